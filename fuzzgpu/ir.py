@@ -1,0 +1,991 @@
+"""The Program IR: one litmus program, as frozen dataclasses.
+
+Every stage of fuzzgpu (model, litmus text, code generation, SASS checks, backends, corpus) takes a
+:class:`Program` and returns plain values.  Names follow the PTX ISA: *semantics* (``.weak``,
+``.relaxed``, ``.acquire``...), *scope* (``.cta``, ``.cluster``, ``.gpu``, ``.sys``), *proxy*
+(generic, surface, texture, constant, async), *state space* (global, shared).
+
+Values are 32-bit integers held in Python ``int``; an operand is either an ``int`` (immediate) or a
+``str`` (a register name such as ``"r0"``).
+
+JSON: :func:`program_to_json` / :func:`program_from_json` round-trip a Program through plain dicts
+carrying ``{"schema": "fuzzgpu.program", "version": SCHEMA_VERSION}``.  :func:`validate` raises
+:class:`ProgramError` with a message that names the thread and instruction at fault.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator, Mapping, Union
+
+SCHEMA_NAME = "fuzzgpu.program"
+SCHEMA_VERSION = 1
+
+Operand = Union[int, str]  # immediate or register name
+REGISTER_RE = re.compile(r"^r[0-9]+$")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_VALUE = 2**32  # values are 32-bit words; negative numbers are allowed in litmus text
+
+
+class ProgramError(ValueError):
+    """An invalid Program: the message says what is wrong and where."""
+
+
+class Scope(str, enum.Enum):
+    """PTX scopes, smallest first (PTX ISA, "Scope")."""
+
+    CTA = "cta"
+    CLUSTER = "cluster"
+    GPU = "gpu"
+    SYS = "sys"
+
+    @property
+    def rank(self) -> int:
+        return _SCOPE_RANK[self]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_SCOPE_RANK = {Scope.CTA: 0, Scope.CLUSTER: 1, Scope.GPU: 2, Scope.SYS: 3}
+
+
+class Sem(str, enum.Enum):
+    """Memory-ordering semantics (PTX ISA, "Memory Operations" / "Operation types").
+
+    ``VOLATILE`` is ``ld.volatile``/``st.volatile``: the model treats it as ``.relaxed.sys``.
+    """
+
+    WEAK = "weak"
+    RELAXED = "relaxed"
+    ACQUIRE = "acquire"
+    RELEASE = "release"
+    ACQ_REL = "acq_rel"
+    SC = "sc"
+    VOLATILE = "volatile"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Proxy(str, enum.Enum):
+    """Memory proxies (PTX ISA, "Proxies"; surface/texture/constant as in the mixed-proxy model)."""
+
+    GENERIC = "generic"
+    SURFACE = "surface"
+    TEXTURE = "texture"
+    CONSTANT = "constant"
+    ASYNC = "async"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Space(str, enum.Enum):
+    """State spaces a litmus location may live in."""
+
+    GLOBAL = "global"
+    SHARED = "shared"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class RmwOp(str, enum.Enum):
+    """``atom``/``red`` operations (PTX ISA, "atom")."""
+
+    ADD = "add"
+    SUB = "sub"  # Dat3M dialect; PTX has no atom.sub, code generation emits add of the negation
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+    EXCH = "exch"
+    CAS = "cas"
+    MIN = "min"
+    MAX = "max"
+    INC = "inc"
+    DEC = "dec"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ArithOp(str, enum.Enum):
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Cond(str, enum.Enum):
+    """Branch conditions of the litmus dialect (``beq``, ``bne``...)."""
+
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def holds(self, a: int, b: int) -> bool:
+        return {
+            Cond.EQ: a == b,
+            Cond.NE: a != b,
+            Cond.LT: a < b,
+            Cond.LE: a <= b,
+            Cond.GT: a > b,
+            Cond.GE: a >= b,
+        }[self]
+
+
+class ProxyFenceKind(str, enum.Enum):
+    """``fence.proxy.<kind>`` (PTX ISA, "membar/fence": proxy fences)."""
+
+    ALIAS = "alias"
+    SURFACE = "surface"
+    TEXTURE = "texture"
+    CONSTANT = "constant"
+    ASYNC = "async"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+STRONG_SEMS = frozenset({Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL, Sem.SC, Sem.VOLATILE})
+LOAD_SEMS = frozenset({Sem.WEAK, Sem.RELAXED, Sem.ACQUIRE, Sem.VOLATILE})
+STORE_SEMS = frozenset({Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE})
+RMW_SEMS = frozenset({Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL})
+FENCE_SEMS = frozenset({Sem.ACQ_REL, Sem.SC})
+
+
+# --------------------------------------------------------------------------------------------
+# Instructions
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """Base of every instruction.  ``OP`` is the tag used in JSON."""
+
+    OP: ClassVar[str] = ""
+
+    def registers_read(self) -> tuple[str, ...]:
+        return tuple(v for v in _operands(self) if isinstance(v, str))
+
+    def register_written(self) -> str | None:
+        return getattr(self, "dst", None)
+
+
+def _operands(instr: Instruction) -> Iterator[Operand]:
+    for f in dataclasses.fields(instr):
+        if f.name in ("src", "a", "b", "value", "operands", "expected", "id", "count"):
+            v = getattr(instr, f.name)
+            if isinstance(v, tuple):
+                yield from v
+            elif v is not None:
+                yield v
+
+
+@dataclass(frozen=True)
+class Load(Instruction):
+    """``ld{.sem}{.scope}{.space}{.nc} dst, [loc]`` -- in the generic proxy unless ``proxy`` says
+    otherwise (``tld``/``suld``/``cold`` of the mixed-proxy model).  ``nc`` is ``ld.global.nc``."""
+
+    OP: ClassVar[str] = "ld"
+    dst: str
+    loc: str
+    sem: Sem = Sem.WEAK
+    scope: Scope | None = None
+    proxy: Proxy = Proxy.GENERIC
+    nc: bool = False
+
+
+@dataclass(frozen=True)
+class Store(Instruction):
+    """``st{.sem}{.scope} [loc], src`` (``sust`` when ``proxy`` is surface)."""
+
+    OP: ClassVar[str] = "st"
+    loc: str
+    src: Operand
+    sem: Sem = Sem.WEAK
+    scope: Scope | None = None
+    proxy: Proxy = Proxy.GENERIC
+
+
+@dataclass(frozen=True)
+class Atom(Instruction):
+    """``atom{.sem}{.scope}.op dst, [loc], operands`` -- a read-modify-write.
+
+    ``operands`` is ``(b,)`` for most ops and ``(compare, new)`` for ``cas``.
+    """
+
+    OP: ClassVar[str] = "atom"
+    dst: str
+    loc: str
+    operation: RmwOp
+    operands: tuple[Operand, ...]
+    sem: Sem = Sem.RELAXED
+    scope: Scope = Scope.GPU
+    proxy: Proxy = Proxy.GENERIC
+
+
+@dataclass(frozen=True)
+class Red(Instruction):
+    """``red{.sem}{.scope}.op [loc], value`` -- a read-modify-write with no result register."""
+
+    OP: ClassVar[str] = "red"
+    loc: str
+    operation: RmwOp
+    value: Operand
+    sem: Sem = Sem.RELAXED
+    scope: Scope = Scope.GPU
+    proxy: Proxy = Proxy.GENERIC
+
+
+@dataclass(frozen=True)
+class Fence(Instruction):
+    """``fence.{acq_rel,sc}.scope`` (``membar.{cta,gl,sys}`` is ``fence.sc``)."""
+
+    OP: ClassVar[str] = "fence"
+    sem: Sem
+    scope: Scope
+
+
+@dataclass(frozen=True)
+class ProxyFence(Instruction):
+    """``fence.proxy.<kind>{.space}``: orders accesses of different proxies / virtual aliases.
+
+    ``space`` is the state-space qualifier of ``fence.proxy.async`` (``global``, ``shared::cta``,
+    ``shared::cluster``) or ``None`` for all state spaces.
+    """
+
+    OP: ClassVar[str] = "fence.proxy"
+    kind: ProxyFenceKind
+    space: str | None = None
+
+
+@dataclass(frozen=True)
+class Barrier(Instruction):
+    """``bar{.cta}.{sync,arrive} id{, count}`` -- a CTA execution barrier.
+
+    ``count`` is the number of threads expected (``None``: every thread of the CTA in the test).
+    ``instance`` keeps Dat3M's three-operand form ``bar.cta.sync instance, id, count``; two
+    barriers synchronise when they name the same ``(instance, id)`` in the same CTA.
+    """
+
+    OP: ClassVar[str] = "bar"
+    id: int
+    count: int | None = None
+    mode: str = "sync"  # "sync" | "arrive"
+    instance: int | None = None
+
+
+@dataclass(frozen=True)
+class Mov(Instruction):
+    """``mov dst, src`` (Dat3M's ``ld r0, 1``)."""
+
+    OP: ClassVar[str] = "mov"
+    dst: str
+    src: Operand
+
+
+@dataclass(frozen=True)
+class Arith(Instruction):
+    """``add|sub|mul|div|and|or|xor dst, a, b`` -- local arithmetic on registers."""
+
+    OP: ClassVar[str] = "arith"
+    operation: ArithOp
+    dst: str
+    a: Operand
+    b: Operand
+
+
+@dataclass(frozen=True)
+class Label(Instruction):
+    OP: ClassVar[str] = "label"
+    name: str
+
+
+@dataclass(frozen=True)
+class Branch(Instruction):
+    """``b<cond> a, b, target`` -- conditional branch."""
+
+    OP: ClassVar[str] = "branch"
+    cond: Cond
+    a: Operand
+    b: Operand
+    target: str
+
+
+@dataclass(frozen=True)
+class Goto(Instruction):
+    OP: ClassVar[str] = "goto"
+    target: str
+
+
+@dataclass(frozen=True)
+class Filler(Instruction):
+    """Code the memory model ignores but code generation must emit, because it changes what ptxas
+    may reorder (see facts/toolchain-and-ptxas.md section 4):
+
+    * ``regloop``: a register-only loop of ``n`` iterations whose result the compiler cannot drop;
+    * ``smem``: ``n`` stores and loads to per-thread scratch shared memory;
+    * ``delay``: a ``%clock`` spin of ``n`` cycles.
+    """
+
+    OP: ClassVar[str] = "filler"
+    kind: str
+    n: int
+
+
+FILLER_KINDS = frozenset({"regloop", "smem", "delay"})
+
+#: Every instruction type by its JSON tag.  The extension instructions (mbarrier, griddepcontrol,
+#: cp.async, cp.async.bulk) register themselves here with :func:`register_instruction`.
+INSTRUCTION_TYPES: dict[str, type[Instruction]] = {}
+
+
+def register_instruction(cls: type[Instruction]) -> type[Instruction]:
+    if cls.OP in INSTRUCTION_TYPES and INSTRUCTION_TYPES[cls.OP] is not cls:
+        raise ValueError(f"instruction tag {cls.OP!r} registered twice")
+    INSTRUCTION_TYPES[cls.OP] = cls
+    return cls
+
+
+for _cls in (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler):
+    register_instruction(_cls)
+
+MemoryAccess = (Load, Store, Atom, Red)
+
+
+# --------------------------------------------------------------------------------------------
+# Threads, locations, conditions, program
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a thread runs.  Two threads share a CTA when grid, gpu, cluster and cta are equal.
+
+    ``cluster`` defaults to the CTA number (one CTA per cluster) so that Dat3M's ``P0@cta 0,gpu 0``
+    places threads of different CTAs in different clusters.  ``warp`` is ``None`` when the test does
+    not care (code generation then puts threads of one CTA in different warps).
+    """
+
+    cta: int = 0
+    gpu: int = 0
+    grid: int = 0
+    cluster: int | None = None
+    warp: int | None = None
+
+    @property
+    def cluster_id(self) -> int:
+        return self.cta if self.cluster is None else self.cluster
+
+    def same_cta(self, other: Placement) -> bool:
+        return (self.gpu, self.grid, self.cluster_id, self.cta) == (
+            other.gpu,
+            other.grid,
+            other.cluster_id,
+            other.cta,
+        )
+
+    def same_cluster(self, other: Placement) -> bool:
+        return (self.gpu, self.grid, self.cluster_id) == (other.gpu, other.grid, other.cluster_id)
+
+    def same_gpu(self, other: Placement) -> bool:
+        return self.gpu == other.gpu
+
+    def in_scope(self, other: Placement, scope: Scope) -> bool:
+        """Does ``scope``, seen from a thread placed at ``self``, include a thread at ``other``?"""
+        if scope is Scope.CTA:
+            return self.same_cta(other)
+        if scope is Scope.CLUSTER:
+            return self.same_cluster(other)
+        if scope is Scope.GPU:
+            return self.same_gpu(other)
+        return True
+
+
+@dataclass(frozen=True)
+class Thread:
+    name: str
+    placement: Placement
+    code: tuple[Instruction, ...]
+    init: tuple[tuple[str, int], ...] = ()  # initial register values, sorted by register
+
+    def init_value(self, reg: str) -> int:
+        return dict(self.init).get(reg, 0)
+
+
+@dataclass(frozen=True)
+class Location:
+    """A memory location.  ``alias_of`` makes it a virtual alias of another location's physical
+    memory; ``proxy`` is the proxy it is declared in (``y @ texture aliases x``)."""
+
+    name: str
+    init: int = 0
+    space: Space = Space.GLOBAL
+    alias_of: str | None = None
+    proxy: Proxy = Proxy.GENERIC
+
+
+# Conditions --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegRef:
+    thread: str
+    reg: str
+
+    def __str__(self) -> str:
+        return f"{self.thread}:{self.reg}"
+
+
+@dataclass(frozen=True)
+class LocRef:
+    loc: str
+
+    def __str__(self) -> str:
+        return self.loc
+
+
+Term = Union[RegRef, LocRef, int]
+CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+@dataclass(frozen=True)
+class Cmp:
+    op: str
+    lhs: Term
+    rhs: Term
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: "Expr"
+
+
+@dataclass(frozen=True)
+class And:
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class BoolConst:
+    value: bool
+
+
+Expr = Union[Cmp, Not, And, Or, BoolConst]
+QUANTIFIERS = ("exists", "~exists", "forall", "final")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``exists C`` / ``~exists C`` / ``forall C`` / ``final C`` (a herd-style final check).
+
+    The *witness* is ``C`` for ``exists``/``~exists``/``final`` and ``not C`` for ``forall``.
+    """
+
+    quantifier: str
+    expr: Expr
+
+    def terms(self) -> Iterator[Term]:
+        yield from _expr_terms(self.expr)
+
+
+def _expr_terms(e: Expr) -> Iterator[Term]:
+    if isinstance(e, Cmp):
+        yield e.lhs
+        yield e.rhs
+    elif isinstance(e, Not):
+        yield from _expr_terms(e.arg)
+    elif isinstance(e, (And, Or)):
+        for a in e.args:
+            yield from _expr_terms(a)
+
+
+def eval_term(t: Term, outcome: Mapping[str, int]) -> int:
+    if isinstance(t, int):
+        return t
+    return outcome[str(t)]
+
+
+def eval_expr(e: Expr, outcome: Mapping[str, int]) -> bool:
+    """Evaluate a condition expression over an outcome (keys ``"P0:r0"`` and location names)."""
+    if isinstance(e, BoolConst):
+        return e.value
+    if isinstance(e, Cmp):
+        a, b = eval_term(e.lhs, outcome), eval_term(e.rhs, outcome)
+        return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op]
+    if isinstance(e, Not):
+        return not eval_expr(e.arg, outcome)
+    if isinstance(e, And):
+        return all(eval_expr(a, outcome) for a in e.args)
+    if isinstance(e, Or):
+        return any(eval_expr(a, outcome) for a in e.args)
+    raise TypeError(f"not a condition expression: {e!r}")
+
+
+@dataclass(frozen=True)
+class Program:
+    """A litmus program: locations, threads and the final condition."""
+
+    name: str
+    threads: tuple[Thread, ...]
+    locations: tuple[Location, ...] = ()
+    condition: Condition | None = None
+    comments: tuple[str, ...] = ()
+    observed: tuple[str, ...] = ()  # herd's ``locations [...]``: extra keys to show in outcomes
+    arch: str = "PTX"
+
+    def thread(self, name: str) -> Thread:
+        for t in self.threads:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def location(self, name: str) -> Location:
+        for loc in self.locations:
+            if loc.name == name:
+                return loc
+        raise KeyError(name)
+
+    def physical(self, name: str) -> str:
+        """The physical location a (possibly aliased) location name refers to."""
+        seen = set()
+        loc = self.location(name)
+        while loc.alias_of is not None:
+            if loc.name in seen:
+                raise ProgramError(f"alias cycle through location {name!r}")
+            seen.add(loc.name)
+            loc = self.location(loc.alias_of)
+        return loc.name
+
+    def outcome_keys(self) -> tuple[str, ...]:
+        """The keys an outcome of this program has: the condition's registers and locations, then
+        ``observed``, in first-mention order."""
+        keys: list[str] = []
+        if self.condition is not None:
+            for t in self.condition.terms():
+                if not isinstance(t, int) and str(t) not in keys:
+                    keys.append(str(t))
+        for k in self.observed:
+            if k not in keys:
+                keys.append(k)
+        return tuple(keys)
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------
+
+
+def validate(p: Program) -> Program:
+    """Check a Program for consistency; return it unchanged or raise :class:`ProgramError`."""
+    if not p.threads:
+        raise ProgramError("the program has no threads")
+    names = [t.name for t in p.threads]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ProgramError(f"thread names repeated: {sorted(dup)}")
+    locs = {}
+    for loc in p.locations:
+        if not NAME_RE.match(loc.name):
+            raise ProgramError(f"bad location name {loc.name!r}")
+        if loc.name in locs:
+            raise ProgramError(f"location {loc.name!r} declared twice")
+        if REGISTER_RE.match(loc.name):
+            raise ProgramError(f"location {loc.name!r} has a register's name")
+        _check_value(loc.init, f"initial value of {loc.name}")
+        locs[loc.name] = loc
+    for loc in p.locations:
+        if loc.alias_of is not None:
+            if loc.alias_of not in locs:
+                raise ProgramError(f"location {loc.name!r} aliases undeclared location {loc.alias_of!r}")
+            p.physical(loc.name)
+    for t in p.threads:
+        _validate_thread(t, locs)
+    if p.condition is not None:
+        if p.condition.quantifier not in QUANTIFIERS:
+            raise ProgramError(f"unknown quantifier {p.condition.quantifier!r}")
+        for term in p.condition.terms():
+            _check_term(p, term)
+    return p
+
+
+def _check_value(v: int, what: str) -> None:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ProgramError(f"{what}: {v!r} is not an integer")
+    if not -MAX_VALUE < v < MAX_VALUE:
+        raise ProgramError(f"{what}: {v} does not fit in 32 bits")
+
+
+def _check_term(p: Program, term: Term) -> None:
+    if isinstance(term, RegRef):
+        try:
+            p.thread(term.thread)
+        except KeyError:
+            raise ProgramError(f"condition names unknown thread {term.thread!r}") from None
+        if not REGISTER_RE.match(term.reg):
+            raise ProgramError(f"condition names bad register {term}")
+    elif isinstance(term, LocRef):
+        try:
+            p.location(term.loc)
+        except KeyError:
+            raise ProgramError(f"condition names undeclared location {term.loc!r}") from None
+    else:
+        _check_value(term, "condition constant")
+
+
+def _validate_thread(t: Thread, locs: Mapping[str, Location]) -> None:
+    if not NAME_RE.match(t.name):
+        raise ProgramError(f"bad thread name {t.name!r}")
+    for reg, val in t.init:
+        if not REGISTER_RE.match(reg):
+            raise ProgramError(f"{t.name}: bad register name {reg!r}")
+        _check_value(val, f"{t.name}:{reg} initial value")
+    labels = [i.name for i in t.code if isinstance(i, Label)]
+    dup = {n for n in labels if labels.count(n) > 1}
+    if dup:
+        raise ProgramError(f"{t.name}: labels defined twice: {sorted(dup)}")
+    for n, ins in enumerate(t.code):
+        where = f"{t.name}, instruction {n} ({type(ins).__name__})"
+        try:
+            _validate_instruction(ins, locs, set(labels))
+        except ProgramError as e:
+            raise ProgramError(f"{where}: {e}") from None
+
+
+def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels: set[str]) -> None:
+    loc = getattr(ins, "loc", None)
+    if loc is not None and loc not in locs:
+        raise ProgramError(f"location {loc!r} is not declared")
+    dst = ins.register_written()
+    if dst is not None and not REGISTER_RE.match(dst):
+        raise ProgramError(f"bad destination register {dst!r}")
+    for v in _operands(ins):
+        if isinstance(v, str):
+            if not REGISTER_RE.match(v):
+                raise ProgramError(f"bad register operand {v!r}")
+        else:
+            _check_value(v, "immediate operand")
+    if isinstance(ins, Load):
+        if ins.sem not in LOAD_SEMS:
+            raise ProgramError(f"a load cannot be .{ins.sem}")
+        if ins.nc and (ins.sem is not Sem.WEAK or ins.proxy is not Proxy.GENERIC):
+            raise ProgramError("ld.global.nc is a weak generic load")
+        if ins.nc and locs[ins.loc].space is not Space.GLOBAL:
+            raise ProgramError(f"ld.global.nc of shared location {ins.loc!r}")
+        _check_scope(ins.sem, ins.scope)
+    elif isinstance(ins, Store):
+        if ins.sem not in STORE_SEMS:
+            raise ProgramError(f"a store cannot be .{ins.sem}")
+        _check_scope(ins.sem, ins.scope)
+    elif isinstance(ins, (Atom, Red)):
+        if ins.sem not in RMW_SEMS:
+            raise ProgramError(f"{ins.OP} cannot be .{ins.sem}")
+        if isinstance(ins, Atom):
+            want = 2 if ins.operation is RmwOp.CAS else 1
+            if len(ins.operands) != want:
+                raise ProgramError(f"atom.{ins.operation} takes {want} operand(s), got {len(ins.operands)}")
+        elif ins.operation in (RmwOp.CAS, RmwOp.EXCH):
+            raise ProgramError(f"red has no .{ins.operation}")
+    elif isinstance(ins, Fence):
+        if ins.sem not in FENCE_SEMS:
+            raise ProgramError(f"fence.{ins.sem} is not a PTX fence (use acq_rel or sc)")
+    elif isinstance(ins, Barrier):
+        if ins.mode not in ("sync", "arrive"):
+            raise ProgramError(f"bar.{ins.mode} is not supported (sync or arrive)")
+        if not 0 <= ins.id < 16:
+            raise ProgramError(f"barrier id {ins.id} out of range 0..15")
+        if ins.count is not None and ins.count < 1:
+            raise ProgramError(f"barrier thread count {ins.count} must be positive")
+    elif isinstance(ins, (Branch, Goto)):
+        if ins.target not in labels:
+            raise ProgramError(f"branch to undefined label {ins.target!r}")
+    elif isinstance(ins, Filler):
+        if ins.kind not in FILLER_KINDS:
+            raise ProgramError(f"unknown filler kind {ins.kind!r}")
+        if not 0 <= ins.n <= 1_000_000:
+            raise ProgramError(f"filler size {ins.n} out of range 0..1000000")
+
+
+def _check_scope(sem: Sem, scope: Scope | None) -> None:
+    if sem in (Sem.WEAK, Sem.VOLATILE) and scope is not None:
+        raise ProgramError(f".{sem} takes no scope")
+
+
+# --------------------------------------------------------------------------------------------
+# Semantic helpers used by every stage
+# --------------------------------------------------------------------------------------------
+
+
+def effective(sem: Sem, scope: Scope | None) -> tuple[Sem, Scope | None]:
+    """``.volatile`` is ``.relaxed.sys``; a strong access without a scope is ``.gpu``... except
+    that ``.weak`` has no scope.  (PTX ISA: ld/st "volatile"; atom's default scope is .gpu.)"""
+    if sem is Sem.VOLATILE:
+        return Sem.RELAXED, Scope.SYS
+    if sem is Sem.WEAK:
+        return sem, None
+    return sem, scope if scope is not None else Scope.GPU
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+
+
+def _to_plain(v: Any) -> Any:
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, tuple):
+        return [_to_plain(x) for x in v]
+    if dataclasses.is_dataclass(v):
+        return {f.name: _to_plain(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    return v
+
+
+def instruction_to_json(ins: Instruction) -> dict[str, Any]:
+    d = {"op": ins.OP}
+    for f in dataclasses.fields(ins):
+        val = getattr(ins, f.name)
+        if val != f.default:
+            d[f.name] = _to_plain(val)
+    return d
+
+
+def _expr_to_json(e: Expr) -> Any:
+    if isinstance(e, BoolConst):
+        return {"const": e.value}
+    if isinstance(e, Cmp):
+        return {"cmp": e.op, "lhs": _term_to_json(e.lhs), "rhs": _term_to_json(e.rhs)}
+    if isinstance(e, Not):
+        return {"not": _expr_to_json(e.arg)}
+    if isinstance(e, And):
+        return {"and": [_expr_to_json(a) for a in e.args]}
+    return {"or": [_expr_to_json(a) for a in e.args]}
+
+
+def _term_to_json(t: Term) -> Any:
+    if isinstance(t, RegRef):
+        return {"thread": t.thread, "reg": t.reg}
+    if isinstance(t, LocRef):
+        return {"loc": t.loc}
+    return t
+
+
+def program_to_json(p: Program) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_NAME,
+        "version": SCHEMA_VERSION,
+        "name": p.name,
+        "arch": p.arch,
+        "comments": list(p.comments),
+        "locations": [_to_plain(loc) for loc in p.locations],
+        "threads": [
+            {
+                "name": t.name,
+                "placement": _to_plain(t.placement),
+                "init": {r: v for r, v in t.init},
+                "code": [instruction_to_json(i) for i in t.code],
+            }
+            for t in p.threads
+        ],
+        "condition": None
+        if p.condition is None
+        else {"quantifier": p.condition.quantifier, "expr": _expr_to_json(p.condition.expr)},
+        "observed": list(p.observed),
+    }
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(cls)
+
+
+def _convert(value: Any, hint: Any, where: str) -> Any:
+    """Convert a JSON value to the Python type ``hint`` (enums, tuples, optionals, ints, strs)."""
+    import typing
+
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _convert(value, a, where)
+            except ProgramError as e:
+                errors.append(str(e))
+        raise ProgramError(f"{where}: {value!r} is not any of {[getattr(a, '__name__', a) for a in args]}")
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise ProgramError(f"{where}: expected a list, got {type(value).__name__}")
+        inner = args[0] if args else Any
+        return tuple(_convert(v, inner, where) for v in value)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise ProgramError(
+                f"{where}: {value!r} is not one of {[m.value for m in hint]}"
+            ) from None
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ProgramError(f"{where}: expected an integer, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ProgramError(f"{where}: expected a string, got {value!r}")
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ProgramError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if hint is Any:
+        return value
+    if dataclasses.is_dataclass(hint):
+        return _dataclass_from_json(hint, value, where)
+    return value
+
+
+def _dataclass_from_json(cls: type, d: Any, where: str, skip: tuple[str, ...] = ()) -> Any:
+    if not isinstance(d, dict):
+        raise ProgramError(f"{where}: expected an object, got {type(d).__name__}")
+    hints = _field_types(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(d) - names - set(skip)
+    if unknown:
+        raise ProgramError(f"{where}: unknown field(s) {sorted(unknown)}")
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in d:
+            kwargs[f.name] = _convert(d[f.name], hints[f.name], f"{where}.{f.name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:  # type: ignore[misc]
+            raise ProgramError(f"{where}: missing field {f.name!r}")
+    return cls(**kwargs)
+
+
+def instruction_from_json(d: Any, where: str = "instruction") -> Instruction:
+    if not isinstance(d, dict) or "op" not in d:
+        raise ProgramError(f"{where}: expected an object with an 'op' field")
+    cls = INSTRUCTION_TYPES.get(d["op"]) if isinstance(d["op"], str) else None
+    if cls is None:
+        raise ProgramError(f"{where}: unknown instruction {d['op']!r}")
+    body = {k: v for k, v in d.items() if k != "op"}
+    return _dataclass_from_json(cls, body, f"{where} ({d['op']})")
+
+
+def _term_from_json(d: Any, where: str) -> Term:
+    if isinstance(d, int) and not isinstance(d, bool):
+        return d
+    if isinstance(d, dict) and set(d) == {"thread", "reg"}:
+        return RegRef(_convert(d["thread"], str, where), _convert(d["reg"], str, where))
+    if isinstance(d, dict) and set(d) == {"loc"}:
+        return LocRef(_convert(d["loc"], str, where))
+    raise ProgramError(f"{where}: bad condition term {d!r}")
+
+
+def _expr_from_json(d: Any, where: str, depth: int = 0) -> Expr:
+    if depth > 64:
+        raise ProgramError(f"{where}: condition nested too deeply")
+    if not isinstance(d, dict) or len(d) == 0:
+        raise ProgramError(f"{where}: bad condition expression")
+    if "const" in d:
+        return BoolConst(_convert(d["const"], bool, where))
+    if "cmp" in d:
+        if d["cmp"] not in CMP_OPS:
+            raise ProgramError(f"{where}: bad comparison {d['cmp']!r}")
+        return Cmp(d["cmp"], _term_from_json(d.get("lhs"), where), _term_from_json(d.get("rhs"), where))
+    if "not" in d:
+        return Not(_expr_from_json(d["not"], where, depth + 1))
+    for key, cls in (("and", And), ("or", Or)):
+        if key in d:
+            if not isinstance(d[key], list):
+                raise ProgramError(f"{where}: '{key}' needs a list")
+            return cls(tuple(_expr_from_json(a, where, depth + 1) for a in d[key]))
+    raise ProgramError(f"{where}: bad condition expression {sorted(d)}")
+
+
+def program_from_json(d: Any) -> Program:
+    """Build a Program from :func:`program_to_json`'s output; raise :class:`ProgramError`."""
+    if not isinstance(d, dict):
+        raise ProgramError("a program must be a JSON object")
+    if d.get("schema") != SCHEMA_NAME:
+        raise ProgramError(f"not a fuzzgpu program (schema {d.get('schema')!r})")
+    version = d.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ProgramError(f"bad schema version {version!r}")
+    if version > SCHEMA_VERSION:
+        raise ProgramError(
+            f"program schema version {version} is newer than this fuzzgpu understands ({SCHEMA_VERSION})"
+        )
+    locations = tuple(
+        _dataclass_from_json(Location, loc, f"locations[{i}]") for i, loc in enumerate(_list(d, "locations"))
+    )
+    threads = []
+    for i, t in enumerate(_list(d, "threads")):
+        where = f"threads[{i}]"
+        if not isinstance(t, dict):
+            raise ProgramError(f"{where}: expected an object")
+        init = t.get("init", {})
+        if not isinstance(init, dict):
+            raise ProgramError(f"{where}.init: expected an object")
+        threads.append(
+            Thread(
+                name=_convert(t.get("name"), str, f"{where}.name"),
+                placement=_dataclass_from_json(Placement, t.get("placement", {}), f"{where}.placement"),
+                code=tuple(
+                    instruction_from_json(ins, f"{where}.code[{j}]") for j, ins in enumerate(_list(t, "code"))
+                ),
+                init=tuple(sorted((str(r), _convert(v, int, f"{where}.init.{r}")) for r, v in init.items())),
+            )
+        )
+    cond = d.get("condition")
+    condition = None
+    if cond is not None:
+        if not isinstance(cond, dict):
+            raise ProgramError("condition: expected an object")
+        condition = Condition(_convert(cond.get("quantifier"), str, "condition.quantifier"), _expr_from_json(cond.get("expr"), "condition.expr"))
+    p = Program(
+        name=_convert(d.get("name"), str, "name"),
+        threads=tuple(threads),
+        locations=locations,
+        condition=condition,
+        comments=tuple(_convert(c, str, "comments") for c in _list(d, "comments")),
+        observed=tuple(_convert(c, str, "observed") for c in _list(d, "observed")),
+        arch=_convert(d.get("arch", "PTX"), str, "arch"),
+    )
+    return validate(p)
+
+
+def _list(d: Mapping[str, Any], key: str) -> list[Any]:
+    v = d.get(key, [])
+    if not isinstance(v, list):
+        raise ProgramError(f"{key}: expected a list")
+    return v
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]
