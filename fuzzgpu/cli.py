@@ -11,7 +11,7 @@ import sys
 from typing import Sequence
 
 from . import __version__
-from .errors import UserError
+from .errors import SourceError, UserError
 
 #: subcommand name -> module under fuzzgpu.commands
 COMMANDS: dict[str, str] = {
@@ -70,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except UserError as e:
-        print(f"fuzzgpu {args.command}: {e}" if not str(e).count(":") >= 3 else str(e), file=sys.stderr)
+        line = str(e) if isinstance(e, SourceError) else f"fuzzgpu {args.command}: error: {e}"
+        print(line.splitlines()[0] if line else "fuzzgpu: error", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fuzzgpu: interrupted", file=sys.stderr)
