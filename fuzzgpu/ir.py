@@ -590,6 +590,11 @@ class Program:
         for k in self.observed:
             if k not in keys:
                 keys.append(k)
+        if not keys:  # no condition, nothing listed: every register a memory read writes
+            for t in self.threads:
+                for ins in t.code:
+                    if isinstance(ins, (Load, Atom)) and f"{t.name}:{ins.dst}" not in keys:
+                        keys.append(f"{t.name}:{ins.dst}")
         return tuple(keys)
 
 
