@@ -286,8 +286,8 @@ class Barrier(Instruction):
     """
 
     OP: ClassVar[str] = "bar"
-    id: int
-    count: int | None = None
+    id: Operand  # an immediate, or a register (Dat3M's ``bar.cta.sync 1, r2``)
+    count: Operand | None = None
     mode: str = "sync"  # "sync" | "arrive"
     instance: int | None = None
 
@@ -719,9 +719,9 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
     elif isinstance(ins, Barrier):
         if ins.mode not in ("sync", "arrive"):
             raise ProgramError(f"bar.{ins.mode} is not supported (sync or arrive)")
-        if not 0 <= ins.id < 16:
+        if isinstance(ins.id, int) and not 0 <= ins.id < 16:
             raise ProgramError(f"barrier id {ins.id} out of range 0..15")
-        if ins.count is not None and ins.count < 1:
+        if isinstance(ins.count, int) and ins.count < 1:
             raise ProgramError(f"barrier thread count {ins.count} must be positive")
     elif isinstance(ins, (Branch, Goto)):
         if ins.target not in labels:
