@@ -1,0 +1,1204 @@
+"""The PTX litmus dialect of Dat3M/herd: parser and printer.
+
+:func:`parse` turns ``.litmus`` text into a :class:`fuzzgpu.ir.Program`; :func:`format_program` writes a
+Program back in the same dialect, with aligned columns.  ``parse(format_program(p)) == p`` for every
+Program that :func:`fuzzgpu.ir.validate` accepts and the printer can express (see
+``docs/litmus-format.md`` for the few it cannot).
+
+The parser is a hand-written tokenizer plus a recursive-descent parser.  It is strict: anything it does
+not understand raises :class:`fuzzgpu.errors.SourceError` pointing at the offending token, never another
+exception.  Its work is linear in the input (condition nesting is bounded).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from .errors import SourceError
+from .ir import (
+    FENCE_SEMS,
+    FILLER_KINDS,
+    LOAD_SEMS,
+    MAX_VALUE,
+    NAME_RE,
+    REGISTER_RE,
+    RMW_SEMS,
+    STORE_SEMS,
+    And,
+    Arith,
+    ArithOp,
+    Atom,
+    Barrier,
+    BoolConst,
+    Branch,
+    Cmp,
+    Cond,
+    Condition,
+    Expr,
+    Fence,
+    Filler,
+    Goto,
+    Instruction,
+    Label,
+    Load,
+    Location,
+    LocRef,
+    Mov,
+    Not,
+    Operand,
+    Or,
+    Placement,
+    Program,
+    ProgramError,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RegRef,
+    RmwOp,
+    Scope,
+    Sem,
+    Space,
+    Store,
+    Term,
+    Thread,
+    validate,
+)
+
+__all__ = ["parse", "parse_file", "parse_path_tree", "format_program", "format_instruction"]
+
+MAX_NESTING = 100  # condition parentheses / negations
+MAX_DIGITS = 20
+
+# --------------------------------------------------------------------------------------------
+# Tokens
+# --------------------------------------------------------------------------------------------
+
+WORD, NUM, STR, PUNCT, EOF = "word", "number", "string", "punct", "end"
+_TWO_CHAR_PUNCT = frozenset({"/\\", "\\/", "==", "!=", "<=", ">="})
+_ONE_CHAR_PUNCT = frozenset("{}()[];|,@:=<>~")
+_WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_DIGITS = frozenset("0123456789")
+_WORD_CHARS = _WORD_START | _DIGITS
+_SPACE = frozenset(" \t\r\n\f\v")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str
+    text: str
+    line: int
+    col: int
+
+    def describe(self) -> str:
+        if self.kind == EOF:
+            return "end of input"
+        if self.kind == STR:
+            return "a comment string"
+        return repr(self.text)
+
+
+class _Tokenizer:
+    """Splits the text after the ``PTX NAME`` header into tokens.
+
+    Words may carry dotted qualifiers (``ld.acquire.gpu``, ``fence.proxy.async.shared::cta``);
+    numbers are decimal, optionally negative; strings are ``"..."`` and may span lines.
+    """
+
+    def __init__(self, text: str, path: str, pos: int, line: int, line_start: int) -> None:
+        self.text = text
+        self.path = path
+        self.pos = pos
+        self.line = line
+        self.line_start = line_start
+
+    def error(self, message: str, pos: int) -> SourceError:
+        return SourceError(message, self.path, self.line, pos - self.line_start + 1)
+
+    def tokens(self) -> list[Token]:
+        out: list[Token] = []
+        text, n = self.text, len(self.text)
+        while True:
+            self._skip_space()
+            if self.pos >= n:
+                out.append(Token(EOF, "", self.line, self.pos - self.line_start + 1))
+                return out
+            c = text[self.pos]
+            if c in _WORD_START:
+                out.append(self._word())
+            elif c in _DIGITS or (c == "-" and self.pos + 1 < n and text[self.pos + 1] in _DIGITS):
+                out.append(self._number())
+            elif c == '"':
+                out.append(self._string())
+            else:
+                out.append(self._punct())
+
+    def _skip_space(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n and text[self.pos] in _SPACE:
+            if text[self.pos] == "\n":
+                self.line += 1
+                self.line_start = self.pos + 1
+            self.pos += 1
+
+    def _token(self, kind: str, start: int) -> Token:
+        return Token(kind, self.text[start : self.pos], self.line, start - self.line_start + 1)
+
+    def _run(self, chars: frozenset[str]) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n and text[self.pos] in chars:
+            self.pos += 1
+
+    def _word(self) -> Token:
+        start = self.pos
+        text, n = self.text, len(self.text)
+        self._run(_WORD_CHARS)
+        dotted = False
+        while self.pos + 1 < n:
+            if text[self.pos] == "." and text[self.pos + 1] in _WORD_CHARS:
+                self.pos += 1
+                self._run(_WORD_CHARS)
+                dotted = True
+            elif dotted and text.startswith("::", self.pos) and self.pos + 2 < n and text[self.pos + 2] in _WORD_START:
+                self.pos += 2
+                self._run(_WORD_CHARS)
+            else:
+                break
+        return self._token(WORD, start)
+
+    def _number(self) -> Token:
+        start = self.pos
+        if self.text[self.pos] == "-":
+            self.pos += 1
+        self._run(_DIGITS)
+        if self.pos < len(self.text) and self.text[self.pos] in _WORD_START:
+            raise self.error("malformed number", start)
+        if self.pos - start > MAX_DIGITS:
+            raise self.error("number too long", start)
+        return self._token(NUM, start)
+
+    def _string(self) -> Token:
+        start = self.pos
+        end = self.text.find('"', start + 1)
+        if end < 0:
+            raise self.error("unterminated comment string", start)
+        tok = Token(STR, self.text[start + 1 : end], self.line, start - self.line_start + 1)
+        newlines = self.text.count("\n", start, end)
+        if newlines:
+            self.line += newlines
+            self.line_start = self.text.rindex("\n", start, end) + 1
+        self.pos = end + 1
+        return tok
+
+    def _punct(self) -> Token:
+        start = self.pos
+        two = self.text[start : start + 2]
+        if two in _TWO_CHAR_PUNCT:
+            self.pos += 2
+        elif self.text[start] in _ONE_CHAR_PUNCT:
+            self.pos += 1
+        else:
+            raise self.error(f"unexpected character {self.text[start]!r}", start)
+        return self._token(PUNCT, start)
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+# --------------------------------------------------------------------------------------------
+
+_LOAD_BASES = {"ld": Proxy.GENERIC, "suld": Proxy.SURFACE, "tld": Proxy.TEXTURE, "cold": Proxy.CONSTANT}
+_STORE_BASES = {"st": Proxy.GENERIC, "sust": Proxy.SURFACE, "tst": Proxy.TEXTURE, "cost": Proxy.CONSTANT}
+_ATOM_BASES = {"atom": Proxy.GENERIC, "suatom": Proxy.SURFACE, "tatom": Proxy.TEXTURE, "coatom": Proxy.CONSTANT}
+_RED_BASES = {"red": Proxy.GENERIC, "sured": Proxy.SURFACE, "tred": Proxy.TEXTURE, "cored": Proxy.CONSTANT}
+_PROXY_PREFIX = {Proxy.GENERIC: "", Proxy.SURFACE: "su", Proxy.TEXTURE: "t", Proxy.CONSTANT: "co"}
+_BRANCHES = {"b" + c.value: c for c in Cond}
+_ARITH = {op.value: op for op in ArithOp}
+_MEMBAR = {"cta": Scope.CTA, "gl": Scope.GPU, "sys": Scope.SYS}
+_PROXY_FENCE_SPACES = ("global", "shared::cta", "shared::cluster")
+_PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
+_SEMS = {s.value: s for s in Sem}
+_SCOPES = {s.value: s for s in Scope}
+_RMW_OPS = {o.value: o for o in RmwOp}
+_LOC_PROXIES = {p.value: p for p in Proxy}
+_LOC_SPACES = {s.value: s for s in Space}
+_QUANTIFIERS = ("exists", "forall", "final")
+_CMP_PUNCT = {"==": "==", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_VALIDATE_WHERE = re.compile(r"^(\w+), instruction (\d+) ")
+
+
+@dataclass
+class _Qualifier:
+    text: str
+    col: int
+
+
+@dataclass
+class _Cell:
+    """One parsed instruction with the tokens errors may point at."""
+
+    instr: Instruction
+    token: Token
+    targets: list[Token] = field(default_factory=list)  # label operands
+    locations: list[Token] = field(default_factory=list)  # location operands
+
+
+@dataclass
+class _ThreadHeader:
+    name: str
+    token: Token
+    placement: Placement
+
+
+class _Parser:
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.name, self.arch, start, line, line_start = self._header()
+        self.tokens = _Tokenizer(text, path, start, line, line_start).tokens()
+        self.pos = 0
+        self.comments: list[str] = []
+        self.locations: dict[str, Location] = {}
+        self.location_tokens: dict[str, Token] = {}
+        self.register_inits: list[tuple[Token, Token, int]] = []  # (thread token, register token, value)
+        self.headers: list[_ThreadHeader] = []
+        self.cells: list[list[_Cell]] = []
+        self.observed: list[str] = []
+        self.condition: Condition | None = None
+        self.condition_token: Token | None = None
+        self.alias_targets: list[Token] = []
+
+    # -- token helpers ---------------------------------------------------------------------
+
+    def error(self, message: str, tok: Token) -> SourceError:
+        return SourceError(message, self.path, tok.line, tok.col)
+
+    def peek(self, k: int = 0) -> Token:
+        i = self.pos + k
+        return self.tokens[i] if i < len(self.tokens) else self.tokens[-1]
+
+    def next(self) -> Token:
+        tok = self.tokens[self.pos]
+        if tok.kind != EOF:
+            self.pos += 1
+        return tok
+
+    def at(self, text: str, k: int = 0) -> bool:
+        tok = self.peek(k)
+        return tok.kind == PUNCT and tok.text == text
+
+    def at_word(self, text: str, k: int = 0) -> bool:
+        tok = self.peek(k)
+        return tok.kind == WORD and tok.text == text
+
+    def expect(self, text: str, what: str = "") -> Token:
+        tok = self.next()
+        if tok.kind != PUNCT or tok.text != text:
+            raise self.error(f"expected {text!r}{what}, found {tok.describe()}", tok)
+        return tok
+
+    def expect_name(self, what: str) -> Token:
+        tok = self.next()
+        if tok.kind != WORD or not NAME_RE.match(tok.text):
+            raise self.error(f"expected {what}, found {tok.describe()}", tok)
+        return tok
+
+    def expect_int(self, what: str, minimum: int | None = None) -> int:
+        tok = self.next()
+        if tok.kind != NUM:
+            raise self.error(f"expected {what}, found {tok.describe()}", tok)
+        value = self.int_value(tok)
+        if minimum is not None and value < minimum:
+            raise self.error(f"{what} must be at least {minimum}, got {value}", tok)
+        return value
+
+    def int_value(self, tok: Token) -> int:
+        value = int(tok.text)
+        if not -MAX_VALUE < value < MAX_VALUE:
+            raise self.error(f"value {value} does not fit in 32 bits", tok)
+        return value
+
+    # -- header, comments, init block ------------------------------------------------------
+
+    def _header(self) -> tuple[str, str, int, int, int]:
+        """``PTX NAME`` on the first non-blank line; the name is everything up to whitespace."""
+        text = self.text
+        pos, line, line_start = 0, 1, 0
+        while pos < len(text) and text[pos] in _SPACE:
+            if text[pos] == "\n":
+                line, line_start = line + 1, pos + 1
+            pos += 1
+        word_end = pos
+        while word_end < len(text) and text[word_end] not in _SPACE:
+            word_end += 1
+        if text[pos:word_end] not in ("PTX", "ptx"):
+            found = text[pos:word_end] or "end of input"
+            raise SourceError(f"expected 'PTX TESTNAME' header, found {found!r}", self.path, line, pos - line_start + 1)
+        name_start = word_end
+        while name_start < len(text) and text[name_start] in " \t":
+            name_start += 1
+        name_end = name_start
+        while name_end < len(text) and text[name_end] not in _SPACE:
+            name_end += 1
+        if name_end == name_start:
+            raise SourceError("missing test name after 'PTX'", self.path, line, name_start - line_start + 1)
+        return text[name_start:name_end], "PTX", name_end, line, line_start
+
+    def parse(self) -> Program:
+        while self.peek().kind == STR:
+            self.comments.append(self.next().text)
+        self.parse_init_block()
+        self.parse_thread_headers()
+        self.parse_rows()
+        self.declare_implicit_locations()
+        if self.at_word("locations"):
+            self.parse_observed()
+        if self.peek().kind != EOF:
+            self.parse_condition()
+        tok = self.peek()
+        if tok.kind != EOF:
+            raise self.error(f"unexpected {tok.describe()} after the condition", tok)
+        return self.build()
+
+    def parse_init_block(self) -> None:
+        self.expect("{", " to open the init block")
+        while not self.at("}"):
+            self.parse_declaration()
+            if self.at(";"):
+                self.next()
+            elif not self.at("}"):
+                tok = self.peek()
+                raise self.error(f"expected ';' or '}}' after a declaration, found {tok.describe()}", tok)
+        self.next()
+        if self.at(";"):
+            self.next()
+
+    def parse_declaration(self) -> None:
+        first = self.peek()
+        if first.kind == NUM or (first.kind == WORD and self.at(":", 1)):
+            thread = self.parse_thread_ref()
+            self.expect(":")
+            reg = self.next()
+            if reg.kind != WORD or not REGISTER_RE.match(reg.text):
+                raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+            self.expect("=", " after the register")
+            self.register_inits.append((thread, reg, self.expect_int("an initial value")))
+            return
+        name = self.expect_name("a location declaration")
+        self.check_location_name(name)
+        if name.text in self.locations:
+            raise self.error(f"location {name.text!r} declared twice", name)
+        loc = Location(name.text)
+        if self.at("@"):
+            loc = self.parse_location_attributes(loc)
+            if self.at("="):
+                self.next()
+                loc = _replace(loc, init=self.expect_int("an initial value"))
+            elif loc.alias_of is None:
+                tok = self.peek()
+                raise self.error(f"expected '=' or 'aliases' in the declaration of {name.text!r}, found {tok.describe()}", tok)
+        else:
+            self.expect("=", f" after location {name.text!r}")
+            loc = _replace(loc, init=self.expect_int("an initial value"))
+        self.locations[name.text] = loc
+        self.location_tokens[name.text] = name
+
+    def parse_location_attributes(self, loc: Location) -> Location:
+        """``@ [proxy] [space] [aliases OTHER]`` -- at least one of them, each at most once."""
+        at = self.expect("@")
+        seen: set[str] = set()
+        while self.peek().kind == WORD and self.peek().text != "aliases":
+            tok = self.next()
+            if tok.text in _LOC_PROXIES and "proxy" not in seen:
+                seen.add("proxy")
+                loc = _replace(loc, proxy=_LOC_PROXIES[tok.text])
+            elif tok.text in _LOC_SPACES and "space" not in seen:
+                seen.add("space")
+                loc = _replace(loc, space=_LOC_SPACES[tok.text])
+            else:
+                raise self.error(f"bad location attribute {tok.text!r} (a proxy, global or shared, once each)", tok)
+        if self.at_word("aliases"):
+            self.next()
+            target = self.expect_name("the aliased location")
+            if target.text == loc.name:
+                raise self.error(f"location {loc.name!r} aliases itself", target)
+            self.alias_targets.append(target)
+            seen.add("aliases")
+            loc = _replace(loc, alias_of=target.text)
+        if not seen:
+            raise self.error("expected a proxy, a state space or 'aliases' after '@'", self.peek() if self.peek() is not at else at)
+        return loc
+
+    def check_location_name(self, tok: Token) -> None:
+        if REGISTER_RE.match(tok.text):
+            raise self.error(f"expected a location, found register {tok.text!r}", tok)
+
+    def parse_thread_ref(self) -> Token:
+        """``P1`` or ``1`` (the thread number form, meaning ``P1``)."""
+        tok = self.next()
+        if tok.kind == NUM:
+            if tok.text.startswith("-"):
+                raise self.error(f"bad thread number {tok.text}", tok)
+            return Token(WORD, f"P{int(tok.text)}", tok.line, tok.col)
+        if tok.kind != WORD or not NAME_RE.match(tok.text):
+            raise self.error(f"expected a thread name, found {tok.describe()}", tok)
+        return tok
+
+    # -- threads and instruction rows ------------------------------------------------------
+
+    def parse_thread_headers(self) -> None:
+        while True:
+            self.headers.append(self.parse_thread_header())
+            tok = self.next()
+            if tok.kind == PUNCT and tok.text == ";":
+                break
+            if not (tok.kind == PUNCT and tok.text == "|"):
+                raise self.error(f"expected '|' or ';' in the thread header row, found {tok.describe()}", tok)
+        self.cells = [[] for _ in self.headers]
+
+    def parse_thread_header(self) -> _ThreadHeader:
+        tok = self.next()
+        if tok.kind != WORD or not NAME_RE.match(tok.text):
+            raise self.error(f"expected a thread header such as 'P0@cta 0,gpu 0', found {tok.describe()}", tok)
+        if any(h.name == tok.text for h in self.headers):
+            raise self.error(f"thread {tok.text!r} declared twice", tok)
+        placement = Placement()
+        if self.at("@"):
+            self.next()
+            placement = self.parse_placement()
+        return _ThreadHeader(tok.text, tok, placement)
+
+    def parse_placement(self) -> Placement:
+        values: dict[str, int] = {}
+        while True:
+            key = self.next()
+            if key.kind != WORD or key.text not in _PLACEMENT_KEYS:
+                raise self.error(
+                    f"bad placement: expected one of {', '.join(_PLACEMENT_KEYS)}, found {key.describe()}", key
+                )
+            if key.text in values:
+                raise self.error(f"bad placement: {key.text!r} given twice", key)
+            values[key.text] = self.expect_int(f"the {key.text} number", minimum=0)
+            if not self.at(","):
+                return Placement(**values)
+            self.next()
+
+    def at_rows_end(self) -> bool:
+        tok = self.peek()
+        if tok.kind == EOF:
+            return True
+        if tok.kind == PUNCT:
+            return tok.text == "~"
+        return tok.kind == WORD and tok.text in (*_QUANTIFIERS, "locations") and not self.at(":", 1)
+
+    def parse_rows(self) -> None:
+        width = len(self.headers)
+        while not self.at_rows_end():
+            column = 0
+            while True:
+                cell = self.parse_cell(column)
+                if cell is not None:
+                    self.cells[column].append(cell)
+                sep = self.next()
+                if sep.kind == PUNCT and sep.text == ";":
+                    break
+                if sep.kind == PUNCT and sep.text == "|":
+                    column += 1
+                    if column >= width:
+                        raise self.error(f"too many columns: the test has {width} thread(s)", sep)
+                    continue
+                if sep.kind == EOF:
+                    raise self.error("unexpected end of input: missing ';' at the end of the row", sep)
+                raise self.error(f"expected '|' or ';' after an instruction, found {sep.describe()}", sep)
+            if column + 1 != width:
+                raise self.error(f"row has {column + 1} column(s), expected {width}", sep)
+
+    def parse_cell(self, column: int) -> _Cell | None:
+        tok = self.peek()
+        if tok.kind == PUNCT and tok.text in ("|", ";"):
+            return None
+        if tok.kind != WORD:
+            raise self.error(f"expected an instruction, found {tok.describe()}", tok)
+        self.next()
+        if self.at(":"):
+            self.next()
+            if not NAME_RE.match(tok.text):
+                raise self.error(f"bad label name {tok.text!r}", tok)
+            return _Cell(Label(tok.text), tok)
+        operands = self.parse_operands()
+        return _InstructionBuilder(self, tok, operands).build()
+
+    def parse_operands(self) -> list[Token]:
+        operands: list[Token] = []
+        if self.at("|") or self.at(";"):
+            return operands
+        while True:
+            tok = self.next()
+            if tok.kind not in (WORD, NUM):
+                raise self.error(f"expected an operand, found {tok.describe()}", tok)
+            operands.append(tok)
+            if not self.at(","):
+                return operands
+            self.next()
+
+    def declare_implicit_locations(self) -> None:
+        for target in self.alias_targets:
+            if target.text not in self.locations:
+                raise self.error(f"location {target.text!r} is aliased but not declared", target)
+        for column in self.cells:
+            for cell in column:
+                for tok in cell.locations:
+                    if tok.text not in self.locations:
+                        self.locations[tok.text] = Location(tok.text)
+                        self.location_tokens[tok.text] = tok
+        self.check_labels()
+
+    def check_labels(self) -> None:
+        for column in self.cells:
+            defined: set[str] = set()
+            for cell in column:
+                if isinstance(cell.instr, Label):
+                    if cell.instr.name in defined:
+                        raise self.error(f"label {cell.instr.name!r} defined twice in this thread", cell.token)
+                    defined.add(cell.instr.name)
+            for cell in column:
+                for target in cell.targets:
+                    if target.text not in defined:
+                        raise self.error(f"unknown label {target.text!r}", target)
+
+    # -- locations clause and condition ----------------------------------------------------
+
+    def parse_observed(self) -> None:
+        self.next()
+        self.expect("[", " after 'locations'")
+        while not self.at("]"):
+            self.observed.append(str(self.parse_term(allow_int=False)))
+            if self.at(";"):
+                self.next()
+            elif not self.at("]"):
+                tok = self.peek()
+                raise self.error(f"expected ';' or ']' in the locations clause, found {tok.describe()}", tok)
+        self.next()
+
+    def parse_condition(self) -> None:
+        tok = self.next()
+        self.condition_token = tok
+        if tok.kind == PUNCT and tok.text == "~":
+            word = self.next()
+            if word.kind != WORD or word.text != "exists":
+                raise self.error(f"expected 'exists' after '~', found {word.describe()}", word)
+            quantifier = "~exists"
+        elif tok.kind == WORD and tok.text in _QUANTIFIERS:
+            quantifier = tok.text
+        else:
+            raise self.error(
+                f"expected the condition (exists, ~exists, forall or final), found {tok.describe()}", tok
+            )
+        self.condition = Condition(quantifier, self.parse_disjunction(0))
+
+    def parse_disjunction(self, depth: int) -> Expr:
+        args = [self.parse_conjunction(depth)]
+        while self.at("\\/"):
+            self.next()
+            args.append(self.parse_conjunction(depth))
+        return args[0] if len(args) == 1 else Or(tuple(args))
+
+    def parse_conjunction(self, depth: int) -> Expr:
+        args = [self.parse_unary(depth)]
+        while self.at("/\\"):
+            self.next()
+            args.append(self.parse_unary(depth))
+        return args[0] if len(args) == 1 else And(tuple(args))
+
+    def parse_unary(self, depth: int) -> Expr:
+        tok = self.peek()
+        if depth > MAX_NESTING:
+            raise self.error(f"condition nested more than {MAX_NESTING} deep", tok)
+        if self.at("~") or (self.at_word("not") and not self.at_comparison(1)):
+            self.next()
+            return Not(self.parse_unary(depth + 1))
+        if self.at("("):
+            self.next()
+            expr = self.parse_group(depth + 1)
+            self.expect(")", " to close '('")
+            return expr
+        if tok.kind == WORD and tok.text in ("true", "false") and not self.at_comparison(1):
+            self.next()
+            return BoolConst(tok.text == "true")
+        lhs = self.parse_term()
+        op = self.next()
+        if op.kind != PUNCT or op.text not in _CMP_PUNCT:
+            raise self.error(f"expected a comparison (==, !=, <, <=, >, >=), found {op.describe()}", op)
+        return Cmp(_CMP_PUNCT[op.text], lhs, self.parse_term())
+
+    def parse_group(self, depth: int) -> Expr:
+        """Inside parentheses.  A leading ``/\\`` or ``\\/`` makes an explicit n-ary group, which may
+        have zero or one member: ``(/\\)`` is ``And(())``, ``(\\/ a)`` is ``Or((a,))``."""
+        for op, cls in (("/\\", And), ("\\/", Or)):
+            if self.at(op):
+                self.next()
+                args: list[Expr] = []
+                if not self.at(")"):
+                    args.append(self.parse_unary(depth))
+                    while self.at(op):
+                        self.next()
+                        args.append(self.parse_unary(depth))
+                return cls(tuple(args))
+        return self.parse_disjunction(depth)
+
+    def at_comparison(self, k: int) -> bool:
+        tok = self.peek(k)
+        return tok.kind == PUNCT and tok.text in _CMP_PUNCT
+
+    def parse_term(self, allow_int: bool = True) -> Term:
+        tok = self.peek()
+        if tok.kind == NUM and not self.at(":", 1):
+            if not allow_int:
+                raise self.error(f"expected a location or register, found {tok.describe()}", tok)
+            self.next()
+            return self.int_value(tok)
+        if tok.kind == NUM or (tok.kind == WORD and self.at(":", 1)):
+            thread = self.parse_thread_ref()
+            self.expect(":")
+            reg = self.next()
+            if reg.kind != WORD or not REGISTER_RE.match(reg.text):
+                raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+            if not any(h.name == thread.text for h in self.headers):
+                raise self.error(f"unknown thread {thread.text!r}", thread)
+            return RegRef(thread.text, reg.text)
+        if tok.kind == WORD and NAME_RE.match(tok.text):
+            self.next()
+            if REGISTER_RE.match(tok.text):
+                raise self.error(f"register {tok.text!r} needs a thread, as in P0:{tok.text}", tok)
+            if tok.text not in self.locations:
+                raise self.error(f"undeclared location {tok.text!r}", tok)
+            return LocRef(tok.text)
+        raise self.error(f"expected a register, location or number, found {tok.describe()}", tok)
+
+    # -- building the Program --------------------------------------------------------------
+
+    def build(self) -> Program:
+        inits: list[dict[str, int]] = [{} for _ in self.headers]
+        names = [h.name for h in self.headers]
+        for thread, reg, value in self.register_inits:
+            if thread.text not in names:
+                raise self.error(f"register initialised for unknown thread {thread.text!r}", thread)
+            init = inits[names.index(thread.text)]
+            if reg.text in init:
+                raise self.error(f"register {thread.text}:{reg.text} initialised twice", reg)
+            init[reg.text] = value
+        threads = tuple(
+            Thread(h.name, h.placement, tuple(c.instr for c in cells), tuple(sorted(init.items())))
+            for h, cells, init in zip(self.headers, self.cells, inits)
+        )
+        program = Program(
+            name=self.name,
+            threads=threads,
+            locations=tuple(self.locations.values()),
+            condition=self.condition,
+            comments=tuple(self.comments),
+            observed=tuple(self.observed),
+            arch=self.arch,
+        )
+        try:
+            return validate(program)
+        except ProgramError as e:
+            raise self.error(str(e), self.token_for(str(e))) from None
+
+    def token_for(self, message: str) -> Token:
+        """The best token to blame for a :class:`ProgramError` message from ``validate``."""
+        m = _VALIDATE_WHERE.match(message)
+        for header, cells in zip(self.headers, self.cells):
+            if m and m.group(1) == header.name:
+                n = int(m.group(2))
+                return cells[n].token if n < len(cells) else header.token
+            if message.startswith(f"{header.name}:"):
+                return header.token
+        if message.startswith("condition") and self.condition_token is not None:
+            return self.condition_token
+        for name, tok in self.location_tokens.items():
+            if repr(name) in message:
+                return tok
+        return self.headers[0].token if self.headers else self.tokens[0]
+
+
+def _replace(loc: Location, **changes: object) -> Location:
+    import dataclasses
+
+    return dataclasses.replace(loc, **changes)
+
+
+# --------------------------------------------------------------------------------------------
+# Instructions
+# --------------------------------------------------------------------------------------------
+
+
+class _InstructionBuilder:
+    """Builds one instruction from its mnemonic token and operand tokens."""
+
+    def __init__(self, parser: _Parser, mnemonic: Token, operands: list[Token]) -> None:
+        self.p = parser
+        self.tok = mnemonic
+        parts = mnemonic.text.split(".")
+        self.base = parts[0]
+        self.quals: list[_Qualifier] = []
+        col = mnemonic.col + len(parts[0]) + 1
+        for part in parts[1:]:
+            self.quals.append(_Qualifier(part, col))
+            col += len(part) + 1
+        self.operands = operands
+        self.cell = _Cell(Label("?"), mnemonic)
+
+    def error(self, message: str, tok: Token | None = None) -> SourceError:
+        return self.p.error(message, tok or self.tok)
+
+    def qual_error(self, message: str, q: _Qualifier) -> SourceError:
+        return SourceError(message, self.p.path, self.tok.line, q.col)
+
+    def build(self) -> _Cell:
+        b = self.base
+        if b in _LOAD_BASES:
+            instr = self.load()
+        elif b in _STORE_BASES:
+            instr = self.store()
+        elif b in _ATOM_BASES:
+            instr = self.atom()
+        elif b in _RED_BASES:
+            instr = self.red()
+        elif b == "fence":
+            instr = self.fence()
+        elif b == "membar":
+            instr = self.membar()
+        elif b in ("bar", "barrier"):
+            instr = self.barrier()
+        elif b == "mov":
+            self.no_qualifiers()
+            self.count(2)
+            instr = Mov(self.register(0), self.value(1))
+        elif b in _ARITH:
+            self.no_qualifiers()
+            self.count(3)
+            instr = Arith(_ARITH[b], self.register(0), self.value(1), self.value(2))
+        elif b in _BRANCHES:
+            self.no_qualifiers()
+            self.count(3)
+            instr = Branch(_BRANCHES[b], self.value(0), self.value(1), self.label(2))
+        elif b == "goto":
+            self.no_qualifiers()
+            self.count(1)
+            instr = Goto(self.label(0))
+        elif b == "filler":
+            instr = self.filler()
+        else:
+            raise self.error(f"unknown instruction {self.tok.text!r}")
+        self.cell.instr = instr
+        return self.cell
+
+    # operands ---------------------------------------------------------------------------
+
+    def count(self, *allowed: int) -> None:
+        n = len(self.operands)
+        if n not in allowed:
+            want = " or ".join(str(a) for a in allowed)
+            where = self.operands[max(allowed)] if n > max(allowed) else self.tok
+            raise self.error(f"{self.tok.text} takes {want} operand(s), got {n}", where)
+
+    def register(self, i: int) -> str:
+        tok = self.operands[i]
+        if tok.kind != WORD or not REGISTER_RE.match(tok.text):
+            raise self.error(f"expected a register, found {tok.describe()}", tok)
+        return tok.text
+
+    def value(self, i: int) -> Operand:
+        tok = self.operands[i]
+        if tok.kind == NUM:
+            return self.p.int_value(tok)
+        return self.register(i)
+
+    def location(self, i: int) -> str:
+        tok = self.operands[i]
+        if tok.kind != WORD or not NAME_RE.match(tok.text) or REGISTER_RE.match(tok.text):
+            raise self.error(f"expected a location, found {tok.describe()}", tok)
+        self.cell.locations.append(tok)
+        return tok.text
+
+    def label(self, i: int) -> str:
+        tok = self.operands[i]
+        if tok.kind != WORD or not NAME_RE.match(tok.text):
+            raise self.error(f"expected a label, found {tok.describe()}", tok)
+        self.cell.targets.append(tok)
+        return tok.text
+
+    # qualifiers -------------------------------------------------------------------------
+
+    def no_qualifiers(self) -> None:
+        if self.quals:
+            q = self.quals[0]
+            raise self.qual_error(f"{self.base} takes no qualifier, found '.{q.text}'", q)
+
+    def classify(self, allowed: dict[str, dict[str, object]]) -> dict[str, tuple[object, _Qualifier]]:
+        """Sort qualifiers into categories (sem, scope...), each at most once, in any order."""
+        found: dict[str, tuple[object, _Qualifier]] = {}
+        for q in self.quals:
+            for category, values in allowed.items():
+                if q.text in values:
+                    if category in found:
+                        raise self.qual_error(f"more than one {category} qualifier in {self.tok.text!r}", q)
+                    found[category] = (values[q.text], q)
+                    break
+            else:
+                raise self.qual_error(f"unknown qualifier '.{q.text}' in {self.tok.text!r}", q)
+        return found
+
+    def sem_scope(
+        self, found: dict[str, tuple[object, _Qualifier]], sems: frozenset[Sem], what: str
+    ) -> tuple[Sem, Scope | None]:
+        """A load's or store's ``.sem.scope`` (``.weak`` when absent; a scope needs a semantics)."""
+        sem, scope = found.get("sem", (None, None)), found.get("scope", (None, None))
+        if sem[0] is None and scope[0] is not None:
+            raise self.qual_error(f"a scope needs a semantics, as in {self.base}.relaxed.{scope[0]}", scope[1])  # type: ignore[arg-type]
+        if sem[0] is None:
+            return Sem.WEAK, None
+        if sem[0] not in sems:
+            raise self.qual_error(f"{what} cannot be .{sem[0]}", sem[1])  # type: ignore[arg-type]
+        if sem[0] in (Sem.WEAK, Sem.VOLATILE) and scope[0] is not None:
+            raise self.qual_error(f".{sem[0]} takes no scope", scope[1])  # type: ignore[arg-type]
+        return sem[0], scope[0]  # type: ignore[return-value]
+
+    def proxy(self, bases: dict[str, Proxy], found: dict[str, tuple[object, _Qualifier]]) -> Proxy:
+        proxy = bases[self.base]
+        if "proxy" in found:
+            if proxy is not Proxy.GENERIC:
+                raise self.qual_error(f"'.async' cannot be combined with {self.base}", found["proxy"][1])
+            proxy = Proxy.ASYNC
+        return proxy
+
+    # instruction kinds ------------------------------------------------------------------
+
+    def load(self) -> Instruction:
+        found = self.classify(
+            {"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True}}
+        )
+        self.count(2)
+        dst = self.register(0)
+        if self.base == "ld" and not found and self.operands[1].kind == NUM:
+            return Mov(dst, self.value(1))
+        if "nc" in found or "space" in found:
+            self.check_nc(found)
+            return Load(dst, self.location(1), nc=True)
+        sem, scope = self.sem_scope(found, LOAD_SEMS, "a load")
+        return Load(dst, self.location(1), sem, scope, self.proxy(_LOAD_BASES, found))
+
+    def check_nc(self, found: dict[str, tuple[object, _Qualifier]]) -> None:
+        """``ld.global.nc`` exactly: no other qualifier, generic ``ld`` only."""
+        others = [q for k, (_, q) in found.items() if k not in ("nc", "space")]
+        if others:
+            raise self.qual_error(f"ld.global.nc takes no other qualifier, found '.{others[0].text}'", others[0])
+        if "nc" not in found:
+            raise self.qual_error("'.global' is only supported in ld.global.nc", found["space"][1])
+        if "space" not in found:
+            raise self.qual_error("write '.nc' as ld.global.nc", found["nc"][1])
+        if self.base != "ld":
+            raise self.error(f"{self.base} cannot be .global.nc (only ld)")
+
+    def store(self) -> Instruction:
+        found = self.classify({"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}})
+        self.count(2)
+        sem, scope = self.sem_scope(found, STORE_SEMS, "a store")
+        return Store(self.location(0), self.value(1), sem, scope, self.proxy(_STORE_BASES, found))
+
+    def rmw_qualifiers(self, bases: dict[str, Proxy]) -> tuple[RmwOp, Sem, Scope, Proxy]:
+        found = self.classify({"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, "operation": _RMW_OPS})
+        if "operation" not in found:
+            raise self.error(f"{self.tok.text!r} needs an operation (.add, .cas, .exch...)")
+        sem, sem_q = found.get("sem", (Sem.RELAXED, None))
+        if sem not in RMW_SEMS:
+            raise self.qual_error(f"{self.base} cannot be .{sem}", sem_q)  # type: ignore[arg-type]
+        scope = found.get("scope", (Scope.GPU, None))[0]
+        return found["operation"][0], sem, scope, self.proxy(bases, found)  # type: ignore[return-value]
+
+    def atom(self) -> Instruction:
+        op, sem, scope, proxy = self.rmw_qualifiers(_ATOM_BASES)
+        self.count(4 if op is RmwOp.CAS else 3)
+        dst, loc = self.register(0), self.location(1)
+        operands = tuple(self.value(i) for i in range(2, len(self.operands)))
+        return Atom(dst, loc, op, operands, sem, scope, proxy)
+
+    def red(self) -> Instruction:
+        op, sem, scope, proxy = self.rmw_qualifiers(_RED_BASES)
+        if op in (RmwOp.CAS, RmwOp.EXCH):
+            raise self.error(f"red has no .{op}")
+        self.count(2)
+        return Red(self.location(0), op, self.value(1), sem, scope, proxy)
+
+    def fence(self) -> Instruction:
+        self.count(0)
+        if self.quals and self.quals[0].text == "proxy":
+            return self.proxy_fence()
+        found = self.classify({"sem": _SEMS, "scope": _SCOPES})
+        if "sem" not in found or "scope" not in found:
+            raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
+        sem, q = found["sem"]
+        if sem not in FENCE_SEMS:
+            raise self.qual_error(f"fence.{sem} is not a PTX fence (use acq_rel or sc)", q)
+        return Fence(sem, found["scope"][0])  # type: ignore[arg-type]
+
+    def proxy_fence(self) -> Instruction:
+        if len(self.quals) < 2:
+            raise self.error("fence.proxy needs a kind (alias, surface, texture, constant, async)")
+        kind_q = self.quals[1]
+        kinds = {k.value: k for k in ProxyFenceKind}
+        if kind_q.text not in kinds:
+            raise self.qual_error(f"unknown proxy fence kind '.{kind_q.text}'", kind_q)
+        space = None
+        if len(self.quals) > 2:
+            space_q = self.quals[2]
+            if space_q.text not in _PROXY_FENCE_SPACES or len(self.quals) > 3:
+                bad = space_q if space_q.text not in _PROXY_FENCE_SPACES else self.quals[3]
+                raise self.qual_error(
+                    f"bad proxy fence state space '.{bad.text}' (global, shared::cta, shared::cluster)", bad
+                )
+            space = space_q.text
+        return ProxyFence(kinds[kind_q.text], space)
+
+    def membar(self) -> Instruction:
+        self.count(0)
+        if len(self.quals) != 1 or self.quals[0].text not in _MEMBAR:
+            raise self.error(f"{self.tok.text!r}: expected membar.cta, membar.gl or membar.sys")
+        return Fence(Sem.SC, _MEMBAR[self.quals[0].text])
+
+    def barrier(self) -> Instruction:
+        texts = [q.text for q in self.quals]
+        if texts and texts[0] == "cta":
+            texts = texts[1:]
+        if texts not in (["sync"], ["arrive"]):
+            raise self.error(f"unknown barrier {self.tok.text!r} (bar{{.cta}}.sync or bar{{.cta}}.arrive)")
+        self.count(1, 2, 3)
+        mode = texts[0]
+        n = len(self.operands)
+        if n == 1:
+            return Barrier(id=self.value(0), mode=mode)
+        if n == 2:
+            return Barrier(id=self.value(0), count=self.barrier_count(1), mode=mode)
+        instance = self.operands[0]
+        if instance.kind != NUM:
+            raise self.error(f"the barrier instance must be a number, found {instance.describe()}", instance)
+        return Barrier(id=self.value(1), count=self.barrier_count(2), mode=mode, instance=self.p.int_value(instance))
+
+    def barrier_count(self, i: int) -> Operand | None:
+        tok = self.operands[i]
+        if tok.kind == WORD and tok.text == "all":
+            return None
+        return self.value(i)
+
+    def filler(self) -> Instruction:
+        if len(self.quals) != 1 or self.quals[0].text not in FILLER_KINDS:
+            raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")
+        self.count(1)
+        tok = self.operands[0]
+        if tok.kind != NUM:
+            raise self.error(f"expected a number, found {tok.describe()}", tok)
+        return Filler(self.quals[0].text, self.p.int_value(tok))
+
+
+# --------------------------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------------------------
+
+
+def parse(text: str, path: str = "<input>") -> Program:
+    """Parse litmus text; raise :class:`SourceError` (``path:line:col: message``) if it is malformed."""
+    return _Parser(text, path).parse()
+
+
+def parse_file(path: str | Path) -> Program:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise SourceError(f"not UTF-8 text ({e.reason})", str(path), 1, 1) from None
+    except OSError as e:
+        raise SourceError(f"cannot read: {e.strerror or e}", str(path), 0, 0) from None
+    return parse(text, str(path))
+
+
+def parse_path_tree(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand folders (recursively) to their ``.litmus`` files, sorted; files are kept as given."""
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*.litmus") if f.is_file()))
+        else:
+            out.append(p)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Printer
+# --------------------------------------------------------------------------------------------
+
+
+def format_program(p: Program) -> str:
+    """Write ``p`` in the litmus dialect.  Raise ``ValueError`` for what the dialect cannot express
+    (a name with whitespace, a comment with a double quote, an unknown instruction type...)."""
+    if p.arch != "PTX":
+        raise ValueError(f"only PTX programs can be written as litmus text, not {p.arch!r}")
+    if not p.name or any(c in _SPACE for c in p.name):
+        raise ValueError(f"test name {p.name!r} must be non-empty and have no whitespace")
+    lines = [f"PTX {p.name}"]
+    for c in p.comments:
+        if '"' in c:
+            raise ValueError(f"a comment cannot contain a double quote: {c!r}")
+        lines.append(f'"{c}"')
+    lines.append("{")
+    lines.extend(f"{_format_location(loc)};" for loc in p.locations)
+    for t in p.threads:
+        lines.extend(f"{t.name}:{reg}={value};" for reg, value in t.init)
+    lines.append("}")
+    lines.extend(_format_table(p.threads))
+    if p.observed:
+        lines.append("locations [" + " ".join(f"{_check_observed(o)};" for o in p.observed) + "]")
+    if p.condition is not None:
+        lines.append(_format_condition(p.condition))
+    return "\n".join(lines) + "\n"
+
+
+def _check_observed(key: str) -> str:
+    thread, _, reg = key.partition(":")
+    if (reg and NAME_RE.match(thread) and REGISTER_RE.match(reg)) or (not reg and NAME_RE.match(key)):
+        return key
+    raise ValueError(f"bad observed key {key!r}")
+
+
+def _format_location(loc: Location) -> str:
+    attrs = []
+    if loc.proxy is not Proxy.GENERIC or loc.alias_of is not None:
+        attrs.append(loc.proxy.value)
+    if loc.space is not Space.GLOBAL:
+        attrs.append(loc.space.value)
+    text = loc.name
+    if attrs:
+        text += " @ " + " ".join(attrs)
+    if loc.alias_of is not None:
+        text += f" aliases {loc.alias_of}"
+    if loc.alias_of is None or loc.init != 0:
+        text += f" = {loc.init}" if attrs else f"={loc.init}"
+    return text
+
+
+def _format_placement(pl: Placement) -> str:
+    parts = [f"cta {pl.cta}", f"gpu {pl.gpu}"]
+    if pl.grid != 0:
+        parts.append(f"grid {pl.grid}")
+    if pl.cluster is not None:
+        parts.append(f"cluster {pl.cluster}")
+    if pl.warp is not None:
+        parts.append(f"warp {pl.warp}")
+    return ",".join(parts)
+
+
+def _format_table(threads: tuple[Thread, ...]) -> list[str]:
+    columns = [[f"{t.name}@{_format_placement(t.placement)}"] + [format_instruction(i) for i in t.code] for t in threads]
+    height = max(len(c) for c in columns) if columns else 0
+    widths = [max(len(cell) for cell in c) for c in columns]
+    lines = []
+    for row in range(height):
+        cells = [(c[row] if row < len(c) else "").ljust(w) for c, w in zip(columns, widths)]
+        lines.append(" " + " | ".join(cells) + " ;")
+    return lines
+
+
+def _operand(v: Operand) -> str:
+    return str(v)
+
+
+def _sem_scope(sem: Sem, scope: Scope | None) -> str:
+    return f".{sem.value}" + (f".{scope.value}" if scope is not None else "")
+
+
+def _proxied(base: str, proxy: Proxy) -> str:
+    if proxy is Proxy.ASYNC:
+        return f"{base}.async"
+    return _PROXY_PREFIX[proxy] + base
+
+
+def format_instruction(ins: Instruction) -> str:
+    """One instruction as a table cell (``ld.acquire.gpu r0, x``)."""
+    if isinstance(ins, Load):
+        if ins.nc:
+            return f"ld.global.nc {ins.dst}, {ins.loc}"
+        return f"{_proxied('ld', ins.proxy)}{_sem_scope(ins.sem, ins.scope)} {ins.dst}, {ins.loc}"
+    if isinstance(ins, Store):
+        return f"{_proxied('st', ins.proxy)}{_sem_scope(ins.sem, ins.scope)} {ins.loc}, {_operand(ins.src)}"
+    if isinstance(ins, Atom):
+        ops = ", ".join(_operand(v) for v in ins.operands)
+        head = f"{_proxied('atom', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}.{ins.operation.value}"
+        return f"{head} {ins.dst}, {ins.loc}, {ops}"
+    if isinstance(ins, Red):
+        head = f"{_proxied('red', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}.{ins.operation.value}"
+        return f"{head} {ins.loc}, {_operand(ins.value)}"
+    if isinstance(ins, Fence):
+        return f"fence.{ins.sem.value}.{ins.scope.value}"
+    if isinstance(ins, ProxyFence):
+        if ins.space is not None and ins.space not in _PROXY_FENCE_SPACES:
+            raise ValueError(f"proxy fence state space {ins.space!r} has no litmus syntax")
+        return f"fence.proxy.{ins.kind.value}" + (f".{ins.space}" if ins.space else "")
+    if isinstance(ins, Barrier):
+        return _format_barrier(ins)
+    if isinstance(ins, Mov):
+        return f"ld {ins.dst}, {ins.src}" if isinstance(ins.src, int) else f"mov {ins.dst}, {ins.src}"
+    if isinstance(ins, Arith):
+        return f"{ins.operation.value} {ins.dst}, {_operand(ins.a)}, {_operand(ins.b)}"
+    if isinstance(ins, Label):
+        return f"{ins.name}:"
+    if isinstance(ins, Branch):
+        return f"b{ins.cond.value} {_operand(ins.a)}, {_operand(ins.b)}, {ins.target}"
+    if isinstance(ins, Goto):
+        return f"goto {ins.target}"
+    if isinstance(ins, Filler):
+        return f"filler.{ins.kind} {ins.n}"
+    raise ValueError(f"{type(ins).__name__} has no litmus syntax")
+
+
+def _format_barrier(b: Barrier) -> str:
+    head = f"bar.cta.{b.mode}"
+    count = "all" if b.count is None else str(b.count)
+    if b.instance is not None:
+        return f"{head} {b.instance}, {b.id}, {count}"
+    if b.count is not None:
+        return f"{head} {b.id}, {count}"
+    return f"{head} {b.id}"
+
+
+def _format_condition(c: Condition) -> str:
+    return f"{c.quantifier} ({_format_expr(c.expr, top=True)})"
+
+
+def _format_expr(e: Expr, top: bool = False) -> str:
+    if isinstance(e, BoolConst):
+        return "true" if e.value else "false"
+    if isinstance(e, Cmp):
+        if e.op not in _CMP_PUNCT.values():
+            raise ValueError(f"unknown comparison {e.op!r}")
+        return f"{_format_term(e.lhs)} {e.op} {_format_term(e.rhs)}"
+    if isinstance(e, Not):
+        return f"~({_format_expr(e.arg, top=True)})"
+    if isinstance(e, (And, Or)):
+        op = "/\\" if isinstance(e, And) else "\\/"
+        if len(e.args) < 2:
+            inner = f"{op} " + "".join(_format_expr(a) for a in e.args)
+            return f"({inner.rstrip()})"
+        text = f" {op} ".join(_format_expr(a) for a in e.args)
+        return text if top else f"({text})"
+    raise ValueError(f"not a condition expression: {e!r}")
+
+
+def _format_term(t: Term) -> str:
+    if isinstance(t, RegRef):
+        return f"{t.thread}:{t.reg}"
+    if isinstance(t, LocRef):
+        return t.loc
+    return str(t)

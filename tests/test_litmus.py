@@ -1,0 +1,293 @@
+"""The litmus parser on Dat3M's PTX suite and on fuzzgpu's extensions."""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu.ir import (
+    And,
+    Arith,
+    ArithOp,
+    Atom,
+    Barrier,
+    BoolConst,
+    Branch,
+    Cmp,
+    Cond,
+    Fence,
+    Filler,
+    Goto,
+    Label,
+    Load,
+    Location,
+    LocRef,
+    Mov,
+    Not,
+    Or,
+    Placement,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RegRef,
+    RmwOp,
+    Scope,
+    Sem,
+    Space,
+    Store,
+)
+from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
+
+DAT3M = Path(__file__).resolve().parents[1].parent / "shared" / "peer-suites" / "dat3m-ptx"
+needs_dat3m = pytest.mark.skipif(not DAT3M.is_dir(), reason=f"Dat3M PTX suite not found at {DAT3M}")
+
+
+def dat3m_files() -> list[Path]:
+    return parse_path_tree([DAT3M]) if DAT3M.is_dir() else []
+
+
+def dat3m(rel: str):
+    return parse_file(DAT3M / rel)
+
+
+# --------------------------------------------------------------------------------------------
+# The whole suite
+# --------------------------------------------------------------------------------------------
+
+
+@needs_dat3m
+def test_suite_has_the_expected_files():
+    listed = set()
+    with open(DAT3M / "expected.csv") as f:
+        for row in csv.reader(line for line in f if not line.startswith("#")):
+            listed.add(row[0])
+    found = {str(p.relative_to(DAT3M)) for p in dat3m_files()}
+    assert found == listed
+    assert len(found) == 183
+
+
+@needs_dat3m
+@pytest.mark.parametrize("path", dat3m_files(), ids=lambda p: str(p.relative_to(DAT3M)))
+def test_every_dat3m_file_parses(path):
+    p = parse_file(path)
+    assert p.threads and p.condition is not None
+
+
+@needs_dat3m
+def test_quantifiers_match_expected_csv():
+    with open(DAT3M / "expected.csv") as f:
+        for row in csv.reader(line for line in f if not line.startswith("#")):
+            assert dat3m(row[0]).condition.quantifier == row[1], row[0]
+
+
+@needs_dat3m
+def test_whole_suite_parses_fast():
+    files = dat3m_files()
+    texts = [(f.read_text(), str(f)) for f in files]
+    start = time.perf_counter()
+    for text, name in texts:
+        parse(text, name)
+    assert time.perf_counter() - start < 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# Spot checks of parsed structure
+# --------------------------------------------------------------------------------------------
+
+
+@needs_dat3m
+def test_mp_structure():
+    p = dat3m("Nvidia/Co-Total-3-threads-scope-diff.litmus")
+    assert p.name == "Co-Total-3-threads-scope-diff"
+    assert p.comments == (
+        "Release consistency of three locations",
+        "https://github.com/NVlabs/mixedproxy/blob/main/tests/ISA2.test",
+    )
+    assert [loc.name for loc in p.locations] == ["x", "flag1", "flag2"]
+    assert [t.placement for t in p.threads] == [Placement(cta=0), Placement(cta=0), Placement(cta=1)]
+    assert p.threads[0].code == (Store("x", 42), Store("flag1", 1, Sem.RELEASE, Scope.CTA))
+    assert p.threads[2].code == (Load("r1", "flag2", Sem.ACQUIRE, Scope.GPU), Load("r2", "x"))
+    assert p.condition.quantifier == "exists"
+    assert p.condition.expr == And(
+        (Cmp("==", RegRef("P1", "r0"), 1), Cmp("==", RegRef("P2", "r1"), 1), Cmp("==", RegRef("P2", "r2"), 42))
+    )
+
+
+@needs_dat3m
+def test_barrier_forms():
+    quorum = dat3m("Barrier/quorum1-fail.litmus")
+    assert quorum.threads[1].code[0] == Barrier(instance=1, id=1, count=3)
+    named = dat3m("Manual/SB+named-bar-reg-diff.litmus")
+    assert named.threads[0].code[1] == Barrier(id=1, count="r2")
+    assert named.threads[0].init == (("r0", 0), ("r2", 1))
+    plain = dat3m("Manual/barrier-instance-id-forall.litmus")
+    assert plain.threads[2].code[1] == Barrier(id=2)
+
+
+@needs_dat3m
+def test_branches_labels_and_rmw():
+    p = dat3m("Manual/Ticketlock-diff-gpu.litmus")
+    code = p.threads[0].code
+    assert code[0] == Atom("r1", "in", RmwOp.ADD, (1,), Sem.ACQUIRE, Scope.GPU)
+    assert code[1] == Label("LC00")
+    assert code[3] == Branch(Cond.EQ, "r1", "r2", "LC01")
+    assert code[4] == Goto("LC00")
+    assert p.threads[1].placement == Placement(cta=0, gpu=1)
+    sl = dat3m("Manual/SL-future-plus.litmus")
+    assert sl.threads[1].code[:2] == (
+        Atom("r2", "m", RmwOp.CAS, (0, 1), Sem.RELAXED, Scope.GPU),
+        Branch(Cond.NE, "r2", 0, "LC00"),
+    )
+    assert sl.threads[0].code[2] == Atom("r1", "m", RmwOp.EXCH, (0,))
+    assert sl.location("m") == Location("m", init=1)
+    assert "\n" in sl.comments[0]
+
+
+@needs_dat3m
+def test_aliases_and_proxies():
+    p = dat3m("Nvidia/proxy/Proxy-MP-Alias+diffProxy-aliasFence+proxyFence-correctOrder2.litmus")
+    assert p.location("y") == Location("y", alias_of="x", proxy=Proxy.GENERIC)
+    assert p.location("s1") == Location("s1", alias_of="y", proxy=Proxy.SURFACE)
+    assert p.location("t") == Location("t", alias_of="y", proxy=Proxy.TEXTURE)
+    assert p.threads[0].code[:2] == (Store("s", 2, proxy=Proxy.SURFACE), ProxyFence(ProxyFenceKind.SURFACE))
+    assert p.threads[1].code[1:] == (
+        ProxyFence(ProxyFenceKind.ALIAS),
+        ProxyFence(ProxyFenceKind.TEXTURE),
+        Load("r1", "t", proxy=Proxy.TEXTURE),
+    )
+    assert p.condition.quantifier == "~exists"
+
+
+@needs_dat3m
+def test_forall_with_nested_condition():
+    p = dat3m("Manual/barrier-instance-id-forall.litmus")
+    assert p.condition.quantifier == "forall"
+    a = lambda t: Cmp("==", RegRef(t, "r0"), 1)  # noqa: E731
+    b = lambda t: Cmp("==", RegRef(t, "r1"), 1)  # noqa: E731
+    assert p.condition.expr == And((Or((a("P0"), a("P1"))), Or((b("P2"), b("P3")))))
+
+
+@needs_dat3m
+def test_thread_number_form_single_equals_and_mov():
+    p = dat3m("Manual/LB+RMW-a.litmus")
+    assert p.condition.expr.args[0] == Cmp("==", RegRef("P0", "r0"), 1)
+    m = dat3m("Memalloy/IRRWIW1.litmus")
+    assert m.threads[0].code[0] == Mov("r0", 2)
+    assert Cmp("==", LocRef("x"), 2) in m.condition.expr.args
+
+
+# --------------------------------------------------------------------------------------------
+# Extensions
+# --------------------------------------------------------------------------------------------
+
+EXTENSIONS = r"""PTX ext-all
+"every extension"
+{
+x = 0;
+s @ shared = 3;
+a @ surface aliases x;
+sc @ texture shared aliases s = 0;
+P0:r1=5;
+}
+ P0@grid 1,cluster 0,cta 0,warp 2,gpu 0 | P1@cta 1,gpu 0 ;
+ ld.volatile r0, x            | st.volatile x, 2             ;
+ ld.global.nc r2, x           | membar.cta                   ;
+ ld.relaxed.cluster r3, s     | membar.gl                    ;
+ fence.acq_rel.cluster        | membar.sys                   ;
+ fence.proxy.async            | bar.sync 0                   ;
+ fence.proxy.async.global     | bar.arrive 1, 2              ;
+ fence.proxy.async.shared::cta | barrier.sync 3              ;
+ fence.proxy.async.shared::cluster | bar.cta.arrive 1, 2, all ;
+ atom.add r4, x, 1            | red.add x, r1                ;
+ atom.acquire.exch r5, x, 7   | red.release.sys.and x, 6     ;
+ filler.regloop 64            | filler.smem 4                ;
+ filler.delay 3000            | mov r6, r1                   ;
+ mul r7, r6, 3                | xor r8, r7, r6               ;
+ ld r9, -4                    | blt r8, 3, L1                ;
+ L1:                          | L1:                          ;
+locations [x; P0:r2; 1:r6;]
+final (x == 2 \/ ~(P0:r0 >= 1) /\ not (P1:r8 < -1) \/ true)
+"""
+
+
+def test_extensions_parse():
+    p = parse(EXTENSIONS)
+    t0, t1 = p.threads
+    assert t0.placement == Placement(cta=0, gpu=0, grid=1, cluster=0, warp=2)
+    assert t0.init == (("r1", 5),)
+    assert p.location("s") == Location("s", init=3, space=Space.SHARED)
+    assert p.location("sc") == Location("sc", space=Space.SHARED, alias_of="s", proxy=Proxy.TEXTURE)
+    assert t0.code[:8] == (
+        Load("r0", "x", Sem.VOLATILE),
+        Load("r2", "x", nc=True),
+        Load("r3", "s", Sem.RELAXED, Scope.CLUSTER),
+        Fence(Sem.ACQ_REL, Scope.CLUSTER),
+        ProxyFence(ProxyFenceKind.ASYNC),
+        ProxyFence(ProxyFenceKind.ASYNC, "global"),
+        ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"),
+        ProxyFence(ProxyFenceKind.ASYNC, "shared::cluster"),
+    )
+    assert t0.code[8:] == (
+        Atom("r4", "x", RmwOp.ADD, (1,)),
+        Atom("r5", "x", RmwOp.EXCH, (7,), Sem.ACQUIRE, Scope.GPU),
+        Filler("regloop", 64),
+        Filler("delay", 3000),
+        Arith(ArithOp.MUL, "r7", "r6", 3),
+        Mov("r9", -4),
+        Label("L1"),
+    )
+    assert t1.code[:9] == (
+        Store("x", 2, Sem.VOLATILE),
+        Fence(Sem.SC, Scope.CTA),
+        Fence(Sem.SC, Scope.GPU),
+        Fence(Sem.SC, Scope.SYS),
+        Barrier(id=0),
+        Barrier(id=1, count=2, mode="arrive"),
+        Barrier(id=3),
+        Barrier(id=2, mode="arrive", instance=1),
+        Red("x", RmwOp.ADD, "r1"),
+    )
+    assert t1.code[9] == Red("x", RmwOp.AND, 6, Sem.RELEASE, Scope.SYS)
+    assert t1.code[13] == Branch(Cond.LT, "r8", 3, "L1")
+    assert p.observed == ("x", "P0:r2", "P1:r6")
+    assert p.condition.quantifier == "final"
+    assert p.condition.expr == Or(
+        (
+            Cmp("==", LocRef("x"), 2),
+            And((Not(Cmp(">=", RegRef("P0", "r0"), 1)), Not(Cmp("<", RegRef("P1", "r8"), -1)))),
+            BoolConst(True),
+        )
+    )
+    assert parse(format_program(p)) == p
+
+
+def test_implicit_locations_in_first_use_order():
+    p = parse("PTX t\n{ }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak b, 1 | ld.weak r0, a ;\n st.weak a, 1 | ld.weak r1, c ;\nexists (a == 1)\n")
+    assert [loc.name for loc in p.locations] == ["b", "a", "c"]
+    assert all(loc == Location(loc.name) for loc in p.locations)
+
+
+def test_no_condition_and_herd_style_header():
+    p = parse("PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\n")
+    assert p.condition is None
+    assert p.threads[0].placement == Placement()
+
+
+def test_printer_aligns_columns():
+    text = format_program(parse("PTX t\n{x=0;}\nP0@cta 0,gpu 0|P1@cta 1,gpu 0;\nst.release.gpu x, 1|ld.weak r0, x;\nexists (P1:r0==1)"))
+    table = [line for line in text.splitlines() if line.endswith(";") and "|" in line]
+    assert len({line.index("|") for line in table}) == 1
+    assert text.splitlines()[0] == "PTX t"
+
+
+def test_parse_path_tree(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "z.litmus").write_text("x")
+    (tmp_path / "a.litmus").write_text("x")
+    (tmp_path / "notes.txt").write_text("x")
+    single = tmp_path / "notes.txt"
+    assert parse_path_tree([tmp_path, single]) == [tmp_path / "a.litmus", tmp_path / "b" / "z.litmus", single]
