@@ -1,0 +1,1053 @@
+"""Program -> CUDA C++ with inline PTX.
+
+Two outputs share one per-instruction emitter (:func:`emit_instruction`), so the PTX of every
+memory operation, fence and barrier is written in exactly one place:
+
+* :func:`generate_static` -- one ``__global__`` kernel per litmus thread (``fuzzgpu_<thread>``),
+  its instructions in order, each location a distinct compile-time offset from one base pointer.
+  For the static SASS checks (fuzzgpu.sass): nothing but the thread's own code.
+* :func:`generate_harness` / :func:`generate_module` -- the parallel litmus harness that the CUDA
+  backend runs: 256 testing CTAs x 256 threads = 65,536 instances per launch, every hardware thread
+  playing every role of the program for a different instance (GPUHarbor / MC-Mutants "parallel
+  testing"), threads placed as the Program says (same warp, same CTA, same cluster, different CTAs),
+  random CTA permutation, seed and location permutation per launch, stress knobs, launch-unique store
+  values, and the outcome histogram built on the device.  docs/harness.md describes the layout.
+
+Every memory operation, fence and barrier is ``asm volatile(... ::: "memory")``.  Programs the GPU
+cannot run (abstract surface/texture/constant proxies, virtual aliases, several GPUs or grids...)
+raise :class:`Unrunnable`, a :class:`~fuzzgpu.errors.UserError`; :func:`unrunnable_reasons` lists
+every reason at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from . import ir
+from .errors import UserError
+from .ir import (
+    Arith,
+    ArithOp,
+    Atom,
+    Barrier,
+    Branch,
+    Cond,
+    Fence,
+    Filler,
+    Goto,
+    Instruction,
+    Label,
+    Load,
+    LocRef,
+    Mov,
+    Program,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RegRef,
+    RmwOp,
+    Sem,
+    Space,
+    Store,
+)
+
+
+class Unrunnable(UserError):
+    """The program uses a construct the GPU harness cannot run; ``reasons`` lists them all."""
+
+    def __init__(self, program: str, reasons: Sequence[str]) -> None:
+        self.program = program
+        self.reasons = list(reasons)
+        super().__init__(f"{program}: cannot run on the GPU: " + "; ".join(self.reasons))
+
+
+#: threads per CTA in the harness (8 warps); instance lanes are 8 bits
+CTA_THREADS = 256
+#: stored values are ``tag << 16 | (v & 0xffff)``: litmus values must fit in 16 bits
+VALUE_MIN, VALUE_MAX = -32768, 65535
+#: the largest histogram the device keeps in shared memory per CTA
+MAX_SHARED_BINS = 4096
+MAX_BINS = 1 << 20
+MAX_CLUSTER = 8
+
+# --------------------------------------------------------------------------------------------
+# What the GPU can run
+# --------------------------------------------------------------------------------------------
+
+_ABSTRACT_PROXIES = (Proxy.SURFACE, Proxy.TEXTURE, Proxy.CONSTANT)
+
+
+def _static_reasons(p: Program) -> list[str]:
+    """Constructs no PTX can express (the abstract proxies of the mixed-proxy model)."""
+    out: list[str] = []
+    for loc in p.locations:
+        if loc.proxy in _ABSTRACT_PROXIES:
+            out.append(f"location {loc.name} is declared in the abstract {loc.proxy} proxy")
+    for t in p.threads:
+        for n, ins in enumerate(t.code):
+            where = f"{t.name}:{n}"
+            proxy = getattr(ins, "proxy", Proxy.GENERIC)
+            if proxy in _ABSTRACT_PROXIES:
+                out.append(f"{where} {ins.OP} in the abstract {proxy} proxy (mixed-proxy model only)")
+            elif proxy is Proxy.ASYNC:
+                out.append(f"{where} {ins.OP} in the async proxy has no plain PTX form")
+            if isinstance(ins, ProxyFence) and ins.kind in (
+                ProxyFenceKind.SURFACE,
+                ProxyFenceKind.TEXTURE,
+                ProxyFenceKind.CONSTANT,
+            ):
+                out.append(f"{where} fence.proxy.{ins.kind} (abstract proxy, no PTX instruction)")
+            if type(ins) not in _KNOWN:
+                out.append(f"{where} {ins.OP}: not supported by code generation yet")
+    return out
+
+
+def unrunnable_reasons(p: Program) -> list[str]:
+    """Every reason the harness refuses ``p`` (empty: runnable)."""
+    out = _static_reasons(p)
+    for loc in p.locations:
+        if loc.alias_of is not None:
+            out.append(f"location {loc.name} is a virtual alias of {loc.alias_of} (needs a second mapping)")
+    for t in p.threads:
+        pl = t.placement
+        if pl.gpu != 0:
+            out.append(f"{t.name} is on gpu {pl.gpu}: one GPU only")
+        if pl.grid != 0:
+            out.append(f"{t.name} is in grid {pl.grid}: grids other than 0 need the PDL extension")
+        has_branch = any(isinstance(i, (Branch, Goto)) for i in t.code)
+        for n, ins in enumerate(t.code):
+            where = f"{t.name}:{n}"
+            if isinstance(ins, Barrier) and has_branch:
+                out.append(f"{where} bar.{ins.mode} in a thread with branches (could deadlock the CTA)")
+            if isinstance(ins, (Atom, Red)) and ins.operation in (RmwOp.INC, RmwOp.DEC):
+                out.append(f"{where} {ins.OP}.{ins.operation} wraps to 0, which the launch-unique value encoding cannot carry")
+            if isinstance(ins, (Atom, Red)) and ins.operation in (RmwOp.MIN, RmwOp.MAX):
+                for v in _ins_immediates(ins):
+                    if v < 0:
+                        out.append(f"{where} {ins.OP}.{ins.operation} with a negative operand")
+            for v in _ins_immediates(ins):
+                if not VALUE_MIN <= v <= VALUE_MAX:
+                    out.append(f"{where} value {v} does not fit in 16 bits")
+        for r, v in t.init:
+            if not VALUE_MIN <= v <= VALUE_MAX:
+                out.append(f"{t.name}:{r} initial value {v} does not fit in 16 bits")
+    for loc in p.locations:
+        if not VALUE_MIN <= loc.init <= VALUE_MAX:
+            out.append(f"initial value of {loc.name} ({loc.init}) does not fit in 16 bits")
+    try:
+        _layout(p)
+    except _LayoutError as e:
+        out.append(str(e))
+    # keep order, drop duplicates
+    return list(dict.fromkeys(out))
+
+
+def check_runnable(p: Program) -> None:
+    reasons = unrunnable_reasons(p)
+    if reasons:
+        raise Unrunnable(p.name, reasons)
+
+
+def _ins_immediates(ins: Instruction) -> Iterable[int]:
+    for name in ("src", "value", "operands", "a", "b"):
+        v = getattr(ins, name, None)
+        if isinstance(v, tuple):
+            yield from (x for x in v if isinstance(x, int))
+        elif isinstance(v, int) and not isinstance(v, bool):
+            yield v
+
+
+# --------------------------------------------------------------------------------------------
+# Per-instruction emission (shared by the static kernels and the harness)
+# --------------------------------------------------------------------------------------------
+
+
+class EmitContext:
+    """How one instruction's operands become C++.  The static and the harness emitters differ only
+    here: register names, location addresses, value encoding and what a backward jump does."""
+
+    def reg(self, r: str) -> str:  # an int lvalue
+        return r
+
+    def operand(self, v: ir.Operand) -> str:  # an int rvalue
+        return self.reg(v) if isinstance(v, str) else f"({v})"
+
+    def addr(self, loc: str) -> tuple[str, Space]:
+        """A C++ expression for the location's address: ``unsigned*`` for global, a 32-bit shared
+        address (``unsigned``) for shared."""
+        raise NotImplementedError
+
+    def enc(self, expr: str) -> str:
+        """The raw 32-bit word stored for litmus value ``expr`` (launch-unique in the harness)."""
+        return f"(unsigned)({expr})"
+
+    def enc_rmw(self, op: RmwOp, expr: str) -> str:
+        """The raw operand of an RMW whose memory word is encoded."""
+        return f"(unsigned)({expr})"
+
+    def dec(self, raw: str, loc: str) -> str:
+        """The litmus value of a raw word read from ``loc``."""
+        return f"(int)({raw})"
+
+    def label(self, name: str) -> str:
+        return f"L_{name}"
+
+    def jump(self, target: str, backward: bool) -> str:
+        return f"goto {self.label(target)};"
+
+    def barrier(self, ins: Barrier) -> str:
+        if ins.mode == "sync":
+            if ins.count is None:
+                return f'asm volatile("barrier.sync {ins.id};" ::: "memory");'
+            return f'asm volatile("barrier.sync {ins.id}, {32 * ins.count};" ::: "memory");'
+        cnt = 32 * (ins.count if ins.count is not None else 1)
+        return f'asm volatile("barrier.arrive {ins.id}, {cnt};" ::: "memory");'
+
+
+def _ss(space: Space) -> str:
+    return ".shared" if space is Space.SHARED else ".global"
+
+
+def _acon(space: Space) -> str:
+    return '"r"' if space is Space.SHARED else '"l"'
+
+
+def _sem_scope(sem: Sem, scope: ir.Scope | None, default_scope: ir.Scope = ir.Scope.GPU) -> str:
+    if sem is Sem.WEAK:
+        return ""
+    if sem is Sem.VOLATILE:
+        return ".volatile"
+    return f".{sem}.{scope if scope is not None else default_scope}"
+
+
+_RMW_TYPE = {
+    RmwOp.ADD: "add.u32",
+    RmwOp.SUB: "add.u32",
+    RmwOp.AND: "and.b32",
+    RmwOp.OR: "or.b32",
+    RmwOp.XOR: "xor.b32",
+    RmwOp.EXCH: "exch.b32",
+    RmwOp.CAS: "cas.b32",
+    RmwOp.MIN: "min.u32",
+    RmwOp.MAX: "max.u32",
+    RmwOp.INC: "inc.u32",
+    RmwOp.DEC: "dec.u32",
+}
+
+_ARITH = {
+    ArithOp.ADD: "+",
+    ArithOp.SUB: "-",
+    ArithOp.MUL: "*",
+    ArithOp.AND: "&",
+    ArithOp.OR: "|",
+    ArithOp.XOR: "^",
+}
+
+_COND = {Cond.EQ: "==", Cond.NE: "!=", Cond.LT: "<", Cond.LE: "<=", Cond.GT: ">", Cond.GE: ">="}
+
+
+def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
+    """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included."""
+    if isinstance(ins, Load):
+        if ins.nc:
+            return "ld.global.nc.u32"
+        return f"ld{_sem_scope(ins.sem, ins.scope)}{_ss(space)}.u32"
+    if isinstance(ins, Store):
+        return f"st{_sem_scope(ins.sem, ins.scope)}{_ss(space)}.u32"
+    if isinstance(ins, Atom) or (isinstance(ins, Red) and ins.sem in (Sem.ACQUIRE, Sem.ACQ_REL)):
+        return f"atom.{ins.sem}.{ins.scope}{_ss(space)}.{_RMW_TYPE[ins.operation]}"
+    if isinstance(ins, Red):
+        return f"red.{ins.sem}.{ins.scope}{_ss(space)}.{_RMW_TYPE[ins.operation]}"
+    if isinstance(ins, Fence):
+        return f"fence.{ins.sem}.{ins.scope}"
+    if isinstance(ins, ProxyFence):
+        return f"fence.proxy.{ins.kind}" + (f".{ins.space}" if ins.space else "")
+    raise TypeError(f"{ins.OP} has no single PTX mnemonic")
+
+
+def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False) -> list[str]:
+    """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label."""
+    if isinstance(ins, Load):
+        a, space = ctx.addr(ins.loc)
+        return [
+            "{ unsigned raw_;",
+            f'  asm volatile("{ptx_of(ins, space)} %0, [%1];" : "=r"(raw_) : {_acon(space)}({a}) : "memory");',
+            f"  {ctx.reg(ins.dst)} = {ctx.dec('raw_', ins.loc)}; }}",
+        ]
+    if isinstance(ins, Store):
+        a, space = ctx.addr(ins.loc)
+        return [
+            f'asm volatile("{ptx_of(ins, space)} [%0], %1;" :: {_acon(space)}({a}), '
+            f'"r"({ctx.enc(ctx.operand(ins.src))}) : "memory");'
+        ]
+    if isinstance(ins, (Atom, Red)):
+        a, space = ctx.addr(ins.loc)
+        mnem = ptx_of(ins, space)
+        ops = ins.operands if isinstance(ins, Atom) else (ins.value,)
+        raw_ops = []
+        for v in ops:
+            e = ctx.operand(v)
+            if ins.operation is RmwOp.SUB:
+                e = f"(-({e}))"
+            raw_ops.append(ctx.enc_rmw(ins.operation, e))
+        if mnem.startswith("red."):
+            return [
+                f'asm volatile("{mnem} [%0], %1;" :: {_acon(space)}({a}), "r"({raw_ops[0]}) : "memory");'
+            ]
+        operand_list = ", ".join(f"%{i + 2}" for i in range(len(raw_ops)))
+        ins_list = ", ".join(f'"r"({o})' for o in raw_ops)
+        lines = [
+            "{ unsigned raw_;",
+            f'  asm volatile("{mnem} %0, [%1], {operand_list};" : "=r"(raw_) : {_acon(space)}({a}), {ins_list} : "memory");',
+        ]
+        if isinstance(ins, Atom):
+            lines.append(f"  {ctx.reg(ins.dst)} = {ctx.dec('raw_', ins.loc)}; }}")
+        else:
+            lines.append("  (void)raw_; }")
+        return lines
+    if isinstance(ins, (Fence, ProxyFence)):
+        return [f'asm volatile("{ptx_of(ins)};" ::: "memory");']
+    if isinstance(ins, Barrier):
+        return [ctx.barrier(ins)]
+    if isinstance(ins, Mov):
+        return [f"{ctx.reg(ins.dst)} = {ctx.operand(ins.src)};"]
+    if isinstance(ins, Arith):
+        a, b = ctx.operand(ins.a), ctx.operand(ins.b)
+        if ins.operation is ArithOp.DIV:
+            return [f"{ctx.reg(ins.dst)} = ({b}) == 0 ? 0 : ({a}) / ({b});"]
+        return [f"{ctx.reg(ins.dst)} = ({a}) {_ARITH[ins.operation]} ({b});"]
+    if isinstance(ins, Label):
+        return [f"{ctx.label(ins.name)}: ;"]
+    if isinstance(ins, Branch):
+        a, b = ctx.operand(ins.a), ctx.operand(ins.b)
+        return [f"if (({a}) {_COND[ins.cond]} ({b})) {{ {ctx.jump(ins.target, backward)} }}"]
+    if isinstance(ins, Goto):
+        return [f"{{ {ctx.jump(ins.target, backward)} }}"]
+    if isinstance(ins, Filler):
+        return _emit_filler(ins)
+    raise TypeError(f"no code generation for {ins.OP}")
+
+
+_KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler)
+
+
+def _emit_filler(ins: Filler) -> list[str]:
+    n = ins.n
+    if ins.kind == "delay":
+        # %clock is read by asm volatile, so the loop cannot be folded or deleted (an empty loop is).
+        return [f"fz_delay({n}u);"]
+    if ins.kind == "regloop":
+        return [
+            "{ unsigned acc_ = threadIdx.x;",
+            f"  for (unsigned i_ = 0; i_ < {n}u; ++i_) acc_ = acc_ * 1664525u + 1013904223u;",
+            '  asm volatile("" :: "r"(acc_)); }',
+        ]
+    if ins.kind == "smem":
+        return [
+            "{ volatile unsigned* s_ = fz_scratch_smem + (threadIdx.x & 255u); unsigned acc_ = 0;",
+            f"  for (unsigned i_ = 0; i_ < {n}u; ++i_) {{ s_[0] = i_ + acc_; acc_ += s_[0]; }}",
+            '  asm volatile("" :: "r"(acc_)); }',
+        ]
+    raise TypeError(f"unknown filler {ins.kind!r}")
+
+
+PRELUDE = r"""
+// ---- fuzzgpu prelude -------------------------------------------------------------------
+#ifndef FUZZGPU_PRELUDE
+#define FUZZGPU_PRELUDE
+__device__ __forceinline__ unsigned fz_clock() {
+  unsigned c; asm volatile("mov.u32 %0, %%clock;" : "=r"(c) :: "memory"); return c;
+}
+// a %clock spin: the asm volatile reads keep it (an empty C++ loop is deleted by the compiler)
+__device__ __forceinline__ void fz_delay(unsigned cycles) {
+  unsigned s = fz_clock();
+  while (fz_clock() - s < cycles) { }
+}
+__device__ __forceinline__ unsigned fz_mix(unsigned x) {
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16; return x;
+}
+__device__ __forceinline__ unsigned fz_inv8(unsigned f) {   // inverse of odd f mod 256
+  unsigned x = f; x *= 2u - f * x; x *= 2u - f * x; x *= 2u - f * x; return x & 255u;
+}
+__device__ __forceinline__ unsigned long long fz_ld_vol64(const unsigned long long* p) {
+  unsigned long long v; asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory"); return v;
+}
+#endif
+"""
+
+_SCRATCH_DECL = "__shared__ unsigned fz_scratch_smem[256];"
+
+
+# --------------------------------------------------------------------------------------------
+# Static kernels (for fuzzgpu.sass)
+# --------------------------------------------------------------------------------------------
+
+
+def _registers(t: ir.Thread) -> list[str]:
+    regs: dict[str, None] = {}
+    for r, _ in t.init:
+        regs[r] = None
+    for ins in t.code:
+        d = ins.register_written()
+        if d:
+            regs[d] = None
+        for r in ins.registers_read():
+            if isinstance(r, str):
+                regs[r] = None
+    return list(regs)
+
+
+def _labels(t: ir.Thread) -> dict[str, int]:
+    return {ins.name: n for n, ins in enumerate(t.code) if isinstance(ins, Label)}
+
+
+class _StaticCtx(EmitContext):
+    def __init__(self, p: Program, offsets: dict[str, int]) -> None:
+        self.p = p
+        self.offsets = offsets
+
+    def addr(self, loc: str) -> tuple[str, Space]:
+        phys = self.p.physical(loc)
+        off = self.offsets[phys]
+        if self.p.location(phys).space is Space.SHARED:
+            return f"(unsigned)__cvta_generic_to_shared(fz_static_smem + {off})", Space.SHARED
+        return f"(base + {off})", Space.GLOBAL
+
+
+STATIC_LOCATION_STRIDE = 32  # words: one 128-byte line per location
+
+
+def static_offsets(p: Program) -> dict[str, int]:
+    """Word offset of each (physical) location from the base pointer in :func:`generate_static`."""
+    out: dict[str, int] = {}
+    g = s = 0
+    for loc in p.locations:
+        if loc.alias_of is not None:
+            continue
+        if loc.space is Space.SHARED:
+            out[loc.name] = s * STATIC_LOCATION_STRIDE
+            s += 1
+        else:
+            out[loc.name] = g * STATIC_LOCATION_STRIDE
+            g += 1
+    return out
+
+
+def static_kernel_name(thread: str) -> str:
+    return f"fuzzgpu_{thread}"
+
+
+def generate_static(program: Program) -> str:
+    """A CUDA C++ translation unit with one ``__global__`` kernel per litmus thread, named
+    ``fuzzgpu_<thread name>``, taking ``unsigned* base``; the body is that thread's instructions in
+    program order, every memory op, fence and barrier an ``asm volatile(... ::: "memory")``; global
+    location ``x`` is ``base + static_offsets(program)["x"]`` (32 words apart), shared locations
+    live in a ``__shared__`` array.  Registers start at the thread's initial values.  Raises
+    :class:`Unrunnable` for constructs without a PTX form (abstract proxies)."""
+    reasons = _static_reasons(program)
+    if reasons:
+        raise Unrunnable(program.name, reasons)
+    offsets = static_offsets(program)
+    nsh = sum(1 for loc in program.locations if loc.space is Space.SHARED and loc.alias_of is None)
+    out = [f"// fuzzgpu static kernels for {program.name}", PRELUDE, _SCRATCH_DECL]
+    if nsh:
+        out.append(f"__shared__ unsigned fz_static_smem[{max(1, nsh) * STATIC_LOCATION_STRIDE}];")
+    ctx = _StaticCtx(program, offsets)
+    for t in program.threads:
+        out.append(f'extern "C" __global__ void {static_kernel_name(t.name)}(unsigned* base) {{')
+        for r in _registers(t):
+            out.append(f"  int {r} = {t.init_value(r)};")
+        labels = _labels(t)
+        for n, ins in enumerate(t.code):
+            target = getattr(ins, "target", None)
+            backward = target is not None and labels.get(target, n + 1) <= n
+            out.append(f"  // {n}: {_describe(ins)}")
+            out.extend("  " + line for line in emit_instruction(ins, ctx, backward))
+        for r in _registers(t):
+            out.append(f"  (void){r};")
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _describe(ins: Instruction) -> str:
+    d = ir.instruction_to_json(ins)
+    op = d.pop("op")
+    return op + " " + " ".join(f"{k}={v}" for k, v in d.items())
+
+
+# --------------------------------------------------------------------------------------------
+# The harness: layout
+# --------------------------------------------------------------------------------------------
+
+
+class _LayoutError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RoleLayout:
+    """Where role (litmus thread) ``index`` of an instance runs, relative to the instance."""
+
+    thread: str
+    index: int  # position in Program.threads
+    cluster_group: int  # different clusters (or CTAs when clusters are 1 CTA) get different groups
+    rank: int  # CTA rank inside the cluster
+    cta_group: int  # index of the CTA (cluster_group, rank) among all CTA groups
+    warp_class: int  # distinct warps inside the CTA
+    lane_class: int  # distinct lanes inside the warp
+
+
+@dataclass(frozen=True)
+class Layout:
+    roles: tuple[RoleLayout, ...]
+    cluster: int  # CTAs per cluster (1: no __cluster_dims__)
+    n_cluster_groups: int
+    n_cta_groups: int
+    order: tuple[int, ...]  # order in which each hardware thread runs the roles
+
+
+def _layout(p: Program) -> Layout:
+    clusters: dict[tuple[int, int, int], int] = {}
+    ctas: dict[tuple[int, int, int, int], tuple[int, int]] = {}
+    ranks: dict[int, int] = {}
+    roles = []
+    warp_classes: dict[int, dict[object, int]] = {}
+    lanes: dict[tuple[int, int], int] = {}
+    for i, t in enumerate(p.threads):
+        pl = t.placement
+        ck = (pl.gpu, pl.grid, pl.cluster_id)
+        cg = clusters.setdefault(ck, len(clusters))
+        tk = (pl.gpu, pl.grid, pl.cluster_id, pl.cta)
+        if tk not in ctas:
+            r = ranks.get(cg, 0)
+            ranks[cg] = r + 1
+            ctas[tk] = (len(ctas), r)
+        tg, rank = ctas[tk]
+        wmap = warp_classes.setdefault(tg, {})
+        wkey: object = ("w", pl.warp) if pl.warp is not None else ("t", t.name)
+        wc = wmap.setdefault(wkey, len(wmap))
+        lc = lanes.get((tg, wc), 0)
+        lanes[(tg, wc)] = lc + 1
+        roles.append(RoleLayout(t.name, i, cg, rank, tg, wc, lc))
+    cluster = max(ranks.values()) if ranks else 1
+    if cluster > MAX_CLUSTER:
+        raise _LayoutError(f"{cluster} CTAs in one cluster (at most {MAX_CLUSTER})")
+    if any(len(w) > CTA_THREADS // 32 for w in warp_classes.values()):
+        raise _LayoutError(f"more than {CTA_THREADS // 32} distinct warps in one CTA")
+    if any(n > 32 for n in lanes.values()):
+        raise _LayoutError("more than 32 threads in one warp")
+    # shared locations: used from one CTA only
+    for loc in p.locations:
+        if loc.space is Space.SHARED:
+            groups = {
+                roles[i].cta_group
+                for i, t in enumerate(p.threads)
+                for ins in t.code
+                if getattr(ins, "loc", None) is not None and p.physical(ins.loc) == loc.name
+            }
+            if len(groups) > 1:
+                raise _LayoutError(f"shared location {loc.name} is accessed from different CTAs")
+    # roles without backward jumps first, so spin loops mostly wait on roles that already ran
+    def has_loop(t: ir.Thread) -> bool:
+        lab = _labels(t)
+        return any(
+            isinstance(ins, (Branch, Goto)) and lab.get(ins.target, n + 1) <= n for n, ins in enumerate(t.code)
+        )
+
+    order = tuple(sorted(range(len(p.threads)), key=lambda i: (has_loop(p.threads[i]), i)))
+    return Layout(tuple(roles), cluster, len(clusters), len(ctas), order)
+
+
+# --------------------------------------------------------------------------------------------
+# The harness: outcome keys and value tables
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    key: str  # "P0:r0" or a location name
+    kind: str  # "reg" | "gloc" | "sloc"
+    role: int  # role index (reg / sloc); -1 for global locations
+    reg: str | None
+    loc: str | None
+    values: tuple[int, ...]  # known values; index len(values) is "other"
+
+    @property
+    def radix(self) -> int:
+        return len(self.values) + 1
+
+
+@dataclass(frozen=True)
+class HarnessSpec:
+    """What the host needs to run a generated harness kernel and read its histogram back."""
+
+    program: str
+    kernel: str
+    keys: tuple[KeySpec, ...]
+    nbins: int  # outcome bins; bin ``nbins`` counts timeouts
+    cluster: int
+    n_global_locs: int
+    global_locs: tuple[str, ...]
+    n_results: int  # result words per instance (register keys, shared finals, timeout flags)
+    needs_prime: bool  # RMW programs: memory initialised before each launch
+    roles: int
+    source_hash: str = ""
+
+    def decode_bin(self, b: int) -> dict[str, int | None]:
+        out: dict[str, int | None] = {}
+        for k in self.keys:
+            d = b % k.radix
+            b //= k.radix
+            out[k.key] = k.values[d] if d < len(k.values) else None
+        return out
+
+    def to_json(self) -> dict:
+        import dataclasses
+
+        return dataclasses.asdict(self)
+
+
+def _value_universe(p: Program) -> list[int]:
+    vals: set[int] = {0}
+    for loc in p.locations:
+        vals.add(loc.init)
+    has_rmw_add = False
+    add_total = 0
+    for t in p.threads:
+        vals.update(v for _, v in t.init)
+        for ins in t.code:
+            vals.update(_ins_immediates(ins))
+            if isinstance(ins, (Atom, Red)) and ins.operation in (RmwOp.ADD, RmwOp.SUB):
+                has_rmw_add = True
+                add_total += sum(abs(v) for v in _ins_immediates(ins))
+            if isinstance(ins, Arith):
+                has_rmw_add = True
+    if p.condition is not None:
+        vals.update(t for t in p.condition.terms() if isinstance(t, int))
+    if has_rmw_add:
+        top = max([abs(v) for v in vals] + [0]) + add_total
+        vals.update(range(0, min(top, 63) + 1))
+    return sorted(v for v in vals if VALUE_MIN <= v <= VALUE_MAX)
+
+
+def _key_specs(p: Program, lay: Layout) -> list[KeySpec]:
+    universe = _value_universe(p)
+    idx = {t.name: i for i, t in enumerate(p.threads)}
+    specs = []
+    for key in p.outcome_keys():
+        if ":" in key:
+            th, reg = key.split(":", 1)
+            specs.append(KeySpec(key, "reg", idx[th], reg, None, tuple(universe)))
+        else:
+            phys = p.physical(key)
+            loc = p.location(phys)
+            if loc.space is Space.SHARED:
+                role = next(
+                    (
+                        i
+                        for i, t in enumerate(p.threads)
+                        for ins in t.code
+                        if getattr(ins, "loc", None) is not None and p.physical(ins.loc) == phys
+                    ),
+                    0,
+                )
+                specs.append(KeySpec(key, "sloc", role, None, phys, tuple(universe)))
+            else:
+                specs.append(KeySpec(key, "gloc", -1, None, phys, tuple(universe)))
+    nb = 1
+    for s in specs:
+        nb *= s.radix
+    if nb > MAX_BINS:  # shrink to the values the condition and the initial state name
+        small = {0} | {loc.init for loc in p.locations}
+        if p.condition is not None:
+            small |= {t for t in p.condition.terms() if isinstance(t, int)}
+        specs = [KeySpec(s.key, s.kind, s.role, s.reg, s.loc, tuple(sorted(small))) for s in specs]
+    return specs
+
+
+# --------------------------------------------------------------------------------------------
+# The harness: code
+# --------------------------------------------------------------------------------------------
+
+
+class _HarnessCtx(EmitContext):
+    def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int) -> None:
+        self.p = p
+        self.k = role
+        self.gidx = gidx
+        self.sidx = sidx
+        self.nsh = nsh
+
+    def reg(self, r: str) -> str:
+        return f"k{self.k}_{r}"
+
+    def addr(self, loc: str) -> tuple[str, Space]:
+        phys = self.p.physical(loc)
+        if phys in self.sidx:
+            return f"k{self.k}_sa{self.sidx[phys]}", Space.SHARED
+        return f"k{self.k}_a{self.gidx[phys]}", Space.GLOBAL
+
+    def enc(self, expr: str) -> str:
+        return f"(tagh | ((unsigned)({expr}) & 0xffffu))"
+
+    def enc_rmw(self, op: RmwOp, expr: str) -> str:
+        if op in (RmwOp.ADD, RmwOp.SUB):
+            return f"(unsigned)({expr})"
+        if op is RmwOp.AND:
+            return f"(0xffff0000u | ((unsigned)({expr}) & 0xffffu))"
+        if op in (RmwOp.OR, RmwOp.XOR):
+            return f"((unsigned)({expr}) & 0xffffu)"
+        return self.enc(expr)
+
+    def dec(self, raw: str, loc: str) -> str:
+        init = self.p.location(self.p.physical(loc)).init
+        return f"fz_dec({raw}, tagh, {init})"
+
+    def label(self, name: str) -> str:
+        return f"L{self.k}_{name}"
+
+    def jump(self, target: str, backward: bool) -> str:
+        if not backward:
+            return f"goto {self.label(target)};"
+        return f"if (++k{self.k}__spins > budget) {{ k{self.k}__tmo = 1u; goto L{self.k}___end; }} goto {self.label(target)};"
+
+    def barrier(self, ins: Barrier) -> str:
+        # every hardware thread runs every role: all threads of the CTA meet at each barrier
+        # (counts are not honoured: the harness sees a subset of the allowed outcomes)
+        return f'asm volatile("barrier.sync {ins.id};" ::: "memory");'
+
+
+_HARNESS_HELPERS = r"""
+#ifndef FUZZGPU_HARNESS_HELPERS
+#define FUZZGPU_HARNESS_HELPERS
+__device__ __forceinline__ int fz_dec(unsigned raw, unsigned tagh, int init) {
+  // a word written in this launch carries its tag; anything else was written before the launch
+  return ((raw & 0xffff0000u) == tagh) ? (int)(short)(raw & 0xffffu) : init;
+}
+__device__ __forceinline__ unsigned fz_rot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
+  return ((((x >> 5) + w * mw) & 7u) << 5) | (((x & 31u) + l * ml) & 31u);
+}
+__device__ __forceinline__ unsigned fz_unrot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
+  return ((((x >> 5) - w * mw) & 7u) << 5) | (((x & 31u) - l * ml) & 31u);
+}
+// per-launch random parameters, derived on the device from (epoch, seed): no per-launch arguments
+struct FzParams {
+  unsigned seed, tagh, mw, ml, pidx;
+  unsigned f[8], finv[8];      // lane multiplier per CTA group (odd) and its inverse mod 256
+  unsigned F[16], Cc[16];      // location permutation per location: inst*F + C mod ninst
+};
+__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
+                                          unsigned ngroups, unsigned nlocs, unsigned nperms) {
+  const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
+  P.seed = h0;
+  P.tagh = ((unsigned)(epoch % 65535ull) + 1u) << 16;
+  unsigned h = fz_mix(h0 + 1u); P.mw = (h & 7u) | 1u; P.ml = ((h >> 3) & 31u) | 1u; P.pidx = (h >> 8) % nperms;
+  for (unsigned g = 0; g < ngroups && g < 8; ++g) {
+    h = fz_mix(h0 ^ (0x5100u + g));
+    P.f[g] = (g == 0) ? 1u : ((h & 255u) | 1u);
+    P.finv[g] = fz_inv8(P.f[g]);
+  }
+  for (unsigned j = 0; j < nlocs && j < 16; ++j) {
+    h = fz_mix(h0 ^ (0x7700u + j));
+    P.F[j] = (j == 0) ? 1u : (h | 1u);
+    P.Cc[j] = (j == 0) ? 0u : fz_mix(h);
+  }
+}
+#endif
+"""
+
+
+def _role_inst_expr(lay: Layout, r: RoleLayout, lane: str, out: str) -> list[str]:
+    """C++ computing ``out`` = the instance whose role ``r`` this thread plays, given its lane ``t``
+    (``lane`` names the thread's lane variable).  See docs/harness.md for the bijection."""
+    g = r.cta_group
+    L = f"{out}_L"
+    lines = [
+        f"unsigned {L} = (fz_unrot({lane}, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml) * P.finv[{g}]) & 255u;",
+    ]
+    lines += _inst_from_lane(lay, r, L, out)
+    return lines
+
+
+def _inst_from_lane(lay: Layout, r: RoleLayout, L: str, out: str) -> list[str]:
+    a = r.cluster_group
+    if lay.n_cluster_groups > 1 and a > 0:
+        m = f"((nQ - 1u) / {lay.n_cluster_groups - 1}u)"
+        dq = f"({a}u * (1u + (({L} + P.seed) % {m})))"
+    else:
+        dq = "0u"
+    C = lay.cluster
+    rk = f"((rank + {C}u - {r.rank}u) % {C}u)" if C > 1 else "0u"
+    return [f"unsigned {out} = ((((lq + nQ - {dq}) % nQ) * {C}u + {rk}) << 8) | {L};"]
+
+
+def _gslot(j: int, inst: str) -> str:
+    """Word offset of global location ``j`` of instance ``inst`` (P: that launch's params)."""
+    if j == 0:
+        return f"((unsigned long long)({inst}) * (NG * stride))"
+    return f"((unsigned long long)((({inst}) * P.F[{j}] + P.Cc[{j}]) & (ninst - 1u)) * (NG * stride) + {j}u * stride)"
+
+
+def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, HarnessSpec]:
+    """The harness kernel for ``program`` (without the prelude) and its :class:`HarnessSpec`."""
+    check_runnable(program)
+    p = program
+    lay = _layout(p)
+    name = kernel or "fzh_" + _safe(p.name)
+    gl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.GLOBAL]
+    sl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED]
+    # only locations a thread or the condition touches
+    gidx = {n: i for i, n in enumerate(gl)}
+    sidx = {n: i for i, n in enumerate(sl)}
+    NG = max(1, len(gl))
+    NSH = len(sl)
+    if len(gl) > 16:
+        raise Unrunnable(p.name, ["more than 16 global locations"])
+    keys = _key_specs(p, lay)
+    nbins = 1
+    for k in keys:
+        nbins *= k.radix
+    # result words: one per register key or shared-final key, then one timeout flag per role
+    res_keys = [k for k in keys if k.kind in ("reg", "sloc")]
+    n_results = len(res_keys) + len(p.threads)
+    needs_prime = any(isinstance(i, (Atom, Red)) for t in p.threads for i in t.code)
+    C = lay.cluster
+    ngroups = lay.n_cta_groups
+
+    L: list[str] = []
+    w = L.append
+    w(f"// harness for {p.name}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}")
+    w(f"namespace ns_{name} {{")
+    w(f"constexpr unsigned NG = {NG}u;")
+    w("}")
+    cluster_attr = f"__cluster_dims__({C}, 1, 1) " if C > 1 else ""
+    w(f'extern "C" __global__ void {cluster_attr}__launch_bounds__(256) {name}(')
+    w("    unsigned* mem, unsigned* res, unsigned long long* hist, unsigned long long* ctl,")
+    w("    const unsigned short* perms, unsigned* scratch, unsigned ntest, unsigned stride, unsigned spin,")
+    w("    unsigned barrier, unsigned mode, unsigned seed0, unsigned scratch_lines, unsigned budget,")
+    w("    unsigned long long epoch0, unsigned nperms) {")
+    w(f"  using namespace ns_{name};")
+    w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u;")
+    if NSH:
+        w("  __shared__ unsigned fz_sm[NSH * 256u];")
+    if any(isinstance(i, Filler) and i.kind == "smem" for t in p.threads for i in t.code):
+        w("  __shared__ unsigned fz_scratch_smem[256];")
+    shared_hist = nbins + 1 <= MAX_SHARED_BINS
+    if shared_hist:
+        w("  __shared__ unsigned fz_hist[NBINS + 1u];")
+    w("  const unsigned t = threadIdx.x;")
+    w("  const unsigned long long epoch = fz_ld_vol64(ctl);")
+    w("  const unsigned ninst = ntest * 256u;")
+    w(f"  const unsigned nQ = ntest / {C}u;")
+    w(f"  const unsigned rank = blockIdx.x % {C}u;")
+    w("  FzParams P;")
+    w(f"  fz_params(P, epoch, seed0, {ngroups}u, NG, nperms);")
+    w(f"  const unsigned lq = perms[P.pidx * (gridDim.x / {C}u) + blockIdx.x / {C}u];")
+    w(f"  const unsigned lcta = lq * {C}u + rank;")
+    w("  const bool testing = lcta < ntest;")
+    w("  unsigned* memc = mem + (unsigned long long)(epoch & 1ull) * ((unsigned long long)ninst * NG * stride);")
+    w("  const unsigned tagh = P.tagh;")
+    # ---- mode 2: prime memory with tagged initial values (RMW programs)
+    w("  if (mode == 2u) {")
+    w("    if (!testing) return;")
+    w("    const unsigned inst = (lcta << 8) | t;")
+    for j, n in enumerate(gl):
+        w(f"    memc[{_gslot(j, 'inst')}] = tagh | ({p.location(n).init}u & 0xffffu);")
+    w("    return;")
+    w("  }")
+    # ---- check of the previous launch (modes 0 and 1)
+    w("  if (mode == 0u) {")
+    w("    if (testing) {")
+    _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w)
+    w("    } else {")
+    w("      // stress CTA: hammer scratch lines until every testing warp is done")
+    w("      const unsigned target = ntest * 8u;")
+    w("      for (unsigned i = 0; i < 4096u; ++i) {")
+    w("        unsigned line = (blockIdx.x * 7u + (t >> 5) * 3u + i) % scratch_lines;")
+    w("        unsigned* a = scratch + line * 32u + (t & 31u);")
+    w('        asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(i) : "memory");')
+    w('        unsigned v; asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");')
+    w("        if ((i & 15u) == 0u && fz_ld_vol64(ctl + 3) >= target) break;")
+    w("      }")
+    w("    }")
+    w("  }")
+    w("  if (testing && (mode == 1u || epoch > epoch0)) {")
+    _emit_check(p, keys, res_keys, gl, nbins, shared_hist, w)
+    w("  }")
+    w("  if (mode == 0u) {")
+    w("    __syncthreads();")
+    w("    if (t == 0u) {")
+    w("      __threadfence();")
+    w("      unsigned long long old = atomicAdd(ctl + 1, 1ull);")
+    w("      if (old == (unsigned long long)gridDim.x - 1ull) {")
+    w("        ctl[1] = 0ull; ctl[2] = 0ull; ctl[3] = 0ull; __threadfence(); ctl[0] = epoch + 1ull;")
+    w("      }")
+    w("    }")
+    w("  }")
+    w("}")
+    src = "\n".join(L) + "\n"
+    spec = HarnessSpec(
+        program=p.name,
+        kernel=name,
+        keys=tuple(keys),
+        nbins=nbins,
+        cluster=C,
+        n_global_locs=NG,
+        global_locs=tuple(gl),
+        n_results=n_results,
+        needs_prime=needs_prime,
+        roles=len(p.threads),
+        source_hash=hashlib.sha256(src.encode()).hexdigest()[:16],
+    )
+    return src, spec
+
+
+def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None]) -> None:
+    ind = "      "
+    # per role: instance, addresses, registers
+    for k in lay.order:
+        r = lay.roles[k]
+        t = p.threads[k]
+        for line in _role_inst_expr(lay, r, "t", f"inst{k}"):
+            w(ind + line)
+        used = {p.physical(i.loc) for i in t.code if getattr(i, "loc", None) is not None}
+        for n in gl:
+            if n in used:
+                j = gidx[n]
+                w(ind + f"unsigned* k{k}_a{j} = memc + {_gslot(j, f'inst{k}')};")
+        for n in sl:
+            if n in used:
+                j = sidx[n]
+                w(ind + f"unsigned k{k}_sa{j} = (unsigned)__cvta_generic_to_shared(fz_sm + inst{k}_L * NSH + {j}u);")
+        for reg in _registers(t):
+            w(ind + f"int k{k}_{reg} = {t.init_value(reg)};")
+        w(ind + f"unsigned k{k}__tmo = 0u, k{k}__spins = 0u; (void)k{k}__spins;")
+    if sl:
+        w(ind + "// shared locations: tagged initial values, every launch")
+        for n in sl:
+            j = sidx[n]
+            w(ind + f"fz_sm[t * NSH + {j}u] = tagh | ({p.location(n).init}u & 0xffffu);")
+        w(ind + "__syncthreads();")
+    w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
+    w(ind + "  if ((t & 31u) == 0u) {")
+    w(ind + "    atomicAdd(ctl + 2, 1ull);")
+    w(ind + "    for (unsigned i = 0; i < 1024u; ++i) if (fz_ld_vol64(ctl + 2) >= (unsigned long long)ntest * 8u) break;")
+    w(ind + "  }")
+    w(ind + "  __syncwarp();")
+    w(ind + "}")
+    w(ind + "if (spin) fz_delay(fz_mix(P.seed ^ (lcta * 8u + (t >> 5))) % spin);  // per-warp random delay")
+    for k in lay.order:
+        t = p.threads[k]
+        ctx = _HarnessCtx(p, k, gidx, sidx, len(sl))
+        labels = _labels(t)
+        w(ind + f"// ---- role {k}: {t.name}")
+        for n, ins in enumerate(t.code):
+            target = getattr(ins, "target", None)
+            backward = target is not None and labels.get(target, n + 1) <= n
+            for line in emit_instruction(ins, ctx, backward):
+                w(ind + line)
+        w(ind + f"L{k}___end: ;")
+    # results
+    resc = "res + (unsigned long long)(epoch & 1ull) * ((unsigned long long)NRES * ninst)"
+    w(ind + f"unsigned* resc = {resc};")
+    for ri, ks in enumerate(res_keys):
+        if ks.kind == "reg":
+            w(ind + f"resc[{ri}ull * ninst + inst{ks.role}] = (unsigned)k{ks.role}_{ks.reg};")
+    if any(ks.kind == "sloc" for ks in res_keys):
+        w(ind + "__syncthreads();")
+        for ri, ks in enumerate(res_keys):
+            if ks.kind == "sloc":
+                r = lay.roles[ks.role]
+                init = p.location(ks.loc).init
+                for line in _inst_from_lane(lay, r, "t", f"sinst{ri}"):
+                    w(ind + line)
+                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = (unsigned)fz_dec(fz_sm[t * NSH + {sidx[ks.loc]}u], tagh, {init});")
+    for k in range(len(p.threads)):
+        w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
+    w(ind + "__syncwarp();")
+    w(ind + "if ((t & 31u) == 0u) atomicAdd(ctl + 3, 1ull);")
+
+
+def _emit_check(p, keys, res_keys, gl, nbins, shared_hist, w) -> None:
+    ind = "    "
+    w(ind + "// classify the previous launch's instances; the histogram lives on the device")
+    w(ind + "const unsigned long long pe = epoch - 1ull;")
+    w(ind + "FzParams PP;")
+    w(ind + "fz_params(PP, pe, seed0, 0u, NG, nperms);")
+    w(ind + "const unsigned inst = (lcta << 8) | t;")
+    w(ind + "const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)NRES * ninst);")
+    w(ind + "const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * NG * stride);")
+    w(ind + "unsigned tmo = 0u;")
+    w(ind + f"for (unsigned k = {len(res_keys)}u; k < NRES; ++k) tmo |= resp[(unsigned long long)k * ninst + inst];")
+    w(ind + "unsigned bin = 0u, mult = 1u; int v;")
+    ri = {ks.key: i for i, ks in enumerate(res_keys)}
+    gidx = {n: i for i, n in enumerate(gl)}
+    for ks in keys:
+        if ks.kind == "gloc":
+            j = gidx[ks.loc]
+            slot = _gslot(j, "inst").replace("P.", "PP.")
+            init = p.location(ks.loc).init
+            w(ind + f"{{ unsigned raw = *(volatile const unsigned*)(memp + {slot}); v = fz_dec(raw, PP.tagh, {init}); }}")
+        else:
+            w(ind + f"v = (int)resp[{ri[ks.key]}ull * ninst + inst];")
+        conds = " ".join(f"v == {val} ? {d}u :" for d, val in enumerate(ks.values))
+        w(ind + f"bin += mult * ({conds} {len(ks.values)}u); mult *= {ks.radix}u;")
+    w(ind + "if (tmo) bin = NBINS;")
+    if shared_hist:
+        w(ind + "for (unsigned b = t; b <= NBINS; b += 256u) fz_hist[b] = 0u;")
+        w(ind + "__syncthreads();")
+        w(ind + "atomicAdd(&fz_hist[bin], 1u);")
+        w(ind + "__syncthreads();")
+        w(ind + "for (unsigned b = t; b <= NBINS; b += 256u) if (fz_hist[b]) atomicAdd(hist + b, (unsigned long long)fz_hist[b]);")
+    else:
+        w(ind + "atomicAdd(hist + bin, 1ull);")
+
+
+def _safe(name: str) -> str:
+    s = "".join(c if c.isalnum() else "_" for c in name)
+    return s[:40] + "_" + hashlib.sha1(name.encode()).hexdigest()[:6]
+
+
+def generate_module(programs: Sequence[Program]) -> tuple[str, list[HarnessSpec]]:
+    """One translation unit holding the harness kernels of many programs (batched compilation);
+    kernel names are ``fzh_<i>_<name>``.  Raises :class:`Unrunnable` for the first program that
+    cannot run: filter with :func:`unrunnable_reasons` first."""
+    parts = [PRELUDE, _HARNESS_HELPERS]
+    specs = []
+    for i, p in enumerate(programs):
+        src, spec = generate_harness(p, kernel=f"fzh_{i}_{_safe(p.name)}")
+        parts.append(src)
+        specs.append(spec)
+    return "\n".join(parts), specs
+
+
+def harness_source(program: Program) -> tuple[str, HarnessSpec]:
+    """A complete translation unit for one program's harness."""
+    src, specs = generate_module([program])
+    return src, specs[0]
+
+
+__all__ = [
+    "Unrunnable",
+    "EmitContext",
+    "emit_instruction",
+    "ptx_of",
+    "generate_static",
+    "static_offsets",
+    "static_kernel_name",
+    "generate_harness",
+    "generate_module",
+    "harness_source",
+    "unrunnable_reasons",
+    "check_runnable",
+    "HarnessSpec",
+    "KeySpec",
+    "Layout",
+    "RoleLayout",
+    "PRELUDE",
+    "CTA_THREADS",
+]
