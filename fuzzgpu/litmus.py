@@ -217,6 +217,10 @@ _PROXY_PREFIX = {Proxy.GENERIC: "", Proxy.SURFACE: "su", Proxy.TEXTURE: "t", Pro
 _BRANCHES = {"b" + c.value: c for c in Cond}
 _ARITH = {op.value: op for op in ArithOp}
 _MEMBAR = {"cta": Scope.CTA, "gl": Scope.GPU, "sys": Scope.SYS}
+_MNEMONICS = frozenset(
+    {*_LOAD_BASES, *_STORE_BASES, *_ATOM_BASES, *_RED_BASES, *_BRANCHES, *_ARITH}
+    | {"fence", "membar", "bar", "barrier", "mov", "goto", "filler"}
+)
 _PROXY_FENCE_SPACES = ("global", "shared::cta", "shared::cluster")
 _PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 _SEMS = {s.value: s for s in Sem}
@@ -511,7 +515,8 @@ class _Parser:
                     continue
                 if sep.kind == EOF:
                     raise self.error("unexpected end of input: missing ';' at the end of the row", sep)
-                raise self.error(f"expected '|' or ';' after an instruction, found {sep.describe()}", sep)
+                hint = " (missing ';' at the end of the row?)" if sep.line > self.peek(-2).line else ""
+                raise self.error(f"expected '|' or ';' after an instruction, found {sep.describe()}{hint}", sep)
             if column + 1 != width:
                 raise self.error(f"row has {column + 1} column(s), expected {width}", sep)
 
@@ -527,6 +532,8 @@ class _Parser:
             if not NAME_RE.match(tok.text):
                 raise self.error(f"bad label name {tok.text!r}", tok)
             return _Cell(Label(tok.text), tok)
+        if tok.text.split(".", 1)[0] not in _MNEMONICS:
+            raise self.error(f"unknown instruction {tok.text!r}", tok)
         operands = self.parse_operands()
         return _InstructionBuilder(self, tok, operands).build()
 
@@ -1016,7 +1023,7 @@ def parse(text: str, path: str = "<input>") -> Program:
 def parse_file(path: str | Path) -> Program:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:
         raise SourceError(f"not UTF-8 text ({e.reason})", str(path), 1, 1) from None
     except OSError as e:
