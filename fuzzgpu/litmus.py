@@ -57,6 +57,8 @@ from .ir import (
     ProxyFence,
     ProxyFenceKind,
     Red,
+    instruction_from_json,
+    instruction_to_json,
     RegRef,
     RmwOp,
     Scope,
@@ -230,6 +232,7 @@ _LOC_PROXIES = {p.value: p for p in Proxy}
 _LOC_SPACES = {s.value: s for s in Space}
 _QUANTIFIERS = ("exists", "forall", "final")
 _CMP_PUNCT = {"==": "==", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_JSON_WORDS: dict[str, object] = {"true": True, "false": False, "null": None}
 _VALIDATE_WHERE = re.compile(r"^(\w+), instruction (\d+) ")
 
 
@@ -411,7 +414,7 @@ class _Parser:
 
     def parse_location_attributes(self, loc: Location) -> Location:
         """``@ [proxy] [space] [aliases OTHER]`` -- at least one of them, each at most once."""
-        at = self.expect("@")
+        self.expect("@")
         seen: set[str] = set()
         while self.peek().kind == WORD and self.peek().text != "aliases":
             tok = self.next()
@@ -432,7 +435,7 @@ class _Parser:
             seen.add("aliases")
             loc = _replace(loc, alias_of=target.text)
         if not seen:
-            raise self.error("expected a proxy, a state space or 'aliases' after '@'", self.peek() if self.peek() is not at else at)
+            raise self.error("expected a proxy, a state space or 'aliases' after '@'", self.peek())
         return loc
 
     def check_location_name(self, tok: Token) -> None:
@@ -524,6 +527,8 @@ class _Parser:
         tok = self.peek()
         if tok.kind == PUNCT and tok.text in ("|", ";"):
             return None
+        if tok.kind == PUNCT and tok.text == "{":
+            return self.parse_json_instruction()
         if tok.kind != WORD:
             raise self.error(f"expected an instruction, found {tok.describe()}", tok)
         self.next()
@@ -536,6 +541,57 @@ class _Parser:
             raise self.error(f"unknown instruction {tok.text!r}", tok)
         operands = self.parse_operands()
         return _InstructionBuilder(self, tok, operands).build()
+
+    def parse_json_instruction(self) -> _Cell:
+        """The generic form of an instruction the dialect has no mnemonic for (an extension registered
+        with :func:`fuzzgpu.ir.register_instruction`): its JSON object, ``{"op": "tag", ...}``."""
+        start = self.peek()
+        obj = self.parse_json_value(0)
+        if not isinstance(obj, dict):
+            raise self.error("expected a JSON object", start)
+        try:
+            instr = instruction_from_json(obj)
+        except (ProgramError, TypeError) as e:
+            raise self.error(str(e), start) from None
+        cell = _Cell(instr, start)
+        loc, target = getattr(instr, "loc", None), getattr(instr, "target", None)
+        if isinstance(loc, str) and NAME_RE.match(loc) and not REGISTER_RE.match(loc):
+            cell.locations.append(Token(WORD, loc, start.line, start.col))
+        if isinstance(target, str):
+            cell.targets.append(Token(WORD, target, start.line, start.col))
+        return cell
+
+    def parse_json_value(self, depth: int) -> object:
+        tok = self.next()
+        if depth > MAX_NESTING:
+            raise self.error(f"JSON nested more than {MAX_NESTING} deep", tok)
+        if tok.kind == NUM:
+            return int(tok.text)
+        if tok.kind == STR:
+            return tok.text
+        if tok.kind == WORD and tok.text in _JSON_WORDS:
+            return _JSON_WORDS[tok.text]
+        if tok.kind == PUNCT and tok.text == "[":
+            items: list[object] = []
+            while not self.at("]"):
+                items.append(self.parse_json_value(depth + 1))
+                if not self.at("]"):
+                    self.expect(",", " or ']' in a JSON list")
+            self.next()
+            return items
+        if tok.kind == PUNCT and tok.text == "{":
+            obj: dict[str, object] = {}
+            while not self.at("}"):
+                key = self.next()
+                if key.kind != STR or key.text in obj:
+                    raise self.error(f"expected a new JSON key string, found {key.describe()}", key)
+                self.expect(":", " after a JSON key")
+                obj[key.text] = self.parse_json_value(depth + 1)
+                if not self.at("}"):
+                    self.expect(",", " or '}' in a JSON object")
+            self.next()
+            return obj
+        raise self.error(f"expected a JSON value, found {tok.describe()}", tok)
 
     def parse_operands(self) -> list[Token]:
         operands: list[Token] = []
@@ -1167,7 +1223,22 @@ def format_instruction(ins: Instruction) -> str:
         return f"goto {ins.target}"
     if isinstance(ins, Filler):
         return f"filler.{ins.kind} {ins.n}"
-    raise ValueError(f"{type(ins).__name__} has no litmus syntax")
+    return _format_json(instruction_to_json(ins))
+
+
+def _format_json(value: object) -> str:
+    """JSON for the generic instruction form; strings must not need escapes."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_format_json(k)}: {_format_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_format_json(v) for v in value) + "]"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str) and not any(c in value for c in '"\\\n'):
+        return f'"{value}"'
+    raise ValueError(f"{value!r} cannot be written in a litmus JSON instruction")
 
 
 def _format_barrier(b: Barrier) -> str:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import csv
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
+from fuzzgpu import ir
 from fuzzgpu.ir import (
     And,
     Arith,
@@ -40,6 +43,7 @@ from fuzzgpu.ir import (
     Space,
     Store,
 )
+from fuzzgpu.errors import SourceError
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
 DAT3M = Path(__file__).resolve().parents[1].parent / "shared" / "peer-suites" / "dat3m-ptx"
@@ -291,3 +295,57 @@ def test_parse_path_tree(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     single = tmp_path / "notes.txt"
     assert parse_path_tree([tmp_path, single]) == [tmp_path / "a.litmus", tmp_path / "b" / "z.litmus", single]
+
+
+# --------------------------------------------------------------------------------------------
+# The generic JSON form, for instruction types registered by extensions
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def probe_instruction():
+    @dataclass(frozen=True)
+    class Probe(ir.Instruction):
+        OP: ClassVar[str] = "test.litmus.probe"
+        loc: str
+        phase: ir.Operand
+        scope: ir.Scope = ir.Scope.CTA
+        regs: tuple[ir.Operand, ...] = ()
+        space: str | None = None
+
+    ir.register_instruction(Probe)
+    try:
+        yield Probe
+    finally:
+        ir.INSTRUCTION_TYPES.pop(Probe.OP, None)
+
+
+def test_unknown_instruction_types_print_and_parse_as_json(probe_instruction):
+    from fuzzgpu.ir import Program, Thread, validate
+
+    Probe = probe_instruction
+    code = (Probe("bar", "r1", Scope.GPU, (1, "r2"), "shared::cta"), Probe("x", 3), Label("L"), Goto("L"))
+    p = validate(Program("t", (Thread("P0", Placement(), code),), (Location("x"), Location("bar", space=Space.SHARED))))
+    text = format_program(p)
+    assert ' {"op": "test.litmus.probe", "loc": "x", "phase": 3} ' in text
+    assert parse(text) == p
+    # a location named only inside a JSON instruction is declared implicitly, like any other
+    assert parse(text.replace("bar @ shared = 0;\n", "")).location("bar") == Location("bar")
+
+
+def test_json_form_errors(probe_instruction):
+    base = 'PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n INSTR ;\n'
+    cases = {
+        '{"op": "nope"}': (4, 2, "unknown instruction 'nope'"),
+        '{"op": "test.litmus.probe", "loc": "x"}': (4, 2, "missing field 'phase'"),
+        '{"op": "test.litmus.probe", "loc": "x", "phase": [1]}': (4, 2, "phase"),
+        '{"op": "test.litmus.probe" "loc": "x"}': (4, 29, "expected ','"),
+        '{"op": "ld", "op": "st"}': (4, 15, "expected a new JSON key"),
+    }
+    for instr, (line, col, gist) in cases.items():
+        with pytest.raises(SourceError) as info:
+            parse(base.replace("INSTR", instr))
+        assert (info.value.line, info.value.col) == (line, col) and gist in info.value.message, str(info.value)
+    assert parse(base.replace("INSTR", '{"op": "ld", "dst": "r0", "loc": "x", "sem": "acquire", "scope": "gpu"}')).threads[
+        0
+    ].code == (Load("r0", "x", Sem.ACQUIRE, Scope.GPU),)

@@ -1,0 +1,313 @@
+"""Printer and parser agree: ``parse(format_program(p)) == p``, on random Programs and on Dat3M's suite;
+and mutated Dat3M files either parse or raise SourceError, quickly."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzzgpu.errors import SourceError
+from fuzzgpu.ir import (
+    FENCE_SEMS,
+    FILLER_KINDS,
+    LOAD_SEMS,
+    RMW_SEMS,
+    STORE_SEMS,
+    And,
+    Arith,
+    ArithOp,
+    Atom,
+    Barrier,
+    BoolConst,
+    Branch,
+    Cmp,
+    Cond,
+    Condition,
+    Fence,
+    Filler,
+    Goto,
+    Label,
+    Load,
+    Location,
+    LocRef,
+    Mov,
+    Not,
+    Or,
+    Placement,
+    Program,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RegRef,
+    RmwOp,
+    Scope,
+    Sem,
+    Space,
+    Store,
+    Thread,
+    validate,
+)
+from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
+
+DAT3M = Path(__file__).resolve().parents[1].parent / "shared" / "peer-suites" / "dat3m-ptx"
+needs_dat3m = pytest.mark.skipif(not DAT3M.is_dir(), reason=f"Dat3M PTX suite not found at {DAT3M}")
+DAT3M_FILES = parse_path_tree([DAT3M]) if DAT3M.is_dir() else []
+
+# --------------------------------------------------------------------------------------------
+# A strategy for valid Programs
+# --------------------------------------------------------------------------------------------
+
+# Location names include words the dialect uses as keywords: the parser must still read them back.
+LOCATION_NAMES = ["x", "y", "flag", "s1", "rd2", "LC00", "P0", "exists", "forall", "final", "locations",
+                  "not", "true", "all", "aliases", "shared", "surface", "ld", "_tmp"]
+THREAD_NAMES = ["P0", "P1", "P2", "P3", "T", "exists", "worker_7"]
+LABEL_NAMES = ["LC00", "LC01", "loop", "exists", "r1", "done"]
+
+values = st.integers(min_value=-(2**32) + 1, max_value=2**32 - 1) | st.integers(-3, 3)
+registers = st.integers(0, 12).map(lambda n: f"r{n}")
+operands = values | registers
+scopes = st.sampled_from(list(Scope))
+small = st.integers(0, 5)
+
+
+def sem_and_scope(sems):
+    def scope_for(sem):
+        if sem in (Sem.WEAK, Sem.VOLATILE):
+            return st.just((sem, None))
+        return st.tuples(st.just(sem), st.none() | scopes)
+
+    return st.sampled_from(sorted(sems, key=str)).flatmap(scope_for)
+
+
+@st.composite
+def locations(draw):
+    names = draw(st.lists(st.sampled_from(LOCATION_NAMES), min_size=1, max_size=4, unique=True))
+    locs = []
+    for i, name in enumerate(names):
+        alias_of = draw(st.none() | st.sampled_from(names[:i])) if i else None
+        locs.append(
+            Location(
+                name,
+                init=draw(values),
+                space=draw(st.sampled_from(list(Space))),
+                alias_of=alias_of,
+                proxy=draw(st.sampled_from(list(Proxy))),
+            )
+        )
+    return tuple(locs)
+
+
+def memory_instruction(locs):
+    names = [loc.name for loc in locs]
+    global_names = [loc.name for loc in locs if loc.space is Space.GLOBAL]
+    loc = st.sampled_from(names)
+    proxy = st.sampled_from(list(Proxy))
+    load = st.builds(
+        lambda dst, l, ss, p: Load(dst, l, ss[0], ss[1], p), registers, loc, sem_and_scope(LOAD_SEMS), proxy
+    )
+    store = st.builds(
+        lambda l, src, ss, p: Store(l, src, ss[0], ss[1], p), loc, operands, sem_and_scope(STORE_SEMS), proxy
+    )
+    rmw_sem = st.sampled_from(sorted(RMW_SEMS, key=str))
+    atom = st.sampled_from(list(RmwOp)).flatmap(
+        lambda op: st.builds(
+            Atom,
+            registers,
+            loc,
+            st.just(op),
+            st.tuples(operands, operands) if op is RmwOp.CAS else st.tuples(operands),
+            rmw_sem,
+            scopes,
+            proxy,
+        )
+    )
+    red = st.builds(
+        Red, loc, st.sampled_from([o for o in RmwOp if o not in (RmwOp.CAS, RmwOp.EXCH)]), operands, rmw_sem, scopes, proxy
+    )
+    choices = [load, store, atom, red]
+    if global_names:
+        choices.append(st.builds(lambda d, l: Load(d, l, nc=True), registers, st.sampled_from(global_names)))
+    return st.one_of(choices)
+
+
+local_instruction = st.one_of(
+    st.builds(Fence, st.sampled_from(sorted(FENCE_SEMS, key=str)), scopes),
+    st.builds(
+        ProxyFence,
+        st.sampled_from(list(ProxyFenceKind)),
+        st.sampled_from([None, "global", "shared::cta", "shared::cluster"]),
+    ),
+    st.builds(
+        Barrier,
+        id=st.integers(0, 15) | registers,
+        count=st.none() | st.integers(1, 1024) | registers,
+        mode=st.sampled_from(["sync", "arrive"]),
+        instance=st.none() | st.integers(0, 4),
+    ),
+    st.builds(Mov, registers, operands),
+    st.builds(Arith, st.sampled_from(list(ArithOp)), registers, operands, operands),
+    st.builds(Filler, st.sampled_from(sorted(FILLER_KINDS)), st.integers(0, 1_000_000)),
+)
+
+
+@st.composite
+def thread_code(draw, locs):
+    code = draw(st.lists(memory_instruction(locs) | local_instruction, max_size=6))
+    labels = draw(st.lists(st.sampled_from(LABEL_NAMES), max_size=2, unique=True))
+    for name in labels:
+        code.insert(draw(st.integers(0, len(code))), Label(name))
+        jump = st.builds(Branch, st.sampled_from(list(Cond)), operands, operands, st.just(name)) | st.just(Goto(name))
+        code.insert(draw(st.integers(0, len(code))), draw(jump))
+    return tuple(code)
+
+
+placements = st.builds(
+    Placement, cta=small, gpu=small, grid=small, cluster=st.none() | small, warp=st.none() | small
+)
+
+
+def terms(threads, locs):
+    regrefs = st.builds(RegRef, st.sampled_from([t.name for t in threads]), registers)
+    return st.one_of(values, regrefs, st.sampled_from([LocRef(loc.name) for loc in locs]))
+
+
+def exprs(threads, locs):
+    cmp = st.builds(Cmp, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), terms(threads, locs), terms(threads, locs))
+    leaves = cmp | st.builds(BoolConst, st.booleans())
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.builds(Not, inner),
+            st.builds(And, st.lists(inner, max_size=3).map(tuple)),
+            st.builds(Or, st.lists(inner, max_size=3).map(tuple)),
+        ),
+        max_leaves=8,
+    )
+
+
+comment_text = st.text(
+    alphabet=st.characters(blacklist_characters='"', blacklist_categories=("Cs",)), max_size=30
+)
+
+
+@st.composite
+def programs(draw):
+    locs = draw(locations())
+    names = draw(st.lists(st.sampled_from(THREAD_NAMES), min_size=1, max_size=3, unique=True))
+    threads = []
+    for name in names:
+        init = draw(st.dictionaries(registers, values, max_size=3))
+        threads.append(Thread(name, draw(placements), draw(thread_code(locs)), tuple(sorted(init.items()))))
+    condition = draw(
+        st.none()
+        | st.builds(Condition, st.sampled_from(["exists", "~exists", "forall", "final"]), exprs(threads, locs))
+    )
+    keys = [loc.name for loc in locs] + [f"{t.name}:{r}" for t in threads for r in ("r0", "r11")]
+    observed = tuple(draw(st.lists(st.sampled_from(keys), max_size=3)))
+    name = draw(st.text(alphabet="abcXYZ019+-_.=~{}", min_size=1, max_size=20))
+    comments = tuple(draw(st.lists(comment_text, max_size=2)))
+    return validate(Program(name, tuple(threads), locs, condition, comments, observed))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_parse_inverts_format(p):
+    text = format_program(p)
+    assert parse(text) == p
+    assert format_program(parse(text)) == text
+
+
+def test_degenerate_conjunctions_round_trip():
+    t = Thread("P0", Placement(), (Mov("r0", 1),))
+    for expr in (And(()), Or(()), And((BoolConst(False),)), Not(Or((Cmp("==", 1, 2),))), And((And((BoolConst(True),)),))):
+        p = Program("t", (t,), condition=Condition("exists", expr))
+        assert parse(format_program(p)) == p, format_program(p)
+
+
+# --------------------------------------------------------------------------------------------
+# Dat3M files
+# --------------------------------------------------------------------------------------------
+
+
+@needs_dat3m
+@pytest.mark.parametrize("path", DAT3M_FILES, ids=lambda p: str(p.relative_to(DAT3M)))
+def test_dat3m_round_trip(path):
+    p = parse_file(path)
+    text = format_program(p)
+    assert parse(text, str(path)) == p
+    assert format_program(parse(text)) == text
+
+
+# --------------------------------------------------------------------------------------------
+# Mutation fuzzing: parse or SourceError, nothing else, and fast
+# --------------------------------------------------------------------------------------------
+
+TOKENS = list(" \n\t\"{}()[];|,@:=<>~/\\.-_0123456789rxP") + [
+    "ld.weak", "st.release.gpu", "::", "exists", "/\\", "\\/", "r0", "P1:", "aliases", "bar.cta.sync", "1,",
+    "~exists", "locations [", "LC00:", "goto", "fence.proxy.async.shared::cta", "99999999999999999999999",
+]
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(text) + 1)
+        kind = rng.randrange(5)
+        if kind == 0:
+            text = text[:i] + text[i + 1 :]
+        elif kind == 1:
+            text = text[:i] + text[i : i + rng.randint(1, 30)] + text[i:]
+        elif kind == 2:
+            text = text[:i] + rng.choice(TOKENS) + text[i + 1 :]
+        elif kind == 3:
+            text = text[:i]
+        else:
+            text = text[:i] + rng.choice(TOKENS) + text[i:]
+    return text
+
+
+@needs_dat3m
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_dat3m_files_parse_or_raise_source_error(seed):
+    rng = random.Random(seed)
+    texts = [f.read_text() for f in DAT3M_FILES]
+    slowest = 0.0
+    outcomes = {"parsed": 0, "error": 0}
+    for _ in range(1500):
+        text = mutate(rng.choice(texts), rng)
+        start = time.perf_counter()
+        try:
+            parse(text, "mutant.litmus")
+            outcomes["parsed"] += 1
+        except SourceError as e:
+            assert e.path == "mutant.litmus" and e.line >= 1 and e.col >= 1, str(e)
+            outcomes["error"] += 1
+        slowest = max(slowest, time.perf_counter() - start)
+    assert outcomes["error"] > 0 and outcomes["parsed"] > 0
+    assert slowest < 0.1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_random_text_parses_or_raises_source_error(text):
+    for candidate in (text, "PTX t\n" + text, "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n" + text):
+        try:
+            parse(candidate)
+        except SourceError:
+            pass
+
+
+def test_deep_nesting_is_bounded():
+    base = "PTX t\n{x=0;}\nP0;\nst.weak x, 1;\nexists "
+    for opener in ("(", "~", "not "):
+        with pytest.raises(SourceError, match="nested more than"):
+            parse(base + opener * 10_000 + "x == 1" + (")" * 10_000 if opener == "(" else ""))
+    long_chain = base + "(" + " /\\ ".join("x == 1" for _ in range(20_000)) + ")"
+    start = time.perf_counter()
+    assert len(parse(long_chain).condition.expr.args) == 20_000
+    assert time.perf_counter() - start < 2.0
