@@ -1,0 +1,123 @@
+"""``fuzzgpu sass``: the static SASS oracle on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .. import sass as oracle
+from ..errors import UserError
+
+HELP = "find memory operations that ptxas moved across a synchronisation point"
+
+DESCRIPTION = f"""\
+Compile CUDA (.cu), PTX (.ptx) or a litmus test (.litmus) with the local nvcc/ptxas, or read a
+cubin (.cubin), disassemble it (nvdisasm or cuobjdump), and compare the SASS with the PTX:
+
+  crossing      a memory operation whose SASS position is on the other side of a synchronisation
+                point than in the PTX: "hoisted above" (it followed the point in PTX) or "sunk below"
+                (it preceded it).  Synchronisation points: griddepcontrol.wait (ACQBULK),
+                griddepcontrol.launch_dependents (PREEXIT), fence.* / membar.* (MEMBAR, CCTL.IVALL),
+                fence.proxy.async (FENCE.VIEW.ASYNC), bar.sync/arrive/red (BAR.*), mbarrier.*
+                (SYNCS.*), acquire loads and release stores, cp.async waits (DEPBAR), bulk copies.
+  merged        two PTX loads of one address became one SASS load.
+  loop-deleted  a delay loop of the PTX (a %clock loop or a register loop with no memory operation)
+                has no loop in the SASS.
+
+Verdicts:
+  forbidden         the PTX memory model orders the operation in that direction: a compiler bug
+                    (e.g. a weak, relaxed, acquire or volatile access moved above a fence, an
+                    acquire or griddepcontrol.wait; two volatile loads merged).
+  permitted-hazard  the model allows the move, but the program no longer does what its source says:
+                    ld.global.nc / __ldg / const __restrict__ loads (.CONSTANT) are outside the
+                    model, and read stale data when hoisted above griddepcontrol.wait under PDL
+                    (FlashMLA 01a2772); moves the synchronisation does not forbid (an earlier access
+                    sunk below an acquire-only point, a later one hoisted above a release-only one);
+                    thread-private .local data; merged plain loads; deleted delay loops.
+
+For a .cu file the compiler's own PTX (nvcc -keep) is compared with its cubin; a .ptx file is
+assembled with ptxas; a .cubin needs the PTX it was built from beside it (NAME.ptx); a .litmus file is
+turned into one kernel per thread by fuzzgpu.codegen.  Each input is checked for every --arch.
+
+Exit status: 0 no finding, 1 at least one finding, 2 an error (missing file, compile error, unknown
+arch, missing disassembler: `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`).
+
+examples:
+  fuzzgpu sass kernel.cu                       sm_90, sm_90a and sm_100a, -O3
+  fuzzgpu sass --arch sm_90 -O 2 kernel.cu     one arch, ptxas -O2
+  fuzzgpu sass --json kernel.ptx               one JSON object per input and arch
+  fuzzgpu sass --nvcc-flag=-DPDL --nvcc-flag=-lineinfo kernel.cu
+  fuzzgpu sass tests/litmus/MP.litmus          the kernels fuzzgpu generates for a litmus test
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=".cu, .ptx, .cubin or .litmus files")
+    parser.add_argument("--arch", action="append", default=None, metavar="ARCH",
+                        help=f"target architecture, repeatable (default: {' '.join(oracle.DEFAULT_ARCHS)})")
+    parser.add_argument("-O", dest="opt", type=int, default=oracle.DEFAULT_OPT, choices=range(0, 4), metavar="N",
+                        help="optimisation level for nvcc and ptxas (default: 3)")
+    parser.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
+                        help="extra flag for nvcc (repeatable; -Xptxas values are passed to ptxas for .ptx input)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per input and arch")
+    parser.add_argument("--notes", action="store_true", help="also print what could not be mapped or checked")
+
+
+def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False, soft_wrap=True)
+    for rep in reports:
+        for fn in rep.functions:
+            status = "[green]clean[/]" if not fn.findings else f"[red]{len(fn.findings)} finding(s)[/]"
+            console.print(
+                f"[bold]{escape(rep.source)}[/] {rep.arch} [bold]{escape(fn.short_name)}[/]: {status} "
+                f"({fn.mapped_mem_ops}/{fn.ptx_mem_ops} memory operations and {fn.mapped_syncs}/{fn.ptx_syncs} "
+                f"synchronisation points mapped)"
+            )
+            reasons: dict[str, int] = {}
+            for f in fn.findings:
+                colour = "red" if f.verdict == oracle.FORBIDDEN else "yellow"
+                n = reasons.setdefault(f.reason, len(reasons) + 1)
+                what = f.direction if f.check == oracle.CROSSING else f.check
+                console.print(f"  [{colour}]{f.verdict}[/] {what} [dim](why: {n})[/]")
+                rows = [("op", f.op_ptx, f.op_ptx_line, f.op_sass, f.op_sass_offset)]
+                label = {"crossing": "sync", "merged": "with", "loop-deleted": "loop"}[f.check]
+                if f.sync_ptx:
+                    rows.append((label, f.sync_ptx, f.sync_ptx_line, f.sync_sass, f.sync_sass_offset))
+                for tag, ptx, line, sass, off in rows:
+                    console.print(f"    {tag:<4} ptx:{line:<5} {escape(ptx)}")
+                    if sass:
+                        console.print(f"         sass:{off:04x}  {escape(sass)}")
+            for reason, n in reasons.items():
+                console.print(f"  [dim]why {n}:[/] {escape(reason)}")
+            if show_notes:
+                for note in fn.notes:
+                    console.print(f"  [dim]note: {escape(note)}[/]")
+        if show_notes:
+            for note in rep.notes:
+                console.print(f"  [dim]note: {escape(note)}[/]")
+
+
+def run(args: argparse.Namespace) -> int:
+    archs = tuple(args.arch) if args.arch else oracle.DEFAULT_ARCHS
+    for a in archs:
+        oracle.parse_arch(a)
+    reports: list[oracle.Report] = []
+    for path in args.paths:
+        reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag))
+        if args.json:
+            for r in reps:
+                print(json.dumps(r.to_dict()), flush=True)
+        reports.extend(reps)
+    if not args.json:
+        _print_human(reports, args.notes)
+        n = sum(len(r.findings) for r in reports)
+        forb = sum(1 for r in reports for f in r.findings if f.verdict == oracle.FORBIDDEN)
+        print(f"{n} finding(s), {forb} forbidden, in {len(reports)} module(s)", file=sys.stderr)
+    return 1 if any(r.findings for r in reports) else 0
+
+
+__all__ = ["HELP", "DESCRIPTION", "configure", "run", "UserError"]

@@ -1,0 +1,1561 @@
+"""A static SASS oracle: compile with the local toolchain, disassemble, and report memory operations
+that ptxas moved across a synchronisation point (and same-address loads it merged, and delay loops it
+deleted).
+
+The pipeline has three layers, kept apart so that the middle one is pure and testable on captured text:
+
+1. **Toolchain edges** (subprocess): :func:`compile_cu`, :func:`assemble_ptx`, :func:`disassemble`.
+2. **Parsers** (pure): :func:`parse_ptx` turns PTX text into functions of typed instructions, memory
+   operations and synchronisation points in program order; :func:`parse_sass` does the same for the
+   disassembly.
+3. **Analysis** (pure): :func:`analyse` maps every PTX memory operation and synchronisation point of a
+   function to its SASS counterpart and reports :class:`Finding` objects.
+
+How the mapping works (see docs/sass.md for the long form):
+
+* Memory operations are grouped into *classes* (SASS family such as ``LDG``/``STS``/``ATOMG`` plus the
+  strength that ptxas encodes: ``.CONSTANT``, ``.STRONG.SM/GPU/SYS``, ``.MMIO``).  Within a class, when
+  every SASS operation's immediate offset matches the offset of a PTX operation from its root register
+  (the case for every fuzzgpu kernel: each location is a distinct compile-time offset from one base
+  pointer), the mapping is by offset, independent of order: exact.  Otherwise it is by order within the
+  class when the counts agree; else the class is left unmapped and a note says so (no guessing, so no
+  false alarm).
+* Synchronisation points expand to the SASS instructions that ptxas emits for them (``fence.acq_rel.gpu``
+  is ``MEMBAR.ALL.GPU ... CCTL.IVALL``; ``ld.acquire.gpu`` is ``LDG.E.STRONG.GPU; CCTL.IVALL``;
+  ``griddepcontrol.wait`` is ``ACQBULK``...).  Those are matched by a longest common subsequence over the
+  synchronisation instructions of the function, so an extra or missing ``MEMBAR`` does not shift the
+  rest.  The analysis assumes ptxas keeps synchronisation instructions in order among themselves (they
+  are scheduling barriers for it); it checks memory operations against them.
+* A memory operation that preceded a synchronisation point in PTX must be before the *first* SASS
+  instruction of that point; one that followed it must be after the *last* (a load between ``MEMBAR`` and
+  ``CCTL.IVALL`` could still hit a stale L1 line).
+
+Only the main line of each SASS function is used: instructions after the first unconditional ``EXIT``
+are out-of-line copies (ptxas moves the retry loops of ``mbarrier.try_wait`` there) and instructions
+predicated on ``!PT`` never execute.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import concurrent.futures as _futures
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .errors import UserError
+
+DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")
+DEFAULT_OPT = 3
+
+FORBIDDEN = "forbidden"
+HAZARD = "permitted-hazard"
+VERDICTS = (FORBIDDEN, HAZARD)
+
+CROSSING = "crossing"
+MERGED = "merged"
+LOOP_DELETED = "loop-deleted"
+
+HOISTED = "hoisted above"
+SUNK = "sunk below"
+
+_ARCH_RE = re.compile(r"^sm_(\d{2,3})([af]?)$")
+
+
+# ---------------------------------------------------------------------------------------------------
+# typed instructions
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PtxInstr:
+    """One PTX statement: ``index`` in program order within its function, ``line`` in the file."""
+
+    index: int
+    line: int
+    text: str
+    predicate: str
+    opcode: str
+    mods: tuple[str, ...]
+    operands: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PtxMemOp:
+    instr: PtxInstr
+    kind: str  # load | store | atomic | reduction
+    space: str  # global | shared | cluster | local | const | generic
+    sem: str  # weak | relaxed | acquire | release | acq_rel | volatile | mmio | nc
+    scope: str  # cta | cluster | gpu | sys | "" (weak, nc)
+    width: int  # bits
+    root: str  # root register/symbol of the address
+    offset: int  # byte offset from root
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return (self.root, self.offset)
+
+
+@dataclass(frozen=True)
+class PtxSync:
+    instr: PtxInstr
+    kind: str  # fence | barrier | arrive | griddep-wait | griddep-launch | mbarrier-* | proxy-fence ...
+    release: bool  # earlier operations must not move below it
+    acquire: bool  # later operations must not move above it
+    space: str = ""  # for proxy fences: the only state space it orders ("" = all)
+
+
+@dataclass(frozen=True)
+class PtxEvent:
+    """A PTX instruction the analysis cares about: a memory operation, a synchronisation point, or
+    both (``ld.acquire``), with the SASS token classes ptxas is expected to emit for it."""
+
+    instr: PtxInstr
+    mem: PtxMemOp | None
+    sync: PtxSync | None
+    mem_class: str | None
+    sync_classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PtxLoop:
+    head: int  # instruction index of the first statement after the label
+    tail: int  # instruction index of the backward branch
+    line: int
+    reads_clock: bool
+    delay: bool  # no memory operation or synchronisation inside
+
+
+@dataclass(frozen=True)
+class PtxFunction:
+    name: str
+    entry: bool
+    line: int
+    instrs: tuple[PtxInstr, ...]
+    events: tuple[PtxEvent, ...]
+    loops: tuple[PtxLoop, ...]
+
+
+@dataclass(frozen=True)
+class SassInstr:
+    index: int
+    offset: int
+    line: int
+    text: str
+    predicate: str
+    opcode: str  # e.g. LDG
+    mods: tuple[str, ...]  # e.g. ("E", "128", "CONSTANT")
+    operands: str
+    mainline: bool  # False: after the first unconditional EXIT, or predicated on !PT
+
+    @property
+    def full_opcode(self) -> str:
+        return ".".join((self.opcode,) + self.mods)
+
+
+@dataclass(frozen=True)
+class SassMemOp:
+    instr: SassInstr
+    kind: str  # load | store | atomic | reduction
+    space: str  # global | shared | local | constant | generic
+    width: int
+    constant: bool  # .CONSTANT (the non-coherent path)
+    strength: str  # "" | SM | GPU | SYS
+    na: bool
+    mmio: bool
+    base: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class SassSync:
+    instr: SassInstr
+    kind: str  # ACQBULK PREEXIT MEMBAR FENCE.VIEW.ASYNC BAR SYNCS CCTL.IVALL ERRBAR CGAERRBAR BULK DEPBAR ...
+    token: str | None  # the class used for matching (None: not matched, e.g. ERRBAR)
+
+
+@dataclass(frozen=True)
+class SassLoop:
+    head: int  # index of the branch target
+    tail: int  # index of the backward branch
+    reads_clock: bool
+    delay: bool
+
+
+@dataclass(frozen=True)
+class SassFunction:
+    name: str
+    instrs: tuple[SassInstr, ...]
+    mem_ops: tuple[SassMemOp, ...]
+    syncs: tuple[SassSync, ...]
+    loops: tuple[SassLoop, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing ptxas did that the PTX did not say.
+
+    ``check`` is ``crossing`` (a memory operation moved across a synchronisation point), ``merged``
+    (two PTX loads of one address became one SASS load; ``sync_*`` then names the other load) or
+    ``loop-deleted`` (a delay loop of the PTX has no SASS loop; ``op_*`` names the loop)."""
+
+    check: str
+    verdict: str
+    direction: str
+    arch: str
+    function: str
+    op_ptx: str
+    op_ptx_line: int
+    op_sass: str
+    op_sass_line: int
+    op_sass_offset: int
+    sync_ptx: str
+    sync_ptx_line: int
+    sync_sass: str
+    sync_sass_line: int
+    sync_sass_offset: int
+    reason: str
+    source: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FunctionReport:
+    name: str
+    short_name: str
+    ptx_mem_ops: int
+    sass_mem_ops: int
+    mapped_mem_ops: int
+    ptx_syncs: int
+    mapped_syncs: int
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    source: str
+    arch: str
+    functions: tuple[FunctionReport, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(f for fn in self.functions for f in fn.findings)
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "arch": self.arch,
+            "clean": not self.findings,
+            "findings": [f.to_dict() for f in self.findings],
+            "functions": [
+                {
+                    "name": fn.name,
+                    "short_name": fn.short_name,
+                    "ptx_mem_ops": fn.ptx_mem_ops,
+                    "sass_mem_ops": fn.sass_mem_ops,
+                    "mapped_mem_ops": fn.mapped_mem_ops,
+                    "ptx_syncs": fn.ptx_syncs,
+                    "mapped_syncs": fn.mapped_syncs,
+                    "findings": len(fn.findings),
+                    "notes": list(fn.notes),
+                }
+                for fn in self.functions
+            ],
+            "notes": list(self.notes),
+        }
+
+
+# ---------------------------------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------------------------------
+
+
+def short_name(mangled: str) -> str:
+    """``_Z10fuzzgpu_P0Pi`` -> ``fuzzgpu_P0``; an unmangled name is returned as is."""
+    m = re.match(r"_Z(\d+)(\w+)", mangled)
+    if m:
+        n = int(m.group(1))
+        return m.group(2)[:n]
+    return mangled
+
+
+def parse_arch(arch: str) -> tuple[int, str]:
+    m = _ARCH_RE.match(arch)
+    if not m:
+        raise UserError(f"unknown arch {arch!r}: expected sm_NN, sm_NNa or sm_NNf (e.g. sm_90, sm_90a, sm_100a)")
+    n = int(m.group(1))
+    if n < 70:
+        raise UserError(f"unknown arch {arch!r}: the PTX memory model needs sm_70 or later")
+    return n, m.group(2)
+
+
+def _int(text: str) -> int:
+    text = text.strip()
+    neg = text.startswith("-")
+    if neg:
+        text = text[1:]
+    v = int(text, 16) if text.lower().startswith("0x") else int(text)
+    return -v if neg else v
+
+
+# ---------------------------------------------------------------------------------------------------
+# PTX parser
+# ---------------------------------------------------------------------------------------------------
+
+_PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
+_PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
+_PTX_PRED_RE = re.compile(r"^@!?%?[\w$]+\s+")
+_SPACES = {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "generic"}
+_SEMS = {"relaxed", "acquire", "release", "acq_rel", "volatile", "weak", "mmio", "sc"}
+_SCOPES = {"cta", "cluster", "gpu", "sys"}
+_TYPE_BITS = {
+    "b8": 8, "u8": 8, "s8": 8,
+    "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16, "f16x2": 32, "bf16x2": 32,
+    "b32": 32, "u32": 32, "s32": 32, "f32": 32,
+    "b64": 64, "u64": 64, "s64": 64, "f64": 64,
+    "b128": 128,
+}
+
+
+def _strip_ptx_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _split_operands(text: str) -> tuple[str, ...]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return tuple(out)
+
+
+def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    """Split a function body into ``(line, statement, labels)``: statements end at ``;``; braces of
+    inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next statement."""
+    out: list[tuple[int, str, tuple[str, ...]]] = []
+    labels: list[str] = []
+    chunks: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        nonlocal labels
+        line = chunks[0][0] if chunks else first_line
+        text = ""
+        for ln, part in chunks:
+            rest = part
+            if not text.strip():
+                while True:
+                    rest = rest.lstrip(" \t{}")
+                    m = _PTX_LABEL_RE.match(rest)
+                    if not m or rest[m.end() - 1 : m.end() + 1] == "::":
+                        break
+                    labels.append(m.group(1))
+                    rest = rest[m.end():]
+                if rest.strip(" \t{}"):
+                    line = ln
+            text += " " + rest
+        stmt = text.strip(" \t{}")
+        if stmt and not stmt.startswith("."):
+            out.append((line, stmt, tuple(labels)))
+            labels = []
+        chunks.clear()
+
+    for n, line_text in enumerate(body.split("\n")):
+        parts = line_text.split(";")
+        for i, part in enumerate(parts):
+            chunks.append((first_line + n, part))
+            if i < len(parts) - 1:
+                flush()
+    if chunks:
+        flush()
+    return out
+
+
+def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
+    pred = ""
+    m = _PTX_PRED_RE.match(stmt)
+    if m:
+        pred = m.group(0).strip()
+        stmt_body = stmt[m.end():]
+    else:
+        stmt_body = stmt
+    parts = stmt_body.split(None, 1)
+    op = parts[0] if parts else ""
+    operands = _split_operands(parts[1]) if len(parts) > 1 else ()
+    pieces = op.split(".")
+    # re-join "shared::cta" style qualifiers, which contain no dots, so a plain split is right
+    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands)
+
+
+def _ptx_width(mods: Sequence[str]) -> int:
+    vec = 1
+    bits = 32
+    for m in mods:
+        if m in ("v2", "v4", "v8"):
+            vec = int(m[1:])
+        elif m in _TYPE_BITS:
+            bits = _TYPE_BITS[m]
+    return vec * bits
+
+
+def _ptx_address(operand: str) -> tuple[str, int]:
+    inner = operand.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    inner = inner.replace(" ", "")
+    m = re.fullmatch(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?", inner)
+    if not m:
+        return (inner, 0)
+    root = m.group(1) or ""
+    off = _int(m.group(2)) if m.group(2) else 0
+    if root and re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", root):
+        return ("", _int(root) + off)
+    return (root, off)
+
+
+def _mem_class(family: str, strength: str) -> str:
+    return f"{family}{'.' + strength if strength else ''}"
+
+
+def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
+    op = ins.opcode
+    if op not in ("ld", "st", "atom", "red", "ldu"):
+        return None
+    mods = ins.mods
+    space = "generic"
+    for m in mods:
+        if m in _SPACES:
+            space = {"shared::cta": "shared", "shared::cluster": "cluster"}.get(m, m)
+    if space == "param":
+        return None
+    kind = {"ld": "load", "ldu": "load", "st": "store", "atom": "atomic", "red": "reduction"}[op]
+    sem = "weak"
+    scope = ""
+    for m in mods:
+        if m in _SEMS:
+            sem = m
+        if m in _SCOPES:
+            scope = m
+    if "nc" in mods or op == "ldu":
+        sem = "nc"
+    if kind in ("atomic", "reduction"):
+        if sem == "weak":
+            sem = "relaxed"
+        scope = scope or "gpu"
+    elif sem in ("relaxed", "acquire", "release", "acq_rel", "mmio") and not scope:
+        scope = "sys" if sem == "mmio" else "gpu"
+    elif sem == "volatile":
+        scope = "sys"
+    addr_operand = ""
+    for o in ins.operands:
+        if o.startswith("["):
+            addr_operand = o
+            break
+    root, off = _ptx_address(addr_operand) if addr_operand else ("", 0)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    width = _ptx_width(mods)
+    return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _sass_strength_for(mem: PtxMemOp) -> str:
+    if mem.space not in ("global", "generic"):
+        return ""
+    if mem.kind in ("atomic", "reduction"):
+        return ""
+    if mem.sem == "nc":
+        return "CONSTANT"
+    if mem.sem == "mmio":
+        return "MMIO"
+    if mem.sem == "weak":
+        # cache operators that ptxas encodes as strengths (seen with ptxas 13.0 on sm_90/sm_100a)
+        for op, strength in (("cg", "STRONG.GPU"), ("cv", "STRONG.SYS"), ("ca", "STRONG.SM")):
+            if op in mem.instr.mods and mem.kind == "load":
+                return strength
+        return ""
+    return {"cta": "STRONG.SM", "cluster": "STRONG.GPU", "gpu": "STRONG.GPU", "sys": "STRONG.SYS"}[mem.scope]
+
+
+def _ptx_mem_family(mem: PtxMemOp) -> str:
+    if mem.kind in ("atomic", "reduction"):
+        return {"global": "ATOMG", "shared": "ATOMS"}.get(mem.space, "ATOM")
+    load = mem.kind == "load"
+    return {
+        "global": "LDG" if load else "STG",
+        "shared": "LDS" if load else "STS",
+        "local": "LDL" if load else "STL",
+        "const": "LDC" if load else "STC",
+    }.get(mem.space, "LD" if load else "ST")
+
+
+def _membar(scope: str, sc: bool) -> str:
+    s = {"cta": "CTA", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}.get(scope, "GPU")
+    return f"MEMBAR.{'SC' if sc else 'ALL'}.{s}"
+
+
+def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
+    """The synchronisation meaning of a PTX instruction and the SASS token classes it expands to
+    (in SASS order), or ``(None, ())``."""
+    op, mods = ins.opcode, ins.mods
+    scope = next((m for m in mods if m in _SCOPES), "")
+    if mem is not None:
+        rel = mem.sem in ("release", "acq_rel")
+        acq = mem.sem in ("acquire", "acq_rel")
+        if not (rel or acq):
+            return None, ()
+        classes: list[str] = []
+        if rel:
+            classes.append(_membar(mem.scope, False))
+        classes.append("@mem")
+        if acq and mem.scope in ("gpu", "sys", "cluster"):
+            classes.append("CCTL.IVALL")
+        kind = {(True, False): "release", (False, True): "acquire", (True, True): "acq_rel"}[(rel, acq)]
+        return PtxSync(ins, kind, rel, acq), tuple(classes)
+    if op in ("fence", "membar"):
+        if op == "membar":
+            sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
+            toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+            return PtxSync(ins, "fence.sc", True, True), toks
+        if "proxy" in mods:
+            if "async" in mods or any(m.startswith("async") for m in mods):
+                space = ""
+                if "global" in mods:
+                    return PtxSync(ins, "fence.proxy.async", True, True, "global"), ("FENCE.VIEW.ASYNC.G",)
+                if "shared::cta" in mods:
+                    return PtxSync(ins, "fence.proxy.async", True, True, "shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
+                if "shared::cluster" in mods:
+                    return PtxSync(ins, "fence.proxy.async", True, True, "shared"), ("FENCE.VIEW.ASYNC.S",)
+                return PtxSync(ins, "fence.proxy.async", True, True, space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
+            # fence.proxy.alias / tensormap: ordering between proxies of one location; no known token
+            return PtxSync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), True, True), ()
+        if "mbarrier_init" in mods:
+            # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
+            return PtxSync(ins, "fence.mbarrier_init", False, False), ()
+        if "sc" in mods or "acq_rel" in mods:
+            sc = "sc" in mods
+            sc_scope = scope or "sys"
+            toks = (_membar(sc_scope, sc),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+            return PtxSync(ins, "fence.sc" if sc else "fence.acq_rel", True, True), toks
+        if "acquire" in mods:
+            return PtxSync(ins, "fence.acquire", False, True), ()
+        if "release" in mods:
+            return PtxSync(ins, "fence.release", True, False), ()
+        return None, ()
+    if op in ("bar", "barrier"):
+        sub = [m for m in mods if m not in ("cta", "aligned")]
+        if not sub or sub[0] == "sync":
+            return PtxSync(ins, "bar.sync", True, True), ("BAR.SYNC",)
+        if sub[0] == "arrive":
+            return PtxSync(ins, "bar.arrive", True, False), ("BAR.ARV",)
+        if sub[0] == "red":
+            return PtxSync(ins, "bar.red", True, True), ("BAR.RED",)
+        return None, ()  # bar.warp.sync: execution only
+    if op == "griddepcontrol":
+        if "wait" in mods:
+            return PtxSync(ins, "griddepcontrol.wait", False, True), ("ACQBULK",)
+        if "launch_dependents" in mods:
+            return PtxSync(ins, "griddepcontrol.launch_dependents", False, False), ("PREEXIT",)
+        return None, ()
+    if op == "mbarrier":
+        relaxed = "relaxed" in mods
+        if mods and mods[0] == "init":
+            return PtxSync(ins, "mbarrier.init", False, False), ("SYNCS.EXCH",)
+        if mods and mods[0] in ("arrive", "arrive_drop"):
+            if "expect_tx" in mods:
+                return PtxSync(ins, "mbarrier.arrive.expect_tx", not relaxed, False), ("SYNCS.ARRIVE",)
+            return PtxSync(ins, "mbarrier.arrive", not relaxed, False), ("SYNCS.ARRIVE",)
+        if mods and mods[0] in ("expect_tx", "complete_tx"):
+            return PtxSync(ins, "mbarrier." + mods[0], False, False), ("SYNCS.ARRIVE",)
+        if mods and mods[0] in ("try_wait", "test_wait"):
+            toks: tuple[str, ...] = ("SYNCS.PHASECHK",)
+            if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
+                toks += ("CCTL.IVALL",)
+            return PtxSync(ins, "mbarrier." + mods[0], False, not relaxed), toks
+        return PtxSync(ins, "mbarrier." + (mods[0] if mods else ""), False, False), ()
+    if op == "cp":
+        if mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg"):
+            return PtxSync(ins, "cp.async", False, False), ("LDGSTS",)
+        if mods[:2] == ("async", "commit_group"):
+            return PtxSync(ins, "cp.async.commit_group", False, False), ("LDGDEPBAR",)
+        if mods[:2] in (("async", "wait_group"), ("async", "wait_all")):
+            return PtxSync(ins, "cp.async.wait", False, True), ("DEPBAR",)
+        if mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk"):
+            if "commit_group" in mods:
+                return PtxSync(ins, "cp.async.bulk.commit_group", False, False), ("UTMACMDFLUSH",)
+            if "wait_group" in mods:
+                return PtxSync(ins, "cp.async.bulk.wait_group", False, True), ("DEPBAR",)
+            return PtxSync(ins, ".".join(("cp",) + mods[:3]), False, False), ("BULK",)
+        return None, ()
+    if op == "tcgen05" and "fence" in mods:
+        return PtxSync(ins, "tcgen05.fence", False, False), ()  # emits no SASS (toolchain §5)
+    return None, ()
+
+
+_WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}
+
+
+def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
+    if ins.opcode in _WRITES_NONE or not ins.operands:
+        return ()
+    first = ins.operands[0]
+    if first.startswith("["):
+        return ()
+    return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
+
+
+def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> None:
+    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)."""
+    dests = _ptx_dests(ins)
+    for d in dests:
+        defs.pop(d, None)
+    if len(dests) != 1:
+        return
+    d = dests[0]
+    ops = ins.operands
+    src = None
+    if ins.opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
+        if re.fullmatch(r"[%\w$]+", ops[1]) and not re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", ops[1]):
+            if ops[1].startswith("%") and not ops[1].startswith(("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")):
+                src = defs.get(ops[1], (ops[1], 0))
+            elif not ops[1].startswith("%"):
+                src = (ops[1], 0)  # a symbol (shared variable)
+    elif ins.opcode in ("add", "sub") and len(ops) == 3:
+        a, b = ops[1], ops[2]
+        imm = re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", b)
+        if imm and a.startswith("%"):
+            base = defs.get(a, (a, 0))
+            k = _int(b)
+            src = (base[0], base[1] + (k if ins.opcode == "add" else -k))
+    if src is not None and src[0] != d:
+        defs[d] = src
+
+
+def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
+    """``(name, entry, header_line, body, body_first_line)`` for every function with a body."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        m = _PTX_FUNC_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        name, entry, header = m.group(2), m.group(1) == "entry", i + 1
+        # find the opening brace of the body (after the parameter list)
+        j = i
+        depth_paren = 0
+        found = None
+        while j < len(lines):
+            seg = lines[j] if j != i else lines[j][m.end():]
+            for k, ch in enumerate(seg):
+                if ch == "(":
+                    depth_paren += 1
+                elif ch == ")":
+                    depth_paren -= 1
+                elif ch == ";" and depth_paren == 0:
+                    found = ("decl", j, k)
+                    break
+                elif ch == "{" and depth_paren == 0:
+                    found = ("body", j, k)
+                    break
+            if found:
+                break
+            j += 1
+        if not found or found[0] == "decl":
+            i = (found[1] if found else j) + 1
+            continue
+        _, bj, bk = found
+        depth = 0
+        body_lines: list[str] = []
+        end = bj
+        done = False
+        for jj in range(bj, len(lines)):
+            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
+            if jj == bj:
+                depth = 1
+            keep = []
+            for ch in seg:
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+                    if depth == 0:
+                        done = True
+                        break
+                keep.append(ch)
+            body_lines.append("".join(keep))
+            end = jj
+            if done:
+                break
+        out.append((name, entry, header, "\n".join(body_lines), bj + 1))
+        i = end + 1
+    return out
+
+
+def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
+    """Parse PTX into functions whose events (memory operations and synchronisation points) are in
+    program order."""
+    clean = _strip_ptx_comments(text)
+    funcs = []
+    for name, entry, header, body, first in _find_functions(clean):
+        stmts = _ptx_statements(body, first)
+        instrs = []
+        label_at: dict[str, int] = {}
+        for idx, (line, stmt, labels) in enumerate(stmts):
+            for lab in labels:
+                label_at[lab] = idx
+            instrs.append(_parse_ptx_instr(idx, line, stmt))
+        defs: dict[str, tuple[str, int]] = {}
+        events = []
+        for ins in instrs:
+            mem = _classify_ptx_mem(ins, defs)
+            sync, classes = _classify_ptx_sync(ins, mem)
+            _track_defs(ins, defs)
+            if mem is None and sync is None:
+                continue
+            mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
+            events.append(PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem")))
+        loops = []
+        for ins in instrs:
+            if ins.opcode == "bra" and ins.operands:
+                target = ins.operands[0]
+                head = label_at.get(target)
+                if head is not None and head <= ins.index:
+                    body_ins = instrs[head:ins.index]
+                    clock = any("%clock" in o for b in body_ins for o in b.operands)
+                    busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
+                    loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops)))
+    return tuple(funcs)
+
+
+# ---------------------------------------------------------------------------------------------------
+# SASS parser
+# ---------------------------------------------------------------------------------------------------
+
+_SASS_LINE_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
+_SASS_FUNC_RES = (
+    re.compile(r"^\s*\.text\.([\w$.]+):\s*$"),  # nvdisasm
+    re.compile(r"^\s*Function\s*:\s*([\w$.]+)\s*$"),  # cuobjdump -sass
+)
+_SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
+_SASS_LABEL_RE = re.compile(r"^\s*(\.L_[\w$]+):\s*$")
+
+_SASS_MEM = {
+    "LDG": ("load", "global"), "STG": ("store", "global"),
+    "LDS": ("load", "shared"), "STS": ("store", "shared"), "LDSM": ("load", "shared"), "STSM": ("store", "shared"),
+    "LD": ("load", "generic"), "ST": ("store", "generic"),
+    "LDL": ("load", "local"), "STL": ("store", "local"),
+    "LDC": ("load", "constant"),
+    "ATOMG": ("atomic", "global"), "REDG": ("reduction", "global"),
+    "ATOMS": ("atomic", "shared"), "ATOM": ("atomic", "generic"), "RED": ("reduction", "generic"),
+}
+_SASS_BULK = {"UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
+
+
+def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
+    if opcode == "LDC":
+        m = re.search(r"c\[(0x[0-9a-f]+)\]\[([^\]]*)\]", operands)
+        if not m:
+            return ("", 0)
+        terms = m.group(2)
+        base = f"c{int(m.group(1), 16)}"
+    else:
+        groups = re.findall(r"\[([^\]]*)\]", operands)
+        # desc[URx][Ry.64+off]: the last group is the address
+        if not groups:
+            return ("", 0)
+        terms = groups[-1]
+        base = ""
+    off = 0
+    for t in re.split(r"\+(?=[^+])", terms.replace(" ", "")):
+        if not t:
+            continue
+        if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", t):
+            off += _int(t)
+        elif not base and t not in ("RZ", "URZ"):
+            base = t.split(".")[0]
+    return (base, off)
+
+
+def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
+    op, mods = ins.opcode, ins.mods
+    if op in _SASS_MEM:
+        kind, space = _SASS_MEM[op]
+        if op == "LDC":
+            m = re.search(r"c\[(0x[0-9a-f]+)\]", ins.operands)
+            if not m or int(m.group(1), 16) == 0:
+                return None  # kernel parameters and driver constants
+        width = 32
+        for m in mods:
+            if m in ("U8", "S8", "8"):
+                width = 8
+            elif m in ("U16", "S16", "16"):
+                width = 16
+            elif m == "64":
+                width = 64
+            elif m == "128":
+                width = 128
+        strength = ""
+        if "STRONG" in mods:
+            i = mods.index("STRONG")
+            strength = mods[i + 1] if i + 1 < len(mods) else ""
+        base, off = _sass_address(ins.operands, op)
+        return SassMemOp(ins, kind, space, width, "CONSTANT" in mods, strength, "NA" in mods, "MMIO" in mods, base, off)
+    full = ins.full_opcode
+    if op == "ACQBULK":
+        return SassSync(ins, "ACQBULK", "ACQBULK")
+    if op == "PREEXIT":
+        return SassSync(ins, "PREEXIT", "PREEXIT")
+    if op == "MEMBAR":
+        kind_ = "SC" if "SC" in mods else "ALL"
+        scope = next((m for m in mods if m in ("CTA", "GPU", "SYS", "VC")), "GPU")
+        return SassSync(ins, "MEMBAR", f"MEMBAR.{kind_}.{scope}")
+    if op == "FENCE" and mods[:2] == ("VIEW", "ASYNC"):
+        return SassSync(ins, "FENCE.VIEW.ASYNC", "FENCE.VIEW.ASYNC." + (mods[2] if len(mods) > 2 else ""))
+    if op == "BAR":
+        sub = mods[0] if mods else "SYNC"
+        tok = {"SYNC": "BAR.SYNC", "ARV": "BAR.ARV", "RED": "BAR.RED"}.get(sub)
+        return SassSync(ins, "BAR", tok)
+    if op == "SYNCS":
+        sub = mods[0] if mods else ""
+        tok = {"EXCH": "SYNCS.EXCH", "PHASECHK": "SYNCS.PHASECHK"}.get(sub)
+        if sub.startswith("ARRIVE"):
+            tok = "SYNCS.ARRIVE"
+        return SassSync(ins, "SYNCS", tok)
+    if op == "CCTL" and "IVALL" in mods:
+        return SassSync(ins, "CCTL.IVALL", "CCTL.IVALL")
+    if op in ("ERRBAR", "CGAERRBAR"):
+        return SassSync(ins, op, None)
+    if op in _SASS_BULK:
+        return SassSync(ins, "BULK", "BULK")
+    if op == "UTMACMDFLUSH":
+        return SassSync(ins, "UTMACMDFLUSH", "UTMACMDFLUSH")
+    if op == "DEPBAR":
+        return SassSync(ins, "DEPBAR", "DEPBAR")
+    if op == "LDGDEPBAR":
+        return SassSync(ins, "LDGDEPBAR", "LDGDEPBAR")
+    if op == "LDGSTS":
+        return SassSync(ins, "LDGSTS", "LDGSTS")
+    del full
+    return None
+
+
+def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool) -> SassInstr:
+    pred = ""
+    m = _SASS_PRED_RE.match(text)
+    body = text
+    if m:
+        pred = m.group(0).strip()
+        body = text[m.end():]
+    parts = body.split(None, 1)
+    op = parts[0] if parts else ""
+    pieces = op.split(".")
+    operands = parts[1] if len(parts) > 1 else ""
+    return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline)
+
+
+def parse_sass(text: str) -> tuple[SassFunction, ...]:
+    """Parse ``nvdisasm -c`` or ``cuobjdump -sass`` output into functions."""
+    funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int]]] = []
+    pending: list[str] = []
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        for rx in _SASS_FUNC_RES:
+            fm = rx.match(raw)
+            if fm:
+                name = fm.group(1)
+                if not funcs or funcs[-1][0] != name:
+                    funcs.append((name, [], {}))
+                pending = []
+                break
+        else:
+            m = _SASS_LINE_RE.match(raw)
+            if m and funcs:
+                off = int(m.group(1), 16)
+                funcs[-1][1].append((lineno, off, m.group(2)))
+                for lab in pending:
+                    funcs[-1][2][lab] = off
+                pending = []
+                continue
+            lm = _SASS_LABEL_RE.match(raw)
+            if lm:
+                pending.append(lm.group(1))
+    return tuple(_build_sass_function(name, rows, labels) for name, rows, labels in funcs)
+
+
+def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None) -> SassFunction:
+    labels = labels or {}
+    instrs = []
+    after_exit = False
+    for i, (line, off, text) in enumerate(rows):
+        ins = _parse_sass_instr(i, line, off, text, True)
+        mainline = not after_exit and ins.predicate != "@!PT"
+        if not mainline:
+            ins = SassInstr(ins.index, ins.offset, ins.line, ins.text, ins.predicate, ins.opcode, ins.mods, ins.operands, False)
+        instrs.append(ins)
+        if ins.opcode == "EXIT" and not ins.predicate:
+            after_exit = True
+    mem_ops, syncs = [], []
+    for ins in instrs:
+        c = _classify_sass(ins)
+        if isinstance(c, SassMemOp):
+            mem_ops.append(c)
+        elif isinstance(c, SassSync):
+            syncs.append(c)
+    by_offset = {ins.offset: ins.index for ins in instrs}
+    loops = []
+    busy_idx = {m.instr.index for m in mem_ops} | {s.instr.index for s in syncs}
+    for ins in instrs:
+        if ins.opcode in ("BRA", "JMP") and ins.predicate != "@!PT":
+            lm = re.search(r"\((\.L_[\w$]+)\)", ins.operands)
+            m = re.search(r"0x([0-9a-fA-F]+)", ins.operands)
+            target = labels.get(lm.group(1)) if lm else (int(m.group(1), 16) if m else None)
+            if target is None:
+                continue
+            if target == ins.offset and not ins.predicate:
+                continue  # the end-of-function self loop
+            head = by_offset.get(target)
+            if head is not None and head <= ins.index:
+                body = instrs[head:ins.index + 1]
+                clock = any("SR_CLOCK" in b.operands for b in body)
+                busy = any(b.index in busy_idx for b in body)
+                loops.append(SassLoop(head, ins.index, clock, not busy))
+    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops))
+
+
+def _sass_mem_class(m: SassMemOp) -> str:
+    op = m.instr.opcode
+    family = {"REDG": "ATOMG", "RED": "ATOM", "LDSM": "LDS", "STSM": "STS"}.get(op, op)
+    if family in ("LDG", "STG", "LD", "ST"):
+        strength = "CONSTANT" if m.constant else ("MMIO" if m.mmio else (f"STRONG.{m.strength}" if m.strength else ""))
+    else:
+        strength = ""
+    return _mem_class(family, strength)
+
+
+# ---------------------------------------------------------------------------------------------------
+# analysis
+# ---------------------------------------------------------------------------------------------------
+
+# Rules, cited from the PTX ISA (9.x).  Kept as data so the reasons in findings quote them.
+RULE_NC = (
+    "ld.global.nc is outside the memory model: the ISA (ld.global.nc; Memory Consistency Model, scope "
+    "and applicability) makes it valid only for data that is read-only for the lifetime of the kernel, so "
+    "ptxas may move it across any synchronisation; it reads stale data if the location is written while "
+    "the kernel runs (a PDL primary still running, another thread of the grid)"
+)
+RULE_CONST = "the .const state space is read-only for the kernel (PTX ISA, State Spaces: .const): no other thread can write it"
+RULE_LOCAL = "the .local state space is private to the thread (PTX ISA, State Spaces: .local): no other thread can observe the move"
+RULE_ACQUIRE_ONLY = (
+    "{sync} has acquire semantics only (PTX ISA memory model, acquire patterns): it orders the operations "
+    "after it, not those before it, so sinking an earlier operation below it is allowed ('roach motel'); "
+    "the program order the source wrote is lost"
+)
+RULE_RELEASE_ONLY = (
+    "{sync} has release semantics only (PTX ISA memory model, release patterns): it orders the operations "
+    "before it, not those after it, so hoisting a later operation above it is allowed ('roach motel'); "
+    "the program order the source wrote is lost"
+)
+RULE_NO_ORDER = "{sync} has no memory-ordering semantics of its own for this operation ({why}); the move is allowed but the program order the source wrote is lost"
+RULE_FORBIDDEN = {
+    "fence": "a fence.sc/fence.acq_rel orders every memory operation before it with every one after it (PTX ISA memory model: fence-SC order, release and acquire patterns; membar/fence)",
+    "bar": "bar.sync/bar.red/barrier: memory accesses requested before the barrier are performed relative to all participating threads before it completes, and the barrier is a release-acquire for the CTA (PTX ISA bar/barrier; memory model: barriers synchronise)",
+    "bar.arrive": "bar.arrive has release semantics: memory accesses before it are performed before the arrival is observed (PTX ISA bar/barrier)",
+    "griddep": "griddepcontrol.wait blocks until all prerequisite grids have completed and their memory operations are performed and visible to the current grid (PTX ISA griddepcontrol); an operation after it must not be performed before it",
+    "acquire": "an acquire operation is ordered before every memory operation after it in program order (PTX ISA memory model: acquire patterns; ld.acquire/atom.acquire)",
+    "release": "a release operation is ordered after every memory operation before it in program order (PTX ISA memory model: release patterns; st.release/atom.release)",
+    "mbarrier": "mbarrier.arrive has release and a completed mbarrier.try_wait/test_wait has acquire semantics at .cta scope by default (PTX ISA mbarrier)",
+    "proxy": "fence.proxy.async orders generic-proxy accesses before it with async-proxy accesses after it and vice versa (PTX ISA membar/fence: fence.proxy; memory model: proxies)",
+    "cp.async.wait": "cp.async.wait_group/wait_all and cp.async.bulk.wait_group make the copies complete before the operations after them (PTX ISA cp.async.wait_group)",
+}
+RULE_MERGE_PLAIN = (
+    "two loads of one location may read the same write (coherence allows it; PTX ISA memory model, "
+    "coherence order), so merging them is allowed; a litmus test loses one observation"
+)
+RULE_MERGE_VOLATILE = (
+    "the number of volatile/mmio instructions must be preserved (PTX ISA memory model, volatile "
+    "operations: 'the number of volatile instructions (not operations) executed by a program is preserved'; ld.mmio is performed exactly once)"
+)
+RULE_MERGE_ACROSS = "the merged load reads before {sync}: as if hoisted above it; {rule}"
+RULE_LOOP = (
+    "a loop with no side effect has no observable behaviour in PTX (no timing or forward-progress "
+    "guarantee), so ptxas may delete or fold it; the delay the source asked for is gone"
+)
+
+
+def _rule_key(sync: PtxSync) -> str:
+    k = sync.kind
+    if k.startswith("fence.proxy"):
+        return "proxy"
+    if k.startswith("fence"):
+        return "fence"
+    if k in ("bar.sync", "bar.red"):
+        return "bar"
+    if k == "bar.arrive":
+        return "bar.arrive"
+    if k == "griddepcontrol.wait":
+        return "griddep"
+    if k.startswith("mbarrier"):
+        return "mbarrier"
+    if k in ("cp.async.wait", "cp.async.bulk.wait_group"):
+        return "cp.async.wait"
+    if sync.acquire and not sync.release:
+        return "acquire"
+    if sync.release and not sync.acquire:
+        return "release"
+    return "fence"
+
+
+def judge_crossing(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, str]:
+    """The verdict and reason for ``mem`` moved ``direction`` across ``sync`` (pure).
+
+    A move is forbidden exactly when the synchronisation point orders that operation in that direction:
+    earlier operations may not sink below a release (fences, bar.sync, bar.arrive, release operations,
+    mbarrier.arrive), later ones may not rise above an acquire (fences, bar.sync, griddepcontrol.wait,
+    acquire operations, completed mbarrier waits, cp.async waits).  Everything outside the model is
+    permitted (and a hazard)."""
+    name = sync.instr.text.split()[0] if sync.instr.text else sync.kind
+    if mem.space == "local":
+        return HAZARD, RULE_LOCAL
+    if mem.sem == "nc":
+        return HAZARD, RULE_NC
+    if mem.space == "const":
+        return HAZARD, RULE_CONST
+    if direction == SUNK and not sync.release:
+        if sync.acquire:
+            return HAZARD, RULE_ACQUIRE_ONLY.format(sync=name)
+        return HAZARD, RULE_NO_ORDER.format(sync=name, why="it neither releases nor acquires")
+    if direction == HOISTED and not sync.acquire:
+        if sync.release:
+            return HAZARD, RULE_RELEASE_ONLY.format(sync=name)
+        return HAZARD, RULE_NO_ORDER.format(sync=name, why="it neither releases nor acquires")
+    if sync.space:
+        space = {"cluster": "shared"}.get(mem.space, mem.space)
+        if space not in (sync.space, "generic"):
+            return HAZARD, RULE_NO_ORDER.format(sync=name, why=f"it orders the .{sync.space} state space only and this access is .{mem.space}")
+    return FORBIDDEN, RULE_FORBIDDEN[_rule_key(sync)]
+
+
+def _lcs_match(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of a longest common subsequence of two token sequences."""
+    n, m = len(a), len(b)
+    if not n or not m:
+        return []
+    dp = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        ai, row, nxt = a[i], dp[i], dp[i + 1]
+        for j in range(m - 1, -1, -1):
+            row[j] = nxt[j + 1] + 1 if ai == b[j] else max(nxt[j], row[j + 1])
+    out, i, j = [], 0, 0
+    while i < n and j < m:
+        if a[i] == b[j] and dp[i][j] == dp[i + 1][j + 1] + 1:
+            out.append((i, j))
+            i += 1
+            j += 1
+        elif dp[i + 1][j] >= dp[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+@dataclass(frozen=True)
+class _MemMatch:
+    mapping: dict  # PtxEvent index (in events) -> SassMemOp
+    merged: tuple  # (tuple of event indices, SassMemOp)
+    notes: tuple
+
+
+def _same_address(a: PtxMemOp, b: PtxMemOp, instrs: Sequence[PtxInstr]) -> bool:
+    if a.address != b.address or not a.root or a.width != b.width:
+        return False
+    if a.root.startswith("%"):
+        lo, hi = sorted((a.instr.index, b.instr.index))
+        for ins in instrs[lo + 1:hi]:
+            if a.root in _ptx_dests(ins):
+                return False
+    return True
+
+
+def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp], instrs: Sequence[PtxInstr]) -> tuple[dict, list, list]:
+    """Map the PTX events of one memory class to SASS operations of that class."""
+    mapping: dict[int, SassMemOp] = {}
+    merged: list = []
+    notes: list[str] = []
+    ptx_offsets = [e.mem.offset for _, e in evs]  # type: ignore[union-attr]
+    if sass and all(s.offset in ptx_offsets for s in sass):
+        # exact: by offset, independent of order
+        by_off: dict[int, list[tuple[int, PtxEvent]]] = {}
+        for k, e in evs:
+            by_off.setdefault(e.mem.offset, []).append((k, e))  # type: ignore[union-attr]
+        s_by_off: dict[int, list[SassMemOp]] = {}
+        for s in sass:
+            s_by_off.setdefault(s.offset, []).append(s)
+        for off, group in by_off.items():
+            ss = s_by_off.get(off, [])
+            if len(ss) == len(group):
+                for (k, _), s in zip(group, ss):
+                    mapping[k] = s
+            elif not ss:
+                for _, e in group:
+                    notes.append(f"no SASS {cls} for PTX line {e.instr.line} `{e.instr.text}` (deleted: its result is unused?)")
+            elif len(ss) < len(group):
+                mems = [e.mem for _, e in group]
+                if len(ss) == 1 and all(e.mem.kind == "load" for _, e in group) and all(_same_address(mems[0], m, instrs) for m in mems[1:]):  # type: ignore[arg-type]
+                    for k, _ in group:
+                        mapping[k] = ss[0]
+                    merged.append((tuple(k for k, _ in group), ss[0]))
+                else:
+                    notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS: not mapped")
+            else:
+                notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS (split?): not mapped")
+        return mapping, merged, notes
+    if len(sass) == len(evs):
+        for (k, _), s in zip(evs, sass):
+            mapping[k] = s
+        return mapping, merged, notes
+    if len(sass) < len(evs):
+        # collapse runs of same-address loads, then map in order
+        groups: list[list[tuple[int, PtxEvent]]] = []
+        for k, e in evs:
+            for g in groups:
+                if e.mem.kind == "load" and g[0][1].mem.kind == "load" and _same_address(g[0][1].mem, e.mem, instrs):  # type: ignore[union-attr,arg-type]
+                    g.append((k, e))
+                    break
+            else:
+                groups.append([(k, e)])
+        groups.sort(key=lambda g: g[0][0])
+        if len(groups) == len(sass):
+            for g, s in zip(groups, sass):
+                for k, _ in g:
+                    mapping[k] = s
+                if len(g) > 1:
+                    merged.append((tuple(k for k, _ in g), s))
+            return mapping, merged, notes
+    notes.append(f"{len(evs)} PTX {cls} operations but {len(sass)} in SASS: not mapped")
+    return mapping, merged, notes
+
+
+def _finding(check, verdict, direction, arch, fn, op_ptx: PtxInstr | None, op_sass: SassInstr | None,
+             sync_ptx: PtxInstr | None, sync_sass: SassInstr | None, reason, source) -> Finding:
+    return Finding(
+        check=check, verdict=verdict, direction=direction, arch=arch, function=fn,
+        op_ptx=op_ptx.text if op_ptx else "", op_ptx_line=op_ptx.line if op_ptx else 0,
+        op_sass=op_sass.text if op_sass else "", op_sass_line=op_sass.line if op_sass else 0,
+        op_sass_offset=op_sass.offset if op_sass else -1,
+        sync_ptx=sync_ptx.text if sync_ptx else "", sync_ptx_line=sync_ptx.line if sync_ptx else 0,
+        sync_sass=sync_sass.text if sync_sass else "", sync_sass_line=sync_sass.line if sync_sass else 0,
+        sync_sass_offset=sync_sass.offset if sync_sass else -1,
+        reason=reason, source=source,
+    )
+
+
+def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: str = "") -> FunctionReport:
+    """Map one function's PTX events to its SASS and report crossings, merges and deleted loops."""
+    events = list(ptx.events)
+    notes: list[str] = []
+    findings: list[Finding] = []
+
+    # --- memory operations, per class
+    sass_main_mem = [m for m in sass.mem_ops if m.instr.mainline]
+    by_cls_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
+    for k, e in enumerate(events):
+        if e.mem_class:
+            by_cls_ptx.setdefault(e.mem_class, []).append((k, e))
+    by_cls_sass: dict[str, list[SassMemOp]] = {}
+    for m in sass_main_mem:
+        by_cls_sass.setdefault(_sass_mem_class(m), []).append(m)
+    mem_pos: dict[int, SassMemOp] = {}
+    merges: list = []
+    for cls, evs in by_cls_ptx.items():
+        mp, mg, _ = _match_class(cls, evs, by_cls_sass.get(cls, []), ptx.instrs)
+        mem_pos.update(mp)
+        merges.extend(mg)
+    # second pass: what is left, by family only (ptxas encodes cache operators as strengths:
+    # ld.global.cg -> LDG.E.STRONG.GPU, .cv -> .STRONG.SYS, .ca -> .STRONG.SM)
+    used = {id(m) for m in mem_pos.values()}
+    left_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
+    for cls, evs in by_cls_ptx.items():
+        for k, e in evs:
+            if k not in mem_pos:
+                left_ptx.setdefault(cls.split(".")[0], []).append((k, e))
+    left_sass: dict[str, list[SassMemOp]] = {}
+    for m in sass_main_mem:
+        if id(m) not in used:
+            left_sass.setdefault(_sass_mem_class(m).split(".")[0], []).append(m)
+    for fam, evs in left_ptx.items():
+        if fam in left_sass:
+            mp, mg, _ = _match_class(fam, evs, left_sass[fam], ptx.instrs)
+            mem_pos.update(mp)
+            merges.extend(mg)
+    used = {id(m) for m in mem_pos.values()}
+    for k, e in enumerate(events):
+        if e.mem is not None and k not in mem_pos:
+            notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped (deleted as dead, split, or ambiguous): not checked")
+    extra = [m for m in sass_main_mem if id(m) not in used]
+    if extra:
+        notes.append(f"{len(extra)} SASS memory operation(s) with no PTX counterpart (spills, ptxas-generated, or not mapped): "
+                     + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in extra[:6]) + (" ..." if len(extra) > 6 else ""))
+
+    # --- synchronisation tokens, by a longest common subsequence
+    ptx_tokens: list[tuple[int, str]] = []
+    for k, e in enumerate(events):
+        for c in e.sync_classes:
+            ptx_tokens.append((k, c))
+    sass_tokens = [s for s in sass.syncs if s.token and s.instr.mainline]
+    pairs = _lcs_match([c for _, c in ptx_tokens], [s.token for s in sass_tokens])  # type: ignore[misc]
+    sync_tok: dict[int, list[SassInstr]] = {}
+    for i, j in pairs:
+        sync_tok.setdefault(ptx_tokens[i][0], []).append(sass_tokens[j].instr)
+    unmatched_syncs = {ptx_tokens[i][0] for i in range(len(ptx_tokens))} - set(sync_tok)
+    for k in sorted(unmatched_syncs):
+        notes.append(f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked")
+    for k, e in enumerate(events):
+        if e.sync is not None and not e.sync_classes:
+            notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS instruction: not checked")
+
+    # sync interval in SASS (instruction indices)
+    intervals: dict[int, tuple[SassInstr, SassInstr]] = {}
+    for k, e in enumerate(events):
+        if e.sync is None:
+            continue
+        toks = list(sync_tok.get(k, []))
+        if e.mem is not None and k in mem_pos:
+            toks.append(mem_pos[k].instr)
+        if not toks:
+            continue
+        toks.sort(key=lambda s: s.index)
+        intervals[k] = (toks[0], toks[-1])
+
+    # --- crossings
+    for k, e in enumerate(events):
+        if e.mem is None or k not in mem_pos:
+            continue
+        p = mem_pos[k].instr
+        for s, (first, last) in intervals.items():
+            if s == k:
+                continue
+            sync = events[s].sync
+            assert sync is not None
+            if k < s and p.index > first.index:
+                direction, anchor = SUNK, first
+            elif k > s and p.index < last.index:
+                direction, anchor = HOISTED, last
+            else:
+                continue
+            if e.mem is not None and events[s].mem is not None and mem_pos.get(s) is not None and mem_pos[s].instr.index == p.index:
+                continue  # one SASS instruction for both (a merge, reported below)
+            verdict, reason = judge_crossing(e.mem, sync, direction)
+            findings.append(_finding(CROSSING, verdict, direction, arch, ptx.name, e.instr, p, sync.instr, anchor, reason, source))
+
+    # --- merges
+    for ks, s_op in merges:
+        ks = sorted(ks)
+        first_ev = events[ks[0]]
+        for k in ks[1:]:
+            e = events[k]
+            assert e.mem is not None and first_ev.mem is not None
+            verdict, reason = HAZARD, RULE_MERGE_PLAIN
+            if e.mem.sem in ("volatile", "mmio"):
+                verdict, reason = FORBIDDEN, RULE_MERGE_VOLATILE
+            elif e.mem.sem != "nc" and e.mem.space not in ("local", "const"):
+                between = [ev for ev in events if ev.sync is not None and ev.sync.acquire and ks[0] < events.index(ev) < k]
+                if between:
+                    v, r = judge_crossing(e.mem, between[0].sync, HOISTED)  # type: ignore[arg-type]
+                    if v == FORBIDDEN:
+                        verdict, reason = FORBIDDEN, RULE_MERGE_ACROSS.format(sync=between[0].instr.text, rule=r)
+            findings.append(_finding(MERGED, verdict, "", arch, ptx.name, e.instr, s_op.instr, first_ev.instr, s_op.instr, reason, source))
+
+    # --- deleted delay loops
+    ptx_delay = [lp for lp in ptx.loops if lp.delay]
+    sass_delay = [lp for lp in sass.loops if lp.delay]
+    sass_clock = [lp for lp in sass_delay if lp.reads_clock]
+    missing: list[PtxLoop] = []
+    clock_loops = [lp for lp in ptx_delay if lp.reads_clock]
+    other_loops = [lp for lp in ptx_delay if not lp.reads_clock]
+    if len(sass_clock) < len(clock_loops):
+        missing.extend(clock_loops[len(sass_clock):])
+    if len(sass_delay) - min(len(sass_clock), len(clock_loops)) < len(other_loops):
+        have = max(0, len(sass_delay) - min(len(sass_clock), len(clock_loops)))
+        missing.extend(other_loops[have:])
+    for lp in missing:
+        ins = ptx.instrs[lp.tail]
+        head = ptx.instrs[lp.head] if lp.head < len(ptx.instrs) else ins
+        what = "a %clock delay loop" if lp.reads_clock else "a register loop"
+        findings.append(_finding(LOOP_DELETED, HAZARD, "", arch, ptx.name, ins, None, head, None,
+                                 f"{what} (PTX lines {head.line}-{ins.line}) has no SASS loop: {RULE_LOOP}", source))
+
+    n_sync = sum(1 for e in events if e.sync is not None)
+    return FunctionReport(
+        name=ptx.name,
+        short_name=short_name(ptx.name),
+        ptx_mem_ops=sum(1 for e in events if e.mem is not None),
+        sass_mem_ops=len(sass_main_mem),
+        mapped_mem_ops=len(mem_pos),
+        ptx_syncs=n_sync,
+        mapped_syncs=sum(1 for k in intervals if events[k].sync is not None),
+        findings=tuple(findings),
+        notes=tuple(notes),
+    )
+
+
+def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "") -> Report:
+    """Pure: compare the PTX of a module with its disassembly."""
+    ptx_funcs = {f.name: f for f in parse_ptx(ptx_text)}
+    sass_funcs = {f.name: f for f in parse_sass(sass_text)}
+    reports = []
+    notes = []
+    for name, pf in ptx_funcs.items():
+        sf = sass_funcs.get(name)
+        if sf is None:
+            if pf.entry:
+                notes.append(f"kernel {name} has no SASS")
+            continue  # a device function inlined everywhere
+        reports.append(analyse_function(pf, sf, arch, source))
+    return Report(source=source, arch=arch, functions=tuple(reports), notes=tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------------
+# toolchain edges
+# ---------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def find_tool(name: str) -> str | None:
+    """``nvdisasm``/``cuobjdump``/``nvcc``/``ptxas``: on PATH, else in the installed nvidia wheels."""
+    p = shutil.which(name)
+    if p:
+        return p
+    try:
+        import nvidia  # type: ignore[import-not-found]
+
+        for root in getattr(nvidia, "__path__", []):
+            for sub in ("cu13", "cu12", "cuda_nvcc", "cuda_nvdisasm", "cuda_cuobjdump"):
+                cand = Path(root) / sub / "bin" / name
+                if cand.is_file() and os.access(cand, os.X_OK):
+                    return str(cand)
+    except ImportError:
+        pass
+    for cand in (Path("/usr/local/cuda/bin") / name,):
+        if cand.is_file():
+            return str(cand)
+    return None
+
+
+def require_tool(name: str) -> str:
+    p = find_tool(name)
+    if p:
+        return p
+    if name in ("nvdisasm", "cuobjdump"):
+        raise UserError(
+            f"{name} not found: install it with `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump` "
+            "(or `pip install fuzzgpu[sass]`), or put the CUDA toolkit's bin/ on PATH"
+        )
+    raise UserError(f"{name} not found: install the CUDA toolkit (nvcc, ptxas) and put its bin/ on PATH")
+
+
+def _first_error(stderr: str, tool: str) -> str:
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l.lower():
+            return l
+    return lines[0] if lines else f"{tool} failed"
+
+
+def _run(cmd: list[str], tool: str) -> subprocess.CompletedProcess:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise UserError(f"cannot run {tool}: {e}") from None
+    if r.returncode != 0:
+        raise UserError(f"{tool}: {_first_error(r.stderr or r.stdout, tool)}")
+    return r
+
+
+def _ptxas_flags(nvcc_flags: Sequence[str]) -> list[str]:
+    out = []
+    it = iter(nvcc_flags)
+    for f in it:
+        if f in ("-Xptxas", "--ptxas-options"):
+            out.extend(next(it, "").split(","))
+        elif f.startswith(("-Xptxas=", "--ptxas-options=")):
+            out.extend(f.split("=", 1)[1].split(","))
+    return [f for f in out if f]
+
+
+def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_flags: Sequence[str] = ()) -> tuple[str, Path]:
+    """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``)."""
+    parse_arch(arch)
+    nvcc = require_tool("nvcc")
+    outdir.mkdir(parents=True, exist_ok=True)
+    cubin = outdir / (src.stem + f".{arch}.cubin")
+    cmd = [nvcc, f"-arch={arch}", "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}", f"-Xptxas=-O{opt}",
+           *nvcc_flags, "-o", str(cubin), str(src)]
+    _run(cmd, "nvcc")
+    ptx = outdir / (src.stem + ".ptx")
+    if not ptx.is_file():
+        cands = sorted(outdir.glob("*.ptx"))
+        if not cands:
+            raise UserError(f"nvcc kept no PTX for {src}")
+        ptx = cands[0]
+    return ptx.read_text(), cubin
+
+
+def assemble_ptx(ptx: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, ptxas_flags: Sequence[str] = ()) -> Path:
+    parse_arch(arch)
+    ptxas = require_tool("ptxas")
+    outdir.mkdir(parents=True, exist_ok=True)
+    cubin = outdir / (ptx.stem + f".{arch}.cubin")
+    _run([ptxas, f"-arch={arch}", f"-O{opt}", *ptxas_flags, "-o", str(cubin), str(ptx)], "ptxas")
+    return cubin
+
+
+def disassemble(cubin: Path) -> str:
+    """SASS text of a cubin: ``nvdisasm -c`` when found, else ``cuobjdump -sass``."""
+    nvd = find_tool("nvdisasm")
+    if nvd:
+        return _run([nvd, "-c", str(cubin)], "nvdisasm").stdout
+    cuo = find_tool("cuobjdump")
+    if cuo:
+        return _run([cuo, "-sass", str(cubin)], "cuobjdump").stdout
+    require_tool("nvdisasm")
+    return ""
+
+
+def cubin_arch(sass_text: str) -> str:
+    m = re.search(r"\.target\s+(sm_\w+)|arch\s*=\s*(sm_\w+)", sass_text)
+    return (m.group(1) or m.group(2)) if m else "unknown"
+
+
+def ptx_target(ptx_text: str) -> str:
+    m = re.search(r"^\s*\.target\s+(sm_\w+)", ptx_text, re.M)
+    return m.group(1) if m else ""
+
+
+def archs_for_ptx(ptx_text: str, archs: Sequence[str]) -> list[str]:
+    """The requested archs the PTX can be assembled for (an ``sm_90a`` target only for itself)."""
+    tgt = ptx_target(ptx_text)
+    if not tgt:
+        return list(archs)
+    n, suffix = parse_arch(tgt)
+    if suffix:
+        return [a for a in archs if a == tgt] or [tgt]
+    return [a for a in archs if parse_arch(a)[0] >= n]
+
+
+def _pmap(fn, items: Sequence):
+    if len(items) <= 1:
+        return [fn(x) for x in items]
+    with _futures.ThreadPoolExecutor(max_workers=min(len(items), os.cpu_count() or 2)) as ex:
+        return list(ex.map(fn, items))
+
+
+def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+             nvcc_flags: Sequence[str] = (), source: str | None = None) -> list[Report]:
+    """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse."""
+    for a in archs:
+        parse_arch(a)
+    src_name = source or str(path)
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
+        def one(arch: str) -> Report:
+            ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags)
+            return analyse(ptx_text, disassemble(cubin), arch, src_name)
+        return _pmap(one, list(archs))
+
+
+def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+                    nvcc_flags: Sequence[str] = (), source: str = "<source>", name: str = "kernels") -> list[Report]:
+    """:func:`check_cu` for CUDA source text (batch many kernels in one text: one compile per arch)."""
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-src-") as tmp:
+        p = Path(tmp) / f"{name}.cu"
+        p.write_text(text)
+        return check_cu(p, archs, opt, nvcc_flags, source=source)
+
+
+def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+              nvcc_flags: Sequence[str] = ()) -> list[Report]:
+    ptx_text = path.read_text()
+    use = archs_for_ptx(ptx_text, archs)
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
+        def one(arch: str) -> Report:
+            cubin = assemble_ptx(path, arch, Path(tmp) / arch, opt, _ptxas_flags(nvcc_flags))
+            return analyse(ptx_text, disassemble(cubin), arch, str(path))
+        return _pmap(one, use)
+
+
+def check_cubin(path: Path) -> list[Report]:
+    """A cubin carries no PTX: the PTX it was built from must sit beside it (``NAME.ptx``)."""
+    sass_text = disassemble(path)
+    arch = cubin_arch(sass_text)
+    stem = path.name[: -len(".cubin")]
+    cands = [path.with_name(stem + ".ptx")]
+    if "." in stem:
+        cands.append(path.with_name(stem.split(".")[0] + ".ptx"))
+    for c in cands:
+        if c.is_file():
+            return [analyse(c.read_text(), sass_text, arch, str(path))]
+    raise UserError(f"{path}: a cubin has no PTX to compare with; put the PTX it was built from at {cands[0]} or pass the .cu/.ptx")
+
+
+def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+                 nvcc_flags: Sequence[str] = ()) -> list[Report]:
+    """``.litmus`` -> Program (fuzzgpu.litmus) -> CUDA with one kernel per thread (fuzzgpu.codegen)."""
+    try:
+        from . import codegen, litmus  # type: ignore[attr-defined]
+    except ImportError:
+        raise UserError("codegen not available yet: .litmus input needs fuzzgpu.codegen and fuzzgpu.litmus") from None
+    if not hasattr(litmus, "parse_file") or not hasattr(codegen, "generate_static"):
+        raise UserError("codegen not available yet: needs fuzzgpu.litmus.parse_file and fuzzgpu.codegen.generate_static")
+    program = litmus.parse_file(str(path))
+    cu = codegen.generate_static(program)
+    return check_cu_source(cu, archs, opt, nvcc_flags, source=str(path), name=path.stem)
+
+
+def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+               nvcc_flags: Sequence[str] = ()) -> list[Report]:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{path}: no such file")
+    if p.is_dir():
+        raise UserError(f"{path}: is a folder; pass .cu, .ptx, .cubin or .litmus files")
+    suffix = p.suffix.lower()
+    if suffix in (".cu", ".cuh"):
+        return check_cu(p, archs, opt, nvcc_flags)
+    if suffix == ".ptx":
+        return check_ptx(p, archs, opt, nvcc_flags)
+    if suffix == ".cubin":
+        return check_cubin(p)
+    if suffix == ".litmus":
+        return check_litmus(p, archs, opt, nvcc_flags)
+    raise UserError(f"{path}: unknown input type {suffix or '(none)'}; expected .cu, .ptx, .cubin or .litmus")
+
+
+__all__ = [
+    "DEFAULT_ARCHS", "FORBIDDEN", "HAZARD", "CROSSING", "MERGED", "LOOP_DELETED", "HOISTED", "SUNK",
+    "PtxInstr", "PtxMemOp", "PtxSync", "PtxEvent", "PtxFunction", "PtxLoop",
+    "SassInstr", "SassMemOp", "SassSync", "SassFunction", "SassLoop",
+    "Finding", "FunctionReport", "Report",
+    "parse_ptx", "parse_sass", "analyse", "analyse_function", "judge_crossing",
+    "compile_cu", "assemble_ptx", "disassemble", "check_path", "check_cu", "check_cu_source",
+    "check_ptx", "check_cubin", "check_litmus", "find_tool", "short_name",
+]

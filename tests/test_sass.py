@@ -1,0 +1,226 @@
+"""The static SASS oracle against the toolchain: FlashMLA's PDL + __ldg shape, the table of
+toolchain-and-ptxas.md section 4, and the command line.
+
+Needs nvcc/ptxas and nvdisasm (or cuobjdump); skipped with the reason when they are missing.  All kernels
+of tests/kernels/ are compiled as one translation unit, once per arch (three nvcc calls in all)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import sass
+from fuzzgpu.cli import main as cli_main
+
+KERNELS = Path(__file__).parent / "kernels"
+ARCHS = ("sm_90", "sm_90a", "sm_100a")
+
+needs_toolchain = pytest.mark.skipif(
+    sass.find_tool("nvcc") is None or sass.find_tool("ptxas") is None,
+    reason="nvcc/ptxas not found (install the CUDA toolkit)",
+)
+needs_disasm = pytest.mark.skipif(
+    sass.find_tool("nvdisasm") is None and sass.find_tool("cuobjdump") is None,
+    reason="nvdisasm/cuobjdump not found: pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump",
+)
+pytestmark = [needs_toolchain, needs_disasm]
+
+#: toolchain-and-ptxas.md section 4, at -O3, identical on sm_90, sm_90a and sm_100a.  "hoisted": the
+#: .nc load is hoisted above ACQBULK (and above the other synchronisation points listed); "after": the
+#: load stays after ACQBULK and the oracle reports nothing at all.
+SECTION4: dict[str, tuple[str, frozenset[str]]] = {
+    "A_nothing_before_ldg": ("after", frozenset()),
+    "A0_nothing_before_ldg_noclobber": ("after", frozenset()),
+    "C_nothing_before_ldg_cgds": ("after", frozenset()),
+    "B_nothing_before_plain": ("after", frozenset()),
+    "E_nothing_before_volatile": ("after", frozenset()),
+    "F_nothing_before_relaxed": ("after", frozenset()),
+    "T1_alu_before_ldg": ("after", frozenset()),
+    "T2_syncthreads_before_ldg": ("after", frozenset()),
+    "T3_sts_syncthreads_before_ldg": ("hoisted", frozenset({"griddepcontrol.wait", "bar.sync"})),
+    "T4_regloop_before_ldg": ("hoisted", frozenset({"griddepcontrol.wait"})),
+    "D2_regloop_before_ldg_restrict": ("hoisted", frozenset({"griddepcontrol.wait"})),
+    "D_flashmla_shape": ("hoisted", frozenset({"griddepcontrol.wait", "bar.sync", "mbarrier.init.shared::cta.b64"})),
+    "D_flashmla_fixed_01a2772": ("after", frozenset()),
+    "L_plain_restrict": ("hoisted", frozenset({"griddepcontrol.wait", "bar.sync"})),
+    "L_nc_asm_volatile": ("hoisted", frozenset({"griddepcontrol.wait", "bar.sync"})),
+    "L_plain_mut": ("after", frozenset()),
+    "L_plain_const": ("after", frozenset()),
+    "L_ldcg": ("after", frozenset()),
+    "L_ldca": ("after", frozenset()),
+    "L_ldcv": ("after", frozenset()),
+    "L_ldlu": ("after", frozenset()),
+    "L_asm_relaxed_gpu": ("after", frozenset()),
+    "L_asm_acquire_gpu": ("after", frozenset()),
+    "L_asm_weak": ("after", frozenset()),
+    "X_syncthreads": ("hoisted", frozenset({"griddepcontrol.wait", "bar.sync"})),
+    "X_fence_proxy_async": ("hoisted", frozenset({"griddepcontrol.wait", "bar.sync", "fence.proxy.async"})),
+    "X_threadfence": ("after", frozenset()),
+    "X_fence_acqrel_gpu": ("after", frozenset()),
+}
+
+
+def _kernel_name(path: Path) -> str:
+    m = re.search(r"__global__\s+void\s+(\w+)", path.read_text())
+    assert m, path
+    return m.group(1)
+
+
+def _batch_source() -> str:
+    """Every kernel file as one translation unit (includes hoisted to the top)."""
+    includes, bodies = set(), []
+    for p in sorted(KERNELS.glob("*.cu")):
+        lines = p.read_text().splitlines()
+        includes.update(l for l in lines if l.startswith("#include"))
+        bodies.append(f"// ---- {p.name}\n" + "\n".join(l for l in lines if not l.startswith("#include")))
+    return "\n".join(sorted(includes)) + "\n" + "\n".join(bodies) + "\n"
+
+
+@pytest.fixture(scope="module")
+def section4() -> dict[tuple[str, str], sass.FunctionReport]:
+    out = {}
+    for rep in sass.check_cu_source(_batch_source(), ARCHS, source="tests/kernels/*.cu", name="section4"):
+        for fn in rep.functions:
+            out[(rep.arch, fn.short_name)] = fn
+    return out
+
+
+def test_every_kernel_file_is_in_the_table():
+    names = {_kernel_name(p) for p in KERNELS.glob("*.cu")}
+    assert names == set(SECTION4)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("kernel", sorted(SECTION4))
+def test_section4_verdict(section4, kernel, arch):
+    expected, above = SECTION4[kernel]
+    fn = section4[(arch, kernel)]
+    assert fn.mapped_mem_ops == fn.ptx_mem_ops, fn.notes
+    assert not [f for f in fn.findings if f.verdict == sass.FORBIDDEN]
+    if expected == "after":
+        assert fn.findings == (), [(f.op_ptx, f.direction, f.sync_ptx) for f in fn.findings]
+        return
+    crossings = [f for f in fn.findings if f.check == sass.CROSSING]
+    assert crossings, "expected the .nc load hoisted above griddepcontrol.wait"
+    for f in crossings:
+        assert f.verdict == sass.HAZARD
+        assert f.direction == sass.HOISTED
+        assert ".nc" in f.op_ptx and "CONSTANT" in f.op_sass
+        assert f.arch == arch and sass.short_name(f.function) == kernel
+        assert f.op_sass_offset < f.sync_sass_offset
+        assert "outside the memory model" in f.reason
+    syncs = {f.sync_ptx.split()[0] for f in crossings}
+    assert above <= syncs, syncs
+    assert any(f.sync_sass == "ACQBULK" for f in crossings)
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_100a"])
+def test_flashmla_pre_fix_flagged_and_fix_clean(section4, arch):
+    shape = section4[(arch, "D_flashmla_shape")]
+    fixed = section4[(arch, "D_flashmla_fixed_01a2772")]
+    wait = [f for f in shape.findings if f.sync_sass == "ACQBULK"]
+    assert len(wait) == 1
+    (f,) = wait
+    assert f.op_sass.startswith("LDG.E.128.CONSTANT")
+    assert f.op_ptx.startswith("ld.global.nc.v4")
+    assert f.direction == sass.HOISTED and f.verdict == sass.HAZARD
+    assert f.op_sass_line > 0 and f.sync_sass_line > f.op_sass_line
+    assert fixed.findings == ()
+    assert fixed.mapped_mem_ops == fixed.ptx_mem_ops == 4
+
+
+def _cli(*args: str, capsys) -> tuple[int, str, str]:
+    rc = cli_main(["sass", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_exit_codes_and_json(capsys):
+    rc, out, _ = _cli("--arch", "sm_90", "--json", str(KERNELS / "D_flashmla_shape.cu"), capsys=capsys)
+    assert rc == 1
+    objs = [json.loads(l) for l in out.splitlines()]
+    assert len(objs) == 1 and objs[0]["arch"] == "sm_90" and not objs[0]["clean"]
+    assert {f["sync_sass"] for f in objs[0]["findings"]} >= {"ACQBULK"}
+    rc, out, _ = _cli("--arch", "sm_90", str(KERNELS / "D_flashmla_fixed_01a2772.cu"), capsys=capsys)
+    assert rc == 0 and "clean" in out
+
+
+def test_cli_errors_are_one_line(capsys, tmp_path):
+    rc, _, err = _cli(str(tmp_path / "missing.cu"), capsys=capsys)
+    assert rc == 2 and err.count("\n") == 1 and "no such file" in err
+    rc, _, err = _cli("--arch", "sm_42", str(KERNELS / "A_nothing_before_ldg.cu"), capsys=capsys)
+    assert rc == 2 and "unknown arch" in err
+    bad = tmp_path / "bad.cu"
+    bad.write_text("__global__ void k() { this is not C++; }\n")
+    rc, _, err = _cli("--arch", "sm_90", str(bad), capsys=capsys)
+    assert rc == 2 and err.count("\n") == 1 and "error" in err and "Traceback" not in err
+    other = tmp_path / "x.txt"
+    other.write_text("")
+    rc, _, err = _cli(str(other), capsys=capsys)
+    assert rc == 2 and "unknown input type" in err
+
+
+def test_ptx_and_cubin_inputs(tmp_path, capsys):
+    """A .ptx is assembled with ptxas; a .cubin is read with the PTX beside it."""
+    src = KERNELS / "T3_sts_syncthreads_before_ldg.cu"
+    ptx = tmp_path / "t3.ptx"
+    subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-o", str(ptx), str(src)], check=True)
+    reps = sass.check_path(ptx, ("sm_90", "sm_100a"))
+    assert [r.arch for r in reps] == ["sm_90", "sm_100a"]
+    assert all(any(f.sync_sass == "ACQBULK" for f in r.findings) for r in reps)
+    cubin = tmp_path / "t3.cubin"
+    subprocess.run(["ptxas", "-arch=sm_90", "-O3", "-o", str(cubin), str(ptx)], check=True)
+    (rep,) = sass.check_path(cubin)
+    assert rep.arch == "sm_90" and any(f.sync_sass == "ACQBULK" for f in rep.findings)
+    lonely = tmp_path / "lonely.cubin"
+    lonely.write_bytes(cubin.read_bytes())
+    rc, _, err = _cli(str(lonely), capsys=capsys)
+    assert rc == 2 and "PTX" in err
+
+
+def test_opt_level_and_flags_pass_through():
+    """-O0 keeps the PTX order (toolchain-and-ptxas.md section 4: the hoist needs -O1 or more)."""
+    (rep,) = sass.check_path(KERNELS / "T3_sts_syncthreads_before_ldg.cu", ("sm_90",), opt=0)
+    assert not [f for f in rep.findings if f.sync_sass == "ACQBULK"]
+    with pytest.raises(sass.UserError):
+        sass.check_path(KERNELS / "T3_sts_syncthreads_before_ldg.cu", ("sm_90",), nvcc_flags=("--no-such-flag",))
+
+
+def test_merge_and_loop_checks(tmp_path):
+    """Same-address loads merged (weak: permitted; volatile: forbidden) and an empty loop deleted."""
+    src = tmp_path / "merge.cu"
+    src.write_text(
+        r"""
+__global__ void merge_weak(int* p, int* out) {
+    int a, b;
+    asm volatile("ld.global.u32 %0, [%1+4];" : "=r"(a) : "l"(p) : "memory");
+    asm volatile("ld.global.u32 %0, [%1+4];" : "=r"(b) : "l"(p) : "memory");
+    out[threadIdx.x] = a * 3 + b;
+}
+__global__ void empty_loop(int* out, int n) {
+    for (int i = 0; i < n; ++i) asm volatile("");
+    out[threadIdx.x] = 1;
+}
+__global__ void clock_loop(int* out, int n) {
+    long long t0 = clock64();
+    while (clock64() - t0 < n) { }
+    out[threadIdx.x] = 1;
+}
+"""
+    )
+    (rep,) = sass.check_path(src, ("sm_90",))
+    by = {fn.short_name: fn for fn in rep.functions}
+    merged = [f for f in by["merge_weak"].findings if f.check == sass.MERGED]
+    assert len(merged) == 1 and merged[0].verdict == sass.HAZARD
+    loops = [f for f in by["empty_loop"].findings if f.check == sass.LOOP_DELETED]
+    assert loops and all(f.verdict == sass.HAZARD for f in loops)  # NVVM unrolls it: two PTX loops
+    assert by["clock_loop"].findings == ()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
