@@ -174,7 +174,19 @@ class EmitContext:
         return r
 
     def operand(self, v: ir.Operand) -> str:  # an int rvalue
-        return self.reg(v) if isinstance(v, str) else f"({v})"
+        return self.read(v) if isinstance(v, str) else f"({v})"
+
+    def read(self, r: str) -> str:
+        """The value of register ``r`` as an int rvalue."""
+        return self.reg(r)
+
+    def write(self, r: str) -> str:
+        """An lvalue for a plain (Mov/Arith) write of register ``r``."""
+        return self.reg(r)
+
+    def load_result(self, dst: str, raw: str, loc: str) -> str:
+        """The statement that puts the raw word ``raw`` read from ``loc`` into register ``dst``."""
+        return f"{self.reg(dst)} = {self.dec(raw, loc)};"
 
     def addr(self, loc: str) -> tuple[str, Space]:
         """A C++ expression for the location's address: ``unsigned*`` for global, a 32-bit shared
@@ -200,12 +212,22 @@ class EmitContext:
         return f"goto {self.label(target)};"
 
     def barrier(self, ins: Barrier) -> str:
-        if ins.mode == "sync":
-            if ins.count is None:
-                return f'asm volatile("barrier.sync {ins.id};" ::: "memory");'
-            return f'asm volatile("barrier.sync {ins.id}, {32 * ins.count};" ::: "memory");'
-        cnt = 32 * (ins.count if ins.count is not None else 1)
-        return f'asm volatile("barrier.arrive {ins.id}, {cnt};" ::: "memory");'
+        # litmus counts are in threads of the litmus program; one litmus thread is one warp here
+        parts: list[str] = []
+        inputs: list[str] = []
+
+        def add(v: ir.Operand, scale: int) -> None:
+            if isinstance(v, str):
+                parts.append(f"%{len(inputs)}")
+                inputs.append(f'"r"(({self.read(v)}) * {scale})')
+            else:
+                parts.append(str(v * scale))
+
+        add(ins.id, 1)
+        cnt = ins.count if ins.count is not None else (1 if ins.mode == "arrive" else None)
+        if cnt is not None:
+            add(cnt, 32)
+        return f'asm volatile("barrier.{ins.mode} {", ".join(parts)};" :: {", ".join(inputs)} : "memory");'
 
 
 def _ss(space: Space) -> str:
@@ -276,7 +298,7 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
         return [
             "{ unsigned raw_;",
             f'  asm volatile("{ptx_of(ins, space)} %0, [%1];" : "=r"(raw_) : {_acon(space)}({a}) : "memory");',
-            f"  {ctx.reg(ins.dst)} = {ctx.dec('raw_', ins.loc)}; }}",
+            f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
         ]
     if isinstance(ins, Store):
         a, space = ctx.addr(ins.loc)
@@ -305,7 +327,7 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
             f'  asm volatile("{mnem} %0, [%1], {operand_list};" : "=r"(raw_) : {_acon(space)}({a}), {ins_list} : "memory");',
         ]
         if isinstance(ins, Atom):
-            lines.append(f"  {ctx.reg(ins.dst)} = {ctx.dec('raw_', ins.loc)}; }}")
+            lines.append(f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}")
         else:
             lines.append("  (void)raw_; }")
         return lines
@@ -314,12 +336,13 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
     if isinstance(ins, Barrier):
         return [ctx.barrier(ins)]
     if isinstance(ins, Mov):
-        return [f"{ctx.reg(ins.dst)} = {ctx.operand(ins.src)};"]
+        src = ctx.operand(ins.src)
+        return [f"{ctx.write(ins.dst)} = {src};"]
     if isinstance(ins, Arith):
         a, b = ctx.operand(ins.a), ctx.operand(ins.b)
         if ins.operation is ArithOp.DIV:
-            return [f"{ctx.reg(ins.dst)} = ({b}) == 0 ? 0 : ({a}) / ({b});"]
-        return [f"{ctx.reg(ins.dst)} = ({a}) {_ARITH[ins.operation]} ({b});"]
+            return [f"{ctx.write(ins.dst)} = ({b}) == 0 ? 0 : ({a}) / ({b});"]
+        return [f"{ctx.write(ins.dst)} = ({a}) {_ARITH[ins.operation]} ({b});"]
     if isinstance(ins, Label):
         return [f"{ctx.label(ins.name)}: ;"]
     if isinstance(ins, Branch):
@@ -379,7 +402,7 @@ __device__ __forceinline__ unsigned long long fz_ld_vol64(const unsigned long lo
 #endif
 """
 
-_SCRATCH_DECL = "__shared__ unsigned fz_scratch_smem[256];"
+_SCRATCH_DECL = "#ifndef FUZZGPU_SCRATCH\n#define FUZZGPU_SCRATCH\n__shared__ unsigned fz_scratch_smem[256];\n#endif"
 
 
 # --------------------------------------------------------------------------------------------
@@ -675,12 +698,35 @@ def _key_specs(p: Program, lay: Layout) -> list[KeySpec]:
 
 
 class _HarnessCtx(EmitContext):
-    def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int) -> None:
+    """Harness emission for role ``k``.  In a thread without branches a loaded register keeps the
+    raw word (``k<k>_<r>_raw``) and is decoded where it is first used (or when the results are
+    written): decoding right after the load would make the warp wait for the load before issuing
+    the next instruction, which hides load->store reordering (LB)."""
+
+    def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int,
+                 lazy: bool = False) -> None:
         self.p = p
         self.k = role
         self.gidx = gidx
         self.sidx = sidx
         self.nsh = nsh
+        self.lazy = lazy
+        self.pending: dict[str, str] = {}  # register -> location whose raw word it holds
+
+    def read(self, r: str) -> str:
+        if r in self.pending:
+            return self.dec(f"{self.reg(r)}_raw", self.pending[r])
+        return self.reg(r)
+
+    def write(self, r: str) -> str:
+        self.pending.pop(r, None)
+        return self.reg(r)
+
+    def load_result(self, dst: str, raw: str, loc: str) -> str:
+        if not self.lazy:
+            return super().load_result(dst, raw, loc)
+        self.pending[dst] = loc
+        return f"{self.reg(dst)}_raw = {raw};"
 
     def reg(self, r: str) -> str:
         return f"k{self.k}_{r}"
@@ -718,6 +764,8 @@ class _HarnessCtx(EmitContext):
     def barrier(self, ins: Barrier) -> str:
         # every hardware thread runs every role: all threads of the CTA meet at each barrier
         # (counts are not honoured: the harness sees a subset of the allowed outcomes)
+        if isinstance(ins.id, str):
+            return f'asm volatile("barrier.sync %0;" :: "r"(({self.read(ins.id)}) & 15) : "memory");'
         return f'asm volatile("barrier.sync {ins.id};" ::: "memory");'
 
 
@@ -756,6 +804,22 @@ __device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch,
     P.F[j] = (j == 0) ? 1u : (h | 1u);
     P.Cc[j] = (j == 0) ? 0u : fz_mix(h);
   }
+}
+// stress CTA: hammer scratch lines until every testing warp is done (not inlined: its accesses stay
+// out of the test's straight-line code, which the SASS checks read)
+__device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines, const unsigned long long* ctl,
+                                       unsigned target) {
+  const unsigned t = threadIdx.x;
+  unsigned acc = 0u;
+  for (unsigned i = 0; i < 4096u; ++i) {
+    unsigned line = (blockIdx.x * 7u + (t >> 5) * 3u + i) % scratch_lines;
+    unsigned* a = scratch + line * 32u + (t & 31u);
+    asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(i + acc) : "memory");
+    unsigned v; asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+    acc += v;
+    if ((i & 15u) == 0u && fz_ld_vol64(ctl + 3) >= target) break;
+  }
+  asm volatile("" :: "r"(acc));
 }
 #endif
 """
@@ -823,6 +887,11 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
     w(f"// harness for {p.name}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}")
     w(f"namespace ns_{name} {{")
     w(f"constexpr unsigned NG = {NG}u;")
+    w("// RMW programs: tagged initial values before each launch (not inlined: kept out of the test's code)")
+    w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride, const FzParams& P) {")
+    for j, n in enumerate(gl):
+        w(f"  memc[{_gslot(j, 'inst')}] = P.tagh | ({p.location(n).init}u & 0xffffu);")
+    w("}")
     w("}")
     cluster_attr = f"__cluster_dims__({C}, 1, 1) " if C > 1 else ""
     w(f'extern "C" __global__ void {cluster_attr}__launch_bounds__(256) {name}(')
@@ -853,30 +922,19 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
     w("  const unsigned tagh = P.tagh;")
     # ---- mode 2: prime memory with tagged initial values (RMW programs)
     w("  if (mode == 2u) {")
-    w("    if (!testing) return;")
-    w("    const unsigned inst = (lcta << 8) | t;")
-    for j, n in enumerate(gl):
-        w(f"    memc[{_gslot(j, 'inst')}] = tagh | ({p.location(n).init}u & 0xffffu);")
+    w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, P);")
     w("    return;")
     w("  }")
     # ---- check of the previous launch (modes 0 and 1)
     w("  if (mode == 0u) {")
     w("    if (testing) {")
-    _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w)
+    res_inits = _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w)
     w("    } else {")
-    w("      // stress CTA: hammer scratch lines until every testing warp is done")
-    w("      const unsigned target = ntest * 8u;")
-    w("      for (unsigned i = 0; i < 4096u; ++i) {")
-    w("        unsigned line = (blockIdx.x * 7u + (t >> 5) * 3u + i) % scratch_lines;")
-    w("        unsigned* a = scratch + line * 32u + (t & 31u);")
-    w('        asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(i) : "memory");')
-    w('        unsigned v; asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");')
-    w("        if ((i & 15u) == 0u && fz_ld_vol64(ctl + 3) >= target) break;")
-    w("      }")
+    w("      fz_stress(scratch, scratch_lines, ctl, ntest * 8u);  // stress CTA")
     w("    }")
     w("  }")
     w("  if (testing && (mode == 1u || epoch > epoch0)) {")
-    _emit_check(p, keys, res_keys, gl, nbins, shared_hist, w)
+    _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w)
     w("  }")
     w("  if (mode == 0u) {")
     w("    __syncthreads();")
@@ -925,6 +983,8 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 w(ind + f"unsigned k{k}_sa{j} = (unsigned)__cvta_generic_to_shared(fz_sm + inst{k}_L * NSH + {j}u);")
         for reg in _registers(t):
             w(ind + f"int k{k}_{reg} = {t.init_value(reg)};")
+        for reg in dict.fromkeys(i.dst for i in t.code if isinstance(i, (Load, Atom))):
+            w(ind + f"unsigned k{k}_{reg}_raw = 0u; (void)k{k}_{reg}_raw;")
         w(ind + f"unsigned k{k}__tmo = 0u, k{k}__spins = 0u; (void)k{k}__spins;")
     if sl:
         w(ind + "// shared locations: tagged initial values, every launch")
@@ -940,9 +1000,11 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     w(ind + "  __syncwarp();")
     w(ind + "}")
     w(ind + "if (spin) fz_delay(fz_mix(P.seed ^ (lcta * 8u + (t >> 5))) % spin);  // per-warp random delay")
+    ctxs: dict[int, _HarnessCtx] = {}
     for k in lay.order:
         t = p.threads[k]
-        ctx = _HarnessCtx(p, k, gidx, sidx, len(sl))
+        straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
+        ctx = ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight)
         labels = _labels(t)
         w(ind + f"// ---- role {k}: {t.name}")
         for n, ins in enumerate(t.code):
@@ -954,9 +1016,21 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     # results
     resc = "res + (unsigned long long)(epoch & 1ull) * ((unsigned long long)NRES * ninst)"
     w(ind + f"unsigned* resc = {resc};")
+    # result words are raw: a register that still holds a loaded word is stored as loaded (decoding
+    # it here would let ptxas schedule the decode -- a wait for the load -- before later test stores);
+    # other values are stored encoded.  The check phase of the next launch decodes them.
+    res_inits: list[int] = []
     for ri, ks in enumerate(res_keys):
         if ks.kind == "reg":
-            w(ind + f"resc[{ri}ull * ninst + inst{ks.role}] = (unsigned)k{ks.role}_{ks.reg};")
+            c = ctxs[ks.role]
+            if ks.reg in c.pending:
+                res_inits.append(p.location(p.physical(c.pending[ks.reg])).init)
+                w(ind + f"resc[{ri}ull * ninst + inst{ks.role}] = k{ks.role}_{ks.reg}_raw;")
+            else:
+                res_inits.append(0)
+                w(ind + f"resc[{ri}ull * ninst + inst{ks.role}] = {c.enc(c.read(ks.reg))};")
+        else:
+            res_inits.append(p.location(ks.loc).init)
     if any(ks.kind == "sloc" for ks in res_keys):
         w(ind + "__syncthreads();")
         for ri, ks in enumerate(res_keys):
@@ -965,14 +1039,15 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 init = p.location(ks.loc).init
                 for line in _inst_from_lane(lay, r, "t", f"sinst{ri}"):
                     w(ind + line)
-                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = (unsigned)fz_dec(fz_sm[t * NSH + {sidx[ks.loc]}u], tagh, {init});")
+                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[t * NSH + {sidx[ks.loc]}u];")
     for k in range(len(p.threads)):
         w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
     w(ind + "__syncwarp();")
     w(ind + "if ((t & 31u) == 0u) atomicAdd(ctl + 3, 1ull);")
+    return res_inits
 
 
-def _emit_check(p, keys, res_keys, gl, nbins, shared_hist, w) -> None:
+def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w) -> None:
     ind = "    "
     w(ind + "// classify the previous launch's instances; the histogram lives on the device")
     w(ind + "const unsigned long long pe = epoch - 1ull;")
@@ -993,7 +1068,8 @@ def _emit_check(p, keys, res_keys, gl, nbins, shared_hist, w) -> None:
             init = p.location(ks.loc).init
             w(ind + f"{{ unsigned raw = *(volatile const unsigned*)(memp + {slot}); v = fz_dec(raw, PP.tagh, {init}); }}")
         else:
-            w(ind + f"v = (int)resp[{ri[ks.key]}ull * ninst + inst];")
+            k = ri[ks.key]
+            w(ind + f"v = fz_dec(resp[{k}ull * ninst + inst], PP.tagh, {res_inits[k]});")
         conds = " ".join(f"v == {val} ? {d}u :" for d, val in enumerate(ks.values))
         w(ind + f"bin += mult * ({conds} {len(ks.values)}u); mult *= {ks.radix}u;")
     w(ind + "if (tmo) bin = NBINS;")

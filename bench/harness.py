@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+"""One script that builds, SASS-checks and runs the GPU harness measurements in one device call.
+
+    python3 bench/harness.py --out $OUT [--smoke]            # on the GPU machine
+    python3 bench/harness.py --render bench/results/harness-h200.json   # JSON -> markdown table
+
+Sections (each written to the JSON as soon as it is done, so a time-out keeps what finished):
+  compile   all tests/litmus/gpu programs in one batch; compile throughput with batching
+  sass      fuzzgpu.sass over the static kernels and the harness module; the %clock delay loop kept
+  table1    MP/SB/LB relaxed.gpu across CTAs under the knobs of facts/h200-litmus-probe.md Table 1
+  zero      MP rel/acq.gpu, SB fence.sc.gpu, CoRR: 0 weak in >= 1e9 each
+  scope     MP rel/acq.cta with weak data loads at stride 1: the weak outcome observed
+  place     same CTA, same warp, same cluster, spin loop, RMW programs (harness coverage)
+  pdl       a dependent grid with an ld.global.nc hoisted above griddepcontrol.wait reads stale
+  tput      MP relaxed across CTAs, no stress, measured from Python end to end
+  suite     every runnable Dat3M PTX test, 1e7 instances each (histograms judged later on the CPU)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from fuzzgpu import codegen, litmus  # noqa: E402
+from fuzzgpu.backends import cuda as cudab  # noqa: E402
+from fuzzgpu.backends.base import RunConfig  # noqa: E402
+from fuzzgpu.ir import eval_expr  # noqa: E402
+
+GPU_DIR = ROOT / "tests" / "litmus" / "gpu"
+DAT3M = ROOT.parent / "shared" / "peer-suites" / "dat3m-ptx"
+if not DAT3M.exists():  # on the device machine: a copy carried in an ignored folder
+    DAT3M = ROOT / ".device-shared" / "dat3m-ptx"
+
+# facts/h200-litmus-probe.md Table 1 (rate of the weak outcome)
+TABLE1 = {
+    "plain_s1": {"MP": 7.77e-3, "SB": 1.04e-2, "LB": 1.58e-3, "MPcta": 2.17e-3},
+    "barrier_s1": {"MP": 1.76e-2, "SB": 2.40e-2, "LB": 8.22e-3, "MPcta": 3.08e-3},
+    "barrier_spin3000_s1": {"MP": 2.49e-2, "SB": 2.97e-2, "LB": 1.41e-2, "MPcta": 3.71e-3},
+    "barrier_stress256_s1": {"MP": 1.48e-2, "SB": 1.88e-2, "LB": 5.71e-3, "MPcta": 2.58e-3},
+    "barrier_spin3000_stress512_s1": {"MP": 2.84e-2, "SB": 3.10e-2, "LB": 1.54e-2, "MPcta": 3.05e-3},
+    "plain_s32": {"MP": 5.23e-3, "SB": 6.99e-3, "LB": 1.66e-3, "MPcta": 1.97e-7},
+}
+KNOBS = {
+    "plain_s1": dict(stride=1),
+    "barrier_s1": dict(stride=1, barrier=True),
+    "barrier_spin3000_s1": dict(stride=1, barrier=True, spin=3000),
+    "barrier_stress256_s1": dict(stride=1, barrier=True, stress=256),
+    "barrier_spin3000_stress512_s1": dict(stride=1, barrier=True, spin=3000, stress=512),
+    "plain_s32": dict(stride=32),
+}
+
+
+def log(*a) -> None:
+    print(*a, flush=True)
+
+
+def witness_count(program, hist) -> int:
+    c = program.condition
+    if c is None:
+        return 0
+    expr = c.expr
+    if c.quantifier == "forall":
+        from fuzzgpu.ir import Not
+
+        expr = Not(expr)
+    return hist.matching(lambda d: eval_expr(expr, d))
+
+
+def hist_json(h) -> dict:
+    d = h.to_json()
+    d["outcomes"] = [{"outcome": {k: v for k, v in o["outcome"].items()}, "count": o["count"]} for o in d["outcomes"]]
+    return d
+
+
+class Bench:
+    def __init__(self, out: Path, smoke: bool) -> None:
+        self.out = out
+        self.smoke = smoke
+        self.res: dict = {
+            "command": " ".join(sys.argv),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "host": platform.node(),
+            "cpus": os.cpu_count(),
+            "smoke": smoke,
+        }
+        self.programs = {p.stem: litmus.parse_file(p) for p in sorted(GPU_DIR.glob("*.litmus"))}
+        self.compiled: dict = {}
+        self.backend = None
+
+    def n(self, x: float) -> int:
+        return int(x / 100) if self.smoke else int(x)
+
+    def save(self) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        tmp = self.out / "harness.json.tmp"
+        tmp.write_text(json.dumps(self.res, indent=1, default=str))
+        os.replace(tmp, self.out / "harness.json")
+
+    def section(self, name, fn) -> None:
+        log(f"== {name}")
+        t0 = time.perf_counter()
+        try:
+            fn()
+        except Exception as e:  # keep going: the other sections still count
+            import traceback
+
+            traceback.print_exc()
+            self.res.setdefault("errors", {})[name] = f"{type(e).__name__}: {e}"
+        self.res.setdefault("section_seconds", {})[name] = round(time.perf_counter() - t0, 2)
+        self.save()
+
+    # ------------------------------------------------------------------------------------
+    def do_compile(self) -> None:
+        arch = self.arch
+        progs = list(self.programs.values())
+        t0 = time.perf_counter()
+        comp = cudab.compile_programs(progs, arch, batch=len(progs), jobs=1, use_cache=False)
+        t1 = time.perf_counter()
+        self.compiled = {c.program: c for c in comp}
+        self.res["compile"] = {
+            "arch": arch,
+            "programs": len(progs),
+            "one_nvcc_call_seconds": round(t1 - t0, 2),
+        }
+        log(f"compiled {len(progs)} programs in one nvcc call: {t1 - t0:.2f}s")
+
+    def do_compile_tput(self) -> None:
+        # distinct programs: MP/SB/LB with every combination of semantics and scopes
+        progs = variants(self.programs, 256 if not self.smoke else 48)
+        jobs = os.cpu_count() or 1
+        out = {"programs": len(progs), "jobs": jobs}
+        for batch in (1, 8, 16):
+            t0 = time.perf_counter()
+            cudab.compile_programs(progs, self.arch, batch=batch, jobs=jobs, use_cache=False)
+            dt = time.perf_counter() - t0
+            out[f"batch{batch}"] = {"seconds": round(dt, 2), "kernels_per_s": round(len(progs) / dt, 1)}
+            log(f"compile: {len(progs)} kernels, batch {batch}, {jobs} jobs: {dt:.2f}s = {len(progs) / dt:.1f}/s")
+        t0 = time.perf_counter()
+        cudab.compile_programs(progs, self.arch, batch=16, jobs=jobs, use_cache=True)
+        cudab.compile_programs(progs, self.arch, batch=16, jobs=jobs, use_cache=True)
+        out["cached_seconds"] = round(time.perf_counter() - t0, 2)
+        self.res["compile_tput"] = out
+
+    def do_sass(self) -> None:
+        out: dict = {}
+        try:
+            from fuzzgpu import sass
+        except Exception as e:
+            out["fuzzgpu.sass"] = f"unavailable: {e}"
+            sass = None
+        progs = list(self.programs.values())
+        if sass is not None:
+            static = []
+            for i, p in enumerate(progs):
+                s = codegen.generate_static(p)
+                static.append(s.replace("fuzzgpu_", f"fuzzgpu_{i}_"))
+            try:
+                reps = sass.check_cu_source("\n".join(static).replace("#ifndef FUZZGPU_PRELUDE", "#ifndef FUZZGPU_PRELUDE"), ["sm_90"], source="static")
+                out["static"] = [f.to_dict() for r in reps for f in r.findings]
+                out["static_functions"] = sum(len(r.functions) for r in reps)
+            except Exception as e:
+                out["static_error"] = f"{type(e).__name__}: {e}"
+            try:
+                src, _ = codegen.generate_module(progs)
+                reps = sass.check_cu_source(src, ["sm_90"], source="harness")
+                out["harness"] = [f.to_dict() for r in reps for f in r.findings]
+                out["harness_functions"] = [fn.short_name for r in reps for fn in r.functions]
+            except Exception as e:
+                out["harness_error"] = f"{type(e).__name__}: {e}"
+        out["simple"] = simple_sass_check(self.compiled, self.programs)
+        self.res["sass"] = out
+        log("sass:", json.dumps({k: (len(v) if isinstance(v, list) else v) for k, v in out.items() if k != "simple"}))
+        log("simple sass check:", json.dumps(out["simple"])[:2000])
+
+    def run(self, key, stem, knobs, n, **extra) -> dict:
+        p = self.programs[stem]
+        cfg = RunConfig(instances=n, seed=extra.pop("seed", 12345), **knobs, **extra)
+        h = self.backend.run_compiled(self.compiled[p.name], cfg)
+        w = witness_count(p, h)
+        row = {
+            "test": stem,
+            "config": key,
+            "knobs": cfg.to_json(),
+            "instances": h.instances,
+            "witness": w,
+            "rate": w / h.instances,
+            "timeouts": h.timeouts,
+            "seconds": round(h.seconds, 4),
+            "inst_per_s": h.instances / h.seconds,
+            "histogram": hist_json(h),
+        }
+        log(f"{stem:28s} {key:30s} {w:>12d} / {h.instances:.3g} = {w / h.instances:.3e}  {h.instances / h.seconds:.3g} inst/s  tmo={h.timeouts}")
+        return row
+
+    def do_table1(self) -> None:
+        rows = []
+        for key, knobs in KNOBS.items():
+            for short, stem in (("MP", "MP-relaxed-gpu"), ("SB", "SB-relaxed-gpu"), ("LB", "LB-relaxed-gpu"), ("MPcta", "MP-relacq-cta-weakdata")):
+                n = self.n(2e8 if "stress" not in key else 1e8)
+                r = self.run(key, stem, knobs, n)
+                ref = TABLE1[key][short]
+                r["probe_rate"] = ref
+                r["ratio_to_probe"] = r["rate"] / ref if ref else None
+                r["within_3x"] = bool(ref and r["rate"] > 0 and 1 / 3 <= r["rate"] / ref <= 3)
+                rows.append(r)
+                self.res["table1"] = rows
+                self.save()
+
+    def do_zero(self) -> None:
+        rows = []
+        for stem in ("MP-relacq-gpu", "SB-fence-sc-gpu", "CoRR-relaxed-gpu", "MP-relacq-cluster", "MP-spin-relacq-gpu"):
+            for key in ("plain_s1", "barrier_spin3000_s1"):
+                big = stem in ("MP-relacq-gpu", "SB-fence-sc-gpu", "CoRR-relaxed-gpu")
+                rows.append(self.run(key, stem, KNOBS[key], self.n((2e9 if key == "plain_s1" else 1e9) if big else 2e8)))
+                self.res["zero"] = rows
+                self.save()
+
+    def do_scope(self) -> None:
+        rows = []
+        for key in ("plain_s1", "barrier_spin3000_s1", "plain_s32"):
+            rows.append(self.run(key, "MP-relacq-cta-weakdata", KNOBS[key], self.n(1e9 if key != "plain_s32" else 5e8)))
+            self.res["scope"] = rows
+            self.save()
+
+    def do_place(self) -> None:
+        rows = []
+        for stem in (
+            "MP-relaxed-gpu-same-cta",
+            "MP-relaxed-gpu-same-warp",
+            "MP-relacq-cluster",
+            "MP-spin-relacq-gpu",
+            "Atom-add-gpu",
+        ):
+            for key in ("plain_s1", "barrier_spin3000_s1"):
+                rows.append(self.run(key, stem, KNOBS[key], self.n(1e8)))
+                self.res["place"] = rows
+                self.save()
+
+    def do_tput(self) -> None:
+        rows = []
+        for key, knobs, tc in (
+            ("plain_s1", dict(stride=1), 256),
+            ("plain_s1", dict(stride=1), 256),
+            ("plain_s32", dict(stride=32), 256),
+            ("plain_s1_tc512", dict(stride=1), 512),
+            ("plain_s1_nographs", dict(stride=1, graphs=False), 256),
+            ("barrier_spin3000_s1", dict(stride=1, barrier=True, spin=3000), 256),
+        ):
+            rows.append(self.run(key, "MP-relaxed-gpu", knobs, self.n(4e9), test_ctas=tc))
+            self.res["tput"] = rows
+            self.save()
+
+    def do_pdl(self) -> None:
+        self.res["pdl"] = run_pdl(self.backend, self.arch, 200 if self.smoke else 2000)
+
+    def do_suite(self) -> None:
+        files = sorted(DAT3M.rglob("*.litmus"))
+        progs, refused = [], {}
+        for f in files:
+            p = litmus.parse_file(f)
+            r = codegen.unrunnable_reasons(p)
+            if r:
+                refused[str(f.relative_to(DAT3M))] = r
+            else:
+                progs.append((str(f.relative_to(DAT3M)), p))
+        t0 = time.perf_counter()
+        comp = cudab.compile_programs([p for _, p in progs], self.arch, batch=8, jobs=os.cpu_count() or 1)
+        tc = time.perf_counter() - t0
+        log(f"suite: {len(progs)} runnable, {len(refused)} refused, compiled in {tc:.1f}s")
+        rows = []
+        for (path, p), c in zip(progs, comp):
+            try:
+                h = self.backend.run_compiled(c, RunConfig(instances=self.n(1e7), barrier=True, spin=1000, budget=20000))
+                rows.append({"path": path, "instances": h.instances, "timeouts": h.timeouts, "seconds": round(h.seconds, 4),
+                             "witness": witness_count(p, h), "histogram": hist_json(h)})
+            except Exception as e:
+                rows.append({"path": path, "error": f"{type(e).__name__}: {e}"})
+        self.res["suite"] = {"runnable": len(progs), "refused": refused, "compile_seconds": round(tc, 2), "runs": rows}
+
+    def main(self, sections) -> None:
+        import shutil
+
+        self.arch = "sm_90"
+        self.res["nvcc"] = subprocess.run([cudab.nvcc_path(), "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        self.res["cuobjdump"] = shutil.which("cuobjdump")
+        self.section("compile", self.do_compile)
+        if "sass" in sections:
+            self.section("sass", self.do_sass)
+        if not sections & {"table1", "zero", "scope", "place", "tput", "pdl", "suite"}:
+            if "compile_tput" in sections:
+                self.section("compile_tput", self.do_compile_tput)
+            return
+        from fuzzgpu.backends.cuda import CudaBackend
+
+        self.backend = CudaBackend()
+        self.arch = self.backend.arch
+        self.res["device"] = self.backend.describe()
+        try:
+            self.res["nvidia_smi"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu", "--format=csv,noheader"], capture_output=True, text=True, timeout=30).stdout.strip()
+        except Exception as e:
+            self.res["nvidia_smi"] = str(e)
+        log(self.res["device"], self.res["nvidia_smi"])
+        for name in ("tput", "table1", "zero", "scope", "place", "pdl", "suite", "compile_tput"):
+            if name in sections:
+                self.section(name, getattr(self, f"do_{name}"))
+        self.save()
+        self.backend.close()
+
+
+# ----------------------------------------------------------------------------------------
+# SASS: a simple structural check of the harness kernels (independent of fuzzgpu.sass)
+# ----------------------------------------------------------------------------------------
+
+
+def simple_sass_check(compiled, programs) -> dict:
+    """For each harness kernel: the %clock delay loop survived (SR_CLOCKLO read inside a backward
+    branch); for each program, the number of global loads/stores of the test body in SASS."""
+    import re
+    import shutil
+    import tempfile
+
+    tool = shutil.which("cuobjdump")
+    if not tool:
+        try:
+            import nvidia  # type: ignore
+
+            for p in nvidia.__path__:
+                c = Path(p) / "cu13" / "bin" / "cuobjdump"
+                if c.exists():
+                    tool = str(c)
+        except Exception:
+            pass
+    if not tool:
+        return {"error": "cuobjdump not found"}
+    out = {}
+    seen = set()
+    for name, c in compiled.items():
+        key = id(c.cubin)
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(c.cubin)
+            f.flush()
+            text = subprocess.run([tool, "-sass", "-fun", c.spec.kernel, f.name], capture_output=True, text=True).stdout
+        lines = [ln for ln in text.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", ln)]
+        clock_at = [i for i, ln in enumerate(lines) if "SR_CLOCKLO" in ln]
+        loop_ok = False
+        for i in clock_at:
+            for ln in lines[i : i + 6]:
+                m = re.search(r"BRA\s+0x([0-9a-f]+)", ln)
+                mo = re.search(r"/\*([0-9a-f]{4})\*/", ln)
+                if m and mo and int(m.group(1), 16) <= int(mo.group(1), 16):
+                    loop_ok = True
+        # test body: from the end of the delay loop to the first result store (STG.E without STRONG)
+        body = []
+        if clock_at:
+            for ln in lines[clock_at[-1] :]:
+                op = re.search(r"\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", ln)
+                if not op:
+                    continue
+                o = op.group(2)
+                if o.startswith(("LDG", "STG", "ATOMG", "RED", "MEMBAR", "CCTL", "LDS", "STS", "ATOMS", "BAR", "FENCE")):
+                    body.append(o)
+                if o == "STG.E" and len(body) > 1:
+                    break
+        out[name] = {"delay_loop_kept": loop_ok, "body_ops": body[:24]}
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Compile-throughput programs
+# ----------------------------------------------------------------------------------------
+
+
+def variants(programs, n):
+    from dataclasses import replace
+    import itertools
+
+    from fuzzgpu.ir import Fence, Load, Scope, Sem, Store, Thread
+
+    base = [programs["MP-relaxed-gpu"], programs["SB-relaxed-gpu"], programs["LB-relaxed-gpu"]]
+    sems_ld = [(Sem.WEAK, None), (Sem.RELAXED, Scope.GPU), (Sem.ACQUIRE, Scope.GPU), (Sem.RELAXED, Scope.CTA), (Sem.ACQUIRE, Scope.CTA), (Sem.VOLATILE, None), (Sem.RELAXED, Scope.SYS)]
+    sems_st = [(Sem.WEAK, None), (Sem.RELAXED, Scope.GPU), (Sem.RELEASE, Scope.GPU), (Sem.RELAXED, Scope.CTA), (Sem.RELEASE, Scope.CTA), (Sem.VOLATILE, None), (Sem.RELAXED, Scope.SYS)]
+    fences = [None, Fence(Sem.ACQ_REL, Scope.GPU), Fence(Sem.SC, Scope.GPU), Fence(Sem.ACQ_REL, Scope.CTA)]
+    out = []
+    for i, (b, ls, ss, f) in enumerate(itertools.product(base, sems_ld, sems_st, fences)):
+        threads = []
+        for t in b.threads:
+            code = []
+            for ins in t.code:
+                if isinstance(ins, Load):
+                    ins = replace(ins, sem=ls[0], scope=ls[1])
+                elif isinstance(ins, Store):
+                    ins = replace(ins, sem=ss[0], scope=ss[1])
+                code.append(ins)
+            if f is not None:
+                code.insert(1, f)
+            threads.append(replace(t, code=tuple(code)))
+        out.append(replace(b, name=f"{b.name}-v{i}", threads=tuple(threads)))
+        if len(out) >= n:
+            break
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# PDL
+# ----------------------------------------------------------------------------------------
+
+PDL_SRC = r"""
+__device__ __forceinline__ unsigned long long gtime() {
+  unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory"); return t;
+}
+// The primary: triggers its dependents at entry (early) or after its store (late), runs sleep_ns,
+// then writes val to every element.
+extern "C" __global__ void pdl_primary(unsigned* data, unsigned val, unsigned sleep_ns, unsigned early) {
+  if (early) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  unsigned long long t0 = gtime();
+  while (gtime() - t0 < sleep_ns) { }
+  data[blockIdx.x * blockDim.x + threadIdx.x] = val;
+  if (!early) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void count_stale(unsigned* stale, bool bad) {
+  unsigned b = __ballot_sync(0xffffffffu, bad);
+  if ((threadIdx.x & 31u) == 0u && b) { atomicAdd(stale, __popc(b)); }
+}
+// ld.global.nc written AFTER griddepcontrol.wait, with a shared-memory prologue before the wait:
+// ptxas hoists the LDG.CONSTANT above ACQBULK (facts/toolchain-and-ptxas.md, T3 / pdl_hoist_asmnc)
+extern "C" __global__ void pdl_dep_nc(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
+  __shared__ unsigned sm[256];
+  sm[threadIdx.x] = meta[threadIdx.x];
+  __syncthreads();
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  unsigned v;
+  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(data + blockIdx.x * blockDim.x + threadIdx.x) : "memory");
+  count_stale(stale, v != val);
+  if (sm[threadIdx.x ^ 1u] == 0xdeadbeefu) stale[1] = 1u;
+}
+// the same with a plain (weak) load: it stays after ACQBULK
+extern "C" __global__ void pdl_dep_plain(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
+  __shared__ unsigned sm[256];
+  sm[threadIdx.x] = meta[threadIdx.x];
+  __syncthreads();
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  unsigned v;
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(data + blockIdx.x * blockDim.x + threadIdx.x) : "memory");
+  count_stale(stale, v != val);
+  if (sm[threadIdx.x ^ 1u] == 0xdeadbeefu) stale[1] = 1u;
+}
+// a plain load BEFORE the wait: stale with PDL on (the control)
+extern "C" __global__ void pdl_dep_before(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
+  unsigned v;
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(data + blockIdx.x * blockDim.x + threadIdx.x) : "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  count_stale(stale, v != val);
+}
+"""
+
+
+def run_pdl(backend, arch, iters) -> dict:
+    import numpy as np
+
+    drv = backend.drv
+    cubin = cudab.compile_cubin(PDL_SRC, arch)
+    out: dict = {"iterations": iters, "sleep_ns": 30000, "ctas": 264, "threads": 256}
+    # SASS: where is the data load relative to ACQBULK?
+    out["sass"] = pdl_sass(cubin)
+    prim = backend.function(cubin, "pdl_primary")
+    n = 264 * 256
+    data = drv.mem_alloc(n * 4)
+    meta = drv.mem_alloc(256 * 4)
+    drv.memset_d32(data, 0, n)
+    drv.memset_d32(meta, 0, 256)
+    rows = []
+    for dep in ("pdl_dep_nc", "pdl_dep_plain", "pdl_dep_before"):
+        f = backend.function(cubin, dep)
+        for pdl in (True, False):
+            stale = drv.mem_alloc(16)
+            drv.memset_d32(stale, 0, 4)
+            backend.sync()
+            t0 = time.perf_counter()
+            for i in range(iters):
+                val = (hash((dep, pdl)) & 0xFFFF) * 65536 + i + 1
+                a1 = cudab.KernelArgs([("p", int(data)), ("u32", val), ("u32", 30000), ("u32", 1)])
+                a2 = cudab.KernelArgs([("p", int(data)), ("p", int(meta)), ("p", int(stale)), ("u32", val)])
+                backend.launch(prim, 264, 256, a1)
+                backend.launch(f, 264, 256, a2, pdl=pdl)
+            backend.sync()
+            dt = time.perf_counter() - t0
+            h = np.zeros(4, dtype=np.uint32)
+            drv.memcpy_dtoh(h, stale)
+            stale.free()
+            row = {"dependent": dep, "pdl": pdl, "stale_reads": int(h[0]), "reads": iters * n, "us_per_pair": round(dt / iters * 1e6, 2)}
+            rows.append(row)
+            log(f"pdl {dep:16s} pdl={'on ' if pdl else 'off'} stale {int(h[0])} / {iters * n}  {dt / iters * 1e6:.1f} us/pair")
+    data.free()
+    meta.free()
+    out["runs"] = rows
+    return out
+
+
+def pdl_sass(cubin: bytes) -> dict:
+    import re
+    import shutil
+    import tempfile
+
+    tool = shutil.which("cuobjdump")
+    if not tool:
+        try:
+            import nvidia  # type: ignore
+
+            for p in nvidia.__path__:
+                c = Path(p) / "cu13" / "bin" / "cuobjdump"
+                if c.exists():
+                    tool = str(c)
+        except Exception:
+            pass
+    if not tool:
+        return {"error": "cuobjdump not found"}
+    res = {}
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        for k in ("pdl_dep_nc", "pdl_dep_plain", "pdl_dep_before"):
+            text = subprocess.run([tool, "-sass", "-fun", k, f.name], capture_output=True, text=True).stdout
+            seq = []
+            for ln in text.splitlines():
+                m = re.search(r"/\*([0-9a-f]{4})\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]+)", ln)
+                if m and m.group(2).startswith(("LDG", "ACQBULK", "BAR", "STS", "LDS")):
+                    seq.append(f"{m.group(2)}@{m.group(1)}")
+            acq = next((i for i, s in enumerate(seq) if s.startswith("ACQBULK")), None)
+            data_loads = [s for s in seq if s.startswith("LDG")]
+            res[k] = {"sequence": seq, "data_load_before_ACQBULK": any(
+                s.startswith("LDG") and (i < acq if acq is not None else False) and ("CONSTANT" in s or k == "pdl_dep_before")
+                for i, s in enumerate(seq))}
+    return res
+
+
+# ----------------------------------------------------------------------------------------
+# Markdown
+# ----------------------------------------------------------------------------------------
+
+
+def render(path: Path) -> str:
+    r = json.loads(Path(path).read_text())
+    L = [f"# GPU harness on {r.get('device', '?')}", ""]
+    L.append(f"- date: {r.get('date')}; command: `{r.get('command')}`; nvcc: {r.get('nvcc')}; nvidia-smi: {r.get('nvidia_smi')}")
+    L.append(f"- host CPUs: {r.get('cpus')}; section seconds: {r.get('section_seconds')}")
+    if r.get("errors"):
+        L.append(f"- errors: {r['errors']}")
+    L.append("")
+
+    def fmt(row):
+        return f"{row['rate']:.2e} ({row['witness']} / {row['instances']:.2g})"
+
+    if r.get("table1"):
+        L += ["## Weak rates vs facts/h200-litmus-probe.md Table 1", "",
+              "| test | config | rate (weak / instances) | probe | ratio | within 3x |", "|---|---|---|---|---|---|"]
+        for row in r["table1"]:
+            L.append(f"| {row['test']} | {row['config']} | {fmt(row)} | {row['probe_rate']:.2e} | {row['ratio_to_probe']:.2f} | {row['within_3x']} |")
+        L.append("")
+    for sec, title in (("zero", "Forbidden outcomes (0 expected)"), ("scope", "Scope too small: MP rel/acq.cta, weak data"), ("place", "Placements, spin loops, RMW")):
+        if r.get(sec):
+            L += [f"## {title}", "", "| test | config | weak / witness rate | timeouts | inst/s |", "|---|---|---|---|---|"]
+            for row in r[sec]:
+                L.append(f"| {row['test']} | {row['config']} | {fmt(row)} | {row['timeouts']} | {row['inst_per_s']:.2e} |")
+            L.append("")
+    if r.get("tput"):
+        L += ["## Throughput, MP relaxed.gpu across CTAs (from Python, end to end)", "",
+              "| config | test CTAs | instances | seconds | instances/s |", "|---|---|---|---|---|"]
+        for row in r["tput"]:
+            L.append(f"| {row['config']} | {row['knobs']['test_ctas']} | {row['instances']:.3g} | {row['seconds']:.3f} | {row['inst_per_s']:.3e} |")
+        L.append("")
+    if r.get("pdl"):
+        p = r["pdl"]
+        L += ["## PDL (primary triggers at entry, runs 30 us, then writes)", "",
+              "| dependent | PDL | stale reads | us/pair |", "|---|---|---|---|"]
+        for row in p.get("runs", []):
+            L.append(f"| {row['dependent']} | {'on' if row['pdl'] else 'off'} | {row['stale_reads']} / {row['reads']} | {row['us_per_pair']} |")
+        L.append("")
+        for k, v in p.get("sass", {}).items():
+            if isinstance(v, dict):
+                L.append(f"- SASS {k}: {' '.join(v.get('sequence', []))}; data load before ACQBULK: {v.get('data_load_before_ACQBULK')}")
+        L.append("")
+    if r.get("compile") or r.get("compile_tput"):
+        L += ["## Compilation", "", f"- {r.get('compile')}", f"- throughput: {r.get('compile_tput')}", ""]
+    if r.get("sass"):
+        s = r["sass"]
+        L += ["## SASS checks", "",
+              f"- fuzzgpu.sass static kernels: {len(s.get('static', [])) if isinstance(s.get('static'), list) else s.get('static_error', s.get('fuzzgpu.sass'))} findings over {s.get('static_functions')} functions",
+              f"- fuzzgpu.sass harness module: {len(s.get('harness', [])) if isinstance(s.get('harness'), list) else s.get('harness_error')} findings",
+              f"- delay loop kept in every harness kernel: {all(v.get('delay_loop_kept') for v in s.get('simple', {}).values() if isinstance(v, dict))}",
+              ""]
+    if r.get("suite"):
+        s = r["suite"]
+        L += ["## Dat3M PTX suite on the GPU", "", f"- runnable {s['runnable']}, refused {len(s['refused'])}; compile {s['compile_seconds']} s", ""]
+    return "\n".join(L) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.environ.get("OUT", "out"))
+    ap.add_argument("--smoke", action="store_true", help="1/100 of the instances")
+    ap.add_argument("--sections", default="sass,tput,table1,zero,scope,place,pdl,suite,compile_tput")
+    ap.add_argument("--render", metavar="JSON")
+    a = ap.parse_args()
+    if a.render:
+        print(render(Path(a.render)), end="")
+        return 0
+    b = Bench(Path(a.out), a.smoke)
+    b.main(set(a.sections.split(",")))
+    print(render(Path(a.out) / "harness.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

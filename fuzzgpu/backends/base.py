@@ -1,0 +1,100 @@
+"""What every backend (``cuda`` on a GPU, ``sim`` on the CPU) provides: ``run(program, config)``
+returning a :class:`Histogram` of outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator, Mapping, Protocol, runtime_checkable
+
+from ..ir import Program
+
+#: one outcome: ``(("P1:r0", 1), ("P1:r1", 0))`` in Program.outcome_keys() order.  A value of
+#: ``None`` means the device saw a value outside the program's value table (shown as ``?``).
+Outcome = tuple[tuple[str, "int | None"], ...]
+
+
+def outcome_of(d: Mapping[str, "int | None"]) -> Outcome:
+    return tuple(d.items())
+
+
+def format_outcome(o: Outcome) -> str:
+    return "; ".join(f"{k}={'?' if v is None else v}" for k, v in o) + ";"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How a program is run.  The stress knobs follow facts/h200-litmus-probe.md."""
+
+    instances: int = 100_000_000  # total instances (rounded up to whole launches)
+    stride: int = 1  # words between a test's locations (1: share lines; 32: one line each)
+    barrier: bool = False  # loose global barrier before the test
+    spin: int = 0  # per-warp random delay of [0, spin) %clock cycles before the test
+    stress: int = 0  # extra CTAs hammering scratch lines while the test runs
+    stress_lines: int = 64
+    seed: int = 1
+    test_ctas: int = 256  # testing CTAs per launch (x 256 threads = instances per launch)
+    budget: int = 100_000  # iterations a spin loop may take before the instance is a timeout
+    graphs: bool = True  # replay launches through a CUDA graph (less host overhead)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Outcome counts of one run.  ``counts`` excludes timeouts; ``instances`` includes them."""
+
+    keys: tuple[str, ...]
+    counts: tuple[tuple[Outcome, int], ...]
+    instances: int
+    timeouts: int = 0
+    seconds: float = 0.0
+    backend: str = ""
+    meta: tuple[tuple[str, Any], ...] = ()
+
+    def __iter__(self) -> Iterator[tuple[Outcome, int]]:
+        return iter(self.counts)
+
+    def as_dict(self) -> dict[Outcome, int]:
+        return dict(self.counts)
+
+    def count(self, outcome: Mapping[str, "int | None"]) -> int:
+        return self.as_dict().get(outcome_of({k: outcome[k] for k in self.keys}), 0)
+
+    @property
+    def rate(self) -> float:
+        return self.instances / self.seconds if self.seconds > 0 else 0.0
+
+    def matching(self, pred) -> int:
+        """Instances whose outcome satisfies ``pred(dict)`` (outcomes with ``?`` values are skipped)."""
+        n = 0
+        for o, c in self.counts:
+            d = dict(o)
+            if any(v is None for v in d.values()):
+                continue
+            if pred(d):
+                n += c
+        return n
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "keys": list(self.keys),
+            "outcomes": [{"outcome": dict(o), "count": c} for o, c in self.counts],
+            "instances": self.instances,
+            "timeouts": self.timeouts,
+            "seconds": self.seconds,
+            "backend": self.backend,
+            "meta": dict(self.meta),
+        }
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def run(self, program: Program, config: RunConfig) -> Histogram: ...
+
+    def describe(self) -> str: ...
+
+
+__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome"]

@@ -1,0 +1,381 @@
+"""The CUDA backend: PyCUDA for the context, memory and stream; ``nvcc`` for cubins (content-hash
+cache, many programs per nvcc call, parallel processes); ``cuda.bindings.driver`` for module loading
+and launches (``cuLaunchKernelEx`` with launch attributes -- PDL -- which PyCUDA lacks), in PyCUDA's
+context and on its stream.
+
+Compilation needs only ``nvcc`` (no GPU, no PyCUDA): :func:`compile_cubin`, :func:`compile_programs`.
+Running needs a GPU, PyCUDA and cuda-bindings; without them :class:`CudaBackend` raises one
+:class:`~fuzzgpu.errors.UserError` that says what is missing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import codegen
+from ..errors import UserError
+from ..ir import Program
+from .base import Histogram, RunConfig
+
+DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
+
+
+class CompileError(UserError):
+    """nvcc failed: the message carries the first lines of its output."""
+
+
+# --------------------------------------------------------------------------------------------
+# Compilation (no GPU needed)
+# --------------------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    d = os.environ.get("FUZZGPU_CACHE")
+    base = Path(d) if d else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fuzzgpu"
+    return base / "cubin"
+
+
+_NVCC_ID: dict[str, str] = {}
+
+
+def nvcc_path() -> str:
+    for cand in (os.environ.get("NVCC"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if cand and Path(cand).exists():
+            return cand
+    raise UserError("nvcc not found: put the CUDA toolkit's bin folder on PATH (or set NVCC)")
+
+
+def _nvcc_id(nvcc: str) -> str:
+    if nvcc not in _NVCC_ID:
+        try:
+            out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+        except OSError as e:
+            raise UserError(f"cannot run {nvcc}: {e}") from None
+        _NVCC_ID[nvcc] = hashlib.sha256(out.encode()).hexdigest()[:16]
+    return _NVCC_ID[nvcc]
+
+
+def compile_cubin(
+    source: str, arch: str = "sm_90", flags: Sequence[str] = DEFAULT_FLAGS, use_cache: bool = True
+) -> bytes:
+    """Compile one translation unit to a cubin with nvcc, through the content-hash cache."""
+    nvcc = nvcc_path()
+    key = hashlib.sha256("\0".join([source, arch, *flags, _nvcc_id(nvcc)]).encode()).hexdigest()
+    path = cache_dir() / f"{key}.cubin"
+    if use_cache and path.exists():
+        return path.read_bytes()
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-") as tmp:
+        cu = Path(tmp) / "k.cu"
+        out = Path(tmp) / "k.cubin"
+        cu.write_text(source)
+        cmd = [nvcc, "-cubin", f"-arch={arch}", *flags, "-o", str(out), str(cu)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            msg = (r.stderr or r.stdout).strip().splitlines()
+            raise CompileError(f"nvcc failed ({arch}): " + " | ".join(msg[:6]))
+        data = out.read_bytes()
+    if use_cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmpf = path.with_suffix(f".tmp{os.getpid()}")
+        tmpf.write_bytes(data)
+        os.replace(tmpf, path)
+    return data
+
+
+@dataclass(frozen=True)
+class Compiled:
+    program: str
+    cubin: bytes
+    spec: codegen.HarnessSpec
+
+
+def compile_programs(
+    programs: Sequence[Program],
+    arch: str = "sm_90",
+    batch: int = 8,
+    jobs: int | None = None,
+    use_cache: bool = True,
+) -> list[Compiled]:
+    """Harness cubins for many programs: ``batch`` programs per nvcc call (one module with many
+    kernels), ``jobs`` nvcc processes at a time.  Raises :class:`codegen.Unrunnable` for a program
+    the GPU cannot run (filter with :func:`codegen.unrunnable_reasons` first)."""
+    for p in programs:
+        codegen.check_runnable(p)
+    chunks = [list(programs[i : i + batch]) for i in range(0, len(programs), batch)]
+    jobs = jobs or os.cpu_count() or 1
+
+    def one(chunk: list[Program]) -> list[Compiled]:
+        src, specs = codegen.generate_module(chunk)
+        cubin = compile_cubin(src, arch, use_cache=use_cache)
+        return [Compiled(s.program, cubin, s) for s in specs]
+
+    out: list[Compiled] = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        for res in ex.map(one, chunks):
+            out.extend(res)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Running (GPU)
+# --------------------------------------------------------------------------------------------
+
+
+def _import_gpu() -> tuple[Any, Any]:
+    try:
+        import pycuda.driver as drv  # noqa: F401
+    except ImportError as e:
+        raise UserError(
+            f"the cuda backend needs PyCUDA and an NVIDIA driver (import pycuda.driver failed: {e}); "
+            "install the 'cuda' extra on a GPU machine"
+        ) from None
+    try:
+        from cuda.bindings import driver as cu
+    except ImportError:
+        try:
+            from cuda import cuda as cu  # cuda-python < 12.6
+        except ImportError as e:
+            raise UserError(f"the cuda backend needs cuda-bindings (cuda-python): {e}") from None
+    return drv, cu
+
+
+def _ck(result: Any) -> Any:
+    """Unwrap a cuda.bindings call result ``(err, *values)``; raise UserError on an error."""
+    if isinstance(result, tuple):
+        err, rest = result[0], result[1:]
+    else:
+        err, rest = result, ()
+    if int(err) != 0:
+        raise UserError(f"CUDA driver error {err!r}")
+    if not rest:
+        return None
+    return rest[0] if len(rest) == 1 else rest
+
+
+class KernelArgs:
+    """A kernel's parameters packed once with ctypes; ``ptr`` is the ``void**`` cuLaunchKernel
+    takes, so repeated launches marshal nothing."""
+
+    def __init__(self, values: Sequence[tuple[str, int]]) -> None:
+        ctor = {"p": ctypes.c_uint64, "u32": ctypes.c_uint32, "u64": ctypes.c_uint64}
+        self.vals = [ctor[t](int(v)) for t, v in values]
+        self.arr = (ctypes.c_void_p * len(self.vals))(*[ctypes.addressof(v) for v in self.vals])
+
+    @property
+    def ptr(self) -> int:
+        return ctypes.addressof(self.arr)
+
+
+class CudaBackend:
+    """Runs harness kernels on one GPU.  ``CudaBackend()`` creates a PyCUDA context on device 0."""
+
+    name = "cuda"
+
+    def __init__(self, device: int = 0, arch: str | None = None) -> None:
+        drv, cu = _import_gpu()
+        self.drv, self.cu = drv, cu
+        try:
+            drv.init()
+            if drv.Device.count() == 0:
+                raise UserError("no CUDA device")
+            self.device = drv.Device(device)
+            self.ctx = self.device.make_context()
+        except drv.Error as e:
+            raise UserError(f"cannot open a CUDA context: {e}") from None
+        _ck(cu.cuInit(0))
+        major, minor = self.device.compute_capability()
+        self.arch = arch or f"sm_{major}{minor}"
+        self.stream = drv.Stream()
+        self.custream = cu.CUstream(self.stream.handle)
+        self._modules: dict[bytes, Any] = {}
+        self.sms = self.device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+        import atexit
+
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Pop the PyCUDA context (PyCUDA aborts the process at exit if one is left pushed)."""
+        ctx, self.ctx = getattr(self, "ctx", None), None
+        if ctx is not None:
+            try:
+                self._modules.clear()
+                ctx.pop()
+            except Exception:
+                pass
+
+    def describe(self) -> str:
+        major, minor = self.device.compute_capability()
+        return (
+            f"cuda: {self.device.name()} (sm_{major}{minor}, {self.sms} SMs), driver "
+            f"{self.drv.get_driver_version()}, arch {self.arch}"
+        )
+
+    # -- modules and launches ---------------------------------------------------------------
+
+    def function(self, cubin: bytes, name: str) -> Any:
+        """Load ``cubin`` (once) with cuModuleLoadData in the PyCUDA context; get ``name``."""
+        key = hashlib.sha256(cubin).digest()
+        mod = self._modules.get(key)
+        if mod is None:
+            mod = _ck(self.cu.cuModuleLoadData(cubin))
+            self._modules[key] = mod
+        return _ck(self.cu.cuModuleGetFunction(mod, name.encode()))
+
+    def launch(self, func: Any, grid: int, block: int, args: KernelArgs, pdl: bool = False, shared: int = 0) -> None:
+        cu = self.cu
+        if not pdl:
+            _ck(cu.cuLaunchKernel(func, grid, 1, 1, block, 1, 1, shared, self.custream, args.ptr, 0))
+            return
+        cfg = cu.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = block, 1, 1
+        cfg.sharedMemBytes = shared
+        cfg.hStream = self.custream
+        attr = cu.CUlaunchAttribute()
+        attr.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        attr.value.programmaticStreamSerializationAllowed = 1
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        _ck(cu.cuLaunchKernelEx(cfg, func, args.ptr, 0))
+
+    def graph(self, record) -> Any:
+        """Capture the launches ``record()`` makes on the stream into an executable graph."""
+        cu = self.cu
+        _ck(cu.cuStreamBeginCapture(self.custream, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+        try:
+            record()
+        finally:
+            g = _ck(cu.cuStreamEndCapture(self.custream))
+        return _ck(cu.cuGraphInstantiate(g, 0))
+
+    def graph_launch(self, gexec: Any) -> None:
+        _ck(self.cu.cuGraphLaunch(gexec, self.custream))
+
+    def sync(self) -> None:
+        self.stream.synchronize()
+
+    # -- running programs -------------------------------------------------------------------
+
+    def compile(self, program: Program) -> Compiled:
+        return compile_programs([program], self.arch, batch=1, jobs=1)[0]
+
+    def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None) -> Histogram:
+        config = config or RunConfig()
+        c = compiled or self.compile(program)
+        return self.run_compiled(c, config)
+
+    def run_compiled(self, c: Compiled, config: RunConfig) -> Histogram:
+        import numpy as np
+
+        drv = self.drv
+        spec = c.spec
+        func = self.function(c.cubin, spec.kernel)
+        tc = config.test_ctas
+        if tc < 2 or tc & (tc - 1) or tc > 65536 // 1:
+            raise UserError(f"test_ctas must be a power of two >= 2 (got {tc})")
+        C = spec.cluster
+        if tc % C:
+            raise UserError(f"test_ctas {tc} is not a multiple of the cluster size {C}")
+        nstress = -(-config.stress // C) * C
+        grid = tc + nstress
+        ninst = tc * 256
+        launches = max(1, -(-config.instances // ninst))
+        stride = max(1, config.stride)
+        mem_words = ninst * spec.n_global_locs * stride
+        mem = drv.mem_alloc(2 * mem_words * 4)
+        res = drv.mem_alloc(2 * spec.n_results * ninst * 4)
+        hist = drv.mem_alloc((spec.nbins + 1) * 8)
+        ctl = drv.mem_alloc(64)
+        scratch = drv.mem_alloc(max(1, config.stress_lines) * 32 * 4)
+        nperms = 64
+        rng = np.random.default_rng(config.seed)
+        perms = np.stack([rng.permutation(grid // C) for _ in range(nperms)]).astype(np.uint16)
+        dperms = drv.to_device(perms)
+        for buf, n in ((mem, 2 * mem_words * 4), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, 64)):
+            drv.memset_d8(buf, 0, n)
+        self.sync()
+
+        def args(mode: int) -> KernelArgs:
+            return KernelArgs(
+                [
+                    ("p", int(mem)), ("p", int(res)), ("p", int(hist)), ("p", int(ctl)),
+                    ("p", int(dperms)), ("p", int(scratch)),
+                    ("u32", tc), ("u32", stride), ("u32", config.spin), ("u32", 1 if config.barrier else 0),
+                    ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", max(1, config.stress_lines)),
+                    ("u32", config.budget), ("u64", 0), ("u32", nperms),
+                ]
+            )
+
+        a_test, a_check, a_prime = args(0), args(1), args(2)
+
+        def one() -> None:
+            if spec.needs_prime:
+                self.launch(func, grid, 256, a_prime)
+            self.launch(func, grid, 256, a_test)
+
+        per = 64
+        gexec = self.graph(lambda: [one() for _ in range(per)]) if config.graphs and launches >= per else None
+        t0 = time.perf_counter()
+        done = 0
+        if gexec is not None:
+            while done + per <= launches:
+                self.graph_launch(gexec)
+                done += per
+        while done < launches:
+            one()
+            done += 1
+        self.launch(func, grid, 256, a_check)
+        h = np.zeros(spec.nbins + 1, dtype=np.uint64)
+        self.sync()
+        drv.memcpy_dtoh(h, hist)
+        secs = time.perf_counter() - t0
+        epoch = np.zeros(8, dtype=np.uint64)
+        drv.memcpy_dtoh(epoch, ctl)
+        total = int(h.sum())
+        expect = launches * ninst
+        counts = []
+        for b in np.nonzero(h[: spec.nbins])[0]:
+            d = spec.decode_bin(int(b))
+            counts.append((tuple(d.items()), int(h[b])))
+        counts.sort(key=lambda oc: -oc[1])
+        for buf in (mem, res, hist, ctl, scratch, dperms):
+            buf.free()
+        meta = {
+            "launches": launches,
+            "instances_per_launch": ninst,
+            "grid": grid,
+            "stress_ctas": nstress,
+            "cluster": C,
+            "epoch_after": int(epoch[0]),
+            "sum_ok": total == expect,
+            "kernel": spec.kernel,
+            "arch": self.arch,
+            "device": self.device.name(),
+        }
+        if total != expect or int(epoch[0]) != launches:
+            raise UserError(
+                f"{spec.program}: histogram check failed: {total} counted, {expect} expected, "
+                f"epoch {int(epoch[0])} after {launches} launches"
+            )
+        return Histogram(
+            keys=tuple(k.key for k in spec.keys),
+            counts=tuple(counts),
+            instances=expect,
+            timeouts=int(h[spec.nbins]),
+            seconds=secs,
+            backend=self.name,
+            meta=tuple(meta.items()),
+        )
+
+
+__all__ = ["CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError"]
