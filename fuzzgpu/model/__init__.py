@@ -1,0 +1,260 @@
+"""fuzzgpu.model: the PTX memory-model oracle.
+
+Exhaustive over candidate executions: each thread's paths (``events``), every reads-from, barrier
+arrival order, Fence-SC order and coherence order, judged by the axioms of ``ptx``.
+
+API (all pure functions of a :class:`~fuzzgpu.ir.Program`):
+
+* :func:`analyse` -> :class:`Analysis`: the allowed outcomes and the SC outcomes;
+* :func:`allowed_outcomes`, :func:`sc_outcomes`;
+* :func:`judge` -> :class:`Judgement` for one outcome (fast path: only the paths whose registers
+  match the outcome are enumerated), with the axiom and cycle that forbid it;
+* :func:`check_condition` -> herd-style observation of the program's final condition.
+
+An *outcome* is a tuple of ``(key, value)`` pairs over :meth:`Program.outcome_keys` (``"P1:r0"``,
+``"x"``); location keys hold the final (coherence-last) value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping
+
+from ..ir import Program, eval_expr
+from .events import Event, ProgramTraces, Trace, Unsupported, candidates, program_traces
+from .ptx import Execution, Static, Violation, check_before_co, check_with_co, sc_consistent
+from .relations import Rel
+
+Outcome = tuple[tuple[str, int], ...]
+
+__all__ = [
+    "Analysis",
+    "Judgement",
+    "Observation",
+    "Outcome",
+    "Unsupported",
+    "Violation",
+    "allowed_outcomes",
+    "analyse",
+    "check_condition",
+    "judge",
+    "sc_outcomes",
+]
+
+
+class Scopes:
+    """Scope inclusion between the threads of one program (ISA, "Scope"): does the scope an
+    operation specifies include the thread of another operation?"""
+
+    def __init__(self, p: Program) -> None:
+        self.placements = [t.placement for t in p.threads]
+
+    def __call__(self, a: Event, b: Event) -> bool:
+        if a.scope is None or a.tid < 0 or b.tid < 0:
+            return False
+        return self.placements[a.tid].in_scope(self.placements[b.tid], a.scope)
+
+    def same_cta(self, a: Event, b: Event) -> bool:
+        return self.placements[a.tid].same_cta(self.placements[b.tid])
+
+
+@dataclass(frozen=True)
+class Analysis:
+    program: Program
+    keys: tuple[str, ...]
+    allowed: frozenset[Outcome]
+    sc: frozenset[Outcome]
+    candidates: int
+    consistent: int
+    seconds: float
+
+    @property
+    def weak(self) -> frozenset[Outcome]:
+        """Allowed outcomes no interleaving produces."""
+        return self.allowed - self.sc
+
+
+@dataclass(frozen=True)
+class Judgement:
+    outcome: Outcome
+    verdict: str  # "sc" | "allowed" | "forbidden"
+    reason: str
+    violations: tuple[tuple[Violation, int], ...] = ()  # (violation, how many candidates it forbids)
+
+
+def _final_values(x: Execution, co: Rel) -> dict[str, int]:
+    """Each location's coherence-last write."""
+    out = {}
+    for e in x.ev:
+        if e.kind == "W" and not (co.rows[e.eid] & _writes_to(x, e.loc)):
+            out[e.loc] = e.value
+    return out
+
+
+def _writes_to(x: Execution, loc: str) -> int:
+    return sum(1 << e.eid for e in x.ev if e.kind == "W" and e.loc == loc)
+
+
+def _outcome(p: Program, pt: ProgramTraces, keys: tuple[str, ...], combo: tuple[Trace, ...], finals: Mapping[str, int]) -> Outcome:
+    regs = {p.threads[i].name: dict(tr.regs) for i, tr in enumerate(combo)}
+    out = []
+    for k in keys:
+        if ":" in k:
+            t, r = k.split(":", 1)
+            tid = next(i for i, th in enumerate(p.threads) if th.name == t)
+            out.append((k, regs[t].get(r, p.threads[tid].init_value(r))))
+        else:
+            out.append((k, finals.get(pt.physical[k], pt.init[pt.physical[k]])))
+    return tuple(out)
+
+
+def _final_locs(pt: ProgramTraces, keys: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(pt.physical[k] for k in keys if ":" not in k)
+
+
+def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None) -> Iterator[tuple[Trace, ...]]:
+    per_thread = []
+    for tid, traces in enumerate(pt.traces):
+        name = p.threads[tid].name
+        if want is not None:
+            regs_wanted = {k.split(":", 1)[1]: v for k, v in want.items() if k.startswith(name + ":")}
+            init = dict(p.threads[tid].init)
+            traces = tuple(
+                tr for tr in traces if all(dict(tr.regs).get(r, init.get(r, 0)) == v for r, v in regs_wanted.items())
+            )
+        per_thread.append(traces)
+    return itertools.product(*per_thread)
+
+
+def _executions(p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = None) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
+    scopes = Scopes(p)
+    for combo in _combos(pt, p, want):
+        static = None
+        for cand in candidates(p, pt, combo):
+            if static is None:
+                static = Static(cand, scopes)
+            yield combo, Execution(cand, static)
+
+
+def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True) -> Analysis:
+    """Every outcome the PTX model allows, and (with ``sc``) every outcome of an interleaving."""
+    t0 = time.perf_counter()
+    pt = program_traces(p, loop_bound)
+    keys = p.outcome_keys()
+    allowed: set[Outcome] = set()
+    sc_set: set[Outcome] = set()
+    n_cand = n_ok = 0
+    finals = _final_locs(pt, keys)
+    for combo, x in _executions(p, pt):
+        n_cand += 1
+        if check_before_co(x) is None:
+            for co in x.coherence_orders(finals):
+                if check_with_co(x, co) is None:
+                    n_ok += 1
+                    allowed.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+        if sc and x.cand.fence_order == tuple(sorted(x.cand.fence_order)):
+            for co in _all_coherence_orders(x):
+                if sc_consistent(x, co):
+                    sc_set.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+    return Analysis(p, keys, frozenset(allowed), frozenset(sc_set), n_cand, n_ok, time.perf_counter() - t0)
+
+
+def _all_coherence_orders(x: Execution) -> Iterator[Rel]:
+    by_loc: dict[str, list[int]] = {}
+    init = {}
+    for e in x.ev:
+        if e.kind == "W":
+            if e.init:
+                init[e.loc] = e.eid
+            else:
+                by_loc.setdefault(e.loc, []).append(e.eid)
+    locs = sorted(init)
+    perms = [list(itertools.permutations(by_loc.get(loc, []))) for loc in locs]
+    for choice in itertools.product(*perms):
+        pairs = []
+        for loc, perm in zip(locs, choice):
+            order = (init[loc],) + perm
+            pairs += [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
+        yield Rel.from_pairs(x.n, pairs)
+
+
+def allowed_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
+    return analyse(p, loop_bound=loop_bound, sc=False).allowed
+
+
+def sc_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
+    return analyse(p, loop_bound=loop_bound).sc
+
+
+def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int = 1) -> Judgement:
+    """The verdict on one outcome: ``sc``, ``allowed`` (weak but allowed) or ``forbidden`` with
+    the axiom and the cycle that forbid it in the candidate executions that produce it."""
+    want = dict(outcome)
+    pt = program_traces(p, loop_bound)
+    keys = tuple(want)
+    violations: Counter[Violation] = Counter()
+    allowed = False
+    for combo, x in _executions(p, pt, want):
+        v = check_before_co(x)
+        cos = [] if v is not None else list(x.coherence_orders(_final_locs(pt, keys)))
+        if v is not None:
+            violations[v] += 1
+        matched = False
+        for co in cos if v is None else []:
+            if dict(_outcome(p, pt, keys, combo, _final_values(x, co))) != want:
+                continue
+            matched = True
+            v2 = check_with_co(x, co)
+            if v2 is None:
+                allowed = True
+                if any(
+                    sc_consistent(x, co2) and dict(_outcome(p, pt, keys, combo, _final_values(x, co2))) == want
+                    for co2 in _all_coherence_orders(x)
+                ):
+                    return Judgement(tuple(want.items()), "sc", "an interleaving of the threads produces it")
+            else:
+                violations[v2] += 1
+        if v is None and not matched and not cos:
+            violations[Violation("Coherence", "Axioms: Coherence", ())] += 1
+    out = tuple(want.items())
+    if allowed:
+        return Judgement(out, "allowed", "no interleaving produces it, but a consistent PTX execution does")
+    if not violations:
+        return Judgement(out, "forbidden", "no execution of the program produces these values")
+    ranked = tuple(violations.most_common())
+    first = ranked[0][0]
+    return Judgement(out, "forbidden", f"forbidden by the {first.axiom} axiom", ranked)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """herd's verdict on a test's final condition."""
+
+    name: str
+    quantifier: str
+    observation: str  # "Never" | "Sometimes" | "Always"
+    positive: int  # allowed outcomes satisfying the condition
+    negative: int
+    witness_reachable: bool
+    analysis: Analysis
+
+
+def check_condition(p: Program, *, loop_bound: int = 1) -> Observation:
+    """herd7-style: how many allowed final states satisfy the condition (``Positive``), how many
+    do not (``Negative``), and the observation ``Never``/``Sometimes``/``Always``.  The witness is
+    the condition for ``exists``/``~exists``/``final`` and its negation for ``forall``."""
+    a = analyse(p, loop_bound=loop_bound, sc=False)
+    cond = p.condition
+    if cond is None:
+        raise ValueError(f"{p.name}: the program has no final condition")
+    pos = sum(1 for o in a.allowed if eval_expr(cond.expr, dict(o)))
+    neg = len(a.allowed) - pos
+    obs = "Never" if pos == 0 else ("Always" if neg == 0 else "Sometimes")
+    if cond.quantifier == "forall":
+        reachable = neg > 0
+    else:
+        reachable = pos > 0
+    return Observation(p.name, cond.quantifier, obs, pos, neg, reachable, a)

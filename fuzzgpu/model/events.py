@@ -1,0 +1,639 @@
+"""From a Program to its events: each thread's possible paths (traces) with the values its reads
+return, then the candidate executions built from them (reads-from, barrier arrival orders, fence
+orders).  Coherence orders are enumerated by the model, once the relations that constrain them are
+known.
+
+How loops are bounded: a backward jump may be taken at most ``loop_bound`` times per label; longer
+paths are dropped.  Dropped paths are executions that do not terminate within the bound; for the
+spin loops of litmus tests (side-effect-free retries) every outcome is already reached with fewer
+iterations, because removing a failed iteration's reads from a consistent execution leaves it
+consistent.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterator, Mapping
+
+from ..ir import (
+    Arith,
+    ArithOp,
+    Atom,
+    Barrier,
+    Branch,
+    Fence,
+    Filler,
+    Goto,
+    Instruction,
+    Label,
+    Load,
+    Location,
+    Mov,
+    Operand,
+    Program,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RmwOp,
+    Scope,
+    Sem,
+    Store,
+    effective,
+)
+
+MAX_VALUES_PER_LOCATION = 32
+MAX_TRACE_STEPS = 4096
+
+
+class Unsupported(Exception):
+    """The Program uses a mechanism the oracle does not cover (the message says which)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of an execution (PTX ISA, "Memory operations": reads, writes, fences...).
+
+    ``kind``: ``R`` read, ``W`` write, ``F`` memory fence (fence.sc / fence.acq_rel), ``PF`` proxy
+    fence, ``B`` barrier.  ``sem`` is the effective semantics (volatile is relaxed, see
+    :func:`fuzzgpu.ir.effective`).  ``loc`` is the physical location, ``vloc`` the virtual address.
+    ``init`` marks the initial write of a location.
+    """
+
+    eid: int
+    tid: int  # thread index, -1 for initial writes
+    pc: int  # instruction index in the thread, -1 for initial writes
+    kind: str
+    sem: Sem = Sem.WEAK
+    scope: Scope | None = None
+    proxy: Proxy = Proxy.GENERIC
+    loc: str | None = None
+    vloc: str | None = None
+    value: int | None = None
+    fence_kind: ProxyFenceKind | None = None
+    barrier: tuple[int | None, int] | None = None  # (instance, id)
+    barrier_count: int | None = None
+    barrier_mode: str | None = None
+    rmw: bool = False
+    nc: bool = False
+    init: bool = False
+
+    @property
+    def is_memory(self) -> bool:
+        return self.kind in ("R", "W")
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """One path through one thread: its events (thread-local numbering), final registers, and the
+    dependencies needed by the no-thin-air axiom."""
+
+    events: tuple[Event, ...]
+    regs: tuple[tuple[str, int], ...]
+    data: tuple[tuple[int, int], ...]  # (read index, write index): the write's value depends on the read
+    ctrl: tuple[tuple[int, int], ...]  # (read index, event index): a branch on the read precedes it
+    rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
+    costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
+
+    @cached_property
+    def reads(self) -> frozenset[tuple[str, int]]:
+        return frozenset((e.loc, e.value) for e in self.events if e.kind == "R")
+
+    @cached_property
+    def writes(self) -> frozenset[tuple[str, int]]:
+        return frozenset((e.loc, e.value) for e in self.events if e.kind == "W")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A candidate execution before coherence order: events, po, rf, rmw, deps, barrier and fence
+    synchronisation choices.  Event ``i`` of the tuple has ``eid == i``."""
+
+    events: tuple[Event, ...]
+    traces: tuple[Trace, ...]
+    po: frozenset[tuple[int, int]]
+    rf: tuple[tuple[int, int], ...]  # (write, read)
+    rmw: tuple[tuple[int, int], ...]
+    dep: tuple[tuple[int, int], ...]
+    sync_barrier: tuple[tuple[int, int], ...]
+    fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
+
+
+# --------------------------------------------------------------------------------------------
+# Locations
+# --------------------------------------------------------------------------------------------
+
+
+def address_maps(p: Program) -> tuple[dict[str, str], dict[str, str]]:
+    """(physical, virtual): the physical location and the virtual address of each location name.
+
+    ``y @ generic aliases x`` is a second virtual address for x's memory (PTX "virtual aliases"):
+    same physical location, different virtual address.  ``s @ surface aliases x`` is x's address
+    seen through the surface proxy: same virtual address (Dat3M's ``vloc``)."""
+    by_name = {loc.name: loc for loc in p.locations}
+    physical: dict[str, str] = {}
+    virtual: dict[str, str] = {}
+    for name in by_name:
+        physical[name] = p.physical(name)
+        loc = by_name[name]
+        while loc.alias_of is not None and loc.proxy is not Proxy.GENERIC:
+            loc = by_name[loc.alias_of]
+        virtual[name] = loc.name
+    return physical, virtual
+
+
+# --------------------------------------------------------------------------------------------
+# Traces
+# --------------------------------------------------------------------------------------------
+
+
+def _operand(v: Operand, regs: Mapping[str, int]) -> int:
+    return v if isinstance(v, int) else regs.get(v, 0)
+
+
+def _arith(op: ArithOp, a: int, b: int) -> int:
+    if op is ArithOp.ADD:
+        return a + b
+    if op is ArithOp.SUB:
+        return a - b
+    if op is ArithOp.MUL:
+        return a * b
+    if op is ArithOp.DIV:
+        return 0 if b == 0 else int(a / b)
+    if op is ArithOp.AND:
+        return a & b
+    if op is ArithOp.OR:
+        return a | b
+    return a ^ b
+
+
+def rmw_result(op: RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
+    """The value an atom writes, or None when it writes nothing (a failed cas)."""
+    b = operands[0]
+    if op is RmwOp.ADD:
+        return old + b
+    if op is RmwOp.SUB:
+        return old - b
+    if op is RmwOp.AND:
+        return old & b
+    if op is RmwOp.OR:
+        return old | b
+    if op is RmwOp.XOR:
+        return old ^ b
+    if op is RmwOp.EXCH:
+        return b
+    if op is RmwOp.CAS:
+        return operands[1] if old == b else None
+    if op is RmwOp.MIN:
+        return min(old, b)
+    if op is RmwOp.MAX:
+        return max(old, b)
+    if op is RmwOp.INC:
+        return 0 if old >= b else old + 1
+    if op is RmwOp.DEC:
+        return b if old == 0 or old > b else old - 1
+    raise Unsupported(f"atom.{op}")
+
+
+@dataclass
+class _State:
+    pc: int
+    regs: dict[str, int]
+    taint: dict[str, frozenset[int]]  # register -> reads its value depends on
+    ctrl: frozenset[int]  # reads the path so far depends on
+    events: list[Event]
+    data: list[tuple[int, int]]
+    ctrls: list[tuple[int, int]]
+    rmws: list[tuple[int, int]]
+    back: dict[int, int]
+    steps: int = 0
+    cost: dict[int, tuple[int, ...]] = field(default_factory=dict)  # event index -> cost vector
+
+    def fork(self) -> "_State":
+        return _State(
+            self.pc,
+            dict(self.regs),
+            dict(self.taint),
+            self.ctrl,
+            list(self.events),
+            list(self.data),
+            list(self.ctrls),
+            list(self.rmws),
+            dict(self.back),
+            self.steps,
+            dict(self.cost),
+        )
+
+    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int) -> None:
+        """A write's cost: the writes its value needs (the costs of the reads it depends on,
+        componentwise max -- they may share writes), plus itself."""
+        vec = [0] * width
+        for r in deps:
+            for i, c in enumerate(self.cost[r]):
+                if c > vec[i]:
+                    vec[i] = c
+        vec[loc_index] += 1
+        self.cost[idx] = tuple(vec)
+
+    def add(self, ev: Event) -> int:
+        idx = len(self.events)
+        self.events.append(ev)
+        for r in self.ctrl:
+            self.ctrls.append((r, idx))
+        return idx
+
+
+Values = Mapping[str, Mapping[int, tuple[int, ...]]]  # physical location -> value -> cost vector
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    """What a thread's path enumeration needs besides its own state."""
+
+    tid: int
+    labels: Mapping[str, int]
+    values: Values
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    loc_index: Mapping[str, int]
+    back_limits: Mapping[int, int]  # pc of a backward jump -> how often it may be taken
+
+
+def thread_traces(
+    p: Program,
+    tid: int,
+    values: Values,
+    physical: Mapping[str, str],
+    virtual: Mapping[str, str],
+    loop_bound: int = 1,
+) -> list[Trace]:
+    """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
+    location), with at most ``loop_bound`` traversals of each backward jump."""
+    thread = p.threads[tid]
+    code = thread.code
+    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
+    loc_index = {loc: i for i, loc in enumerate(sorted(values))}
+    ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound))
+    start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
+    out: list[Trace] = []
+    stack = [start]
+    while stack:
+        st = stack.pop()
+        while True:
+            if st.pc >= len(code):
+                costs = tuple((i, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
+                out.append(
+                    Trace(
+                        tuple(st.events),
+                        tuple(sorted(st.regs.items())),
+                        tuple(st.data),
+                        tuple(st.ctrls),
+                        tuple(st.rmws),
+                        costs,
+                    )
+                )
+                break
+            st.steps += 1
+            if st.steps > MAX_TRACE_STEPS:
+                break
+            forks = _step(st, code[st.pc], ctx)
+            if forks is None:  # path dropped (loop bound)
+                break
+            if forks:
+                stack.extend(forks)
+                break
+    return out
+
+
+def _back_limits(code: tuple[Instruction, ...], labels: Mapping[str, int], loop_bound: int) -> dict[int, int]:
+    """How often each backward jump may be taken.  A loop whose body writes nothing and has no
+    barrier (a spin loop) is never re-entered: a failed iteration only adds reads, and removing
+    reads from a consistent execution leaves it consistent, so every outcome is reached by a path
+    that leaves the loop on its first iteration."""
+    limits = {}
+    for pc, ins in enumerate(code):
+        if isinstance(ins, (Branch, Goto)) and labels[ins.target] <= pc:
+            body = code[labels[ins.target] : pc + 1]
+            writes = any(isinstance(b, (Store, Atom, Red, Barrier)) for b in body)
+            limits[pc] = loop_bound if writes else 0
+    return limits
+
+
+def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
+    """Execute one instruction in place.  Returns None to drop the path, a list of states to
+    continue with instead of ``st`` (a read forks on its value), or [] to continue with ``st``."""
+    pc, tid = st.pc, ctx.tid
+    if isinstance(ins, (Label, Filler)):
+        st.pc += 1
+        return []
+    if isinstance(ins, Mov):
+        st.regs[ins.dst] = _operand(ins.src, st.regs)
+        st.taint[ins.dst] = _taint(ins.src, st.taint)
+        st.pc += 1
+        return []
+    if isinstance(ins, Arith):
+        st.regs[ins.dst] = _arith(ins.operation, _operand(ins.a, st.regs), _operand(ins.b, st.regs))
+        st.taint[ins.dst] = _taint(ins.a, st.taint) | _taint(ins.b, st.taint)
+        st.pc += 1
+        return []
+    if isinstance(ins, (Branch, Goto)):
+        taken = True
+        if isinstance(ins, Branch):
+            taken = ins.cond.holds(_operand(ins.a, st.regs), _operand(ins.b, st.regs))
+            st.ctrl = st.ctrl | _taint(ins.a, st.taint) | _taint(ins.b, st.taint)
+        if taken:
+            target = ctx.labels[ins.target]
+            if target <= pc:
+                st.back[pc] = st.back.get(pc, 0) + 1
+                if st.back[pc] > ctx.back_limits[pc]:
+                    return None
+            st.pc = target
+        else:
+            st.pc += 1
+        return []
+    if isinstance(ins, Store):
+        sem, scope = effective(ins.sem, ins.scope)
+        loc = ctx.physical[ins.loc]
+        idx = st.add(Event(-1, tid, pc, "W", sem, scope, ins.proxy, loc, ctx.virtual[ins.loc], _operand(ins.src, st.regs)))
+        deps = _taint(ins.src, st.taint)
+        for r in deps:
+            st.data.append((r, idx))
+        st.write_cost(idx, deps, ctx.loc_index[loc], len(ctx.loc_index))
+        st.pc += 1
+        return []
+    if isinstance(ins, Fence):
+        st.add(Event(-1, tid, pc, "F", ins.sem, ins.scope))
+        st.pc += 1
+        return []
+    if isinstance(ins, ProxyFence):
+        st.add(Event(-1, tid, pc, "PF", Sem.WEAK, None, _FENCE_PROXY[ins.kind], fence_kind=ins.kind))
+        st.pc += 1
+        return []
+    if isinstance(ins, Barrier):
+        st.add(
+            Event(
+                -1, tid, pc, "B", Sem.WEAK, Scope.CTA,
+                barrier=(ins.instance, _operand(ins.id, st.regs)),
+                barrier_count=None if ins.count is None else _operand(ins.count, st.regs),
+                barrier_mode=ins.mode,
+            )
+        )
+        st.pc += 1
+        return []
+    if isinstance(ins, Load):
+        sem, scope = effective(ins.sem, ins.scope)
+        loc = ctx.physical[ins.loc]
+        forks = []
+        for v, cost in sorted(ctx.values[loc].items()):
+            s2 = st.fork()
+            idx = s2.add(Event(-1, tid, pc, "R", sem, scope, ins.proxy, loc, ctx.virtual[ins.loc], v, nc=ins.nc))
+            s2.cost[idx] = cost
+            s2.regs[ins.dst] = v
+            s2.taint[ins.dst] = frozenset({idx})
+            s2.pc += 1
+            forks.append(s2)
+        return forks
+    if isinstance(ins, (Atom, Red)):
+        return _rmw(st, ins, ctx)
+    raise Unsupported(f"the oracle does not model {type(ins).__name__} instructions yet")
+
+
+_FENCE_PROXY = {
+    ProxyFenceKind.ALIAS: Proxy.GENERIC,
+    ProxyFenceKind.SURFACE: Proxy.SURFACE,
+    ProxyFenceKind.TEXTURE: Proxy.TEXTURE,
+    ProxyFenceKind.CONSTANT: Proxy.CONSTANT,
+    ProxyFenceKind.ASYNC: Proxy.ASYNC,
+}
+
+
+def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
+    """``atom``/``red``: a read and (unless a cas fails) a write, related by ``rmw``.  The read
+    carries the acquire half of the semantics, the write the release half (PTX ISA, "atom":
+    ``.acq_rel`` is both)."""
+    sem, scope = effective(ins.sem, ins.scope)
+    rsem = Sem.ACQUIRE if sem in (Sem.ACQUIRE, Sem.ACQ_REL) else Sem.RELAXED
+    wsem = Sem.RELEASE if sem in (Sem.RELEASE, Sem.ACQ_REL) else Sem.RELAXED
+    loc = ctx.physical[ins.loc]
+    vloc = ctx.virtual[ins.loc]
+    operands = ins.operands if isinstance(ins, Atom) else (ins.value,)
+    forks = []
+    for v, cost in sorted(ctx.values[loc].items()):
+        s2 = st.fork()
+        ridx = s2.add(Event(-1, ctx.tid, st.pc, "R", rsem, scope, ins.proxy, loc, vloc, v, rmw=True))
+        s2.cost[ridx] = cost
+        new = rmw_result(ins.operation, v, tuple(_operand(o, s2.regs) for o in operands))
+        if new is not None:
+            widx = s2.add(Event(-1, ctx.tid, st.pc, "W", wsem, scope, ins.proxy, loc, vloc, new, rmw=True))
+            s2.rmws.append((ridx, widx))
+            deps = set()
+            for o in operands:
+                deps |= _taint(o, s2.taint)
+            if ins.operation is not RmwOp.EXCH:  # the value written depends on the value read
+                deps.add(ridx)
+            for r in deps:
+                s2.data.append((r, widx))
+            s2.write_cost(widx, deps, ctx.loc_index[loc], len(ctx.loc_index))
+        if isinstance(ins, Atom):
+            s2.regs[ins.dst] = v
+            s2.taint[ins.dst] = frozenset({ridx})
+        s2.pc += 1
+        forks.append(s2)
+    return forks
+
+
+def _taint(v: Operand, taint: Mapping[str, frozenset[int]]) -> frozenset[int]:
+    return taint.get(v, frozenset()) if isinstance(v, str) else frozenset()
+
+
+# --------------------------------------------------------------------------------------------
+# Values and traces of the whole program
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProgramTraces:
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    init: Mapping[str, int]  # physical location -> initial value
+    traces: tuple[tuple[Trace, ...], ...]  # per thread
+
+
+def _write_budget(p: Program, physical: Mapping[str, str], loop_bound: int) -> dict[str, int]:
+    """How many writes to each physical location one execution can perform at most."""
+    budget: dict[str, int] = {}
+    for t in p.threads:
+        loops = any(
+            isinstance(ins, (Branch, Goto)) and _label_index(t.code, ins.target) <= i for i, ins in enumerate(t.code)
+        )
+        times = loop_bound + 1 if loops else 1
+        for ins in t.code:
+            if isinstance(ins, (Store, Atom, Red)):
+                loc = physical[ins.loc]
+                budget[loc] = budget.get(loc, 0) + times
+    return budget
+
+
+def _label_index(code: tuple[Instruction, ...], name: str) -> int:
+    return next(i for i, ins in enumerate(code) if isinstance(ins, Label) and ins.name == name)
+
+
+def program_traces(p: Program, loop_bound: int = 1) -> ProgramTraces:
+    """Each thread's traces, reading values from a fixpoint of the values the program can write.
+
+    Each value carries a cost vector: how many writes to each location the chain of writes that
+    produced it needs at least.  A value whose chain needs more writes to some location than an
+    execution can perform there (:func:`_write_budget`) is never read, which keeps read-modify-write
+    chains finite."""
+    physical, virtual = address_maps(p)
+    locs = {loc.name: loc for loc in p.locations}
+    init = {name: locs[name].init for name in set(physical.values())}
+    order = sorted(init)
+    budget = _write_budget(p, physical, loop_bound)
+    limit = tuple(budget.get(loc, 0) for loc in order)
+    zero = tuple(0 for _ in order)
+    values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
+    while True:
+        traces = tuple(
+            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound)) for tid in range(len(p.threads))
+        )
+        grown = {loc: dict(vs) for loc, vs in values.items()}
+        for per_thread in traces:
+            for tr in per_thread:
+                for idx, cost in tr.costs:
+                    ev = tr.events[idx]
+                    if any(c > lim for c, lim in zip(cost, limit)):
+                        continue
+                    old = grown[ev.loc].get(ev.value)
+                    if old is None:
+                        grown[ev.loc][ev.value] = cost
+                    else:
+                        grown[ev.loc][ev.value] = tuple(min(a, b) for a, b in zip(old, cost))
+        if grown == values:
+            break
+        if any(len(v) > MAX_VALUES_PER_LOCATION for v in grown.values()):
+            raise Unsupported(f"more than {MAX_VALUES_PER_LOCATION} values written to one location")
+        values = grown
+    return ProgramTraces(physical, virtual, init, traces)
+
+
+# --------------------------------------------------------------------------------------------
+# Candidate executions
+# --------------------------------------------------------------------------------------------
+
+
+def assemble(pt: ProgramTraces, combo: tuple[Trace, ...]) -> tuple[tuple[Event, ...], list[list[int]]]:
+    """Number the events of one trace per thread: initial writes first, then each thread's.
+    Returns the events and, per thread, the global ids of its events in program order."""
+    events: list[Event] = []
+    for loc in sorted(pt.init):
+        events.append(Event(len(events), -1, -1, "W", Sem.WEAK, None, Proxy.GENERIC, loc, loc, pt.init[loc], init=True))
+    ids: list[list[int]] = []
+    for tr in combo:
+        mine = []
+        for ev in tr.events:
+            ev2 = copy.copy(ev)
+            object.__setattr__(ev2, "eid", len(events))
+            events.append(ev2)
+            mine.append(ev2.eid)
+        ids.append(mine)
+    return tuple(events), ids
+
+
+def feasible(pt: ProgramTraces, combo: tuple[Trace, ...]) -> bool:
+    """Cheap test before building events: every value read is the initial value or written by
+    one of the chosen traces."""
+    written = set(pt.init.items())
+    for tr in combo:
+        written |= tr.writes
+    return all(tr.reads <= written for tr in combo)
+
+
+def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Iterator[Candidate]:
+    """Every candidate execution over one trace per thread: reads-from (a read reads a same-location
+    write of the value it returned), barrier arrival orders, and Fence-SC orders."""
+    if not feasible(pt, combo):
+        return
+    events, ids = assemble(pt, combo)
+    po = set()
+    for mine in ids:
+        for a, b in itertools.combinations(mine, 2):
+            po.add((a, b))
+    rmw, dep = [], []
+    for tr, mine in zip(combo, ids):
+        rmw += [(mine[r], mine[w]) for r, w in tr.rmw]
+        dep += [(mine[r], mine[w]) for r, w in tr.data] + [(mine[r], mine[e]) for r, e in tr.ctrl]
+    reads = [e for e in events if e.kind == "R"]
+    writes_by = {}
+    for e in events:
+        if e.kind == "W":
+            writes_by.setdefault((e.loc, e.value), []).append(e.eid)
+    choices = []
+    for r in reads:
+        ws = writes_by.get((r.loc, r.value), [])
+        if not ws:
+            return
+        choices.append([(w, r.eid) for w in ws])
+    barrier_options = list(barrier_syncs(p, events, ids))
+    if not barrier_options:
+        return  # some barrier can never complete: no terminating execution
+    fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
+    fence_orders = list(itertools.permutations(fences)) if len(fences) > 1 else [tuple(fences)]
+    for rf in itertools.product(*choices):
+        for bs in barrier_options:
+            for fo in fence_orders:
+                yield Candidate(events, combo, frozenset(po), tuple(rf), tuple(rmw), tuple(dep), bs, fo)
+
+
+def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -> Iterator[tuple[tuple[int, int], ...]]:
+    """The barrier synchronisation relations possible in one execution (PTX ISA, "bar.sync":
+    arrivals on a barrier synchronise with the threads that wait on its completion).
+
+    A barrier instance is the k-th use of one barrier (CTA, instance, id) by each thread.  It
+    completes when ``count`` threads have arrived; with fewer arrivals its waiting threads never
+    terminate and the execution does not count.  Without a count, the threads of the test that
+    reach the barrier are its participants (Dat3M's reading of ``bar.cta.sync a``; the test's CTA
+    is taken to hold only those threads).  Threads arriving after completion pass without waiting (Dat3M's quorum
+    semantics).  Arrival ``i`` synchronises with waiter ``j`` when ``i`` arrived no later than the
+    moment ``j`` was released: for each arrival order, the first ``count`` arrivals synchronise with
+    each other and each later waiter with every earlier arrival.
+    """
+    placements = [t.placement for t in p.threads]
+    groups: dict[tuple, list[int]] = {}
+    for tid, mine in enumerate(ids):
+        seen: dict[tuple, int] = {}
+        for eid in mine:
+            e = events[eid]
+            if e.kind != "B":
+                continue
+            pl = placements[tid]
+            cta = (pl.gpu, pl.grid, pl.cluster_id, pl.cta)
+            key = (cta, e.barrier)
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            groups.setdefault(key + (k,), []).append(eid)
+    per_group = []
+    for key, members in groups.items():
+        count = events[members[0]].barrier_count
+        if count is None:
+            count = len(members)
+        if len(members) < count:
+            return
+        options = set()
+        orders = [members] if len(members) == count else itertools.permutations(members)
+        for order in orders:
+            pairs = set()
+            for pj, j in enumerate(order):
+                if events[j].barrier_mode != "sync":
+                    continue
+                released_at = max(pj, count - 1)
+                for pi, i in enumerate(order):
+                    if i != j and pi <= released_at:
+                        pairs.add((i, j))
+            options.add(frozenset(pairs))
+        per_group.append(sorted(options, key=sorted))
+    for combo in itertools.product(*per_group):
+        yield tuple(sorted(set().union(*combo))) if combo else ()

@@ -1,0 +1,469 @@
+"""The PTX memory consistency model, as named relations and axioms.
+
+Each function below implements one definition of the PTX ISA's "Memory Consistency Model" chapter
+(section names quoted in each docstring; PTX ISA 9.x), with the mixed-proxy extension of Lustig,
+Cooksey and Giroux (ISCA 2022) as written in Dat3M's ``cat/ptx-v7.5.cat``.  Where that ``.cat`` and
+the ISA differ, this module follows the ISA and says so:
+
+* ``fence.sc`` is also a release and an acquire fence in release/acquire patterns (the ``.cat``
+  uses ``fence.acq_rel`` only).  ISA, "Release and Acquire Patterns": a *memory fence* there is any
+  ``fence.sc`` or ``fence.acq_rel``; ISA "fence": "fence.sc ... has all the properties of
+  fence.acq_rel".
+* Observation order is recursive through read-modify-writes (ISA, "Observation Order"); the
+  ``.cat`` keeps one step.
+* The SC-per-Location axiom (ISA, "Axioms") is checked; the v7.5 ``.cat`` leaves it out.
+* The Fence-SC axiom compares fences in base causality order (proxy preservation is defined for
+  memory operations only).
+
+An :class:`Execution` is a candidate execution (events, po, rf, rmw, dependencies, barrier and
+Fence-SC choices) with its derived relations computed once; :func:`check` returns the first axiom
+it violates for a given coherence order, or None.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterator
+
+from ..ir import Proxy, ProxyFenceKind, Sem
+from .events import Candidate, Event
+from .relations import Rel, find_cycle
+
+# --------------------------------------------------------------------------------------------
+# Event sets
+# --------------------------------------------------------------------------------------------
+
+
+def _mask(events: tuple[Event, ...], pred) -> int:
+    m = 0
+    for e in events:
+        if pred(e):
+            m |= 1 << e.eid
+    return m
+
+
+RELEASE_SEMS = (Sem.RELEASE, Sem.ACQ_REL)
+ACQUIRE_SEMS = (Sem.ACQUIRE, Sem.ACQ_REL)
+FENCE_SEMS = (Sem.ACQ_REL, Sem.SC)  # both are release and acquire fences (ISA, "fence")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """An axiom an execution breaks, with a witness cycle ``[(a, relation, b), ...]``."""
+
+    axiom: str
+    isa: str
+    cycle: tuple[tuple[int, str, int], ...]
+
+
+class Static:
+    """What a candidate execution's relations share with every other candidate over the same
+    events (one path per thread): event sets, program order, locations, scopes, moral strength,
+    release and acquire patterns."""
+
+    def __init__(self, cand: Candidate, scopes_include) -> None:
+        self.ev = cand.events
+        self.n = len(self.ev)
+        self._scopes_include = scopes_include  # (event a, event b) -> does a's scope include b's thread
+        ev = self.ev
+        self.R = _mask(ev, lambda e: e.kind == "R")
+        self.W = _mask(ev, lambda e: e.kind == "W")
+        self.M = self.R | self.W
+        self.F = _mask(ev, lambda e: e.kind == "F")
+        self.F_SC = _mask(ev, lambda e: e.kind == "F" and e.sem is Sem.SC)
+        self.F_ALIAS = _mask(ev, lambda e: e.kind == "PF" and e.fence_kind is ProxyFenceKind.ALIAS)
+        self.PF = _mask(ev, lambda e: e.kind == "PF")
+        self.GEN = _mask(ev, lambda e: e.is_memory and e.proxy is Proxy.GENERIC)
+        n = self.n
+        self.po = Rel.from_pairs(n, cand.po)
+        self.rmw = Rel.from_pairs(n, cand.rmw)
+        self.dep = Rel.from_pairs(n, cand.dep)
+        self.loc = Rel.where(n, lambda a, b: ev[a].loc is not None and ev[a].loc == ev[b].loc, self.M)
+        self.vloc = Rel.where(n, lambda a, b: ev[a].vloc is not None and ev[a].vloc == ev[b].vloc, self.M)
+
+    # -- strength and scope ------------------------------------------------------------------
+    @cached_property
+    def strong(self) -> int:
+        """ISA, "Operation types": relaxed, acquire, release, acq_rel (and volatile, which is
+        relaxed.sys) memory operations are *strong*; fences are strong operations too."""
+        ev = self.ev
+        return _mask(ev, lambda e: (e.is_memory and not e.init and e.sem is not Sem.WEAK and not e.nc) or e.kind == "F")
+
+    @cached_property
+    def same_scope(self) -> Rel:
+        """Each of the two operations specifies a scope that includes the thread of the other."""
+        ev = self.ev
+        inc = self._scopes_include
+        return Rel.where(self.n, lambda a, b: inc(ev[a], ev[b]) and inc(ev[b], ev[a]))
+
+    @cached_property
+    def same_proxy(self) -> Rel:
+        ev = self.ev
+        return Rel.where(self.n, lambda a, b: ev[a].proxy is ev[b].proxy)
+
+    @cached_property
+    def same_cta(self) -> Rel:
+        ev = self.ev
+        inc = self._scopes_include
+        return Rel.where(self.n, lambda a, b: ev[a].tid >= 0 and ev[b].tid >= 0 and inc.same_cta(ev[a], ev[b]))
+
+    @cached_property
+    def morally_strong(self) -> Rel:
+        """ISA, "Morally strong operations": two operations are morally strong relative to each
+        other if (1) they are related in program order, or each is strong and specifies a scope
+        that includes the thread executing the other; (2) both are performed via the same proxy;
+        (3) if both are memory operations, they overlap completely (same virtual address)."""
+        n = self.n
+        ms1 = self.po | ~self.po | self.same_scope.restrict(self.strong, self.strong)
+        non_mm = Rel.where(n, lambda a, b: not (self.M >> a & 1 and self.M >> b & 1))
+        ms3 = self.vloc | non_mm
+        return (ms1 & self.same_proxy & ms3) - Rel.identity(n)
+
+    @cached_property
+    def po_vloc(self) -> Rel:
+        return self.po & self.vloc
+
+    @cached_property
+    def release_pattern(self) -> Rel:
+        """ISA, "Release and Acquire Patterns": a release operation; a release operation followed
+        in program order by a strong write to the same location; a memory fence (fence.acq_rel or
+        fence.sc) followed in program order by a strong write."""
+        strong_w = self.strong & self.W
+        rel_w = _mask(self.ev, lambda e: e.kind == "W" and e.sem in RELEASE_SEMS)
+        fences = _mask(self.ev, lambda e: e.kind == "F" and e.sem in FENCE_SEMS)
+        return self.po_vloc.opt().restrict(rel_w, strong_w) | self.po.restrict(fences, strong_w)
+
+    @cached_property
+    def acquire_pattern(self) -> Rel:
+        """ISA, "Release and Acquire Patterns": an acquire operation; a strong read followed in
+        program order by an acquire operation on the same location; a strong read followed in
+        program order by a memory fence."""
+        strong_r = self.strong & self.R
+        acq_r = _mask(self.ev, lambda e: e.kind == "R" and e.sem in ACQUIRE_SEMS)
+        fences = _mask(self.ev, lambda e: e.kind == "F" and e.sem in FENCE_SEMS)
+        return self.po_vloc.opt().restrict(strong_r, acq_r) | self.po.restrict(strong_r, fences)
+
+    @cached_property
+    def proxy_fence_ops(self) -> Rel:
+        """A proxy fence and the memory operations of its proxy in its CTA (mixed-proxy model)."""
+        ev = self.ev
+        return Rel.where(
+            self.n,
+            lambda f, m: ev[f].kind == "PF" and ev[m].is_memory and ev[f].proxy is ev[m].proxy and self.same_cta.has(f, m),
+        )
+
+
+class Execution:
+    """A candidate execution and its derived relations (computed lazily, once).  Relations that
+    do not depend on the execution's choices are read from its :class:`Static` part."""
+
+    def __init__(self, cand: Candidate, static: Static) -> None:
+        self.cand = cand
+        self.static = static
+        self.ev = cand.events
+        self.n = len(self.ev)
+        self.rf = Rel.from_pairs(self.n, cand.rf)
+        self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
+
+    def __getattr__(self, name: str):
+        if name == "static":
+            raise AttributeError(name)
+        return getattr(self.static, name)
+
+    # -- observation, patterns, synchronisation -------------------------------------------------
+    @cached_property
+    def observation(self) -> Rel:
+        """ISA, "Observation Order": W precedes R if they are morally strong and R reads W, or,
+        for some atomic operation Z, W precedes Z and Z precedes R in observation order (a chain
+        of read-modify-writes)."""
+        base = self.morally_strong & self.rf
+        obs = base
+        while True:
+            nxt = obs | (obs @ self.rmw @ obs)
+            if nxt == obs:
+                return obs
+            obs = nxt
+
+    @cached_property
+    def sync_release_acquire(self) -> Rel:
+        """ISA, "Synchronizes-with": a release pattern X synchronizes with an acquire pattern Y if
+        a write in X precedes a read in Y in observation order and the first operation of X and the
+        last operation of Y are morally strong."""
+        return self.morally_strong & (self.release_pattern @ self.observation @ self.acquire_pattern)
+
+    @cached_property
+    def sync_fence(self) -> Rel:
+        """ISA, "Fence-SC order": an order, chosen at run time, relating every pair of morally
+        strong fence.sc operations; F1 synchronizes with F2 when F1 precedes F2 in it."""
+        order = self.cand.fence_order
+        pos = {e: i for i, e in enumerate(order)}
+        ms = self.morally_strong
+        return Rel.from_pairs(self.n, [(a, b) for a in order for b in order if pos[a] < pos[b] and ms.has(a, b)])
+
+    @cached_property
+    def synchronizes_with(self) -> Rel:
+        """Release/acquire patterns, Fence-SC order, and barriers (ISA, "Synchronizes-with": a
+        bar.sync/bar.arrive synchronizes with a bar.sync on the same barrier that completes after
+        it arrived)."""
+        return self.sync_release_acquire | self.sync_fence | self.sync_barrier
+
+    # -- causality ----------------------------------------------------------------------------
+    @cached_property
+    def base_causality(self) -> Rel:
+        """ISA, "Base causality order": program order, synchronizes-with, and their transitive
+        combinations: ``(po | sw)+``."""
+        return (self.po | self.synchronizes_with).plus()
+
+    @cached_property
+    def proxy_preserved_base_causality(self) -> Rel:
+        """ISA, "Proxy-preserved base causality order" (mixed-proxy model): base causality between
+        two accesses is kept across proxies only when proxy fences on the path make the access of
+        one proxy visible to the other: generic-to-generic on the same virtual address; same
+        non-generic proxy in the same CTA; or through a proxy fence of the first/last access's
+        proxy in its CTA and, for distinct virtual aliases of one physical location, an alias proxy
+        fence (``fence.proxy.alias``) in between."""
+        cb = self.base_causality
+        gen = Rel.identity(self.n, self.GEN)
+        alias = Rel.identity(self.n, self.F_ALIAS)
+        pfo = self.proxy_fence_ops
+        into_fence = cb & ~pfo  # X -cb-> F where F is a proxy fence of X's proxy in X's CTA
+        out_fence = cb & pfo  # F -cb-> Y where F is a proxy fence of Y's proxy in Y's CTA
+        vloc, loc = self.vloc, self.loc
+        m = Rel.identity(self.n, self.M)
+        parts = [
+            gen @ (vloc & cb) @ gen,
+            m @ (self.same_proxy & self.same_cta & vloc & cb) @ m,
+            vloc & (into_fence @ cb @ gen),
+            vloc & (gen @ cb @ out_fence),
+            vloc & (into_fence @ cb @ out_fence),
+            loc & (gen @ cb @ alias @ cb @ gen),
+            loc & (into_fence @ cb @ alias @ cb @ gen),
+            loc & (gen @ cb @ alias @ cb @ out_fence),
+            loc & (into_fence @ cb @ alias @ cb @ out_fence),
+        ]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out | p
+        return out
+
+    @cached_property
+    def causality(self) -> Rel:
+        """ISA, "Causality order": X precedes Y if X precedes Y in proxy-preserved base causality
+        order, or X precedes some Z in observation order and Z precedes Y in it."""
+        ppcb = self.proxy_preserved_base_causality
+        return ppcb | (self.observation @ ppcb)
+
+    @cached_property
+    def fence_causality(self) -> Rel:
+        """Causality between fence.sc operations, for the Fence-SC axiom: base causality (proxy
+        preservation concerns memory operations only), possibly after an observation step."""
+        cb = self.base_causality
+        return (cb | (self.observation @ cb)).restrict(self.F_SC, self.F_SC)
+
+    # -- coherence ---------------------------------------------------------------------------
+    @cached_property
+    def required_co(self) -> Rel:
+        """ISA axiom "Coherence": if a write W precedes an overlapping write W' in causality
+        order, then W precedes W' in coherence order.  The initial write precedes every write."""
+        init = _mask(self.ev, lambda e: e.init)
+        first = Rel.where(self.n, lambda a, b: a != b and self.loc.has(a, b), init).restrict(None, self.W)
+        return ((self.causality.restrict(self.W, self.W) & self.loc) | first) - Rel.identity(self.n)
+
+    def coherence_orders(self, final_locs: frozenset[str] = frozenset()) -> Iterator[Rel]:
+        """Every coherence order that the axioms allow to differ (ISA, "Coherence order": a
+        partial transitive order on overlapping writes that relates every pair of morally strong
+        overlapping writes -- weak writes need not be ordered).
+
+        Per location: :attr:`required_co`, plus one orientation of each morally strong pair it
+        leaves unordered, transitively closed; orders that add more edges only add constraints.
+        For a location in ``final_locs`` (whose final value is observed), one write is also chosen
+        to be coherence-last."""
+        by_loc: dict[str, list[int]] = {}
+        for e in self.ev:
+            if e.kind == "W":
+                by_loc.setdefault(e.loc, []).append(e.eid)
+        req = self.required_co
+        ms = self.morally_strong
+        per_loc = []
+        for loc, ws in by_loc.items():
+            base = {(a, b) for a in ws for b in _bits(req.rows[a]) if b in ws}
+            free = [
+                (a, b)
+                for i, a in enumerate(ws)
+                for b in ws[i + 1 :]
+                if ms.has(a, b) and (a, b) not in base and (b, a) not in base
+            ]
+            options: set[frozenset[tuple[int, int]]] = set()
+            for flips in itertools.product((False, True), repeat=len(free)):
+                edges = set(base)
+                edges.update((b, a) if f else (a, b) for (a, b), f in zip(free, flips))
+                order = _closed_order(edges, ws)
+                if order is None:
+                    continue
+                if loc in final_locs:
+                    for last in ws:
+                        if any(a == last for a, _ in order):
+                            continue  # not maximal
+                        o2 = _closed_order(order | {(w, last) for w in ws if w != last}, ws)
+                        if o2 is not None:
+                            options.add(o2)
+                else:
+                    options.add(order)
+            if not options:
+                return
+            per_loc.append(sorted(options, key=sorted))
+        for choice in itertools.product(*per_loc):
+            yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
+
+
+def _closed_order(edges: set[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
+    """The transitive closure of ``edges`` over ``nodes``, or None when it has a cycle."""
+    succ = {v: {b for a, b in edges if a == v} for v in nodes}
+    changed = True
+    while changed:
+        changed = False
+        for v in nodes:
+            extra = set().union(*(succ[w] for w in succ[v])) - succ[v] if succ[v] else set()
+            if extra:
+                succ[v] |= extra
+                changed = True
+    if any(v in succ[v] for v in nodes):
+        return None
+    return frozenset((a, b) for a in nodes for b in succ[a])
+
+
+def _bits(x: int) -> Iterator[int]:
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+# --------------------------------------------------------------------------------------------
+# Axioms
+# --------------------------------------------------------------------------------------------
+
+
+def _cycle(x: Execution, axiom: str, isa: str, closing: dict[str, Rel], a: int, b: int) -> Violation:
+    """A readable witness: the closing edge a->b, then a path b->a through causality's parts."""
+    parts = {
+        "po": x.po,
+        "sync": x.sync_release_acquire,
+        "fence-sc": x.sync_fence,
+        "bar": x.sync_barrier,
+        "obs": x.observation,
+    }
+    (label, _), = closing.items()
+    back = find_cycle({label: Rel.from_pairs(x.n, [(a, b)]), **parts}, through=a)
+    cycle = tuple(back) if back else ((a, label, b),)
+    return Violation(axiom, isa, cycle)
+
+
+def no_thin_air(x: Execution) -> Violation | None:
+    """ISA axiom "No Thin Air": values may not appear out of thin air: ``acyclic(rf | dep)``."""
+    g = x.rf | x.dep
+    if g.is_acyclic():
+        return None
+    cyc = find_cycle({"rf": x.rf, "dep": x.dep})
+    return Violation("No-Thin-Air", "Axioms: No Thin Air", tuple(cyc or ()))
+
+
+def fence_sc(x: Execution) -> Violation | None:
+    """ISA axiom "Fence-SC": Fence-SC order cannot contradict causality order: for morally strong
+    fence.sc F1, F2, if F1 precedes F2 in causality order, F1 precedes F2 in Fence-SC order."""
+    bad = (x.fence_causality & ~x.sync_fence & x.morally_strong)
+    for a, b in bad.pairs():
+        return _cycle(x, "Fence-SC", "Axioms: Fence-SC", {"fence-sc": ~x.sync_fence}, b, a)
+    return None
+
+
+def causality_rf(x: Execution) -> Violation | None:
+    """ISA axiom "Causality" (reads-from part): a read cannot read from a write that it precedes
+    in causality order: ``irreflexive(rf ; cause)``."""
+    bad = x.rf @ x.causality
+    for e in bad.reflexive_points():
+        for r in _bits(x.rf.rows[e]):
+            if x.causality.has(r, e):
+                return _cycle(x, "Causality", "Axioms: Causality", {"rf": x.rf}, e, r)
+    return None
+
+
+def causality_fr(x: Execution, co: Rel, fr: Rel) -> Violation | None:
+    """ISA axiom "Causality" (from-reads part): if a write W precedes a read R in causality order,
+    R reads W or a write coherence-after W: ``irreflexive(fr ; cause)``."""
+    bad = fr @ x.causality
+    for r in bad.reflexive_points():
+        for w in _bits(fr.rows[r]):
+            if x.causality.has(w, r):
+                return _cycle(x, "Causality", "Axioms: Causality", {"fr": fr}, r, w)
+    return None
+
+
+def atomicity(x: Execution, co: Rel, fr: Rel) -> Violation | None:
+    """ISA axiom "Atomicity": no morally strong write may come between the read and the write of
+    a read-modify-write in coherence order: ``empty(((ms & fr) ; (ms & co)) & rmw)``."""
+    ms = x.morally_strong
+    bad = ((ms & fr) @ (ms & co)) & x.rmw
+    for r, w in bad.pairs():
+        mid = next(m for m in _bits((ms & fr).rows[r]) if (ms & co).has(m, w))
+        return Violation("Atomicity", "Axioms: Atomicity", ((r, "fr", mid), (mid, "co", w), (w, "rmw^-1", r)))
+    return None
+
+
+def sc_per_location(x: Execution, co: Rel, fr: Rel) -> Violation | None:
+    """ISA axiom "Sequential Consistency Per Location": within overlapping, pairwise morally strong
+    operations, communication order cannot contradict program order:
+    ``acyclic((ms & (rf | co | fr)) | po-loc)`` over the same virtual address."""
+    ms = x.morally_strong
+    com = ms & (x.rf | co | fr)
+    g = com | x.po_vloc
+    if g.is_acyclic():
+        return None
+    cyc = find_cycle({"rf": ms & x.rf, "co": ms & co, "fr": ms & fr, "po-loc": x.po_vloc})
+    return Violation("SC-per-Location", "Axioms: Sequential Consistency Per Location", tuple(cyc or ()))
+
+
+def check_before_co(x: Execution) -> Violation | None:
+    """The axioms that do not depend on coherence order."""
+    return no_thin_air(x) or fence_sc(x) or causality_rf(x)
+
+
+def check_with_co(x: Execution, co: Rel) -> Violation | None:
+    fr = from_reads(x, co)
+    return causality_fr(x, co, fr) or atomicity(x, co, fr) or sc_per_location(x, co, fr)
+
+
+def from_reads(x: Execution, co: Rel) -> Rel:
+    """``fr = rf^-1 ; co``: a read precedes every write coherence-after the write it read."""
+    return (~x.rf) @ co
+
+
+# --------------------------------------------------------------------------------------------
+# Sequential consistency (the reference for the ``sc`` property)
+# --------------------------------------------------------------------------------------------
+
+
+def sc_consistent(x: Execution, co: Rel) -> bool:
+    """Some interleaving of the threads produces this execution: program order, reads-from,
+    coherence and from-reads are acyclic together with the barriers, and no write comes between a
+    read-modify-write's read and write.
+
+    A barrier event is split into its arrival (node ``e``) and its release (node ``n + e``), so
+    that a barrier whose threads synchronise with each other is not a cycle: po into a barrier
+    reaches its arrival, po out of it leaves from its release, and a barrier synchronisation
+    ``(i, j)`` orders arrival ``i`` before release ``j``."""
+    n = x.n
+    fr = from_reads(x, co)
+    bars = {e.eid for e in x.ev if e.kind == "B"}
+    pairs = []
+    for a, b in x.po.pairs():
+        pairs.append((n + a if a in bars else a, b))
+    pairs += [(b, n + b) for b in bars]
+    pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
+    for r in (x.rf, co, fr):
+        pairs += list(r.pairs())
+    if not Rel.from_pairs(2 * n, pairs).is_acyclic():
+        return False
+    return ((fr @ co) & x.rmw).is_empty()
