@@ -73,6 +73,7 @@ from .ir import (
 __all__ = ["parse", "parse_file", "parse_path_tree", "format_program", "format_instruction"]
 
 MAX_NESTING = 100  # condition parentheses / negations
+MAX_PRINTED_DEPTH = 40  # expression trees up to this depth print within MAX_NESTING
 MAX_DIGITS = 20
 
 # --------------------------------------------------------------------------------------------
@@ -276,6 +277,7 @@ class _Parser:
         self.condition: Condition | None = None
         self.condition_token: Token | None = None
         self.alias_targets: list[Token] = []
+        self.location_uses: list[Token] = []  # location operands in text order (row by row)
 
     # -- token helpers ---------------------------------------------------------------------
 
@@ -508,6 +510,7 @@ class _Parser:
                 cell = self.parse_cell(column)
                 if cell is not None:
                     self.cells[column].append(cell)
+                    self.location_uses.extend(cell.locations)
                 sep = self.next()
                 if sep.kind == PUNCT and sep.text == ";":
                     break
@@ -610,12 +613,10 @@ class _Parser:
         for target in self.alias_targets:
             if target.text not in self.locations:
                 raise self.error(f"location {target.text!r} is aliased but not declared", target)
-        for column in self.cells:
-            for cell in column:
-                for tok in cell.locations:
-                    if tok.text not in self.locations:
-                        self.locations[tok.text] = Location(tok.text)
-                        self.location_tokens[tok.text] = tok
+        for tok in self.location_uses:
+            if tok.text not in self.locations:
+                self.locations[tok.text] = Location(tok.text)
+                self.location_tokens[tok.text] = tok
         self.check_labels()
 
     def check_labels(self) -> None:
@@ -1034,21 +1035,25 @@ class _InstructionBuilder:
 
     def barrier(self) -> Instruction:
         texts = [q.text for q in self.quals]
-        if texts and texts[0] == "cta":
+        dat3m = bool(texts) and texts[0] == "cta"
+        if dat3m:
             texts = texts[1:]
         if texts not in (["sync"], ["arrive"]):
             raise self.error(f"unknown barrier {self.tok.text!r} (bar{{.cta}}.sync or bar{{.cta}}.arrive)")
-        self.count(1, 2, 3)
         mode = texts[0]
         n = len(self.operands)
+        if not dat3m:  # PTX: bar.sync id{, count}
+            self.count(1, 2)
+            return Barrier(id=self.value(0), count=self.barrier_count(1) if n == 2 else None, mode=mode)
+        # Dat3M: bar.cta.sync id | bar.cta.sync instance, id{, quorum}
+        self.count(1, 2, 3)
         if n == 1:
             return Barrier(id=self.value(0), mode=mode)
-        if n == 2:
-            return Barrier(id=self.value(0), count=self.barrier_count(1), mode=mode)
         instance = self.operands[0]
         if instance.kind != NUM:
             raise self.error(f"the barrier instance must be a number, found {instance.describe()}", instance)
-        return Barrier(id=self.value(1), count=self.barrier_count(2), mode=mode, instance=self.p.int_value(instance))
+        count = self.barrier_count(2) if n == 3 else None
+        return Barrier(id=self.value(1), count=count, mode=mode, instance=self.p.int_value(instance))
 
     def barrier_count(self, i: int) -> Operand | None:
         tok = self.operands[i]
@@ -1153,6 +1158,10 @@ def _format_location(loc: Location) -> str:
 
 
 def _format_placement(pl: Placement) -> str:
+    for key in _PLACEMENT_KEYS:
+        value = getattr(pl, key)
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise ValueError(f"placement {key} {value!r} is not a non-negative integer")
     parts = [f"cta {pl.cta}", f"gpu {pl.gpu}"]
     if pl.grid != 0:
         parts.append(f"grid {pl.grid}")
@@ -1216,11 +1225,11 @@ def format_instruction(ins: Instruction) -> str:
     if isinstance(ins, Arith):
         return f"{ins.operation.value} {ins.dst}, {_operand(ins.a)}, {_operand(ins.b)}"
     if isinstance(ins, Label):
-        return f"{ins.name}:"
+        return f"{_label(ins.name)}:"
     if isinstance(ins, Branch):
-        return f"b{ins.cond.value} {_operand(ins.a)}, {_operand(ins.b)}, {ins.target}"
+        return f"b{ins.cond.value} {_operand(ins.a)}, {_operand(ins.b)}, {_label(ins.target)}"
     if isinstance(ins, Goto):
-        return f"goto {ins.target}"
+        return f"goto {_label(ins.target)}"
     if isinstance(ins, Filler):
         return f"filler.{ins.kind} {ins.n}"
     return _format_json(instruction_to_json(ins))
@@ -1241,18 +1250,41 @@ def _format_json(value: object) -> str:
     raise ValueError(f"{value!r} cannot be written in a litmus JSON instruction")
 
 
+def _label(name: str) -> str:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ValueError(f"label {name!r} is not an identifier")
+    return name
+
+
 def _format_barrier(b: Barrier) -> str:
-    head = f"bar.cta.{b.mode}"
-    count = "all" if b.count is None else str(b.count)
-    if b.instance is not None:
-        return f"{head} {b.instance}, {b.id}, {count}"
-    if b.count is not None:
-        return f"{head} {b.id}, {count}"
-    return f"{head} {b.id}"
+    """Dat3M's ``bar.cta.sync id`` / ``bar.cta.sync instance, id{, quorum}``; PTX's
+    ``bar.sync id, count`` when there is a count but no instance."""
+    if b.instance is None:
+        if b.count is None:
+            return f"bar.cta.{b.mode} {b.id}"
+        return f"bar.{b.mode} {b.id}, {b.count}"
+    if b.count is None:
+        return f"bar.cta.{b.mode} {b.instance}, {b.id}"
+    return f"bar.cta.{b.mode} {b.instance}, {b.id}, {b.count}"
 
 
 def _format_condition(c: Condition) -> str:
+    if _depth(c.expr) > MAX_PRINTED_DEPTH:
+        raise ValueError(f"condition nested more than {MAX_PRINTED_DEPTH} deep")
     return f"{c.quantifier} ({_format_expr(c.expr, top=True)})"
+
+
+def _depth(e: Expr) -> int:
+    """Nesting depth of an expression tree (iterative: the tree may be deep)."""
+    deepest, stack = 0, [(e, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(node, Not):
+            stack.append((node.arg, d + 1))
+        elif isinstance(node, (And, Or)):
+            stack.extend((a, d + 1) for a in node.args)
+    return deepest
 
 
 def _format_expr(e: Expr, top: bool = False) -> str:

