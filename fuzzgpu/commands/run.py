@@ -1,0 +1,155 @@
+"""``fuzzgpu run``: run a litmus test on the GPU and print a litmus7-style histogram, each outcome
+with its count and the oracle's verdict."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import UserError
+
+HELP = "run a .litmus test on the GPU; histogram of outcomes with a verdict per outcome"
+
+DESCRIPTION = """\
+Run a litmus test many times in parallel on the GPU and print how often each outcome occurred,
+litmus7-style, with the memory-model oracle's verdict on each outcome:
+
+  sc                     an interleaving of the threads produces it
+  allowed                weak, but the PTX memory model allows it
+  allowed-outside-model  allowed only because an access is outside the model (ld.global.nc)
+  forbidden              the model forbids it: a hardware, compiler or model bug
+  not covered            the oracle does not cover a mechanism of the test (no guess is made)
+  timeout                a spin loop gave up after --budget iterations (not an outcome)
+
+How it runs (docs/harness.md): every launch runs 65,536 instances of the test (256 testing CTAs x
+256 threads; each hardware thread plays every thread of the test, each for a different instance),
+threads placed as the test says (P0@cta 0 / P1@cta 1: different CTAs; same cta: different warps;
+`warp N`: the same warp; `cluster N`: CTAs of one cluster).  CTAs are permuted at random for each
+launch, and so are the locations; every launch stores values unique to it, so memory is never reset;
+outcomes are classified and counted on the GPU.  Every access is inline PTX, exactly as written.
+
+Stress knobs (facts from an H200: the barrier plus a spin of 1000-10000 cycles is the cheapest
+effective stress; a stride of 1 word is needed for L1-staleness behaviours):
+  --stride S     words between the locations of one instance (1: several share a 128-byte line)
+  --barrier      a loose global barrier before the test
+  --spin C       a random delay of [0, C) %clock cycles per warp before the test
+  --stress K     K extra CTAs hammering scratch lines while the tests run
+
+Exit status: 0 when no forbidden outcome was observed, 1 when one was, 2 on an error (no GPU, no
+PyCUDA, a construct the GPU cannot run such as the abstract surface/texture proxies).
+
+examples:
+  fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
+  fuzzgpu run --instances 1e9 --barrier --spin 3000 MP.litmus
+  fuzzgpu run --stride 32 --stress 256 --json SB.litmus
+"""
+
+
+def _count(text: str) -> int:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if v < 1 or v != int(v):
+        raise argparse.ArgumentTypeError(f"must be a positive whole number: {text!r}")
+    return int(v)
+
+
+def _nonneg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
+    return v
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="FILE.litmus", help="the litmus test")
+    parser.add_argument("--instances", type=_count, default=100_000_000, metavar="N",
+                        help="test instances to run, e.g. 1e9 (default: 1e8; rounded up to whole launches of 65,536)")
+    parser.add_argument("--stride", type=_count, default=1, metavar="S", help="words between locations (default: 1)")
+    parser.add_argument("--barrier", action="store_true", help="loose global barrier before the test")
+    parser.add_argument("--spin", type=_nonneg, default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
+    parser.add_argument("--stress", type=_nonneg, default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
+    parser.add_argument("--seed", type=_nonneg, default=1, metavar="N", help="random seed (default: 1)")
+    parser.add_argument("--budget", type=_count, default=100_000, metavar="N",
+                        help="iterations a spin loop may take before the instance counts as a timeout")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+
+
+def _verdicts(program, hist) -> dict:
+    try:
+        from .. import model
+    except ImportError:
+        return {o: ("not covered", "no oracle installed") for o, _ in hist.counts}
+    out = {}
+    for o, _ in hist.counts:
+        d = dict(o)
+        if any(v is None for v in d.values()):
+            out[o] = ("not covered", "a value outside the program's value table was read")
+            continue
+        try:
+            j = model.judge(program, d)
+            out[o] = (j.verdict, j.reason)
+        except getattr(model, "Unsupported", ()) as e:  # type: ignore[misc]
+            out[o] = ("not covered", f"not covered by the oracle: {e}")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import codegen, litmus
+    from ..backends.base import RunConfig, format_outcome
+
+    try:
+        program = litmus.parse_file(args.path)
+    except OSError as e:
+        raise UserError(f"{args.path}: {e.strerror or e}") from None
+    codegen.check_runnable(program)
+    from ..backends.cuda import CudaBackend
+
+    backend = CudaBackend()
+    cfg = RunConfig(
+        instances=args.instances, stride=args.stride, barrier=args.barrier, spin=args.spin,
+        stress=args.stress, seed=args.seed, budget=args.budget,
+    )
+    try:
+        hist = backend.run(program, cfg)
+    finally:
+        backend.close()
+    verdicts = _verdicts(program, hist)
+    forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
+    if args.json:
+        d = hist.to_json()
+        d["program"] = program.name
+        d["config"] = cfg.to_json()
+        d["device"] = dict(hist.meta).get("device")
+        for row, (o, _) in zip(d["outcomes"], hist.counts):
+            row["verdict"], row["reason"] = verdicts[o]
+        d["forbidden"] = forbidden
+        json.dump(d, sys.stdout)
+        print()
+        return 1 if forbidden else 0
+    w = sys.stdout.write
+    w(f"Test {program.name} {'Allowed' if not forbidden else 'FORBIDDEN OBSERVED'}\n")
+    w(f"Histogram ({len(hist.counts)} states)\n")
+    width = max((len(f"{c}") for _, c in hist.counts), default=1)
+    for o, c in hist.counts:
+        verdict, reason = verdicts[o]
+        mark = "*>" if verdict not in ("sc",) else ":>"
+        w(f"{c:<{width}} {mark}{format_outcome(o)}  {verdict}" + (f" ({reason})" if verdict != "sc" else "") + "\n")
+    if hist.timeouts:
+        w(f"{hist.timeouts:<{width}} timeout (spin loops gave up after {cfg.budget} iterations)\n")
+    cond = program.condition
+    if cond is not None:
+        from ..ir import Not, eval_expr
+
+        expr = cond.expr if cond.quantifier != "forall" else Not(cond.expr)
+        pos = hist.matching(lambda d: eval_expr(expr, d))
+        obs = "Never" if pos == 0 else ("Always" if pos == hist.instances - hist.timeouts else "Sometimes")
+        w(f"Observation {program.name} {obs} {pos} {hist.instances - hist.timeouts - pos}\n")
+    w(f"Instances {hist.instances} in {hist.seconds:.3f} s ({hist.rate:.3g}/s) on {backend.describe()}\n")
+    w(f"Knobs stride={cfg.stride} barrier={cfg.barrier} spin={cfg.spin} stress={cfg.stress} seed={cfg.seed}\n")
+    return 1 if forbidden else 0

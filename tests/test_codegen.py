@@ -1,0 +1,266 @@
+"""Code generation: every litmus test compiles (nvcc, sm_90 and sm_100a, many programs per nvcc
+call), unrunnable constructs are refused and counted, the harness index math is a bijection that
+honours placements, and the generated SASS keeps the test's order and its delay loop."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import codegen, litmus
+from fuzzgpu.errors import UserError
+from fuzzgpu.ir import Load, Location, Placement, Program, Proxy, Sem, Store, Thread, validate
+
+ROOT = Path(__file__).resolve().parents[1]
+DAT3M = ROOT.parent / "shared" / "peer-suites" / "dat3m-ptx"
+GPU = ROOT / "tests" / "litmus" / "gpu"
+
+NVCC = shutil.which("nvcc")
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not on PATH")
+
+
+def _all_litmus() -> list[Path]:
+    files = sorted((ROOT / "tests").rglob("*.litmus"))
+    if DAT3M.exists():
+        files += sorted(DAT3M.rglob("*.litmus"))
+    return files
+
+
+def _programs() -> list[tuple[Path, Program]]:
+    return [(f, litmus.parse_file(f)) for f in _all_litmus()]
+
+
+def _nvcc(src: str, arch: str, tmp: Path, name: str) -> subprocess.CompletedProcess:
+    cu = tmp / f"{name}-{arch}.cu"
+    cu.write_text(src)
+    return subprocess.run(
+        [NVCC, "-cubin", f"-arch={arch}", "-O3", "-w", "-o", str(cu.with_suffix(".cubin")), str(cu)],
+        capture_output=True,
+        text=True,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Everything compiles (one nvcc call per module and arch, in parallel)
+# --------------------------------------------------------------------------------------------
+
+
+@needs_nvcc
+def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
+    progs = _programs()
+    assert len(progs) >= 12
+    runnable = [p for _, p in progs if not codegen.unrunnable_reasons(p)]
+    harness, _ = codegen.generate_module(runnable)
+    static = [codegen.PRELUDE]
+    n_static = 0
+    for i, (_, p) in enumerate(progs):
+        try:
+            s = codegen.generate_static(p)
+        except codegen.Unrunnable:
+            continue
+        n_static += 1
+        # one translation unit: give each program's kernels their own names
+        static.append(s.replace("fuzzgpu_", f"fuzzgpu_{i}_"))
+    jobs = [("harness", harness, a) for a in ("sm_90", "sm_100a")] + [
+        ("static", "\n".join(static), a) for a in ("sm_90", "sm_100a")
+    ]
+    with concurrent.futures.ThreadPoolExecutor(4) as ex:
+        results = list(ex.map(lambda j: (j, _nvcc(j[1], j[2], tmp_path, j[0])), jobs))
+    for (name, _, arch), r in results:
+        assert r.returncode == 0, f"{name} {arch}: " + r.stderr[-3000:]
+    assert len(runnable) >= 100 and n_static >= 100
+
+
+# --------------------------------------------------------------------------------------------
+# Refusals
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not DAT3M.exists(), reason="shared/peer-suites/dat3m-ptx not beside the checkout")
+def test_dat3m_refusals_are_counted_and_clear() -> None:
+    files = sorted(DAT3M.rglob("*.litmus"))
+    refused = {}
+    for f in files:
+        r = codegen.unrunnable_reasons(litmus.parse_file(f))
+        if r:
+            refused[f.relative_to(DAT3M).as_posix()] = r
+    assert len(files) == 183
+    # 81 use the abstract surface/texture/constant proxies, 1 a virtual alias with no abstract proxy,
+    # 5 place threads on a second GPU, 2 have bar.sync in a thread with branches
+    assert len(refused) == 89
+    kinds = {"proxy": 0, "alias": 0, "gpu": 0, "barrier": 0}
+    for reasons in refused.values():
+        text = " ".join(reasons)
+        if "abstract" in text:
+            kinds["proxy"] += 1
+        elif "virtual alias" in text:
+            kinds["alias"] += 1
+        elif "on gpu" in text:
+            kinds["gpu"] += 1
+        elif "bar." in text:
+            kinds["barrier"] += 1
+    assert kinds == {"proxy": 81, "alias": 1, "gpu": 5, "barrier": 2}
+
+
+def test_unrunnable_is_a_user_error_with_every_reason() -> None:
+    p = validate(
+        Program(
+            "bad",
+            (
+                Thread("P0", Placement(cta=0, gpu=1), (Store("x", 70000),)),
+                Thread("P1", Placement(cta=1), (Load("r0", "x", proxy=Proxy.SURFACE),)),
+            ),
+            (Location("x"),),
+        )
+    )
+    with pytest.raises(codegen.Unrunnable) as e:
+        codegen.check_runnable(p)
+    assert isinstance(e.value, UserError)
+    text = str(e.value)
+    assert "gpu 1" in text and "16 bits" in text and "surface" in text
+    assert len(e.value.reasons) == 3
+    with pytest.raises(codegen.Unrunnable):
+        codegen.generate_static(p)  # the surface load has no PTX form
+
+
+# --------------------------------------------------------------------------------------------
+# Static kernels
+# --------------------------------------------------------------------------------------------
+
+
+def test_generate_static_one_kernel_per_thread_in_order() -> None:
+    p = litmus.parse_file(GPU / "MP-relacq-gpu.litmus")
+    src = codegen.generate_static(p)
+    assert 'extern "C" __global__ void fuzzgpu_P0(unsigned* base)' in src
+    assert 'extern "C" __global__ void fuzzgpu_P1(unsigned* base)' in src
+    off = codegen.static_offsets(p)
+    assert off == {"x": 0, "y": 32}
+    p1 = src[src.index("fuzzgpu_P1") :]
+    asm = re.findall(r'asm volatile\("([^"]+)"', p1)
+    assert asm == ["ld.acquire.gpu.global.u32 %0, [%1];", "ld.global.u32 %0, [%1];"]
+    assert "(base + 32)" in p1 and p1.index("(base + 32)") < p1.index("(base + 0)")
+    kernels = src[src.index('extern "C"') :]
+    for line in kernels.splitlines():
+        if "asm volatile" in line:
+            assert '"memory"' in line, line
+
+
+def test_ptx_mnemonics() -> None:
+    from fuzzgpu.ir import Atom, Fence, ProxyFence, ProxyFenceKind, Red, RmwOp, Scope
+
+    assert codegen.ptx_of(Load("r0", "x", nc=True)) == "ld.global.nc.u32"
+    assert codegen.ptx_of(Load("r0", "x", Sem.VOLATILE)) == "ld.volatile.global.u32"
+    assert codegen.ptx_of(Store("x", 1, Sem.RELEASE, Scope.CLUSTER)) == "st.release.cluster.global.u32"
+    assert codegen.ptx_of(Fence(Sem.SC, Scope.GPU)) == "fence.sc.gpu"
+    assert codegen.ptx_of(ProxyFence(ProxyFenceKind.ASYNC, "global")) == "fence.proxy.async.global"
+    assert codegen.ptx_of(Atom("r0", "x", RmwOp.CAS, (0, 1), Sem.ACQ_REL, Scope.CTA)) == "atom.acq_rel.cta.global.cas.b32"
+    # red has no .acquire/.acq_rel in PTX: emitted as atom with a discarded result
+    assert codegen.ptx_of(Red("x", RmwOp.ADD, 1, Sem.ACQ_REL, Scope.CTA)).startswith("atom.acq_rel.cta")
+    assert codegen.ptx_of(Red("x", RmwOp.ADD, 1, Sem.RELEASE)).startswith("red.release.gpu")
+
+
+def test_harness_decodes_lazily_in_straight_line_code() -> None:
+    p = litmus.parse_file(GPU / "LB-relaxed-gpu.litmus")
+    src, spec = codegen.harness_source(p)
+    body = src[src.index("---- role 0") : src.index("unsigned* resc")]
+    assert "fz_dec" not in body  # no decode between the test's accesses (it would wait for the load)
+    assert spec.nbins == 9 and [k.key for k in spec.keys] == ["P0:r0", "P1:r1"]
+    assert spec.decode_bin(1 * 1 + 1 * 3) == {"P0:r0": 1, "P1:r1": 1}
+    assert spec.decode_bin(2) == {"P0:r0": None, "P1:r1": 0}
+
+
+# --------------------------------------------------------------------------------------------
+# The harness layout: a Python mirror of the device's index math
+# --------------------------------------------------------------------------------------------
+
+
+def _mix(x: int) -> int:
+    x &= 0xFFFFFFFF
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & 0xFFFFFFFF
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & 0xFFFFFFFF
+    x ^= x >> 16
+    return x
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(GPU.glob("*.litmus"))
+    + ([DAT3M / "Manual" / "Co-Total-4-threads.litmus", DAT3M / "Barrier" / "quorum1-pass.litmus"] if DAT3M.exists() else []),
+    ids=lambda p: p.stem,
+)
+def test_layout_is_a_bijection_that_honours_placement(path: Path) -> None:
+    p = litmus.parse_file(path)
+    lay = codegen._layout(p)
+    ntest = 16
+    C = lay.cluster
+    nQ = ntest // C
+    rng = random.Random(path.stem)
+    for _ in range(2):
+        h0 = rng.getrandbits(32)
+        seed, h = h0, _mix(h0 + 1)
+        mw, ml = (h & 7) | 1, ((h >> 3) & 31) | 1
+        f = [1] + [(_mix(h0 ^ (0x5100 + g)) & 255) | 1 for g in range(1, 8)]
+        where: dict[tuple[int, int], tuple[int, int]] = {}
+        for lcta in range(ntest):
+            lq, rank = divmod(lcta, C)
+            for t in range(256):
+                for r in lay.roles:
+                    hi = ((t >> 5) - r.warp_class * mw) & 7
+                    lo = ((t & 31) - r.lane_class * ml) & 31
+                    L = ((hi << 5 | lo) * pow(f[r.cta_group], -1, 256)) & 255
+                    dq = 0
+                    if lay.n_cluster_groups > 1 and r.cluster_group > 0:
+                        m = (nQ - 1) // (lay.n_cluster_groups - 1)
+                        dq = r.cluster_group * (1 + ((L + seed) % m))
+                    rk = (rank + C - r.rank) % C if C > 1 else 0
+                    inst = ((((lq + nQ - dq) % nQ) * C + rk) << 8) | L
+                    assert (inst, r.index) not in where
+                    where[(inst, r.index)] = (lcta, t)
+        assert len(where) == ntest * 256 * len(lay.roles)
+        for inst in range(ntest * 256):
+            for a in lay.roles:
+                for b in lay.roles:
+                    (ca, ta), (cb, tb) = where[(inst, a.index)], where[(inst, b.index)]
+                    pa, pb = p.threads[a.index].placement, p.threads[b.index].placement
+                    assert (ca == cb) == pa.same_cta(pb)
+                    if C > 1:
+                        assert (ca // C == cb // C) == pa.same_cluster(pb)
+                    if ca == cb and a.index != b.index:
+                        assert ta != tb
+                        assert ((ta >> 5) == (tb >> 5)) == (pa.warp is not None and pa.warp == pb.warp)
+
+
+# --------------------------------------------------------------------------------------------
+# SASS of the harness: order kept, delay loop kept (fuzzgpu.sass)
+# --------------------------------------------------------------------------------------------
+
+
+def _have_disassembler() -> bool:
+    try:
+        from fuzzgpu import sass
+
+        return sass.find_tool("nvdisasm") is not None or sass.find_tool("cuobjdump") is not None
+    except Exception:
+        return False
+
+
+@needs_nvcc
+@pytest.mark.skipif(not _have_disassembler(), reason="no nvdisasm/cuobjdump (pip install nvidia-cuda-nvdisasm)")
+def test_harness_sass_has_no_findings() -> None:
+    from fuzzgpu import sass
+
+    progs = [litmus.parse_file(f) for f in sorted(GPU.glob("*.litmus"))]
+    src, specs = codegen.generate_module(progs)
+    reps = sass.check_cu_source(src, ["sm_90"], source="harness")
+    findings = [f for r in reps for f in r.findings]
+    assert findings == [], findings[:3]
+    names = {fn.short_name for r in reps for fn in r.functions}
+    assert {s.kernel for s in specs} <= names
