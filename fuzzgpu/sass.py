@@ -996,11 +996,34 @@ RULE_MERGE_VOLATILE = (
     "the number of volatile/mmio instructions must be preserved (PTX ISA memory model, volatile "
     "operations: 'the number of volatile instructions (not operations) executed by a program is preserved'; ld.mmio is performed exactly once)"
 )
-RULE_MERGE_ACROSS = "the merged load reads before {sync}: as if hoisted above it; {rule}"
+RULE_MERGE_ACROSS = "the loads are merged across {sync}, which orders the earlier load before and the later one after it: {rule}"
 RULE_LOOP = (
     "a loop with no side effect has no observable behaviour in PTX (no timing or forward-progress "
     "guarantee), so ptxas may delete or fold it; the delay the source asked for is gone"
 )
+
+
+def judge_merge(first: PtxMemOp, later: PtxMemOp, between: Sequence[PtxSync]) -> tuple[str, str]:
+    """The verdict for two PTX loads of one address that became one SASS load (pure).
+
+    Merging is moving one load to the other and reading once.  Two adjacent loads of one location may
+    read the same write (coherence), so the merge is allowed exactly when the synchronisation points
+    between them let the earlier load sink and/or the later one rise to a common point: the earlier
+    may sink below points that are not releases for it, the later may rise above points that are not
+    acquires for it ("roach motel").  Volatile and mmio instructions may never be merged."""
+    if first.sem in ("volatile", "mmio") or later.sem in ("volatile", "mmio"):
+        return FORBIDDEN, RULE_MERGE_VOLATILE
+    if not between or later.sem == "nc" or later.space in ("local", "const"):
+        return HAZARD, RULE_MERGE_PLAIN
+    for split in range(len(between) + 1):
+        sink_ok = all(judge_crossing(first, s, SUNK)[0] != FORBIDDEN for s in between[:split])
+        rise_ok = all(judge_crossing(later, s, HOISTED)[0] != FORBIDDEN for s in between[split:])
+        if sink_ok and rise_ok:
+            names = ", ".join(s.instr.text.split()[0] for s in between)
+            return HAZARD, RULE_MERGE_PLAIN + f"; the synchronisation in between ({names}) does not order both loads (roach motel: the earlier load may sink below an acquire, the later rise above a release)"
+    blocker = next(s for s in between if judge_crossing(first, s, SUNK)[0] == FORBIDDEN and judge_crossing(later, s, HOISTED)[0] == FORBIDDEN) if any(
+        judge_crossing(first, s, SUNK)[0] == FORBIDDEN and judge_crossing(later, s, HOISTED)[0] == FORBIDDEN for s in between) else between[0]
+    return FORBIDDEN, RULE_MERGE_ACROSS.format(sync=blocker.instr.text, rule=RULE_FORBIDDEN[_rule_key(blocker)])
 
 
 def _rule_key(sync: PtxSync) -> str:
@@ -1097,63 +1120,143 @@ def _same_address(a: PtxMemOp, b: PtxMemOp, instrs: Sequence[PtxInstr]) -> bool:
     return True
 
 
-def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp], instrs: Sequence[PtxInstr]) -> tuple[dict, list, list]:
-    """Map the PTX events of one memory class to SASS operations of that class."""
+def _order_consistent(pairs: Sequence[tuple[PtxMemOp, SassMemOp]]) -> bool:
+    """True when, for every SASS base register, SASS offset - PTX offset is one constant: the mapping
+    agrees with the addresses (ptxas may rebase a pointer, ``[R4.64]`` for ``[%rd1+4]``)."""
+    delta: dict[str, int] = {}
+    for pm, sm in pairs:
+        d = pm.offset - sm.offset
+        if delta.setdefault(sm.base, d) != d:
+            return False
+    return True
+
+
+def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, int] | None:
+    """For each SASS base register, the one shift that maps all its offsets onto PTX offsets; None
+    when some base has no such shift or more than one (ambiguous)."""
+    by_base: dict[str, list[SassMemOp]] = {}
+    for m in sass:
+        by_base.setdefault(m.base, []).append(m)
+    out = {}
+    for base, ops in by_base.items():
+        cands = sorted({po - m.offset for m in ops for po in ptx_offsets})
+        feasible = [d for d in cands if all(m.offset + d in ptx_offsets for m in ops)]
+        if len(feasible) > 1 and 0 in feasible:
+            feasible = [0]  # ptxas addresses from the root pointer itself unless it had to rebase
+        if len(feasible) != 1:
+            return None
+        out[base] = feasible[0]
+    return out
+
+
+def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp], instrs: Sequence[PtxInstr],
+                 all_mems: Sequence[PtxMemOp] = ()) -> tuple[dict, list, list]:
+    """Map the PTX events of one memory class to SASS operations of that class.
+
+    1. Same count and the order-wise pairing agrees with the addresses: take it.
+    2. Otherwise, when the offsets identify the operations (one consistent shift per SASS base
+       register), map by offset, independent of order: reorders within the class, merges of
+       same-address loads, loads combined into a wider access and dead loads are all recognised.
+    3. Otherwise, same count: by order (a note says so).  Else nothing is mapped."""
     mapping: dict[int, SassMemOp] = {}
     merged: list = []
     notes: list[str] = []
-    ptx_offsets = [e.mem.offset for _, e in evs]  # type: ignore[union-attr]
-    if sass and all(s.offset in ptx_offsets for s in sass):
-        # exact: by offset, independent of order
+    mems = [e.mem for _, e in evs]
+    if len(sass) == len(evs) and _order_consistent(list(zip(mems, sass))):  # type: ignore[arg-type]
+        for (k, _), m in zip(evs, sass):
+            mapping[k] = m
+        return mapping, merged, notes
+    ptx_offsets = {m.offset for m in mems}  # type: ignore[union-attr]
+    deltas = _base_deltas(ptx_offsets, sass) if sass else None
+    if deltas is not None:
+        voff = {id(m): m.offset + deltas[m.base] for m in sass}
         by_off: dict[int, list[tuple[int, PtxEvent]]] = {}
         for k, e in evs:
             by_off.setdefault(e.mem.offset, []).append((k, e))  # type: ignore[union-attr]
-        s_by_off: dict[int, list[SassMemOp]] = {}
-        for s in sass:
-            s_by_off.setdefault(s.offset, []).append(s)
         for off, group in by_off.items():
-            ss = s_by_off.get(off, [])
+            width = max(e.mem.width for _, e in group)  # type: ignore[union-attr]
+            exact = [m for m in sass if voff[id(m)] == off]
+            # a wider SASS access that covers this offset (two adjacent loads combined into LDS.64)
+            cover = [w for w in sass if voff[id(w)] < off and off + width // 8 <= voff[id(w)] + w.width // 8]
+            ss = exact if len(exact) == len(group) else sorted(exact + cover, key=lambda m: m.instr.index)
             if len(ss) == len(group):
-                for (k, _), s in zip(group, ss):
-                    mapping[k] = s
-            elif not ss:
+                for (k, _), m in zip(group, ss):
+                    mapping[k] = m
+                continue
+            if not ss:
                 for _, e in group:
                     notes.append(f"no SASS {cls} for PTX line {e.instr.line} `{e.instr.text}` (deleted: its result is unused?)")
-            elif len(ss) < len(group):
-                mems = [e.mem for _, e in group]
-                if len(ss) == 1 and all(e.mem.kind == "load" for _, e in group) and all(_same_address(mems[0], m, instrs) for m in mems[1:]):  # type: ignore[arg-type]
-                    for k, _ in group:
-                        mapping[k] = ss[0]
-                    merged.append((tuple(k for k, _ in group), ss[0]))
-                else:
-                    notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS: not mapped")
-            else:
+                continue
+            if len(ss) > len(group):
                 notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS (split?): not mapped")
+                continue
+            # fewer SASS than PTX: loads whose value ptxas forwarded from a store of this thread, or
+            # loads merged with an earlier load of the same address
+            forwarded = [(k, e) for k, e in group if e.mem.kind == "load" and _forwarding_store(e.mem, all_mems, instrs) is not None]  # type: ignore[union-attr,arg-type]
+            rest = [(k, e) for k, e in group if (k, e) not in forwarded]
+            if forwarded and len(rest) == len(ss):
+                for (k, _), m in zip(rest, ss):
+                    mapping[k] = m
+                for k, e in forwarded:
+                    st_op = _forwarding_store(e.mem, all_mems, instrs)  # type: ignore[arg-type]
+                    notes.append(f"PTX line {e.instr.line} `{e.instr.text}` has no SASS load: its value is forwarded from the store at PTX line {st_op.instr.line}")  # type: ignore[union-attr]
+                continue
+            gm = [e.mem for _, e in group]
+            if len(ss) == 1 and all(m.kind == "load" for m in gm) and all(_same_address(gm[0], m, instrs) for m in gm[1:]) and not any(  # type: ignore[union-attr,arg-type]
+                _forwarding_store(m, all_mems, instrs) for m in gm[1:]):  # type: ignore[arg-type]
+                for k, _ in group:
+                    mapping[k] = ss[0]
+                merged.append((tuple(k for k, _ in group), ss[0]))
+                continue
+            notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS: not mapped")
         return mapping, merged, notes
     if len(sass) == len(evs):
-        for (k, _), s in zip(evs, sass):
-            mapping[k] = s
+        for (k, _), m in zip(evs, sass):
+            mapping[k] = m
+        notes.append(f"{cls}: mapped by order (the addresses do not identify the operations)")
         return mapping, merged, notes
     if len(sass) < len(evs):
-        # collapse runs of same-address loads, then map in order
+        # collapse same-address loads (no store of that address in between), then map in order
         groups: list[list[tuple[int, PtxEvent]]] = []
         for k, e in evs:
             for g in groups:
-                if e.mem.kind == "load" and g[0][1].mem.kind == "load" and _same_address(g[0][1].mem, e.mem, instrs):  # type: ignore[union-attr,arg-type]
+                if e.mem.kind == "load" and g[0][1].mem.kind == "load" and _same_address(g[0][1].mem, e.mem, instrs) and not _forwarding_store(e.mem, all_mems, instrs):  # type: ignore[union-attr,arg-type]
                     g.append((k, e))
                     break
             else:
                 groups.append([(k, e)])
         groups.sort(key=lambda g: g[0][0])
         if len(groups) == len(sass):
-            for g, s in zip(groups, sass):
+            for g, m in zip(groups, sass):
                 for k, _ in g:
-                    mapping[k] = s
+                    mapping[k] = m
                 if len(g) > 1:
-                    merged.append((tuple(k for k, _ in g), s))
+                    merged.append((tuple(k for k, _ in g), m))
             return mapping, merged, notes
     notes.append(f"{len(evs)} PTX {cls} operations but {len(sass)} in SASS: not mapped")
     return mapping, merged, notes
+
+
+def _forwarding_store(load: PtxMemOp, all_mems: Sequence[PtxMemOp], instrs: Sequence[PtxInstr]) -> PtxMemOp | None:
+    """The store of this thread whose value ptxas may forward to ``load``: the nearest earlier access
+    to the same address, when that access is a store."""
+    prev = None
+    for m in all_mems:
+        if m.instr.index >= load.instr.index:
+            break
+        if m.address == load.address and m.root and m.space == load.space:
+            prev = m
+    if prev is not None and prev.kind in ("store", "atomic", "reduction") and _same_address_store(prev, load, instrs):
+        return prev
+    return None
+
+
+def _same_address_store(st_op: PtxMemOp, load: PtxMemOp, instrs: Sequence[PtxInstr]) -> bool:
+    if st_op.root.startswith("%"):
+        for ins in instrs[st_op.instr.index + 1:load.instr.index]:
+            if st_op.root in _ptx_dests(ins):
+                return False
+    return True
 
 
 def _finding(check, verdict, direction, arch, fn, op_ptx: PtxInstr | None, op_sass: SassInstr | None,
@@ -1187,8 +1290,10 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         by_cls_sass.setdefault(_sass_mem_class(m), []).append(m)
     mem_pos: dict[int, SassMemOp] = {}
     merges: list = []
+    all_mems = [e.mem for e in events if e.mem is not None]
     for cls, evs in by_cls_ptx.items():
-        mp, mg, _ = _match_class(cls, evs, by_cls_sass.get(cls, []), ptx.instrs)
+        mp, mg, nt = _match_class(cls, evs, by_cls_sass.get(cls, []), ptx.instrs, all_mems)
+        notes.extend(n for n in nt if "forwarded" in n or "by order" in n)
         mem_pos.update(mp)
         merges.extend(mg)
     # second pass: what is left, by family only (ptxas encodes cache operators as strengths:
@@ -1205,7 +1310,8 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
             left_sass.setdefault(_sass_mem_class(m).split(".")[0], []).append(m)
     for fam, evs in left_ptx.items():
         if fam in left_sass:
-            mp, mg, _ = _match_class(fam, evs, left_sass[fam], ptx.instrs)
+            mp, mg, nt = _match_class(fam, evs, left_sass[fam], ptx.instrs, all_mems)
+            notes.extend(n for n in nt if "forwarded" in n or "by order" in n)
             mem_pos.update(mp)
             merges.extend(mg)
     used = {id(m) for m in mem_pos.values()}
@@ -1231,7 +1337,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     for k in sorted(unmatched_syncs):
         notes.append(f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked")
     for k, e in enumerate(events):
-        if e.sync is not None and not e.sync_classes:
+        if e.sync is not None and not e.sync_classes and e.mem is None:
             notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS instruction: not checked")
 
     # sync interval in SASS (instruction indices)
@@ -1247,9 +1353,10 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         toks.sort(key=lambda s: s.index)
         intervals[k] = (toks[0], toks[-1])
 
-    # --- crossings
+    # --- crossings (a load merged into an earlier one is judged by the merge check instead)
+    merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, e in enumerate(events):
-        if e.mem is None or k not in mem_pos:
+        if e.mem is None or k not in mem_pos or k in merged_later:
             continue
         p = mem_pos[k].instr
         for s, (first, last) in intervals.items():
@@ -1275,15 +1382,8 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         for k in ks[1:]:
             e = events[k]
             assert e.mem is not None and first_ev.mem is not None
-            verdict, reason = HAZARD, RULE_MERGE_PLAIN
-            if e.mem.sem in ("volatile", "mmio"):
-                verdict, reason = FORBIDDEN, RULE_MERGE_VOLATILE
-            elif e.mem.sem != "nc" and e.mem.space not in ("local", "const"):
-                between = [ev for ev in events if ev.sync is not None and ev.sync.acquire and ks[0] < events.index(ev) < k]
-                if between:
-                    v, r = judge_crossing(e.mem, between[0].sync, HOISTED)  # type: ignore[arg-type]
-                    if v == FORBIDDEN:
-                        verdict, reason = FORBIDDEN, RULE_MERGE_ACROSS.format(sync=between[0].instr.text, rule=r)
+            between = [ev.sync for ev in events[ks[0] + 1:k] if ev.sync is not None]
+            verdict, reason = judge_merge(first_ev.mem, e.mem, between)  # type: ignore[arg-type]
             findings.append(_finding(MERGED, verdict, "", arch, ptx.name, e.instr, s_op.instr, first_ev.instr, s_op.instr, reason, source))
 
     # --- deleted delay loops

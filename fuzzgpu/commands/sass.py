@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         _print_human(reports, args.notes)
         n = sum(len(r.findings) for r in reports)
         forb = sum(1 for r in reports for f in r.findings if f.verdict == oracle.FORBIDDEN)
+        sys.stdout.flush()
         print(f"{n} finding(s), {forb} forbidden, in {len(reports)} module(s)", file=sys.stderr)
     return 1 if any(r.findings for r in reports) else 0
 
