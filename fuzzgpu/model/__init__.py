@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
 from ..ir import Program, eval_expr
-from .events import Event, ProgramTraces, Trace, Unsupported, candidates, program_traces
+from .events import Event, ProgramTraces, Trace, Unsupported, candidates, feasible, program_traces
 from .ptx import Execution, Static, Violation, check_before_co, check_with_co, sc_consistent
 from .relations import Rel
 
@@ -39,7 +39,10 @@ __all__ = [
     "Violation",
     "allowed_outcomes",
     "analyse",
+    "candidate_outcomes",
     "check_condition",
+    "describe_violation",
+    "explain_forbidden",
     "judge",
     "sc_outcomes",
 ]
@@ -258,3 +261,81 @@ def check_condition(p: Program, *, loop_bound: int = 1) -> Observation:
     else:
         reachable = pos > 0
     return Observation(p.name, cond.quantifier, obs, pos, neg, reachable, a)
+
+
+# --------------------------------------------------------------------------------------------
+# Explanations
+# --------------------------------------------------------------------------------------------
+
+
+def event_name(p: Program, pt_or_none, ev: Event) -> str:
+    """``P0:st.release.gpu y, 1`` -- a thread name and its instruction in litmus syntax."""
+    from ..litmus import format_instruction
+
+    if ev.init:
+        return f"init {ev.loc}={ev.value}"
+    t = p.threads[ev.tid]
+    text = format_instruction(t.code[ev.pc])
+    part = ""
+    if ev.kind in ("R", "W") and ev.rmw:
+        part = " (read)" if ev.kind == "R" else " (write)"
+    return f"{t.name}:{text}{part}"
+
+
+def describe_violation(p: Program, events: tuple[Event, ...], v: Violation) -> str:
+    """One line: the axiom, its ISA section, and the cycle with instruction names."""
+    if not v.cycle:
+        return f"{v.axiom} ({v.isa})"
+    steps = [event_name(p, None, events[v.cycle[0][0]])]
+    for _, label, b in v.cycle:
+        steps.append(f"-{label}-> {event_name(p, None, events[b])}")
+    return f"{v.axiom} ({v.isa}): " + " ".join(steps)
+
+
+def candidate_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
+    """Outcomes of the candidate executions before any axiom: what the threads could compute if
+    every read could return any written value of its location.  Allowed outcomes are a subset."""
+    pt = program_traces(p, loop_bound)
+    keys = p.outcome_keys()
+    writes: dict[str, set[int]] = {}
+    for traces in pt.traces:
+        for tr in traces:
+            for e in tr.events:
+                if e.kind == "W":
+                    writes.setdefault(e.loc, set()).add(e.value)
+    out = set()
+    for combo in _combos(pt, p, None):
+        if not feasible(pt, combo):
+            continue
+        locs = [k for k in keys if ":" not in k]
+        for vals in itertools.product(*[sorted(writes.get(pt.physical[k], set()) | {pt.init[pt.physical[k]]}) for k in locs]):
+            out.add(_outcome(p, pt, keys, combo, {pt.physical[k]: v for k, v in zip(locs, vals)}))
+    return frozenset(out)
+
+
+def explain_forbidden(p: Program, outcome: Mapping[str, int], *, loop_bound: int = 1) -> tuple[Judgement, list[str]]:
+    """The verdict on an outcome, with one line per distinct reason that forbids it."""
+    pt = program_traces(p, loop_bound)
+    want = dict(outcome)
+    j = judge(p, want, loop_bound=loop_bound)
+    lines = []
+    if j.verdict == "forbidden":
+        seen = set()
+        for combo, x in _executions(p, pt, want):
+            v = check_before_co(x)
+            if v is None:
+                for co in x.coherence_orders(_final_locs(pt, tuple(want))):
+                    if dict(_outcome(p, pt, tuple(want), combo, _final_values(x, co))) == want:
+                        v = check_with_co(x, co)
+                        if v is not None:
+                            break
+            if v is not None:
+                line = describe_violation(p, x.ev, v)
+                if line not in seen:
+                    seen.add(line)
+                    lines.append(line)
+            if len(lines) >= 3:
+                break
+        if not lines:
+            lines.append("no candidate execution produces these values")
+    return j, lines
