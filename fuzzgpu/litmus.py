@@ -12,6 +12,7 @@ exception.  Its work is linear in the input (condition nesting is bounded).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -362,6 +363,7 @@ class _Parser:
         self.parse_thread_headers()
         self.parse_rows()
         self.declare_implicit_locations()
+        self.check_labels()
         if self.at_word("locations"):
             self.parse_observed()
         if self.peek().kind != EOF:
@@ -507,7 +509,7 @@ class _Parser:
         while not self.at_rows_end():
             column = 0
             while True:
-                cell = self.parse_cell(column)
+                cell = self.parse_cell()
                 if cell is not None:
                     self.cells[column].append(cell)
                     self.location_uses.extend(cell.locations)
@@ -526,7 +528,7 @@ class _Parser:
             if column + 1 != width:
                 raise self.error(f"row has {column + 1} column(s), expected {width}", sep)
 
-    def parse_cell(self, column: int) -> _Cell | None:
+    def parse_cell(self) -> _Cell | None:
         tok = self.peek()
         if tok.kind == PUNCT and tok.text in ("|", ";"):
             return None
@@ -617,7 +619,6 @@ class _Parser:
             if tok.text not in self.locations:
                 self.locations[tok.text] = Location(tok.text)
                 self.location_tokens[tok.text] = tok
-        self.check_labels()
 
     def check_labels(self) -> None:
         for column in self.cells:
@@ -789,9 +790,7 @@ class _Parser:
 
 
 def _replace(loc: Location, **changes: object) -> Location:
-    import dataclasses
-
-    return dataclasses.replace(loc, **changes)
+    return dataclasses.replace(loc, **changes)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------------------------
