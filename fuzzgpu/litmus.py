@@ -681,7 +681,7 @@ class _Parser:
         tok = self.peek()
         if depth > MAX_NESTING:
             raise self.error(f"condition nested more than {MAX_NESTING} deep", tok)
-        if self.at("~") or (self.at_word("not") and not self.at_comparison(1)):
+        if self.at("~") or (self.at_word("not") and self.is_keyword_here()):
             self.next()
             return Not(self.parse_unary(depth + 1))
         if self.at("("):
@@ -689,7 +689,7 @@ class _Parser:
             expr = self.parse_group(depth + 1)
             self.expect(")", " to close '('")
             return expr
-        if tok.kind == WORD and tok.text in ("true", "false") and not self.at_comparison(1):
+        if tok.kind == WORD and tok.text in ("true", "false") and self.is_keyword_here():
             self.next()
             return BoolConst(tok.text == "true")
         lhs = self.parse_term()
@@ -713,9 +713,11 @@ class _Parser:
                 return cls(tuple(args))
         return self.parse_disjunction(depth)
 
-    def at_comparison(self, k: int) -> bool:
-        tok = self.peek(k)
-        return tok.kind == PUNCT and tok.text in _CMP_PUNCT
+    def is_keyword_here(self) -> bool:
+        """``not``/``true``/``false`` are keywords unless used as a location (``not == 1``) or thread
+        (``true:r0``) name."""
+        tok = self.peek(1)
+        return not (tok.kind == PUNCT and (tok.text in _CMP_PUNCT or tok.text == ":"))
 
     def parse_term(self, allow_int: bool = True) -> Term:
         tok = self.peek()

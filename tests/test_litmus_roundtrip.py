@@ -66,7 +66,7 @@ DAT3M_FILES = parse_path_tree([DAT3M]) if DAT3M.is_dir() else []
 # Location names include words the dialect uses as keywords: the parser must still read them back.
 LOCATION_NAMES = ["x", "y", "flag", "s1", "rd2", "LC00", "P0", "exists", "forall", "final", "locations",
                   "not", "true", "all", "aliases", "shared", "surface", "ld", "_tmp"]
-THREAD_NAMES = ["P0", "P1", "P2", "P3", "T", "exists", "worker_7"]
+THREAD_NAMES = ["P0", "P1", "P2", "P3", "T", "exists", "not", "true", "worker_7"]
 LABEL_NAMES = ["LC00", "LC01", "loop", "exists", "r1", "done"]
 
 values = st.integers(min_value=-(2**32) + 1, max_value=2**32 - 1) | st.integers(-3, 3)
