@@ -187,6 +187,11 @@ class Instruction:
     def register_written(self) -> str | None:
         return getattr(self, "dst", None)
 
+    def locations(self) -> tuple[str, ...]:
+        """Every location the instruction names."""
+        loc = getattr(self, "loc", None)
+        return (loc,) if loc is not None else ()
+
 
 def _operands(instr: Instruction) -> Iterator[Operand]:
     for f in dataclasses.fields(instr):
@@ -352,6 +357,185 @@ class Filler(Instruction):
 
 FILLER_KINDS = frozenset({"regloop", "smem", "delay"})
 
+
+# -- Extensions: PDL, mbarrier, the async proxy, cp.async ------------------------------------
+
+
+@dataclass(frozen=True)
+class GridDepControl(Instruction):
+    """``griddepcontrol.launch_dependents`` / ``griddepcontrol.wait`` (programmatic dependent
+    launch, PTX ISA "griddepcontrol")."""
+
+    OP: ClassVar[str] = "griddepcontrol"
+    action: str  # "launch_dependents" | "wait"
+
+
+@dataclass(frozen=True)
+class MbarrierInit(Instruction):
+    """``mbarrier.init.shared::cta.b64 [bar], count``."""
+
+    OP: ClassVar[str] = "mbarrier.init"
+    bar: str
+    count: int
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class MbarrierArrive(Instruction):
+    """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta|.cluster}.shared::cta.b64 _, [bar]{, tx}``
+    -- one arrival (``count`` arrivals), after adding ``expect_tx`` bytes to the transaction count."""
+
+    OP: ClassVar[str] = "mbarrier.arrive"
+    bar: str
+    sem: Sem = Sem.RELEASE
+    scope: Scope = Scope.CTA
+    expect_tx: int | None = None
+    count: int = 1
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class MbarrierExpectTx(Instruction):
+    """``mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], tx``."""
+
+    OP: ClassVar[str] = "mbarrier.expect_tx"
+    bar: str
+    tx: int
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class MbarrierWait(Instruction):
+    """``mbarrier.{try_wait,test_wait}.parity{.acquire|.relaxed}{.cta|.cluster}.shared::cta.b64
+    dst, [bar], parity`` -- ``dst`` is 1 when the phase of the given parity has completed."""
+
+    OP: ClassVar[str] = "mbarrier.wait"
+    dst: str
+    bar: str
+    parity: int
+    kind: str = "try_wait"  # "try_wait" | "test_wait"
+    sem: Sem = Sem.ACQUIRE
+    scope: Scope = Scope.CTA
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class CpAsyncBulk(Instruction):
+    """``cp.async.bulk`` (TMA, tensor or not) between shared and global memory, in the async proxy:
+    ``mbarrier::complete_tx::bytes`` completion on ``bar`` (global -> shared) or ``bulk_group``
+    completion (shared -> global).  ``reduce`` makes it ``cp.reduce.async.bulk``.  ``size`` is the
+    number of bytes it completes on the mbarrier's transaction count."""
+
+    OP: ClassVar[str] = "cp.async.bulk"
+    dst_loc: str
+    src_loc: str
+    completion: str = "bulk_group"  # "mbarrier" | "bulk_group"
+    bar: str | None = None
+    reduce: RmwOp | None = None
+    size: int = 4
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.dst_loc, self.src_loc) + ((self.bar,) if self.bar else ())
+
+
+@dataclass(frozen=True)
+class BulkCommit(Instruction):
+    """``cp.async.bulk.commit_group``."""
+
+    OP: ClassVar[str] = "cp.async.bulk.commit_group"
+
+
+@dataclass(frozen=True)
+class BulkWait(Instruction):
+    """``cp.async.bulk.wait_group{.read} n``: wait until at most ``n`` bulk groups are pending
+    (``.read``: only their source reads)."""
+
+    OP: ClassVar[str] = "cp.async.bulk.wait_group"
+    n: int = 0
+    read: bool = False
+
+
+@dataclass(frozen=True)
+class CpAsync(Instruction):
+    """``cp.async.ca.shared.global [dst], [src], 4`` (non-bulk, LDGSTS): a generic-proxy weak copy
+    completed by ``cp.async.wait_group``/``wait_all`` or ``cp.async.mbarrier.arrive``."""
+
+    OP: ClassVar[str] = "cp.async"
+    dst_loc: str
+    src_loc: str
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.dst_loc, self.src_loc)
+
+
+@dataclass(frozen=True)
+class CpAsyncCommit(Instruction):
+    OP: ClassVar[str] = "cp.async.commit_group"
+
+
+@dataclass(frozen=True)
+class CpAsyncWait(Instruction):
+    """``cp.async.wait_group n`` (``n=None``: ``cp.async.wait_all``)."""
+
+    OP: ClassVar[str] = "cp.async.wait_group"
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class CpAsyncMbarrierArrive(Instruction):
+    """``cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]``: an arrival once this thread's
+    earlier cp.async operations complete."""
+
+    OP: ClassVar[str] = "cp.async.mbarrier.arrive"
+    bar: str
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class AsyncRead(Instruction):
+    """An abstract read of a shared location in the async proxy, standing for a wgmma or tcgen05
+    operand read (``dst`` receives the value)."""
+
+    OP: ClassVar[str] = "async.read"
+    dst: str
+    loc: str
+
+
+@dataclass(frozen=True)
+class Tcgen05Fence(Instruction):
+    """``tcgen05.fence::before_thread_sync`` / ``::after_thread_sync`` (sm_100a)."""
+
+    OP: ClassVar[str] = "tcgen05.fence"
+    kind: str  # "before_thread_sync" | "after_thread_sync"
+
+
+EXTENSION_INSTRUCTIONS = (
+    GridDepControl,
+    MbarrierInit,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierWait,
+    CpAsyncBulk,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncCommit,
+    CpAsyncWait,
+    CpAsyncMbarrierArrive,
+    AsyncRead,
+    Tcgen05Fence,
+)
+
 #: Every instruction type by its JSON tag.  The extension instructions (mbarrier, griddepcontrol,
 #: cp.async, cp.async.bulk) register themselves here with :func:`register_instruction`.
 INSTRUCTION_TYPES: dict[str, type[Instruction]] = {}
@@ -365,6 +549,8 @@ def register_instruction(cls: type[Instruction]) -> type[Instruction]:
 
 
 for _cls in (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler):
+    register_instruction(_cls)
+for _cls in EXTENSION_INSTRUCTIONS:
     register_instruction(_cls)
 
 MemoryAccess = (Load, Store, Atom, Red)
@@ -440,6 +626,7 @@ class Location:
     space: Space = Space.GLOBAL
     alias_of: str | None = None
     proxy: Proxy = Proxy.GENERIC
+    kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory)
 
 
 # Conditions --------------------------------------------------------------------------------
@@ -555,6 +742,12 @@ class Program:
     comments: tuple[str, ...] = ()
     observed: tuple[str, ...] = ()  # herd's ``locations [...]``: extra keys to show in outcomes
     arch: str = "PTX"
+    #: grids launched as programmatic dependents (PDL) of the grid before them in the stream;
+    #: every other grid starts after the one before it completes
+    pdl_grids: tuple[int, ...] = ()
+
+    def grid_of(self, tid: int) -> int:
+        return self.threads[tid].placement.grid
 
     def thread(self, name: str) -> Thread:
         for t in self.threads:
@@ -626,14 +819,41 @@ def validate(p: Program) -> Program:
             if loc.alias_of not in locs:
                 raise ProgramError(f"location {loc.name!r} aliases undeclared location {loc.alias_of!r}")
             p.physical(loc.name)
+    for loc in p.locations:
+        if loc.kind not in ("data", "mbarrier"):
+            raise ProgramError(f"location {loc.name!r}: unknown kind {loc.kind!r}")
+        if loc.kind == "mbarrier" and (loc.space is not Space.SHARED or loc.alias_of is not None):
+            raise ProgramError(f"mbarrier object {loc.name!r} must be a shared location, not an alias")
     for t in p.threads:
         _validate_thread(t, locs)
+    _validate_placement(p)
     if p.condition is not None:
         if p.condition.quantifier not in QUANTIFIERS:
             raise ProgramError(f"unknown quantifier {p.condition.quantifier!r}")
         for term in p.condition.terms():
             _check_term(p, term)
     return p
+
+
+def _validate_placement(p: Program) -> None:
+    """Shared memory belongs to one CTA: a shared location is used by the threads of one CTA.
+    PDL grids follow another grid."""
+    grids = {t.placement.grid for t in p.threads}
+    for g in p.pdl_grids:
+        if not isinstance(g, int) or g < 1:
+            raise ProgramError(f"PDL grid {g!r}: a dependent grid follows another, so it is 1 or more")
+    users: dict[str, set[tuple]] = {}
+    for t in p.threads:
+        pl = t.placement
+        for ins in t.code:
+            for name in ins.locations():
+                phys = p.physical(name)
+                if p.location(phys).space is Space.SHARED:
+                    users.setdefault(phys, set()).add((pl.gpu, pl.grid, pl.cluster_id, pl.cta))
+    for name, ctas in users.items():
+        if len(ctas) > 1:
+            raise ProgramError(f"shared location {name!r} is used by threads of {len(ctas)} different CTAs")
+    del grids
 
 
 def _check_value(v: int, what: str) -> None:
@@ -680,9 +900,10 @@ def _validate_thread(t: Thread, locs: Mapping[str, Location]) -> None:
 
 
 def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels: set[str]) -> None:
-    loc = getattr(ins, "loc", None)
-    if loc is not None and loc not in locs:
-        raise ProgramError(f"location {loc!r} is not declared")
+    for loc in ins.locations():
+        if loc not in locs:
+            raise ProgramError(f"location {loc!r} is not declared")
+    _validate_extension(ins, locs)
     dst = ins.register_written()
     if dst is not None and not REGISTER_RE.match(dst):
         raise ProgramError(f"bad destination register {dst!r}")
@@ -731,6 +952,61 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
             raise ProgramError(f"unknown filler kind {ins.kind!r}")
         if not 0 <= ins.n <= 1_000_000:
             raise ProgramError(f"filler size {ins.n} out of range 0..1000000")
+
+
+def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
+    """Checks of the PDL / mbarrier / async-proxy / cp.async instructions."""
+    mbar_ops = (MbarrierInit, MbarrierArrive, MbarrierExpectTx, MbarrierWait, CpAsyncMbarrierArrive)
+    for name in ins.locations():
+        is_bar = locs[name].kind == "mbarrier"
+        names_bar = isinstance(ins, mbar_ops) or (isinstance(ins, CpAsyncBulk) and name == ins.bar)
+        if is_bar and not names_bar:
+            raise ProgramError(f"{name!r} is an mbarrier object: only mbarrier operations may use it")
+        if names_bar and not is_bar:
+            raise ProgramError(f"{name!r} is not declared as an mbarrier object")
+    if isinstance(ins, GridDepControl) and ins.action not in ("launch_dependents", "wait"):
+        raise ProgramError(f"griddepcontrol.{ins.action} (launch_dependents or wait)")
+    if isinstance(ins, MbarrierInit) and not 1 <= ins.count < 2**20:
+        raise ProgramError(f"mbarrier count {ins.count} out of range 1..2^20-1")
+    if isinstance(ins, MbarrierArrive):
+        if ins.sem not in (Sem.RELEASE, Sem.RELAXED) or ins.scope not in (Scope.CTA, Scope.CLUSTER):
+            raise ProgramError("mbarrier.arrive is .release or .relaxed, at .cta or .cluster scope")
+        if ins.count < 1 or (ins.expect_tx is not None and not 0 <= ins.expect_tx < 2**20):
+            raise ProgramError("mbarrier.arrive: bad count or transaction bytes")
+    if isinstance(ins, MbarrierWait):
+        if ins.sem not in (Sem.ACQUIRE, Sem.RELAXED) or ins.scope not in (Scope.CTA, Scope.CLUSTER):
+            raise ProgramError("mbarrier waits are .acquire or .relaxed, at .cta or .cluster scope")
+        if ins.parity not in (0, 1) or ins.kind not in ("try_wait", "test_wait"):
+            raise ProgramError("mbarrier wait: parity is 0 or 1; kind is try_wait or test_wait")
+    if isinstance(ins, MbarrierExpectTx) and not 0 <= ins.tx < 2**20:
+        raise ProgramError("mbarrier.expect_tx: bad transaction bytes")
+    if isinstance(ins, CpAsyncBulk):
+        spaces = (locs[ins.dst_loc].space, locs[ins.src_loc].space)
+        if spaces not in ((Space.SHARED, Space.GLOBAL), (Space.GLOBAL, Space.SHARED)):
+            raise ProgramError("cp.async.bulk copies between shared and global memory")
+        if ins.completion not in ("mbarrier", "bulk_group"):
+            raise ProgramError(f"cp.async.bulk completion {ins.completion!r} (mbarrier or bulk_group)")
+        if (ins.completion == "mbarrier") != (ins.bar is not None):
+            raise ProgramError("cp.async.bulk with mbarrier completion names its mbarrier (and only then)")
+        if ins.completion == "mbarrier" and spaces[0] is not Space.SHARED:
+            raise ProgramError("mbarrier completion is for copies into shared memory")
+        if ins.reduce is not None and ins.reduce not in (RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC):
+            raise ProgramError(f"cp.reduce.async.bulk has no .{ins.reduce}")
+        if not 1 <= ins.size < 2**20:
+            raise ProgramError(f"cp.async.bulk size {ins.size} out of range")
+    if isinstance(ins, BulkWait) and not 0 <= ins.n < 64:
+        raise ProgramError(f"cp.async.bulk.wait_group {ins.n} out of range 0..63")
+    if isinstance(ins, CpAsync):
+        if locs[ins.dst_loc].space is not Space.SHARED or locs[ins.src_loc].space is not Space.GLOBAL:
+            raise ProgramError("cp.async copies global memory into shared memory")
+    if isinstance(ins, CpAsyncWait) and ins.n is not None and not 0 <= ins.n < 64:
+        raise ProgramError(f"cp.async.wait_group {ins.n} out of range 0..63")
+    if isinstance(ins, AsyncRead) and locs[ins.loc].space is not Space.SHARED:
+        raise ProgramError("async-proxy operand reads (wgmma/tcgen05) read shared memory")
+    if isinstance(ins, Tcgen05Fence) and ins.kind not in ("before_thread_sync", "after_thread_sync"):
+        raise ProgramError(f"tcgen05.fence::{ins.kind}")
+    if isinstance(ins, (Load, Store, Atom, Red)) and locs[ins.loc].kind == "mbarrier":
+        raise ProgramError(f"{ins.loc!r} is an mbarrier object")
 
 
 def _check_scope(sem: Sem, scope: Scope | None) -> None:

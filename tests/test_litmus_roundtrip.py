@@ -3,6 +3,8 @@ and mutated Dat3M files either parse or raise SourceError, quickly."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 import time
 from pathlib import Path
@@ -204,6 +206,12 @@ def programs(draw):
     for name in names:
         init = draw(st.dictionaries(registers, values, max_size=3))
         threads.append(Thread(name, draw(placements), draw(thread_code(locs)), tuple(sorted(init.items()))))
+    if any(loc.space is Space.SHARED for loc in locs):
+        # shared memory belongs to one CTA: keep every thread in the first thread's CTA
+        home = threads[0].placement
+        threads = [
+            dataclasses.replace(t, placement=dataclasses.replace(home, warp=t.placement.warp)) for t in threads
+        ]
     condition = draw(
         st.none()
         | st.builds(Condition, st.sampled_from(["exists", "~exists", "forall", "final"]), exprs(threads, locs))
