@@ -61,6 +61,7 @@ VERDICTS = (FORBIDDEN, HAZARD)
 CROSSING = "crossing"
 MERGED = "merged"
 LOOP_DELETED = "loop-deleted"
+DELETED = "deleted"
 
 HOISTED = "hoisted above"
 SUNK = "sunk below"
@@ -203,7 +204,8 @@ class Finding:
 
     ``check`` is ``crossing`` (a memory operation moved across a synchronisation point), ``merged``
     (two PTX loads of one address became one SASS load; ``sync_*`` then names the other load) or
-    ``loop-deleted`` (a delay loop of the PTX has no SASS loop; ``op_*`` names the loop)."""
+    ``loop-deleted`` (a delay loop of the PTX has no SASS loop; ``op_*`` names the loop) or ``deleted``
+    (a PTX memory operation with no SASS at all: ptxas removed a load whose value is unused)."""
 
     check: str
     verdict: str
@@ -997,10 +999,21 @@ RULE_MERGE_VOLATILE = (
     "operations: 'the number of volatile instructions (not operations) executed by a program is preserved'; ld.mmio is performed exactly once)"
 )
 RULE_MERGE_ACROSS = "the loads are merged across {sync}, which orders the earlier load before and the later one after it: {rule}"
+RULE_DELETED = (
+    "a load whose value is never used has no observable effect, so ptxas may delete it (its ordering "
+    "constraints go with it); a litmus test loses the observation: keep the loaded register alive"
+)
 RULE_LOOP = (
     "a loop with no side effect has no observable behaviour in PTX (no timing or forward-progress "
     "guarantee), so ptxas may delete or fold it; the delay the source asked for is gone"
 )
+
+
+def judge_deleted(mem: PtxMemOp) -> tuple[str, str]:
+    """A PTX memory operation with no SASS at all (pure)."""
+    if mem.sem in ("volatile", "mmio"):
+        return FORBIDDEN, RULE_MERGE_VOLATILE
+    return HAZARD, RULE_DELETED
 
 
 def judge_merge(first: PtxMemOp, later: PtxMemOp, between: Sequence[PtxSync]) -> tuple[str, str]:
@@ -1315,9 +1328,17 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
             mem_pos.update(mp)
             merges.extend(mg)
     used = {id(m) for m in mem_pos.values()}
+    families_left = {_sass_mem_class(m).split(".")[0] for m in sass_main_mem if id(m) not in used}
     for k, e in enumerate(events):
-        if e.mem is not None and k not in mem_pos:
-            notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped (deleted as dead, split, or ambiguous): not checked")
+        if e.mem is None or k not in mem_pos and _forwarding_store(e.mem, all_mems, ptx.instrs) is not None:
+            continue
+        if k not in mem_pos:
+            if e.mem_class and e.mem_class.split(".")[0] not in families_left:
+                # no SASS operation of this family is left over: ptxas deleted it (its value is unused)
+                verdict, reason = judge_deleted(e.mem)
+                findings.append(_finding(DELETED, verdict, "", arch, ptx.name, e.instr, None, None, None, reason, source))
+            else:
+                notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped (split, or ambiguous): not checked")
     extra = [m for m in sass_main_mem if id(m) not in used]
     if extra:
         notes.append(f"{len(extra)} SASS memory operation(s) with no PTX counterpart (spills, ptxas-generated, or not mapped): "
@@ -1651,7 +1672,7 @@ def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int 
 
 
 __all__ = [
-    "DEFAULT_ARCHS", "FORBIDDEN", "HAZARD", "CROSSING", "MERGED", "LOOP_DELETED", "HOISTED", "SUNK",
+    "DEFAULT_ARCHS", "FORBIDDEN", "HAZARD", "CROSSING", "MERGED", "LOOP_DELETED", "DELETED", "HOISTED", "SUNK",
     "PtxInstr", "PtxMemOp", "PtxSync", "PtxEvent", "PtxFunction", "PtxLoop",
     "SassInstr", "SassMemOp", "SassSync", "SassFunction", "SassLoop",
     "Finding", "FunctionReport", "Report",

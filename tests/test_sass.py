@@ -222,5 +222,30 @@ __global__ void clock_loop(int* out, int n) {
     assert by["clock_loop"].findings == ()
 
 
+def test_ptxas_hoists_shared_load_above_acquire(tmp_path):
+    """A forbidden move ptxas 13.0 makes, found by tests/test_sass_fuzz.py: a weak ld.shared after an
+    ld.acquire.global is issued before it when an earlier ld.shared can be paired with it.  The model
+    orders every access after an acquire (of any state space); the oracle flags it forbidden."""
+    src = tmp_path / "acq.cu"
+    src.write_text(
+        r"""
+#define PRE __shared__ int sm[64]; unsigned s = (unsigned)__cvta_generic_to_shared(sm); int acc = 0, r;
+#define LDS(off) asm volatile("ld.shared.u32 %0, [%1+" #off "];" : "=r"(r) : "r"(s) : "memory"); acc = acc * 3 + r;
+#define ACQ(sc) asm volatile("ld.acquire." #sc ".global.u32 %0, [%1];" : "=r"(r) : "l"(p) : "memory"); acc = acc * 3 + r;
+__global__ void acq_cta(int* p, int* out) { PRE LDS(4) ACQ(cta) LDS(8) out[threadIdx.x] = acc; }
+__global__ void acq_gpu(int* p, int* out) { PRE LDS(4) ACQ(gpu) LDS(8) out[threadIdx.x] = acc; }
+__global__ void acq_alone(int* p, int* out) { PRE ACQ(cta) LDS(8) out[threadIdx.x] = acc; }
+"""
+    )
+    for rep in sass.check_path(src, ("sm_90", "sm_100a")):
+        by = {fn.short_name: fn for fn in rep.functions}
+        for name in ("acq_cta", "acq_gpu"):
+            (f,) = by[name].findings
+            assert (f.check, f.verdict, f.direction) == (sass.CROSSING, sass.FORBIDDEN, sass.HOISTED)
+            assert f.op_ptx.startswith("ld.shared.u32") and f.op_sass.startswith("LDS") and "+0x8" in f.op_sass
+            assert f.sync_ptx.startswith("ld.acquire.") and "acquire" in f.reason
+        assert by["acq_alone"].findings == ()
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

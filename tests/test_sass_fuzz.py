@@ -78,6 +78,19 @@ ALLOWED_REASONS = ("roach motel", "no memory-ordering semantics of its own", "co
 SEEN: list[str] = []
 
 
+KNOWN: list[str] = []
+
+
+def known_ptxas_move(f: sass.Finding) -> bool:
+    """A forbidden move ptxas 13.0 is known to make (docs/sass.md, tests/test_sass.py::
+    test_ptxas_hoists_shared_load_above_acquire): with an earlier ``ld.shared`` to batch it with, ptxas
+    issues a later weak ``ld.shared`` before an ``ld.acquire.{cta,gpu,sys}.global`` (or between the
+    acquiring LDG and its CCTL.IVALL).  The model orders every later access after an acquire, whatever
+    its state space, so the oracle rightly calls it forbidden; the test tolerates exactly this one."""
+    return (f.check == sass.CROSSING and f.direction == sass.HOISTED and f.op_ptx.startswith("ld.shared.")
+            and f.sync_ptx.startswith("ld.acquire.") and ".global." in f.sync_ptx and f.op_sass.startswith("LDS"))
+
+
 def judge(reports: list[sass.Report], progs) -> list[str]:
     """Problems: any forbidden finding, and any permitted one whose reason is not a roach-motel move,
     a move across a point with no ordering of its own (griddepcontrol.launch_dependents), or a merge
@@ -94,6 +107,9 @@ def judge(reports: list[sass.Report], progs) -> list[str]:
                         f"`{f.op_ptx}` ({f.op_sass}) vs `{f.sync_ptx}` ({f.sync_sass})")
                 if f.verdict == sass.HAZARD and any(r in f.reason for r in ALLOWED_REASONS):
                     SEEN.append(text)
+                    continue
+                if known_ptxas_move(f):
+                    KNOWN.append(text)
                     continue
                 problems.append(text)
     return problems

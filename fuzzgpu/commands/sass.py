@@ -22,6 +22,7 @@ cubin (.cubin), disassemble it (nvdisasm or cuobjdump), and compare the SASS wit
                 fence.proxy.async (FENCE.VIEW.ASYNC), bar.sync/arrive/red (BAR.*), mbarrier.*
                 (SYNCS.*), acquire loads and release stores, cp.async waits (DEPBAR), bulk copies.
   merged        two PTX loads of one address became one SASS load.
+  deleted       a PTX memory operation has no SASS at all (ptxas removes loads whose value is unused).
   loop-deleted  a delay loop of the PTX (a %clock loop or a register loop with no memory operation)
                 has no loop in the SASS.
 
@@ -34,7 +35,7 @@ Verdicts:
                     model, and read stale data when hoisted above griddepcontrol.wait under PDL
                     (FlashMLA 01a2772); moves the synchronisation does not forbid (an earlier access
                     sunk below an acquire-only point, a later one hoisted above a release-only one);
-                    thread-private .local data; merged plain loads; deleted delay loops.
+                    thread-private .local data; merged plain loads; deleted loads and delay loops.
 
 For a .cu file the compiler's own PTX (nvcc -keep) is compared with its cubin; a .ptx file is
 assembled with ptxas; a .cubin needs the PTX it was built from beside it (NAME.ptx); a .litmus file is
@@ -84,7 +85,7 @@ def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
                 what = f.direction if f.check == oracle.CROSSING else f.check
                 console.print(f"  [{colour}]{f.verdict}[/] {what} [dim](why: {n})[/]")
                 rows = [("op", f.op_ptx, f.op_ptx_line, f.op_sass, f.op_sass_offset)]
-                label = {"crossing": "sync", "merged": "with", "loop-deleted": "loop"}[f.check]
+                label = {"crossing": "sync", "merged": "with", "loop-deleted": "loop"}.get(f.check, "")
                 if f.sync_ptx:
                     rows.append((label, f.sync_ptx, f.sync_ptx_line, f.sync_sass, f.sync_sass_offset))
                 for tag, ptx, line, sass, off in rows:
