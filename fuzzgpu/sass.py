@@ -1555,7 +1555,8 @@ def disassemble(cubin: Path) -> str:
     """SASS text of a cubin: ``nvdisasm -c`` when found, else ``cuobjdump -sass``."""
     nvd = find_tool("nvdisasm")
     if nvd:
-        return _run([nvd, "-c", str(cubin)], "nvdisasm").stdout
+        # -ndf: no dataflow analysis; the -c listing is identical and ~0.15 s faster
+        return _run([nvd, "-c", "-ndf", str(cubin)], "nvdisasm").stdout
     cuo = find_tool("cuobjdump")
     if cuo:
         return _run([cuo, "-sass", str(cubin)], "cuobjdump").stdout
