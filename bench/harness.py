@@ -600,8 +600,77 @@ def render(path: Path) -> str:
               ""]
     if r.get("suite"):
         s = r["suite"]
-        L += ["## Dat3M PTX suite on the GPU", "", f"- runnable {s['runnable']}, refused {len(s['refused'])}; compile {s['compile_seconds']} s", ""]
+        L += ["## Dat3M PTX suite on the GPU", "", f"- runnable {s['runnable']}, refused {len(s['refused'])} (abstract proxies, aliases, second GPU, barrier shapes the harness cannot run faithfully); compile {s['compile_seconds']} s; {sum(x.get('instances', 0) for x in s['runs']):.3g} instances in all (barrier + spin1000)"]
+        j = r.get("suite_judged")
+        if j:
+            sm = j["summary"]
+            tot: dict = {}
+            for row in j["rows"]:
+                for k, v in row["verdicts"].items():
+                    tot[k] = tot.get(k, 0) + v
+            L += [f"- oracle verdicts over all observed instances: {tot}",
+                  f"- programs with a forbidden outcome observed: {sm['forbidden_observed_programs'] or 'none'}",
+                  f"- witness observed although Dat3M says unreachable: {sm['witness_seen_but_dat3m_unreachable'] or 'none'}",
+                  f"- witness reachable per Dat3M but not observed in 1e7: {len(sm['witness_not_seen_but_reachable'])} programs: {', '.join(sm['witness_not_seen_but_reachable'])}",
+                  f"- oracle time-outs (20 s): {sm['oracle_timeouts'] or 'none'}"]
+        L.append("")
     return "\n".join(L) + "\n"
+
+
+def judge_suite(path: Path, per_program_s: int = 20) -> dict:
+    """Judge every outcome the GPU observed in the Dat3M suite runs with fuzzgpu.model (on the CPU,
+    after the device run); compare with Dat3M's published verdicts (expected.csv)."""
+    import signal
+
+    from fuzzgpu import model
+
+    r = json.loads(Path(path).read_text())
+    expected = {}
+    exp_file = DAT3M / "expected.csv"
+    if exp_file.exists():
+        for line in exp_file.read_text().splitlines():
+            if line and not line.startswith("#"):
+                pth, q, reach = line.split(",")
+                expected[pth] = reach == "true"
+
+    def alarm(*_):
+        raise TimeoutError
+
+    signal.signal(signal.SIGALRM, alarm)
+    rows = []
+    for run in r["suite"]["runs"]:
+        p = litmus.parse_file(DAT3M / run["path"])
+        row = {"path": run["path"], "instances": run["instances"], "witness": run["witness"],
+               "dat3m_witness_reachable": expected.get(run["path"]), "verdicts": {}}
+        signal.alarm(per_program_s)
+        try:
+            for o in run["histogram"]["outcomes"]:
+                d = o["outcome"]
+                if any(v is None for v in d.values()):
+                    v = "not covered (value outside table)"
+                else:
+                    try:
+                        v = model.judge(p, d).verdict
+                    except model.Unsupported as e:
+                        v = f"not covered by the oracle: {e}"
+                row["verdicts"][v] = row["verdicts"].get(v, 0) + o["count"]
+        except TimeoutError:
+            row["verdicts"]["oracle timed out"] = -1
+        finally:
+            signal.alarm(0)
+        row["forbidden_observed"] = row["verdicts"].get("forbidden", 0)
+        rows.append(row)
+        log(f"{run['path']:60s} {json.dumps(row['verdicts'])}")
+    summary = {
+        "programs": len(rows),
+        "forbidden_observed_programs": [x["path"] for x in rows if x["forbidden_observed"] > 0],
+        "witness_seen_but_dat3m_unreachable": [x["path"] for x in rows if x["witness"] > 0 and x["dat3m_witness_reachable"] is False],
+        "witness_not_seen_but_reachable": [x["path"] for x in rows if x["witness"] == 0 and x["dat3m_witness_reachable"] is True],
+        "oracle_timeouts": [x["path"] for x in rows if "oracle timed out" in x["verdicts"]],
+    }
+    r["suite_judged"] = {"summary": summary, "rows": rows}
+    Path(path).write_text(json.dumps(r, indent=1, default=str))
+    return summary
 
 
 def main() -> int:
@@ -610,7 +679,11 @@ def main() -> int:
     ap.add_argument("--smoke", action="store_true", help="1/100 of the instances")
     ap.add_argument("--sections", default="sass,tput,table1,zero,scope,place,pdl,suite,compile_tput")
     ap.add_argument("--render", metavar="JSON")
+    ap.add_argument("--judge-suite", metavar="JSON", help="judge the suite histograms with fuzzgpu.model (CPU)")
     a = ap.parse_args()
+    if a.judge_suite:
+        print(json.dumps(judge_suite(Path(a.judge_suite)), indent=1))
+        return 0
     if a.render:
         print(render(Path(a.render)), end="")
         return 0

@@ -139,11 +139,46 @@ def unrunnable_reasons(p: Program) -> list[str]:
         if not VALUE_MIN <= loc.init <= VALUE_MAX:
             out.append(f"initial value of {loc.name} ({loc.init}) does not fit in 16 bits")
     try:
-        _layout(p)
+        lay = _layout(p)
     except _LayoutError as e:
         out.append(str(e))
+    else:
+        out.extend(_barrier_reasons(p, lay))
     # keep order, drop duplicates
     return list(dict.fromkeys(out))
+
+
+def _barrier_reasons(p: Program, lay: "Layout") -> list[str]:
+    """The harness runs every role in every hardware thread, role after role, so it cannot let a
+    barrier synchronise a chosen subset of a CTA.  It runs barrier programs in segments (segment k of
+    every role, then one CTA-wide barrier): faithful when the threads of a CTA pass the same barriers
+    in the same order with no thread count (or the count of the whole CTA group); anything else is
+    refused rather than over-synchronised into a program that could not hang."""
+    out: list[str] = []
+    groups: dict[int, list[int]] = {}
+    for r in lay.roles:
+        groups.setdefault(r.cta_group, []).append(r.index)
+    for members in groups.values():
+        seqs = []
+        for i in members:
+            t = p.threads[i]
+            seq = []
+            for n, ins in enumerate(t.code):
+                if not isinstance(ins, Barrier):
+                    continue
+                if isinstance(ins.id, str) or isinstance(ins.count, str):
+                    out.append(f"{t.name}:{n} bar with a register id or count (the harness needs them constant)")
+                elif ins.count is not None and ins.count != len(members):
+                    out.append(
+                        f"{t.name}:{n} bar.{ins.mode} {ins.id}, {ins.count}: a thread count other than the "
+                        f"{len(members)} threads of the CTA is not honoured by the harness"
+                    )
+                seq.append(ins.id)
+            seqs.append(seq)
+        if any(sq != seqs[0] for sq in seqs) and any(seqs):
+            names = ", ".join(p.threads[i].name for i in members)
+            out.append(f"threads {names} share a CTA but pass different barriers (the harness cannot run that)")
+    return out
 
 
 def check_runnable(p: Program) -> None:
@@ -1001,18 +1036,33 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     w(ind + "}")
     w(ind + "if (spin) fz_delay(fz_mix(P.seed ^ (lcta * 8u + (t >> 5))) % spin);  // per-warp random delay")
     ctxs: dict[int, _HarnessCtx] = {}
-    for k in lay.order:
-        t = p.threads[k]
-        straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
-        ctx = ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight)
-        labels = _labels(t)
-        w(ind + f"// ---- role {k}: {t.name}")
-        for n, ins in enumerate(t.code):
-            target = getattr(ins, "target", None)
-            backward = target is not None and labels.get(target, n + 1) <= n
-            for line in emit_instruction(ins, ctx, backward):
-                w(ind + line)
-        w(ind + f"L{k}___end: ;")
+    # barrier programs run in segments: segment j of every role, then one CTA-wide barrier, so that
+    # the j-th barrier of every role of an instance is one hardware barrier episode
+    nseg = 1 + max(sum(isinstance(i, Barrier) for i in t.code) for t in p.threads)
+    pos = {k: 0 for k in lay.order}
+    for seg in range(nseg):
+        for k in lay.order:
+            t = p.threads[k]
+            if k not in ctxs:
+                straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
+                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight)
+            ctx = ctxs[k]
+            labels = _labels(t)
+            w(ind + f"// ---- role {k}: {t.name}" + (f" (segment {seg})" if nseg > 1 else ""))
+            while pos[k] < len(t.code):
+                n = pos[k]
+                ins = t.code[n]
+                pos[k] += 1
+                if isinstance(ins, Barrier):
+                    break
+                target = getattr(ins, "target", None)
+                backward = target is not None and labels.get(target, n + 1) <= n
+                for line in emit_instruction(ins, ctx, backward):
+                    w(ind + line)
+            if seg == nseg - 1:
+                w(ind + f"L{k}___end: ;")
+        if seg < nseg - 1:
+            w(ind + 'asm volatile("barrier.sync 1;" ::: "memory");  // the litmus barrier, all roles at once')
     # results
     resc = "res + (unsigned long long)(epoch & 1ull) * ((unsigned long long)NRES * ninst)"
     w(ind + f"unsigned* resc = {resc};")

@@ -74,7 +74,7 @@ def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
         results = list(ex.map(lambda j: (j, _nvcc(j[1], j[2], tmp_path, j[0])), jobs))
     for (name, _, arch), r in results:
         assert r.returncode == 0, f"{name} {arch}: " + r.stderr[-3000:]
-    assert len(runnable) >= 100 and n_static >= 100
+    assert len(runnable) >= 90 and n_static >= 100
 
 
 # --------------------------------------------------------------------------------------------
@@ -92,8 +92,10 @@ def test_dat3m_refusals_are_counted_and_clear() -> None:
             refused[f.relative_to(DAT3M).as_posix()] = r
     assert len(files) == 183
     # 81 use the abstract surface/texture/constant proxies, 1 a virtual alias with no abstract proxy,
-    # 5 place threads on a second GPU, 2 have bar.sync in a thread with branches
-    assert len(refused) == 89
+    # 5 place threads on a second GPU, 12 use barriers the harness cannot run faithfully (a thread
+    # count smaller or larger than the CTA's threads, threads of one CTA passing different barriers,
+    # register ids, bar.sync in a thread with branches)
+    assert len(refused) == 99
     kinds = {"proxy": 0, "alias": 0, "gpu": 0, "barrier": 0}
     for reasons in refused.values():
         text = " ".join(reasons)
@@ -103,9 +105,9 @@ def test_dat3m_refusals_are_counted_and_clear() -> None:
             kinds["alias"] += 1
         elif "on gpu" in text:
             kinds["gpu"] += 1
-        elif "bar." in text:
+        elif "bar" in text:
             kinds["barrier"] += 1
-    assert kinds == {"proxy": 81, "alias": 1, "gpu": 5, "barrier": 2}
+    assert kinds == {"proxy": 81, "alias": 1, "gpu": 5, "barrier": 12}
 
 
 def test_unrunnable_is_a_user_error_with_every_reason() -> None:
@@ -264,3 +266,32 @@ def test_harness_sass_has_no_findings() -> None:
     assert findings == [], findings[:3]
     names = {fn.short_name for r in reps for fn in r.functions}
     assert {s.kernel for s in specs} <= names
+
+
+def test_barrier_programs_run_in_segments() -> None:
+    """The j-th litmus barrier of every role is one hardware barrier episode: P1's store before the
+    barrier is emitted before it, P0's load after it after it (whatever role runs first)."""
+    from fuzzgpu.ir import Barrier
+
+    p = validate(
+        Program(
+            "SB-bar",
+            (
+                Thread("P0", Placement(cta=0), (Store("x", 1), Barrier(1), Load("r0", "y"))),
+                Thread("P1", Placement(cta=0), (Store("y", 1), Barrier(1), Load("r1", "x"))),
+            ),
+            (Location("x"), Location("y")),
+        )
+    )
+    assert codegen.unrunnable_reasons(p) == []
+    src, _ = codegen.harness_source(p)
+    body = src[src.index("---- role 0") : src.index("unsigned* resc")]
+    stores = [m.start() for m in re.finditer(r"st\.global\.u32", body)]
+    loads = [m.start() for m in re.finditer(r"ld\.global\.u32", body)]
+    bars = [m.start() for m in re.finditer(r"barrier\.sync 1;", body)]
+    assert len(bars) == 1 and max(stores) < bars[0] < min(loads)
+    # a count that is not the CTA's thread count, and different barriers in one CTA: refused
+    q = validate(Program("q", (Thread("P0", Placement(), (Barrier(1, 1),)), Thread("P1", Placement(), (Barrier(1, 1),))), ()))
+    assert any("thread count" in r for r in codegen.unrunnable_reasons(q))
+    d = validate(Program("d", (Thread("P0", Placement(), (Barrier(1),)), Thread("P1", Placement(), (Barrier(2),))), ()))
+    assert any("different barriers" in r for r in codegen.unrunnable_reasons(d))
