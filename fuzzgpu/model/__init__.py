@@ -73,11 +73,27 @@ class Analysis:
     candidates: int
     consistent: int
     seconds: float
+    #: outcomes allowed only because an access is outside the model (``ld.global.nc``)
+    outside_model: frozenset[Outcome] = frozenset()
 
     @property
     def weak(self) -> frozenset[Outcome]:
         """Allowed outcomes no interleaving produces."""
         return self.allowed - self.sc
+
+    @property
+    def possible(self) -> frozenset[Outcome]:
+        """Every outcome a run may show: allowed, or allowed outside the model."""
+        return self.allowed | self.outside_model
+
+    def verdict(self, outcome: Outcome) -> str:
+        if outcome in self.sc:
+            return "sc"
+        if outcome in self.allowed:
+            return "allowed"
+        if outcome in self.outside_model:
+            return "allowed-outside-model"
+        return "forbidden"
 
 
 @dataclass(frozen=True)
@@ -142,27 +158,49 @@ def _executions(p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = 
             yield combo, Execution(cand, static)
 
 
+def _consistent(x: Execution, finals: frozenset[str]) -> Iterator[Rel]:
+    """The coherence orders with which ``x`` satisfies every axiom."""
+    if check_before_co(x) is not None:
+        return
+    for co in x.coherence_orders(finals):
+        if check_with_co(x, co) is None:
+            yield co
+
+
+def _in_model(x: Execution) -> Execution:
+    """The same candidate with its ``ld.global.nc`` reads judged as weak loads."""
+    return x if not x.free else Execution(x.cand, x.static, outside_model=False)
+
+
 def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True) -> Analysis:
-    """Every outcome the PTX model allows, and (with ``sc``) every outcome of an interleaving."""
+    """Every outcome the PTX model allows, the outcomes allowed only because an access is outside
+    the model (``ld.global.nc`` with a broken contract), and (with ``sc``) every outcome of an
+    interleaving."""
     t0 = time.perf_counter()
     pt = program_traces(p, loop_bound)
     keys = p.outcome_keys()
     allowed: set[Outcome] = set()
+    outside: set[Outcome] = set()
     sc_set: set[Outcome] = set()
     n_cand = n_ok = 0
     finals = _final_locs(pt, keys)
     for combo, x in _executions(p, pt):
         n_cand += 1
-        if check_before_co(x) is None:
-            for co in x.coherence_orders(finals):
-                if check_with_co(x, co) is None:
-                    n_ok += 1
-                    allowed.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+        x_in = _in_model(x)
+        for co in _consistent(x_in, finals):
+            n_ok += 1
+            allowed.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+        if x.free:
+            for co in _consistent(x, finals):
+                outside.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
         if sc and x.cand.fence_order == tuple(sorted(x.cand.fence_order)):
             for co in _all_coherence_orders(x):
-                if sc_consistent(x, co):
+                if sc_consistent(x_in, co):
                     sc_set.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
-    return Analysis(p, keys, frozenset(allowed), frozenset(sc_set), n_cand, n_ok, time.perf_counter() - t0)
+    return Analysis(
+        p, keys, frozenset(allowed), frozenset(sc_set), n_cand, n_ok, time.perf_counter() - t0,
+        frozenset(outside - allowed),
+    )
 
 
 def _all_coherence_orders(x: Execution) -> Iterator[Rel]:
@@ -193,43 +231,59 @@ def sc_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
 
 
 def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int = 1) -> Judgement:
-    """The verdict on one outcome: ``sc``, ``allowed`` (weak but allowed) or ``forbidden`` with
-    the axiom and the cycle that forbid it in the candidate executions that produce it."""
+    """The verdict on one outcome: ``sc``, ``allowed`` (weak but allowed), ``allowed-outside-model``
+    (only an access outside the model, ``ld.global.nc``, makes it possible) or ``forbidden`` with
+    the axioms and cycles that forbid it in the candidate executions that produce its values."""
     want = dict(outcome)
     pt = program_traces(p, loop_bound)
     keys = tuple(want)
+    finals = _final_locs(pt, keys)
     violations: Counter[Violation] = Counter()
-    allowed = False
+    allowed = outside = None
     for combo, x in _executions(p, pt, want):
-        v = check_before_co(x)
-        cos = [] if v is not None else list(x.coherence_orders(_final_locs(pt, keys)))
-        if v is not None:
-            violations[v] += 1
-        matched = False
-        for co in cos if v is None else []:
-            if dict(_outcome(p, pt, keys, combo, _final_values(x, co))) != want:
-                continue
-            matched = True
-            v2 = check_with_co(x, co)
-            if v2 is None:
+        x_in = _in_model(x)
+        for co in _matching(p, pt, keys, combo, x, finals, want):
+            v = check_before_co(x_in) or check_with_co(x_in, co)
+            if v is None:
                 allowed = True
                 if any(
-                    sc_consistent(x, co2) and dict(_outcome(p, pt, keys, combo, _final_values(x, co2))) == want
+                    sc_consistent(x_in, co2) and dict(_outcome(p, pt, keys, combo, _final_values(x, co2))) == want
                     for co2 in _all_coherence_orders(x)
                 ):
                     return Judgement(tuple(want.items()), "sc", "an interleaving of the threads produces it")
-            else:
-                violations[v2] += 1
-        if v is None and not matched and not cos:
-            violations[Violation("Coherence", "Axioms: Coherence", ())] += 1
+                continue
+            violations[v] += 1
+            if x.free and outside is None and (check_before_co(x) or check_with_co(x, co)) is None:
+                outside = _nc_reason(p, x)
+        if not any(True for _ in _matching(p, pt, keys, combo, x, finals, want)):
+            v = check_before_co(x_in)
+            if v is not None:
+                violations[v] += 1
     out = tuple(want.items())
     if allowed:
         return Judgement(out, "allowed", "no interleaving produces it, but a consistent PTX execution does")
+    if outside is not None:
+        return Judgement(out, "allowed-outside-model", outside, tuple(violations.most_common()))
     if not violations:
         return Judgement(out, "forbidden", "no execution of the program produces these values")
     ranked = tuple(violations.most_common())
-    first = ranked[0][0]
-    return Judgement(out, "forbidden", f"forbidden by the {first.axiom} axiom", ranked)
+    return Judgement(out, "forbidden", f"forbidden by the {ranked[0][0].axiom} axiom", ranked)
+
+
+def _matching(p, pt, keys, combo, x, finals, want) -> Iterator[Rel]:
+    """The coherence orders (allowed to differ) of ``x`` whose final values match ``want``."""
+    for co in x.coherence_orders(finals):
+        if dict(_outcome(p, pt, keys, combo, _final_values(x, co))) == want:
+            yield co
+
+
+def _nc_reason(p: Program, x: Execution) -> str:
+    reads = [e for e in x.ev if x.free >> e.eid & 1]
+    names = ", ".join(f"{p.threads[e.tid].name}'s ld.global.nc of {e.vloc}" for e in reads)
+    return (
+        f"{names} may return any write of its location: ld.global.nc is outside the memory model when "
+        "a write may happen during the reading kernel (PTX ISA: scope and applicability of the model; ld .nc)"
+    )
 
 
 @dataclass(frozen=True)
@@ -253,8 +307,8 @@ def check_condition(p: Program, *, loop_bound: int = 1) -> Observation:
     cond = p.condition
     if cond is None:
         raise ValueError(f"{p.name}: the program has no final condition")
-    pos = sum(1 for o in a.allowed if eval_expr(cond.expr, dict(o)))
-    neg = len(a.allowed) - pos
+    pos = sum(1 for o in a.possible if eval_expr(cond.expr, dict(o)))
+    neg = len(a.possible) - pos
     obs = "Never" if pos == 0 else ("Always" if neg == 0 else "Sometimes")
     if cond.quantifier == "forall":
         reachable = neg > 0

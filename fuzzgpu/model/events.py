@@ -21,12 +21,26 @@ from typing import Iterator, Mapping
 from ..ir import (
     Arith,
     ArithOp,
+    AsyncRead,
     Atom,
     Barrier,
     Branch,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
     Fence,
     Filler,
     Goto,
+    GridDepControl,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Tcgen05Fence,
     Instruction,
     Label,
     Load,
@@ -45,45 +59,11 @@ from ..ir import (
     effective,
 )
 
+from .event import Event, Unsupported
+from . import mechanisms as mech
+
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
-
-
-class Unsupported(Exception):
-    """The Program uses a mechanism the oracle does not cover (the message says which)."""
-
-
-@dataclass(frozen=True)
-class Event:
-    """One event of an execution (PTX ISA, "Memory operations": reads, writes, fences...).
-
-    ``kind``: ``R`` read, ``W`` write, ``F`` memory fence (fence.sc / fence.acq_rel), ``PF`` proxy
-    fence, ``B`` barrier.  ``sem`` is the effective semantics (volatile is relaxed, see
-    :func:`fuzzgpu.ir.effective`).  ``loc`` is the physical location, ``vloc`` the virtual address.
-    ``init`` marks the initial write of a location.
-    """
-
-    eid: int
-    tid: int  # thread index, -1 for initial writes
-    pc: int  # instruction index in the thread, -1 for initial writes
-    kind: str
-    sem: Sem = Sem.WEAK
-    scope: Scope | None = None
-    proxy: Proxy = Proxy.GENERIC
-    loc: str | None = None
-    vloc: str | None = None
-    value: int | None = None
-    fence_kind: ProxyFenceKind | None = None
-    barrier: tuple[int | None, int] | None = None  # (instance, id)
-    barrier_count: int | None = None
-    barrier_mode: str | None = None
-    rmw: bool = False
-    nc: bool = False
-    init: bool = False
-
-    @property
-    def is_memory(self) -> bool:
-        return self.kind in ("R", "W")
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +76,7 @@ class Trace:
     data: tuple[tuple[int, int], ...]  # (read index, write index): the write's value depends on the read
     ctrl: tuple[tuple[int, int], ...]  # (read index, event index): a branch on the read precedes it
     rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
+    po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
     costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
 
     @cached_property
@@ -120,6 +101,8 @@ class Candidate:
     dep: tuple[tuple[int, int], ...]
     sync_barrier: tuple[tuple[int, int], ...]
     fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
+    grid_order: tuple[tuple[int, int], ...] = ()  # kernel boundaries and PDL (see grid_order)
+    free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,6 +194,14 @@ class _State:
     back: dict[int, int]
     steps: int = 0
     cost: dict[int, tuple[int, ...]] = field(default_factory=dict)  # event index -> cost vector
+    po: list[tuple[int, int]] = field(default_factory=list)
+    last: int | None = None  # the thread's latest own event
+    units: int = 0
+    cp_open: list[int] = field(default_factory=list)  # last events of uncommitted cp.async
+    cp_groups: list[list[int]] = field(default_factory=list)
+    cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
+    bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
+    bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
 
     def fork(self) -> "_State":
         return _State(
@@ -225,7 +216,50 @@ class _State:
             dict(self.back),
             self.steps,
             dict(self.cost),
+            list(self.po),
+            self.last,
+            self.units,
+            list(self.cp_open),
+            [list(g) for g in self.cp_groups],
+            list(self.cp_all),
+            list(self.bulk_open),
+            [list(g) for g in self.bulk_groups],
         )
+
+    def add(self, ev: Event) -> int:
+        """Append one of the thread's own events, after the previous one in program order."""
+        idx = self._append(ev)
+        if self.last is not None:
+            self.po.append((self.last, idx))
+        self.last = idx
+        return idx
+
+    def add_unit(self, events: list[Event]) -> list[int]:
+        """Append the events of one asynchronous operation issued here: in order among
+        themselves, after everything the thread did before the issue, and before nothing."""
+        self.units += 1
+        ids = []
+        prev = self.last
+        for ev in events:
+            idx = self._append(copy_with(ev, unit=self.units))
+            if prev is not None:
+                self.po.append((prev, idx))
+            prev = idx
+            ids.append(idx)
+        return ids
+
+    def complete(self, done: list[int], ev: Event) -> int:
+        """A thread event that waits for the asynchronous events ``done``."""
+        idx = self.add(ev)
+        self.po.extend((d, idx) for d in done)
+        return idx
+
+    def _append(self, ev: Event) -> int:
+        idx = len(self.events)
+        self.events.append(ev)
+        for r in self.ctrl:
+            self.ctrls.append((r, idx))
+        return idx
 
     def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int) -> None:
         """A write's cost: the writes its value needs (the costs of the reads it depends on,
@@ -238,12 +272,12 @@ class _State:
         vec[loc_index] += 1
         self.cost[idx] = tuple(vec)
 
-    def add(self, ev: Event) -> int:
-        idx = len(self.events)
-        self.events.append(ev)
-        for r in self.ctrl:
-            self.ctrls.append((r, idx))
-        return idx
+
+def copy_with(ev: Event, **changes) -> Event:
+    out = copy.copy(ev)
+    for k, v in changes.items():
+        object.__setattr__(out, k, v)
+    return out
 
 
 Values = Mapping[str, Mapping[int, tuple[int, ...]]]  # physical location -> value -> cost vector
@@ -269,9 +303,12 @@ def thread_traces(
     physical: Mapping[str, str],
     virtual: Mapping[str, str],
     loop_bound: int = 1,
+    dropped: list[tuple[str, int, tuple[int, ...]]] | None = None,
 ) -> list[Trace]:
     """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
-    location), with at most ``loop_bound`` traversals of each backward jump."""
+    location), with at most ``loop_bound`` traversals of each backward jump.  The writes of paths
+    dropped at the loop bound are added to ``dropped`` as (location, value, cost): another thread
+    may read them before this one spins forever."""
     thread = p.threads[tid]
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
@@ -292,15 +329,16 @@ def thread_traces(
                         tuple(st.data),
                         tuple(st.ctrls),
                         tuple(st.rmws),
+                        tuple(st.po),
                         costs,
                     )
                 )
                 break
             st.steps += 1
-            if st.steps > MAX_TRACE_STEPS:
-                break
-            forks = _step(st, code[st.pc], ctx)
+            forks = None if st.steps > MAX_TRACE_STEPS else _step(st, code[st.pc], ctx)
             if forks is None:  # path dropped (loop bound)
+                if dropped is not None:
+                    dropped.extend((e.loc, e.value, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 break
             if forks:
                 stack.extend(forks)
@@ -317,7 +355,7 @@ def _back_limits(code: tuple[Instruction, ...], labels: Mapping[str, int], loop_
     for pc, ins in enumerate(code):
         if isinstance(ins, (Branch, Goto)) and labels[ins.target] <= pc:
             body = code[labels[ins.target] : pc + 1]
-            writes = any(isinstance(b, (Store, Atom, Red, Barrier)) for b in body)
+            writes = any(_written(b) or isinstance(b, (Barrier, CpAsync, CpAsyncBulk)) for b in body)
             limits[pc] = loop_bound if writes else 0
     return limits
 
@@ -398,7 +436,200 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         return forks
     if isinstance(ins, (Atom, Red)):
         return _rmw(st, ins, ctx)
+    return _extension_step(st, ins, ctx)
+
+
+def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
+    """PDL, mbarrier, asynchronous copies (see :mod:`.mechanisms` for each rule)."""
+    pc, tid = st.pc, ctx.tid
+    if isinstance(ins, GridDepControl):
+        st.add(Event(-1, tid, pc, "X", action="gdc_wait" if ins.action == "wait" else "gdc_launch"))
+        st.pc += 1
+        return []
+    if isinstance(ins, Tcgen05Fence):
+        st.add(Event(-1, tid, pc, "X", action="tcgen05"))
+        st.pc += 1
+        return []
+    if isinstance(ins, AsyncRead):
+        return _read(st, ctx, ins.loc, Sem.WEAK, None, Proxy.ASYNC, ins.dst)
+    if isinstance(ins, MbarrierInit):
+        loc = ctx.physical[ins.bar]
+        idx = st.add(Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, loc, ctx.virtual[ins.bar], mech.mbarrier_init(ins.count)))
+        st.write_cost(idx, set(), ctx.loc_index[loc], len(ctx.loc_index))
+        st.pc += 1
+        return []
+    if isinstance(ins, MbarrierArrive):
+        return _mbarrier_rmw(st, ctx, ins.bar, ins.sem, ins.scope, "arrive", ins.count, ins.expect_tx or 0)
+    if isinstance(ins, MbarrierExpectTx):
+        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "expect_tx", 0, ins.tx)
+    if isinstance(ins, MbarrierWait):
+        return _mbarrier_wait(st, ctx, ins)
+    if isinstance(ins, CpAsync):
+        return _async_copy(st, ctx, ins)
+    if isinstance(ins, CpAsyncCommit):
+        st.cp_groups.append(st.cp_open)
+        st.cp_open = []
+        st.pc += 1
+        return []
+    if isinstance(ins, CpAsyncWait):
+        if ins.n is None:
+            done, st.cp_groups, st.cp_open = list(st.cp_all), [], []
+        else:
+            k = max(0, len(st.cp_groups) - ins.n)
+            done = [e for g in st.cp_groups[:k] for e in g]
+            st.cp_groups = st.cp_groups[k:]
+        st.cp_all = [e for e in st.cp_all if e not in done]
+        st.complete(done, Event(-1, tid, pc, "X", action="wait"))
+        st.pc += 1
+        return []
+    if isinstance(ins, CpAsyncMbarrierArrive):
+        # an arrive-on operation once every earlier cp.async of the thread has completed
+        pending = list(st.cp_all)
+        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELEASE, Scope.CTA, "arrive", 1, 0, unit_after=pending)
+    if isinstance(ins, CpAsyncBulk):
+        return _async_copy(st, ctx, ins)
+    if isinstance(ins, BulkCommit):
+        st.bulk_groups.append(st.bulk_open)
+        st.bulk_open = []
+        st.pc += 1
+        return []
+    if isinstance(ins, BulkWait):
+        k = max(0, len(st.bulk_groups) - ins.n)
+        done = [(r if ins.read else f) for g in st.bulk_groups[:k] for r, f in g]
+        st.bulk_groups = st.bulk_groups[k:]
+        st.complete(done, Event(-1, tid, pc, "X", action="wait"))
+        st.pc += 1
+        return []
     raise Unsupported(f"the oracle does not model {type(ins).__name__} instructions yet")
+
+
+def _read(st: _State, ctx: _Ctx, name: str, sem: Sem, scope: Scope | None, proxy: Proxy, dst: str) -> list[_State]:
+    loc = ctx.physical[name]
+    forks = []
+    for v, cost in sorted(ctx.values[loc].items()):
+        s2 = st.fork()
+        idx = s2.add(Event(-1, ctx.tid, st.pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v))
+        s2.cost[idx] = cost
+        s2.regs[dst] = v
+        s2.taint[dst] = frozenset({idx})
+        s2.pc += 1
+        forks.append(s2)
+    return forks
+
+
+def _mbarrier_rmw(
+    st: _State, ctx: _Ctx, bar: str, sem: Sem, scope: Scope, op: str, n: int, tx: int, unit_after: list[int] | None = None
+) -> list[_State]:
+    """An mbarrier arrival / expect_tx: a read-modify-write of the mbarrier object whose write
+    carries the operation's semantics (``mbarrier.arrive`` is a release at ``.cta`` scope by
+    default; ISA "mbarrier.arrive").  With ``unit_after`` it is asynchronous (performed once those
+    events have happened), as for ``cp.async.mbarrier.arrive``."""
+    loc, vloc = ctx.physical[bar], ctx.virtual[bar]
+    forks = []
+    for v, cost in sorted(ctx.values[loc].items()):
+        s2 = st.fork()
+        new = mech.mbarrier_update(v, op, n, tx)
+        r = Event(-1, ctx.tid, st.pc, "R", Sem.RELAXED, scope, Proxy.GENERIC, loc, vloc, v, rmw=True)
+        w = Event(-1, ctx.tid, st.pc, "W", sem, scope, Proxy.GENERIC, loc, vloc, new, rmw=True)
+        if unit_after is None:
+            ridx, widx = s2.add(r), s2.add(w)
+        else:
+            ridx, widx = s2.add_unit([r, w])
+            s2.po.extend((d, ridx) for d in unit_after)
+        s2.cost[ridx] = cost
+        s2.rmws.append((ridx, widx))
+        s2.data.append((ridx, widx))
+        s2.write_cost(widx, {ridx}, ctx.loc_index[loc], len(ctx.loc_index))
+        s2.pc += 1
+        forks.append(s2)
+    return forks
+
+
+def _mbarrier_wait(st: _State, ctx: _Ctx, ins: MbarrierWait) -> list[_State]:
+    """``mbarrier.test_wait/try_wait.parity``: a read of the mbarrier object; ``dst`` is 1 when
+    the phase of that parity has completed, and then the read has the wait's semantics (acquire by
+    default: "the memory operations of the threads that arrived are visible" -- ISA
+    "mbarrier.test_wait/try_wait"); a wait that returns 0 orders nothing."""
+    loc, vloc = ctx.physical[ins.bar], ctx.virtual[ins.bar]
+    forks = []
+    for v, cost in sorted(ctx.values[loc].items()):
+        s2 = st.fork()
+        done = mech.mbarrier_wait_result(v, ins.parity)
+        sem = ins.sem if done else Sem.RELAXED
+        idx = s2.add(Event(-1, ctx.tid, st.pc, "R", sem, ins.scope, Proxy.GENERIC, loc, vloc, v))
+        s2.cost[idx] = cost
+        s2.regs[ins.dst] = done
+        s2.taint[ins.dst] = frozenset({idx})
+        s2.pc += 1
+        forks.append(s2)
+    return forks
+
+
+def _async_copy(st: _State, ctx: _Ctx, ins: CpAsync | CpAsyncBulk) -> list[_State]:
+    """Issue one asynchronous copy: its events form a unit of the issuing thread (see
+    :meth:`_State.add_unit`).  ``cp.async``: generic read then write (:func:`mech.cp_async_events`);
+    ``cp.async.bulk``: async-proxy read, write (a read-modify-write for ``cp.reduce``), the implicit
+    proxy fence, then the ``complete_tx`` on the mbarrier (a release at ``.cta`` scope: the phase
+    it completes makes the copy visible to the waiting threads)."""
+    src = (ctx.physical[ins.src_loc], ctx.virtual[ins.src_loc])
+    dst = (ctx.physical[ins.dst_loc], ctx.virtual[ins.dst_loc])
+    bulk = isinstance(ins, CpAsyncBulk)
+    forks = []
+    for v, cost in sorted(ctx.values[src[0]].items()):
+        olds = sorted(ctx.values[dst[0]].items()) if bulk and ins.reduce is not None else [(None, None)]
+        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if bulk and ins.bar else [(None, None)]
+        for old, old_cost in olds:
+            for bv, bcost in bars:
+                forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost))
+    return forks
+
+
+def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _State:
+    bulk = isinstance(ins, CpAsyncBulk)
+    if not bulk:
+        read, write = mech.cp_async_events(ctx.tid, s2.pc, src, dst)
+        evs = [copy_with(read, value=v), copy_with(write, value=v)]
+    else:
+        read, write, fence = mech.bulk_copy_events(ctx.tid, s2.pc, src, dst)
+        evs = [copy_with(read, value=v)]
+        if ins.reduce is not None:
+            evs.append(Event(-1, ctx.tid, s2.pc, "R", Sem.WEAK, None, Proxy.ASYNC, dst[0], dst[1], old, rmw=True))
+            new = rmw_result(ins.reduce, old, (v,))
+            evs.append(copy_with(write, value=new, rmw=True))
+        else:
+            evs.append(copy_with(write, value=v))
+        evs.append(fence)
+        if ins.bar is not None:
+            bloc, bvloc = ctx.physical[ins.bar], ctx.virtual[ins.bar]
+            evs.append(Event(-1, ctx.tid, s2.pc, "R", Sem.RELAXED, Scope.CTA, Proxy.GENERIC, bloc, bvloc, bv, rmw=True))
+            nb = mech.mbarrier_update(bv, "complete_tx", tx=ins.size)
+            evs.append(Event(-1, ctx.tid, s2.pc, "W", Sem.RELEASE, Scope.CTA, Proxy.GENERIC, bloc, bvloc, nb, rmw=True))
+    ids = s2.add_unit(evs)
+    s2.cost[ids[0]] = cost
+    if bulk and ins.reduce is not None:
+        s2.cost[ids[1]] = old_cost
+        s2.rmws.append((ids[1], ids[2]))
+        s2.data.extend([(ids[0], ids[2]), (ids[1], ids[2])])
+        s2.write_cost(ids[2], {ids[0], ids[1]}, ctx.loc_index[dst[0]], len(ctx.loc_index))
+        wi = ids[2]
+    else:
+        s2.data.append((ids[0], ids[1]))
+        s2.write_cost(ids[1], {ids[0]}, ctx.loc_index[dst[0]], len(ctx.loc_index))
+        wi = ids[1]
+    if bulk and ins.bar is not None:
+        rb, wb = ids[-2], ids[-1]
+        s2.cost[rb] = bcost
+        s2.rmws.append((rb, wb))
+        s2.data.append((rb, wb))
+        s2.write_cost(wb, {rb}, ctx.loc_index[ctx.physical[ins.bar]], len(ctx.loc_index))
+    if not bulk:
+        s2.cp_open.append(ids[-1])
+        s2.cp_all.append(ids[-1])
+    elif ins.completion == "bulk_group":
+        s2.bulk_open.append((ids[0], ids[-1]))
+    del wi
+    s2.pc += 1
+    return s2
 
 
 _FENCE_PROXY = {
@@ -463,18 +694,33 @@ class ProgramTraces:
 
 
 def _write_budget(p: Program, physical: Mapping[str, str], loop_bound: int) -> dict[str, int]:
-    """How many writes to each physical location one execution can perform at most."""
+    """How many writes to each physical location one execution can perform at most: one per
+    write instruction, times the iterations of the loops around it."""
     budget: dict[str, int] = {}
     for t in p.threads:
-        loops = any(
-            isinstance(ins, (Branch, Goto)) and _label_index(t.code, ins.target) <= i for i, ins in enumerate(t.code)
-        )
-        times = loop_bound + 1 if loops else 1
-        for ins in t.code:
-            if isinstance(ins, (Store, Atom, Red)):
-                loc = physical[ins.loc]
-                budget[loc] = budget.get(loc, 0) + times
+        labels = {ins.name: i for i, ins in enumerate(t.code) if isinstance(ins, Label)}
+        times = [1] * len(t.code)
+        for pc, limit in _back_limits(t.code, labels, loop_bound).items():
+            for i in range(labels[t.code[pc].target], pc + 1):
+                times[i] *= limit + 1
+        for i, ins in enumerate(t.code):
+            for name in _written(ins):
+                loc = physical[name]
+                budget[loc] = budget.get(loc, 0) + times[i]
     return budget
+
+
+def _written(ins: Instruction) -> tuple[str, ...]:
+    """The locations an instruction may write."""
+    if isinstance(ins, (Store, Atom, Red)):
+        return (ins.loc,)
+    if isinstance(ins, (MbarrierInit, MbarrierArrive, MbarrierExpectTx, CpAsyncMbarrierArrive)):
+        return (ins.bar,)
+    if isinstance(ins, CpAsync):
+        return (ins.dst_loc,)
+    if isinstance(ins, CpAsyncBulk):
+        return (ins.dst_loc,) + ((ins.bar,) if ins.bar else ())
+    return ()
 
 
 def _label_index(code: tuple[Instruction, ...], name: str) -> int:
@@ -490,28 +736,26 @@ def program_traces(p: Program, loop_bound: int = 1) -> ProgramTraces:
     chains finite."""
     physical, virtual = address_maps(p)
     locs = {loc.name: loc for loc in p.locations}
-    init = {name: locs[name].init for name in set(physical.values())}
+    init = {
+        name: mech.UNINITIALISED if locs[name].kind == "mbarrier" else locs[name].init for name in set(physical.values())
+    }
     order = sorted(init)
     budget = _write_budget(p, physical, loop_bound)
     limit = tuple(budget.get(loc, 0) for loc in order)
     zero = tuple(0 for _ in order)
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
     while True:
+        dropped: list[tuple[str, int, tuple[int, ...]]] = []
         traces = tuple(
-            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound)) for tid in range(len(p.threads))
+            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped)) for tid in range(len(p.threads))
         )
+        writes = [(tr.events[i].loc, tr.events[i].value, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
-        for per_thread in traces:
-            for tr in per_thread:
-                for idx, cost in tr.costs:
-                    ev = tr.events[idx]
-                    if any(c > lim for c, lim in zip(cost, limit)):
-                        continue
-                    old = grown[ev.loc].get(ev.value)
-                    if old is None:
-                        grown[ev.loc][ev.value] = cost
-                    else:
-                        grown[ev.loc][ev.value] = tuple(min(a, b) for a, b in zip(old, cost))
+        for loc, value, cost in writes + dropped:
+            if any(c > lim for c, lim in zip(cost, limit)):
+                continue
+            old = grown[loc].get(value)
+            grown[loc][value] = cost if old is None else tuple(min(a, b) for a, b in zip(old, cost))
         if grown == values:
             break
         if any(len(v) > MAX_VALUES_PER_LOCATION for v in grown.values()):
@@ -535,8 +779,7 @@ def assemble(pt: ProgramTraces, combo: tuple[Trace, ...]) -> tuple[tuple[Event, 
     for tr in combo:
         mine = []
         for ev in tr.events:
-            ev2 = copy.copy(ev)
-            object.__setattr__(ev2, "eid", len(events))
+            ev2 = copy_with(ev, eid=len(events))
             events.append(ev2)
             mine.append(ev2.eid)
         ids.append(mine)
@@ -558,10 +801,9 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
     if not feasible(pt, combo):
         return
     events, ids = assemble(pt, combo)
-    po = set()
-    for mine in ids:
-        for a, b in itertools.combinations(mine, 2):
-            po.add((a, b))
+    po: set[tuple[int, int]] = set()
+    for tr, mine in zip(combo, ids):
+        po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
     rmw, dep = [], []
     for tr, mine in zip(combo, ids):
         rmw += [(mine[r], mine[w]) for r, w in tr.rmw]
@@ -582,10 +824,30 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
     fence_orders = list(itertools.permutations(fences)) if len(fences) > 1 else [tuple(fences)]
+    grid = tuple(sorted(mech.grid_order(p, events, ids)))
+    free = mech.nc_free_reads(p, events)
+    po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
         for bs in barrier_options:
             for fo in fence_orders:
-                yield Candidate(events, combo, frozenset(po), tuple(rf), tuple(rmw), tuple(dep), bs, fo)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, free)
+
+
+def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    succ: dict[int, set[int]] = {}
+    for a, b in edges:
+        succ.setdefault(a, set()).add(b)
+    out = set()
+    for start in list(succ):
+        stack, seen = list(succ[start]), set()
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            stack.extend(succ.get(n, ()))
+        out.update((start, n) for n in seen)
+    return out
 
 
 def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -> Iterator[tuple[tuple[int, int], ...]]:

@@ -159,13 +159,19 @@ class Execution:
     """A candidate execution and its derived relations (computed lazily, once).  Relations that
     do not depend on the execution's choices are read from its :class:`Static` part."""
 
-    def __init__(self, cand: Candidate, static: Static) -> None:
+    def __init__(self, cand: Candidate, static: Static, outside_model: bool = True) -> None:
+        """With ``outside_model``, reads of ``ld.global.nc`` whose contract is broken
+        (:func:`.mechanisms.nc_free_reads`) are outside the model: their reads-from edges take
+        part in no axiom.  Without it they are judged as weak loads."""
         self.cand = cand
         self.static = static
         self.ev = cand.events
         self.n = len(self.ev)
-        self.rf = Rel.from_pairs(self.n, cand.rf)
+        self.free = cand.free_reads if outside_model else 0
+        self.rf_all = Rel.from_pairs(self.n, cand.rf)
+        self.rf = Rel.from_pairs(self.n, [(w, r) for w, r in cand.rf if not self.free >> r & 1])
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
+        self.grid = Rel.from_pairs(self.n, cand.grid_order)
 
     def __getattr__(self, name: str):
         if name == "static":
@@ -204,10 +210,10 @@ class Execution:
 
     @cached_property
     def synchronizes_with(self) -> Rel:
-        """Release/acquire patterns, Fence-SC order, and barriers (ISA, "Synchronizes-with": a
+        """Release/acquire patterns, Fence-SC order, barriers (ISA, "Synchronizes-with": a
         bar.sync/bar.arrive synchronizes with a bar.sync on the same barrier that completes after
-        it arrived)."""
-        return self.sync_release_acquire | self.sync_fence | self.sync_barrier
+        it arrived), and the order between grids of one stream (:func:`.mechanisms.grid_order`)."""
+        return self.sync_release_acquire | self.sync_fence | self.sync_barrier | self.grid
 
     # -- causality ----------------------------------------------------------------------------
     @cached_property
@@ -353,6 +359,7 @@ def _cycle(x: Execution, axiom: str, isa: str, closing: dict[str, Rel], a: int, 
         "sync": x.sync_release_acquire,
         "fence-sc": x.sync_fence,
         "bar": x.sync_barrier,
+        "grid": x.grid,
         "obs": x.observation,
     }
     (label, _), = closing.items()
@@ -462,6 +469,7 @@ def sc_consistent(x: Execution, co: Rel) -> bool:
         pairs.append((n + a if a in bars else a, b))
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
+    pairs += [(n + a if a in bars else a, b) for a, b in x.grid.pairs()]  # grids in stream order
     for r in (x.rf, co, fr):
         pairs += list(r.pairs())
     if not Rel.from_pairs(2 * n, pairs).is_acyclic():

@@ -1,0 +1,220 @@
+"""The mechanisms no public PTX model covers, each in one place with the PTX ISA section it rests on
+(see DESIGN.md, "The oracle").  The relations they produce feed the axioms of :mod:`.ptx`:
+
+=============================  ===================================================================
+mechanism                      where
+=============================  ===================================================================
+``.cluster`` scope             :meth:`fuzzgpu.ir.Placement.in_scope` (scope inclusion by cluster)
+``ld/st.volatile``             :func:`fuzzgpu.ir.effective` (relaxed, ``.sys`` scope)
+``ld.global.nc``               :func:`nc_free_reads` (outside the model when its contract breaks)
+kernel boundary, PDL           :func:`grid_order`
+mbarrier                       :class:`MbarrierState` (phases), events built in :mod:`.events`
+async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` and the implicit
+                               proxy fence at completion act through the proxy-preserved base
+                               causality order of :mod:`.ptx`
+cp.async (non-bulk)            :func:`cp_async_events`
+tcgen05 fences                 no memory effect in the model (compile-checked only)
+=============================  ===================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ..ir import Program, Proxy, ProxyFenceKind, RmwOp, Scope, Sem
+from .event import Event
+
+# --------------------------------------------------------------------------------------------
+# mbarrier (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier")
+# --------------------------------------------------------------------------------------------
+
+UNINITIALISED = -1
+_F = 1 << 20  # field width of counts
+_TX_BIAS = 1 << 19
+
+
+@dataclass(frozen=True)
+class MbarrierState:
+    """The state of an mbarrier object: the current phase, the arrivals it still expects, the
+    transaction count (bytes expected minus bytes completed) and the arrival count it was
+    initialised with.  A phase completes when the pending arrival count reaches zero and the
+    transaction count is zero; the next phase then expects ``count`` arrivals again (ISA,
+    "Phase completion of the mbarrier object").  Encoded as one integer, the value of the
+    mbarrier's location in an execution."""
+
+    phase: int
+    pending: int
+    tx: int
+    count: int
+
+    def encode(self) -> int:
+        return ((self.phase * _F + self.count) * _F + (self.pending + _TX_BIAS)) * _F + (self.tx + _TX_BIAS)
+
+    @staticmethod
+    def decode(v: int) -> "MbarrierState | None":
+        if v < 0:
+            return None
+        tx = v % _F - _TX_BIAS
+        v //= _F
+        pending = v % _F - _TX_BIAS
+        v //= _F
+        count = v % _F
+        return MbarrierState(v // _F, pending, tx, count)
+
+    def _settle(self) -> "MbarrierState":
+        if self.pending <= 0 and self.tx == 0:
+            return MbarrierState(self.phase + 1, self.count, 0, self.count)
+        return self
+
+    def arrive(self, count: int = 1, expect_tx: int = 0) -> "MbarrierState":
+        """``mbarrier.arrive{.expect_tx}``: add ``expect_tx`` bytes, then ``count`` arrivals."""
+        return MbarrierState(self.phase, self.pending - count, self.tx + expect_tx, self.count)._settle()
+
+    def expect_tx(self, n: int) -> "MbarrierState":
+        """``mbarrier.expect_tx``: more bytes to wait for (no arrival)."""
+        return MbarrierState(self.phase, self.pending, self.tx + n, self.count)
+
+    def complete_tx(self, n: int) -> "MbarrierState":
+        """``complete_tx`` by an asynchronous copy (``mbarrier::complete_tx::bytes``)."""
+        return MbarrierState(self.phase, self.pending, self.tx - n, self.count)._settle()
+
+    def parity_completed(self, parity: int) -> bool:
+        """``test_wait/try_wait.parity``: the phase of this parity -- the current phase or the
+        one before it -- has completed exactly when the current phase has the other parity."""
+        return self.phase % 2 != parity
+
+
+def mbarrier_init(count: int) -> int:
+    return MbarrierState(0, count, 0, count).encode()
+
+
+def mbarrier_update(value: int, op: str, n: int = 1, tx: int = 0) -> int:
+    """The value an mbarrier read-modify-write writes back; an uninitialised mbarrier stays so."""
+    st = MbarrierState.decode(value)
+    if st is None:
+        return UNINITIALISED
+    if op == "arrive":
+        return st.arrive(n, tx).encode()
+    if op == "expect_tx":
+        return st.expect_tx(tx).encode()
+    if op == "complete_tx":
+        return st.complete_tx(tx).encode()
+    raise ValueError(op)
+
+
+def mbarrier_wait_result(value: int, parity: int) -> int:
+    st = MbarrierState.decode(value)
+    return int(st is not None and st.parity_completed(parity))
+
+
+# --------------------------------------------------------------------------------------------
+# Asynchronous copies
+# --------------------------------------------------------------------------------------------
+
+
+def cp_async_events(tid: int, pc: int, src: tuple[str, str], dst: tuple[str, str]) -> tuple[Event, Event]:
+    """``cp.async`` (non-bulk, LDGSTS; PTX ISA "cp.async"): a weak generic-proxy read of the global
+    source and a weak generic-proxy write of the shared destination, performed at an unspecified
+    point after the issue and before the issuing thread's ``cp.async.wait_group``/``wait_all``
+    (or the arrival of ``cp.async.mbarrier.arrive``) that covers it.  ``src``/``dst`` are
+    (physical, virtual) locations; the write's value is the value read."""
+    read = Event(-1, tid, pc, "R", Sem.WEAK, None, Proxy.GENERIC, src[0], src[1], None)
+    write = Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, dst[0], dst[1], None)
+    return read, write
+
+
+def bulk_copy_events(tid: int, pc: int, src: tuple[str, str], dst: tuple[str, str]) -> tuple[Event, Event, Event]:
+    """``cp.async.bulk`` / ``cp.reduce.async.bulk`` (PTX ISA "cp.async.bulk", "Proxies"): a read of
+    the source and a write of the destination in the *async proxy*, then the implicit generic-async
+    proxy fence at completion ("the completion of an asynchronous operation is followed by an
+    implicit generic-async proxy fence"), modelled as a ``fence.proxy.async`` event of the copy.
+
+    What the proxy rule makes of it (``ptx.proxy_preserved_base_causality``): a generic write is
+    seen by the copy's read only through a ``fence.proxy.async`` on the causality path between them
+    (in the writing thread before its barrier arrival, or in the issuing thread after it); the
+    copy's write is seen by generic reads through the implicit fence, once the reader observes the
+    completion (mbarrier phase or ``cp.async.bulk.wait_group``)."""
+    read = Event(-1, tid, pc, "R", Sem.WEAK, None, Proxy.ASYNC, src[0], src[1], None)
+    write = Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.ASYNC, dst[0], dst[1], None)
+    fence = Event(-1, tid, pc, "PF", Sem.WEAK, None, Proxy.ASYNC, fence_kind=ProxyFenceKind.ASYNC, action="implicit")
+    return read, write, fence
+
+
+# --------------------------------------------------------------------------------------------
+# Grids in one stream: kernel boundaries and programmatic dependent launch
+# --------------------------------------------------------------------------------------------
+
+
+def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """Order between grids launched one after another in one stream (part of base causality).
+
+    * Kernel boundary, no PDL (CUDA stream semantics): every operation of an earlier grid precedes
+      every operation of a later grid.
+    * PDL, ``griddepcontrol.wait`` (PTX ISA "griddepcontrol"): the dependent grid may start before
+      its prerequisite grid completes; every operation of the prerequisite grid precedes every
+      operation that follows the wait in program order.  Grids before the prerequisite are
+      complete when the dependent starts.
+    * PDL, ``griddepcontrol.launch_dependents``: no memory ordering of its own; a release fence
+      (``fence.acq_rel``/``fence.sc``) of ``.gpu`` or ``.sys`` scope before it in program order
+      synchronises with the start of the dependent grid.
+    """
+    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
+    pdl = set(p.pdl_grids)
+    pairs: set[tuple[int, int]] = set()
+    for a, a_ids in enumerate(ids):
+        for b, b_ids in enumerate(ids):
+            ga, gb = grid[a], grid[b]
+            if ga >= gb:
+                continue
+            if gb not in pdl or ga < gb - 1:
+                pairs.update((x, y) for x in a_ids for y in b_ids)
+                continue
+            waits = [y for y in b_ids if events[y].action == "gdc_wait"]
+            after_wait = [y for y in b_ids if any(_po_before(events, b_ids, w, y) for w in waits)]
+            pairs.update((x, y) for x in a_ids for y in after_wait)
+            for f in a_ids:
+                ev = events[f]
+                if ev.kind == "F" and ev.scope in (Scope.GPU, Scope.SYS) and any(
+                    events[t].action == "gdc_launch" and _po_before(events, a_ids, f, t) for t in a_ids
+                ):
+                    pairs.update((f, y) for y in b_ids)
+    return pairs
+
+
+def _po_before(events: Sequence[Event], thread_ids: Sequence[int], a: int, b: int) -> bool:
+    """Thread-local program order between two of the thread's own (non-asynchronous) events, or
+    from an own event to a later one of any unit: events are numbered in issue order."""
+    return a < b and events[a].unit == 0
+
+
+# --------------------------------------------------------------------------------------------
+# ld.global.nc
+# --------------------------------------------------------------------------------------------
+
+
+def nc_free_reads(p: Program, events: Sequence[Event]) -> int:
+    """The ``ld.global.nc`` reads that are outside the memory model in this execution.
+
+    PTX ISA, "ld" (``.nc``: the data is read-only for the lifetime of the kernel) and "Scope and
+    applicability of the model": a non-coherent load is not covered by the model.  fuzzgpu's
+    contract: where every write to the location is ordered before the reading grid starts (an
+    earlier grid in stream order, or the initial value), the load behaves as a weak load.  Where a
+    write may happen during the reading grid's lifetime -- another thread of the same grid, a PDL
+    primary still running, a PDL dependent starting early -- the contract is broken and the load
+    may return any same-location write or the initial value, ordered by nothing (verdict
+    ``allowed-outside-model``).  Returns a bitmask of such reads."""
+    pdl = set(p.pdl_grids)
+    mask = 0
+    for r in events:
+        if r.kind != "R" or not r.nc:
+            continue
+        g = p.grid_of(r.tid)
+        for w in events:
+            if w.kind != "W" or w.init or w.loc != r.loc:
+                continue
+            gw = p.grid_of(w.tid)
+            if gw == g or (gw == g - 1 and g in pdl) or (gw == g + 1 and gw in pdl):
+                mask |= 1 << r.eid
+                break
+    return mask
