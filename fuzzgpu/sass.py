@@ -37,17 +37,16 @@ predicated on ``!PT`` never execute.
 
 from __future__ import annotations
 
+import concurrent.futures as _futures
 import functools
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import concurrent.futures as _futures
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from .errors import UserError
 
@@ -824,7 +823,6 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
             strength = mods[i + 1] if i + 1 < len(mods) else ""
         base, off = _sass_address(ins.operands, op)
         return SassMemOp(ins, kind, space, width, "CONSTANT" in mods, strength, "NA" in mods, "MMIO" in mods, base, off)
-    full = ins.full_opcode
     if op == "ACQBULK":
         return SassSync(ins, "ACQBULK", "ACQBULK")
     if op == "PREEXIT":
@@ -859,7 +857,6 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
         return SassSync(ins, "LDGDEPBAR", "LDGDEPBAR")
     if op == "LDGSTS":
         return SassSync(ins, "LDGSTS", "LDGSTS")
-    del full
     return None
 
 

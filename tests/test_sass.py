@@ -247,5 +247,45 @@ __global__ void acq_alone(int* p, int* out) { PRE ACQ(cta) LDS(8) out[threadIdx.
         assert by["acq_alone"].findings == ()
 
 
+def test_cuobjdump_fallback(monkeypatch):
+    """Without nvdisasm the oracle reads ``cuobjdump -sass`` and finds the same thing."""
+    if sass.find_tool("cuobjdump") is None:
+        pytest.skip("cuobjdump not found")
+    real = sass.find_tool
+    monkeypatch.setattr(sass, "find_tool", lambda name: None if name == "nvdisasm" else real(name))
+    (rep,) = sass.check_path(KERNELS / "D_flashmla_shape.cu", ("sm_90",))
+    assert any(f.sync_sass == "ACQBULK" and "CONSTANT" in f.op_sass for f in rep.findings)
+
+
+LITMUS = Path(__file__).parent / "litmus" / "gpu"
+
+
+def test_litmus_input():
+    """A .litmus file goes through fuzzgpu.litmus and fuzzgpu.codegen.generate_static: one kernel per
+    thread; the oracle finds no move across synchronisation in them (it may report loads ptxas
+    deleted because the static kernels leave their values unused)."""
+    codegen = pytest.importorskip("fuzzgpu.codegen")
+    if not hasattr(codegen, "generate_static") or not LITMUS.is_dir():
+        pytest.skip("fuzzgpu.codegen.generate_static or tests/litmus/gpu not available")
+    path = LITMUS / "MP-relacq-gpu.litmus"
+    reps = sass.check_path(path, ("sm_90",))
+    (rep,) = reps
+    assert rep.source == str(path)
+    assert {fn.short_name for fn in rep.functions} == {"fuzzgpu_P0", "fuzzgpu_P1"}
+    assert all(f.check == sass.DELETED for f in rep.findings)
+    p0 = next(fn for fn in rep.functions if fn.short_name == "fuzzgpu_P0")
+    assert p0.findings == () and p0.mapped_mem_ops == p0.ptx_mem_ops == 2 and p0.mapped_syncs == 1
+
+
+def test_litmus_without_codegen(monkeypatch, tmp_path):
+    import fuzzgpu.codegen as codegen
+
+    monkeypatch.delattr(codegen, "generate_static", raising=False)
+    f = tmp_path / "x.litmus"
+    f.write_text("PTX x\n")
+    with pytest.raises(sass.UserError, match="codegen not available yet"):
+        sass.check_path(f, ("sm_90",))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
