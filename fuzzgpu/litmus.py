@@ -20,6 +20,20 @@ from typing import Iterable
 
 from .errors import SourceError
 from .ir import (
+    AsyncRead,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    GridDepControl,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Tcgen05Fence,
     FENCE_SEMS,
     FILLER_KINDS,
     LOAD_SEMS,
@@ -224,7 +238,15 @@ _MEMBAR = {"cta": Scope.CTA, "gl": Scope.GPU, "sys": Scope.SYS}
 _MNEMONICS = frozenset(
     {*_LOAD_BASES, *_STORE_BASES, *_ATOM_BASES, *_RED_BASES, *_BRANCHES, *_ARITH}
     | {"fence", "membar", "bar", "barrier", "mov", "goto", "filler"}
+    | {"griddepcontrol", "mbarrier", "cp", "async", "tcgen05"}
 )
+_GRIDDEP_ACTIONS = ("launch_dependents", "wait")
+_MBAR_ARRIVE_SEMS = {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}
+_MBAR_WAIT_SEMS = {"acquire": Sem.ACQUIRE, "relaxed": Sem.RELAXED}
+_MBAR_SCOPES = {"cta": Scope.CTA, "cluster": Scope.CLUSTER}
+_BULK_COMPLETIONS = ("mbarrier", "bulk_group")
+_TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
+_LOC_KINDS = ("mbarrier",)  # "data" is the default and is not written
 _PROXY_FENCE_SPACES = ("global", "shared::cta", "shared::cluster")
 _PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 _SEMS = {s.value: s for s in Sem}
@@ -279,6 +301,7 @@ class _Parser:
         self.condition_token: Token | None = None
         self.alias_targets: list[Token] = []
         self.location_uses: list[Token] = []  # location operands in text order (row by row)
+        self.pdl_grids: list[int] = []
 
     # -- token helpers ---------------------------------------------------------------------
 
@@ -388,6 +411,9 @@ class _Parser:
 
     def parse_declaration(self) -> None:
         first = self.peek()
+        if first.kind == WORD and first.text == "grid" and self.peek(1).kind == NUM:
+            self.parse_grid_declaration()
+            return
         if first.kind == NUM or (first.kind == WORD and self.at(":", 1)):
             thread = self.parse_thread_ref()
             self.expect(":")
@@ -416,8 +442,21 @@ class _Parser:
         self.locations[name.text] = loc
         self.location_tokens[name.text] = name
 
+    def parse_grid_declaration(self) -> None:
+        """``grid N @ pdl``: grid N is launched as a programmatic dependent of grid N-1."""
+        self.next()
+        number = self.peek()
+        grid = self.expect_int("a grid number", minimum=1)
+        if grid in self.pdl_grids:
+            raise self.error(f"grid {grid} declared twice", number)
+        self.expect("@", f" after 'grid {grid}'")
+        attr = self.next()
+        if attr.kind != WORD or attr.text != "pdl":
+            raise self.error(f"expected 'pdl' (the only grid attribute), found {attr.describe()}", attr)
+        self.pdl_grids.append(grid)
+
     def parse_location_attributes(self, loc: Location) -> Location:
-        """``@ [proxy] [space] [aliases OTHER]`` -- at least one of them, each at most once."""
+        """``@ [proxy] [space] [mbarrier] [aliases OTHER]`` -- at least one of them, each at most once."""
         self.expect("@")
         seen: set[str] = set()
         while self.peek().kind == WORD and self.peek().text != "aliases":
@@ -428,8 +467,13 @@ class _Parser:
             elif tok.text in _LOC_SPACES and "space" not in seen:
                 seen.add("space")
                 loc = _replace(loc, space=_LOC_SPACES[tok.text])
+            elif tok.text in _LOC_KINDS and "kind" not in seen:
+                seen.add("kind")
+                loc = _replace(loc, kind=tok.text)
             else:
-                raise self.error(f"bad location attribute {tok.text!r} (a proxy, global or shared, once each)", tok)
+                raise self.error(
+                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier; once each)", tok
+                )
         if self.at_word("aliases"):
             self.next()
             target = self.expect_name("the aliased location")
@@ -559,9 +603,10 @@ class _Parser:
         except (ProgramError, TypeError) as e:
             raise self.error(str(e), start) from None
         cell = _Cell(instr, start)
-        loc, target = getattr(instr, "loc", None), getattr(instr, "target", None)
-        if isinstance(loc, str) and NAME_RE.match(loc) and not REGISTER_RE.match(loc):
-            cell.locations.append(Token(WORD, loc, start.line, start.col))
+        for loc in instr.locations():
+            if isinstance(loc, str) and NAME_RE.match(loc) and not REGISTER_RE.match(loc):
+                cell.locations.append(Token(WORD, loc, start.line, start.col))
+        target = getattr(instr, "target", None)
         if isinstance(target, str):
             cell.targets.append(Token(WORD, target, start.line, start.col))
         return cell
@@ -768,6 +813,7 @@ class _Parser:
             comments=tuple(self.comments),
             observed=tuple(self.observed),
             arch=self.arch,
+            pdl_grids=tuple(self.pdl_grids),
         )
         try:
             return validate(program)
@@ -856,6 +902,16 @@ class _InstructionBuilder:
             instr = Goto(self.label(0))
         elif b == "filler":
             instr = self.filler()
+        elif b == "griddepcontrol":
+            instr = self.griddepcontrol()
+        elif b == "mbarrier":
+            instr = self.mbarrier()
+        elif b == "cp":
+            instr = self.copy()
+        elif b == "async":
+            instr = self.async_read()
+        elif b == "tcgen05":
+            instr = self.tcgen05()
         else:
             raise self.error(f"unknown instruction {self.tok.text!r}")
         self.cell.instr = instr
@@ -903,10 +959,13 @@ class _InstructionBuilder:
             q = self.quals[0]
             raise self.qual_error(f"{self.base} takes no qualifier, found '.{q.text}'", q)
 
-    def classify(self, allowed: dict[str, dict[str, object]]) -> dict[str, tuple[object, _Qualifier]]:
-        """Sort qualifiers into categories (sem, scope...), each at most once, in any order."""
+    def classify(
+        self, allowed: dict[str, dict[str, object]], quals: list[_Qualifier] | None = None
+    ) -> dict[str, tuple[object, _Qualifier]]:
+        """Sort qualifiers (default: all of them) into categories (sem, scope...), each at most once,
+        in any order."""
         found: dict[str, tuple[object, _Qualifier]] = {}
-        for q in self.quals:
+        for q in self.quals if quals is None else quals:
             for category, values in allowed.items():
                 if q.text in values:
                     if category in found:
@@ -1062,6 +1121,113 @@ class _InstructionBuilder:
             return None
         return self.value(i)
 
+    def texts(self) -> list[str]:
+        return [q.text for q in self.quals]
+
+    def number(self, i: int) -> int:
+        tok = self.operands[i]
+        if tok.kind != NUM:
+            raise self.error(f"expected a number, found {tok.describe()}", tok)
+        return self.p.int_value(tok)
+
+    def griddepcontrol(self) -> Instruction:
+        if len(self.quals) != 1 or self.quals[0].text not in _GRIDDEP_ACTIONS:
+            raise self.error(f"unknown {self.tok.text!r} (griddepcontrol.launch_dependents or griddepcontrol.wait)")
+        self.count(0)
+        return GridDepControl(self.quals[0].text)
+
+    def tcgen05(self) -> Instruction:
+        texts = self.texts()
+        if len(texts) != 1 or not texts[0].startswith("fence::") or texts[0][7:] not in _TCGEN05_FENCES:
+            raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync)")
+        self.count(0)
+        return Tcgen05Fence(texts[0][7:])
+
+    def async_read(self) -> Instruction:
+        if self.texts() != ["read"]:
+            raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")
+        self.count(2)
+        return AsyncRead(self.register(0), self.location(1))
+
+    def mbarrier_sem_scope(self, quals: list[_Qualifier], sems: dict[str, Sem], default: Sem) -> tuple[Sem, Scope]:
+        found = self.classify({"sem": sems, "scope": _MBAR_SCOPES}, quals)
+        sem = found["sem"][0] if "sem" in found else default
+        scope = found["scope"][0] if "scope" in found else Scope.CTA
+        return sem, scope  # type: ignore[return-value]
+
+    def mbarrier(self) -> Instruction:
+        texts = self.texts()
+        op = texts[0] if texts else ""
+        rest = self.quals[1:]
+        if op == "init" and not rest:
+            self.count(2)
+            return MbarrierInit(self.location(0), self.number(1))
+        if op == "expect_tx" and not rest:
+            self.count(2)
+            return MbarrierExpectTx(self.location(0), self.number(1))
+        if op == "arrive":
+            expect = bool(rest) and rest[0].text == "expect_tx"
+            sem, scope = self.mbarrier_sem_scope(rest[1:] if expect else rest, _MBAR_ARRIVE_SEMS, Sem.RELEASE)
+            self.count(*((2, 3) if expect else (1, 2)))
+            tx = self.number(1) if expect else None
+            extra = 2 if expect else 1
+            count = self.number(extra) if len(self.operands) > extra else 1
+            return MbarrierArrive(self.location(0), sem, scope, tx, count)
+        if op in ("try_wait", "test_wait"):
+            if not rest or rest[0].text != "parity":
+                raise self.error(f"{self.tok.text!r}: write mbarrier.{op}.parity")
+            sem, scope = self.mbarrier_sem_scope(rest[1:], _MBAR_WAIT_SEMS, Sem.ACQUIRE)
+            self.count(3)
+            return MbarrierWait(self.register(0), self.location(1), self.number(2), op, sem, scope)
+        raise self.error(
+            f"unknown instruction {self.tok.text!r} (mbarrier.init, .arrive, .expect_tx, .try_wait.parity, .test_wait.parity)"
+        )
+
+    def copy(self) -> Instruction:
+        """``cp.async...`` and ``cp.reduce.async.bulk...``."""
+        texts = self.texts()
+        if texts[:1] == ["reduce"]:
+            return self.bulk_copy(texts[1:], reduce=True)
+        if texts[:2] == ["async", "bulk"]:
+            return self.bulk_copy(texts, reduce=False)
+        simple = {
+            ("async",): lambda: CpAsync(self.location(0), self.location(1)),
+            ("async", "commit_group"): CpAsyncCommit,
+            ("async", "wait_all"): lambda: CpAsyncWait(None),
+            ("async", "wait_group"): lambda: CpAsyncWait(self.number(0)),
+            ("async", "mbarrier", "arrive", "noinc"): lambda: CpAsyncMbarrierArrive(self.location(0)),
+        }
+        arity = {("async",): 2, ("async", "wait_group"): 1, ("async", "mbarrier", "arrive", "noinc"): 1}
+        key = tuple(texts)
+        if key not in simple:
+            raise self.error(f"unknown instruction {self.tok.text!r}")
+        self.count(arity.get(key, 0))
+        return simple[key]()
+
+    def bulk_copy(self, texts: list[str], reduce: bool) -> Instruction:
+        if texts[:2] != ["async", "bulk"] or len(texts) < 3:
+            raise self.error(f"unknown instruction {self.tok.text!r}")
+        tail = texts[2:]
+        if not reduce and tail == ["commit_group"]:
+            self.count(0)
+            return BulkCommit()
+        if not reduce and tail in (["wait_group"], ["wait_group", "read"]):
+            self.count(1)
+            return BulkWait(self.number(0), read=len(tail) == 2)
+        completion, ops = tail[0], tail[1:]
+        if completion not in _BULK_COMPLETIONS or len(ops) != (1 if reduce else 0):
+            raise self.error(
+                f"unknown instruction {self.tok.text!r} (cp{{.reduce}}.async.bulk.mbarrier or .bulk_group{{.op}})"
+            )
+        op = None
+        if reduce:
+            if ops[0] not in _RMW_OPS:
+                raise self.error(f"unknown reduction '.{ops[0]}' in {self.tok.text!r}")
+            op = _RMW_OPS[ops[0]]
+        self.count(4 if completion == "mbarrier" else 3)
+        bar = self.location(3) if completion == "mbarrier" else None
+        return CpAsyncBulk(self.location(0), self.location(1), completion, bar, op, self.number(2))
+
     def filler(self) -> Instruction:
         if len(self.quals) != 1 or self.quals[0].text not in FILLER_KINDS:
             raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")
@@ -1124,6 +1290,9 @@ def format_program(p: Program) -> str:
         lines.append(f'"{c}"')
     lines.append("{")
     lines.extend(f"{_format_location(loc)};" for loc in p.locations)
+    if len(set(p.pdl_grids)) != len(p.pdl_grids):
+        raise ValueError(f"PDL grids repeated: {p.pdl_grids}")
+    lines.extend(f"grid {g} @ pdl;" for g in p.pdl_grids)
     for t in p.threads:
         lines.extend(f"{t.name}:{reg}={value};" for reg, value in t.init)
     lines.append("}")
@@ -1148,6 +1317,10 @@ def _format_location(loc: Location) -> str:
         attrs.append(loc.proxy.value)
     if loc.space is not Space.GLOBAL:
         attrs.append(loc.space.value)
+    if loc.kind != "data":
+        if loc.kind not in _LOC_KINDS:
+            raise ValueError(f"location kind {loc.kind!r} has no litmus syntax")
+        attrs.append(loc.kind)
     text = loc.name
     if attrs:
         text += " @ " + " ".join(attrs)
@@ -1233,7 +1406,53 @@ def format_instruction(ins: Instruction) -> str:
         return f"goto {_label(ins.target)}"
     if isinstance(ins, Filler):
         return f"filler.{ins.kind} {ins.n}"
-    return _format_json(instruction_to_json(ins))
+    text = _format_extension(ins)
+    return text if text is not None else _format_json(instruction_to_json(ins))
+
+
+def _format_extension(ins: Instruction) -> str | None:
+    """PDL, mbarrier, async-proxy and cp.async instructions; ``None`` for other types."""
+    if isinstance(ins, GridDepControl):
+        return f"griddepcontrol.{ins.action}" if ins.action in _GRIDDEP_ACTIONS else None
+    if isinstance(ins, Tcgen05Fence):
+        return f"tcgen05.fence::{ins.kind}" if ins.kind in _TCGEN05_FENCES else None
+    if isinstance(ins, AsyncRead):
+        return f"async.read {ins.dst}, {ins.loc}"
+    if isinstance(ins, MbarrierInit):
+        return f"mbarrier.init {ins.bar}, {ins.count}"
+    if isinstance(ins, MbarrierExpectTx):
+        return f"mbarrier.expect_tx {ins.bar}, {ins.tx}"
+    if isinstance(ins, MbarrierArrive):
+        if ins.sem.value not in _MBAR_ARRIVE_SEMS or ins.scope.value not in _MBAR_SCOPES:
+            return None
+        head = "mbarrier.arrive" + (".expect_tx" if ins.expect_tx is not None else "")
+        args = [ins.bar] + ([str(ins.expect_tx)] if ins.expect_tx is not None else [])
+        args += [str(ins.count)] if ins.count != 1 else []
+        return f"{head}.{ins.sem.value}.{ins.scope.value} {', '.join(args)}"
+    if isinstance(ins, MbarrierWait):
+        if ins.sem.value not in _MBAR_WAIT_SEMS or ins.scope.value not in _MBAR_SCOPES or ins.kind not in ("try_wait", "test_wait"):
+            return None
+        return f"mbarrier.{ins.kind}.parity.{ins.sem.value}.{ins.scope.value} {ins.dst}, {ins.bar}, {ins.parity}"
+    if isinstance(ins, CpAsyncBulk):
+        if ins.completion not in _BULK_COMPLETIONS or (ins.bar is not None) != (ins.completion == "mbarrier"):
+            return None
+        head = ("cp.reduce" if ins.reduce is not None else "cp") + f".async.bulk.{ins.completion}"
+        head += f".{ins.reduce.value}" if ins.reduce is not None else ""
+        bar = f", {ins.bar}" if ins.bar is not None else ""
+        return f"{head} {ins.dst_loc}, {ins.src_loc}, {ins.size}{bar}"
+    if isinstance(ins, BulkCommit):
+        return "cp.async.bulk.commit_group"
+    if isinstance(ins, BulkWait):
+        return f"cp.async.bulk.wait_group{'.read' if ins.read else ''} {ins.n}"
+    if isinstance(ins, CpAsync):
+        return f"cp.async {ins.dst_loc}, {ins.src_loc}"
+    if isinstance(ins, CpAsyncCommit):
+        return "cp.async.commit_group"
+    if isinstance(ins, CpAsyncWait):
+        return "cp.async.wait_all" if ins.n is None else f"cp.async.wait_group {ins.n}"
+    if isinstance(ins, CpAsyncMbarrierArrive):
+        return f"cp.async.mbarrier.arrive.noinc {ins.bar}"
+    return None
 
 
 def _format_json(value: object) -> str:

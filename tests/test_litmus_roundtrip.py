@@ -5,16 +5,32 @@ from __future__ import annotations
 
 import dataclasses
 
+import dataclasses
 import random
 import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fuzzgpu.errors import SourceError
 from fuzzgpu.ir import (
+    AsyncRead,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    GridDepControl,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    ProgramError,
+    Tcgen05Fence,
     FENCE_SEMS,
     FILLER_KINDS,
     LOAD_SEMS,
@@ -89,10 +105,14 @@ def sem_and_scope(sems):
 
 @st.composite
 def locations(draw):
-    names = draw(st.lists(st.sampled_from(LOCATION_NAMES), min_size=1, max_size=4, unique=True))
-    locs = []
+    names = draw(st.lists(st.sampled_from(LOCATION_NAMES), min_size=1, max_size=5, unique=True))
+    locs: list[Location] = []
     for i, name in enumerate(names):
-        alias_of = draw(st.none() | st.sampled_from(names[:i])) if i else None
+        if i and draw(st.integers(0, 4)) == 0:
+            locs.append(Location(name, init=draw(values), space=Space.SHARED, kind="mbarrier"))
+            continue
+        data = [loc.name for loc in locs if loc.kind == "data"]
+        alias_of = draw(st.none() | st.sampled_from(data)) if data else None
         locs.append(
             Location(
                 name,
@@ -105,7 +125,63 @@ def locations(draw):
     return tuple(locs)
 
 
+def extension_instruction(locs):
+    """PDL, mbarrier, async-proxy and cp.async instructions, on locations of the right kind."""
+    data = [loc for loc in locs if loc.kind == "data"]
+    shared = st.sampled_from([loc.name for loc in data if loc.space is Space.SHARED] or [None])
+    global_ = st.sampled_from([loc.name for loc in data if loc.space is Space.GLOBAL] or [None])
+    bars = [loc.name for loc in locs if loc.kind == "mbarrier"]
+    choices = [
+        st.builds(GridDepControl, st.sampled_from(["launch_dependents", "wait"])),
+        st.builds(Tcgen05Fence, st.sampled_from(["before_thread_sync", "after_thread_sync"])),
+        st.just(BulkCommit()),
+        st.builds(BulkWait, st.integers(0, 63), st.booleans()),
+        st.just(CpAsyncCommit()),
+        st.builds(CpAsyncWait, st.none() | st.integers(0, 63)),
+    ]
+    if bars:
+        bar = st.sampled_from(bars)
+        choices += [
+            st.builds(MbarrierInit, bar, st.integers(1, 2**20 - 1)),
+            st.builds(
+                MbarrierArrive,
+                bar,
+                st.sampled_from([Sem.RELEASE, Sem.RELAXED]),
+                st.sampled_from([Scope.CTA, Scope.CLUSTER]),
+                st.none() | st.integers(0, 2**20 - 1),
+                st.integers(1, 5),
+            ),
+            st.builds(MbarrierExpectTx, bar, st.integers(0, 2**20 - 1)),
+            st.builds(
+                MbarrierWait,
+                registers,
+                bar,
+                st.integers(0, 1),
+                st.sampled_from(["try_wait", "test_wait"]),
+                st.sampled_from([Sem.ACQUIRE, Sem.RELAXED]),
+                st.sampled_from([Scope.CTA, Scope.CLUSTER]),
+            ),
+            st.builds(CpAsyncMbarrierArrive, bar),
+        ]
+    reductions = st.none() | st.sampled_from([RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC])
+    sizes = st.integers(1, 2**20 - 1)
+    if any(loc.space is Space.SHARED for loc in data):
+        choices.append(st.builds(AsyncRead, registers, shared))
+        if any(loc.space is Space.GLOBAL for loc in data):
+            choices += [
+                st.builds(CpAsync, shared, global_),
+                st.builds(CpAsyncBulk, global_, shared, st.just("bulk_group"), st.none(), reductions, sizes),
+                st.builds(CpAsyncBulk, shared, global_, st.just("bulk_group"), st.none(), reductions, sizes),
+            ]
+            if bars:
+                choices.append(
+                    st.builds(CpAsyncBulk, shared, global_, st.just("mbarrier"), st.sampled_from(bars), reductions, sizes)
+                )
+    return st.one_of(choices)
+
+
 def memory_instruction(locs):
+    locs = [loc for loc in locs if loc.kind == "data"]
     names = [loc.name for loc in locs]
     global_names = [loc.name for loc in locs if loc.space is Space.GLOBAL]
     loc = st.sampled_from(names)
@@ -160,7 +236,7 @@ local_instruction = st.one_of(
 
 @st.composite
 def thread_code(draw, locs):
-    code = draw(st.lists(memory_instruction(locs) | local_instruction, max_size=6))
+    code = draw(st.lists(memory_instruction(locs) | local_instruction | extension_instruction(locs), max_size=6))
     labels = draw(st.lists(st.sampled_from(LABEL_NAMES), max_size=2, unique=True))
     for name in labels:
         code.insert(draw(st.integers(0, len(code))), Label(name))
@@ -220,7 +296,22 @@ def programs(draw):
     observed = tuple(draw(st.lists(st.sampled_from(keys), max_size=3)))
     name = draw(st.text(alphabet="abcXYZ019+-_.=~{}", min_size=1, max_size=20))
     comments = tuple(draw(st.lists(comment_text, max_size=2)))
-    return validate(Program(name, tuple(threads), locs, condition, comments, observed))
+    pdl_grids = tuple(draw(st.lists(st.integers(1, 3), unique=True, max_size=2)))
+    program = Program(name, tuple(threads), locs, condition, comments, observed, pdl_grids=pdl_grids)
+    try:
+        return validate(program)
+    except ProgramError:
+        pass
+    # Shared memory belongs to one CTA: put every thread in the first thread's CTA and try again.
+    first = threads[0].placement
+    same_cta = [
+        dataclasses.replace(t, placement=dataclasses.replace(first, warp=t.placement.warp)) for t in threads
+    ]
+    program = dataclasses.replace(program, threads=tuple(same_cta))
+    try:
+        return validate(program)
+    except ProgramError:
+        assume(False)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
