@@ -352,3 +352,104 @@ def test_json_form_errors(probe_instruction):
     assert parse(base.replace("INSTR", '{"op": "ld", "dst": "r0", "loc": "x", "sem": "acquire", "scope": "gpu"}')).threads[
         0
     ].code == (Load("r0", "x", Sem.ACQUIRE, Scope.GPU),)
+
+
+# --------------------------------------------------------------------------------------------
+# PDL, mbarrier, async proxy, cp.async
+# --------------------------------------------------------------------------------------------
+
+ASYNC = r"""PTX tma-pdl
+{
+g = 0;
+s @ shared = 0;
+bar @ shared mbarrier = 0;
+grid 1 @ pdl;
+}
+ P0@cta 0,gpu 0                              | P1@cta 0,gpu 0,grid 1            ;
+ st.weak g, 1                                | griddepcontrol.wait              ;
+ mbarrier.init bar, 1                        | ld.global.nc r0, g               ;
+ cp.async.bulk.mbarrier s, g, 4, bar         | tcgen05.fence::after_thread_sync ;
+ mbarrier.arrive.expect_tx bar, 4            |                                  ;
+ mbarrier.try_wait.parity r1, bar, 0         |                                  ;
+ cp.reduce.async.bulk.bulk_group.add g, s, 4 |                                  ;
+ cp.async.bulk.commit_group                  |                                  ;
+ cp.async.bulk.wait_group.read 0             |                                  ;
+ cp.async s, g                               |                                  ;
+ cp.async.commit_group                       |                                  ;
+ cp.async.wait_group 0                       |                                  ;
+ cp.async.wait_all                           |                                  ;
+ cp.async.mbarrier.arrive.noinc bar          |                                  ;
+ mbarrier.expect_tx bar, 8                   |                                  ;
+ mbarrier.arrive.relaxed.cluster bar, 2      |                                  ;
+ mbarrier.test_wait.parity.relaxed.cta r3, bar, 1 |                             ;
+ async.read r4, s                            |                                  ;
+ griddepcontrol.launch_dependents            |                                  ;
+exists (P1:r0 == 0)
+"""
+
+
+def test_async_and_pdl_extensions():
+    p = parse(ASYNC)
+    assert p.pdl_grids == (1,)
+    assert p.location("bar") == Location("bar", space=Space.SHARED, kind="mbarrier")
+    assert p.threads[1].placement == Placement(grid=1)
+    assert p.threads[1].code == (ir.GridDepControl("wait"), Load("r0", "g", nc=True), ir.Tcgen05Fence("after_thread_sync"))
+    assert p.threads[0].code[1:] == (
+        ir.MbarrierInit("bar", 1),
+        ir.CpAsyncBulk("s", "g", "mbarrier", "bar", None, 4),
+        ir.MbarrierArrive("bar", Sem.RELEASE, Scope.CTA, expect_tx=4),
+        ir.MbarrierWait("r1", "bar", 0, "try_wait", Sem.ACQUIRE, Scope.CTA),
+        ir.CpAsyncBulk("g", "s", "bulk_group", None, RmwOp.ADD, 4),
+        ir.BulkCommit(),
+        ir.BulkWait(0, read=True),
+        ir.CpAsync("s", "g"),
+        ir.CpAsyncCommit(),
+        ir.CpAsyncWait(0),
+        ir.CpAsyncWait(None),
+        ir.CpAsyncMbarrierArrive("bar"),
+        ir.MbarrierExpectTx("bar", 8),
+        ir.MbarrierArrive("bar", Sem.RELAXED, Scope.CLUSTER, None, 2),
+        ir.MbarrierWait("r3", "bar", 1, "test_wait", Sem.RELAXED, Scope.CTA),
+        ir.AsyncRead("r4", "s"),
+        ir.GridDepControl("launch_dependents"),
+    )
+    text = format_program(p)
+    assert "mbarrier.arrive.expect_tx.release.cta bar, 4" in text and "grid 1 @ pdl;" in text
+    assert parse(text) == p
+
+
+@pytest.mark.parametrize(
+    "old, new, col, gist",
+    [
+        ("mbarrier.init bar, 1 ", "mbarrier.inot bar, 1 ", 2, "unknown instruction 'mbarrier.inot'"),
+        ("mbarrier.try_wait.parity r1", "mbarrier.try_wait r1       ", 2, "write mbarrier.try_wait.parity"),
+        ("mbarrier.try_wait.parity r1", "mbarrier.try_wait.parity.sys r1", 27, "unknown qualifier '.sys'"),
+        ("cp.async.bulk.mbarrier s, g, 4, bar", "cp.async.bulk.mbarrier s, g, 4     ", 2, "takes 4 operand(s), got 3"),
+        ("cp.async.bulk.mbarrier s, g, 4, bar", "cp.async.bulk.mbarrier s, g, x, bar", 31, "expected a number"),
+        ("cp.async.bulk.mbarrier s, g, 4, bar", "cp.async.bulk.mbarrier g, g, 4, bar", 2, "between shared and global"),
+        ("mbarrier.init bar, 1 ", "mbarrier.init s, 1   ", 2, "not declared as an mbarrier object"),
+    ],
+)
+def test_async_extension_errors(old, new, col, gist):
+    assert old in ASYNC
+    line = next(i for i, text in enumerate(ASYNC.splitlines(), 1) if old in text)
+    with pytest.raises(SourceError) as info:
+        parse(ASYNC.replace(old, new, 1))
+    assert (info.value.line, info.value.col) == (line, col), str(info.value)
+    assert gist in info.value.message
+
+
+@pytest.mark.parametrize(
+    "old, new, line, col, gist",
+    [
+        ("grid 1 @ pdl;", "grid 0 @ pdl;", 6, 6, "at least 1"),
+        ("grid 1 @ pdl;", "grid 1 @ pdl; grid 1 @ pdl;", 6, 20, "grid 1 declared twice"),
+        ("grid 1 @ pdl;", "grid 1 @ fast;", 6, 10, "expected 'pdl'"),
+        ("bar @ shared mbarrier", "bar @ shared mbarrier mbarrier", 5, 23, "bad location attribute 'mbarrier'"),
+    ],
+)
+def test_pdl_and_mbarrier_declaration_errors(old, new, line, col, gist):
+    with pytest.raises(SourceError) as info:
+        parse(ASYNC.replace(old, new, 1))
+    assert (info.value.line, info.value.col) == (line, col), str(info.value)
+    assert gist in info.value.message
