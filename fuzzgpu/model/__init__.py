@@ -150,11 +150,15 @@ def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None) -> It
 
 def _executions(p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = None) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
     scopes = Scopes(p)
+    statics: dict[tuple, Static] = {}  # the value-independent relations, shared by equal shapes
     for combo in _combos(pt, p, want):
         static = None
         for cand in candidates(p, pt, combo):
             if static is None:
-                static = Static(cand, scopes)
+                key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po)
+                static = statics.get(key)
+                if static is None:
+                    static = statics[key] = Static(cand, scopes)
             yield combo, Execution(cand, static)
 
 

@@ -36,6 +36,24 @@ from .relations import Rel, find_cycle
 # --------------------------------------------------------------------------------------------
 
 
+def _same(n: int, keys: list) -> Rel:
+    """Pairs of events with the same (non-None) key."""
+    groups: dict[object, int] = {}
+    for i, k in enumerate(keys):
+        if k is not None:
+            groups[k] = groups.get(k, 0) | (1 << i)
+    return Rel(n, tuple(0 if k is None else groups[k] for k in keys))
+
+
+def _mask_where(reach: list[int], a: int) -> int:
+    """The events whose scope includes event ``a``'s thread."""
+    m = 0
+    for b, r in enumerate(reach):
+        if r >> a & 1:
+            m |= 1 << b
+    return m
+
+
 def _mask(events: tuple[Event, ...], pred) -> int:
     m = 0
     for e in events:
@@ -80,8 +98,8 @@ class Static:
         self.po = Rel.from_pairs(n, cand.po)
         self.rmw = Rel.from_pairs(n, cand.rmw)
         self.dep = Rel.from_pairs(n, cand.dep)
-        self.loc = Rel.where(n, lambda a, b: ev[a].loc is not None and ev[a].loc == ev[b].loc, self.M)
-        self.vloc = Rel.where(n, lambda a, b: ev[a].vloc is not None and ev[a].vloc == ev[b].vloc, self.M)
+        self.loc = _same(n, [e.loc if e.is_memory else None for e in ev])
+        self.vloc = _same(n, [e.vloc if e.is_memory else None for e in ev])
 
     # -- strength and scope ------------------------------------------------------------------
     @cached_property
@@ -96,18 +114,30 @@ class Static:
         """Each of the two operations specifies a scope that includes the thread of the other."""
         ev = self.ev
         inc = self._scopes_include
-        return Rel.where(self.n, lambda a, b: inc(ev[a], ev[b]) and inc(ev[b], ev[a]))
+        # who each event's scope includes, computed once per (thread, scope)
+        cache: dict[tuple[int, object], int] = {}
+        reach = []
+        for e in ev:
+            key = (e.tid, e.scope)
+            if key not in cache:
+                cache[key] = _mask(ev, lambda o, e=e: inc(e, o))
+            reach.append(cache[key])
+        return Rel(self.n, tuple(reach[a] & _mask_where(reach, a) for a in range(self.n)))
 
     @cached_property
     def same_proxy(self) -> Rel:
         ev = self.ev
-        return Rel.where(self.n, lambda a, b: ev[a].proxy is ev[b].proxy)
+        return _same(self.n, [e.proxy for e in ev])
 
     @cached_property
     def same_cta(self) -> Rel:
         ev = self.ev
         inc = self._scopes_include
-        return Rel.where(self.n, lambda a, b: ev[a].tid >= 0 and ev[b].tid >= 0 and inc.same_cta(ev[a], ev[b]))
+        placements = inc.placements
+        return _same(
+            self.n,
+            [None if e.tid < 0 else (lambda pl: (pl.gpu, pl.grid, pl.cluster_id, pl.cta))(placements[e.tid]) for e in ev],
+        )
 
     @cached_property
     def morally_strong(self) -> Rel:
@@ -117,7 +147,8 @@ class Static:
         (3) if both are memory operations, they overlap completely (same virtual address)."""
         n = self.n
         ms1 = self.po | ~self.po | self.same_scope.restrict(self.strong, self.strong)
-        non_mm = Rel.where(n, lambda a, b: not (self.M >> a & 1 and self.M >> b & 1))
+        full = (1 << n) - 1
+        non_mm = Rel(n, tuple(full & ~self.M if self.M >> a & 1 else full for a in range(n)))
         ms3 = self.vloc | non_mm
         return (ms1 & self.same_proxy & ms3) - Rel.identity(n)
 
@@ -232,6 +263,8 @@ class Execution:
         fence (``fence.proxy.alias``) in between."""
         cb = self.base_causality
         gen = Rel.identity(self.n, self.GEN)
+        if not self.PF and self.GEN == self.M:
+            return gen @ (self.vloc & cb) @ gen  # one proxy, no proxy fence: the other cases are empty
         alias = Rel.identity(self.n, self.F_ALIAS)
         pfo = self.proxy_fence_ops
         into_fence = cb & ~pfo  # X -cb-> F where F is a proxy fence of X's proxy in X's CTA
