@@ -223,6 +223,13 @@ class EmitContext:
         """The statement that puts the raw word ``raw`` read from ``loc`` into register ``dst``."""
         return f"{self.reg(dst)} = {self.dec(raw, loc)};"
 
+    def note_load(self, loc: str) -> int:
+        """How many loads of ``loc`` this thread's code had before this one."""
+        seen = self.__dict__.setdefault("_loads", {})
+        n = seen.get(loc, 0)
+        seen[loc] = n + 1
+        return n
+
     def addr(self, loc: str) -> tuple[str, Space]:
         """A C++ expression for the location's address: ``unsigned*`` for global, a 32-bit shared
         address (``unsigned``) for shared."""
@@ -330,6 +337,11 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
     """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label."""
     if isinstance(ins, Load):
         a, space = ctx.addr(ins.loc)
+        # ptxas merges two loads of one address even as separate asm volatile statements
+        # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0)
+        k = ctx.note_load(ins.loc)
+        if k:
+            a = f"(({a}) + {k if space is Space.GLOBAL else 4 * k}u * fz_zero)"
         return [
             "{ unsigned raw_;",
             f'  asm volatile("{ptx_of(ins, space)} %0, [%1];" : "=r"(raw_) : {_acon(space)}({a}) : "memory");',
@@ -467,6 +479,13 @@ class _StaticCtx(EmitContext):
     def __init__(self, p: Program, offsets: dict[str, int]) -> None:
         self.p = p
         self.offsets = offsets
+        self.raws: list[str] = []
+
+    def load_result(self, dst: str, raw: str, loc: str) -> str:
+        # every load result gets its own variable, kept alive by the sink store at the end
+        v = f"ld{len(self.raws)}_"
+        self.raws.append(v)
+        return f"{v} = {raw}; {self.reg(dst)} = (int){v};"
 
     def addr(self, loc: str) -> tuple[str, Space]:
         phys = self.p.physical(loc)
@@ -504,7 +523,10 @@ def generate_static(program: Program) -> str:
     ``fuzzgpu_<thread name>``, taking ``unsigned* base``; the body is that thread's instructions in
     program order, every memory op, fence and barrier an ``asm volatile(... ::: "memory")``; global
     location ``x`` is ``base + static_offsets(program)["x"]`` (32 words apart), shared locations
-    live in a ``__shared__`` array.  Registers start at the thread's initial values.  Raises
+    live in a ``__shared__`` array.  Registers start at the thread's initial values; after the
+    thread's code, one guarded store of all load results combined (to the word after the last
+    location) keeps every load alive, so ptxas deletes none; a repeated load of one location goes
+    through ``address + k * fz_zero`` (a run-time 0) so that ptxas does not merge it.  Raises
     :class:`Unrunnable` for constructs without a PTX form (abstract proxies)."""
     reasons = _static_reasons(program)
     if reasons:
@@ -514,19 +536,34 @@ def generate_static(program: Program) -> str:
     out = [f"// fuzzgpu static kernels for {program.name}", PRELUDE, _SCRATCH_DECL]
     if nsh:
         out.append(f"__shared__ unsigned fz_static_smem[{max(1, nsh) * STATIC_LOCATION_STRIDE}];")
-    ctx = _StaticCtx(program, offsets)
+    sink = STATIC_LOCATION_STRIDE * sum(
+        1 for loc in program.locations if loc.alias_of is None and loc.space is Space.GLOBAL
+    )
     for t in program.threads:
-        out.append(f'extern "C" __global__ void {static_kernel_name(t.name)}(unsigned* base) {{')
-        for r in _registers(t):
-            out.append(f"  int {r} = {t.init_value(r)};")
+        ctx = _StaticCtx(program, offsets)
+        body: list[str] = []
         labels = _labels(t)
         for n, ins in enumerate(t.code):
             target = getattr(ins, "target", None)
             backward = target is not None and labels.get(target, n + 1) <= n
-            out.append(f"  // {n}: {_describe(ins)}")
-            out.extend("  " + line for line in emit_instruction(ins, ctx, backward))
-        for r in _registers(t):
-            out.append(f"  (void){r};")
+            body.append(f"  // {n}: {_describe(ins)}")
+            body.extend("  " + line for line in emit_instruction(ins, ctx, backward))
+        out.append(f'extern "C" __global__ void {static_kernel_name(t.name)}(unsigned* base) {{')
+        # a run-time 0 the compiler cannot prove (user pointers have the top bit clear)
+        out.append("  const unsigned fz_zero = (unsigned)((unsigned long long)base >> 63); (void)fz_zero;")
+        regs = _registers(t)
+        for r in regs:
+            out.append(f"  int {r} = {t.init_value(r)};")
+        for v in ctx.raws:
+            out.append(f"  unsigned {v} = 0u;")
+        out.extend(body)
+        # distinct odd weights: no two load results can cancel (an XOR of equal values would)
+        keep = [f"{2 * i + 1}u * {v}" for i, v in enumerate(ctx.raws)]
+        if keep:
+            # keep every load result alive (ptxas deletes a load whose result is never used, even
+            # an asm volatile one): one store after the thread's code, under a condition that is
+            # never true in practice, to the word after the last location
+            out.append(f"  if (fz_clock() == 0xffffffffu) base[{sink}] = {' + '.join(keep)};")
         out.append("}")
     return "\n".join(out) + "\n"
 
@@ -944,6 +981,7 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
     if shared_hist:
         w("  __shared__ unsigned fz_hist[NBINS + 1u];")
     w("  const unsigned t = threadIdx.x;")
+    w("  const unsigned fz_zero = (unsigned)((unsigned long long)mem >> 63);  // a run-time 0 (repeated loads)")
     w("  const unsigned long long epoch = fz_ld_vol64(ctl);")
     w("  const unsigned ninst = ntest * 256u;")
     w(f"  const unsigned nQ = ntest / {C}u;")

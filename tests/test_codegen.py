@@ -295,3 +295,29 @@ def test_barrier_programs_run_in_segments() -> None:
     assert any("thread count" in r for r in codegen.unrunnable_reasons(q))
     d = validate(Program("d", (Thread("P0", Placement(), (Barrier(1),)), Thread("P1", Placement(), (Barrier(2),))), ()))
     assert any("different barriers" in r for r in codegen.unrunnable_reasons(d))
+
+
+@needs_nvcc
+@pytest.mark.skipif(not _have_disassembler(), reason="no nvdisasm/cuobjdump (pip install nvidia-cuda-nvdisasm)")
+def test_fillers_survive_in_sass() -> None:
+    """A %clock delay, a register loop and shared-memory traffic are emitted and not deleted."""
+    from fuzzgpu import sass
+    from fuzzgpu.ir import Filler
+
+    p = validate(
+        Program(
+            "fill",
+            (
+                Thread("P0", Placement(cta=0), (Store("x", 1), Filler("delay", 1000), Filler("regloop", 64), Store("y", 1, Sem.RELEASE))),
+                Thread("P1", Placement(cta=1), (Filler("smem", 8), Load("r0", "y", Sem.ACQUIRE), Filler("delay", 500), Load("r1", "x"))),
+            ),
+            (Location("x"), Location("y")),
+        )
+    )
+    src = codegen.generate_static(p)
+    assert src.count("fz_delay(") >= 2 and "1664525u" in src and "fz_scratch_smem" in src
+    reps = sass.check_cu_source(src, ["sm_90"], source="fill")
+    assert [f for r in reps for f in r.findings] == []
+    harness, _ = codegen.harness_source(p)
+    reps = sass.check_cu_source(harness, ["sm_90"], source="fill-harness")
+    assert [f for r in reps for f in r.findings] == []

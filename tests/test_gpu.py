@@ -70,3 +70,31 @@ def test_pdl_launch_attribute_is_accepted(backend) -> None:
     out = np.zeros(32, dtype=np.uint32)
     backend.drv.memcpy_dtoh(out, buf)
     assert (out == 2).all()
+
+
+def test_spin_loop_that_never_succeeds_times_out(backend) -> None:
+    from fuzzgpu.ir import Branch, Cond, Label, Load, Location, Placement, Program, Sem, Thread, validate
+
+    p = validate(
+        Program(
+            "spin-forever",
+            (
+                Thread("P0", Placement(cta=0), (Label("L"), Load("r0", "x", Sem.RELAXED), Branch(Cond.EQ, "r0", 0, "L"))),
+                Thread("P1", Placement(cta=1), (Load("r1", "x", Sem.RELAXED),)),
+            ),
+            (Location("x"),),
+        )
+    )
+    h = backend.run(p, RunConfig(instances=1_000_000, budget=200))
+    assert h.timeouts == h.instances and not h.counts
+
+
+def test_run_command_json(capsys) -> None:
+    import json
+
+    from fuzzgpu.cli import main
+
+    rc = main(["run", "--json", "--instances", "2e6", str(GPU / "MP-relacq-gpu.litmus")])
+    d = json.loads(capsys.readouterr().out)
+    assert rc == 0 and d["forbidden"] == 0 and d["instances"] >= 2_000_000
+    assert all(o["verdict"] in ("sc", "allowed") for o in d["outcomes"])
