@@ -231,6 +231,23 @@ def test_analysis_lds64_combination():
     assert _analyse("lds64_volatile_then_pair").findings == ()
 
 
+def test_analysis_rebased_pointer():
+    """ptxas addresses p+4 and p+8 as [R4.64] and [R4.64+0x4] (R4 = p + 4): mapped by address, not
+    by the raw offsets, so no false alarm."""
+    rep = _analyse("rebased_atomics")
+    assert rep.findings == ()
+    (fn,) = rep.functions
+    assert fn.mapped_mem_ops == fn.ptx_mem_ops
+
+
+def test_analysis_store_forwarding():
+    """st.shared [s+8]; ld.shared [s+8]: ptxas forwards the stored value; not a merge with the earlier
+    volatile load of s+8."""
+    (fn,) = _analyse("store_forwarding").functions
+    assert fn.findings == ()
+    assert any("forwarded from the store" in n for n in fn.notes)
+
+
 def test_analysis_opcode_sampler():
     """Every access kept in order; the three loads whose registers are overwritten are deleted."""
     rep = _analyse("opcode_sampler")

@@ -49,7 +49,7 @@ examples:
   fuzzgpu sass --arch sm_90 -O 2 kernel.cu     one arch, ptxas -O2
   fuzzgpu sass --json kernel.ptx               one JSON object per input and arch
   fuzzgpu sass --nvcc-flag=-DPDL --nvcc-flag=-lineinfo kernel.cu
-  fuzzgpu sass tests/litmus/MP.litmus          the kernels fuzzgpu generates for a litmus test
+  fuzzgpu sass tests/litmus/gpu/MP-relacq-gpu.litmus   the kernels fuzzgpu generates for a litmus test
 """
 
 
