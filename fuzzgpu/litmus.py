@@ -295,6 +295,7 @@ class _Parser:
         self.location_tokens: dict[str, Token] = {}
         self.register_inits: list[tuple[Token, Token, int]] = []  # (thread token, register token, value)
         self.headers: list[_ThreadHeader] = []
+        self.thread_names: set[str] = set()
         self.cells: list[list[_Cell]] = []
         self.observed: list[str] = []
         self.condition: Condition | None = None
@@ -517,8 +518,9 @@ class _Parser:
         tok = self.next()
         if tok.kind != WORD or not NAME_RE.match(tok.text):
             raise self.error(f"expected a thread header such as 'P0@cta 0,gpu 0', found {tok.describe()}", tok)
-        if any(h.name == tok.text for h in self.headers):
+        if tok.text in self.thread_names:
             raise self.error(f"thread {tok.text!r} declared twice", tok)
+        self.thread_names.add(tok.text)
         placement = Placement()
         if self.at("@"):
             self.next()
@@ -777,7 +779,7 @@ class _Parser:
             reg = self.next()
             if reg.kind != WORD or not REGISTER_RE.match(reg.text):
                 raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
-            if not any(h.name == thread.text for h in self.headers):
+            if thread.text not in self.thread_names:
                 raise self.error(f"unknown thread {thread.text!r}", thread)
             return RegRef(thread.text, reg.text)
         if tok.kind == WORD and NAME_RE.match(tok.text):
