@@ -350,6 +350,8 @@ def test_dat3m_round_trip(path):
 TOKENS = list(" \n\t\"{}()[];|,@:=<>~/\\.-_0123456789rxP") + [
     "ld.weak", "st.release.gpu", "::", "exists", "/\\", "\\/", "r0", "P1:", "aliases", "bar.cta.sync", "1,",
     "~exists", "locations [", "LC00:", "goto", "fence.proxy.async.shared::cta", "99999999999999999999999",
+    "grid 1 @ pdl;", "b @ shared mbarrier = 0;", "mbarrier.arrive.expect_tx", "cp.async.bulk.mbarrier x, y, 4, b",
+    "mbarrier.try_wait.parity r1, b, 0", "tcgen05.fence::", '{"op": "ld", "dst": "r0", "loc": "x"}', "[", "]",
 ]
 
 
