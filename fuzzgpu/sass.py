@@ -1589,36 +1589,110 @@ def _pmap(fn, items: Sequence):
         return list(ex.map(fn, items))
 
 
+def _keep(keep_dir: str | Path | None, stem: str, arch: str, ptx_text: str, sass_text: str) -> tuple[str, ...]:
+    """Write the PTX and SASS that a report's line numbers refer to (``--keep DIR``)."""
+    if keep_dir is None:
+        return ()
+    d = Path(keep_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    ptx_p, sass_p = d / f"{stem}.{arch}.ptx", d / f"{stem}.{arch}.sass"
+    ptx_p.write_text(ptx_text)
+    sass_p.write_text(sass_text)
+    return (str(ptx_p), str(sass_p))
+
+
+@functools.lru_cache(maxsize=None)
+def toolchain_id() -> str:
+    """The versions of nvcc, ptxas and the disassembler (part of the cache key)."""
+    out = []
+    for tool in ("nvcc", "ptxas", "nvdisasm", "cuobjdump"):
+        p = find_tool(tool)
+        if p:
+            r = subprocess.run([p, "--version"], capture_output=True, text=True)
+            out.append(f"{tool}:{p}:{r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ''}")
+    return "|".join(out)
+
+
+def _cache_dir(cache_dir: str | Path | None) -> Path | None:
+    if cache_dir is not None:
+        return Path(cache_dir)
+    env = os.environ.get("FUZZGPU_SASS_CACHE")
+    return Path(env) if env else None
+
+
+def _with_cache(cache: Path | None, key_parts: Sequence[str], make) -> tuple[str, str]:
+    """``make() -> (ptx_text, sass_text)``, memoised on disk by a content hash when ``cache`` is set."""
+    if cache is None:
+        return make()
+    import hashlib
+
+    key = hashlib.sha256("\0".join((toolchain_id(), *key_parts)).encode()).hexdigest()
+    d = cache / key[:2] / key
+    if (d / "ptx").is_file() and (d / "sass").is_file():
+        return (d / "ptx").read_text(), (d / "sass").read_text()
+    ptx_text, sass_text = make()
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=str(cache)))
+    (tmp / "ptx").write_text(ptx_text)
+    (tmp / "sass").write_text(sass_text)
+    d.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(tmp, d)  # atomic: a concurrent writer of the same key loses harmlessly
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ptx_text, sass_text
+
+
 def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
-             nvcc_flags: Sequence[str] = (), source: str | None = None) -> list[Report]:
-    """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse."""
+             nvcc_flags: Sequence[str] = (), source: str | None = None,
+             keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
+             cache_key: str | None = None) -> list[Report]:
+    """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
+
+    ``keep_dir``: write ``STEM.ARCH.ptx``/``.sass`` there.  ``cache_key`` (the full source text, for
+    generated sources without local includes) with ``cache_dir`` or ``$FUZZGPU_SASS_CACHE`` memoises the
+    toolchain output by content hash (with the toolchain versions, arch, -O and flags in the key)."""
     for a in archs:
         parse_arch(a)
     src_name = source or str(path)
+    cache = _cache_dir(cache_dir) if cache_key is not None else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
         def one(arch: str) -> Report:
-            ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags)
-            return analyse(ptx_text, disassemble(cubin), arch, src_name)
+            def make() -> tuple[str, str]:
+                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags)
+                return ptx_text, disassemble(cubin)
+            ptx_text, sass_text = _with_cache(cache, ("cu", cache_key or "", arch, str(opt), *nvcc_flags), make)
+            rep = analyse(ptx_text, sass_text, arch, src_name)
+            kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
+            return Report(rep.source, rep.arch, rep.functions, rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, list(archs))
 
 
 def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
-                    nvcc_flags: Sequence[str] = (), source: str = "<source>", name: str = "kernels") -> list[Report]:
-    """:func:`check_cu` for CUDA source text (batch many kernels in one text: one compile per arch)."""
+                    nvcc_flags: Sequence[str] = (), source: str = "<source>", name: str = "kernels",
+                    keep_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> list[Report]:
+    """:func:`check_cu` for CUDA source text.  Batch many kernels in one text: one nvcc and one
+    nvdisasm call per arch, whatever their number.  Cached by content hash when ``cache_dir`` or
+    ``$FUZZGPU_SASS_CACHE`` is set."""
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-src-") as tmp:
         p = Path(tmp) / f"{name}.cu"
         p.write_text(text)
-        return check_cu(p, archs, opt, nvcc_flags, source=source)
+        return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
+                        cache_key=text)
 
 
 def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
-              nvcc_flags: Sequence[str] = ()) -> list[Report]:
+              nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
     ptx_text = path.read_text()
     use = archs_for_ptx(ptx_text, archs)
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
         def one(arch: str) -> Report:
             cubin = assemble_ptx(path, arch, Path(tmp) / arch, opt, _ptxas_flags(nvcc_flags))
-            return analyse(ptx_text, disassemble(cubin), arch, str(path))
+            sass_text = disassemble(cubin)
+            rep = analyse(ptx_text, sass_text, arch, str(path))
+            kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
+            return Report(rep.source, rep.arch, rep.functions, rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, use)
 
 
@@ -1637,7 +1711,7 @@ def check_cubin(path: Path) -> list[Report]:
 
 
 def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
-                 nvcc_flags: Sequence[str] = ()) -> list[Report]:
+                 nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
     """``.litmus`` -> Program (fuzzgpu.litmus) -> CUDA with one kernel per thread (fuzzgpu.codegen)."""
     try:
         from . import codegen, litmus  # type: ignore[attr-defined]
@@ -1647,11 +1721,12 @@ def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DE
         raise UserError("codegen not available yet: needs fuzzgpu.litmus.parse_file and fuzzgpu.codegen.generate_static")
     program = litmus.parse_file(str(path))
     cu = codegen.generate_static(program)
-    return check_cu_source(cu, archs, opt, nvcc_flags, source=str(path), name=path.stem)
+    return check_cu_source(cu, archs, opt, nvcc_flags, source=str(path), name=path.stem, keep_dir=keep_dir)
 
 
 def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
-               nvcc_flags: Sequence[str] = ()) -> list[Report]:
+               nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
+    """Check one input of any supported kind; ``keep_dir`` receives the PTX and SASS of each arch."""
     p = Path(path)
     if not p.exists():
         raise UserError(f"{path}: no such file")
@@ -1659,13 +1734,13 @@ def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int 
         raise UserError(f"{path}: is a folder; pass .cu, .ptx, .cubin or .litmus files")
     suffix = p.suffix.lower()
     if suffix in (".cu", ".cuh"):
-        return check_cu(p, archs, opt, nvcc_flags)
+        return check_cu(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
     if suffix == ".ptx":
-        return check_ptx(p, archs, opt, nvcc_flags)
+        return check_ptx(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
     if suffix == ".cubin":
         return check_cubin(p)
     if suffix == ".litmus":
-        return check_litmus(p, archs, opt, nvcc_flags)
+        return check_litmus(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
     raise UserError(f"{path}: unknown input type {suffix or '(none)'}; expected .cu, .ptx, .cubin or .litmus")
 
 

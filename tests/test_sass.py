@@ -247,6 +247,25 @@ __global__ void acq_alone(int* p, int* out) { PRE ACQ(cta) LDS(8) out[threadIdx.
         assert by["acq_alone"].findings == ()
 
 
+def test_keep_and_cache(tmp_path, monkeypatch):
+    """--keep writes the PTX/SASS the line numbers refer to; the content-hash cache skips the
+    toolchain on a repeat."""
+    src = (KERNELS / "T3_sts_syncthreads_before_ldg.cu").read_text()
+    keep, cache = tmp_path / "keep", tmp_path / "cache"
+    (rep,) = sass.check_cu_source(src, ("sm_90",), name="t3", keep_dir=keep, cache_dir=cache)
+    ptx = (keep / "t3.sm_90.ptx").read_text()
+    (f, *_) = rep.findings
+    assert f.op_ptx in " ".join(ptx.splitlines()[f.op_ptx_line - 1].split())
+    assert (keep / "t3.sm_90.sass").read_text().splitlines()[f.op_sass_line - 1].strip().startswith(f"/*{f.op_sass_offset:04x}*/")
+
+    def boom(*a, **k):
+        raise AssertionError("the toolchain ran although the result was cached")
+
+    monkeypatch.setattr(sass, "compile_cu", boom)
+    (again,) = sass.check_cu_source(src, ("sm_90",), name="t3", cache_dir=cache)
+    assert again.findings == rep.findings
+
+
 def test_cuobjdump_fallback(monkeypatch):
     """Without nvdisasm the oracle reads ``cuobjdump -sass`` and finds the same thing."""
     if sass.find_tool("cuobjdump") is None:

@@ -49,6 +49,7 @@ examples:
   fuzzgpu sass --arch sm_90 -O 2 kernel.cu     one arch, ptxas -O2
   fuzzgpu sass --json kernel.ptx               one JSON object per input and arch
   fuzzgpu sass --nvcc-flag=-DPDL --nvcc-flag=-lineinfo kernel.cu
+  fuzzgpu sass --keep out/ kernel.cu           also write out/kernel.sm_90.ptx, .sass, ...
   fuzzgpu sass tests/litmus/gpu/MP-relacq-gpu.litmus   the kernels fuzzgpu generates for a litmus test
 """
 
@@ -63,6 +64,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="extra flag for nvcc (repeatable; -Xptxas values are passed to ptxas for .ptx input)")
     parser.add_argument("--json", action="store_true", help="one JSON object per input and arch")
     parser.add_argument("--notes", action="store_true", help="also print what could not be mapped or checked")
+    parser.add_argument("--keep", metavar="DIR", default=None,
+                        help="write the PTX and SASS that the line numbers refer to (STEM.ARCH.ptx/.sass) into DIR")
 
 
 def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
@@ -97,8 +100,8 @@ def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
             if show_notes:
                 for note in fn.notes:
                     console.print(f"  [dim]note: {escape(note)}[/]")
-        if show_notes:
-            for note in rep.notes:
+        for note in rep.notes:
+            if show_notes or note.startswith("kept "):
                 console.print(f"  [dim]note: {escape(note)}[/]")
 
 
@@ -108,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         oracle.parse_arch(a)
     reports: list[oracle.Report] = []
     for path in args.paths:
-        reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag))
+        reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag), keep_dir=args.keep)
         if args.json:
             for r in reps:
                 print(json.dumps(r.to_dict()), flush=True)
