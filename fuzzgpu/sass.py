@@ -1283,31 +1283,40 @@ def _finding(check, verdict, direction, arch, fn, op_ptx: PtxInstr | None, op_sa
     )
 
 
-def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: str = "") -> FunctionReport:
-    """Map one function's PTX events to its SASS and report crossings, merges and deleted loops."""
-    events = list(ptx.events)
-    notes: list[str] = []
-    findings: list[Finding] = []
+@dataclass(frozen=True)
+class _Where:
+    arch: str
+    function: str
+    source: str
 
-    # --- memory operations, per class
-    sass_main_mem = [m for m in sass.mem_ops if m.instr.mainline]
+    def finding(self, check, verdict, direction, op_ptx, op_sass, sync_ptx, sync_sass, reason) -> Finding:
+        return _finding(check, verdict, direction, self.arch, self.function, op_ptx, op_sass, sync_ptx, sync_sass, reason, self.source)
+
+
+def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instrs: Sequence[PtxInstr]) -> tuple[dict, list, list]:
+    """PTX event index -> SASS memory operation, the merged groups, and notes: first per class
+    (family + strength), then what is left per family (ptxas encodes the cache operators
+    ``ld.global.cg/.cv/.ca`` as ``.STRONG.GPU/.SYS/.SM``)."""
+    all_mems = [e.mem for e in events if e.mem is not None]
     by_cls_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
     for k, e in enumerate(events):
         if e.mem_class:
             by_cls_ptx.setdefault(e.mem_class, []).append((k, e))
     by_cls_sass: dict[str, list[SassMemOp]] = {}
-    for m in sass_main_mem:
+    for m in sass_mem:
         by_cls_sass.setdefault(_sass_mem_class(m), []).append(m)
     mem_pos: dict[int, SassMemOp] = {}
     merges: list = []
-    all_mems = [e.mem for e in events if e.mem is not None]
-    for cls, evs in by_cls_ptx.items():
-        mp, mg, nt = _match_class(cls, evs, by_cls_sass.get(cls, []), ptx.instrs, all_mems)
+    notes: list[str] = []
+
+    def take(cls: str, evs: list, ss: list) -> None:
+        mp, mg, nt = _match_class(cls, evs, ss, instrs, all_mems)
         notes.extend(n for n in nt if "forwarded" in n or "by order" in n)
         mem_pos.update(mp)
         merges.extend(mg)
-    # second pass: what is left, by family only (ptxas encodes cache operators as strengths:
-    # ld.global.cg -> LDG.E.STRONG.GPU, .cv -> .STRONG.SYS, .ca -> .STRONG.SM)
+
+    for cls, evs in by_cls_ptx.items():
+        take(cls, evs, by_cls_sass.get(cls, []))
     used = {id(m) for m in mem_pos.values()}
     left_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
     for cls, evs in by_cls_ptx.items():
@@ -1315,50 +1324,53 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
             if k not in mem_pos:
                 left_ptx.setdefault(cls.split(".")[0], []).append((k, e))
     left_sass: dict[str, list[SassMemOp]] = {}
-    for m in sass_main_mem:
+    for m in sass_mem:
         if id(m) not in used:
             left_sass.setdefault(_sass_mem_class(m).split(".")[0], []).append(m)
     for fam, evs in left_ptx.items():
         if fam in left_sass:
-            mp, mg, nt = _match_class(fam, evs, left_sass[fam], ptx.instrs, all_mems)
-            notes.extend(n for n in nt if "forwarded" in n or "by order" in n)
-            mem_pos.update(mp)
-            merges.extend(mg)
+            take(fam, evs, left_sass[fam])
+    return mem_pos, merges, notes
+
+
+def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos: dict, instrs: Sequence[PtxInstr],
+             where: _Where) -> tuple[list[Finding], list[str]]:
+    """Unmapped PTX memory operations: deleted (no SASS operation of the family left over), forwarded
+    from a store (a note), or not checked (a note)."""
+    findings, notes = [], []
+    all_mems = [e.mem for e in events if e.mem is not None]
     used = {id(m) for m in mem_pos.values()}
-    families_left = {_sass_mem_class(m).split(".")[0] for m in sass_main_mem if id(m) not in used}
+    families_left = {_sass_mem_class(m).split(".")[0] for m in sass_mem if id(m) not in used}
     for k, e in enumerate(events):
-        if e.mem is None or k not in mem_pos and _forwarding_store(e.mem, all_mems, ptx.instrs) is not None:
+        if e.mem is None or k in mem_pos or _forwarding_store(e.mem, all_mems, instrs) is not None:
             continue
-        if k not in mem_pos:
-            if e.mem_class and e.mem_class.split(".")[0] not in families_left:
-                # no SASS operation of this family is left over: ptxas deleted it (its value is unused)
-                verdict, reason = judge_deleted(e.mem)
-                findings.append(_finding(DELETED, verdict, "", arch, ptx.name, e.instr, None, None, None, reason, source))
-            else:
-                notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped (split, or ambiguous): not checked")
-    extra = [m for m in sass_main_mem if id(m) not in used]
+        if e.mem_class and e.mem_class.split(".")[0] not in families_left:
+            verdict, reason = judge_deleted(e.mem)
+            findings.append(where.finding(DELETED, verdict, "", e.instr, None, None, None, reason))
+        else:
+            notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped (split, or ambiguous): not checked")
+    extra = [m for m in sass_mem if id(m) not in used]
     if extra:
         notes.append(f"{len(extra)} SASS memory operation(s) with no PTX counterpart (spills, ptxas-generated, or not mapped): "
                      + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in extra[:6]) + (" ..." if len(extra) > 6 else ""))
+    return findings, notes
 
-    # --- synchronisation tokens, by a longest common subsequence
-    ptx_tokens: list[tuple[int, str]] = []
-    for k, e in enumerate(events):
-        for c in e.sync_classes:
-            ptx_tokens.append((k, c))
-    sass_tokens = [s for s in sass.syncs if s.token and s.instr.mainline]
-    pairs = _lcs_match([c for _, c in ptx_tokens], [s.token for s in sass_tokens])  # type: ignore[misc]
+
+def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str]]:
+    """PTX event index -> (first, last) SASS instruction of that synchronisation point.  Tokens are
+    matched by a longest common subsequence; an acquire/release access includes its own SASS access."""
+    notes = []
+    ptx_tokens = [(k, c) for k, e in enumerate(events) for c in e.sync_classes]
+    sass_tokens = [t for t in sass.syncs if t.token and t.instr.mainline]
+    pairs = _lcs_match([c for _, c in ptx_tokens], [t.token for t in sass_tokens])  # type: ignore[misc]
     sync_tok: dict[int, list[SassInstr]] = {}
     for i, j in pairs:
         sync_tok.setdefault(ptx_tokens[i][0], []).append(sass_tokens[j].instr)
-    unmatched_syncs = {ptx_tokens[i][0] for i in range(len(ptx_tokens))} - set(sync_tok)
-    for k in sorted(unmatched_syncs):
+    for k in sorted({k for k, _ in ptx_tokens} - set(sync_tok)):
         notes.append(f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked")
-    for k, e in enumerate(events):
+    for e in events:
         if e.sync is not None and not e.sync_classes and e.mem is None:
             notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS instruction: not checked")
-
-    # sync interval in SASS (instruction indices)
     intervals: dict[int, tuple[SassInstr, SassInstr]] = {}
     for k, e in enumerate(events):
         if e.sync is None:
@@ -1366,74 +1378,93 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         toks = list(sync_tok.get(k, []))
         if e.mem is not None and k in mem_pos:
             toks.append(mem_pos[k].instr)
-        if not toks:
-            continue
-        toks.sort(key=lambda s: s.index)
-        intervals[k] = (toks[0], toks[-1])
+        if toks:
+            toks.sort(key=lambda t: t.index)
+            intervals[k] = (toks[0], toks[-1])
+    return intervals, notes
 
-    # --- crossings (a load merged into an earlier one is judged by the merge check instead)
+
+def _crossings(events: Sequence[PtxEvent], mem_pos: dict, intervals: dict, merges: list, where: _Where) -> list[Finding]:
+    """Every mapped memory operation against every mapped synchronisation point: before it in PTX
+    means before its first SASS instruction, after it means after its last.  A load merged into an
+    earlier one is judged by the merge check instead."""
+    findings = []
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, e in enumerate(events):
         if e.mem is None or k not in mem_pos or k in merged_later:
             continue
         p = mem_pos[k].instr
         for s, (first, last) in intervals.items():
-            if s == k:
-                continue
             sync = events[s].sync
-            assert sync is not None
+            if s == k or sync is None:
+                continue
             if k < s and p.index > first.index:
                 direction, anchor = SUNK, first
             elif k > s and p.index < last.index:
                 direction, anchor = HOISTED, last
             else:
                 continue
-            if e.mem is not None and events[s].mem is not None and mem_pos.get(s) is not None and mem_pos[s].instr.index == p.index:
-                continue  # one SASS instruction for both (a merge, reported below)
+            if events[s].mem is not None and s in mem_pos and mem_pos[s].instr.index == p.index:
+                continue  # one SASS instruction for both
             verdict, reason = judge_crossing(e.mem, sync, direction)
-            findings.append(_finding(CROSSING, verdict, direction, arch, ptx.name, e.instr, p, sync.instr, anchor, reason, source))
+            findings.append(where.finding(CROSSING, verdict, direction, e.instr, p, sync.instr, anchor, reason))
+    return findings
 
-    # --- merges
+
+def _merge_findings(events: Sequence[PtxEvent], merges: list, where: _Where) -> list[Finding]:
+    findings = []
     for ks, s_op in merges:
         ks = sorted(ks)
-        first_ev = events[ks[0]]
+        first = events[ks[0]]
         for k in ks[1:]:
             e = events[k]
-            assert e.mem is not None and first_ev.mem is not None
             between = [ev.sync for ev in events[ks[0] + 1:k] if ev.sync is not None]
-            verdict, reason = judge_merge(first_ev.mem, e.mem, between)  # type: ignore[arg-type]
-            findings.append(_finding(MERGED, verdict, "", arch, ptx.name, e.instr, s_op.instr, first_ev.instr, s_op.instr, reason, source))
+            verdict, reason = judge_merge(first.mem, e.mem, between)  # type: ignore[arg-type]
+            findings.append(where.finding(MERGED, verdict, "", e.instr, s_op.instr, first.instr, s_op.instr, reason))
+    return findings
 
-    # --- deleted delay loops
+
+def _loop_findings(ptx: PtxFunction, sass: SassFunction, where: _Where) -> list[Finding]:
+    """Delay loops of the PTX (clock loops first, then register loops) without a SASS delay loop."""
     ptx_delay = [lp for lp in ptx.loops if lp.delay]
     sass_delay = [lp for lp in sass.loops if lp.delay]
-    sass_clock = [lp for lp in sass_delay if lp.reads_clock]
-    missing: list[PtxLoop] = []
     clock_loops = [lp for lp in ptx_delay if lp.reads_clock]
     other_loops = [lp for lp in ptx_delay if not lp.reads_clock]
-    if len(sass_clock) < len(clock_loops):
-        missing.extend(clock_loops[len(sass_clock):])
-    if len(sass_delay) - min(len(sass_clock), len(clock_loops)) < len(other_loops):
-        have = max(0, len(sass_delay) - min(len(sass_clock), len(clock_loops)))
-        missing.extend(other_loops[have:])
+    n_clock = sum(1 for lp in sass_delay if lp.reads_clock)
+    missing = clock_loops[n_clock:]
+    have = max(0, len(sass_delay) - min(n_clock, len(clock_loops)))
+    missing += other_loops[have:]
+    findings = []
     for lp in missing:
         ins = ptx.instrs[lp.tail]
         head = ptx.instrs[lp.head] if lp.head < len(ptx.instrs) else ins
         what = "a %clock delay loop" if lp.reads_clock else "a register loop"
-        findings.append(_finding(LOOP_DELETED, HAZARD, "", arch, ptx.name, ins, None, head, None,
-                                 f"{what} (PTX lines {head.line}-{ins.line}) has no SASS loop: {RULE_LOOP}", source))
+        findings.append(where.finding(LOOP_DELETED, HAZARD, "", ins, None, head, None,
+                                      f"{what} (PTX lines {head.line}-{ins.line}) has no SASS loop: {RULE_LOOP}"))
+    return findings
 
-    n_sync = sum(1 for e in events if e.sync is not None)
+
+def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: str = "") -> FunctionReport:
+    """Map one function's PTX events to its SASS and report crossings, merges, deleted loads and
+    deleted delay loops."""
+    where = _Where(arch, ptx.name, source)
+    events = ptx.events
+    sass_mem = [m for m in sass.mem_ops if m.instr.mainline]
+    mem_pos, merges, notes = _map_memory(events, sass_mem, ptx.instrs)
+    deleted, del_notes = _deleted(events, sass_mem, mem_pos, ptx.instrs, where)
+    intervals, sync_notes = _map_syncs(events, sass, mem_pos)
+    findings = (_crossings(events, mem_pos, intervals, merges, where) + _merge_findings(events, merges, where)
+                + deleted + _loop_findings(ptx, sass, where))
     return FunctionReport(
         name=ptx.name,
         short_name=short_name(ptx.name),
         ptx_mem_ops=sum(1 for e in events if e.mem is not None),
-        sass_mem_ops=len(sass_main_mem),
+        sass_mem_ops=len(sass_mem),
         mapped_mem_ops=len(mem_pos),
-        ptx_syncs=n_sync,
-        mapped_syncs=sum(1 for k in intervals if events[k].sync is not None),
+        ptx_syncs=sum(1 for e in events if e.sync is not None),
+        mapped_syncs=len(intervals),
         findings=tuple(findings),
-        notes=tuple(notes),
+        notes=tuple(notes + del_notes + sync_notes),
     )
 
 
