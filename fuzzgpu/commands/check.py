@@ -84,6 +84,7 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
     cond = program.condition
     assert cond is not None
     allowed = sorted(obs.analysis.allowed)
+    outside = sorted(obs.analysis.outside_model)
     ok = {"exists": obs.positive > 0, "~exists": obs.positive == 0, "forall": obs.negative == 0, "final": obs.positive > 0}[
         cond.quantifier
     ]
@@ -97,6 +98,7 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         "positive": obs.positive,
         "negative": obs.negative,
         "allowed": [dict(o) for o in allowed],
+        "allowed_outside_model": [dict(o) for o in outside],
         "condition": _condition_text(program),
         "seconds": round(time.perf_counter() - t0, 6),
     }
@@ -109,13 +111,16 @@ def _explain(program: Program, obs, loop_bound: int) -> list[str]:
     """Why the witness (the condition, or its negation for forall) is reachable or not."""
     from ..model import candidate_outcomes, explain_forbidden
 
+    from ..model import judge
+
     cond = program.condition
     want_true = cond.quantifier != "forall"
-    witnesses_allowed = [o for o in obs.analysis.allowed if eval_expr(cond.expr, dict(o)) == want_true]
+    witnesses = [o for o in obs.analysis.possible if eval_expr(cond.expr, dict(o)) == want_true]
     lines = []
-    if witnesses_allowed:
-        for o in sorted(witnesses_allowed)[:3]:
-            lines.append(f"{_fmt(o)}: allowed (a consistent execution produces it)")
+    if witnesses:
+        for o in sorted(witnesses)[:3]:
+            j = judge(program, dict(o), loop_bound=loop_bound)
+            lines.append(f"{_fmt(o)}: {j.verdict}: {j.reason}")
         return lines
     candidates = [
         o for o in candidate_outcomes(program, loop_bound=loop_bound) if eval_expr(cond.expr, dict(o)) == want_true
@@ -146,9 +151,12 @@ def _condition_text(program: Program) -> str:
 
 def format_herd(r: dict) -> str:
     kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required", "final": "Allowed"}[r["quantifier"]]
-    lines = [f"Test {r['name']} {kind}", f"States {len(r['allowed'])}"]
+    n_states = len(r["allowed"]) + len(r.get("allowed_outside_model", []))
+    lines = [f"Test {r['name']} {kind}", f"States {n_states}"]
     for o in r["allowed"]:
         lines.append(" ".join(f"{k}={v};" for k, v in o.items()))
+    for o in r.get("allowed_outside_model", []):
+        lines.append(" ".join(f"{k}={v};" for k, v in o.items()) + " (allowed-outside-model)")
     lines.append("Ok" if r["ok"] else "No")
     lines.append("Witnesses")
     lines.append(f"Positive: {r['positive']} Negative: {r['negative']}")
