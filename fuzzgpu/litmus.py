@@ -245,6 +245,10 @@ _MBAR_ARRIVE_SEMS = {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}
 _MBAR_WAIT_SEMS = {"acquire": Sem.ACQUIRE, "relaxed": Sem.RELAXED}
 _MBAR_SCOPES = {"cta": Scope.CTA, "cluster": Scope.CLUSTER}
 _BULK_COMPLETIONS = ("mbarrier", "bulk_group")
+#: PTX spellings of the completion mechanism in the state-space form of cp{.reduce}.async.bulk
+_BULK_COMPLETION_SPELLINGS = {"mbarrier": "mbarrier", "mbarrier::complete_tx::bytes": "mbarrier", "bulk_group": "bulk_group"}
+#: state-space qualifiers of copies (``.shared::cta``/``.shared::cluster`` are both a shared location here)
+_COPY_SPACES = {"global": Space.GLOBAL, "shared": Space.SHARED, "shared::cta": Space.SHARED, "shared::cluster": Space.SHARED}
 _TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
 _LOC_KINDS = ("mbarrier",)  # "data" is the default and is not written
 _PROXY_FENCE_SPACES = ("global", "shared::cta", "shared::cluster")
@@ -274,6 +278,8 @@ class _Cell:
     token: Token
     targets: list[Token] = field(default_factory=list)  # label operands
     locations: list[Token] = field(default_factory=list)  # location operands
+    #: (operand token, state space its mnemonic says it is in): ``cp.async.bulk.shared.global ...``
+    spaces: list[tuple[Token, Space]] = field(default_factory=list)
 
 
 @dataclass
@@ -388,6 +394,7 @@ class _Parser:
         self.parse_rows()
         self.declare_implicit_locations()
         self.check_labels()
+        self.check_operand_spaces()
         if self.at_word("locations"):
             self.parse_observed()
         if self.peek().kind != EOF:
@@ -666,6 +673,19 @@ class _Parser:
             if tok.text not in self.locations:
                 self.locations[tok.text] = Location(tok.text)
                 self.location_tokens[tok.text] = tok
+
+    def check_operand_spaces(self) -> None:
+        """State spaces written in a mnemonic (``cp.async.bulk.shared.global``) must be those declared."""
+        for column in self.cells:
+            for cell in column:
+                for tok, space in cell.spaces:
+                    loc = self.locations[tok.text]
+                    if loc.space is not space:
+                        raise self.error(
+                            f"{tok.text!r} is a {loc.space} location, but {cell.token.text!r} names a {space} operand here "
+                            f"(declare it: {tok.text} @ {space} = 0;)",
+                            tok,
+                        )
 
     def check_labels(self) -> None:
         for column in self.cells:
@@ -1192,6 +1212,14 @@ class _InstructionBuilder:
             return self.bulk_copy(texts[1:], reduce=True)
         if texts[:2] == ["async", "bulk"]:
             return self.bulk_copy(texts, reduce=False)
+        if texts[:2] in (["async", "ca"], ["async", "cg"]):
+            # PTX spelling: cp.async.ca.shared.global s, g (or .cg); the size operand is not written
+            if texts[2:] not in (["shared", "global"], ["shared::cta", "global"]):
+                raise self.error(f"unknown instruction {self.tok.text!r} (cp.async.{texts[1]}.shared.global DST, SRC)")
+            self.count(2)
+            self.expect_space(0, Space.SHARED)
+            self.expect_space(1, Space.GLOBAL)
+            return CpAsync(self.location(0), self.location(1))
         simple = {
             ("async",): lambda: CpAsync(self.location(0), self.location(1)),
             ("async", "commit_group"): CpAsyncCommit,
@@ -1201,10 +1229,19 @@ class _InstructionBuilder:
         }
         arity = {("async",): 2, ("async", "wait_group"): 1, ("async", "mbarrier", "arrive", "noinc"): 1}
         key = tuple(texts)
+        if key == ("async", "mbarrier", "arrive"):
+            raise self.error(
+                f"write {self.tok.text}.noinc: the arrival of cp.async.mbarrier.arrive counts against the mbarrier's "
+                "expected arrivals only in the .noinc form (without it the pending count is first incremented)"
+            )
         if key not in simple:
             raise self.error(f"unknown instruction {self.tok.text!r}")
         self.count(arity.get(key, 0))
         return simple[key]()
+
+    def expect_space(self, i: int, space: Space) -> None:
+        if i < len(self.operands):
+            self.cell.spaces.append((self.operands[i], space))
 
     def bulk_copy(self, texts: list[str], reduce: bool) -> Instruction:
         if texts[:2] != ["async", "bulk"] or len(texts) < 3:
@@ -1216,19 +1253,52 @@ class _InstructionBuilder:
         if not reduce and tail in (["wait_group"], ["wait_group", "read"]):
             self.count(1)
             return BulkWait(self.number(0), read=len(tail) == 2)
+        if tail[0] in _COPY_SPACES:
+            return self.bulk_copy_spaces(tail, reduce)
         completion, ops = tail[0], tail[1:]
         if completion not in _BULK_COMPLETIONS or len(ops) != (1 if reduce else 0):
             raise self.error(
-                f"unknown instruction {self.tok.text!r} (cp{{.reduce}}.async.bulk.mbarrier or .bulk_group{{.op}})"
+                f"unknown instruction {self.tok.text!r} (cp{{.reduce}}.async.bulk.mbarrier or .bulk_group{{.op}}, "
+                "or the PTX form cp{.reduce}.async.bulk.DST.SRC{.COMPLETION}{.op})"
             )
-        op = None
-        if reduce:
-            if ops[0] not in _RMW_OPS:
-                raise self.error(f"unknown reduction '.{ops[0]}' in {self.tok.text!r}")
-            op = _RMW_OPS[ops[0]]
+        op = self.reduction(ops[0]) if reduce else None
         self.count(4 if completion == "mbarrier" else 3)
+        dst, src, size = self.location(0), self.location(1), self.number(2)
         bar = self.location(3) if completion == "mbarrier" else None
-        return CpAsyncBulk(self.location(0), self.location(1), completion, bar, op, self.number(2))
+        return CpAsyncBulk(dst, src, completion, bar, op, size)
+
+    def reduction(self, text: str) -> RmwOp:
+        if text not in _RMW_OPS:
+            raise self.error(f"unknown reduction '.{text}' in {self.tok.text!r}")
+        return _RMW_OPS[text]
+
+    def bulk_copy_spaces(self, tail: list[str], reduce: bool) -> Instruction:
+        """The PTX form ``cp{.reduce}.async.bulk.DST.SRC{.COMPLETION}{.op} dst, src{, size}{, bar}``:
+        ``DST``/``SRC`` are ``global``, ``shared`` (``shared::cta``, ``shared::cluster``) and must match
+        the declared locations; the completion defaults to ``mbarrier`` for a copy into shared memory and
+        ``bulk_group`` for one into global memory; the size defaults to 4 bytes."""
+        if len(tail) < 2 or tail[1] not in _COPY_SPACES:
+            raise self.error(f"{self.tok.text!r}: write the destination and the source state space, as in cp.async.bulk.shared.global")
+        dst_space, src_space = _COPY_SPACES[tail[0]], _COPY_SPACES[tail[1]]
+        rest = tail[2:]
+        if rest and rest[0] in _BULK_COMPLETION_SPELLINGS:
+            completion = _BULK_COMPLETION_SPELLINGS[rest[0]]
+            rest = rest[1:]
+        else:
+            completion = "mbarrier" if dst_space is Space.SHARED else "bulk_group"
+        if len(rest) != (1 if reduce else 0):
+            what = "one reduction (.add, .min...)" if reduce else "nothing"
+            raise self.error(f"{self.tok.text!r}: after the state spaces and completion comes {what}")
+        op = self.reduction(rest[0]) if reduce else None
+        with_bar = completion == "mbarrier"
+        self.count(*((3, 4) if with_bar else (2, 3)))
+        sized = len(self.operands) == (4 if with_bar else 3)
+        dst, src = self.location(0), self.location(1)
+        size = self.number(2) if sized else 4
+        bar = self.location(len(self.operands) - 1) if with_bar else None
+        self.expect_space(0, dst_space)
+        self.expect_space(1, src_space)
+        return CpAsyncBulk(dst, src, completion, bar, op, size)
 
     def filler(self) -> Instruction:
         if len(self.quals) != 1 or self.quals[0].text not in FILLER_KINDS:

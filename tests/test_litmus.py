@@ -453,3 +453,70 @@ def test_pdl_and_mbarrier_declaration_errors(old, new, line, col, gist):
         parse(ASYNC.replace(old, new, 1))
     assert (info.value.line, info.value.col) == (line, col), str(info.value)
     assert gist in info.value.message
+
+
+PTX_SPELLINGS = r"""PTX tma-ptx-spellings
+{
+g = 1;
+h = 0;
+s @ shared = 0;
+bar @ shared mbarrier = 0;
+}
+ P0                                                                   ;
+ mbarrier.init bar, 1                                                 ;
+ cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes s, g, bar ;
+ cp.async.bulk.shared.global s, g, 16, bar                            ;
+ cp.async.bulk.global.shared::cta.bulk_group h, s                     ;
+ cp.async.bulk.global.shared h, s, 8                                  ;
+ cp.reduce.async.bulk.global.shared.add h, s                          ;
+ cp.reduce.async.bulk.global.shared::cta.bulk_group.min h, s, 16      ;
+ cp.async.ca.shared.global s, g                                       ;
+ cp.async.cg.shared.global s, g                                       ;
+"""
+
+
+def test_bulk_copy_ptx_spellings():
+    """The PTX form ``cp{.reduce}.async.bulk.DST.SRC{.COMPLETION}{.op}``: completion inferred from the
+    direction, size optional (4), state spaces checked against the declarations."""
+    code = parse(PTX_SPELLINGS).threads[0].code
+    assert code[1:] == (
+        ir.CpAsyncBulk("s", "g", "mbarrier", "bar", None, 4),
+        ir.CpAsyncBulk("s", "g", "mbarrier", "bar", None, 16),
+        ir.CpAsyncBulk("h", "s", "bulk_group", None, None, 4),
+        ir.CpAsyncBulk("h", "s", "bulk_group", None, None, 8),
+        ir.CpAsyncBulk("h", "s", "bulk_group", None, RmwOp.ADD, 4),
+        ir.CpAsyncBulk("h", "s", "bulk_group", None, RmwOp.MIN, 16),
+        ir.CpAsync("s", "g"),
+        ir.CpAsync("s", "g"),
+    )
+    p = parse(PTX_SPELLINGS)
+    assert parse(format_program(p)) == p
+
+
+@pytest.mark.parametrize(
+    "old, new, col, gist",
+    [
+        ("cp.async.bulk.shared.global s, g, 16, bar", "cp.async.bulk.shared.global h, g, 16, bar", 30, "'h' is a global location"),
+        ("cp.async.bulk.global.shared h, s, 8", "cp.async.bulk.global.shared s, s, 8", 30, "'s' is a shared location"),
+        ("cp.async.bulk.global.shared h, s, 8", "cp.async.bulk.global h, s, 8       ", 2, "destination and the source state space"),
+        ("cp.async.bulk.global.shared h, s, 8", "cp.async.bulk.global.shared.add h, s", 2, "comes nothing"),
+        ("cp.reduce.async.bulk.global.shared.add h, s", "cp.reduce.async.bulk.global.shared h, s    ", 2, "one reduction"),
+        ("cp.reduce.async.bulk.global.shared.add h, s", "cp.reduce.async.bulk.global.shared.cas h, s", 2, "bad_reduction"),
+        ("cp.async.bulk.shared.global s, g, 16, bar", "cp.async.bulk.shared.global s, g, x, bar ", 36, "expected a number"),
+        ("cp.async.bulk.shared.global s, g, 16, bar", "cp.async.bulk.shared.global s, g         ", 2, "takes 3 or 4 operand(s), got 2"),
+        ("cp.async.ca.shared.global s, g", "cp.async.ca.global.shared s, g", 2, "cp.async.ca.shared.global DST, SRC"),
+        ("cp.async.ca.shared.global s, g", "cp.async.ca.shared.global h, g", 28, "'h' is a global location"),
+        ("cp.async.ca.shared.global s, g", "cp.async.mbarrier.arrive bar  ", 2, "write cp.async.mbarrier.arrive.noinc"),
+    ],
+)
+def test_bulk_copy_ptx_spelling_errors(old, new, col, gist):
+    assert old in PTX_SPELLINGS
+    line = next(i for i, text in enumerate(PTX_SPELLINGS.splitlines(), 1) if old in text)
+    with pytest.raises(SourceError) as info:
+        parse(PTX_SPELLINGS.replace(old, new, 1), "spell.litmus")
+    assert (info.value.line, info.value.col) == (line, col), str(info.value)
+    if gist == "bad_reduction":
+        assert "cp.reduce.async.bulk has no .cas" in info.value.message or "reduction" in info.value.message
+    else:
+        assert gist in info.value.message
+    assert str(info.value).startswith(f"spell.litmus:{line}:{col}:")
