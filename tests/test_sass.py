@@ -183,6 +183,18 @@ def test_ptx_and_cubin_inputs(tmp_path, capsys):
     assert rc == 2 and "PTX" in err
 
 
+def test_section4_opt_levels():
+    """toolchain-and-ptxas.md section 4: -O0 hoists nothing; -O1 only the STS + __syncthreads family
+    (not the register-loop kernels T4/D2); -O2 the same as -O3."""
+    hoisted_o3 = {k for k, (v, _) in SECTION4.items() if v == "hoisted"}
+    loops = {"T4_regloop_before_ldg", "D2_regloop_before_ldg_restrict"}
+    for opt, expected in ((0, set()), (1, hoisted_o3 - loops), (2, hoisted_o3)):
+        reps = sass.check_cu_source(_batch_source(), ("sm_90",), opt=opt, name=f"o{opt}")
+        got = {fn.short_name for r in reps for fn in r.functions if any(f.sync_sass == "ACQBULK" for f in fn.findings)}
+        assert got == expected, (opt, got ^ expected)
+        assert not [f for r in reps for f in r.findings if f.verdict == sass.FORBIDDEN]
+
+
 def test_opt_level_and_flags_pass_through():
     """-O0 keeps the PTX order (toolchain-and-ptxas.md section 4: the hoist needs -O1 or more)."""
     (rep,) = sass.check_path(KERNELS / "T3_sts_syncthreads_before_ldg.cu", ("sm_90",), opt=0)
