@@ -1,39 +1,66 @@
 """Hypothesis strategies for Programs.
 
-Usable in your own ``@given`` tests::
+Usable in your own ``@given`` tests (docs/fuzzing.md)::
 
     from hypothesis import given
-    from fuzzgpu.strategies import litmus_programs
+    from fuzzgpu import strategies as fst
 
-    @given(litmus_programs())
+    @given(fst.classic("MP"))               # message passing with random annotations
     def test_my_property(program): ...
 
+    @given(fst.programs("pdl"))             # what `fuzzgpu campaign --profile pdl` draws
+    def test_pdl(program): ...
+
+Shapes: the classic litmus shapes (:data:`CLASSIC_SHAPES`: MP, SB, LB, S, R, 2+2W, IRIW, WRC, ISA2,
+CoRR, CoWW) with random annotations (load type including ``ld.volatile`` and ``ld.global.nc``, store
+type, fences and where they go, scopes including ``.cluster``, thread placement: same CTA, different
+CTAs, CTAs of one cluster), and the patterns (:data:`PATTERNS`): a PDL handoff between two grids, a
+shared-memory -> bulk-copy (TMA) store, a bulk copy -> mbarrier -> generic read, an mbarrier
+producer/consumer, cp.async, and free-form random programs.
+
 Stores write distinct non-zero values (so an observed outcome fixes reads-from); shrinking goes
-toward fewer threads, fewer instructions and the default annotations (weak accesses, ``.cta``
-scope, no fences), because each choice lists its simplest option first.
+toward fewer threads, fewer instructions and the default annotations (weak accesses, no fence,
+``.cta`` scope, one CTA), because every choice lists its simplest option first.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+import dataclasses
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Sequence
 
 import hypothesis.strategies as st
 
 from .ir import (
     And,
     Atom,
+    Barrier,
+    BulkCommit,
+    BulkWait,
     Cmp,
     Condition,
+    CpAsync,
+    CpAsyncCommit,
+    CpAsyncWait,
+    CpAsyncBulk,
     Fence,
+    Filler,
+    GridDepControl,
     Instruction,
     Load,
     Location,
+    MbarrierArrive,
+    MbarrierInit,
+    MbarrierWait,
     Placement,
     Program,
+    ProxyFence,
+    ProxyFenceKind,
     RegRef,
     RmwOp,
     Scope,
     Sem,
+    Space,
     Store,
     Thread,
     validate,
@@ -43,6 +70,336 @@ SCOPES = (Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS)
 LOAD_SEMS = (Sem.WEAK, Sem.RELAXED, Sem.ACQUIRE, Sem.VOLATILE)
 STORE_SEMS = (Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE)
 RMW_SEMS = (Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL)
+
+#: the classic shapes, in the order the profiles list them
+CLASSIC_SHAPES = ("MP", "SB", "LB", "S", "R", "2+2W", "IRIW", "WRC", "ISA2", "CoRR", "CoWW")
+#: the patterns beyond the classic shapes
+PATTERNS = ("PDL", "TMA-store", "TMA-load", "MBAR", "CP-ASYNC", "random")
+SHAPES = CLASSIC_SHAPES + PATTERNS
+
+#: option names a profile may list (simplest first; the order here is the shrink order)
+LOAD_TYPES = ("weak", "relaxed", "acquire", "volatile", "nc")
+STORE_TYPES = ("weak", "relaxed", "release", "volatile")
+FENCE_TYPES = ("none", "acq_rel", "sc")
+SCOPE_NAMES = ("cta", "cluster", "gpu", "sys")
+PLACEMENTS = ("same-cta", "different-ctas", "same-cluster")
+
+# Each classic shape: threads of abstract accesses, and the locations whose final value is observed.
+_SKELETONS: dict[str, tuple[tuple[tuple[tuple[str, str], ...], ...], tuple[str, ...]]] = {
+    "MP": (((("st", "x"), ("st", "y")), (("ld", "y"), ("ld", "x"))), ()),
+    "SB": (((("st", "x"), ("ld", "y")), (("st", "y"), ("ld", "x"))), ()),
+    "LB": (((("ld", "x"), ("st", "y")), (("ld", "y"), ("st", "x"))), ()),
+    "S": (((("st", "x"), ("st", "y")), (("ld", "y"), ("st", "x"))), ("x",)),
+    "R": (((("st", "x"), ("st", "y")), (("st", "y"), ("ld", "x"))), ("y",)),
+    "2+2W": (((("st", "x"), ("st", "y")), (("st", "y"), ("st", "x"))), ("x", "y")),
+    "IRIW": (((("st", "x"),), (("st", "y"),), (("ld", "x"), ("ld", "y")), (("ld", "y"), ("ld", "x"))), ()),
+    "WRC": (((("st", "x"),), (("ld", "x"), ("st", "y")), (("ld", "y"), ("ld", "x"))), ()),
+    "ISA2": (((("st", "x"), ("st", "y")), (("ld", "y"), ("st", "z")), (("ld", "z"), ("ld", "x"))), ()),
+    "CoRR": (((("st", "x"),), (("ld", "x"), ("ld", "x"))), ()),
+    "CoWW": (((("st", "x"), ("st", "x")),), ("x",)),
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the annotation draws may pick (a profile's ``[annotations]`` table).  Every tuple is
+    kept in the canonical simplest-first order whatever order the user wrote."""
+
+    loads: tuple[str, ...] = LOAD_TYPES
+    stores: tuple[str, ...] = STORE_TYPES
+    fences: tuple[str, ...] = FENCE_TYPES
+    scopes: tuple[str, ...] = SCOPE_NAMES
+    placements: tuple[str, ...] = PLACEMENTS
+    max_threads: int = 3  # free-form random programs
+    max_instructions: int = 3
+
+    def __post_init__(self) -> None:
+        for name, universe in (("loads", LOAD_TYPES), ("stores", STORE_TYPES), ("fences", FENCE_TYPES),
+                               ("scopes", SCOPE_NAMES), ("placements", PLACEMENTS)):
+            vals = getattr(self, name)
+            bad = [v for v in vals if v not in universe]
+            if bad:
+                raise ValueError(f"{name}: unknown option(s) {bad} (choose from {list(universe)})")
+            if not vals:
+                raise ValueError(f"{name}: needs at least one option")
+            object.__setattr__(self, name, tuple(v for v in universe if v in vals))
+
+
+DEFAULT_OPTIONS = Options()
+
+
+def _scope(draw, opts: Options) -> Scope:
+    return Scope(draw(st.sampled_from(opts.scopes)))
+
+
+class _Builder:
+    """Distinct non-zero store values and fresh register names while a program is drawn."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def next_value(self) -> int:
+        self.value += 1
+        return self.value
+
+
+def _placement(kind: str, i: int, grid: int = 0) -> Placement:
+    if kind == "same-cta":
+        return Placement(cta=0, grid=grid)
+    if kind == "same-cluster":
+        return Placement(cta=i, cluster=0, grid=grid)
+    return Placement(cta=i, grid=grid)
+
+
+@st.composite
+def _load(draw, opts: Options, reg: str, loc: str, space: Space = Space.GLOBAL) -> Load:
+    kinds = opts.loads if space is Space.GLOBAL else tuple(k for k in opts.loads if k != "nc") or ("weak",)
+    kind = draw(st.sampled_from(kinds))
+    if kind == "nc":
+        return Load(reg, loc, nc=True)
+    sem = Sem(kind)
+    scope = None if sem in (Sem.WEAK, Sem.VOLATILE) else _scope(draw, opts)
+    return Load(reg, loc, sem, scope)
+
+
+@st.composite
+def _store(draw, opts: Options, loc: str, value: int) -> Store:
+    sem = Sem(draw(st.sampled_from(opts.stores)))
+    scope = None if sem in (Sem.WEAK, Sem.VOLATILE) else _scope(draw, opts)
+    return Store(loc, value, sem, scope)
+
+
+@st.composite
+def _fence(draw, opts: Options) -> Fence | None:
+    kind = draw(st.sampled_from(opts.fences))
+    if kind == "none":
+        return None
+    return Fence(Sem(kind), _scope(draw, opts))
+
+
+@st.composite
+def classic(draw, shape: str | None = None, options: Options = DEFAULT_OPTIONS) -> Program:
+    """One of the classic shapes (``shape``, or any of :data:`CLASSIC_SHAPES`) with random
+    annotations: each access's type and scope, a fence (or none) between consecutive accesses of a
+    thread, and the threads' placement.  The outcome keys are every loaded register and the final
+    value of the locations the shape observes (S, R, 2+2W, CoWW)."""
+    if shape is None:
+        shape = draw(st.sampled_from(CLASSIC_SHAPES))
+    if shape not in _SKELETONS:
+        raise ValueError(f"unknown classic shape {shape!r} (one of {list(_SKELETONS)})")
+    threads_sk, finals = _SKELETONS[shape]
+    placement = draw(st.sampled_from(options.placements))
+    b = _Builder()
+    threads = []
+    keys: list[str] = []
+    locs: list[str] = []
+    for tid, ops in enumerate(threads_sk):
+        code: list[Instruction] = []
+        name = f"P{tid}"
+        for i, (kind, loc) in enumerate(ops):
+            if loc not in locs:
+                locs.append(loc)
+            if i > 0:
+                f = draw(_fence(options))
+                if f is not None:
+                    code.append(f)
+            if kind == "st":
+                code.append(draw(_store(options, loc, b.next_value())))
+            else:
+                reg = f"r{sum(1 for c in code if isinstance(c, Load))}"
+                code.append(draw(_load(options, reg, loc)))
+                keys.append(f"{name}:{reg}")
+        threads.append(Thread(name, _placement(placement, tid), tuple(code)))
+    keys.extend(finals)
+    p = Program(shape, tuple(threads), tuple(Location(n) for n in sorted(locs)), observed=tuple(keys))
+    return validate(p)
+
+
+# -- PDL --------------------------------------------------------------------------------------
+
+PDL_PROLOGUES = ("none", "smem-bar", "mbarrier-init", "regloop", "smem-filler")
+
+
+@st.composite
+def pdl_handoff(draw, options: Options = DEFAULT_OPTIONS, load_types: Sequence[str] = ("weak", "relaxed", "acquire", "nc")) -> Program:
+    """Programmatic dependent launch: grid 0 stores the data and triggers
+    ``griddepcontrol.launch_dependents`` (after or before the store, with or without a
+    ``fence.acq_rel.gpu`` before it); grid 1, launched as its PDL dependent, runs a prologue (nothing,
+    shared-memory stores + ``bar.sync``, an mbarrier init, a register loop, a shared-memory loop),
+    ``griddepcontrol.wait`` after or before that prologue, and then reads the data (weak, relaxed,
+    acquire or ``ld.global.nc``).  ptxas hoists an ``.nc`` load above the wait only when a prologue
+    before the wait gives it room (facts/toolchain-and-ptxas.md section 4)."""
+    b = _Builder()
+    data_sem = Sem(draw(st.sampled_from(tuple(s for s in ("weak", "relaxed") if s in options.stores) or ("weak",))))
+    store = Store("x", b.next_value(), data_sem, None if data_sem is Sem.WEAK else Scope.GPU)
+    trigger_after = draw(st.sampled_from((True, False)))  # after the store (correct use) first
+    fence = draw(st.sampled_from((False, True)))
+    trig: tuple[Instruction, ...] = ((Fence(Sem.ACQ_REL, Scope.GPU),) if fence else ()) + (GridDepControl("launch_dependents"),)
+    p0 = (store,) + trig if trigger_after else trig + (store,)
+    prologue_kind = draw(st.sampled_from(PDL_PROLOGUES))
+    locs = [Location("x")]
+    prologue: tuple[Instruction, ...] = ()
+    if prologue_kind == "smem-bar":
+        locs.append(Location("s", space=Space.SHARED))
+        prologue = (Store("s", b.next_value()), Barrier(0))
+    elif prologue_kind == "mbarrier-init":
+        locs.append(Location("bar", space=Space.SHARED, kind="mbarrier"))
+        prologue = (MbarrierInit("bar", 1), Barrier(0))
+    elif prologue_kind in ("regloop", "smem-filler"):
+        n = draw(st.sampled_from((8, 64, 1, 1024)))
+        prologue = (Filler("regloop" if prologue_kind == "regloop" else "smem", n),)
+    wait_after_prologue = draw(st.sampled_from((True, False)))
+    load_types = tuple(t for t in load_types if t in options.loads) or ("weak",)
+    kind = draw(st.sampled_from(load_types))
+    load = Load("r0", "x", nc=True) if kind == "nc" else Load("r0", "x", Sem(kind), None if kind == "weak" else Scope.GPU)
+    wait = (GridDepControl("wait"),)
+    p1 = (prologue + wait if wait_after_prologue else wait + prologue) + (load,)
+    threads = (
+        Thread("P0", Placement(cta=0, grid=0), p0),
+        Thread("P1", Placement(cta=0, grid=1), p1),
+    )
+    return validate(Program("PDL", threads, tuple(locs), observed=("P1:r0",), pdl_grids=(1,)))
+
+
+# -- the async proxy: TMA store and load, mbarrier, cp.async ----------------------------------
+
+
+@st.composite
+def tma_store(draw, options: Options = DEFAULT_OPTIONS) -> Program:
+    """Shared memory -> bulk copy (TMA store) -> global: the writer stores ``s`` in shared memory,
+    a ``fence.proxy.async.shared::cta`` goes in the writer before its ``bar.sync``, in the issuing
+    thread after it, or nowhere, and the issuer copies ``s`` to global ``g`` with
+    ``cp.async.bulk`` and waits for the bulk group.  Observed: the final value of ``g``."""
+    b = _Builder()
+    split = draw(st.sampled_from((False, True)))  # one thread writes and issues; or two threads
+    fence_at = draw(st.sampled_from(("writer", "none", "issuer")))
+    pf = ProxyFence(ProxyFenceKind.ASYNC, "shared::cta")
+    write = (Store("s", b.next_value()),)
+    copy = (CpAsyncBulk("g", "s"), BulkCommit(), BulkWait(0))
+    locs = (Location("g"), Location("s", space=Space.SHARED))
+    if not split:
+        code = write + ((pf,) if fence_at != "none" else ()) + copy
+        threads = (Thread("P0", Placement(), code),)
+    else:
+        w = write + ((pf,) if fence_at == "writer" else ()) + (Barrier(0),)
+        i = (Barrier(0),) + ((pf,) if fence_at == "issuer" else ()) + copy
+        threads = (Thread("P0", Placement(), w), Thread("P1", Placement(), i))
+    return validate(Program("TMA-store", threads, locs, observed=("g",)))
+
+
+@st.composite
+def tma_load(draw, options: Options = DEFAULT_OPTIONS) -> Program:
+    """Bulk copy (TMA load) global -> shared completing on an mbarrier, then a generic read of the
+    shared data: the reader waits on the mbarrier (acquire or relaxed) and reads ``s``.  ``g`` holds
+    a non-zero initial value (written before the grid starts).  Observed: whether the wait saw the
+    phase complete, and the value read."""
+    wait_sem = Sem(draw(st.sampled_from(("acquire", "relaxed"))))
+    reader = draw(st.sampled_from(("same-thread", "other-thread")))
+    locs = (Location("g", init=1), Location("s", space=Space.SHARED), Location("bar", space=Space.SHARED, kind="mbarrier"))
+    issue = (
+        MbarrierInit("bar", 1),
+        ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"),
+        MbarrierArrive("bar", expect_tx=4),
+        CpAsyncBulk("s", "g", completion="mbarrier", bar="bar", size=4),
+    )
+    read = (MbarrierWait("r1", "bar", 0, sem=wait_sem), Load("r0", "s"))
+    if reader == "same-thread":
+        threads = (Thread("P0", Placement(), issue + read),)
+        keys = ("P0:r1", "P0:r0")
+    else:
+        threads = (Thread("P0", Placement(), issue + (Barrier(0),)), Thread("P1", Placement(), (Barrier(0),) + read))
+        keys = ("P1:r1", "P1:r0")
+    return validate(Program("TMA-load", threads, locs, observed=keys))
+
+
+@st.composite
+def mbarrier_handoff(draw, options: Options = DEFAULT_OPTIONS) -> Program:
+    """mbarrier producer/consumer in one CTA: the producer stores the data and arrives (release or
+    relaxed); the consumer waits for the phase (acquire or relaxed) and reads the data.  Observed:
+    whether the wait saw the phase complete, and the value read."""
+    b = _Builder()
+    arrive_sem = Sem(draw(st.sampled_from(("release", "relaxed"))))
+    wait_sem = Sem(draw(st.sampled_from(("acquire", "relaxed"))))
+    space = Space(draw(st.sampled_from(("global", "shared"))))
+    store = draw(_store(Options(stores=tuple(s for s in options.stores if s != "volatile") or ("weak",)), "x", b.next_value())) if space is Space.GLOBAL else Store("x", b.next_value())
+    locs = (Location("x", space=space), Location("bar", space=Space.SHARED, kind="mbarrier"))
+    p0 = (MbarrierInit("bar", 1), Barrier(0), store, MbarrierArrive("bar", sem=arrive_sem))
+    p1 = (Barrier(0), MbarrierWait("r0", "bar", 0, sem=wait_sem), Load("r1", "x"))
+    threads = (Thread("P0", Placement(), p0), Thread("P1", Placement(), p1))
+    return validate(Program("MBAR", threads, locs, observed=("P1:r0", "P1:r1")))
+
+
+@st.composite
+def cp_async(draw, options: Options = DEFAULT_OPTIONS) -> Program:
+    """cp.async (LDGSTS) global -> shared: the thread stores ``g``, copies it into ``s`` with
+    ``cp.async``, waits (``wait_group 0``, ``wait_all``, or not at all) and reads ``s`` itself, or
+    after a ``bar.sync`` in a second thread of the CTA.  Observed: the value read."""
+    b = _Builder()
+    wait = draw(st.sampled_from(("wait_group", "wait_all", "none")))
+    reader = draw(st.sampled_from(("same-thread", "other-thread")))
+    locs = (Location("g"), Location("s", space=Space.SHARED))
+    code: tuple[Instruction, ...] = (Store("g", b.next_value()), CpAsync("s", "g"), CpAsyncCommit())
+    if wait != "none":
+        code += (CpAsyncWait(0 if wait == "wait_group" else None),)
+    if reader == "same-thread":
+        threads = (Thread("P0", Placement(), code + (Load("r0", "s"),)),)
+        keys = ("P0:r0",)
+    else:
+        threads = (Thread("P0", Placement(), code + (Barrier(0),)), Thread("P1", Placement(), (Barrier(0), Load("r0", "s"))))
+        keys = ("P1:r0",)
+    return validate(Program("CP-ASYNC", threads, locs, observed=keys))
+
+
+def random_programs(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
+    """Free-form straight-line programs (:func:`litmus_programs`) named ``random``."""
+    return litmus_programs(max_threads=max(2, options.max_threads), max_instructions=max(1, options.max_instructions)).map(
+        lambda p: dataclasses.replace(p, name="random")
+    )
+
+
+def shape(name: str, options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
+    """The strategy for one shape or pattern name of :data:`SHAPES`."""
+    if name in _SKELETONS:
+        return classic(name, options)
+    table = {
+        "PDL": pdl_handoff,
+        "TMA-store": tma_store,
+        "TMA-load": tma_load,
+        "MBAR": mbarrier_handoff,
+        "CP-ASYNC": cp_async,
+        "random": random_programs,
+    }
+    if name not in table:
+        raise ValueError(f"unknown shape {name!r} (one of {list(SHAPES)})")
+    return table[name](options)
+
+
+@st.composite
+def weighted(draw, weights: Mapping[str, float], options: Options = DEFAULT_OPTIONS) -> Program:
+    """A shape drawn with the given weights (shapes of weight 0 never), then a program of it.  The
+    draw shrinks toward the first shape listed."""
+    names = [n for n, w in weights.items() if w > 0]
+    if not names:
+        raise ValueError("no shape has a positive weight")
+    if len(names) == 1:
+        return draw(shape(names[0], options))
+    # integer weights in 1/100ths: the drawn integer selects a shape; 0 is the first listed
+    cuts, total = [], 0
+    for n in names:
+        total += max(1, round(weights[n] * 100))
+        cuts.append(total)
+    k = draw(st.integers(0, total - 1))
+    name = next(n for n, c in zip(names, cuts) if k < c)
+    return draw(shape(name, options))
+
+
+def programs(profile: "str | object" = "classic") -> st.SearchStrategy[Program]:
+    """What a campaign with this profile draws (a profile name, a path to a ``.toml`` file, or a
+    :class:`fuzzgpu.campaign.Profile`)."""
+    from .campaign import Profile, load_profile
+
+    prof = profile if isinstance(profile, Profile) else load_profile(str(profile))
+    return weighted(prof.shapes, prof.options)
 
 
 @st.composite

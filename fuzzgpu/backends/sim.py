@@ -1,0 +1,119 @@
+"""The ``sim`` backend: a CPU simulation, not a GPU.
+
+It samples outcomes from the set the memory-model oracle allows (fuzzgpu.model): the outcomes of
+an interleaving (SC) share most of the probability, each weak-but-allowed outcome gets a small
+fixed rate.  Seeded and deterministic per seed.  It exists to test the fuzzer itself (generation,
+properties, shrinking, the corpus, replay) on machines without a GPU; it cannot find hardware or
+compiler bugs, and every output names it a simulation.
+
+Fault injection (explicit, for testing the fuzzer): ``relacq-as-relaxed`` evaluates the program
+with its release/acquire annotations (``st.release``, ``ld.acquire``, RMW ``.acquire/.release/
+.acq_rel``, ``mbarrier.arrive.release``, ``mbarrier.try_wait.acquire``) weakened to ``.relaxed`` and
+samples from *that* program's allowed set, so it also returns the outcomes the model forbids for
+release/acquire message passing -- as a GPU whose release/acquire were no stronger than relaxed would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import time
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..ir import Atom, Instruction, Load, MbarrierArrive, MbarrierWait, Program, Red, Sem, Store, Thread
+from .base import Histogram, RunConfig
+
+FAULTS = ("relacq-as-relaxed",)
+#: probability of each weak (allowed, non-SC) outcome per instance
+WEAK_RATE = 1e-3
+
+
+def weaken_relacq(p: Program) -> Program:
+    """``p`` with every release/acquire annotation of an access made ``.relaxed`` (fences kept)."""
+
+    def one(ins: Instruction) -> Instruction:
+        if isinstance(ins, Load) and ins.sem is Sem.ACQUIRE:
+            return dataclasses.replace(ins, sem=Sem.RELAXED)
+        if isinstance(ins, Store) and ins.sem is Sem.RELEASE:
+            return dataclasses.replace(ins, sem=Sem.RELAXED)
+        if isinstance(ins, (Atom, Red)) and ins.sem in (Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL):
+            return dataclasses.replace(ins, sem=Sem.RELAXED)
+        if isinstance(ins, MbarrierArrive) and ins.sem is Sem.RELEASE:
+            return dataclasses.replace(ins, sem=Sem.RELAXED)
+        if isinstance(ins, MbarrierWait) and ins.sem is Sem.ACQUIRE:
+            return dataclasses.replace(ins, sem=Sem.RELAXED)
+        return ins
+
+    threads = tuple(dataclasses.replace(t, code=tuple(one(i) for i in t.code)) for t in p.threads)
+    return dataclasses.replace(p, threads=threads)
+
+
+@functools.lru_cache(maxsize=4096)
+def _analysis(program: Program):
+    from .. import model
+
+    return model.analyse(program)
+
+
+class SimBackend:
+    """Implements the Backend protocol (``run``, ``describe``, ``name``) on the CPU."""
+
+    name = "sim"
+    deterministic = False  # a sample: more instances may show more outcomes
+
+    def __init__(self, fault: str | None = None, weak_rate: float = WEAK_RATE) -> None:
+        if fault is not None and fault not in FAULTS:
+            from ..errors import UserError
+
+            raise UserError(f"unknown --sim-fault {fault!r} (known: {', '.join(FAULTS)})")
+        self.fault = fault
+        self.weak_rate = weak_rate
+
+    def describe(self) -> str:
+        s = "sim: a CPU SIMULATION (outcomes sampled from the memory-model oracle's allowed set; not a GPU)"
+        if self.fault:
+            s += f", with injected fault {self.fault}"
+        return s
+
+    def identity(self) -> tuple[str, str, str]:
+        return (f"sim:{self.fault or 'none'}:{self.weak_rate}", "sim", f"fuzzgpu-{__version__}")
+
+    def outcome_space(self, program: Program) -> tuple[tuple[str, ...], list, list]:
+        """(keys, the outcomes it samples, their probabilities)."""
+        base = _analysis(program)
+        src = _analysis(weaken_relacq(program)) if self.fault == "relacq-as-relaxed" else base
+        outcomes = sorted(src.allowed)
+        if not outcomes:
+            return base.keys, [], []
+        sc = [o for o in outcomes if o in base.sc]
+        weak = [o for o in outcomes if o not in base.sc]
+        w_weak = min(self.weak_rate, 0.5 / max(1, len(weak))) if sc else 1.0 / len(weak)
+        w_sc = (1.0 - w_weak * len(weak)) / len(sc) if sc else 0.0
+        probs = [w_sc if o in base.sc else w_weak for o in outcomes]
+        total = sum(probs)
+        return base.keys, outcomes, [p / total for p in probs]
+
+    def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
+        config = config or RunConfig()
+        t0 = time.perf_counter()
+        keys, outcomes, probs = self.outcome_space(program)
+        from ..evidence import program_hash
+
+        seed = int(hashlib.sha256(f"{program_hash(program)}:{config.seed}:{self.fault}".encode()).hexdigest()[:16], 16)
+        counts: tuple[tuple[Any, int], ...] = ()
+        if outcomes:
+            rng = np.random.default_rng(seed)
+            drawn = rng.multinomial(config.instances, probs)
+            counts = tuple((o, int(c)) for o, c in zip(outcomes, drawn) if c)
+        meta = (("simulation", True), ("device", "CPU simulation (not a GPU)"), ("fault", self.fault), ("seed", config.seed))
+        return Histogram(keys, counts, config.instances, 0, time.perf_counter() - t0, "sim", meta)
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["FAULTS", "SimBackend", "weaken_relacq"]

@@ -1,0 +1,206 @@
+"""The ``static`` backend: no execution.  It compiles a program's kernels (one ``__global__`` per
+litmus thread, :func:`fuzzgpu.codegen.generate_static`) with nvcc for one arch, disassembles them and
+runs the static SASS oracle (:mod:`fuzzgpu.sass`).  A finding is a memory operation ptxas moved
+across a synchronisation point -- e.g. an ``ld.global.nc`` hoisted above ``griddepcontrol.wait``
+(FlashMLA's PDL + ``__ldg`` race) -- reported with the PTX and SASS lines.
+
+It returns a :class:`~fuzzgpu.backends.base.Histogram` with no outcomes (nothing ran) and the SASS
+findings in ``meta["sass_findings"]``; :mod:`fuzzgpu.properties` fails on the findings that matter.
+Compiling is deterministic for one toolchain, so ``deterministic = True`` (the evidence cache answers
+a repeated question without compiling again).
+
+Until :mod:`fuzzgpu.codegen` emits the extension instructions (``griddepcontrol``, ``mbarrier``...),
+this module carries a small emitter for them (:data:`EXTENSION_EMITTERS`), used only when
+``generate_static`` refuses a program for that reason alone; the kernels it writes follow
+``generate_static``'s layout (``fuzzgpu_<thread>(unsigned* base)``, each location a distinct
+compile-time offset, every op ``asm volatile(... ::: "memory")``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import time
+from typing import Any, Callable
+
+from .. import codegen, ir
+from ..errors import UserError
+from ..ir import Program, Space
+from .base import Histogram, RunConfig
+
+_SOURCE_CACHE: dict[str, dict[str, Any]] = {}
+
+
+def _toolchain_id() -> str:
+    from .. import sass
+
+    nvcc = sass.find_tool("nvcc")
+    if not nvcc:
+        return "no-nvcc"
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except OSError:
+        return "no-nvcc"
+    last = [l for l in out.splitlines() if l.strip()][-1:] or ["nvcc"]
+    return last[0].strip() + " #" + hashlib.sha256(out.encode()).hexdigest()[:8]
+
+
+# -- the extension emitter (used only while codegen refuses these instructions) ----------------
+
+
+class _Ctx(codegen.EmitContext):
+    def __init__(self, p: Program) -> None:
+        self.p = p
+        self.offsets = codegen.static_offsets(p)
+
+    def addr(self, loc: str) -> tuple[str, Space]:
+        phys = self.p.physical(loc)
+        off = self.offsets[phys]
+        if self.p.location(phys).space is Space.SHARED:
+            return f"(unsigned)__cvta_generic_to_shared(fz_ext_smem + {off})", Space.SHARED
+        return f"(base + {off})", Space.GLOBAL
+
+
+def _griddep(ins: ir.GridDepControl, ctx: _Ctx) -> list[str]:
+    return [f'asm volatile("griddepcontrol.{ins.action};" ::: "memory");']
+
+
+def _mbar_init(ins: ir.MbarrierInit, ctx: _Ctx) -> list[str]:
+    a, _ = ctx.addr(ins.bar)
+    return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"({a}), "r"({ins.count}) : "memory");']
+
+
+def _mbar_arrive(ins: ir.MbarrierArrive, ctx: _Ctx) -> list[str]:
+    a, _ = ctx.addr(ins.bar)
+    if ins.expect_tx is not None:
+        return [f'asm volatile("mbarrier.arrive.expect_tx.{ins.sem}.{ins.scope}.shared::cta.b64 _, [%0], {ins.expect_tx};" :: "r"({a}) : "memory");']
+    return [f'asm volatile("mbarrier.arrive.{ins.sem}.{ins.scope}.shared::cta.b64 _, [%0], {ins.count};" :: "r"({a}) : "memory");']
+
+
+def _mbar_wait(ins: ir.MbarrierWait, ctx: _Ctx) -> list[str]:
+    a, _ = ctx.addr(ins.bar)
+    return [
+        "{ unsigned ok_;",
+        f'  asm volatile("{{ .reg .pred p; mbarrier.{ins.kind}.parity.{ins.sem}.{ins.scope}.shared::cta.b64 p, [%1], {ins.parity}; selp.u32 %0, 1, 0, p; }}" : "=r"(ok_) : "r"({a}) : "memory");',
+        f"  {ctx.reg(ins.dst)} = (int)ok_; }}",
+    ]
+
+
+EXTENSION_EMITTERS: dict[type, Callable[[Any, _Ctx], list[str]]] = {
+    ir.GridDepControl: _griddep,
+    ir.MbarrierInit: _mbar_init,
+    ir.MbarrierArrive: _mbar_arrive,
+    ir.MbarrierWait: _mbar_wait,
+}
+
+
+def _extension_source(p: Program) -> str:
+    """Static kernels for a program whose only obstacle in codegen is an extension instruction."""
+    ctx = _Ctx(p)
+    nsh = sum(1 for loc in p.locations if loc.space is Space.SHARED and loc.alias_of is None)
+    out = [f"// fuzzgpu static kernels for {p.name} (extension emitter of fuzzgpu.backends.static)", codegen.PRELUDE,
+           "#ifndef FUZZGPU_SCRATCH\n#define FUZZGPU_SCRATCH\n__shared__ unsigned fz_scratch_smem[256];\n#endif"]
+    if nsh:
+        out.append(f"__shared__ __align__(128) unsigned fz_ext_smem[{nsh * codegen.STATIC_LOCATION_STRIDE}];")
+    for t in p.threads:
+        regs: dict[str, None] = {r: None for r, _ in t.init}
+        for ins in t.code:
+            d = ins.register_written()
+            if d:
+                regs[d] = None
+            for r in ins.registers_read():
+                regs[r] = None
+        labels = {ins.name: n for n, ins in enumerate(t.code) if isinstance(ins, ir.Label)}
+        out.append(f'extern "C" __global__ void {codegen.static_kernel_name(t.name)}(unsigned* base) {{')
+        out.extend(f"  int {r} = {t.init_value(r)};" for r in regs)
+        for n, ins in enumerate(t.code):
+            out.append(f"  // {n}: {ins.OP}")
+            emit = EXTENSION_EMITTERS.get(type(ins)) if type(ins) not in getattr(codegen, "_KNOWN", ()) else None
+            if emit is not None:
+                lines = emit(ins, ctx)
+            else:
+                target = getattr(ins, "target", None)
+                lines = codegen.emit_instruction(ins, ctx, target is not None and labels.get(target, n + 1) <= n)
+            out.extend("  " + l for l in lines)
+        # keep every register alive: a load whose value is unused is deleted by ptxas (and its
+        # ordering with it), which would hide exactly the moves this backend looks for
+        sink = (1 + max(ctx.offsets.values(), default=0)) + codegen.STATIC_LOCATION_STRIDE
+        out.extend(f"  base[{sink + k}] = (unsigned){r};" for k, r in enumerate(regs))
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def static_source(p: Program) -> tuple[str, str]:
+    """(CUDA source, which generator wrote it).
+
+    The kernels are :func:`codegen.generate_static`'s layout, every instruction written by
+    :func:`codegen.emit_instruction` (the one place PTX is spelled), except the extension
+    instructions codegen does not emit yet (:data:`EXTENSION_EMITTERS`); and every register is
+    stored to a sink at the end, so that ptxas cannot delete a load whose value is unused."""
+    try:
+        codegen.generate_static(p)
+    except codegen.Unrunnable as e:
+        others = [r for r in e.reasons if "not supported by code generation yet" not in r]
+        kinds = {type(i) for t in p.threads for i in t.code}
+        unknown = {k for k in kinds if k not in getattr(codegen, "_KNOWN", ()) and k not in EXTENSION_EMITTERS}
+        if others or unknown:
+            raise
+    return _extension_source(p), "static-backend kernels (codegen.emit_instruction + extension emitter)"
+
+
+class StaticBackend:
+    """Implements the Backend protocol without executing anything (see the module doc)."""
+
+    name = "static"
+    deterministic = True
+
+    def __init__(self, arch: str = "sm_90", opt: int = 3) -> None:
+        from .. import sass
+
+        sass.parse_arch(arch)
+        self.arch = arch
+        self.opt = opt
+        self._toolchain: str | None = None
+
+    @property
+    def toolchain(self) -> str:
+        if self._toolchain is None:
+            self._toolchain = _toolchain_id()
+        return self._toolchain
+
+    def identity(self) -> tuple[str, str, str]:
+        return (f"static:O{self.opt}", self.arch, self.toolchain)
+
+    def describe(self) -> str:
+        return (f"static: no execution; nvcc -O{self.opt} for {self.arch} and the static SASS oracle "
+                f"({self.toolchain})")
+
+    def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
+        from .. import sass
+
+        t0 = time.perf_counter()
+        src, generator = static_source(program)
+        key = hashlib.sha256(f"{self.arch}:{self.opt}:{src}".encode()).hexdigest()
+        res = _SOURCE_CACHE.get(key)
+        if res is None:
+            reports = sass.check_cu_source(src, (self.arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static")
+            findings = [f.to_dict() for r in reports for f in r.findings]
+            notes = [n for r in reports for fn in r.functions for n in fn.notes] + [n for r in reports for n in r.notes]
+            res = {"sass_findings": findings, "sass_notes": notes}
+            _SOURCE_CACHE[key] = res
+        meta = (
+            ("static", True),
+            ("device", "none (static: compiled, not run)"),
+            ("arch", self.arch),
+            ("toolchain", self.toolchain),
+            ("generator", generator),
+            ("sass_findings", res["sass_findings"]),
+            ("sass_notes", res["sass_notes"]),
+        )
+        return Histogram(program.outcome_keys(), (), 0, 0, time.perf_counter() - t0, "static", meta)
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["EXTENSION_EMITTERS", "StaticBackend", "static_source"]

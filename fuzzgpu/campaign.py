@@ -1,0 +1,681 @@
+"""Campaigns: long fuzzing runs with a profile, a backend, a time budget and a corpus.
+
+The engine is Hypothesis, for generation *and* shrinking: the property is a Hypothesis test over
+the profile's strategy (:func:`fuzzgpu.strategies.weighted`); a failing program is shrunk by
+Hypothesis and saved to the corpus (deduplicated by signature); then a new Hypothesis run starts
+with the next seed, until the time budget is spent.  Backends are wrapped in the evidence cache
+(:mod:`fuzzgpu.evidence`), so Hypothesis sees a deterministic function: a program asked about twice
+gets the same evidence.  Once a failure is seen at rate ``r``, every shrink candidate is run with at
+least ``3/r`` instances (95% chance to see the failure again if it is still there).
+
+Everything lives in the corpus folder: findings (``*.json`` + ``*.litmus``), ``.fuzzgpu/state.json``
+(totals, the run index, per-shape statistics), ``.fuzzgpu/hypothesis`` (Hypothesis's example database:
+a shrink interrupted by a kill resumes from its best example) and ``.fuzzgpu/evidence``.  All files
+are written atomically, so a kill at any moment loses nothing saved, and a restart continues.
+
+Profiles (``strategies/*.toml``, also shipped as ``fuzzgpu/profiles/*.toml``) select and weight the
+shapes and annotations and set the stress settings: see :func:`load_profile`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .backends.base import RunConfig
+from .errors import UserError
+from .evidence import EvidenceBackend, EvidenceCache, write_atomic
+from .ir import Load, Atom, Program
+
+try:
+    import tomllib  # type: ignore[import-not-found]
+except ImportError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random")
+STATE_VERSION = 1
+
+# --------------------------------------------------------------------------------------------
+# Profiles
+# --------------------------------------------------------------------------------------------
+
+
+class ProfileError(UserError):
+    """A bad profile: one line naming the file and the key."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    path: str
+    description: str
+    shapes: Mapping[str, float]
+    options: Any  # strategies.Options
+    stress: RunConfig
+    sim_instances: int = 100_000
+    max_instances: int = 10_000_000  # cap on a shrink candidate's instances (3/rate)
+    max_examples: int = 300  # examples per Hypothesis run
+    static_arch: str = "sm_90"
+
+
+_TOP_KEYS = {"description", "shapes", "annotations", "stress", "sim", "hypothesis", "static"}
+_ANNOTATION_KEYS = {"loads": list, "stores": list, "fences": list, "scopes": list, "placements": list,
+                    "max_threads": int, "max_instructions": int}
+_SIM_KEYS = {"instances": int}
+_HYP_KEYS = {"max_examples": int, "max_instances": int}
+_STATIC_KEYS = {"arch": str}
+
+
+def profile_path(name_or_path: str) -> Path:
+    """``NAME`` -> ``./strategies/NAME.toml`` when present, else the profile shipped in the package;
+    anything with a ``/`` or ending in ``.toml`` is a path."""
+    if "/" in name_or_path or name_or_path.endswith(".toml") or os.sep in name_or_path:
+        p = Path(name_or_path)
+        if not p.is_file():
+            raise ProfileError(f"{name_or_path}: no such profile file")
+        return p
+    local = Path("strategies") / f"{name_or_path}.toml"
+    if local.is_file():
+        return local
+    shipped = Path(__file__).parent / "profiles" / f"{name_or_path}.toml"
+    if shipped.is_file():
+        return shipped
+    known = sorted({p.stem for p in (Path(__file__).parent / "profiles").glob("*.toml")} | {p.stem for p in Path("strategies").glob("*.toml")})
+    raise ProfileError(f"unknown profile {name_or_path!r} (known: {', '.join(known)}; or pass a path to a .toml file)")
+
+
+def _type_name(t: type) -> str:
+    return {int: "an integer", float: "a number", str: "a string", list: "a list", bool: "true or false", dict: "a table"}[t]
+
+
+def _check_table(where: str, path: Path, table: Any, spec: Mapping[str, type]) -> dict:
+    if not isinstance(table, dict):
+        raise ProfileError(f"{path}: key '{where}' must be a table")
+    for k, v in table.items():
+        if k not in spec:
+            raise ProfileError(f"{path}: unknown key '{where}.{k}' (known: {', '.join(sorted(spec))})")
+        t = spec[k]
+        ok = isinstance(v, t) and not (t is int and isinstance(v, bool))
+        if t is float:
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        if not ok:
+            raise ProfileError(f"{path}: key '{where}.{k}' must be {_type_name(t)}, not {type(v).__name__}")
+    return table
+
+
+def load_profile(name_or_path: str) -> Profile:
+    """Read and check a profile; every error is one line naming the file and the key."""
+    from . import strategies as S
+
+    path = profile_path(name_or_path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read: {e.strerror or e}") from None
+    for k in data:
+        if k not in _TOP_KEYS:
+            raise ProfileError(f"{path}: unknown key '{k}' (known: {', '.join(sorted(_TOP_KEYS))})")
+    desc = data.get("description", "")
+    if not isinstance(desc, str):
+        raise ProfileError(f"{path}: key 'description' must be a string")
+    shapes = data.get("shapes")
+    if shapes is None:
+        raise ProfileError(f"{path}: missing table 'shapes' (the shapes to draw, with weights)")
+    _check_table("shapes", path, shapes, {s: float for s in S.SHAPES})
+    for k, v in shapes.items():
+        if v < 0 or not math.isfinite(v):
+            raise ProfileError(f"{path}: key 'shapes.{k}': weight {v} must be a non-negative number")
+    if not any(v > 0 for v in shapes.values()):
+        raise ProfileError(f"{path}: key 'shapes': no shape has a positive weight")
+    ann = _check_table("annotations", path, data.get("annotations", {}), _ANNOTATION_KEYS)
+    universes = {"loads": S.LOAD_TYPES, "stores": S.STORE_TYPES, "fences": S.FENCE_TYPES, "scopes": S.SCOPE_NAMES, "placements": S.PLACEMENTS}
+    for k, universe in universes.items():
+        for v in ann.get(k, ()):
+            if v not in universe:
+                raise ProfileError(f"{path}: key 'annotations.{k}': unknown option {v!r} (known: {', '.join(universe)})")
+        if k in ann and not ann[k]:
+            raise ProfileError(f"{path}: key 'annotations.{k}' must list at least one option")
+    for k in ("max_threads", "max_instructions"):
+        if k in ann and not 1 <= ann[k] <= 8:
+            raise ProfileError(f"{path}: key 'annotations.{k}' must be between 1 and 8")
+    options = S.Options(**{k: tuple(v) if isinstance(v, list) else v for k, v in ann.items()})
+    rc_fields = {f.name: f.type for f in dataclasses.fields(RunConfig)}
+    rc_types = {n: (bool if "bool" in str(t) else int) for n, t in rc_fields.items()}
+    stress = _check_table("stress", path, data.get("stress", {}), rc_types)
+    for k, v in stress.items():
+        if rc_types[k] is int and v < 0:
+            raise ProfileError(f"{path}: key 'stress.{k}' must be >= 0")
+    if stress.get("instances", 1) < 1:
+        raise ProfileError(f"{path}: key 'stress.instances' must be >= 1")
+    sim = _check_table("sim", path, data.get("sim", {}), _SIM_KEYS)
+    hyp = _check_table("hypothesis", path, data.get("hypothesis", {}), _HYP_KEYS)
+    static = _check_table("static", path, data.get("static", {}), _STATIC_KEYS)
+    for where, table in (("sim", sim), ("hypothesis", hyp)):
+        for k, v in table.items():
+            if v < 1:
+                raise ProfileError(f"{path}: key '{where}.{k}' must be >= 1")
+    if "arch" in static:
+        from . import sass
+
+        try:
+            sass.parse_arch(static["arch"])
+        except UserError as e:
+            raise ProfileError(f"{path}: key 'static.arch': {e}") from None
+    return Profile(
+        name=path.stem,
+        path=str(path),
+        description=desc,
+        shapes={k: float(v) for k, v in shapes.items()},
+        options=options,
+        stress=RunConfig(**stress),
+        sim_instances=sim.get("instances", 100_000),
+        max_instances=hyp.get("max_instances", 10_000_000),
+        max_examples=hyp.get("max_examples", 300),
+        static_arch=static.get("arch", "sm_90"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Backends
+# --------------------------------------------------------------------------------------------
+
+
+def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90") -> tuple[Any, str]:
+    """(backend, a note for the screen).  ``auto``: the GPU when the cuda backend imports and a
+    device exists; otherwise the static SASS oracle (with the model), said on screen."""
+    if sim_fault and name != "sim":
+        raise UserError("--sim-fault is only for --backend sim")
+    if name == "sim":
+        from .backends.sim import SimBackend
+
+        b = SimBackend(sim_fault)
+        return b, "backend sim: a CPU SIMULATION of the memory model (no GPU)" + (f"; injected fault: {sim_fault}" if sim_fault else "")
+    if name == "static":
+        from .backends.static import StaticBackend
+
+        return StaticBackend(arch), f"backend static: no execution; nvcc for {arch} + the static SASS oracle"
+    if name == "cuda":
+        from .backends.cuda import CudaBackend
+
+        return CudaBackend(), "backend cuda: the GPU"
+    if name == "auto":
+        try:
+            from .backends.cuda import CudaBackend
+
+            b = CudaBackend()
+            return b, f"backend auto: GPU found ({b.describe()})"
+        except Exception as e:  # no PyCUDA, no driver, no device
+            from .backends.static import StaticBackend
+
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return StaticBackend(arch), (f"backend auto: no GPU ({why}); running the static SASS oracle and the model "
+                                         f"instead: ptxas reorderings are still found, no outcomes are executed")
+    raise UserError(f"unknown backend {name!r} (auto, cuda, sim or static)")
+
+
+# --------------------------------------------------------------------------------------------
+# The engine
+# --------------------------------------------------------------------------------------------
+
+
+class _Stop(BaseException):
+    """Raised inside the Hypothesis test to end a run now (time up, Ctrl-C): a BaseException, so
+    Hypothesis neither shrinks nor retries it."""
+
+
+class PropertyFailed(Exception):
+    def __init__(self, program: Program, verdict: Any, hist: Any, config: RunConfig) -> None:
+        super().__init__(verdict.summary())
+        self.program = program
+        self.verdict = verdict
+        self.hist = hist
+        self.config = config
+
+
+def size_key(p: Program) -> tuple:
+    """Smaller is simpler: threads, memory operations, instructions, then the JSON text."""
+    from .ir import program_to_json
+
+    mem = sum(1 for t in p.threads for i in t.code if hasattr(i, "loc") or hasattr(i, "dst_loc"))
+    return (len(p.threads), mem, sum(len(t.code) for t in p.threads), len(json.dumps(program_to_json(p))))
+
+
+def _new_shape_stats() -> dict[str, float]:
+    return {"programs": 0, "instances": 0, "weak": 0, "failures": 0, "unsupported": 0, "findings": 0}
+
+
+@dataclass
+class State:
+    profile: str
+    backend: str
+    property: str
+    seed: int
+    run_index: int = 0
+    sessions: int = 0
+    programs: int = 0
+    instances: int = 0
+    elapsed: float = 0.0
+    last_finding_elapsed: float | None = None
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    duplicates: int = 0
+    shapes: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["schema"] = "fuzzgpu.campaign-state"
+        d["version"] = STATE_VERSION
+        return d
+
+    @classmethod
+    def load(cls, path: Path) -> "State | None":
+        try:
+            d = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as e:
+            raise UserError(f"{path}: damaged campaign state ({e}); move it away to start afresh") from None
+        if not isinstance(d, dict) or d.get("schema") != "fuzzgpu.campaign-state":
+            raise UserError(f"{path}: not a fuzzgpu campaign state")
+        d.pop("schema", None)
+        d.pop("version", None)
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass
+class CampaignResult:
+    state: State
+    new_findings: list[dict[str, Any]]
+    reason: str
+    report_dir: Path
+    backend_description: str
+    note: str
+    session_seconds: float
+    session_programs: int
+    session_instances: int
+
+
+class Campaign:
+    def __init__(self, profile: Profile, backend: Any, corpus_dir: str | Path, prop: str = "model", seed: int | None = None,
+                 note: str = "", out: Any = None, live: bool | None = None, status_every: float = 5.0) -> None:
+        from . import properties
+        from .corpus import Corpus
+
+        self.profile = profile
+        self.prop = properties.get(prop)
+        self.corpus = Corpus(corpus_dir)
+        self.root = Path(corpus_dir)
+        self.state_dir = self.corpus.state_dir
+        self.state_path = self.state_dir / "state.json"
+        self.inner = backend
+        self.backend = EvidenceBackend(backend, EvidenceCache(self.state_dir / "evidence"))
+        self.note = note
+        self.out = out if out is not None else sys.stdout
+        self.live = live
+        self.status_every = status_every
+        bid = self.backend.identity()[0]
+        old = State.load(self.state_path)
+        if old is not None and (old.profile, old.backend, old.property) != (profile.name, bid, prop):
+            raise UserError(
+                f"{self.state_path}: this corpus holds a campaign with profile {old.profile}, backend {old.backend}, "
+                f"property {old.property}; use another --corpus folder (or the same settings) to resume"
+            )
+        if old is not None and seed is not None and seed != old.seed:
+            raise UserError(f"{self.state_path}: the campaign in this corpus has seed {old.seed}; resume without --seed or with --seed {old.seed}")
+        self.resumed = old is not None
+        self.state = old or State(profile.name, bid, prop, seed if seed is not None else int.from_bytes(os.urandom(4), "big"))
+        self.state.sessions += 1
+        self.stop_requested = False
+        self.new_findings: list[dict[str, Any]] = []
+        self._last_save = 0.0
+        self._analysis_cache: dict[Program, Any] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def config_for(self, instances: int | None = None) -> RunConfig:
+        base = self.profile.stress
+        if self.inner.name == "sim":
+            n = self.profile.sim_instances
+        elif self.inner.name == "static":
+            n = 1
+        else:
+            n = base.instances
+        return dataclasses.replace(base, instances=max(n, instances or 0), seed=self.state.seed)
+
+    def save_state(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._last_save > 1.0:
+            self.state.elapsed = self._elapsed_base + (time.monotonic() - self._t0)
+            write_atomic(self.state_path, json.dumps(self.state.to_json(), indent=1))
+            self._last_save = now
+
+    def _weak_count(self, program: Program, hist: Any) -> int:
+        if not hist.counts:
+            return 0
+        from . import model
+
+        a = self._analysis_cache.get(program)
+        if a is None:
+            try:
+                a = model.analyse(program)
+            except model.Unsupported:
+                a = False
+            if len(self._analysis_cache) > 2000:
+                self._analysis_cache.clear()
+            self._analysis_cache[program] = a
+        if a is False:
+            return 0
+        return sum(c for o, c in hist.counts if o not in a.sc)
+
+    def _record(self, program: Program, verdict: Any, hist: Any, config: RunConfig, shrunk: bool) -> None:
+        from . import corpus
+
+        entry = corpus.make_entry(program, verdict, hist, self.inner, config, shape=program.name, shrunk=shrunk,
+                                  campaign={"profile": self.profile.name, "seed": self.state.seed, "run": self.state.run_index,
+                                            "property": self.prop.name})
+        path, new = self.corpus.add(entry)
+        st = self.state.shapes.setdefault(program.name, _new_shape_stats())
+        if new:
+            info = {"signature": entry["signature"], "file": path.name, "shape": program.name,
+                    "threads": len(program.threads), "summary": verdict.summary(), "shrunk": shrunk,
+                    "rate": entry["reproduction"]["rate"]}
+            self.state.findings.append(info)
+            self.new_findings.append(info)
+            st["findings"] += 1
+            self.state.last_finding_elapsed = self._elapsed_base + (time.monotonic() - self._t0)
+            self._print(f"NEW FINDING {path.name}: {program.name}, {len(program.threads)} threads: {verdict.summary()}")
+        else:
+            self.state.duplicates += 1
+        self.save_state(force=True)
+
+    def _print(self, line: str) -> None:
+        if self._live_obj is not None:
+            self._live_obj.console.print(line)
+        else:
+            print(line, file=self.out, flush=True)
+
+    # -- the Hypothesis run ----------------------------------------------------------------
+
+    def _one_run(self, deadline: float) -> str:
+        """One Hypothesis run (generation until a failure, then shrinking); returns why it ended."""
+        from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+        from hypothesis.database import DirectoryBasedExampleDatabase
+        from hypothesis.errors import Flaky
+
+        from . import model, strategies
+
+        target_rate: list[float] = []
+        best: list[tuple] = []
+        prop = self.prop
+
+        def body(program: Program) -> None:
+            if self.stop_requested or time.monotonic() > deadline:
+                raise _Stop()
+            n = None
+            if target_rate and target_rate[0] > 0:
+                n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
+            cfg = self.config_for(n)
+            st = self.state.shapes.setdefault(program.name, _new_shape_stats())
+            st["programs"] += 1
+            self.state.programs += 1
+            try:
+                hist = self.backend.run(program, cfg)
+                verdict = prop.check(program, hist)
+            except (model.Unsupported, UserError) as e:
+                st["unsupported"] += 1
+                self._refresh()
+                return
+            st["instances"] += hist.instances
+            self.state.instances += hist.instances
+            st["weak"] += self._weak_count(program, hist)
+            if verdict.status == "unsupported":
+                st["unsupported"] += 1
+            self._refresh()
+            if verdict.failed:
+                st["failures"] += 1
+                if not target_rate:
+                    target_rate.append(verdict.rate)
+                k = size_key(program)
+                if not best or k < best[0][0]:
+                    best[:] = [(k, program, verdict, hist, cfg)]
+                raise PropertyFailed(program, verdict, hist, cfg)
+
+        body._hypothesis_internal_add_digest = (  # type: ignore[attr-defined]
+            f"{self.profile.name}|{self.state.backend}|{prop.name}|{self.state.seed}|{self.state.run_index}".encode()
+        )
+        strategy = strategies.weighted(self.profile.shapes, self.profile.options)
+        test = settings(
+            database=DirectoryBasedExampleDatabase(str(self.state_dir / "hypothesis")),
+            max_examples=self.profile.max_examples,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+            verbosity=Verbosity.quiet,
+            report_multiple_bugs=False,
+            print_blob=False,
+        )(seed(self.state.seed * 1_000_003 + self.state.run_index)(given(strategy)(body)))
+        try:
+            test()
+        except PropertyFailed as e:
+            self._record(e.program, e.verdict, e.hist, e.config, shrunk=True)
+            return "finding"
+        except _Stop:
+            if best:  # interrupted while shrinking: keep the smallest failing program seen so far
+                _, p, v, h, c = best[0]
+                self._record(p, v, h, c, shrunk=False)
+            return "stopped"
+        except Flaky:
+            if best:
+                _, p, v, h, c = best[0]
+                self._record(p, v, h, c, shrunk=False)
+            return "flaky"
+        except BaseException as e:  # Hypothesis wraps a _Stop raised inside its engine sometimes
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            cause = e
+            while cause is not None and not isinstance(cause, (_Stop, PropertyFailed)):
+                cause = cause.__cause__ or cause.__context__
+            if isinstance(cause, PropertyFailed):
+                self._record(cause.program, cause.verdict, cause.hist, cause.config, shrunk=True)
+                return "finding"
+            if isinstance(cause, _Stop):
+                return "stopped"
+            raise
+        return "exhausted"
+
+    # -- display ---------------------------------------------------------------------------
+
+    _live_obj: Any = None
+    _last_status = 0.0
+
+    def _table(self):
+        from rich.table import Table
+
+        el = self._elapsed_base + (time.monotonic() - self._t0)
+        sess = max(1e-9, time.monotonic() - self._t0)
+        t = Table(title=f"fuzzgpu campaign  profile={self.profile.name}  property={self.prop.name}  {self.inner.describe()}",
+                  title_justify="left")
+        for col in ("shape", "programs", "instances", "weak rate", "failures", "findings", "not covered"):
+            t.add_column(col, justify="right" if col != "shape" else "left")
+        for name, s in sorted(self.state.shapes.items()):
+            rate = f"{s['weak'] / s['instances']:.2e}" if s["instances"] else "-"
+            t.add_row(name, str(int(s["programs"])), f"{int(s['instances']):.3g}", rate, str(int(s["failures"])),
+                      str(int(s["findings"])), str(int(s["unsupported"])))
+        since = "never" if self.state.last_finding_elapsed is None else f"{el - self.state.last_finding_elapsed:.0f} s ago"
+        t.caption = (f"{(self.state.programs - self._p0) / sess:.1f} programs/s  {(self.state.instances - self._i0) / sess:.3g} instances/s  "
+                     f"findings {len(self.state.findings)} (duplicates {self.state.duplicates})  last finding {since}  "
+                     f"elapsed {el:.0f} s (this session {sess:.0f} s)")
+        return t
+
+    def _refresh(self) -> None:
+        self.save_state()
+        now = time.monotonic()
+        if self._live_obj is not None:
+            if now - self._last_status > 0.25:
+                self._live_obj.update(self._table())
+                self._last_status = now
+        elif now - self._last_status > self.status_every:
+            self._last_status = now
+            sess = max(1e-9, now - self._t0)
+            print(f"[{sess:6.0f} s] programs {self.state.programs} ({(self.state.programs - self._p0) / sess:.1f}/s), "
+                  f"instances {self.state.instances:.3g}, findings {len(self.state.findings)}", file=self.out, flush=True)
+
+    # -- main loop -------------------------------------------------------------------------
+
+    def run(self, seconds: float) -> CampaignResult:
+        self._t0 = time.monotonic()
+        self._elapsed_base = self.state.elapsed
+        self._p0, self._i0 = self.state.programs, self.state.instances
+        deadline = self._t0 + seconds
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        old_handlers = {}
+
+        def on_signal(signum, frame):
+            if self.stop_requested:
+                raise KeyboardInterrupt
+            self.stop_requested = True
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                old_handlers[sig] = signal.signal(sig, on_signal)
+            except ValueError:  # not the main thread
+                pass
+        head = (f"fuzzgpu campaign: profile {self.profile.name} ({self.profile.path}), property {self.prop.name}, "
+                f"seed {self.state.seed}, corpus {self.root}" + (f" (resumed: session {self.state.sessions})" if self.resumed else ""))
+        print(head, file=self.out, flush=True)
+        if self.note:
+            print(self.note, file=self.out, flush=True)
+        use_live = self.live if self.live is not None else (hasattr(self.out, "isatty") and self.out.isatty())
+        reason = "time"
+        live_cm = None
+        try:
+            if use_live:
+                from rich.console import Console
+                from rich.live import Live
+
+                live_cm = Live(self._table(), console=Console(file=self.out), refresh_per_second=4, transient=False)
+                self._live_obj = live_cm.__enter__()
+            while True:
+                if self.stop_requested:
+                    reason = "interrupted"
+                    break
+                if time.monotonic() >= deadline:
+                    reason = "time"
+                    break
+                why = self._one_run(deadline)
+                if why in ("finding", "exhausted", "flaky"):
+                    self.state.run_index += 1
+                self.save_state(force=True)
+        finally:
+            if live_cm is not None:
+                live_cm.__exit__(None, None, None)
+                self._live_obj = None
+            for sig, h in old_handlers.items():
+                signal.signal(sig, h)
+            self.save_state(force=True)
+        if self.stop_requested:
+            reason = "interrupted"
+        report_dir = write_report(self, reason)
+        return CampaignResult(self.state, self.new_findings, reason, report_dir, self.inner.describe(), self.note,
+                              time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0)
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+
+def report_text(c: Campaign, reason: str) -> str:
+    s = c.state
+    lines = [
+        f"fuzzgpu campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
+        f"profile     {c.profile.name} ({c.profile.path})",
+        f"backend     {c.inner.describe()}",
+    ]
+    if c.note:
+        lines.append(f"note        {c.note}")
+    lines += [
+        f"property    {c.prop.name}: {c.prop.doc}",
+        f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
+        f"ended       {reason}",
+        f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
+        f"findings    {len(s.findings)} (duplicates skipped: {s.duplicates})",
+        "",
+        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}",
+    ]
+    for name, st in sorted(s.shapes.items()):
+        rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
+        lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
+                     f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
+    if s.findings:
+        lines += ["", "findings:"]
+        for f in s.findings:
+            lines.append(f"  {f['file']}  {f['shape']} ({f['threads']} threads{'' if f['shrunk'] else ', not fully shrunk'}): {f['summary']}")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(c: Campaign, reason: str) -> Path:
+    d = c.root / "report"
+    d.mkdir(parents=True, exist_ok=True)
+    text = report_text(c, reason)
+    write_atomic(d / "report.txt", text)
+    rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
+           "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json()}
+    plot_note = plot_weak_rates(c.state, d / "weak-rates.png", c.inner.describe())
+    rep["plot"] = plot_note
+    write_atomic(d / "report.json", json.dumps(rep, indent=1))
+    return d
+
+
+def plot_weak_rates(state: State, path: Path, backend: str) -> str:
+    """A bar chart of weak (non-SC) rate per shape (findings per shape when nothing executed)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed: no plot (pip install matplotlib, or fuzzgpu[plot])"
+    names = sorted(state.shapes)
+    if not names:
+        return "no programs ran: no plot"
+    executed = any(state.shapes[n]["instances"] for n in names)
+    fig, ax = plt.subplots(figsize=(max(5, 0.7 * len(names) + 2), 3.5))
+    if executed:
+        vals = [state.shapes[n]["weak"] / state.shapes[n]["instances"] if state.shapes[n]["instances"] else 0 for n in names]
+        ax.bar(names, [v if v > 0 else float("nan") for v in vals], color="tab:blue")
+        if any(v > 0 for v in vals):
+            ax.set_yscale("log")
+        ax.set_ylabel("weak (non-SC) outcomes / instance")
+    else:
+        ax.bar(names, [state.shapes[n]["failures"] for n in names], color="tab:red")
+        ax.set_ylabel("programs with a SASS finding")
+    ax.set_title(f"fuzzgpu weak rates per shape ({backend.split(':')[0]})", fontsize=9)
+    plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, path)
+    return str(path.name)
+
+
+def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
+                 seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None) -> CampaignResult:
+    prof = load_profile(profile)
+    b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch)
+    return Campaign(prof, b, corpus_dir, prop, seed, note, out, live).run(seconds)
+
+
+__all__ = ["Campaign", "CampaignResult", "Profile", "ProfileError", "PropertyFailed", "State", "load_profile",
+           "make_backend", "plot_weak_rates", "profile_path", "run_campaign", "size_key"]

@@ -1,0 +1,104 @@
+"""``fuzzgpu explain``: a person-readable account of one corpus entry."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+HELP = "explain a corpus entry: the program, the outcomes, the oracle's verdict and cycle, the SASS"
+
+DESCRIPTION = """\
+Print a corpus entry for people: the program as a .litmus file, how and where it was found
+(backend, arch, GPU, driver, toolchain, stress settings), every observed outcome with its count and
+the memory-model oracle's verdict, the axiom and the cycle of instructions that forbid each
+offending outcome, the SASS lines ptxas moved (static findings), and the reproduction rate with the
+number of instances a replay needs.
+
+Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
+explanation stored in the entry is shown when the oracle no longer covers the program).
+
+examples:
+  fuzzgpu explain corpus/1f2e3d4c5b6a7988.json
+  fuzzgpu explain corpus/1f2e3d4c5b6a7988.json > finding.txt
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("entry", metavar="ENTRY", help="a corpus entry file (.json)")
+
+
+def _fmt_outcome(d: dict) -> str:
+    return "; ".join(f"{k}={'?' if v is None else v}" for k, v in d.items()) + ";"
+
+
+def explain_text(entry: Any) -> str:
+    from .. import model
+
+    d = entry.data
+    env = d["environment"]
+    rep = d["reproduction"]
+    lines = [
+        f"corpus entry {entry.path.name}  (signature {entry.signature})",
+        f"shape {d['shape']}, property {d['property']}, found {d['found']}" + ("" if d.get("shrunk") else " (not fully shrunk: the campaign was interrupted)"),
+        f"backend {env.get('description', env.get('backend'))}",
+        f"arch {env.get('arch')}   GPU {env.get('gpu')}   driver {env.get('driver')}   toolchain {env.get('toolchain')}",
+        "stress " + ", ".join(f"{k}={v}" for k, v in sorted(d["stress"].items())),
+        "",
+        "program (.litmus):",
+        "",
+    ]
+    lines += ["    " + l for l in d["litmus"].rstrip("\n").splitlines()]
+    hist = d["histogram"]
+    offending = {tuple(sorted(o["outcome"].items())): o for o in d["verdict"].get("offending", [])}
+    if hist.get("outcomes"):
+        lines += ["", f"observed outcomes ({hist.get('instances', 0):.4g} instances, backend {hist.get('backend')}):"]
+        width = max(len(str(o["count"])) for o in hist["outcomes"])
+        for o in hist["outcomes"]:
+            out = o["outcome"]
+            key = tuple(sorted(out.items()))
+            if key in offending:
+                verdict = offending[key]["verdict"]
+            else:
+                try:
+                    verdict = "?" if any(v is None for v in out.values()) else model.judge(entry.program, out).verdict
+                except model.Unsupported:
+                    verdict = "not covered"
+            mark = "*>" if key in offending else ":>"
+            lines.append(f"  {o['count']:>{width}} {mark} {_fmt_outcome(out)}  {verdict}")
+    if offending:
+        lines += ["", f"why the oracle says so ({d['property']} property):"]
+        for o in offending.values():
+            expl = list(o.get("explanation") or [])
+            verdict, reason = o["verdict"], o.get("reason", "")
+            try:
+                if all(v is not None for v in o["outcome"].values()):
+                    j, fresh = model.explain_forbidden(entry.program, o["outcome"])
+                    verdict, reason, expl = j.verdict, j.reason, fresh or expl
+            except model.Unsupported as e:
+                reason = f"{reason} (the oracle no longer covers this program: {e}; stored explanation shown)"
+            lines.append(f"  {_fmt_outcome(o['outcome'])} seen {o['count']} times: {verdict}: {reason}")
+            for l in expl:
+                lines.append(f"      {l}")
+    if d.get("sass"):
+        lines += ["", "SASS: memory operations ptxas moved across a synchronisation point:"]
+        for f in d["sass"]:
+            lines.append(f"  [{f.get('arch')}] {f.get('function')}: {f.get('check')} ({f.get('verdict')})")
+            lines.append(f"      PTX  line {f.get('op_ptx_line')}: {f.get('op_ptx')}")
+            lines.append(f"      SASS line {f.get('op_sass_line')} (/*{f.get('op_sass_offset', -1):04x}*/): {f.get('op_sass')}")
+            lines.append(f"      {f.get('direction')}")
+            lines.append(f"      PTX  line {f.get('sync_ptx_line')}: {f.get('sync_ptx')}")
+            lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{f.get('sync_sass_offset', -1):04x}*/): {f.get('sync_sass')}")
+            lines.append(f"      why: {f.get('reason')}")
+    lines += ["", f"reproduction: rate {rep['rate']:.3g} ({rep.get('failures', '?')} of {rep['instances']:.4g}); a replay of "
+                  f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}"
+                  + (f" ({rep['note']})" if rep.get("note") else ""),
+              f"replay: fuzzgpu replay {entry.path}"]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..corpus import load_entry
+
+    sys.stdout.write(explain_text(load_entry(args.entry)))
+    return 0

@@ -1,0 +1,235 @@
+"""The evidence cache: what a backend has observed for a program, kept on disk so that Hypothesis
+replays are deterministic (DESIGN.md, "Hypothesis and nondeterminism").
+
+A GPU run is a sample, not a function.  The cache is keyed by (program JSON hash, arch, toolchain,
+stress configuration, backend); its value is the union of every run of that key: outcome counts add
+up, and once an outcome has been observed it stays observed.  :class:`EvidenceBackend` wraps any
+backend: a request for ``n`` instances is answered from the cache when the cache already holds at
+least ``n``; otherwise only the missing instances are run and merged in.  So Hypothesis, asking the
+same question twice, gets the same (or a larger, never a smaller) answer.
+
+Files: ``<root>/<key[:2]>/<key>.json``, written atomically (temp file, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from .backends.base import Histogram, RunConfig
+from .ir import Program, program_to_json
+
+EVIDENCE_SCHEMA = "fuzzgpu.evidence"
+EVIDENCE_VERSION = 1
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def program_hash(p: Program) -> str:
+    """SHA-256 of the program's canonical JSON (its name and comments excluded: they do not change
+    what runs)."""
+    d = program_to_json(p)
+    d.pop("name", None)
+    d.pop("comments", None)
+    return hashlib.sha256(canonical(d).encode()).hexdigest()
+
+
+def stress_key(config: RunConfig) -> dict[str, Any]:
+    """The stress configuration of a run: everything in the RunConfig but the instance count and
+    the seed (runs differing only in those are samples of one distribution)."""
+    d = config.to_json()
+    d.pop("instances", None)
+    d.pop("seed", None)
+    return d
+
+
+def write_atomic(path: Path, text: str, durable: bool = True) -> None:
+    """Write ``text`` to ``path`` atomically: a temp file in the same folder, fsync, rename (and
+    fsync the folder).  ``durable=False`` skips the fsyncs: still atomic (a reader sees the old or
+    the new file, never a torn one), but a power cut may lose the latest write."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            if durable:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if not durable:
+        return
+    try:  # make the rename durable too
+        dfd = os.open(str(path.parent), os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def _outcome_to_json(o) -> list:
+    return [v for _, v in o]
+
+
+@dataclass
+class Evidence:
+    keys: tuple[str, ...]
+    counts: dict[tuple, int] = field(default_factory=dict)  # outcome values (in key order) -> count
+    instances: int = 0
+    timeouts: int = 0
+    seconds: float = 0.0
+    runs: int = 0
+    backend: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def merge(self, h: Histogram) -> None:
+        if tuple(h.keys) != tuple(self.keys):
+            raise ValueError(f"evidence keys {self.keys} != histogram keys {h.keys}")
+        for o, c in h.counts:
+            vals = tuple(v for _, v in o)
+            self.counts[vals] = self.counts.get(vals, 0) + c
+        self.instances += h.instances
+        self.timeouts += h.timeouts
+        self.seconds += h.seconds
+        self.runs += 1
+        self.backend = self.backend or h.backend
+        if not self.meta:
+            self.meta = dict(h.meta)
+
+    def histogram(self) -> Histogram:
+        counts = tuple(
+            (tuple(zip(self.keys, vals)), c)
+            for vals, c in sorted(self.counts.items(), key=lambda kv: tuple((v is None, v or 0) for v in kv[0]))
+        )
+        meta = dict(self.meta)
+        meta["evidence_runs"] = self.runs
+        return Histogram(self.keys, counts, self.instances, self.timeouts, self.seconds, self.backend, tuple(meta.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": EVIDENCE_SCHEMA,
+            "version": EVIDENCE_VERSION,
+            "keys": list(self.keys),
+            "counts": [[list(vals), c] for vals, c in self.counts.items()],
+            "instances": self.instances,
+            "timeouts": self.timeouts,
+            "seconds": self.seconds,
+            "runs": self.runs,
+            "backend": self.backend,
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Evidence":
+        if d.get("schema") != EVIDENCE_SCHEMA or d.get("version") != EVIDENCE_VERSION:
+            raise ValueError("not a fuzzgpu evidence record")
+        ev = cls(tuple(d["keys"]))
+        for vals, c in d["counts"]:
+            ev.counts[tuple(vals)] = int(c)
+        ev.instances = int(d["instances"])
+        ev.timeouts = int(d.get("timeouts", 0))
+        ev.seconds = float(d.get("seconds", 0.0))
+        ev.runs = int(d.get("runs", 0))
+        ev.backend = str(d.get("backend", ""))
+        ev.meta = dict(d.get("meta") or {})
+        return ev
+
+
+class EvidenceCache:
+    """Evidence records under ``root`` (a corpus's ``evidence/`` folder)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._mem: dict[str, Evidence] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(program: Program, config: RunConfig, backend: str, arch: str, toolchain: str) -> str:
+        return hashlib.sha256(
+            canonical({"program": program_hash(program), "arch": arch, "toolchain": toolchain,
+                       "stress": stress_key(config), "backend": backend}).encode()
+        ).hexdigest()
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Evidence | None:
+        with self._lock:
+            if key in self._mem:
+                return self._mem[key]
+        p = self.path(key)
+        try:
+            ev = Evidence.from_json(json.loads(p.read_text()))
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError):  # a damaged record is evidence of nothing
+            return None
+        with self._lock:
+            self._mem[key] = ev
+        return ev
+
+    def put(self, key: str, ev: Evidence) -> None:
+        write_atomic(self.path(key), canonical(ev.to_json()), durable=False)
+        with self._lock:
+            self._mem[key] = ev
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.root.glob("*/*.json")) if self.root.exists() else 0
+
+
+class EvidenceBackend:
+    """A backend whose answers come from (and go into) an :class:`EvidenceCache`."""
+
+    def __init__(self, inner: Any, cache: EvidenceCache) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.name = inner.name
+        self.fresh_instances = 0  # instances actually run (not answered from the cache)
+        self.fresh_runs = 0
+        self.cached_runs = 0
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    def identity(self) -> tuple[str, str, str]:
+        ident = getattr(self.inner, "identity", None)
+        return ident() if ident else (self.inner.name, "unknown", "unknown")
+
+    def key(self, program: Program, config: RunConfig) -> str:
+        backend, arch, toolchain = self.identity()
+        return self.cache.key(program, config, backend, arch, toolchain)
+
+    def run(self, program: Program, config: RunConfig) -> Histogram:
+        key = self.key(program, config)
+        ev = self.cache.get(key)
+        deterministic = getattr(self.inner, "deterministic", False)
+        if ev is not None and (deterministic or ev.instances >= config.instances):
+            self.cached_runs += 1
+            return ev.histogram()
+        have = ev.instances if ev else 0
+        need = max(1, config.instances - have)
+        h = self.inner.run(program, replace(config, instances=need, seed=config.seed + (ev.runs if ev else 0)))
+        self.fresh_instances += h.instances
+        self.fresh_runs += 1
+        new = Evidence(tuple(h.keys)) if ev is None else Evidence.from_json(ev.to_json())
+        new.merge(h)
+        self.cache.put(key, new)
+        return new.histogram()
+
+
+__all__ = ["Evidence", "EvidenceBackend", "EvidenceCache", "canonical", "program_hash", "stress_key", "write_atomic"]

@@ -1,0 +1,206 @@
+"""Properties: what counts as a failure when a program's observed outcomes are judged.
+
+* :data:`MODEL` (``model``): no observed outcome is one the memory-model oracle forbids -- a forbidden
+  outcome is a hardware, compiler or model bug;
+* :data:`SC` (``sc``): no observed outcome is non-SC (weak) -- a weak outcome means the pattern is
+  under-synchronised;
+* :func:`predicate`: your own test over outcomes.
+
+Each property returns a :class:`Verdict`: ``pass``, ``fail`` (with the offending outcomes, their
+counts and the oracle's judgement of each: verdict, reason and the cycle that forbids it) or
+``unsupported`` when the oracle does not cover a mechanism of the program (``model.Unsupported``):
+that is reported as such, never guessed.
+
+A backend that does not execute (``static``) puts SASS findings in ``Histogram.meta["sass_findings"]``;
+every property also fails on a finding that matters: a memory operation ptxas moved across a
+synchronisation point that orders it, or an ``ld.global.nc`` moved across any synchronisation point
+(the PDL + ``__ldg`` race).  Roach-motel moves the ISA allows are kept as notes, not failures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from .backends.base import Histogram, format_outcome
+from .ir import Program
+
+
+@dataclass(frozen=True)
+class Offence:
+    """One offending outcome: how often it was seen and what the oracle says about it."""
+
+    outcome: tuple[tuple[str, Any], ...]
+    count: int
+    verdict: str  # the oracle's: sc / allowed / allowed-outside-model / forbidden / not covered
+    reason: str
+    explanation: tuple[str, ...] = ()  # the axiom and cycle, one line per distinct reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": dict(self.outcome), "count": self.count, "verdict": self.verdict,
+                "reason": self.reason, "explanation": list(self.explanation)}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    property: str
+    status: str  # "pass" | "fail" | "unsupported"
+    offending: tuple[Offence, ...] = ()
+    sass: tuple[Mapping[str, Any], ...] = ()  # SASS findings that fail the property
+    reason: str = ""
+    notes: tuple[str, ...] = ()
+    instances: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "fail"
+
+    @property
+    def failures(self) -> int:
+        """Instances showing an offending outcome (a static finding counts once)."""
+        return sum(o.count for o in self.offending) + (1 if self.sass else 0)
+
+    @property
+    def rate(self) -> float:
+        if self.sass and not self.offending:
+            return 1.0  # a compile result: deterministic
+        return self.failures / self.instances if self.instances else 0.0
+
+    def offending_set(self) -> frozenset:
+        return frozenset(o.outcome for o in self.offending)
+
+    def sass_keys(self) -> tuple[str, ...]:
+        """What identifies each SASS finding apart from line numbers."""
+        return tuple(sorted(f"{f.get('check')}|{f.get('direction')}|{f.get('function')}|{f.get('op_ptx')}|{f.get('sync_ptx')}" for f in self.sass))
+
+    def summary(self) -> str:
+        if self.status == "pass":
+            return f"{self.property}: pass"
+        if self.status == "unsupported":
+            return f"{self.property}: not covered by the oracle ({self.reason})"
+        parts = [f"{format_outcome(o.outcome)} x{o.count} ({o.verdict})" for o in self.offending]
+        parts += [f"SASS: {f.get('op_sass') or f.get('op_ptx')} {f.get('direction')} {f.get('sync_sass') or f.get('sync_ptx')}" for f in self.sass]
+        return f"{self.property}: FAIL: " + "; ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "property": self.property,
+            "status": self.status,
+            "reason": self.reason,
+            "offending": [o.to_json() for o in self.offending],
+            "sass": [dict(f) for f in self.sass],
+            "notes": list(self.notes),
+            "instances": self.instances,
+            "rate": self.rate,
+        }
+
+
+def _sass_findings(h: Histogram) -> tuple[list[dict], list[str]]:
+    """(findings that fail a property, notes about the others)."""
+    from . import sass
+
+    meta = dict(h.meta)
+    bad, notes = [], []
+    for f in meta.get("sass_findings") or ():
+        matters = f.get("verdict") == sass.FORBIDDEN or (
+            f.get("check") == sass.CROSSING and f.get("reason") == sass.RULE_NC
+        )
+        if matters:
+            bad.append(dict(f))
+        else:
+            notes.append(f"SASS (allowed by the ISA): {f.get('op_ptx')} {f.get('direction')} {f.get('sync_ptx')}")
+    return bad, notes
+
+
+def _judge(program: Program, outcome: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
+    from . import model
+
+    if any(v is None for v in outcome.values()):
+        return "forbidden", "a value no store of the program wrote was read", ()
+    j, lines = model.explain_forbidden(program, dict(outcome))
+    return j.verdict, j.reason, tuple(lines)
+
+
+class Property:
+    """A named property: ``check(program, histogram) -> Verdict``.
+
+    ``bad(verdict, outcome_dict) -> bool`` decides whether an outcome with the oracle's verdict
+    offends; ``needs_model``: whether the oracle must be consulted for every outcome.
+    """
+
+    def __init__(self, name: str, bad: Callable[[str, Mapping[str, Any]], bool], needs_model: bool = True, doc: str = "") -> None:
+        self.name = name
+        self.bad = bad
+        self.needs_model = needs_model
+        self.doc = doc
+
+    def __repr__(self) -> str:
+        return f"Property({self.name!r})"
+
+    def check(self, program: Program, h: Histogram) -> Verdict:
+        from . import model
+
+        sass_bad, notes = _sass_findings(h)
+        offending: list[Offence] = []
+        try:
+            analysis = model.analyse(program) if (self.needs_model and h.counts) else None
+            for o, c in h.counts:
+                d = dict(o)
+                if analysis is not None and all(v is not None for v in d.values()):
+                    verdict = "sc" if o in analysis.sc else ("allowed" if o in analysis.allowed else "forbidden")
+                    if verdict == "forbidden":  # the precise verdict (allowed-outside-model...) and the cycle
+                        verdict, reason, lines = _judge(program, d)
+                    else:
+                        reason, lines = "", ()
+                elif analysis is not None:
+                    verdict, reason, lines = _judge(program, d)
+                else:
+                    verdict, reason, lines = "not judged", "", ()
+                if self.bad(verdict, d):
+                    if verdict == "not judged":
+                        try:
+                            verdict, reason, lines = _judge(program, d)
+                        except model.Unsupported as e:
+                            verdict, reason, lines = "not covered", f"not covered by the oracle: {e}", ()
+                    elif verdict in ("sc", "allowed") and not reason:
+                        verdict, reason, lines = _judge(program, d)
+                    offending.append(Offence(o, c, verdict, reason, lines))
+        except model.Unsupported as e:
+            if sass_bad:
+                return Verdict(self.name, "fail", (), tuple(sass_bad), f"SASS finding (the oracle does not cover the program: {e})", tuple(notes), h.instances)
+            return Verdict(self.name, "unsupported", (), (), str(e), tuple(notes), h.instances)
+        if offending or sass_bad:
+            reason = "; ".join(sorted({o.verdict for o in offending}))
+            if sass_bad:
+                reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
+            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances)
+        return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances)
+
+
+MODEL = Property("model", lambda verdict, o: verdict == "forbidden",
+                 doc="no observed outcome is forbidden by the PTX memory model")
+SC = Property("sc", lambda verdict, o: verdict not in ("sc",),
+              doc="every observed outcome is sequentially consistent (an interleaving)")
+
+PROPERTIES = {"model": MODEL, "sc": SC}
+
+
+def predicate(name: str, ok: Callable[[Mapping[str, Any]], bool]) -> Property:
+    """A user property: ``ok(outcome)`` (a dict ``{"P1:r0": 1, ...}``) says whether an outcome is
+    acceptable; the verdict still carries the oracle's judgement of each offending outcome."""
+    return Property(name, lambda verdict, o: not ok(o), needs_model=False)
+
+
+def get(name: str) -> Property:
+    from .errors import UserError
+
+    if name not in PROPERTIES:
+        raise UserError(f"unknown property {name!r} (model or sc)")
+    return PROPERTIES[name]
+
+
+def check(prop: "str | Property", program: Program, h: Histogram) -> Verdict:
+    return (get(prop) if isinstance(prop, str) else prop).check(program, h)
+
+
+__all__ = ["MODEL", "SC", "PROPERTIES", "Offence", "Property", "Verdict", "check", "get", "predicate"]

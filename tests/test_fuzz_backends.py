@@ -1,0 +1,117 @@
+"""The sim backend (a simulation: seeded, deterministic, only allowed outcomes unless a fault is
+injected), the evidence cache (deterministic answers, evidence only grows), the properties, and
+the static backend's PDL finding."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from fuzzgpu import properties
+from fuzzgpu.backends.base import Backend, RunConfig
+from fuzzgpu.backends.sim import SimBackend, weaken_relacq
+from fuzzgpu.evidence import EvidenceBackend, EvidenceCache
+from fuzzgpu.ir import (Barrier, Filler, GridDepControl, Load, Location, Placement, Program, Scope, Sem, Space, Store,
+                        Thread, validate)
+from fuzzgpu.model import analyse
+
+MP = validate(Program("MP", (
+    Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
+    Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
+), (Location("x"), Location("y"))))
+BAD = (("P1:r0", 2), ("P1:r1", 0))
+
+
+def test_sim_is_a_backend_and_says_it_is_a_simulation():
+    b = SimBackend()
+    assert isinstance(b, Backend)
+    assert "SIMULATION" in b.describe()
+    h = b.run(MP, RunConfig(instances=10_000))
+    assert dict(h.meta)["simulation"] is True
+
+
+def test_sim_samples_only_allowed_outcomes_and_is_deterministic():
+    b = SimBackend()
+    h1 = b.run(MP, RunConfig(instances=200_000, seed=3))
+    h2 = b.run(MP, RunConfig(instances=200_000, seed=3))
+    assert h1.counts == h2.counts
+    assert sum(c for _, c in h1.counts) == 200_000
+    assert {o for o, _ in h1.counts} <= analyse(MP).allowed
+    assert BAD not in dict(h1.counts)
+    assert b.run(MP, RunConfig(instances=200_000, seed=4)).counts != h1.counts
+
+
+def test_fault_relacq_as_relaxed_returns_the_forbidden_mp_outcome():
+    assert BAD in analyse(weaken_relacq(MP)).allowed
+    h = SimBackend("relacq-as-relaxed").run(MP, RunConfig(instances=100_000))
+    assert dict(h.counts).get(BAD, 0) > 0
+    v = properties.check("model", MP, h)
+    assert v.failed and v.offending[0].outcome == BAD and v.offending[0].verdict == "forbidden"
+    assert any("Causality" in l for l in v.offending[0].explanation)
+
+
+def test_properties_model_sc_and_predicates():
+    h = SimBackend().run(MP, RunConfig(instances=100_000))
+    assert properties.check("model", MP, h).status == "pass"
+    assert properties.check("sc", MP, h).status == "pass"  # release/acquire MP: all SC
+    weak = validate(Program("MPw", (
+        Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2))),
+        Thread("P1", Placement(cta=1), (Load("r0", "y"), Load("r1", "x"))),
+    ), (Location("x"), Location("y"))))
+    hw = SimBackend().run(weak, RunConfig(instances=100_000))
+    assert properties.check("model", weak, hw).status == "pass"
+    v = properties.check("sc", weak, hw)
+    assert v.failed and v.offending[0].verdict == "allowed"
+    user = properties.predicate("user:r1-after-r0", lambda o: not (o["P1:r0"] == 2 and o["P1:r1"] == 0))
+    vu = user.check(weak, hw)
+    assert vu.failed and vu.offending[0].outcome == BAD and vu.offending[0].verdict == "allowed"
+
+
+def test_unsupported_is_reported_not_guessed(monkeypatch):
+    from fuzzgpu import model
+
+    def boom(p, **kw):
+        raise model.Unsupported("the oracle does not model this yet")
+
+    h = SimBackend().run(MP, RunConfig(instances=1000))
+    monkeypatch.setattr(model, "analyse", boom)
+    v = properties.check("model", MP, h)
+    assert v.status == "unsupported" and "does not model" in v.reason
+
+
+def test_evidence_cache_makes_answers_deterministic_and_only_grows(tmp_path):
+    cache = EvidenceCache(tmp_path / "ev")
+    b = EvidenceBackend(SimBackend("relacq-as-relaxed"), cache)
+    h1 = b.run(MP, RunConfig(instances=5_000))
+    h2 = b.run(MP, RunConfig(instances=5_000))
+    assert h1.counts == h2.counts and b.fresh_runs == 1 and b.cached_runs == 1
+    h3 = b.run(MP, RunConfig(instances=50_000))  # more instances: only the missing ones run
+    assert h3.instances == 50_000
+    assert set(dict(h1.counts)) <= set(dict(h3.counts))
+    # a fresh process reads the same evidence from disk
+    b2 = EvidenceBackend(SimBackend("relacq-as-relaxed"), EvidenceCache(tmp_path / "ev"))
+    assert b2.run(MP, RunConfig(instances=50_000)).counts == h3.counts and b2.fresh_runs == 0
+    # the key separates backends (a fault is another backend)
+    b3 = EvidenceBackend(SimBackend(), EvidenceCache(tmp_path / "ev"))
+    assert BAD not in dict(b3.run(MP, RunConfig(instances=50_000)).counts)
+
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+
+@needs_nvcc
+def test_static_backend_finds_nc_load_hoisted_above_griddepcontrol_wait():
+    from fuzzgpu.backends.static import StaticBackend
+
+    def pdl(nc: bool) -> Program:
+        return validate(Program("PDL", (
+            Thread("P0", Placement(grid=0), (Store("x", 1), GridDepControl("launch_dependents"))),
+            Thread("P1", Placement(grid=1), (Store("s", 2), Barrier(0), GridDepControl("wait"), Load("r0", "x", nc=nc))),
+        ), (Location("x"), Location("s", space=Space.SHARED)), observed=("P1:r0",), pdl_grids=(1,)))
+
+    b = StaticBackend("sm_90")
+    v = properties.check("model", pdl(True), b.run(pdl(True)))
+    assert v.failed
+    assert any("CONSTANT" in f["op_sass"] and f["sync_sass"] == "ACQBULK" and f["direction"] == "hoisted above" for f in v.sass)
+    assert properties.check("model", pdl(False), b.run(pdl(False))).status == "pass"

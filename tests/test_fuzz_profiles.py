@@ -1,0 +1,59 @@
+"""Profiles: the package copy and strategies/ are the same files; every profile loads; a bad
+profile gets one line naming the file and the key."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu.campaign import PROFILE_NAMES, ProfileError, load_profile
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_profiles_shipped_and_in_strategies_are_identical():
+    pkg = {p.name: p.read_bytes() for p in (ROOT / "fuzzgpu" / "profiles").glob("*.toml")}
+    top = {p.name: p.read_bytes() for p in (ROOT / "strategies").glob("*.toml")}
+    assert set(pkg) == {f"{n}.toml" for n in PROFILE_NAMES}
+    assert pkg == top, "strategies/*.toml and fuzzgpu/profiles/*.toml differ: copy fuzzgpu/profiles/*.toml to strategies/"
+
+
+@pytest.mark.parametrize("name", PROFILE_NAMES)
+def test_profiles_load(name):
+    p = load_profile(name)
+    assert p.shapes and all(w >= 0 for w in p.shapes.values())
+
+
+BAD = {
+    "unknown-key": ('[shapes]\nMP = 1\n[stres]\nspin = 1\n', "unknown key 'stres'"),
+    "unknown-subkey": ('[shapes]\nMP = 1\n[stress]\nspinn = 1\n', "unknown key 'stress.spinn'"),
+    "wrong-type": ('[shapes]\nMP = 1\n[stress]\nspin = "fast"\n', "key 'stress.spin' must be an integer"),
+    "unknown-shape": ('[shapes]\nMPP = 1\n', "unknown key 'shapes.MPP'"),
+    "negative-weight": ('[shapes]\nMP = -1\n', "key 'shapes.MP': weight -1"),
+    "bad-option": ('[shapes]\nMP = 1\n[annotations]\nloads = ["weak", "strong"]\n', "key 'annotations.loads': unknown option 'strong'"),
+    "no-shapes": ('description = "x"\n', "missing table 'shapes'"),
+    "bad-toml": ('[shapes\nMP = 1\n', "not valid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_profile_one_line(tmp_path, case):
+    text, want = BAD[case]
+    f = tmp_path / f"{case}.toml"
+    f.write_text(text)
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f))
+    msg = str(e.value)
+    assert str(f) in msg and want in msg and "\n" not in msg
+
+
+def test_bad_profile_cli_exit_2(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text("[shapes]\nMP = -2\n")
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--profile", str(f), "--backend", "sim",
+                        "--time", "1", "--corpus", str(tmp_path / "c")], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "shapes.MP" in r.stderr and str(f) in r.stderr

@@ -1,0 +1,94 @@
+"""The Hypothesis strategies: valid programs, distinct non-zero store values, every shape, and
+shrinking toward the simplest program (fewer threads, weak accesses, no fences, one CTA)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis import find
+
+from fuzzgpu import litmus, model
+from fuzzgpu import strategies as fst
+from fuzzgpu.ir import Fence, GridDepControl, Load, Program, Sem, Store, validate
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _stores(p: Program) -> list[int]:
+    return [i.src for t in p.threads for i in t.code if isinstance(i, Store)]
+
+
+@FAST
+@given(fst.weighted({n: 1 for n in fst.SHAPES}))
+def test_every_shape_gives_valid_programs_with_distinct_nonzero_stores(p):
+    validate(p)
+    vals = _stores(p)
+    assert all(isinstance(v, int) and v != 0 for v in vals)
+    assert len(vals) == len(set(vals))
+    assert p.outcome_keys()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(fst.CLASSIC_SHAPES).flatmap(lambda s: fst.classic(s)))
+def test_classic_shapes_model_check_and_print(p):
+    a = model.analyse(p)
+    assert a.sc <= a.allowed
+    text = litmus.format_program(p)
+    assert litmus.parse(text).outcome_keys() == p.outcome_keys()
+
+
+def test_shape_threads():
+    sizes = {"MP": 2, "SB": 2, "LB": 2, "S": 2, "R": 2, "2+2W": 2, "IRIW": 4, "WRC": 3, "ISA2": 3, "CoRR": 2, "CoWW": 1}
+    for name, n in sizes.items():
+        p = find(fst.classic(name), lambda p: True)
+        assert len(p.threads) == n, name
+
+
+def test_minimal_example_is_the_simplest():
+    """Shrinking goes to default annotations: weak accesses, no fence, one CTA."""
+    p = find(fst.classic("MP"), lambda p: True)
+    assert all(i.sem is Sem.WEAK for t in p.threads for i in t.code if isinstance(i, (Load, Store)))
+    assert not any(isinstance(i, Fence) for t in p.threads for i in t.code)
+    assert len({t.placement for t in p.threads}) == 1
+
+
+def test_shrinks_to_release_acquire_message_passing():
+    """Ask for an MP whose weak outcome the model forbids: the minimal one is release/acquire."""
+
+    def forbids_weak(p):
+        a = model.analyse(p)
+        return (("P1:r0", 2), ("P1:r1", 0)) not in a.allowed and any(
+            isinstance(i, Store) and i.sem is Sem.RELEASE for i in p.threads[0].code)
+
+    p = find(fst.classic("MP"), forbids_weak, settings=settings(max_examples=2000, database=None))
+    assert [type(i) for i in p.threads[0].code] == [Store, Store]
+    p1 = p.threads[1].code
+    assert p1[0].sem is Sem.ACQUIRE or any(isinstance(i, Fence) for i in p1)
+    assert all(i.sem is Sem.WEAK for i in (p.threads[0].code[0], p1[-1]))  # the data accesses stay weak
+
+
+def test_pdl_pattern_can_put_an_nc_load_after_a_prologue():
+    p = find(fst.pdl_handoff(), lambda p: p.threads[1].code[-1].nc and len(p.threads[1].code) > 2)
+    assert p.pdl_grids == (1,)
+    assert p.threads[1].placement.grid == 1
+    assert any(isinstance(i, GridDepControl) and i.action == "wait" for i in p.threads[1].code)
+
+
+def test_user_given_test_with_a_profile():
+    seen = set()
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(fst.programs("proxy"))
+    def t(p):
+        seen.add(p.name)
+
+    t()
+    assert seen <= {"TMA-store", "TMA-load", "CP-ASYNC"} and seen
+
+
+def test_options_validate():
+    import pytest
+
+    with pytest.raises(ValueError):
+        fst.Options(loads=("bogus",))
+    assert fst.Options(loads=("acquire", "weak")).loads == ("weak", "acquire")
