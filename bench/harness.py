@@ -43,6 +43,8 @@ if not DAT3M.exists():  # on the device machine: a copy carried in an ignored fo
 
 # facts/h200-litmus-probe.md Table 1 (rate of the weak outcome)
 TABLE1 = {
+    "plain_s1_sepcheck": {"MP": 7.77e-3, "SB": 1.04e-2, "LB": 1.58e-3, "MPcta": 2.17e-3},
+    "plain_s32_sepcheck": {"MP": 5.23e-3, "SB": 6.99e-3, "LB": 1.66e-3, "MPcta": 1.97e-7},
     "plain_s1": {"MP": 7.77e-3, "SB": 1.04e-2, "LB": 1.58e-3, "MPcta": 2.17e-3},
     "barrier_s1": {"MP": 1.76e-2, "SB": 2.40e-2, "LB": 8.22e-3, "MPcta": 3.08e-3},
     "barrier_spin3000_s1": {"MP": 2.49e-2, "SB": 2.97e-2, "LB": 1.41e-2, "MPcta": 3.71e-3},
@@ -51,6 +53,8 @@ TABLE1 = {
     "plain_s32": {"MP": 5.23e-3, "SB": 6.99e-3, "LB": 1.66e-3, "MPcta": 1.97e-7},
 }
 KNOBS = {
+    "plain_s1_sepcheck": dict(stride=1, inline_check=False),
+    "plain_s32_sepcheck": dict(stride=32, inline_check=False),
     "plain_s1": dict(stride=1),
     "barrier_s1": dict(stride=1, barrier=True),
     "barrier_spin3000_s1": dict(stride=1, barrier=True, spin=3000),
@@ -255,6 +259,7 @@ class Bench:
             ("plain_s1_tc512", dict(stride=1), 512),
             ("plain_s1_nographs", dict(stride=1, graphs=False), 256),
             ("barrier_spin3000_s1", dict(stride=1, barrier=True, spin=3000), 256),
+            ("plain_s1_sepcheck", dict(stride=1, inline_check=False), 256),
         ):
             rows.append(self.run(key, "MP-relaxed-gpu", knobs, self.n(4e9), test_ctas=tc))
             self.res["tput"] = rows
