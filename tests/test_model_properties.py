@@ -3,37 +3,105 @@
 * every SC outcome (an interleaving) is allowed by the PTX model;
 * strengthening one annotation never adds an allowed outcome;
 * the oracle's per-outcome judgement agrees with the set of allowed outcomes.
+
+Two generators: free-form programs (``fuzzgpu.strategies.litmus_programs``) and the classic shapes
+(MP, SB, LB, S, R, 2+2W, WRC, IRIW, CoRR) with random annotations and fences between accesses, where
+the model's synchronisation rules are exercised.
 """
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzzgpu.ir import (
+    And,
+    Cmp,
+    Condition,
+    Fence,
+    Load,
+    Location,
+    Placement,
+    Program,
+    RegRef,
+    Scope,
+    Sem,
+    Store,
+    Thread,
+    validate,
+)
 from fuzzgpu.model import analyse, judge
 from fuzzgpu.strategies import litmus_programs, strengthenings
 
-PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Each shape: per thread, a list of ("st"|"ld", location).
+SHAPES = {
+    "MP": [[("st", "x"), ("st", "y")], [("ld", "y"), ("ld", "x")]],
+    "SB": [[("st", "x"), ("ld", "y")], [("st", "y"), ("ld", "x")]],
+    "LB": [[("ld", "x"), ("st", "y")], [("ld", "y"), ("st", "x")]],
+    "S": [[("st", "x"), ("st", "y")], [("ld", "y"), ("st", "x")]],
+    "R": [[("st", "x"), ("st", "y")], [("st", "y"), ("ld", "x")]],
+    "2+2W": [[("st", "x"), ("st", "y")], [("st", "y"), ("st", "x")]],
+    "CoRR": [[("st", "x")], [("ld", "x"), ("ld", "x")]],
+    "WRC": [[("st", "x")], [("ld", "x"), ("st", "y")], [("ld", "y"), ("ld", "x")]],
+    "IRIW": [[("st", "x")], [("st", "y")], [("ld", "x"), ("ld", "y")], [("ld", "y"), ("ld", "x")]],
+}
+SCOPES = [Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS]
 
 
-@PROPERTY_SETTINGS
-@given(litmus_programs())
+@st.composite
+def shaped_programs(draw, shapes=tuple(SHAPES)):
+    name = draw(st.sampled_from(shapes))
+    value, threads, regs = 0, [], []
+    for tid, accesses in enumerate(SHAPES[name]):
+        code = []
+        for i, (kind, loc) in enumerate(accesses):
+            if i and draw(st.booleans()):
+                code.append(Fence(draw(st.sampled_from([Sem.ACQ_REL, Sem.SC])), draw(st.sampled_from(SCOPES))))
+            if kind == "st":
+                value += 1
+                sem = draw(st.sampled_from([Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE]))
+                scope = None if sem in (Sem.WEAK, Sem.VOLATILE) else draw(st.sampled_from(SCOPES))
+                code.append(Store(loc, value, sem, scope))
+            else:
+                sem = draw(st.sampled_from([Sem.WEAK, Sem.RELAXED, Sem.ACQUIRE, Sem.VOLATILE]))
+                scope = None if sem in (Sem.WEAK, Sem.VOLATILE) else draw(st.sampled_from(SCOPES))
+                reg = f"r{i}"
+                code.append(Load(reg, loc, sem, scope))
+                regs.append(RegRef(f"P{tid}", reg))
+        cta = draw(st.integers(0, 1)) if tid else 0
+        threads.append(Thread(f"P{tid}", Placement(cta=cta, cluster=draw(st.sampled_from([None, 0]))), tuple(code)))
+    cmps = tuple(Cmp("==", r, 0) for r in regs) or (Cmp("==", 0, 0),)
+    cond = Condition("exists", And(cmps) if len(cmps) > 1 else cmps[0])
+    return validate(Program(name, tuple(threads), (Location("x"), Location("y")), cond, observed=("x", "y")))
+
+
+@settings(SLOW, max_examples=120)
+@given(st.one_of(litmus_programs(), shaped_programs()))
 def test_sc_outcomes_are_allowed(p):
     a = analyse(p)
     assert a.sc, "an interleaving always exists for straight-line programs without barriers"
     assert a.sc <= a.allowed, f"SC outcomes the model forbids: {sorted(a.sc - a.allowed)}"
 
 
-@PROPERTY_SETTINGS
-@given(litmus_programs(max_threads=2, max_instructions=3), st.data())
-def test_strengthening_never_adds_outcomes(p, data):
+@settings(SLOW, max_examples=60)
+@given(shaped_programs(shapes=("MP", "SB", "LB", "S", "R", "CoRR", "2+2W")))
+def test_strengthening_never_adds_outcomes(p):
     base = analyse(p, sc=False).allowed
-    options = list(strengthenings(p))
-    what, stronger = data.draw(st.sampled_from(options))
-    allowed = analyse(stronger, sc=False).allowed
-    assert allowed <= base, f"{what} added {sorted(allowed - base)}"
+    for what, stronger in strengthenings(p):
+        allowed = analyse(stronger, sc=False).allowed
+        assert allowed <= base, f"{what} added {sorted(allowed - base)}"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(SLOW, max_examples=40)
 @given(litmus_programs(max_threads=2, max_instructions=3))
+def test_strengthening_free_form(p):
+    base = analyse(p, sc=False).allowed
+    for what, stronger in list(strengthenings(p))[:8]:
+        assert analyse(stronger, sc=False).allowed <= base, what
+
+
+@settings(SLOW, max_examples=40)
+@given(st.one_of(litmus_programs(max_threads=2, max_instructions=3), shaped_programs(shapes=("MP", "SB"))))
 def test_judge_agrees_with_allowed_set(p):
     a = analyse(p)
     for o in list(a.allowed)[:4]:
