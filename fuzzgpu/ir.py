@@ -34,7 +34,14 @@ class ProgramError(ValueError):
     """An invalid Program: the message says what is wrong and where."""
 
 
-class Scope(str, enum.Enum):
+class _Name(str, enum.Enum):
+    """An enum of PTX names: ``str()`` is the name as written in PTX."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Scope(_Name):
     """PTX scopes, smallest first (PTX ISA, "Scope")."""
 
     CTA = "cta"
@@ -46,14 +53,11 @@ class Scope(str, enum.Enum):
     def rank(self) -> int:
         return _SCOPE_RANK[self]
 
-    def __str__(self) -> str:
-        return self.value
-
 
 _SCOPE_RANK = {Scope.CTA: 0, Scope.CLUSTER: 1, Scope.GPU: 2, Scope.SYS: 3}
 
 
-class Sem(str, enum.Enum):
+class Sem(_Name):
     """Memory-ordering semantics (PTX ISA, "Memory Operations" / "Operation types").
 
     ``VOLATILE`` is ``ld.volatile``/``st.volatile``: the model treats it as ``.relaxed.sys``.
@@ -67,11 +71,8 @@ class Sem(str, enum.Enum):
     SC = "sc"
     VOLATILE = "volatile"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Proxy(str, enum.Enum):
+class Proxy(_Name):
     """Memory proxies (PTX ISA, "Proxies"; surface/texture/constant as in the mixed-proxy model)."""
 
     GENERIC = "generic"
@@ -80,21 +81,15 @@ class Proxy(str, enum.Enum):
     CONSTANT = "constant"
     ASYNC = "async"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Space(str, enum.Enum):
+class Space(_Name):
     """State spaces a litmus location may live in."""
 
     GLOBAL = "global"
     SHARED = "shared"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class RmwOp(str, enum.Enum):
+class RmwOp(_Name):
     """``atom``/``red`` operations (PTX ISA, "atom")."""
 
     ADD = "add"
@@ -109,11 +104,8 @@ class RmwOp(str, enum.Enum):
     INC = "inc"
     DEC = "dec"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class ArithOp(str, enum.Enum):
+class ArithOp(_Name):
     ADD = "add"
     SUB = "sub"
     MUL = "mul"
@@ -122,11 +114,8 @@ class ArithOp(str, enum.Enum):
     OR = "or"
     XOR = "xor"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Cond(str, enum.Enum):
+class Cond(_Name):
     """Branch conditions of the litmus dialect (``beq``, ``bne``...)."""
 
     EQ = "eq"
@@ -135,9 +124,6 @@ class Cond(str, enum.Enum):
     LE = "le"
     GT = "gt"
     GE = "ge"
-
-    def __str__(self) -> str:
-        return self.value
 
     def holds(self, a: int, b: int) -> bool:
         return {
@@ -150,7 +136,7 @@ class Cond(str, enum.Enum):
         }[self]
 
 
-class ProxyFenceKind(str, enum.Enum):
+class ProxyFenceKind(_Name):
     """``fence.proxy.<kind>`` (PTX ISA, "membar/fence": proxy fences)."""
 
     ALIAS = "alias"
@@ -158,9 +144,6 @@ class ProxyFenceKind(str, enum.Enum):
     TEXTURE = "texture"
     CONSTANT = "constant"
     ASYNC = "async"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 STRONG_SEMS = frozenset({Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL, Sem.SC, Sem.VOLATILE})
