@@ -203,6 +203,8 @@ class Execution:
         self.rf = Rel.from_pairs(self.n, [(w, r) for w, r in cand.rf if not self.free >> r & 1])
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
         self.grid = Rel.from_pairs(self.n, cand.grid_order)
+        for name in ("R", "W", "M", "F", "F_SC", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
+            setattr(self, name, getattr(static, name))
 
     def __getattr__(self, name: str):
         if name == "static":
@@ -413,6 +415,8 @@ def no_thin_air(x: Execution) -> Violation | None:
 def fence_sc(x: Execution) -> Violation | None:
     """ISA axiom "Fence-SC": Fence-SC order cannot contradict causality order: for morally strong
     fence.sc F1, F2, if F1 precedes F2 in causality order, F1 precedes F2 in Fence-SC order."""
+    if not x.F_SC & (x.F_SC - 1):  # fewer than two fence.sc
+        return None
     bad = (x.fence_causality & ~x.sync_fence & x.morally_strong)
     for a, b in bad.pairs():
         return _cycle(x, "Fence-SC", "Axioms: Fence-SC", {"fence-sc": ~x.sync_fence}, b, a)
