@@ -135,3 +135,13 @@ def test_catalogue_shape(folder):
         p = parse_file(LITMUS / folder / name)
         text = " ".join(p.comments)
         assert "PTX ISA" in text and "Verdict" in text and "'" in text, f"{folder}/{name}: no quoted ISA justification"
+
+
+@pytest.mark.parametrize(
+    "row", [r for r in _rows("h200") if r["h200_observed"] == "true"], ids=lambda r: f"h200/{r['path']}"
+)
+def test_h200_observed_is_never_forbidden(row):
+    """The property the whole fuzzer rests on, checked apart from the expected verdicts (never xfail):
+    the oracle never calls forbidden an outcome the H200 produced."""
+    p = parse_file(LITMUS / "h200" / row["path"])
+    assert judge(p, witness(p)).verdict != "forbidden"
