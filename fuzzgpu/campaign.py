@@ -335,12 +335,32 @@ class Campaign:
         self.resumed = old is not None
         self.state = old or State(profile.name, bid, prop, seed if seed is not None else int.from_bytes(os.urandom(4), "big"))
         self.state.sessions += 1
+        self._reconcile()
         self.stop_requested = False
+        self.max_findings: int | None = None
         self.new_findings: list[dict[str, Any]] = []
         self._last_save = 0.0
         self._analysis_cache: dict[Program, Any] = {}
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _reconcile(self) -> None:
+        """Entries saved by an earlier session that died before it updated its state (a kill
+        between the two atomic writes) are added to the state's list of findings."""
+        known = {f["signature"] for f in self.state.findings}
+        for e in self.corpus.entry_paths():
+            try:
+                d = json.loads(e.read_text())
+            except (OSError, ValueError):
+                continue
+            sig = d.get("signature")
+            if isinstance(sig, str) and sig not in known and d.get("campaign", {}).get("seed") == self.state.seed:
+                known.add(sig)
+                v = d.get("verdict", {})
+                self.state.findings.append({"signature": sig, "file": e.name, "shape": d.get("shape", "?"),
+                                            "threads": len(d.get("program", {}).get("threads", [])),
+                                            "summary": f"{v.get('property', '?')}: FAIL ({v.get('reason', '')})",
+                                            "shrunk": bool(d.get("shrunk")), "rate": d.get("reproduction", {}).get("rate", 0)})
 
     def config_for(self, instances: int | None = None) -> RunConfig:
         base = self.profile.stress
@@ -576,6 +596,9 @@ class Campaign:
                 if why in ("finding", "exhausted", "flaky"):
                     self.state.run_index += 1
                 self.save_state(force=True)
+                if self.max_findings is not None and len(self.new_findings) >= self.max_findings:
+                    reason = f"found {len(self.new_findings)} new finding(s) (--max-findings)"
+                    break
         finally:
             if live_cm is not None:
                 live_cm.__exit__(None, None, None)
@@ -671,10 +694,13 @@ def plot_weak_rates(state: State, path: Path, backend: str) -> str:
 
 
 def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
-                 seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None) -> CampaignResult:
+                 seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
+                 max_findings: int | None = None) -> CampaignResult:
     prof = load_profile(profile)
     b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch)
-    return Campaign(prof, b, corpus_dir, prop, seed, note, out, live).run(seconds)
+    c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live)
+    c.max_findings = max_findings
+    return c.run(seconds)
 
 
 __all__ = ["Campaign", "CampaignResult", "Profile", "ProfileError", "PropertyFailed", "State", "load_profile",

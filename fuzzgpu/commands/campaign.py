@@ -52,6 +52,7 @@ Exit status: 0 when no new finding was saved, 1 when at least one was, 2 on an e
 examples:
   fuzzgpu campaign --profile classic --time 600 --corpus corpus/
   fuzzgpu campaign --profile pdl --backend static --time 120 --corpus /tmp/pdl
+  fuzzgpu campaign --profile pdl --backend static --time 120 --max-findings 1 --corpus /tmp/pdl
   fuzzgpu campaign --profile classic --backend sim --sim-fault relacq-as-relaxed --time 60 --corpus /tmp/c
   fuzzgpu campaign --profile strategies/my-profile.toml --property sc --seed 7 --corpus runs/mine
 """
@@ -85,6 +86,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--property", default="model", choices=("model", "sc"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=_seed, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed)")
+    parser.add_argument("--max-findings", type=_seed, default=None, metavar="N",
+                        help="stop once N new findings are saved (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
     parser.add_argument("--json", action="store_true", help="print the final report as JSON")
 
@@ -94,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     from ..corpus import CorpusError
 
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
-                       out=sys.stdout, live=False if args.no_live else None)
+                       out=sys.stdout, live=False if args.no_live else None,
+                       max_findings=args.max_findings)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())

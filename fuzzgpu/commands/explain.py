@@ -90,10 +90,13 @@ def explain_text(entry: Any) -> str:
             lines.append(f"      PTX  line {f.get('sync_ptx_line')}: {f.get('sync_ptx')}")
             lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{f.get('sync_sass_offset', -1):04x}*/): {f.get('sync_sass')}")
             lines.append(f"      why: {f.get('reason')}")
-    lines += ["", f"reproduction: rate {rep['rate']:.3g} ({rep.get('failures', '?')} of {rep['instances']:.4g}); a replay of "
-                  f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}"
-                  + (f" ({rep['note']})" if rep.get("note") else ""),
-              f"replay: fuzzgpu replay {entry.path}"]
+    if rep.get("note"):
+        lines += ["", f"reproduction: {rep['note']}"]
+    else:
+        lines += ["", f"reproduction: rate {rep['rate']:.3g} ({rep.get('failures', '?')} of {rep['instances']:.4g} instances); a replay of "
+                      f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}"]
+    backend = env.get("backend", "auto")
+    lines.append(f"replay: fuzzgpu replay {entry.path} --backend {backend if backend in ('sim', 'static', 'cuda') else 'auto'}")
     return "\n".join(lines) + "\n"
 
 

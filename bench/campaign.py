@@ -1,0 +1,93 @@
+"""Benchmark: campaigns from an empty corpus -- time to the first (shrunk) finding, programs/s and
+instances/s -- per backend.
+
+    python bench/campaign.py [--backends sim,static] [--time 120] [--seeds 1,2,3] [--out bench/results/campaign.json]
+
+* ``sim``: profile classic with the injected fault relacq-as-relaxed (what the fuzzer finds when
+  release/acquire is broken; a test of the fuzzer, not of a GPU);
+* ``static``: profile pdl, no GPU: ptxas hoisting ld.global.nc above griddepcontrol.wait;
+* ``cuda`` (on a GPU machine): profile pdl -- DESIGN.md's target is <= 60 s to rediscover FlashMLA's
+  PDL + .nc race from an empty corpus on an H200.
+
+Writes the figures as JSON (machine, date, command, per-run numbers) and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from fuzzgpu.campaign import run_campaign
+
+ROOT = Path(__file__).resolve().parents[1]
+SETUPS = {
+    "sim": dict(profile="classic", backend="sim", sim_fault="relacq-as-relaxed"),
+    "static": dict(profile="pdl", backend="static", sim_fault=None),
+    "cuda": dict(profile="pdl", backend="cuda", sim_fault=None),
+}
+
+
+def one(name: str, seconds: float, seed: int) -> dict:
+    setup = SETUPS[name]
+    with tempfile.TemporaryDirectory(prefix=f"fuzzgpu-bench-{name}-") as d:
+        t0 = time.monotonic()
+        res = run_campaign(setup["profile"], setup["backend"], seconds, d, "model", seed, setup["sim_fault"],
+                           out=io.StringIO(), live=False, max_findings=1)
+        wall = time.monotonic() - t0
+        first = res.new_findings[0] if res.new_findings else None
+        return {
+            "backend": name, "profile": setup["profile"], "seed": seed, "seconds": wall,
+            "found": bool(first), "time_to_first_finding_s": wall if first else None,
+            "finding": first, "programs": res.session_programs, "instances": res.session_instances,
+            "programs_per_s": res.session_programs / max(wall, 1e-9), "instances_per_s": res.session_instances / max(wall, 1e-9),
+            "backend_description": res.backend_description,
+        }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backends", default="sim,static")
+    ap.add_argument("--time", type=float, default=120.0, help="budget per run (it stops at the first finding)")
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "campaign.json")
+    args = ap.parse_args()
+    runs = []
+    for name in args.backends.split(","):
+        for seed in (int(s) for s in args.seeds.split(",")):
+            r = one(name.strip(), args.time, seed)
+            runs.append(r)
+            print(f"{name} seed {seed}: {'found in %.1f s' % r['seconds'] if r['found'] else 'nothing in %.0f s' % r['seconds']}, "
+                  f"{r['programs']} programs ({r['programs_per_s']:.1f}/s)", file=sys.stderr)
+    t = Table(title="fuzzgpu campaigns from an empty corpus (stop at the first shrunk finding)")
+    for c in ("backend", "profile", "runs", "found", "median time to finding (s)", "programs/s", "instances/s"):
+        t.add_column(c)
+    for name in dict.fromkeys(r["backend"] for r in runs):
+        rs = [r for r in runs if r["backend"] == name]
+        found = [r["time_to_first_finding_s"] for r in rs if r["found"]]
+        t.add_row(name, rs[0]["profile"], str(len(rs)), f"{len(found)}/{len(rs)}",
+                  f"{statistics.median(found):.1f}" if found else "-",
+                  f"{statistics.median(r['programs_per_s'] for r in rs):.1f}",
+                  f"{statistics.median(r['instances_per_s'] for r in rs):.3g}")
+    Console().print(t)
+    out = {"machine": {"host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
+           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": " ".join(sys.argv), "runs": runs}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=1, default=str))
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The fuzzgpu pytest plugin (registered under the ``pytest11`` entry point as ``fuzzgpu``).
+
+Options:
+
+* ``--fuzzgpu-backend auto|cuda|sim|static`` -- where :func:`fuzzgpu_run` and corpus replays run
+  (default ``auto``: the GPU when there is one, else the static SASS oracle);
+* ``--fuzzgpu-instances N`` -- instances per run (default: the backend's / the entry's);
+* ``--fuzzgpu-corpus DIR`` -- every entry of the corpus folder becomes a test item that replays it
+  and fails when the entry still violates its property (with the explanation as the report);
+* ``--fuzzgpu-sim-fault F`` -- with the sim backend: inject a fault (``relacq-as-relaxed``).
+
+Fixtures (session-scoped, so they work inside Hypothesis ``@given`` tests):
+``fuzzgpu_run(program, instances=None, **runconfig) -> Histogram`` runs a Program on the chosen
+backend; ``fuzzgpu_backend`` is the backend itself.
+
+With pytest-xdist and several GPUs visible, each worker is pinned to one GPU
+(``CUDA_VISIBLE_DEVICES`` from the worker id), and ``-n auto`` starts one worker per GPU.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_BACKENDS: dict[tuple, Any] = {}
+
+
+def pytest_addoption(parser: Any) -> None:
+    g = parser.getgroup("fuzzgpu", "fuzzgpu: GPU memory-model fuzzing")
+    g.addoption("--fuzzgpu-backend", default="auto", choices=("auto", "cuda", "sim", "static"),
+                help="backend for fuzzgpu_run and corpus replays (default: auto)")
+    g.addoption("--fuzzgpu-instances", type=float, default=None, metavar="N", help="instances per run (e.g. 1e8)")
+    g.addoption("--fuzzgpu-corpus", default=None, metavar="DIR", help="collect every entry of this corpus folder as a replay test")
+    g.addoption("--fuzzgpu-sim-fault", default=None, metavar="FAULT", help="with --fuzzgpu-backend sim: inject a fault")
+
+
+def visible_gpus() -> list[str]:
+    """The GPUs this process may use (``CUDA_VISIBLE_DEVICES``, else ``nvidia-smi -L``)."""
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is not None:
+        return [g.strip() for g in env.split(",") if g.strip() and g.strip() != "-1"]
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return []
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [str(i) for i, l in enumerate(l for l in out.splitlines() if l.startswith("GPU "))]
+
+
+def pin_worker_gpu(worker: str | None, gpus: list[str]) -> str | None:
+    """``gw3`` with GPUs [0, 1] -> ``1`` (set as CUDA_VISIBLE_DEVICES); None when nothing to pin."""
+    if not worker or len(gpus) < 2 or not worker.startswith("gw"):
+        return None
+    try:
+        n = int(worker[2:])
+    except ValueError:
+        return None
+    return gpus[n % len(gpus)]
+
+
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line("markers", "fuzzgpu_corpus: a replayed fuzzgpu corpus entry")
+    if config.getoption("--fuzzgpu-backend", "auto") in ("auto", "cuda"):
+        gpu = pin_worker_gpu(os.environ.get("PYTEST_XDIST_WORKER"), visible_gpus())
+        if gpu is not None:
+            os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+
+
+def pytest_xdist_auto_num_workers(config: Any) -> int | None:
+    """``-n auto`` with the GPU backend: one worker per GPU."""
+    if config.getoption("--fuzzgpu-backend", "auto") == "cuda":
+        n = len(visible_gpus())
+        return n or None
+    return None
+
+
+def _backend(config: Any, arch: str = "sm_90") -> Any:
+    from fuzzgpu.campaign import make_backend
+
+    key = (config.getoption("--fuzzgpu-backend"), config.getoption("--fuzzgpu-sim-fault"), arch)
+    if key not in _BACKENDS:
+        _BACKENDS[key] = make_backend(key[0], sim_fault=key[1], arch=arch)[0]
+    return _BACKENDS[key]
+
+
+@pytest.fixture(scope="session")
+def fuzzgpu_backend(request: Any) -> Any:
+    """The backend chosen with --fuzzgpu-backend."""
+    return _backend(request.config)
+
+
+@pytest.fixture(scope="session")
+def fuzzgpu_run(request: Any):
+    """``fuzzgpu_run(program, instances=None, **runconfig) -> Histogram`` on the chosen backend."""
+    import dataclasses
+
+    from fuzzgpu.backends.base import RunConfig
+
+    backend = _backend(request.config)
+    default_n = request.config.getoption("--fuzzgpu-instances")
+
+    def run(program: Any, instances: int | None = None, **config: Any):
+        cfg = RunConfig(**config)
+        n = instances or default_n
+        if n:
+            cfg = dataclasses.replace(cfg, instances=int(n))
+        return backend.run(program, cfg)
+
+    return run
+
+
+class CorpusViolation(Exception):
+    pass
+
+
+class CorpusEntryFile(pytest.File):
+    def collect(self):
+        from fuzzgpu.corpus import load_entry
+
+        entry = load_entry(self.path)  # a bad entry is a collection error naming the file
+        yield CorpusEntryItem.from_parent(self, name=f"{entry.shape}[{entry.prop}]", entry=entry)
+
+
+class CorpusEntryItem(pytest.Item):
+    def __init__(self, *, entry: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.entry = entry
+        self.add_marker("fuzzgpu_corpus")
+
+    def runtest(self) -> None:
+        from fuzzgpu.commands.replay import replay_entry
+
+        arch = self.entry.data.get("environment", {}).get("arch", "sm_90")
+        backend = _backend(self.config, arch if isinstance(arch, str) and arch.startswith("sm_") else "sm_90")
+        n = self.config.getoption("--fuzzgpu-instances")
+        r = replay_entry(self.entry, backend, int(n) if n else None)
+        self.user_properties.append(("fuzzgpu_replay", r["status"]))
+        if r["status"] == "skipped":
+            pytest.skip(r.get("reason", "cannot replay on this backend"))
+        if r["status"] == "violates":
+            raise CorpusViolation(r.get("summary", "still violates"))
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        if isinstance(excinfo.value, CorpusViolation):
+            from fuzzgpu.commands.explain import explain_text
+
+            return f"corpus entry still violates its property: {excinfo.value}\n\n" + explain_text(self.entry)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"fuzzgpu corpus entry {self.path.name} ({self.entry.shape}, {self.entry.prop})"
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> None:
+    corpus = config.getoption("--fuzzgpu-corpus")
+    if not corpus:
+        return
+    root = Path(corpus)
+    if not root.is_dir():
+        raise pytest.UsageError(f"--fuzzgpu-corpus {corpus}: no such folder")
+    from fuzzgpu.corpus import Corpus
+
+    for path in Corpus(root).entry_paths():
+        f = CorpusEntryFile.from_parent(session, path=path.resolve())
+        items.extend(f.collect())

@@ -1,0 +1,56 @@
+"""The pytest plugin: options, the fuzzgpu_run fixture, corpus collection, GPU pinning for xdist."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from fuzzgpu.pytest_plugin import pin_worker_gpu
+
+
+def test_pin_worker_gpu():
+    assert pin_worker_gpu("gw0", ["0", "1"]) == "0"
+    assert pin_worker_gpu("gw3", ["0", "1"]) == "1"
+    assert pin_worker_gpu("gw2", ["4", "5", "6"]) == "6"
+    assert pin_worker_gpu("gw1", ["0"]) is None  # one GPU: nothing to pin
+    assert pin_worker_gpu(None, ["0", "1"]) is None  # not under xdist
+
+
+def test_fixture_runs_programs_on_the_chosen_backend(tmp_path):
+    (tmp_path / "test_user.py").write_text(textwrap.dedent('''
+        from hypothesis import given, settings
+        from fuzzgpu import strategies as fst
+        from fuzzgpu.properties import check
+
+        def test_mp(fuzzgpu_run):
+            from hypothesis import find
+            p = find(fst.classic("MP"), lambda p: True)
+            h = fuzzgpu_run(p, instances=1000)
+            assert h.instances == 1000 and h.backend == "sim"
+            assert check("model", p, h).status == "pass"
+
+        @settings(max_examples=10, deadline=None, database=None)
+        @given(fst.classic("SB"))
+        def test_sb_property(fuzzgpu_run, p):
+            assert not check("model", p, fuzzgpu_run(p)).failed
+    '''))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-backend", "sim",
+                        "--fuzzgpu-instances", "2000", "test_user.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "2 passed" in r.stdout
+
+
+def test_options_in_help(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pytest", "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    for opt in ("--fuzzgpu-backend", "--fuzzgpu-instances", "--fuzzgpu-corpus", "--fuzzgpu-sim-fault"):
+        assert opt in r.stdout
+
+
+def test_bad_corpus_entry_is_a_collection_error(tmp_path):
+    d = tmp_path / "corpus"
+    d.mkdir()
+    (d / "broken.json").write_text("{\"schema\": \"fuzzgpu.corpus\"}")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-corpus", str(d),
+                        "--fuzzgpu-backend", "sim"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode != 0 and "broken.json" in r.stdout + r.stderr and "missing field" in r.stdout + r.stderr
