@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fuzzgpu import ir
 from fuzzgpu.ir import (
@@ -520,3 +522,31 @@ def test_bulk_copy_ptx_spelling_errors(old, new, col, gist):
     else:
         assert gist in info.value.message
     assert str(info.value).startswith(f"spell.litmus:{line}:{col}:")
+
+
+@st.composite
+def _bulk_copy_spelling(draw):
+    """A valid CpAsyncBulk and one of its PTX spellings."""
+    to_shared = draw(st.booleans())
+    reduce = draw(st.none() | st.sampled_from([RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC]))
+    size = draw(st.integers(1, 2**20 - 1))
+    shared = draw(st.sampled_from(["shared", "shared::cta", "shared::cluster"]))
+    if to_shared:
+        ins = ir.CpAsyncBulk("s", "g", "mbarrier", "bar", reduce, size)
+        spaces, completion = [shared, "global"], draw(st.sampled_from(["", ".mbarrier", ".mbarrier::complete_tx::bytes"]))
+        operands = ["s", "g"] + ([] if size == 4 and draw(st.booleans()) else [str(size)]) + ["bar"]
+    else:
+        ins = ir.CpAsyncBulk("g", "s", "bulk_group", None, reduce, size)
+        spaces, completion = ["global", shared], draw(st.sampled_from(["", ".bulk_group"]))
+        operands = ["g", "s"] + ([] if size == 4 and draw(st.booleans()) else [str(size)])
+    head = ("cp.reduce" if reduce else "cp") + ".async.bulk." + ".".join(spaces) + completion + (f".{reduce}" if reduce else "")
+    return ins, f"{head} {', '.join(operands)}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(_bulk_copy_spelling())
+def test_bulk_copy_ptx_spellings_read_as_the_short_form(case):
+    ins, text = case
+    program = parse(f"PTX t\n{{ g = 0; s @ shared = 0; bar @ shared mbarrier = 0; }}\n P0 ;\n {text} ;\n")
+    assert program.threads[0].code == (ins,), text
+    assert parse(format_program(program)) == program
