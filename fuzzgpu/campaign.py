@@ -206,14 +206,18 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
         return StaticBackend(arch), f"backend static: no execution; nvcc for {arch} + the static SASS oracle"
     if name == "cuda":
         from .backends.cuda import CudaBackend
+        from .backends.static import CheckedBackend, StaticBackend
 
-        return CudaBackend(), "backend cuda: the GPU"
+        b = CudaBackend()
+        return CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch)), f"backend cuda: the GPU ({b.describe()}), every program also checked in its SASS"
     if name == "auto":
         try:
             from .backends.cuda import CudaBackend
+            from .backends.static import CheckedBackend, StaticBackend
 
             b = CudaBackend()
-            return b, f"backend auto: GPU found ({b.describe()})"
+            return (CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch)),
+                    f"backend auto: GPU found ({b.describe()}); every program also checked in its SASS")
         except Exception as e:  # no PyCUDA, no driver, no device
             from .backends.static import StaticBackend
 
@@ -679,6 +683,10 @@ def plot_weak_rates(state: State, path: Path, backend: str) -> str:
         ax.bar(names, [v if v > 0 else float("nan") for v in vals], color="tab:blue")
         if any(v > 0 for v in vals):
             ax.set_yscale("log")
+            floor = min(v for v in vals if v > 0)
+            for i, v in enumerate(vals):
+                if v == 0:
+                    ax.annotate("0", (i, floor), ha="center", va="bottom", fontsize=8)
         ax.set_ylabel("weak (non-SC) outcomes / instance")
     else:
         ax.bar(names, [state.shapes[n]["failures"] for n in names], color="tab:red")

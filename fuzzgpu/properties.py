@@ -13,8 +13,10 @@ that is reported as such, never guessed.
 
 A backend that does not execute (``static``) puts SASS findings in ``Histogram.meta["sass_findings"]``;
 every property also fails on a finding that matters: a memory operation ptxas moved across a
-synchronisation point that orders it, or an ``ld.global.nc`` moved across any synchronisation point
-(the PDL + ``__ldg`` race).  Roach-motel moves the ISA allows are kept as notes, not failures.
+synchronisation point that orders it, or an ``ld.global.nc`` moved across a synchronisation point
+that would order a weak load in that direction (``griddepcontrol.wait``, ``bar.sync``, a fence, an
+acquire: the PDL + ``__ldg`` race).  Roach-motel moves the ISA allows (an ``.nc`` load hoisted above
+a release store, say) are kept as notes, not failures.
 """
 
 from __future__ import annotations
@@ -104,12 +106,35 @@ def _sass_findings(h: Histogram) -> tuple[list[dict], list[str]]:
     for f in meta.get("sass_findings") or ():
         matters = f.get("verdict") == sass.FORBIDDEN or (
             f.get("check") == sass.CROSSING and f.get("reason") == sass.RULE_NC
+            and _would_order(str(f.get("sync_ptx") or ""), str(f.get("direction") or ""))
         )
         if matters:
             bad.append(dict(f))
         else:
             notes.append(f"SASS (allowed by the ISA): {f.get('op_ptx')} {f.get('direction')} {f.get('sync_ptx')}")
     return bad, notes
+
+
+_ACQUIRE_SYNCS = ("griddepcontrol.wait", "barrier.sync", "barrier.cta.sync", "bar.sync", "bar.cta.sync", "barrier.red",
+                  "bar.red", "fence.sc", "fence.acq_rel", "membar", "cp.async.wait", "cp.async.bulk.wait")
+_RELEASE_SYNCS = ("barrier.sync", "barrier.cta.sync", "bar.sync", "bar.cta.sync", "barrier.red", "bar.red", "bar.arrive",
+                  "bar.cta.arrive", "barrier.arrive", "barrier.cta.arrive", "fence.sc", "fence.acq_rel", "membar")
+
+
+def _would_order(sync_ptx: str, direction: str) -> bool:
+    """Would this synchronisation point order a *weak* load moved in this direction?  An
+    ``ld.global.nc`` hoisted above ``griddepcontrol.wait``, ``bar.sync``, a fence or an acquire is
+    the PDL + ``__ldg`` race; hoisted above a release store (roach motel) it is nothing new."""
+    from . import sass
+
+    op = sync_ptx.split()[0] if sync_ptx.strip() else ""
+    if direction == sass.HOISTED:
+        return (op.startswith(_ACQUIRE_SYNCS) or ".acquire" in op or ".acq_rel" in op
+                or (op.startswith(("mbarrier.try_wait", "mbarrier.test_wait")) and ".relaxed" not in op))
+    if direction == sass.SUNK:
+        return (op.startswith(_RELEASE_SYNCS) or ".release" in op or ".acq_rel" in op
+                or (op.startswith("mbarrier.arrive") and ".relaxed" not in op))
+    return False
 
 
 def _judge(program: Program, outcome: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:

@@ -383,13 +383,13 @@ def weighted(draw, weights: Mapping[str, float], options: Options = DEFAULT_OPTI
         raise ValueError("no shape has a positive weight")
     if len(names) == 1:
         return draw(shape(names[0], options))
-    # integer weights in 1/100ths: the drawn integer selects a shape; 0 is the first listed
-    cuts, total = [], 0
-    for n in names:
-        total += max(1, round(weights[n] * 100))
-        cuts.append(total)
-    k = draw(st.integers(0, total - 1))
-    name = next(n for n, c in zip(names, cuts) if k < c)
+    # each shape listed in proportion to its weight (sampled_from draws an index about uniformly;
+    # st.integers over a wide range would favour small values, i.e. the first shapes)
+    wmin = min(weights[n] for n in names)
+    reps = [max(1, round(weights[n] / wmin)) for n in names]
+    scale = max(1.0, sum(reps) / 1000)
+    table = [n for n, r in zip(names, reps) for _ in range(max(1, round(r / scale)))]
+    name = draw(st.sampled_from(table))
     return draw(shape(name, options))
 
 

@@ -115,3 +115,30 @@ def test_static_backend_finds_nc_load_hoisted_above_griddepcontrol_wait():
     assert v.failed
     assert any("CONSTANT" in f["op_sass"] and f["sync_sass"] == "ACQBULK" and f["direction"] == "hoisted above" for f in v.sass)
     assert properties.check("model", pdl(False), b.run(pdl(False))).status == "pass"
+
+
+def test_nc_crossings_that_matter():
+    from fuzzgpu.properties import _would_order
+
+    assert _would_order("griddepcontrol.wait", "hoisted above")
+    assert _would_order("barrier.sync 0", "hoisted above")
+    assert _would_order("ld.acquire.gpu.global.u32 %r1, [%rd2]", "hoisted above")
+    assert not _would_order("st.release.cta.global.u32 [%rd1+128], %r1", "hoisted above")  # roach motel
+    assert not _would_order("mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 p, [%r1], 0", "hoisted above")
+    assert _would_order("fence.acq_rel.gpu", "sunk below")
+
+
+@needs_nvcc
+def test_checked_backend_adds_static_findings_to_a_run():
+    """What `--backend cuda/auto` does on a GPU machine, with the sim standing in for the GPU."""
+    from fuzzgpu.backends.static import CheckedBackend, StaticBackend
+
+    p = validate(Program("PDL", (
+        Thread("P0", Placement(grid=0), (Store("x", 1), GridDepControl("launch_dependents"))),
+        Thread("P1", Placement(grid=1), (Filler("smem", 8), GridDepControl("wait"), Load("r0", "x", nc=True))),
+    ), (Location("x"),), observed=("P1:r0",), pdl_grids=(1,)))
+    b = CheckedBackend(SimBackend(), StaticBackend("sm_90"))
+    h = b.run(p, RunConfig(instances=1000))
+    assert dict(h.meta)["sass_findings"] and "static SASS" in b.describe()
+    v = properties.check("model", p, h)
+    assert v.failed and v.sass

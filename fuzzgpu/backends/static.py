@@ -204,3 +204,63 @@ class StaticBackend:
 
 
 __all__ = ["EXTENSION_EMITTERS", "StaticBackend", "static_source"]
+
+
+class CheckedBackend:
+    """A GPU backend whose programs are also checked statically: the SASS findings of
+    :class:`StaticBackend` join the GPU histogram's ``meta["sass_findings"]`` (DESIGN.md: the harness
+    reports compiler reorderings as findings in their own right).  A program the GPU harness cannot
+    run (e.g. a PDL pair while the harness has no PDL launch) still gets its static check: the
+    histogram is then the static one (no outcomes)."""
+
+    deterministic = False
+
+    def __init__(self, inner: Any, static: StaticBackend) -> None:
+        self.inner = inner
+        self.static = static
+        self.name = inner.name
+
+    def identity(self) -> tuple[str, str, str]:
+        ident = getattr(self.inner, "identity", None)
+        if ident:
+            name, arch, tool = ident()
+        else:  # the cuda backend: its description names the GPU, the driver and the arch
+            name, arch, tool = self.inner.name, getattr(self.inner, "arch", self.static.arch), self.inner.describe()
+        return (f"{name}+static", arch, f"{tool}|{self.static.toolchain}")
+
+    def _driver(self) -> str:
+        drv = getattr(self.inner, "drv", None)
+        try:
+            return str(drv.get_driver_version()) if drv is not None else "unknown"
+        except Exception:
+            return "unknown"
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} + static SASS checks ({self.static.arch})"
+
+    def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
+        import dataclasses
+
+        config = config or RunConfig()
+        try:
+            sh = self.static.run(program, config)
+        except UserError:  # nvcc refused the static kernels: the GPU run still counts
+            sh = None
+        try:
+            h = self.inner.run(program, config)
+        except UserError:
+            if sh is not None and dict(sh.meta).get("sass_findings"):
+                return sh
+            raise
+        if sh is None:
+            return h
+        meta = dict(h.meta)
+        meta["sass_findings"] = dict(sh.meta)["sass_findings"]
+        meta.setdefault("driver", self._driver())
+        meta.setdefault("toolchain", self.static.toolchain)
+        return dataclasses.replace(h, meta=tuple(meta.items()))
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close:
+            close()
