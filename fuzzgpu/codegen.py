@@ -29,6 +29,20 @@ from typing import Callable, Iterable, Sequence
 from . import ir
 from .errors import UserError
 from .ir import (
+    AsyncRead,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    GridDepControl,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Tcgen05Fence,
     Arith,
     ArithOp,
     Atom,
@@ -81,8 +95,9 @@ MAX_CLUSTER = 8
 _ABSTRACT_PROXIES = (Proxy.SURFACE, Proxy.TEXTURE, Proxy.CONSTANT)
 
 
-def _static_reasons(p: Program) -> list[str]:
-    """Constructs no PTX can express (the abstract proxies of the mixed-proxy model)."""
+def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
+    """Constructs no PTX can express (the abstract proxies of the mixed-proxy model), and, when
+    ``arch`` is given, instructions that arch lacks (tcgen05 before sm_100a)."""
     out: list[str] = []
     for loc in p.locations:
         if loc.proxy in _ABSTRACT_PROXIES:
@@ -103,12 +118,21 @@ def _static_reasons(p: Program) -> list[str]:
                 out.append(f"{where} fence.proxy.{ins.kind} (abstract proxy, no PTX instruction)")
             if type(ins) not in _KNOWN:
                 out.append(f"{where} {ins.OP}: not supported by code generation yet")
+            if isinstance(ins, CpAsyncBulk) and p.location(p.physical(ins.dst_loc)).space is Space.SHARED:
+                if ins.reduce is not None:
+                    out.append(f"{where} cp.reduce.async.bulk into shared memory from global memory has no PTX form "
+                               "(reductions go shared::cta -> global or -> shared::cluster)")
+                elif ins.completion != "mbarrier":
+                    out.append(f"{where} cp.async.bulk global -> shared completes on an mbarrier (no bulk_group form emitted)")
+            if isinstance(ins, Tcgen05Fence) and arch is not None and not tcgen05_arch_ok(arch):
+                out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a (or sm_100f/sm_101a/sm_103a); not {arch}")
     return out
 
 
 def unrunnable_reasons(p: Program) -> list[str]:
     """Every reason the harness refuses ``p`` (empty: runnable)."""
     out = _static_reasons(p)
+    out.extend(_extension_reasons(p))
     for loc in p.locations:
         if loc.alias_of is not None:
             out.append(f"location {loc.name} is a virtual alias of {loc.alias_of} (needs a second mapping)")
@@ -146,6 +170,16 @@ def unrunnable_reasons(p: Program) -> list[str]:
         out.extend(_barrier_reasons(p, lay))
     # keep order, drop duplicates
     return list(dict.fromkeys(out))
+
+
+def _extension_reasons(p: Program) -> list[str]:
+    """What the harness cannot run of the extension IR."""
+    out: list[str] = []
+    for t in p.threads:
+        for n, ins in enumerate(t.code):
+            if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
+                out.append(f"{t.name}:{n} {ins.OP}: not supported by the harness yet")
+    return out
 
 
 def _barrier_reasons(p: Program, lay: "Layout") -> list[str]:
@@ -246,6 +280,11 @@ class EmitContext:
     def dec(self, raw: str, loc: str) -> str:
         """The litmus value of a raw word read from ``loc``."""
         return f"(int)({raw})"
+
+    def set_result(self, dst: str, expr: str) -> str:
+        """The statement that puts a non-memory result (an mbarrier wait's predicate, 0 or 1) into
+        register ``dst``."""
+        return f"{self.write(dst)} = {expr};"
 
     def label(self, name: str) -> str:
         return f"L_{name}"
@@ -399,10 +438,144 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
         return [f"{{ {ctx.jump(ins.target, backward)} }}"]
     if isinstance(ins, Filler):
         return _emit_filler(ins)
+    if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
+        return _emit_extension(ins, ctx)
     raise TypeError(f"no code generation for {ins.OP}")
 
 
-_KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler)
+_KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler) + tuple(
+    ir.EXTENSION_INSTRUCTIONS
+)
+
+#: A litmus location is one 32-bit word; a bulk (TMA) copy moves at least 16 bytes, 16-byte aligned.
+#: Code generation gives every location a 16-byte slot (the litmus word first) and scales every
+#: transaction byte count by this factor: ``cp.async.bulk ... 4`` (one word) copies the 16-byte slot
+#: and completes 16 bytes, ``expect_tx 4`` expects 16, so expected and completed bytes keep their
+#: relation.
+BULK_SCALE = 4
+BULK_SLOT_BYTES = 16
+
+#: cp.reduce.async.bulk operation -> PTX type suffix
+_BULK_REDUCE = {
+    RmwOp.ADD: "add.u32",
+    RmwOp.MIN: "min.u32",
+    RmwOp.MAX: "max.u32",
+    RmwOp.INC: "inc.u32",
+    RmwOp.DEC: "dec.u32",
+    RmwOp.AND: "and.b32",
+    RmwOp.OR: "or.b32",
+    RmwOp.XOR: "xor.b32",
+}
+
+#: true when the device pass compiles for an arch with tcgen05 (sm_100a / sm_101a / sm_103a, or
+#: the sm_100f family)
+_TCGEN05_GUARD = (
+    "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM100_ALL) && !defined(__CUDA_ARCH_FEAT_SM101_ALL) "
+    "&& !defined(__CUDA_ARCH_FEAT_SM103_ALL) && !(defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && "
+    "__CUDA_ARCH_FAMILY_SPECIFIC__ >= 1000)"
+)
+
+TCGEN05_ARCHS = ("sm_100a", "sm_100f", "sm_101a", "sm_103a")
+
+
+def tcgen05_arch_ok(arch: str) -> bool:
+    return arch in TCGEN05_ARCHS or arch.startswith(("sm_100a", "sm_100f", "sm_101", "sm_103"))
+
+
+def _bulk_bytes(litmus_bytes: int) -> int:
+    """Hardware byte count of a litmus copy size (rounded up to a whole 16-byte slot)."""
+    n = litmus_bytes * BULK_SCALE
+    return (n + BULK_SLOT_BYTES - 1) // BULK_SLOT_BYTES * BULK_SLOT_BYTES
+
+
+def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
+    """The PDL / mbarrier / async-proxy / cp.async instructions, each one inline-PTX statement with
+    a ``"memory"`` clobber.  mbarrier objects and bulk-copy operands are 32-bit shared addresses
+    (``ctx.addr``); the context keeps them 8- (mbarrier) and 16-byte (bulk) aligned."""
+    if isinstance(ins, GridDepControl):
+        return [f'asm volatile("griddepcontrol.{ins.action};" ::: "memory");']
+    if isinstance(ins, MbarrierInit):
+        a, _ = ctx.addr(ins.bar)
+        return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {ins.count};" :: "r"({a}) : "memory");']
+    if isinstance(ins, MbarrierArrive):
+        a, _ = ctx.addr(ins.bar)
+        q = f".{ins.sem}.{ins.scope}.shared::cta.b64"
+        if ins.expect_tx is not None:
+            tx = ins.expect_tx * BULK_SCALE
+            if ins.count == 1:
+                return [f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive.expect_tx{q} st_, [%0], {tx}; }}" :: "r"({a}) : "memory");']
+            # no single PTX form with both: expect the bytes first (relaxed), then the arrivals
+            return [
+                f'asm volatile("mbarrier.expect_tx.relaxed.{ins.scope}.shared::cta.b64 [%0], {tx};" :: "r"({a}) : "memory");',
+                f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive{q} st_, [%0], {ins.count}; }}" :: "r"({a}) : "memory");',
+            ]
+        cnt = f", {ins.count}" if ins.count != 1 else ""
+        return [f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive{q} st_, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
+    if isinstance(ins, MbarrierExpectTx):
+        a, _ = ctx.addr(ins.bar)
+        return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
+    if isinstance(ins, MbarrierWait):
+        a, _ = ctx.addr(ins.bar)
+        # one try: try_wait itself gives up after a hardware time limit (false), test_wait at once
+        return [
+            "{ unsigned ok_;",
+            f'  asm volatile("{{ .reg .pred p_; mbarrier.{ins.kind}.parity.{ins.sem}.{ins.scope}.shared::cta.b64 p_, [%1], {ins.parity}; '
+            f'selp.u32 %0, 1, 0, p_; }}" : "=r"(ok_) : "r"({a}) : "memory");',
+            f"  {ctx.set_result(ins.dst, '(int)ok_')} }}",
+        ]
+    if isinstance(ins, CpAsyncBulk):
+        d, dsp = ctx.addr(ins.dst_loc)
+        src, ssp = ctx.addr(ins.src_loc)
+        n = _bulk_bytes(ins.size)
+        if dsp is Space.SHARED:  # global -> shared, completes on the mbarrier
+            if ins.reduce is not None:
+                raise TypeError("cp.reduce.async.bulk has no global -> shared form")
+            b, _ = ctx.addr(ins.bar)
+            if ins.completion == "mbarrier":
+                return [f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
+                        f':: "r"({d}), "l"({src}), "r"({b}) : "memory");']
+        if ins.completion != "bulk_group":
+            raise TypeError(f"cp.async.bulk {ins.completion} completion from shared to global")
+        op = "cp.async.bulk" if ins.reduce is None else "cp.reduce.async.bulk"
+        red = "" if ins.reduce is None else "." + _BULK_REDUCE[ins.reduce]
+        return [f'asm volatile("{op}.global.shared::cta.bulk_group{red} [%0], [%1], {n};" :: "l"({d}), "r"({src}) : "memory");']
+    if isinstance(ins, BulkCommit):
+        return ['asm volatile("cp.async.bulk.commit_group;" ::: "memory");']
+    if isinstance(ins, BulkWait):
+        return [f'asm volatile("cp.async.bulk.wait_group{".read" if ins.read else ""} {ins.n};" ::: "memory");']
+    if isinstance(ins, CpAsync):
+        d, _ = ctx.addr(ins.dst_loc)
+        src, _ = ctx.addr(ins.src_loc)
+        return [f'asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"({d}), "l"({src}) : "memory");']
+    if isinstance(ins, CpAsyncCommit):
+        return ['asm volatile("cp.async.commit_group;" ::: "memory");']
+    if isinstance(ins, CpAsyncWait):
+        if ins.n is None:
+            return ['asm volatile("cp.async.wait_all;" ::: "memory");']
+        return [f'asm volatile("cp.async.wait_group {ins.n};" ::: "memory");']
+    if isinstance(ins, CpAsyncMbarrierArrive):
+        a, _ = ctx.addr(ins.bar)
+        return [f'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"({a}) : "memory");']
+    if isinstance(ins, AsyncRead):
+        # A wgmma / tcgen05 operand read has no plain-PTX form that returns a value.  For the
+        # static kernels it is a generic ld.shared (so the SASS oracle sees a read of the location
+        # at that point); the harness refuses it (a generic read is not in the async proxy, so a
+        # run would be more synchronised than the program: see unrunnable_reasons).
+        a, _ = ctx.addr(ins.loc)
+        return [
+            "{ unsigned raw_;  // async.read: stands for a wgmma/tcgen05 operand read (async proxy); emitted as a generic ld.shared",
+            f'  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(raw_) : "r"({a}) : "memory");',
+            f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
+        ]
+    if isinstance(ins, Tcgen05Fence):
+        return [
+            _TCGEN05_GUARD,
+            f'#error "fuzzgpu: tcgen05.fence::{ins.kind} exists only on sm_100a/sm_101a/sm_103a (or the sm_100f family); this compile targets another arch"',
+            "#else",
+            f'asm volatile("tcgen05.fence::{ins.kind};" ::: "memory");',
+            "#endif",
+        ]
+    raise TypeError(f"no code generation for {ins.OP}")
 
 
 def _emit_filler(ins: Filler) -> list[str]:
@@ -487,6 +660,12 @@ class _StaticCtx(EmitContext):
         self.raws.append(v)
         return f"{v} = {raw}; {self.reg(dst)} = (int){v};"
 
+    def set_result(self, dst: str, expr: str) -> str:
+        # kept alive like a load result (a wait whose predicate is unused could be dropped)
+        v = f"ld{len(self.raws)}_"
+        self.raws.append(v)
+        return f"{v} = (unsigned)({expr}); {self.reg(dst)} = (int){v};"
+
     def addr(self, loc: str) -> tuple[str, Space]:
         phys = self.p.physical(loc)
         off = self.offsets[phys]
@@ -518,7 +697,7 @@ def static_kernel_name(thread: str) -> str:
     return f"fuzzgpu_{thread}"
 
 
-def generate_static(program: Program) -> str:
+def generate_static(program: Program, arch: str | None = None) -> str:
     """A CUDA C++ translation unit with one ``__global__`` kernel per litmus thread, named
     ``fuzzgpu_<thread name>``, taking ``unsigned* base``; the body is that thread's instructions in
     program order, every memory op, fence and barrier an ``asm volatile(... ::: "memory")``; global
@@ -527,15 +706,23 @@ def generate_static(program: Program) -> str:
     thread's code, one guarded store of all load results combined (to the word after the last
     location) keeps every load alive, so ptxas deletes none; a repeated load of one location goes
     through ``address + k * fz_zero`` (a run-time 0) so that ptxas does not merge it.  Raises
-    :class:`Unrunnable` for constructs without a PTX form (abstract proxies)."""
-    reasons = _static_reasons(program)
+    :class:`Unrunnable` for constructs without a PTX form (abstract proxies, async-proxy loads and
+    stores, a bulk reduction into shared memory) and, with ``arch``, for instructions that arch
+    lacks (``tcgen05.fence`` before sm_100a; without ``arch`` the kernel carries an ``#error`` for
+    the device pass of such an arch, so nvcc stops with a clear message).
+
+    Extension instructions are emitted as inline PTX too: ``griddepcontrol.*``, ``mbarrier.*``
+    (a wait puts its predicate, 0 or 1, into the register), ``cp.async.bulk`` (16-byte slots: every
+    litmus byte count is scaled by :data:`BULK_SCALE`), ``cp.async.*``, ``tcgen05.fence::*``;
+    ``async.read`` (a wgmma/tcgen05 operand read, which has no value-returning PTX form) becomes a
+    generic ``ld.shared`` with a comment.  Shared locations are 128-byte aligned and 128 bytes
+    apart, so mbarrier objects and bulk operands are aligned."""
+    reasons = _static_reasons(program, arch)
     if reasons:
         raise Unrunnable(program.name, reasons)
     offsets = static_offsets(program)
     nsh = sum(1 for loc in program.locations if loc.space is Space.SHARED and loc.alias_of is None)
     out = [f"// fuzzgpu static kernels for {program.name}", PRELUDE, _SCRATCH_DECL]
-    if nsh:
-        out.append(f"__shared__ unsigned fz_static_smem[{max(1, nsh) * STATIC_LOCATION_STRIDE}];")
     sink = STATIC_LOCATION_STRIDE * sum(
         1 for loc in program.locations if loc.alias_of is None and loc.space is Space.GLOBAL
     )
@@ -551,6 +738,10 @@ def generate_static(program: Program) -> str:
         out.append(f'extern "C" __global__ void {static_kernel_name(t.name)}(unsigned* base) {{')
         # a run-time 0 the compiler cannot prove (user pointers have the top bit clear)
         out.append("  const unsigned fz_zero = (unsigned)((unsigned long long)base >> 63); (void)fz_zero;")
+        if nsh:
+            # per kernel (several programs' kernels may share one translation unit); 128-byte
+            # aligned, locations 128 bytes apart: mbarrier objects and bulk-copy slots are aligned
+            out.append(f"  __shared__ __align__(128) unsigned fz_static_smem[{nsh * STATIC_LOCATION_STRIDE}];")
         regs = _registers(t)
         for r in regs:
             out.append(f"  int {r} = {t.init_value(r)};")
@@ -561,9 +752,12 @@ def generate_static(program: Program) -> str:
         keep = [f"{2 * i + 1}u * {v}" for i, v in enumerate(ctx.raws)]
         if keep:
             # keep every load result alive (ptxas deletes a load whose result is never used, even
-            # an asm volatile one): one store after the thread's code, under a condition that is
-            # never true in practice, to the word after the last location
-            out.append(f"  if (fz_clock() == 0xffffffffu) base[{sink}] = {' + '.join(keep)};")
+            # an asm volatile one): one unconditional store after the thread's code, to the word
+            # after the last location.  (A store guarded by a never-true condition let ptxas sink
+            # the loads into the guarded block, below every synchronisation point: that hid the
+            # ld.global.nc hoist above griddepcontrol.wait that this check exists to find.  The
+            # static kernels are compiled, never run.)
+            out.append(f"  base[{sink}] = {' + '.join(keep)};")
         out.append("}")
     return "\n".join(out) + "\n"
 

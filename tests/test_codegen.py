@@ -321,3 +321,132 @@ def test_fillers_survive_in_sass() -> None:
     harness, _ = codegen.harness_source(p)
     reps = sass.check_cu_source(harness, ["sm_90"], source="fill-harness")
     assert [f for r in reps for f in r.findings] == []
+
+
+# --------------------------------------------------------------------------------------------
+# Extension IR in the static kernels: PDL, mbarrier, bulk copies, cp.async, tcgen05
+# --------------------------------------------------------------------------------------------
+
+PDL_DIR = ROOT / "tests" / "litmus" / "pdl"
+
+# FlashMLA's shape (facts/toolchain-and-ptxas.md §4, T3): a shared-memory prologue and a bar.sync
+# before griddepcontrol.wait give ptxas room to hoist the ld.global.nc above ACQBULK
+PDL_HOIST = """PTX PDL-hoist-{name}
+"a shared-memory prologue and bar.sync before griddepcontrol.wait, then a {load} of x"
+{{
+x=0;
+grid 1 @ pdl;
+}}
+ P0@cta 0,gpu 0,grid 0            | P1@cta 0,gpu 0,grid 1 ;
+ griddepcontrol.launch_dependents | filler.smem 4         ;
+ st.weak x, 1                     | bar.sync 0            ;
+                                  | griddepcontrol.wait   ;
+                                  | {load} r1, x    ;
+exists (P1:r1 == 0)
+"""
+
+
+def _static_text(progs: list[Program], arch: str | None = None) -> str:
+    parts = [codegen.PRELUDE]
+    for i, p in enumerate(progs):
+        parts.append(codegen.generate_static(p, arch).replace("fuzzgpu_", f"fuzzgpu_{i}_"))
+    return "\n".join(parts)
+
+
+def test_static_emits_extension_instructions_as_inline_ptx() -> None:
+    src = {f.stem: codegen.generate_static(litmus.parse_file(f)) for f in (ROOT / "tests" / "litmus").rglob("*.litmus")}
+    want = {
+        "PDL-wait-nc": ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;", "ld.global.nc.u32"],
+        "MBAR-MP-default": ["mbarrier.init.shared::cta.b64 [%0], 1;", "mbarrier.arrive.release.cta.shared::cta.b64",
+                            "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p_, [%1], 0;", "selp.u32"],
+        "TMA-load-mbarrier-acquire": ["mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 st_, [%0], 16;",
+                                      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];"],
+        "TMA-store-fence-writer": ["fence.proxy.async.shared::cta;", "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 16;",
+                                   "cp.async.bulk.commit_group;", "cp.async.bulk.wait_group 0;"],
+        "TMA-store-wait-read": ["cp.async.bulk.wait_group.read 0;"],
+        "CPASYNC-mbarrier-arrive": ["cp.async.ca.shared.global [%0], [%1], 4;", "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];"],
+        "CPASYNC-wait-all": ["cp.async.wait_all;"],
+        "CPASYNC-commit-wait-group-0": ["cp.async.commit_group;", "cp.async.wait_group 0;"],
+        "WGMMA-read-no-fence": ["async.read: stands for a wgmma/tcgen05 operand read", "ld.shared.u32"],
+    }
+    for name, frags in want.items():
+        for frag in frags:
+            assert frag in src[name], (name, frag)
+    # every extension asm statement has the memory clobber
+    for name, text in src.items():
+        for line in text.splitlines():
+            if "asm volatile(" in line and any(k in line for k in ("mbarrier", "griddepcontrol", "cp.async", "fence.proxy")):
+                assert '"memory")' in line, (name, line)
+
+
+def test_tcgen05_fence_is_refused_off_sm100a() -> None:
+    from fuzzgpu.ir import Tcgen05Fence
+
+    p = validate(Program("tc", (Thread("P0", Placement(), (Tcgen05Fence("before_thread_sync"),)),)))
+    with pytest.raises(codegen.Unrunnable, match="tcgen05.fence::before_thread_sync needs sm_100a"):
+        codegen.generate_static(p, "sm_90")
+    assert "tcgen05.fence::before_thread_sync;" in codegen.generate_static(p, "sm_100a")
+    # without an arch the device pass of another arch stops with a clear #error
+    assert '#error "fuzzgpu: tcgen05.fence::before_thread_sync exists only on sm_100a' in codegen.generate_static(p)
+    # and the H200 harness never runs it
+    assert any("tcgen05" in r for r in codegen.unrunnable_reasons(p))
+
+
+@needs_nvcc
+def test_tcgen05_fence_compiles_for_sm100a_and_stops_sm90_clearly(tmp_path: Path) -> None:
+    from fuzzgpu.ir import Tcgen05Fence
+
+    p = validate(Program("tc", (Thread("P0", Placement(), (Tcgen05Fence("after_thread_sync"),)),)))
+    src = codegen.generate_static(p)
+    assert _nvcc(src, "sm_100a", tmp_path, "tc").returncode == 0
+    r = _nvcc(src, "sm_90", tmp_path, "tc")
+    assert r.returncode != 0 and "exists only on sm_100a" in r.stderr
+
+
+@needs_nvcc
+@pytest.mark.skipif(not _have_disassembler(), reason="no nvdisasm/cuobjdump (pip install nvidia-cuda-nvdisasm)")
+def test_static_pdl_nc_load_is_hoisted_above_acqbulk_and_plain_is_clean() -> None:
+    """The SASS oracle on the static PDL kernels: the catalogue compiles and has no forbidden
+    move; with a prologue before the wait, ptxas hoists ld.global.nc above ACQBULK on sm_90 and
+    sm_100a (a permitted hazard: FlashMLA's race), and never a plain load."""
+    from fuzzgpu import sass
+
+    nc = litmus.parse(PDL_HOIST.format(name="nc", load="ld.global.nc"))
+    plain = litmus.parse(PDL_HOIST.format(name="plain", load="ld.weak     "))
+    cat = [litmus.parse_file(f) for f in sorted(PDL_DIR.glob("*.litmus"))]
+    assert len(cat) >= 9
+    progs = [nc, plain] + cat
+    reports = sass.check_cu_source(_static_text(progs), ("sm_90", "sm_100a"), 3, name="pdl_static")
+    assert {r.arch for r in reports} == {"sm_90", "sm_100a"}
+    for rep in reports:
+        by_fn: dict[str, list] = {}
+        for fn in rep.functions:
+            by_fn[fn.name] = list(fn.findings)
+        assert not [f for f in rep.findings if f.verdict == sass.FORBIDDEN], rep.arch
+        hoisted = [f for f in by_fn["fuzzgpu_0_P1"] if f.direction == sass.HOISTED and "ACQBULK" in f.sync_sass]
+        assert hoisted and all(f.verdict == sass.HAZARD and "ld.global.nc" in f.op_ptx for f in hoisted), rep.arch
+        assert by_fn["fuzzgpu_1_P1"] == [], (rep.arch, by_fn["fuzzgpu_1_P1"])
+        # the catalogue: nothing before the wait, so the nc load stays after ACQBULK
+        for name, fs in by_fn.items():
+            if not name.startswith(("fuzzgpu_0_", "fuzzgpu_1_")):
+                assert not [f for f in fs if "ACQBULK" in f.sync_sass], (rep.arch, name, fs)
+
+
+def test_every_litmus_file_generates_static_or_is_refused_with_a_counted_reason() -> None:
+    """Static kernels (sm_90 and sm_100a): every file under tests/ generates (compiled by
+    test_every_litmus_test_compiles_sm90_sm100a); the Dat3M files refused are exactly those with an
+    abstract proxy (no PTX instruction) -- 81 of 183."""
+    refused: dict[tuple[str, str], list[str]] = {}
+    n = 0
+    for f, p in _programs():
+        for arch in ("sm_90", "sm_100a"):
+            n += 1
+            try:
+                codegen.generate_static(p, arch)
+            except codegen.Unrunnable as e:
+                refused[(str(f), arch)] = e.reasons
+    ours = {k: v for k, v in refused.items() if k[0].startswith(str(ROOT / "tests"))}
+    assert not ours, ours
+    assert all(any("abstract" in r for r in rs) for rs in refused.values()), refused
+    if DAT3M.exists():
+        assert len(refused) == 2 * 81
