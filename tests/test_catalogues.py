@@ -34,31 +34,6 @@ VERDICTS = ("sc", "allowed", "allowed-outside-model", "forbidden")
 
 #: (folder, file) -> why the oracle's verdict differs from the ISA-justified expectation.
 XFAIL: dict[tuple[str, str], str] = {
-    ("pdl", "PDL-launch-fence-no-wait.litmus"): (
-        "DESIGN.md gives griddepcontrol.launch_dependents a synchronizes-with edge from a prior .gpu/.sys "
-        "release fence to the start of the dependent grid, and the oracle (mechanisms.grid_order) implements "
-        "it; the PTX ISA text gives launch_dependents no memory effect and only griddepcontrol.wait makes the "
-        "primary's writes visible, so the stale read without a wait is allowed by the ISA"
-    ),
-    ("async-proxy", "TMA-load-complete-tx-not-cumulative.litmus"): (
-        "oracle bug (fuzzgpu/model/events.py: _State.add_unit puts an asynchronous unit after everything "
-        "its thread did before the issue): the copy's complete-tx release then orders the issuing thread's "
-        "earlier st x before the waiter, but PTX ISA 8.9.1.1 says the implicit complete-tx 'does not "
-        "transitively establish ordering with respect to prior instructions from the issuing thread'"
-    ),
-    ("cp-async", "CPASYNC-mbarrier-arrive-not-cumulative.litmus"): (
-        "oracle bug, same root cause (add_unit): the asynchronous arrive of cp.async.mbarrier.arrive is "
-        "modelled as a release ordered after all prior instructions, so it publishes the thread's earlier "
-        "st x; PTX ISA 8.9.1.1 orders it after the prior cp.async operations 'but not to those of any "
-        "other instruction issued by the thread'"
-    ),
-    ("async-proxy", "TMA-store-fence-global-space.litmus"): (
-        "oracle bug (fuzzgpu/model/ptx.py: Static.proxy_fence_ops matches a proxy fence with every access "
-        "of its proxy in its CTA and ignores ProxyFence.space): fence.proxy.async.global then orders a "
-        "write to shared memory, but the ISA limits the ordering 'only to operations performed on objects "
-        "in the state space specified' (and DESIGN.md asks for a fence 'of a state space covering the "
-        "location')"
-    ),
     ("h200", "T1-corr_relaxed_then_weak.litmus"): (
         "the facts table labels corr_relaxed_then_weak 'racy(weak 2nd load)' (allowed), but the ISA forbids it "
         "and so does the oracle: W precedes the relaxed R1 in observation order (morally strong, R1 reads W) "

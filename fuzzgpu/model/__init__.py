@@ -54,6 +54,7 @@ class Scopes:
 
     def __init__(self, p: Program) -> None:
         self.placements = [t.placement for t in p.threads]
+        self.spaces = {loc.name: loc.space for loc in p.locations}  # state space of each location
 
     def __call__(self, a: Event, b: Event) -> bool:
         if a.scope is None or a.tid < 0 or b.tid < 0:

@@ -36,6 +36,7 @@ class Event:
     vloc: str | None = None
     value: int | None = None
     fence_kind: ProxyFenceKind | None = None
+    fence_space: str | None = None  # fence.proxy.async.{global,shared::cta,shared::cluster}
     barrier: tuple[int | None, int] | None = None  # (instance, id)
     barrier_count: int | None = None
     barrier_mode: str | None = None

@@ -77,6 +77,9 @@ class Trace:
     ctrl: tuple[tuple[int, int], ...]  # (read index, event index): a branch on the read precedes it
     rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
     po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
+    #: (event, completion write): the asynchronous completion (complete_tx, cp.async.mbarrier.arrive)
+    #: publishes this event of its own operation -- and nothing else (see mechanisms)
+    async_release: tuple[tuple[int, int], ...] = ()
     costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
 
     @cached_property
@@ -103,6 +106,7 @@ class Candidate:
     fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
     grid_order: tuple[tuple[int, int], ...] = ()  # kernel boundaries and PDL (see grid_order)
     free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
+    async_release: tuple[tuple[int, int], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,6 +206,7 @@ class _State:
     cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
     bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
     bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
+    async_release: list[tuple[int, int]] = field(default_factory=list)
 
     def fork(self) -> "_State":
         return _State(
@@ -224,6 +229,7 @@ class _State:
             list(self.cp_all),
             list(self.bulk_open),
             [list(g) for g in self.bulk_groups],
+            list(self.async_release),
         )
 
     def add(self, ev: Event) -> int:
@@ -330,6 +336,7 @@ def thread_traces(
                         tuple(st.ctrls),
                         tuple(st.rmws),
                         tuple(st.po),
+                        tuple(st.async_release),
                         costs,
                     )
                 )
@@ -407,7 +414,7 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         st.pc += 1
         return []
     if isinstance(ins, ProxyFence):
-        st.add(Event(-1, tid, pc, "PF", Sem.WEAK, None, _FENCE_PROXY[ins.kind], fence_kind=ins.kind))
+        st.add(Event(-1, tid, pc, "PF", Sem.WEAK, None, _FENCE_PROXY[ins.kind], fence_kind=ins.kind, fence_space=ins.space))
         st.pc += 1
         return []
     if isinstance(ins, Barrier):
@@ -485,7 +492,7 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
     if isinstance(ins, CpAsyncMbarrierArrive):
         # an arrive-on operation once every earlier cp.async of the thread has completed
         pending = list(st.cp_all)
-        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELEASE, Scope.CTA, "arrive", 1, 0, unit_after=pending)
+        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=pending)
     if isinstance(ins, CpAsyncBulk):
         return _async_copy(st, ctx, ins)
     if isinstance(ins, BulkCommit):
@@ -533,9 +540,11 @@ def _mbarrier_rmw(
         w = Event(-1, ctx.tid, st.pc, "W", sem, scope, Proxy.GENERIC, loc, vloc, new, rmw=True)
         if unit_after is None:
             ridx, widx = s2.add(r), s2.add(w)
-        else:
+        else:  # cp.async.mbarrier.arrive: an arrival once the thread's cp.async complete; it
+            # publishes their writes, not the thread's other operations (mechanisms.async_release)
             ridx, widx = s2.add_unit([r, w])
             s2.po.extend((d, ridx) for d in unit_after)
+            s2.async_release.extend((d, widx) for d in unit_after)
         s2.cost[ridx] = cost
         s2.rmws.append((ridx, widx))
         s2.data.append((ridx, widx))
@@ -601,9 +610,9 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         evs.append(fence)
         if ins.bar is not None:
             bloc, bvloc = ctx.physical[ins.bar], ctx.virtual[ins.bar]
-            evs.append(Event(-1, ctx.tid, s2.pc, "R", Sem.RELAXED, Scope.CTA, Proxy.GENERIC, bloc, bvloc, bv, rmw=True))
+            evs.append(Event(-1, ctx.tid, s2.pc, "R", Sem.RELAXED, Scope.CLUSTER, Proxy.GENERIC, bloc, bvloc, bv, rmw=True))
             nb = mech.mbarrier_update(bv, "complete_tx", tx=ins.size)
-            evs.append(Event(-1, ctx.tid, s2.pc, "W", Sem.RELEASE, Scope.CTA, Proxy.GENERIC, bloc, bvloc, nb, rmw=True))
+            evs.append(Event(-1, ctx.tid, s2.pc, "W", Sem.RELAXED, Scope.CLUSTER, Proxy.GENERIC, bloc, bvloc, nb, rmw=True, action="complete_tx"))
     ids = s2.add_unit(evs)
     s2.cost[ids[0]] = cost
     if bulk and ins.reduce is not None:
@@ -618,6 +627,7 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         wi = ids[1]
     if bulk and ins.bar is not None:
         rb, wb = ids[-2], ids[-1]
+        s2.async_release.extend((e, wb) for e in ids[:-2] if s2.events[e].kind in ("W", "PF"))
         s2.cost[rb] = bcost
         s2.rmws.append((rb, wb))
         s2.data.append((rb, wb))
@@ -824,13 +834,14 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
     fence_orders = list(itertools.permutations(fences)) if len(fences) > 1 else [tuple(fences)]
+    released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
     grid = tuple(sorted(mech.grid_order(p, events, ids)))
     free = mech.nc_free_reads(p, events)
     po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
         for bs in barrier_options:
             for fo in fence_orders:
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, free)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, free, released)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -36,6 +36,12 @@ from .relations import Rel, find_cycle
 # --------------------------------------------------------------------------------------------
 
 
+def _in_space(fence_space: str | None, space) -> bool:
+    if fence_space is None or space is None:
+        return True
+    return (fence_space == "global") == (space.value == "global")
+
+
 def _same(n: int, keys: list) -> Rel:
     """Pairs of events with the same (non-None) key."""
     groups: dict[object, int] = {}
@@ -178,11 +184,18 @@ class Static:
 
     @cached_property
     def proxy_fence_ops(self) -> Rel:
-        """A proxy fence and the memory operations of its proxy in its CTA (mixed-proxy model)."""
+        """A proxy fence and the memory operations of its proxy in its CTA (mixed-proxy model).
+        A ``fence.proxy.async`` with a state space orders only "objects in the state space
+        specified" (ISA, "membar/fence"): ``.global`` does not order shared memory."""
         ev = self.ev
+        spaces = self._scopes_include.spaces
         return Rel.where(
             self.n,
-            lambda f, m: ev[f].kind == "PF" and ev[m].is_memory and ev[f].proxy is ev[m].proxy and self.same_cta.has(f, m),
+            lambda f, m: ev[f].kind == "PF"
+            and ev[m].is_memory
+            and ev[f].proxy is ev[m].proxy
+            and self.same_cta.has(f, m)
+            and _in_space(ev[f].fence_space, spaces.get(ev[m].loc)),
         )
 
 
@@ -250,10 +263,26 @@ class Execution:
 
     # -- causality ----------------------------------------------------------------------------
     @cached_property
+    def async_completion(self) -> Rel:
+        """An asynchronous operation's completion seen by an acquire: ``complete_tx`` of a bulk copy
+        on an mbarrier, or ``cp.async.mbarrier.arrive``.  It orders the operation's own accesses
+        (and the implicit proxy fence of a bulk copy) before the observer's acquire pattern -- and
+        nothing else: "the complete-tx ... does not transitively establish ordering with respect to
+        prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
+        the earlier cp.async operations "but not to those of any other instruction issued by the
+        thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
+        released = Rel.from_pairs(self.n, self.cand.async_release)
+        return released @ self.observation @ self.acquire_pattern
+
+    @cached_property
     def base_causality(self) -> Rel:
         """ISA, "Base causality order": program order, synchronizes-with, and their transitive
-        combinations: ``(po | sw)+``."""
-        return (self.po | self.synchronizes_with).plus()
+        combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
+        extend one (it is not cumulative, see :attr:`async_completion`)."""
+        cb = (self.po | self.synchronizes_with).plus()
+        if not self.cand.async_release:
+            return cb
+        return cb | (self.async_completion @ cb.opt())
 
     @cached_property
     def proxy_preserved_base_causality(self) -> Rel:
