@@ -63,6 +63,7 @@ class Profile:
     sim_instances: int = 100_000
     max_instances: int = 10_000_000  # cap on a shrink candidate's instances (3/rate)
     max_examples: int = 300  # examples per Hypothesis run
+    shrink_seconds: float = 120.0  # a shrink longer than this is cut short (the best so far is saved)
     static_arch: str = "sm_90"
 
 
@@ -70,7 +71,7 @@ _TOP_KEYS = {"description", "shapes", "annotations", "stress", "sim", "hypothesi
 _ANNOTATION_KEYS = {"loads": list, "stores": list, "fences": list, "scopes": list, "placements": list,
                     "max_threads": int, "max_instructions": int}
 _SIM_KEYS = {"instances": int}
-_HYP_KEYS = {"max_examples": int, "max_instances": int}
+_HYP_KEYS = {"max_examples": int, "max_instances": int, "shrink_seconds": int}
 _STATIC_KEYS = {"arch": str}
 
 
@@ -181,6 +182,7 @@ def load_profile(name_or_path: str) -> Profile:
         sim_instances=sim.get("instances", 100_000),
         max_instances=hyp.get("max_instances", 10_000_000),
         max_examples=hyp.get("max_examples", 300),
+        shrink_seconds=float(hyp.get("shrink_seconds", 120)),
         static_arch=static.get("arch", "sm_90"),
     )
 
@@ -235,6 +237,10 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
 class _Stop(BaseException):
     """Raised inside the Hypothesis test to end a run now (time up, Ctrl-C): a BaseException, so
     Hypothesis neither shrinks nor retries it."""
+
+
+class _ShrinkTimeout(BaseException):
+    """The shrink ran past the profile's ``shrink_seconds``: save the best program so far."""
 
 
 class PropertyFailed(Exception):
@@ -340,6 +346,7 @@ class Campaign:
         self.state = old or State(profile.name, bid, prop, seed if seed is not None else int.from_bytes(os.urandom(4), "big"))
         self.state.sessions += 1
         self._reconcile()
+        self.known: set[str] = self.corpus.signatures()
         self.stop_requested = False
         self.max_findings: int | None = None
         self.new_findings: list[dict[str, Any]] = []
@@ -408,6 +415,7 @@ class Campaign:
                                   campaign={"profile": self.profile.name, "seed": self.state.seed, "run": self.state.run_index,
                                             "property": self.prop.name})
         path, new = self.corpus.add(entry)
+        self.known.add(entry["signature"])
         st = self.state.shapes.setdefault(program.name, _new_shape_stats())
         if new:
             info = {"signature": entry["signature"], "file": path.name, "shape": program.name,
@@ -442,9 +450,13 @@ class Campaign:
         best: list[tuple] = []
         prop = self.prop
 
+        first_failure: list[float] = []
+
         def body(program: Program) -> None:
             if self.stop_requested or time.monotonic() > deadline:
                 raise _Stop()
+            if first_failure and time.monotonic() - first_failure[0] > self.profile.shrink_seconds:
+                raise _ShrinkTimeout()
             n = None
             if target_rate and target_rate[0] > 0:
                 n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
@@ -467,8 +479,15 @@ class Campaign:
             self._refresh()
             if verdict.failed:
                 st["failures"] += 1
+                from .corpus import signature
+
+                sig = signature(program, prop.name, [o.outcome for o in verdict.offending], verdict.sass_keys())
+                if sig in self.known:  # already in the corpus: look elsewhere (shrinks avoid it too)
+                    st["known"] = st.get("known", 0) + 1
+                    return
                 if not target_rate:
                     target_rate.append(verdict.rate)
+                    first_failure.append(time.monotonic())
                 k = size_key(program)
                 if not best or k < best[0][0]:
                     best[:] = [(k, program, verdict, hist, cfg)]
@@ -493,6 +512,10 @@ class Campaign:
         except PropertyFailed as e:
             self._record(e.program, e.verdict, e.hist, e.config, shrunk=True)
             return "finding"
+        except _ShrinkTimeout:
+            _, p, v, h, c = best[0]
+            self._record(p, v, h, c, shrunk=False)
+            return "finding"
         except _Stop:
             if best:  # interrupted while shrinking: keep the smallest failing program seen so far
                 _, p, v, h, c = best[0]
@@ -507,10 +530,14 @@ class Campaign:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             cause = e
-            while cause is not None and not isinstance(cause, (_Stop, PropertyFailed)):
+            while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed)):
                 cause = cause.__cause__ or cause.__context__
             if isinstance(cause, PropertyFailed):
                 self._record(cause.program, cause.verdict, cause.hist, cause.config, shrunk=True)
+                return "finding"
+            if isinstance(cause, _ShrinkTimeout) and best:
+                _, p, v, h, c = best[0]
+                self._record(p, v, h, c, shrunk=False)
                 return "finding"
             if isinstance(cause, _Stop):
                 return "stopped"

@@ -80,7 +80,9 @@ class Verdict:
             return f"{self.property}: pass"
         if self.status == "unsupported":
             return f"{self.property}: not covered by the oracle ({self.reason})"
-        parts = [f"{format_outcome(o.outcome)} x{o.count} ({o.verdict})" for o in self.offending]
+        parts = [f"{format_outcome(o.outcome)} x{o.count} ({o.verdict})" for o in self.offending[:3]]
+        if len(self.offending) > 3:
+            parts.append(f"and {len(self.offending) - 3} more offending outcomes")
         parts += [f"SASS: {f.get('op_sass') or f.get('op_ptx')} {f.get('direction')} {f.get('sync_sass') or f.get('sync_ptx')}" for f in self.sass]
         return f"{self.property}: FAIL: " + "; ".join(parts)
 

@@ -22,9 +22,7 @@ def fuzzgpu(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
     return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("sim") / "corpus"
+def run_campaign(d: Path) -> Path:
     r = fuzzgpu("campaign", "--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--profile", "classic", "--time", "60",
                 "--corpus", str(d), "--seed", "1", "--no-live")
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]  # 1: new findings
@@ -36,7 +34,16 @@ def _mem(code) -> int:
     return sum(1 for i in code if isinstance(i, (Load, Store)))
 
 
-def test_campaign_finds_and_shrinks_release_acquire_mp(corpus):
+def test_sim_campaign_replay_plugin_explain(tmp_path):
+    """One campaign (60 s), then every check on its corpus (one test, so xdist runs it once)."""
+    corpus = run_campaign(tmp_path / "corpus")
+    check_finds_and_shrinks_release_acquire_mp(corpus)
+    check_replay_with_and_without_the_fault(corpus)
+    check_pytest_plugin_collects_and_replays_the_entries(corpus, tmp_path)
+    check_explain_an_entry(corpus)
+
+
+def check_finds_and_shrinks_release_acquire_mp(corpus):
     entries = Corpus(corpus).entries()
     assert entries
     mp = []
@@ -58,7 +65,7 @@ def test_campaign_finds_and_shrinks_release_acquire_mp(corpus):
     assert (corpus / "report" / "report.txt").read_text().count("MP") >= 1
 
 
-def test_replay_with_and_without_the_fault(corpus):
+def check_replay_with_and_without_the_fault(corpus):
     r = fuzzgpu("replay", str(corpus), "--backend", "sim", "--sim-fault", "relacq-as-relaxed")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "STILL VIOLATES" in r.stdout
@@ -67,7 +74,7 @@ def test_replay_with_and_without_the_fault(corpus):
     assert "STILL VIOLATES" not in r.stdout
 
 
-def test_pytest_plugin_collects_and_replays_the_entries(corpus, tmp_path):
+def check_pytest_plugin_collects_and_replays_the_entries(corpus, tmp_path):
     n = len(Corpus(corpus).entry_paths())
     base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-corpus", str(corpus), "--fuzzgpu-backend", "sim"]
     r = subprocess.run(base, capture_output=True, text=True, cwd=tmp_path, timeout=300)
@@ -78,7 +85,7 @@ def test_pytest_plugin_collects_and_replays_the_entries(corpus, tmp_path):
     assert "still violates its property" in r.stdout and "Causality" in r.stdout
 
 
-def test_explain_an_entry(corpus):
+def check_explain_an_entry(corpus):
     path = Corpus(corpus).entry_paths()[0]
     r = fuzzgpu("explain", str(path))
     assert r.returncode == 0

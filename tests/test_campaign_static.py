@@ -25,16 +25,22 @@ def fuzzgpu(*args: str, timeout: float = 400) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("static") / "corpus"
+def run_campaign(d: Path) -> Path:
     r = fuzzgpu("campaign", "--backend", "static", "--profile", "pdl", "--time", "120", "--max-findings", "1",
                 "--corpus", str(d), "--seed", "1", "--no-live")
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]
     return d
 
 
-def test_finds_nc_load_hoisted_above_griddepcontrol_wait(corpus):
+def test_static_pdl_campaign_replay_explain(tmp_path):
+    """One campaign (at most 120 s, stops at the first finding), then every check on its corpus."""
+    corpus = run_campaign(tmp_path / "corpus")
+    check_finds_nc_load_hoisted_above_griddepcontrol_wait(corpus)
+    check_reproducer_litmus_is_readable_and_round_trips(corpus)
+    check_replay_static_still_finds_it_and_explain_shows_sass(corpus)
+
+
+def check_finds_nc_load_hoisted_above_griddepcontrol_wait(corpus):
     entries = Corpus(corpus).entries()
     assert entries
     e = entries[0]
@@ -44,7 +50,7 @@ def test_finds_nc_load_hoisted_above_griddepcontrol_wait(corpus):
     assert e.reproduction["confidence"] == 1.0
 
 
-def test_reproducer_litmus_is_readable_and_round_trips(corpus):
+def check_reproducer_litmus_is_readable_and_round_trips(corpus):
     e = Corpus(corpus).entries()[0]
     text = e.data["litmus"]
     assert text == e.path.with_suffix(".litmus").read_text()
@@ -58,7 +64,7 @@ def test_reproducer_litmus_is_readable_and_round_trips(corpus):
     assert len(e.program.threads) == 2 and len(e.program.threads[1].code) <= 5
 
 
-def test_replay_static_still_finds_it_and_explain_shows_sass(corpus):
+def check_replay_static_still_finds_it_and_explain_shows_sass(corpus):
     r = fuzzgpu("replay", str(corpus), "--backend", "static")
     assert r.returncode == 1, r.stdout + r.stderr
     path = Corpus(corpus).entry_paths()[0]

@@ -37,11 +37,15 @@ def test_classic_shapes_model_check_and_print(p):
     assert litmus.parse(text).outcome_keys() == p.outcome_keys()
 
 
-def test_shape_threads():
-    sizes = {"MP": 2, "SB": 2, "LB": 2, "S": 2, "R": 2, "2+2W": 2, "IRIW": 4, "WRC": 3, "ISA2": 3, "CoRR": 2, "CoWW": 1}
-    for name, n in sizes.items():
-        p = find(fst.classic(name), lambda p: True)
-        assert len(p.threads) == n, name
+SIZES = {"MP": 2, "SB": 2, "LB": 2, "S": 2, "R": 2, "2+2W": 2, "IRIW": 4, "WRC": 3, "ISA2": 3, "CoRR": 2, "CoWW": 1}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(st.data())
+def test_shape_threads(data):
+    name = data.draw(st.sampled_from(sorted(SIZES)))
+    p = data.draw(fst.classic(name))
+    assert p.name == name and len(p.threads) == SIZES[name]
 
 
 def test_minimal_example_is_the_simplest():
