@@ -9,11 +9,13 @@ findings in ``meta["sass_findings"]``; :mod:`fuzzgpu.properties` fails on the fi
 Compiling is deterministic for one toolchain, so ``deterministic = True`` (the evidence cache answers
 a repeated question without compiling again).
 
-Until :mod:`fuzzgpu.codegen` emits the extension instructions (``griddepcontrol``, ``mbarrier``...),
-this module carries a small emitter for them (:data:`EXTENSION_EMITTERS`), used only when
-``generate_static`` refuses a program for that reason alone; the kernels it writes follow
-``generate_static``'s layout (``fuzzgpu_<thread>(unsigned* base)``, each location a distinct
-compile-time offset, every op ``asm volatile(... ::: "memory")``).
+Until :mod:`fuzzgpu.codegen` emits the extension instructions (``griddepcontrol``, ``mbarrier``,
+``cp.async.bulk``, ``cp.async``...), this module carries a small emitter for them
+(:data:`EXTENSION_EMITTERS`); every other instruction is written by ``codegen.emit_instruction``.  The
+kernels follow ``generate_static``'s layout (``fuzzgpu_<thread>(unsigned* base)``, each location a
+distinct compile-time offset, every op ``asm volatile(... ::: "memory")``), and every register is
+stored to a sink at the end: with ``generate_static``'s ``(void)r0;`` ptxas deletes a load whose
+value is unused, and with it the very reordering this backend looks for.
 """
 
 from __future__ import annotations
@@ -86,11 +88,73 @@ def _mbar_wait(ins: ir.MbarrierWait, ctx: _Ctx) -> list[str]:
     ]
 
 
+def _mbar_expect_tx(ins: ir.MbarrierExpectTx, ctx: _Ctx) -> list[str]:
+    a, _ = ctx.addr(ins.bar)
+    return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx};" :: "r"({a}) : "memory");']
+
+
+#: bulk copies move whole 16-byte units: the static kernels copy 16 bytes (locations are 128 apart)
+BULK_BYTES = 16
+
+
+def _bulk(ins: ir.CpAsyncBulk, ctx: _Ctx) -> list[str]:
+    d, dspace = ctx.addr(ins.dst_loc)
+    s, _ = ctx.addr(ins.src_loc)
+    n = max(BULK_BYTES, (ins.size + 15) // 16 * 16)
+    if ins.completion == "mbarrier":  # global -> shared
+        b, _ = ctx.addr(ins.bar or "")
+        return [f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
+                f':: "r"({d}), "l"({s}), "r"({b}) : "memory");']
+    if dspace is Space.GLOBAL:  # shared -> global, bulk group
+        if ins.reduce is not None:
+            return [f'asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.{ins.reduce}.u32 [%0], [%1], {n};" '
+                    f':: "l"({d}), "r"({s}) : "memory");']
+        return [f'asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], {n};" :: "l"({d}), "r"({s}) : "memory");']
+    raise codegen.Unrunnable("static", [f"cp.async.bulk {ins.src_loc} -> {ins.dst_loc}: no static form for this direction"])
+
+
+def _bulk_commit(ins: ir.BulkCommit, ctx: _Ctx) -> list[str]:
+    return ['asm volatile("cp.async.bulk.commit_group;" ::: "memory");']
+
+
+def _bulk_wait(ins: ir.BulkWait, ctx: _Ctx) -> list[str]:
+    return [f'asm volatile("cp.async.bulk.wait_group{".read" if ins.read else ""} {ins.n};" ::: "memory");']
+
+
+def _cp_async(ins: ir.CpAsync, ctx: _Ctx) -> list[str]:
+    d, _ = ctx.addr(ins.dst_loc)
+    s, _ = ctx.addr(ins.src_loc)
+    return [f'asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"({d}), "l"({s}) : "memory");']
+
+
+def _cp_async_commit(ins: ir.CpAsyncCommit, ctx: _Ctx) -> list[str]:
+    return ['asm volatile("cp.async.commit_group;" ::: "memory");']
+
+
+def _cp_async_wait(ins: ir.CpAsyncWait, ctx: _Ctx) -> list[str]:
+    if ins.n is None:
+        return ['asm volatile("cp.async.wait_all;" ::: "memory");']
+    return [f'asm volatile("cp.async.wait_group {ins.n};" ::: "memory");']
+
+
+def _cp_async_mbar(ins: ir.CpAsyncMbarrierArrive, ctx: _Ctx) -> list[str]:
+    a, _ = ctx.addr(ins.bar)
+    return [f'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"({a}) : "memory");']
+
+
 EXTENSION_EMITTERS: dict[type, Callable[[Any, _Ctx], list[str]]] = {
     ir.GridDepControl: _griddep,
     ir.MbarrierInit: _mbar_init,
     ir.MbarrierArrive: _mbar_arrive,
     ir.MbarrierWait: _mbar_wait,
+    ir.MbarrierExpectTx: _mbar_expect_tx,
+    ir.CpAsyncBulk: _bulk,
+    ir.BulkCommit: _bulk_commit,
+    ir.BulkWait: _bulk_wait,
+    ir.CpAsync: _cp_async,
+    ir.CpAsyncCommit: _cp_async_commit,
+    ir.CpAsyncWait: _cp_async_wait,
+    ir.CpAsyncMbarrierArrive: _cp_async_mbar,
 }
 
 
