@@ -549,6 +549,173 @@ def pdl_sass(cubin: bytes) -> dict:
 
 
 # ----------------------------------------------------------------------------------------
+# Extensions: `fuzzgpu run` on the PDL / mbarrier / async-proxy / cp.async catalogues
+# ----------------------------------------------------------------------------------------
+
+EXT_DIRS = ("pdl", "mbarrier", "async-proxy", "cp-async")
+
+# FlashMLA's shape (facts/toolchain-and-ptxas.md §4, T3): a shared-memory prologue and bar.sync
+# before griddepcontrol.wait.  In the harness kernel (whose own prologue computes the instance's
+# addresses) ptxas hoists the ld.global.nc above ACQBULK with filler.smem 256 (not with 4 or 32:
+# the address is then ready only after ACQBULK); the plain load stays after ACQBULK.
+EXT_HOIST = """PTX PDL-hoist-{name}
+"PDL-hoist-{name}: the primary triggers early, then writes x; the dependent runs a shared-memory prologue and bar.sync, waits, then reads x with {load}."
+{{
+x=0;
+grid 1 @ pdl;
+}}
+ P0@cta 0,gpu 0,grid 0            | P1@cta 0,gpu 0,grid 1 ;
+ griddepcontrol.launch_dependents | filler.smem 256       ;
+ st.weak x, 1                     | bar.sync 0            ;
+                                  | griddepcontrol.wait   ;
+                                  | {load} r1, x    ;
+exists (P1:r1 == 0)
+"""
+
+#: runs with PDL off too (the dependent launched as an ordinary stream-ordered kernel)
+EXT_PDL_OFF = ("PDL-hoist-nc", "PDL-hoist-plain", "PDL-wait-nc", "PDL-wait-plain", "PDL-read-before-wait")
+
+
+def ext_files(tmp: Path) -> list[Path]:
+    """The two hoist tests first (the headline), then the catalogues."""
+    files = []
+    for name, load in (("nc", "ld.global.nc"), ("plain", "ld.weak     ")):
+        f = tmp / f"PDL-hoist-{name}.litmus"
+        f.write_text(EXT_HOIST.format(name=name, load=load))
+        files.append(f)
+    for d in EXT_DIRS:
+        files += sorted((ROOT / "tests" / "litmus" / d).glob("*.litmus"))
+    return files
+
+
+def run_extensions(out: Path, smoke: bool) -> dict:
+    """`fuzzgpu run --json` (in process: one CUDA context per test, as the CLI makes) on every
+    extension litmus test the harness can run; the refused ones with their reasons."""
+    import contextlib
+    import io
+    import tempfile
+
+    from fuzzgpu.commands import run as runcmd
+
+    out.mkdir(parents=True, exist_ok=True)
+    res: dict = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                 "command": " ".join([sys.executable] + sys.argv), "host": platform.node()}
+    try:
+        res["nvidia_smi"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                           capture_output=True, text=True, timeout=30).stdout.strip()
+        res["nvcc"] = subprocess.run([cudab.nvcc_path(), "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    except Exception as e:  # noqa: BLE001
+        res["nvidia_smi"] = f"? ({e})"
+    tmp = Path(tempfile.mkdtemp(prefix="fzext-"))
+    files = ext_files(tmp)
+    runnable, refused = [], {}
+    for f in files:
+        p = litmus.parse_file(f)
+        r = codegen.unrunnable_reasons(p)
+        if r:
+            refused[f.name] = r
+        else:
+            runnable.append((f, p))
+    res["refused"] = refused
+    t0 = time.time()
+    cudab.compile_programs([p for _, p in runnable], "sm_90", batch=1, jobs=os.cpu_count() or 8)
+    res["compile_seconds"] = round(time.time() - t0, 1)
+    log(f"compiled {len(runnable)} programs in {res['compile_seconds']} s; refused {len(refused)}")
+    pdl_n = 2000 * 65536 // (100 if smoke else 1)
+    other_n = 10_000_000 // (100 if smoke else 1)
+    slow = ("MBAR-expect-tx-pending", "MBAR-MP-wait-not-complete")
+    rows = []
+    res["runs"] = rows
+    jpath = out / "extensions-h200.json"
+    parser = argparse.ArgumentParser()
+    runcmd.configure(parser)
+    for f, p in runnable:
+        variants = [[]]
+        if p.name in EXT_PDL_OFF:
+            variants.append(["--no-pdl"])
+        for extra in variants:
+            n = pdl_n if p.pdl_grids else (other_n // 2 if p.name in slow else other_n)
+            argv = ["--instances", str(n), "--json", *extra, str(f)]
+            a = parser.parse_args(argv)
+            buf = io.StringIO()
+            t1 = time.time()
+            try:
+                with contextlib.redirect_stdout(buf):
+                    rc = runcmd.run(a)
+                d = json.loads(buf.getvalue())
+            except Exception as e:  # noqa: BLE001
+                rc, d = 2, {"error": f"{type(e).__name__}: {e}"}
+            row = {"test": p.name, "file": str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f"bench/harness.py:EXT_HOIST ({f.name})",
+                   "argv": ["fuzzgpu", "run", *argv[:-1], f.name], "rc": rc, "wall_s": round(time.time() - t1, 2), **d}
+            rows.append(row)
+            short = {json.dumps(o["outcome"]): (o["count"], o.get("verdict")) for o in d.get("outcomes", [])}
+            log(f"{p.name:45s} {' '.join(extra):9s} rc={rc} timeouts={d.get('timeouts')} {short if short else d.get('error')}")
+            jpath.write_text(json.dumps(res, indent=1, default=str))
+    res["seconds"] = round(time.time() - t0, 1)
+    jpath.write_text(json.dumps(res, indent=1, default=str))
+    return res
+
+
+def render_extensions(path: Path) -> str:
+    r = json.loads(Path(path).read_text())
+    L = [f"# Extension IR on the GPU: PDL, mbarrier, async proxy, cp.async ({r.get('nvidia_smi', '?')})", ""]
+    L.append(f"- date: {r.get('date')}; nvcc: {r.get('nvcc')}; host: {r.get('host')}")
+    L.append(f"- command: `{r.get('command')}` (each row is `fuzzgpu run --json`, in process; argv below)")
+    L.append(f"- compile: {r.get('compile_seconds')} s; total {r.get('seconds')} s")
+    L.append("- PDL rows: 2000 launches x 65,536 instances, the primary spins 30 us (%globaltimer) after "
+             "griddepcontrol.launch_dependents; `--no-pdl`: the dependent launched as an ordinary kernel "
+             "(verdicts then judged without PDL)")
+    L += ["", "| test | argv extra | instances | outcome: count (verdict) | timeouts | forbidden | us/launch |",
+          "|---|---|---|---|---|---|---|"]
+    for row in r.get("runs", []):
+        extra = " ".join(a for a in row["argv"][2:-1] if a.startswith("--no"))
+        if "error" in row:
+            L.append(f"| {row['test']} | {extra} | - | ERROR {row['error']} | | | |")
+            continue
+        oc = "; ".join(
+            ", ".join(f"{k}={v}" for k, v in o["outcome"].items()) + f": {o['count']} ({o['verdict']})"
+            for o in row.get("outcomes", []))
+        L.append(f"| {row['test']} | {extra} | {row.get('instances')} | {oc} | {row.get('timeouts')} | "
+                 f"{row.get('forbidden')} | {row.get('meta', {}).get('us_per_launch', '')} |")
+    if r.get("sass"):
+        L += ["", "## SASS of the harness kernels (fuzzgpu.sass, sm_90, compiled on the CPU machine)", ""]
+        for k, v in r["sass"].items():
+            L.append(f"- {k}: {v}")
+    if r.get("refused"):
+        L += ["", "## Refused (`Unrunnable`)", ""]
+        for k, v in r["refused"].items():
+            L.append(f"- {k}: {'; '.join(v)}")
+    return "\n".join(L) + "\n"
+
+
+def ext_sass(path: Path) -> dict:
+    """fuzzgpu.sass over the harness module of the PDL programs (CPU machine): which dependent
+    loads ptxas put above ACQBULK."""
+    import tempfile
+
+    from fuzzgpu import sass
+
+    tmp = Path(tempfile.mkdtemp(prefix="fzext-"))
+    progs = [litmus.parse_file(f) for f in ext_files(tmp) if "pdl" in str(f) or "PDL-hoist" in f.name]
+    progs = [p for p in progs if not codegen.unrunnable_reasons(p)]
+    src, specs = codegen.generate_module(progs)
+    out = {}
+    for rep in sass.check_cu_source(src, ("sm_90",), 3, name="ext_harness"):
+        for fn in rep.functions:
+            spec = next((s for s in specs if fn.name in s.kernels), None)
+            if spec is None or not spec.kernels or fn.name == spec.kernels[0] and len(spec.kernels) > 1 and not any(
+                    "ACQBULK" in f.sync_sass for f in fn.findings):
+                continue
+            acq = [f"{f.op_ptx.split()[0]} {f.direction} {f.sync_sass.split()[0]} ({f.verdict})"
+                   for f in fn.findings if "ACQBULK" in f.sync_sass]
+            out[f"{spec.program} grid {spec.kernels.index(fn.name)}"] = "; ".join(acq) or "no load moved across ACQBULK"
+    r = json.loads(Path(path).read_text())
+    r["sass"] = out
+    Path(path).write_text(json.dumps(r, indent=1, default=str))
+    return out
+
+
+# ----------------------------------------------------------------------------------------
 # Markdown
 # ----------------------------------------------------------------------------------------
 
@@ -685,7 +852,21 @@ def main() -> int:
     ap.add_argument("--sections", default="sass,tput,table1,zero,scope,place,pdl,suite,compile_tput")
     ap.add_argument("--render", metavar="JSON")
     ap.add_argument("--judge-suite", metavar="JSON", help="judge the suite histograms with fuzzgpu.model (CPU)")
+    ap.add_argument("--extensions", action="store_true",
+                    help="run the PDL/mbarrier/async-proxy/cp.async catalogues (fuzzgpu run) into OUT/extensions-h200.json")
+    ap.add_argument("--render-extensions", metavar="JSON", help="extensions JSON -> markdown")
+    ap.add_argument("--ext-sass", metavar="JSON", help="add the harness SASS of the PDL programs to an extensions JSON (CPU)")
     a = ap.parse_args()
+    if a.extensions:
+        run_extensions(Path(a.out), a.smoke)
+        print(render_extensions(Path(a.out) / "extensions-h200.json"), end="")
+        return 0
+    if a.render_extensions:
+        print(render_extensions(Path(a.render_extensions)), end="")
+        return 0
+    if a.ext_sass:
+        print(json.dumps(ext_sass(Path(a.ext_sass)), indent=1))
+        return 0
     if a.judge_suite:
         print(json.dumps(judge_suite(Path(a.judge_suite)), indent=1))
         return 0

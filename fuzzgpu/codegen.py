@@ -140,8 +140,6 @@ def unrunnable_reasons(p: Program) -> list[str]:
         pl = t.placement
         if pl.gpu != 0:
             out.append(f"{t.name} is on gpu {pl.gpu}: one GPU only")
-        if pl.grid != 0:
-            out.append(f"{t.name} is in grid {pl.grid}: grids other than 0 need the PDL extension")
         has_branch = any(isinstance(i, (Branch, Goto)) for i in t.code)
         for n, ins in enumerate(t.code):
             where = f"{t.name}:{n}"
@@ -172,13 +170,62 @@ def unrunnable_reasons(p: Program) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+#: grids one harness launch may hold
+MAX_GRIDS = 4
+
+
 def _extension_reasons(p: Program) -> list[str]:
-    """What the harness cannot run of the extension IR."""
+    """What the harness cannot run faithfully of the extension IR (and of several grids)."""
     out: list[str] = []
+    grids = {t.placement.grid for t in p.threads}
+    if max(grids) >= MAX_GRIDS:
+        out.append(f"grid {max(grids)}: at most {MAX_GRIDS} grids in one stream")
+    for g in p.pdl_grids:
+        if g > max(grids):
+            out.append(f"PDL grid {g} has no thread and no grid after it (the program has grids 0..{max(grids)})")
+    inits: dict[str, int] = {}
+    mbar_used: set[str] = set()
     for t in p.threads:
         for n, ins in enumerate(t.code):
-            if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
-                out.append(f"{t.name}:{n} {ins.OP}: not supported by the harness yet")
+            where = f"{t.name}:{n}"
+            if isinstance(ins, AsyncRead):
+                out.append(f"{where} async.read (a wgmma/tcgen05 operand read) has no value-returning PTX form; "
+                           "a generic ld.shared in its place would be more synchronised than the async proxy")
+            elif isinstance(ins, Tcgen05Fence):
+                out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a hardware (the harness runs on the "
+                           "device's arch; compile-checked only)")
+            elif isinstance(ins, CpAsyncBulk):
+                if ins.reduce is not None:
+                    out.append(f"{where} cp.reduce.async.bulk: the harness's launch-tagged values cannot be "
+                               "combined by a bulk reduction")
+                if ins.size != 4:
+                    out.append(f"{where} cp.async.bulk of {ins.size} bytes: the harness copies one location "
+                               "(4 litmus bytes, a 16-byte slot on the device)")
+            elif isinstance(ins, MbarrierInit):
+                inits[ins.bar] = inits.get(ins.bar, 0) + 1
+            for name in ins.locations():
+                if p.location(p.physical(name)).kind == "mbarrier":
+                    mbar_used.add(p.physical(name))
+            if isinstance(ins, MbarrierInit) and any(
+                isinstance(i, (Branch, Goto, Label)) for i in t.code
+            ):
+                out.append(f"{where} mbarrier.init in a thread with branches (the object must be initialised once)")
+    # every hardware thread plays every role of its grid, one after the other, and commit groups
+    # are per thread: a wait_group n > 0 could then count another role's (another instance's) group
+    # as one of the n allowed to stay pending, which would over-synchronise
+    for kinds, commit, wait in (("cp.async.bulk", BulkCommit, BulkWait), ("cp.async", CpAsyncCommit, CpAsyncWait)):
+        for g in grids:
+            roles = [t for t in p.threads if t.placement.grid == g]
+            committers = [t for t in roles if any(isinstance(i, commit) for i in t.code)]
+            partial = [t for t in roles if any(isinstance(i, wait) and i.n not in (None, 0) for i in t.code)]
+            if len(committers) > 1 and partial:
+                out.append(f"{partial[0].name}: {kinds}.wait_group n > 0 with {len(committers)} threads of grid {g} "
+                           "committing groups (the harness runs them in one hardware thread; groups are per thread)")
+    for b in sorted(mbar_used):
+        if inits.get(b, 0) == 0:
+            out.append(f"mbarrier {b} is used but never initialised (mbarrier.init): undefined on the device")
+        elif inits[b] > 1:
+            out.append(f"mbarrier {b} is initialised {inits[b]} times (re-initialising a valid mbarrier is undefined)")
     return out
 
 
@@ -885,6 +932,17 @@ class HarnessSpec:
     needs_prime: bool  # RMW programs: memory initialised before each launch
     roles: int
     source_hash: str = ""
+    #: one kernel per grid (launched in this order in one stream); ``kernel`` is the first
+    kernels: tuple[str, ...] = ()
+    #: per grid: launched as a programmatic dependent (PDL) of the grid before it
+    pdl: tuple[bool, ...] = ()
+    #: words per location slot (4: 16-byte slots for mbarriers and bulk copies); the host rounds
+    #: the location stride up to a multiple of it
+    slot_words: int = 1
+
+    @property
+    def grids(self) -> int:
+        return max(1, len(self.kernels))
 
     def decode_bin(self, b: int) -> dict[str, int | None]:
         out: dict[str, int | None] = {}
@@ -1048,6 +1106,12 @@ __device__ __forceinline__ unsigned fz_rot(unsigned x, unsigned w, unsigned mw, 
 __device__ __forceinline__ unsigned fz_unrot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
   return ((((x >> 5) - w * mw) & 7u) << 5) | (((x & 31u) - l * ml) & 31u);
 }
+// a %globaltimer spin of ns nanoseconds (PDL: the primary runs long after its trigger)
+__device__ __forceinline__ void fz_gdelay(unsigned ns) {
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0) :: "memory");
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1) :: "memory"); } while (t1 - t0 < ns);
+}
 // per-launch random parameters, derived on the device from (epoch, seed): no per-launch arguments
 struct FzParams {
   unsigned seed, tagh, mw, ml, pidx;
@@ -1122,12 +1186,37 @@ def _gslot(j: int, inst: str) -> str:
     return f"((unsigned long long)((({inst}) * P.F[{j}] + P.Cc[{j}]) & (ninst - 1u)) * (NG * stride) + {j}u * stride)"
 
 
+def _n_grids(p: Program) -> int:
+    return 1 + max(t.placement.grid for t in p.threads)
+
+
+def _slot_words(p: Program) -> int:
+    """Words per location slot: 4 (16 bytes, aligned) when the program has mbarrier objects or
+    asynchronous copies (bulk copies move 16-byte aligned slots; mbarriers are 8-byte objects)."""
+    ext = (CpAsyncBulk, CpAsync, MbarrierInit, MbarrierArrive, MbarrierWait, MbarrierExpectTx, CpAsyncMbarrierArrive)
+    if any(loc.kind == "mbarrier" for loc in p.locations) or any(
+        isinstance(i, ext) for t in p.threads for i in t.code
+    ):
+        return BULK_SLOT_BYTES // 4
+    return 1
+
+
 def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, HarnessSpec]:
-    """The harness kernel for ``program`` (without the prelude) and its :class:`HarnessSpec`."""
+    """The harness kernel(s) for ``program`` (without the prelude) and its :class:`HarnessSpec`.
+
+    A program with several grids (``Placement.grid``) gets one kernel per grid,
+    ``<kernel>_g<g>``, launched one after the other in one stream (grid ``g`` in
+    ``Program.pdl_grids`` as a programmatic dependent of grid ``g-1``); every kernel has the same
+    parameters and spreads its roles over its CTAs as a one-grid harness does; grid 0 classifies
+    the previous launch; the last grid to finish advances the launch counter."""
     check_runnable(program)
     p = program
     lay = _layout(p)
     name = kernel or "fzh_" + _safe(p.name)
+    G = _n_grids(p)
+    kernels = [name] if G == 1 else [f"{name}_g{g}" for g in range(G)]
+    pdl = tuple(g in p.pdl_grids for g in range(G))
+    SW = _slot_words(p)
     gl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.GLOBAL]
     sl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED]
     # only locations a thread or the condition touches
@@ -1144,13 +1233,23 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
     # result words: one per register key or shared-final key, then one timeout flag per role
     res_keys = [k for k in keys if k.kind in ("reg", "sloc")]
     n_results = len(res_keys) + len(p.threads)
-    needs_prime = any(isinstance(i, (Atom, Red)) for t in p.threads for i in t.code)
+    # RMW programs, and programs that copy a global location (cp.async, cp.async.bulk), get their
+    # global locations' tagged initial values written before each launch: an RMW must act on the
+    # initial value, and a copy moves the raw word, which the destination would otherwise decode
+    # (another launch's tag) as the *destination's* initial value
+    needs_prime = any(
+        isinstance(i, (Atom, Red))
+        or (isinstance(i, (CpAsync, CpAsyncBulk)) and p.location(p.physical(i.src_loc)).space is Space.GLOBAL)
+        for t in p.threads
+        for i in t.code
+    )
     C = lay.cluster
     ngroups = lay.n_cta_groups
 
     L: list[str] = []
     w = L.append
-    w(f"// harness for {p.name}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}")
+    w(f"// harness for {p.name}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}, {G} grid(s)"
+      + (f", PDL grids {list(p.pdl_grids)}" if p.pdl_grids else ""))
     w(f"namespace ns_{name} {{")
     w(f"constexpr unsigned NG = {NG}u;")
     w("// RMW programs: tagged initial values before each launch (not inlined: kept out of the test's code)")
@@ -1161,52 +1260,85 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
     w("}")
     kernel_at = len(L)
     cluster_attr = f"__cluster_dims__({C}, 1, 1) " if C > 1 else ""
-    w(f'extern "C" __global__ void {cluster_attr}__launch_bounds__(256) {name}(')
-    w("    unsigned* mem, unsigned* res, unsigned long long* hist, unsigned long long* ctl,")
-    w("    const unsigned short* perms, unsigned* scratch, unsigned ntest, unsigned stride, unsigned spin,")
-    w("    unsigned barrier, unsigned mode, unsigned seed0, unsigned scratch_lines, unsigned budget,")
-    w("    unsigned long long epoch0, unsigned nperms) {")
-    w(f"  using namespace ns_{name};")
-    w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u;")
-    if NSH:
-        w("  __shared__ unsigned fz_sm[NSH * 256u];")
-    if any(isinstance(i, Filler) and i.kind == "smem" for t in p.threads for i in t.code):
-        w("  __shared__ unsigned fz_scratch_smem[256];")
     shared_hist = nbins + 1 <= MAX_SHARED_BINS
-    if shared_hist:
-        w("  __shared__ unsigned fz_hist[NBINS + 1u];")
-    w("  const unsigned t = threadIdx.x;")
-    w("  const unsigned fz_zero = (unsigned)((unsigned long long)mem >> 63);  // a run-time 0 (repeated loads)")
-    w("  const unsigned long long epoch = fz_ld_vol64(ctl);")
-    w("  const unsigned ninst = ntest * 256u;")
-    w(f"  const unsigned nQ = ntest / {C}u;")
-    w(f"  const unsigned rank = blockIdx.x % {C}u;")
-    w("  FzParams P;")
-    w(f"  fz_params(P, epoch, seed0, {ngroups}u, NG, nperms);")
-    w(f"  const unsigned lq = perms[P.pidx * (gridDim.x / {C}u) + blockIdx.x / {C}u];")
-    w(f"  const unsigned lcta = lq * {C}u + rank;")
-    w("  const bool testing = lcta < ntest;")
-    w("  unsigned* memc = mem + (unsigned long long)(epoch & 1ull) * ((unsigned long long)ninst * NG * stride);")
-    w("  const unsigned tagh = P.tagh;")
-    # ---- mode 2: prime memory with tagged initial values (RMW programs)
-    w("  if (mode == 2u) {")
-    w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, P);")
-    w("    return;")
-    w("  }")
-    # ---- check of the previous launch (modes 0 and 1)
-    # mode 0: test, then classify the previous launch; 3: test only (a mode-1 launch classifies);
-    # 1: classify only; 2: prime memory (RMW programs)
-    w("  if (mode == 0u || mode == 3u) {")
-    w("    if (testing) {")
-    res_inits = _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w)
-    w("    } else {")
-    w("      fz_stress(scratch, scratch_lines, ctl, ntest * 8u);  // stress CTA")
-    w("    }")
-    w("  }")
-    w("  if (testing && (mode == 1u || (mode == 0u && epoch > epoch0))) {")
-    hist_arg = "fz_hist" if shared_hist else "nullptr"
-    w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch);")
-    w("  }")
+    res_inits: list[int] = [p.location(k.loc).init if k.kind == "sloc" else 0 for k in res_keys]
+    for g, kname in enumerate(kernels):
+        roles_g = [k for k in lay.order if p.threads[k].placement.grid == g]
+        triggers = any(
+            isinstance(i, GridDepControl) and i.action == "launch_dependents" for k in roles_g for i in p.threads[k].code
+        )
+        w(f'extern "C" __global__ void {cluster_attr}__launch_bounds__(256) {kname}(')
+        w("    unsigned* mem, unsigned* res, unsigned long long* hist, unsigned long long* ctl,")
+        w("    const unsigned short* perms, unsigned* scratch, unsigned ntest, unsigned stride, unsigned spin,")
+        w("    unsigned barrier, unsigned mode, unsigned seed0, unsigned scratch_lines, unsigned budget,")
+        w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay) {")
+        w(f"  using namespace ns_{name};")
+        w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u, SW = {SW}u;  (void)SW; (void)NRES;")
+        if NSH:
+            w("  __shared__ __align__(16) unsigned fz_sm[NSH * 256u * SW];")
+        if any(isinstance(i, Filler) and i.kind == "smem" for k in roles_g for i in p.threads[k].code):
+            w("  __shared__ unsigned fz_scratch_smem[256];")
+        if shared_hist and g == 0:
+            w("  __shared__ unsigned fz_hist[NBINS + 1u];")
+        w("  const unsigned t = threadIdx.x;")
+        w("  const unsigned fz_zero = (unsigned)((unsigned long long)mem >> 63);  // a run-time 0 (repeated loads)")
+        w("  const unsigned long long epoch = fz_ld_vol64(ctl);")
+        w(f"  unsigned long long* const ctlg = ctl + {8 * g}u;  // this grid's counters: [1] CTAs done, [2] barrier, [3] warps done")
+        w("  const unsigned ninst = ntest * 256u;")
+        w(f"  const unsigned nQ = ntest / {C}u;")
+        w(f"  const unsigned rank = blockIdx.x % {C}u;")
+        w("  FzParams P;")
+        w(f"  fz_params(P, epoch, seed0, {ngroups}u, NG, nperms);")
+        w(f"  const unsigned lq = perms[P.pidx * (gridDim.x / {C}u) + blockIdx.x / {C}u];")
+        w(f"  const unsigned lcta = lq * {C}u + rank;")
+        w("  const bool testing = lcta < ntest;")
+        w("  unsigned* memc = mem + (unsigned long long)(epoch & 1ull) * ((unsigned long long)ninst * NG * stride);")
+        w("  const unsigned tagh = P.tagh;")
+        w("  (void)pdl_delay; (void)fz_zero; (void)nQ; (void)tagh; (void)memc;")
+        if g == 0:
+            # ---- mode 2: prime memory with tagged initial values (RMW programs)
+            w("  if (mode == 2u) {")
+            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, P);")
+            w("    return;")
+            w("  }")
+        # mode 0: test, then classify the previous launch; 3: test only (a mode-1 launch classifies);
+        # 1: classify only; 2: prime memory (RMW programs)
+        w("  if (mode == 0u || mode == 3u) {")
+        w("    if (testing) {")
+        if roles_g:
+            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits)
+        else:
+            w("      // no litmus thread in this grid: its CTAs only take part in the launch")
+            w("      __syncwarp();")
+            w("      if ((t & 31u) == 0u) atomicAdd(ctlg + 3, 1ull);")
+        w("    } else {")
+        if triggers:
+            w('      asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // stress CTAs do not hold the dependents back')
+        w("      fz_stress(scratch, scratch_lines, ctlg, ntest * 8u);  // stress CTA")
+        w("    }")
+        w("  }")
+        if g == 0:
+            w("  if (testing && (mode == 1u || (mode == 0u && epoch > epoch0))) {")
+            hist_arg = "fz_hist" if shared_hist else "nullptr"
+            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch);")
+            w("  }")
+        w("  if (mode == 0u || mode == 3u) {")
+        w("    __syncthreads();")
+        w("    if (t == 0u) {")
+        w("      __threadfence();")
+        w("      unsigned long long old = atomicAdd(ctlg + 1, 1ull);")
+        w("      if (old == (unsigned long long)gridDim.x - 1ull) {")
+        if G == 1:
+            w("        ctl[1] = 0ull; ctl[2] = 0ull; ctl[3] = 0ull; __threadfence(); ctl[0] = epoch + 1ull;")
+        else:
+            # the grids of one launch may finish in any order (a PDL dependent need not wait for
+            # its primary): the last grid to finish advances the launch counter
+            w("        ctlg[1] = 0ull; ctlg[2] = 0ull; ctlg[3] = 0ull; __threadfence();")
+            w(f"        if (atomicAdd(ctl + 4, 1ull) == {G - 1}ull) {{ ctl[4] = 0ull; __threadfence(); ctl[0] = epoch + 1ull; }}")
+        w("      }")
+        w("    }")
+        w("  }")
+        w("}")
     # the classification, not inlined: its accesses stay out of the test's straight-line code
     CK: list[str] = []
     CK.append(f"__device__ __noinline__ void fzc_{name}(const unsigned* mem, const unsigned* res, "
@@ -1217,21 +1349,10 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
     _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append)
     CK.append("}")
     L[kernel_at:kernel_at] = CK
-    w("  if (mode == 0u || mode == 3u) {")
-    w("    __syncthreads();")
-    w("    if (t == 0u) {")
-    w("      __threadfence();")
-    w("      unsigned long long old = atomicAdd(ctl + 1, 1ull);")
-    w("      if (old == (unsigned long long)gridDim.x - 1ull) {")
-    w("        ctl[1] = 0ull; ctl[2] = 0ull; ctl[3] = 0ull; __threadfence(); ctl[0] = epoch + 1ull;")
-    w("      }")
-    w("    }")
-    w("  }")
-    w("}")
     src = "\n".join(L) + "\n"
     spec = HarnessSpec(
         program=p.name,
-        kernel=name,
+        kernel=kernels[0],
         keys=tuple(keys),
         nbins=nbins,
         cluster=C,
@@ -1241,19 +1362,27 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
         needs_prime=needs_prime,
         roles=len(p.threads),
         source_hash=hashlib.sha256(src.encode()).hexdigest()[:16],
+        kernels=tuple(kernels),
+        pdl=pdl,
+        slot_words=SW,
     )
     return src, spec
 
 
-def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None]) -> None:
+def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None], roles: Sequence[int],
+               SW: int, res_inits: list[int]) -> None:
+    """The test of the roles ``roles`` (those of one grid): instances, addresses, the litmus code,
+    the result words.  Fills ``res_inits`` (the initial value a raw result word decodes against)
+    for the result keys of these roles."""
     ind = "      "
+    mbar = {loc.name for loc in p.locations if loc.kind == "mbarrier"}
     # per role: instance, addresses, registers
-    for k in lay.order:
+    for k in roles:
         r = lay.roles[k]
         t = p.threads[k]
         for line in _role_inst_expr(lay, r, "t", f"inst{k}"):
             w(ind + line)
-        used = {p.physical(i.loc) for i in t.code if getattr(i, "loc", None) is not None}
+        used = {p.physical(n) for i in t.code for n in i.locations()}
         for n in gl:
             if n in used:
                 j = gidx[n]
@@ -1261,22 +1390,23 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         for n in sl:
             if n in used:
                 j = sidx[n]
-                w(ind + f"unsigned k{k}_sa{j} = (unsigned)__cvta_generic_to_shared(fz_sm + inst{k}_L * NSH + {j}u);")
+                w(ind + f"unsigned k{k}_sa{j} = (unsigned)__cvta_generic_to_shared(fz_sm + (inst{k}_L * NSH + {j}u) * SW);")
         for reg in _registers(t):
             w(ind + f"int k{k}_{reg} = {t.init_value(reg)};")
         for reg in dict.fromkeys(i.dst for i in t.code if isinstance(i, (Load, Atom))):
             w(ind + f"unsigned k{k}_{reg}_raw = 0u; (void)k{k}_{reg}_raw;")
         w(ind + f"unsigned k{k}__tmo = 0u, k{k}__spins = 0u; (void)k{k}__spins;")
+    data_sl = [n for n in sl if n not in mbar]
     if sl:
-        w(ind + "// shared locations: tagged initial values, every launch")
-        for n in sl:
+        w(ind + "// shared locations: tagged initial values, every launch (mbarrier objects: the program inits them)")
+        for n in data_sl:
             j = sidx[n]
-            w(ind + f"fz_sm[t * NSH + {j}u] = tagh | ({p.location(n).init}u & 0xffffu);")
+            w(ind + f"fz_sm[(t * NSH + {j}u) * SW] = tagh | ({p.location(n).init}u & 0xffffu);")
         w(ind + "__syncthreads();")
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
-    w(ind + "    atomicAdd(ctl + 2, 1ull);")
-    w(ind + "    for (unsigned i = 0; i < 1024u; ++i) if (fz_ld_vol64(ctl + 2) >= (unsigned long long)ntest * 8u) break;")
+    w(ind + "    atomicAdd(ctlg + 2, 1ull);")
+    w(ind + "    for (unsigned i = 0; i < 1024u; ++i) if (fz_ld_vol64(ctlg + 2) >= (unsigned long long)ntest * 8u) break;")
     w(ind + "  }")
     w(ind + "  __syncwarp();")
     w(ind + "}")
@@ -1284,10 +1414,10 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     ctxs: dict[int, _HarnessCtx] = {}
     # barrier programs run in segments: segment j of every role, then one CTA-wide barrier, so that
     # the j-th barrier of every role of an instance is one hardware barrier episode
-    nseg = 1 + max(sum(isinstance(i, Barrier) for i in t.code) for t in p.threads)
-    pos = {k: 0 for k in lay.order}
+    nseg = 1 + max(sum(isinstance(i, Barrier) for i in p.threads[k].code) for k in roles)
+    pos = {k: 0 for k in roles}
     for seg in range(nseg):
-        for k in lay.order:
+        for k in roles:
             t = p.threads[k]
             if k not in ctxs:
                 straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
@@ -1305,6 +1435,10 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 backward = target is not None and labels.get(target, n + 1) <= n
                 for line in emit_instruction(ins, ctx, backward):
                     w(ind + line)
+                if isinstance(ins, GridDepControl) and ins.action == "launch_dependents":
+                    # the primary runs on long after its trigger (a %globaltimer delay, ns), so
+                    # that a dependent that reads too early reads before the primary's writes
+                    w(ind + "if (pdl_delay) fz_gdelay(pdl_delay);  // PDL: the primary runs long after its trigger")
             if seg == nseg - 1:
                 w(ind + f"L{k}___end: ;")
         if seg < nseg - 1:
@@ -1315,32 +1449,32 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     # result words are raw: a register that still holds a loaded word is stored as loaded (decoding
     # it here would let ptxas schedule the decode -- a wait for the load -- before later test stores);
     # other values are stored encoded.  The check phase of the next launch decodes them.
-    res_inits: list[int] = []
+    mine = set(roles)
     for ri, ks in enumerate(res_keys):
+        if ks.role not in mine:
+            continue
         if ks.kind == "reg":
             c = ctxs[ks.role]
             if ks.reg in c.pending:
-                res_inits.append(p.location(p.physical(c.pending[ks.reg])).init)
+                res_inits[ri] = p.location(p.physical(c.pending[ks.reg])).init
                 w(ind + f"resc[{ri}ull * ninst + inst{ks.role}] = k{ks.role}_{ks.reg}_raw;")
             else:
-                res_inits.append(0)
+                res_inits[ri] = 0
                 w(ind + f"resc[{ri}ull * ninst + inst{ks.role}] = {c.enc(c.read(ks.reg))};")
         else:
-            res_inits.append(p.location(ks.loc).init)
-    if any(ks.kind == "sloc" for ks in res_keys):
+            res_inits[ri] = p.location(ks.loc).init
+    if any(ks.kind == "sloc" and ks.role in mine for ks in res_keys):
         w(ind + "__syncthreads();")
         for ri, ks in enumerate(res_keys):
-            if ks.kind == "sloc":
+            if ks.kind == "sloc" and ks.role in mine:
                 r = lay.roles[ks.role]
-                init = p.location(ks.loc).init
                 for line in _inst_from_lane(lay, r, "t", f"sinst{ri}"):
                     w(ind + line)
-                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[t * NSH + {sidx[ks.loc]}u];")
-    for k in range(len(p.threads)):
+                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[(t * NSH + {sidx[ks.loc]}u) * SW];")
+    for k in roles:
         w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
     w(ind + "__syncwarp();")
-    w(ind + "if ((t & 31u) == 0u) atomicAdd(ctl + 3, 1ull);")
-    return res_inits
+    w(ind + "if ((t & 31u) == 0u) atomicAdd(ctlg + 3, 1ull);")
 
 
 def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w) -> None:

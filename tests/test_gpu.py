@@ -98,3 +98,69 @@ def test_run_command_json(capsys) -> None:
     d = json.loads(capsys.readouterr().out)
     assert rc == 0 and d["forbidden"] == 0 and d["instances"] >= 2_000_000
     assert all(o["verdict"] in ("sc", "allowed") for o in d["outcomes"])
+
+
+# --------------------------------------------------------------------------------------------
+# Extension IR: PDL (several grids), mbarrier, bulk copies, cp.async
+# --------------------------------------------------------------------------------------------
+
+EXT = Path(__file__).resolve().parent / "litmus"
+
+PDL_HOIST = """PTX PDL-hoist-{name}
+"shared-memory prologue and bar.sync before griddepcontrol.wait, then {load} x"
+{{
+x=0;
+grid 1 @ pdl;
+}}
+ P0@cta 0,gpu 0,grid 0            | P1@cta 0,gpu 0,grid 1 ;
+ griddepcontrol.launch_dependents | filler.smem 256       ;
+ st.weak x, 1                     | bar.sync 0            ;
+                                  | griddepcontrol.wait   ;
+                                  | {load} r1, x    ;
+exists (P1:r1 == 0)
+"""
+
+
+def _stale(h: Histogram) -> int:
+    return h.matching(lambda d: d["P1:r1"] == 0)
+
+
+def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
+    """facts/h200-litmus-probe.md Table 6 through the harness: the primary triggers, runs 30 us,
+    then writes; ptxas hoists the dependent's ld.global.nc above ACQBULK (the harness kernel's
+    SASS, see bench/results/extensions-h200.md): stale reads with PDL on, none with PDL off; the
+    plain load never reads stale."""
+    nc = litmus.parse(PDL_HOIST.format(name="nc", load="ld.global.nc"))
+    plain = litmus.parse(PDL_HOIST.format(name="plain", load="ld.weak     "))
+    cfg = RunConfig(instances=200 * 65536, pdl_delay_ns=30_000)
+    h = backend.run(nc, cfg)
+    assert h.timeouts == 0 and dict(h.meta)["pdl_grids"] == [1]
+    assert _stale(h) > h.instances // 10
+    import dataclasses
+
+    assert _stale(backend.run(nc, dataclasses.replace(cfg, pdl=False))) == 0
+    assert _stale(backend.run(plain, cfg)) == 0
+
+
+@pytest.mark.parametrize("path", ["pdl/PDL-wait-plain.litmus", "pdl/PDL-off-stream-order.litmus",
+                                  "pdl/PDL-chain-grid-before-primary.litmus", "mbarrier/MBAR-MP-default.litmus",
+                                  "async-proxy/TMA-load-mbarrier-acquire.litmus", "async-proxy/TMA-store-fence-writer.litmus",
+                                  "cp-async/CPASYNC-wait-all.litmus"])
+def test_extension_forbidden_outcomes_never_seen(backend, path) -> None:
+    from fuzzgpu import model
+
+    p = litmus.parse_file(EXT / path)
+    h = backend.run(p, RunConfig(instances=(100 if p.pdl_grids else 300) * 65536))
+    assert sum(c for _, c in h.counts) + h.timeouts == h.instances
+    for o, c in h.counts:
+        d = dict(o)
+        assert None not in d.values(), (path, d)
+        assert model.judge(p, d).verdict != "forbidden", (path, d, c)
+
+
+def test_mbarrier_wait_that_never_completes_is_bounded(backend) -> None:
+    """try_wait on a phase that never completes (expect_tx without a copy) returns false after the
+    hardware's time limit: every instance ends, r1 == 1 never."""
+    p = litmus.parse_file(EXT / "mbarrier" / "MBAR-expect-tx-pending.litmus")
+    h = backend.run(p, RunConfig(instances=20 * 65536))
+    assert h.matching(lambda d: d["P1:r1"] == 1) == 0

@@ -38,6 +38,14 @@ class RunConfig:
     # classify the previous launch inside the next test launch (fast; its memory traffic overlaps
     # the tests of CTAs that start later, a mild stress) or in a separate launch after each test
     inline_check: bool = True
+    # PDL programs (several grids): the primary spins this many ns (%globaltimer) right after
+    # each griddepcontrol.launch_dependents, so that a dependent reading too early reads before
+    # the primary's later writes (stale reads show only when the primary runs >= 20 us after its
+    # trigger: facts/h200-litmus-probe.md, Table 7)
+    pdl_delay_ns: int = 30_000
+    # False: launch the program's PDL grids as ordinary stream-ordered kernels (a control run; the
+    # histogram's meta says so, and the oracle should then judge the program without pdl_grids)
+    pdl: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -275,11 +275,21 @@ class CudaBackend:
         return self.run_compiled(c, config)
 
     def run_compiled(self, c: Compiled, config: RunConfig) -> Histogram:
+        """Run a compiled harness.  A program with several grids launches one kernel per grid, in
+        order, on one stream, per launch; grid ``g`` with ``spec.pdl[g]`` (and ``config.pdl``)
+        through ``cuLaunchKernelEx`` with ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``
+        after grid ``g-1``, the others as plain stream-ordered launches.  Multi-grid launches are
+        not replayed from a CUDA graph (PDL edges in captured graphs are left untested here)."""
         import numpy as np
 
         drv = self.drv
         spec = c.spec
-        func = self.function(c.cubin, spec.kernel)
+        names = spec.kernels or (spec.kernel,)
+        funcs = [self.function(c.cubin, n) for n in names]
+        func = funcs[0]
+        G = len(funcs)
+        pdl_flags = [bool(spec.pdl[g]) if g < len(spec.pdl) else False for g in range(G)]
+        use_pdl = [f and config.pdl for f in pdl_flags]
         tc = config.test_ctas
         if tc < 2 or tc & (tc - 1) or tc > 65536 // 1:
             raise UserError(f"test_ctas must be a power of two >= 2 (got {tc})")
@@ -291,19 +301,24 @@ class CudaBackend:
         ninst = tc * 256
         launches = max(1, -(-config.instances // ninst))
         stride = max(1, config.stride)
+        sw = max(1, spec.slot_words)
+        if sw > 1:  # 16-byte slots (bulk copies, mbarriers): a stride of whole slots
+            stride = -(-max(stride, sw) // sw) * sw
         mem_words = ninst * spec.n_global_locs * stride
         mem = drv.mem_alloc(2 * mem_words * 4)
         res = drv.mem_alloc(2 * spec.n_results * ninst * 4)
         hist = drv.mem_alloc((spec.nbins + 1) * 8)
-        ctl = drv.mem_alloc(64)
+        ctl_bytes = 64 * max(1, G)
+        ctl = drv.mem_alloc(ctl_bytes)
         scratch = drv.mem_alloc(max(1, config.stress_lines) * 32 * 4)
         nperms = 64
         rng = np.random.default_rng(config.seed)
         perms = np.stack([rng.permutation(grid // C) for _ in range(nperms)]).astype(np.uint16)
         dperms = drv.to_device(perms)
-        for buf, n in ((mem, 2 * mem_words * 4), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, 64)):
+        for buf, n in ((mem, 2 * mem_words * 4), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, ctl_bytes)):
             drv.memset_d8(buf, 0, n)
         self.sync()
+        pdl_delay = max(0, int(config.pdl_delay_ns)) if any(pdl_flags) else 0
 
         def args(mode: int) -> KernelArgs:
             return KernelArgs(
@@ -312,7 +327,7 @@ class CudaBackend:
                     ("p", int(dperms)), ("p", int(scratch)),
                     ("u32", tc), ("u32", stride), ("u32", config.spin), ("u32", 1 if config.barrier else 0),
                     ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", max(1, config.stress_lines)),
-                    ("u32", config.budget), ("u64", 0), ("u32", nperms),
+                    ("u32", config.budget), ("u64", 0), ("u32", nperms), ("u32", pdl_delay),
                 ]
             )
 
@@ -321,12 +336,17 @@ class CudaBackend:
         def one() -> None:
             if spec.needs_prime:
                 self.launch(func, grid, 256, a_prime)
-            self.launch(func, grid, 256, a_test)
+            for g, f in enumerate(funcs):
+                self.launch(f, grid, 256, a_test, pdl=use_pdl[g])
             if not config.inline_check:
                 self.launch(func, grid, 256, a_check)
 
         per = 64
-        gexec = self.graph(lambda: [one() for _ in range(per)]) if config.graphs and launches >= per else None
+        gexec = (
+            self.graph(lambda: [one() for _ in range(per)])
+            if config.graphs and launches >= per and G == 1
+            else None
+        )
         t0 = time.perf_counter()
         done = 0
         if gexec is not None:
@@ -364,7 +384,16 @@ class CudaBackend:
             "kernel": spec.kernel,
             "arch": self.arch,
             "device": self.device.name(),
+            "stride": stride,
         }
+        if G > 1:
+            meta.update({
+                "grids": G,
+                "pdl_grids": [g for g in range(G) if pdl_flags[g]],
+                "pdl_launch": bool(config.pdl),
+                "pdl_delay_ns": pdl_delay,
+                "us_per_launch": round(secs / launches * 1e6, 2),
+            })
         if total != expect or int(epoch[0]) != launches:
             raise UserError(
                 f"{spec.program}: histogram check failed: {total} counted, {expect} expected, "

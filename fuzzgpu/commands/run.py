@@ -77,6 +77,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=_nonneg, default=1, metavar="N", help="random seed (default: 1)")
     parser.add_argument("--budget", type=_count, default=100_000, metavar="N",
                         help="iterations a spin loop may take before the instance counts as a timeout")
+    parser.add_argument("--pdl-delay-ns", type=_nonneg, default=30_000, metavar="NS",
+                        help="PDL programs: the primary spins NS ns (%%globaltimer) after its launch_dependents "
+                             "(default: 30000; stale reads need >= 20 us)")
+    parser.add_argument("--no-pdl", action="store_true",
+                        help="launch the program's PDL grids as ordinary stream-ordered kernels (a control run; "
+                             "the verdicts are then those of the program without PDL)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
 
 
@@ -114,12 +120,18 @@ def run(args: argparse.Namespace) -> int:
     cfg = RunConfig(
         instances=args.instances, stride=args.stride, barrier=args.barrier, spin=args.spin,
         stress=args.stress, seed=args.seed, budget=args.budget,
+        pdl_delay_ns=args.pdl_delay_ns, pdl=not args.no_pdl,
     )
     try:
         hist = backend.run(program, cfg)
     finally:
         backend.close()
-    verdicts = _verdicts(program, hist)
+    judged = program
+    if args.no_pdl and program.pdl_grids:
+        import dataclasses
+
+        judged = dataclasses.replace(program, pdl_grids=())  # what actually ran: stream order
+    verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
     if args.json:
         d = hist.to_json()
@@ -141,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         mark = "*>" if verdict not in ("sc",) else ":>"
         w(f"{c:<{width}} {mark}{format_outcome(o)}  {verdict}" + (f" ({reason})" if verdict != "sc" else "") + "\n")
     if hist.timeouts:
-        w(f"{hist.timeouts:<{width}} timeout (spin loops gave up after {cfg.budget} iterations)\n")
+        w(f"{hist.timeouts:<{width}} timeout (a spin loop gave up after {cfg.budget} iterations; not an outcome)\n")
     cond = program.condition
     if cond is not None:
         from ..ir import Not, eval_expr
@@ -152,4 +164,9 @@ def run(args: argparse.Namespace) -> int:
         w(f"Observation {program.name} {obs} {pos} {hist.instances - hist.timeouts - pos}\n")
     w(f"Instances {hist.instances} in {hist.seconds:.3f} s ({hist.rate:.3g}/s) on {backend.describe()}\n")
     w(f"Knobs stride={cfg.stride} barrier={cfg.barrier} spin={cfg.spin} stress={cfg.stress} seed={cfg.seed}\n")
+    meta = dict(hist.meta)
+    if meta.get("grids"):
+        w(f"Grids {meta['grids']} PDL grids {meta['pdl_grids']} launched {'with' if meta['pdl_launch'] else 'WITHOUT'} "
+          f"the PDL attribute; primary delay {meta['pdl_delay_ns']} ns after launch_dependents; "
+          f"{meta['us_per_launch']} us per launch\n")
     return 1 if forbidden else 0
