@@ -583,7 +583,30 @@ class Campaign:
 
     # -- main loop -------------------------------------------------------------------------
 
+    def _lock(self) -> Any:
+        """One campaign per corpus at a time: an exclusive lock on ``.fuzzgpu/lock`` (released by
+        the OS when the process ends, even by SIGKILL)."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        f = open(self.state_dir / "lock", "a+")
+        try:
+            import fcntl
+
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # not POSIX: no lock
+            pass
+        except OSError:
+            f.close()
+            raise UserError(f"{self.root}: another campaign is running on this corpus (lock {self.state_dir / 'lock'})") from None
+        return f
+
     def run(self, seconds: float) -> CampaignResult:
+        lock = self._lock()
+        try:
+            return self._run(seconds)
+        finally:
+            lock.close()
+
+    def _run(self, seconds: float) -> CampaignResult:
         self._t0 = time.monotonic()
         self._elapsed_base = self.state.elapsed
         self._p0, self._i0 = self.state.programs, self.state.instances

@@ -85,3 +85,18 @@ def test_resuming_with_other_settings_is_refused(tmp_path):
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--backend", "sim", "--profile", "scopes", "--time", "2",
                         "--corpus", str(corpus)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "profile classic" in r.stderr
+
+
+def test_one_campaign_per_corpus(tmp_path):
+    corpus = tmp_path / "c"
+    p = start(corpus, 60)
+    try:
+        deadline = time.time() + 30
+        while not (corpus / ".fuzzgpu" / "state.json").exists() and time.time() < deadline:
+            time.sleep(0.2)
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *ARGS, "--time", "2", "--corpus", str(corpus)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and "another campaign is running" in r.stderr
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
