@@ -572,6 +572,44 @@ grid 1 @ pdl;
 exists (P1:r1 == 0)
 """
 
+# a lone try_wait (MBAR-MP-default, TMA-load-mbarrier-acquire) compiles to TRYWAIT followed at
+# once by the LDS, with nothing that waits for the predicate; the same tests with the wait in a
+# loop (the load after a branch on the predicate), as CUDA code writes it
+EXT_LOOPS = {
+    "MBAR-MP-loop": """PTX MBAR-MP-loop
+"MBAR-MP-default with the wait in a loop: the load follows a branch on the try_wait predicate."
+{
+x @ shared = 0;
+bar @ shared mbarrier = 0;
+}
+ P0@cta 0,gpu 0       | P1@cta 0,gpu 0                      ;
+ mbarrier.init bar, 1 | bar.sync 0                          ;
+ bar.sync 0           | LC00:                               ;
+ st.weak x, 1         | mbarrier.try_wait.parity r1, bar, 0 ;
+ mbarrier.arrive bar  | beq r1, 0, LC00                     ;
+                      | ld.weak r2, x                       ;
+exists (P1:r1 == 1 /\\ P1:r2 == 0)
+""",
+    "TMA-load-loop": """PTX TMA-load-loop
+"TMA-load-mbarrier-acquire with the wait in a loop: the load follows a branch on the try_wait predicate."
+{
+g = 1;
+s @ shared = 0;
+bar @ shared mbarrier = 0;
+}
+ P0@cta 0,gpu 0                        | P1@cta 0,gpu 0                      ;
+ mbarrier.init bar, 1                  | bar.sync 0                          ;
+ bar.sync 0                            | LC00:                               ;
+ mbarrier.arrive.expect_tx bar, 4      | mbarrier.try_wait.parity r1, bar, 0 ;
+ cp.async.bulk.shared.global s, g, bar | beq r1, 0, LC00                     ;
+                                       | ld.weak r2, s                       ;
+exists (P1:r1 == 1 /\\ P1:r2 == 0)
+""",
+}
+
+#: extra runs of one test: the primary's delay after its trigger (facts Table 7: 2 us -> rare)
+EXT_VARIANTS = {"PDL-hoist-nc": [["--pdl-delay-ns", "2000"], ["--pdl-delay-ns", "0"]]}
+
 #: runs with PDL off too (the dependent launched as an ordinary stream-ordered kernel)
 EXT_PDL_OFF = ("PDL-hoist-nc", "PDL-hoist-plain", "PDL-wait-nc", "PDL-wait-plain", "PDL-read-before-wait")
 
@@ -585,10 +623,14 @@ def ext_files(tmp: Path) -> list[Path]:
         files.append(f)
     for d in EXT_DIRS:
         files += sorted((ROOT / "tests" / "litmus" / d).glob("*.litmus"))
+    for name, text in EXT_LOOPS.items():
+        f = tmp / f"{name}.litmus"
+        f.write_text(text)
+        files.append(f)
     return files
 
 
-def run_extensions(out: Path, smoke: bool) -> dict:
+def run_extensions(out: Path, smoke: bool, only: str = "", name: str = "extensions-h200.json") -> dict:
     """`fuzzgpu run --json` (in process: one CUDA context per test, as the CLI makes) on every
     extension litmus test the harness can run; the refused ones with their reasons."""
     import contextlib
@@ -608,6 +650,8 @@ def run_extensions(out: Path, smoke: bool) -> dict:
         res["nvidia_smi"] = f"? ({e})"
     tmp = Path(tempfile.mkdtemp(prefix="fzext-"))
     files = ext_files(tmp)
+    if only:
+        files = [f for f in files if any(k in f.stem for k in only.split(","))]
     runnable, refused = [], {}
     for f in files:
         p = litmus.parse_file(f)
@@ -626,13 +670,14 @@ def run_extensions(out: Path, smoke: bool) -> dict:
     slow = ("MBAR-expect-tx-pending", "MBAR-MP-wait-not-complete")
     rows = []
     res["runs"] = rows
-    jpath = out / "extensions-h200.json"
+    jpath = out / name
     parser = argparse.ArgumentParser()
     runcmd.configure(parser)
     for f, p in runnable:
         variants = [[]]
         if p.name in EXT_PDL_OFF:
             variants.append(["--no-pdl"])
+        variants += EXT_VARIANTS.get(p.name, [])
         for extra in variants:
             n = pdl_n if p.pdl_grids else (other_n // 2 if p.name in slow else other_n)
             argv = ["--instances", str(n), "--json", *extra, str(f)]
@@ -662,20 +707,28 @@ def render_extensions(path: Path) -> str:
     L.append(f"- date: {r.get('date')}; nvcc: {r.get('nvcc')}; host: {r.get('host')}")
     L.append(f"- command: `{r.get('command')}` (each row is `fuzzgpu run --json`, in process; argv below)")
     L.append(f"- compile: {r.get('compile_seconds')} s; total {r.get('seconds')} s")
+    if r.get("summary"):
+        L += ["", "## Summary", ""] + [f"- {x}" for x in r["summary"]] + [""]
+    if r.get("second_call"):
+        sc = r["second_call"]
+        L.append(f"- second device call ({sc.get('date')}): `{sc.get('command')}` -- rows marked (2); then {sc.get('pytest')}")
+    if r.get("device_seconds_used"):
+        L.append(f"- device time used by both calls (machine start included): {r['device_seconds_used']} s")
     L.append("- PDL rows: 2000 launches x 65,536 instances, the primary spins 30 us (%globaltimer) after "
              "griddepcontrol.launch_dependents; `--no-pdl`: the dependent launched as an ordinary kernel "
              "(verdicts then judged without PDL)")
     L += ["", "| test | argv extra | instances | outcome: count (verdict) | timeouts | forbidden | us/launch |",
           "|---|---|---|---|---|---|---|"]
     for row in r.get("runs", []):
-        extra = " ".join(a for a in row["argv"][2:-1] if a.startswith("--no"))
+        argv = row["argv"][2:-1]
+        extra = " ".join(a for i, a in enumerate(argv) if a.startswith(("--no", "--pdl")) or (i and argv[i - 1] == "--pdl-delay-ns"))
         if "error" in row:
             L.append(f"| {row['test']} | {extra} | - | ERROR {row['error']} | | | |")
             continue
         oc = "; ".join(
             ", ".join(f"{k}={v}" for k, v in o["outcome"].items()) + f": {o['count']} ({o['verdict']})"
             for o in row.get("outcomes", []))
-        L.append(f"| {row['test']} | {extra} | {row.get('instances')} | {oc} | {row.get('timeouts')} | "
+        L.append(f"| {row['test']}{' (2)' if row.get('call') == 2 else ''} | {extra} | {row.get('instances')} | {oc} | {row.get('timeouts')} | "
                  f"{row.get('forbidden')} | {row.get('meta', {}).get('us_per_launch', '')} |")
     if r.get("sass"):
         L += ["", "## SASS of the harness kernels (fuzzgpu.sass, sm_90, compiled on the CPU machine)", ""]
@@ -854,12 +907,14 @@ def main() -> int:
     ap.add_argument("--judge-suite", metavar="JSON", help="judge the suite histograms with fuzzgpu.model (CPU)")
     ap.add_argument("--extensions", action="store_true",
                     help="run the PDL/mbarrier/async-proxy/cp.async catalogues (fuzzgpu run) into OUT/extensions-h200.json")
+    ap.add_argument("--ext-only", default="", metavar="A,B", help="with --extensions: only the tests whose name contains one of these")
     ap.add_argument("--render-extensions", metavar="JSON", help="extensions JSON -> markdown")
     ap.add_argument("--ext-sass", metavar="JSON", help="add the harness SASS of the PDL programs to an extensions JSON (CPU)")
     a = ap.parse_args()
     if a.extensions:
-        run_extensions(Path(a.out), a.smoke)
-        print(render_extensions(Path(a.out) / "extensions-h200.json"), end="")
+        name = "extensions-h200.json" if not a.ext_only else "extensions-h200-extra.json"
+        run_extensions(Path(a.out), a.smoke, a.ext_only, name)
+        print(render_extensions(Path(a.out) / name), end="")
         return 0
     if a.render_extensions:
         print(render_extensions(Path(a.render_extensions)), end="")

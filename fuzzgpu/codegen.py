@@ -140,10 +140,13 @@ def unrunnable_reasons(p: Program) -> list[str]:
         pl = t.placement
         if pl.gpu != 0:
             out.append(f"{t.name} is on gpu {pl.gpu}: one GPU only")
+        # a barrier is safe when no label or branch comes before it: control flow then lives in the
+        # thread's last barrier segment and can neither skip nor repeat a barrier
+        cf = [n for n, i in enumerate(t.code) if isinstance(i, (Branch, Goto, Label))]
         has_branch = any(isinstance(i, (Branch, Goto)) for i in t.code)
         for n, ins in enumerate(t.code):
             where = f"{t.name}:{n}"
-            if isinstance(ins, Barrier) and has_branch:
+            if isinstance(ins, Barrier) and has_branch and cf and cf[0] < n:
                 out.append(f"{where} bar.{ins.mode} in a thread with branches (could deadlock the CTA)")
             if isinstance(ins, (Atom, Red)) and ins.operation in (RmwOp.INC, RmwOp.DEC):
                 out.append(f"{where} {ins.OP}.{ins.operation} wraps to 0, which the launch-unique value encoding cannot carry")
@@ -206,10 +209,8 @@ def _extension_reasons(p: Program) -> list[str]:
             for name in ins.locations():
                 if p.location(p.physical(name)).kind == "mbarrier":
                     mbar_used.add(p.physical(name))
-            if isinstance(ins, MbarrierInit) and any(
-                isinstance(i, (Branch, Goto, Label)) for i in t.code
-            ):
-                out.append(f"{where} mbarrier.init in a thread with branches (the object must be initialised once)")
+            if isinstance(ins, MbarrierInit) and any(isinstance(i, Label) for i in t.code[:n]):
+                out.append(f"{where} mbarrier.init after a label (the object must be initialised once)")
     # every hardware thread plays every role of its grid, one after the other, and commit groups
     # are per thread: a wait_group n > 0 could then count another role's (another instance's) group
     # as one of the n allowed to stay pending, which would over-synchronise

@@ -142,14 +142,54 @@ def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
     assert _stale(backend.run(plain, cfg)) == 0
 
 
+# A lone try_wait whose predicate is only stored (no branch on it) does not hold back the next
+# load on an H200 (SASS: TRYWAIT P0; LDS with nothing waiting for P0): the oracle's forbidden
+# outcome was seen at 0.7% (MBAR-MP-default) and 12.7% (TMA-load-mbarrier-acquire) --
+# bench/results/extensions-h200.md.  The same tests with the wait in a loop: 0.
+LONE_TRY_WAIT = pytest.mark.xfail(reason="lone try_wait does not order the next load on sm_90 (finding, see "
+                                  "bench/results/extensions-h200.md)", strict=False)
+
+MBAR_LOOP = """PTX MBAR-MP-loop
+{
+x @ shared = 0;
+bar @ shared mbarrier = 0;
+}
+ P0@cta 0,gpu 0       | P1@cta 0,gpu 0                      ;
+ mbarrier.init bar, 1 | bar.sync 0                          ;
+ bar.sync 0           | LC00:                               ;
+ st.weak x, 1         | mbarrier.try_wait.parity r1, bar, 0 ;
+ mbarrier.arrive bar  | beq r1, 0, LC00                     ;
+                      | ld.weak r2, x                       ;
+exists (P1:r1 == 1 /\\ P1:r2 == 0)
+"""
+
+TMA_LOOP = """PTX TMA-load-loop
+{
+g = 1;
+s @ shared = 0;
+bar @ shared mbarrier = 0;
+}
+ P0@cta 0,gpu 0                        | P1@cta 0,gpu 0                      ;
+ mbarrier.init bar, 1                  | bar.sync 0                          ;
+ bar.sync 0                            | LC00:                               ;
+ mbarrier.arrive.expect_tx bar, 4      | mbarrier.try_wait.parity r1, bar, 0 ;
+ cp.async.bulk.shared.global s, g, bar | beq r1, 0, LC00                     ;
+                                       | ld.weak r2, s                       ;
+exists (P1:r1 == 1 /\\ P1:r2 == 0)
+"""
+
+
 @pytest.mark.parametrize("path", ["pdl/PDL-wait-plain.litmus", "pdl/PDL-off-stream-order.litmus",
-                                  "pdl/PDL-chain-grid-before-primary.litmus", "mbarrier/MBAR-MP-default.litmus",
-                                  "async-proxy/TMA-load-mbarrier-acquire.litmus", "async-proxy/TMA-store-fence-writer.litmus",
-                                  "cp-async/CPASYNC-wait-all.litmus"])
+                                  "pdl/PDL-chain-grid-before-primary.litmus",
+                                  pytest.param("mbarrier/MBAR-MP-default.litmus", marks=LONE_TRY_WAIT),
+                                  pytest.param("async-proxy/TMA-load-mbarrier-acquire.litmus", marks=LONE_TRY_WAIT),
+                                  "MBAR-MP-loop", "TMA-load-loop",
+                                  "async-proxy/TMA-store-fence-writer.litmus", "cp-async/CPASYNC-wait-all.litmus"])
 def test_extension_forbidden_outcomes_never_seen(backend, path) -> None:
     from fuzzgpu import model
 
-    p = litmus.parse_file(EXT / path)
+    texts = {"MBAR-MP-loop": MBAR_LOOP, "TMA-load-loop": TMA_LOOP}
+    p = litmus.parse(texts[path]) if path in texts else litmus.parse_file(EXT / path)
     h = backend.run(p, RunConfig(instances=(100 if p.pdl_grids else 300) * 65536))
     assert sum(c for _, c in h.counts) + h.timeouts == h.instances
     for o, c in h.counts:
