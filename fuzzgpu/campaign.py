@@ -279,6 +279,7 @@ class State:
     findings: list[dict[str, Any]] = field(default_factory=list)
     duplicates: int = 0
     shapes: dict[str, dict[str, float]] = field(default_factory=dict)
+    not_covered: dict[str, int] = field(default_factory=dict)  # why programs were not judged: reason -> count
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -430,6 +431,12 @@ class Campaign:
             self.state.duplicates += 1
         self.save_state(force=True)
 
+    def _note_not_covered(self, shape: str, why: Any) -> None:
+        text = f"{shape}: {type(why).__name__ + ': ' if isinstance(why, BaseException) else ''}{str(why).splitlines()[0] if str(why) else ''}"[:240]
+        nc = self.state.not_covered
+        if text in nc or len(nc) < 30:
+            nc[text] = nc.get(text, 0) + 1
+
     def _print(self, line: str) -> None:
         if self._live_obj is not None:
             self._live_obj.console.print(line)
@@ -469,6 +476,7 @@ class Campaign:
                 verdict = prop.check(program, hist)
             except (model.Unsupported, UserError) as e:
                 st["unsupported"] += 1
+                self._note_not_covered(program.name, e)
                 self._refresh()
                 return
             st["instances"] += hist.instances
@@ -476,6 +484,7 @@ class Campaign:
             st["weak"] += self._weak_count(program, hist)
             if verdict.status == "unsupported":
                 st["unsupported"] += 1
+                self._note_not_covered(program.name, verdict.reason)
             self._refresh()
             if verdict.failed:
                 st["failures"] += 1
@@ -694,6 +703,10 @@ def report_text(c: Campaign, reason: str) -> str:
         rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
         lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
                      f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
+    if s.not_covered:
+        lines += ["", "not covered (programs that were not judged, and why):"]
+        for why, n in sorted(s.not_covered.items(), key=lambda kv: -kv[1])[:10]:
+            lines.append(f"  {n:>6}  {why}")
     if s.findings:
         lines += ["", "findings:"]
         for f in s.findings:

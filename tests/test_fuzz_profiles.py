@@ -57,3 +57,16 @@ def test_bad_profile_cli_exit_2(tmp_path):
                         "--time", "1", "--corpus", str(tmp_path / "c")], capture_output=True, text=True)
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "shapes.MP" in r.stderr and str(f) in r.stderr
+
+
+def test_local_strategies_folder_wins(tmp_path, monkeypatch):
+    from fuzzgpu.campaign import profile_path
+
+    monkeypatch.chdir(tmp_path)
+    assert profile_path("classic").parent.name == "profiles"  # the packaged copy
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "classic.toml").write_text('description = "mine"\n[shapes]\nSB = 1\n')
+    assert profile_path("classic") == tmp_path / "strategies" / "classic.toml" or profile_path("classic").resolve() == (tmp_path / "strategies" / "classic.toml").resolve()
+    assert load_profile("classic").shapes == {"SB": 1.0}
+    with pytest.raises(ProfileError, match="unknown profile 'nope'"):
+        load_profile("nope")
