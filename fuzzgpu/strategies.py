@@ -352,8 +352,14 @@ def cp_async(draw, options: Options = DEFAULT_OPTIONS) -> Program:
 
 def random_programs(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
     """Free-form straight-line programs (:func:`litmus_programs`) named ``random``."""
+    def name_and_observe(p: Program) -> Program:
+        p = dataclasses.replace(p, name="random")
+        if not p.outcome_keys():  # only stores: observe the final values
+            p = dataclasses.replace(p, observed=tuple(loc.name for loc in p.locations))
+        return p
+
     return litmus_programs(max_threads=max(2, options.max_threads), max_instructions=max(1, options.max_instructions)).map(
-        lambda p: dataclasses.replace(p, name="random")
+        name_and_observe
     )
 
 
