@@ -8,7 +8,8 @@ Layout of a corpus folder ``D``::
     D/report/             the last campaign's report (text, JSON, plot)
 
 An entry holds: the program (IR JSON) and its ``.litmus`` text, the property and the verdict (the
-offending outcomes with the oracle's judgement and cycle), the observed histogram with counts, the
+offending outcomes with the oracle's judgement and cycle), the oracle's allowed outcomes for the
+whole program (``oracle``; optional on load), the observed histogram with counts, the
 arch / GPU / driver / toolchain, the stress configuration, the SASS lines that matter, and the
 reproduction rate with its confidence.  Files are written atomically (temp + fsync + rename).
 Loading validates the schema and reports a bad file in one line naming it; it never executes
@@ -115,6 +116,22 @@ def reproduction(failures: int, instances: int, deterministic: bool = False) -> 
             "confidence": round(conf, 4)}
 
 
+def oracle_view(program: Program, limit: int = 64) -> dict[str, Any]:
+    """What the memory-model oracle says about the program as a whole: every allowed outcome with
+    its verdict (``sc`` / ``allowed`` / ``allowed-outside-model``), or why it does not cover it."""
+    from . import model
+
+    try:
+        a = model.analyse(program)
+    except model.Unsupported as e:
+        return {"covered": False, "reason": str(e)}
+    out = []
+    for o in sorted(a.allowed)[:limit]:
+        verdict = "sc" if o in a.sc else model.judge(program, dict(o)).verdict
+        out.append({"outcome": dict(o), "verdict": verdict})
+    return {"covered": True, "allowed": out, "truncated": len(a.allowed) > limit}
+
+
 def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: Any, *, shape: str = "",
                shrunk: bool = True, campaign: Mapping[str, Any] | None = None) -> dict[str, Any]:
     deterministic = bool(verdict.sass) and not verdict.offending
@@ -133,6 +150,7 @@ def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: 
         "stress": config.to_json() if hasattr(config, "to_json") else dict(config),
         "sass": [_sass_lines(f) for f in verdict.sass],
         "reproduction": reproduction(verdict.failures, hist.instances, deterministic),
+        "oracle": oracle_view(program),
         "shrunk": shrunk,
         "found": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "campaign": dict(campaign or {}),

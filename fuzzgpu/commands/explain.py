@@ -80,6 +80,14 @@ def explain_text(entry: Any) -> str:
             lines.append(f"  {_fmt_outcome(o['outcome'])} seen {o['count']} times: {verdict}: {reason}")
             for l in expl:
                 lines.append(f"      {l}")
+    oracle = d.get("oracle")
+    if isinstance(oracle, dict):
+        if oracle.get("covered"):
+            allowed = oracle.get("allowed") or []
+            lines += ["", f"the oracle allows {len(allowed)} outcome(s) of this program" + (" (list truncated)" if oracle.get("truncated") else "") + ":"]
+            lines += [f"  {_fmt_outcome(o['outcome'])}  {o['verdict']}" for o in allowed if isinstance(o, dict)]
+        else:
+            lines += ["", f"the oracle does not cover this program: {oracle.get('reason')}"]
     if d.get("sass"):
         lines += ["", "SASS: memory operations ptxas moved across a synchronisation point:"]
         for f in d["sass"]:
