@@ -305,17 +305,29 @@ class CheckedBackend:
     def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
         import dataclasses
 
+        import concurrent.futures
+
         config = config or RunConfig()
-        try:
-            sh = self.static.run(program, config)
-        except UserError:  # nvcc refused the static kernels: the GPU run still counts
-            sh = None
+        # the static compile (an nvcc subprocess) runs in a worker thread while the GPU backend
+        # compiles and runs in this thread (its CUDA context is current here)
+        if not hasattr(self, "_pool"):
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="fuzzgpu-static")
+        fut = self._pool.submit(self.static.run, program, config)
+
+        def static_result() -> Histogram | None:
+            try:
+                return fut.result()
+            except UserError:  # nvcc refused the static kernels: the GPU run still counts
+                return None
+
         try:
             h = self.inner.run(program, config)
         except UserError:
+            sh = static_result()
             if sh is not None and dict(sh.meta).get("sass_findings"):
                 return sh
             raise
+        sh = static_result()
         if sh is None:
             return h
         meta = dict(h.meta)
@@ -325,6 +337,9 @@ class CheckedBackend:
         return dataclasses.replace(h, meta=tuple(meta.items()))
 
     def close(self) -> None:
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown(wait=True)
         close = getattr(self.inner, "close", None)
         if close:
             close()
