@@ -33,9 +33,9 @@ from fuzzgpu.campaign import run_campaign
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUPS = {
-    "sim": dict(profile="classic", backend="sim", sim_fault="relacq-as-relaxed"),
-    "static": dict(profile="pdl", backend="static", sim_fault=None),
-    "cuda": dict(profile="pdl", backend="cuda", sim_fault=None),
+    "sim": {"profile": "classic", "backend": "sim", "sim_fault": "relacq-as-relaxed"},
+    "static": {"profile": "pdl", "backend": "static", "sim_fault": None},
+    "cuda": {"profile": "pdl", "backend": "cuda", "sim_fault": None},
 }
 
 
@@ -68,7 +68,8 @@ def main() -> int:
         for seed in (int(s) for s in args.seeds.split(",")):
             r = one(name.strip(), args.time, seed)
             runs.append(r)
-            print(f"{name} seed {seed}: {'found in %.1f s' % r['seconds'] if r['found'] else 'nothing in %.0f s' % r['seconds']}, "
+            what = f"found in {r['seconds']:.1f} s" if r["found"] else f"nothing in {r['seconds']:.0f} s"
+            print(f"{name} seed {seed}: {what}, "
                   f"{r['programs']} programs ({r['programs_per_s']:.1f}/s)", file=sys.stderr)
     t = Table(title="fuzzgpu campaigns from an empty corpus (stop at the first shrunk finding)")
     for c in ("backend", "profile", "runs", "found", "median time to finding (s)", "programs/s", "instances/s"):

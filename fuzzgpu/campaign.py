@@ -26,14 +26,15 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .backends.base import RunConfig
 from .errors import UserError
 from .evidence import EvidenceBackend, EvidenceCache, write_atomic
-from .ir import Load, Atom, Program
+from .ir import Program
 
 try:
     import tomllib  # type: ignore[import-not-found]
@@ -220,7 +221,7 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
             b = CudaBackend()
             return (CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch)),
                     f"backend auto: GPU found ({b.describe()}); every program also checked in its SASS")
-        except Exception as e:  # no PyCUDA, no driver, no device
+        except Exception as e:  # noqa: BLE001 -- no PyCUDA, no driver, no device: all mean 'no GPU'
             from .backends.static import StaticBackend
 
             why = str(e).splitlines()[0] if str(e) else type(e).__name__
@@ -288,7 +289,7 @@ class State:
         return d
 
     @classmethod
-    def load(cls, path: Path) -> "State | None":
+    def load(cls, path: Path) -> State | None:
         try:
             d = json.loads(path.read_text())
         except FileNotFoundError:
@@ -596,7 +597,7 @@ class Campaign:
         """One campaign per corpus at a time: an exclusive lock on ``.fuzzgpu/lock`` (released by
         the OS when the process ends, even by SIGKILL)."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        f = open(self.state_dir / "lock", "a+")
+        f = open(self.state_dir / "lock", "a+")  # noqa: SIM115 -- held open for the whole campaign
         try:
             import fcntl
 

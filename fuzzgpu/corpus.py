@@ -24,18 +24,28 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import platform
-import sys
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from . import __version__
 from .errors import UserError
 from .evidence import canonical, program_hash, write_atomic
-from .ir import And, Cmp, Condition, LocRef, Or, Program, ProgramError, RegRef, program_from_json, program_to_json
+from .ir import (
+    And,
+    Cmp,
+    Condition,
+    LocRef,
+    Or,
+    Program,
+    ProgramError,
+    RegRef,
+    program_from_json,
+    program_to_json,
+)
 
 SCHEMA = "fuzzgpu.corpus"
 VERSION = 1
@@ -81,7 +91,7 @@ def litmus_text(program: Program, outcomes: Iterable = ()) -> str:
         shown = program
     try:
         return litmus.format_program(shown)
-    except Exception as e:  # the printer refuses what it cannot write: say so, keep the JSON
+    except Exception as e:  # noqa: BLE001 -- the printer refuses what it cannot write: say so, keep the JSON
         return f"// this program has no .litmus form yet ({type(e).__name__}: {e}); see the JSON entry\n"
 
 

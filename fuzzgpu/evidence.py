@@ -18,9 +18,10 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .backends.base import Histogram, RunConfig
 from .ir import Program, program_to_json
@@ -135,7 +136,7 @@ class Evidence:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Evidence":
+    def from_json(cls, d: Mapping[str, Any]) -> Evidence:
         if d.get("schema") != EVIDENCE_SCHEMA or d.get("version") != EVIDENCE_VERSION:
             raise ValueError("not a fuzzgpu evidence record")
         ev = cls(tuple(d["keys"]))

@@ -21,8 +21,9 @@ a release store, say) are kept as notes, not failures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from .backends.base import Histogram, format_outcome
 from .ir import Program
@@ -226,8 +227,8 @@ def get(name: str) -> Property:
     return PROPERTIES[name]
 
 
-def check(prop: "str | Property", program: Program, h: Histogram) -> Verdict:
+def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "SC", "PROPERTIES", "Offence", "Property", "Verdict", "check", "get", "predicate"]
+__all__ = ["MODEL", "PROPERTIES", "SC", "Offence", "Property", "Verdict", "check", "get", "predicate"]

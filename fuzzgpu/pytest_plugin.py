@@ -48,7 +48,7 @@ def visible_gpus() -> list[str]:
     if not smi:
         return []
     try:
-        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20).stdout
+        out = subprocess.run([smi, "-L"], check=False, capture_output=True, text=True, timeout=20).stdout
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [str(i) for i, l in enumerate(l for l in out.splitlines() if l.startswith("GPU "))]

@@ -26,8 +26,8 @@ toward fewer threads, fewer instructions and the default annotations (weak acces
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
 
 import hypothesis.strategies as st
 
@@ -40,9 +40,9 @@ from .ir import (
     Cmp,
     Condition,
     CpAsync,
+    CpAsyncBulk,
     CpAsyncCommit,
     CpAsyncWait,
-    CpAsyncBulk,
     Fence,
     Filler,
     GridDepControl,
@@ -399,7 +399,7 @@ def weighted(draw, weights: Mapping[str, float], options: Options = DEFAULT_OPTI
     return draw(shape(name, options))
 
 
-def programs(profile: "str | object" = "classic") -> st.SearchStrategy[Program]:
+def programs(profile: str | object = "classic") -> st.SearchStrategy[Program]:
     """What a campaign with this profile draws (a profile name, a path to a ``.toml`` file, or a
     :class:`fuzzgpu.campaign.Profile`)."""
     from .campaign import Profile, load_profile

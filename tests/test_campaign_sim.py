@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 
 def fuzzgpu(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], check=False, capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
 
 def run_campaign(d: Path) -> Path:
@@ -77,10 +77,10 @@ def check_replay_with_and_without_the_fault(corpus):
 def check_pytest_plugin_collects_and_replays_the_entries(corpus, tmp_path):
     n = len(Corpus(corpus).entry_paths())
     base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-corpus", str(corpus), "--fuzzgpu-backend", "sim"]
-    r = subprocess.run(base, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    r = subprocess.run(base, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert f"{n} passed" in r.stdout
-    r = subprocess.run(base + ["--fuzzgpu-sim-fault", "relacq-as-relaxed"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    r = subprocess.run(base + ["--fuzzgpu-sim-fault", "relacq-as-relaxed"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 1 and f"{n} failed" in r.stdout
     assert "still violates its property" in r.stdout and "Causality" in r.stdout
 

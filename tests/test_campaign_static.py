@@ -5,7 +5,6 @@ Real runs: nvcc/ptxas, nvdisasm and the static SASS oracle; skipped without nvcc
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (find_tool("nvcc") and (f
 
 
 def fuzzgpu(*args: str, timeout: float = 400) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], check=False, capture_output=True, text=True, timeout=timeout)
 
 
 def run_campaign(d: Path) -> Path:
@@ -75,10 +74,7 @@ def check_replay_static_still_finds_it_and_explain_shows_sass(corpus):
 def test_auto_without_gpu_says_it_runs_static(tmp_path):
     from fuzzgpu.campaign import make_backend
 
-    try:
-        b, note = make_backend("auto")
-    except Exception as e:  # pragma: no cover
-        pytest.fail(str(e))
+    b, note = make_backend("auto")
     if b.name == "cuda":
         pytest.skip("a GPU is present")
     assert b.name == "static" and "no GPU" in note and "static SASS oracle" in note

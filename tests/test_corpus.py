@@ -13,7 +13,17 @@ from fuzzgpu import properties
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.corpus import Corpus, CorpusError, load_entry, make_entry
-from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
+from fuzzgpu.ir import (
+    Load,
+    Location,
+    Placement,
+    Program,
+    Scope,
+    Sem,
+    Store,
+    Thread,
+    validate,
+)
 
 MP = validate(Program("MP", (
     Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
@@ -82,7 +92,7 @@ def test_loading_never_executes(tmp_path):
 
 def test_replay_cli_bad_entry_exit_2(tmp_path):
     (tmp_path / "x.json").write_text("{}")
-    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "replay", str(tmp_path), "--backend", "sim"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "replay", str(tmp_path), "--backend", "sim"], check=False, capture_output=True, text=True)
     assert r.returncode == 2 and str(tmp_path / "x.json") in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 

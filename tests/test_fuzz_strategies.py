@@ -3,9 +3,8 @@ shrinking toward the simplest program (fewer threads, weak accesses, no fences, 
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
-from hypothesis import find
 
 from fuzzgpu import litmus, model
 from fuzzgpu import strategies as fst

@@ -36,13 +36,13 @@ def test_fixture_runs_programs_on_the_chosen_backend(tmp_path):
             assert not check("model", p, fuzzgpu_run(p)).failed
     '''))
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-backend", "sim",
-                        "--fuzzgpu-instances", "2000", "test_user.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+                        "--fuzzgpu-instances", "2000", "test_user.py"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "2 passed" in r.stdout
 
 
 def test_options_in_help(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "pytest", "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    r = subprocess.run([sys.executable, "-m", "pytest", "--help"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     for opt in ("--fuzzgpu-backend", "--fuzzgpu-instances", "--fuzzgpu-corpus", "--fuzzgpu-sim-fault"):
         assert opt in r.stdout
 
@@ -52,5 +52,5 @@ def test_bad_corpus_entry_is_a_collection_error(tmp_path):
     d.mkdir()
     (d / "broken.json").write_text("{\"schema\": \"fuzzgpu.corpus\"}")
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-corpus", str(d),
-                        "--fuzzgpu-backend", "sim"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+                        "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode != 0 and "broken.json" in r.stdout + r.stderr and "missing field" in r.stdout + r.stderr

@@ -24,7 +24,17 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..ir import Atom, Instruction, Load, MbarrierArrive, MbarrierWait, Program, Red, Sem, Store, Thread
+from ..ir import (
+    Atom,
+    Instruction,
+    Load,
+    MbarrierArrive,
+    MbarrierWait,
+    Program,
+    Red,
+    Sem,
+    Store,
+)
 from .base import Histogram, RunConfig
 
 FAULTS = ("relacq-as-relaxed",)

@@ -23,7 +23,8 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import codegen, ir
 from ..errors import UserError
@@ -40,7 +41,7 @@ def _toolchain_id() -> str:
     if not nvcc:
         return "no-nvcc"
     try:
-        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run([nvcc, "--version"], check=False, capture_output=True, text=True, timeout=60).stdout
     except OSError:
         return "no-nvcc"
     last = [l for l in out.splitlines() if l.strip()][-1:] or ["nvcc"]
@@ -103,12 +104,12 @@ def _bulk(ins: ir.CpAsyncBulk, ctx: _Ctx) -> list[str]:
     n = max(BULK_BYTES, (ins.size + 15) // 16 * 16)
     if ins.completion == "mbarrier":  # global -> shared
         b, _ = ctx.addr(ins.bar or "")
-        return [f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
-                f':: "r"({d}), "l"({s}), "r"({b}) : "memory");']
+        return [(f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
+                 f':: "r"({d}), "l"({s}), "r"({b}) : "memory");')]
     if dspace is Space.GLOBAL:  # shared -> global, bulk group
         if ins.reduce is not None:
-            return [f'asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.{ins.reduce}.u32 [%0], [%1], {n};" '
-                    f':: "l"({d}), "r"({s}) : "memory");']
+            return [(f'asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.{ins.reduce}.u32 [%0], [%1], {n};" '
+                     f':: "l"({d}), "r"({s}) : "memory");')]
         return [f'asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], {n};" :: "l"({d}), "r"({s}) : "memory");']
     raise codegen.Unrunnable("static", [f"cp.async.bulk {ins.src_loc} -> {ins.dst_loc}: no static form for this direction"])
 
@@ -296,16 +297,15 @@ class CheckedBackend:
         drv = getattr(self.inner, "drv", None)
         try:
             return str(drv.get_driver_version()) if drv is not None else "unknown"
-        except Exception:
+        except Exception:  # noqa: BLE001 -- a description only; any driver error means "unknown"
             return "unknown"
 
     def describe(self) -> str:
         return f"{self.inner.describe()} + static SASS checks ({self.static.arch})"
 
     def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
-        import dataclasses
-
         import concurrent.futures
+        import dataclasses
 
         config = config or RunConfig()
         # the static compile (an nvcc subprocess) runs in a worker thread while the GPU backend

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-
-from ..errors import UserError
 
 HELP = "fuzz for a while: generate, run, judge, shrink and save findings to a corpus"
 
@@ -94,7 +91,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..campaign import run_campaign
-    from ..corpus import CorpusError
 
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=sys.stdout, live=False if args.no_live else None,

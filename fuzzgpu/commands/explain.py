@@ -101,8 +101,8 @@ def explain_text(entry: Any) -> str:
     if rep.get("note"):
         lines += ["", f"reproduction: {rep['note']}"]
     else:
-        lines += ["", f"reproduction: rate {rep['rate']:.3g} ({rep.get('failures', '?')} of {rep['instances']:.4g} instances); a replay of "
-                      f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}"]
+        lines += ["", (f"reproduction: rate {rep['rate']:.3g} ({rep.get('failures', '?')} of {rep['instances']:.4g} instances); a replay of "
+                       f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}")]
     backend = env.get("backend", "auto")
     lines.append(f"replay: fuzzgpu replay {entry.path} --backend {backend if backend in ('sim', 'static', 'cuda') else 'auto'}")
     return "\n".join(lines) + "\n"
