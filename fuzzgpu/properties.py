@@ -175,8 +175,8 @@ class Property:
             for o, c in h.counts:
                 d = dict(o)
                 if analysis is not None and all(v is not None for v in d.values()):
-                    verdict = "sc" if o in analysis.sc else ("allowed" if o in analysis.allowed else "forbidden")
-                    if verdict == "forbidden":  # the precise verdict (allowed-outside-model...) and the cycle
+                    verdict = analysis.verdict(o)
+                    if verdict == "forbidden":  # the cycle that forbids it
                         verdict, reason, lines = _judge(program, d)
                     else:
                         reason, lines = "", ()

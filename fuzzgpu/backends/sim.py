@@ -96,7 +96,7 @@ class SimBackend:
         """(keys, the outcomes it samples, their probabilities)."""
         base = _analysis(program)
         src = _analysis(weaken_relacq(program)) if self.fault == "relacq-as-relaxed" else base
-        outcomes = sorted(src.allowed)
+        outcomes = sorted(src.possible)  # allowed, and allowed only outside the model (ld.global.nc)
         if not outcomes:
             return base.keys, [], []
         sc = [o for o in outcomes if o in base.sc]
