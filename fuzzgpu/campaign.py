@@ -281,6 +281,9 @@ class State:
     duplicates: int = 0
     shapes: dict[str, dict[str, float]] = field(default_factory=dict)
     not_covered: dict[str, int] = field(default_factory=dict)  # why programs were not judged: reason -> count
+    quarantined: int = 0  # programs that hung or crashed the backend's worker (corpus/quarantine/)
+    faults: dict[str, int] = field(default_factory=dict)  # hang / crash / error -> count
+    worker: str | None = None  # the worker id in a parallel campaign
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -294,14 +297,28 @@ class State:
             d = json.loads(path.read_text())
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as e:
-            raise UserError(f"{path}: damaged campaign state ({e}); move it away to start afresh") from None
+        except (OSError, ValueError, RecursionError) as e:
+            raise UserError(f"{path}: damaged campaign state ({type(e).__name__}); move it away to start afresh") from None
         if not isinstance(d, dict) or d.get("schema") != "fuzzgpu.campaign-state":
             raise UserError(f"{path}: not a fuzzgpu campaign state")
+        v = d.get("version")
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= STATE_VERSION:
+            raise UserError(f"{path}: campaign state version {v!r} is not one this fuzzgpu reads (1..{STATE_VERSION})")
         d.pop("schema", None)
         d.pop("version", None)
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        for k in ("profile", "backend", "property"):
+            if not isinstance(kw.get(k), str):
+                raise UserError(f"{path}: field {k!r} is missing or not a string")
+        types = {"seed": int, "run_index": int, "sessions": int, "programs": int, "instances": int, "duplicates": int,
+                 "elapsed": (int, float), "findings": list, "shapes": dict, "not_covered": dict, "quarantined": int, "faults": dict}
+        for k, t in types.items():
+            if k in kw and (not isinstance(kw[k], t) or isinstance(kw[k], bool)):
+                raise UserError(f"{path}: field {k!r} has the wrong type ({type(kw[k]).__name__})")
+        if not all(isinstance(f, dict) and isinstance(f.get("signature"), str) for f in kw.get("findings", [])):
+            raise UserError(f"{path}: field 'findings' holds something that is not a finding")
+        return cls(**kw)
 
 
 @dataclass
@@ -317,9 +334,71 @@ class CampaignResult:
     session_instances: int
 
 
+def lock_corpus(state_dir: Path, name: str = "lock", what: str = "another campaign is running on this corpus") -> Any:
+    """An exclusive lock on ``state_dir/name`` (released by the OS when the process ends, even by
+    SIGKILL); a UserError when another process holds it."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    f = open(state_dir / name, "a+")  # noqa: SIM115 -- held open for the whole campaign
+    try:
+        import fcntl
+
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:  # not POSIX: no lock
+        pass
+    except OSError:
+        f.close()
+        raise UserError(f"{state_dir.parent}: {what} (lock {state_dir / name})") from None
+    return f
+
+
+def _example_database(path: Path) -> Any:
+    """Hypothesis's directory database, with each value written to a temp file *in its own key
+    folder*, fsynced and renamed (the stock one writes in /tmp and copies across file systems,
+    which a kill can tear).  Safe for several processes: a value's file name is its hash."""
+    import tempfile
+
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    class _AtomicDB(DirectoryBasedExampleDatabase):
+        def save(self, key: bytes, value: bytes) -> None:
+            key_path = self._key_path(key)
+            if key_path.name != self._metakeys_hash:
+                self.save(self._metakeys_name, key)
+            try:
+                key_path.mkdir(exist_ok=True, parents=True)
+                target = self._value_path(key, value)
+                if target.exists():
+                    return
+                fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=str(key_path))
+                try:
+                    os.write(fd, value)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.replace(tmp, target)
+            except OSError:
+                pass
+
+        def fetch(self, key: bytes):
+            for v in super().fetch(key):
+                yield v
+
+    db = _AtomicDB(str(path))
+    # temp files of a writer killed between mkstemp and rename are named .tmp-*: Hypothesis reads
+    # them as values (harmless: an unparseable choice sequence is dropped), but clear old ones
+    try:
+        for t in path.glob("*/.tmp-*"):
+            if time.time() - t.stat().st_mtime > 60:
+                t.unlink()
+    except OSError:
+        pass
+    return db
+
+
 class Campaign:
     def __init__(self, profile: Profile, backend: Any, corpus_dir: str | Path, prop: str = "model", seed: int | None = None,
-                 note: str = "", out: Any = None, live: bool | None = None, status_every: float = 5.0) -> None:
+                 note: str = "", out: Any = None, live: bool | None = None, status_every: float = 5.0,
+                 worker_id: str | None = None) -> None:
         from . import properties
         from .corpus import Corpus
 
@@ -327,8 +406,12 @@ class Campaign:
         self.prop = properties.get(prop)
         self.corpus = Corpus(corpus_dir)
         self.root = Path(corpus_dir)
-        self.state_dir = self.corpus.state_dir
-        self.state_path = self.state_dir / "state.json"
+        self.state_dir = self.corpus.state_dir  # shared: the Hypothesis database, the evidence cache
+        self.worker_id = worker_id
+        # this campaign's own files: the state, the lock, the report (one set per parallel worker)
+        self.own_dir = self.state_dir / "workers" / worker_id if worker_id else self.state_dir
+        self.report_root = self.own_dir if worker_id else self.root
+        self.state_path = self.own_dir / "state.json"
         self.inner = backend
         self.backend = EvidenceBackend(backend, EvidenceCache(self.state_dir / "evidence"))
         self.note = note
@@ -346,12 +429,17 @@ class Campaign:
             raise UserError(f"{self.state_path}: the campaign in this corpus has seed {old.seed}; resume without --seed or with --seed {old.seed}")
         self.resumed = old is not None
         self.state = old or State(profile.name, bid, prop, seed if seed is not None else int.from_bytes(os.urandom(4), "big"))
+        self.state.worker = worker_id
         self.state.sessions += 1
         self._reconcile()
         self.known: set[str] = self.corpus.signatures()
         self.stop_requested = False
         self.max_findings: int | None = None
         self.new_findings: list[dict[str, Any]] = []
+        self.session_findings: list[dict[str, Any]] = []  # new ones and ones another worker saved first
+        from .workers import quarantined_hashes
+
+        self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
         self._analysis_cache: dict[Program, Any] = {}
 
@@ -364,7 +452,10 @@ class Campaign:
         for e in self.corpus.entry_paths():
             try:
                 d = json.loads(e.read_text())
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
+                continue
+            if not isinstance(d, dict) or not isinstance(d.get("campaign"), dict) or not isinstance(d.get("program", {}), dict) \
+                    or not isinstance(d.get("verdict", {}), dict) or not isinstance(d.get("reproduction", {}), dict):
                 continue
             sig = d.get("signature")
             if isinstance(sig, str) and sig not in known and d.get("campaign", {}).get("seed") == self.state.seed:
@@ -419,17 +510,24 @@ class Campaign:
         path, new = self.corpus.add(entry)
         self.known.add(entry["signature"])
         st = self.state.shapes.setdefault(program.name, _new_shape_stats())
+        info = {"signature": entry["signature"], "file": path.name, "shape": program.name,
+                "threads": len(program.threads), "summary": verdict.summary(), "shrunk": shrunk,
+                "rate": entry["reproduction"]["rate"]}
         if new:
-            info = {"signature": entry["signature"], "file": path.name, "shape": program.name,
-                    "threads": len(program.threads), "summary": verdict.summary(), "shrunk": shrunk,
-                    "rate": entry["reproduction"]["rate"]}
             self.state.findings.append(info)
             self.new_findings.append(info)
+            self.session_findings.append(info)
             st["findings"] += 1
             self.state.last_finding_elapsed = self._elapsed_base + (time.monotonic() - self._t0)
             self._print(f"NEW FINDING {path.name}: {program.name}, {len(program.threads)} threads: {verdict.summary()}")
         else:
             self.state.duplicates += 1
+            if entry["signature"] not in {f["signature"] for f in self.state.findings}:
+                # found here too, but saved first by another worker (or an earlier campaign): listed, not new
+                info["saved_by_another"] = True
+                self.state.findings.append(info)
+                self.session_findings.append(info)
+                self._print(f"FINDING {path.name} (already saved by another worker): {program.name}: {verdict.summary()}")
         self.save_state(force=True)
 
     def _note_not_covered(self, shape: str, why: Any) -> None:
@@ -449,7 +547,6 @@ class Campaign:
     def _one_run(self, deadline: float) -> str:
         """One Hypothesis run (generation until a failure, then shrinking); returns why it ended."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
-        from hypothesis.database import DirectoryBasedExampleDatabase
         from hypothesis.errors import Flaky
 
         from . import model, strategies
@@ -457,6 +554,10 @@ class Campaign:
         target_rate: list[float] = []
         best: list[tuple] = []
         prop = self.prop
+        from .evidence import program_hash
+        from .workers import ProgramFault, quarantine
+
+        self.known |= self.corpus.signatures()  # findings other workers saved since the last run
 
         first_failure: list[float] = []
 
@@ -472,9 +573,24 @@ class Campaign:
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
             self.state.programs += 1
+            ph = program_hash(program)[:16]
+            if ph in self.quarantined:  # hung or crashed a worker before: skipped
+                st["unsupported"] += 1
+                self._note_not_covered(program.name, "quarantined (hung or crashed the backend before)")
+                return
             try:
                 hist = self.backend.run(program, cfg)
                 verdict = prop.check(program, hist)
+            except ProgramFault as e:
+                self.quarantined.add(ph)
+                self.state.quarantined += 1
+                self.state.faults[e.kind] = self.state.faults.get(e.kind, 0) + 1
+                qpath = quarantine(self.root, program, e, self.inner.describe(), cfg)
+                self._print(f"QUARANTINED {qpath.name}: {program.name}: {e} (worker restarted, campaign goes on)")
+                st["unsupported"] += 1
+                self._note_not_covered(program.name, f"quarantined: {e.kind}")
+                self._refresh()
+                return
             except (model.Unsupported, UserError) as e:
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, e)
@@ -508,7 +624,7 @@ class Campaign:
         )
         strategy = strategies.weighted(self.profile.shapes, self.profile.options)
         test = settings(
-            database=DirectoryBasedExampleDatabase(str(self.state_dir / "hypothesis")),
+            database=_example_database(self.state_dir / "hypothesis"),
             max_examples=self.profile.max_examples,
             deadline=None,
             suppress_health_check=list(HealthCheck),
@@ -594,20 +710,10 @@ class Campaign:
     # -- main loop -------------------------------------------------------------------------
 
     def _lock(self) -> Any:
-        """One campaign per corpus at a time: an exclusive lock on ``.fuzzgpu/lock`` (released by
-        the OS when the process ends, even by SIGKILL)."""
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        f = open(self.state_dir / "lock", "a+")  # noqa: SIM115 -- held open for the whole campaign
-        try:
-            import fcntl
-
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # not POSIX: no lock
-            pass
-        except OSError:
-            f.close()
-            raise UserError(f"{self.root}: another campaign is running on this corpus (lock {self.state_dir / 'lock'})") from None
-        return f
+        """One campaign per corpus at a time (a parallel campaign's parent holds the corpus lock,
+        each worker its own)."""
+        return lock_corpus(self.own_dir, what="another campaign is running on this corpus" if not self.worker_id
+                           else f"worker {self.worker_id} is already running on this corpus")
 
     def run(self, seconds: float) -> CampaignResult:
         lock = self._lock()
@@ -615,6 +721,9 @@ class Campaign:
             return self._run(seconds)
         finally:
             lock.close()
+            close = getattr(self.inner, "close", None)
+            if close is not None and getattr(self, "close_backend", False):
+                close()
 
     def _run(self, seconds: float) -> CampaignResult:
         self._t0 = time.monotonic()
@@ -660,8 +769,8 @@ class Campaign:
                 if why in ("finding", "exhausted", "flaky"):
                     self.state.run_index += 1
                 self.save_state(force=True)
-                if self.max_findings is not None and len(self.new_findings) >= self.max_findings:
-                    reason = f"found {len(self.new_findings)} new finding(s) (--max-findings)"
+                if self.max_findings is not None and len(self.session_findings) >= self.max_findings:
+                    reason = f"found {len(self.session_findings)} finding(s) (--max-findings)"
                     break
         finally:
             if live_cm is not None:
@@ -697,6 +806,8 @@ def report_text(c: Campaign, reason: str) -> str:
         f"ended       {reason}",
         f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
         f"findings    {len(s.findings)} (duplicates skipped: {s.duplicates})",
+        f"quarantined {s.quarantined} program(s) that hung or crashed the backend's worker"
+        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
         "",
         f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}",
     ]
@@ -711,12 +822,21 @@ def report_text(c: Campaign, reason: str) -> str:
     if s.findings:
         lines += ["", "findings:"]
         for f in s.findings:
-            lines.append(f"  {f['file']}  {f['shape']} ({f['threads']} threads{'' if f['shrunk'] else ', not fully shrunk'}): {f['summary']}")
+            lines.append(_finding_line(f))
     return "\n".join(lines) + "\n"
 
 
+def _finding_line(f: Mapping[str, Any]) -> str:
+    more = "" if f.get("shrunk", True) else ", not fully shrunk"
+    if f.get("saved_by_another"):
+        more += ", saved first by another worker"
+    if f.get("workers"):
+        more += f"; found by {', '.join(f['workers'])}"
+    return f"  {f['file']}  {f.get('shape', '?')} ({f.get('threads', '?')} threads{more}): {f.get('summary', '')}"
+
+
 def write_report(c: Campaign, reason: str) -> Path:
-    d = c.root / "report"
+    d = c.report_root / "report"
     d.mkdir(parents=True, exist_ok=True)
     text = report_text(c, reason)
     write_atomic(d / "report.txt", text)
@@ -767,13 +887,104 @@ def plot_weak_rates(state: State, path: Path, backend: str) -> str:
 
 def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
                  seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
-                 max_findings: int | None = None) -> CampaignResult:
+                 max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
+                 isolate: bool = True) -> CampaignResult:
+    """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
+    (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
+    and the campaign goes on."""
     prof = load_profile(profile)
-    b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch)
-    c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live)
+    if isolate:
+        from .backends.sim import parse_faults
+        from .workers import DEFAULT_WATCHDOG, BackendSpec, SupervisedBackend
+
+        if sim_fault and backend != "sim":
+            raise UserError("--sim-fault is only for --backend sim")
+        parse_faults(sim_fault)  # a bad --sim-fault is one line here, not in the worker
+        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch), watchdog or DEFAULT_WATCHDOG)
+        note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
+    else:
+        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch)
+    try:
+        c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id)
+    except BaseException:
+        getattr(b, "close", lambda: None)()
+        raise
+    c.close_backend = isolate
     c.max_findings = max_findings
     return c.run(seconds)
 
 
-__all__ = ["Campaign", "CampaignResult", "Profile", "ProfileError", "PropertyFailed", "State", "load_profile",
+# --------------------------------------------------------------------------------------------
+# Parallel campaigns: one report from the workers' states
+# --------------------------------------------------------------------------------------------
+
+
+def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
+    statistics added, findings listed once per corpus file with the workers that found them."""
+    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "shapes": {},
+                           "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states)}
+    by_file: dict[str, dict[str, Any]] = {}
+    for wid, st in sorted(states.items()):
+        for k in ("programs", "instances", "duplicates", "quarantined"):
+            v = st.get(k, 0)
+            out[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+        out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))
+        for k, v in (st.get("faults") or {}).items():
+            out["faults"][k] = out["faults"].get(k, 0) + v
+        for name, sh in (st.get("shapes") or {}).items():
+            acc = out["shapes"].setdefault(name, _new_shape_stats())
+            for k, v in sh.items():
+                acc[k] = acc.get(k, 0) + v
+        for why, n in (st.get("not_covered") or {}).items():
+            out["not_covered"][why] = out["not_covered"].get(why, 0) + n
+        for f in st.get("findings") or []:
+            rec = by_file.get(f["file"])
+            if rec is None:
+                rec = by_file[f["file"]] = {k: v for k, v in f.items() if k != "saved_by_another"}
+                rec["workers"] = []
+                out["findings"].append(rec)
+            rec["workers"].append(wid)
+    return out
+
+
+def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]], reason: str, info: Mapping[str, Any]) -> Path:
+    comb = combine_states(states)
+    d = Path(corpus) / "report"
+    d.mkdir(parents=True, exist_ok=True)
+    gpus = info.get("gpus") or []
+    lines = [
+        f"fuzzgpu parallel campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
+        f"profile     {info.get('profile')}",
+        f"backend     {info.get('backend')}" + (f" on GPUs {', '.join(gpus)} (one worker each)" if gpus else ""),
+        f"property    {info.get('property')}",
+        f"seed        {info.get('seed')} (worker i uses seed + i)",
+        f"workers     {len(info.get('workers', []))}: {', '.join(info.get('workers', []))}"
+        + (f"  (worker processes restarted: {sum(info.get('restarts', {}).values())})" if info.get("restarts") else ""),
+        f"ended       {reason}",
+        f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
+        f"findings    {len(comb['findings'])} (duplicates skipped: {comb['duplicates']})",
+        f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
+        "",
+        f"{'worker':<8} {'programs':>9} {'instances':>11} {'findings':>9} {'quarantined':>12}",
+    ]
+    for wid, st in sorted(states.items()):
+        lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {float(st.get('instances', 0)):>11.4g} {len(st.get('findings', [])):>9} "
+                     f"{int(st.get('quarantined', 0)):>12}")
+    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}"]
+    for name, st in sorted(comb["shapes"].items()):
+        rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
+        lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
+                     f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
+    if comb["findings"]:
+        lines += ["", "findings:"] + [_finding_line(f) for f in comb["findings"]]
+    text = "\n".join(lines) + "\n"
+    write_atomic(d / "report.txt", text)
+    rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),
+           "combined": comb, "workers_state": dict(states)}
+    write_atomic(d / "report.json", json.dumps(rep, indent=1, default=str))
+    return d
+
+
+__all__ = ["Campaign", "CampaignResult", "combine_states", "lock_corpus", "write_combined_report", "Profile", "ProfileError", "PropertyFailed", "State", "load_profile",
            "make_backend", "plot_weak_rates", "profile_path", "run_campaign", "size_key"]

@@ -276,27 +276,80 @@ class Corpus:
         out = set()
         for p in self.entry_paths():
             try:
-                out.add(json.loads(p.read_text())["signature"])
-            except (OSError, ValueError, KeyError, TypeError):
+                sig = json.loads(p.read_text()).get("signature")
+            except (OSError, ValueError, RecursionError, AttributeError):
                 continue
+            if isinstance(sig, str):
+                out.add(sig)
         return out
 
     def add(self, entry: Mapping[str, Any]) -> tuple[Path, bool]:
         """Write an entry (and its .litmus) unless one with its signature exists.  Returns (path,
-        written)."""
+        written).
+
+        Safe for several processes at once: the file is named by the signature (the hash of the
+        shrunk program, the property and the offending outcomes), written to a temp file, fsynced,
+        and *linked* to its name -- ``link`` fails when the name exists, so of two workers saving
+        the same finding at the same moment exactly one creates the entry and the other is told it
+        is a duplicate.  Entries saved under older names (the hash of the whole text) are found by
+        reading their signatures."""
         validate_entry(dict(entry), "<new entry>")
+        sig = entry["signature"]
+        name = sig[:16]
+        path = self.root / f"{name}.json"
+        if path.exists():
+            return path, False
         for p in self.entry_paths():
             try:
-                if json.loads(p.read_text()).get("signature") == entry["signature"]:
+                if json.loads(p.read_text()).get("signature") == sig:
                     return p, False
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError, AttributeError):
                 continue
         text = json.dumps(entry, indent=1, sort_keys=True, default=str)
-        name = hashlib.sha256(text.encode()).hexdigest()[:16]
-        path = self.root / f"{name}.json"
-        write_atomic(self.root / f"{name}.litmus", entry["litmus"])
-        write_atomic(path, text + "\n")  # the JSON last: an entry exists once its JSON does
-        return path, True
+        write_atomic(self.root / f"{name}.litmus", entry["litmus"])  # same text from every writer
+        return path, _create_exclusive(path, text + "\n")  # the JSON last: an entry exists once its JSON does
+
+
+def _create_exclusive(path: Path, text: str) -> bool:
+    """Create ``path`` with ``text``, atomically and only if it does not exist (temp file, fsync,
+    hard link, unlink the temp).  False when it existed."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links: O_EXCL create, then the content
+            try:
+                xfd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                return False
+            with os.fdopen(xfd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        try:
+            dfd = os.open(str(path.parent), os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+        return True
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def find_entries(path: str | Path) -> list[Entry]:

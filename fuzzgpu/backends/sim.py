@@ -11,6 +11,15 @@ with its release/acquire annotations (``st.release``, ``ld.acquire``, RMW ``.acq
 .acq_rel``, ``mbarrier.arrive.release``, ``mbarrier.try_wait.acquire``) weakened to ``.relaxed`` and
 samples from *that* program's allowed set, so it also returns the outcomes the model forbids for
 release/acquire message passing -- as a GPU whose release/acquire were no stronger than relaxed would.
+
+Reliability faults (for testing the campaign's worker supervision, docs/reliability.md): ``hang``
+(the run never returns: the process sleeps forever), ``slow`` (the run takes ``SLOW_SECONDS`` then
+returns: a time-out), ``crash`` (the process kills itself with SIGSEGV, like a GPU launch that dies on
+an illegal address), ``exit`` (``os._exit(3)``).  Each hits the programs whose hash falls in a rate
+(``hang`` = 1 in 16 by default; ``hang:0.5`` = half of them; ``hang:1`` = every program).  Several
+faults combine with commas: ``relacq-as-relaxed,crash:0.1``.  These faults only fire in a process
+that a supervisor owns (the campaign's worker sets ``SimBackend.isolated``); anywhere else the
+backend refuses them rather than hang or crash its caller.
 """
 
 from __future__ import annotations
@@ -37,7 +46,44 @@ from ..ir import (
 )
 from .base import Histogram, RunConfig
 
-FAULTS = ("relacq-as-relaxed",)
+FAULTS = ("relacq-as-relaxed", "hang", "slow", "crash", "exit")
+#: faults that stop the process (or its answer): only in a supervised worker
+PROCESS_FAULTS = ("hang", "slow", "crash", "exit")
+DEFAULT_FAULT_RATE = 1 / 16
+SLOW_SECONDS = 30.0
+
+
+def parse_faults(spec: str | None) -> dict[str, float]:
+    """``"relacq-as-relaxed,hang:0.25"`` -> ``{"relacq-as-relaxed": 1.0, "hang": 0.25}``; raises
+    UserError (one line) on an unknown fault or a bad rate."""
+    from ..errors import UserError
+
+    out: dict[str, float] = {}
+    if not spec:
+        return out
+    for part in spec.split(","):
+        part = part.strip()
+        name, _, rate_text = part.partition(":")
+        if name not in FAULTS:
+            raise UserError(f"unknown --sim-fault {name!r} (known: {', '.join(FAULTS)}; several with commas, a rate with NAME:RATE)")
+        rate = 1.0 if name == "relacq-as-relaxed" else DEFAULT_FAULT_RATE
+        if rate_text:
+            try:
+                rate = float(rate_text)
+            except ValueError:
+                rate = -1.0
+            if not 0 < rate <= 1:
+                raise UserError(f"--sim-fault {part!r}: the rate must be a number in (0, 1]")
+        out[name] = rate
+    return out
+
+
+def fault_hits(program: Program, fault: str, rate: float) -> bool:
+    """Whether a rate-``rate`` fault hits this program (a deterministic function of its hash)."""
+    from ..evidence import program_hash
+
+    h = int(hashlib.sha256(f"{fault}:{program_hash(program)}".encode()).hexdigest()[:12], 16)
+    return h < rate * (1 << 48)
 #: probability of each weak (allowed, non-SC) outcome per instance
 WEAK_RATE = 1e-3
 
@@ -76,12 +122,10 @@ class SimBackend:
     deterministic = False  # a sample: more instances may show more outcomes
 
     def __init__(self, fault: str | None = None, weak_rate: float = WEAK_RATE) -> None:
-        if fault is not None and fault not in FAULTS:
-            from ..errors import UserError
-
-            raise UserError(f"unknown --sim-fault {fault!r} (known: {', '.join(FAULTS)})")
-        self.fault = fault
+        self.faults = parse_faults(fault)
+        self.fault = fault or None
         self.weak_rate = weak_rate
+        self.isolated = False  # set by a supervising worker: process faults may fire
 
     def describe(self) -> str:
         s = "sim: a CPU SIMULATION (outcomes sampled from the memory-model oracle's allowed set; not a GPU)"
@@ -95,7 +139,7 @@ class SimBackend:
     def outcome_space(self, program: Program) -> tuple[tuple[str, ...], list, list]:
         """(keys, the outcomes it samples, their probabilities)."""
         base = _analysis(program)
-        src = _analysis(weaken_relacq(program)) if self.fault == "relacq-as-relaxed" else base
+        src = _analysis(weaken_relacq(program)) if "relacq-as-relaxed" in self.faults else base
         outcomes = sorted(src.possible)  # allowed, and allowed only outside the model (ld.global.nc)
         if not outcomes:
             return base.keys, [], []
@@ -109,6 +153,7 @@ class SimBackend:
 
     def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
         config = config or RunConfig()
+        self._process_faults(program)
         t0 = time.perf_counter()
         keys, outcomes, probs = self.outcome_space(program)
         from ..evidence import program_hash
@@ -122,8 +167,34 @@ class SimBackend:
         meta = (("simulation", True), ("device", "CPU simulation (not a GPU)"), ("fault", self.fault), ("seed", config.seed))
         return Histogram(keys, counts, config.instances, 0, time.perf_counter() - t0, "sim", meta)
 
+    def _process_faults(self, program: Program) -> None:
+        active = [f for f in PROCESS_FAULTS if f in self.faults]
+        if not active:
+            return
+        if not self.isolated:
+            from ..errors import UserError
+
+            raise UserError(f"--sim-fault {','.join(active)} stops the process: it runs only in a supervised worker "
+                            f"(fuzzgpu campaign), not in-process")
+        import os
+        import signal
+
+        for f in active:
+            if not fault_hits(program, f, self.faults[f]):
+                continue
+            if f == "hang":
+                while True:
+                    time.sleep(3600)
+            if f == "slow":
+                time.sleep(SLOW_SECONDS)
+            if f == "crash":
+                os.kill(os.getpid(), signal.SIGSEGV)
+                time.sleep(10)
+            if f == "exit":
+                os._exit(3)
+
     def close(self) -> None:
         pass
 
 
-__all__ = ["FAULTS", "SimBackend", "weaken_relacq"]
+__all__ = ["FAULTS", "PROCESS_FAULTS", "SimBackend", "fault_hits", "parse_faults", "weaken_relacq"]

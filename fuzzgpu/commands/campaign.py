@@ -42,6 +42,15 @@ shrink was under way, and writes the report; a second Ctrl-C stops at once.  Eve
 atomically in the corpus folder (.fuzzgpu/ holds the state, Hypothesis's example database and the
 evidence cache), so running the same command again resumes the campaign, even after a kill.
 
+Several GPUs: --gpus all|N|0,2 starts one worker process per GPU (pinned with CUDA_VISIBLE_DEVICES),
+all sharing the corpus, the Hypothesis example database and the evidence cache; --workers N does the
+same with N worker processes on the CPU backends (sim, static).  One combined status and report.
+
+Reliability: the backend runs in a worker process under a watchdog (--watchdog SECONDS plus ten times
+the expected run time per program).  A program that hangs or crashes the worker is saved to
+DIR/quarantine/ (.json with the fault, .litmus, .sass when it compiles), skipped from then on, and
+the campaign goes on with a fresh worker.  See docs/reliability.md.
+
 Report: DIR/report/report.txt, report.json and weak-rates.png (needs matplotlib).
 
 Exit status: 0 when no new finding was saved, 1 when at least one was, 2 on an error.
@@ -51,6 +60,8 @@ examples:
   fuzzgpu campaign --profile pdl --backend static --time 120 --corpus /tmp/pdl
   fuzzgpu campaign --profile pdl --backend static --time 120 --max-findings 1 --corpus /tmp/pdl
   fuzzgpu campaign --profile classic --backend sim --sim-fault relacq-as-relaxed --time 60 --corpus /tmp/c
+  fuzzgpu campaign --profile classic --backend sim --workers 4 --time 60 --corpus /tmp/c4
+  fuzzgpu campaign --profile pdl --gpus all --time 3600 --corpus runs/pdl
   fuzzgpu campaign --profile strategies/my-profile.toml --property sc --seed 7 --corpus runs/mine
 """
 
@@ -82,19 +93,43 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", default="corpus", metavar="DIR", help="corpus folder: findings, state, report (default: corpus)")
     parser.add_argument("--property", default="model", choices=("model", "sc"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=_seed, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
-    parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed)")
+    parser.add_argument("--sim-fault", default=None, metavar="FAULT",
+                        help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, and for testing the "
+                             "worker supervision hang, slow, crash, exit (NAME:RATE hits that fraction of programs)")
     parser.add_argument("--max-findings", type=_seed, default=None, metavar="N",
                         help="stop once N new findings are saved (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
     parser.add_argument("--json", action="store_true", help="print the final report as JSON")
+    parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
+    parser.add_argument("--workers", type=_count, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
+    parser.add_argument("--watchdog", type=_seconds, default=None, metavar="SECONDS",
+                        help="a program's deadline: this plus ten times its expected run time (default 120)")
+    parser.add_argument("--in-process", action="store_true", help="run the backend in this process (no watchdog)")
+    parser.add_argument("--worker-id", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--same-seed", action="store_true", help=argparse.SUPPRESS)  # tests: every worker the same seed
+
+
+def _count(text: str) -> int:
+    v = _seed(text)
+    if v < 1 or v > 256:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 256: {text!r}")
+    return v
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..campaign import run_campaign
+    import re
 
+    from ..campaign import run_campaign
+    from ..errors import UserError
+
+    if args.worker_id is not None and not re.fullmatch(r"w[0-9]{1,3}", args.worker_id):
+        raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
+    if args.gpus is not None or (args.workers or 1) > 1:
+        return run_parallel_cli(args)
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=sys.stdout, live=False if args.no_live else None,
-                       max_findings=args.max_findings)
+                       max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
+                       isolate=not args.in_process)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())
@@ -105,3 +140,34 @@ def run(args: argparse.Namespace) -> int:
         print(f"session: {res.session_programs} programs, {res.session_instances:.3g} instances in {res.session_seconds:.1f} s; "
               f"new findings {len(res.new_findings)}; ended: {res.reason}")
     return 1 if res.new_findings else 0
+
+
+def run_parallel_cli(args: argparse.Namespace) -> int:
+    from ..errors import UserError
+    from ..workers import DEFAULT_WATCHDOG, gpu_list, run_parallel
+
+    if args.worker_id is not None:
+        raise UserError("--worker-id is for the workers a parallel campaign starts")
+    if args.in_process:
+        raise UserError("--in-process runs one campaign: not with --gpus / --workers")
+    gpus = None
+    if args.gpus is not None:
+        if args.backend in ("sim", "static"):
+            raise UserError(f"--gpus is for the GPU backend; with --backend {args.backend} use --workers N")
+        if args.workers is not None:
+            raise UserError("--gpus and --workers: give one of them")
+        gpus = gpu_list(args.gpus)
+    res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
+                       seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
+                       sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
+                       watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=sys.stdout,
+                       same_seed=args.same_seed)
+    rd = res["report_dir"]
+    if args.json:
+        print((rd / "report.json").read_text())
+    else:
+        print()
+        print((rd / "report.txt").read_text(), end="")
+        print(f"report: {rd}/report.txt, report.json; worker logs: {args.corpus}/.fuzzgpu/workers/*/log.txt")
+    new = any(not f.get("saved_by_another") for st in res["states"].values() for f in st.get("findings", []))
+    return 1 if res["combined"]["findings"] and new else 0
