@@ -77,6 +77,9 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
         os._exit(0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    import faulthandler
+
+    faulthandler.disable()  # a crash is reported by the parent, in one line
     from .campaign import make_backend
 
     try:

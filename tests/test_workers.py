@@ -1,0 +1,222 @@
+"""The backend's worker process and its watchdog (docs/reliability.md), on the CPU: the sim
+backend's injected process faults (hang, slow, crash, exit) stand in for a GPU launch that hangs or
+takes the process down.  Also the GPU pinning of parallel campaigns and of pytest-xdist workers,
+with a fake device list (no GPU on CI)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import threading
+import time
+import types
+
+import pytest
+
+from fuzzgpu import strategies as fst
+from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.backends.sim import SimBackend, fault_hits, parse_faults
+from fuzzgpu.campaign import Campaign, load_profile
+from fuzzgpu.errors import UserError
+from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
+from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend, gpu_list, quarantined_hashes
+
+CFG = RunConfig(instances=10_000)
+
+
+def mp(value: int) -> Program:
+    """Message passing, different store values give different programs (and hashes)."""
+    return validate(Program(f"MP{value}", (
+        Thread("P0", Placement(cta=0), (Store("x", value), Store("y", value + 1, Sem.RELEASE, Scope.GPU))),
+        Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
+    ), (Location("x"), Location("y"))))
+
+
+def split(fault: str, rate: float) -> tuple[Program, Program]:
+    """(a program the fault hits, one it spares)."""
+    hit = spare = None
+    for v in range(1, 400):
+        p = mp(v)
+        if fault_hits(p, fault, rate):
+            hit = hit or p
+        else:
+            spare = spare or p
+        if hit and spare:
+            return hit, spare
+    raise AssertionError("no split")
+
+
+@pytest.fixture
+def sup():
+    made = []
+
+    def make(fault: str, watchdog: float = 0.5) -> SupervisedBackend:
+        b = SupervisedBackend(BackendSpec("sim", fault), watchdog=watchdog)
+        made.append(b)
+        return b
+
+    yield make
+    for b in made:
+        b.close()
+
+
+def test_parse_faults():
+    assert parse_faults("relacq-as-relaxed,hang:0.25") == {"relacq-as-relaxed": 1.0, "hang": 0.25}
+    assert parse_faults(None) == {}
+    for bad in ("nope", "hang:2", "hang:x", "crash:0"):
+        with pytest.raises(UserError):
+            parse_faults(bad)
+
+
+def test_process_faults_refused_in_process():
+    b = SimBackend("hang:1")
+    with pytest.raises(UserError, match="supervised worker"):
+        b.run(mp(1), CFG)
+
+
+def test_a_hang_is_killed_at_its_deadline_and_the_worker_restarts(sup):
+    hit, spare = split("hang", 0.5)
+    b = sup("hang:0.5", watchdog=0.5)
+    assert b.run(spare, CFG).instances == CFG.instances
+    pid = b.pid()
+    t0 = time.monotonic()
+    with pytest.raises(ProgramFault) as e:
+        b.run(hit, CFG)
+    took = time.monotonic() - t0
+    assert e.value.kind == "hang" and 0.5 <= took < 5, took
+    assert "deadline" in e.value.detail
+    with pytest.raises(ProcessLookupError):  # the hung worker is gone
+        os.kill(pid, 0)
+    h = b.run(spare, CFG)  # a fresh worker answers
+    assert h.instances == CFG.instances and b.restarts == 1 and b.pid() != pid
+
+
+def test_a_slow_program_times_out(sup):
+    hit, _ = split("slow", 0.5)
+    b = sup("slow:0.5", watchdog=0.3)
+    with pytest.raises(ProgramFault, match="hang: no answer"):
+        b.run(hit, CFG)
+
+
+@pytest.mark.parametrize("fault,want", [("crash", "SIGSEGV"), ("exit", "exit status 3")])
+def test_a_crash_is_reported_and_the_worker_restarts(sup, fault, want):
+    hit, spare = split(fault, 0.5)
+    b = sup(f"{fault}:0.5")
+    t0 = time.monotonic()
+    with pytest.raises(ProgramFault) as e:
+        b.run(hit, CFG)
+    assert e.value.kind == "crash" and want in e.value.detail
+    assert time.monotonic() - t0 < 5  # found at once, not at the deadline
+    assert b.run(spare, CFG).instances == CFG.instances
+
+
+def test_a_worker_killed_mid_run(sup):
+    hit, spare = split("slow", 0.5)
+    b = sup("slow:0.5", watchdog=30)
+    pid = b.pid()
+    threading.Timer(0.5, os.kill, (pid, signal.SIGKILL)).start()
+    t0 = time.monotonic()
+    with pytest.raises(ProgramFault) as e:
+        b.run(hit, CFG)
+    assert e.value.kind == "crash" and "SIGKILL" in e.value.detail and time.monotonic() - t0 < 10
+    assert b.run(spare, CFG).instances == CFG.instances
+
+
+def test_backend_errors_come_back_as_exceptions(sup):
+    b = sup("relacq-as-relaxed")
+    with pytest.raises(UserError):  # sim refuses the hang fault in-process: here it is a plain error
+        SupervisedBackend(BackendSpec("sim", "bogus"))
+    assert b.run(mp(1), CFG).backend == "sim"
+    assert b.describe().startswith("sim:") and b.identity()[0].startswith("sim:relacq")
+
+
+def test_campaign_quarantines_hangs_and_crashes_and_goes_on(tmp_path):
+    prof = load_profile("classic")
+    prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})
+    b = SupervisedBackend(BackendSpec("sim", "hang:0.15,crash:0.15"), watchdog=0.3)
+    out = io.StringIO()
+    try:
+        c = Campaign(prof, b, tmp_path, "model", seed=11, out=out, live=False)
+        res = c.run(7)
+    finally:
+        b.close()
+    st = res.state
+    assert st.quarantined >= 2 and set(st.faults) <= {"hang", "crash"} and sum(st.faults.values()) == st.quarantined
+    assert st.programs > st.quarantined  # it went on
+    q = tmp_path / "quarantine"
+    recs = [json.loads(p.read_text()) for p in q.glob("*.json")]
+    assert len(recs) == st.quarantined
+    for r in recs:
+        assert r["schema"] == "fuzzgpu.quarantine" and r["fault"]["kind"] in ("hang", "crash")
+        assert (q / r["litmus"]).read_text().strip()
+        assert r["program"]["threads"]
+    assert quarantined_hashes(tmp_path) == {p.stem for p in q.glob("*.json")}
+    assert "quarantined" in (tmp_path / "report" / "report.txt").read_text()
+    assert "QUARANTINED" in out.getvalue()
+
+
+# -- GPU pinning with a fake device list ------------------------------------------------------
+
+
+def test_pytest_xdist_workers_pinned_to_gpus(monkeypatch):
+    from fuzzgpu import pytest_plugin as pp
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")
+    gpus = pp.visible_gpus()
+    assert gpus == ["0", "1", "2", "3"]
+    assert [pp.pin_worker_gpu(f"gw{i}", gpus) for i in range(6)] == ["0", "1", "2", "3", "0", "1"]
+    assert pp.pin_worker_gpu(None, gpus) is None and pp.pin_worker_gpu("master", gpus) is None
+    assert pp.pin_worker_gpu("gw0", ["0"]) is None  # one GPU: nothing to pin
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "5,7")
+    assert pp.pin_worker_gpu("gw1", pp.visible_gpus()) == "7"
+    # -n auto: one worker per GPU with the cuda backend, xdist's default otherwise
+    cfg = types.SimpleNamespace(getoption=lambda name, default=None: "cuda")
+    assert pp.pytest_xdist_auto_num_workers(cfg) == 2
+    cfg = types.SimpleNamespace(getoption=lambda name, default=None: "sim")
+    assert pp.pytest_xdist_auto_num_workers(cfg) is None
+
+
+def test_pytest_configure_sets_the_worker_gpu(monkeypatch):
+    from fuzzgpu import pytest_plugin as pp
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw2")
+    cfg = types.SimpleNamespace(getoption=lambda name, default=None: "cuda", addinivalue_line=lambda *a: None)
+    pp.pytest_configure(cfg)
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "2"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
+    cfg = types.SimpleNamespace(getoption=lambda name, default=None: "sim", addinivalue_line=lambda *a: None)
+    pp.pytest_configure(cfg)  # not a GPU backend: left alone
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1,2"
+
+
+def test_gpu_list(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")
+    assert gpu_list("all") == ["0", "1", "2", "3"]
+    assert gpu_list("2") == ["0", "1"]
+    assert gpu_list("1,3") == ["1", "3"]
+    for bad, msg in (("5", "only 4"), ("0", "at least 1"), ("x", "expected all"), ("1,9", "not visible")):
+        with pytest.raises(UserError, match=msg):
+            gpu_list(bad)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    with pytest.raises(UserError, match="no GPU"):
+        gpu_list("all")
+
+
+def test_strategy_programs_cross_the_process_boundary(sup):
+    """Whatever the profiles draw pickles into the worker and back (the IR is plain data)."""
+    from hypothesis import HealthCheck, given, settings
+
+    b = sup("relacq-as-relaxed")
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(fst.weighted({"MP": 1, "SB": 1, "IRIW": 1, "PDL": 1, "random": 1}, fst.Options()))
+    def t(p):
+        try:
+            b.run(p, RunConfig(instances=100))
+        except Exception as e:  # noqa: BLE001 -- the model may not cover it; that is not a worker fault
+            assert not isinstance(e, ProgramFault), e
+
+    t()
