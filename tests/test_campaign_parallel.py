@@ -1,0 +1,103 @@
+"""Several campaign workers on one corpus (``--workers N`` on the sim backend, the CPU stand-in for
+``--gpus N``): one shared corpus, one combined report, and no lost or duplicated finding when two
+workers find the same violation at the same moment."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import subprocess
+import sys
+from pathlib import Path
+
+from fuzzgpu.corpus import Corpus
+
+SIM = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--profile", "classic", "--no-live"]
+
+
+def fuzzgpu(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *args], check=False, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def worker_report(corpus: Path, wid: str) -> dict:
+    return json.loads((corpus / ".fuzzgpu" / "workers" / wid / "report" / "report.json").read_text())
+
+
+def test_workers_share_one_corpus_and_one_report(tmp_path):
+    corpus = tmp_path / "c"
+    r = fuzzgpu(*SIM, "--workers", "3", "--seed", "3", "--time", "10", "--corpus", str(corpus))
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "3 workers" in r.stdout and "fuzzgpu parallel campaign report" in r.stdout
+    entries = Corpus(corpus).entries()  # every entry loads
+    assert entries
+    sigs = [e.signature for e in entries]
+    assert len(sigs) == len(set(sigs))  # no finding saved twice
+    report = json.loads((corpus / "report" / "report.json").read_text())
+    comb = report["combined"]
+    assert {f["file"] for f in comb["findings"]} == {e.path.name for e in entries}  # none lost, none invented
+    assert sorted(report["workers_state"]) == ["w0", "w1", "w2"]
+    seeds = {st["seed"] for st in report["workers_state"].values()}
+    assert seeds == {3, 4, 5}  # worker i: seed + i
+    assert comb["programs"] == sum(st["programs"] for st in report["workers_state"].values()) > 0
+    for wid in ("w0", "w1", "w2"):
+        assert (corpus / ".fuzzgpu" / "workers" / wid / "state.json").exists()
+    # resuming the parallel campaign with other settings is refused
+    r = fuzzgpu("--backend", "sim", "--profile", "scopes", "--workers", "2", "--time", "2", "--corpus", str(corpus))
+    assert r.returncode == 2 and "profile classic" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_two_workers_find_the_same_violation_at_once_one_entry(tmp_path):
+    """Same seed and profile in two worker processes started together: both shrink to the same
+    program and save it at about the same moment; the corpus holds ONE entry, and both workers'
+    reports reference it (one as new, the other as saved first by another worker)."""
+    corpus = tmp_path / "c"
+    r = fuzzgpu(*SIM, "--workers", "2", "--same-seed", "--seed", "3", "--max-findings", "1", "--time", "60",
+                "--corpus", str(corpus))
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]
+    paths = Corpus(corpus).entry_paths()
+    assert len(paths) == 1, [p.name for p in paths]
+    name = paths[0].name
+    reps = [worker_report(corpus, w) for w in ("w0", "w1")]
+    files = [[f["file"] for f in rep["state"]["findings"]] for rep in reps]
+    assert files == [[name], [name]]
+    flags = sorted(bool(rep["state"]["findings"][0].get("saved_by_another")) for rep in reps)
+    assert flags == [False, True]
+    comb = json.loads((corpus / "report" / "report.json").read_text())["combined"]
+    assert [(f["file"], f["workers"]) for f in comb["findings"]] == [(name, ["w0", "w1"])]
+    assert not list(corpus.glob(".*.tmp"))
+
+
+def _add(root, entry, barrier, results) -> None:
+    barrier.wait()
+    results.put(Corpus(root).add(entry)[1])
+
+
+def test_corpus_add_races_leave_one_entry(tmp_path):
+    """Eight processes save the same finding at the same instant: one entry, one 'written'."""
+    from fuzzgpu import properties
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.sim import SimBackend
+    from fuzzgpu.corpus import make_entry
+    from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
+
+    prog = validate(Program("MP", (
+        Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
+        Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
+    ), (Location("x"), Location("y"))))
+    b = SimBackend("relacq-as-relaxed")
+    cfg = RunConfig(instances=100_000)
+    h = b.run(prog, cfg)
+    entry = make_entry(prog, properties.check("model", prog, h), h, b, cfg)
+    ctx = mp.get_context("fork")
+    for round_ in range(5):
+        root = tmp_path / f"r{round_}"
+        barrier, results = ctx.Barrier(8), ctx.Queue()
+        procs = [ctx.Process(target=_add, args=(root, dict(entry, found=f"t{i}"), barrier, results)) for i in range(8)]
+        for p in procs:
+            p.start()
+        written = [results.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(30)
+        assert sum(written) == 1, written
+        assert len(list(root.glob("*.json"))) == 1 and not list(root.glob(".*"))
