@@ -43,6 +43,7 @@ except ImportError:  # Python 3.10
 
 PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random")
 STATE_VERSION = 1
+MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
 
 # --------------------------------------------------------------------------------------------
 # Profiles
@@ -121,9 +122,15 @@ def load_profile(name_or_path: str) -> Profile:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
-        raise ProfileError(f"{path}: not valid TOML: {e}") from None
+        raise ProfileError(f"{path}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{path}: not UTF-8 text") from None
+    except RecursionError:
+        raise ProfileError(f"{path}: not valid TOML: nested too deeply") from None
     except OSError as e:
         raise ProfileError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: not a profile")
     for k in data:
         if k not in _TOP_KEYS:
             raise ProfileError(f"{path}: unknown key '{k}' (known: {', '.join(sorted(_TOP_KEYS))})")
@@ -157,6 +164,11 @@ def load_profile(name_or_path: str) -> Profile:
     for k, v in stress.items():
         if rc_types[k] is int and v < 0:
             raise ProfileError(f"{path}: key 'stress.{k}' must be >= 0")
+    for where, table in (("stress", stress), ("sim", data.get("sim", {})), ("hypothesis", data.get("hypothesis", {})),
+                         ("annotations", data.get("annotations", {}))):
+        for k, v in (table.items() if isinstance(table, dict) else ()):
+            if isinstance(v, int) and not isinstance(v, bool) and v > MAX_PROFILE_INT:
+                raise ProfileError(f"{path}: key '{where}.{k}' must be at most {MAX_PROFILE_INT}")
     if stress.get("instances", 1) < 1:
         raise ProfileError(f"{path}: key 'stress.instances' must be >= 1")
     sim = _check_table("sim", path, data.get("sim", {}), _SIM_KEYS)

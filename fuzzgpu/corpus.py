@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import platform
+import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -50,6 +51,17 @@ from .ir import (
 SCHEMA = "fuzzgpu.corpus"
 VERSION = 1
 STATE_DIR = ".fuzzgpu"
+
+
+#: limits on what a corpus file may hold (a hostile file must not make the oracle or the harness
+#: run for ever): programs are small litmus tests
+MAX_THREADS = 8
+MAX_INSTRUCTIONS = 32
+MAX_PLACEMENT = 1 << 16
+MAX_INSTANCES = 1 << 50
+MAX_FILE_BYTES = 16 << 20
+SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_.+\-]{1,100}")
+SIGNATURE_RE = re.compile(r"[0-9a-f]{8,64}")
 
 
 class CorpusError(UserError):
@@ -230,29 +242,87 @@ def validate_entry(d: Any, where: str) -> Program:
         raise CorpusError(f"{where}: field 'property': unknown property {d['property']!r}")
     rep = d["reproduction"]
     for k in ("rate", "instances", "replay_instances", "confidence"):
-        if not isinstance(rep.get(k), (int, float)) or isinstance(rep.get(k), bool):
+        v = rep.get(k)
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
             raise CorpusError(f"{where}: field 'reproduction.{k}' is missing or not a number")
+        hi = 1.0 if k in ("rate", "confidence") else MAX_INSTANCES
+        if not 0 <= v <= hi:  # exact for any int (no float conversion), False for NaN
+            raise CorpusError(f"{where}: field 'reproduction.{k}': {_short(v)} is out of range (0..{hi:g})")
+    if not SIGNATURE_RE.fullmatch(d["signature"]):
+        raise CorpusError(f"{where}: field 'signature': {_short(d['signature'])} is not a signature (hex digits)")
     if not isinstance(d["verdict"].get("offending", []), list):
         raise CorpusError(f"{where}: field 'verdict.offending' is not a list")
+    for o in d["verdict"].get("offending", []):
+        if not isinstance(o, dict) or not isinstance(o.get("outcome", {}), dict):
+            raise CorpusError(f"{where}: field 'verdict.offending' holds something that is not an outcome")
+    if not isinstance(d["histogram"].get("keys", []), list) or not all(isinstance(k, str) for k in d["histogram"].get("keys", [])):
+        raise CorpusError(f"{where}: field 'histogram.keys' is not a list of names")
+    prog = d["program"]
+    for k in ("name", "arch"):
+        v = prog.get(k, "PTX" if k == "arch" else None)
+        if not isinstance(v, str) or not SAFE_NAME_RE.fullmatch(v):
+            # the code generator writes these into CUDA comments: no newline or odd character gets there
+            raise CorpusError(f"{where}: field 'program.{k}': {_short(v)} is not a plain name ({SAFE_NAME_RE.pattern})")
+    threads = prog.get("threads")
+    if isinstance(threads, list):
+        if len(threads) > MAX_THREADS:
+            raise CorpusError(f"{where}: field 'program': {len(threads)} threads (a corpus program has at most {MAX_THREADS})")
+        for i, t in enumerate(threads):
+            code = t.get("code") if isinstance(t, dict) else None
+            if isinstance(code, list) and len(code) > MAX_INSTRUCTIONS:
+                raise CorpusError(f"{where}: field 'program.threads[{i}]': {len(code)} instructions (at most {MAX_INSTRUCTIONS})")
     try:
-        return program_from_json(d["program"])
+        program = program_from_json(prog)
     except ProgramError as e:
-        raise CorpusError(f"{where}: field 'program': {e}") from None
+        raise CorpusError(f"{where}: field 'program': {str(e).splitlines()[0] if str(e) else 'invalid'}") from None
+    except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as e:  # hostile shapes the IR loader did not expect
+        raise CorpusError(f"{where}: field 'program': not a valid program ({type(e).__name__})") from None
+    for t in program.threads:
+        pl = t.placement
+        for k in ("gpu", "cluster", "cta", "warp", "grid"):
+            v = getattr(pl, k, None)
+            if isinstance(v, int) and not 0 <= v < MAX_PLACEMENT:
+                raise CorpusError(f"{where}: field 'program': thread {t.name} placement {k} {_short(v)} is out of range (0..{MAX_PLACEMENT - 1})")
+    return program
+
+
+def _short(v: Any, n: int = 60) -> str:
+    text = repr(v)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def parse_entry_text(text: str, where: str) -> tuple[Program, Any]:
+    """(program, data) of a corpus entry's JSON text; CorpusError (one line naming ``where``) for
+    anything else: bad JSON, nesting too deep, numbers too long, constants (NaN, Infinity)."""
+
+    def no_constants(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        d = json.loads(text, parse_constant=no_constants)
+    except json.JSONDecodeError as e:
+        raise CorpusError(f"{where}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except RecursionError:
+        raise CorpusError(f"{where}: not a corpus entry (JSON nested too deeply)") from None
+    except ValueError as e:  # an integer of more than 4300 digits, NaN / Infinity
+        raise CorpusError(f"{where}: not valid JSON ({str(e).split(';')[0]})") from None
+    try:
+        return validate_entry(d, where), d
+    except RecursionError:
+        raise CorpusError(f"{where}: not a corpus entry (nested too deeply)") from None
 
 
 def load_entry(path: str | Path) -> Entry:
     p = Path(path)
     try:
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise CorpusError(f"{p}: {p.stat().st_size} bytes: too large for a corpus entry (at most {MAX_FILE_BYTES})")
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise CorpusError(f"{p}: cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise CorpusError(f"{p}: not UTF-8 text") from None
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CorpusError(f"{p}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
-    program = validate_entry(d, str(p))
+    program, d = parse_entry_text(text, str(p))
     return Entry(p, d, program)
 
 
@@ -363,4 +433,4 @@ def find_entries(path: str | Path) -> list[Entry]:
 
 
 __all__ = ["Corpus", "CorpusError", "Entry", "condition_for", "find_entries", "litmus_text", "load_entry",
-           "make_entry", "reproduction", "signature", "validate_entry"]
+           "make_entry", "parse_entry_text", "reproduction", "signature", "validate_entry"]
