@@ -743,6 +743,7 @@ class Campaign:
         self._p0, self._i0 = self.state.programs, self.state.instances
         deadline = self._t0 + seconds
         self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.save_state(force=True)  # this session counts from now on, even if it is killed next
         old_handlers = {}
 
         def on_signal(signum, frame):
