@@ -2,6 +2,14 @@
 instances/s -- per backend.
 
     python bench/campaign.py [--backends sim,static] [--time 120] [--seeds 1,2,3] [--out bench/results/campaign.json]
+    python bench/campaign.py --backends cuda --gpus all --time 600        # several GPUs: one worker each
+    python bench/campaign.py --backends sim --workers 4 --dry-run         # the same code path on the CPU
+
+* ``--gpus all|N|IDS`` (cuda) / ``--workers N`` (sim, static): one parallel campaign per seed
+  (``fuzzgpu campaign --gpus/--workers``: one worker process per GPU, one shared corpus), timed to
+  the first finding any worker saves; programs/s and instances/s summed over the workers, and per
+  worker.  ``--dry-run`` runs the parallel path with the sim backend for a few seconds and writes
+  to ``bench/results/campaign-dry-run.json`` (nothing about a GPU is measured).
 
 * ``sim``: profile classic with the injected fault relacq-as-relaxed (what the fuzzer finds when
   release/acquire is broken; a test of the fuzzer, not of a GPU);
@@ -56,17 +64,61 @@ def one(name: str, seconds: float, seed: int) -> dict:
         }
 
 
+def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: int | None) -> dict:
+    """One parallel campaign (``fuzzgpu campaign --gpus/--workers``) in a subprocess, stopped at the
+    first finding; the combined report gives the numbers."""
+    import subprocess
+
+    setup = SETUPS[name]
+    with tempfile.TemporaryDirectory(prefix=f"fuzzgpu-bench-par-{name}-") as d:
+        cmd = [sys.executable, "-m", "fuzzgpu", "campaign", "--profile", setup["profile"], "--backend", setup["backend"],
+               "--time", str(seconds), "--corpus", d, "--seed", str(seed), "--max-findings", "1", "--no-live", "--json"]
+        if setup["sim_fault"]:
+            cmd += ["--sim-fault", setup["sim_fault"]]
+        cmd += ["--gpus", gpus] if gpus else ["--workers", str(workers or 2)]
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=seconds + 300)
+        wall = time.monotonic() - t0
+        if r.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip().splitlines()[-1:] or ''}")
+        rep = json.loads((Path(d) / "report" / "report.json").read_text())
+        comb = rep["combined"]
+        firsts = [st.get("last_finding_elapsed") for st in rep["workers_state"].values() if st.get("findings")]
+        first = min((f for f in firsts if f is not None), default=None)
+        return {
+            "backend": name, "profile": setup["profile"], "seed": seed, "seconds": wall, "gpus": rep.get("gpus"),
+            "workers": rep.get("workers"), "found": bool(comb["findings"]),
+            "time_to_first_finding_s": first, "finding": comb["findings"][0] if comb["findings"] else None,
+            "programs": comb["programs"], "instances": comb["instances"],
+            "programs_per_s": comb["programs"] / max(wall, 1e-9), "instances_per_s": comb["instances"] / max(wall, 1e-9),
+            "per_worker": {w: {"programs": st.get("programs"), "instances": st.get("instances"), "findings": len(st.get("findings", []))}
+                           for w, st in rep["workers_state"].items()},
+            "backend_description": f"parallel campaign ({len(rep.get('workers', []))} workers)",
+        }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backends", default="sim,static")
     ap.add_argument("--time", type=float, default=120.0, help="budget per run (it stops at the first finding)")
     ap.add_argument("--seeds", default="1,2,3")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "campaign.json")
+    ap.add_argument("--out", type=Path, default=None, help="default bench/results/campaign.json (campaign-dry-run.json with --dry-run)")
+    ap.add_argument("--gpus", default=None, metavar="all|N|IDS", help="a parallel campaign, one worker per GPU (cuda)")
+    ap.add_argument("--workers", type=int, default=None, metavar="N", help="a parallel campaign with N workers (sim, static)")
+    ap.add_argument("--dry-run", action="store_true", help="the parallel code path with the sim backend, a few seconds per run")
     args = ap.parse_args()
+    if args.dry_run:
+        args.backends, args.gpus, args.workers = "sim", None, args.workers or 2
+        args.time, args.seeds = min(args.time, 30.0), "1"
+    if args.out is None:
+        args.out = ROOT / "bench" / "results" / ("campaign-dry-run.json" if args.dry_run else "campaign.json")
     runs = []
     for name in args.backends.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):
-            r = one(name.strip(), args.time, seed)
+            if args.gpus or args.workers:
+                r = parallel(name.strip(), args.time, seed, args.gpus, args.workers)
+            else:
+                r = one(name.strip(), args.time, seed)
             runs.append(r)
             what = f"found in {r['seconds']:.1f} s" if r["found"] else f"nothing in {r['seconds']:.0f} s"
             print(f"{name} seed {seed}: {what}, "
@@ -83,7 +135,8 @@ def main() -> int:
                   f"{statistics.median(r['instances_per_s'] for r in rs):.3g}")
     Console().print(t)
     out = {"machine": {"host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
-           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": " ".join(sys.argv), "runs": runs}
+           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": " ".join(sys.argv),
+           "dry_run": args.dry_run, "runs": runs}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1, default=str))
     print(f"wrote {args.out}", file=sys.stderr)

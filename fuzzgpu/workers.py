@@ -381,6 +381,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     procs: dict[str, subprocess.Popen] = {}
     started: dict[str, float] = {}
     restarts = {w: 0 for w in ids}
+    failed: dict[str, str] = {}
     t0 = time.monotonic()
     end = t0 + seconds
     stop = {"flag": False}
@@ -431,6 +432,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 rc = p.poll()
                 if rc is None:
                     alive += 1
+                elif rc == 2:  # the worker refused to run (a one-line error in its log): not restarted
+                    if wid not in failed:
+                        failed[wid] = _last_line(worker_dir(corpus, wid) / "log.txt")
+                        print(f"worker {wid} failed: {failed[wid]}", file=out, flush=True)
                 elif rc not in (0, 1) and now < end - 2 and restarts[wid] < 20:
                     restarts[wid] += 1  # a worker process died (not a clean finish): resume it
                     print(f"worker {wid} exited with status {rc}; restarting it (restart {restarts[wid]})", file=out, flush=True)
@@ -463,12 +468,22 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 p.kill()
                 p.wait()
         lock.close()
+    if failed and len(failed) == len(ids):
+        raise UserError(f"every worker failed; {sorted(failed)[0]}: {failed[sorted(failed)[0]]}")
     states = _worker_states(corpus, ids)
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
                                                                 "restarts": restarts})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "(no log)"
+    return lines[-1][:300] if lines else "(empty log)"
 
 
 def _worker_states(corpus: Path, ids: list[str]) -> dict[str, dict[str, Any]]:

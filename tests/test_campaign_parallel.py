@@ -101,3 +101,27 @@ def test_corpus_add_races_leave_one_entry(tmp_path):
             p.join(30)
         assert sum(written) == 1, written
         assert len(list(root.glob("*.json"))) == 1 and not list(root.glob(".*"))
+
+
+def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
+    """``--gpus all`` with two (fake) visible GPUs: one worker each, pinned by CUDA_VISIBLE_DEVICES.
+    There is no GPU here, so each worker then stops with its one-line 'no PyCUDA / no driver' error
+    and the parent says so in one line (exit 2) -- the pinning is what this checks."""
+    import os
+
+    corpus = tmp_path / "c"
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="3,5")
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "cuda", "--profile", "pdl",
+                        "--time", "20", "--corpus", str(corpus)], check=False, capture_output=True, text=True, timeout=120, env=env)
+    assert "2 workers (GPUs 3, 5)" in r.stdout
+    logs = {w: (corpus / ".fuzzgpu" / "workers" / w / "log.txt").read_text() for w in ("w0", "w1")}
+    assert "CUDA_VISIBLE_DEVICES=3" in logs["w0"] and "CUDA_VISIBLE_DEVICES=5" in logs["w1"]
+    if r.returncode == 2:  # no GPU (CI): one line, no traceback
+        assert "every worker failed" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in logs["w0"] + logs["w1"]
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "3", "--backend", "cuda", "--corpus", str(corpus)],
+                       check=False, capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 2 and "only 2 GPU(s) visible" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "sim", "--corpus", str(corpus)],
+                       check=False, capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 2 and "use --workers" in r.stderr

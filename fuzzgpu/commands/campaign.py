@@ -126,6 +126,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
     if args.gpus is not None or (args.workers or 1) > 1:
         return run_parallel_cli(args)
+    if args.worker_id is not None:
+        import os
+
+        print(f"worker {args.worker_id}: pid {os.getpid()}, CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')}",
+              flush=True)
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=sys.stdout, live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
