@@ -391,10 +391,6 @@ def _example_database(path: Path) -> Any:
             except OSError:
                 pass
 
-        def fetch(self, key: bytes):
-            for v in super().fetch(key):
-                yield v
-
     db = _AtomicDB(str(path))
     # temp files of a writer killed between mkstemp and rename are named .tmp-*: Hypothesis reads
     # them as values (harmless: an unparseable choice sequence is dropped), but clear old ones
@@ -999,5 +995,20 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
     return d
 
 
-__all__ = ["Campaign", "CampaignResult", "combine_states", "lock_corpus", "write_combined_report", "Profile", "ProfileError", "PropertyFailed", "State", "load_profile",
-           "make_backend", "plot_weak_rates", "profile_path", "run_campaign", "size_key"]
+__all__ = [
+    "Campaign",
+    "CampaignResult",
+    "Profile",
+    "ProfileError",
+    "PropertyFailed",
+    "State",
+    "combine_states",
+    "load_profile",
+    "lock_corpus",
+    "make_backend",
+    "plot_weak_rates",
+    "profile_path",
+    "run_campaign",
+    "size_key",
+    "write_combined_report",
+]

@@ -237,7 +237,7 @@ class SupervisedBackend:
     def __del__(self) -> None:  # pragma: no cover -- best effort
         try:
             self._kill()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S110 -- at interpreter exit anything may be gone
             pass
 
 
@@ -396,7 +396,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         log = open(d / "log.txt", "a")  # noqa: SIM115 -- handed to the child
         cmd = worker_command([*common, "--time", f"{left:.1f}"], wid, base_seed + (0 if same_seed else i))
         procs[wid] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                      preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)
+                                      preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)  # noqa: PLW1509 -- only prctl
         log.close()
         started[wid] = time.monotonic()
 
@@ -469,7 +469,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 p.wait()
         lock.close()
     if failed and len(failed) == len(ids):
-        raise UserError(f"every worker failed; {sorted(failed)[0]}: {failed[sorted(failed)[0]]}")
+        first = min(failed)
+        raise UserError(f"every worker failed; {first}: {failed[first]}")
     states = _worker_states(corpus, ids)
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],

@@ -79,7 +79,17 @@ def test_corpus_add_races_leave_one_entry(tmp_path):
     from fuzzgpu.backends.base import RunConfig
     from fuzzgpu.backends.sim import SimBackend
     from fuzzgpu.corpus import make_entry
-    from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
+    from fuzzgpu.ir import (
+        Load,
+        Location,
+        Placement,
+        Program,
+        Scope,
+        Sem,
+        Store,
+        Thread,
+        validate,
+    )
 
     prog = validate(Program("MP", (
         Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),

@@ -213,7 +213,7 @@ def test_corpus_json_fuzz(data):
     else:
         text = json.dumps(mutate_json(copy.deepcopy(ENTRY), data))
     try:
-        program, d = timed(parse_entry_text, text, "mutant.json")
+        program, _ = timed(parse_entry_text, text, "mutant.json")
     except CorpusError as e:
         msg = str(e)
         assert msg.startswith("mutant.json: ") and "\n" not in msg.strip(), msg

@@ -20,8 +20,24 @@ from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend, fault_hits, parse_faults
 from fuzzgpu.campaign import Campaign, load_profile
 from fuzzgpu.errors import UserError
-from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
-from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend, gpu_list, quarantined_hashes
+from fuzzgpu.ir import (
+    Load,
+    Location,
+    Placement,
+    Program,
+    Scope,
+    Sem,
+    Store,
+    Thread,
+    validate,
+)
+from fuzzgpu.workers import (
+    BackendSpec,
+    ProgramFault,
+    SupervisedBackend,
+    gpu_list,
+    quarantined_hashes,
+)
 
 CFG = RunConfig(instances=10_000)
 
