@@ -27,6 +27,8 @@ SCHEMA_VERSION = 1
 Operand = Union[int, str]  # immediate or register name
 REGISTER_RE = re.compile(r"^r[0-9]+$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: a litmus test's name: what follows ``PTX`` up to the next blank (it reaches generated code comments)
+PROGRAM_NAME_RE = re.compile(r'^[!#-~]{1,200}$')
 MAX_VALUE = 2**32  # values are 32-bit words; negative numbers are allowed in litmus text
 
 
@@ -781,6 +783,10 @@ class Program:
 
 def validate(p: Program) -> Program:
     """Check a Program for consistency; return it unchanged or raise :class:`ProgramError`."""
+    if not isinstance(p.name, str) or not PROGRAM_NAME_RE.match(p.name):
+        raise ProgramError(
+            f"bad program name {str(p.name)[:40]!r}: 1 to 200 printable ASCII characters, no space or quote"
+        )
     if not p.threads:
         raise ProgramError("the program has no threads")
     names = [t.name for t in p.threads]

@@ -273,9 +273,6 @@ def test_program_json_fuzz(data):
     check_names(p)
 
 
-@pytest.mark.xfail(strict=True, reason="reported: fuzzgpu.ir.validate does not check Program.name, and codegen writes it "
-                   "into a // comment of the CUDA source, so a name with a newline becomes code. Corpus loading refuses "
-                   "such names (corpus.SAFE_NAME_RE); the litmus parser's names are tokens. Not this engineer's files.")
 def test_program_name_never_reaches_cuda_source_unvalidated():
     from fuzzgpu import codegen
 
