@@ -10,6 +10,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -19,7 +20,24 @@ from fuzzgpu.corpus import Corpus
 
 pytestmark = pytest.mark.slow
 
-ARGS = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--profile", "classic", "--seed", "5", "--no-live"]
+#: a focused profile (MP with release/acquire likely): even on a loaded CI machine, sessions of a
+#: few seconds find something, so the test checks what survives the kills (see test_reliability.py)
+PROFILE_PATH = Path(tempfile.mkdtemp(prefix="fuzzgpu-kill-")) / "kill-mp.toml"
+PROFILE_PATH.write_text("""
+[shapes]
+MP = 1
+[annotations]
+loads = ["weak", "acquire"]
+stores = ["weak", "release"]
+fences = ["none"]
+scopes = ["cta", "gpu"]
+placements = ["same-cta", "different-ctas"]
+[sim]
+instances = 20_000
+[hypothesis]
+shrink_seconds = 4
+""")
+ARGS = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--profile", str(PROFILE_PATH), "--seed", "5", "--no-live"]
 
 
 def start(corpus: Path, seconds: int) -> subprocess.Popen:
@@ -84,7 +102,7 @@ def test_resuming_with_other_settings_is_refused(tmp_path):
     assert r.returncode in (0, 1)
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--backend", "sim", "--profile", "scopes", "--time", "2",
                         "--corpus", str(corpus)], check=False, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and "profile classic" in r.stderr
+    assert r.returncode == 2 and "profile kill-mp" in r.stderr
 
 
 def test_one_campaign_per_corpus(tmp_path):

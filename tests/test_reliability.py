@@ -12,14 +12,34 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from fuzzgpu.campaign import State
 from fuzzgpu.corpus import Corpus
 
-ARGS = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed,crash:0.05", "--profile", "classic", "--seed", "5", "--no-live",
-        "--watchdog", "2"]
+#: a focused profile (message passing, release/acquire likely), so that even on a loaded CI machine
+#: short sessions find and shrink something: the point is what survives the kills
+PROFILE = """
+description = "kill test: MP with release/acquire"
+[shapes]
+MP = 1
+[annotations]
+loads = ["weak", "acquire"]
+stores = ["weak", "release"]
+fences = ["none"]
+scopes = ["cta", "gpu"]
+placements = ["same-cta", "different-ctas"]
+[sim]
+instances = 20_000
+[hypothesis]
+shrink_seconds = 4
+"""
+PROFILE_PATH = Path(tempfile.mkdtemp(prefix="fuzzgpu-kill-")) / "kill-mp.toml"
+PROFILE_PATH.write_text(PROFILE)
+ARGS = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed,crash:0.05", "--profile", str(PROFILE_PATH), "--seed", "5",
+        "--no-live", "--watchdog", "5"]
 KILLS = int(os.environ.get("FUZZGPU_KILLS", "20"))
 
 
@@ -56,7 +76,7 @@ def test_sigkill_20_times_loses_nothing_and_resumes(tmp_path):
     t0 = time.monotonic()
     for round_ in range(KILLS):
         p = start(corpus)
-        time.sleep(rng.uniform(0.3, 3.0))
+        time.sleep(rng.uniform(0.5, 3.5))
         p.send_signal(signal.SIGKILL)
         p.wait(timeout=30)
         saved = check_files(corpus, saved, round_)
@@ -71,7 +91,7 @@ def test_sigkill_20_times_loses_nothing_and_resumes(tmp_path):
     assert programs == sorted(programs) and programs[-1] > 0, programs
     assert sessions == sorted(sessions) and sessions[-1] >= KILLS // 2, sessions  # each started session resumed the last
     # a last, clean session resumes the same campaign; its state and report list every saved finding
-    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *ARGS, "--time", "4", "--corpus", str(corpus)],
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *ARGS, "--time", "8", "--corpus", str(corpus)],
                        check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode in (0, 1), r.stderr
     assert "resumed: session" in r.stdout and "Traceback" not in r.stdout + r.stderr

@@ -141,7 +141,7 @@ def test_a_worker_killed_mid_run(sup):
 
 
 def test_backend_errors_come_back_as_exceptions(sup):
-    b = sup("relacq-as-relaxed")
+    b = sup("relacq-as-relaxed", watchdog=60)
     with pytest.raises(UserError):  # sim refuses the hang fault in-process: here it is a plain error
         SupervisedBackend(BackendSpec("sim", "bogus"))
     assert b.run(mp(1), CFG).backend == "sim"
@@ -225,7 +225,7 @@ def test_strategy_programs_cross_the_process_boundary(sup):
     """Whatever the profiles draw pickles into the worker and back (the IR is plain data)."""
     from hypothesis import HealthCheck, given, settings
 
-    b = sup("relacq-as-relaxed")
+    b = sup("relacq-as-relaxed", watchdog=60)
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(fst.weighted({"MP": 1, "SB": 1, "IRIW": 1, "PDL": 1, "random": 1}, fst.Options()))
