@@ -147,11 +147,8 @@ def oracle_view(program: Program, limit: int = 64) -> dict[str, Any]:
         a = model.analyse(program)
     except model.Unsupported as e:
         return {"covered": False, "reason": str(e)}
-    out = []
-    for o in sorted(a.allowed)[:limit]:
-        verdict = "sc" if o in a.sc else model.judge(program, dict(o)).verdict
-        out.append({"outcome": dict(o), "verdict": verdict})
-    return {"covered": True, "allowed": out, "truncated": len(a.allowed) > limit}
+    out = [{"outcome": dict(o), "verdict": a.verdict(o)} for o in sorted(a.possible)[:limit]]
+    return {"covered": True, "allowed": out, "truncated": len(a.possible) > limit}
 
 
 def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: Any, *, shape: str = "",
