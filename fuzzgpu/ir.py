@@ -1083,6 +1083,7 @@ def program_to_json(p: Program) -> dict[str, Any]:
         if p.condition is None
         else {"quantifier": p.condition.quantifier, "expr": _expr_to_json(p.condition.expr)},
         "observed": list(p.observed),
+        "pdl_grids": list(p.pdl_grids),
     }
 
 
@@ -1247,6 +1248,7 @@ def program_from_json(d: Any) -> Program:
         comments=tuple(_convert(c, str, "comments") for c in _list(d, "comments")),
         observed=tuple(_convert(c, str, "observed") for c in _list(d, "observed")),
         arch=_convert(d.get("arch", "PTX"), str, "arch"),
+        pdl_grids=tuple(_convert(g, int, "pdl_grids") for g in _list(d, "pdl_grids")),
     )
     return validate(p)
 
