@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .argtypes import non_negative_int, positive_seconds
+
 HELP = "fuzz for a while: generate, run, judge, shrink and save findings to a corpus"
 
 DESCRIPTION = """\
@@ -66,51 +68,31 @@ examples:
 """
 
 
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return v
-
-
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
-    return v
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="classic", metavar="NAME|PATH", help="profile name or .toml path (default: classic)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="where programs run (default: auto)")
-    parser.add_argument("--time", type=_seconds, default=60.0, metavar="SECONDS", help="time budget of this session (default: 60)")
+    parser.add_argument("--time", type=positive_seconds, default=60.0, metavar="SECONDS", help="time budget of this session (default: 60)")
     parser.add_argument("--corpus", default="corpus", metavar="DIR", help="corpus folder: findings, state, report (default: corpus)")
     parser.add_argument("--property", default="model", choices=("model", "sc"), help="what counts as a failure (default: model)")
-    parser.add_argument("--seed", type=_seed, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
+    parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
                         help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, and for testing the "
                              "worker supervision hang, slow, crash, exit (NAME:RATE hits that fraction of programs)")
-    parser.add_argument("--max-findings", type=_seed, default=None, metavar="N",
+    parser.add_argument("--max-findings", type=non_negative_int, default=None, metavar="N",
                         help="stop once N new findings are saved (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
     parser.add_argument("--json", action="store_true", help="print the final report as JSON")
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
-    parser.add_argument("--workers", type=_count, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
-    parser.add_argument("--watchdog", type=_seconds, default=None, metavar="SECONDS",
+    parser.add_argument("--workers", type=_workers, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
+    parser.add_argument("--watchdog", type=positive_seconds, default=None, metavar="SECONDS",
                         help="a program's deadline: this plus ten times its expected run time (default 120)")
     parser.add_argument("--in-process", action="store_true", help="run the backend in this process (no watchdog)")
     parser.add_argument("--worker-id", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--same-seed", action="store_true", help=argparse.SUPPRESS)  # tests: every worker the same seed
 
 
-def _count(text: str) -> int:
-    v = _seed(text)
+def _workers(text: str) -> int:
+    v = non_negative_int(text)
     if v < 1 or v > 256:
         raise argparse.ArgumentTypeError(f"must be between 1 and 256: {text!r}")
     return v

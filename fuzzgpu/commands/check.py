@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from ..errors import SourceError, UserError
 from ..ir import Program, eval_expr
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> dict:
-    from ..model import Unsupported, check_condition, explain_forbidden
+    from ..model import Unsupported, check_condition
 
     t0 = time.perf_counter()
     try:

@@ -8,6 +8,7 @@ import json
 import sys
 
 from ..errors import UserError
+from .argtypes import non_negative_int, whole_count
 
 HELP = "run a .litmus test on the GPU; histogram of outcomes with a verdict per outcome"
 
@@ -46,38 +47,18 @@ examples:
 """
 
 
-def _count(text: str) -> int:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if v < 1 or v != int(v):
-        raise argparse.ArgumentTypeError(f"must be a positive whole number: {text!r}")
-    return int(v)
-
-
-def _nonneg(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
-    return v
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="FILE.litmus", help="the litmus test")
-    parser.add_argument("--instances", type=_count, default=100_000_000, metavar="N",
+    parser.add_argument("--instances", type=whole_count, default=100_000_000, metavar="N",
                         help="test instances to run, e.g. 1e9 (default: 1e8; rounded up to whole launches of 65,536)")
-    parser.add_argument("--stride", type=_count, default=1, metavar="S", help="words between locations (default: 1)")
+    parser.add_argument("--stride", type=whole_count, default=1, metavar="S", help="words between locations (default: 1)")
     parser.add_argument("--barrier", action="store_true", help="loose global barrier before the test")
-    parser.add_argument("--spin", type=_nonneg, default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
-    parser.add_argument("--stress", type=_nonneg, default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
-    parser.add_argument("--seed", type=_nonneg, default=1, metavar="N", help="random seed (default: 1)")
-    parser.add_argument("--budget", type=_count, default=100_000, metavar="N",
+    parser.add_argument("--spin", type=non_negative_int, default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
+    parser.add_argument("--stress", type=non_negative_int, default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=1, metavar="N", help="random seed (default: 1)")
+    parser.add_argument("--budget", type=whole_count, default=100_000, metavar="N",
                         help="iterations a spin loop may take before the instance counts as a timeout")
-    parser.add_argument("--pdl-delay-ns", type=_nonneg, default=30_000, metavar="NS",
+    parser.add_argument("--pdl-delay-ns", type=non_negative_int, default=30_000, metavar="NS",
                         help="PDL programs: the primary spins NS ns (%%globaltimer) after its launch_dependents "
                              "(default: 30000; stale reads need >= 20 us)")
     parser.add_argument("--no-pdl", action="store_true",
