@@ -29,7 +29,8 @@ from fuzzgpu.model import check_condition, judge
 
 LITMUS = Path(__file__).resolve().parent / "litmus"
 MECHANISMS = ("cluster", "volatile", "nc", "pdl", "mbarrier", "async-proxy", "cp-async")
-FOLDERS = MECHANISMS + ("h200",)
+CORE = ("core",)  # one test per rule of the core model (tests/litmus/core)
+FOLDERS = CORE + MECHANISMS + ("h200",)
 VERDICTS = ("sc", "allowed", "allowed-outside-model", "forbidden")
 
 #: (folder, file) -> why the oracle's verdict differs from the ISA-justified expectation.
@@ -99,7 +100,7 @@ def _check(folder: str, row: dict[str, str]):
     return p, verdict
 
 
-@pytest.mark.parametrize("folder,row", _cases(MECHANISMS))
+@pytest.mark.parametrize("folder,row", _cases(CORE + MECHANISMS))
 def test_catalogue(folder, row):
     _check(folder, row)
 
