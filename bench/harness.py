@@ -293,11 +293,12 @@ class Bench:
         self.res["suite"] = {"runnable": len(progs), "refused": refused, "compile_seconds": round(tc, 2), "runs": rows}
 
     def main(self, sections) -> None:
-        import shutil
 
         self.arch = "sm_90"
         self.res["nvcc"] = subprocess.run([cudab.nvcc_path(), "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
-        self.res["cuobjdump"] = shutil.which("cuobjdump")
+        from fuzzgpu.sass import find_tool
+
+        self.res["cuobjdump"] = find_tool("cuobjdump")
         self.section("compile", self.do_compile)
         if "sass" in sections:
             self.section("sass", self.do_sass)
@@ -331,20 +332,11 @@ def simple_sass_check(compiled, programs) -> dict:
     """For each harness kernel: the %clock delay loop survived (SR_CLOCKLO read inside a backward
     branch); for each program, the number of global loads/stores of the test body in SASS."""
     import re
-    import shutil
     import tempfile
 
-    tool = shutil.which("cuobjdump")
-    if not tool:
-        try:
-            import nvidia  # type: ignore
+    from fuzzgpu.sass import find_tool
 
-            for p in nvidia.__path__:
-                c = Path(p) / "cu13" / "bin" / "cuobjdump"
-                if c.exists():
-                    tool = str(c)
-        except Exception:
-            pass
+    tool = find_tool("cuobjdump")
     if not tool:
         return {"error": "cuobjdump not found"}
     out = {}
@@ -513,20 +505,11 @@ def run_pdl(backend, arch, iters) -> dict:
 
 def pdl_sass(cubin: bytes) -> dict:
     import re
-    import shutil
     import tempfile
 
-    tool = shutil.which("cuobjdump")
-    if not tool:
-        try:
-            import nvidia  # type: ignore
+    from fuzzgpu.sass import find_tool
 
-            for p in nvidia.__path__:
-                c = Path(p) / "cu13" / "bin" / "cuobjdump"
-                if c.exists():
-                    tool = str(c)
-        except Exception:
-            pass
+    tool = find_tool("cuobjdump")
     if not tool:
         return {"error": "cuobjdump not found"}
     res = {}
@@ -558,19 +541,8 @@ EXT_DIRS = ("pdl", "mbarrier", "async-proxy", "cp-async")
 # before griddepcontrol.wait.  In the harness kernel (whose own prologue computes the instance's
 # addresses) ptxas hoists the ld.global.nc above ACQBULK with filler.smem 256 (not with 4 or 32:
 # the address is then ready only after ACQBULK); the plain load stays after ACQBULK.
-EXT_HOIST = """PTX PDL-hoist-{name}
-"PDL-hoist-{name}: the primary triggers early, then writes x; the dependent runs a shared-memory prologue and bar.sync, waits, then reads x with {load}."
-{{
-x=0;
-grid 1 @ pdl;
-}}
- P0@cta 0,gpu 0,grid 0            | P1@cta 0,gpu 0,grid 1 ;
- griddepcontrol.launch_dependents | filler.smem 256       ;
- st.weak x, 1                     | bar.sync 0            ;
-                                  | griddepcontrol.wait   ;
-                                  | {load} r1, x    ;
-exists (P1:r1 == 0)
-"""
+#: the two hoist tests (tests/litmus/gpu-pdl/PDL-hoist-{nc,plain}.litmus)
+EXT_HOIST = tuple(ROOT / "tests" / "litmus" / "gpu-pdl" / f"PDL-hoist-{n}.litmus" for n in ("nc", "plain"))
 
 # a lone try_wait (MBAR-MP-default, TMA-load-mbarrier-acquire) compiles to TRYWAIT followed at
 # once by the LDS, with nothing that waits for the predicate; the same tests with the wait in a
@@ -616,11 +588,7 @@ EXT_PDL_OFF = ("PDL-hoist-nc", "PDL-hoist-plain", "PDL-wait-nc", "PDL-wait-plain
 
 def ext_files(tmp: Path) -> list[Path]:
     """The two hoist tests first (the headline), then the catalogues."""
-    files = []
-    for name, load in (("nc", "ld.global.nc"), ("plain", "ld.weak     ")):
-        f = tmp / f"PDL-hoist-{name}.litmus"
-        f.write_text(EXT_HOIST.format(name=name, load=load))
-        files.append(f)
+    files = list(EXT_HOIST)
     for d in EXT_DIRS:
         files += sorted((ROOT / "tests" / "litmus" / d).glob("*.litmus"))
     for name, text in EXT_LOOPS.items():
@@ -690,7 +658,7 @@ def run_extensions(out: Path, smoke: bool, only: str = "", name: str = "extensio
                 d = json.loads(buf.getvalue())
             except Exception as e:  # noqa: BLE001
                 rc, d = 2, {"error": f"{type(e).__name__}: {e}"}
-            row = {"test": p.name, "file": str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f"bench/harness.py:EXT_HOIST ({f.name})",
+            row = {"test": p.name, "file": str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f"bench/harness.py ({f.name})",
                    "argv": ["fuzzgpu", "run", *argv[:-1], f.name], "rc": rc, "wall_s": round(time.time() - t1, 2), **d}
             rows.append(row)
             short = {json.dumps(o["outcome"]): (o["count"], o.get("verdict")) for o in d.get("outcomes", [])}

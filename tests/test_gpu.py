@@ -106,19 +106,7 @@ def test_run_command_json(capsys) -> None:
 
 EXT = Path(__file__).resolve().parent / "litmus"
 
-PDL_HOIST = """PTX PDL-hoist-{name}
-"shared-memory prologue and bar.sync before griddepcontrol.wait, then {load} x"
-{{
-x=0;
-grid 1 @ pdl;
-}}
- P0@cta 0,gpu 0,grid 0            | P1@cta 0,gpu 0,grid 1 ;
- griddepcontrol.launch_dependents | filler.smem 256       ;
- st.weak x, 1                     | bar.sync 0            ;
-                                  | griddepcontrol.wait   ;
-                                  | {load} r1, x    ;
-exists (P1:r1 == 0)
-"""
+PDL_HOIST = GPU.parent / "gpu-pdl" / "PDL-hoist-{name}.litmus"
 
 
 def _stale(h: Histogram) -> int:
@@ -130,8 +118,8 @@ def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
     then writes; ptxas hoists the dependent's ld.global.nc above ACQBULK (the harness kernel's
     SASS, see bench/results/extensions-h200.md): stale reads with PDL on, none with PDL off; the
     plain load never reads stale."""
-    nc = litmus.parse(PDL_HOIST.format(name="nc", load="ld.global.nc"))
-    plain = litmus.parse(PDL_HOIST.format(name="plain", load="ld.weak     "))
+    nc = litmus.parse_file(str(PDL_HOIST).format(name="nc"))
+    plain = litmus.parse_file(str(PDL_HOIST).format(name="plain"))
     cfg = RunConfig(instances=200 * 65536, pdl_delay_ns=30_000)
     h = backend.run(nc, cfg)
     assert h.timeouts == 0 and dict(h.meta)["pdl_grids"] == [1]
