@@ -10,7 +10,6 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -20,23 +19,8 @@ from fuzzgpu.corpus import Corpus
 
 pytestmark = pytest.mark.slow
 
-#: a focused profile (MP with release/acquire likely): even on a loaded CI machine, sessions of a
-#: few seconds find something, so the test checks what survives the kills (see test_reliability.py)
-PROFILE_PATH = Path(tempfile.mkdtemp(prefix="fuzzgpu-kill-")) / "kill-mp.toml"
-PROFILE_PATH.write_text("""
-[shapes]
-MP = 1
-[annotations]
-loads = ["weak", "acquire"]
-stores = ["weak", "release"]
-fences = ["none"]
-scopes = ["cta", "gpu"]
-placements = ["same-cta", "different-ctas"]
-[sim]
-instances = 20_000
-[hypothesis]
-shrink_seconds = 4
-""")
+from paths import KILL_PROFILE as PROFILE_PATH
+
 ARGS = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--profile", str(PROFILE_PATH), "--seed", "5", "--no-live"]
 
 

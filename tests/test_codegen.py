@@ -18,7 +18,7 @@ from fuzzgpu.errors import UserError
 from fuzzgpu.ir import Load, Location, Placement, Program, Proxy, Sem, Store, Thread, validate
 
 ROOT = Path(__file__).resolve().parents[1]
-DAT3M = ROOT.parent / "shared" / "peer-suites" / "dat3m-ptx"
+from paths import DAT3M
 GPU = ROOT / "tests" / "litmus" / "gpu"
 
 NVCC = shutil.which("nvcc")

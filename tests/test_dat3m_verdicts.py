@@ -4,14 +4,13 @@ some consistent, terminating execution satisfies the witness (the condition for 
 its negation for forall)."""
 
 import csv
-from pathlib import Path
 
 import pytest
 
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import check_condition
 
-SUITE = Path(__file__).resolve().parents[1].parent / "shared" / "peer-suites" / "dat3m-ptx"
+from paths import DAT3M as SUITE
 
 
 def _rows():

@@ -3,7 +3,6 @@
 and of Dat3M's suite, and through real JSON text; a schema version from the future is refused."""
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,10 +14,9 @@ from fuzzgpu.litmus import parse_file
 from test_litmus_roundtrip import programs
 from test_model_extension_properties import extension_programs
 
-ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted((ROOT / "tests" / "litmus").rglob("*.litmus")) + sorted(
-    (ROOT.parent / "shared" / "peer-suites" / "dat3m-ptx").rglob("*.litmus")
-)
+from paths import DAT3M, LITMUS, ROOT
+
+FILES = sorted(LITMUS.rglob("*.litmus")) + sorted(DAT3M.rglob("*.litmus"))
 
 
 def roundtrip(p):

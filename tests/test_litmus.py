@@ -48,7 +48,7 @@ from fuzzgpu.ir import (
 from fuzzgpu.errors import SourceError
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
-DAT3M = Path(__file__).resolve().parents[1].parent / "shared" / "peer-suites" / "dat3m-ptx"
+from paths import DAT3M
 needs_dat3m = pytest.mark.skipif(not DAT3M.is_dir(), reason=f"Dat3M PTX suite not found at {DAT3M}")
 
 

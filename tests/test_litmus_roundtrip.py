@@ -4,11 +4,8 @@ and mutated Dat3M files either parse or raise SourceError, quickly."""
 from __future__ import annotations
 
 import dataclasses
-
-import dataclasses
 import random
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -73,7 +70,7 @@ from fuzzgpu.ir import (
 )
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
-DAT3M = Path(__file__).resolve().parents[1].parent / "shared" / "peer-suites" / "dat3m-ptx"
+from paths import DAT3M
 needs_dat3m = pytest.mark.skipif(not DAT3M.is_dir(), reason=f"Dat3M PTX suite not found at {DAT3M}")
 DAT3M_FILES = parse_path_tree([DAT3M]) if DAT3M.is_dir() else []
 

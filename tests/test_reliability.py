@@ -12,32 +12,14 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from fuzzgpu.campaign import State
 from fuzzgpu.corpus import Corpus
 
-#: a focused profile (message passing, release/acquire likely), so that even on a loaded CI machine
-#: short sessions find and shrink something: the point is what survives the kills
-PROFILE = """
-description = "kill test: MP with release/acquire"
-[shapes]
-MP = 1
-[annotations]
-loads = ["weak", "acquire"]
-stores = ["weak", "release"]
-fences = ["none"]
-scopes = ["cta", "gpu"]
-placements = ["same-cta", "different-ctas"]
-[sim]
-instances = 20_000
-[hypothesis]
-shrink_seconds = 4
-"""
-PROFILE_PATH = Path(tempfile.mkdtemp(prefix="fuzzgpu-kill-")) / "kill-mp.toml"
-PROFILE_PATH.write_text(PROFILE)
+from paths import KILL_PROFILE as PROFILE_PATH
+
 ARGS = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed,crash:0.05", "--profile", str(PROFILE_PATH), "--seed", "5",
         "--no-live", "--watchdog", "5"]
 KILLS = int(os.environ.get("FUZZGPU_KILLS", "20"))
