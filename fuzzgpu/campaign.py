@@ -33,7 +33,8 @@ from typing import Any
 
 from .backends.base import RunConfig
 from .errors import UserError
-from .evidence import EvidenceBackend, EvidenceCache, write_atomic
+from .evidence import EvidenceBackend, EvidenceCache
+from .files import write_atomic, write_temp
 from .ir import Program
 
 try:
@@ -367,8 +368,6 @@ def _example_database(path: Path) -> Any:
     """Hypothesis's directory database, with each value written to a temp file *in its own key
     folder*, fsynced and renamed (the stock one writes in /tmp and copies across file systems,
     which a kill can tear).  Safe for several processes: a value's file name is its hash."""
-    import tempfile
-
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     class _AtomicDB(DirectoryBasedExampleDatabase):
@@ -381,13 +380,7 @@ def _example_database(path: Path) -> Any:
                 target = self._value_path(key, value)
                 if target.exists():
                     return
-                fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=str(key_path))
-                try:
-                    os.write(fd, value)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-                os.replace(tmp, target)
+                os.replace(write_temp(key_path, value), target)
             except OSError:
                 pass
 

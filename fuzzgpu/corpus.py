@@ -34,7 +34,8 @@ from typing import Any
 
 from . import __version__
 from .errors import UserError
-from .evidence import canonical, program_hash, write_atomic
+from .evidence import canonical, program_hash
+from .files import create_exclusive, write_atomic
 from .ir import (
     And,
     Cmp,
@@ -374,49 +375,7 @@ class Corpus:
                 continue
         text = json.dumps(entry, indent=1, sort_keys=True, default=str)
         write_atomic(self.root / f"{name}.litmus", entry["litmus"])  # same text from every writer
-        return path, _create_exclusive(path, text + "\n")  # the JSON last: an entry exists once its JSON does
-
-
-def _create_exclusive(path: Path, text: str) -> bool:
-    """Create ``path`` with ``text``, atomically and only if it does not exist (temp file, fsync,
-    hard link, unlink the temp).  False when it existed."""
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:  # a file system without hard links: O_EXCL create, then the content
-            try:
-                xfd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                return False
-            with os.fdopen(xfd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-        try:
-            dfd = os.open(str(path.parent), os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-        except OSError:
-            pass
-        return True
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        return path, create_exclusive(path, text + "\n")  # the JSON last: an entry exists once its JSON does
 
 
 def find_entries(path: str | Path) -> list[Entry]:

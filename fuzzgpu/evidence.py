@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -25,6 +23,7 @@ from typing import Any
 
 from .backends.base import Histogram, RunConfig
 from .ir import Program, program_to_json
+from .files import write_atomic
 
 EVIDENCE_SCHEMA = "fuzzgpu.evidence"
 EVIDENCE_VERSION = 1
@@ -50,37 +49,6 @@ def stress_key(config: RunConfig) -> dict[str, Any]:
     d.pop("instances", None)
     d.pop("seed", None)
     return d
-
-
-def write_atomic(path: Path, text: str, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` atomically: a temp file in the same folder, fsync, rename (and
-    fsync the folder).  ``durable=False`` skips the fsyncs: still atomic (a reader sees the old or
-    the new file, never a torn one), but a power cut may lose the latest write."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            if durable:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    if not durable:
-        return
-    try:  # make the rename durable too
-        dfd = os.open(str(path.parent), os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
 
 
 def _outcome_to_json(o) -> list:
@@ -233,4 +201,4 @@ class EvidenceBackend:
         return new.histogram()
 
 
-__all__ = ["Evidence", "EvidenceBackend", "EvidenceCache", "canonical", "program_hash", "stress_key", "write_atomic"]
+__all__ = ["Evidence", "EvidenceBackend", "EvidenceCache", "canonical", "program_hash", "stress_key"]

@@ -253,7 +253,8 @@ def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: st
     the program, the run configuration), ``<hash>.litmus`` and, when the static compile can make
     it, ``<hash>.sass``.  Atomic writes; a second fault on the same program keeps the first file."""
     from .corpus import litmus_text
-    from .evidence import program_hash, write_atomic
+    from .evidence import program_hash
+    from .files import write_atomic
     from .ir import program_to_json
 
     d = Path(corpus_root) / QUARANTINE
@@ -366,7 +367,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     if meta is not None and seed is not None and seed != meta.get("seed"):
         lock.close()
         raise UserError(f"{meta_path}: the campaign in this corpus has seed {meta.get('seed')}; resume without --seed or with --seed {meta.get('seed')}")
-    from .evidence import write_atomic
+    from .files import write_atomic
 
     write_atomic(meta_path, json.dumps({"schema": "fuzzgpu.parallel", "version": 1, "profile": profile, "backend": backend,
                                         "property": prop, "seed": base_seed}))
