@@ -204,6 +204,7 @@ class _State:
     cp_open: list[int] = field(default_factory=list)  # last events of uncommitted cp.async
     cp_groups: list[list[int]] = field(default_factory=list)
     cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
+    cp_issued: list[int] = field(default_factory=list)  # every cp.async so far (last event of each)
     bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
     bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
     async_release: list[tuple[int, int]] = field(default_factory=list)
@@ -227,6 +228,7 @@ class _State:
             list(self.cp_open),
             [list(g) for g in self.cp_groups],
             list(self.cp_all),
+            list(self.cp_issued),
             list(self.bulk_open),
             [list(g) for g in self.bulk_groups],
             list(self.async_release),
@@ -491,8 +493,11 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
         return []
     if isinstance(ins, CpAsyncMbarrierArrive):
         # an arrive-on operation once every earlier cp.async of the thread has completed
-        pending = list(st.cp_all)
-        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=pending)
+        # (ISA: ordered after "all prior cp.async operations initiated by the executing thread",
+        # waited for or not); it publishes their writes
+        return _mbarrier_rmw(
+            st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=list(st.cp_all), releases=list(st.cp_issued)
+        )
     if isinstance(ins, CpAsyncBulk):
         return _async_copy(st, ctx, ins)
     if isinstance(ins, BulkCommit):
@@ -525,12 +530,22 @@ def _read(st: _State, ctx: _Ctx, name: str, sem: Sem, scope: Scope | None, proxy
 
 
 def _mbarrier_rmw(
-    st: _State, ctx: _Ctx, bar: str, sem: Sem, scope: Scope, op: str, n: int, tx: int, unit_after: list[int] | None = None
+    st: _State,
+    ctx: _Ctx,
+    bar: str,
+    sem: Sem,
+    scope: Scope,
+    op: str,
+    n: int,
+    tx: int,
+    unit_after: list[int] | None = None,
+    releases: list[int] | tuple[int, ...] = (),
 ) -> list[_State]:
     """An mbarrier arrival / expect_tx: a read-modify-write of the mbarrier object whose write
     carries the operation's semantics (``mbarrier.arrive`` is a release at ``.cta`` scope by
     default; ISA "mbarrier.arrive").  With ``unit_after`` it is asynchronous (performed once those
-    events have happened), as for ``cp.async.mbarrier.arrive``."""
+    events have happened), as for ``cp.async.mbarrier.arrive``, and publishes the events
+    ``releases`` (see ``ptx.Execution.async_completion``)."""
     loc, vloc = ctx.physical[bar], ctx.virtual[bar]
     forks = []
     for v, cost in sorted(ctx.values[loc].items()):
@@ -544,7 +559,7 @@ def _mbarrier_rmw(
             # publishes their writes, not the thread's other operations (mechanisms.async_release)
             ridx, widx = s2.add_unit([r, w])
             s2.po.extend((d, ridx) for d in unit_after)
-            s2.async_release.extend((d, widx) for d in unit_after)
+            s2.async_release.extend((d, widx) for d in releases)
         s2.cost[ridx] = cost
         s2.rmws.append((ridx, widx))
         s2.data.append((ridx, widx))
@@ -635,6 +650,7 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
     if not bulk:
         s2.cp_open.append(ids[-1])
         s2.cp_all.append(ids[-1])
+        s2.cp_issued.append(ids[-1])
     elif ins.completion == "bulk_group":
         s2.bulk_open.append((ids[0], ids[-1]))
     del wi
