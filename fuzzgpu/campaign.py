@@ -206,11 +206,15 @@ def load_profile(name_or_path: str) -> Profile:
 # --------------------------------------------------------------------------------------------
 
 
-def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90") -> tuple[Any, str]:
+def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90",
+                 gpu_fault: str | None = None) -> tuple[Any, str]:
     """(backend, a note for the screen).  ``auto``: the GPU when the cuda backend imports and a
-    device exists; otherwise the static SASS oracle (with the model), said on screen."""
+    device exists; otherwise the static SASS oracle (with the model), said on screen.
+    ``gpu_fault``: faults the cuda backend injects into some programs (testing the campaign)."""
     if sim_fault and name != "sim":
         raise UserError("--sim-fault is only for --backend sim")
+    if gpu_fault and name != "cuda":
+        raise UserError("--gpu-fault is only for --backend cuda")
     if name == "sim":
         from .backends.sim import SimBackend
 
@@ -224,7 +228,7 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
         from .backends.cuda import CudaBackend
         from .backends.static import CheckedBackend, StaticBackend
 
-        b = CudaBackend()
+        b = CudaBackend(fault=gpu_fault)
         return CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch)), f"backend cuda: the GPU ({b.describe()}), every program also checked in its SASS"
     if name == "auto":
         try:
@@ -890,7 +894,7 @@ def plot_weak_rates(state: State, path: Path, backend: str) -> str:
 def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
                  seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
                  max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
-                 isolate: bool = True) -> CampaignResult:
+                 isolate: bool = True, gpu_fault: str | None = None) -> CampaignResult:
     """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
     (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
     and the campaign goes on."""
@@ -902,10 +906,16 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
         if sim_fault and backend != "sim":
             raise UserError("--sim-fault is only for --backend sim")
         parse_faults(sim_fault)  # a bad --sim-fault is one line here, not in the worker
-        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch), watchdog or DEFAULT_WATCHDOG)
+        if gpu_fault:
+            from .backends.cuda import parse_gpu_faults
+
+            if backend != "cuda":
+                raise UserError("--gpu-fault is only for --backend cuda")
+            parse_gpu_faults(gpu_fault)
+        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault), watchdog or DEFAULT_WATCHDOG)
         note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
     else:
-        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch)
+        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault)
     try:
         c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id)
     except BaseException:

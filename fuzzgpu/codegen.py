@@ -1202,8 +1202,21 @@ def _slot_words(p: Program) -> int:
     return 1
 
 
-def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, HarnessSpec]:
+#: faults the harness can inject (``fuzzgpu campaign --gpu-fault``), to test a campaign's handling
+#: of programs that hang or fault on the GPU: thread 0 of logical CTA 0 of grid 0, before the test
+INJECTED_FAULTS = {
+    # PTX trap: the launch fails ("unspecified launch failure"); the CUDA context is lost
+    "trap": 'if (lcta == 0u && t == 0u) asm volatile("trap;" ::: "memory");',
+    # a store to address 16: "an illegal memory access was encountered"; the context is lost
+    "illegal-address": 'if (lcta == 0u && t == 0u) asm volatile("st.global.u32 [%0], %1;" :: "l"(16ull), "r"(1u) : "memory");',
+    # an unbounded loop (no budget, unlike every wait the harness emits): the launch never ends
+    "hang": 'if (lcta == 0u && t == 0u) for (;;) asm volatile("nanosleep.u32 1000;" ::: "memory");',
+}
+
+
+def generate_harness(program: Program, kernel: str | None = None, inject: str | None = None) -> tuple[str, HarnessSpec]:
     """The harness kernel(s) for ``program`` (without the prelude) and its :class:`HarnessSpec`.
+    ``inject``: one of :data:`INJECTED_FAULTS` (testing only).
 
     A program with several grids (``Placement.grid``) gets one kernel per grid,
     ``<kernel>_g<g>``, launched one after the other in one stream (grid ``g`` in
@@ -1306,6 +1319,10 @@ def generate_harness(program: Program, kernel: str | None = None) -> tuple[str, 
         # 1: classify only; 2: prime memory (RMW programs)
         w("  if (mode == 0u || mode == 3u) {")
         w("    if (testing) {")
+        if inject is not None and g == 0:
+            if inject not in INJECTED_FAULTS:
+                raise ValueError(f"unknown injected fault {inject!r} (one of {sorted(INJECTED_FAULTS)})")
+            w(f"      {INJECTED_FAULTS[inject]}  // INJECTED FAULT: {inject}")
         if roles_g:
             _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits)
         else:
@@ -1519,22 +1536,22 @@ def _safe(name: str) -> str:
     return s[:40] + "_" + hashlib.sha1(name.encode()).hexdigest()[:6]
 
 
-def generate_module(programs: Sequence[Program]) -> tuple[str, list[HarnessSpec]]:
+def generate_module(programs: Sequence[Program], inject: str | None = None) -> tuple[str, list[HarnessSpec]]:
     """One translation unit holding the harness kernels of many programs (batched compilation);
     kernel names are ``fzh_<i>_<name>``.  Raises :class:`Unrunnable` for the first program that
     cannot run: filter with :func:`unrunnable_reasons` first."""
     parts = [PRELUDE, _HARNESS_HELPERS]
     specs = []
     for i, p in enumerate(programs):
-        src, spec = generate_harness(p, kernel=f"fzh_{i}_{_safe(p.name)}")
+        src, spec = generate_harness(p, kernel=f"fzh_{i}_{_safe(p.name)}", inject=inject)
         parts.append(src)
         specs.append(spec)
     return "\n".join(parts), specs
 
 
-def harness_source(program: Program) -> tuple[str, HarnessSpec]:
-    """A complete translation unit for one program's harness."""
-    src, specs = generate_module([program])
+def harness_source(program: Program, inject: str | None = None) -> tuple[str, HarnessSpec]:
+    """A complete translation unit for one program's harness (``inject``: see :data:`INJECTED_FAULTS`)."""
+    src, specs = generate_module([program], inject=inject)
     return src, specs[0]
 
 
@@ -1557,4 +1574,5 @@ __all__ = [
     "RoleLayout",
     "PRELUDE",
     "CTA_THREADS",
+    "INJECTED_FAULTS",
 ]

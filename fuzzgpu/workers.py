@@ -44,7 +44,7 @@ class ProgramFault(Exception):
 
     def __init__(self, kind: str, detail: str, seconds: float, deadline: float) -> None:
         super().__init__(f"{kind}: {detail}")
-        self.kind = kind  # "hang" | "crash" | "error"
+        self.kind = kind  # "hang" | "crash" | "gpu-fault" | "error"
         self.detail = detail
         self.seconds = seconds
         self.deadline = deadline
@@ -57,6 +57,7 @@ class BackendSpec:
     name: str
     sim_fault: str | None = None
     arch: str = "sm_90"
+    gpu_fault: str | None = None
 
 
 def die_with_parent() -> None:
@@ -83,7 +84,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
     from .campaign import make_backend
 
     try:
-        backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch)
+        backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault)
     except Exception as e:  # noqa: BLE001 -- reported to the parent as one line
         conn.send(("fail", f"{type(e).__name__}: {e}" if not isinstance(e, UserError) else str(e)))
         return
@@ -105,6 +106,10 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             h = backend.run(program, config)
             conn.send(("ok", h))
         except Exception as e:  # noqa: BLE001 -- every failure goes back to the campaign
+            if type(e).__name__ == "GpuFault":  # the CUDA context is lost: report, and leave
+                conn.send(("fault", "gpu-fault", str(e)))
+                conn.close()
+                os._exit(0)
             try:
                 conn.send(("exc", e))
             except Exception:  # noqa: BLE001 -- an exception that does not pickle
@@ -220,6 +225,10 @@ class SupervisedBackend:
             return msg[1]
         if msg[0] == "exc":
             raise msg[1]
+        if msg[0] == "fault":  # the GPU faulted; the worker has exited (its context was lost)
+            self._kill()
+            self.faults += 1
+            raise ProgramFault(msg[1], f"{msg[2]}; worker restarted with a fresh CUDA context", took, deadline)
         self.faults += 1
         raise ProgramFault("error", msg[1], took, deadline)
 
@@ -344,8 +353,11 @@ def worker_command(args: list[str], wid: str, seed: int) -> list[str]:
 
 def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
                  sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
-                 max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False) -> dict[str, Any]:
-    """Start one campaign worker per GPU (or ``workers`` on the CPU), aggregate, write the report."""
+                 max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
+                 per_gpu: int = 1, gpu_fault: str | None = None) -> dict[str, Any]:
+    """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
+    report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
+    GPU overlap one program's compile (CPU) with another's run (GPU)."""
     from .campaign import combine_states, lock_corpus, write_combined_report
 
     out = out if out is not None else sys.stdout
@@ -371,12 +383,14 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
 
     write_atomic(meta_path, json.dumps({"schema": "fuzzgpu.parallel", "version": 1, "profile": profile, "backend": backend,
                                         "property": prop, "seed": base_seed}))
-    n = len(gpus) if gpus else workers
+    n = len(gpus) * max(1, per_gpu) if gpus else workers
     ids = [f"w{i}" for i in range(n)]
     common = ["--profile", profile, "--backend", backend, "--corpus", str(corpus), "--property", prop,
               "--watchdog", str(watchdog)]
     if sim_fault:
         common += ["--sim-fault", sim_fault]
+    if gpu_fault:
+        common += ["--gpu-fault", gpu_fault]
     if max_findings is not None:
         common += ["--max-findings", str(max_findings)]
     procs: dict[str, subprocess.Popen] = {}
@@ -391,7 +405,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         left = max(1.0, end - time.monotonic())
         env = dict(os.environ)
         if gpus:
-            env["CUDA_VISIBLE_DEVICES"] = gpus[i]
+            env["CUDA_VISIBLE_DEVICES"] = gpus[i % len(gpus)]
         d = worker_dir(corpus, wid)
         d.mkdir(parents=True, exist_ok=True)
         log = open(d / "log.txt", "a")  # noqa: SIM115 -- handed to the child
@@ -410,7 +424,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             old[s] = signal.signal(s, on_signal)
         except ValueError:
             pass
-    where = f"GPUs {', '.join(gpus)}" if gpus else f"{n} worker processes"
+    where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")) if gpus else f"{n} worker processes"
     print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: "
           f"{n} workers ({where})", file=out, flush=True)
     reason = "time"
@@ -475,6 +489,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     states = _worker_states(corpus, ids)
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
+                                                                "workers_per_gpu": per_gpu if gpus else None,
                                                                 "restarts": restarts})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}

@@ -92,6 +92,28 @@ def compile_cubin(
     return data
 
 
+def parse_gpu_faults(spec: str | None) -> dict[str, float]:
+    """``--gpu-fault trap:0.02,hang:0.01`` -> ``{"trap": 0.02, "hang": 0.01}`` (default rate 1/16);
+    see :data:`fuzzgpu.codegen.INJECTED_FAULTS`.  Raises UserError (one line) on a bad spec."""
+    out: dict[str, float] = {}
+    for part in (spec or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, rate_text = part.partition(":")
+        if name not in codegen.INJECTED_FAULTS:
+            raise UserError(f"unknown --gpu-fault {name!r} (known: {', '.join(sorted(codegen.INJECTED_FAULTS))}; "
+                            "several with commas, a rate with NAME:RATE)")
+        try:
+            rate = float(rate_text) if rate_text else 1 / 16
+        except ValueError:
+            rate = -1.0
+        if not 0 < rate <= 1:
+            raise UserError(f"--gpu-fault {part!r}: the rate must be a number in (0, 1]")
+        out[name] = rate
+    return out
+
+
 @dataclass(frozen=True)
 class Compiled:
     program: str
@@ -105,6 +127,7 @@ def compile_programs(
     batch: int = 8,
     jobs: int | None = None,
     use_cache: bool = True,
+    inject: str | None = None,
 ) -> list[Compiled]:
     """Harness cubins for many programs: ``batch`` programs per nvcc call (one module with many
     kernels), ``jobs`` nvcc processes at a time.  Raises :class:`codegen.Unrunnable` for a program
@@ -115,7 +138,7 @@ def compile_programs(
     jobs = jobs or os.cpu_count() or 1
 
     def one(chunk: list[Program]) -> list[Compiled]:
-        src, specs = codegen.generate_module(chunk)
+        src, specs = codegen.generate_module(chunk, inject=inject)
         cubin = compile_cubin(src, arch, use_cache=use_cache)
         return [Compiled(s.program, cubin, s) for s in specs]
 
@@ -149,13 +172,34 @@ def _import_gpu() -> tuple[Any, Any]:
     return drv, cu
 
 
+class GpuFault(Exception):
+    """The GPU faulted while running a program (a trap, an illegal address, a launch failure): the
+    CUDA context is lost, and with it every later launch of this process.  A supervised worker
+    reports it and exits (fuzzgpu.workers): the campaign quarantines the program and goes on with
+    a fresh worker and context."""
+
+
+#: CUDA errors after which the context is unusable ("sticky" errors, CUDA programming guide)
+_STICKY = ("ILLEGAL_ADDRESS", "ILLEGAL_INSTRUCTION", "LAUNCH_FAILED", "MISALIGNED_ADDRESS", "INVALID_ADDRESS_SPACE",
+           "INVALID_PC", "HARDWARE_STACK_ERROR", "ASSERT", "EXCEPTION", "TRAP",
+           "illegal memory access", "illegal instruction", "unspecified launch failure", "misaligned address",
+           "invalid program counter", "device-side assert", "exception on the device")
+
+
+def is_sticky(message: str) -> bool:
+    return any(k.lower() in message.lower() for k in _STICKY)
+
+
 def _ck(result: Any) -> Any:
-    """Unwrap a cuda.bindings call result ``(err, *values)``; raise UserError on an error."""
+    """Unwrap a cuda.bindings call result ``(err, *values)``; raise UserError on an error, and
+    :class:`GpuFault` on one that loses the context."""
     if isinstance(result, tuple):
         err, rest = result[0], result[1:]
     else:
         err, rest = result, ()
     if int(err) != 0:
+        if is_sticky(repr(err)):
+            raise GpuFault(f"CUDA driver error {err!r}")
         raise UserError(f"CUDA driver error {err!r}")
     if not rest:
         return None
@@ -181,7 +225,8 @@ class CudaBackend:
 
     name = "cuda"
 
-    def __init__(self, device: int = 0, arch: str | None = None) -> None:
+    def __init__(self, device: int = 0, arch: str | None = None, fault: str | None = None) -> None:
+        self.faults = parse_gpu_faults(fault)
         drv, cu = _import_gpu()
         self.drv, self.cu = drv, cu
         try:
@@ -215,9 +260,10 @@ class CudaBackend:
 
     def describe(self) -> str:
         major, minor = self.device.compute_capability()
+        inj = f"; INJECTED FAULTS {','.join(f'{k}:{v:g}' for k, v in self.faults.items())}" if self.faults else ""
         return (
             f"cuda: {self.device.name()} (sm_{major}{minor}, {self.sms} SMs), driver "
-            f"{self.drv.get_driver_version()}, arch {self.arch}"
+            f"{self.drv.get_driver_version()}, arch {self.arch}{inj}"
         )
 
     # -- modules and launches ---------------------------------------------------------------
@@ -266,13 +312,24 @@ class CudaBackend:
 
     # -- running programs -------------------------------------------------------------------
 
-    def compile(self, program: Program) -> Compiled:
-        return compile_programs([program], self.arch, batch=1, jobs=1)[0]
+    def compile(self, program: Program, inject: str | None = None) -> Compiled:
+        return compile_programs([program], self.arch, batch=1, jobs=1, inject=inject)[0]
+
+    def injected(self, program: Program) -> str | None:
+        """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
+        from .sim import fault_hits
+
+        return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
 
     def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None) -> Histogram:
         config = config or RunConfig()
-        c = compiled or self.compile(program)
-        return self.run_compiled(c, config)
+        c = compiled or self.compile(program, inject=self.injected(program))
+        try:
+            return self.run_compiled(c, config)
+        except self.drv.Error as e:  # PyCUDA's errors (a synchronize after a faulting launch)
+            if is_sticky(str(e)):
+                raise GpuFault(str(e).strip().splitlines()[0]) from None
+            raise UserError(f"{program.name}: CUDA error: {e}") from None
 
     def run_compiled(self, c: Compiled, config: RunConfig) -> Histogram:
         """Run a compiled harness.  A program with several grids launches one kernel per grid, in
@@ -410,4 +467,5 @@ class CudaBackend:
         )
 
 
-__all__ = ["CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError"]
+__all__ = ["CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+           "GpuFault", "is_sticky", "parse_gpu_faults"]

@@ -15,7 +15,8 @@ release/acquire message passing -- as a GPU whose release/acquire were no strong
 Reliability faults (for testing the campaign's worker supervision, docs/reliability.md): ``hang``
 (the run never returns: the process sleeps forever), ``slow`` (the run takes ``SLOW_SECONDS`` then
 returns: a time-out), ``crash`` (the process kills itself with SIGSEGV, like a GPU launch that dies on
-an illegal address), ``exit`` (``os._exit(3)``).  Each hits the programs whose hash falls in a rate
+an illegal address), ``exit`` (``os._exit(3)``), ``gpu-fault`` (raises the cuda backend's
+``GpuFault``, as a launch that loses the CUDA context does: the worker reports it and exits).  Each hits the programs whose hash falls in a rate
 (``hang`` = 1 in 16 by default; ``hang:0.5`` = half of them; ``hang:1`` = every program).  Several
 faults combine with commas: ``relacq-as-relaxed,crash:0.1``.  These faults only fire in a process
 that a supervisor owns (the campaign's worker sets ``SimBackend.isolated``); anywhere else the
@@ -46,9 +47,9 @@ from ..ir import (
 )
 from .base import Histogram, RunConfig
 
-FAULTS = ("relacq-as-relaxed", "hang", "slow", "crash", "exit")
+FAULTS = ("relacq-as-relaxed", "hang", "slow", "crash", "exit", "gpu-fault")
 #: faults that stop the process (or its answer): only in a supervised worker
-PROCESS_FAULTS = ("hang", "slow", "crash", "exit")
+PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault")
 DEFAULT_FAULT_RATE = 1 / 16
 SLOW_SECONDS = 30.0
 
@@ -192,6 +193,10 @@ class SimBackend:
                 time.sleep(10)
             if f == "exit":
                 os._exit(3)
+            if f == "gpu-fault":  # what the cuda backend raises when a launch loses the context
+                from .cuda import GpuFault
+
+                raise GpuFault("simulated CUDA_ERROR_ILLEGAL_ADDRESS (--sim-fault gpu-fault): the context is lost")
 
     def close(self) -> None:
         pass

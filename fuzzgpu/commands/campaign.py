@@ -47,11 +47,15 @@ evidence cache), so running the same command again resumes the campaign, even af
 Several GPUs: --gpus all|N|0,2 starts one worker process per GPU (pinned with CUDA_VISIBLE_DEVICES),
 all sharing the corpus, the Hypothesis example database and the evidence cache; --workers N does the
 same with N worker processes on the CPU backends (sim, static).  One combined status and report.
+Compiling dominates a GPU campaign (the GPU runs 1e7 instances in a few ms): --workers-per-gpu K puts
+K workers on each GPU, so that K programs compile on the CPU while another runs (K ~ CPU cores / 2 / GPUs).
 
 Reliability: the backend runs in a worker process under a watchdog (--watchdog SECONDS plus ten times
-the expected run time per program).  A program that hangs or crashes the worker is saved to
-DIR/quarantine/ (.json with the fault, .litmus, .sass when it compiles), skipped from then on, and
-the campaign goes on with a fresh worker.  See docs/reliability.md.
+the expected run time per program).  A program that hangs, crashes the worker or faults the GPU (a
+trap or an illegal address loses the CUDA context) is saved to DIR/quarantine/ (.json with the fault,
+.litmus, .sass when it compiles), skipped from then on, and the campaign goes on with a fresh worker
+and context.  --gpu-fault trap,illegal-address,hang injects such faults (testing).  See
+docs/reliability.md.
 
 Report: DIR/report/report.txt, report.json and weak-rates.png (needs matplotlib).
 
@@ -64,6 +68,8 @@ examples:
   fuzzgpu campaign --profile classic --backend sim --sim-fault relacq-as-relaxed --time 60 --corpus /tmp/c
   fuzzgpu campaign --profile classic --backend sim --workers 4 --time 60 --corpus /tmp/c4
   fuzzgpu campaign --profile pdl --gpus all --time 3600 --corpus runs/pdl
+  fuzzgpu campaign --profile classic --backend cuda --gpus all --workers-per-gpu 6 --time 3600 --corpus runs/c
+  fuzzgpu campaign --profile classic --backend cuda --gpu-fault trap:0.02,hang:0.01 --watchdog 10 --corpus /tmp/r
   fuzzgpu campaign --profile strategies/my-profile.toml --property sc --seed 7 --corpus runs/mine
 """
 
@@ -84,6 +90,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the final report as JSON")
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
     parser.add_argument("--workers", type=_workers, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
+    parser.add_argument("--workers-per-gpu", type=_workers, default=1, metavar="K",
+                        help="with --gpus: K worker processes per GPU (default 1); several overlap one program's compile "
+                             "on the CPU with another's run on the GPU -- the way to more programs per hour")
+    parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
+                        help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
+                             "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
     parser.add_argument("--watchdog", type=positive_seconds, default=None, metavar="SECONDS",
                         help="a program's deadline: this plus ten times its expected run time (default 120)")
     parser.add_argument("--in-process", action="store_true", help="run the backend in this process (no watchdog)")
@@ -116,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=sys.stdout, live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
-                       isolate=not args.in_process)
+                       isolate=not args.in_process, gpu_fault=args.gpu_fault)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())
@@ -142,13 +154,15 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         if args.backend in ("sim", "static"):
             raise UserError(f"--gpus is for the GPU backend; with --backend {args.backend} use --workers N")
         if args.workers is not None:
-            raise UserError("--gpus and --workers: give one of them")
+            raise UserError("--gpus and --workers: give one of them (several workers per GPU: --workers-per-gpu K)")
         gpus = gpu_list(args.gpus)
+    elif args.workers_per_gpu != 1:
+        raise UserError("--workers-per-gpu goes with --gpus")
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=sys.stdout,
-                       same_seed=args.same_seed)
+                       same_seed=args.same_seed, per_gpu=args.workers_per_gpu, gpu_fault=args.gpu_fault)
     rd = res["report_dir"]
     if args.json:
         print((rd / "report.json").read_text())

@@ -1,0 +1,118 @@
+"""GPU faults in a campaign: a launch that traps, touches an illegal address or never ends.
+
+On the CPU: the injected code is generated and compiles, ``--gpu-fault`` is parsed, and the worker
+supervision handles a lost CUDA context (``--sim-fault gpu-fault`` raises the cuda backend's
+``GpuFault`` in the worker, as a faulting launch does).  On a GPU (marked ``gpu``): the real thing."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+
+import pytest
+
+from fuzzgpu import codegen
+from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.backends.cuda import GpuFault, is_sticky, parse_gpu_faults
+from fuzzgpu.campaign import Campaign, load_profile
+from fuzzgpu.errors import UserError
+from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend
+
+from test_workers import CFG, mp, split
+
+
+def test_parse_gpu_faults() -> None:
+    assert parse_gpu_faults("trap:0.02,hang:0.5") == {"trap": 0.02, "hang": 0.5}
+    assert parse_gpu_faults("illegal-address") == {"illegal-address": 1 / 16}
+    assert parse_gpu_faults(None) == {}
+    for bad in ("nope", "trap:2", "trap:x", "hang:0"):
+        with pytest.raises(UserError):
+            parse_gpu_faults(bad)
+
+
+def test_sticky_errors() -> None:
+    assert is_sticky("<CUresult.CUDA_ERROR_ILLEGAL_ADDRESS: 700>")
+    assert is_sticky("cuStreamSynchronize failed: unspecified launch failure")
+    assert not is_sticky("<CUresult.CUDA_ERROR_OUT_OF_MEMORY: 2>")
+
+
+@pytest.mark.parametrize("fault", sorted(codegen.INJECTED_FAULTS))
+def test_injected_fault_is_emitted_once_in_grid_0(fault: str) -> None:
+    src, _ = codegen.harness_source(mp(1), inject=fault)
+    assert src.count(f"INJECTED FAULT: {fault}") == 1
+    clean, _ = codegen.harness_source(mp(1))
+    assert "INJECTED FAULT" not in clean
+    with pytest.raises(ValueError):
+        codegen.harness_source(mp(1), inject="bogus")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.parametrize("fault", sorted(codegen.INJECTED_FAULTS))
+def test_injected_fault_compiles(fault: str) -> None:
+    from fuzzgpu.backends.cuda import compile_cubin
+
+    src, spec = codegen.harness_source(mp(1), inject=fault)
+    assert compile_cubin(src, use_cache=False)[:4] == b"\x7fELF"
+
+
+def test_a_lost_context_is_a_fault_and_the_worker_restarts() -> None:
+    hit, spare = split("gpu-fault", 0.5)
+    b = SupervisedBackend(BackendSpec("sim", "gpu-fault:0.5"), watchdog=30)
+    try:
+        pid = b.pid()
+        with pytest.raises(ProgramFault) as e:
+            b.run(hit, CFG)
+        assert e.value.kind == "gpu-fault" and "ILLEGAL_ADDRESS" in e.value.detail
+        assert b.run(spare, CFG).instances == CFG.instances
+        assert b.pid() != pid and b.restarts == 1  # the faulted worker left; a fresh one answered
+    finally:
+        b.close()
+
+
+def test_campaign_quarantines_gpu_faults_and_goes_on(tmp_path) -> None:
+    prof = load_profile("classic")
+    prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})
+    b = SupervisedBackend(BackendSpec("sim", "gpu-fault:0.2"), watchdog=30)
+    try:
+        res = Campaign(prof, b, tmp_path, "model", seed=5, out=io.StringIO(), live=False).run(6)
+    finally:
+        b.close()
+    st = res.state
+    assert st.faults.get("gpu-fault", 0) >= 1 and st.programs > st.quarantined
+    recs = [json.loads(p.read_text()) for p in (tmp_path / "quarantine").glob("*.json")]
+    assert recs and all(r["fault"]["kind"] == "gpu-fault" for r in recs)
+
+
+# -- on a GPU ---------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fault", ["trap", "illegal-address"])
+def test_gpu_fault_in_process(fault: str) -> None:
+    """A faulting launch raises GpuFault (the context is lost: nothing else runs in it)."""
+    from fuzzgpu.backends.cuda import CudaBackend
+
+    b = CudaBackend(fault=f"{fault}:1")
+    try:
+        with pytest.raises(GpuFault):
+            b.run(mp(1), RunConfig(instances=1_000_000))
+    finally:
+        b.close()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fault,kind", [("trap", "gpu-fault"), ("illegal-address", "gpu-fault"), ("hang", "hang")])
+def test_gpu_fault_in_a_worker(fault: str, kind: str) -> None:
+    """Supervised: the faulting (or hung) program is a ProgramFault, and the next program runs on a
+    fresh worker and context."""
+    hit, spare = split(fault, 0.5)
+    b = SupervisedBackend(BackendSpec("cuda", gpu_fault=f"{fault}:0.5"), watchdog=20)
+    try:
+        with pytest.raises(ProgramFault) as e:
+            b.run(hit, RunConfig(instances=1_000_000))
+        assert e.value.kind == kind
+        h = b.run(spare, RunConfig(instances=1_000_000))
+        assert h.instances >= 1_000_000 and b.restarts == 1
+    finally:
+        b.close()
