@@ -45,6 +45,8 @@ __all__ = [
     "explain_forbidden",
     "judge",
     "sc_outcomes",
+    "termination",
+    "Termination",
 ]
 
 
@@ -398,3 +400,6 @@ def explain_forbidden(p: Program, outcome: Mapping[str, int], *, loop_bound: int
         if not lines:
             lines.append("no candidate execution produces these values")
     return j, lines
+
+
+from .liveness import Termination, termination  # noqa: E402 -- uses the enumeration above
