@@ -72,7 +72,7 @@ class Profile:
 
 _TOP_KEYS = {"description", "shapes", "annotations", "stress", "sim", "hypothesis", "static"}
 _ANNOTATION_KEYS = {"loads": list, "stores": list, "fences": list, "scopes": list, "placements": list,
-                    "max_threads": int, "max_instructions": int}
+                    "max_threads": int, "max_instructions": int, "hangs": list}
 _SIM_KEYS = {"instances": int}
 _HYP_KEYS = {"max_examples": int, "max_instances": int, "shrink_seconds": int}
 _STATIC_KEYS = {"arch": str}
@@ -148,7 +148,8 @@ def load_profile(name_or_path: str) -> Profile:
     if not any(v > 0 for v in shapes.values()):
         raise ProfileError(f"{path}: key 'shapes': no shape has a positive weight")
     ann = _check_table("annotations", path, data.get("annotations", {}), _ANNOTATION_KEYS)
-    universes = {"loads": S.LOAD_TYPES, "stores": S.STORE_TYPES, "fences": S.FENCE_TYPES, "scopes": S.SCOPE_NAMES, "placements": S.PLACEMENTS}
+    universes = {"loads": S.LOAD_TYPES, "stores": S.STORE_TYPES, "fences": S.FENCE_TYPES, "scopes": S.SCOPE_NAMES, "placements": S.PLACEMENTS,
+                 "hangs": S.HANG_TYPES}
     for k, universe in universes.items():
         for v in ann.get(k, ()):
             if v not in universe:
@@ -300,6 +301,9 @@ class State:
     not_covered: dict[str, int] = field(default_factory=dict)  # why programs were not judged: reason -> count
     quarantined: int = 0  # programs that hung or crashed the backend's worker (corpus/quarantine/)
     faults: dict[str, int] = field(default_factory=dict)  # hang / crash / error -> count
+    #: timeouts: instances, programs, and programs by the model's verdict on their waits
+    #: (must-complete: findings; may-hang: expected; unknown)
+    timeouts: dict[str, int] = field(default_factory=dict)
     worker: str | None = None  # the worker id in a parallel campaign
 
     def to_json(self) -> dict[str, Any]:
@@ -329,7 +333,8 @@ class State:
             if not isinstance(kw.get(k), str):
                 raise UserError(f"{path}: field {k!r} is missing or not a string")
         types = {"seed": int, "run_index": int, "sessions": int, "programs": int, "instances": int, "duplicates": int,
-                 "elapsed": (int, float), "findings": list, "shapes": dict, "not_covered": dict, "quarantined": int, "faults": dict}
+                 "elapsed": (int, float), "findings": list, "shapes": dict, "not_covered": dict, "quarantined": int, "faults": dict,
+                 "timeouts": dict}
         for k, t in types.items():
             if k in kw and (not isinstance(kw[k], t) or isinstance(kw[k], bool)):
                 raise UserError(f"{path}: field {k!r} has the wrong type ({type(kw[k]).__name__})")
@@ -535,6 +540,15 @@ class Campaign:
                 self._print(f"FINDING {path.name} (already saved by another worker): {program.name}: {verdict.summary()}")
         self.save_state(force=True)
 
+    def _count_timeouts(self, n: int, verdict: Any) -> None:
+        """Timed-out instances and programs, by the model's verdict on the program's waits:
+        ``must-complete`` (a finding), ``may-hang`` (expected, also must-hang), ``unknown``."""
+        t = self.state.timeouts
+        t["instances"] = t.get("instances", 0) + n
+        t["programs"] = t.get("programs", 0) + 1
+        kind = {"must-complete": "must-complete", "may-hang": "may-hang", "must-hang": "may-hang"}.get(verdict.waits, "unknown")
+        t[kind] = t.get(kind, 0) + 1
+
     def _note_not_covered(self, shape: str, why: Any) -> None:
         text = f"{shape}: {type(why).__name__ + ': ' if isinstance(why, BaseException) else ''}{str(why).splitlines()[0] if str(why) else ''}"[:240]
         nc = self.state.not_covered
@@ -604,15 +618,17 @@ class Campaign:
             st["instances"] += hist.instances
             self.state.instances += hist.instances
             st["weak"] += self._weak_count(program, hist)
+            if hist.timeouts:
+                self._count_timeouts(hist.timeouts, verdict)
             if verdict.status == "unsupported":
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, verdict.reason)
             self._refresh()
             if verdict.failed:
                 st["failures"] += 1
-                from .corpus import signature
+                from .corpus import verdict_signature
 
-                sig = signature(program, prop.name, [o.outcome for o in verdict.offending], verdict.sass_keys())
+                sig = verdict_signature(program, verdict)
                 if sig in self.known:  # already in the corpus: look elsewhere (shrinks avoid it too)
                     st["known"] = st.get("known", 0) + 1
                     return
@@ -814,6 +830,7 @@ def report_text(c: Campaign, reason: str) -> str:
         f"findings    {len(s.findings)} (duplicates skipped: {s.duplicates})",
         f"quarantined {s.quarantined} program(s) that hung or crashed the backend's worker"
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
+        timeouts_line(s.timeouts),
         "",
         f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}",
     ]
@@ -830,6 +847,15 @@ def report_text(c: Campaign, reason: str) -> str:
         for f in s.findings:
             lines.append(_finding_line(f))
     return "\n".join(lines) + "\n"
+
+
+def timeouts_line(t: Mapping[str, int]) -> str:
+    """``timeouts    N instance(s) in P program(s): F must complete (findings), E may hang (expected), U unknown``."""
+    if not t.get("instances"):
+        return "timeouts    none"
+    return (f"timeouts    {t['instances']} instance(s) timed out in {t.get('programs', 0)} program(s): "
+            f"{t.get('must-complete', 0)} whose waits must complete (findings), {t.get('may-hang', 0)} that may hang "
+            f"(expected), {t.get('unknown', 0)} unknown")
 
 
 def _finding_line(f: Mapping[str, Any]) -> str:
@@ -934,7 +960,7 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
 def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
     statistics added, findings listed once per corpus file with the workers that found them."""
-    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "shapes": {},
+    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "timeouts": {}, "shapes": {},
                            "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states)}
     by_file: dict[str, dict[str, Any]] = {}
     for wid, st in sorted(states.items()):
@@ -944,6 +970,8 @@ def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))
         for k, v in (st.get("faults") or {}).items():
             out["faults"][k] = out["faults"].get(k, 0) + v
+        for k, v in (st.get("timeouts") or {}).items():
+            out["timeouts"][k] = out["timeouts"].get(k, 0) + v
         for name, sh in (st.get("shapes") or {}).items():
             acc = out["shapes"].setdefault(name, _new_shape_stats())
             for k, v in sh.items():
@@ -977,6 +1005,7 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
         f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
         f"findings    {len(comb['findings'])} (duplicates skipped: {comb['duplicates']})",
         f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
+        timeouts_line(comb["timeouts"]),
         "",
         f"{'worker':<8} {'programs':>9} {'instances':>11} {'findings':>9} {'quarantined':>12}",
     ]

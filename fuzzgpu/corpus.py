@@ -16,7 +16,8 @@ Loading validates the schema and reports a bad file in one line naming it; it ne
 anything from the file (JSON only; the program goes through :func:`fuzzgpu.ir.program_from_json`).
 
 Findings are deduplicated by :func:`signature`: the hash of the (shrunk) program, the property and
-the set of offending outcomes (or SASS findings).
+the set of offending outcomes (or SASS findings), marked when the finding is a timeout the model
+forbids (``verdict.timeouts``: instances that timed out although every wait must complete).
 """
 
 from __future__ import annotations
@@ -69,9 +70,21 @@ class CorpusError(UserError):
     """A corpus file that is not a valid entry (one line naming the file)."""
 
 
-def signature(program: Program, prop: str, offending: Iterable, sass_keys: Iterable[str] = ()) -> str:
+def signature(program: Program, prop: str, offending: Iterable, sass_keys: Iterable[str] = (), timeout: bool = False) -> str:
+    """The identity of a finding: the program, the property, the offending outcomes, the SASS
+    findings, and whether timeouts the model forbids are part of it (a timeout finding and an
+    outcome finding on one program are two findings)."""
     outs = sorted(canonical(list(map(list, o))) for o in offending)
-    return hashlib.sha256(canonical([program_hash(program), prop, outs, sorted(sass_keys)]).encode()).hexdigest()[:20]
+    parts: list[Any] = [program_hash(program), prop, outs, sorted(sass_keys)]
+    if timeout:
+        parts.append("timeout")
+    return hashlib.sha256(canonical(parts).encode()).hexdigest()[:20]
+
+
+def verdict_signature(program: Program, verdict: Any) -> str:
+    """:func:`signature` of a failing :class:`fuzzgpu.properties.Verdict`."""
+    return signature(program, verdict.property, [o.outcome for o in verdict.offending], verdict.sass_keys(),
+                     timeout=bool(getattr(verdict, "timeouts", 0)))
 
 
 def condition_for(program: Program, outcomes: Iterable) -> Condition | None:
@@ -154,12 +167,12 @@ def oracle_view(program: Program, limit: int = 64) -> dict[str, Any]:
 
 def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: Any, *, shape: str = "",
                shrunk: bool = True, campaign: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    deterministic = bool(verdict.sass) and not verdict.offending
+    deterministic = bool(verdict.sass) and not verdict.offending and not getattr(verdict, "timeouts", 0)
     offending = [o.outcome for o in verdict.offending]
     return {
         "schema": SCHEMA,
         "version": VERSION,
-        "signature": signature(program, verdict.property, offending, verdict.sass_keys()),
+        "signature": verdict_signature(program, verdict),
         "shape": shape or program.name,
         "program": program_to_json(program),
         "litmus": litmus_text(program, offending),
@@ -219,6 +232,12 @@ class Entry:
     def stress(self) -> Mapping[str, Any]:
         return self.data["stress"]
 
+    @property
+    def timeouts(self) -> int:
+        """Timed-out instances that were the finding (0 for an outcome or SASS finding)."""
+        v = self.data["verdict"].get("timeouts", 0)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
     def offending(self) -> list[tuple[tuple[str, Any], ...]]:
         keys = self.data["histogram"].get("keys", [])
         return [tuple((k, o["outcome"].get(k)) for k in keys) for o in self.data["verdict"].get("offending", [])]
@@ -253,6 +272,9 @@ def validate_entry(d: Any, where: str) -> Program:
     for o in d["verdict"].get("offending", []):
         if not isinstance(o, dict) or not isinstance(o.get("outcome", {}), dict):
             raise CorpusError(f"{where}: field 'verdict.offending' holds something that is not an outcome")
+    t = d["verdict"].get("timeouts", 0)
+    if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= MAX_INSTANCES:
+        raise CorpusError(f"{where}: field 'verdict.timeouts': {_short(t)} is not a count of instances")
     if not isinstance(d["histogram"].get("keys", []), list) or not all(isinstance(k, str) for k in d["histogram"].get("keys", [])):
         raise CorpusError(f"{where}: field 'histogram.keys' is not a list of names")
     prog = d["program"]
@@ -389,4 +411,4 @@ def find_entries(path: str | Path) -> list[Entry]:
 
 
 __all__ = ["Corpus", "CorpusError", "Entry", "condition_for", "find_entries", "litmus_text", "load_entry",
-           "make_entry", "parse_entry_text", "reproduction", "signature", "validate_entry"]
+           "make_entry", "parse_entry_text", "reproduction", "signature", "validate_entry", "verdict_signature"]

@@ -17,6 +17,12 @@ synchronisation point that orders it, or an ``ld.global.nc`` moved across a sync
 that would order a weak load in that direction (``griddepcontrol.wait``, ``bar.sync``, a fence, an
 acquire: the PDL + ``__ldg`` race).  Roach-motel moves the ISA allows (an ``.nc`` load hoisted above
 a release store, say) are kept as notes, not failures.
+
+Timeouts (``Histogram.timeouts``: instances whose bounded wait ran out of its iteration budget) are
+judged by :func:`fuzzgpu.model.termination`, for every property: on a program whose waits must all
+complete, they fail it with a finding of their own kind (``Verdict.timeouts``, reason
+``timeout: ...``); on a program where a wait may (or must) spin for ever they are expected and noted;
+where the oracle cannot say (``unknown``) they are noted, not failed.
 """
 
 from __future__ import annotations
@@ -53,6 +59,10 @@ class Verdict:
     reason: str = ""
     notes: tuple[str, ...] = ()
     instances: int = 0
+    #: timed-out instances that are a finding (the model says every wait of the program completes)
+    timeouts: int = 0
+    #: the model's termination status when the run had timeouts (``fuzzgpu.model.liveness``), else ""
+    waits: str = ""
 
     @property
     def failed(self) -> bool:
@@ -60,12 +70,17 @@ class Verdict:
 
     @property
     def failures(self) -> int:
-        """Instances showing an offending outcome (a static finding counts once)."""
-        return sum(o.count for o in self.offending) + (1 if self.sass else 0)
+        """Instances showing an offending outcome or a forbidden timeout (a static finding counts once)."""
+        return sum(o.count for o in self.offending) + (1 if self.sass else 0) + self.timeouts
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """What fails: ``outcome`` (offending outcomes), ``sass``, ``timeout``."""
+        return tuple(k for k, on in (("outcome", self.offending), ("sass", self.sass), ("timeout", self.timeouts)) if on)
 
     @property
     def rate(self) -> float:
-        if self.sass and not self.offending:
+        if self.sass and not self.offending and not self.timeouts:
             return 1.0  # a compile result: deterministic
         return self.failures / self.instances if self.instances else 0.0
 
@@ -85,6 +100,8 @@ class Verdict:
         if len(self.offending) > 3:
             parts.append(f"and {len(self.offending) - 3} more offending outcomes")
         parts += [f"SASS: {f.get('op_sass') or f.get('op_ptx')} {f.get('direction')} {f.get('sync_sass') or f.get('sync_ptx')}" for f in self.sass]
+        if self.timeouts:
+            parts.append(f"timeout: {self.timeouts} instance(s) timed out, though the model says every wait completes")
         return f"{self.property}: FAIL: " + "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -97,6 +114,8 @@ class Verdict:
             "notes": list(self.notes),
             "instances": self.instances,
             "rate": self.rate,
+            "timeouts": self.timeouts,
+            "waits": self.waits,
         }
 
 
@@ -196,13 +215,39 @@ class Property:
         except model.Unsupported as e:
             if sass_bad:
                 return Verdict(self.name, "fail", (), tuple(sass_bad), f"SASS finding (the oracle does not cover the program: {e})", tuple(notes), h.instances)
-            return Verdict(self.name, "unsupported", (), (), str(e), tuple(notes), h.instances)
-        if offending or sass_bad:
+            _, waits, why = judge_timeouts(program, h)  # unknown: noted, never failed
+            return Verdict(self.name, "unsupported", (), (), str(e), tuple(notes) + ((why,) if why else ()), h.instances, 0, waits)
+        timeouts, waits, why = judge_timeouts(program, h)
+        if why and not timeouts:
+            notes.append(why)
+        if offending or sass_bad or timeouts:
             reason = "; ".join(sorted({o.verdict for o in offending}))
             if sass_bad:
                 reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
-            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances)
-        return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances)
+            if timeouts:
+                reason = (reason + "; " if reason else "") + why
+            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances, timeouts, waits)
+        return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances, 0, waits)
+
+
+def judge_timeouts(program: Program, h: Histogram) -> tuple[int, str, str]:
+    """(timed-out instances that are a finding, the model's termination status, a sentence).
+
+    A timeout is a finding exactly when :func:`fuzzgpu.model.termination` says every wait of the
+    program must complete; when a wait may or must spin for ever it is expected; when the oracle
+    cannot say (``unknown``) it is only reported."""
+    if not h.timeouts:
+        return 0, "", ""
+    from . import model
+
+    t = model.termination(program)
+    n = h.timeouts
+    if t.must_complete:
+        waits = ", ".join(w.describe() for w in t.waits) or "the program has no loop"
+        return n, t.status, f"timeout: the model says every wait completes ({waits}), yet {n} instance(s) timed out"
+    if t.may_hang:
+        return 0, t.status, f"{n} instance(s) timed out, as the model allows ({t.status}): {t.reason}"
+    return 0, t.status, f"{n} instance(s) timed out; the model cannot say whether the waits must complete: {t.reason}"
 
 
 MODEL = Property("model", lambda verdict, o: verdict == "forbidden",
@@ -231,4 +276,4 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "PROPERTIES", "SC", "Offence", "Property", "Verdict", "check", "get", "predicate"]
+__all__ = ["MODEL", "PROPERTIES", "SC", "Offence", "Property", "Verdict", "check", "get", "judge_timeouts", "predicate"]

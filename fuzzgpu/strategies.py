@@ -16,7 +16,11 @@ CoRR, CoWW) with random annotations (load type including ``ld.volatile`` and ``l
 type, fences and where they go, scopes including ``.cluster``, thread placement: same CTA, different
 CTAs, CTAs of one cluster), and the patterns (:data:`PATTERNS`): a PDL handoff between two grids, a
 shared-memory -> bulk-copy (TMA) store, a bulk copy -> mbarrier -> generic read, an mbarrier
-producer/consumer, cp.async, and free-form random programs.
+producer/consumer, cp.async, free-form random programs, and two bounded waits: a spin on a flag
+(``SPIN``) and a loop around ``mbarrier.try_wait`` (``MBAR-SPIN``).  With the ``hangs`` option these
+two also draw programs whose wait may never complete (:data:`HANG_TYPES`: a flag nobody sets, a wait
+for a value nobody stores, an mbarrier with fewer arrivals than its count), whose timeouts on a GPU
+are expected, not findings (``fuzzgpu.model.termination``).
 
 Stores write distinct non-zero values (so an observed outcome fixes reads-from); shrinking goes
 toward fewer threads, fewer instructions and the default annotations (weak accesses, no fence,
@@ -35,9 +39,11 @@ from .ir import (
     And,
     Atom,
     Barrier,
+    Branch,
     BulkCommit,
     BulkWait,
     Cmp,
+    Cond,
     Condition,
     CpAsync,
     CpAsyncBulk,
@@ -47,6 +53,7 @@ from .ir import (
     Filler,
     GridDepControl,
     Instruction,
+    Label,
     Load,
     Location,
     MbarrierArrive,
@@ -74,7 +81,7 @@ RMW_SEMS = (Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL)
 #: the classic shapes, in the order the profiles list them
 CLASSIC_SHAPES = ("MP", "SB", "LB", "S", "R", "2+2W", "IRIW", "WRC", "ISA2", "CoRR", "CoWW")
 #: the patterns beyond the classic shapes
-PATTERNS = ("PDL", "TMA-store", "TMA-load", "MBAR", "CP-ASYNC", "random")
+PATTERNS = ("PDL", "TMA-store", "TMA-load", "MBAR", "CP-ASYNC", "random", "SPIN", "MBAR-SPIN")
 SHAPES = CLASSIC_SHAPES + PATTERNS
 
 #: option names a profile may list (simplest first; the order here is the shrink order)
@@ -83,6 +90,10 @@ STORE_TYPES = ("weak", "relaxed", "release", "volatile")
 FENCE_TYPES = ("none", "acq_rel", "sc")
 SCOPE_NAMES = ("cta", "cluster", "gpu", "sys")
 PLACEMENTS = ("same-cta", "different-ctas", "same-cluster")
+#: programs whose wait may never complete (SPIN, MBAR-SPIN): none; a flag nobody sets; a wait for a
+#: value nobody stores; an mbarrier that gets fewer arrivals than its count
+HANG_TYPES = ("none", "unset-flag", "wrong-value", "few-arrivals")
+_HANGS_OF = {"SPIN": ("none", "unset-flag", "wrong-value"), "MBAR-SPIN": ("none", "few-arrivals")}
 
 # Each classic shape: threads of abstract accesses, and the locations whose final value is observed.
 _SKELETONS: dict[str, tuple[tuple[tuple[tuple[str, str], ...], ...], tuple[str, ...]]] = {
@@ -112,10 +123,11 @@ class Options:
     placements: tuple[str, ...] = PLACEMENTS
     max_threads: int = 3  # free-form random programs
     max_instructions: int = 3
+    hangs: tuple[str, ...] = ("none",)  # SPIN, MBAR-SPIN: which may-hang variants to draw too
 
     def __post_init__(self) -> None:
         for name, universe in (("loads", LOAD_TYPES), ("stores", STORE_TYPES), ("fences", FENCE_TYPES),
-                               ("scopes", SCOPE_NAMES), ("placements", PLACEMENTS)):
+                               ("scopes", SCOPE_NAMES), ("placements", PLACEMENTS), ("hangs", HANG_TYPES)):
             vals = getattr(self, name)
             bad = [v for v in vals if v not in universe]
             if bad:
@@ -350,6 +362,60 @@ def cp_async(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     return validate(Program("CP-ASYNC", threads, locs, observed=keys))
 
 
+def _hang(draw, shape: str, opts: Options) -> str:
+    """The may-hang variant of a wait shape: one of ``opts.hangs`` that applies (none first)."""
+    kinds = tuple(h for h in _HANGS_OF[shape] if h in opts.hangs) or ("none",)
+    return draw(st.sampled_from(kinds))
+
+
+@st.composite
+def spin_handoff(draw, options: Options = DEFAULT_OPTIONS) -> Program:
+    """Message passing with a bounded wait: P0 stores the data ``x`` and then the flag ``y``; P1 spins
+    on ``y`` until it reads the flag's value (``LC00: ld r0, y; bne r0, V, LC00``), then reads ``x``.
+    Annotations, fences and placement as for the classic shapes (no ``ld.global.nc`` on the flag).
+    With ``options.hangs``: ``unset-flag`` (P0 never stores ``y``) or ``wrong-value`` (P1 waits for a
+    value nobody stores) -- the wait never completes.  Observed: both registers."""
+    b = _Builder()
+    hang = _hang(draw, "SPIN", options)
+    placement = draw(st.sampled_from(options.placements))
+    data = draw(_store(options, "x", b.next_value()))
+    flag_value = b.next_value()
+    p0: list[Instruction] = [data]
+    f = draw(_fence(options))
+    if f is not None:
+        p0.append(f)
+    if hang != "unset-flag":
+        p0.append(draw(_store(options, "y", flag_value)))
+    spin_opts = dataclasses.replace(options, loads=tuple(k for k in options.loads if k != "nc") or ("weak",))
+    awaited = flag_value + 1 if hang == "wrong-value" else flag_value
+    p1: list[Instruction] = [Label("LC00"), draw(_load(spin_opts, "r0", "y")), Branch(Cond.NE, "r0", awaited, "LC00")]
+    f = draw(_fence(options))
+    if f is not None:
+        p1.append(f)
+    p1.append(draw(_load(options, "r1", "x")))
+    threads = (Thread("P0", _placement(placement, 0), tuple(p0)), Thread("P1", _placement(placement, 1), tuple(p1)))
+    return validate(Program("SPIN", threads, (Location("x"), Location("y")), observed=("P1:r0", "P1:r1")))
+
+
+@st.composite
+def mbarrier_spin(draw, options: Options = DEFAULT_OPTIONS) -> Program:
+    """mbarrier producer/consumer with a bounded wait: as :func:`mbarrier_handoff`, but the consumer
+    retries ``mbarrier.try_wait.parity`` until the phase completes (``LC00: try_wait r0, bar, 0; beq
+    r0, 0, LC00``).  With ``options.hangs``: ``few-arrivals`` initialises the mbarrier with count 2
+    while only the producer arrives -- the phase never completes.  Observed: both registers."""
+    b = _Builder()
+    hang = _hang(draw, "MBAR-SPIN", options)
+    arrive_sem = Sem(draw(st.sampled_from(("release", "relaxed"))))
+    wait_sem = Sem(draw(st.sampled_from(("acquire", "relaxed"))))
+    locs = (Location("x", space=Space.SHARED), Location("bar", space=Space.SHARED, kind="mbarrier"))
+    count = 2 if hang == "few-arrivals" else 1
+    p0 = (MbarrierInit("bar", count), Barrier(0), Store("x", b.next_value()), MbarrierArrive("bar", sem=arrive_sem))
+    p1 = (Barrier(0), Label("LC00"), MbarrierWait("r0", "bar", 0, sem=wait_sem), Branch(Cond.EQ, "r0", 0, "LC00"),
+          Load("r1", "x"))
+    threads = (Thread("P0", Placement(), p0), Thread("P1", Placement(), p1))
+    return validate(Program("MBAR-SPIN", threads, locs, observed=("P1:r0", "P1:r1")))
+
+
 def random_programs(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
     """Free-form straight-line programs (:func:`litmus_programs`) named ``random``."""
     def name_and_observe(p: Program) -> Program:
@@ -374,6 +440,8 @@ def shape(name: str, options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Pr
         "MBAR": mbarrier_handoff,
         "CP-ASYNC": cp_async,
         "random": random_programs,
+        "SPIN": spin_handoff,
+        "MBAR-SPIN": mbarrier_spin,
     }
     if name not in table:
         raise ValueError(f"unknown shape {name!r} (one of {list(SHAPES)})")

@@ -12,6 +12,14 @@ with its release/acquire annotations (``st.release``, ``ld.acquire``, RMW ``.acq
 samples from *that* program's allowed set, so it also returns the outcomes the model forbids for
 release/acquire message passing -- as a GPU whose release/acquire were no stronger than relaxed would.
 
+Timeouts: a program with a wait (a backward jump) of which no execution completes (the oracle
+allows no outcome) reports every instance as a timeout, as the GPU harness does when each
+instance's wait runs out of its budget.  The fault ``timeout`` (rate as below: ``timeout:0.5``) makes
+``TIMEOUT_FRACTION`` of the instances of the programs it hits time out -- only programs with a wait,
+the only ones the harness can report a timeout for; on a program whose waits must complete
+(``model.termination``) that is a finding of its own kind (see properties), elsewhere it is
+expected.  It is not a process fault: it also fires in-process (replay, the pytest plugin).
+
 Reliability faults (for testing the campaign's worker supervision, docs/reliability.md): ``hang``
 (the run never returns: the process sleeps forever), ``slow`` (the run takes ``SLOW_SECONDS`` then
 returns: a time-out), ``crash`` (the process kills itself with SIGSEGV, like a GPU launch that dies on
@@ -47,11 +55,13 @@ from ..ir import (
 )
 from .base import Histogram, RunConfig
 
-FAULTS = ("relacq-as-relaxed", "hang", "slow", "crash", "exit", "gpu-fault")
+FAULTS = ("relacq-as-relaxed", "timeout", "hang", "slow", "crash", "exit", "gpu-fault")
 #: faults that stop the process (or its answer): only in a supervised worker
 PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault")
 DEFAULT_FAULT_RATE = 1 / 16
 SLOW_SECONDS = 30.0
+#: with the ``timeout`` fault: the share of a hit program's instances that time out
+TIMEOUT_FRACTION = 0.01
 
 
 def parse_faults(spec: str | None) -> dict[str, float]:
@@ -161,12 +171,28 @@ class SimBackend:
 
         seed = int(hashlib.sha256(f"{program_hash(program)}:{config.seed}:{self.fault}".encode()).hexdigest()[:16], 16)
         counts: tuple[tuple[Any, int], ...] = ()
-        if outcomes:
+        timeouts = self.timeouts(program, config.instances, bool(outcomes))
+        if outcomes and config.instances > timeouts:
             rng = np.random.default_rng(seed)
-            drawn = rng.multinomial(config.instances, probs)
+            drawn = rng.multinomial(config.instances - timeouts, probs)
             counts = tuple((o, int(c)) for o, c in zip(outcomes, drawn) if c)
         meta = (("simulation", True), ("device", "CPU simulation (not a GPU)"), ("fault", self.fault), ("seed", config.seed))
-        return Histogram(keys, counts, config.instances, 0, time.perf_counter() - t0, "sim", meta)
+        return Histogram(keys, counts, config.instances, timeouts, time.perf_counter() - t0, "sim", meta)
+
+    def timeouts(self, program: Program, instances: int, completes: bool) -> int:
+        """How many of ``instances`` time out: all of them when the program has a wait and no
+        execution completes; with the ``timeout`` fault, ``TIMEOUT_FRACTION`` (at least one) of a
+        hit program's instances when it has a wait; otherwise none."""
+        from ..model import liveness
+
+        if not liveness.waits(program):
+            return 0
+        if not completes:
+            return instances
+        rate = self.faults.get("timeout")
+        if rate is None or not fault_hits(program, "timeout", rate):
+            return 0
+        return min(instances, max(1, round(instances * TIMEOUT_FRACTION)))
 
     def _process_faults(self, program: Program) -> None:
         active = [f for f in PROCESS_FAULTS if f in self.faults]
@@ -202,4 +228,4 @@ class SimBackend:
         pass
 
 
-__all__ = ["FAULTS", "PROCESS_FAULTS", "SimBackend", "fault_hits", "parse_faults", "weaken_relacq"]
+__all__ = ["FAULTS", "PROCESS_FAULTS", "TIMEOUT_FRACTION", "SimBackend", "fault_hits", "parse_faults", "weaken_relacq"]

@@ -24,13 +24,17 @@ fuzzgpu; --profile PATH reads any file):
   proxy      TMA store / load through the async proxy, fence.proxy.async, cp.async
   mbarrier   mbarrier producer/consumer, release/relaxed arrive, acquire/relaxed wait
   random     free-form random programs
+  reliability  bounded waits (spin on a flag, mbarrier try_wait loop) among classic shapes, with
+             programs whose wait may never complete: their timeouts are expected; a timeout where
+             the model says every wait completes is a finding (docs/reliability.md)
 
 Backends:
   auto    the GPU when PyCUDA imports and a device exists; otherwise `static` (said on screen)
   cuda    the GPU (many millions of instances per program, under the profile's stress settings)
   sim     a CPU SIMULATION: outcomes sampled from the oracle's allowed set; finds nothing real, it
           tests the fuzzer.  --sim-fault relacq-as-relaxed injects a fault (release/acquire
-          treated as relaxed) so that the campaign has something to find
+          treated as relaxed) so that the campaign has something to find; --sim-fault
+          timeout[:RATE] makes 1% of the instances of programs with a wait time out
   static  no execution: compile each program's kernels with nvcc, disassemble, and report memory
           operations ptxas moved across a synchronisation point (e.g. ld.global.nc hoisted above
           griddepcontrol.wait)

@@ -12,7 +12,8 @@ DESCRIPTION = """\
 Print a corpus entry for people: the program as a .litmus file, how and where it was found
 (backend, arch, GPU, driver, toolchain, stress settings), every observed outcome with its count and
 the memory-model oracle's verdict, the axiom and the cycle of instructions that forbid each
-offending outcome, the SASS lines ptxas moved (static findings), and the reproduction rate with the
+offending outcome, the instances that timed out with the model's verdict on the program's waits
+(must complete: a finding; may hang: expected), the SASS lines ptxas moved (static findings), and the reproduction rate with the
 number of instances a replay needs.
 
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
@@ -80,6 +81,7 @@ def explain_text(entry: Any) -> str:
             lines.append(f"  {_fmt_outcome(o['outcome'])} seen {o['count']} times: {verdict}: {reason}")
             for l in expl:
                 lines.append(f"      {l}")
+    lines += _timeout_lines(entry)
     oracle = d.get("oracle")
     if isinstance(oracle, dict):
         if oracle.get("covered"):
@@ -106,6 +108,25 @@ def explain_text(entry: Any) -> str:
     backend = env.get("backend", "auto")
     lines.append(f"replay: fuzzgpu replay {entry.path} --backend {backend if backend in ('sim', 'static', 'cuda') else 'auto'}")
     return "\n".join(lines) + "\n"
+
+
+def _timeout_lines(entry: Any) -> list[str]:
+    """The instances whose bounded wait ran out, and what the model says about the waits."""
+    from .. import model
+
+    hist = entry.data["histogram"]
+    n = hist.get("timeouts", 0)
+    if not isinstance(n, int) or not n:
+        return []
+    t = model.termination(entry.program)
+    if entry.timeouts:
+        what = "a finding: the model says every wait completes"
+    elif t.may_hang:
+        what = "expected: the model allows a wait to spin for ever"
+    else:
+        what = "not judged: the model cannot say whether the waits complete"
+    return ["", f"timeouts: {n} of {hist.get('instances', 0):.4g} instances ran out of their wait budget ({what})",
+            f"  the model's termination verdict: {t.status}: {t.reason}"]
 
 
 def run(args: argparse.Namespace) -> int:

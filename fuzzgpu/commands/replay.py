@@ -19,10 +19,11 @@ record asks for: 3 / the measured failure rate (95% confidence of seeing the fai
 still there), and at least as many as when it was found.  Nothing in an entry is executed as code:
 entries are JSON, validated on load, and the program goes through the IR.
 
-An entry "still violates" when its property fails again on this backend (any offending outcome, or
-for the static backend a SASS finding that matters); "fixed" when it does not.  Entries whose
-finding a backend cannot check (an observed-outcome finding on the static backend, which executes
-nothing) are reported as skipped and do not change the exit status.
+An entry "still violates" when its property fails again on this backend (any offending outcome, a
+timeout on a program whose waits the model says must complete, or for the static backend a SASS
+finding that matters); "fixed" when it does not.  Entries whose
+finding a backend cannot check (an observed-outcome or timeout finding on the static backend, which
+executes nothing) are reported as skipped and do not change the exit status.
 
 Exit status: 1 when any entry still violates its property, 0 otherwise, 2 on an error (a bad entry
 file, an unavailable backend).
@@ -31,6 +32,7 @@ examples:
   fuzzgpu replay corpus/                               on the GPU when there is one, else static
   fuzzgpu replay corpus/ --backend sim                 the CPU simulation (no fault: should pass)
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
+  fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
   fuzzgpu replay corpus/1f2e3d4c5b6a7988.json --backend static --json
 """
 
@@ -38,7 +40,7 @@ examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="DIR|ENTRY", help="a corpus folder or one entry (.json)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="default: auto")
-    parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed)")
+    parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed, timeout[:RATE])")
     parser.add_argument("--instances", type=float, default=None, metavar="N", help="instances per entry (default: from the entry)")
     parser.add_argument("--max-instances", type=float, default=1e10, metavar="N", help="cap on instances per entry (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
@@ -58,7 +60,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     n = max(1, min(n, int(max_instances)))
     out = {"entry": str(entry.path), "signature": entry.signature, "shape": entry.shape, "property": prop.name,
            "backend": backend.describe(), "instances": n}
-    outcome_finding = bool(entry.data["verdict"].get("offending"))
+    outcome_finding = bool(entry.data["verdict"].get("offending")) or entry.timeouts > 0  # timeouts: observed too
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
         return out
