@@ -42,7 +42,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random")
+PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 STATE_VERSION = 1
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
 
