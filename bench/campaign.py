@@ -17,6 +17,12 @@ instances/s -- per backend.
 * ``cuda`` (on a GPU machine): profile pdl -- DESIGN.md's target is <= 60 s to rediscover FlashMLA's
   PDL + .nc race from an empty corpus on an H200.
 
+Throughput (programs per hour, issue #7): ``--scaling 1x6,2x6,1x12`` runs one parallel campaign per
+``GPUSxWORKERS_PER_GPU`` setting (profile classic, property model, the whole ``--time``, no stop at a
+finding) and reports programs/hour, instances/s and the speed-up over the first setting::
+
+    python bench/campaign.py --backends cuda --scaling 1x6,2x6,1x12 --time 120 --out bench/results/campaign-scaling.json
+
 Writes the figures as JSON (machine, date, command, per-run numbers) and prints a table.
 """
 
@@ -97,6 +103,32 @@ def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: in
         }
 
 
+def scaling(setting: str, seconds: float, seed: int, profile: str = "classic") -> dict:
+    """One fixed-time parallel cuda campaign with ``GPUSxK`` (K workers per GPU), not stopped at a
+    finding: programs per hour from the combined report."""
+    import subprocess
+
+    gpus, _, k = setting.partition("x")
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-bench-scaling-") as d:
+        cmd = [sys.executable, "-m", "fuzzgpu", "campaign", "--profile", profile, "--backend", "cuda", "--property", "model",
+               "--time", str(seconds), "--corpus", d, "--seed", str(seed), "--no-live", "--gpus", gpus,
+               "--workers-per-gpu", k or "1"]
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=seconds + 300)
+        wall = time.monotonic() - t0
+        if r.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {(r.stdout + r.stderr).strip().splitlines()[-3:]}")
+        rep = json.loads((Path(d) / "report" / "report.json").read_text())
+        comb = rep["combined"]
+        el = max(1e-9, float(comb.get("elapsed") or wall))
+        return {
+            "setting": setting, "gpus": rep.get("gpus"), "workers": len(rep.get("workers", [])), "profile": profile,
+            "seconds": wall, "campaign_elapsed_s": el, "programs": comb["programs"], "instances": comb["instances"],
+            "programs_per_hour": comb["programs"] / el * 3600, "instances_per_s": comb["instances"] / el,
+            "findings": len(comb["findings"]), "quarantined": comb.get("quarantined", 0), "command": " ".join(cmd[1:]),
+        }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backends", default="sim,static")
@@ -106,7 +138,10 @@ def main() -> int:
     ap.add_argument("--gpus", default=None, metavar="all|N|IDS", help="a parallel campaign, one worker per GPU (cuda)")
     ap.add_argument("--workers", type=int, default=None, metavar="N", help="a parallel campaign with N workers (sim, static)")
     ap.add_argument("--dry-run", action="store_true", help="the parallel code path with the sim backend, a few seconds per run")
+    ap.add_argument("--scaling", default=None, metavar="GxK,...", help="throughput runs: G GPUs x K workers per GPU (cuda)")
     args = ap.parse_args()
+    if args.scaling:
+        return main_scaling(args)
     if args.dry_run:
         args.backends, args.gpus, args.workers = "sim", None, args.workers or 2
         args.time, args.seeds = min(args.time, 30.0), "1"
@@ -140,6 +175,30 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1, default=str))
     print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def main_scaling(args) -> int:
+    out = args.out or ROOT / "bench" / "results" / "campaign-scaling.json"
+    seed = int(args.seeds.split(",")[0])
+    runs = []
+    for setting in args.scaling.split(","):
+        r = scaling(setting.strip(), args.time, seed)
+        runs.append(r)
+        print(f"{setting}: {r['programs']} programs in {r['campaign_elapsed_s']:.0f} s = {r['programs_per_hour']:.0f}/hour", file=sys.stderr)
+    t = Table(title="fuzzgpu campaign throughput (profile classic, property model, cuda)")
+    for c in ("GPUs x workers/GPU", "workers", "programs", "seconds", "programs/hour", "instances/s", "speed-up"):
+        t.add_column(c)
+    base = runs[0]["programs_per_hour"] or 1
+    for r in runs:
+        t.add_row(r["setting"], str(r["workers"]), str(r["programs"]), f"{r['campaign_elapsed_s']:.0f}",
+                  f"{r['programs_per_hour']:.0f}", f"{r['instances_per_s']:.3g}", f"{r['programs_per_hour'] / base:.2f}x")
+    Console().print(t)
+    doc = {"machine": {"host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
+           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": " ".join(sys.argv), "runs": runs}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1, default=str))
+    print(f"wrote {out}", file=sys.stderr)
     return 0
 
 

@@ -1267,7 +1267,12 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     w(f"namespace ns_{name} {{")
     w(f"constexpr unsigned NG = {NG}u;")
     w("// RMW programs: tagged initial values before each launch (not inlined: kept out of the test's code)")
-    w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride, const FzParams& P) {")
+    # its parameters are values, not the caller's FzParams: a reference would put FzParams on the
+    # stack (local-memory stores in every launch's prologue, before the test)
+    w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride,")
+    w("                                   unsigned long long epoch, unsigned seed0, unsigned nperms) {")
+    w("  FzParams P;")
+    w("  fz_params(P, epoch, seed0, 0u, NG, nperms);")
     for j, n in enumerate(gl):
         w(f"  memc[{_gslot(j, 'inst')}] = P.tagh | ({p.location(n).init}u & 0xffffu);")
     w("}")
@@ -1309,10 +1314,10 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("  unsigned* memc = mem + (unsigned long long)(epoch & 1ull) * ((unsigned long long)ninst * NG * stride);")
         w("  const unsigned tagh = P.tagh;")
         w("  (void)pdl_delay; (void)fz_zero; (void)nQ; (void)tagh; (void)memc;")
-        if g == 0:
+        if g == 0 and needs_prime:
             # ---- mode 2: prime memory with tagged initial values (RMW programs)
             w("  if (mode == 2u) {")
-            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, P);")
+            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, epoch, seed0, nperms);")
             w("    return;")
             w("  }")
         # mode 0: test, then classify the previous launch; 3: test only (a mode-1 launch classifies);
