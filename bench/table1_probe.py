@@ -276,6 +276,9 @@ class Bench:
             "graphs=False": dict(graphs=False),
             "inline_check=False": dict(inline_check=False),
             "graphs=False+inline_check=False": dict(graphs=False, inline_check=False),
+            # the launch number as a kernel argument: no control-word load before the test
+            "host_epoch": dict(host_epoch=True),
+            "host_epoch+inline_check=False": dict(host_epoch=True, inline_check=False),
         }
         plan = [(cell, v) for cell in ("plain_s1", "plain_s32") for v in variants] + [("barrier_s1", "default")]
         try:

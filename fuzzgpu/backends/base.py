@@ -35,6 +35,9 @@ class RunConfig:
     test_ctas: int = 256  # testing CTAs per launch (x 256 threads = instances per launch)
     budget: int = 100_000  # iterations a spin loop may take before the instance is a timeout
     graphs: bool = True  # replay launches through a CUDA graph (less host overhead)
+    # pass each launch's number as a kernel argument (launched one by one from the host, no graph)
+    # instead of every thread reading it from a control word before the test
+    host_epoch: bool = False
     # classify the previous launch inside the next test launch (fast; its memory traffic overlaps
     # the tests of CTAs that start later, a mild stress) or in a separate launch after each test
     inline_check: bool = True

@@ -28,6 +28,8 @@ from ..ir import Program
 from .base import Histogram, RunConfig
 
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
+#: the harness's ``epoch_arg`` when the kernels read the launch number from the control block
+NO_EPOCH = (1 << 64) - 1
 
 
 class CompileError(UserError):
@@ -385,23 +387,32 @@ class CudaBackend:
                     ("u32", tc), ("u32", stride), ("u32", config.spin), ("u32", 1 if config.barrier else 0),
                     ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", max(1, config.stress_lines)),
                     ("u32", config.budget), ("u64", 0), ("u32", nperms), ("u32", pdl_delay),
+                    ("u64", NO_EPOCH),
                 ]
             )
 
         a_test, a_check, a_prime = args(0 if config.inline_check else 3), args(1), args(2)
+        launched = [0]
+
+        def at(a: KernelArgs, epoch: int) -> KernelArgs:
+            if config.host_epoch:  # cuLaunchKernel copies the arguments: the next launch may change them
+                a.vals[-1].value = epoch
+            return a
 
         def one() -> None:
+            n = launched[0]
             if spec.needs_prime:
-                self.launch(func, grid, 256, a_prime)
+                self.launch(func, grid, 256, at(a_prime, n))
             for g, f in enumerate(funcs):
-                self.launch(f, grid, 256, a_test, pdl=use_pdl[g])
+                self.launch(f, grid, 256, at(a_test, n), pdl=use_pdl[g])
             if not config.inline_check:
-                self.launch(func, grid, 256, a_check)
+                self.launch(func, grid, 256, at(a_check, n + 1))
+            launched[0] = n + 1
 
         per = 64
         gexec = (
             self.graph(lambda: [one() for _ in range(per)])
-            if config.graphs and launches >= per and G == 1
+            if config.graphs and not config.host_epoch and launches >= per and G == 1
             else None
         )
         t0 = time.perf_counter()
@@ -414,7 +425,7 @@ class CudaBackend:
             one()
             done += 1
         if config.inline_check:
-            self.launch(func, grid, 256, a_check)  # classify the last launch
+            self.launch(func, grid, 256, at(a_check, launches))  # classify the last launch
         h = np.zeros(spec.nbins + 1, dtype=np.uint64)
         self.sync()
         drv.memcpy_dtoh(h, hist)
