@@ -192,3 +192,28 @@ def test_mbarrier_wait_that_never_completes_is_bounded(backend) -> None:
     p = litmus.parse_file(EXT / "mbarrier" / "MBAR-expect-tx-pending.litmus")
     h = backend.run(p, RunConfig(instances=20 * 65536))
     assert h.matching(lambda d: d["P1:r1"] == 1) == 0
+
+
+def test_xdist_worker_is_pinned_to_its_own_gpu() -> None:
+    """``pytest -n N`` with several GPUs: worker gwK sees only GPU K mod N (CUDA_VISIBLE_DEVICES set
+    by the plugin), and the device it opens is that GPU (same PCI bus id as nvidia-smi's GPU K)."""
+    import os
+    import subprocess
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        pytest.skip("checks pytest-xdist pinning: run with pytest -n N")
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=index,pci.bus_id", "--format=csv,noheader"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    bus = {i.strip(): b.strip() for i, b in (ln.split(",") for ln in smi.strip().splitlines())}
+    if len(bus) < 2:
+        pytest.skip(f"one GPU on this machine ({len(bus)}): nothing to pin")
+    want = str(int(worker[2:]) % len(bus))
+    assert os.environ.get("CUDA_VISIBLE_DEVICES") == want
+    import pycuda.driver as drv
+
+    drv.init()
+    assert drv.Device.count() == 1
+    got = drv.Device(0).pci_bus_id().lower().split(":", 1)[1]
+    assert bus[want].lower().endswith(got), (bus[want], got)
+    print(f"{worker}: CUDA_VISIBLE_DEVICES={want}, device 0 = {drv.Device(0).name()} at {got} (nvidia-smi GPU {want}: {bus[want]})")
