@@ -65,6 +65,19 @@ part3)
   tail -25 "$d/classic.txt"; tail -40 "$d/reliability.txt"
   tar -C "$R" -czf "$OUT/part3.tar.gz" part2 classic reliability
   ;;
+part4)
+  # after part1: the harness with one memory buffer (codegen) -- Table 1 in both launch modes,
+  # throughput, the zero-forbidden runs, scope, placements, PDL; and the GPU tests, the plugin
+  # named with -p (it is not installed there, so its pytest11 entry point is not seen)
+  d=$R/part4; mkdir -p "$d"
+  timeout 300 python3 bench/harness.py --out "$d" --name harness-h200-table1.json \
+    --sections tput,table1,zero,scope,place,pdl --table1-variants default,host_epoch > "$d/harness.txt" 2>&1
+  grep -A3 "## Weak rates" "$d/harness.txt" | grep "^##"
+  timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -n auto --fuzzgpu-backend cuda -rP -q -p no:cacheprovider \
+    tests/test_gpu.py tests/test_gpu_faults.py > "$d/pytest-gpu.txt" 2>&1
+  tail -15 "$d/pytest-gpu.txt"
+  tar -C "$R" -czf "$OUT/part4.tar.gz" part4
+  ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;
 esac

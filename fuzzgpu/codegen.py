@@ -1313,7 +1313,16 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w(f"  const unsigned lq = perms[P.pidx * (gridDim.x / {C}u) + blockIdx.x / {C}u];")
         w(f"  const unsigned lcta = lq * {C}u + rank;")
         w("  const bool testing = lcta < ntest;")
-        w("  unsigned* memc = mem + (unsigned long long)(epoch & 1ull) * ((unsigned long long)ninst * NG * stride);")
+        if any(k.kind == "gloc" for k in keys):
+            # the final values of global locations are classified inside the next launch, while it
+            # writes: two buffers, alternating per launch
+            w("  unsigned* memc = mem + (unsigned long long)(epoch & 1ull) * ((unsigned long long)ninst * NG * stride);")
+        else:
+            # one buffer, as the probe harness had (facts/h200-litmus-probe.md): each location was
+            # last written by the previous launch.  Alternating two buffers (the last write two
+            # launches back) raised MP rel/acq.cta with weak data at stride 32 about 30-60x on an
+            # H200 (bench/results/table1-probe.json, toggle twobuf)
+            w("  unsigned* memc = mem;")
         w("  const unsigned tagh = P.tagh;")
         w("  (void)pdl_delay; (void)fz_zero; (void)nQ; (void)tagh; (void)memc;")
         if g == 0 and needs_prime:
