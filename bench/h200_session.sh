@@ -78,6 +78,18 @@ part4)
   tail -15 "$d/pytest-gpu.txt"
   tar -C "$R" -czf "$OUT/part4.tar.gz" part4
   ;;
+part5)
+  # after part4: RunConfig's default launch mode is now host_epoch -- the GPU tests and the harness
+  # sections once more in it (and Table 1 in the old graph mode for comparison)
+  d=$R/part5; mkdir -p "$d"
+  timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -n 4 -rA -q -p no:cacheprovider \
+    tests/test_gpu.py tests/test_gpu_faults.py > "$d/pytest-gpu.txt" 2>&1
+  tail -4 "$d/pytest-gpu.txt"
+  timeout 200 python3 bench/harness.py --out "$d" --name harness-h200.json \
+    --sections tput,table1,zero,scope,place,pdl --table1-variants default,graph > "$d/harness.txt" 2>&1
+  grep "^## Weak" "$d/harness.txt"
+  tar -C "$R" -czf "$OUT/part5.tar.gz" part5
+  ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;
 esac

@@ -207,10 +207,11 @@ class Bench:
         log(f"{stem:28s} {key:30s} {w:>12d} / {h.instances:.3g} = {w / h.instances:.3e}  {h.instances / h.seconds:.3g} inst/s  tmo={h.timeouts}")
         return row
 
-    #: launch modes Table 1 can be run in (``--table1-variants``): the default (launches replayed from
-    #: a CUDA graph, the launch number read from the control word) and the launch number passed as
-    #: a kernel argument, launches one by one (RunConfig.host_epoch)
-    TABLE1_VARIANTS = {"default": {}, "host_epoch": {"host_epoch": True}}
+    #: launch modes Table 1 can be run in (``--table1-variants``): RunConfig's default (since
+    #: 2026-11-29: the launch number as a kernel argument, launches one by one), host_epoch (the
+    #: same, named), graph (the launch number read from the control word, launches replayed from a
+    #: CUDA graph: the default before)
+    TABLE1_VARIANTS = {"default": {}, "host_epoch": {"host_epoch": True}, "graph": {"host_epoch": False}}
     table1_variants = ("default",)
 
     def do_table1(self) -> None:
@@ -267,7 +268,8 @@ class Bench:
             ("plain_s1", dict(stride=1), 256),
             ("plain_s32", dict(stride=32), 256),
             ("plain_s1_tc512", dict(stride=1), 512),
-            ("plain_s1_nographs", dict(stride=1, graphs=False), 256),
+            ("plain_s1_graph", dict(stride=1, host_epoch=False), 256),
+            ("plain_s1_graph_nographs", dict(stride=1, host_epoch=False, graphs=False), 256),
             ("barrier_spin3000_s1", dict(stride=1, barrier=True, spin=3000), 256),
             ("plain_s1_sepcheck", dict(stride=1, inline_check=False), 256),
         ):
@@ -886,7 +888,7 @@ def main() -> int:
     ap.add_argument("--sections", default="sass,tput,table1,zero,scope,place,pdl,suite,compile_tput")
     ap.add_argument("--render", metavar="JSON")
     ap.add_argument("--table1-variants", default="default", metavar="A,B",
-                    help="launch modes for the table1 section: default, host_epoch (see Bench.TABLE1_VARIANTS)")
+                    help="launch modes for the table1 section: default, host_epoch, graph (see Bench.TABLE1_VARIANTS)")
     ap.add_argument("--name", default="harness.json", help="results file name under --out")
     ap.add_argument("--judge-suite", metavar="JSON", help="judge the suite histograms with fuzzgpu.model (CPU)")
     ap.add_argument("--extensions", action="store_true",

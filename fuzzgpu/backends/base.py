@@ -34,10 +34,13 @@ class RunConfig:
     seed: int = 1
     test_ctas: int = 256  # testing CTAs per launch (x 256 threads = instances per launch)
     budget: int = 100_000  # iterations a spin loop may take before the instance is a timeout
-    graphs: bool = True  # replay launches through a CUDA graph (less host overhead)
-    # pass each launch's number as a kernel argument (launched one by one from the host, no graph)
-    # instead of every thread reading it from a control word before the test
-    host_epoch: bool = False
+    # each launch's number as a kernel argument, launches one by one from the host (default), or
+    # (False) read by every thread from a control word before the test, which lets launches replay
+    # from a CUDA graph (``graphs``): ~5% faster, but the dependent load before the test lines the
+    # threads up -- without the barrier knob an H200 then showed up to 2x (LB) and 5x (MP
+    # rel/acq.cta, stride 32) the probe's weak rates (bench/results/harness-h200-table1.md)
+    host_epoch: bool = True
+    graphs: bool = True  # with host_epoch=False: replay launches through a CUDA graph
     # classify the previous launch inside the next test launch (fast; its memory traffic overlaps
     # the tests of CTAs that start later, a mild stress) or in a separate launch after each test
     inline_check: bool = True
