@@ -88,6 +88,10 @@ part5)
   timeout 200 python3 bench/harness.py --out "$d" --name harness-h200.json \
     --sections tput,table1,zero,scope,place,pdl --table1-variants default,graph > "$d/harness.txt" 2>&1
   grep "^## Weak" "$d/harness.txt"
+  # issue #6: the PDL + .nc stale read from an empty corpus with this harness (4 workers)
+  timeout 170 python3 -m fuzzgpu campaign --profile pdl --backend cuda --property sc --time 120 \
+    --corpus "$d/pdl" --seed 3 --no-live --gpus 1 --workers-per-gpu 4 > "$d/pdl.txt" 2>&1
+  grep -A12 "^findings:" "$d/pdl.txt" | head -14
   tar -C "$R" -czf "$OUT/part5.tar.gz" part5
   ;;
 *)
