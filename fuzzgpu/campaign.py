@@ -996,7 +996,7 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
     lines = [
         f"fuzzgpu parallel campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
         f"profile     {info.get('profile')}",
-        f"backend     {info.get('backend')}" + (f" on GPUs {', '.join(gpus)} (one worker each)" if gpus else ""),
+        f"backend     {info.get('backend')}" + (f" on GPUs {', '.join(gpus)} ({info.get('workers_per_gpu') or 1} worker(s) each)" if gpus else ""),
         f"property    {info.get('property')}",
         f"seed        {info.get('seed')} (worker i uses seed + i)",
         f"workers     {len(info.get('workers', []))}: {', '.join(info.get('workers', []))}"
