@@ -106,7 +106,9 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             h = backend.run(program, config)
             conn.send(("ok", h))
         except Exception as e:  # noqa: BLE001 -- every failure goes back to the campaign
-            if type(e).__name__ == "GpuFault":  # the CUDA context is lost: report, and leave
+            from .backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
+
+            if isinstance(e, GpuFault):  # the CUDA context is lost: report, and leave
                 conn.send(("fault", "gpu-fault", str(e)))
                 conn.close()
                 os._exit(0)

@@ -4,7 +4,7 @@ returning a :class:`Histogram` of outcomes."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Mapping, Protocol, runtime_checkable
+from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..ir import Program
 
@@ -105,6 +105,46 @@ class Histogram:
         }
 
 
+#: a fault hits this share of programs unless its spec gives a rate (``hang:0.25``)
+DEFAULT_FAULT_RATE = 1 / 16
+
+
+def parse_fault_spec(spec: str | None, known: Sequence[str], option: str,
+                     default_rates: Mapping[str, float] | None = None) -> dict[str, float]:
+    """``"a,b:0.25"`` -> ``{"a": default, "b": 0.25}`` for an injected-fault option (``--sim-fault``,
+    ``--gpu-fault``); raises UserError (one line) on an unknown fault or a bad rate."""
+    from ..errors import UserError
+
+    out: dict[str, float] = {}
+    for part in (spec or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, rate_text = part.partition(":")
+        if name not in known:
+            raise UserError(f"unknown {option} {name!r} (known: {', '.join(known)}; several with commas, a rate with NAME:RATE)")
+        rate = (default_rates or {}).get(name, DEFAULT_FAULT_RATE)
+        if rate_text:
+            try:
+                rate = float(rate_text)
+            except ValueError:
+                rate = -1.0
+            if not 0 < rate <= 1:
+                raise UserError(f"{option} {part!r}: the rate must be a number in (0, 1]")
+        out[name] = rate
+    return out
+
+
+def fault_hits(program: Program, fault: str, rate: float) -> bool:
+    """Whether a rate-``rate`` injected fault hits this program (a deterministic function of its hash)."""
+    import hashlib
+
+    from ..evidence import program_hash
+
+    h = int(hashlib.sha256(f"{fault}:{program_hash(program)}".encode()).hexdigest()[:12], 16)
+    return h < rate * (1 << 48)
+
+
 @runtime_checkable
 class Backend(Protocol):
     name: str
@@ -114,4 +154,5 @@ class Backend(Protocol):
     def describe(self) -> str: ...
 
 
-__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome"]
+__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome", "fault_hits", "parse_fault_spec",
+           "DEFAULT_FAULT_RATE"]

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from .. import codegen
 from ..errors import UserError
 from ..ir import Program
-from .base import Histogram, RunConfig
+from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
 
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
 #: the harness's ``epoch_arg`` when the kernels read the launch number from the control block
@@ -97,23 +97,7 @@ def compile_cubin(
 def parse_gpu_faults(spec: str | None) -> dict[str, float]:
     """``--gpu-fault trap:0.02,hang:0.01`` -> ``{"trap": 0.02, "hang": 0.01}`` (default rate 1/16);
     see :data:`fuzzgpu.codegen.INJECTED_FAULTS`.  Raises UserError (one line) on a bad spec."""
-    out: dict[str, float] = {}
-    for part in (spec or "").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        name, _, rate_text = part.partition(":")
-        if name not in codegen.INJECTED_FAULTS:
-            raise UserError(f"unknown --gpu-fault {name!r} (known: {', '.join(sorted(codegen.INJECTED_FAULTS))}; "
-                            "several with commas, a rate with NAME:RATE)")
-        try:
-            rate = float(rate_text) if rate_text else 1 / 16
-        except ValueError:
-            rate = -1.0
-        if not 0 < rate <= 1:
-            raise UserError(f"--gpu-fault {part!r}: the rate must be a number in (0, 1]")
-        out[name] = rate
-    return out
+    return parse_fault_spec(spec, sorted(codegen.INJECTED_FAULTS), "--gpu-fault")
 
 
 @dataclass(frozen=True)
@@ -319,8 +303,6 @@ class CudaBackend:
 
     def injected(self, program: Program) -> str | None:
         """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
-        from .sim import fault_hits
-
         return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
 
     def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None) -> Histogram:

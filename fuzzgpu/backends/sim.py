@@ -53,12 +53,11 @@ from ..ir import (
     Sem,
     Store,
 )
-from .base import Histogram, RunConfig
+from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
 
 FAULTS = ("relacq-as-relaxed", "timeout", "hang", "slow", "crash", "exit", "gpu-fault")
 #: faults that stop the process (or its answer): only in a supervised worker
 PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault")
-DEFAULT_FAULT_RATE = 1 / 16
 SLOW_SECONDS = 30.0
 #: with the ``timeout`` fault: the share of a hit program's instances that time out
 TIMEOUT_FRACTION = 0.01
@@ -67,34 +66,9 @@ TIMEOUT_FRACTION = 0.01
 def parse_faults(spec: str | None) -> dict[str, float]:
     """``"relacq-as-relaxed,hang:0.25"`` -> ``{"relacq-as-relaxed": 1.0, "hang": 0.25}``; raises
     UserError (one line) on an unknown fault or a bad rate."""
-    from ..errors import UserError
-
-    out: dict[str, float] = {}
-    if not spec:
-        return out
-    for part in spec.split(","):
-        part = part.strip()
-        name, _, rate_text = part.partition(":")
-        if name not in FAULTS:
-            raise UserError(f"unknown --sim-fault {name!r} (known: {', '.join(FAULTS)}; several with commas, a rate with NAME:RATE)")
-        rate = 1.0 if name == "relacq-as-relaxed" else DEFAULT_FAULT_RATE
-        if rate_text:
-            try:
-                rate = float(rate_text)
-            except ValueError:
-                rate = -1.0
-            if not 0 < rate <= 1:
-                raise UserError(f"--sim-fault {part!r}: the rate must be a number in (0, 1]")
-        out[name] = rate
-    return out
+    return parse_fault_spec(spec, FAULTS, "--sim-fault", {"relacq-as-relaxed": 1.0})
 
 
-def fault_hits(program: Program, fault: str, rate: float) -> bool:
-    """Whether a rate-``rate`` fault hits this program (a deterministic function of its hash)."""
-    from ..evidence import program_hash
-
-    h = int(hashlib.sha256(f"{fault}:{program_hash(program)}".encode()).hexdigest()[:12], 16)
-    return h < rate * (1 << 48)
 #: probability of each weak (allowed, non-SC) outcome per instance
 WEAK_RATE = 1e-3
 
