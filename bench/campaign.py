@@ -70,24 +70,30 @@ def one(name: str, seconds: float, seed: int) -> dict:
         }
 
 
+def _parallel_campaign(args: list[str], seconds: float, corpus: str) -> tuple[dict, float, list[str]]:
+    """Run ``fuzzgpu campaign ARGS --corpus CORPUS`` (a parallel campaign) in a subprocess; return
+    its combined report.json, the wall time and the command."""
+    import subprocess
+
+    cmd = [sys.executable, "-m", "fuzzgpu", "campaign", *args, "--time", str(seconds), "--corpus", corpus, "--no-live"]
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=seconds + 300)
+    wall = time.monotonic() - t0
+    if r.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {(r.stdout + r.stderr).strip().splitlines()[-3:]}")
+    return json.loads((Path(corpus) / "report" / "report.json").read_text()), wall, cmd
+
+
 def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: int | None) -> dict:
     """One parallel campaign (``fuzzgpu campaign --gpus/--workers``) in a subprocess, stopped at the
     first finding; the combined report gives the numbers."""
-    import subprocess
-
     setup = SETUPS[name]
     with tempfile.TemporaryDirectory(prefix=f"fuzzgpu-bench-par-{name}-") as d:
-        cmd = [sys.executable, "-m", "fuzzgpu", "campaign", "--profile", setup["profile"], "--backend", setup["backend"],
-               "--time", str(seconds), "--corpus", d, "--seed", str(seed), "--max-findings", "1", "--no-live", "--json"]
+        args = ["--profile", setup["profile"], "--backend", setup["backend"], "--seed", str(seed), "--max-findings", "1", "--json"]
         if setup["sim_fault"]:
-            cmd += ["--sim-fault", setup["sim_fault"]]
-        cmd += ["--gpus", gpus] if gpus else ["--workers", str(workers or 2)]
-        t0 = time.monotonic()
-        r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=seconds + 300)
-        wall = time.monotonic() - t0
-        if r.returncode not in (0, 1):
-            raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip().splitlines()[-1:] or ''}")
-        rep = json.loads((Path(d) / "report" / "report.json").read_text())
+            args += ["--sim-fault", setup["sim_fault"]]
+        args += ["--gpus", gpus] if gpus else ["--workers", str(workers or 2)]
+        rep, wall, _ = _parallel_campaign(args, seconds, d)
         comb = rep["combined"]
         firsts = [st.get("last_finding_elapsed") for st in rep["workers_state"].values() if st.get("findings")]
         first = min((f for f in firsts if f is not None), default=None)
@@ -106,19 +112,11 @@ def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: in
 def scaling(setting: str, seconds: float, seed: int, profile: str = "classic") -> dict:
     """One fixed-time parallel cuda campaign with ``GPUSxK`` (K workers per GPU), not stopped at a
     finding: programs per hour from the combined report."""
-    import subprocess
-
     gpus, _, k = setting.partition("x")
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-bench-scaling-") as d:
-        cmd = [sys.executable, "-m", "fuzzgpu", "campaign", "--profile", profile, "--backend", "cuda", "--property", "model",
-               "--time", str(seconds), "--corpus", d, "--seed", str(seed), "--no-live", "--gpus", gpus,
-               "--workers-per-gpu", k or "1"]
-        t0 = time.monotonic()
-        r = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=seconds + 300)
-        wall = time.monotonic() - t0
-        if r.returncode not in (0, 1):
-            raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {(r.stdout + r.stderr).strip().splitlines()[-3:]}")
-        rep = json.loads((Path(d) / "report" / "report.json").read_text())
+        args = ["--profile", profile, "--backend", "cuda", "--property", "model", "--seed", str(seed),
+                "--gpus", gpus, "--workers-per-gpu", k or "1"]
+        rep, wall, cmd = _parallel_campaign(args, seconds, d)
         comb = rep["combined"]
         el = max(1e-9, float(comb.get("elapsed") or wall))
         return {

@@ -8,6 +8,8 @@
 #                                 classic/model (#6) and reliability with injected GPU faults (#8);
 #                                 waits ~9.5 minutes, then snapshots their logs
 #   bench/h200_session.sh part3   waits for both campaigns to end, collects reports and corpora
+#   bench/h200_session.sh part5   the GPU tests, the harness sections, a 2-minute pdl campaign
+#                                 (the latest harness figures)                           ~3 minutes
 #
 # Run from the repository root on the GPU machine, with wheelhouse/ (PyCUDA, see README) carried
 # and $OUT set; everything comes back in $OUT/<part>.tar.gz plus a summary on stdout.
@@ -26,8 +28,8 @@ case "$part" in
 part1)
   d=$R/part1; mkdir -p "$d"
   { date -u; nvidia-smi; nproc; nvcc --version | tail -2; } > "$d/machine.txt" 2>&1
-  echo "== pytest -m gpu -n auto --fuzzgpu-backend cuda"
-  timeout 200 python3 -m pytest -m gpu -n auto --fuzzgpu-backend cuda -rP -q -p no:cacheprovider \
+  echo "== pytest -m gpu (the plugin named with -p: it is not pip-installed there, so no pytest11 entry point)"
+  timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -n auto --fuzzgpu-backend cuda -rP -q -p no:cacheprovider \
     tests/test_gpu.py tests/test_gpu_faults.py > "$d/pytest-gpu.txt" 2>&1
   tail -3 "$d/pytest-gpu.txt"
   echo "== Table 1 probe (GPU 0)"
@@ -65,22 +67,9 @@ part3)
   tail -25 "$d/classic.txt"; tail -40 "$d/reliability.txt"
   tar -C "$R" -czf "$OUT/part3.tar.gz" part2 classic reliability
   ;;
-part4)
-  # after part1: the harness with one memory buffer (codegen) -- Table 1 in both launch modes,
-  # throughput, the zero-forbidden runs, scope, placements, PDL; and the GPU tests, the plugin
-  # named with -p (it is not installed there, so its pytest11 entry point is not seen)
-  d=$R/part4; mkdir -p "$d"
-  timeout 300 python3 bench/harness.py --out "$d" --name harness-h200-table1.json \
-    --sections tput,table1,zero,scope,place,pdl --table1-variants default,host_epoch > "$d/harness.txt" 2>&1
-  grep -A3 "## Weak rates" "$d/harness.txt" | grep "^##"
-  timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -n auto --fuzzgpu-backend cuda -rP -q -p no:cacheprovider \
-    tests/test_gpu.py tests/test_gpu_faults.py > "$d/pytest-gpu.txt" 2>&1
-  tail -15 "$d/pytest-gpu.txt"
-  tar -C "$R" -czf "$OUT/part4.tar.gz" part4
-  ;;
 part5)
-  # after part4: RunConfig's default launch mode is now host_epoch -- the GPU tests and the harness
-  # sections once more in it (and Table 1 in the old graph mode for comparison)
+  # the harness sections (Table 1 in the default launch mode and in the graph mode), the GPU tests
+  # (bench/results/harness-h200.md, pytest-gpu-h200.txt)
   d=$R/part5; mkdir -p "$d"
   timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -n 4 -rA -q -p no:cacheprovider \
     tests/test_gpu.py tests/test_gpu_faults.py > "$d/pytest-gpu.txt" 2>&1

@@ -207,11 +207,10 @@ class Bench:
         log(f"{stem:28s} {key:30s} {w:>12d} / {h.instances:.3g} = {w / h.instances:.3e}  {h.instances / h.seconds:.3g} inst/s  tmo={h.timeouts}")
         return row
 
-    #: launch modes Table 1 can be run in (``--table1-variants``): RunConfig's default (since
-    #: 2026-11-29: the launch number as a kernel argument, launches one by one), host_epoch (the
-    #: same, named), graph (the launch number read from the control word, launches replayed from a
-    #: CUDA graph: the default before)
-    TABLE1_VARIANTS = {"default": {}, "host_epoch": {"host_epoch": True}, "graph": {"host_epoch": False}}
+    #: launch modes Table 1 can be run in (``--table1-variants``): RunConfig's default (the launch
+    #: number as a kernel argument, launches one by one) and graph (the launch number read from the
+    #: control word, launches replayed from a CUDA graph: fuzzgpu run --graph)
+    TABLE1_VARIANTS = {"default": {}, "graph": {"host_epoch": False}}
     table1_variants = ("default",)
 
     def do_table1(self) -> None:
@@ -888,7 +887,7 @@ def main() -> int:
     ap.add_argument("--sections", default="sass,tput,table1,zero,scope,place,pdl,suite,compile_tput")
     ap.add_argument("--render", metavar="JSON")
     ap.add_argument("--table1-variants", default="default", metavar="A,B",
-                    help="launch modes for the table1 section: default, host_epoch, graph (see Bench.TABLE1_VARIANTS)")
+                    help="launch modes for the table1 section: default, graph (see Bench.TABLE1_VARIANTS)")
     ap.add_argument("--name", default="harness.json", help="results file name under --out")
     ap.add_argument("--judge-suite", metavar="JSON", help="judge the suite histograms with fuzzgpu.model (CPU)")
     ap.add_argument("--extensions", action="store_true",
