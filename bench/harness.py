@@ -351,9 +351,7 @@ def simple_sass_check(compiled, programs) -> dict:
     if not tool:
         return {"error": "cuobjdump not found"}
     out = {}
-    seen = set()
     for name, c in compiled.items():
-        key = id(c.cubin)
         with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
             f.write(c.cubin)
             f.flush()
@@ -392,7 +390,7 @@ def variants(programs, n):
     from dataclasses import replace
     import itertools
 
-    from fuzzgpu.ir import Fence, Load, Scope, Sem, Store, Thread
+    from fuzzgpu.ir import Fence, Load, Scope, Sem, Store
 
     base = [programs["MP-relaxed-gpu"], programs["SB-relaxed-gpu"], programs["LB-relaxed-gpu"]]
     sems_ld = [(Sem.WEAK, None), (Sem.RELAXED, Scope.GPU), (Sem.ACQUIRE, Scope.GPU), (Sem.RELAXED, Scope.CTA), (Sem.ACQUIRE, Scope.CTA), (Sem.VOLATILE, None), (Sem.RELAXED, Scope.SYS)]
@@ -535,7 +533,6 @@ def pdl_sass(cubin: bytes) -> dict:
                 if m and m.group(2).startswith(("LDG", "ACQBULK", "BAR", "STS", "LDS")):
                     seq.append(f"{m.group(2)}@{m.group(1)}")
             acq = next((i for i, s in enumerate(seq) if s.startswith("ACQBULK")), None)
-            data_loads = [s for s in seq if s.startswith("LDG")]
             res[k] = {"sequence": seq, "data_load_before_ACQBULK": any(
                 s.startswith("LDG") and (i < acq if acq is not None else False) and ("CONSTANT" in s or k == "pdl_dep_before")
                 for i, s in enumerate(seq))}

@@ -22,8 +22,7 @@ every reason at once.
 from __future__ import annotations
 
 import hashlib
-import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from . import ir
@@ -55,14 +54,12 @@ from .ir import (
     Instruction,
     Label,
     Load,
-    LocRef,
     Mov,
     Program,
     Proxy,
     ProxyFence,
     ProxyFenceKind,
     Red,
-    RegRef,
     RmwOp,
     Sem,
     Space,

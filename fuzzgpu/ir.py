@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Mapping, Union
 
 SCHEMA_NAME = "fuzzgpu.program"

@@ -57,7 +57,9 @@ def check_reproducer_litmus_is_readable_and_round_trips(corpus):
         assert want in text, text
     assert "{\"op\"" not in text  # no JSON cells: every instruction has its mnemonic
     back = litmus.parse(text)
-    strip = lambda p: {k: v for k, v in program_to_json(p).items() if k not in ("name", "comments", "condition")}
+    def strip(p):
+        return {k: v for k, v in program_to_json(p).items() if k not in ("name", "comments", "condition")}
+
     assert strip(back) == strip(e.program)
     # the dependent grid is small: the hoist needs only a prologue before the wait
     assert len(e.program.threads) == 2 and len(e.program.threads[1].code) <= 5

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu import codegen, litmus
+from fuzzgpu import litmus
 from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.ir import Not, eval_expr
 

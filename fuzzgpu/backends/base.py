@@ -3,7 +3,7 @@ returning a :class:`Histogram` of outcomes."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..ir import Program

@@ -11,7 +11,7 @@ from ..errors import UserError
 
 HELP = "find memory operations that ptxas moved across a synchronisation point"
 
-DESCRIPTION = f"""\
+DESCRIPTION = """\
 Compile CUDA (.cu), PTX (.ptx) or a litmus test (.litmus) with the local nvcc/ptxas, or read a
 cubin (.cubin), disassemble it (nvdisasm or cuobjdump), and compare the SASS with the PTX:
 

@@ -44,7 +44,6 @@ from ..ir import (
     Instruction,
     Label,
     Load,
-    Location,
     Mov,
     Operand,
     Program,

@@ -20,9 +20,9 @@ tcgen05 fences                 no memory effect in the model (compile-checked on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Sequence
 
-from ..ir import Program, Proxy, ProxyFenceKind, RmwOp, Scope, Sem
+from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
 from .event import Event
 
 # --------------------------------------------------------------------------------------------
