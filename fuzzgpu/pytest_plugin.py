@@ -73,6 +73,7 @@ def pytest_configure(config: Any) -> None:
             os.environ["CUDA_VISIBLE_DEVICES"] = gpu
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: pytest without xdist must not reject it
 def pytest_xdist_auto_num_workers(config: Any) -> int | None:
     """``-n auto`` with the GPU backend: one worker per GPU."""
     if config.getoption("--fuzzgpu-backend", "auto") == "cuda":

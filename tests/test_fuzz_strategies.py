@@ -3,6 +3,8 @@ shrinking toward the simplest program (fewer threads, weak accesses, no fences, 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
@@ -56,22 +58,32 @@ def test_minimal_example_is_the_simplest():
 
 
 def test_shrinks_to_release_acquire_message_passing():
-    """Ask for an MP whose weak outcome the model forbids: the minimal one is release/acquire."""
+    """Ask for an MP whose weak outcome the model forbids: the minimal one is release/acquire.
+
+    Shrinking is local, so which local minimum comes out depends on the random draws: with the
+    release demanded on some store of P0, [st.release x; fence; st.volatile y] is as small by the
+    shrinker's measure as [st x; st.release y] (dropping the fence breaks the property). So the test
+    checks what every local minimum has -- two threads, four accesses, the data read weak -- and that
+    it is minimal: removing any one fence makes the weak outcome allowed again (checked by the oracle).
+    It once asserted one particular minimum and failed about one run in twenty (issue 12.7)."""
+    weak = (("P1:r0", 2), ("P1:r1", 0))
 
     def forbids_weak(p):
-        a = model.analyse(p)
-        return (("P1:r0", 2), ("P1:r1", 0)) not in a.allowed and any(
+        return weak not in model.analyse(p).allowed and any(
             isinstance(i, Store) and i.sem is Sem.RELEASE for i in p.threads[0].code)
 
     p = find(fst.classic("MP"), forbids_weak, settings=settings(max_examples=2000, database=None))
-    # Shrinking is local: [st.release x; fence; st y] is as small as [st x; st.release y] by the
-    # shrinker's measure when removing the fence breaks the property, so both may come out.
     p0, p1 = p.threads[0].code, p.threads[1].code
     assert len(p.threads) == 2
     assert sum(isinstance(i, (Store, Load)) for i in p0 + p1) == 4
-    assert len(p0) + len(p1) <= 5  # at most one fence
     assert p1[0].sem is Sem.ACQUIRE or any(isinstance(i, Fence) for i in p1)
     assert p1[-1].sem is Sem.WEAK  # the data read stays weak
+    for t, thread in enumerate(p.threads):
+        for n, ins in enumerate(thread.code):
+            if isinstance(ins, Fence):
+                code = thread.code[:n] + thread.code[n + 1:]
+                threads = tuple(replace(th, code=code) if k == t else th for k, th in enumerate(p.threads))
+                assert not forbids_weak(replace(p, threads=threads)), f"the fence {ins} of P{t} is not needed"
 
 
 def test_pdl_pattern_can_put_an_nc_load_after_a_prologue():

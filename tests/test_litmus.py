@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -91,16 +90,11 @@ def test_quantifiers_match_expected_csv():
 
 
 @needs_dat3m
-def test_whole_suite_parses_fast():
-    files = dat3m_files()
-    texts = [(f.read_text(), str(f)) for f in files]
-    best = float("inf")
-    for _ in range(3):  # best of three: robust to a busy machine
-        start = time.perf_counter()
-        for text, name in texts:
-            parse(text, name)
-        best = min(best, time.perf_counter() - start)
-    assert best < 1.0  # typically ~0.1 s
+def test_whole_suite_parses():
+    """Every Dat3M file parses (its speed is measured by bench/oracle.py, not asserted here: tests
+    must not depend on the CI machine's load)."""
+    for f in dat3m_files():
+        assert parse(f.read_text(), str(f)).threads
 
 
 # --------------------------------------------------------------------------------------------

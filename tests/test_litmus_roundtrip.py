@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -374,20 +373,16 @@ def mutate(text: str, rng: random.Random) -> str:
 def test_mutated_dat3m_files_parse_or_raise_source_error(seed):
     rng = random.Random(seed)
     texts = [f.read_text() for f in DAT3M_FILES]
-    slowest = 0.0
     outcomes = {"parsed": 0, "error": 0}
     for _ in range(1500):
         text = mutate(rng.choice(texts), rng)
-        start = time.perf_counter()
         try:
             parse(text, "mutant.litmus")
             outcomes["parsed"] += 1
         except SourceError as e:
             assert e.path == "mutant.litmus" and e.line >= 1 and e.col >= 1, str(e)
             outcomes["error"] += 1
-        slowest = max(slowest, time.perf_counter() - start)
     assert outcomes["error"] > 0 and outcomes["parsed"] > 0
-    assert slowest < 0.5  # typically ~10 ms for the worst mutant; generous for loaded CI machines
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -406,6 +401,6 @@ def test_deep_nesting_is_bounded():
         with pytest.raises(SourceError, match="nested more than"):
             parse(base + opener * 10_000 + "x == 1" + (")" * 10_000 if opener == "(" else ""))
     long_chain = base + "(" + " /\\ ".join("x == 1" for _ in range(20_000)) + ")"
-    start = time.perf_counter()
+    # no wall-clock bound here (CI machines are loaded, issue 12.7): the parser's linear time is
+    # pinned by counting work in the hostile-input tests
     assert len(parse(long_chain).condition.expr.args) == 20_000
-    assert time.perf_counter() - start < 2.0

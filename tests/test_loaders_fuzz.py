@@ -74,7 +74,7 @@ def timed(fn, *args):
     try:
         return fn(*args)
     finally:
-        assert time.perf_counter() - t0 < 1.0, "a loader took more than a second"
+        assert time.perf_counter() - t0 < 30.0, "a loader took more than 30 s: a hang, not a slow machine"
 
 
 def mutate_text(text: str, data, tokens: list[str]) -> str:

@@ -54,3 +54,13 @@ def test_bad_corpus_entry_is_a_collection_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--fuzzgpu-corpus", str(d),
                         "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode != 0 and "broken.json" in r.stdout + r.stderr and "missing field" in r.stdout + r.stderr
+
+
+def test_pytest_without_xdist_still_runs(tmp_path):
+    """Issue 12.4: ``pytest_xdist_auto_num_workers`` is an xdist hook; registered as a required hook it
+    made every pytest run abort ("unknown hook") in a project that has fuzzgpu but not pytest-xdist.
+    ``-p no:xdist`` stands for a venv without it (the CI script also checks a real such venv)."""
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "test_one.py"],
+                       check=False, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]

@@ -101,7 +101,8 @@ def test_a_hang_is_killed_at_its_deadline_and_the_worker_restarts(sup):
     with pytest.raises(ProgramFault) as e:
         b.run(hit, CFG)
     took = time.monotonic() - t0
-    assert e.value.kind == "hang" and 0.5 <= took < 5, took
+    # at its deadline, not before; the upper bound only guards against never (CI machines are loaded)
+    assert e.value.kind == "hang" and 0.5 <= took < 60, took
     assert "deadline" in e.value.detail
     with pytest.raises(ProcessLookupError):  # the hung worker is gone
         os.kill(pid, 0)
@@ -119,12 +120,11 @@ def test_a_slow_program_times_out(sup):
 @pytest.mark.parametrize("fault,want", [("crash", "SIGSEGV"), ("exit", "exit status 3")])
 def test_a_crash_is_reported_and_the_worker_restarts(sup, fault, want):
     hit, spare = split(fault, 0.5)
-    b = sup(f"{fault}:0.5")
-    t0 = time.monotonic()
+    b = sup(f"{fault}:0.5", watchdog=600)
     with pytest.raises(ProgramFault) as e:
         b.run(hit, CFG)
+    # found at once, not at the deadline: with a 600 s watchdog a missed crash would be a "hang"
     assert e.value.kind == "crash" and want in e.value.detail
-    assert time.monotonic() - t0 < 5  # found at once, not at the deadline
     assert b.run(spare, CFG).instances == CFG.instances
 
 
@@ -133,10 +133,9 @@ def test_a_worker_killed_mid_run(sup):
     b = sup("slow:0.5", watchdog=30)
     pid = b.pid()
     threading.Timer(0.5, os.kill, (pid, signal.SIGKILL)).start()
-    t0 = time.monotonic()
     with pytest.raises(ProgramFault) as e:
         b.run(hit, CFG)
-    assert e.value.kind == "crash" and "SIGKILL" in e.value.detail and time.monotonic() - t0 < 10
+    assert e.value.kind == "crash" and "SIGKILL" in e.value.detail  # a crash, not the 30 s watchdog's hang
     assert b.run(spare, CFG).instances == CFG.instances
 
 
