@@ -26,8 +26,8 @@ COMMANDS: dict[str, str] = {
 EPILOG = """\
 examples:
   fuzzgpu check tests/litmus                 model-check every .litmus file under a folder
-  fuzzgpu check --json MP.litmus             one JSON object per test
-  fuzzgpu sass kernel.cu                     find memory operations ptxas moved across a sync
+  fuzzgpu check --json tests/litmus/core/MP-relacq-gpu.litmus   one JSON object per test
+  fuzzgpu sass tests/kernels/D_flashmla_shape.cu   memory operations ptxas moved across a sync
   fuzzgpu <command> --help                   the options of one command
 """
 

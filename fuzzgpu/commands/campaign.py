@@ -74,7 +74,7 @@ examples:
   fuzzgpu campaign --profile pdl --gpus all --time 3600 --corpus runs/pdl
   fuzzgpu campaign --profile classic --backend cuda --gpus all --workers-per-gpu 6 --time 3600 --corpus runs/c
   fuzzgpu campaign --profile classic --backend cuda --gpu-fault trap:0.02,hang:0.01 --watchdog 10 --corpus /tmp/r
-  fuzzgpu campaign --profile strategies/my-profile.toml --property sc --seed 7 --corpus runs/mine
+  fuzzgpu campaign --profile strategies/scopes.toml --property sc --seed 7 --corpus runs/mine
 """
 
 

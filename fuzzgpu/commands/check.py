@@ -27,8 +27,8 @@ exit status: 0 when every file was checked, 2 when a file could not be read or p
 
 examples:
   fuzzgpu check ../shared/peer-suites/dat3m-ptx
-  fuzzgpu check --json tests/litmus/pdl/mp-nc.litmus
-  fuzzgpu check --explain MP.litmus        why the witness is forbidden (axiom and cycle)
+  fuzzgpu check --json tests/litmus/pdl/PDL-wait-nc.litmus
+  fuzzgpu check --explain tests/litmus/core/MP-relacq-gpu.litmus   why the witness is forbidden (axiom and cycle)
 """
 
 

@@ -20,8 +20,8 @@ Nothing in the entry is executed; the oracle is re-run on the program to explain
 explanation stored in the entry is shown when the oracle no longer covers the program).
 
 examples:
-  fuzzgpu explain corpus/1f2e3d4c5b6a7988.json
-  fuzzgpu explain corpus/1f2e3d4c5b6a7988.json > finding.txt
+  fuzzgpu explain corpus/73416467ed043580.json
+  fuzzgpu explain corpus/73416467ed043580.json > finding.txt
 """
 
 

@@ -33,7 +33,7 @@ examples:
   fuzzgpu replay corpus/ --backend sim                 the CPU simulation (no fault: should pass)
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
   fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
-  fuzzgpu replay corpus/1f2e3d4c5b6a7988.json --backend static --json
+  fuzzgpu replay corpus/73416467ed043580.json --backend static --json
 """
 
 

@@ -42,8 +42,8 @@ PyCUDA, a construct the GPU cannot run such as the abstract surface/texture prox
 
 examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
-  fuzzgpu run --instances 1e9 --barrier --spin 3000 MP.litmus
-  fuzzgpu run --stride 32 --stress 256 --json SB.litmus
+  fuzzgpu run --instances 1e9 --barrier --spin 3000 tests/litmus/gpu/MP-relaxed-gpu.litmus
+  fuzzgpu run --stride 32 --stress 256 --json tests/litmus/gpu/LB-relaxed-gpu.litmus
 """
 
 

@@ -45,11 +45,11 @@ Exit status: 0 no finding, 1 at least one finding, 2 an error (missing file, com
 arch, missing disassembler: `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`).
 
 examples:
-  fuzzgpu sass kernel.cu                       sm_90, sm_90a and sm_100a, -O3
-  fuzzgpu sass --arch sm_90 -O 2 kernel.cu     one arch, ptxas -O2
-  fuzzgpu sass --json kernel.ptx               one JSON object per input and arch
-  fuzzgpu sass --nvcc-flag=-DPDL --nvcc-flag=-lineinfo kernel.cu
-  fuzzgpu sass --keep out/ kernel.cu           also write out/kernel.sm_90.ptx, .sass, ...
+  fuzzgpu sass tests/kernels/D_flashmla_shape.cu   sm_90, sm_90a and sm_100a, -O3
+  fuzzgpu sass --arch sm_90 -O 2 tests/kernels/D_flashmla_shape.cu   one arch, ptxas -O2
+  fuzzgpu sass --json tests/kernels/D_flashmla_shape.cu   one JSON object per input and arch
+  fuzzgpu sass --nvcc-flag=-DPDL --nvcc-flag=-lineinfo tests/kernels/D_flashmla_shape.cu
+  fuzzgpu sass --keep out/ tests/kernels/D_flashmla_shape.cu   also write out/D_flashmla_shape.sm_90.ptx, .sass, ...
   fuzzgpu sass tests/litmus/gpu/MP-relacq-gpu.litmus   the kernels fuzzgpu generates for a litmus test
 """
 
