@@ -1,10 +1,22 @@
-"""Shared test setup: tests marked ``gpu`` skip, with the reason, when there is no usable GPU."""
+"""Shared test setup: the Hypothesis profile of the test suite, and tests marked ``gpu`` skip, with
+the reason, when there is no usable GPU.
+
+The suite's property tests are derandomized and keep no example database: the test command gives
+the same result on every run and every machine, and a failure cannot stick in ``.hypothesis/`` and
+fail every later run (issue 12.7). ``FUZZGPU_HYPOTHESIS=explore`` runs them with fresh random draws
+and a database instead, to look for new counterexamples (``tox -e explore``)."""
 
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("fuzzgpu-tests", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("explore", deadline=None, print_blob=True)
+settings.load_profile("explore" if os.environ.get("FUZZGPU_HYPOTHESIS") == "explore" else "fuzzgpu-tests")
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,0 +1,64 @@
+#!/bin/bash
+# The GPU runs of session 3 (nvidia-h200: one H200, 16 cores), in three device calls:
+#
+#   bench/h200_session3.sh tests   the GPU tests (harness value encoding under RMW arithmetic,
+#                                  GPU faults, the rest of tests/test_gpu*.py) and the harness
+#                                  throughput section                                   ~5 minutes
+#   bench/h200_session3.sh start   issue 12's two 10-minute campaigns at once in the background,
+#                                  sharing the GPU, 3 workers each: random/model and pdl/sc; waits
+#                                  ~9.5 minutes, then snapshots their logs
+#   bench/h200_session3.sh finish  waits for both campaigns to end, collects reports and corpora
+#
+# Run from the repository root on the GPU machine, with wheelhouse/ carried (PyCUDA and jsonschema
+# wheels for cp312) and $OUT set; everything comes back in $OUT/<part>.tar.gz and on stdout.
+set -u
+export PYTHONUNBUFFERED=1
+part=${1:?usage: bench/h200_session3.sh tests|start|finish}
+R=/tmp/fuzzgpu-session3
+mkdir -p "$R" "$OUT"
+
+if [ ! -d /tmp/site/pycuda ]; then
+  python3 -m pip install -q --no-index --find-links wheelhouse --target /tmp/site pycuda jsonschema || exit 3
+fi
+export PYTHONPATH=/tmp/site:$PWD:${PYTHONPATH:-}
+
+case "$part" in
+tests)
+  d=$R/tests; mkdir -p "$d"
+  { date -u; nvidia-smi; nproc; nvcc --version | tail -2; } > "$d/machine.txt" 2>&1
+  echo "== pytest -m gpu"
+  timeout 300 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -n 4 --fuzzgpu-backend cuda -rA -q -p no:cacheprovider \
+    tests/ > "$d/pytest-gpu.txt" 2>&1
+  grep -E "^(PASSED|FAILED|ERROR|XFAIL|SKIPPED)|passed|failed" "$d/pytest-gpu.txt" | tail -40
+  echo "== harness throughput"
+  timeout 150 python3 bench/harness.py --out "$d" --name harness-tput-h200.json --sections tput > "$d/harness.txt" 2>&1
+  tail -12 "$d/harness.txt"
+  tar -C "$R" -czf "$OUT/tests.tar.gz" tests
+  ;;
+start)
+  d=$R/campaigns; mkdir -p "$d"
+  rm -rf "$R/random" "$R/pdl"
+  date -u > "$d/started.txt"
+  # issue 12: the random profile with property model: no finding that a decoding error explains
+  setsid bash -c "python3 -m fuzzgpu campaign --profile random --backend cuda --property model --time 600 \
+      --corpus $R/random --seed 12 --no-live --gpus 1 --workers-per-gpu 3 > $d/random.txt 2>&1; echo \$? > $d/random.done" &
+  # issue 12: pdl with property sc and 3 workers ran into the out-of-range rate and died after 177 s
+  setsid bash -c "python3 -m fuzzgpu campaign --profile pdl --backend cuda --property sc --time 600 \
+      --corpus $R/pdl --seed 13 --no-live --gpus 1 --workers-per-gpu 3 > $d/pdl.txt 2>&1; echo \$? > $d/pdl.done" &
+  sleep 570
+  tail -5 "$d/random.txt" "$d/pdl.txt"
+  tar -C "$R" -czf "$OUT/start.tar.gz" campaigns
+  ;;
+finish)
+  d=$R/campaigns
+  for i in $(seq 1 150); do
+    [ -f "$d/random.done" ] && [ -f "$d/pdl.done" ] && break
+    sleep 2
+  done
+  echo "exit status: random $(cat $d/random.done 2>/dev/null) pdl $(cat $d/pdl.done 2>/dev/null)"
+  tail -40 "$d/random.txt"; tail -40 "$d/pdl.txt"
+  tar -C "$R" -czf "$OUT/finish.tar.gz" campaigns random pdl
+  ;;
+*)
+  echo "unknown part $part" >&2; exit 2 ;;
+esac
