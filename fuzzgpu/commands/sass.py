@@ -25,7 +25,6 @@ cubin (.cubin), disassemble it (nvdisasm or cuobjdump), and compare the SASS wit
   deleted       a PTX memory operation has no SASS at all (ptxas removes loads whose value is unused).
   loop-deleted  a delay loop of the PTX (a %clock loop or a register loop with no memory operation)
                 has no loop in the SASS.
-
   unguarded-wait
                 a memory operation after an acquiring mbarrier.try_wait/test_wait
                 (SYNCS.PHASECHK) whose predicate no branch tests before it, and that is neither
