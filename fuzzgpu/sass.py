@@ -1057,9 +1057,9 @@ RULE_UNGUARDED_WAIT = (
     "an mbarrier.try_wait/test_wait with acquire semantics that returns True is an acquire pattern, and "
     "'any memory synchronization established by an acquire pattern only affects operations occurring in "
     "program order after the last instruction in that pattern' (PTX ISA memory model, release and acquire "
-    "patterns; mbarrier.test_wait/try_wait), so this access must observe what the completed phase "
-    "published; but no branch tests the wait's predicate {pred} before it, so nothing makes it wait for "
-    "the phase check, and on an H200 such a load missed the data in 4.7-12% of instances "
+    "patterns; mbarrier.test_wait/try_wait), so when it returns True this access must observe what the "
+    "completed phase published; but no branch tests the wait's predicate {pred} before it, so nothing makes it wait for "
+    "the phase check, and on an H200 such a load missed the data in up to 12.6% of instances "
     "(docs/findings.md, corpus/73416467ed043580): branch on the predicate (retry loop) before the access"
 )
 RULE_LOOP = (
