@@ -44,6 +44,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import dataclasses
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
@@ -61,6 +62,13 @@ CROSSING = "crossing"
 MERGED = "merged"
 LOOP_DELETED = "loop-deleted"
 DELETED = "deleted"
+UNGUARDED_WAIT = "unguarded-wait"
+
+#: exit statuses of ``fuzzgpu sass`` (and :func:`exit_status`)
+EXIT_CLEAN = 0  # every function fully checked, no finding
+EXIT_FINDING = 1  # at least one finding
+EXIT_ERROR = 2  # bad input (the CLI's UserError)
+EXIT_NOT_FULLY_CHECKED = 4  # no finding, but something was not checked: never "clean"
 
 HOISTED = "hoisted above"
 SUNK = "sunk below"
@@ -195,6 +203,8 @@ class SassFunction:
     mem_ops: tuple[SassMemOp, ...]
     syncs: tuple[SassSync, ...]
     loops: tuple[SassLoop, ...]
+    #: for a device function that nvdisasm lists inside a kernel's text (``$KERNEL$FUNC:``), the kernel
+    container: str = ""
 
 
 @dataclass(frozen=True)
@@ -223,6 +233,9 @@ class Finding:
     sync_sass_offset: int
     reason: str
     source: str = ""
+    #: "" when ``op_*`` is the PTX operation the mapping paired with ``op_sass``; otherwise how the
+    #: finding was established without that pairing (a count of the operations on each side)
+    evidence: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -239,6 +252,13 @@ class FunctionReport:
     mapped_syncs: int
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
+    #: why the function is not fully checked (empty: every memory operation and every ordering
+    #: synchronisation point of PTX and SASS is accounted for)
+    unchecked: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.unchecked
 
 
 @dataclass(frozen=True)
@@ -248,15 +268,25 @@ class Report:
     functions: tuple[FunctionReport, ...]
     notes: tuple[str, ...] = ()
 
+    #: why the module is not fully checked beyond its functions (a kernel with no SASS)
+    unchecked: tuple[str, ...] = ()
+
     @property
     def findings(self) -> tuple[Finding, ...]:
         return tuple(f for fn in self.functions for f in fn.findings)
+
+    @property
+    def complete(self) -> bool:
+        """Every function fully checked: only then does "no finding" mean "clean"."""
+        return not self.unchecked and all(fn.complete for fn in self.functions)
 
     def to_dict(self) -> dict:
         return {
             "source": self.source,
             "arch": self.arch,
-            "clean": not self.findings,
+            "clean": not self.findings and self.complete,
+            "complete": self.complete,
+            "unchecked": list(self.unchecked),
             "findings": [f.to_dict() for f in self.findings],
             "functions": [
                 {
@@ -268,6 +298,8 @@ class Report:
                     "ptx_syncs": fn.ptx_syncs,
                     "mapped_syncs": fn.mapped_syncs,
                     "findings": len(fn.findings),
+                    "complete": fn.complete,
+                    "unchecked": list(fn.unchecked),
                     "notes": list(fn.notes),
                 }
                 for fn in self.functions
@@ -331,6 +363,16 @@ _TYPE_BITS = {
 def _strip_ptx_comments(text: str) -> str:
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     return re.sub(r"//[^\n]*", "", text)
+
+
+_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
+
+
+def _strip_line_directives(text: str) -> str:
+    """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
+    not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
+    Directives)."""
+    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
@@ -716,7 +758,7 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
 def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
-    clean = _strip_ptx_comments(text)
+    clean = _strip_line_directives(_strip_ptx_comments(text))
     funcs = []
     for name, entry, header, body, first in _find_functions(clean):
         stmts = _ptx_statements(body, first)
@@ -759,6 +801,7 @@ _SASS_FUNC_RES = (
     re.compile(r"^\s*\.text\.([\w$.]+):\s*$"),  # nvdisasm
     re.compile(r"^\s*Function\s*:\s*([\w$.]+)\s*$"),  # cuobjdump -sass
 )
+_SASS_SUBROUTINE_RE = re.compile(r"^\$([\w.]+)\$([\w$.]+):\s*$")  # nvdisasm: $KERNEL$FUNC:
 _SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
 _SASS_LABEL_RE = re.compile(r"^\s*(\.L_[\w$]+):\s*$")
 
@@ -875,16 +918,25 @@ def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: b
 
 
 def parse_sass(text: str) -> tuple[SassFunction, ...]:
-    """Parse ``nvdisasm -c`` or ``cuobjdump -sass`` output into functions."""
-    funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int]]] = []
+    """Parse ``nvdisasm -c`` or ``cuobjdump -sass`` output into functions.  A device function that
+    was not inlined is listed by nvdisasm inside the text of each kernel that calls it, after a
+    ``$KERNEL$FUNC:`` label: it becomes a function of its own (``container`` names the kernel)."""
+    funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int], str]] = []
     pending: list[str] = []
+    kernel = ""
     for lineno, raw in enumerate(text.split("\n"), start=1):
+        sub = _SASS_SUBROUTINE_RE.match(raw)
+        if sub and sub.group(1) == kernel:
+            funcs.append((sub.group(2), [], {}, kernel))
+            pending = []
+            continue
         for rx in _SASS_FUNC_RES:
             fm = rx.match(raw)
             if fm:
                 name = fm.group(1)
                 if not funcs or funcs[-1][0] != name:
-                    funcs.append((name, [], {}))
+                    funcs.append((name, [], {}, ""))
+                kernel = name
                 pending = []
                 break
         else:
@@ -899,7 +951,8 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             lm = _SASS_LABEL_RE.match(raw)
             if lm:
                 pending.append(lm.group(1))
-    return tuple(_build_sass_function(name, rows, labels) for name, rows, labels in funcs)
+    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels), container=container)
+                 for name, rows, labels, container in funcs)
 
 
 def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None) -> SassFunction:
@@ -912,8 +965,8 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: di
         if not mainline:
             ins = SassInstr(ins.index, ins.offset, ins.line, ins.text, ins.predicate, ins.opcode, ins.mods, ins.operands, False)
         instrs.append(ins)
-        if ins.opcode == "EXIT" and not ins.predicate:
-            after_exit = True
+        if ins.opcode in ("EXIT", "RET") and not ins.predicate:
+            after_exit = True  # a device function's main line ends at its first unconditional RET
     mem_ops, syncs = [], []
     for ins in instrs:
         c = _classify_sass(ins)
@@ -999,6 +1052,15 @@ RULE_MERGE_ACROSS = "the loads are merged across {sync}, which orders the earlie
 RULE_DELETED = (
     "a load whose value is never used has no observable effect, so ptxas may delete it (its ordering "
     "constraints go with it); a litmus test loses the observation: keep the loaded register alive"
+)
+RULE_UNGUARDED_WAIT = (
+    "an mbarrier.try_wait/test_wait with acquire semantics that returns True is an acquire pattern, and "
+    "'any memory synchronization established by an acquire pattern only affects operations occurring in "
+    "program order after the last instruction in that pattern' (PTX ISA memory model, release and acquire "
+    "patterns; mbarrier.test_wait/try_wait), so when it returns True this access must observe what the "
+    "completed phase published; but no branch tests the wait's predicate {pred} before it, so nothing makes it wait for "
+    "the phase check, and on an H200 such a load missed the data in up to 12.6% of instances "
+    "(docs/findings.md, corpus/73416467ed043580): branch on the predicate (retry loop) before the access"
 )
 RULE_LOOP = (
     "a loop with no side effect has no observable behaviour in PTX (no timing or forward-progress "
@@ -1334,43 +1396,67 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
 
 
 def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos: dict, instrs: Sequence[PtxInstr],
-             where: _Where) -> tuple[list[Finding], list[str]]:
-    """Unmapped PTX memory operations: deleted (no SASS operation of the family left over), forwarded
-    from a store (a note), or not checked (a note)."""
-    findings, notes = [], []
+             where: _Where, elsewhere: Sequence[SassMemOp] = ()) -> tuple[list[Finding], list[str], list[str], set[int]]:
+    """Unmapped PTX memory operations: deleted (no SASS operation of the family left over: a
+    finding), forwarded from a store (a note), left to :func:`_counted_crossings` (SASS of their
+    class left over), or not checked.  Returns the findings, notes, what is not checked, and the
+    events that have no SASS by design (deleted, forwarded)."""
+    findings: list[Finding] = []
+    notes: list[str] = []
+    unchecked: list[str] = []
+    skip: set[int] = set()
     all_mems = [e.mem for e in events if e.mem is not None]
     used = {id(m) for m in mem_pos.values()}
-    families_left = {_sass_mem_class(m).split(".")[0] for m in sass_mem if id(m) not in used}
+    left_classes = {_sass_mem_class(m) for m in sass_mem if id(m) not in used}
+    # a family with SASS out of line (after the first EXIT) is not deleted, only not checked
+    families_left = {c.split(".")[0] for c in left_classes} | {_sass_mem_class(m).split(".")[0] for m in elsewhere}
     for k, e in enumerate(events):
-        if e.mem is None or k in mem_pos or _forwarding_store(e.mem, all_mems, instrs) is not None:
+        if e.mem is None or k in mem_pos:
+            continue
+        if _forwarding_store(e.mem, all_mems, instrs) is not None:
+            skip.add(k)
             continue
         if e.mem_class and e.mem_class.split(".")[0] not in families_left:
             verdict, reason = judge_deleted(e.mem)
             findings.append(where.finding(DELETED, verdict, "", e.instr, None, None, None, reason))
-        else:
-            notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped (split, or ambiguous): not checked")
+            skip.add(k)
+        elif e.mem_class not in left_classes:
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped or left over "
+                             "(encoded in another class, or split)")
     extra = [m for m in sass_mem if id(m) not in used]
     if extra:
-        notes.append(f"{len(extra)} SASS memory operation(s) with no PTX counterpart (spills, ptxas-generated, or not mapped): "
+        notes.append(f"{len(extra)} SASS memory operation(s) not mapped one-to-one (counted instead): "
                      + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in extra[:6]) + (" ..." if len(extra) > 6 else ""))
-    return findings, notes
+    return findings, notes, unchecked, skip
 
 
-def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str]]:
+def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str], list[str]]:
     """PTX event index -> (first, last) SASS instruction of that synchronisation point.  Tokens are
-    matched by a longest common subsequence; an acquire/release access includes its own SASS access."""
-    notes = []
+    matched by a longest common subsequence; an acquire/release access includes its own SASS access.
+    Also returns notes and what is not checked: a point that orders memory (a release or an
+    acquire) but was not found in the SASS or emits none."""
+    notes: list[str] = []
+    unchecked: list[str] = []
     ptx_tokens = [(k, c) for k, e in enumerate(events) for c in e.sync_classes]
     sass_tokens = [t for t in sass.syncs if t.token and t.instr.mainline]
     pairs = _lcs_match([c for _, c in ptx_tokens], [t.token for t in sass_tokens])  # type: ignore[misc]
     sync_tok: dict[int, list[SassInstr]] = {}
     for i, j in pairs:
         sync_tok.setdefault(ptx_tokens[i][0], []).append(sass_tokens[j].instr)
+
+    def orders(k: int) -> bool:
+        sy = events[k].sync
+        return sy is not None and (sy.release or sy.acquire)
+
     for k in sorted({k for k, _ in ptx_tokens} - set(sync_tok)):
-        notes.append(f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked")
-    for e in events:
+        msg = f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked"
+        (unchecked if orders(k) else notes).append(msg)
+    for k, e in enumerate(events):
         if e.sync is not None and not e.sync_classes and e.mem is None:
-            notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS instruction: not checked")
+            if orders(k):
+                unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
+            else:
+                notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")
     intervals: dict[int, tuple[SassInstr, SassInstr]] = {}
     for k, e in enumerate(events):
         if e.sync is None:
@@ -1381,7 +1467,7 @@ def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) ->
         if toks:
             toks.sort(key=lambda t: t.index)
             intervals[k] = (toks[0], toks[-1])
-    return intervals, notes
+    return intervals, notes, unchecked
 
 
 def _crossings(events: Sequence[PtxEvent], mem_pos: dict, intervals: dict, merges: list, where: _Where) -> list[Finding]:
@@ -1408,6 +1494,255 @@ def _crossings(events: Sequence[PtxEvent], mem_pos: dict, intervals: dict, merge
                 continue  # one SASS instruction for both
             verdict, reason = judge_crossing(e.mem, sync, direction)
             findings.append(where.finding(CROSSING, verdict, direction, e.instr, p, sync.instr, anchor, reason))
+    return findings
+
+
+BEFORE, AFTER, BOTH = "before", "after", "both"
+_MANY = 1 << 30  # a PTX operation in a loop may stand for any number of SASS copies (unrolling)
+
+
+def _loops_of(index: int, loops: Sequence[PtxLoop]) -> set[int]:
+    return {i for i, lp in enumerate(loops) if lp.head <= index <= lp.tail}
+
+
+def _side(k: int, s: int, events: Sequence[PtxEvent], loops: Sequence[PtxLoop]) -> str:
+    """Where PTX event ``k`` executes relative to synchronisation point ``s``: before, after, or both
+    (one loop holds both, so a later iteration of ``k`` follows ``s``, an earlier one precedes it)."""
+    if k == s or _loops_of(events[k].instr.index, loops) & _loops_of(events[s].instr.index, loops):
+        return BOTH
+    return BEFORE if k < s else AFTER
+
+
+@dataclass(frozen=True)
+class _Counted:
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    unchecked: tuple[str, ...]
+
+
+def _counted_crossings(events: Sequence[PtxEvent], loops: Sequence[PtxLoop], sass_mem: Sequence[SassMemOp],
+                       mem_pos: dict, intervals: dict, skip: set[int], where: _Where) -> _Counted:
+    """Crossings that need no one-to-one mapping: the SASS memory operations the mapping left over,
+    counted on each side of every mapped synchronisation point, per class (family and strength).
+
+    A leftover SASS operation of class C on one side of a point must stand for a PTX operation of
+    class C on that side.  Each PTX operation the mapping left unpaired stands for one SASS
+    operation, or for any number of them when it sits in a loop (unrolling); a mapped one in a loop
+    stands for its extra copies.  When a side holds more leftover SASS operations than its PTX
+    operations can stand for, the rest came from the other side: a crossing, reported whichever
+    PTX operation it was (FlashMLA before 01a2772 with its loop of ``__ldg``: the metadata's
+    ``LDG.E.128.CONSTANT`` above ``ACQBULK``).  The verdict is forbidden only when it is forbidden
+    for every PTX operation of that class on the other side.  When both sides have PTX operations
+    that could stand for a leftover, which one it is cannot be told: the function is not fully
+    checked.  ``skip``: PTX events with no SASS by design (forwarded loads, deleted loads)."""
+    used = {id(m) for m in mem_pos.values()}
+    left: dict[str, list[SassMemOp]] = {}
+    for m in sass_mem:
+        if id(m) not in used:
+            left.setdefault(_sass_mem_class(m), []).append(m)
+    findings: list[Finding] = []
+    notes: list[str] = []
+    unchecked: list[str] = []
+    for cls, ops in left.items():
+        cands = [k for k, e in enumerate(events)
+                 if e.mem is not None and e.mem_class == cls and k not in skip
+                 and (k not in mem_pos or _loops_of(e.instr.index, loops))]
+        if not cands:
+            if all(m.space == "local" for m in ops):
+                notes.append(f"{len(ops)} SASS {cls} with no PTX counterpart: spills (thread-private)")
+            else:
+                unchecked.append(f"{len(ops)} SASS {cls} operation(s) with no PTX {cls} to account for them: "
+                                 + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in ops[:6])
+                                 + (" ..." if len(ops) > 6 else ""))
+            continue
+        unpaired = [k for k in cands if k not in mem_pos and not _loops_of(events[k].instr.index, loops)]
+        if len(unpaired) > len(ops):
+            unchecked.append(f"{len(unpaired)} PTX {cls} operation(s) not mapped but only {len(ops)} SASS {cls} left: "
+                             "which were deleted or merged is not known")
+        for s, (first, last) in intervals.items():
+            sync = events[s].sync
+            if sync is None:
+                continue
+            side = {k: _side(k, s, events, loops) for k in cands}
+            cap = {BEFORE: 0, AFTER: 0}
+            for k, sd in side.items():
+                n = _MANY if (sd == BOTH or _loops_of(events[k].instr.index, loops)) else 1
+                for where_ in ((BEFORE, AFTER) if sd == BOTH else (sd,)):
+                    cap[where_] += n
+            only = {BEFORE: [k for k in cands if side[k] == BEFORE], AFTER: [k for k in cands if side[k] == AFTER]}
+            before = [m for m in ops if m.instr.index < first.index]
+            after = [m for m in ops if m.instr.index > last.index]
+            inside = [m for m in ops if first.index <= m.instr.index <= last.index]
+            # as for mapped crossings: hoisted means above the point's last instruction, sunk below its first
+            groups = [(before, BEFORE, AFTER, HOISTED, last), (after, AFTER, BEFORE, SUNK, first)]
+            for here, this_side, other_side, direction, anchor in groups:
+                if not here:
+                    continue
+                if len(here) > cap[this_side]:
+                    excess = len(here) - cap[this_side]
+                    if not only[other_side]:
+                        unchecked.append(f"{excess} SASS {cls} {this_side} `{sync.instr.text}` with no PTX {cls} to account for them")
+                        continue
+                    chosen = sorted(here, key=lambda m: m.instr.index)
+                    chosen = chosen[-excess:] if this_side == BEFORE else chosen[:excess]
+                    findings.extend(_counted_finding(m, only[other_side], cap[this_side], len(here), this_side, direction,
+                                                     events, s, anchor, cls, where) for m in chosen)
+                elif only[other_side] and cap[this_side]:
+                    unchecked.append(f"{len(here)} SASS {cls} {this_side} `{sync.instr.text}`: PTX {cls} on both sides "
+                                     "could stand for them, so whether one crossed is not known")
+            if inside:
+                sides = {sd for sd in side.values() if sd != BOTH}
+                if len(sides) == 1:
+                    (sd,) = sides
+                    direction, anchor = (SUNK, first) if sd == BEFORE else (HOISTED, last)
+                    findings.extend(_counted_finding(m, only[sd], 0, len(inside), "inside", direction, events, s, anchor, cls, where)
+                                    for m in inside)
+                elif sides:
+                    unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}` with PTX {cls} on both sides")
+    return _Counted(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)))
+
+
+def _counted_finding(m: SassMemOp, cands: Sequence[int], cap: int, n_here: int, this_side: str, direction: str,
+                     events: Sequence[PtxEvent], s: int, anchor: SassInstr, cls: str, where: _Where) -> Finding:
+    """One crossing established by counting: the verdict is forbidden only when it is for every
+    candidate PTX operation; the finding names the candidate of the same width when there is
+    exactly one, else the first in program order, and says which it could have been."""
+    sync = events[s].sync
+    assert sync is not None
+    judged = [(k, *judge_crossing(events[k].mem, sync, direction)) for k in cands]  # type: ignore[arg-type]
+    if all(v == FORBIDDEN for _, v, _ in judged):
+        verdict, reason = FORBIDDEN, judged[0][2]
+    else:
+        verdict, reason = next((v, r) for _, v, r in judged if v == HAZARD)
+    same_width = [k for k in cands if events[k].mem.width == m.width]  # type: ignore[union-attr]
+    named = same_width[0] if len(same_width) == 1 else cands[0]
+    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
+    where_side = "inside the SASS of" if this_side == "inside" else this_side
+    evidence = (f"not mapped one-to-one; by count: {n_here} SASS {cls} {where_side} {anchor.full_opcode}@{anchor.offset:04x} "
+                f"but PTX {cls} {'' if this_side == 'inside' else this_side + ' '}`{sync.instr.text}` (line {sync.instr.line}) "
+                f"stand for {'none' if cap == 0 else cap}; it is one of the PTX {cls} at line(s) {lines}"
+                + ("; named by its width" if len(same_width) == 1 and len(cands) > 1 else ""))
+    f = where.finding(CROSSING, verdict, direction, events[named].instr, m.instr, sync.instr, anchor, reason)
+    return dataclasses.replace(f, evidence=evidence)
+
+
+_SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
+#: instructions after which the scan for an unguarded wait stops: a later ordering point, a new wait
+_WAIT_SCAN_STOPS = ("MEMBAR", "FENCE", "BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
+
+
+def _pred_writes(ins: SassInstr) -> set[str]:
+    """Predicate registers an instruction writes: its leading predicate operands (``ISETP.NE.AND
+    P0, PT, ...``, ``SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [...]``); branches write none."""
+    if ins.opcode in ("BRA", "JMP", "BRX", "CALL", "RET", "EXIT"):
+        return set()
+    out = set()
+    for o in ins.operands.split(","):
+        m = _SASS_PRED_REG_RE.match(o.strip())
+        if not m and o.strip() != "PT":
+            break
+        if m:
+            out.add(m.group(1))
+    return out
+
+
+def _guarded_by(ins: SassInstr, pred: str) -> bool:
+    return ins.predicate in (f"@{pred}", f"@!{pred}")
+
+
+_SASS_REG_RE = re.compile(r"\b(U?R\d+|U?P\d+)\b")
+_SASS_NO_DEST = {"ST", "STG", "STS", "STL", "RED", "REDG", "BRA", "JMP", "BRX", "EXIT", "BAR", "MEMBAR", "FENCE", "CCTL",
+                 "ERRBAR", "CGAERRBAR", "DEPBAR", "ACQBULK", "PREEXIT", "NOP", "WARPSYNC", "BSSY", "BSYNC"}
+
+
+def _sass_reads(ins: SassInstr) -> set[str]:
+    """Registers an instruction reads: its predicate guard and its source operands (for a store
+    or a branch every operand; otherwise all but the first)."""
+    ops = ins.operands.split(",")
+    srcs = ops if ins.opcode in _SASS_NO_DEST else ops[1:]
+    regs = {r for o in srcs for r in _SASS_REG_RE.findall(o)}
+    if ins.opcode in _SASS_MEM and ins.opcode not in _SASS_NO_DEST:
+        regs |= set(_SASS_REG_RE.findall(ops[1] if len(ops) > 1 else ""))
+    if ins.predicate:
+        regs |= set(_SASS_REG_RE.findall(ins.predicate))
+    return regs
+
+
+def _sass_writes(ins: SassInstr) -> set[str]:
+    """Registers an instruction writes: its first operand (a 64/128-bit destination covers the
+    following registers too); stores, branches and barriers write none."""
+    if ins.opcode in _SASS_NO_DEST or not ins.operands:
+        return set()
+    first = ins.operands.split(",")[0]
+    if "[" in first:
+        return set()
+    out = set(_SASS_REG_RE.findall(first)) | _pred_writes(ins)
+    n = 4 if "128" in ins.mods else (2 if "64" in ins.mods else 1)
+    for r in list(out):
+        m = re.fullmatch(r"(U?R)(\d+)", r)
+        if m:
+            out |= {f"{m.group(1)}{int(m.group(2)) + i}" for i in range(1, n)}
+    return out
+
+
+def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict, intervals: dict,
+                     where: _Where) -> list[Finding]:
+    """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` whose predicate no
+    branch tests before them (docs/findings.md): ``SYNCS.PHASECHK.TRANS64[.TRYWAIT] P0, [...]``
+    then the access, with no ``@P0``/``@!P0 BRA`` between them and the access not predicated on
+    ``P0``.  Nothing then makes the access wait for the phase check; on an H200 such a load missed
+    the data the completed phase published (corpus/73416467ed043580).  The scan stops at a branch
+    on the predicate (guarded from there on), and an access predicated on it or computed from it
+    (an address or a value that depends on it) is guarded too; it stops at the next ordering point (``MEMBAR``, ``FENCE``,
+    ``BAR.SYNC``/``RED``, another phase check) and at ``EXIT``.  One finding per wait: the first
+    unguarded access, with the others in its evidence."""
+    findings: list[Finding] = []
+    by_index = {m.instr.index: m for m in sass.mem_ops}
+    ptx_of: dict[int, int] = {}
+    for k, m in mem_pos.items():
+        ptx_of.setdefault(m.instr.index, k)
+    for s, (first, _last) in intervals.items():
+        sync = events[s].sync
+        if sync is None or not sync.acquire or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
+            continue
+        check = first
+        if check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] or not check.mainline:
+            continue
+        preds = _pred_writes(check)
+        if not preds:
+            continue
+        pred = sorted(preds)[0]
+        unguarded: list[tuple[SassMemOp, int | None]] = []
+        tainted = {pred}  # registers whose value depends on the phase check
+        for ins in sass.instrs[check.index + 1:]:
+            if not ins.mainline:
+                break
+            reads = _sass_reads(ins)
+            depends = bool(reads & tainted)
+            if ins.opcode in ("BRA", "JMP", "BRX") and depends:
+                break
+            if ins.opcode == "EXIT" and not ins.predicate:
+                break
+            if ins.full_opcode.startswith(_WAIT_SCAN_STOPS):
+                break
+            writes = _sass_writes(ins)
+            tainted = (tainted | writes) if depends else (tainted - writes)
+            m = by_index.get(ins.index)
+            k = ptx_of.get(ins.index)
+            if m is not None and not depends and (k is None or k > s):
+                unguarded.append((m, k))
+        if not unguarded:
+            continue
+        # one finding per wait (one root cause): the first unguarded access, the others in the evidence
+        m, k = unguarded[0]
+        f = where.finding(UNGUARDED_WAIT, FORBIDDEN, "", events[k].instr if k is not None else None, m.instr,
+                          sync.instr, check, RULE_UNGUARDED_WAIT.format(pred=pred))
+        evidence = [] if k is not None else ["the SASS access is not mapped to a PTX one: it follows the phase check in SASS"]
+        if len(unguarded) > 1:
+            evidence.append(f"{len(unguarded) - 1} more access(es) before any guard: "
+                            + ", ".join(f"{o.instr.full_opcode}@{o.instr.offset:04x}" for o, _ in unguarded[1:7])
+                            + (" ..." if len(unguarded) > 7 else ""))
+        findings.append(dataclasses.replace(f, evidence="; ".join(evidence)))
     return findings
 
 
@@ -1445,16 +1780,21 @@ def _loop_findings(ptx: PtxFunction, sass: SassFunction, where: _Where) -> list[
 
 
 def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: str = "") -> FunctionReport:
-    """Map one function's PTX events to its SASS and report crossings, merges, deleted loads and
-    deleted delay loops."""
+    """Map one function's PTX events to its SASS and report crossings (mapped and counted), merges,
+    deleted loads, deleted delay loops and unguarded mbarrier waits, and what was not checked."""
     where = _Where(arch, ptx.name, source)
     events = ptx.events
     sass_mem = [m for m in sass.mem_ops if m.instr.mainline]
     mem_pos, merges, notes = _map_memory(events, sass_mem, ptx.instrs)
-    deleted, del_notes = _deleted(events, sass_mem, mem_pos, ptx.instrs, where)
-    intervals, sync_notes = _map_syncs(events, sass, mem_pos)
-    findings = (_crossings(events, mem_pos, intervals, merges, where) + _merge_findings(events, merges, where)
-                + deleted + _loop_findings(ptx, sass, where))
+    out_of_line = [m for m in sass.mem_ops if not m.instr.mainline and m.instr.predicate != "@!PT"]
+    deleted, del_notes, del_unchecked, skip = _deleted(events, sass_mem, mem_pos, ptx.instrs, where, out_of_line)
+    intervals, sync_notes, sync_unchecked = _map_syncs(events, sass, mem_pos)
+    counted = _counted_crossings(events, ptx.loops, sass_mem, mem_pos, intervals, skip, where)
+    ool = ([f"{len(out_of_line)} SASS memory operation(s) out of line (after the first EXIT): "
+            + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in out_of_line[:6])] if out_of_line else [])
+    findings = (_crossings(events, mem_pos, intervals, merges, where) + list(counted.findings)
+                + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
+                + _unguarded_waits(events, sass, mem_pos, intervals, where))
     return FunctionReport(
         name=ptx.name,
         short_name=short_name(ptx.name),
@@ -1464,24 +1804,41 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         ptx_syncs=sum(1 for e in events if e.sync is not None),
         mapped_syncs=len(intervals),
         findings=tuple(findings),
-        notes=tuple(notes + del_notes + sync_notes),
+        notes=tuple(notes + del_notes + sync_notes + list(counted.notes)),
+        unchecked=tuple(del_unchecked + sync_unchecked + list(counted.unchecked) + ool),
     )
+
+
+def exit_status(reports: Sequence[Report]) -> int:
+    """1 when there is a finding, else 4 when something was not fully checked, else 0."""
+    if any(r.findings for r in reports):
+        return EXIT_FINDING
+    if not all(r.complete for r in reports):
+        return EXIT_NOT_FULLY_CHECKED
+    return EXIT_CLEAN
 
 
 def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "") -> Report:
     """Pure: compare the PTX of a module with its disassembly."""
     ptx_funcs = {f.name: f for f in parse_ptx(ptx_text)}
-    sass_funcs = {f.name: f for f in parse_sass(sass_text)}
+    sass_funcs: dict[str, list[SassFunction]] = {}
+    for f in parse_sass(sass_text):
+        sass_funcs.setdefault(f.name, []).append(f)
     reports = []
-    notes = []
+    notes: list[str] = []
+    unchecked: list[str] = []
     for name, pf in ptx_funcs.items():
-        sf = sass_funcs.get(name)
-        if sf is None:
+        copies = sass_funcs.get(name, [])
+        if not copies:
             if pf.entry:
-                notes.append(f"kernel {name} has no SASS")
+                unchecked.append(f"kernel {name} has no SASS")
             continue  # a device function inlined everywhere
-        reports.append(analyse_function(pf, sf, arch, source))
-    return Report(source=source, arch=arch, functions=tuple(reports), notes=tuple(notes))
+        for sf in copies:  # a device function: one copy in each kernel that calls it
+            rep = analyse_function(pf, sf, arch, source)
+            if sf.container:
+                rep = dataclasses.replace(rep, short_name=f"{rep.short_name} (in {short_name(sf.container)})")
+            reports.append(rep)
+    return Report(source=source, arch=arch, functions=tuple(reports), notes=tuple(notes), unchecked=tuple(unchecked))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1696,7 +2053,7 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
             ptx_text, sass_text = _with_cache(cache, ("cu", cache_key or "", arch, str(opt), *nvcc_flags), make)
             rep = analyse(ptx_text, sass_text, arch, src_name)
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
-            return Report(rep.source, rep.arch, rep.functions, rep.notes + tuple(f"kept {k}" for k in kept))
+            return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, list(archs))
 
 
@@ -1723,7 +2080,7 @@ def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAU
             sass_text = disassemble(cubin)
             rep = analyse(ptx_text, sass_text, arch, str(path))
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
-            return Report(rep.source, rep.arch, rep.functions, rep.notes + tuple(f"kept {k}" for k in kept))
+            return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, use)
 
 
@@ -1776,11 +2133,12 @@ def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int 
 
 
 __all__ = [
-    "DEFAULT_ARCHS", "FORBIDDEN", "HAZARD", "CROSSING", "MERGED", "LOOP_DELETED", "DELETED", "HOISTED", "SUNK",
+    "DEFAULT_ARCHS", "FORBIDDEN", "HAZARD", "CROSSING", "MERGED", "LOOP_DELETED", "DELETED", "UNGUARDED_WAIT",
+    "HOISTED", "SUNK", "EXIT_CLEAN", "EXIT_FINDING", "EXIT_ERROR", "EXIT_NOT_FULLY_CHECKED",
     "PtxInstr", "PtxMemOp", "PtxSync", "PtxEvent", "PtxFunction", "PtxLoop",
     "SassInstr", "SassMemOp", "SassSync", "SassFunction", "SassLoop",
     "Finding", "FunctionReport", "Report",
     "parse_ptx", "parse_sass", "analyse", "analyse_function", "judge_crossing",
-    "compile_cu", "assemble_ptx", "disassemble", "check_path", "check_cu", "check_cu_source",
+    "exit_status", "compile_cu", "assemble_ptx", "disassemble", "check_path", "check_cu", "check_cu_source",
     "check_ptx", "check_cubin", "check_litmus", "find_tool", "short_name",
 ]

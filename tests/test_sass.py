@@ -65,6 +65,22 @@ SECTION4: dict[str, tuple[str, frozenset[str]]] = {
 }
 
 
+#: split-KV decode kernels of FlashMLA's shape before 01a2772 (mbarrier init, __syncthreads, wait,
+#: an int4 __ldg of the tile metadata, then loops of __ldg) and their fixes (plain loads after the
+#: wait): "hoisted" -- an LDG.*.CONSTANT above ACQBULK is reported whether or not the mapping pairs it
+#: with its PTX load; "fixed" -- clean and fully checked.  Checked in tests/test_sass_complete.py.
+DECODE: dict[str, str] = {
+    "S1_splitkv_ldg_loop": "hoisted",
+    "S1_splitkv_fixed": "fixed",
+    "S2_splitkv_ldg_unroll": "hoisted",
+    "S2_splitkv_unroll_fixed": "fixed",
+    "S3_splitkv_ldg_several": "hoisted",
+    "S3_splitkv_several_fixed": "fixed",
+    "S4_splitkv_restrict": "hoisted",
+    "S4_splitkv_restrict_fixed": "fixed",
+}
+
+
 def _kernel_name(path: Path) -> str:
     m = re.search(r"__global__\s+void\s+(\w+)", path.read_text())
     assert m, path
@@ -92,7 +108,7 @@ def section4() -> dict[tuple[str, str], sass.FunctionReport]:
 
 def test_every_kernel_file_is_in_the_table():
     names = {_kernel_name(p) for p in KERNELS.glob("*.cu")}
-    assert names == set(SECTION4)
+    assert names == set(SECTION4) | set(DECODE)
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -101,6 +117,7 @@ def test_section4_verdict(section4, kernel, arch):
     expected, above = SECTION4[kernel]
     fn = section4[(arch, kernel)]
     assert fn.mapped_mem_ops == fn.ptx_mem_ops, fn.notes
+    assert fn.complete, fn.unchecked
     assert not [f for f in fn.findings if f.verdict == sass.FORBIDDEN]
     if expected == "after":
         assert fn.findings == (), [(f.op_ptx, f.direction, f.sync_ptx) for f in fn.findings]
@@ -190,7 +207,8 @@ def test_section4_opt_levels():
     loops = {"T4_regloop_before_ldg", "D2_regloop_before_ldg_restrict"}
     for opt, expected in ((0, set()), (1, hoisted_o3 - loops), (2, hoisted_o3)):
         reps = sass.check_cu_source(_batch_source(), ("sm_90",), opt=opt, name=f"o{opt}")
-        got = {fn.short_name for r in reps for fn in r.functions if any(f.sync_sass == "ACQBULK" for f in fn.findings)}
+        got = {fn.short_name for r in reps for fn in r.functions
+               if fn.short_name in SECTION4 and any(f.sync_sass == "ACQBULK" for f in fn.findings)}
         assert got == expected, (opt, got ^ expected)
         assert not [f for r in reps for f in r.findings if f.verdict == sass.FORBIDDEN]
 

@@ -25,6 +25,16 @@ cubin (.cubin), disassemble it (nvdisasm or cuobjdump), and compare the SASS wit
   deleted       a PTX memory operation has no SASS at all (ptxas removes loads whose value is unused).
   loop-deleted  a delay loop of the PTX (a %clock loop or a register loop with no memory operation)
                 has no loop in the SASS.
+  unguarded-wait
+                a memory operation after an acquiring mbarrier.try_wait/test_wait
+                (SYNCS.PHASECHK) whose predicate no branch tests before it, and that is neither
+                predicated on it nor computed from it: nothing makes it wait for the phase check
+                (seen on an H200 to miss the data: docs/findings.md).
+
+A crossing needs no one-to-one mapping: SASS memory operations the mapping could not pair (loops,
+unrolling, addresses in registers) are counted on each side of every synchronisation point, and
+one that no PTX operation of its class on that side accounts for (e.g. an LDG.E.128.CONSTANT above
+ACQBULK with every ld.global.nc after griddepcontrol.wait) is a finding.
 
 Verdicts:
   forbidden         the PTX memory model orders the operation in that direction: a compiler bug
@@ -41,8 +51,13 @@ For a .cu file the compiler's own PTX (nvcc -keep) is compared with its cubin; a
 assembled with ptxas; a .cubin needs the PTX it was built from beside it (NAME.ptx); a .litmus file is
 turned into one kernel per thread by fuzzgpu.codegen.  Each input is checked for every --arch.
 
-Exit status: 0 no finding, 1 at least one finding, 2 an error (missing file, compile error, unknown
-arch, missing disassembler: `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`).
+A function is "clean" only when every memory operation and every ordering synchronisation point of
+its PTX and SASS is accounted for; otherwise it is "not fully checked" and the lines "not checked:"
+say what was left (--notes shows more).
+
+Exit status: 0 clean (no finding, everything checked), 1 at least one finding, 2 an error (missing
+file, compile error, unknown arch, missing disassembler: `pip install nvidia-cuda-nvdisasm
+nvidia-cuda-cuobjdump`), 4 no finding but not fully checked (never reported as clean).
 
 examples:
   fuzzgpu sass tests/kernels/D_flashmla_shape.cu   sm_90, sm_90a and sm_100a, -O3
@@ -75,12 +90,17 @@ def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
     console = Console(highlight=False, soft_wrap=True)
     for rep in reports:
         for fn in rep.functions:
-            status = "[green]clean[/]" if not fn.findings else f"[red]{len(fn.findings)} finding(s)[/]"
+            if fn.findings:
+                status = f"[red]{len(fn.findings)} finding(s)[/]" + ("" if fn.complete else ", [yellow]not fully checked[/]")
+            else:
+                status = "[green]clean[/]" if fn.complete else "[yellow]not fully checked[/]"
             console.print(
                 f"[bold]{escape(rep.source)}[/] {rep.arch} [bold]{escape(fn.short_name)}[/]: {status} "
                 f"({fn.mapped_mem_ops}/{fn.ptx_mem_ops} memory operations and {fn.mapped_syncs}/{fn.ptx_syncs} "
-                f"synchronisation points mapped)"
+                f"synchronisation points mapped one-to-one)"
             )
+            for why in fn.unchecked:
+                console.print(f"  [yellow]not checked:[/] {escape(why)}")
             reasons: dict[str, int] = {}
             for f in fn.findings:
                 colour = "red" if f.verdict == oracle.FORBIDDEN else "yellow"
@@ -88,18 +108,22 @@ def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
                 what = f.direction if f.check == oracle.CROSSING else f.check
                 console.print(f"  [{colour}]{f.verdict}[/] {what} [dim](why: {n})[/]")
                 rows = [("op", f.op_ptx, f.op_ptx_line, f.op_sass, f.op_sass_offset)]
-                label = {"crossing": "sync", "merged": "with", "loop-deleted": "loop"}.get(f.check, "")
+                label = {"crossing": "sync", "merged": "with", "loop-deleted": "loop", "unguarded-wait": "wait"}.get(f.check, "")
                 if f.sync_ptx:
                     rows.append((label, f.sync_ptx, f.sync_ptx_line, f.sync_sass, f.sync_sass_offset))
                 for tag, ptx, line, sass, off in rows:
-                    console.print(f"    {tag:<4} ptx:{line:<5} {escape(ptx)}")
+                    console.print(f"    {tag:<4} ptx:{line:<5} {escape(ptx)}" if ptx else f"    {tag:<4} ptx:-     (not mapped)")
                     if sass:
                         console.print(f"         sass:{off:04x}  {escape(sass)}")
+                if f.evidence:
+                    console.print(f"    [dim]evidence: {escape(f.evidence)}[/]")
             for reason, n in reasons.items():
                 console.print(f"  [dim]why {n}:[/] {escape(reason)}")
             if show_notes:
                 for note in fn.notes:
                     console.print(f"  [dim]note: {escape(note)}[/]")
+        for why in rep.unchecked:
+            console.print(f"  [yellow]not checked:[/] {escape(why)}")
         for note in rep.notes:
             if show_notes or note.startswith("kept "):
                 console.print(f"  [dim]note: {escape(note)}[/]")
@@ -121,8 +145,10 @@ def run(args: argparse.Namespace) -> int:
         n = sum(len(r.findings) for r in reports)
         forb = sum(1 for r in reports for f in r.findings if f.verdict == oracle.FORBIDDEN)
         sys.stdout.flush()
-        print(f"{n} finding(s), {forb} forbidden, in {len(reports)} module(s)", file=sys.stderr)
-    return 1 if any(r.findings for r in reports) else 0
+        partial = sum(1 for r in reports for fn in r.functions if not fn.complete) + sum(1 for r in reports if r.unchecked)
+        tail = f", {partial} function(s) not fully checked" if partial else ""
+        print(f"{n} finding(s), {forb} forbidden, in {len(reports)} module(s){tail}", file=sys.stderr)
+    return oracle.exit_status(reports)
 
 
 __all__ = ["HELP", "DESCRIPTION", "configure", "run", "UserError"]
