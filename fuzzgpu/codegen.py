@@ -348,7 +348,8 @@ class ValuePlan:
     codec: ValueCodec
     #: per outcome key, every value the oracle says it can hold (``model.values.key_values``) --
     #: the device's value table, so that the table's "other" digit (``?``) is a value no store of the
-    #: program wrote; None where the oracle cannot give the domain (a heuristic table then)
+    #: program wrote (a heuristic table for a key whose domain is empty); None where the oracle
+    #: cannot give the domains (heuristic tables then)
     tables: tuple[tuple[str, tuple[int, ...]], ...] | None
     #: why the harness cannot encode the program's values (empty: it can)
     reasons: tuple[str, ...]
@@ -389,13 +390,11 @@ def value_plan(p: Program) -> ValuePlan:
             wide = sorted(v for v in vs if not VALUE_MIN <= v <= VALUE_MAX)
             if wide:
                 reasons.append(f"{what} can hold {wide[0]}, which does not fit in a signed 32-bit word (the harness's decoding)")
-        tables = tuple((k, tuple(sorted(vs))) for k, vs in keys.items()) if all(keys.values()) else None
     else:
         consts = [v for t in p.threads for i in t.code for v in _ins_immediates(i)] + [v for t in p.threads for _, v in t.init]
         consts += [loc.init for loc in p.locations]
         exact = (bool(rmws) or copies or any(isinstance(i, Arith) for t in p.threads for i in t.code)
                  or not all(TAGGED_MIN <= v <= TAGGED_MAX for v in consts))
-        tables = None
     for t, n, ins in rmws:
         if ins.operation not in (RmwOp.INC, RmwOp.DEC):
             continue
@@ -409,14 +408,20 @@ def value_plan(p: Program) -> ValuePlan:
         elif any(v < 0 for v in locs.get(phys, ())):
             reasons.append(f"{where}: {ins.loc} can hold a negative value, which PTX's unsigned comparison (.u32) "
                            "orders above every positive one (the oracle compares signed)")
-    if tables is not None:
+    codec = EXACT if exact else TAGGED
+    tables: tuple[tuple[str, tuple[int, ...]], ...] | None = None
+    if keys is not None:
+        # a key with an empty domain (its thread has no complete path within the loop bound): a
+        # heuristic table, and its "?" is not judged (model.values.unwritten skips it)
+        guess = tuple(_value_universe(p, codec))
+        tables = tuple((k, tuple(sorted(vs)) if vs else guess) for k, vs in keys.items())
         bins = 1
         for _, table in tables:
             bins *= len(table) + 1
         if bins > MAX_BINS:
             reasons.append(f"the outcome table needs {bins} bins ({len(tables)} keys and the values each can hold), "
                            f"more than the device histogram's {MAX_BINS}")
-    return ValuePlan(EXACT if exact else TAGGED, tables, tuple(reasons))
+    return ValuePlan(codec, tables, tuple(reasons))
 
 
 # --------------------------------------------------------------------------------------------
