@@ -333,3 +333,17 @@ def test_cuda_evidence_identity_names_the_value_encoding() -> None:
 
     bid, arch, _ = CudaBackend.identity(SimpleNamespace(arch="sm_90"))
     assert bid == f"cuda:values-v{codegen.VALUES_VERSION}" and arch == "sm_90" and codegen.VALUES_VERSION >= 2
+
+
+def test_explain_calls_a_numeric_unwritten_value_a_fault(tmp_path: Path) -> None:
+    from fuzzgpu import corpus
+    from fuzzgpu.commands.explain import explain_text
+
+    p = issue_program()
+    ok = {"P0:r1": 0, "P0:r2": 5, "P1:r1": 0, "P1:r2": 5, "P2:r0": 11}
+    h = _hist(p, [(ok, 100), (dict(ok, **{"P0:r1": 7}), 3)])
+    v = properties.check("model", p, h)
+    path, _ = corpus.Corpus(tmp_path).add(corpus.make_entry(p, v, h, SimBackend(), RunConfig(instances=103), shape="random"))
+    text = explain_text(corpus.load_entry(path))
+    line = next(ln for ln in text.splitlines() if "seen 3 times" in ln)
+    assert "unwritten: harness or hardware fault" in line and "forbidden" not in line
