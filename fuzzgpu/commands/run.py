@@ -30,8 +30,10 @@ How it runs (docs/harness.md): every launch runs 65,536 instances of the test (2
 256 threads; each hardware thread plays every thread of the test, each for a different instance),
 threads placed as the test says (P0@cta 0 / P1@cta 1: different CTAs; same cta: different warps;
 `warp N`: the same warp; `cluster N`: CTAs of one cluster).  CTAs are permuted at random for each
-launch, and so are the locations; every launch stores values unique to it, so memory is never reset;
-outcomes are classified and counted on the GPU.  Every access is inline PTX, exactly as written.
+launch, and so are the locations; every launch stores values unique to it, so memory is never reset
+(programs with atom/red or values beyond 16 bits: memory is reset to the initial values before each
+launch, and values are plain 32-bit words); outcomes are classified and counted on the GPU.  Every
+access is inline PTX, exactly as written.
 
 Stress knobs (facts from an H200: the barrier plus a spin of 1000-10000 cycles is the cheapest
 effective stress; a stride of 1 word is needed for L1-staleness behaviours):
@@ -40,8 +42,9 @@ effective stress; a stride of 1 word is needed for L1-staleness behaviours):
   --spin C       a random delay of [0, C) %clock cycles per warp before the test
   --stress K     K extra CTAs hammering scratch lines while the tests run
 
-Exit status: 0 when no forbidden outcome and no unwritten value was observed, 1 when one was, 2 on an error (no GPU, no
-PyCUDA, a construct the GPU cannot run such as the abstract surface/texture proxies).
+Exit status: 0 when no forbidden outcome and no unwritten value was observed, 1 when one was, 2 on
+an error (no GPU, no PyCUDA, a construct the GPU cannot run such as the abstract surface/texture
+proxies or values the harness cannot encode).
 
 examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
