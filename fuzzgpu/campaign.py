@@ -509,7 +509,9 @@ class Campaign:
             self._analysis_cache[program] = a
         if a is False:
             return 0
-        return sum(c for o, c in hist.counts if o not in a.sc)
+        from .properties import unwritten_keys  # a value no store wrote is a fault, not a weak outcome
+
+        return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
 
     def _record(self, program: Program, verdict: Any, hist: Any, config: RunConfig, shrunk: bool) -> None:
         from . import corpus

@@ -21,6 +21,7 @@ every reason at once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
@@ -78,8 +79,13 @@ class Unrunnable(UserError):
 
 #: threads per CTA in the harness (8 warps); instance lanes are 8 bits
 CTA_THREADS = 256
-#: stored values are ``tag << 16 | (v & 0xffff)``: litmus values must fit in 16 bits
-VALUE_MIN, VALUE_MAX = -32768, 65535
+#: a device word holds a value's 32-bit two's complement (:class:`ValueCodec`): values must fit
+VALUE_MIN, VALUE_MAX = -(1 << 31), (1 << 31) - 1
+#: the tagged codec keeps a value's low 16 bits under the launch tag, sign-extended when decoded
+TAGGED_MIN, TAGGED_MAX = -(1 << 15), (1 << 15) - 1
+#: the version of the harness's value encoding (part of the cuda backend's evidence identity: a
+#: histogram recorded by an older encoding is not evidence for this one)
+VALUES_VERSION = 2
 #: the largest histogram the device keeps in shared memory per CTA
 MAX_SHARED_BINS = 4096
 MAX_BINS = 1 << 20
@@ -145,21 +151,17 @@ def unrunnable_reasons(p: Program) -> list[str]:
             where = f"{t.name}:{n}"
             if isinstance(ins, Barrier) and has_branch and cf and cf[0] < n:
                 out.append(f"{where} bar.{ins.mode} in a thread with branches (could deadlock the CTA)")
-            if isinstance(ins, (Atom, Red)) and ins.operation in (RmwOp.INC, RmwOp.DEC):
-                out.append(f"{where} {ins.OP}.{ins.operation} wraps to 0, which the launch-unique value encoding cannot carry")
-            if isinstance(ins, (Atom, Red)) and ins.operation in (RmwOp.MIN, RmwOp.MAX):
-                for v in _ins_immediates(ins):
-                    if v < 0:
-                        out.append(f"{where} {ins.OP}.{ins.operation} with a negative operand")
             for v in _ins_immediates(ins):
                 if not VALUE_MIN <= v <= VALUE_MAX:
-                    out.append(f"{where} value {v} does not fit in 16 bits")
+                    out.append(f"{where} value {v} does not fit in a signed 32-bit word (the harness's decoding)")
         for r, v in t.init:
             if not VALUE_MIN <= v <= VALUE_MAX:
-                out.append(f"{t.name}:{r} initial value {v} does not fit in 16 bits")
+                out.append(f"{t.name}:{r} initial value {v} does not fit in a signed 32-bit word (the harness's decoding)")
     for loc in p.locations:
         if not VALUE_MIN <= loc.init <= VALUE_MAX:
-            out.append(f"initial value of {loc.name} ({loc.init}) does not fit in 16 bits")
+            out.append(f"initial value of {loc.name} ({loc.init}) does not fit in a signed 32-bit word (the harness's decoding)")
+    if not any("32-bit word" in r for r in out):  # the value plan needs in-range constants
+        out.extend(value_plan(p).reasons)
     try:
         lay = _layout(p)
     except _LayoutError as e:
@@ -276,6 +278,153 @@ def _ins_immediates(ins: Instruction) -> Iterable[int]:
 
 
 # --------------------------------------------------------------------------------------------
+# Values: how a litmus value lives in a device word
+# --------------------------------------------------------------------------------------------
+
+_U32 = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class ValueCodec:
+    """How the harness keeps a litmus value in a 32-bit device word, and reads it back.
+
+    * ``tagged``: ``tag << 16 | (v & 0xffff)`` with the launch's tag (1..65535).  Memory is never
+      reset between launches: a word with another launch's tag was written before this launch and
+      decodes as the location's initial value.  Values must fit in 16 bits (signed).  No
+      read-modify-write keeps the tag (an add carries into it, a subtraction borrows from it, a
+      minimum compares it), so programs with RMWs never use it.
+    * exact (``tagged=False``): the value's 32-bit two's complement, the word PTX arithmetic works on.
+      An ``atom``/``red`` result is then the hardware's own 32-bit arithmetic on the litmus values
+      (``add``/``sub`` wrap modulo 2^32, ``and``/``or``/``xor`` are bitwise, ``exch``/``cas``
+      compare words, ``min``/``max`` are emitted ``.s32``, ``inc``/``dec`` are ``.u32``), read back
+      as a signed 32-bit int: every word decodes, and it decodes to the oracle's value whenever that
+      value fits in 32 bits (:func:`value_plan` refuses programs where it might not).  Without a
+      tag, memory is primed with the initial values before each launch.
+
+    The ``c_*`` methods write the device's C++ expressions; the others are their Python mirror
+    (tests/test_codegen.py runs both on the words an RMW chain produces)."""
+
+    tagged: bool
+
+    def encode(self, v: int, tag: int) -> int:
+        return (tag << 16 | (v & 0xFFFF)) if self.tagged else v & _U32
+
+    def operand(self, op: RmwOp, v: int) -> int:
+        """The raw operand of an ``atom``/``red`` (``sub`` is emitted as the ``add`` of ``-v``)."""
+        if self.tagged:
+            raise ValueError("the tagged codec carries no read-modify-write")
+        return (-v if op is RmwOp.SUB else v) & _U32
+
+    def decode(self, raw: int, tag: int, init: int) -> int:
+        if self.tagged:
+            if raw >> 16 != tag:
+                return init
+            low = raw & 0xFFFF
+            return low - 0x10000 if low & 0x8000 else low
+        raw &= _U32
+        return raw - (1 << 32) if raw & 0x80000000 else raw
+
+    def c_encode(self, expr: str, tagh: str = "tagh") -> str:
+        return f"({tagh} | ((unsigned)({expr}) & 0xffffu))" if self.tagged else f"(unsigned)({expr})"
+
+    def c_operand(self, op: RmwOp, expr: str) -> str:
+        # expr is already negated for sub (emit_instruction)
+        if self.tagged:
+            raise ValueError("the tagged codec carries no read-modify-write")
+        return f"(unsigned)({expr})"
+
+    def c_decode(self, raw: str, tagh: str, init: int) -> str:
+        return f"fz_dec({raw}, {tagh}, {init})" if self.tagged else f"(int)({raw})"
+
+
+TAGGED = ValueCodec(True)
+EXACT = ValueCodec(False)
+
+
+@dataclass(frozen=True)
+class ValuePlan:
+    """The value encoding of one program's harness."""
+
+    codec: ValueCodec
+    #: per outcome key, every value the oracle says it can hold (``model.values.key_values``) --
+    #: the device's value table, so that the table's "other" digit (``?``) is a value no store of the
+    #: program wrote (a heuristic table for a key whose domain is empty); None where the oracle
+    #: cannot give the domains (heuristic tables then)
+    tables: tuple[tuple[str, tuple[int, ...]], ...] | None
+    #: why the harness cannot encode the program's values (empty: it can)
+    reasons: tuple[str, ...]
+
+
+def _data_locations(p: Program) -> set[str]:
+    return {p.physical(loc.name) for loc in p.locations if loc.kind != "mbarrier"}
+
+
+@functools.lru_cache(maxsize=2048)
+def value_plan(p: Program) -> ValuePlan:
+    """The codec, the value tables and the refusals for ``p``'s values.
+
+    Exact (primed) when the program has a read-modify-write, copies from global memory (a copy
+    moves the raw word), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
+    the oracle says some key or location can hold that does not fit in 32 bits; ``atom.inc`` /
+    ``atom.dec`` (``.u32`` in PTX: an unsigned comparison) unless their operand is a non-negative
+    constant and the location never holds a negative value (the oracle compares signed); a value
+    table of more than ``MAX_BINS`` bins."""
+    from . import model
+    from .model import values
+
+    rmws = [(t, n, i) for t in p.threads for n, i in enumerate(t.code) if isinstance(i, (Atom, Red))]
+    copies = any(isinstance(i, (CpAsync, CpAsyncBulk)) and p.location(p.physical(i.src_loc)).space is Space.GLOBAL
+                 for t in p.threads for i in t.code)
+    reasons: list[str] = []
+    keys: dict[str, frozenset[int]] | None
+    try:
+        keys = values.key_values(p)
+        locs: dict[str, frozenset[int]] | None = values.location_values(p)
+    except model.Unsupported:
+        keys = locs = None
+    data = _data_locations(p)
+    if keys is not None and locs is not None:
+        seen = {v for vs in keys.values() for v in vs} | {v for loc, vs in locs.items() if loc in data for v in vs}
+        exact = bool(rmws) or copies or not all(TAGGED_MIN <= v <= TAGGED_MAX for v in seen)
+        for what, vs in [(k, keys[k]) for k in keys] + [(f"location {loc}", locs[loc]) for loc in sorted(locs) if loc in data]:
+            wide = sorted(v for v in vs if not VALUE_MIN <= v <= VALUE_MAX)
+            if wide:
+                reasons.append(f"{what} can hold {wide[0]}, which does not fit in a signed 32-bit word (the harness's decoding)")
+    else:
+        consts = [v for t in p.threads for i in t.code for v in _ins_immediates(i)] + [v for t in p.threads for _, v in t.init]
+        consts += [loc.init for loc in p.locations]
+        exact = (bool(rmws) or copies or any(isinstance(i, Arith) for t in p.threads for i in t.code)
+                 or not all(TAGGED_MIN <= v <= TAGGED_MAX for v in consts))
+    for t, n, ins in rmws:
+        if ins.operation not in (RmwOp.INC, RmwOp.DEC):
+            continue
+        where = f"{t.name}:{n} {ins.OP}.{ins.operation}"
+        b = ins.operands[0] if isinstance(ins, Atom) else ins.value
+        phys = p.physical(ins.loc)
+        if not isinstance(b, int) or b < 0:
+            reasons.append(f"{where}: PTX compares unsigned (.u32); the harness needs a non-negative constant operand")
+        elif locs is None:
+            reasons.append(f"{where}: PTX compares unsigned (.u32); the oracle cannot say whether {ins.loc} stays non-negative")
+        elif any(v < 0 for v in locs.get(phys, ())):
+            reasons.append(f"{where}: {ins.loc} can hold a negative value, which PTX's unsigned comparison (.u32) "
+                           "orders above every positive one (the oracle compares signed)")
+    codec = EXACT if exact else TAGGED
+    tables: tuple[tuple[str, tuple[int, ...]], ...] | None = None
+    if keys is not None:
+        # a key with an empty domain (its thread has no complete path within the loop bound): a
+        # heuristic table, and its "?" is not judged (model.values.unwritten skips it)
+        guess = tuple(_value_universe(p, codec))
+        tables = tuple((k, tuple(sorted(vs)) if vs else guess) for k, vs in keys.items())
+        bins = 1
+        for _, table in tables:
+            bins *= len(table) + 1
+        if bins > MAX_BINS:
+            reasons.append(f"the outcome table needs {bins} bins ({len(tables)} keys and the values each can hold), "
+                           f"more than the device histogram's {MAX_BINS}")
+    return ValuePlan(codec, tables, tuple(reasons))
+
+
+# --------------------------------------------------------------------------------------------
 # Per-instruction emission (shared by the static kernels and the harness)
 # --------------------------------------------------------------------------------------------
 
@@ -380,8 +529,8 @@ _RMW_TYPE = {
     RmwOp.XOR: "xor.b32",
     RmwOp.EXCH: "exch.b32",
     RmwOp.CAS: "cas.b32",
-    RmwOp.MIN: "min.u32",
-    RmwOp.MAX: "max.u32",
+    RmwOp.MIN: "min.s32",  # the oracle's min/max are signed
+    RmwOp.MAX: "max.s32",
     RmwOp.INC: "inc.u32",
     RmwOp.DEC: "dec.u32",
 }
@@ -927,7 +1076,7 @@ class HarnessSpec:
     n_global_locs: int
     global_locs: tuple[str, ...]
     n_results: int  # result words per instance (register keys, shared finals, timeout flags)
-    needs_prime: bool  # RMW programs: memory initialised before each launch
+    needs_prime: bool  # exact-value programs: memory initialised before each launch
     roles: int
     source_hash: str = ""
     #: one kernel per grid (launched in this order in one stream); ``kernel`` is the first
@@ -937,6 +1086,8 @@ class HarnessSpec:
     #: words per location slot (4: 16-byte slots for mbarriers and bulk copies); the host rounds
     #: the location stride up to a multiple of it
     slot_words: int = 1
+    #: the value encoding (:class:`ValueCodec`): "tagged" or "exact"
+    values: str = "tagged"
 
     @property
     def grids(self) -> int:
@@ -956,7 +1107,8 @@ class HarnessSpec:
         return dataclasses.asdict(self)
 
 
-def _value_universe(p: Program) -> list[int]:
+def _value_universe(p: Program, codec: ValueCodec) -> list[int]:
+    """A heuristic value table, where the oracle cannot give the program's domain."""
     vals: set[int] = {0}
     for loc in p.locations:
         vals.add(loc.init)
@@ -976,17 +1128,26 @@ def _value_universe(p: Program) -> list[int]:
     if has_rmw_add:
         top = max([abs(v) for v in vals] + [0]) + add_total
         vals.update(range(0, min(top, 63) + 1))
-    return sorted(v for v in vals if VALUE_MIN <= v <= VALUE_MAX)
+    lo, hi = (TAGGED_MIN, TAGGED_MAX) if codec.tagged else (VALUE_MIN, VALUE_MAX)
+    return sorted(v for v in vals if lo <= v <= hi)
 
 
 def _key_specs(p: Program, lay: Layout) -> list[KeySpec]:
-    universe = _value_universe(p)
+    """The outcome keys and their value tables: the oracle's domain of each key when it gives one
+    (then a value outside the table, ``?``, is one no store of the program wrote), else a heuristic
+    table, shrunk to the condition's values when the histogram would be too large."""
+    plan = value_plan(p)
+    if plan.tables is not None:
+        tables = dict(plan.tables)
+    else:
+        universe = tuple(_value_universe(p, plan.codec))
+        tables = {key: universe for key in p.outcome_keys()}
     idx = {t.name: i for i, t in enumerate(p.threads)}
     specs = []
     for key in p.outcome_keys():
         if ":" in key:
             th, reg = key.split(":", 1)
-            specs.append(KeySpec(key, "reg", idx[th], reg, None, tuple(universe)))
+            specs.append(KeySpec(key, "reg", idx[th], reg, None, tables[key]))
         else:
             phys = p.physical(key)
             loc = p.location(phys)
@@ -1000,13 +1161,13 @@ def _key_specs(p: Program, lay: Layout) -> list[KeySpec]:
                     ),
                     0,
                 )
-                specs.append(KeySpec(key, "sloc", role, None, phys, tuple(universe)))
+                specs.append(KeySpec(key, "sloc", role, None, phys, tables[key]))
             else:
-                specs.append(KeySpec(key, "gloc", -1, None, phys, tuple(universe)))
+                specs.append(KeySpec(key, "gloc", -1, None, phys, tables[key]))
     nb = 1
     for s in specs:
         nb *= s.radix
-    if nb > MAX_BINS:  # shrink to the values the condition and the initial state name
+    if nb > MAX_BINS and plan.tables is None:  # shrink to the values the condition and the initial state name
         small = {0} | {loc.init for loc in p.locations}
         if p.condition is not None:
             small |= {t for t in p.condition.terms() if isinstance(t, int)}
@@ -1026,8 +1187,9 @@ class _HarnessCtx(EmitContext):
     the next instruction, which hides load->store reordering (LB)."""
 
     def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int,
-                 lazy: bool = False) -> None:
+                 lazy: bool = False, codec: ValueCodec = TAGGED) -> None:
         self.p = p
+        self.codec = codec
         self.k = role
         self.gidx = gidx
         self.sidx = sidx
@@ -1060,20 +1222,14 @@ class _HarnessCtx(EmitContext):
         return f"k{self.k}_a{self.gidx[phys]}", Space.GLOBAL
 
     def enc(self, expr: str) -> str:
-        return f"(tagh | ((unsigned)({expr}) & 0xffffu))"
+        return self.codec.c_encode(expr)
 
     def enc_rmw(self, op: RmwOp, expr: str) -> str:
-        if op in (RmwOp.ADD, RmwOp.SUB):
-            return f"(unsigned)({expr})"
-        if op is RmwOp.AND:
-            return f"(0xffff0000u | ((unsigned)({expr}) & 0xffffu))"
-        if op in (RmwOp.OR, RmwOp.XOR):
-            return f"((unsigned)({expr}) & 0xffffu)"
-        return self.enc(expr)
+        return self.codec.c_operand(op, expr)
 
     def dec(self, raw: str, loc: str) -> str:
         init = self.p.location(self.p.physical(loc)).init
-        return f"fz_dec({raw}, tagh, {init})"
+        return self.codec.c_decode(raw, "tagh", init)
 
     def label(self, name: str) -> str:
         return f"L{self.k}_{name}"
@@ -1244,16 +1400,12 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     # result words: one per register key or shared-final key, then one timeout flag per role
     res_keys = [k for k in keys if k.kind in ("reg", "sloc")]
     n_results = len(res_keys) + len(p.threads)
-    # RMW programs, and programs that copy a global location (cp.async, cp.async.bulk), get their
-    # global locations' tagged initial values written before each launch: an RMW must act on the
-    # initial value, and a copy moves the raw word, which the destination would otherwise decode
-    # (another launch's tag) as the *destination's* initial value
-    needs_prime = any(
-        isinstance(i, (Atom, Red))
-        or (isinstance(i, (CpAsync, CpAsyncBulk)) and p.location(p.physical(i.src_loc)).space is Space.GLOBAL)
-        for t in p.threads
-        for i in t.code
-    )
+    # programs with the exact codec (value_plan: RMWs, copies from a global location, values outside
+    # 16 bits) get their global locations' initial values written before each launch ("prime"): an
+    # RMW must act on the initial value, and a word without a launch tag must not be read as this
+    # launch's
+    codec = value_plan(p).codec
+    needs_prime = not codec.tagged
     C = lay.cluster
     ngroups = lay.n_cta_groups
 
@@ -1263,7 +1415,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
       + (f", PDL grids {list(p.pdl_grids)}" if p.pdl_grids else ""))
     w(f"namespace ns_{name} {{")
     w(f"constexpr unsigned NG = {NG}u;")
-    w("// RMW programs: tagged initial values before each launch (not inlined: kept out of the test's code)")
+    w("// exact-value (RMW) programs: initial values before each launch (not inlined: kept out of the test's code)")
     # its parameters are values, not the caller's FzParams: a reference would put FzParams on the
     # stack (local-memory stores in every launch's prologue, before the test)
     w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride,")
@@ -1271,7 +1423,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     w("  FzParams P;")
     w("  fz_params(P, epoch, seed0, 0u, NG, nperms);")
     for j, n in enumerate(gl):
-        w(f"  memc[{_gslot(j, 'inst')}] = P.tagh | ({p.location(n).init}u & 0xffffu);")
+        w(f"  memc[{_gslot(j, 'inst')}] = {codec.c_encode(str(p.location(n).init), 'P.tagh')};")
     w("}")
     w("}")
     kernel_at = len(L)
@@ -1337,7 +1489,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
                 raise ValueError(f"unknown injected fault {inject!r} (one of {sorted(INJECTED_FAULTS)})")
             w(f"      {INJECTED_FAULTS[inject]}  // INJECTED FAULT: {inject}")
         if roles_g:
-            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits)
+            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits, codec)
         else:
             w("      // no litmus thread in this grid: its CTAs only take part in the launch")
             w("      __syncwarp();")
@@ -1377,7 +1529,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
              "unsigned seed0, unsigned nperms, unsigned long long epoch) {")
     CK.append(f"  constexpr unsigned NG = {NG}u, NRES = {n_results}u, NBINS = {nbins}u;")
     CK.append("  const unsigned t = threadIdx.x;")
-    _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append)
+    _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append, codec)
     CK.append("}")
     L[kernel_at:kernel_at] = CK
     src = "\n".join(L) + "\n"
@@ -1396,12 +1548,13 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         kernels=tuple(kernels),
         pdl=pdl,
         slot_words=SW,
+        values="tagged" if codec.tagged else "exact",
     )
     return src, spec
 
 
 def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None], roles: Sequence[int],
-               SW: int, res_inits: list[int]) -> None:
+               SW: int, res_inits: list[int], codec: ValueCodec) -> None:
     """The test of the roles ``roles`` (those of one grid): instances, addresses, the litmus code,
     the result words.  Fills ``res_inits`` (the initial value a raw result word decodes against)
     for the result keys of these roles."""
@@ -1429,10 +1582,10 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         w(ind + f"unsigned k{k}__tmo = 0u, k{k}__spins = 0u; (void)k{k}__spins;")
     data_sl = [n for n in sl if n not in mbar]
     if sl:
-        w(ind + "// shared locations: tagged initial values, every launch (mbarrier objects: the program inits them)")
+        w(ind + "// shared locations: initial values, every launch (mbarrier objects: the program inits them)")
         for n in data_sl:
             j = sidx[n]
-            w(ind + f"fz_sm[(t * NSH + {j}u) * SW] = tagh | ({p.location(n).init}u & 0xffffu);")
+            w(ind + f"fz_sm[(t * NSH + {j}u) * SW] = {codec.c_encode(str(p.location(n).init))};")
         w(ind + "__syncthreads();")
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
@@ -1452,7 +1605,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             t = p.threads[k]
             if k not in ctxs:
                 straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
-                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight)
+                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec)
             ctx = ctxs[k]
             labels = _labels(t)
             w(ind + f"// ---- role {k}: {t.name}" + (f" (segment {seg})" if nseg > 1 else ""))
@@ -1508,7 +1661,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     w(ind + "if ((t & 31u) == 0u) atomicAdd(ctlg + 3, 1ull);")
 
 
-def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w) -> None:
+def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: ValueCodec) -> None:
     ind = "    "
     w(ind + "// classify the previous launch's instances; the histogram lives on the device")
     w(ind + "const unsigned long long pe = epoch - 1ull;")
@@ -1527,10 +1680,10 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w) -> None
             j = gidx[ks.loc]
             slot = _gslot(j, "inst").replace("P.", "PP.")
             init = p.location(ks.loc).init
-            w(ind + f"{{ unsigned raw = *(volatile const unsigned*)(memp + {slot}); v = fz_dec(raw, PP.tagh, {init}); }}")
+            w(ind + f"{{ unsigned raw = *(volatile const unsigned*)(memp + {slot}); v = {codec.c_decode('raw', 'PP.tagh', init)}; }}")
         else:
             k = ri[ks.key]
-            w(ind + f"v = fz_dec(resp[{k}ull * ninst + inst], PP.tagh, {res_inits[k]});")
+            w(ind + f"v = {codec.c_decode(f'resp[{k}ull * ninst + inst]', 'PP.tagh', res_inits[k])};")
         conds = " ".join(f"v == {val} ? {d}u :" for d, val in enumerate(ks.values))
         w(ind + f"bin += mult * ({conds} {len(ks.values)}u); mult *= {ks.radix}u;")
     w(ind + "if (tmo) bin = NBINS;")

@@ -18,6 +18,13 @@ that would order a weak load in that direction (``griddepcontrol.wait``, ``bar.s
 acquire: the PDL + ``__ldg`` race).  Roach-motel moves the ISA allows (an ``.nc`` load hoisted above
 a release store, say) are kept as notes, not failures.
 
+A value no store of the program wrote (a key whose observed value lies outside the oracle's value
+domain, :mod:`fuzzgpu.model.values`; ``?`` from the GPU harness, whose value tables hold that
+domain) is no memory-model verdict: no ordering of the program's accesses, allowed or forbidden,
+reads it.  It is a harness or hardware fault (a decoding error, a corrupted word), and every property
+fails on it with an offence of its own kind (verdict :data:`UNWRITTEN`, ``Verdict.kinds`` ``fault``),
+never as ``forbidden``.
+
 Timeouts (``Histogram.timeouts``: instances whose bounded wait ran out of its iteration budget) are
 judged by :func:`fuzzgpu.model.termination`, for every property: on a program whose waits must all
 complete, they fail it with a finding of their own kind (``Verdict.timeouts``, reason
@@ -32,7 +39,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .backends.base import Histogram, format_outcome
-from .ir import Program
+from .ir import Branch, Goto, Program
+
+#: the verdict of an outcome holding a value no store of the program wrote: a harness or hardware
+#: fault, not a memory-model verdict
+UNWRITTEN = "unwritten"
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class Offence:
 
     outcome: tuple[tuple[str, Any], ...]
     count: int
-    verdict: str  # the oracle's: sc / allowed / allowed-outside-model / forbidden / not covered
+    verdict: str  # the oracle's: sc / allowed / allowed-outside-model / forbidden / not covered; or UNWRITTEN
     reason: str
     explanation: tuple[str, ...] = ()  # the axiom and cycle, one line per distinct reason
 
@@ -75,8 +86,16 @@ class Verdict:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        """What fails: ``outcome`` (offending outcomes), ``sass``, ``timeout``."""
-        return tuple(k for k, on in (("outcome", self.offending), ("sass", self.sass), ("timeout", self.timeouts)) if on)
+        """What fails: ``fault`` (outcomes with a value no store wrote: a harness or hardware
+        fault), ``outcome`` (other offending outcomes), ``sass``, ``timeout``."""
+        ordering = any(o.verdict != UNWRITTEN for o in self.offending)
+        return tuple(k for k, on in (("fault", self.faults), ("outcome", ordering), ("sass", self.sass),
+                                     ("timeout", self.timeouts)) if on)
+
+    @property
+    def faults(self) -> int:
+        """Instances that read a value no store of the program wrote (harness or hardware faults)."""
+        return sum(o.count for o in self.offending if o.verdict == UNWRITTEN)
 
     @property
     def rate(self) -> float:
@@ -96,9 +115,17 @@ class Verdict:
             return f"{self.property}: pass"
         if self.status == "unsupported":
             return f"{self.property}: not covered by the oracle ({self.reason})"
-        parts = [f"{format_outcome(o.outcome)} x{o.count} ({o.verdict})" for o in self.offending[:3]]
-        if len(self.offending) > 3:
-            parts.append(f"and {len(self.offending) - 3} more offending outcomes")
+        parts: list[str] = []
+        faults = [o for o in self.offending if o.verdict == UNWRITTEN]
+        if faults:
+            shown = ", ".join(f"{format_outcome(o.outcome)} x{o.count}" for o in faults[:3])
+            more = f" and {len(faults) - 3} more" if len(faults) > 3 else ""
+            parts.append(f"HARNESS OR HARDWARE FAULT (not a memory-model verdict): {self.faults} instance(s) read a "
+                         f"value no store of the program wrote: {shown}{more}")
+        ordering = [o for o in self.offending if o.verdict != UNWRITTEN]
+        parts += [f"{format_outcome(o.outcome)} x{o.count} ({o.verdict})" for o in ordering[:3]]
+        if len(ordering) > 3:
+            parts.append(f"and {len(ordering) - 3} more offending outcomes")
         parts += [f"SASS: {f.get('op_sass') or f.get('op_ptx')} {f.get('direction')} {f.get('sync_sass') or f.get('sync_ptx')}" for f in self.sass]
         if self.timeouts:
             parts.append(f"timeout: {self.timeouts} instance(s) timed out, though the model says every wait completes")
@@ -116,6 +143,7 @@ class Verdict:
             "rate": self.rate,
             "timeouts": self.timeouts,
             "waits": self.waits,
+            "faults": self.faults,
         }
 
 
@@ -159,11 +187,39 @@ def _would_order(sync_ptx: str, direction: str) -> bool:
     return False
 
 
+def unwritten_keys(program: Program, outcome: Mapping[str, Any]) -> tuple[str, ...]:
+    """The keys of ``outcome`` holding a value no store of the program wrote (outside the oracle's
+    value domain; ``None`` is such a value from the GPU harness); ``()`` where the oracle cannot
+    give the program's domain."""
+    from . import model
+    from .model import values
+
+    try:
+        return values.unwritten(program, outcome)
+    except model.Unsupported:
+        return ()
+
+
+def unwritten_reason(program: Program, outcome: Mapping[str, Any], keys: tuple[str, ...]) -> str:
+    """One sentence for an outcome with values no store wrote: which keys, and what they can hold."""
+    from .model import values
+
+    dom = values.key_values(program)
+    what = "; ".join(f"{k}={'?' if outcome[k] is None else outcome[k]} (it can only be "
+                     f"{', '.join(map(str, sorted(dom[k])))})" for k in keys)
+    loops = any(isinstance(i, (Branch, Goto)) for t in program.threads for i in t.code)
+    return ("harness or hardware fault, not a memory-model verdict: a value no store of the program wrote was read: "
+            + what + (" -- or a loop ran more often than the oracle's loop bound" if loops else ""))
+
+
 def _judge(program: Program, outcome: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
     from . import model
 
-    if any(v is None for v in outcome.values()):
-        return "forbidden", "a value no store of the program wrote was read", ()
+    keys = unwritten_keys(program, outcome)
+    if keys:
+        return UNWRITTEN, unwritten_reason(program, outcome, keys), ()
+    if any(v is None for v in outcome.values()):  # outside the value table, but no domain to judge it by
+        return "not covered", "a value outside the program's value table was read", ()
     j, lines = model.explain_forbidden(program, dict(outcome))
     return j.verdict, j.reason, tuple(lines)
 
@@ -193,6 +249,10 @@ class Property:
             analysis = model.analyse(program) if (self.needs_model and h.counts) else None
             for o, c in h.counts:
                 d = dict(o)
+                bad_keys = unwritten_keys(program, d)
+                if bad_keys:  # a fault, whatever the property: never an ordering verdict
+                    offending.append(Offence(o, c, UNWRITTEN, unwritten_reason(program, d, bad_keys)))
+                    continue
                 if analysis is not None and all(v is not None for v in d.values()):
                     verdict = analysis.verdict(o)
                     if verdict == "forbidden":  # the cycle that forbids it
@@ -221,7 +281,8 @@ class Property:
         if why and not timeouts:
             notes.append(why)
         if offending or sass_bad or timeouts:
-            reason = "; ".join(sorted({o.verdict for o in offending}))
+            reason = "; ".join(sorted({o.verdict if o.verdict != UNWRITTEN else
+                                       "harness or hardware fault (a value no store wrote)" for o in offending}))
             if sass_bad:
                 reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
             if timeouts:
@@ -276,4 +337,5 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "PROPERTIES", "SC", "Offence", "Property", "Verdict", "check", "get", "judge_timeouts", "predicate"]
+__all__ = ["MODEL", "PROPERTIES", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "get", "judge_timeouts",
+           "predicate", "unwritten_keys", "unwritten_reason"]

@@ -115,7 +115,7 @@ def test_unrunnable_is_a_user_error_with_every_reason() -> None:
         Program(
             "bad",
             (
-                Thread("P0", Placement(cta=0, gpu=1), (Store("x", 70000),)),
+                Thread("P0", Placement(cta=0, gpu=1), (Store("x", 3_000_000_000),)),
                 Thread("P1", Placement(cta=1), (Load("r0", "x", proxy=Proxy.SURFACE),)),
             ),
             (Location("x"),),
@@ -125,7 +125,7 @@ def test_unrunnable_is_a_user_error_with_every_reason() -> None:
         codegen.check_runnable(p)
     assert isinstance(e.value, UserError)
     text = str(e.value)
-    assert "gpu 1" in text and "16 bits" in text and "surface" in text
+    assert "gpu 1" in text and "signed 32-bit word" in text and "surface" in text
     assert len(e.value.reasons) == 3
     with pytest.raises(codegen.Unrunnable):
         codegen.generate_static(p)  # the surface load has no PTX form

@@ -252,6 +252,17 @@ class CudaBackend:
             f"{self.drv.get_driver_version()}, arch {self.arch}{inj}"
         )
 
+    def identity(self) -> tuple[str, str, str]:
+        """(backend id, arch, toolchain) for the evidence cache and corpus entries.  The id names
+        the harness's value encoding (``codegen.VALUES_VERSION``): a histogram recorded under an
+        older encoding -- one that could not follow RMW arithmetic, say -- is no evidence for this
+        one, so the cache does not answer with it."""
+        try:
+            toolchain = f"nvcc#{_nvcc_id(nvcc_path())}"
+        except UserError:
+            toolchain = "no-nvcc"
+        return (f"cuda:values-v{codegen.VALUES_VERSION}", self.arch, toolchain)
+
     # -- modules and launches ---------------------------------------------------------------
 
     def function(self, cubin: bytes, name: str) -> Any:
@@ -435,6 +446,7 @@ class CudaBackend:
             "arch": self.arch,
             "device": self.device.name(),
             "stride": stride,
+            "values": spec.values,  # the value encoding: tagged, or exact (primed before each launch)
         }
         if G > 1:
             meta.update({

@@ -20,6 +20,11 @@ the only ones the harness can report a timeout for; on a program whose waits mus
 (``model.termination``) that is a finding of its own kind (see properties), elsewhere it is
 expected.  It is not a process fault: it also fires in-process (replay, the pytest plugin).
 
+Harness fault: ``unwritten`` (rate as below: ``unwritten:0.5``) makes ``UNWRITTEN_FRACTION`` (at
+least one) of the instances of the programs it hits show a value no store of the program wrote:
+the last outcome key reads ``?``, as a GPU harness whose decoding fails shows it.  Properties report
+it as a harness or hardware fault, never as a forbidden outcome.  It fires in-process too.
+
 Reliability faults (for testing the campaign's worker supervision, docs/reliability.md): ``hang``
 (the run never returns: the process sleeps forever), ``slow`` (the run takes ``SLOW_SECONDS`` then
 returns: a time-out), ``crash`` (the process kills itself with SIGSEGV, like a GPU launch that dies on
@@ -55,12 +60,14 @@ from ..ir import (
 )
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
 
-FAULTS = ("relacq-as-relaxed", "timeout", "hang", "slow", "crash", "exit", "gpu-fault")
+FAULTS = ("relacq-as-relaxed", "timeout", "unwritten", "hang", "slow", "crash", "exit", "gpu-fault")
 #: faults that stop the process (or its answer): only in a supervised worker
 PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault")
 SLOW_SECONDS = 30.0
 #: with the ``timeout`` fault: the share of a hit program's instances that time out
 TIMEOUT_FRACTION = 0.01
+#: with the ``unwritten`` fault: the share of a hit program's instances that read a value no store wrote
+UNWRITTEN_FRACTION = 0.01
 
 
 def parse_faults(spec: str | None) -> dict[str, float]:
@@ -150,6 +157,7 @@ class SimBackend:
             rng = np.random.default_rng(seed)
             drawn = rng.multinomial(config.instances - timeouts, probs)
             counts = tuple((o, int(c)) for o, c in zip(outcomes, drawn) if c)
+            counts = self.unwritten(program, counts)
         meta = (("simulation", True), ("device", "CPU simulation (not a GPU)"), ("fault", self.fault), ("seed", config.seed))
         return Histogram(keys, counts, config.instances, timeouts, time.perf_counter() - t0, "sim", meta)
 
@@ -167,6 +175,19 @@ class SimBackend:
         if rate is None or not fault_hits(program, "timeout", rate):
             return 0
         return min(instances, max(1, round(instances * TIMEOUT_FRACTION)))
+
+    def unwritten(self, program: Program, counts: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
+        """With the ``unwritten`` fault, on a program it hits: ``UNWRITTEN_FRACTION`` (at least one)
+        of the instances of the most frequent outcome read ``?`` at the last key instead."""
+        rate = self.faults.get("unwritten")
+        if rate is None or not counts or not fault_hits(program, "unwritten", rate):
+            return counts
+        top = max(range(len(counts)), key=lambda i: counts[i][1])
+        o, c = counts[top]
+        n = min(c, max(1, round(sum(k for _, k in counts) * UNWRITTEN_FRACTION)))
+        bad = o[:-1] + ((o[-1][0], None),)
+        rest = [(oo, cc) for i, (oo, cc) in enumerate(counts) if i != top] + ([(o, c - n)] if c > n else [])
+        return tuple(rest + [(bad, n)])
 
     def _process_faults(self, program: Program) -> None:
         active = [f for f in PROCESS_FAULTS if f in self.faults]
@@ -202,4 +223,4 @@ class SimBackend:
         pass
 
 
-__all__ = ["FAULTS", "PROCESS_FAULTS", "TIMEOUT_FRACTION", "SimBackend", "fault_hits", "parse_faults", "weaken_relacq"]
+__all__ = ["FAULTS", "PROCESS_FAULTS", "TIMEOUT_FRACTION", "UNWRITTEN_FRACTION", "SimBackend", "fault_hits", "parse_faults", "weaken_relacq"]

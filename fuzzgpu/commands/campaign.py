@@ -34,7 +34,9 @@ Backends:
   sim     a CPU SIMULATION: outcomes sampled from the oracle's allowed set; finds nothing real, it
           tests the fuzzer.  --sim-fault relacq-as-relaxed injects a fault (release/acquire
           treated as relaxed) so that the campaign has something to find; --sim-fault
-          timeout[:RATE] makes 1% of the instances of programs with a wait time out
+          timeout[:RATE] makes 1% of the instances of programs with a wait time out; --sim-fault
+          unwritten[:RATE] makes 1% read a value no store wrote (`?`: a harness fault, reported
+          as such, never as a forbidden outcome)
   static  no execution: compile each program's kernels with nvcc, disassemble, and report memory
           operations ptxas moved across a synchronisation point (e.g. ld.global.nc hoisted above
           griddepcontrol.wait)
@@ -86,7 +88,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--property", default="model", choices=("model", "sc"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
-                        help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, and for testing the "
+                        help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, timeout, unwritten, and for testing the "
                              "worker supervision hang, slow, crash, exit (NAME:RATE hits that fraction of programs)")
     parser.add_argument("--max-findings", type=non_negative_int, default=None, metavar="N",
                         help="stop once N new findings are saved (default: run for the whole --time)")

@@ -73,7 +73,12 @@ def explain_text(entry: Any) -> str:
             expl = list(o.get("explanation") or [])
             verdict, reason = o["verdict"], o.get("reason", "")
             try:
-                if all(v is not None for v in o["outcome"].values()):
+                from ..properties import UNWRITTEN, unwritten_keys, unwritten_reason
+
+                bad = unwritten_keys(entry.program, o["outcome"])
+                if bad:  # a harness or hardware fault: no ordering explains a value no store wrote
+                    verdict, reason, expl = UNWRITTEN, unwritten_reason(entry.program, o["outcome"], bad), []
+                elif all(v is not None for v in o["outcome"].values()):
                     j, fresh = model.explain_forbidden(entry.program, o["outcome"])
                     verdict, reason, expl = j.verdict, j.reason, fresh or expl
             except model.Unsupported as e:

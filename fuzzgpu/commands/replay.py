@@ -21,7 +21,8 @@ entries are JSON, validated on load, and the program goes through the IR.
 
 An entry "still violates" when its property fails again on this backend (any offending outcome, a
 timeout on a program whose waits the model says must complete, or for the static backend a SASS
-finding that matters); "fixed" when it does not.  Entries whose
+finding that matters); "fixed" when it does not.  A value no store of the program wrote (`?`) is
+reported as a HARNESS OR HARDWARE FAULT, apart from the memory-model verdicts.  Entries whose
 finding a backend cannot check (an observed-outcome or timeout finding on the static backend, which
 executes nothing) are reported as skipped and do not change the exit status.
 
@@ -40,7 +41,7 @@ examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="DIR|ENTRY", help="a corpus folder or one entry (.json)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="default: auto")
-    parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed, timeout[:RATE])")
+    parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed, timeout[:RATE], unwritten[:RATE])")
     parser.add_argument("--instances", type=float, default=None, metavar="N", help="instances per entry (default: from the entry)")
     parser.add_argument("--max-instances", type=float, default=1e10, metavar="N", help="cap on instances per entry (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
@@ -78,6 +79,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         return out
     out["verdict"] = verdict.to_json()
     out["summary"] = verdict.summary()
+    out["kinds"] = list(verdict.kinds)  # "fault": a value no store wrote (harness or hardware), apart from "outcome"
     if verdict.status == "unsupported":
         out.update(status="skipped", reason=verdict.reason)
     else:
@@ -111,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(r))
         else:
             what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "skipped"}[r["status"]]
+            if r["status"] == "violates" and r.get("kinds") == ["fault"]:
+                what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
             extra = r.get("summary") if r["status"] != "skipped" else r.get("reason")
             print(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""))
     if not args.json:

@@ -20,6 +20,9 @@ litmus7-style, with the memory-model oracle's verdict on each outcome:
   allowed                weak, but the PTX memory model allows it
   allowed-outside-model  allowed only because an access is outside the model (ld.global.nc)
   forbidden              the model forbids it: a hardware, compiler or model bug
+  unwritten              a value no store of the test wrote was read (`?`, or a value outside
+                         what the test can hold): a HARNESS OR HARDWARE FAULT, not an ordering
+                         verdict; reported apart from the memory-model verdicts
   not covered            the oracle does not cover a mechanism of the test (no guess is made)
   timeout                a spin loop gave up after --budget iterations (not an outcome)
 
@@ -27,8 +30,10 @@ How it runs (docs/harness.md): every launch runs 65,536 instances of the test (2
 256 threads; each hardware thread plays every thread of the test, each for a different instance),
 threads placed as the test says (P0@cta 0 / P1@cta 1: different CTAs; same cta: different warps;
 `warp N`: the same warp; `cluster N`: CTAs of one cluster).  CTAs are permuted at random for each
-launch, and so are the locations; every launch stores values unique to it, so memory is never reset;
-outcomes are classified and counted on the GPU.  Every access is inline PTX, exactly as written.
+launch, and so are the locations; every launch stores values unique to it, so memory is never reset
+(programs with atom/red or values beyond 16 bits: memory is reset to the initial values before each
+launch, and values are plain 32-bit words); outcomes are classified and counted on the GPU.  Every
+access is inline PTX, exactly as written.
 
 Stress knobs (facts from an H200: the barrier plus a spin of 1000-10000 cycles is the cheapest
 effective stress; a stride of 1 word is needed for L1-staleness behaviours):
@@ -37,8 +42,9 @@ effective stress; a stride of 1 word is needed for L1-staleness behaviours):
   --spin C       a random delay of [0, C) %clock cycles per warp before the test
   --stress K     K extra CTAs hammering scratch lines while the tests run
 
-Exit status: 0 when no forbidden outcome was observed, 1 when one was, 2 on an error (no GPU, no
-PyCUDA, a construct the GPU cannot run such as the abstract surface/texture proxies).
+Exit status: 0 when no forbidden outcome and no unwritten value was observed, 1 when one was, 2 on
+an error (no GPU, no PyCUDA, a construct the GPU cannot run such as the abstract surface/texture
+proxies or values the harness cannot encode).
 
 examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
@@ -75,9 +81,15 @@ def _verdicts(program, hist) -> dict:
         from .. import model
     except ImportError:
         return {o: ("not covered", "no oracle installed") for o, _ in hist.counts}
+    from .. import properties
+
     out = {}
     for o, _ in hist.counts:
         d = dict(o)
+        keys = properties.unwritten_keys(program, d)
+        if keys:  # a harness or hardware fault, never an ordering verdict
+            out[o] = (properties.UNWRITTEN, properties.unwritten_reason(program, d, keys))
+            continue
         if any(v is None for v in d.values()):
             out[o] = ("not covered", "a value outside the program's value table was read")
             continue
@@ -117,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         judged = dataclasses.replace(program, pdl_grids=())  # what actually ran: stream order
     verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
+    faults = sum(c for o, c in hist.counts if verdicts[o][0] == "unwritten")
     if args.json:
         d = hist.to_json()
         d["program"] = program.name
@@ -125,11 +138,15 @@ def run(args: argparse.Namespace) -> int:
         for row, (o, _) in zip(d["outcomes"], hist.counts):
             row["verdict"], row["reason"] = verdicts[o]
         d["forbidden"] = forbidden
+        d["unwritten"] = faults
         json.dump(d, sys.stdout)
         print()
-        return 1 if forbidden else 0
+        return 1 if forbidden or faults else 0
     w = sys.stdout.write
-    w(f"Test {program.name} {'Allowed' if not forbidden else 'FORBIDDEN OBSERVED'}\n")
+    w(f"Test {program.name} {'FORBIDDEN OBSERVED' if forbidden else ('FAULT' if faults else 'Allowed')}\n")
+    if faults:
+        w(f"HARNESS OR HARDWARE FAULT: {faults} instance(s) read a value no store of the test wrote "
+          "(not a memory-model verdict; see docs/harness.md, Values)\n")
     w(f"Histogram ({len(hist.counts)} states)\n")
     width = max((len(f"{c}") for _, c in hist.counts), default=1)
     for o, c in hist.counts:
@@ -153,4 +170,4 @@ def run(args: argparse.Namespace) -> int:
         w(f"Grids {meta['grids']} PDL grids {meta['pdl_grids']} launched {'with' if meta['pdl_launch'] else 'WITHOUT'} "
           f"the PDL attribute; primary delay {meta['pdl_delay_ns']} ns after launch_dependents; "
           f"{meta['us_per_launch']} us per launch\n")
-    return 1 if forbidden else 0
+    return 1 if forbidden or faults else 0

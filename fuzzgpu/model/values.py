@@ -1,0 +1,71 @@
+"""The oracle's value domain: every value a program can hold at each outcome key and each location.
+
+A candidate execution (before any axiom) reads, at each read, some value written to its location
+(``events.program_traces``: a fixpoint of the values the program can write, bounded by the write
+budget and the loop bound).  So the values an outcome key holds in *some* candidate execution are
+exactly the values of that key in the threads' traces: for a register, its final value in the
+thread's paths; for a location, its initial value and every value a path writes to it.
+
+A run that shows a key with a value outside this domain did not read a value any store of the
+program wrote: no ordering of the program's accesses explains it, allowed or forbidden.  That is
+a harness or hardware fault (a decoding error, a corrupted word), not a memory-model verdict --
+``fuzzgpu.properties`` reports it as its own kind, and the GPU harness sizes its value tables by
+this domain (``fuzzgpu.codegen``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+from ..ir import Program
+from .events import program_traces
+
+Domain = tuple[tuple[str, frozenset[int]], ...]
+
+
+@functools.lru_cache(maxsize=2048)
+def _domains(p: Program, loop_bound: int) -> tuple[Domain, Domain]:
+    pt = program_traces(p, loop_bound)
+    keys: dict[str, set[int]] = {}
+    for k in p.outcome_keys():
+        if ":" in k:
+            name, reg = k.split(":", 1)
+            tid = next(i for i, t in enumerate(p.threads) if t.name == name)
+            keys[k] = {dict(tr.regs).get(reg, p.threads[tid].init_value(reg)) for tr in pt.traces[tid]}
+        else:
+            phys = pt.physical[k]
+            keys[k] = {pt.init[phys]} | {e.value for per in pt.traces for tr in per for e in tr.events
+                                         if e.kind == "W" and e.loc == phys and e.value is not None}
+    locs: dict[str, set[int]] = {loc: {v} for loc, v in pt.init.items()}
+    for per in pt.traces:
+        for tr in per:
+            for e in tr.events:
+                if e.kind in ("R", "W") and e.loc in locs and e.value is not None:
+                    locs[e.loc].add(e.value)
+    return (tuple((k, frozenset(v)) for k, v in keys.items()),
+            tuple((k, frozenset(v)) for k, v in sorted(locs.items())))
+
+
+def key_values(p: Program, *, loop_bound: int = 1) -> dict[str, frozenset[int]]:
+    """Per outcome key (``Program.outcome_keys``), the values it holds in some candidate execution.
+    Raises ``Unsupported`` where the oracle does not cover the program."""
+    return dict(_domains(p, loop_bound)[0])
+
+
+def location_values(p: Program, *, loop_bound: int = 1) -> dict[str, frozenset[int]]:
+    """Per physical location, its initial value and every value a candidate execution reads from
+    it or writes to it.  Raises ``Unsupported`` where the oracle does not cover the program."""
+    return dict(_domains(p, loop_bound)[1])
+
+
+def unwritten(p: Program, outcome: Mapping[str, int | None], *, loop_bound: int = 1) -> tuple[str, ...]:
+    """The keys of ``outcome`` whose value no candidate execution gives them (``None``: a value the
+    run could not name: outside the harness's value table, which holds the key's domain).  A key
+    whose domain is empty (a thread with no complete path within the loop bound) is never listed:
+    nothing can be said of it."""
+    dom = key_values(p, loop_bound=loop_bound)
+    return tuple(k for k, v in outcome.items() if dom.get(k) and (v is None or v not in dom[k]))
+
+
+__all__ = ["key_values", "location_values", "unwritten"]
