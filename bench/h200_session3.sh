@@ -18,7 +18,7 @@ R=/tmp/fuzzgpu-session3
 mkdir -p "$R" "$OUT"
 
 if [ ! -d /tmp/site/pycuda ]; then
-  python3 -m pip install -q --no-index --find-links wheelhouse --target /tmp/site pycuda jsonschema || exit 3
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3
 fi
 export PYTHONPATH=/tmp/site:$PWD:${PYTHONPATH:-}
 

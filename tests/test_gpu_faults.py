@@ -9,12 +9,14 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 from fuzzgpu import codegen
 from fuzzgpu.backends.base import RunConfig
-from fuzzgpu.backends.cuda import GpuFault, is_sticky, parse_gpu_faults
+from fuzzgpu.backends.cuda import is_sticky, parse_gpu_faults
 from fuzzgpu.campaign import Campaign, load_profile
 from fuzzgpu.errors import UserError
 from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend
@@ -87,18 +89,36 @@ def test_campaign_quarantines_gpu_faults_and_goes_on(tmp_path) -> None:
 # -- on a GPU ---------------------------------------------------------------------------------
 
 
+_IN_PROCESS = """
+import sys
+from fuzzgpu.backends.cuda import GpuFault
+from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.backends.cuda import CudaBackend
+from fuzzgpu.litmus import parse
+p = parse(sys.argv[2])
+b = CudaBackend(fault=sys.argv[1] + ":1")
+try:
+    b.run(p, RunConfig(instances=1_000_000))
+except GpuFault as e:
+    print("GpuFault:", e)
+    sys.exit(0)
+finally:
+    b.close()
+sys.exit("no GpuFault")
+"""
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("fault", ["trap", "illegal-address"])
 def test_gpu_fault_in_process(fault: str) -> None:
-    """A faulting launch raises GpuFault (the context is lost: nothing else runs in it)."""
-    from fuzzgpu.backends.cuda import CudaBackend
+    """A faulting launch raises GpuFault (the context is lost: nothing else runs in it).  Run in a
+    child process of its own: the lost context is the process's, and a pytest worker that ran this
+    in-process could open no context for the tests after it (seen on the H200)."""
+    from fuzzgpu.litmus import format_program
 
-    b = CudaBackend(fault=f"{fault}:1")
-    try:
-        with pytest.raises(GpuFault):
-            b.run(mp(1), RunConfig(instances=1_000_000))
-    finally:
-        b.close()
+    r = subprocess.run([sys.executable, "-c", _IN_PROCESS, fault, format_program(mp(1))], capture_output=True, text=True,
+                       check=False, timeout=300)
+    assert r.returncode == 0 and "GpuFault" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
 
 
 @pytest.mark.gpu
