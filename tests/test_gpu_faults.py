@@ -91,9 +91,8 @@ def test_campaign_quarantines_gpu_faults_and_goes_on(tmp_path) -> None:
 
 _IN_PROCESS = """
 import sys
-from fuzzgpu.backends.cuda import GpuFault
 from fuzzgpu.backends.base import RunConfig
-from fuzzgpu.backends.cuda import CudaBackend
+from fuzzgpu.backends.cuda import CudaBackend, GpuFault
 from fuzzgpu.litmus import parse
 p = parse(sys.argv[2])
 b = CudaBackend(fault=sys.argv[1] + ":1")
