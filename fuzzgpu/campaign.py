@@ -506,7 +506,7 @@ class Campaign:
         self.known_classes = load_known(self.known_path) if self.known_path is not None else {}
         self.classes: dict[str, Path] = self.corpus.classes()  # class key -> its entry
         self._seen: set[tuple[str, str]] = set()  # (class, signature) counted this session
-        self._pending_variants: dict[Path, list[str]] = {}  # variants not yet written to their entries
+        self._pending_variants: dict[tuple[str, Path], list[str]] = {}  # variants not yet counted in the corpus
         self.stop_requested = False
         self.max_findings: int | None = None
         self.max_runs: int | None = None  # stop after this many Hypothesis runs this session (None: the whole time)
@@ -612,17 +612,17 @@ class Campaign:
 
     def _variant(self, key: str, sig: str, verdict: Any) -> None:
         """A failing program of a class that is known or already has an entry: counted, not shrunk,
-        not saved (its signature is added to the entry's variants at the end of the run)."""
+        not saved (its signature is added to the class's variants in the corpus at the end of the run)."""
         known = self.known_classes.get(key)
         path = self.classes.get(key)
         if self._note_class(key, sig, path.name if path is not None else "", list(verdict.kinds), known) and path is not None:
-            self._pending_variants.setdefault(path, []).append(sig)
+            self._pending_variants.setdefault((key, path), []).append(sig)
 
     def _flush_variants(self) -> None:
         pending, self._pending_variants = self._pending_variants, {}
-        for path, sigs in pending.items():
+        for (key, path), sigs in pending.items():
             try:
-                self.corpus.add_variants(path, sigs)
+                self.corpus.add_variants(key, path, sigs)
             except OSError as e:  # a count in an entry is bookkeeping: say so, go on
                 self._print(f"could not record {len(sigs)} variant(s) in {path.name}: {e.strerror or e}")
 

@@ -348,7 +348,7 @@ def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: 
         "schema": SCHEMA,
         "version": VERSION,
         "signature": sig,
-        "class": {"key": key, "id": class_id(key), "findings": 1, "variants": [sig]},
+        "class": {"key": key, "id": class_id(key)},
         "shape": shape or program.name,
         "program": program_to_json(program),
         "litmus": litmus_text(program, offending),
@@ -566,14 +566,15 @@ class Corpus:
     def add(self, entry: Mapping[str, Any]) -> tuple[Path, bool]:
         """Write an entry (and its .litmus) unless its finding is already represented.  Returns
         (path, written): ``written`` is False when an entry with the same signature, or of the same
-        class (:func:`finding_class`), exists -- then the finding is recorded in that entry as a
+        class (:func:`finding_class`), exists -- then the finding is counted in that class as a
         variant (:meth:`add_variants`) and ``path`` is that entry.
 
         Safe for several processes at once: a new entry is named by its class id, written to a
         temp file, fsynced, and *linked* to its name -- ``link`` fails when the name exists, so of
         two workers saving the same class at the same moment exactly one creates the entry and the
         other records a variant.  Entries saved under older names (a signature's hash) are found by
-        reading their classes and signatures."""
+        reading their classes and signatures.  An entry never changes once written; its class's
+        count and variants live in ``classes/<class id>.json``."""
         validate_entry(dict(entry), "<new entry>")
         sig = entry["signature"]
         key = entry_class(entry)
@@ -589,50 +590,67 @@ class Corpus:
                 except (OSError, ValueError, RecursionError, AttributeError, KeyError, TypeError):
                     continue
         if path.exists():
-            self.add_variants(path, [sig])
+            self.add_variants(key, path, [sig])
             return path, False
         text = json.dumps(entry, indent=1, sort_keys=True, default=str)
         write_atomic(self.root / f"{name}.litmus", entry["litmus"])  # same text from every writer
         if create_exclusive(path, text + "\n"):  # the JSON last: an entry exists once its JSON does
             return path, True
-        self.add_variants(path, [sig])
+        self.add_variants(key, path, [sig])
         return path, False
 
-    def add_variants(self, path: Path, signatures: Iterable[str]) -> int:
-        """Record findings of ``path``'s class in it: their signatures are listed in
-        ``class.variants`` (the first :data:`MAX_VARIANTS`) and counted in ``class.findings``
-        (distinct signatures).  Read-modify-write under an exclusive lock of the corpus
-        (``.fuzzgpu/variants.lock``), the entry replaced atomically.  Returns how many were new."""
+    def class_path(self, key: str) -> Path:
+        return self.root / CLASS_DIR / f"{class_id(key)}.json"
+
+    def class_record(self, key: str, entry: Path | None = None) -> dict[str, Any]:
+        """``{"key", "entry", "findings", "variants"}`` of a class: its count of distinct findings
+        and the signatures of the first :data:`MAX_VARIANTS`; an entry without a record (saved
+        before classes were counted, or shipped) holds one finding, itself."""
+        try:
+            d = json.loads(self.class_path(key).read_text())
+            if isinstance(d, dict) and d.get("key") == key and isinstance(d.get("variants"), list) \
+                    and isinstance(d.get("findings"), int) and not isinstance(d.get("findings"), bool):
+                return d
+        except (OSError, ValueError, RecursionError):
+            pass
+        sig = None
+        if entry is not None:
+            try:
+                sig = json.loads(entry.read_text()).get("signature")
+            except (OSError, ValueError, AttributeError):
+                sig = None
+        return {"schema": CLASS_SCHEMA, "version": 1, "key": key, "entry": entry.name if entry is not None else None,
+                "findings": 1 if sig else 0, "variants": [sig] if sig else []}
+
+    def add_variants(self, key: str, entry: Path, signatures: Iterable[str]) -> int:
+        """Count findings in class ``key`` (represented by ``entry``): their signatures are listed
+        in ``classes/<class id>.json`` (the first :data:`MAX_VARIANTS`) and counted in its
+        ``findings`` (distinct signatures).  Read-modify-write under an exclusive lock
+        (``classes/.lock``), the record replaced atomically; nothing locked or written when every
+        signature is listed already.  Returns how many were new."""
         sigs = [s for s in dict.fromkeys(signatures) if isinstance(s, str)]
-        try:
-            d = json.loads(path.read_text())
-        except (OSError, ValueError):
+        rec = self.class_record(key, entry)
+        if all(s in rec["variants"] for s in sigs):
             return 0
-        cls = d.get("class") if isinstance(d.get("class"), dict) else {}
-        listed = set(cls.get("variants", [])) | {d.get("signature")}
-        if all(s in listed for s in sigs):  # nothing new: no lock, no write
-            return 0
-        lock = _lock(self.state_dir / "variants.lock")
+        lock = _lock(self.root / CLASS_DIR / ".lock")
         try:
-            d = json.loads(path.read_text())
-            key = entry_class(d)
-            cls = d.get("class") if isinstance(d.get("class"), dict) else {}
-            variants = [v for v in cls.get("variants", []) if isinstance(v, str)] or [d["signature"]]
-            count = cls.get("findings", len(variants))
-            count = count if isinstance(count, int) and not isinstance(count, bool) and count >= len(variants) else len(variants)
-            new = [s for s in sigs if s not in variants and s != d["signature"]]
+            rec = self.class_record(key, entry)
+            new = [s for s in sigs if s not in rec["variants"]]
             if not new:
                 return 0
-            d["class"] = {"key": key, "id": class_id(key), "findings": count + len(new),
-                          "variants": (variants + new)[:MAX_VARIANTS]}
-            write_atomic(path, json.dumps(d, indent=1, sort_keys=True, default=str) + "\n")
+            variants = [v for v in rec["variants"] if isinstance(v, str)]
+            rec = {"schema": CLASS_SCHEMA, "version": 1, "key": key, "entry": entry.name,
+                   "findings": max(int(rec["findings"]), len(variants)) + len(new), "variants": (variants + new)[:MAX_VARIANTS]}
+            write_atomic(self.class_path(key), json.dumps(rec, indent=1) + "\n")
             return len(new)
         finally:
             lock.close()
 
 
-#: an entry lists at most this many variant signatures (its ``class.findings`` counts them all)
+#: a class record lists at most this many variant signatures (its ``findings`` counts them all)
 MAX_VARIANTS = 100
+CLASS_DIR = "classes"  # D/classes/<class id>.json: each class's count and variants
+CLASS_SCHEMA = "fuzzgpu.class"
 
 
 def _lock(path: Path) -> Any:
@@ -703,20 +721,11 @@ def load_known(path: str | Path) -> dict[str, Known]:
 
 def refreshed(data: Mapping[str, Any], program: Program) -> dict[str, Any]:
     """An entry with its signature and class recomputed by this fuzzgpu (:func:`entry_signature`,
-    :func:`entry_class`); the variants keep their count, the entry's own old signature replaced
-    by the new one.  What ``python -m fuzzgpu.corpus refresh DIR`` writes."""
+    :func:`entry_class`).  What ``python -m fuzzgpu.corpus refresh DIR`` writes."""
     d = dict(data)
-    old = d.get("signature")
-    sig = entry_signature(d, program)
+    d["signature"] = entry_signature(d, program)
     key = entry_class(d)
-    cls = d.get("class") if isinstance(d.get("class"), dict) else {}
-    variants = [sig if v == old else v for v in cls.get("variants", []) if isinstance(v, str)] or [sig]
-    if sig not in variants:
-        variants.insert(0, sig)
-    count = cls.get("findings")
-    count = count if isinstance(count, int) and not isinstance(count, bool) and count >= len(variants) else len(variants)
-    d["signature"] = sig
-    d["class"] = {"key": key, "id": class_id(key), "findings": count, "variants": variants[:MAX_VARIANTS]}
+    d["class"] = {"key": key, "id": class_id(key)}
     return d
 
 
@@ -726,10 +735,19 @@ def refresh(root: str | Path) -> list[tuple[Path, bool]]:
     keeping their file names, which documents and known lists point to).  Returns (path,
     changed) for each entry."""
     out = []
-    for e in Corpus(root).entries():
+    c = Corpus(root)
+    for e in c.entries():
         new = refreshed(e.data, e.program)
         changed = new != dict(e.data)
         if changed:
+            old = e.data.get("class") if isinstance(e.data.get("class"), dict) else {}
+            old_key = old.get("key") if isinstance(old.get("key"), str) else None
+            if old_key and old_key != new["class"]["key"] and c.class_path(old_key).is_file():
+                rec = c.class_record(old_key, e.path)  # the count follows the class to its new name
+                rec = {**rec, "key": new["class"]["key"], "entry": e.path.name,
+                       "variants": [new["signature"] if v == e.data.get("signature") else v for v in rec["variants"]]}
+                write_atomic(c.class_path(new["class"]["key"]), json.dumps(rec, indent=1) + "\n")
+                c.class_path(old_key).unlink()
             write_atomic(e.path, json.dumps(new, indent=1, sort_keys=True, default=str) + "\n")
         out.append((e.path, changed))
     return out

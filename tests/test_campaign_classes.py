@@ -68,9 +68,11 @@ def test_one_entry_per_class_with_its_count_and_variants(tmp_path):
     rep = (c.root / "report" / "report.txt").read_text()
     assert f"{n} findings in {len(c.state.classes)} class" in rep
     mp = next(d for d in es if C.entry_class(d) == MP_CLASS)
-    assert mp["class"]["key"] == MP_CLASS and mp["class"]["findings"] >= 2
-    assert mp["signature"] in mp["class"]["variants"] and len(set(mp["class"]["variants"])) == len(mp["class"]["variants"])
-    assert c.state.classes[MP_CLASS]["file"] == c.corpus.classes()[MP_CLASS].name
+    assert mp["class"] == {"key": MP_CLASS, "id": C.class_id(MP_CLASS)}
+    rec = json.loads(c.corpus.class_path(MP_CLASS).read_text())  # the class's count and variants, beside its entry
+    assert rec["findings"] == len(rec["variants"]) == c.state.classes[MP_CLASS]["findings"] >= 2
+    assert mp["signature"] in rec["variants"] and len(set(rec["variants"])) == len(rec["variants"])
+    assert rec["entry"] == c.state.classes[MP_CLASS]["file"] == c.corpus.classes()[MP_CLASS].name
     # the report does not contradict itself, and says what the exit status means
     assert "no observed outcome is forbidden" not in rep.split("findings")[0].replace("(a finding is a program that breaks it: no", "")
     assert "exit status 1:" in rep and "1 means findings were saved" in rep
