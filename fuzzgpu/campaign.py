@@ -351,6 +351,12 @@ class State:
                 raise UserError(f"{path}: field {k!r} has the wrong type ({type(kw[k]).__name__})")
         if not all(isinstance(f, dict) and isinstance(f.get("signature"), str) for f in kw.get("findings", [])):
             raise UserError(f"{path}: field 'findings' holds something that is not a finding")
+        for key, c in kw.get("classes", {}).items():
+            n = c.get("findings") if isinstance(c, dict) else None
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0 or not isinstance(c.get("variants", []), list):
+                raise UserError(f"{path}: field 'classes' holds something that is not a class count ({key[:60]!r})")
+        if not all(isinstance(e, dict) and isinstance(e.get("signature"), str) for e in kw.get("save_errors", [])):
+            raise UserError(f"{path}: field 'save_errors' holds something that is not a record of a finding kept raw")
         return cls(**kw)
 
 

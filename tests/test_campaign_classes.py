@@ -194,3 +194,20 @@ def test_a_worker_that_exits_on_an_error_is_restarted_with_a_bound(rc, finished,
 
     assert MAX_RESTARTS == 20
     assert after_exit(rc, finished, progressed, restarts, left) == want
+
+
+@pytest.mark.parametrize("bad,want", [
+    ({"classes": {"model|*|x": {"findings": "many"}}}, "field 'classes'"),
+    ({"classes": {"model|*|x": 5}}, "field 'classes'"),
+    ({"save_errors": [{"raw": "raw/x.json"}]}, "field 'save_errors'"),
+])
+def test_a_state_with_bad_class_counts_is_refused_in_one_line(tmp_path, bad, want):
+    from fuzzgpu.campaign import State
+    from fuzzgpu.errors import UserError
+
+    p = tmp_path / "state.json"
+    p.write_text(json.dumps({"schema": "fuzzgpu.campaign-state", "version": 1, "profile": "classic", "backend": "sim",
+                             "property": "model", "seed": 1, **bad}))
+    with pytest.raises(UserError) as e:
+        State.load(p)
+    assert str(p) in str(e.value) and want in str(e.value) and "\n" not in str(e.value)
