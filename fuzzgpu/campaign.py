@@ -671,7 +671,8 @@ class Campaign:
                 info["saved_by_another"] = True
                 self.state.findings.append(info)
                 self.session_findings.append(info)
-                self._print(f"FINDING {path.name} (its class was saved first by another worker): {program.name}: {verdict.summary()}")
+                self._print(f"FINDING {path.name} (its class has this entry already, saved by another worker or campaign; "
+                            f"counted as a variant): {program.name}: {verdict.summary()}")
         self.save_state(force=True)
 
     def _keep_raw(self, program: Program, verdict: Any, hist: Any, config: RunConfig, entry: Mapping[str, Any] | None,
@@ -875,7 +876,7 @@ class Campaign:
         sess = max(1e-9, time.monotonic() - self._t0)
         t = Table(title=f"fuzzgpu campaign  profile={self.profile.name}  property={self.prop.name}  {self.inner.describe()}",
                   title_justify="left")
-        for col in ("shape", "programs", "instances", "weak rate", "failures", "findings", "not covered"):
+        for col in ("shape", "programs", "instances", "weak rate", "failures", "entries", "not covered"):
             t.add_column(col, justify="right" if col != "shape" else "left")
         for name, s in sorted(self.state.shapes.items()):
             rate = f"{s['weak'] / s['instances']:.2e}" if s["instances"] else "-"
@@ -883,7 +884,7 @@ class Campaign:
                       str(int(s["findings"])), str(int(s["unsupported"])))
         since = "never" if self.state.last_finding_elapsed is None else f"{el - self.state.last_finding_elapsed:.0f} s ago"
         t.caption = (f"{(self.state.programs - self._p0) / sess:.1f} programs/s  {(self.state.instances - self._i0) / sess:.3g} instances/s  "
-                     f"{classes_phrase(self.state.classes)}, {len(self.state.findings)} entries"
+                     f"{classes_phrase(self.state.classes)}, {len(self.state.findings)} entr{'y' if len(self.state.findings) == 1 else 'ies'}"
                      + (f", {len(self.state.save_errors)} NOT SAVED (kept raw)" if self.state.save_errors else "")
                      + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
         return t
@@ -1017,7 +1018,7 @@ def report_text(c: Campaign, reason: str) -> str:
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
         timeouts_line(s.timeouts),
         "",
-        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}",
+        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}",
     ]
     for name, st in sorted(s.shapes.items()):
         rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
@@ -1099,7 +1100,7 @@ def _finding_line(f: Mapping[str, Any]) -> str:
     if list(f.get("kinds") or ()) == ["sass"]:
         more += ", SASS only"
     if f.get("saved_by_another"):
-        more += ", saved first by another worker"
+        more += ", saved first by another worker or campaign"
     if f.get("workers"):
         more += f"; found by {', '.join(f['workers'])}"
     return f"  {f['file']}  {f.get('shape', '?')} ({f.get('threads', '?')} threads{more}): {f.get('summary', '')}"
@@ -1255,12 +1256,12 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
         f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
         timeouts_line(comb["timeouts"]),
         "",
-        f"{'worker':<8} {'programs':>9} {'instances':>11} {'findings':>9} {'quarantined':>12}",
+        f"{'worker':<8} {'programs':>9} {'instances':>11} {'entries':>9} {'quarantined':>12}",
     ]
     for wid, st in sorted(states.items()):
         lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {float(st.get('instances', 0)):>11.4g} {len(st.get('findings', [])):>9} "
                      f"{int(st.get('quarantined', 0)):>12}")
-    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}"]
+    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}"]
     for name, st in sorted(comb["shapes"].items()):
         rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
         lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "

@@ -308,7 +308,7 @@ def reproduction(failures: int, instances: int, deterministic: bool = False) -> 
     not make it 1.0000001), then rounded once to a float: never outside 0..1."""
     failures, instances = max(0, int(failures)), max(0, int(instances))
     if deterministic:
-        return {"rate": 1.0, "failures": failures, "instances": instances, "replay_instances": max(1, instances),
+        return {"rate": 1.0, "failures": max(1, failures), "instances": instances, "replay_instances": max(1, instances),
                 "confidence": 1.0, "note": "a compile-time finding: deterministic for one toolchain"}
     hits = min(failures, instances)
     rate = Fraction(hits, instances) if instances else Fraction(0)
@@ -740,7 +740,7 @@ def refresh(root: str | Path) -> list[tuple[Path, bool]]:
         new = refreshed(e.data, e.program)
         changed = new != dict(e.data)
         if changed:
-            old = e.data.get("class") if isinstance(e.data.get("class"), dict) else {}
+            old: Mapping[str, Any] = e.data["class"] if isinstance(e.data.get("class"), dict) else {}
             old_key = old.get("key") if isinstance(old.get("key"), str) else None
             if old_key and old_key != new["class"]["key"] and c.class_path(old_key).is_file():
                 rec = c.class_record(old_key, e.path)  # the count follows the class to its new name

@@ -365,7 +365,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
     GPU overlap one program's compile (CPU) with another's run (GPU)."""
-    from .campaign import combine_states, lock_corpus, write_combined_report
+    from .campaign import classes_phrase, combine_states, lock_corpus, write_combined_report
 
     out = out if out is not None else sys.stdout
     corpus = Path(corpus_dir)
@@ -485,7 +485,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 last = now
                 st = combine_states(_worker_states(corpus, ids))
                 print(f"[{now - t0:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
-                      f"findings {len(st['findings'])}  quarantined {st['quarantined']}", file=out, flush=True)
+                      f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
+                      + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""), file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"

@@ -61,6 +61,7 @@ def test_one_entry_per_class_with_its_count_and_variants(tmp_path):
     c, out = campaign(tmp_path, 6)
     es = entries(c)
     keys = [C.entry_class(d) for d in es]
+    assert keys == [d["class"]["key"] for d in es]  # what the campaign stored is what the entry says
     assert len(keys) == len(set(keys)), keys  # one representative per class
     assert MP_CLASS in keys  # MP and LB with a failed release/acquire: one root cause
     n = sum(int(v["findings"]) for v in c.state.classes.values())
