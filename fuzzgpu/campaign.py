@@ -1007,7 +1007,7 @@ def report_text(c: Campaign, reason: str) -> str:
     if c.note:
         lines.append(f"note        {c.note}")
     lines += [
-        f"property    {c.prop.name} (a finding is a program that breaks it: {c.prop.doc})",
+        f"property    {c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\"",
         f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
         f"ended       {reason}",
         f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
@@ -1253,6 +1253,7 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
         f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
         f"findings    {classes_phrase(comb['classes'])}; {len(comb['findings'])} corpus entries (one per class)"
         + (f"; {len(comb['save_errors'])} finding(s) NOT SAVED, kept raw in {Path(corpus) / RAW_DIR}" if comb["save_errors"] else ""),
+        f"known list  {info['known']}" if info.get("known") else "known list  none given (a worker reads DIR/known.json when present)",
         f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
         timeouts_line(comb["timeouts"]),
         "",

@@ -516,7 +516,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
                                                                 "workers_per_gpu": per_gpu if gpus else None,
-                                                                "restarts": restarts})
+                                                                "restarts": restarts, "known": known})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
 

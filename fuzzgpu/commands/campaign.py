@@ -20,8 +20,8 @@ DESCRIPTION = """\
 Generate litmus programs with Hypothesis from a profile, run each on a backend, judge every observed
 outcome with the PTX memory-model oracle, and when a program breaks the property, shrink it with
 Hypothesis to a minimal reproducer and save it to the corpus (one JSON file + a .litmus file per
-finding, deduplicated).  A live display shows programs/s, instances/s, findings, the time since the
-last finding, and the weak (non-SC) rate per shape.
+class of findings, below).  A live display shows programs/s, instances/s, "N findings in K
+classes", the time since the last finding, and the weak (non-SC) rate per shape.
 
 Profiles (--profile NAME reads ./strategies/NAME.toml when present, else the copy shipped with
 fuzzgpu; --profile PATH reads any file):
