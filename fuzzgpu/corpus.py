@@ -184,9 +184,11 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
     Two findings are one class when they break the same property for the same reason:
 
     * a SASS finding (ptxas moved a memory operation across a synchronisation point): the check,
-      the direction and the mnemonics of the moved operation and of the synchronisation point
-      (``sass:crossing:hoisted above:ld.global.nc:griddepcontrol.wait``), on any shape; several
-      SASS findings of one program are one kind made of all of them;
+      the direction and the mnemonic of the moved operation (``sass:crossing:hoisted
+      above:ld.global.nc``), on any shape and whichever synchronisation points it crossed (an
+      ``ld.global.nc`` hoisted above ``bar.sync`` and ``griddepcontrol.wait`` is one root cause:
+      ptxas treats ``.nc`` loads as outside the memory model); several kinds in one program make
+      one class of all of them;
     * else an offending outcome the oracle forbids -- the one seen most often when there are
       several: with cycles, the axioms and the *ordering* edges of the cycles the oracle reports,
       each with the mechanism of its ends (:func:`cycle_kinds`), on any shape: an MP and an LB
@@ -200,8 +202,7 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
     ``offences``: (verdict, reason, explanation lines, count) of each offending outcome.  SHAPE is
     ``*`` when the kind does not depend on it.  Everything else (values, scopes, placements, the
     instructions that are not on the cycle) makes variants of one class."""
-    kinds = sorted({f"sass:{f.get('check')}:{f.get('direction')}:{_mnemonic(f.get('op_ptx'))}:{_mnemonic(f.get('sync_ptx'))}"
-                    for f in sass})
+    kinds = sorted({f"sass:{f.get('check')}:{f.get('direction')}:{_mnemonic(f.get('op_ptx'))}" for f in sass})
     if kinds:
         return f"{prop}|*|{' + '.join(kinds)}"
     ranked = sorted(offences, key=lambda o: (-int(o[3]), o[0], o[1]))

@@ -217,7 +217,7 @@ def test_finding_class_is_a_pure_function_of_what_broke():
     assert finding_class("model", "MP", [], timeout=True) == "model|MP|timeout"
     sass = {"check": "crossing", "direction": "hoisted above", "op_ptx": "ld.global.nc.u32 %r3, [%rd1]", "sync_ptx": "griddepcontrol.wait"}
     assert finding_class("model", "PDL", [("forbidden", "", [mp], 1)], [sass]) == \
-        "model|*|sass:crossing:hoisted above:ld.global.nc:griddepcontrol.wait"
+        "model|*|sass:crossing:hoisted above:ld.global.nc"
 
 
 def test_refresh_recomputes_a_stale_signature(tmp_path):
