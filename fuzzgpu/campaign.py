@@ -550,7 +550,9 @@ class Campaign:
                 try:
                     from .corpus import entry_class, finding_kinds
 
-                    self._note_class(entry_class(d), sig, e.name, finding_kinds(d))
+                    kinds = finding_kinds(d)
+                    self.state.findings[-1]["kinds"] = kinds
+                    self._note_class(entry_class(d), sig, e.name, kinds)
                 except (KeyError, TypeError, AttributeError):
                     pass
 
