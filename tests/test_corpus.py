@@ -232,3 +232,12 @@ def test_refresh_recomputes_a_stale_signature(tmp_path):
     assert refresh(tmp_path) == [(path, True)] and refresh(tmp_path) == [(path, False)]
     d = json.loads(path.read_text())
     assert d["signature"] == good and d["class"]["key"] == "model|*|forbidden:cycle through sync[memory]"
+
+
+def test_a_verdicts_rate_never_leaves_0_1():
+    from fuzzgpu.properties import Offence, Verdict
+
+    n = 10_027_000
+    v = Verdict("sc", "fail", (Offence((("P1:r0", 1),), n, "allowed", ""),), ({"check": "crossing"},), "", (), n)
+    assert v.rate == 1.0 and v.to_json()["rate"] == 1.0
+    assert Verdict("sc", "fail", (Offence((("P1:r0", 1),), 3, "allowed", ""),), (), "", (), 7).rate == 3 / 7
