@@ -518,6 +518,7 @@ class Campaign:
         self.max_runs: int | None = None  # stop after this many Hypothesis runs this session (None: the whole time)
         self.new_findings: list[dict[str, Any]] = []
         self.unsaved: list[str] = []  # signatures of findings kept raw this session (not saved as entries)
+        self._raw_classes: set[str] = set()  # classes whose finding could only be kept raw (its variants: counted)
         self.session_findings: list[dict[str, Any]] = []  # new ones and ones another worker saved first
         from .workers import quarantined_hashes
 
@@ -704,6 +705,9 @@ class Campaign:
             raw = None
             why += f"; keeping it raw failed too ({type(e2).__name__}: {e2})"
         self.known.add(sig)  # not again this session (shrinks avoid it)
+        self._raw_classes.add(key)  # nor its class: one raw record per class, the others counted
+        self._note_class(key, sig, "", list(verdict.kinds))
+        self.state.classes[key]["raw"] = raw
         self.state.save_errors.append({"signature": sig, "class": key, "raw": raw, "error": why[:400],
                                        "shape": program.name, "summary": verdict.summary()[:300]})
         self.unsaved.append(sig)
@@ -803,7 +807,7 @@ class Campaign:
 
                 sig = verdict_signature(program, verdict)
                 key = verdict_class(program.name, verdict)
-                if sig in self.known or key in self.classes or key in self.known_classes:
+                if sig in self.known or key in self.classes or key in self.known_classes or key in self._raw_classes:
                     # its class has an entry or is known: a variant, counted (while generating, not
                     # while shrinking another finding); look elsewhere (shrinks avoid it too)
                     st["known"] = st.get("known", 0) + 1
@@ -1062,7 +1066,8 @@ def class_lines(classes: Mapping[str, Mapping[str, Any]], findings: Any = ()) ->
     out = ["", "classes (root causes; each holds the findings that share it, one corpus entry each):"]
     for key, c in sorted(classes.items(), key=lambda kv: (-int(kv[1].get("findings", 0)), kv[0])):
         n = int(c.get("findings", 0))
-        where = f"KNOWN, see {c.get('writeup')}" if c.get("known") else (c.get("file") or "(not saved)")
+        where = (f"KNOWN, see {c.get('writeup')}" if c.get("known")
+                 else c.get("file") or (f"{c['raw']} (NOT SAVED, kept raw)" if c.get("raw") else "(NOT SAVED)"))
         out.append(f"  {n:>6} finding{'s' if n != 1 else ' '}  {where}  {key}{_kinds_note(c.get('kinds'))}")
     if findings:
         out += ["", "entries saved (the representative of each class):"]

@@ -105,6 +105,9 @@ def test_a_finding_that_cannot_be_saved_is_kept_raw_and_the_campaign_goes_on(tmp
         assert raw["signature"] == e["signature"] and "No space left" in raw["error"]
         assert raw["entry"]["program"]["threads"]  # the whole finding, as it would have been saved
     assert "FINDING NOT SAVED" in out and "kept raw" in out
+    raw_classes = {e["class"] for e in c.state.save_errors}
+    assert len(raw_classes) == len(c.state.save_errors)  # one raw record per class; its other findings counted
+    assert sum(c.state.classes[k]["findings"] for k in raw_classes) >= len(raw_classes)
     rep = (c.root / "report" / "report.txt").read_text()
     assert "NOT SAVED" in rep and "exit status 1" in rep
     assert c.unsaved
