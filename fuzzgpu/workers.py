@@ -539,12 +539,12 @@ def after_exit(rc: int, finished: bool, progressed: bool, restarts: int, time_le
 
 
 def _programs(corpus: Path, wid: str) -> int:
-    """Programs the worker's state counts (-1 when it has none yet)."""
+    """Programs the worker's state counts (0 when it has none yet)."""
     try:
-        v = json.loads((worker_dir(corpus, wid) / "state.json").read_text()).get("programs", -1)
+        v = json.loads((worker_dir(corpus, wid) / "state.json").read_text()).get("programs", 0)
     except (OSError, ValueError, AttributeError):
-        return -1
-    return v if isinstance(v, int) else -1
+        return 0
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
 def _finished(corpus: Path, wid: str, since: float) -> bool:
