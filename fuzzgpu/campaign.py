@@ -666,7 +666,8 @@ class Campaign:
             self.session_findings.append(info)
             st["findings"] += 1
             self.state.last_finding_elapsed = self._elapsed_base + (time.monotonic() - self._t0)
-            self._print(f"NEW FINDING {path.name}: {program.name}, {len(program.threads)} threads: {verdict.summary()}  [class {key}]")
+            self._print(f"NEW FINDING {path.name}: {program.name}, {len(program.threads)} threads: {verdict.summary()}  [class {key}]"
+                        + _kinds_note(verdict.kinds))
         else:
             self.state.duplicates += 1
             if path.name not in {f["file"] for f in self.state.findings}:
