@@ -42,9 +42,11 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+RAW_DIR = "raw"  # findings that could not be saved as corpus entries (D/raw/<signature>.json)
 PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 STATE_VERSION = 1
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
+MAX_SIM_INSTANCES = 10**9  # the simulation samples about 2e7 instances/s: 1e9 is a minute per program
 
 # --------------------------------------------------------------------------------------------
 # Profiles
@@ -180,6 +182,8 @@ def load_profile(name_or_path: str) -> Profile:
         for k, v in table.items():
             if v < 1:
                 raise ProfileError(f"{path}: key '{where}.{k}' must be >= 1")
+    if sim.get("instances", 1) > MAX_SIM_INSTANCES:
+        raise ProfileError(f"{path}: key 'sim.instances' must be at most {MAX_SIM_INSTANCES} (the simulation samples about 2e7 instances/s)")
     if "arch" in static:
         from . import sass
 
@@ -305,6 +309,13 @@ class State:
     #: (must-complete: findings; may-hang: expected; unknown)
     timeouts: dict[str, int] = field(default_factory=dict)
     worker: str | None = None  # the worker id in a parallel campaign
+    #: findings by root cause (corpus.finding_class): class key -> {"id", "file" (the entry that
+    #: represents it, "" for a known class), "findings" (distinct findings of this campaign in the
+    #: class), "known" (a class of the known-findings list: counted, not saved), "writeup", "kinds"}
+    classes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: findings that could not be saved as corpus entries: {"signature", "class", "raw" (the file
+    #: under D/raw/ that keeps them, or null when even that failed), "error"}
+    save_errors: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -334,12 +345,18 @@ class State:
                 raise UserError(f"{path}: field {k!r} is missing or not a string")
         types = {"seed": int, "run_index": int, "sessions": int, "programs": int, "instances": int, "duplicates": int,
                  "elapsed": (int, float), "findings": list, "shapes": dict, "not_covered": dict, "quarantined": int, "faults": dict,
-                 "timeouts": dict}
+                 "timeouts": dict, "classes": dict, "save_errors": list}
         for k, t in types.items():
             if k in kw and (not isinstance(kw[k], t) or isinstance(kw[k], bool)):
                 raise UserError(f"{path}: field {k!r} has the wrong type ({type(kw[k]).__name__})")
         if not all(isinstance(f, dict) and isinstance(f.get("signature"), str) for f in kw.get("findings", [])):
             raise UserError(f"{path}: field 'findings' holds something that is not a finding")
+        for key, c in kw.get("classes", {}).items():
+            n = c.get("findings") if isinstance(c, dict) else None
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0 or not isinstance(c.get("variants", []), list):
+                raise UserError(f"{path}: field 'classes' holds something that is not a class count ({key[:60]!r})")
+        if not all(isinstance(e, dict) and isinstance(e.get("signature"), str) for e in kw.get("save_errors", [])):
+            raise UserError(f"{path}: field 'save_errors' holds something that is not a record of a finding kept raw")
         return cls(**kw)
 
 
@@ -354,6 +371,7 @@ class CampaignResult:
     session_seconds: float
     session_programs: int
     session_instances: int
+    unsaved: list[str] = field(default_factory=list)  # findings kept raw (not saved as entries) this session
 
 
 def lock_corpus(state_dir: Path, name: str = "lock", what: str = "another campaign is running on this corpus") -> Any:
@@ -373,29 +391,75 @@ def lock_corpus(state_dir: Path, name: str = "lock", what: str = "another campai
     return f
 
 
-def _example_database(path: Path) -> Any:
-    """Hypothesis's directory database, with each value written to a temp file *in its own key
-    folder*, fsynced and renamed (the stock one writes in /tmp and copies across file systems,
-    which a kill can tear).  Safe for several processes: a value's file name is its hash."""
-    from hypothesis.database import DirectoryBasedExampleDatabase
+def _digest(data: bytes) -> str:
+    import hashlib
 
-    class _AtomicDB(DirectoryBasedExampleDatabase):
+    return hashlib.sha384(data).hexdigest()[:16]
+
+
+def example_database(path: Path, namespace: bytes) -> Any:
+    """Hypothesis's example database for one campaign run, through Hypothesis's public API only
+    (an :class:`hypothesis.database.ExampleDatabase` subclass implementing ``save``, ``fetch``,
+    ``delete`` and ``move``).
+
+    ``path/<digest of namespace + key>/<digest of value>``: one file per value, written to a temp
+    file *in its own key folder*, fsynced and renamed (a kill leaves the old file or the new one,
+    never a torn one); a value's file name is its hash, so several processes may share the folder.
+    ``namespace`` keeps each run's keys apart (profile, backend, property, seed, run index): a
+    resumed run finds its own failing examples and shrink progress, and never another run's."""
+    from hypothesis.database import ExampleDatabase
+
+    class CampaignDatabase(ExampleDatabase):
+        def __init__(self, root: Path, ns: bytes) -> None:
+            super().__init__()
+            self.root = root
+            self.ns = ns
+
+        def __repr__(self) -> str:
+            return f"CampaignDatabase({str(self.root)!r})"
+
+        def _key_dir(self, key: bytes) -> Path:
+            return self.root / _digest(self.ns + b"\0" + key)
+
         def save(self, key: bytes, value: bytes) -> None:
-            key_path = self._key_path(key)
-            if key_path.name != self._metakeys_hash:
-                self.save(self._metakeys_name, key)
+            d = self._key_dir(key)
+            target = d / _digest(value)
             try:
-                key_path.mkdir(exist_ok=True, parents=True)
-                target = self._value_path(key, value)
                 if target.exists():
                     return
-                os.replace(write_temp(key_path, value), target)
+                d.mkdir(parents=True, exist_ok=True)
+                os.replace(write_temp(d, value), target)
+            except OSError:  # a full disk loses a shrink hint, never the campaign
+                pass
+
+        def fetch(self, key: bytes) -> Any:
+            d = self._key_dir(key)
+            try:
+                names = sorted(p for p in os.listdir(d) if not p.startswith("."))
+            except OSError:
+                return
+            for name in names:
+                try:
+                    yield (d / name).read_bytes()
+                except OSError:  # deleted by another process meanwhile
+                    continue
+
+        def delete(self, key: bytes, value: bytes) -> None:
+            try:
+                (self._key_dir(key) / _digest(value)).unlink()
             except OSError:
                 pass
 
-    db = _AtomicDB(str(path))
-    # temp files of a writer killed between mkstemp and rename are named .tmp-*: Hypothesis reads
-    # them as values (harmless: an unparseable choice sequence is dropped), but clear old ones
+        def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+            if src == dest:
+                self.save(src, value)
+                return
+            self.save(dest, value)  # saved before deleted: a kill in between loses nothing
+            self.delete(src, value)
+
+    db = CampaignDatabase(path, namespace)
+    # temp files of a writer killed between mkstemp and rename are named .tmp-* (never fetched:
+    # fetch skips dot files); clear old ones
     try:
         for t in path.glob("*/.tmp-*"):
             if time.time() - t.stat().st_mtime > 60:
@@ -408,9 +472,9 @@ def _example_database(path: Path) -> Any:
 class Campaign:
     def __init__(self, profile: Profile, backend: Any, corpus_dir: str | Path, prop: str = "model", seed: int | None = None,
                  note: str = "", out: Any = None, live: bool | None = None, status_every: float = 5.0,
-                 worker_id: str | None = None) -> None:
+                 worker_id: str | None = None, known: str | Path | None = None) -> None:
         from . import properties
-        from .corpus import Corpus
+        from .corpus import KNOWN_FILE, Corpus, load_known
 
         self.profile = profile
         self.prop = properties.get(prop)
@@ -443,9 +507,18 @@ class Campaign:
         self.state.sessions += 1
         self._reconcile()
         self.known: set[str] = self.corpus.signatures()
+        #: the known-findings list (--known, else D/known.json when present): class key -> Known
+        self.known_path = Path(known) if known is not None else (self.root / KNOWN_FILE if (self.root / KNOWN_FILE).is_file() else None)
+        self.known_classes = load_known(self.known_path) if self.known_path is not None else {}
+        self.classes: dict[str, Path] = self.corpus.classes()  # class key -> its entry
+        self._seen: set[tuple[str, str]] = set()  # (class, signature) counted this session
+        self._pending_variants: dict[tuple[str, Path], list[str]] = {}  # variants not yet counted in the corpus
         self.stop_requested = False
         self.max_findings: int | None = None
+        self.max_runs: int | None = None  # stop after this many Hypothesis runs this session (None: the whole time)
         self.new_findings: list[dict[str, Any]] = []
+        self.unsaved: list[str] = []  # signatures of findings kept raw this session (not saved as entries)
+        self._raw_classes: set[str] = set()  # classes whose finding could only be kept raw (its variants: counted)
         self.session_findings: list[dict[str, Any]] = []  # new ones and ones another worker saved first
         from .workers import quarantined_hashes
 
@@ -475,6 +548,19 @@ class Campaign:
                                             "threads": len(d.get("program", {}).get("threads", [])),
                                             "summary": f"{v.get('property', '?')}: FAIL ({v.get('reason', '')})",
                                             "shrunk": bool(d.get("shrunk")), "rate": d.get("reproduction", {}).get("rate", 0)})
+                try:
+                    from .corpus import entry_class, finding_kinds
+
+                    kinds = finding_kinds(d)
+                    self.state.findings[-1]["kinds"] = kinds
+                    self._note_class(entry_class(d), sig, e.name, kinds)
+                except (KeyError, TypeError, AttributeError):
+                    pass
+
+    def _run_namespace(self) -> bytes:
+        """What keeps this Hypothesis run's examples apart from every other run's in the shared
+        example database."""
+        return f"{self.profile.name}|{self.state.backend}|{self.prop.name}|{self.state.seed}|{self.state.run_index}".encode()
 
     def config_for(self, instances: int | None = None) -> RunConfig:
         base = self.profile.stress
@@ -513,34 +599,123 @@ class Campaign:
 
         return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
 
+    def _note_class(self, key: str, sig: str, file: str, kinds: list[str], known: Any = None) -> bool:
+        """Count finding ``sig`` in class ``key`` (once per signature); True when it was not counted
+        before."""
+        from .corpus import MAX_VARIANTS, class_id
+
+        c = self.state.classes.get(key)
+        if c is None:
+            c = self.state.classes[key] = {"id": class_id(key), "file": file, "findings": 0, "known": known is not None,
+                                           "writeup": getattr(known, "writeup", None), "title": getattr(known, "title", None),
+                                           "kinds": list(kinds), "variants": []}
+        if file and not c.get("file"):
+            c["file"] = file
+        variants = c.setdefault("variants", [])
+        if sig in variants or (key, sig) in getattr(self, "_seen", set()):
+            return False
+        if hasattr(self, "_seen"):
+            self._seen.add((key, sig))
+        if len(variants) < MAX_VARIANTS:
+            variants.append(sig)
+        c["findings"] = int(c.get("findings", 0)) + 1
+        return True
+
+    def _variant(self, key: str, sig: str, verdict: Any) -> None:
+        """A failing program of a class that is known or already has an entry: counted, not shrunk,
+        not saved (its signature is added to the class's variants in the corpus at the end of the run)."""
+        known = self.known_classes.get(key)
+        path = self.classes.get(key)
+        if self._note_class(key, sig, path.name if path is not None else "", list(verdict.kinds), known) and path is not None:
+            self._pending_variants.setdefault((key, path), []).append(sig)
+
+    def _flush_variants(self) -> None:
+        pending, self._pending_variants = self._pending_variants, {}
+        for (key, path), sigs in pending.items():
+            try:
+                self.corpus.add_variants(key, path, sigs)
+            except OSError as e:  # a count in an entry is bookkeeping: say so, go on
+                self._print(f"could not record {len(sigs)} variant(s) in {path.name}: {e.strerror or e}")
+
     def _record(self, program: Program, verdict: Any, hist: Any, config: RunConfig, shrunk: bool) -> None:
+        """Save a finding.  Whatever goes wrong while saving it (a bad field, a full disk) never
+        stops the campaign and never loses the finding: it is kept raw (:meth:`_keep_raw`),
+        reported, and the campaign goes on."""
         from . import corpus
 
-        entry = corpus.make_entry(program, verdict, hist, self.inner, config, shape=program.name, shrunk=shrunk,
-                                  campaign={"profile": self.profile.name, "seed": self.state.seed, "run": self.state.run_index,
-                                            "property": self.prop.name})
-        path, new = self.corpus.add(entry)
-        self.known.add(entry["signature"])
+        sig = corpus.verdict_signature(program, verdict)
+        key = corpus.verdict_class(program.name, verdict)
+        entry: dict[str, Any] | None = None
+        try:
+            entry = corpus.make_entry(program, verdict, hist, self.inner, config, shape=program.name, shrunk=shrunk,
+                                      campaign={"profile": self.profile.name, "seed": self.state.seed, "run": self.state.run_index,
+                                                "property": self.prop.name})
+            path, new = self.corpus.add(entry)
+        except Exception as e:  # noqa: BLE001 -- a finding must outlive any bug or fault in saving it
+            self._keep_raw(program, verdict, hist, config, entry, sig, key, e)
+            self.save_state(force=True)
+            return
+        self.known.add(sig)
+        self.classes.setdefault(key, path)
         st = self.state.shapes.setdefault(program.name, _new_shape_stats())
-        info = {"signature": entry["signature"], "file": path.name, "shape": program.name,
+        info = {"signature": sig, "file": path.name, "shape": program.name, "class": key,
                 "threads": len(program.threads), "summary": verdict.summary(), "shrunk": shrunk,
-                "rate": entry["reproduction"]["rate"]}
+                "kinds": list(verdict.kinds), "rate": entry["reproduction"]["rate"]}
+        self._note_class(key, sig, path.name, list(verdict.kinds))
         if new:
             self.state.findings.append(info)
             self.new_findings.append(info)
             self.session_findings.append(info)
             st["findings"] += 1
             self.state.last_finding_elapsed = self._elapsed_base + (time.monotonic() - self._t0)
-            self._print(f"NEW FINDING {path.name}: {program.name}, {len(program.threads)} threads: {verdict.summary()}")
+            self._print(f"NEW FINDING {path.name}: {program.name}, {len(program.threads)} threads: {verdict.summary()}  [class {key}]"
+                        + _kinds_note(verdict.kinds))
         else:
             self.state.duplicates += 1
-            if entry["signature"] not in {f["signature"] for f in self.state.findings}:
+            if path.name not in {f["file"] for f in self.state.findings}:
                 # found here too, but saved first by another worker (or an earlier campaign): listed, not new
                 info["saved_by_another"] = True
                 self.state.findings.append(info)
                 self.session_findings.append(info)
-                self._print(f"FINDING {path.name} (already saved by another worker): {program.name}: {verdict.summary()}")
+                self._print(f"FINDING {path.name} (its class has this entry already, saved by another worker or campaign; "
+                            f"counted as a variant): {program.name}: {verdict.summary()}")
         self.save_state(force=True)
+
+    def _keep_raw(self, program: Program, verdict: Any, hist: Any, config: RunConfig, entry: Mapping[str, Any] | None,
+                  sig: str, key: str, error: BaseException) -> None:
+        """``D/raw/<signature>.json``: the finding as it was (the entry when it was made, else the
+        program, the verdict, the histogram and the configuration) and the error that kept it out
+        of the corpus; a line on screen and in the report.  When even that cannot be written, the
+        state and the report still name the finding and the error."""
+        from .ir import program_to_json
+
+        why = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:300]
+        rec: dict[str, Any] = {"schema": "fuzzgpu.raw-finding", "version": 1, "error": why, "signature": sig, "class": key,
+                               "found": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if entry is not None:
+            rec["entry"] = entry
+        else:
+            for k, make in (("program", lambda: program_to_json(program)), ("verdict", verdict.to_json),
+                            ("histogram", hist.to_json), ("stress", lambda: config.to_json() if hasattr(config, "to_json") else {})):
+                try:
+                    rec[k] = make()
+                except Exception as e2:  # noqa: BLE001 -- keep what can be kept
+                    rec[k] = f"(not serialisable: {type(e2).__name__})"
+        raw: str | None = f"{RAW_DIR}/{sig[:16]}.json"
+        try:
+            write_atomic(self.root / RAW_DIR / f"{sig[:16]}.json", json.dumps(rec, indent=1, sort_keys=True, default=repr) + "\n")
+        except Exception as e2:  # noqa: BLE001 -- a full disk: the state keeps the record of it
+            raw = None
+            why += f"; keeping it raw failed too ({type(e2).__name__}: {e2})"
+        self.known.add(sig)  # not again this session (shrinks avoid it)
+        self._raw_classes.add(key)  # nor its class: one raw record per class, the others counted
+        self._note_class(key, sig, "", list(verdict.kinds))
+        self.state.classes[key]["raw"] = raw
+        self.state.save_errors.append({"signature": sig, "class": key, "raw": raw, "error": why[:400],
+                                       "shape": program.name, "summary": verdict.summary()[:300]})
+        self.unsaved.append(sig)
+        self._print(f"FINDING NOT SAVED to the corpus ({why}); " + (f"kept raw in {self.root / raw}" if raw else "not even kept raw")
+                    + f": {program.name}: {verdict.summary()}  (the campaign goes on)")
 
     def _count_timeouts(self, n: int, verdict: Any) -> None:
         """Timed-out instances and programs, by the model's verdict on the program's waits:
@@ -579,6 +754,8 @@ class Campaign:
         from .workers import ProgramFault, quarantine
 
         self.known |= self.corpus.signatures()  # findings other workers saved since the last run
+        for key, path in self.corpus.classes().items():  # and their classes
+            self.classes.setdefault(key, path)
 
         first_failure: list[float] = []
 
@@ -607,9 +784,10 @@ class Campaign:
                 self.state.quarantined += 1
                 self.state.faults[e.kind] = self.state.faults.get(e.kind, 0) + 1
                 qpath = quarantine(self.root, program, e, self.inner.describe(), cfg)
-                self._print(f"QUARANTINED {qpath.name}: {program.name}: {e} (worker restarted, campaign goes on)")
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, f"quarantined: {e.kind}")
+                self.save_state(force=True)  # the count in the state never lags the quarantine folder
+                self._print(f"QUARANTINED {qpath.name}: {program.name}: {e} (worker restarted, campaign goes on)")
                 self._refresh()
                 return
             except (model.Unsupported, UserError) as e:
@@ -628,26 +806,28 @@ class Campaign:
             self._refresh()
             if verdict.failed:
                 st["failures"] += 1
-                from .corpus import verdict_signature
+                from .corpus import reproduction, verdict_class, verdict_hits, verdict_signature
 
                 sig = verdict_signature(program, verdict)
-                if sig in self.known:  # already in the corpus: look elsewhere (shrinks avoid it too)
+                key = verdict_class(program.name, verdict)
+                if sig in self.known or key in self.classes or key in self.known_classes or key in self._raw_classes:
+                    # its class has an entry or is known: a variant, counted (while generating, not
+                    # while shrinking another finding); look elsewhere (shrinks avoid it too)
                     st["known"] = st.get("known", 0) + 1
+                    if not first_failure:
+                        self._variant(key, sig, verdict)
                     return
                 if not target_rate:
-                    target_rate.append(verdict.rate)
+                    target_rate.append(reproduction(verdict_hits(verdict), hist.instances)["rate"] or 1.0)
                     first_failure.append(time.monotonic())
                 k = size_key(program)
                 if not best or k < best[0][0]:
                     best[:] = [(k, program, verdict, hist, cfg)]
                 raise PropertyFailed(program, verdict, hist, cfg)
 
-        body._hypothesis_internal_add_digest = (  # type: ignore[attr-defined]
-            f"{self.profile.name}|{self.state.backend}|{prop.name}|{self.state.seed}|{self.state.run_index}".encode()
-        )
         strategy = strategies.weighted(self.profile.shapes, self.profile.options)
         test = settings(
-            database=_example_database(self.state_dir / "hypothesis"),
+            database=example_database(self.state_dir / "hypothesis", self._run_namespace()),
             max_examples=self.profile.max_examples,
             deadline=None,
             suppress_health_check=list(HealthCheck),
@@ -705,7 +885,7 @@ class Campaign:
         sess = max(1e-9, time.monotonic() - self._t0)
         t = Table(title=f"fuzzgpu campaign  profile={self.profile.name}  property={self.prop.name}  {self.inner.describe()}",
                   title_justify="left")
-        for col in ("shape", "programs", "instances", "weak rate", "failures", "findings", "not covered"):
+        for col in ("shape", "programs", "instances", "weak rate", "failures", "entries", "not covered"):
             t.add_column(col, justify="right" if col != "shape" else "left")
         for name, s in sorted(self.state.shapes.items()):
             rate = f"{s['weak'] / s['instances']:.2e}" if s["instances"] else "-"
@@ -713,8 +893,9 @@ class Campaign:
                       str(int(s["findings"])), str(int(s["unsupported"])))
         since = "never" if self.state.last_finding_elapsed is None else f"{el - self.state.last_finding_elapsed:.0f} s ago"
         t.caption = (f"{(self.state.programs - self._p0) / sess:.1f} programs/s  {(self.state.instances - self._i0) / sess:.3g} instances/s  "
-                     f"findings {len(self.state.findings)} (duplicates {self.state.duplicates})  last finding {since}  "
-                     f"elapsed {el:.0f} s (this session {sess:.0f} s)")
+                     f"{classes_phrase(self.state.classes)}, {len(self.state.findings)} entr{'y' if len(self.state.findings) == 1 else 'ies'}"
+                     + (f", {len(self.state.save_errors)} NOT SAVED (kept raw)" if self.state.save_errors else "")
+                     + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
         return t
 
     def _refresh(self) -> None:
@@ -728,7 +909,8 @@ class Campaign:
             self._last_status = now
             sess = max(1e-9, now - self._t0)
             print(f"[{sess:6.0f} s] programs {self.state.programs} ({(self.state.programs - self._p0) / sess:.1f}/s), "
-                  f"instances {self.state.instances:.3g}, findings {len(self.state.findings)}", file=self.out, flush=True)
+                  f"instances {self.state.instances:.3g}, {classes_phrase(self.state.classes)}"
+                  + (f", {len(self.state.save_errors)} not saved (kept raw)" if self.state.save_errors else ""), file=self.out, flush=True)
 
     # -- main loop -------------------------------------------------------------------------
 
@@ -775,6 +957,7 @@ class Campaign:
         use_live = self.live if self.live is not None else (hasattr(self.out, "isatty") and self.out.isatty())
         reason = "time"
         live_cm = None
+        runs = 0
         try:
             if use_live:
                 from rich.console import Console
@@ -789,12 +972,19 @@ class Campaign:
                 if time.monotonic() >= deadline:
                     reason = "time"
                     break
-                why = self._one_run(deadline)
+                try:
+                    why = self._one_run(deadline)
+                finally:
+                    self._flush_variants()
                 if why in ("finding", "exhausted", "flaky"):
                     self.state.run_index += 1
                 self.save_state(force=True)
                 if self.max_findings is not None and len(self.session_findings) >= self.max_findings:
                     reason = f"found {len(self.session_findings)} finding(s) (--max-findings)"
+                    break
+                runs += 1
+                if self.max_runs is not None and runs >= self.max_runs:
+                    reason = f"{runs} Hypothesis run(s) done"
                     break
         finally:
             if live_cm is not None:
@@ -807,7 +997,8 @@ class Campaign:
             reason = "interrupted"
         report_dir = write_report(self, reason)
         return CampaignResult(self.state, self.new_findings, reason, report_dir, self.inner.describe(), self.note,
-                              time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0)
+                              time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0,
+                              list(self.unsaved))
 
 
 # --------------------------------------------------------------------------------------------
@@ -825,16 +1016,18 @@ def report_text(c: Campaign, reason: str) -> str:
     if c.note:
         lines.append(f"note        {c.note}")
     lines += [
-        f"property    {c.prop.name}: {c.prop.doc}",
+        f"property    {c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\"",
         f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
         f"ended       {reason}",
         f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
-        f"findings    {len(s.findings)} (duplicates skipped: {s.duplicates})",
+        f"findings    {classes_phrase(s.classes)}; {len(s.findings)} corpus entries (one per class)"
+        + (f"; {len(s.save_errors)} finding(s) NOT SAVED, kept raw in {c.root / RAW_DIR}" if s.save_errors else ""),
+        f"known list  {c.known_path}: {len(c.known_classes)} known class(es)" if c.known_path else "known list  none (--known FILE, or DIR/known.json)",
         f"quarantined {s.quarantined} program(s) that hung or crashed the backend's worker"
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
         timeouts_line(s.timeouts),
         "",
-        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}",
+        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}",
     ]
     for name, st in sorted(s.shapes.items()):
         rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
@@ -844,11 +1037,63 @@ def report_text(c: Campaign, reason: str) -> str:
         lines += ["", "not covered (programs that were not judged, and why):"]
         for why, n in sorted(s.not_covered.items(), key=lambda kv: -kv[1])[:10]:
             lines.append(f"  {n:>6}  {why}")
-    if s.findings:
-        lines += ["", "findings:"]
-        for f in s.findings:
-            lines.append(_finding_line(f))
+    lines += class_lines(s.classes, s.findings)
+    lines += save_error_lines(s.save_errors)
+    lines += ["", exit_status_line(c.new_findings, c.unsaved)]
     return "\n".join(lines) + "\n"
+
+
+def classes_phrase(classes: Mapping[str, Mapping[str, Any]]) -> str:
+    """``N findings in K classes (M in J known classes)``."""
+    n = sum(int(c.get("findings", 0)) for c in classes.values())
+    known = [c for c in classes.values() if c.get("known")]
+    kn = sum(int(c.get("findings", 0)) for c in known)
+    text = f"{n} finding{'s' if n != 1 else ''} in {len(classes)} class{'es' if len(classes) != 1 else ''}"
+    if known:
+        text += f" ({kn} in {len(known)} known class{'es' if len(known) != 1 else ''}, not saved again)"
+    return text
+
+
+def _kinds_note(kinds: Any) -> str:
+    kinds = list(kinds or ())
+    if kinds == ["sass"]:
+        return " [SASS only: no executed outcome broke the property; the compiled code can]"
+    return ""
+
+
+def class_lines(classes: Mapping[str, Mapping[str, Any]], findings: Any = ()) -> list[str]:
+    """One line per class, most findings first: its entry (or its write-up, for a known class),
+    how many findings it holds, and the class key; then the entries saved."""
+    if not classes and not findings:
+        return []
+    out = ["", "classes (root causes; each holds the findings that share it, one corpus entry each):"]
+    for key, c in sorted(classes.items(), key=lambda kv: (-int(kv[1].get("findings", 0)), kv[0])):
+        n = int(c.get("findings", 0))
+        where = (f"KNOWN, see {c.get('writeup')}" if c.get("known")
+                 else c.get("file") or (f"{c['raw']} (NOT SAVED, kept raw)" if c.get("raw") else "(NOT SAVED)"))
+        out.append(f"  {n:>6} finding{'s' if n != 1 else ' '}  {where}  {key}{_kinds_note(c.get('kinds'))}")
+    if findings:
+        out += ["", "entries saved (the representative of each class):"]
+        for f in findings:
+            out.append(_finding_line(f))
+    return out
+
+
+def save_error_lines(errors: Any) -> list[str]:
+    if not errors:
+        return []
+    out = ["", "findings NOT SAVED as corpus entries (kept raw; nothing lost -- look at these first):"]
+    for e in errors:
+        out.append(f"  {e.get('raw') or '(not even kept raw)'}  {e.get('shape', '?')}: {e.get('summary', '')}  -- {e.get('error', '')}")
+    return out
+
+
+def exit_status_line(new: Any, unsaved: Any) -> str:
+    """What the exit status of ``fuzzgpu campaign`` will be, and why."""
+    if new or unsaved:
+        what = f"{len(new)} new corpus entr{'ies' if len(new) != 1 else 'y'}" + (f" and {len(unsaved)} finding(s) kept raw" if unsaved else "")
+        return f"exit status 1: {what} this session (1 means findings were saved; 0: none; 2: bad input; 3: environment)"
+    return "exit status 0: no new finding this session (1 would mean findings were saved; 2: bad input; 3: environment)"
 
 
 def timeouts_line(t: Mapping[str, int]) -> str:
@@ -862,8 +1107,10 @@ def timeouts_line(t: Mapping[str, int]) -> str:
 
 def _finding_line(f: Mapping[str, Any]) -> str:
     more = "" if f.get("shrunk", True) else ", not fully shrunk"
+    if list(f.get("kinds") or ()) == ["sass"]:
+        more += ", SASS only"
     if f.get("saved_by_another"):
-        more += ", saved first by another worker"
+        more += ", saved first by another worker or campaign"
     if f.get("workers"):
         more += f"; found by {', '.join(f['workers'])}"
     return f"  {f['file']}  {f.get('shape', '?')} ({f.get('threads', '?')} threads{more}): {f.get('summary', '')}"
@@ -922,7 +1169,7 @@ def plot_weak_rates(state: State, path: Path, backend: str) -> str:
 def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
                  seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
                  max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
-                 isolate: bool = True, gpu_fault: str | None = None) -> CampaignResult:
+                 isolate: bool = True, gpu_fault: str | None = None, known: str | None = None) -> CampaignResult:
     """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
     (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
     and the campaign goes on."""
@@ -945,7 +1192,7 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
     else:
         b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault)
     try:
-        c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id)
+        c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id, known=known)
     except BaseException:
         getattr(b, "close", lambda: None)()
         raise
@@ -963,7 +1210,8 @@ def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
     statistics added, findings listed once per corpus file with the workers that found them."""
     out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "timeouts": {}, "shapes": {},
-                           "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states)}
+                           "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states), "classes": {},
+                           "save_errors": []}
     by_file: dict[str, dict[str, Any]] = {}
     for wid, st in sorted(states.items()):
         for k in ("programs", "instances", "duplicates", "quarantined"):
@@ -980,6 +1228,14 @@ def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
                 acc[k] = acc.get(k, 0) + v
         for why, n in (st.get("not_covered") or {}).items():
             out["not_covered"][why] = out["not_covered"].get(why, 0) + n
+        for key, c in (st.get("classes") or {}).items():
+            acc = out["classes"].get(key)
+            if acc is None:
+                out["classes"][key] = {k: v for k, v in c.items() if k != "variants"}
+            else:
+                acc["findings"] = int(acc.get("findings", 0)) + int(c.get("findings", 0))
+                acc["file"] = acc.get("file") or c.get("file")
+        out["save_errors"] += [dict(e, worker=wid) for e in st.get("save_errors") or []]
         for f in st.get("findings") or []:
             rec = by_file.get(f["file"])
             if rec is None:
@@ -1005,22 +1261,26 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
         + (f"  (worker processes restarted: {sum(info.get('restarts', {}).values())})" if info.get("restarts") else ""),
         f"ended       {reason}",
         f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
-        f"findings    {len(comb['findings'])} (duplicates skipped: {comb['duplicates']})",
+        f"findings    {classes_phrase(comb['classes'])}; {len(comb['findings'])} corpus entries (one per class)"
+        + (f"; {len(comb['save_errors'])} finding(s) NOT SAVED, kept raw in {Path(corpus) / RAW_DIR}" if comb["save_errors"] else ""),
+        f"known list  {info['known']}" if info.get("known") else "known list  none given (a worker reads DIR/known.json when present)",
         f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
         timeouts_line(comb["timeouts"]),
         "",
-        f"{'worker':<8} {'programs':>9} {'instances':>11} {'findings':>9} {'quarantined':>12}",
+        f"{'worker':<8} {'programs':>9} {'instances':>11} {'entries':>9} {'quarantined':>12}",
     ]
     for wid, st in sorted(states.items()):
         lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {float(st.get('instances', 0)):>11.4g} {len(st.get('findings', [])):>9} "
                      f"{int(st.get('quarantined', 0)):>12}")
-    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'findings':>9} {'not covered':>12}"]
+    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}"]
     for name, st in sorted(comb["shapes"].items()):
         rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
         lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
                      f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
-    if comb["findings"]:
-        lines += ["", "findings:"] + [_finding_line(f) for f in comb["findings"]]
+    lines += class_lines(comb["classes"], comb["findings"])
+    lines += save_error_lines(comb["save_errors"])
+    new = [f for st in states.values() for f in st.get("findings", []) if not f.get("saved_by_another")]
+    lines += ["", exit_status_line(new, comb["save_errors"])]
     text = "\n".join(lines) + "\n"
     write_atomic(d / "report.txt", text)
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from .backends.base import Histogram, format_outcome
@@ -99,9 +100,13 @@ class Verdict:
 
     @property
     def rate(self) -> float:
+        """Instances that showed the finding / instances, from integer counts and clamped to 0..1 by
+        construction (a SASS finding is not an instance: on top of an all-failing histogram it
+        made this 1.0000001 once)."""
         if self.sass and not self.offending and not self.timeouts:
             return 1.0  # a compile result: deterministic
-        return self.failures / self.instances if self.instances else 0.0
+        hits = sum(o.count for o in self.offending) + self.timeouts
+        return float(Fraction(min(hits, self.instances), self.instances)) if self.instances > 0 else 0.0
 
     def offending_set(self) -> frozenset:
         return frozenset(o.outcome for o in self.offending)

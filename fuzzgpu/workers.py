@@ -37,6 +37,11 @@ from .errors import UserError
 #: instances per second a backend is assumed to manage at worst, for the watchdog's deadline
 THROUGHPUT = {"sim": 2e7, "static": 1.0, "cuda": 5e7, "auto": 5e7}
 DEFAULT_WATCHDOG = 120.0
+#: the longest deadline a program gets (a week): beyond that a wait means nothing, and the pipe's
+#: poll() cannot wait longer than about 24 days (a larger timeout overflows it)
+MAX_DEADLINE = 7 * 86400.0
+#: how many times run_parallel restarts one worker that died or exited on an error
+MAX_RESTARTS = 20
 
 
 class ProgramFault(Exception):
@@ -188,7 +193,7 @@ class SupervisedBackend:
 
     def deadline_for(self, config: Any) -> float:
         rate = THROUGHPUT.get(self.spec.name, 5e7)
-        return self.watchdog + 10.0 * getattr(config, "instances", 1) / rate
+        return min(MAX_DEADLINE, self.watchdog + 10.0 * getattr(config, "instances", 1) / rate)
 
     def run(self, program: Any, config: Any) -> Any:
         if self._proc is None or not self._proc.is_alive():
@@ -356,14 +361,18 @@ def worker_command(args: list[str], wid: str, seed: int) -> list[str]:
 def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
                  sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
                  max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
-                 per_gpu: int = 1, gpu_fault: str | None = None) -> dict[str, Any]:
+                 per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None) -> dict[str, Any]:
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
     GPU overlap one program's compile (CPU) with another's run (GPU)."""
-    from .campaign import combine_states, lock_corpus, write_combined_report
+    from .campaign import classes_phrase, combine_states, lock_corpus, write_combined_report
 
     out = out if out is not None else sys.stdout
     corpus = Path(corpus_dir)
+    if known is not None:
+        from .corpus import load_known
+
+        load_known(known)  # a bad list is one line here, not one per worker
     corpus.mkdir(parents=True, exist_ok=True)
     lock = lock_corpus(corpus / ".fuzzgpu")
     meta_path = corpus / ".fuzzgpu" / "parallel.json"
@@ -395,6 +404,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         common += ["--gpu-fault", gpu_fault]
     if max_findings is not None:
         common += ["--max-findings", str(max_findings)]
+    if known is not None:
+        common += ["--known", str(known)]
     procs: dict[str, subprocess.Popen] = {}
     started: dict[str, float] = {}
     restarts = {w: 0 for w in ids}
@@ -402,6 +413,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     t0 = time.monotonic()
     end = t0 + seconds
     stop = {"flag": False}
+
+    progress: dict[str, int] = {}  # programs in the worker's state when it was (re)started
 
     def launch(i: int, wid: str) -> None:
         left = max(1.0, end - time.monotonic())
@@ -415,7 +428,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         procs[wid] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                       preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)  # noqa: PLW1509 -- only prctl
         log.close()
-        started[wid] = time.monotonic()
+        started[wid] = time.time()
+        progress[wid] = _programs(corpus, wid)
 
     def on_signal(signum, frame):
         stop["flag"] = True
@@ -449,20 +463,30 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 rc = p.poll()
                 if rc is None:
                     alive += 1
-                elif rc == 2:  # the worker refused to run (a one-line error in its log): not restarted
-                    if wid not in failed:
-                        failed[wid] = _last_line(worker_dir(corpus, wid) / "log.txt")
-                        print(f"worker {wid} failed: {failed[wid]}", file=out, flush=True)
-                elif rc not in (0, 1) and now < end - 2 and restarts[wid] < 20:
-                    restarts[wid] += 1  # a worker process died (not a clean finish): resume it
-                    print(f"worker {wid} exited with status {rc}; restarting it (restart {restarts[wid]})", file=out, flush=True)
+                    continue
+                if wid in failed:
+                    continue
+                what = after_exit(rc, _finished(corpus, wid, started[wid]), _programs(corpus, wid) != progress[wid],
+                                  restarts[wid], end - now)
+                last_line = _last_line(worker_dir(corpus, wid) / "log.txt")
+                if what == "refused":
+                    failed[wid] = last_line
+                    print(f"worker {wid} failed: {failed[wid]}", file=out, flush=True)
+                elif what == "restart":
+                    restarts[wid] += 1
+                    print(f"worker {wid} exited with status {rc} before its end ({last_line}); "
+                          f"restarting it (restart {restarts[wid]} of at most {MAX_RESTARTS})", file=out, flush=True)
                     launch(i, wid)
                     alive += 1
+                elif what == "give-up":
+                    failed[wid] = f"exited with status {rc} after {MAX_RESTARTS} restarts: {last_line}"
+                    print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
             if now - last > status_every:
                 last = now
                 st = combine_states(_worker_states(corpus, ids))
                 print(f"[{now - t0:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
-                      f"findings {len(st['findings'])}  quarantined {st['quarantined']}", file=out, flush=True)
+                      f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
+                      + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""), file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"
@@ -492,9 +516,43 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
                                                                 "workers_per_gpu": per_gpu if gpus else None,
-                                                                "restarts": restarts})
+                                                                "restarts": restarts, "known": known})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
+
+
+def after_exit(rc: int, finished: bool, progressed: bool, restarts: int, time_left: float) -> str:
+    """What the parent does about a campaign worker that exited with status ``rc``:
+
+    * ``done``: it finished its session (``finished``: it wrote its report), whatever its status
+      (0 nothing new, 1 findings saved), or the time is up;
+    * ``refused``: exit 2 before its first program (a bad profile or option, in one line in its
+      log): a bad input does not get better by restarting;
+    * ``restart``: it died (a signal, a crash) or exited on an error after it had started (a
+      traceback, an error while saving, a full disk): resumed like a crashed one ...
+    * ``give-up``: ... at most :data:`MAX_RESTARTS` times."""
+    if finished or time_left <= 2:
+        return "done"
+    if rc == 2 and not progressed:
+        return "refused"
+    return "restart" if restarts < MAX_RESTARTS else "give-up"
+
+
+def _programs(corpus: Path, wid: str) -> int:
+    """Programs the worker's state counts (0 when it has none yet)."""
+    try:
+        v = json.loads((worker_dir(corpus, wid) / "state.json").read_text()).get("programs", 0)
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _finished(corpus: Path, wid: str, since: float) -> bool:
+    """The worker ended its session normally: it wrote its report after it was (re)started."""
+    try:
+        return (worker_dir(corpus, wid) / "report" / "report.json").stat().st_mtime >= since - 1
+    except OSError:
+        return False
 
 
 def _last_line(path: Path) -> str:
@@ -516,4 +574,4 @@ def _worker_states(corpus: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-__all__ = ["BackendSpec", "ProgramFault", "SupervisedBackend", "gpu_list", "quarantine", "quarantined_hashes", "run_parallel"]
+__all__ = ["MAX_RESTARTS", "BackendSpec", "ProgramFault", "after_exit", "SupervisedBackend", "gpu_list", "quarantine", "quarantined_hashes", "run_parallel"]

@@ -104,3 +104,140 @@ def test_explain_tells_the_story(tmp_path, capsys):
     out = capsys.readouterr().out
     for want in ("st.release.gpu y, 2", "forbidden", "Causality", "-sync->", "replay", "SIMULATION"):
         assert want in out
+
+
+# -- rates, signatures, classes, known findings (issue 12, items 2, 8, 9) ----------------------
+
+REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_rates_come_from_integer_counts_and_never_leave_0_1():
+    """The H200 pdl campaign died on reproduction.rate = 1.0000000997: a SASS finding counted one
+    failure on top of an all-failing histogram of 10,027,000 instances."""
+    from fuzzgpu.backends.base import Histogram
+    from fuzzgpu.corpus import reproduction, validate_entry
+    from fuzzgpu.properties import Offence, Verdict
+
+    n = 10_027_000
+    out = (("P1:r0", 1), ("P1:r1", 0))
+    sass = {"check": "crossing", "verdict": "forbidden", "direction": "hoisted above", "function": "fuzzgpu_P1",
+            "op_ptx": "ld.global.nc.u32 %r3, [%rd1]", "sync_ptx": "griddepcontrol.wait"}
+    v = Verdict("sc", "fail", (Offence(out, n, "allowed", ""),), (sass,), "allowed; SASS", (), n)
+    h = Histogram(("P1:r0", "P1:r1"), ((out, n),), n, 0, 0.1, "sim", ())
+    e = make_entry(MP, v, h, SimBackend(), RunConfig(instances=n))
+    validate_entry(e, "<test>")
+    assert e["reproduction"]["rate"] == 1.0 and e["reproduction"]["failures"] == n
+    for hits, total in ((n + 1, n), (3, 7), (0, 5), (5, 0), (2**60, 2**53 + 1)):
+        r = reproduction(hits, total)
+        assert 0.0 <= r["rate"] <= 1.0 and 0.0 <= r["confidence"] <= 1.0 and r["failures"] <= max(total, 0)
+
+
+def test_a_signature_does_not_depend_on_register_numbering():
+    from fuzzgpu.corpus import sass_key
+
+    a = {"check": "crossing", "direction": "hoisted above", "function": "fuzzgpu_P1", "op_ptx": "ld.global.nc.u32 %r3, [%rd1]",
+         "sync_ptx": "barrier.sync 0"}
+    b = dict(a, op_ptx="ld.global.nc.u32 %r7, [%rd4+8]")
+    assert sass_key(a) == sass_key(b) == "crossing|hoisted above|fuzzgpu_P1|ld.global.nc|barrier.sync"
+
+
+def test_every_shipped_entry_has_its_current_signature_and_class():
+    """``python -m fuzzgpu.corpus refresh corpus`` after a change to signature() or finding_class()."""
+    from fuzzgpu.corpus import class_id, entry_class, entry_signature
+
+    es = Corpus(REPO / "corpus").entries()
+    assert len(es) >= 2
+    for e in es:
+        assert e.data["signature"] == entry_signature(e.data, e.program), e.path
+        assert e.data["class"]["key"] == entry_class(e.data) and e.data["class"]["id"] == class_id(entry_class(e.data)), e.path
+
+
+def test_the_shipped_known_list_names_the_try_wait_class():
+    from fuzzgpu.corpus import entry_class, load_known
+
+    known = load_known(REPO / "corpus" / "known.json")
+    assert known
+    for key, k in known.items():
+        entry = load_entry(REPO / "corpus" / f"{k.entry}.json")
+        assert entry_class(entry.data) == key and k.writeup.startswith("docs/findings.md#")
+    assert "model|*|forbidden:cycle through sync[mbarrier.arrive>mbarrier.try_wait]" in known
+
+
+def _mp(ld_scope, fence=False):
+    from fuzzgpu.ir import Fence
+
+    p1 = ((Load("r0", "y", Sem.RELAXED, Scope.GPU), Fence(Sem.ACQ_REL, Scope.GPU), Load("r1", "x")) if fence
+          else (Load("r0", "y", Sem.ACQUIRE, ld_scope), Load("r1", "x")))
+    return validate(Program("MP", (
+        Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
+        Thread("P1", Placement(cta=1), p1),
+    ), (Location("x"), Location("y"))))
+
+
+def _finding(program, fault="relacq-as-relaxed"):
+    b = SimBackend(fault)
+    cfg = RunConfig(instances=100_000)
+    h = b.run(program, cfg)
+    return make_entry(program, properties.check("model", program, h), h, b, cfg)
+
+
+def test_findings_of_one_root_cause_are_one_class_one_entry(tmp_path):
+    """An MP whose acquire is a load at .gpu, one at .sys, or a fence: the release/acquire
+    synchronisation failed each time (the injected fault) -- one class, one entry, three findings."""
+    from fuzzgpu.corpus import entry_class
+
+    es = [_finding(_mp(Scope.GPU)), _finding(_mp(Scope.SYS)), _finding(_mp(Scope.GPU, fence=True))]
+    assert len({e["signature"] for e in es}) == 3
+    assert {entry_class(e) for e in es} == {"model|*|forbidden:cycle through sync[memory]"}
+    c = Corpus(tmp_path)
+    first, new = c.add(es[0])
+    assert new
+    assert c.add(es[1]) == (first, False) and c.add(es[2]) == (first, False) and c.add(es[1]) == (first, False)
+    (only,) = c.entries()
+    assert only.data == es[0]  # an entry never changes once written
+    rec = c.class_record(entry_class(es[0]), first)
+    assert rec["findings"] == 3 and rec["variants"] == [e["signature"] for e in es] and rec["entry"] == first.name
+
+
+def test_finding_class_is_a_pure_function_of_what_broke():
+    from fuzzgpu.corpus import finding_class
+
+    mp = "Causality (Axioms: Causality): P1:ld.weak r1, x -fr-> P0:st.weak x, 1 -po-> P0:st.release.cta y, 2 -sync-> P1:ld.acquire.cta r0, y -po-> P1:ld.weak r1, x"
+    lb = "Causality (Axioms: Causality): P0:st.weak y, 1 -rf-> P1:ld.weak r0, y -po-> P1:st.release.cta x, 2 -sync-> P0:ld.acquire.cluster r0, x -po-> P0:st.weak y, 1"
+    mbar = ("Causality (Axioms: Causality): P1:ld.weak r1, x -fr-> P0:st.weak x, 1 -po-> P0:mbarrier.arrive.release.cta bar (write) "
+            "-sync-> P1:mbarrier.try_wait.parity.acquire.cta r0, bar, 0 -po-> P1:ld.weak r1, x")
+    one = finding_class("model", "MP", [("forbidden", "forbidden by the Causality axiom", [mp], 90)])
+    assert one == finding_class("model", "LB", [("forbidden", "forbidden by the Causality axiom", [lb], 7)])
+    assert one == "model|*|forbidden:cycle through sync[memory]"
+    assert finding_class("model", "MBAR", [("forbidden", "", [mbar], 5)]) == \
+        "model|*|forbidden:cycle through sync[mbarrier.arrive>mbarrier.try_wait]"
+    undecodable = finding_class("model", "random", [("forbidden", "a value no store of the program wrote was read", [], 3)])
+    assert undecodable == "model|*|forbidden:a value no store of the program wrote was read" != one
+    assert finding_class("sc", "MP", [("allowed", "", [], 9)]) == "sc|MP|allowed" != finding_class("sc", "SB", [("allowed", "", [], 9)])
+    assert finding_class("model", "MP", [], timeout=True) == "model|MP|timeout"
+    sass = {"check": "crossing", "direction": "hoisted above", "op_ptx": "ld.global.nc.u32 %r3, [%rd1]", "sync_ptx": "griddepcontrol.wait"}
+    assert finding_class("model", "PDL", [("forbidden", "", [mp], 1)], [sass]) == \
+        "model|*|sass:crossing:hoisted above:ld.global.nc"
+
+
+def test_refresh_recomputes_a_stale_signature(tmp_path):
+    from fuzzgpu.corpus import refresh
+
+    path, _ = Corpus(tmp_path).add(_entry())
+    d = json.loads(path.read_text())
+    good = d["signature"]
+    d["signature"] = "0123456789abcdef0123"
+    del d["class"]
+    path.write_text(json.dumps(d))
+    assert refresh(tmp_path) == [(path, True)] and refresh(tmp_path) == [(path, False)]
+    d = json.loads(path.read_text())
+    assert d["signature"] == good and d["class"]["key"] == "model|*|forbidden:cycle through sync[memory]"
+
+
+def test_a_verdicts_rate_never_leaves_0_1():
+    from fuzzgpu.properties import Offence, Verdict
+
+    n = 10_027_000
+    v = Verdict("sc", "fail", (Offence((("P1:r0", 1),), n, "allowed", ""),), ({"check": "crossing"},), "", (), n)
+    assert v.rate == 1.0 and v.to_json()["rate"] == 1.0
+    assert Verdict("sc", "fail", (Offence((("P1:r0", 1),), 3, "allowed", ""),), (), "", (), 7).rate == 3 / 7

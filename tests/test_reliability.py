@@ -126,3 +126,34 @@ def test_sigkill_of_a_parallel_campaign(tmp_path):
     for wid in ("w0", "w1"):
         st = State.load(corpus / ".fuzzgpu" / "workers" / wid / "state.json")
         assert st is not None and st.sessions >= 2 and st.seed == 5 + int(wid[1:])
+
+
+def test_a_quarantine_is_in_the_state_before_anything_else_happens(tmp_path):
+    """Issue 13: after kills, the state's quarantine count lagged the quarantine folder (the state
+    was saved at most once a second).  Now a quarantine forces a state save: whenever the campaign
+    says QUARANTINED, the state on disk already counts every record in the folder."""
+    import io
+
+    from fuzzgpu.campaign import Campaign, load_profile
+    from fuzzgpu.workers import BackendSpec, SupervisedBackend
+
+    prof = load_profile(str(PROFILE_PATH))
+    prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 30})
+    b = SupervisedBackend(BackendSpec("sim", "crash:0.3"), watchdog=5)
+    seen: list[tuple[int, int]] = []
+    try:
+        c = Campaign(prof, b, tmp_path, "model", seed=2, out=io.StringIO(), live=False)
+        printed = c._print
+
+        def check(line: str) -> None:
+            if line.startswith("QUARANTINED"):
+                st = json.loads((tmp_path / ".fuzzgpu" / "state.json").read_text())
+                seen.append((st["quarantined"], len(list((tmp_path / "quarantine").glob("*.json")))))
+            printed(line)
+
+        c._print = check  # type: ignore[method-assign]
+        c.max_runs = 2
+        c.run(600)
+    finally:
+        b.close()
+    assert len(seen) >= 2 and all(a == b for a, b in seen), seen

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .argtypes import non_negative_int, positive_seconds
+import math
+
+from .argtypes import non_negative_int
+
+#: the longest session --time accepts (30 days) and the longest --watchdog (one day): a campaign
+#: that should run longer resumes from its corpus; a watchdog past a day never fires
+MAX_TIME = 30 * 86400.0
+MAX_WATCHDOG = 86400.0
 
 HELP = "fuzz for a while: generate, run, judge, shrink and save findings to a corpus"
 
@@ -13,8 +20,8 @@ DESCRIPTION = """\
 Generate litmus programs with Hypothesis from a profile, run each on a backend, judge every observed
 outcome with the PTX memory-model oracle, and when a program breaks the property, shrink it with
 Hypothesis to a minimal reproducer and save it to the corpus (one JSON file + a .litmus file per
-finding, deduplicated).  A live display shows programs/s, instances/s, findings, the time since the
-last finding, and the weak (non-SC) rate per shape.
+class of findings, below).  A live display shows programs/s, instances/s, "N findings in K
+classes", the time since the last finding, and the weak (non-SC) rate per shape.
 
 Profiles (--profile NAME reads ./strategies/NAME.toml when present, else the copy shipped with
 fuzzgpu; --profile PATH reads any file):
@@ -65,10 +72,22 @@ docs/reliability.md.
 
 Report: DIR/report/report.txt, report.json and weak-rates.png (needs matplotlib).
 
-Exit status: 0 when no new finding was saved, 1 when at least one was, 2 on an error.
+Classes: findings are grouped by root cause (the property, the shape, and what breaks it: the kinds
+of the edges of the forbidding cycle, the verdict, the SASS reordering, or a forbidden timeout).  The
+corpus keeps one entry per class, with the count and the signatures of the variants seen; a failing
+program of a class that has an entry is counted, not shrunk and not saved again.  The display and the
+report say "N findings in K classes".  A known-findings list (--known FILE, default DIR/known.json
+when present; the shipped one is corpus/known.json) names classes already understood and written
+up: they are counted and shown, never saved, so a long campaign keeps looking for new ones.  A
+finding that cannot be saved as an entry (a bug, a full disk) is kept raw in DIR/raw/, reported, and
+the campaign goes on.
+
+Exit status: 0 when no new finding was saved this session, 1 when at least one was (a new corpus
+entry, or a finding kept raw in DIR/raw/), 2 on bad usage or input, 3 when the environment failed.
+The report's last line says which, and why.
 
 examples:
-  fuzzgpu campaign --profile classic --time 600 --corpus corpus/
+  fuzzgpu campaign --profile classic --time 600 --corpus fuzz-corpus --known corpus/known.json
   fuzzgpu campaign --profile pdl --backend static --time 120 --corpus /tmp/pdl
   fuzzgpu campaign --profile pdl --backend static --time 120 --max-findings 1 --corpus /tmp/pdl
   fuzzgpu campaign --profile classic --backend sim --sim-fault relacq-as-relaxed --time 60 --corpus /tmp/c
@@ -83,7 +102,8 @@ examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="classic", metavar="NAME|PATH", help="profile name or .toml path (default: classic)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="where programs run (default: auto)")
-    parser.add_argument("--time", type=positive_seconds, default=60.0, metavar="SECONDS", help="time budget of this session (default: 60)")
+    parser.add_argument("--time", type=_seconds(MAX_TIME), default=60.0, metavar="SECONDS",
+                        help=f"time budget of this session (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes)")
     parser.add_argument("--corpus", default="corpus", metavar="DIR", help="corpus folder: findings, state, report (default: corpus)")
     parser.add_argument("--property", default="model", choices=("model", "sc"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
@@ -96,17 +116,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the final report as JSON")
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
     parser.add_argument("--workers", type=_workers, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
-    parser.add_argument("--workers-per-gpu", type=_workers, default=1, metavar="K",
+    parser.add_argument("--known", default=None, metavar="FILE",
+                        help="known-findings list (default: DIR/known.json when present): classes counted, never saved")
+    parser.add_argument("--workers-per-gpu", type=_workers, default=None, metavar="K",
                         help="with --gpus: K worker processes per GPU (default 1); several overlap one program's compile "
                              "on the CPU with another's run on the GPU -- the way to more programs per hour")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
-    parser.add_argument("--watchdog", type=positive_seconds, default=None, metavar="SECONDS",
-                        help="a program's deadline: this plus ten times its expected run time (default 120)")
+    parser.add_argument("--watchdog", type=_seconds(MAX_WATCHDOG), default=None, metavar="SECONDS",
+                        help=f"a program's deadline: this plus ten times its expected run time (default 120, at most {MAX_WATCHDOG:.0f})")
     parser.add_argument("--in-process", action="store_true", help="run the backend in this process (no watchdog)")
     parser.add_argument("--worker-id", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--same-seed", action="store_true", help=argparse.SUPPRESS)  # tests: every worker the same seed
+
+
+def _seconds(most: float):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not math.isfinite(v) or not 0 < v <= most:
+            raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 and at most {most:.0f}: {text!r}")
+        return v
+
+    parse.__name__ = "seconds"
+    return parse
 
 
 def _workers(text: str) -> int:
@@ -124,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.worker_id is not None and not re.fullmatch(r"w[0-9]{1,3}", args.worker_id):
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
+    if args.workers_per_gpu is not None and args.gpus is None:
+        raise UserError("--workers-per-gpu goes with --gpus (it sets how many workers each GPU gets; on the CPU use --workers N)")
     if args.gpus is not None or (args.workers or 1) > 1:
         return run_parallel_cli(args)
     if args.worker_id is not None:
@@ -134,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=sys.stdout, live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
-                       isolate=not args.in_process, gpu_fault=args.gpu_fault)
+                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())
@@ -143,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
         print(text, end="")
         print(f"report: {res.report_dir}/report.txt, report.json" + (", weak-rates.png" if (res.report_dir / "weak-rates.png").exists() else " (no plot: matplotlib missing)"))
         print(f"session: {res.session_programs} programs, {res.session_instances:.3g} instances in {res.session_seconds:.1f} s; "
-              f"new findings {len(res.new_findings)}; ended: {res.reason}")
-    return 1 if res.new_findings else 0
+              f"new findings {len(res.new_findings)}" + (f", {len(res.unsaved)} kept raw" if res.unsaved else "") + f"; ended: {res.reason}")
+    return 1 if res.new_findings or res.unsaved else 0
 
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
@@ -162,13 +200,11 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         if args.workers is not None:
             raise UserError("--gpus and --workers: give one of them (several workers per GPU: --workers-per-gpu K)")
         gpus = gpu_list(args.gpus)
-    elif args.workers_per_gpu != 1:
-        raise UserError("--workers-per-gpu goes with --gpus")
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=sys.stdout,
-                       same_seed=args.same_seed, per_gpu=args.workers_per_gpu, gpu_fault=args.gpu_fault)
+                       same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1, gpu_fault=args.gpu_fault, known=args.known)
     rd = res["report_dir"]
     if args.json:
         print((rd / "report.json").read_text())
@@ -177,4 +213,4 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         print((rd / "report.txt").read_text(), end="")
         print(f"report: {rd}/report.txt, report.json; worker logs: {args.corpus}/.fuzzgpu/workers/*/log.txt")
     new = any(not f.get("saved_by_another") for st in res["states"].values() for f in st.get("findings", []))
-    return 1 if res["combined"]["findings"] and new else 0
+    return 1 if (res["combined"]["findings"] and new) or res["combined"]["save_errors"] else 0

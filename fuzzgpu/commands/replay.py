@@ -21,8 +21,10 @@ entries are JSON, validated on load, and the program goes through the IR.
 
 An entry "still violates" when its property fails again on this backend (any offending outcome, a
 timeout on a program whose waits the model says must complete, or for the static backend a SASS
-finding that matters); "fixed" when it does not.  A value no store of the program wrote (`?`) is
-reported as a HARNESS OR HARDWARE FAULT, apart from the memory-model verdicts.  Entries whose
+finding that matters); "fixed" when it does not, on the kind of backend that found it; "not
+reproducible on sim" when the simulation passes an entry a GPU or the compiler found (a simulation
+samples the model: it cannot fix a hardware finding).  A value no store of the program wrote (`?`)
+is reported as a HARNESS OR HARDWARE FAULT, apart from the memory-model verdicts.  Entries whose
 finding a backend cannot check (an observed-outcome or timeout finding on the static backend, which
 executes nothing) are reported as skipped and do not change the exit status.
 
@@ -48,7 +50,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10) -> dict[str, Any]:
-    """Re-run one entry; returns {"status": violates|fixed|skipped, ...}."""
+    """Re-run one entry; returns {"status": violates|fixed|not-reproducible|skipped, ...}
+    (``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler)."""
     from .. import model, properties
     from ..backends.base import RunConfig
 
@@ -62,6 +65,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     out = {"entry": str(entry.path), "signature": entry.signature, "shape": entry.shape, "property": prop.name,
            "backend": backend.describe(), "instances": n}
     outcome_finding = bool(entry.data["verdict"].get("offending")) or entry.timeouts > 0  # timeouts: observed too
+    found_on = str(entry.data.get("environment", {}).get("backend", "?"))
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
         return out
@@ -82,8 +86,13 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     out["kinds"] = list(verdict.kinds)  # "fault": a value no store wrote (harness or hardware), apart from "outcome"
     if verdict.status == "unsupported":
         out.update(status="skipped", reason=verdict.reason)
+    elif verdict.failed:
+        out["status"] = "violates"
+    elif backend.name == "sim" and found_on != "sim":
+        # a simulation samples the model: it cannot fix (or show) what a GPU or a compiler did
+        out.update(status="not-reproducible", reason=f"found on {found_on}; a simulation cannot fix a hardware finding")
     else:
-        out["status"] = "violates" if verdict.failed else "fixed"
+        out["status"] = "fixed"
     return out
 
 
@@ -112,10 +121,11 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(r))
         else:
-            what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "skipped"}[r["status"]]
+            what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "skipped",
+                    "not-reproducible": "not reproducible on sim"}[r["status"]]
             if r["status"] == "violates" and r.get("kinds") == ["fault"]:
                 what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
-            extra = r.get("summary") if r["status"] != "skipped" else r.get("reason")
+            extra = r.get("summary") if r["status"] not in ("skipped", "not-reproducible") else r.get("reason")
             print(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""))
     if not args.json:
         print(f"{len(entries)} entries, {violating} still violate their property ({backend.describe()})")
