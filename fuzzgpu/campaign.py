@@ -624,7 +624,9 @@ class Campaign:
     def _variant(self, key: str, sig: str, verdict: Any) -> None:
         """A failing program of a class that is known or already has an entry: counted, not shrunk,
         not saved (its signature is added to the class's variants in the corpus at the end of the run)."""
-        known = self.known_classes.get(key)
+        from .corpus import match_known
+
+        known = match_known(key, self.known_classes)
         path = self.classes.get(key)
         if self._note_class(key, sig, path.name if path is not None else "", list(verdict.kinds), known) and path is not None:
             self._pending_variants.setdefault((key, path), []).append(sig)
@@ -806,11 +808,11 @@ class Campaign:
             self._refresh()
             if verdict.failed:
                 st["failures"] += 1
-                from .corpus import reproduction, verdict_class, verdict_hits, verdict_signature
+                from .corpus import match_known, reproduction, verdict_class, verdict_hits, verdict_signature
 
                 sig = verdict_signature(program, verdict)
                 key = verdict_class(program.name, verdict)
-                if sig in self.known or key in self.classes or key in self.known_classes or key in self._raw_classes:
+                if sig in self.known or key in self.classes or match_known(key, self.known_classes) or key in self._raw_classes:
                     # its class has an entry or is known: a variant, counted (while generating, not
                     # while shrinking another finding); look elsewhere (shrinks avoid it too)
                     st["known"] = st.get("known", 0) + 1

@@ -720,6 +720,20 @@ def load_known(path: str | Path) -> dict[str, Known]:
     return out
 
 
+def match_known(key: str, known: Mapping[str, Known]) -> Known | None:
+    """The known class a finding's class key belongs to: an exact key, else the first pattern
+    (``*`` for any text, every other character literal: keys hold ``[``) that matches it, e.g.
+    ``*|*|sass:unguarded-wait:*`` for the SASS check of a lone try_wait whatever the property and
+    the moved load."""
+    if key in known:
+        return known[key]
+    return next((k for pat, k in known.items() if "*" in pat and _glob(pat).fullmatch(key)), None)
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
+
+
 def refreshed(data: Mapping[str, Any], program: Program) -> dict[str, Any]:
     """An entry with its signature and class recomputed by this fuzzgpu (:func:`entry_signature`,
     :func:`entry_class`).  What ``python -m fuzzgpu.corpus refresh DIR`` writes."""
@@ -782,7 +796,7 @@ def find_entries(path: str | Path) -> list[Entry]:
 
 
 __all__ = ["KNOWN_FILE", "Corpus", "CorpusError", "Entry", "Known", "class_id", "condition_for", "cycle_kinds", "entry_class",
-           "entry_signature", "find_entries", "finding_class", "finding_kinds", "litmus_text", "load_entry", "load_known",
+           "entry_signature", "find_entries", "match_known", "finding_class", "finding_kinds", "litmus_text", "load_entry", "load_known",
            "make_entry", "parse_entry_text", "refresh", "refreshed", "reproduction", "sass_key", "signature", "validate_entry", "verdict_class",
            "verdict_hits", "verdict_signature"]
 
