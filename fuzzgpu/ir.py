@@ -59,6 +59,7 @@ MAX_VALUE = 2**32  # values are 32-bit words; negative numbers are allowed in li
 MAX_THREADS = 64
 MAX_INSTRUCTIONS = 256  # per thread
 MAX_LOCATIONS = 256
+MAX_INIT_REGISTERS = 256  # initialised registers per thread
 MAX_CONDITION_TERMS = 1 << 16  # comparisons and constants of the final condition
 MAX_CONDITION_DEPTH = 128
 MAX_OBSERVED = 256
@@ -905,6 +906,8 @@ def validate(p: Program) -> Program:
         raise ProgramError(f"{len(p.locations)} locations: a program has at most {MAX_LOCATIONS}")
     if len(p.observed) > MAX_OBSERVED:
         raise ProgramError(f"{len(p.observed)} observed keys: at most {MAX_OBSERVED}")
+    if len(p.pdl_grids) > MAX_THREADS:
+        raise ProgramError(f"{len(p.pdl_grids)} PDL grids: at most {MAX_THREADS}")
     if len(p.comments) > MAX_COMMENTS:
         raise ProgramError(f"{len(p.comments)} comments: at most {MAX_COMMENTS}")
     for t in p.threads:
@@ -1069,6 +1072,8 @@ def _validate_thread(t: Thread, locs: Mapping[str, Location]) -> None:
     _check_fields(t.placement, f"{t.name}: placement")
     if not isinstance(t.init, tuple) or not all(isinstance(x, tuple) and len(x) == 2 for x in t.init):
         raise ProgramError(f"{t.name}: initial registers are not (register, value) pairs")
+    if len(t.init) > MAX_INIT_REGISTERS:
+        raise ProgramError(f"{t.name}: {len(t.init)} initialised registers, at most {MAX_INIT_REGISTERS}")
     for reg, val in t.init:
         if not is_name("register", reg):
             raise ProgramError(f"{t.name}: bad register name {_clip(reg)}")
