@@ -314,10 +314,18 @@ class State:
 
     @classmethod
     def load(cls, path: Path) -> State | None:
+        """The state saved in ``path`` (None when there is none), the whole document validated
+        against :data:`fuzzgpu.schema.STATE_SCHEMA` first: a damaged, foreign or future-version
+        state, or one with a wrong field anywhere, is refused in one line."""
+        from . import schema
+        from .files import UnreadableFile, read_regular
+
         try:
-            d = json.loads(path.read_text())
+            d = json.loads(read_regular(path, 64 << 20))
         except FileNotFoundError:
             return None
+        except UnreadableFile as e:
+            raise UserError(f"{path}: cannot read the campaign state: {e}") from None
         except (OSError, ValueError, RecursionError) as e:
             raise UserError(f"{path}: damaged campaign state ({type(e).__name__}); move it away to start afresh") from None
         if not isinstance(d, dict) or d.get("schema") != "fuzzgpu.campaign-state":
@@ -325,21 +333,14 @@ class State:
         v = d.get("version")
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= STATE_VERSION:
             raise UserError(f"{path}: campaign state version {v!r} is not one this fuzzgpu reads (1..{STATE_VERSION})")
+        try:
+            schema.check("state", d)
+        except schema.SchemaError as e:
+            raise UserError(f"{path}: damaged campaign state: {e}; move it away to start afresh") from None
         d.pop("schema", None)
         d.pop("version", None)
         names = {f.name: f for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in d.items() if k in names}
-        for k in ("profile", "backend", "property"):
-            if not isinstance(kw.get(k), str):
-                raise UserError(f"{path}: field {k!r} is missing or not a string")
-        types = {"seed": int, "run_index": int, "sessions": int, "programs": int, "instances": int, "duplicates": int,
-                 "elapsed": (int, float), "findings": list, "shapes": dict, "not_covered": dict, "quarantined": int, "faults": dict,
-                 "timeouts": dict}
-        for k, t in types.items():
-            if k in kw and (not isinstance(kw[k], t) or isinstance(kw[k], bool)):
-                raise UserError(f"{path}: field {k!r} has the wrong type ({type(kw[k]).__name__})")
-        if not all(isinstance(f, dict) and isinstance(f.get("signature"), str) for f in kw.get("findings", [])):
-            raise UserError(f"{path}: field 'findings' holds something that is not a finding")
         return cls(**kw)
 
 
