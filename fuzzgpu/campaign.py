@@ -318,6 +318,7 @@ class State:
         against :data:`fuzzgpu.schema.STATE_SCHEMA` first: a damaged, foreign or future-version
         state, or one with a wrong field anywhere, is refused in one line."""
         from . import schema
+        from .errors import EnvError
         from .files import UnreadableFile, read_regular
 
         try:
@@ -326,7 +327,9 @@ class State:
             return None
         except UnreadableFile as e:
             raise UserError(f"{path}: cannot read the campaign state: {e}") from None
-        except (OSError, ValueError, RecursionError) as e:
+        except OSError as e:  # permissions, /proc, a failing disk: the environment (exit 3)
+            raise EnvError(f"{path}: cannot read the campaign state: {e.strerror or e}") from None
+        except (ValueError, RecursionError) as e:
             raise UserError(f"{path}: damaged campaign state ({type(e).__name__}); move it away to start afresh") from None
         if not isinstance(d, dict) or d.get("schema") != "fuzzgpu.campaign-state":
             raise UserError(f"{path}: not a fuzzgpu campaign state")

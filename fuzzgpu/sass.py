@@ -291,7 +291,7 @@ def short_name(mangled: str) -> str:
 
 
 def parse_arch(arch: str) -> tuple[int, str]:
-    m = _ARCH_RE.match(arch)
+    m = _ARCH_RE.fullmatch(arch) if isinstance(arch, str) else None
     if not m:
         raise UserError(f"unknown arch {arch!r}: expected sm_NN, sm_NNa or sm_NNf (e.g. sm_90, sm_90a, sm_100a)")
     n = int(m.group(1))

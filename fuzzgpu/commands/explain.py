@@ -107,7 +107,17 @@ def explain_text(entry: Any) -> str:
                        f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}")]
     backend = env.get("backend", "auto")
     lines.append(f"replay: fuzzgpu replay {entry.path} --backend {backend if backend in ('sim', 'static', 'cuda') else 'auto'}")
-    return "\n".join(lines) + "\n"
+    return terminal_safe("\n".join(lines) + "\n")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on (escape sequences, carriage return,
+    backspace, bidirectional overrides: anything not printable) shown as its Python escape; line
+    breaks kept.  The entry's text fields (the .litmus, reasons, the environment) come from a file
+    someone else wrote."""
+    if all(c.isprintable() or c == "\n" for c in text):
+        return text
+    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
 
 
 def _timeout_lines(entry: Any) -> list[str]:

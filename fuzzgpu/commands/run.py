@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from ..errors import UserError
+from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from .argtypes import non_negative_int, whole_count
 
 HELP = "run a .litmus test on the GPU; histogram of outcomes with a verdict per outcome"
@@ -37,8 +37,10 @@ effective stress; a stride of 1 word is needed for L1-staleness behaviours):
   --spin C       a random delay of [0, C) %clock cycles per warp before the test
   --stress K     K extra CTAs hammering scratch lines while the tests run
 
-Exit status: 0 when no forbidden outcome was observed, 1 when one was, 2 on an error (no GPU, no
-PyCUDA, a construct the GPU cannot run such as the abstract surface/texture proxies).
+Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
+2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
+abstract surface/texture proxies); 3 when the environment failed (no GPU, no PyCUDA, nvcc failed)
+or some outcome could not be judged (not covered by the oracle, a value no store wrote).
 
 examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
@@ -98,9 +100,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UserError(f"{args.path}: {e.strerror or e}") from None
     codegen.check_runnable(program)
-    from ..backends.cuda import CudaBackend
+    from ..backends.cuda import CompileError, CudaBackend
 
-    backend = CudaBackend()
+    try:
+        backend = CudaBackend()
+    except (UserError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
+        raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     cfg = RunConfig(
         instances=args.instances, stride=args.stride, barrier=args.barrier, spin=args.spin,
         stress=args.stress, seed=args.seed, budget=args.budget,
@@ -108,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         hist = backend.run(program, cfg)
+    except CompileError as e:
+        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
     finally:
         backend.close()
     judged = program
@@ -117,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         judged = dataclasses.replace(program, pdl_grids=())  # what actually ran: stream order
     verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
+    unjudged = sum(c for o, c in hist.counts if verdicts[o][0] == "not covered")
+    status = EXIT_FINDING if forbidden else (EXIT_ENVIRONMENT if unjudged else EXIT_CLEAN)
     if args.json:
         d = hist.to_json()
         d["program"] = program.name
@@ -125,9 +134,10 @@ def run(args: argparse.Namespace) -> int:
         for row, (o, _) in zip(d["outcomes"], hist.counts):
             row["verdict"], row["reason"] = verdicts[o]
         d["forbidden"] = forbidden
+        d["not_judged"] = unjudged
         json.dump(d, sys.stdout)
         print()
-        return 1 if forbidden else 0
+        return status
     w = sys.stdout.write
     w(f"Test {program.name} {'Allowed' if not forbidden else 'FORBIDDEN OBSERVED'}\n")
     w(f"Histogram ({len(hist.counts)} states)\n")
@@ -153,4 +163,6 @@ def run(args: argparse.Namespace) -> int:
         w(f"Grids {meta['grids']} PDL grids {meta['pdl_grids']} launched {'with' if meta['pdl_launch'] else 'WITHOUT'} "
           f"the PDL attribute; primary delay {meta['pdl_delay_ns']} ns after launch_dependents; "
           f"{meta['us_per_launch']} us per launch\n")
-    return 1 if forbidden else 0
+    if unjudged and not forbidden:
+        w(f"Not judged {unjudged} instance(s): their outcomes are not covered by the oracle (not a clean result)\n")
+    return status
