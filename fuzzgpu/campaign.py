@@ -34,7 +34,7 @@ from typing import Any
 from .backends.base import RunConfig
 from .errors import UserError
 from .evidence import EvidenceBackend, EvidenceCache
-from .files import write_atomic, write_temp
+from .files import read_regular, write_atomic, write_temp
 from .ir import Program
 
 try:
@@ -121,7 +121,7 @@ def load_profile(name_or_path: str) -> Profile:
 
     path = profile_path(name_or_path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path, 1 << 20, follow_symlinks=True).decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
     except UnicodeDecodeError:

@@ -40,11 +40,10 @@ examples:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its error line clipped (an option's value may be 10 MB long)."""
+    """argparse whose usage errors are one clipped line (an option's value may be 10 MB long)."""
 
     def error(self, message: str) -> "NoReturn":  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {clip(message)}\n")
+        self.exit(EXIT_USAGE, f"{clip(f'{self.prog}: error: {message} (see {self.prog} --help)')}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -762,6 +762,7 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     ``async.read`` (a wgmma/tcgen05 operand read, which has no value-returning PTX form) becomes a
     generic ``ld.shared`` with a comment.  Shared locations are 128-byte aligned and 128 bytes
     apart, so mbarrier objects and bulk operands are aligned."""
+    ir.validate(program)  # the Python API too: no name outside its grammar reaches the source
     reasons = _static_reasons(program, arch)
     if reasons:
         raise Unrunnable(program.name, reasons)
@@ -1231,6 +1232,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     ``Program.pdl_grids`` as a programmatic dependent of grid ``g-1``); every kernel has the same
     parameters and spreads its roles over its CTAs as a one-grid harness does; grid 0 classifies
     the previous launch; the last grid to finish advances the launch counter."""
+    ir.validate(program)  # the Python API too: no name outside its grammar reaches the source
     check_runnable(program)
     p = program
     lay = _layout(p)

@@ -881,6 +881,9 @@ def _check_fields(obj: Any, what: str) -> None:
             raise ProgramError(f"{what}: field {f.name!r} has the wrong type ({type(v).__name__}: {_clip(v)})")
 
 
+#: what a comment may not hold: a double quote (it ends a litmus comment string), control characters
+_COMMENT_BAD = re.compile('["\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]')
+
 #: instruction fields that hold names (their grammar) -- every other string field is a keyword
 _REGISTER_FIELDS = frozenset({"dst"})
 _LOCATION_FIELDS = frozenset({"loc", "bar", "dst_loc", "src_loc"})
@@ -920,7 +923,7 @@ def validate(p: Program) -> Program:
     for c in p.comments:
         if not isinstance(c, str) or len(c) > MAX_COMMENT_CHARS:
             raise ProgramError(f"a comment is not a string of at most {MAX_COMMENT_CHARS} characters")
-        if '"' in c or any(ord(ch) < 32 and ch not in "\n\t" or ord(ch) == 127 for ch in c):
+        if _COMMENT_BAD.search(c):
             raise ProgramError("a comment holds a double quote or a control character")
     names: set[str] = set()
     for t in p.threads:
@@ -1106,7 +1109,8 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
                 or f.name in _LOCATION_FIELDS or not isinstance(v, str):
             continue
         check_name("keyword", v)  # every other string reaches the source as a keyword
-    for loc in ins.locations():
+    named = [getattr(ins, f.name) for f in dataclasses.fields(ins) if f.name in _LOCATION_FIELDS]
+    for loc in (*ins.locations(), *(v for v in named if v is not None)):
         if not isinstance(loc, str) or loc not in locs:
             raise ProgramError(f"location {_clip(loc)} is not declared")
     _validate_extension(ins, locs)
@@ -1307,9 +1311,7 @@ def program_to_json(p: Program) -> dict[str, Any]:
 
 
 def _field_types(cls: type) -> dict[str, Any]:
-    import typing
-
-    return typing.get_type_hints(cls)
+    return _hints(cls)
 
 
 def _convert(value: Any, hint: Any, where: str) -> Any:
@@ -1432,6 +1434,8 @@ def program_from_json(d: Any) -> Program:
         raise ProgramError(
             f"program schema version {version} is newer than this fuzzgpu understands ({SCHEMA_VERSION})"
         )
+    _known_keys(d, ("schema", "version", "name", "arch", "comments", "locations", "threads", "condition", "observed",
+                    "pdl_grids"), "program")
     locations = tuple(
         _dataclass_from_json(Location, loc, f"locations[{i}]") for i, loc in enumerate(_list(d, "locations"))
     )
@@ -1440,6 +1444,7 @@ def program_from_json(d: Any) -> Program:
         where = f"threads[{i}]"
         if not isinstance(t, dict):
             raise ProgramError(f"{where}: expected an object")
+        _known_keys(t, ("name", "placement", "init", "code"), where)
         init = t.get("init", {})
         if not isinstance(init, dict):
             raise ProgramError(f"{where}.init: expected an object")
@@ -1458,6 +1463,7 @@ def program_from_json(d: Any) -> Program:
     if cond is not None:
         if not isinstance(cond, dict):
             raise ProgramError("condition: expected an object")
+        _known_keys(cond, ("quantifier", "expr"), "condition")
         condition = Condition(_convert(cond.get("quantifier"), str, "condition.quantifier"), _expr_from_json(cond.get("expr"), "condition.expr"))
     p = Program(
         name=_convert(d.get("name"), str, "name"),
@@ -1470,6 +1476,12 @@ def program_from_json(d: Any) -> Program:
         pdl_grids=tuple(_convert(g, int, "pdl_grids") for g in _list(d, "pdl_grids")),
     )
     return validate(p)
+
+
+def _known_keys(d: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in d if k not in known]
+    if unknown:
+        raise ProgramError(f"{where}: unknown field {_clip(unknown[0])} (known: {', '.join(known)})")
 
 
 def _list(d: Mapping[str, Any], key: str) -> list[Any]:
