@@ -318,7 +318,7 @@ class State:
         against :data:`fuzzgpu.schema.STATE_SCHEMA` first: a damaged, foreign or future-version
         state, or one with a wrong field anywhere, is refused in one line."""
         from . import schema
-        from .errors import EnvError
+        from .errors import EnvError, clip
         from .files import UnreadableFile, read_regular
 
         try:
@@ -335,7 +335,7 @@ class State:
             raise UserError(f"{path}: not a fuzzgpu campaign state")
         v = d.get("version")
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= STATE_VERSION:
-            raise UserError(f"{path}: campaign state version {v!r} is not one this fuzzgpu reads (1..{STATE_VERSION})")
+            raise UserError(f"{path}: campaign state version {clip(repr(v), 60)} is not one this fuzzgpu reads (1..{STATE_VERSION})")
         try:
             schema.check("state", d)
         except schema.SchemaError as e:

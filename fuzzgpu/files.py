@@ -43,6 +43,12 @@ def read_regular(path: str | Path, limit: int, follow_symlinks: bool = False) ->
     except OSError as e:
         if not follow_symlinks and os.path.islink(str(path)):
             raise UnreadableFile("a symbolic link (not followed)") from None
+        try:  # a socket (ENXIO), a folder (EISDIR)...: say what it is
+            st = os.stat(str(path)) if follow_symlinks else os.lstat(str(path))
+        except OSError:
+            raise e from None
+        if not stat.S_ISREG(st.st_mode):
+            raise UnreadableFile(f"not a regular file ({_kind(st.st_mode)})") from None
         raise e
     try:
         st = os.fstat(fd)

@@ -1,17 +1,25 @@
-"""argparse types shared by the subcommands: each turns text into a value or a one-line error."""
+"""argparse types shared by the subcommands: each turns text into a value or a one-line error
+(the text shown clipped: a value may be megabytes long)."""
 
 from __future__ import annotations
 
 import argparse
+import math
+
+from ..errors import clip
+
+
+def _shown(text: str) -> str:
+    return clip(repr(text), 60)
 
 
 def non_negative_int(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not an integer: {_shown(text)}") from None
     if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
+        raise argparse.ArgumentTypeError(f"must be >= 0: {_shown(text)}")
     return v
 
 
@@ -30,7 +38,7 @@ def whole_count(text: str) -> int:
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if v < 1 or v != int(v):
-        raise argparse.ArgumentTypeError(f"must be a positive whole number: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a number: {_shown(text)}") from None
+    if not math.isfinite(v) or v < 1 or v != int(v):
+        raise argparse.ArgumentTypeError(f"must be a positive whole number: {_shown(text)}")
     return int(v)
