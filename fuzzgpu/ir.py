@@ -839,7 +839,7 @@ def is_name(kind: str, value: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: Any) -> dict[str, Any]:
     import typing
 
     return typing.get_type_hints(cls)
@@ -877,7 +877,7 @@ def _check_fields(obj: Any, what: str) -> None:
     that looks like one: code generation writes ``.{scope}`` into inline PTX)."""
     for f in dataclasses.fields(obj):
         v = getattr(obj, f.name)
-        if not _has_type(v, _hints(type(obj))[f.name]):
+        if not _has_type(v, _hints(obj.__class__)[f.name]):
             raise ProgramError(f"{what}: field {f.name!r} has the wrong type ({type(v).__name__}: {_clip(v)})")
 
 
