@@ -46,24 +46,25 @@ _PLAIN_NAME = {"type": "string", "pattern": r"^[A-Za-z0-9_.+\-]{1,100}$"}
 _FILE_NAME = {"type": "string", "pattern": r"^[A-Za-z0-9_.+\-]{1,200}$"}
 _NAME_PATTERNS = frozenset({_PLAIN_NAME["pattern"], _FILE_NAME["pattern"]})
 
-#: the run configuration (fuzzgpu.backends.base.RunConfig): the harness computes with 32-bit
-#: unsigned numbers, so every knob is bounded
+#: the run configuration (fuzzgpu.backends.base.RunConfig): the types replay passes on, and the
+#: bounds a profile has (campaign.MAX_PROFILE_INT), so that every entry a campaign saves loads
+_KNOB = {"type": "integer", "minimum": 0, "maximum": 10**15}
 _STRESS = {
     "type": "object",
     "properties": {
         "instances": {"type": "integer", "minimum": 1, "maximum": MAX_INSTANCES},
-        "stride": {"type": "integer", "minimum": 1, "maximum": 1 << 12},
+        "stride": {"type": "integer", "minimum": 1, "maximum": 10**15},
         "barrier": {"type": "boolean"},
-        "spin": {"type": "integer", "minimum": 0, "maximum": 1 << 30},
-        "stress": {"type": "integer", "minimum": 0, "maximum": 1 << 16},
-        "stress_lines": {"type": "integer", "minimum": 1, "maximum": 1 << 16},
+        "spin": _KNOB,
+        "stress": _KNOB,
+        "stress_lines": _KNOB,
         "seed": {"type": "integer", "minimum": 0, "maximum": (1 << 64) - 1},
-        "test_ctas": {"type": "integer", "minimum": 1, "maximum": 1 << 16},
-        "budget": {"type": "integer", "minimum": 1, "maximum": 1 << 30},
+        "test_ctas": {"type": "integer", "minimum": 1, "maximum": 10**15},
+        "budget": {"type": "integer", "minimum": 1, "maximum": 10**15},
         "host_epoch": {"type": "boolean"},
         "graphs": {"type": "boolean"},
         "inline_check": {"type": "boolean"},
-        "pdl_delay_ns": {"type": "integer", "minimum": 0, "maximum": 1 << 30},
+        "pdl_delay_ns": _KNOB,
         "pdl": {"type": "boolean"},
     },
     "additionalProperties": _SCALAR,
@@ -140,7 +141,7 @@ PROGRAM_SCHEMA: dict[str, Any] = {
 
 _OFFENDING = {
     "type": "object",
-    "required": ["outcome"],
+    "required": ["outcome", "count", "verdict"],
     "properties": {
         "outcome": _OUTCOME,
         "count": _COUNT,
@@ -175,7 +176,7 @@ ENTRY_SCHEMA: dict[str, Any] = {
         "verdict": {
             "type": "object",
             "properties": {
-                "offending": {"type": "array", "items": _OFFENDING, "maxItems": 4096},
+                "offending": {"type": "array", "items": _OFFENDING, "maxItems": 1 << 20},
                 "timeouts": _COUNT,
                 "instances": _COUNT,
                 "property": _SHORT,
@@ -193,7 +194,7 @@ ENTRY_SCHEMA: dict[str, Any] = {
                 "keys": {"type": "array", "items": _OUTCOME_KEY, "maxItems": 256},
                 "outcomes": {
                     "type": "array",
-                    "maxItems": 1 << 16,
+                    "maxItems": 1 << 20,
                     "items": {"type": "object", "required": ["outcome", "count"],
                               "properties": {"outcome": _OUTCOME, "count": _COUNT}},
                 },
@@ -204,7 +205,7 @@ ENTRY_SCHEMA: dict[str, Any] = {
                 "meta": {"type": "object"},
             },
         },
-        "environment": {"type": "object", "additionalProperties": {"type": ["string", "null"], "maxLength": 1000}},
+        "environment": {"type": "object", "additionalProperties": _SCALAR},
         "stress": _STRESS,
         "sass": {"type": "array", "items": _SASS_FINDING, "maxItems": 4096},
         "reproduction": {
@@ -226,7 +227,8 @@ ENTRY_SCHEMA: dict[str, Any] = {
                 "reason": _LONG,
                 "truncated": {"type": "boolean"},
                 "allowed": {"type": "array", "maxItems": 4096,
-                            "items": {"type": "object", "properties": {"outcome": _OUTCOME, "verdict": _SHORT}}},
+                            "items": {"type": "object", "required": ["outcome", "verdict"],
+                                      "properties": {"outcome": _OUTCOME, "verdict": _SHORT}}},
             },
         },
         "shrunk": {"type": "boolean"},

@@ -95,10 +95,10 @@ def explain_text(entry: Any) -> str:
         for f in d["sass"]:
             lines.append(f"  [{f.get('arch')}] {f.get('function')}: {f.get('check')} ({f.get('verdict')})")
             lines.append(f"      PTX  line {f.get('op_ptx_line')}: {f.get('op_ptx')}")
-            lines.append(f"      SASS line {f.get('op_sass_line')} (/*{f.get('op_sass_offset', -1):04x}*/): {f.get('op_sass')}")
+            lines.append(f"      SASS line {f.get('op_sass_line')} (/*{_hex(f.get('op_sass_offset'))}*/): {f.get('op_sass')}")
             lines.append(f"      {f.get('direction')}")
             lines.append(f"      PTX  line {f.get('sync_ptx_line')}: {f.get('sync_ptx')}")
-            lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{f.get('sync_sass_offset', -1):04x}*/): {f.get('sync_sass')}")
+            lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{_hex(f.get('sync_sass_offset'))}*/): {f.get('sync_sass')}")
             lines.append(f"      why: {f.get('reason')}")
     if rep.get("note"):
         lines += ["", f"reproduction: {rep['note']}"]
@@ -118,6 +118,11 @@ def terminal_safe(text: str) -> str:
     if all(c.isprintable() or c == "\n" for c in text):
         return text
     return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
+
+
+def _hex(offset: Any) -> str:
+    """A SASS offset as ``/*0a30*/`` shows it; ``----`` when the finding has none."""
+    return f"{offset:04x}" if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0 else "----"
 
 
 def _timeout_lines(entry: Any) -> list[str]:
