@@ -148,3 +148,20 @@ def test_run_without_gpu_is_an_environment_error():
     """Only meaningful where PyCUDA imports: on a GPU machine this runs the test for real (exit 0/1)."""
     r = fuzzgpu("run", "--instances", "65536", str(ROOT / "tests" / "litmus" / "core" / "MP-relacq-gpu.litmus"))
     assert r.returncode in (0, 1, 3) and "Traceback" not in r.stderr
+
+
+def test_an_unreadable_corpus_folder_is_an_environment_error(tmp_path, monkeypatch):
+    """glob hides an EACCES; replay must not call an unreadable corpus empty and exit 0."""
+    import errno
+    import os
+
+    real = os.listdir
+
+    def denied(path="."):
+        if str(path) == str(tmp_path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", denied)
+    rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim"])
+    assert rc == 3 and "environment error" in err and str(tmp_path) in err and "Permission denied" in err

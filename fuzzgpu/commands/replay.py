@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from typing import Any
 
@@ -125,6 +126,7 @@ def _load_all(path: str) -> tuple[list[Any], list[dict[str, Any]]]:
     if p.is_dir():
         c = Corpus(p)
         try:
+            os.listdir(p)  # glob hides an unreadable folder: it would look like an empty corpus
             paths, rejected = c.entry_paths(), c.rejected_paths()
         except OSError as e:
             raise EnvError(f"{p}: cannot list the corpus: {e.strerror or e}") from None
