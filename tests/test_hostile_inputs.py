@@ -537,20 +537,20 @@ def test_a_hostile_state_stops_the_campaign_before_it_runs(tmp_path):
 HUGE = "9" * (1 * MiB)
 OPTION_CASES: list[tuple[list[str], str]] = []
 for _opt, _bad in [
-    ("--instances", ["-5", "0", "x", "nan", "inf", "", "1.5", "-0", "1e-3", HUGE]),
+    ("--instances", ["-5", "0", "x", "nan", "inf", "", "1.5", "-0", "1e-3", "1e16", HUGE]),
     ("--max-instances", ["0", "-1", "x", "nan", "", "0.5", HUGE]),
 ]:
     OPTION_CASES += [(["replay", str(CORPUS), "--backend", "sim", _opt, v], _opt) for v in _bad]
 for _opt, _bad in [("--loop-bound", ["-1", "x", "1.5", "", "nan", "65", "99999999999", HUGE])]:
     OPTION_CASES += [(["check", str(LITMUS / "core" / "MP-relacq-gpu.litmus"), _opt, v], _opt) for v in _bad]
 for _opt, _bad in [
-    ("--instances", ["-5", "0", "x", "nan", "inf", "", "1.5", HUGE]),
-    ("--stride", ["0", "-1", "x", "0.5"]),
-    ("--spin", ["-1", "x", "1.5"]),
-    ("--stress", ["-1", "x"]),
-    ("--seed", ["-1", "x"]),
-    ("--budget", ["0", "-1", "x"]),
-    ("--pdl-delay-ns", ["-1", "x"]),
+    ("--instances", ["-5", "0", "x", "nan", "inf", "", "1.5", "1e16", HUGE]),
+    ("--stride", ["0", "-1", "x", "0.5", "1e6"]),
+    ("--spin", ["-1", "x", "1.5", "99999999999"]),
+    ("--stress", ["-1", "x", "1000000"]),
+    ("--seed", ["-1", "x", str(2**32)]),
+    ("--budget", ["0", "-1", "x", "1e12"]),
+    ("--pdl-delay-ns", ["-1", "x", "1" + "0" * 12]),
 ]:
     OPTION_CASES += [(["run", str(LITMUS / "core" / "MP-relacq-gpu.litmus"), _opt, v], _opt) for v in _bad]
 for _opt, _bad in [

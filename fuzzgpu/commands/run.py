@@ -8,7 +8,9 @@ import json
 import sys
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
-from .argtypes import non_negative_int, whole_count
+from .argtypes import at_most, non_negative_int, whole_count
+
+_WORD = 2**31 - 1  # the harness's knobs are 32-bit words
 
 HELP = "run a .litmus test on the GPU; histogram of outcomes with a verdict per outcome"
 
@@ -53,14 +55,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="FILE.litmus", help="the litmus test")
     parser.add_argument("--instances", type=whole_count, default=100_000_000, metavar="N",
                         help="test instances to run, e.g. 1e9 (default: 1e8; rounded up to whole launches of 65,536)")
-    parser.add_argument("--stride", type=whole_count, default=1, metavar="S", help="words between locations (default: 1)")
+    parser.add_argument("--stride", type=at_most(whole_count, 1 << 16), default=1, metavar="S", help="words between locations (default: 1)")
     parser.add_argument("--barrier", action="store_true", help="loose global barrier before the test")
-    parser.add_argument("--spin", type=non_negative_int, default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
-    parser.add_argument("--stress", type=non_negative_int, default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
-    parser.add_argument("--seed", type=non_negative_int, default=1, metavar="N", help="random seed (default: 1)")
-    parser.add_argument("--budget", type=whole_count, default=100_000, metavar="N",
+    parser.add_argument("--spin", type=at_most(non_negative_int, _WORD), default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
+    parser.add_argument("--stress", type=at_most(non_negative_int, 1 << 16), default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=1, metavar="N", help="random seed (default: 1)")
+    parser.add_argument("--budget", type=at_most(whole_count, _WORD), default=100_000, metavar="N",
                         help="iterations a spin loop may take before the instance counts as a timeout")
-    parser.add_argument("--pdl-delay-ns", type=non_negative_int, default=30_000, metavar="NS",
+    parser.add_argument("--pdl-delay-ns", type=at_most(non_negative_int, _WORD), default=30_000, metavar="NS",
                         help="PDL programs: the primary spins NS ns (%%globaltimer) after its launch_dependents "
                              "(default: 30000; stale reads need >= 20 us)")
     parser.add_argument("--no-pdl", action="store_true",
