@@ -741,3 +741,19 @@ def test_explain_of_an_accepted_entry_never_crashes(tmp_path):
     rc, out, err = run_main(["explain", str(f)])
     assert rc == 2
     assert "missing field 'oracle.allowed[0].outcome'" in one_line_naming(err, str(f))
+
+
+def test_a_fifo_in_the_evidence_cache_is_evidence_of_nothing(tmp_path):
+    from fuzzgpu.evidence import EvidenceCache
+
+    cache = EvidenceCache(tmp_path)
+    key = "ab" + "0" * 30
+    p = cache.path(key)
+    p.parent.mkdir(parents=True)
+    os.mkfifo(p)
+    with bounded():
+        assert cache.get(key) is None
+    p.unlink()
+    p.symlink_to("/dev/zero")
+    with bounded():
+        assert cache.get(key) is None
