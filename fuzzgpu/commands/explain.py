@@ -17,7 +17,11 @@ offending outcome, the instances that timed out with the model's verdict on the 
 number of instances a replay needs.
 
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
-explanation stored in the entry is shown when the oracle no longer covers the program).
+explanation stored in the entry is shown when the oracle no longer covers the program).  Text from
+the entry is shown with anything a terminal would act on (escape sequences) written as escapes.
+
+Exit status: 0 when the entry was explained, 2 when it is not a valid entry (one line naming the
+file and the field), 3 when the environment failed.
 
 examples:
   fuzzgpu explain corpus/1f2e3d4c5b6a7988.json
