@@ -34,7 +34,7 @@ from typing import Any
 from .backends.base import RunConfig
 from .errors import UserError
 from .evidence import EvidenceBackend, EvidenceCache
-from .files import write_atomic, write_temp
+from .files import read_regular, write_atomic, write_temp
 from .ir import Program
 
 try:
@@ -123,7 +123,7 @@ def load_profile(name_or_path: str) -> Profile:
 
     path = profile_path(name_or_path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path, 1 << 20, follow_symlinks=True).decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
     except UnicodeDecodeError:
@@ -325,38 +325,36 @@ class State:
 
     @classmethod
     def load(cls, path: Path) -> State | None:
+        """The state saved in ``path`` (None when there is none), the whole document validated
+        against :data:`fuzzgpu.schema.STATE_SCHEMA` first: a damaged, foreign or future-version
+        state, or one with a wrong field anywhere, is refused in one line."""
+        from . import schema
+        from .errors import EnvError, clip
+        from .files import UnreadableFile, read_regular
+
         try:
-            d = json.loads(path.read_text())
+            d = json.loads(read_regular(path, 64 << 20))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, RecursionError) as e:
+        except UnreadableFile as e:
+            raise UserError(f"{path}: cannot read the campaign state: {e}") from None
+        except OSError as e:  # permissions, /proc, a failing disk: the environment (exit 3)
+            raise EnvError(f"{path}: cannot read the campaign state: {e.strerror or e}") from None
+        except (ValueError, RecursionError) as e:
             raise UserError(f"{path}: damaged campaign state ({type(e).__name__}); move it away to start afresh") from None
         if not isinstance(d, dict) or d.get("schema") != "fuzzgpu.campaign-state":
             raise UserError(f"{path}: not a fuzzgpu campaign state")
         v = d.get("version")
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= STATE_VERSION:
-            raise UserError(f"{path}: campaign state version {v!r} is not one this fuzzgpu reads (1..{STATE_VERSION})")
+            raise UserError(f"{path}: campaign state version {clip(repr(v), 60)} is not one this fuzzgpu reads (1..{STATE_VERSION})")
+        try:
+            schema.check("state", d)
+        except schema.SchemaError as e:
+            raise UserError(f"{path}: damaged campaign state: {e}; move it away to start afresh") from None
         d.pop("schema", None)
         d.pop("version", None)
         names = {f.name: f for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in d.items() if k in names}
-        for k in ("profile", "backend", "property"):
-            if not isinstance(kw.get(k), str):
-                raise UserError(f"{path}: field {k!r} is missing or not a string")
-        types = {"seed": int, "run_index": int, "sessions": int, "programs": int, "instances": int, "duplicates": int,
-                 "elapsed": (int, float), "findings": list, "shapes": dict, "not_covered": dict, "quarantined": int, "faults": dict,
-                 "timeouts": dict, "classes": dict, "save_errors": list}
-        for k, t in types.items():
-            if k in kw and (not isinstance(kw[k], t) or isinstance(kw[k], bool)):
-                raise UserError(f"{path}: field {k!r} has the wrong type ({type(kw[k]).__name__})")
-        if not all(isinstance(f, dict) and isinstance(f.get("signature"), str) for f in kw.get("findings", [])):
-            raise UserError(f"{path}: field 'findings' holds something that is not a finding")
-        for key, c in kw.get("classes", {}).items():
-            n = c.get("findings") if isinstance(c, dict) else None
-            if not isinstance(n, int) or isinstance(n, bool) or n < 0 or not isinstance(c.get("variants", []), list):
-                raise UserError(f"{path}: field 'classes' holds something that is not a class count ({key[:60]!r})")
-        if not all(isinstance(e, dict) and isinstance(e.get("signature"), str) for e in kw.get("save_errors", [])):
-            raise UserError(f"{path}: field 'save_errors' holds something that is not a record of a finding kept raw")
         return cls(**kw)
 
 

@@ -1,17 +1,24 @@
 """The ``fuzzgpu`` command line.  Each subcommand lives in ``fuzzgpu/commands/<name>.py`` and
 provides ``HELP`` (one line), ``DESCRIPTION`` (the --help text), ``configure(parser)`` and
-``run(args) -> int``.  Errors meant for the user are :class:`fuzzgpu.errors.UserError`: printed as
-one line on stderr, exit status 2, no traceback."""
+``run(args) -> int``.
+
+Exit codes (DESIGN.md, "Exit codes"; docs/reliability.md): 0 nothing found, 1 a finding, 2 bad usage
+or bad input (:class:`fuzzgpu.errors.UserError`), 3 the environment failed
+(:class:`fuzzgpu.errors.EnvError`, and any ``OSError`` that reaches the top: a full or read-only
+disk, permissions, ``/proc``) or fuzzgpu itself did (an internal error).  Every error is one line
+on stderr, clipped (:func:`fuzzgpu.errors.clip`); no traceback unless ``FUZZGPU_TRACEBACK=1``.
+Status 1 never means a crash."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from . import __version__
-from .errors import SourceError, UserError
+from .errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, SourceError, UserError, clip
 
 #: subcommand name -> module under fuzzgpu.commands
 COMMANDS: dict[str, str] = {
@@ -32,8 +39,15 @@ examples:
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one clipped line (an option's value may be 10 MB long)."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{clip(f'{self.prog}: error: {message} (see {self.prog} --help)')}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fuzzgpu",
         description="A property-based stress fuzzer for the NVIDIA GPU (PTX) memory model: litmus "
         "programs are judged by an axiomatic PTX memory-model oracle, checked in their SASS, and "
@@ -66,18 +80,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
-        return 2
+        return EXIT_USAGE
+    prefix = f"fuzzgpu {args.command}"
     try:
         return int(args._run(args) or 0)
     except UserError as e:
-        line = str(e) if isinstance(e, SourceError) else f"fuzzgpu {args.command}: error: {e}"
-        print(line.splitlines()[0] if line else "fuzzgpu: error", file=sys.stderr)
-        return 2
+        line = str(e) if isinstance(e, SourceError) else f"{prefix}: error: {e}"
+        _say(line.splitlines()[0] if line.strip() else f"{prefix}: error")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("fuzzgpu: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except EnvError as e:
+        _say(f"{prefix}: environment error: {e}")
+        return EXIT_ENVIRONMENT
+    except OSError as e:  # a full or read-only disk, permissions, /proc: the environment, not a finding
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        _say(f"{prefix}: environment error: {where}{e.strerror or e}")
+        return EXIT_ENVIRONMENT
+    except MemoryError:
+        _say(f"{prefix}: environment error: out of memory")
+        return EXIT_ENVIRONMENT
+    except Exception as e:  # noqa: BLE001 -- a bug in fuzzgpu: never exit 1, which means a finding
+        if os.environ.get("FUZZGPU_TRACEBACK") == "1":
+            import traceback
+
+            traceback.print_exc()
+        _say(f"{prefix}: internal error: {type(e).__name__}: {e} (a bug in fuzzgpu; FUZZGPU_TRACEBACK=1 shows where)")
+        return EXIT_ENVIRONMENT
+
+
+def _say(line: str) -> None:
+    try:
+        print(clip(line.splitlines()[0] if line else "fuzzgpu: error"), file=sys.stderr)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

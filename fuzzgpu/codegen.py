@@ -911,12 +911,13 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     ``async.read`` (a wgmma/tcgen05 operand read, which has no value-returning PTX form) becomes a
     generic ``ld.shared`` with a comment.  Shared locations are 128-byte aligned and 128 bytes
     apart, so mbarrier objects and bulk operands are aligned."""
+    ir.validate(program)  # the Python API too: no name outside its grammar reaches the source
     reasons = _static_reasons(program, arch)
     if reasons:
         raise Unrunnable(program.name, reasons)
     offsets = static_offsets(program)
     nsh = sum(1 for loc in program.locations if loc.space is Space.SHARED and loc.alias_of is None)
-    out = [f"// fuzzgpu static kernels for {program.name}", PRELUDE, _SCRATCH_DECL]
+    out = [f"// fuzzgpu static kernels for {comment_text(program.name)}", PRELUDE, _SCRATCH_DECL]
     sink = STATIC_LOCATION_STRIDE * sum(
         1 for loc in program.locations if loc.alias_of is None and loc.space is Space.GLOBAL
     )
@@ -927,7 +928,7 @@ def generate_static(program: Program, arch: str | None = None) -> str:
         for n, ins in enumerate(t.code):
             target = getattr(ins, "target", None)
             backward = target is not None and labels.get(target, n + 1) <= n
-            body.append(f"  // {n}: {_describe(ins)}")
+            body.append(f"  // {n}: {comment_text(_describe(ins))}")
             body.extend("  " + line for line in emit_instruction(ins, ctx, backward))
         out.append(f'extern "C" __global__ void {static_kernel_name(t.name)}(unsigned* base) {{')
         # a run-time 0 the compiler cannot prove (user pointers have the top bit clear)
@@ -954,6 +955,17 @@ def generate_static(program: Program, arch: str | None = None) -> str:
             out.append(f"  base[{sink}] = {' + '.join(keep)};")
         out.append("}")
     return "\n".join(out) + "\n"
+
+
+_COMMENT_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:;=+-()[]{}<>@#!$&*|^~'\"/")
+
+
+def comment_text(text: str) -> str:
+    """``text`` for a ``//`` comment of generated source: every character outside a plain set
+    (a newline, a backslash that would continue the comment, ``?`` of a trigraph, anything not
+    ASCII) written as ``%XX`` of its UTF-8 bytes.  The IR's names are checked (ir.check_name);
+    this keeps any text that reaches a comment inert, whatever it holds."""
+    return "".join(c if c in _COMMENT_SAFE else "".join(f"%{b:02X}" for b in c.encode("utf-8", "replace")) for c in text)
 
 
 def _describe(ins: Instruction) -> str:
@@ -1376,6 +1388,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     ``Program.pdl_grids`` as a programmatic dependent of grid ``g-1``); every kernel has the same
     parameters and spreads its roles over its CTAs as a one-grid harness does; grid 0 classifies
     the previous launch; the last grid to finish advances the launch counter."""
+    ir.validate(program)  # the Python API too: no name outside its grammar reaches the source
     check_runnable(program)
     p = program
     lay = _layout(p)
@@ -1411,7 +1424,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
 
     L: list[str] = []
     w = L.append
-    w(f"// harness for {p.name}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}, {G} grid(s)"
+    w(f"// harness for {comment_text(p.name)}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}, {G} grid(s)"
       + (f", PDL grids {list(p.pdl_grids)}" if p.pdl_grids else ""))
     w(f"namespace ns_{name} {{")
     w(f"constexpr unsigned NG = {NG}u;")
@@ -1608,7 +1621,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec)
             ctx = ctxs[k]
             labels = _labels(t)
-            w(ind + f"// ---- role {k}: {t.name}" + (f" (segment {seg})" if nseg > 1 else ""))
+            w(ind + f"// ---- role {k}: {comment_text(t.name)}" + (f" (segment {seg})" if nseg > 1 else ""))
             while pos[k] < len(t.code):
                 n = pos[k]
                 ins = t.code[n]

@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from . import schema as _schema
 from .errors import UserError
 from .evidence import canonical, program_hash
-from .files import create_exclusive, write_atomic
+from .files import UnreadableFile, create_exclusive, is_regular, read_regular, write_atomic
 from .ir import (
     And,
     Cmp,
@@ -59,13 +60,10 @@ STATE_DIR = ".fuzzgpu"
 
 #: limits on what a corpus file may hold (a hostile file must not make the oracle or the harness
 #: run for ever): programs are small litmus tests
-MAX_THREADS = 8
-MAX_INSTRUCTIONS = 32
-MAX_PLACEMENT = 1 << 16
-MAX_INSTANCES = 1 << 50
+#: (fuzzgpu.schema holds the schema of an entry and these limits)
+MAX_THREADS = _schema.CORPUS_MAX_THREADS
+MAX_INSTRUCTIONS = _schema.CORPUS_MAX_INSTRUCTIONS
 MAX_FILE_BYTES = 16 << 20
-SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_.+\-]{1,100}")
-SIGNATURE_RE = re.compile(r"[0-9a-f]{8,64}")
 
 
 class CorpusError(UserError):
@@ -375,12 +373,6 @@ def _sass_lines(f: Mapping[str, Any]) -> dict[str, Any]:
 
 # -- loading ----------------------------------------------------------------------------------
 
-_REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "schema": str, "version": int, "signature": str, "shape": str, "program": dict, "litmus": str,
-    "property": str, "verdict": dict, "histogram": dict, "environment": dict, "stress": dict, "sass": list,
-    "reproduction": dict, "shrunk": bool, "found": str, "campaign": dict,
-}
-
 
 @dataclass(frozen=True)
 class Entry:
@@ -421,65 +413,43 @@ class Entry:
 
 
 def validate_entry(d: Any, where: str) -> Program:
+    """The program of corpus entry ``d`` (parsed JSON), the whole document checked first against
+    :data:`fuzzgpu.schema.ENTRY_SCHEMA`, then what a schema cannot say: the program is valid IR
+    (:func:`fuzzgpu.ir.program_from_json`, ending in ``ir.validate``), every stored outcome names
+    keys of the program only, placements are in range.  CorpusError: one line naming ``where``."""
+    schema = _schema
     if not isinstance(d, dict):
         raise CorpusError(f"{where}: not a corpus entry (expected a JSON object)")
     if d.get("schema") != SCHEMA:
-        raise CorpusError(f"{where}: not a fuzzgpu corpus entry (schema {d.get('schema')!r}, expected {SCHEMA!r})")
-    for key, typ in _REQUIRED.items():
-        if key not in d:
-            raise CorpusError(f"{where}: missing field {key!r}")
-        if not isinstance(d[key], typ) or (typ is int and isinstance(d[key], bool)):
-            raise CorpusError(f"{where}: field {key!r} has the wrong type ({type(d[key]).__name__})")
-    if d["version"] > VERSION or d["version"] < 1:
-        raise CorpusError(f"{where}: corpus schema version {d['version']} is not one this fuzzgpu reads (1..{VERSION})")
-    if d["property"] not in ("model", "sc") and not d["property"].startswith("user:"):
-        raise CorpusError(f"{where}: field 'property': unknown property {d['property']!r}")
-    rep = d["reproduction"]
-    for k in ("rate", "instances", "replay_instances", "confidence"):
-        v = rep.get(k)
-        if not isinstance(v, (int, float)) or isinstance(v, bool):
-            raise CorpusError(f"{where}: field 'reproduction.{k}' is missing or not a number")
-        hi = 1.0 if k in ("rate", "confidence") else MAX_INSTANCES
-        if not 0 <= v <= hi:  # exact for any int (no float conversion), False for NaN
-            raise CorpusError(f"{where}: field 'reproduction.{k}': {_short(v)} is out of range (0..{hi:g})")
-    if not SIGNATURE_RE.fullmatch(d["signature"]):
-        raise CorpusError(f"{where}: field 'signature': {_short(d['signature'])} is not a signature (hex digits)")
-    if not isinstance(d["verdict"].get("offending", []), list):
-        raise CorpusError(f"{where}: field 'verdict.offending' is not a list")
-    for o in d["verdict"].get("offending", []):
-        if not isinstance(o, dict) or not isinstance(o.get("outcome", {}), dict):
-            raise CorpusError(f"{where}: field 'verdict.offending' holds something that is not an outcome")
-    t = d["verdict"].get("timeouts", 0)
-    if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= MAX_INSTANCES:
-        raise CorpusError(f"{where}: field 'verdict.timeouts': {_short(t)} is not a count of instances")
-    if not isinstance(d["histogram"].get("keys", []), list) or not all(isinstance(k, str) for k in d["histogram"].get("keys", [])):
-        raise CorpusError(f"{where}: field 'histogram.keys' is not a list of names")
-    prog = d["program"]
-    for k in ("name", "arch"):
-        v = prog.get(k, "PTX" if k == "arch" else None)
-        if not isinstance(v, str) or not SAFE_NAME_RE.fullmatch(v):
-            # the code generator writes these into CUDA comments: no newline or odd character gets there
-            raise CorpusError(f"{where}: field 'program.{k}': {_short(v)} is not a plain name ({SAFE_NAME_RE.pattern})")
-    threads = prog.get("threads")
-    if isinstance(threads, list):
-        if len(threads) > MAX_THREADS:
-            raise CorpusError(f"{where}: field 'program': {len(threads)} threads (a corpus program has at most {MAX_THREADS})")
-        for i, t in enumerate(threads):
-            code = t.get("code") if isinstance(t, dict) else None
-            if isinstance(code, list) and len(code) > MAX_INSTRUCTIONS:
-                raise CorpusError(f"{where}: field 'program.threads[{i}]': {len(code)} instructions (at most {MAX_INSTRUCTIONS})")
+        raise CorpusError(f"{where}: not a fuzzgpu corpus entry (schema {_short(d.get('schema'))}, expected {SCHEMA!r})")
+    v = d.get("version")
+    if isinstance(v, int) and not isinstance(v, bool) and not 1 <= v <= VERSION:
+        raise CorpusError(f"{where}: corpus schema version {_short(v)} is not one this fuzzgpu reads (1..{VERSION})")
     try:
-        program = program_from_json(prog)
+        schema.check("entry", d)
+    except schema.SchemaError as e:
+        raise CorpusError(f"{where}: {e}") from None
+    try:
+        program = program_from_json(d["program"])
     except ProgramError as e:
         raise CorpusError(f"{where}: field 'program': {str(e).splitlines()[0] if str(e) else 'invalid'}") from None
     except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as e:  # hostile shapes the IR loader did not expect
         raise CorpusError(f"{where}: field 'program': not a valid program ({type(e).__name__})") from None
-    for t in program.threads:
-        pl = t.placement
-        for k in ("gpu", "cluster", "cta", "warp", "grid"):
-            v = getattr(pl, k, None)
-            if isinstance(v, int) and not 0 <= v < MAX_PLACEMENT:
-                raise CorpusError(f"{where}: field 'program': thread {t.name} placement {k} {_short(v)} is out of range (0..{MAX_PLACEMENT - 1})")
+    keys = set(program.outcome_keys())
+    hist = d["histogram"]
+    for k in hist.get("keys", []):
+        if k not in keys:
+            raise CorpusError(f"{where}: field 'histogram.keys': {_short(k)} is not an outcome key of the program "
+                              f"(expected some of {sorted(keys)})")
+    stored = [(f"histogram.outcomes[{i}]", o["outcome"]) for i, o in enumerate(hist.get("outcomes", []))]
+    stored += [(f"verdict.offending[{i}]", o["outcome"]) for i, o in enumerate(d["verdict"].get("offending", []))]
+    stored += [(f"oracle.allowed[{i}]", o["outcome"]) for i, o in enumerate((d.get("oracle") or {}).get("allowed", []))
+               if isinstance(o.get("outcome"), dict)]
+    for field_name, outcome in stored:
+        unknown = set(outcome) - keys
+        if unknown:
+            raise CorpusError(f"{where}: field '{field_name}.outcome': key {_short(sorted(unknown)[0])} is not an outcome "
+                              f"key of the program (expected some of {sorted(keys)})")
     return program
 
 
@@ -510,17 +480,29 @@ def parse_entry_text(text: str, where: str) -> tuple[Program, Any]:
 
 
 def load_entry(path: str | Path) -> Entry:
+    """Read and validate one entry.  The file must be a regular file (a FIFO, a device or a
+    symbolic link is refused, without blocking) of at most :data:`MAX_FILE_BYTES` bytes."""
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise CorpusError(f"{p}: {p.stat().st_size} bytes: too large for a corpus entry (at most {MAX_FILE_BYTES})")
-        text = p.read_text(encoding="utf-8")
+        data = read_regular(p, MAX_FILE_BYTES)
+    except UnreadableFile as e:
+        raise CorpusError(f"{p}: cannot read: {e} (expected a corpus entry: a JSON file of at most {MAX_FILE_BYTES} bytes)") from None
     except OSError as e:
         raise CorpusError(f"{p}: cannot read: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise CorpusError(f"{p}: not UTF-8 text") from None
     program, d = parse_entry_text(text, str(p))
     return Entry(p, d, program)
+
+
+def _signature_of(p: Path) -> Any:
+    """The signature field of the entry file ``p`` (None when it cannot be read)."""
+    try:
+        return json.loads(read_regular(p, MAX_FILE_BYTES)).get("signature")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return None
 
 
 class Corpus:
@@ -532,6 +514,16 @@ class Corpus:
         return self.root / STATE_DIR
 
     def entry_paths(self) -> list[Path]:
+        """The corpus's entry files: regular files named ``*.json`` (not symbolic links, FIFOs...:
+        :meth:`rejected_paths` lists those)."""
+        return [p for p in self._json_paths() if is_regular(p)]
+
+    def rejected_paths(self) -> list[Path]:
+        """Names ``*.json`` in the corpus that are not regular files (a FIFO, a symbolic link, a
+        folder): never opened, reported by replay."""
+        return [p for p in self._json_paths() if not is_regular(p)]
+
+    def _json_paths(self) -> list[Path]:
         if not self.root.is_dir():
             return []
         # known.json is the known-findings list (load_known), not an entry
@@ -543,10 +535,7 @@ class Corpus:
     def signatures(self) -> set[str]:
         out = set()
         for p in self.entry_paths():
-            try:
-                sig = json.loads(p.read_text()).get("signature")
-            except (OSError, ValueError, RecursionError, AttributeError):
-                continue
+            sig = _signature_of(p)
             if isinstance(sig, str):
                 out.add(sig)
         return out
@@ -557,7 +546,7 @@ class Corpus:
         out: dict[str, Path] = {}
         for p in self.entry_paths():
             try:
-                d = json.loads(p.read_text())
+                d = json.loads(read_regular(p, MAX_FILE_BYTES))
                 key = entry_class(d)
             except (OSError, ValueError, RecursionError, AttributeError, KeyError, TypeError):
                 continue
@@ -584,7 +573,7 @@ class Corpus:
         if not path.exists():
             for p in self.entry_paths():
                 try:
-                    d = json.loads(p.read_text())
+                    d = json.loads(read_regular(p, MAX_FILE_BYTES))
                     if d.get("signature") == sig or entry_class(d) == key:
                         path = p
                         break
@@ -608,7 +597,7 @@ class Corpus:
         and the signatures of the first :data:`MAX_VARIANTS`; an entry without a record (saved
         before classes were counted, or shipped) holds one finding, itself."""
         try:
-            d = json.loads(self.class_path(key).read_text())
+            d = json.loads(read_regular(self.class_path(key), MAX_FILE_BYTES))
             if isinstance(d, dict) and d.get("key") == key and isinstance(d.get("variants"), list) \
                     and isinstance(d.get("findings"), int) and not isinstance(d.get("findings"), bool):
                 return d
@@ -617,7 +606,7 @@ class Corpus:
         sig = None
         if entry is not None:
             try:
-                sig = json.loads(entry.read_text()).get("signature")
+                sig = json.loads(read_regular(entry, MAX_FILE_BYTES)).get("signature")
             except (OSError, ValueError, AttributeError):
                 sig = None
         return {"schema": CLASS_SCHEMA, "version": 1, "key": key, "entry": entry.name if entry is not None else None,
@@ -788,11 +777,11 @@ def _main(argv: list[str] | None = None) -> int:
 def find_entries(path: str | Path) -> list[Entry]:
     """A corpus folder's entries, or one entry file."""
     p = Path(path)
-    if p.is_file():
-        return [load_entry(p)]
-    if not p.is_dir():
+    if p.is_dir():
+        return Corpus(p).entries()
+    if not p.exists() and not p.is_symlink():
         raise CorpusError(f"{p}: no such corpus folder or entry file")
-    return Corpus(p).entries()
+    return [load_entry(p)]
 
 
 __all__ = ["KNOWN_FILE", "Corpus", "CorpusError", "Entry", "Known", "class_id", "condition_for", "cycle_kinds", "entry_class",

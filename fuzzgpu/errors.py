@@ -1,18 +1,40 @@
-"""Errors that reach the user as one line (never a traceback)."""
+"""Errors that reach the user as one line (never a traceback), and the exit codes (DESIGN.md,
+"Exit codes"): 0 nothing found, 1 a finding, 2 bad usage or bad input, 3 the environment failed."""
 
 from __future__ import annotations
 
+EXIT_CLEAN = 0
+EXIT_FINDING = 1
+EXIT_USAGE = 2
+EXIT_ENVIRONMENT = 3
+
+#: the longest line an error message prints (a hostile input may be one 10 MB line)
+MAX_MESSAGE = 400
+
+
+def clip(text: str, n: int = MAX_MESSAGE) -> str:
+    """``text`` as one printable line of at most ``n`` characters: control characters (terminal
+    escape sequences, newlines) are shown escaped, a long text is cut with ``...``."""
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: n + 1])
+    return line if len(line) <= n else line[: n - 3] + "..."
+
 
 class UserError(Exception):
-    """Bad input or an unusable environment.  ``str(e)`` is the one line the CLI prints; commands
-    exit with status 2."""
+    """Bad input or bad usage.  ``str(e)`` is the one line the CLI prints; commands exit with
+    status 2."""
+
+
+class EnvError(Exception):
+    """The environment failed (a read-only or full disk, permissions, a missing toolchain, a
+    path under /proc): one line, exit status 3 -- never 1, which means a finding."""
 
 
 class SourceError(UserError):
     """An error at a place in a text file: printed as ``file:line:col: message``."""
 
     def __init__(self, message: str, path: str = "<input>", line: int = 0, col: int = 0) -> None:
-        self.message = message
+        self.message = message = clip(message)
+        path = clip(path, 200)
         self.path = path
         self.line = line
         self.col = col

@@ -23,7 +23,7 @@ from typing import Any
 
 from .backends.base import Histogram, RunConfig
 from .ir import Program, program_to_json
-from .files import write_atomic
+from .files import UnreadableFile, read_regular, write_atomic
 
 EVIDENCE_SCHEMA = "fuzzgpu.evidence"
 EVIDENCE_VERSION = 1
@@ -143,10 +143,11 @@ class EvidenceCache:
                 return self._mem[key]
         p = self.path(key)
         try:
-            ev = Evidence.from_json(json.loads(p.read_text()))
+            ev = Evidence.from_json(json.loads(read_regular(p, 16 << 20)))
         except FileNotFoundError:
             return None
-        except (ValueError, KeyError, TypeError):  # a damaged record is evidence of nothing
+        # a damaged record, or a FIFO / link / device in its place, is evidence of nothing
+        except (UnreadableFile, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         with self._lock:
             self._mem[key] = ev

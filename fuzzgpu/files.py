@@ -1,18 +1,114 @@
-"""Writing files so that a kill at any moment leaves the old file or the new one, never a torn one:
-a temp file in the same folder, fsync, then rename (or hard link, for create-if-absent), then fsync
-the folder so the rename itself survives a power cut."""
+"""Files, read and written safely.
+
+Writing: a kill at any moment leaves the old file or the new one, never a torn one: a temp file in
+the same folder, fsync, then rename (or hard link, for create-if-absent), then fsync the folder so
+the rename itself survives a power cut.  New files get the usual permissions (0666 less the
+process's umask), not the 0600 of a temp file.
+
+Reading files other people wrote (:func:`read_regular`): a FIFO, a device or a socket named
+``*.json`` is refused without blocking (``O_NONBLOCK``), a symbolic link is refused unless the
+caller follows it on purpose (``O_NOFOLLOW``), and a read stops after ``limit`` bytes actually read
+(``/proc`` files and growing files report a size of 0 or less than they hold)."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+
+class UnreadableFile(OSError):
+    """A file :func:`read_regular` refuses: not a regular file, a symbolic link, or too large.
+    ``str(e)`` is the reason, without the file name."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def read_regular(path: str | Path, limit: int, follow_symlinks: bool = False) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.  Raises
+    :class:`UnreadableFile` for a symbolic link (unless ``follow_symlinks``), anything that is not
+    a regular file (opened non-blocking, so a FIFO does not hang), or more than ``limit`` bytes
+    read; :class:`OSError` as ``open`` and ``read`` raise it."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(str(path), flags)
+    except OSError as e:
+        if not follow_symlinks and os.path.islink(str(path)):
+            raise UnreadableFile("a symbolic link (not followed)") from None
+        try:  # a socket (ENXIO), a folder (EISDIR)...: say what it is
+            st = os.stat(str(path)) if follow_symlinks else os.lstat(str(path))
+        except OSError:
+            raise e from None
+        if not stat.S_ISREG(st.st_mode):
+            raise UnreadableFile(f"not a regular file ({_kind(st.st_mode)})") from None
+        raise e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnreadableFile(f"not a regular file ({_kind(st.st_mode)})")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise UnreadableFile(f"more than {limit} bytes: too large")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def is_regular(path: str | Path) -> bool:
+    """``path`` is a regular file and not a symbolic link (``lstat``; no open, no blocking)."""
+    try:
+        return stat.S_ISREG(os.lstat(str(path)).st_mode)
+    except OSError:
+        return False
+
+
+def umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def new_file_mode() -> int:
+    """The mode ``open(..., "w")`` would give a new file: 0666 less the umask."""
+    return 0o666 & ~umask()
 
 
 def write_temp(folder: Path, data: bytes, durable: bool = True, prefix: str = ".tmp-") -> str:
     """A new temp file in ``folder`` holding ``data`` (fsynced when ``durable``); returns its path."""
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=str(folder))
     try:
+        os.fchmod(fd, new_file_mode())  # mkstemp makes it 0600; the file is renamed into place
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -63,7 +159,7 @@ def create_exclusive(path: Path, text: str) -> bool:
             return False
         except OSError:  # a file system without hard links: O_EXCL create, then the content
             try:
-                xfd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                xfd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:
                 return False
             with os.fdopen(xfd, "wb") as f:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Mapping, Union
@@ -25,11 +26,48 @@ SCHEMA_NAME = "fuzzgpu.program"
 SCHEMA_VERSION = 1
 
 Operand = Union[int, str]  # immediate or register name
-REGISTER_RE = re.compile(r"^r[0-9]+$")
-NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-#: a litmus test's name: what follows ``PTX`` up to the next blank (it reaches generated code comments)
-PROGRAM_NAME_RE = re.compile(r'^[!#-~]{1,200}$')
+
+# -- the grammar of every name that reaches generated source ----------------------------------
+# One place: :func:`check_name` (``fullmatch``; the patterns end in ``\Z``, not ``$``, which also
+# matches before a trailing newline, so even a caller's ``.match`` cannot accept ``"r3\n"``).
+# Code generation writes these names into identifiers (``L_<label>``, ``fuzzgpu_<thread>``), inline
+# PTX and ``//`` comments; a name outside its grammar is a ProgramError, never generated code.
+
+#: registers: ``r`` and a number (``r0``, ``r17``)
+REGISTER_RE = re.compile(r"\Ar[0-9]{1,6}\Z")
+#: threads, locations, labels, the program's arch tag: a C identifier of at most 64 characters
+NAME_RE = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+#: a litmus test's name: what follows ``PTX`` up to the next blank (it reaches generated code
+#: comments): printable ASCII without blank, quote or backslash (a trailing ``\`` continues a
+#: ``//`` comment onto the next line)
+PROGRAM_NAME_RE = re.compile(r"\A[!#-\[\]-~]{1,200}\Z")
+#: every other string field of an instruction (kinds, actions, modes: checked against their own
+#: sets too): lower-case words, ``::`` allowed (``shared::cta``)
+KEYWORD_RE = re.compile(r"\A[a-z_][a-z0-9_:]{0,31}\Z")
+NAME_GRAMMARS: dict[str, tuple[re.Pattern[str], str]] = {
+    "program": (PROGRAM_NAME_RE, "1 to 200 printable ASCII characters, no blank, quote or backslash"),
+    "thread": (NAME_RE, "an identifier [A-Za-z_][A-Za-z0-9_]*, at most 64 characters"),
+    "location": (NAME_RE, "an identifier [A-Za-z_][A-Za-z0-9_]*, at most 64 characters"),
+    "label": (NAME_RE, "an identifier [A-Za-z_][A-Za-z0-9_]*, at most 64 characters"),
+    "arch": (NAME_RE, "an identifier such as PTX"),
+    "register": (REGISTER_RE, "r and at most 6 digits (r0, r1...)"),
+    "keyword": (KEYWORD_RE, "a lower-case keyword"),
+}
 MAX_VALUE = 2**32  # values are 32-bit words; negative numbers are allowed in litmus text
+
+# -- limits (docs/reliability.md, "Limits"): a program beyond them is a ProgramError -----------
+MAX_THREADS = 64
+MAX_INSTRUCTIONS = 256  # per thread
+MAX_LOCATIONS = 256
+MAX_INIT_REGISTERS = 256  # initialised registers per thread
+MAX_CONDITION_TERMS = 1 << 16  # comparisons and constants of the final condition
+MAX_CONDITION_DEPTH = 128
+MAX_OBSERVED = 256
+MAX_COMMENTS = 256
+MAX_COMMENT_CHARS = 1 << 16  # per comment
+MAX_PLACEMENT = 1 << 16  # cta, gpu, grid, cluster, warp numbers
+#: state-space qualifiers of ``fence.proxy.async``
+PROXY_FENCE_SPACES = ("global", "shared::cta", "shared::cluster")
 
 
 class ProgramError(ValueError):
@@ -781,127 +819,312 @@ class Program:
 # --------------------------------------------------------------------------------------------
 
 
+def _clip(v: Any, n: int = 60) -> str:
+    text = repr(v)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def check_name(kind: str, value: Any) -> str:
+    """``value`` if it is a ``kind`` name (a key of :data:`NAME_GRAMMARS`: program, thread,
+    location, label, arch, register, keyword) in its grammar, in full; else :class:`ProgramError`."""
+    rx, grammar = NAME_GRAMMARS[kind]
+    if not isinstance(value, str) or not rx.fullmatch(value):
+        raise ProgramError(f"bad {kind} name {_clip(value)}: expected {grammar}")
+    return value
+
+
+def is_name(kind: str, value: Any) -> bool:
+    """Whether ``value`` is a ``kind`` name (see :func:`check_name`)."""
+    return isinstance(value, str) and NAME_GRAMMARS[kind][0].fullmatch(value) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls: Any) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(cls)
+
+
+def _has_type(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is of the annotated type ``hint`` (the IR's annotations only: enums, int,
+    str, bool, Optional, Union, tuple[X, ...], dataclasses).  ``bool`` is not an ``int`` here."""
+    import types
+    import typing
+
+    origin = typing.get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        return any(_has_type(value, a) for a in typing.get_args(hint))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_has_type(v, args[0]) for v in value)
+        return len(args) == len(value) and all(_has_type(v, a) for v, a in zip(value, args))
+    if hint is type(None):
+        return value is None
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is Any:
+        return True
+    if isinstance(hint, type):
+        return isinstance(value, hint) and (hint is bool or not isinstance(value, bool) or issubclass(hint, bool))
+    return True
+
+
+def _check_fields(obj: Any, what: str) -> None:
+    """Every field of the dataclass ``obj`` has its annotated type (an enum member, not a string
+    that looks like one: code generation writes ``.{scope}`` into inline PTX)."""
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if not _has_type(v, _hints(obj.__class__)[f.name]):
+            raise ProgramError(f"{what}: field {f.name!r} has the wrong type ({type(v).__name__}: {_clip(v)})")
+
+
+#: what a comment may not hold: a double quote (it ends a litmus comment string), control characters
+_COMMENT_BAD = re.compile('["\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]')
+
+#: instruction fields that hold names (their grammar) -- every other string field is a keyword
+_REGISTER_FIELDS = frozenset({"dst"})
+_LOCATION_FIELDS = frozenset({"loc", "bar", "dst_loc", "src_loc"})
+_OPERAND_FIELDS = frozenset({"src", "a", "b", "value", "operands", "expected", "id", "count"})
+
+
 def validate(p: Program) -> Program:
-    """Check a Program for consistency; return it unchanged or raise :class:`ProgramError`."""
-    if not isinstance(p.name, str) or not PROGRAM_NAME_RE.match(p.name):
-        raise ProgramError(
-            f"bad program name {str(p.name)[:40]!r}: 1 to 200 printable ASCII characters, no space or quote"
-        )
+    """Check a Program for consistency; return it unchanged or raise :class:`ProgramError`.
+
+    Limits first (:data:`MAX_THREADS`, :data:`MAX_INSTRUCTIONS`, :data:`MAX_LOCATIONS`...), so that
+    the rest runs in time linear in the program; then the type of every field and the grammar of
+    every name (:func:`check_name`), then the ISA's rules."""
+    if not isinstance(p, Program):
+        raise ProgramError(f"not a Program: {type(p).__name__}")
+    for field_name in ("threads", "locations", "comments", "observed", "pdl_grids"):
+        if not isinstance(getattr(p, field_name), tuple):
+            raise ProgramError(f"program field {field_name!r} is not a tuple")
     if not p.threads:
         raise ProgramError("the program has no threads")
-    names = [t.name for t in p.threads]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise ProgramError(f"thread names repeated: {sorted(dup)}")
-    locs = {}
+    if len(p.threads) > MAX_THREADS:
+        raise ProgramError(f"{len(p.threads)} threads: a program has at most {MAX_THREADS}")
+    if len(p.locations) > MAX_LOCATIONS:
+        raise ProgramError(f"{len(p.locations)} locations: a program has at most {MAX_LOCATIONS}")
+    if len(p.observed) > MAX_OBSERVED:
+        raise ProgramError(f"{len(p.observed)} observed keys: at most {MAX_OBSERVED}")
+    if len(p.pdl_grids) > MAX_THREADS:
+        raise ProgramError(f"{len(p.pdl_grids)} PDL grids: at most {MAX_THREADS}")
+    if len(p.comments) > MAX_COMMENTS:
+        raise ProgramError(f"{len(p.comments)} comments: at most {MAX_COMMENTS}")
+    for t in p.threads:
+        if not isinstance(t, Thread) or not isinstance(t.code, tuple):
+            raise ProgramError(f"not a Thread: {_clip(t)}")
+        if len(t.code) > MAX_INSTRUCTIONS:
+            raise ProgramError(f"thread {_clip(t.name)}: {len(t.code)} instructions, at most {MAX_INSTRUCTIONS}")
+    check_name("program", p.name)
+    check_name("arch", p.arch)
+    for c in p.comments:
+        if not isinstance(c, str) or len(c) > MAX_COMMENT_CHARS:
+            raise ProgramError(f"a comment is not a string of at most {MAX_COMMENT_CHARS} characters")
+        if _COMMENT_BAD.search(c):
+            raise ProgramError("a comment holds a double quote or a control character")
+    names: set[str] = set()
+    for t in p.threads:
+        check_name("thread", t.name)
+        if t.name in names:
+            raise ProgramError(f"thread names repeated: [{t.name!r}]")
+        names.add(t.name)
+    locs: dict[str, Location] = {}
     for loc in p.locations:
-        if not NAME_RE.match(loc.name):
-            raise ProgramError(f"bad location name {loc.name!r}")
+        if not isinstance(loc, Location):
+            raise ProgramError(f"not a Location: {_clip(loc)}")
+        check_name("location", loc.name)
+        _check_fields(loc, f"location {loc.name!r}")
         if loc.name in locs:
             raise ProgramError(f"location {loc.name!r} declared twice")
-        if REGISTER_RE.match(loc.name):
+        if REGISTER_RE.fullmatch(loc.name):
             raise ProgramError(f"location {loc.name!r} has a register's name")
         _check_value(loc.init, f"initial value of {loc.name}")
         locs[loc.name] = loc
-    for loc in p.locations:
-        if loc.alias_of is not None:
-            if loc.alias_of not in locs:
-                raise ProgramError(f"location {loc.name!r} aliases undeclared location {loc.alias_of!r}")
-            p.physical(loc.name)
+    physical = _physical_names(locs)
     for loc in p.locations:
         if loc.kind not in ("data", "mbarrier"):
-            raise ProgramError(f"location {loc.name!r}: unknown kind {loc.kind!r}")
+            raise ProgramError(f"location {loc.name!r}: unknown kind {_clip(loc.kind)}")
         if loc.kind == "mbarrier" and (loc.space is not Space.SHARED or loc.alias_of is not None):
             raise ProgramError(f"mbarrier object {loc.name!r} must be a shared location, not an alias")
     for t in p.threads:
         _validate_thread(t, locs)
-    _validate_placement(p)
+    _validate_placement(p, locs, physical)
+    for key in p.observed:
+        _check_observed(p, key, names, locs)
     if p.condition is not None:
+        if not isinstance(p.condition, Condition):
+            raise ProgramError(f"not a Condition: {_clip(p.condition)}")
         if p.condition.quantifier not in QUANTIFIERS:
-            raise ProgramError(f"unknown quantifier {p.condition.quantifier!r}")
-        for term in p.condition.terms():
-            _check_term(p, term)
+            raise ProgramError(f"unknown quantifier {_clip(p.condition.quantifier)}")
+        for term in _checked_terms(p.condition.expr):
+            _check_term(term, names, locs)
     return p
 
 
-def _validate_placement(p: Program) -> None:
-    """Shared memory belongs to one CTA: a shared location is used by the threads of one CTA.
-    PDL grids follow another grid."""
-    grids = {t.placement.grid for t in p.threads}
+def _physical_names(locs: Mapping[str, Location]) -> dict[str, str]:
+    """Each location's physical location (through its aliases); ProgramError for an undeclared
+    target or a cycle.  Linear in the number of locations."""
+    out: dict[str, str] = {}
+    for name in locs:
+        chain: list[str] = []
+        cur = name
+        while cur not in out:
+            loc = locs[cur]
+            if loc.alias_of is None:
+                out[cur] = cur
+                break
+            if loc.alias_of not in locs:
+                raise ProgramError(f"location {loc.name!r} aliases undeclared location {_clip(loc.alias_of)}")
+            if cur in chain:
+                raise ProgramError(f"alias cycle through location {name!r}")
+            chain.append(cur)
+            cur = loc.alias_of
+        for c in chain:
+            out[c] = out[cur]
+    return out
+
+
+def _checked_terms(e: Any) -> list[Term]:
+    """The terms of a condition expression, its nodes checked (types, comparison operators, size
+    and depth) without recursion: a hostile expression may be deep."""
+    terms: list[Term] = []
+    count = 0
+    stack: list[tuple[Any, int]] = [(e, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_CONDITION_DEPTH:
+            raise ProgramError(f"condition nested more than {MAX_CONDITION_DEPTH} deep")
+        if isinstance(node, Cmp):
+            if node.op not in CMP_OPS:
+                raise ProgramError(f"condition: unknown comparison {_clip(node.op)}")
+            terms += (node.lhs, node.rhs)
+            count += 1
+        elif isinstance(node, Not):
+            stack.append((node.arg, depth + 1))
+        elif isinstance(node, (And, Or)) and isinstance(node.args, tuple):
+            stack.extend((a, depth + 1) for a in node.args)
+        elif isinstance(node, BoolConst) and isinstance(node.value, bool):
+            count += 1
+        else:
+            raise ProgramError(f"condition: not an expression: {_clip(node)}")
+        if count > MAX_CONDITION_TERMS:
+            raise ProgramError(f"condition has more than {MAX_CONDITION_TERMS} terms")
+    return terms
+
+
+def _check_observed(p: Program, key: Any, threads: set[str], locs: Mapping[str, Location]) -> None:
+    if not isinstance(key, str):
+        raise ProgramError(f"observed key {_clip(key)} is not a string")
+    thread, sep, reg = key.partition(":")
+    if sep:
+        if thread not in threads or not REGISTER_RE.fullmatch(reg):
+            raise ProgramError(f"observed key {_clip(key)}: expected THREAD:REGISTER of a thread of the program")
+    elif key not in locs:
+        raise ProgramError(f"observed key {_clip(key)}: not a declared location")
+
+
+def _validate_placement(p: Program, locs: Mapping[str, Location], physical: Mapping[str, str]) -> None:
+    """Placements are small non-negative numbers.  Shared memory belongs to one CTA: a shared
+    location is used by the threads of one CTA.  PDL grids follow another grid."""
     for g in p.pdl_grids:
-        if not isinstance(g, int) or g < 1:
-            raise ProgramError(f"PDL grid {g!r}: a dependent grid follows another, so it is 1 or more")
+        if not isinstance(g, int) or isinstance(g, bool) or not 1 <= g < MAX_PLACEMENT:
+            raise ProgramError(f"PDL grid {_clip(g)}: a dependent grid follows another, so it is 1 or more")
     users: dict[str, set[tuple]] = {}
     for t in p.threads:
         pl = t.placement
+        for k in ("cta", "gpu", "grid", "cluster", "warp"):
+            v = getattr(pl, k)
+            if v is not None and not 0 <= v < MAX_PLACEMENT:
+                raise ProgramError(f"thread {t.name}: placement {k} {v} is out of range 0..{MAX_PLACEMENT - 1}")
         for ins in t.code:
             for name in ins.locations():
-                phys = p.physical(name)
-                if p.location(phys).space is Space.SHARED:
+                phys = physical[name]
+                if locs[phys].space is Space.SHARED:
                     users.setdefault(phys, set()).add((pl.gpu, pl.grid, pl.cluster_id, pl.cta))
     for name, ctas in users.items():
         if len(ctas) > 1:
             raise ProgramError(f"shared location {name!r} is used by threads of {len(ctas)} different CTAs")
-    del grids
 
 
 def _check_value(v: int, what: str) -> None:
     if not isinstance(v, int) or isinstance(v, bool):
-        raise ProgramError(f"{what}: {v!r} is not an integer")
+        raise ProgramError(f"{what}: {_clip(v)} is not an integer")
     if not -MAX_VALUE < v < MAX_VALUE:
-        raise ProgramError(f"{what}: {v} does not fit in 32 bits")
+        raise ProgramError(f"{what}: {_clip(v)} does not fit in 32 bits")
 
 
-def _check_term(p: Program, term: Term) -> None:
+def _check_term(term: Any, threads: set[str], locs: Mapping[str, Location]) -> None:
     if isinstance(term, RegRef):
-        try:
-            p.thread(term.thread)
-        except KeyError:
-            raise ProgramError(f"condition names unknown thread {term.thread!r}") from None
-        if not REGISTER_RE.match(term.reg):
-            raise ProgramError(f"condition names bad register {term}")
+        if not isinstance(term.thread, str) or term.thread not in threads:
+            raise ProgramError(f"condition names unknown thread {_clip(term.thread)}")
+        if not is_name("register", term.reg):
+            raise ProgramError(f"condition names bad register {_clip(term.reg)}")
     elif isinstance(term, LocRef):
-        try:
-            p.location(term.loc)
-        except KeyError:
-            raise ProgramError(f"condition names undeclared location {term.loc!r}") from None
+        if not isinstance(term.loc, str) or term.loc not in locs:
+            raise ProgramError(f"condition names undeclared location {_clip(term.loc)}")
     else:
         _check_value(term, "condition constant")
 
 
 def _validate_thread(t: Thread, locs: Mapping[str, Location]) -> None:
-    if not NAME_RE.match(t.name):
-        raise ProgramError(f"bad thread name {t.name!r}")
+    if not isinstance(t.placement, Placement):
+        raise ProgramError(f"{t.name}: placement is not a Placement")
+    _check_fields(t.placement, f"{t.name}: placement")
+    if not isinstance(t.init, tuple) or not all(isinstance(x, tuple) and len(x) == 2 for x in t.init):
+        raise ProgramError(f"{t.name}: initial registers are not (register, value) pairs")
+    if len(t.init) > MAX_INIT_REGISTERS:
+        raise ProgramError(f"{t.name}: {len(t.init)} initialised registers, at most {MAX_INIT_REGISTERS}")
     for reg, val in t.init:
-        if not REGISTER_RE.match(reg):
-            raise ProgramError(f"{t.name}: bad register name {reg!r}")
+        if not is_name("register", reg):
+            raise ProgramError(f"{t.name}: bad register name {_clip(reg)}")
         _check_value(val, f"{t.name}:{reg} initial value")
-    labels = [i.name for i in t.code if isinstance(i, Label)]
-    dup = {n for n in labels if labels.count(n) > 1}
-    if dup:
-        raise ProgramError(f"{t.name}: labels defined twice: {sorted(dup)}")
+    labels: set[str] = set()
+    for n, ins in enumerate(t.code):
+        if isinstance(ins, Label):
+            try:
+                check_name("label", ins.name)
+            except ProgramError as e:
+                raise ProgramError(f"{t.name}, instruction {n} (Label): {e}") from None
+            if ins.name in labels:
+                raise ProgramError(f"{t.name}: labels defined twice: [{ins.name!r}]")
+            labels.add(ins.name)
     for n, ins in enumerate(t.code):
         where = f"{t.name}, instruction {n} ({type(ins).__name__})"
         try:
-            _validate_instruction(ins, locs, set(labels))
+            _validate_instruction(ins, locs, labels)
         except ProgramError as e:
             raise ProgramError(f"{where}: {e}") from None
 
 
 def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels: set[str]) -> None:
-    for loc in ins.locations():
-        if loc not in locs:
-            raise ProgramError(f"location {loc!r} is not declared")
+    if not isinstance(ins, Instruction) or INSTRUCTION_TYPES.get(type(ins).OP) is not type(ins):
+        raise ProgramError(f"not a registered instruction: {_clip(ins)}")
+    _check_fields(ins, "instruction")
+    for f in dataclasses.fields(ins):
+        v = getattr(ins, f.name)
+        if f.name in _REGISTER_FIELDS or f.name in _OPERAND_FIELDS or f.name in ("target", "name") \
+                or f.name in _LOCATION_FIELDS or not isinstance(v, str):
+            continue
+        check_name("keyword", v)  # every other string reaches the source as a keyword
+    named = [getattr(ins, f.name) for f in dataclasses.fields(ins) if f.name in _LOCATION_FIELDS]
+    for loc in (*ins.locations(), *(v for v in named if v is not None)):
+        if not isinstance(loc, str) or loc not in locs:
+            raise ProgramError(f"location {_clip(loc)} is not declared")
     _validate_extension(ins, locs)
     dst = ins.register_written()
-    if dst is not None and not REGISTER_RE.match(dst):
-        raise ProgramError(f"bad destination register {dst!r}")
+    if dst is not None and not is_name("register", dst):
+        raise ProgramError(f"bad destination register {_clip(dst)}")
     for v in _operands(ins):
         if isinstance(v, str):
-            if not REGISTER_RE.match(v):
-                raise ProgramError(f"bad register operand {v!r}")
+            if not is_name("register", v):
+                raise ProgramError(f"bad register operand {_clip(v)}")
         else:
             _check_value(v, "immediate operand")
+    if isinstance(ins, ProxyFence) and ins.space is not None and ins.space not in PROXY_FENCE_SPACES:
+        raise ProgramError(f"fence.proxy state space {_clip(ins.space)} (one of {', '.join(PROXY_FENCE_SPACES)})")
     if isinstance(ins, Load):
         if ins.sem not in LOAD_SEMS:
             raise ProgramError(f"a load cannot be .{ins.sem}")
@@ -935,7 +1158,7 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
             raise ProgramError(f"barrier thread count {ins.count} must be positive")
     elif isinstance(ins, (Branch, Goto)):
         if ins.target not in labels:
-            raise ProgramError(f"branch to undefined label {ins.target!r}")
+            raise ProgramError(f"branch to undefined label {_clip(ins.target)}")
     elif isinstance(ins, Filler):
         if ins.kind not in FILLER_KINDS:
             raise ProgramError(f"unknown filler kind {ins.kind!r}")
@@ -1088,9 +1311,7 @@ def program_to_json(p: Program) -> dict[str, Any]:
 
 
 def _field_types(cls: type) -> dict[str, Any]:
-    import typing
-
-    return typing.get_type_hints(cls)
+    return _hints(cls)
 
 
 def _convert(value: Any, hint: Any, where: str) -> Any:
@@ -1213,6 +1434,8 @@ def program_from_json(d: Any) -> Program:
         raise ProgramError(
             f"program schema version {version} is newer than this fuzzgpu understands ({SCHEMA_VERSION})"
         )
+    _known_keys(d, ("schema", "version", "name", "arch", "comments", "locations", "threads", "condition", "observed",
+                    "pdl_grids"), "program")
     locations = tuple(
         _dataclass_from_json(Location, loc, f"locations[{i}]") for i, loc in enumerate(_list(d, "locations"))
     )
@@ -1221,6 +1444,7 @@ def program_from_json(d: Any) -> Program:
         where = f"threads[{i}]"
         if not isinstance(t, dict):
             raise ProgramError(f"{where}: expected an object")
+        _known_keys(t, ("name", "placement", "init", "code"), where)
         init = t.get("init", {})
         if not isinstance(init, dict):
             raise ProgramError(f"{where}.init: expected an object")
@@ -1239,6 +1463,7 @@ def program_from_json(d: Any) -> Program:
     if cond is not None:
         if not isinstance(cond, dict):
             raise ProgramError("condition: expected an object")
+        _known_keys(cond, ("quantifier", "expr"), "condition")
         condition = Condition(_convert(cond.get("quantifier"), str, "condition.quantifier"), _expr_from_json(cond.get("expr"), "condition.expr"))
     p = Program(
         name=_convert(d.get("name"), str, "name"),
@@ -1251,6 +1476,12 @@ def program_from_json(d: Any) -> Program:
         pdl_grids=tuple(_convert(g, int, "pdl_grids") for g in _list(d, "pdl_grids")),
     )
     return validate(p)
+
+
+def _known_keys(d: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in d if k not in known]
+    if unknown:
+        raise ProgramError(f"{where}: unknown field {_clip(unknown[0])} (known: {', '.join(known)})")
 
 
 def _list(d: Mapping[str, Any], key: str) -> list[Any]:

@@ -16,7 +16,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .errors import SourceError
 from .ir import (
@@ -37,6 +37,12 @@ from .ir import (
     FENCE_SEMS,
     FILLER_KINDS,
     LOAD_SEMS,
+    MAX_COMMENTS,
+    MAX_CONDITION_TERMS,
+    MAX_INIT_REGISTERS,
+    MAX_INSTRUCTIONS,
+    MAX_LOCATIONS,
+    MAX_THREADS,
     MAX_VALUE,
     NAME_RE,
     REGISTER_RE,
@@ -102,6 +108,17 @@ _WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _DIGITS = frozenset("0123456789")
 _WORD_CHARS = _WORD_START | _DIGITS
 _SPACE = frozenset(" \t\r\n\f\v")
+# runs of characters, matched by the regex engine (a Python loop over a 10 MB word takes seconds)
+_SPACE_RUN = re.compile(r"[ \t\r\n\f\v]*")
+_WORD_RUN = re.compile(r"[A-Za-z0-9_]*")
+_DIGIT_RUN = re.compile(r"[0-9]*")
+#: the largest .litmus file read, and the most tokens parsed (docs/reliability.md, "Limits"): the
+#: largest program within the IR's limits (64 threads x 256 instructions, a condition of 65,536
+#: comparisons) has about 400,000 tokens; a file with more is refused when the parser reaches them
+MAX_LITMUS_BYTES = 16 << 20
+MAX_TOKENS = 1 << 19
+_NOT_SPACE_RUN = re.compile(r"[^ \t\r\n\f\v]*")
+_BLANK_RUN = re.compile(r"[ \t]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +133,7 @@ class Token:
             return "end of input"
         if self.kind == STR:
             return "a comment string"
-        return repr(self.text)
+        return repr(self.text) if len(self.text) <= 60 else repr(self.text[:57]) + "..."
 
 
 class _Tokenizer:
@@ -136,39 +153,39 @@ class _Tokenizer:
     def error(self, message: str, pos: int) -> SourceError:
         return SourceError(message, self.path, self.line, pos - self.line_start + 1)
 
-    def tokens(self) -> list[Token]:
-        out: list[Token] = []
+    def tokens(self) -> Iterator[Token]:
+        """The tokens, made one at a time as the parser asks (an error stops the work there)."""
         text, n = self.text, len(self.text)
         while True:
             self._skip_space()
             if self.pos >= n:
-                out.append(Token(EOF, "", self.line, self.pos - self.line_start + 1))
-                return out
+                eof = Token(EOF, "", self.line, self.pos - self.line_start + 1)
+                while True:
+                    yield eof
             c = text[self.pos]
             if c in _WORD_START:
-                out.append(self._word())
+                yield self._word()
             elif c in _DIGITS or (c == "-" and self.pos + 1 < n and text[self.pos + 1] in _DIGITS):
-                out.append(self._number())
+                yield self._number()
             elif c == '"':
-                out.append(self._string())
+                yield self._string()
             else:
-                out.append(self._punct())
+                yield self._punct()
 
     def _skip_space(self) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n and text[self.pos] in _SPACE:
-            if text[self.pos] == "\n":
-                self.line += 1
-                self.line_start = self.pos + 1
-            self.pos += 1
+        end = _SPACE_RUN.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        newlines = self.text.count("\n", self.pos, end)
+        if newlines:
+            self.line += newlines
+            self.line_start = self.text.rindex("\n", self.pos, end) + 1
+        self.pos = end
 
     def _token(self, kind: str, start: int) -> Token:
         return Token(kind, self.text[start : self.pos], self.line, start - self.line_start + 1)
 
     def _run(self, chars: frozenset[str]) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n and text[self.pos] in chars:
-            self.pos += 1
+        run = _WORD_RUN if chars is _WORD_CHARS else _DIGIT_RUN
+        self.pos = run.match(self.text, self.pos).end()  # type: ignore[union-attr]
 
     def _word(self) -> Token:
         start = self.pos
@@ -294,8 +311,12 @@ class _Parser:
         self.text = text
         self.path = path
         self.name, self.arch, start, line, line_start = self._header()
-        self.tokens = _Tokenizer(text, path, start, line, line_start).tokens()
-        self.pos = 0
+        self._stream = _Tokenizer(text, path, start, line, line_start).tokens()
+        self._ahead: list[Token] = []  # tokens read from the stream, not yet consumed
+        self._behind: list[Token] = []  # the last two consumed
+        self._count = 0  # tokens read
+        self._comparisons = 0  # in the condition
+        self.first = self._fill(0)
         self.comments: list[str] = []
         self.locations: dict[str, Location] = {}
         self.location_tokens: dict[str, Token] = {}
@@ -315,14 +336,26 @@ class _Parser:
     def error(self, message: str, tok: Token) -> SourceError:
         return SourceError(message, self.path, tok.line, tok.col)
 
+    def _fill(self, k: int) -> Token:
+        while len(self._ahead) <= k:
+            tok = next(self._stream)
+            self._count += 1
+            if self._count > MAX_TOKENS and tok.kind != EOF:
+                raise self.error(f"more than {MAX_TOKENS} tokens (the limit of a litmus test)", tok)
+            self._ahead.append(tok)
+        return self._ahead[k]
+
     def peek(self, k: int = 0) -> Token:
-        i = self.pos + k
-        return self.tokens[i] if i < len(self.tokens) else self.tokens[-1]
+        """The token ``k`` ahead (``k`` < 0: already consumed, at most two back)."""
+        if k < 0:
+            return self._behind[k] if -k <= len(self._behind) else self.first
+        return self._fill(k)
 
     def next(self) -> Token:
-        tok = self.tokens[self.pos]
+        tok = self._fill(0)
         if tok.kind != EOF:
-            self.pos += 1
+            self._ahead.pop(0)
+            self._behind = [*self._behind[-1:], tok]
         return tok
 
     def at(self, text: str, k: int = 0) -> bool:
@@ -341,7 +374,7 @@ class _Parser:
 
     def expect_name(self, what: str) -> Token:
         tok = self.next()
-        if tok.kind != WORD or not NAME_RE.match(tok.text):
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected {what}, found {tok.describe()}", tok)
         return tok
 
@@ -366,28 +399,25 @@ class _Parser:
         """``PTX NAME`` on the first non-blank line; the name is everything up to whitespace."""
         text = self.text
         pos, line, line_start = 0, 1, 0
-        while pos < len(text) and text[pos] in _SPACE:
-            if text[pos] == "\n":
-                line, line_start = line + 1, pos + 1
-            pos += 1
-        word_end = pos
-        while word_end < len(text) and text[word_end] not in _SPACE:
-            word_end += 1
+        pos = _SPACE_RUN.match(text).end()  # type: ignore[union-attr]
+        if "\n" in text[:pos]:
+            line, line_start = 1 + text.count("\n", 0, pos), text.rindex("\n", 0, pos) + 1
+        word_end = _NOT_SPACE_RUN.match(text, pos).end()  # type: ignore[union-attr]
         if text[pos:word_end] not in ("PTX", "ptx"):
-            found = text[pos:word_end] or "end of input"
-            raise SourceError(f"expected 'PTX TESTNAME' header, found {found!r}", self.path, line, pos - line_start + 1)
+            found = text[pos : min(word_end, pos + 40)] or "end of input"
+            raise SourceError(f"expected 'PTX TESTNAME' header, found {found!r}" + ("..." if word_end > pos + 40 else ""),
+                              self.path, line, pos - line_start + 1)
         name_start = word_end
-        while name_start < len(text) and text[name_start] in " \t":
-            name_start += 1
-        name_end = name_start
-        while name_end < len(text) and text[name_end] not in _SPACE:
-            name_end += 1
+        name_start = _BLANK_RUN.match(text, name_start).end()  # type: ignore[union-attr]
+        name_end = _NOT_SPACE_RUN.match(text, name_start).end()  # type: ignore[union-attr]
         if name_end == name_start:
             raise SourceError("missing test name after 'PTX'", self.path, line, name_start - line_start + 1)
         return text[name_start:name_end], "PTX", name_end, line, line_start
 
     def parse(self) -> Program:
         while self.peek().kind == STR:
+            if len(self.comments) == MAX_COMMENTS:
+                raise self.error(f"more than {MAX_COMMENTS} comment strings (the limit of a litmus test)", self.peek())
             self.comments.append(self.next().text)
         self.parse_init_block()
         self.parse_thread_headers()
@@ -426,9 +456,11 @@ class _Parser:
             thread = self.parse_thread_ref()
             self.expect(":")
             reg = self.next()
-            if reg.kind != WORD or not REGISTER_RE.match(reg.text):
+            if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
                 raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
             self.expect("=", " after the register")
+            if len(self.register_inits) == MAX_THREADS * MAX_INIT_REGISTERS:
+                raise self.error(f"more than {MAX_THREADS * MAX_INIT_REGISTERS} initialised registers (the limit of a litmus test)", reg)
             self.register_inits.append((thread, reg, self.expect_int("an initial value")))
             return
         name = self.expect_name("a location declaration")
@@ -447,14 +479,21 @@ class _Parser:
         else:
             self.expect("=", f" after location {name.text!r}")
             loc = _replace(loc, init=self.expect_int("an initial value"))
-        self.locations[name.text] = loc
-        self.location_tokens[name.text] = name
+        self.add_location(name, loc)
+
+    def add_location(self, tok: Token, loc: Location) -> None:
+        if len(self.locations) == MAX_LOCATIONS:
+            raise self.error(f"more than {MAX_LOCATIONS} locations (the limit of a litmus test)", tok)
+        self.locations[tok.text] = loc
+        self.location_tokens[tok.text] = tok
 
     def parse_grid_declaration(self) -> None:
         """``grid N @ pdl``: grid N is launched as a programmatic dependent of grid N-1."""
         self.next()
         number = self.peek()
         grid = self.expect_int("a grid number", minimum=1)
+        if len(self.pdl_grids) == MAX_THREADS:
+            raise self.error(f"more than {MAX_THREADS} PDL grids (the limit of a litmus test)", number)
         if grid in self.pdl_grids:
             raise self.error(f"grid {grid} declared twice", number)
         self.expect("@", f" after 'grid {grid}'")
@@ -495,7 +534,7 @@ class _Parser:
         return loc
 
     def check_location_name(self, tok: Token) -> None:
-        if REGISTER_RE.match(tok.text):
+        if REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a location, found register {tok.text!r}", tok)
 
     def parse_thread_ref(self) -> Token:
@@ -505,7 +544,7 @@ class _Parser:
             if tok.text.startswith("-"):
                 raise self.error(f"bad thread number {tok.text}", tok)
             return Token(WORD, f"P{int(tok.text)}", tok.line, tok.col)
-        if tok.kind != WORD or not NAME_RE.match(tok.text):
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected a thread name, found {tok.describe()}", tok)
         return tok
 
@@ -513,6 +552,8 @@ class _Parser:
 
     def parse_thread_headers(self) -> None:
         while True:
+            if len(self.headers) == MAX_THREADS:
+                raise self.error(f"more than {MAX_THREADS} threads (the limit of a litmus test)", self.peek())
             self.headers.append(self.parse_thread_header())
             tok = self.next()
             if tok.kind == PUNCT and tok.text == ";":
@@ -523,7 +564,7 @@ class _Parser:
 
     def parse_thread_header(self) -> _ThreadHeader:
         tok = self.next()
-        if tok.kind != WORD or not NAME_RE.match(tok.text):
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected a thread header such as 'P0@cta 0,gpu 0', found {tok.describe()}", tok)
         if tok.text in self.thread_names:
             raise self.error(f"thread {tok.text!r} declared twice", tok)
@@ -559,11 +600,18 @@ class _Parser:
 
     def parse_rows(self) -> None:
         width = len(self.headers)
+        rows = 0
         while not self.at_rows_end():
+            rows += 1
+            if rows > MAX_THREADS * MAX_INSTRUCTIONS:
+                raise self.error(f"more than {MAX_THREADS * MAX_INSTRUCTIONS} rows (the limit of a litmus test)", self.peek())
             column = 0
             while True:
                 cell = self.parse_cell()
                 if cell is not None:
+                    if len(self.cells[column]) == MAX_INSTRUCTIONS:
+                        raise self.error(f"thread {self.headers[column].name} has more than {MAX_INSTRUCTIONS} instructions "
+                                         "(the limit of a litmus test)", cell.token)
                     self.cells[column].append(cell)
                     self.location_uses.extend(cell.locations)
                 sep = self.next()
@@ -592,7 +640,7 @@ class _Parser:
         self.next()
         if self.at(":"):
             self.next()
-            if not NAME_RE.match(tok.text):
+            if not NAME_RE.fullmatch(tok.text):
                 raise self.error(f"bad label name {tok.text!r}", tok)
             return _Cell(Label(tok.text), tok)
         if tok.text.split(".", 1)[0] not in _MNEMONICS:
@@ -613,7 +661,7 @@ class _Parser:
             raise self.error(str(e), start) from None
         cell = _Cell(instr, start)
         for loc in instr.locations():
-            if isinstance(loc, str) and NAME_RE.match(loc) and not REGISTER_RE.match(loc):
+            if isinstance(loc, str) and NAME_RE.fullmatch(loc) and not REGISTER_RE.fullmatch(loc):
                 cell.locations.append(Token(WORD, loc, start.line, start.col))
         target = getattr(instr, "target", None)
         if isinstance(target, str):
@@ -671,8 +719,7 @@ class _Parser:
                 raise self.error(f"location {target.text!r} is aliased but not declared", target)
         for tok in self.location_uses:
             if tok.text not in self.locations:
-                self.locations[tok.text] = Location(tok.text)
-                self.location_tokens[tok.text] = tok
+                self.add_location(tok, Location(tok.text))
 
     def check_operand_spaces(self) -> None:
         """State spaces written in a mnemonic (``cp.async.bulk.shared.global``) must be those declared."""
@@ -759,6 +806,9 @@ class _Parser:
         if tok.kind == WORD and tok.text in ("true", "false") and self.is_keyword_here():
             self.next()
             return BoolConst(tok.text == "true")
+        self._comparisons += 1
+        if self._comparisons > MAX_CONDITION_TERMS:
+            raise self.error(f"more than {MAX_CONDITION_TERMS} comparisons in the condition (the limit of a litmus test)", tok)
         lhs = self.parse_term()
         op = self.next()
         if op.kind != PUNCT or op.text not in _CMP_PUNCT:
@@ -797,14 +847,14 @@ class _Parser:
             thread = self.parse_thread_ref()
             self.expect(":")
             reg = self.next()
-            if reg.kind != WORD or not REGISTER_RE.match(reg.text):
+            if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
                 raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
             if thread.text not in self.thread_names:
                 raise self.error(f"unknown thread {thread.text!r}", thread)
             return RegRef(thread.text, reg.text)
-        if tok.kind == WORD and NAME_RE.match(tok.text):
+        if tok.kind == WORD and NAME_RE.fullmatch(tok.text):
             self.next()
-            if REGISTER_RE.match(tok.text):
+            if REGISTER_RE.fullmatch(tok.text):
                 raise self.error(f"register {tok.text!r} needs a thread, as in P0:{tok.text}", tok)
             if tok.text not in self.locations:
                 raise self.error(f"undeclared location {tok.text!r}", tok)
@@ -856,7 +906,7 @@ class _Parser:
         for name, tok in self.location_tokens.items():
             if repr(name) in message:
                 return tok
-        return self.headers[0].token if self.headers else self.tokens[0]
+        return self.headers[0].token if self.headers else self.first
 
 
 def _replace(loc: Location, **changes: object) -> Location:
@@ -950,7 +1000,7 @@ class _InstructionBuilder:
 
     def register(self, i: int) -> str:
         tok = self.operands[i]
-        if tok.kind != WORD or not REGISTER_RE.match(tok.text):
+        if tok.kind != WORD or not REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a register, found {tok.describe()}", tok)
         return tok.text
 
@@ -962,14 +1012,14 @@ class _InstructionBuilder:
 
     def location(self, i: int) -> str:
         tok = self.operands[i]
-        if tok.kind != WORD or not NAME_RE.match(tok.text) or REGISTER_RE.match(tok.text):
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text) or REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a location, found {tok.describe()}", tok)
         self.cell.locations.append(tok)
         return tok.text
 
     def label(self, i: int) -> str:
         tok = self.operands[i]
-        if tok.kind != WORD or not NAME_RE.match(tok.text):
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected a label, found {tok.describe()}", tok)
         self.cell.targets.append(tok)
         return tok.text
@@ -1321,13 +1371,21 @@ def parse(text: str, path: str = "<input>") -> Program:
 
 
 def parse_file(path: str | Path) -> Program:
-    p = Path(path)
+    """Parse a ``.litmus`` file: a regular file (a FIFO or a device is refused without blocking;
+    a symbolic link named on purpose is followed) of at most :data:`MAX_LITMUS_BYTES` bytes."""
+    from .files import UnreadableFile, read_regular
+
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise SourceError(f"not UTF-8 text ({e.reason})", str(path), 1, 1) from None
+        data = read_regular(path, MAX_LITMUS_BYTES, follow_symlinks=True)
+    except UnreadableFile as e:
+        raise SourceError(f"cannot read: {e} (expected a .litmus text file of at most {MAX_LITMUS_BYTES} bytes)",
+                          str(path), 0, 0) from None
     except OSError as e:
         raise SourceError(f"cannot read: {e.strerror or e}", str(path), 0, 0) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise SourceError(f"not UTF-8 text ({e.reason})", str(path), 1, 1) from None
     return parse(text, str(path))
 
 
@@ -1378,7 +1436,7 @@ def format_program(p: Program) -> str:
 
 def _check_observed(key: str) -> str:
     thread, _, reg = key.partition(":")
-    if (reg and NAME_RE.match(thread) and REGISTER_RE.match(reg)) or (not reg and NAME_RE.match(key)):
+    if (reg and NAME_RE.fullmatch(thread) and REGISTER_RE.fullmatch(reg)) or (not reg and NAME_RE.fullmatch(key)):
         return key
     raise ValueError(f"bad observed key {key!r}")
 
@@ -1543,7 +1601,7 @@ def _format_json(value: object) -> str:
 
 
 def _label(name: str) -> str:
-    if not isinstance(name, str) or not NAME_RE.match(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise ValueError(f"label {name!r} is not an identifier")
     return name
 

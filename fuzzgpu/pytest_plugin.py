@@ -147,6 +147,8 @@ class CorpusEntryItem(pytest.Item):
             pytest.skip(r.get("reason", "cannot replay on this backend"))
         if r["status"] == "violates":
             raise CorpusViolation(r.get("summary", "still violates"))
+        if r["status"] == "error":  # the run failed (a compile error...): never a pass
+            pytest.fail(f"corpus entry could not be replayed: {r.get('reason', 'error')}", pytrace=False)
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> str:
         if isinstance(excinfo.value, CorpusViolation):

@@ -68,7 +68,8 @@ UNGUARDED_WAIT = "unguarded-wait"
 EXIT_CLEAN = 0  # every function fully checked, no finding
 EXIT_FINDING = 1  # at least one finding
 EXIT_ERROR = 2  # bad input (the CLI's UserError)
-EXIT_NOT_FULLY_CHECKED = 4  # no finding, but something was not checked: never "clean"
+EXIT_NOT_FULLY_CHECKED = 3  # no finding, but something was not checked: never "clean" (the exit status of
+#: every command for a result that could not be fully checked, docs/reliability.md "Exit codes")
 
 HOISTED = "hoisted above"
 SUNK = "sunk below"
@@ -323,7 +324,7 @@ def short_name(mangled: str) -> str:
 
 
 def parse_arch(arch: str) -> tuple[int, str]:
-    m = _ARCH_RE.match(arch)
+    m = _ARCH_RE.fullmatch(arch) if isinstance(arch, str) else None
     if not m:
         raise UserError(f"unknown arch {arch!r}: expected sm_NN, sm_NNa or sm_NNf (e.g. sm_90, sm_90a, sm_100a)")
     n = int(m.group(1))
@@ -1810,7 +1811,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
 
 
 def exit_status(reports: Sequence[Report]) -> int:
-    """1 when there is a finding, else 4 when something was not fully checked, else 0."""
+    """1 when there is a finding, else 3 when something was not fully checked, else 0."""
     if any(r.findings for r in reports):
         return EXIT_FINDING
     if not all(r.complete for r in reports):

@@ -5,7 +5,7 @@
 * A crossing needs no one-to-one PTX<->SASS mapping: leftover SASS operations are counted on each
   side of every synchronisation point (the split-KV decode kernels of FlashMLA before 01a2772, whose
   loops of ``__ldg`` defeat the mapping, on sm_90 and sm_100a, with and without ``-lineinfo``).
-* What cannot be accounted for makes the function "not fully checked" (exit status 4), never clean.
+* What cannot be accounted for makes the function "not fully checked" (exit status 3), never clean.
 * ``unguarded-wait``: a memory operation after an acquiring ``mbarrier.try_wait``/``test_wait`` whose
   predicate no branch tests (docs/findings.md).
 * Device functions that nvdisasm lists inside a kernel (``$KERNEL$FUNC:``) are checked, and the GPU
@@ -160,7 +160,7 @@ def test_forbidden_by_count_only_when_forbidden_for_every_candidate():
 
 def test_ambiguous_count_is_not_fully_checked():
     """A .nc load before the wait and a loop of them after it, none paired: the one SASS load above
-    ACQBULK may be either, so nothing is reported -- and the function is not fully checked (exit 4),
+    ACQBULK may be either, so nothing is reported -- and the function is not fully checked (exit 3),
     never clean."""
     rep = _loop_case(before="\tld.global.nc.u32 \t%r9, [%rd3];", sass_lines=(
         "LDG.E.CONSTANT R6, desc[UR4][R2.64+0x40]", "ACQBULK",
@@ -169,7 +169,7 @@ def test_ambiguous_count_is_not_fully_checked():
     (fn,) = rep.functions
     assert fn.findings == ()
     assert not fn.complete and any("whether one crossed is not known" in u for u in fn.unchecked)
-    assert sass.exit_status([rep]) == sass.EXIT_NOT_FULLY_CHECKED == 4
+    assert sass.exit_status([rep]) == sass.EXIT_NOT_FULLY_CHECKED == 3
     d = rep.to_dict()
     assert d["clean"] is False and d["complete"] is False and d["functions"][0]["unchecked"]
 
@@ -312,7 +312,7 @@ def test_cli_not_fully_checked_exit_status(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(sass, "check_path", lambda *a, **k: [rep])
     rc = cli_main(["sass", "--arch", "sm_90", str(src)])
     out, err = capsys.readouterr()
-    assert rc == 4
+    assert rc == 3
     assert "not fully checked" in out and "clean" not in out and "not checked:" in out
     assert "not fully checked" in err
 
@@ -405,7 +405,7 @@ __global__ void alias_fence(int* p, int* out) {
 """)
     rc = cli_main(["sass", "--arch", "sm_90", str(src)])
     out, _ = capsys.readouterr()
-    assert rc == 4 and "not fully checked" in out and "clean" not in out
+    assert rc == 3 and "not fully checked" in out and "clean" not in out
 
 
 @needs_toolchain

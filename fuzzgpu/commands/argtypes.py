@@ -1,17 +1,26 @@
-"""argparse types shared by the subcommands: each turns text into a value or a one-line error."""
+"""argparse types shared by the subcommands: each turns text into a value or a one-line error
+(the text shown clipped: a value may be megabytes long)."""
 
 from __future__ import annotations
 
 import argparse
+import math
+from typing import Callable
+
+from ..errors import clip
+
+
+def _shown(text: str) -> str:
+    return clip(repr(text), 60)
 
 
 def non_negative_int(text: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not an integer: {_shown(text)}") from None
     if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
+        raise argparse.ArgumentTypeError(f"must be >= 0: {_shown(text)}")
     return v
 
 
@@ -25,12 +34,31 @@ def positive_seconds(text: str) -> float:
     return v
 
 
+#: the largest count an option takes (as a profile: 1e15 instances are days of an H200)
+MAX_COUNT = 10**15
+
+
+def at_most(kind: Callable[[str], int], limit: int) -> Callable[[str], int]:
+    """``kind`` (non_negative_int, whole_count) that also refuses values above ``limit``: the
+    harness computes with 32-bit words, so a knob past them would wrap, not stress."""
+
+    def parse(text: str) -> int:
+        v = kind(text)
+        if v > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit}: {_shown(text)}")
+        return v
+
+    return parse
+
+
 def whole_count(text: str) -> int:
-    """A positive whole number, also written as 1e9."""
+    """A positive whole number, also written as 1e9, at most :data:`MAX_COUNT`."""
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if v < 1 or v != int(v):
-        raise argparse.ArgumentTypeError(f"must be a positive whole number: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a number: {_shown(text)}") from None
+    if not math.isfinite(v) or v < 1 or v != int(v):
+        raise argparse.ArgumentTypeError(f"must be a positive whole number: {_shown(text)}")
+    if v > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT:.0e}: {_shown(text)}")
     return int(v)

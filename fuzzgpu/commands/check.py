@@ -7,8 +7,9 @@ import json
 import sys
 import time
 
-from ..errors import SourceError, UserError
+from ..errors import SourceError, UserError, clip
 from ..ir import Program, eval_expr
+from .argtypes import non_negative_int
 
 HELP = "model-check .litmus files with the PTX memory-model oracle"
 DESCRIPTION = """\
@@ -22,8 +23,9 @@ where POSITIVE/NEGATIVE count the allowed final states that satisfy / do not sat
 "Ok" means the condition holds as its quantifier demands (exists: some state; ~exists: none;
 forall: all).  PATH may be a .litmus file or a folder (searched recursively).
 
-exit status: 0 when every file was checked, 2 when a file could not be read or parsed
-(one line on stderr: file:line:col: message).
+exit status: 0 when every file was checked, 2 when a file could not be read or parsed, has no
+condition, or is not covered by the oracle (one line on stderr each: file:line:col: message; the
+other files are still checked), 3 when the environment failed.
 
 examples:
   fuzzgpu check ../shared/peer-suites/dat3m-ptx
@@ -36,7 +38,19 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help=".litmus files or folders")
     p.add_argument("--json", action="store_true", help="one JSON object per test on stdout")
     p.add_argument("--explain", action="store_true", help="say why the condition's witness is forbidden or allowed")
-    p.add_argument("--loop-bound", type=int, default=1, metavar="K", help="backward jumps taken at most K times (default 1)")
+    p.add_argument("--loop-bound", type=_loop_bound, default=1, metavar="K",
+                   help=f"backward jumps taken at most K times, 0..{MAX_LOOP_BOUND} (default 1)")
+
+
+#: the largest --loop-bound (each unrolling multiplies the oracle's work)
+MAX_LOOP_BOUND = 64
+
+
+def _loop_bound(text: str) -> int:
+    v = non_negative_int(text)
+    if v > MAX_LOOP_BOUND:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_LOOP_BOUND}: {text!r}")
+    return v
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +78,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"{path}:0:0: the test has no final condition (exists, ~exists, forall or final)", file=sys.stderr)
             status = 2
             continue
-        result = check_one(program, str(path), args.loop_bound, args.explain)
+        try:
+            result = check_one(program, str(path), args.loop_bound, args.explain)
+        except UserError as e:  # not covered by the oracle: said, and the other files are checked
+            print(clip(str(e).splitlines()[0] if str(e) else f"{path}: not checked"), file=sys.stderr)
+            status = 2
+            continue
         if args.json:
             print(json.dumps(result), flush=True)
         else:
@@ -79,7 +98,7 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
     try:
         obs = check_condition(program, loop_bound=loop_bound)
     except Unsupported as e:
-        raise UserError(f"{path}: not covered by the oracle: {e}") from None
+        raise UserError(f"{path}:0:0: not covered by the oracle: {e}") from None
     cond = program.condition
     assert cond is not None
     allowed = sorted(obs.analysis.allowed)
@@ -102,7 +121,10 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         "seconds": round(time.perf_counter() - t0, 6),
     }
     if explain:
-        result["explanation"] = _explain(program, obs, loop_bound)
+        try:
+            result["explanation"] = _explain(program, obs, loop_bound)
+        except Unsupported as e:
+            raise UserError(f"{path}:0:0: not covered by the oracle: {e}") from None
     return result
 
 

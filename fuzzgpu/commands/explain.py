@@ -17,7 +17,11 @@ offending outcome, the instances that timed out with the model's verdict on the 
 number of instances a replay needs.
 
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
-explanation stored in the entry is shown when the oracle no longer covers the program).
+explanation stored in the entry is shown when the oracle no longer covers the program).  Text from
+the entry is shown with anything a terminal would act on (escape sequences) written as escapes.
+
+Exit status: 0 when the entry was explained, 2 when it is not a valid entry (one line naming the
+file and the field), 3 when the environment failed.
 
 examples:
   fuzzgpu explain corpus/73416467ed043580.json
@@ -100,10 +104,10 @@ def explain_text(entry: Any) -> str:
         for f in d["sass"]:
             lines.append(f"  [{f.get('arch')}] {f.get('function')}: {f.get('check')} ({f.get('verdict')})")
             lines.append(f"      PTX  line {f.get('op_ptx_line')}: {f.get('op_ptx')}")
-            lines.append(f"      SASS line {f.get('op_sass_line')} (/*{f.get('op_sass_offset', -1):04x}*/): {f.get('op_sass')}")
+            lines.append(f"      SASS line {f.get('op_sass_line')} (/*{_hex(f.get('op_sass_offset'))}*/): {f.get('op_sass')}")
             lines.append(f"      {f.get('direction')}")
             lines.append(f"      PTX  line {f.get('sync_ptx_line')}: {f.get('sync_ptx')}")
-            lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{f.get('sync_sass_offset', -1):04x}*/): {f.get('sync_sass')}")
+            lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{_hex(f.get('sync_sass_offset'))}*/): {f.get('sync_sass')}")
             lines.append(f"      why: {f.get('reason')}")
     if rep.get("note"):
         lines += ["", f"reproduction: {rep['note']}"]
@@ -112,7 +116,22 @@ def explain_text(entry: Any) -> str:
                        f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}")]
     backend = env.get("backend", "auto")
     lines.append(f"replay: fuzzgpu replay {entry.path} --backend {backend if backend in ('sim', 'static', 'cuda') else 'auto'}")
-    return "\n".join(lines) + "\n"
+    return terminal_safe("\n".join(lines) + "\n")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on (escape sequences, carriage return,
+    backspace, bidirectional overrides: anything not printable) shown as its Python escape; line
+    breaks kept.  The entry's text fields (the .litmus, reasons, the environment) come from a file
+    someone else wrote."""
+    if all(c.isprintable() or c == "\n" for c in text):
+        return text
+    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
+
+
+def _hex(offset: Any) -> str:
+    """A SASS offset as ``/*0a30*/`` shows it; ``----`` when the finding has none."""
+    return f"{offset:04x}" if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0 else "----"
 
 
 def _timeout_lines(entry: Any) -> list[str]:

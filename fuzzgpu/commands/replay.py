@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from typing import Any
 
-from ..errors import UserError
+from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EXIT_USAGE, EnvError, UserError, clip
+from .argtypes import whole_count
 
 HELP = "re-run the reproducers of a corpus; exit 1 when any still violates its property"
 
@@ -21,15 +23,21 @@ entries are JSON, validated on load, and the program goes through the IR.
 
 An entry "still violates" when its property fails again on this backend (any offending outcome, a
 timeout on a program whose waits the model says must complete, or for the static backend a SASS
-finding that matters); "fixed" when it does not, on the kind of backend that found it; "not
-reproducible on sim" when the simulation passes an entry a GPU or the compiler found (a simulation
-samples the model: it cannot fix a hardware finding).  A value no store of the program wrote (`?`)
-is reported as a HARNESS OR HARDWARE FAULT, apart from the memory-model verdicts.  Entries whose
-finding a backend cannot check (an observed-outcome or timeout finding on the static backend, which
-executes nothing) are reported as skipped and do not change the exit status.
+finding that matters); "fixed" when it does not, on the kind of backend that found it.  A value no
+store of the program wrote (`?`) is reported as a HARNESS OR HARDWARE FAULT, apart from the
+memory-model verdicts.  An entry this backend cannot check (an observed-outcome or timeout finding
+on the static backend, which executes nothing; a SASS finding on an executing backend; a program
+the oracle does not cover) is "NOT CHECKED"; an entry found on a GPU or by the compiler that the
+simulation passes is "not reproducible on sim" (a simulation samples the model: it cannot fix a
+hardware finding), which counts as not checked; an entry that
+cannot be read or validated, or whose kernels do not compile, is an ERROR: each is reported on its
+own line and the replay goes on with the other entries.
 
-Exit status: 1 when any entry still violates its property, 0 otherwise, 2 on an error (a bad entry
-file, an unavailable backend).
+Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
+file is bad (one line naming it) or the options are (e.g. --instances 0, a --sim-fault that only a
+supervised campaign worker can run); 3 when the environment failed (a compile error, no nvcc, an
+unreadable corpus) or some entry was not checked; 0 only when every entry was replayed and none
+violates its property.
 
 examples:
   fuzzgpu replay corpus/                               on the GPU when there is one, else static
@@ -44,14 +52,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="DIR|ENTRY", help="a corpus folder or one entry (.json)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="default: auto")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT", help="with --backend sim: inject a fault (relacq-as-relaxed, timeout[:RATE], unwritten[:RATE])")
-    parser.add_argument("--instances", type=float, default=None, metavar="N", help="instances per entry (default: from the entry)")
-    parser.add_argument("--max-instances", type=float, default=1e10, metavar="N", help="cap on instances per entry (default: 1e10)")
+    parser.add_argument("--instances", type=whole_count, default=None, metavar="N",
+                        help="instances per entry, a positive whole number such as 1e6 (default: from the entry)")
+    parser.add_argument("--max-instances", type=whole_count, default=10**10, metavar="N",
+                        help="cap on instances per entry, a positive whole number (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
 
 
 def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10) -> dict[str, Any]:
-    """Re-run one entry; returns {"status": violates|fixed|not-reproducible|skipped, ...}
-    (``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler)."""
+    """Re-run one entry; returns {"status": violates|fixed|not-reproducible|skipped|error, "reason": ..., ...}.
+    ``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler.
+    ``skipped``: this backend cannot check the entry (``error_kind`` absent); ``error``: the run
+    failed, ``error_kind`` ``input`` (exit 2) or ``environment`` (a compile error: exit 3)."""
     from .. import model, properties
     from ..backends.base import RunConfig
 
@@ -60,30 +72,44 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     cfg = RunConfig(**stress)
     rep = entry.reproduction
     recorded = int(entry.data["histogram"].get("instances") or 0)
+    if instances is not None and instances < 1 or max_instances < 1:
+        raise UserError("--instances and --max-instances must be positive whole numbers")
     n = int(instances) if instances else max(int(rep.get("replay_instances") or 1), recorded, 1)
     n = max(1, min(n, int(max_instances)))
     out = {"entry": str(entry.path), "signature": entry.signature, "shape": entry.shape, "property": prop.name,
            "backend": backend.describe(), "instances": n}
     outcome_finding = bool(entry.data["verdict"].get("offending")) or entry.timeouts > 0  # timeouts: observed too
-    found_on = str(entry.data.get("environment", {}).get("backend", "?"))
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
         return out
     if backend.name != "static" and not outcome_finding and entry.data.get("sass"):
         out.update(status="skipped", reason="a SASS (compile-time) finding: replay it with --backend static")
         return out
+    from ..backends.cuda import CompileError
+    from ..codegen import Unrunnable
+
     try:
         hist = backend.run(entry.program, dataclasses.replace(cfg, instances=n))
         verdict = prop.check(entry.program, hist)
     except model.Unsupported as e:
         out.update(status="skipped", reason=f"the oracle does not cover this program: {e}")
         return out
+    except Unrunnable as e:
+        out.update(status="skipped", reason=f"this backend cannot run the program: {_line(e)}")
+        return out
+    except (CompileError, EnvError, OSError) as e:
+        out.update(status="error", error_kind="environment", reason=f"the run failed: {_line(e)}")
+        return out
     except UserError as e:
-        out.update(status="skipped", reason=str(e).splitlines()[0])
+        if "nvcc" in str(e) and "not found" in str(e):
+            out.update(status="error", error_kind="environment", reason=_line(e))
+        else:
+            out.update(status="error", error_kind="input", reason=_line(e))
         return out
     out["verdict"] = verdict.to_json()
     out["summary"] = verdict.summary()
     out["kinds"] = list(verdict.kinds)  # "fault": a value no store wrote (harness or hardware), apart from "outcome"
+    found_on = str(entry.data.get("environment", {}).get("backend", "?"))
     if verdict.status == "unsupported":
         out.update(status="skipped", reason=verdict.reason)
     elif verdict.failed:
@@ -96,14 +122,49 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     return out
 
 
+def _line(e: BaseException) -> str:
+    text = str(e).strip()
+    return clip(text.splitlines()[0] if text else type(e).__name__, 300)
+
+
+def _load_all(path: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    """(entries, errors): every entry of a corpus folder (or the one entry file), each loaded on
+    its own, so that a bad one is reported and the others replayed."""
+    from pathlib import Path
+
+    from ..corpus import Corpus, CorpusError, load_entry
+
+    p = Path(path)
+    if p.is_dir():
+        c = Corpus(p)
+        try:
+            os.listdir(p)  # glob hides an unreadable folder: it would look like an empty corpus
+            paths, rejected = c.entry_paths(), c.rejected_paths()
+        except OSError as e:
+            raise EnvError(f"{p}: cannot list the corpus: {e.strerror or e}") from None
+    elif p.exists() or p.is_symlink():
+        paths, rejected = [p], []
+    else:
+        raise UserError(f"{p}: no such corpus folder or entry file")
+    entries, errors = [], []
+    for q in rejected:
+        errors.append({"entry": str(q), "status": "error", "error_kind": "input",
+                       "reason": f"{q}: not a regular file (a FIFO, a device, a folder or a symbolic link): not read"})
+    for q in paths:
+        try:
+            entries.append(load_entry(q))
+        except CorpusError as e:
+            errors.append({"entry": str(q), "status": "error", "error_kind": "input", "reason": _line(e)})
+    return entries, errors
+
+
 def run(args: argparse.Namespace) -> int:
     from ..campaign import make_backend
-    from ..corpus import find_entries
 
-    entries = find_entries(args.path)
-    if not entries:
+    entries, errors = _load_all(args.path)
+    if not entries and not errors:
         print(f"{args.path}: no corpus entries", file=sys.stderr)
-        return 0
+        return EXIT_CLEAN
     arch = "sm_90"
     for e in entries:
         a = e.data.get("environment", {}).get("arch")
@@ -111,22 +172,51 @@ def run(args: argparse.Namespace) -> int:
             arch = a
             break
     backend, note = make_backend(args.backend, sim_fault=args.sim_fault, arch=arch)
+    from ..backends.sim import PROCESS_FAULTS
+
+    stopping = [f for f in PROCESS_FAULTS if f in (getattr(backend, "faults", None) or {})]
+    if stopping:
+        raise UserError(f"--sim-fault {','.join(stopping)} stops the process: it runs only in a supervised campaign worker; "
+                        "replay takes relacq-as-relaxed and timeout[:RATE]")
     if not args.json:
         print(note)
-    violating = 0
+    results = list(errors)
+    for r in errors:
+        _show(r, args.json)
     for e in entries:
-        r = replay_entry(e, backend, int(args.instances) if args.instances else None, int(args.max_instances))
-        if r["status"] == "violates":
-            violating += 1
-        if args.json:
-            print(json.dumps(r))
-        else:
-            what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "skipped",
-                    "not-reproducible": "not reproducible on sim"}[r["status"]]
-            if r["status"] == "violates" and r.get("kinds") == ["fault"]:
-                what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
-            extra = r.get("summary") if r["status"] not in ("skipped", "not-reproducible") else r.get("reason")
-            print(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""))
+        try:
+            r = replay_entry(e, backend, args.instances, args.max_instances)
+        except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
+            r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
+                 "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
+        results.append(r)
+        _show(r, args.json, e)
+    counts = {k: sum(1 for r in results if r["status"] == k) for k in ("violates", "fixed", "skipped", "not-reproducible", "error")}
+    bad_input = sum(1 for r in results if r.get("error_kind") == "input")
     if not args.json:
-        print(f"{len(entries)} entries, {violating} still violate their property ({backend.describe()})")
-    return 1 if violating else 0
+        print(f"{len(results)} entries: {counts['violates']} still violate their property, {counts['fixed']} fixed, "
+              f"{counts['skipped'] + counts['not-reproducible']} not checked, {counts['error']} error(s) ({backend.describe()})")
+    if counts["violates"]:
+        return EXIT_FINDING
+    if bad_input:
+        return EXIT_USAGE
+    if counts["error"] or counts["skipped"] or counts["not-reproducible"]:
+        return EXIT_ENVIRONMENT
+    return EXIT_CLEAN
+
+
+def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
+    if as_json:
+        print(json.dumps(r), flush=True)
+        return
+    status = r["status"]
+    if status == "error":
+        print(f"ERROR {clip(r['reason'])}", file=sys.stderr, flush=True)
+        return
+    what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "NOT CHECKED",
+            "not-reproducible": "not reproducible on sim"}[status]
+    if status == "violates" and r.get("kinds") == ["fault"]:
+        what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
+    extra = r.get("summary") if status not in ("skipped", "not-reproducible") else r.get("reason")
+    print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""), 2000),
+          flush=True)

@@ -7,8 +7,10 @@ import argparse
 import json
 import sys
 
-from ..errors import UserError
-from .argtypes import non_negative_int, whole_count
+from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
+from .argtypes import at_most, non_negative_int, whole_count
+
+_WORD = 2**31 - 1  # the harness's knobs are 32-bit words
 
 HELP = "run a .litmus test on the GPU; histogram of outcomes with a verdict per outcome"
 
@@ -42,9 +44,12 @@ effective stress; a stride of 1 word is needed for L1-staleness behaviours):
   --spin C       a random delay of [0, C) %clock cycles per warp before the test
   --stress K     K extra CTAs hammering scratch lines while the tests run
 
-Exit status: 0 when no forbidden outcome and no unwritten value was observed, 1 when one was, 2 on
-an error (no GPU, no PyCUDA, a construct the GPU cannot run such as the abstract surface/texture
-proxies or values the harness cannot encode).
+Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
+2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
+abstract surface/texture proxies, values the harness cannot encode); 3 when the environment failed
+(no GPU, no PyCUDA, nvcc failed), some outcome could not be judged (not covered by the oracle), or a
+value no store of the program wrote was read (a HARNESS OR HARDWARE FAULT, not a memory-model
+verdict: the run cannot be trusted).
 
 examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
@@ -57,14 +62,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="FILE.litmus", help="the litmus test")
     parser.add_argument("--instances", type=whole_count, default=100_000_000, metavar="N",
                         help="test instances to run, e.g. 1e9 (default: 1e8; rounded up to whole launches of 65,536)")
-    parser.add_argument("--stride", type=whole_count, default=1, metavar="S", help="words between locations (default: 1)")
+    parser.add_argument("--stride", type=at_most(whole_count, 1 << 16), default=1, metavar="S", help="words between locations (default: 1)")
     parser.add_argument("--barrier", action="store_true", help="loose global barrier before the test")
-    parser.add_argument("--spin", type=non_negative_int, default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
-    parser.add_argument("--stress", type=non_negative_int, default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
-    parser.add_argument("--seed", type=non_negative_int, default=1, metavar="N", help="random seed (default: 1)")
-    parser.add_argument("--budget", type=whole_count, default=100_000, metavar="N",
+    parser.add_argument("--spin", type=at_most(non_negative_int, _WORD), default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
+    parser.add_argument("--stress", type=at_most(non_negative_int, 1 << 16), default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=1, metavar="N", help="random seed (default: 1)")
+    parser.add_argument("--budget", type=at_most(whole_count, _WORD), default=100_000, metavar="N",
                         help="iterations a spin loop may take before the instance counts as a timeout")
-    parser.add_argument("--pdl-delay-ns", type=non_negative_int, default=30_000, metavar="NS",
+    parser.add_argument("--pdl-delay-ns", type=at_most(non_negative_int, _WORD), default=30_000, metavar="NS",
                         help="PDL programs: the primary spins NS ns (%%globaltimer) after its launch_dependents "
                              "(default: 30000; stale reads need >= 20 us)")
     parser.add_argument("--no-pdl", action="store_true",
@@ -110,9 +115,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UserError(f"{args.path}: {e.strerror or e}") from None
     codegen.check_runnable(program)
-    from ..backends.cuda import CudaBackend
+    from ..backends.cuda import CompileError, CudaBackend
 
-    backend = CudaBackend()
+    try:
+        backend = CudaBackend()
+    except (UserError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
+        raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     cfg = RunConfig(
         instances=args.instances, stride=args.stride, barrier=args.barrier, spin=args.spin,
         stress=args.stress, seed=args.seed, budget=args.budget,
@@ -120,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         hist = backend.run(program, cfg)
+    except CompileError as e:
+        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
     finally:
         backend.close()
     judged = program
@@ -130,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
     faults = sum(c for o, c in hist.counts if verdicts[o][0] == "unwritten")
+    unjudged = sum(c for o, c in hist.counts if verdicts[o][0] == "not covered")
+    status = EXIT_FINDING if forbidden else (EXIT_ENVIRONMENT if unjudged or faults else EXIT_CLEAN)
     if args.json:
         d = hist.to_json()
         d["program"] = program.name
@@ -139,9 +151,10 @@ def run(args: argparse.Namespace) -> int:
             row["verdict"], row["reason"] = verdicts[o]
         d["forbidden"] = forbidden
         d["unwritten"] = faults
+        d["not_judged"] = unjudged
         json.dump(d, sys.stdout)
         print()
-        return 1 if forbidden or faults else 0
+        return status
     w = sys.stdout.write
     w(f"Test {program.name} {'FORBIDDEN OBSERVED' if forbidden else ('FAULT' if faults else 'Allowed')}\n")
     if faults:
@@ -170,4 +183,6 @@ def run(args: argparse.Namespace) -> int:
         w(f"Grids {meta['grids']} PDL grids {meta['pdl_grids']} launched {'with' if meta['pdl_launch'] else 'WITHOUT'} "
           f"the PDL attribute; primary delay {meta['pdl_delay_ns']} ns after launch_dependents; "
           f"{meta['us_per_launch']} us per launch\n")
-    return 1 if forbidden or faults else 0
+    if unjudged and not forbidden:
+        w(f"Not judged {unjudged} instance(s): their outcomes are not covered by the oracle (not a clean result)\n")
+    return status
