@@ -830,6 +830,7 @@ class Campaign:
             database=example_database(self.state_dir / "hypothesis", self._run_namespace()),
             max_examples=self.profile.max_examples,
             deadline=None,
+            derandomize=False,  # explicit: a loaded settings profile (the test suite's is derandomized) must not fix the draws
             suppress_health_check=list(HealthCheck),
             phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
             verbosity=Verbosity.quiet,

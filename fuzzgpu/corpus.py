@@ -64,6 +64,9 @@ STATE_DIR = ".fuzzgpu"
 MAX_THREADS = _schema.CORPUS_MAX_THREADS
 MAX_INSTRUCTIONS = _schema.CORPUS_MAX_INSTRUCTIONS
 MAX_FILE_BYTES = 16 << 20
+MAX_INSTANCES = _schema.MAX_INSTANCES
+#: a plain name (an entry named in the known-findings list), the schema's program-name grammar
+SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_.+\-]{1,100}")
 
 
 class CorpusError(UserError):

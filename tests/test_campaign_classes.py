@@ -202,9 +202,9 @@ def test_a_worker_that_exits_on_an_error_is_restarted_with_a_bound(rc, finished,
 
 
 @pytest.mark.parametrize("bad,want", [
-    ({"classes": {"model|*|x": {"findings": "many"}}}, "field 'classes'"),
-    ({"classes": {"model|*|x": 5}}, "field 'classes'"),
-    ({"save_errors": [{"raw": "raw/x.json"}]}, "field 'save_errors'"),
+    ({"classes": {"model|*|x": {"findings": "many"}}}, "field 'classes.model|*|x.findings' has the wrong type"),
+    ({"classes": {"model|*|x": 5}}, "field 'classes.model|*|x' has the wrong type"),
+    ({"save_errors": [{"raw": "raw/x.json"}]}, "missing field 'save_errors[0].signature'"),
 ])
 def test_a_state_with_bad_class_counts_is_refused_in_one_line(tmp_path, bad, want):
     from fuzzgpu.campaign import State

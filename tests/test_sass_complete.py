@@ -317,11 +317,11 @@ def test_cli_not_fully_checked_exit_status(monkeypatch, capsys, tmp_path):
     assert "not fully checked" in err
 
 
-def test_help_documents_exit_status_4(capsys):
+def test_help_documents_exit_status_3(capsys):
     with pytest.raises(SystemExit):
         cli_main(["sass", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "4 no finding but not fully checked" in out and "unguarded-wait" in out
+    assert "3 no finding but not fully checked" in out and "unguarded-wait" in out
 
 
 # ------------------------------------------------------------------------------------------------
