@@ -104,6 +104,9 @@ class Candidate:
     sync_barrier: tuple[tuple[int, int], ...]
     fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
     grid_order: tuple[tuple[int, int], ...] = ()  # kernel boundaries and PDL (see grid_order)
+    #: when a PDL dependent grid may start (execution order, for interleavings only): one edge set
+    #: per choice of the first thread to trigger in each primary CTA (see mechanisms.grid_start)
+    grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
     free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
     async_release: tuple[tuple[int, int], ...] = ()
 
@@ -851,12 +854,13 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
     fence_orders = list(itertools.permutations(fences)) if len(fences) > 1 else [tuple(fences)]
     released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
     grid = tuple(sorted(mech.grid_order(p, events, ids)))
+    start = mech.grid_start(p, events, ids)
     free = mech.nc_free_reads(p, events)
     po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
         for bs in barrier_options:
             for fo in fence_orders:
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, free, released)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:

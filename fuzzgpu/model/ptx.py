@@ -520,24 +520,33 @@ def from_reads(x: Execution, co: Rel) -> Rel:
 
 def sc_consistent(x: Execution, co: Rel) -> bool:
     """Some interleaving of the threads produces this execution: program order, reads-from,
-    coherence and from-reads are acyclic together with the barriers, and no write comes between a
-    read-modify-write's read and write.
+    coherence and from-reads are acyclic together with the barriers and the execution order
+    between grids, and no write comes between a read-modify-write's read and write.
 
     A barrier event is split into its arrival (node ``e``) and its release (node ``n + e``), so
     that a barrier whose threads synchronise with each other is not a cycle: po into a barrier
     reaches its arrival, po out of it leaves from its release, and a barrier synchronisation
-    ``(i, j)`` orders arrival ``i`` before release ``j``."""
+    ``(i, j)`` orders arrival ``i`` before release ``j``.
+
+    Grids: an earlier grid of the stream runs before a later one (:func:`.mechanisms.grid_order`,
+    which also orders a PDL primary before what follows the dependent's ``griddepcontrol.wait``);
+    a PDL dependent starts only once each primary CTA has triggered or completed
+    (:func:`.mechanisms.grid_start`, one edge set per choice of the CTA's first trigger)."""
     n = x.n
     fr = from_reads(x, co)
+    if not ((fr @ co) & x.rmw).is_empty():
+        return False
     bars = {e.eid for e in x.ev if e.kind == "B"}
-    pairs = []
-    for a, b in x.po.pairs():
-        pairs.append((n + a if a in bars else a, b))
+
+    def out(a: int) -> int:  # the node an edge leaving event ``a`` starts from
+        return n + a if a in bars else a
+
+    pairs = [(out(a), b) for a, b in x.po.pairs()]
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
-    pairs += [(n + a if a in bars else a, b) for a, b in x.grid.pairs()]  # grids in stream order
+    pairs += [(out(a), b) for a, b in x.grid.pairs()]  # grids in stream order
     for r in (x.rf, co, fr):
         pairs += list(r.pairs())
-    if not Rel.from_pairs(2 * n, pairs).is_acyclic():
-        return False
-    return ((fr @ co) & x.rmw).is_empty()
+    return any(
+        Rel.from_pairs(2 * n, pairs + [(out(a), b) for a, b in start]).is_acyclic() for start in x.cand.grid_start
+    )
