@@ -101,6 +101,11 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         "condition": _condition_text(program),
         "seconds": round(time.perf_counter() - t0, 6),
     }
+    if not obs.analysis.possible:  # a program that must hang has no final state
+        from ..model import termination
+
+        t = termination(program, loop_bound)
+        result["no_final_state"] = t.reason if t.status == "must-hang" else "no execution of the program completes"
     if explain:
         result["explanation"] = _explain(program, obs, loop_bound)
     return result
@@ -152,6 +157,8 @@ def format_herd(r: dict) -> str:
     kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required", "final": "Allowed"}[r["quantifier"]]
     n_states = len(r["allowed"]) + len(r.get("allowed_outside_model", []))
     lines = [f"Test {r['name']} {kind}", f"States {n_states}"]
+    if "no_final_state" in r:
+        lines.append(f"No final state is reachable: {r['no_final_state']}")
     for o in r["allowed"]:
         lines.append(" ".join(f"{k}={v};" for k, v in o.items()))
     for o in r.get("allowed_outside_model", []):

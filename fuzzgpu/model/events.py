@@ -847,7 +847,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
         if not ws:
             return
         choices.append([(w, r.eid) for w in ws])
-    barrier_options = list(barrier_syncs(p, events, ids))
+    barrier_options = [bs for bs in barrier_syncs(p, events, ids) if barriers_complete(events, po, bs)]
     if not barrier_options:
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
@@ -878,6 +878,52 @@ def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
             stack.extend(succ.get(n, ()))
         out.update((start, n) for n in seen)
     return out
+
+
+def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:
+    """Can the barriers of one execution all complete, waiters being released as ``sync`` says?
+    (See :func:`barrier_deadlock`.)"""
+    return barrier_deadlock(events, po, sync) is None
+
+
+def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> list[int] | None:
+    """The barrier events of a cycle of threads waiting for each other, or None.
+
+    PTX ISA, "bar, barrier": "the barrier{.cta}.red and barrier{.cta}.sync instructions causes
+    executing thread to wait for non-exited threads of all other warps participating in the barrier
+    to arrive".  A thread waiting in a ``bar.sync`` executes nothing after it until the barrier
+    completes, so each barrier event is split into its arrival (node ``e``) and its release (node
+    ``n + e``): program order leaves a barrier from its release, a barrier synchronisation ``(i,
+    j)`` puts arrival ``i`` before release ``j``.  A cycle is a set of threads each waiting for
+    another to arrive (``bar.sync 0; bar.sync 1`` against ``bar.sync 1; bar.sync 0``): no
+    execution of that shape completes (a deadlock; Dat3M: the condition is unreachable)."""
+    bars = {e.eid for e in events if e.kind == "B"}
+    if not bars:
+        return None
+    n = len(events)
+    succ: dict[int, list[int]] = {}
+    for a, b in [(n + a if a in bars else a, b) for a, b in po] + [(b, n + b) for b in bars] + [(i, n + j) for i, j in sync]:
+        succ.setdefault(a, []).append(b)
+    state: dict[int, int] = {}  # 1: on the stack, 2: done
+    for root in sorted(succ):
+        if root in state:
+            continue
+        path = [root]
+        stack = [iter(succ.get(root, ()))]
+        state[root] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                cycle = path[path.index(nxt):]
+                return sorted({v - n for v in cycle if v >= n})
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(succ.get(nxt, ())))
+    return None
 
 
 def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -> Iterator[tuple[tuple[int, int], ...]]:
