@@ -58,11 +58,14 @@ from ..ir import (
     effective,
 )
 
-from .event import Event, Unsupported
+from .event import Budget, Event, Unsupported, check_cost
 from . import mechanisms as mech
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
+#: budget units one fork of a thread path costs, plus 4 per event of the path so far (a read forks
+#: per value and each fork copies the path's state; see event.ORACLE_BUDGET)
+FORK_COST = 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -314,6 +317,7 @@ def thread_traces(
     virtual: Mapping[str, str],
     loop_bound: int = 1,
     dropped: list[tuple[str, int, tuple[int, ...]]] | None = None,
+    budget: Budget | None = None,
 ) -> list[Trace]:
     """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
     location), with at most ``loop_bound`` traversals of each backward jump.  The writes of paths
@@ -352,6 +356,8 @@ def thread_traces(
                     dropped.extend((e.loc, e.value, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 break
             if forks:
+                if budget is not None:
+                    budget.spend((FORK_COST + 4 * len(st.events)) * len(forks))
                 stack.extend(forks)
                 break
     return out
@@ -755,7 +761,7 @@ def _label_index(code: tuple[Instruction, ...], name: str) -> int:
     return next(i for i, ins in enumerate(code) if isinstance(ins, Label) and ins.name == name)
 
 
-def program_traces(p: Program, loop_bound: int = 1) -> ProgramTraces:
+def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
 
     Each value carries a cost vector: how many writes to each location the chain of writes that
@@ -775,7 +781,7 @@ def program_traces(p: Program, loop_bound: int = 1) -> ProgramTraces:
     while True:
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
         traces = tuple(
-            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped)) for tid in range(len(p.threads))
+            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work)) for tid in range(len(p.threads))
         )
         writes = [(tr.events[i].loc, tr.events[i].value, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
@@ -823,12 +829,14 @@ def feasible(pt: ProgramTraces, combo: tuple[Trace, ...]) -> bool:
     return all(tr.reads <= written for tr in combo)
 
 
-def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Iterator[Candidate]:
+def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: Budget | None = None) -> Iterator[Candidate]:
     """Every candidate execution over one trace per thread: reads-from (a read reads a same-location
     write of the value it returned), barrier arrival orders, and Fence-SC orders."""
     if not feasible(pt, combo):
         return
     events, ids = assemble(pt, combo)
+    if budget is not None:
+        budget.spend(check_cost(len(events)) // 2)  # numbering the events, closing program order
     po: set[tuple[int, int]] = set()
     for tr, mine in zip(combo, ids):
         po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
@@ -847,11 +855,10 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
         if not ws:
             return
         choices.append([(w, r.eid) for w in ws])
-    barrier_options = [bs for bs in barrier_syncs(p, events, ids) if barriers_complete(events, po, bs)]
+    barrier_options = [bs for bs in barrier_syncs(p, events, ids, budget) if barriers_complete(events, po, bs)]
     if not barrier_options:
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
-    fence_orders = list(itertools.permutations(fences)) if len(fences) > 1 else [tuple(fences)]
     released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
     grid = tuple(sorted(mech.grid_order(p, events, ids)))
     start = mech.grid_start(p, events, ids)
@@ -859,7 +866,9 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
     po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
         for bs in barrier_options:
-            for fo in fence_orders:
+            for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
+                if budget is not None:
+                    budget.spend(check_cost(len(events)))
                 yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released)
 
 
@@ -926,7 +935,9 @@ def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: 
     return None
 
 
-def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -> Iterator[tuple[tuple[int, int], ...]]:
+def barrier_syncs(
+    p: Program, events: tuple[Event, ...], ids: list[list[int]], budget: Budget | None = None
+) -> Iterator[tuple[tuple[int, int], ...]]:
     """The barrier synchronisation relations possible in one execution (PTX ISA, "bar.sync":
     arrivals on a barrier synchronise with the threads that wait on its completion).
 
@@ -963,6 +974,8 @@ def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -
         options = set()
         orders = [members] if len(members) == count else itertools.permutations(members)
         for order in orders:
+            if budget is not None:
+                budget.spend()
             pairs = set()
             for pj, j in enumerate(order):
                 if events[j].barrier_mode != "sync":

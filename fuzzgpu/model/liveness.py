@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..ir import Barrier, Branch, CpAsync, CpAsyncBulk, Goto, Instruction, Label, Mov, Program, Thread
-from .event import Event, Unsupported
+from .event import Budget, Event, Unsupported
 
 MUST_COMPLETE = "must-complete"
 MAY_HANG = "may-hang"
@@ -134,10 +134,11 @@ def _writes(ins: Instruction) -> bool:
 def termination(p: Program, loop_bound: int = 1) -> Termination:
     """Must every bounded wait of ``p`` complete?  A pure function of the program (cached)."""
     ws = waits(p)
+    work = Budget()  # one budget for the whole question
     try:
         if not ws:
-            if _some_consistent(p, (None,) * len(p.threads), loop_bound) is None:
-                hang = barrier_hang(p, loop_bound)
+            if _some_consistent(p, (None,) * len(p.threads), loop_bound, work) is None:
+                hang = barrier_hang(p, loop_bound, work)
                 if hang is not None:
                     return Termination(MUST_HANG, f"{hang[1]}; no execution completes", (), hang[0])
                 return Termination(UNKNOWN, "no consistent execution of the program completes", ())
@@ -145,12 +146,12 @@ def termination(p: Program, loop_bound: int = 1) -> Termination:
         for w in ws:
             if any(_writes(i) for i in p.threads[w.tid].code[w.head : w.jump + 1]):
                 return Termination(UNKNOWN, f"{w.describe()} writes or synchronises in its body: only spin loops are judged", ws)
-        return _judge(p, ws, loop_bound)
+        return _judge(p, ws, loop_bound, work)
     except Unsupported as e:
         return Termination(UNKNOWN, f"not covered by the oracle: {e}", ws)
 
 
-def barrier_hang(p: Program, loop_bound: int = 1) -> tuple[Wait, str] | None:
+def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) -> tuple[Wait, str] | None:
     """When no execution of ``p`` gets past its barriers: the first barrier that waits for ever and
     a sentence saying why (PTX ISA, "bar, barrier": a ``bar.sync`` "causes executing thread to wait
     for non-exited threads of all other warps participating in the barrier to arrive"); None when
@@ -160,16 +161,18 @@ def barrier_hang(p: Program, loop_bound: int = 1) -> tuple[Wait, str] | None:
     from ..litmus import format_instruction
     from .events import _closure, assemble, barrier_deadlock, barrier_syncs, feasible, program_traces
 
-    pt = program_traces(p, loop_bound)
+    pt = program_traces(p, loop_bound, budget)
     found: tuple[Wait, str] | None = None
     for combo in itertools.product(*pt.traces):
+        if budget is not None:
+            budget.spend()
         if not feasible(pt, combo):
             continue
         events, ids = assemble(pt, combo)
         po: set[tuple[int, int]] = set()
         for tr, mine in zip(combo, ids):
             po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
-        options = list(barrier_syncs(p, events, ids))
+        options = list(barrier_syncs(p, events, ids, budget))
         cycles = [barrier_deadlock(events, po, bs) for bs in options]
         if options and any(c is None for c in cycles):
             return None
@@ -197,13 +200,13 @@ def barrier_hang(p: Program, loop_bound: int = 1) -> tuple[Wait, str] | None:
     return found
 
 
-def _judge(p: Program, ws: tuple[Wait, ...], loop_bound: int) -> Termination:
+def _judge(p: Program, ws: tuple[Wait, ...], loop_bound: int, work: Budget) -> Termination:
     per_thread = [[None] + [w for w in ws if w.tid == tid] for tid in range(len(p.threads))]
-    terminates = _some_consistent(p, (None,) * len(p.threads), loop_bound) is not None
+    terminates = _some_consistent(p, (None,) * len(p.threads), loop_bound, work) is not None
     for choice in itertools.product(*per_thread):
         if all(c is None for c in choice):
             continue
-        found = _some_consistent(p, choice, loop_bound)
+        found = _some_consistent(p, choice, loop_bound, work)
         if found is not None:
             why = found
             if terminates:
@@ -212,7 +215,7 @@ def _judge(p: Program, ws: tuple[Wait, ...], loop_bound: int) -> Termination:
     if terminates:
         names = ", ".join(w.describe() for w in ws)
         return Termination(MUST_COMPLETE, f"every wait completes in every consistent execution: {names}", ws)
-    hang = barrier_hang(p, loop_bound)
+    hang = barrier_hang(p, loop_bound, work)
     if hang is not None:
         return Termination(MUST_HANG, f"{hang[1]}; no execution completes", ws, hang[0])
     return Termination(UNKNOWN, "no execution terminates or spins", ws)
@@ -232,7 +235,7 @@ def _stuck_thread(t: Thread, w: Wait) -> Thread:
     return dataclasses.replace(t, code=code)
 
 
-def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: int) -> str | None:
+def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: int, work: Budget) -> str | None:
     """A consistent execution where each thread with a wait in ``choice`` spins in it for ever
     (the others terminate): a sentence saying why the first stuck wait keeps waiting, or None."""
     from . import _executions, _in_model
@@ -241,20 +244,20 @@ def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: in
 
     threads = tuple(t if c is None else _stuck_thread(t, c) for t, c in zip(p.threads, choice))
     q = dataclasses.replace(p, threads=threads)
-    pt = program_traces(q, loop_bound)
+    pt = program_traces(q, loop_bound, work)
     traces = tuple(
         per if c is None else tuple(tr for tr in per if dict(tr.regs).get(_STUCK) == 1) for per, c in zip(pt.traces, choice)
     )
     pt = dataclasses.replace(pt, traces=traces)
     stuck = [c for c in choice if c is not None]
-    for combo, x in _executions(q, pt):
+    for combo, x in _executions(q, pt, None, work):
         x = _in_model(x)
         if check_before_co(x) is not None:
             continue
         body = {w: [e for e in x.ev if e.tid == w.tid and e.kind == "R" and e.unit == 0 and w.head <= e.pc < w.jump] for w in stuck}
         locs = frozenset(e.loc for reads in body.values() for e in reads)
         rf = {r: w for w, r in x.cand.rf}
-        for co in x.coherence_orders(locs):
+        for co in x.coherence_orders(locs, work):
             if check_with_co(x, co) is not None:
                 continue
             if all(_forever(x, co, r, rf[r.eid]) for reads in body.values() for r in reads):

@@ -28,6 +28,7 @@ from functools import cached_property
 from typing import Iterator
 
 from ..ir import Proxy, ProxyFenceKind, Sem
+from .event import Budget, check_cost
 from .events import Candidate, Event
 from .relations import Rel, find_cycle
 
@@ -341,7 +342,7 @@ class Execution:
         first = Rel.where(self.n, lambda a, b: a != b and self.loc.has(a, b), init).restrict(None, self.W)
         return ((self.causality.restrict(self.W, self.W) & self.loc) | first) - Rel.identity(self.n)
 
-    def coherence_orders(self, final_locs: frozenset[str] = frozenset()) -> Iterator[Rel]:
+    def coherence_orders(self, final_locs: frozenset[str] = frozenset(), budget: Budget | None = None) -> Iterator[Rel]:
         """Every coherence order that the axioms allow to differ (ISA, "Coherence order": a
         partial transitive order on overlapping writes that relates every pair of morally strong
         overlapping writes -- weak writes need not be ordered).
@@ -366,7 +367,10 @@ class Execution:
                 if ms.has(a, b) and (a, b) not in base and (b, a) not in base
             ]
             options: set[frozenset[tuple[int, int]]] = set()
+            closing = len(ws) * len(ws) // 4 + 1  # units of one transitive closure over ws
             for flips in itertools.product((False, True), repeat=len(free)):
+                if budget is not None:
+                    budget.spend(closing * (1 + (len(ws) if loc in final_locs else 0)))
                 edges = set(base)
                 edges.update((b, a) if f else (a, b) for (a, b), f in zip(free, flips))
                 order = _closed_order(edges, ws)
@@ -385,6 +389,8 @@ class Execution:
                 return
             per_loc.append(sorted(options, key=sorted))
         for choice in itertools.product(*per_loc):
+            if budget is not None:
+                budget.spend(check_cost(self.n))
             yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
 
 
