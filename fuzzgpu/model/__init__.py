@@ -26,7 +26,7 @@ from typing import Iterator, Mapping
 from ..ir import Program, eval_expr
 from .event import ORACLE_BUDGET, Budget, TooLarge, check_cost
 from .events import Event, ProgramTraces, Trace, Unsupported, candidates, feasible, program_traces
-from .ptx import Execution, Static, Violation, check_before_co, check_with_co, sc_consistent
+from .ptx import Execution, Static, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
 from .relations import Rel
 
 Outcome = tuple[tuple[str, int], ...]
@@ -221,8 +221,13 @@ def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True, budget: int = O
 
 
 def _all_coherence_orders(x: Execution, budget: Budget | None = None) -> Iterator[Rel]:
-    """Every total coherence order (for the interleavings of the ``sc`` set), enumerated lazily:
-    they are the product of each location's permutations of its writes, k! for k writes."""
+    """The total coherence orders an interleaving of ``x`` may have (for the ``sc`` set), lazily:
+    per location, the orders of its writes that extend the edges every interleaving has
+    (:func:`.ptx.sc_forced_co`; the others fail :func:`.ptx.sc_consistent` anyway), the initial
+    write first."""
+    forced = sc_forced_co(x)
+    if forced is None:
+        return
     by_loc: dict[str, list[int]] = {}
     init = {}
     for e in x.ev:
@@ -233,11 +238,20 @@ def _all_coherence_orders(x: Execution, budget: Budget | None = None) -> Iterato
                 by_loc.setdefault(e.loc, []).append(e.eid)
     locs = sorted(init)
 
+    def extensions(todo: list[int], placed: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        if not todo:
+            yield placed
+            return
+        for w in todo:
+            if any((v, w) in forced for v in todo if v != w):
+                continue  # a write forced before w is not placed yet
+            yield from extensions([v for v in todo if v != w], placed + (w,))
+
     def orders(i: int) -> Iterator[list[tuple[int, int]]]:
         if i == len(locs):
             yield []
             return
-        for perm in itertools.permutations(by_loc.get(locs[i], [])):
+        for perm in extensions(by_loc.get(locs[i], []), ()):
             order = (init[locs[i]],) + perm
             pairs = [(order[a], order[b]) for a in range(len(order)) for b in range(a + 1, len(order))]
             for rest in orders(i + 1):

@@ -274,15 +274,18 @@ class _State:
             self.ctrls.append((r, idx))
         return idx
 
-    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int) -> None:
+    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int, site: int | None = None) -> None:
         """A write's cost: the writes its value needs (the costs of the reads it depends on,
-        componentwise max -- they may share writes), plus itself."""
+        componentwise max -- they may share writes), plus itself -- one more write to its
+        location and, for a read-modify-write, one more execution of its instruction ``site``."""
         vec = [0] * width
         for r in deps:
             for i, c in enumerate(self.cost[r]):
                 if c > vec[i]:
                     vec[i] = c
         vec[loc_index] += 1
+        if site is not None:
+            vec[site] += 1
         self.cost[idx] = tuple(vec)
 
 
@@ -307,6 +310,8 @@ class _Ctx:
     virtual: Mapping[str, str]
     loc_index: Mapping[str, int]
     back_limits: Mapping[int, int]  # pc of a backward jump -> how often it may be taken
+    sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
+    width: int  # cost vector components: locations, then atom/red instructions
 
 
 def thread_traces(
@@ -327,7 +332,9 @@ def thread_traces(
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
     loc_index = {loc: i for i, loc in enumerate(sorted(values))}
-    ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound))
+    sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
+    ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
+               len(loc_index) + len(sites))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]
@@ -416,7 +423,7 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         deps = _taint(ins.src, st.taint)
         for r in deps:
             st.data.append((r, idx))
-        st.write_cost(idx, deps, ctx.loc_index[loc], len(ctx.loc_index))
+        st.write_cost(idx, deps, ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
     if isinstance(ins, Fence):
@@ -472,7 +479,7 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
     if isinstance(ins, MbarrierInit):
         loc = ctx.physical[ins.bar]
         idx = st.add(Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, loc, ctx.virtual[ins.bar], mech.mbarrier_init(ins.count)))
-        st.write_cost(idx, set(), ctx.loc_index[loc], len(ctx.loc_index))
+        st.write_cost(idx, set(), ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
     if isinstance(ins, MbarrierArrive):
@@ -571,7 +578,7 @@ def _mbarrier_rmw(
         s2.cost[ridx] = cost
         s2.rmws.append((ridx, widx))
         s2.data.append((ridx, widx))
-        s2.write_cost(widx, {ridx}, ctx.loc_index[loc], len(ctx.loc_index))
+        s2.write_cost(widx, {ridx}, ctx.loc_index[loc], ctx.width)
         s2.pc += 1
         forks.append(s2)
     return forks
@@ -642,11 +649,11 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         s2.cost[ids[1]] = old_cost
         s2.rmws.append((ids[1], ids[2]))
         s2.data.extend([(ids[0], ids[2]), (ids[1], ids[2])])
-        s2.write_cost(ids[2], {ids[0], ids[1]}, ctx.loc_index[dst[0]], len(ctx.loc_index))
+        s2.write_cost(ids[2], {ids[0], ids[1]}, ctx.loc_index[dst[0]], ctx.width)
         wi = ids[2]
     else:
         s2.data.append((ids[0], ids[1]))
-        s2.write_cost(ids[1], {ids[0]}, ctx.loc_index[dst[0]], len(ctx.loc_index))
+        s2.write_cost(ids[1], {ids[0]}, ctx.loc_index[dst[0]], ctx.width)
         wi = ids[1]
     if bulk and ins.bar is not None:
         rb, wb = ids[-2], ids[-1]
@@ -654,7 +661,7 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         s2.cost[rb] = bcost
         s2.rmws.append((rb, wb))
         s2.data.append((rb, wb))
-        s2.write_cost(wb, {rb}, ctx.loc_index[ctx.physical[ins.bar]], len(ctx.loc_index))
+        s2.write_cost(wb, {rb}, ctx.loc_index[ctx.physical[ins.bar]], ctx.width)
     if not bulk:
         s2.cp_open.append(ids[-1])
         s2.cp_all.append(ids[-1])
@@ -701,7 +708,7 @@ def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
                 deps.add(ridx)
             for r in deps:
                 s2.data.append((r, widx))
-            s2.write_cost(widx, deps, ctx.loc_index[loc], len(ctx.loc_index))
+            s2.write_cost(widx, deps, ctx.loc_index[loc], ctx.width, ctx.sites[(ctx.tid, st.pc)])
         if isinstance(ins, Atom):
             s2.regs[ins.dst] = v
             s2.taint[ins.dst] = frozenset({ridx})
@@ -727,16 +734,30 @@ class ProgramTraces:
     traces: tuple[tuple[Trace, ...], ...]  # per thread
 
 
+def _times(code: tuple[Instruction, ...], loop_bound: int) -> list[int]:
+    """How often each instruction can execute in one execution: once, times the iterations of the
+    loops around it."""
+    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
+    times = [1] * len(code)
+    for pc, limit in _back_limits(code, labels, loop_bound).items():
+        for i in range(labels[code[pc].target], pc + 1):
+            times[i] *= limit + 1
+    return times
+
+
+def rmw_sites(p: Program) -> list[tuple[int, int]]:
+    """The (thread, pc) of every ``atom``/``red``, in order: each has a cost component, so that a
+    read-modify-write's result is never fed back into more executions of the same instruction
+    than it can have (without it, ``atom.add`` would seem to produce x+b, x+2b, x+3b...)."""
+    return [(tid, pc) for tid, t in enumerate(p.threads) for pc, ins in enumerate(t.code) if isinstance(ins, (Atom, Red))]
+
+
 def _write_budget(p: Program, physical: Mapping[str, str], loop_bound: int) -> dict[str, int]:
     """How many writes to each physical location one execution can perform at most: one per
     write instruction, times the iterations of the loops around it."""
     budget: dict[str, int] = {}
     for t in p.threads:
-        labels = {ins.name: i for i, ins in enumerate(t.code) if isinstance(ins, Label)}
-        times = [1] * len(t.code)
-        for pc, limit in _back_limits(t.code, labels, loop_bound).items():
-            for i in range(labels[t.code[pc].target], pc + 1):
-                times[i] *= limit + 1
+        times = _times(t.code, loop_bound)
         for i, ins in enumerate(t.code):
             for name in _written(ins):
                 loc = physical[name]
@@ -764,10 +785,11 @@ def _label_index(code: tuple[Instruction, ...], name: str) -> int:
 def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
 
-    Each value carries a cost vector: how many writes to each location the chain of writes that
-    produced it needs at least.  A value whose chain needs more writes to some location than an
-    execution can perform there (:func:`_write_budget`) is never read, which keeps read-modify-write
-    chains finite."""
+    Each value carries a cost vector: how many writes to each location, and how many executions of
+    each ``atom``/``red`` (:func:`rmw_sites`), the chain of writes that produced it needs at least.
+    A value whose chain needs more writes to some location than an execution can perform there
+    (:func:`_write_budget`), or more executions of a read-modify-write than it can have
+    (:func:`_times`), is never read, which keeps read-modify-write chains finite and short."""
     physical, virtual = address_maps(p)
     locs = {loc.name: loc for loc in p.locations}
     init = {
@@ -775,8 +797,10 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
     }
     order = sorted(init)
     budget = _write_budget(p, physical, loop_bound)
-    limit = tuple(budget.get(loc, 0) for loc in order)
-    zero = tuple(0 for _ in order)
+    limit = tuple(budget.get(loc, 0) for loc in order) + tuple(
+        _times(p.threads[tid].code, loop_bound)[pc] for tid, pc in rmw_sites(p)
+    )
+    zero = tuple(0 for _ in limit)
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
     while True:
         dropped: list[tuple[str, int, tuple[int, ...]]] = []

@@ -524,24 +524,13 @@ def from_reads(x: Execution, co: Rel) -> Rel:
 # --------------------------------------------------------------------------------------------
 
 
-def sc_consistent(x: Execution, co: Rel) -> bool:
-    """Some interleaving of the threads produces this execution: program order, reads-from,
-    coherence and from-reads are acyclic together with the barriers and the execution order
-    between grids, and no write comes between a read-modify-write's read and write.
-
-    A barrier event is split into its arrival (node ``e``) and its release (node ``n + e``), so
-    that a barrier whose threads synchronise with each other is not a cycle: po into a barrier
-    reaches its arrival, po out of it leaves from its release, and a barrier synchronisation
-    ``(i, j)`` orders arrival ``i`` before release ``j``.
-
-    Grids: an earlier grid of the stream runs before a later one (:func:`.mechanisms.grid_order`,
-    which also orders a PDL primary before what follows the dependent's ``griddepcontrol.wait``);
-    a PDL dependent starts only once each primary CTA has triggered or completed
-    (:func:`.mechanisms.grid_start`, one edge set per choice of the CTA's first trigger)."""
+def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
+    """The order every interleaving of ``x`` respects whatever its coherence order: program order,
+    reads-from, barriers and the order between grids, over ``2n`` nodes (a barrier event ``e`` is
+    split into its arrival, node ``e``, and its release, node ``n + e``: po into a barrier reaches
+    its arrival, po out of it leaves from its release, a barrier synchronisation ``(i, j)`` orders
+    arrival ``i`` before release ``j``).  Returns the edges and the barrier events."""
     n = x.n
-    fr = from_reads(x, co)
-    if not ((fr @ co) & x.rmw).is_empty():
-        return False
     bars = {e.eid for e in x.ev if e.kind == "B"}
 
     def out(a: int) -> int:  # the node an edge leaving event ``a`` starts from
@@ -551,8 +540,50 @@ def sc_consistent(x: Execution, co: Rel) -> bool:
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
     pairs += [(out(a), b) for a, b in x.grid.pairs()]  # grids in stream order
-    for r in (x.rf, co, fr):
-        pairs += list(r.pairs())
+    pairs += list(x.rf.pairs())
+    return pairs, bars
+
+
+def sc_consistent(x: Execution, co: Rel) -> bool:
+    """Some interleaving of the threads produces this execution: program order, reads-from,
+    coherence and from-reads are acyclic together with the barriers and the execution order
+    between grids, and no write comes between a read-modify-write's read and write.
+
+    Barriers and grids: see :func:`_execution_order`.  Grids: an earlier grid of the stream runs
+    before a later one (:func:`.mechanisms.grid_order`, which also orders a PDL primary before what
+    follows the dependent's ``griddepcontrol.wait``); a PDL dependent starts only once each primary
+    CTA has triggered or completed (:func:`.mechanisms.grid_start`, one edge set per choice of the
+    CTA's first trigger)."""
+    n = x.n
+    fr = from_reads(x, co)
+    if not ((fr @ co) & x.rmw).is_empty():
+        return False
+    pairs, bars = _execution_order(x)
+    pairs += list(co.pairs()) + list(fr.pairs())
     return any(
-        Rel.from_pairs(2 * n, pairs + [(out(a), b) for a, b in start]).is_acyclic() for start in x.cand.grid_start
+        Rel.from_pairs(2 * n, pairs + [(n + a if a in bars else a, b) for a, b in start]).is_acyclic()
+        for start in x.cand.grid_start
     )
+
+
+def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
+    """Coherence edges every interleaving of ``x`` has (None when no interleaving exists): a write
+    before another in execution order (:func:`_execution_order`) precedes it in coherence order;
+    a write before a read that reads another write precedes that one; a read before a write
+    follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
+    :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
+    pairs, _ = _execution_order(x)
+    reach = Rel.from_pairs(2 * x.n, pairs).plus()
+    if not reach.is_irreflexive():
+        return None
+    ev = x.ev
+    writes = [e.eid for e in ev if e.kind == "W"]
+    forced = {(a, b) for a in writes for b in writes if a != b and ev[a].loc == ev[b].loc and reach.has(a, b)}
+    for w, r in x.rf.pairs():
+        for w2 in writes:
+            if w2 != w and ev[w2].loc == ev[r].loc:
+                if reach.has(w2, r):
+                    forced.add((w2, w))
+                if reach.has(r, w2):
+                    forced.add((w, w2))
+    return forced
