@@ -241,7 +241,7 @@ def _program(threads: list[tuple[int, int, tuple[Instruction, ...]]], pdl: tuple
 
 
 def _cases() -> Iterator[tuple[str, Program, set]]:
-    launch, wait = GridDepControl("launch_dependents"), GridDepControl("wait")
+    launch = GridDepControl("launch_dependents")
     # issue 19's minimal case: no trigger, no wait: the dependent starts after the primary exits
     yield "implicit trigger", _program([(0, 0, (Store("x", 1), Store("x", 2, Sem.VOLATILE))),
                                         (1, 0, (Load("r1", "x", Sem.VOLATILE),))], (1,)), {(("P1:r1", 2),)}

@@ -229,9 +229,9 @@ def _all_coherence_orders(x: Execution, budget: Budget | None = None) -> Iterato
     if forced is None:
         return
     by_loc: dict[str, list[int]] = {}
-    init = {}
+    init: dict[str, int] = {}
     for e in x.ev:
-        if e.kind == "W":
+        if e.kind == "W" and e.loc is not None:
             if e.init:
                 init[e.loc] = e.eid
             else:

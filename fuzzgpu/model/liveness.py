@@ -185,12 +185,12 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
             return Wait(t.name, e.tid, e.pc, e.pc, text, f"{text}: a barrier that never completes")
 
         if not options:  # fewer threads reach a barrier than it expects
-            bars = [e for e in events if e.kind == "B" and e.barrier_count is not None]
-            short = next((e for e in bars if sum(1 for o in bars if o.barrier == e.barrier) < e.barrier_count), None)
+            counted = [(e, e.barrier_count) for e in events if e.kind == "B" and e.barrier_count is not None]
+            short = next(((e, c) for e, c in counted if sum(1 for o, _ in counted if o.barrier == e.barrier) < c), None)
             if short is None:
                 continue
-            w = wait(short)
-            found = (w, f"{w.thread}'s {w.label} waits for ever: it expects {short.barrier_count} threads and fewer reach it")
+            w = wait(short[0])
+            found = (w, f"{w.thread}'s {w.label} waits for ever: it expects {short[1]} threads and fewer reach it")
         else:
             cycle = [events[e] for e in cycles[0] or ()]
             w = wait(cycle[0])

@@ -215,7 +215,7 @@ def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
         for tids in ctas.values():
             triggers = [next(e for e in ids[t] if events[e].action == "gdc_launch") for t in tids
                         if any(events[e].action == "gdc_launch" for e in ids[t])]
-            choices = [(e,) for e in triggers] if triggers else [tuple(e for t in tids for e in ids[t])]
+            choices: list[tuple[int, ...]] = [(e,) for e in triggers] if triggers else [tuple(e for t in tids for e in ids[t])]
             per_choice.append(choices)
             dependents[len(per_choice) - 1] = dep
     options = []
