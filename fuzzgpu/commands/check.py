@@ -20,7 +20,11 @@ allows, the final condition's verdict, and herd7's closing line
 
 where POSITIVE/NEGATIVE count the allowed final states that satisfy / do not satisfy the condition.
 "Ok" means the condition holds as its quantifier demands (exists: some state; ~exists: none;
-forall: all).  PATH may be a .litmus file or a folder (searched recursively).
+forall: all).  PATH may be a .litmus file or a folder (searched recursively).  A test none of
+whose executions completes (threads waiting for each other at named barriers, a barrier expecting
+more threads than reach it) has no final state: "States 0" and "No final state is reachable: WHY".
+A test whose enumeration exceeds the oracle's budget (docs/oracle.md) is reported "not covered by
+the oracle: too large", never checked clean.
 
 exit status: 0 when every file was checked, 2 when a file could not be read or parsed
 (one line on stderr: file:line:col: message).
