@@ -16,7 +16,13 @@ order between grids of one stream as the PTX ISA and the CUDA Programming Guide 
   ``launch_dependents`` in a primary thread has executed (PTX ISA "griddepcontrol": "A release
   fence preceding a griddepcontrol.launch_dependents in program-order synchronizes with the start
   of a dependent grid");
-* ``griddepcontrol.wait`` in a dependent grid blocks until every earlier grid has completed.
+* ``griddepcontrol.wait`` in a dependent grid blocks until every earlier grid has completed;
+* ``bar.sync ID`` (no thread count): the k-th ``bar.sync ID`` of each thread of one CTA is one
+  barrier instance, whose participants are the CTA's threads that have a k-th one (Dat3M's reading
+  of a count-less barrier, as in the oracle); a thread arrives, then waits until every participant
+  has arrived (PTX ISA "bar, barrier": it "causes executing thread to wait for non-exited threads
+  of all other warps participating in the barrier to arrive").  Threads that wait for each other
+  for ever (named barriers in opposite orders) reach no final state.
 
 Property: for every generated program, the oracle's ``sc`` set is exactly the set of outcomes of
 the interleavings.  ``max_examples`` is 2,000, derandomized (the same programs on every run).
@@ -31,6 +37,7 @@ from hypothesis import strategies as st
 
 from fuzzgpu.ir import (
     Atom,
+    Barrier,
     Fence,
     GridDepControl,
     Instruction,
@@ -80,6 +87,16 @@ class Interleavings:
                 if isinstance(ins, Fence) and ins.scope in (Scope.GPU, Scope.SYS) and any(_is_launch(c) for c in code[i + 1 :]):
                     self.gating_fences.append((tid, i))
         self.first_launch = [next((i for i, ins in enumerate(code) if _is_launch(ins)), None) for code in self.codes]
+        # barrier instances: (thread, pc) of a bar.sync -> the (thread, pc) of every participant
+        uses: dict[tuple, list[tuple[int, int]]] = {}
+        for tid, code in enumerate(self.codes):
+            count: dict[object, int] = {}
+            for i, ins in enumerate(code):
+                if isinstance(ins, Barrier):
+                    k = count.get(ins.id, 0)
+                    count[ins.id] = k + 1
+                    uses.setdefault((self.cta[tid], ins.id, k), []).append((tid, i))
+        self.instance = {member: members for members in uses.values() for member in members}
 
     def _done(self, pcs: tuple[int, ...], tid: int) -> bool:
         return pcs[tid] >= len(self.codes[tid])
@@ -103,15 +120,17 @@ class Interleavings:
             return False
         return all(pcs[t] > i for t, i in self.gating_fences if self.grid[t] == g - 1)
 
-    def _enabled(self, pcs: tuple[int, ...], tid: int) -> bool:
+    def _enabled(self, pcs: tuple[int, ...], arrived: tuple[bool, ...], tid: int) -> bool:
         if self._done(pcs, tid):
             return False
         g = self.grid[tid]
-        if pcs[tid] == 0 and not self._started(pcs, g):
+        if pcs[tid] == 0 and not arrived[tid] and not self._started(pcs, g):
             return False
         ins = self.codes[tid][pcs[tid]]
         if _is_wait(ins) and g in self.pdl:
             return self._grids_done(pcs, g)
+        if isinstance(ins, Barrier) and arrived[tid]:  # released once every participant has arrived
+            return all(pcs[t] > i or (pcs[t] == i and arrived[t]) for t, i in self.instance[(tid, pcs[tid])])
         return True
 
     def _step(self, ins: Instruction, regs: dict[str, int], mem: dict[str, int]) -> None:
@@ -130,7 +149,8 @@ class Interleavings:
     def outcomes(self) -> set[tuple[tuple[str, int], ...]]:
         keys = self.p.outcome_keys()
         n = len(self.codes)
-        start = (tuple([0] * n), tuple(() for _ in range(n)), tuple(sorted((loc.name, loc.init) for loc in self.p.locations)))
+        start = (tuple([0] * n), tuple(() for _ in range(n)), tuple(sorted((loc.name, loc.init) for loc in self.p.locations)),
+                 tuple([False] * n))
         seen = set()
         stack = [start]
         out = set()
@@ -139,20 +159,23 @@ class Interleavings:
             if state in seen:
                 continue
             seen.add(state)
-            pcs, regs, mem = state
+            pcs, regs, mem, arrived = state
             moved = False
             for tid in range(n):
-                if not self._enabled(pcs, tid):
+                if not self._enabled(pcs, arrived, tid):
                     continue
                 moved = True
+                ins = self.codes[tid][pcs[tid]]
+                if isinstance(ins, Barrier) and not arrived[tid]:  # arrive, then wait
+                    stack.append((pcs, regs, mem, arrived[:tid] + (True,) + arrived[tid + 1 :]))
+                    continue
                 r, m = dict(regs[tid]), dict(mem)
-                self._step(self.codes[tid][pcs[tid]], r, m)
+                self._step(ins, r, m)
                 new_pcs = pcs[:tid] + (pcs[tid] + 1,) + pcs[tid + 1 :]
                 new_regs = regs[:tid] + (tuple(sorted(r.items())),) + regs[tid + 1 :]
-                stack.append((new_pcs, new_regs, tuple(sorted(m.items()))))
-            if not moved:
-                assert all(self._done(pcs, t) for t in range(n)), "a straight-line program cannot deadlock"
-                out.add(self._outcome(keys, regs, dict(mem)))
+                stack.append((new_pcs, new_regs, tuple(sorted(m.items())), arrived[:tid] + (False,) + arrived[tid + 1 :]))
+            if not moved and all(self._done(pcs, t) for t in range(n)):
+                out.add(self._outcome(keys, regs, dict(mem)))  # else: threads wait for ever, no final state
         return out
 
     def _outcome(self, keys, regs, mem) -> tuple[tuple[str, int], ...]:
@@ -174,7 +197,7 @@ class Interleavings:
 
 @st.composite
 def instructions(draw, reg: str, value: int, atom_ok: bool) -> Instruction:
-    kinds = ["ld", "st", "fence", "launch", "wait"] + (["atom"] if atom_ok else [])
+    kinds = ["ld", "st", "fence", "launch", "wait", "bar"] + (["atom"] if atom_ok else [])
     kind = draw(st.sampled_from(kinds))
     loc = draw(st.sampled_from(LOCS))
     if kind == "ld":
@@ -185,6 +208,8 @@ def instructions(draw, reg: str, value: int, atom_ok: bool) -> Instruction:
         return Store(loc, value, sem, None if sem in (Sem.WEAK, Sem.VOLATILE) else draw(st.sampled_from(SCOPES)))
     if kind == "fence":
         return Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), draw(st.sampled_from(SCOPES)))
+    if kind == "bar":
+        return Barrier(draw(st.integers(0, 1)))
     if kind == "atom":
         op = draw(st.sampled_from((RmwOp.EXCH, RmwOp.ADD)))
         return Atom(reg, loc, op, (value,), Sem.RELAXED, draw(st.sampled_from(SCOPES)))
@@ -193,8 +218,9 @@ def instructions(draw, reg: str, value: int, atom_ok: bool) -> Instruction:
 
 @st.composite
 def grid_programs(draw) -> Program:
-    """2-4 threads in 1-3 grids of one stream (each later grid PDL or not), 1-3 instructions each,
-    over two locations; the outcome is every register and every location's final value."""
+    """2-4 threads in 1-3 grids of one stream (each later grid PDL or not), 1-3 instructions each
+    (loads, stores, atoms, fences, griddepcontrol, bar.sync 0/1), over two locations; the outcome
+    is every register and every location's final value."""
     n_threads = draw(st.integers(2, 4))
     n_grids = draw(st.integers(2, 3))
     grids = sorted(draw(st.integers(0, n_grids - 1)) for _ in range(n_threads))
@@ -254,6 +280,41 @@ def _cases() -> Iterator[tuple[str, Program, set]]:
 
 
 def test_examples_of_execution_order():
+    deadlock = _program([(0, 0, (Store("x", 1), Barrier(0), Barrier(1))), (0, 0, (Barrier(1), Barrier(0), Load("r0", "x")))], ())
+    assert Interleavings(deadlock).outcomes() == set() == set(analyse(deadlock).sc) == set(analyse(deadlock).allowed)
     for what, p, want in _cases():
         assert Interleavings(p).outcomes() == want, what
         assert set(analyse(p).sc) == want, what
+
+
+@st.composite
+def barrier_programs(draw) -> Program:
+    """2-3 threads of one CTA: loads, stores and bar.sync 0/1 (deadlocks included)."""
+    threads, observed, value = [], [], 0
+    for tid in range(draw(st.integers(2, 3))):
+        code = []
+        for i in range(draw(st.integers(1, 4))):
+            value += 1
+            kind = draw(st.sampled_from(("bar", "bar", "ld", "st")))
+            if kind == "bar":
+                code.append(Barrier(draw(st.integers(0, 1))))
+            elif kind == "ld":
+                code.append(Load(f"r{i}", draw(st.sampled_from(LOCS))))
+                observed.append(f"P{tid}:r{i}")
+            else:
+                code.append(Store(draw(st.sampled_from(LOCS)), value))
+        threads.append(Thread(f"P{tid}", Placement(cta=0), tuple(code)))
+    return validate(Program("bars", tuple(threads), tuple(Location(n) for n in LOCS), None, observed=tuple(observed) + LOCS))
+
+
+@settings(max_examples=400, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(barrier_programs())
+def test_barrier_interleavings(p):
+    """Named barriers: the oracle's sc set is the interleavings' outcomes, and a program whose
+    threads wait for each other for ever has no outcome at all, in the sc set or the allowed set."""
+    want = Interleavings(p).outcomes()
+    a = analyse(p)
+    assert set(a.sc) == want, f"{_describe(p)}\noracle sc {sorted(a.sc)}\ninterleavings {sorted(want)}"
+    if not want:
+        assert not a.allowed, f"{_describe(p)}\na deadlocked program with allowed outcomes {sorted(a.allowed)}"
