@@ -367,7 +367,7 @@ class Execution:
                 if ms.has(a, b) and (a, b) not in base and (b, a) not in base
             ]
             options: set[frozenset[tuple[int, int]]] = set()
-            closing = len(ws) * len(ws) // 4 + 1  # units of one transitive closure over ws
+            closing = len(ws) * len(ws) + 1  # units of one closure over ws, and of keeping its pairs
             for flips in itertools.product((False, True), repeat=len(free)):
                 if budget is not None:
                     budget.spend(closing * (1 + (len(ws) if loc in final_locs else 0)))
