@@ -495,11 +495,17 @@ def _access(draw, kind: str, loc: str, reg: str, value: int) -> Instruction:
 @st.composite
 def litmus_programs(draw, max_threads: int = 3, max_instructions: int = 3, locations: tuple[str, ...] = ("x", "y")) -> Program:
     """Free-form straight-line programs: loads, stores, fences and atomics over a few locations,
-    threads in one or several CTAs of one GPU, with an ``exists`` condition over every register."""
+    threads in one or several CTAs of one GPU, with an ``exists`` condition over every register.
+
+    At most two ``atom.add`` per location (a third is drawn as ``atom.exch``): ``k`` adds let a
+    location hold each of its ``b`` stored values plus any subset of the ``k`` addends, ``b * 2**k``
+    values, and with two adds a 3 x 3 program stays within the oracle's
+    ``MAX_VALUES_PER_LOCATION`` (32) instead of being "not covered"."""
     n_threads = draw(st.integers(2, max_threads))
     value = 0
     threads = []
     regs = []
+    adds: dict[str, int] = {}
     for tid in range(n_threads):
         cta = draw(st.integers(0, n_threads - 1)) if tid else 0
         n_ins = draw(st.integers(1, max_instructions))
@@ -509,6 +515,10 @@ def litmus_programs(draw, max_threads: int = 3, max_instructions: int = 3, locat
             value += 1
             reg = f"r{i}"
             ins = draw(_access(kind, draw(st.sampled_from(locations)), reg, value))
+            if isinstance(ins, Atom) and ins.operation is RmwOp.ADD:
+                adds[ins.loc] = adds.get(ins.loc, 0) + 1
+                if adds[ins.loc] > 2:
+                    ins = dataclasses.replace(ins, operation=RmwOp.EXCH)
             code.append(ins)
             if isinstance(ins, (Load, Atom)):
                 regs.append(RegRef(f"P{tid}", reg))

@@ -108,3 +108,43 @@ def test_judge_agrees_with_allowed_set(p):
         assert judge(p, dict(o)).verdict in ("sc", "allowed")
     for o in list(a.sc)[:4]:
         assert judge(p, dict(o)).verdict == "sc"
+
+
+def test_one_atom_add_is_applied_once():
+    """Issue 12, item 7: 3 threads, 7 accesses, one ``atom.add`` used to raise ``Unsupported: more
+    than 32 values written to one location``: the value fixpoint fed the add's result back into
+    the same add (x+10, x+20, ...).  Each atom/red now counts its own executions."""
+    from fuzzgpu.litmus import parse
+
+    p = parse("""PTX one-add
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0                 | P2@cta 2,gpu 0 ;
+ st.weak x, 1   | atom.relaxed.gpu.add r0, x, 10 | st.weak x, 5   ;
+ st.weak x, 2   |                                | st.weak x, 6   ;
+ st.weak x, 3   |                                | ld.weak r2, x  ;
+exists (P1:r0 == 0 /\\ P2:r2 == 11)
+""")
+    a = analyse(p)
+    seen = {dict(o)["P2:r2"] for o in a.allowed}
+    bases = {0, 1, 2, 3, 5, 6}
+    assert seen <= bases | {b + 10 for b in bases}, sorted(seen)
+    assert 11 in seen and 6 in seen  # the add applied once to st x, 1; P2's own last store
+    assert all(dict(o)["P1:r0"] in bases for o in a.allowed)  # the add reads a stored value, never its own result
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(litmus_programs())
+def test_random_programs_keep_few_values_per_location(p):
+    """The free-form strategy draws at most two atom.add per location, so no location of a drawn
+    program holds more values than the oracle tracks (it never answers Unsupported for that)."""
+    from fuzzgpu.ir import Atom, RmwOp
+    from fuzzgpu.model.events import MAX_VALUES_PER_LOCATION, program_traces
+
+    adds: dict[str, int] = {}
+    for t in p.threads:
+        for ins in t.code:
+            if isinstance(ins, Atom) and ins.operation is RmwOp.ADD:
+                adds[ins.loc] = adds.get(ins.loc, 0) + 1
+    assert max(adds.values(), default=0) <= 2
+    program_traces(p)  # raises Unsupported past MAX_VALUES_PER_LOCATION
+    assert MAX_VALUES_PER_LOCATION == 32

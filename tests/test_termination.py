@@ -90,3 +90,27 @@ def test_the_name_changes_nothing():
 def test_loop_free_programs_must_complete(p):
     t = model.termination(p)
     assert t.must_complete and not t.waits
+
+
+def test_barrier_deadlock_has_no_final_state():
+    """Named barriers waited in opposite orders (issue 12, item 10): no execution completes, so the
+    oracle allows no final state, and ``fuzzgpu check`` says so; the same barriers in the same order
+    are a plain barrier-synchronised MP."""
+    from fuzzgpu.commands.check import check_one, format_herd
+    from fuzzgpu.model import check_condition
+
+    path = FOLDER / "Barrier-named-opposite-order.litmus"
+    p = parse_file(path)
+    obs = check_condition(p)
+    assert obs.analysis.allowed == frozenset() and not obs.witness_reachable and obs.observation == "Never"
+    out = format_herd(check_one(p, str(path), 1, False))
+    assert "States 0" in out and "No final state is reachable" in out and "cycle" in out
+    same = parse_file(FOLDER / "Barrier-named-same-order.litmus")
+    assert check_condition(same).analysis.allowed == frozenset({(("P1:r0", 1),)})
+    assert "No final state" not in format_herd(check_one(same, "same", 1, False))
+
+
+def test_barrier_hang_reason_names_the_barriers():
+    t = model.termination(parse_file(FOLDER / "Barrier-named-opposite-order.litmus"))
+    assert t.status == T.MUST_HANG and t.hang is not None
+    assert "P0 in bar.cta.sync 0" in t.reason and "P1 in bar.cta.sync 1" in t.reason

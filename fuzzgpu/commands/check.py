@@ -21,7 +21,11 @@ allows, the final condition's verdict, and herd7's closing line
 
 where POSITIVE/NEGATIVE count the allowed final states that satisfy / do not satisfy the condition.
 "Ok" means the condition holds as its quantifier demands (exists: some state; ~exists: none;
-forall: all).  PATH may be a .litmus file or a folder (searched recursively).
+forall: all).  PATH may be a .litmus file or a folder (searched recursively).  A test none of
+whose executions completes (threads waiting for each other at named barriers, a barrier expecting
+more threads than reach it) has no final state: "States 0" and "No final state is reachable: WHY".
+A test whose enumeration exceeds the oracle's budget (docs/oracle.md) is reported "not covered by
+the oracle: too large", never checked clean.
 
 exit status: 0 when every file was checked, 2 when a file could not be read or parsed, has no
 condition, or is not covered by the oracle (one line on stderr each: file:line:col: message; the
@@ -120,6 +124,11 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         "condition": _condition_text(program),
         "seconds": round(time.perf_counter() - t0, 6),
     }
+    if not obs.analysis.possible:  # a program that must hang has no final state
+        from ..model import termination
+
+        t = termination(program, loop_bound)
+        result["no_final_state"] = t.reason if t.status == "must-hang" else "no execution of the program completes"
     if explain:
         try:
             result["explanation"] = _explain(program, obs, loop_bound)
@@ -174,6 +183,8 @@ def format_herd(r: dict) -> str:
     kind = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required", "final": "Allowed"}[r["quantifier"]]
     n_states = len(r["allowed"]) + len(r.get("allowed_outside_model", []))
     lines = [f"Test {r['name']} {kind}", f"States {n_states}"]
+    if "no_final_state" in r:
+        lines.append(f"No final state is reachable: {r['no_final_state']}")
     for o in r["allowed"]:
         lines.append(" ".join(f"{k}={v};" for k, v in o.items()))
     for o in r.get("allowed_outside_model", []):

@@ -56,6 +56,7 @@ def explain_text(entry: Any) -> str:
     lines += ["    " + l for l in d["litmus"].rstrip("\n").splitlines()]
     hist = d["histogram"]
     offending = {tuple(sorted(o["outcome"].items())): o for o in d["verdict"].get("offending", [])}
+    uncovered = ""  # why the oracle does not cover the program: asked once, not once per outcome
     if hist.get("outcomes"):
         lines += ["", f"observed outcomes ({hist.get('instances', 0):.4g} instances, backend {hist.get('backend')}):"]
         width = max(len(str(o["count"])) for o in hist["outcomes"])
@@ -64,11 +65,13 @@ def explain_text(entry: Any) -> str:
             key = tuple(sorted(out.items()))
             if key in offending:
                 verdict = offending[key]["verdict"]
+            elif uncovered:
+                verdict = "not covered"
             else:
                 try:
                     verdict = "?" if any(v is None for v in out.values()) else model.judge(entry.program, out).verdict
-                except model.Unsupported:
-                    verdict = "not covered"
+                except model.Unsupported as e:
+                    verdict, uncovered = "not covered", str(e)
             mark = "*>" if key in offending else ":>"
             lines.append(f"  {o['count']:>{width}} {mark} {_fmt_outcome(out)}  {verdict}")
     if offending:
@@ -82,14 +85,19 @@ def explain_text(entry: Any) -> str:
                 bad = unwritten_keys(entry.program, o["outcome"])
                 if bad:  # a harness or hardware fault: no ordering explains a value no store wrote
                     verdict, reason, expl = UNWRITTEN, unwritten_reason(entry.program, o["outcome"], bad), []
+                elif uncovered:
+                    raise model.Unsupported(uncovered)
                 elif all(v is not None for v in o["outcome"].values()):
                     j, fresh = model.explain_forbidden(entry.program, o["outcome"])
                     verdict, reason, expl = j.verdict, j.reason, fresh or expl
             except model.Unsupported as e:
+                uncovered = str(e)
                 reason = f"{reason} (the oracle no longer covers this program: {e}; stored explanation shown)"
             lines.append(f"  {_fmt_outcome(o['outcome'])} seen {o['count']} times: {verdict}: {reason}")
             for l in expl:
                 lines.append(f"      {l}")
+    if uncovered:
+        lines += ["", f"the oracle does not cover this program now: {uncovered}"]
     lines += _timeout_lines(entry)
     oracle = d.get("oracle")
     if isinstance(oracle, dict):

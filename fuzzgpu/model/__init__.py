@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 from ..ir import Program, eval_expr
+from .event import ORACLE_BUDGET, Budget, TooLarge, check_cost
 from .events import Event, ProgramTraces, Trace, Unsupported, candidates, feasible, program_traces
-from .ptx import Execution, Static, Violation, check_before_co, check_with_co, sc_consistent
+from .ptx import Execution, Static, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
 from .relations import Rel
 
 Outcome = tuple[tuple[str, int], ...]
@@ -33,8 +34,10 @@ Outcome = tuple[tuple[str, int], ...]
 __all__ = [
     "Analysis",
     "Judgement",
+    "ORACLE_BUDGET",
     "Observation",
     "Outcome",
+    "TooLarge",
     "Unsupported",
     "Violation",
     "allowed_outcomes",
@@ -137,7 +140,7 @@ def _final_locs(pt: ProgramTraces, keys: tuple[str, ...]) -> frozenset[str]:
     return frozenset(pt.physical[k] for k in keys if ":" not in k)
 
 
-def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None) -> Iterator[tuple[Trace, ...]]:
+def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None, budget: Budget | None = None) -> Iterator[tuple[Trace, ...]]:
     per_thread = []
     for tid, traces in enumerate(pt.traces):
         name = p.threads[tid].name
@@ -148,15 +151,20 @@ def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None) -> It
                 tr for tr in traces if all(dict(tr.regs).get(r, init.get(r, 0)) == v for r, v in regs_wanted.items())
             )
         per_thread.append(traces)
-    return itertools.product(*per_thread)
+    for combo in itertools.product(*per_thread):
+        if budget is not None:
+            budget.spend()
+        yield combo
 
 
-def _executions(p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = None) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
+def _executions(
+    p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = None, budget: Budget | None = None
+) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
     scopes = Scopes(p)
     statics: dict[tuple, Static] = {}  # the value-independent relations, shared by equal shapes
-    for combo in _combos(pt, p, want):
+    for combo in _combos(pt, p, want, budget):
         static = None
-        for cand in candidates(p, pt, combo):
+        for cand in candidates(p, pt, combo, budget):
             if static is None:
                 key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po)
                 static = statics.get(key)
@@ -165,11 +173,11 @@ def _executions(p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = 
             yield combo, Execution(cand, static)
 
 
-def _consistent(x: Execution, finals: frozenset[str]) -> Iterator[Rel]:
+def _consistent(x: Execution, finals: frozenset[str], budget: Budget | None = None) -> Iterator[Rel]:
     """The coherence orders with which ``x`` satisfies every axiom."""
     if check_before_co(x) is not None:
         return
-    for co in x.coherence_orders(finals):
+    for co in x.coherence_orders(finals, budget):
         if check_with_co(x, co) is None:
             yield co
 
@@ -179,29 +187,31 @@ def _in_model(x: Execution) -> Execution:
     return x if not x.free else Execution(x.cand, x.static, outside_model=False)
 
 
-def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True) -> Analysis:
+def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True, budget: int = ORACLE_BUDGET) -> Analysis:
     """Every outcome the PTX model allows, the outcomes allowed only because an access is outside
     the model (``ld.global.nc`` with a broken contract), and (with ``sc``) every outcome of an
-    interleaving."""
+    interleaving.  Raises :class:`TooLarge` (an :class:`Unsupported`) past ``budget`` units of
+    work."""
     t0 = time.perf_counter()
-    pt = program_traces(p, loop_bound)
+    work = Budget(budget)
+    pt = program_traces(p, loop_bound, work)
     keys = p.outcome_keys()
     allowed: set[Outcome] = set()
     outside: set[Outcome] = set()
     sc_set: set[Outcome] = set()
     n_cand = n_ok = 0
     finals = _final_locs(pt, keys)
-    for combo, x in _executions(p, pt):
+    for combo, x in _executions(p, pt, None, work):
         n_cand += 1
         x_in = _in_model(x)
-        for co in _consistent(x_in, finals):
+        for co in _consistent(x_in, finals, work):
             n_ok += 1
             allowed.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
         if x.free:
-            for co in _consistent(x, finals):
+            for co in _consistent(x, finals, work):
                 outside.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
         if sc and x.cand.fence_order == tuple(sorted(x.cand.fence_order)):
-            for co in _all_coherence_orders(x):
+            for co in _all_coherence_orders(x, work):
                 if sc_consistent(x_in, co):
                     sc_set.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
     return Analysis(
@@ -210,22 +220,46 @@ def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True) -> Analysis:
     )
 
 
-def _all_coherence_orders(x: Execution) -> Iterator[Rel]:
+def _all_coherence_orders(x: Execution, budget: Budget | None = None) -> Iterator[Rel]:
+    """The total coherence orders an interleaving of ``x`` may have (for the ``sc`` set), lazily:
+    per location, the orders of its writes that extend the edges every interleaving has
+    (:func:`.ptx.sc_forced_co`; the others fail :func:`.ptx.sc_consistent` anyway), the initial
+    write first."""
+    forced = sc_forced_co(x)
+    if forced is None:
+        return
     by_loc: dict[str, list[int]] = {}
-    init = {}
+    init: dict[str, int] = {}
     for e in x.ev:
-        if e.kind == "W":
+        if e.kind == "W" and e.loc is not None:
             if e.init:
                 init[e.loc] = e.eid
             else:
                 by_loc.setdefault(e.loc, []).append(e.eid)
     locs = sorted(init)
-    perms = [list(itertools.permutations(by_loc.get(loc, []))) for loc in locs]
-    for choice in itertools.product(*perms):
-        pairs = []
-        for loc, perm in zip(locs, choice):
-            order = (init[loc],) + perm
-            pairs += [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
+
+    def extensions(todo: list[int], placed: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        if not todo:
+            yield placed
+            return
+        for w in todo:
+            if any((v, w) in forced for v in todo if v != w):
+                continue  # a write forced before w is not placed yet
+            yield from extensions([v for v in todo if v != w], placed + (w,))
+
+    def orders(i: int) -> Iterator[list[tuple[int, int]]]:
+        if i == len(locs):
+            yield []
+            return
+        for perm in extensions(by_loc.get(locs[i], []), ()):
+            order = (init[locs[i]],) + perm
+            pairs = [(order[a], order[b]) for a in range(len(order)) for b in range(a + 1, len(order))]
+            for rest in orders(i + 1):
+                yield pairs + rest
+
+    for pairs in orders(0):
+        if budget is not None:
+            budget.spend(4 * check_cost(x.n))  # sc_consistent closes a graph of 2n nodes
         yield Rel.from_pairs(x.n, pairs)
 
 
@@ -237,32 +271,34 @@ def sc_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
     return analyse(p, loop_bound=loop_bound).sc
 
 
-def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int = 1) -> Judgement:
+def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int = 1, budget: int = ORACLE_BUDGET) -> Judgement:
     """The verdict on one outcome: ``sc``, ``allowed`` (weak but allowed), ``allowed-outside-model``
     (only an access outside the model, ``ld.global.nc``, makes it possible) or ``forbidden`` with
-    the axioms and cycles that forbid it in the candidate executions that produce its values."""
+    the axioms and cycles that forbid it in the candidate executions that produce its values.
+    Raises :class:`TooLarge` past ``budget`` units of work."""
     want = dict(outcome)
-    pt = program_traces(p, loop_bound)
+    work = Budget(budget)
+    pt = program_traces(p, loop_bound, work)
     keys = tuple(want)
     finals = _final_locs(pt, keys)
     violations: Counter[Violation] = Counter()
     allowed = outside = None
-    for combo, x in _executions(p, pt, want):
+    for combo, x in _executions(p, pt, want, work):
         x_in = _in_model(x)
-        for co in _matching(p, pt, keys, combo, x, finals, want):
+        for co in _matching(p, pt, keys, combo, x, finals, want, work):
             v = check_before_co(x_in) or check_with_co(x_in, co)
             if v is None:
                 allowed = True
                 if any(
                     sc_consistent(x_in, co2) and dict(_outcome(p, pt, keys, combo, _final_values(x, co2))) == want
-                    for co2 in _all_coherence_orders(x)
+                    for co2 in _all_coherence_orders(x, work)
                 ):
                     return Judgement(tuple(want.items()), "sc", "an interleaving of the threads produces it")
                 continue
             violations[v] += 1
             if x.free and outside is None and (check_before_co(x) or check_with_co(x, co)) is None:
                 outside = _nc_reason(p, x)
-        if not any(True for _ in _matching(p, pt, keys, combo, x, finals, want)):
+        if not any(True for _ in _matching(p, pt, keys, combo, x, finals, want, work)):
             v = check_before_co(x_in)
             if v is not None:
                 violations[v] += 1
@@ -277,9 +313,9 @@ def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int =
     return Judgement(out, "forbidden", f"forbidden by the {ranked[0][0].axiom} axiom", ranked)
 
 
-def _matching(p, pt, keys, combo, x, finals, want) -> Iterator[Rel]:
+def _matching(p, pt, keys, combo, x, finals, want, budget: Budget | None = None) -> Iterator[Rel]:
     """The coherence orders (allowed to differ) of ``x`` whose final values match ``want``."""
-    for co in x.coherence_orders(finals):
+    for co in x.coherence_orders(finals, budget):
         if dict(_outcome(p, pt, keys, combo, _final_values(x, co))) == want:
             yield co
 
@@ -353,10 +389,11 @@ def describe_violation(p: Program, events: tuple[Event, ...], v: Violation) -> s
     return f"{v.axiom} ({v.isa}): " + " ".join(steps)
 
 
-def candidate_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
+def candidate_outcomes(p: Program, *, loop_bound: int = 1, budget: int = ORACLE_BUDGET) -> frozenset[Outcome]:
     """Outcomes of the candidate executions before any axiom: what the threads could compute if
     every read could return any written value of its location.  Allowed outcomes are a subset."""
-    pt = program_traces(p, loop_bound)
+    work = Budget(budget)
+    pt = program_traces(p, loop_bound, work)
     keys = p.outcome_keys()
     writes: dict[str, set[int]] = {}
     for traces in pt.traces:
@@ -365,7 +402,7 @@ def candidate_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]
                 if e.kind == "W":
                     writes.setdefault(e.loc, set()).add(e.value)
     out = set()
-    for combo in _combos(pt, p, None):
+    for combo in _combos(pt, p, None, work):
         if not feasible(pt, combo):
             continue
         locs = [k for k in keys if ":" not in k]
@@ -376,16 +413,17 @@ def candidate_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]
 
 def explain_forbidden(p: Program, outcome: Mapping[str, int], *, loop_bound: int = 1) -> tuple[Judgement, list[str]]:
     """The verdict on an outcome, with one line per distinct reason that forbids it."""
-    pt = program_traces(p, loop_bound)
+    j = judge(p, dict(outcome), loop_bound=loop_bound)
+    work = Budget()
+    pt = program_traces(p, loop_bound, work)
     want = dict(outcome)
-    j = judge(p, want, loop_bound=loop_bound)
     lines = []
     if j.verdict == "forbidden":
         seen = set()
-        for combo, x in _executions(p, pt, want):
+        for combo, x in _executions(p, pt, want, work):
             v = check_before_co(x)
             if v is None:
-                for co in x.coherence_orders(_final_locs(pt, tuple(want))):
+                for co in x.coherence_orders(_final_locs(pt, tuple(want)), work):
                     if dict(_outcome(p, pt, tuple(want), combo, _final_values(x, co))) == want:
                         v = check_with_co(x, co)
                         if v is not None:

@@ -11,6 +11,41 @@ class Unsupported(Exception):
     """The Program uses a mechanism the oracle does not cover (the message says which)."""
 
 
+#: The most work one question to the oracle (``analyse``, ``judge``, ``termination``...) may take,
+#: in units: one per thread path, per combination of paths, per candidate execution and per
+#: coherence order examined, candidates and coherence orders weighted by their events (a bigger
+#: execution costs more to check).  Past it the oracle raises :class:`TooLarge`: the program is
+#: "not covered: too large", never a hang and never "clean".  docs/oracle.md gives the figures.
+ORACLE_BUDGET = 4_000_000
+
+
+def check_cost(n: int) -> int:
+    """Budget units of checking one candidate execution (or one coherence order) of ``n`` events:
+    its relations are ``n`` rows of ``n``-bit sets, composed and closed (about ``n**2`` bit work)."""
+    return n + n * n // 16
+
+
+class TooLarge(Unsupported):
+    """The program needs more work than the oracle's budget (:data:`ORACLE_BUDGET`): not covered."""
+
+
+class Budget:
+    """The work left to one oracle question (a counter, passed down the enumeration; not shared
+    between questions)."""
+
+    def __init__(self, limit: int = ORACLE_BUDGET) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def spend(self, units: int = 1) -> None:
+        self.used += units
+        if self.used > self.limit:
+            raise TooLarge(
+                f"too large: the oracle's budget of {self.limit:,} units of work (paths, candidate executions, "
+                f"coherence orders; ORACLE_BUDGET) is spent before the enumeration ends"
+            )
+
+
 @dataclass(frozen=True)
 class Event:
     """One event of an execution (PTX ISA, "Memory operations": reads, writes, fences...).

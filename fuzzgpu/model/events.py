@@ -58,11 +58,14 @@ from ..ir import (
     effective,
 )
 
-from .event import Event, Unsupported
+from .event import Budget, Event, Unsupported, check_cost
 from . import mechanisms as mech
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
+#: budget units one fork of a thread path costs, plus 4 per event of the path so far (a read forks
+#: per value and each fork copies the path's state; see event.ORACLE_BUDGET)
+FORK_COST = 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +107,9 @@ class Candidate:
     sync_barrier: tuple[tuple[int, int], ...]
     fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
     grid_order: tuple[tuple[int, int], ...] = ()  # kernel boundaries and PDL (see grid_order)
+    #: when a PDL dependent grid may start (execution order, for interleavings only): one edge set
+    #: per choice of the first thread to trigger in each primary CTA (see mechanisms.grid_start)
+    grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
     free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
     async_release: tuple[tuple[int, int], ...] = ()
 
@@ -268,15 +274,18 @@ class _State:
             self.ctrls.append((r, idx))
         return idx
 
-    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int) -> None:
+    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int, site: int | None = None) -> None:
         """A write's cost: the writes its value needs (the costs of the reads it depends on,
-        componentwise max -- they may share writes), plus itself."""
+        componentwise max -- they may share writes), plus itself -- one more write to its
+        location and, for a read-modify-write, one more execution of its instruction ``site``."""
         vec = [0] * width
         for r in deps:
             for i, c in enumerate(self.cost[r]):
                 if c > vec[i]:
                     vec[i] = c
         vec[loc_index] += 1
+        if site is not None:
+            vec[site] += 1
         self.cost[idx] = tuple(vec)
 
 
@@ -301,6 +310,8 @@ class _Ctx:
     virtual: Mapping[str, str]
     loc_index: Mapping[str, int]
     back_limits: Mapping[int, int]  # pc of a backward jump -> how often it may be taken
+    sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
+    width: int  # cost vector components: locations, then atom/red instructions
 
 
 def thread_traces(
@@ -311,6 +322,7 @@ def thread_traces(
     virtual: Mapping[str, str],
     loop_bound: int = 1,
     dropped: list[tuple[str, int, tuple[int, ...]]] | None = None,
+    budget: Budget | None = None,
 ) -> list[Trace]:
     """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
     location), with at most ``loop_bound`` traversals of each backward jump.  The writes of paths
@@ -320,7 +332,9 @@ def thread_traces(
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
     loc_index = {loc: i for i, loc in enumerate(sorted(values))}
-    ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound))
+    sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
+    ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
+               len(loc_index) + len(sites))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]
@@ -349,6 +363,8 @@ def thread_traces(
                     dropped.extend((e.loc, e.value, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 break
             if forks:
+                if budget is not None:
+                    budget.spend((FORK_COST + 4 * len(st.events)) * len(forks))
                 stack.extend(forks)
                 break
     return out
@@ -407,7 +423,7 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         deps = _taint(ins.src, st.taint)
         for r in deps:
             st.data.append((r, idx))
-        st.write_cost(idx, deps, ctx.loc_index[loc], len(ctx.loc_index))
+        st.write_cost(idx, deps, ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
     if isinstance(ins, Fence):
@@ -463,7 +479,7 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
     if isinstance(ins, MbarrierInit):
         loc = ctx.physical[ins.bar]
         idx = st.add(Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, loc, ctx.virtual[ins.bar], mech.mbarrier_init(ins.count)))
-        st.write_cost(idx, set(), ctx.loc_index[loc], len(ctx.loc_index))
+        st.write_cost(idx, set(), ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
     if isinstance(ins, MbarrierArrive):
@@ -562,7 +578,7 @@ def _mbarrier_rmw(
         s2.cost[ridx] = cost
         s2.rmws.append((ridx, widx))
         s2.data.append((ridx, widx))
-        s2.write_cost(widx, {ridx}, ctx.loc_index[loc], len(ctx.loc_index))
+        s2.write_cost(widx, {ridx}, ctx.loc_index[loc], ctx.width)
         s2.pc += 1
         forks.append(s2)
     return forks
@@ -633,11 +649,11 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         s2.cost[ids[1]] = old_cost
         s2.rmws.append((ids[1], ids[2]))
         s2.data.extend([(ids[0], ids[2]), (ids[1], ids[2])])
-        s2.write_cost(ids[2], {ids[0], ids[1]}, ctx.loc_index[dst[0]], len(ctx.loc_index))
+        s2.write_cost(ids[2], {ids[0], ids[1]}, ctx.loc_index[dst[0]], ctx.width)
         wi = ids[2]
     else:
         s2.data.append((ids[0], ids[1]))
-        s2.write_cost(ids[1], {ids[0]}, ctx.loc_index[dst[0]], len(ctx.loc_index))
+        s2.write_cost(ids[1], {ids[0]}, ctx.loc_index[dst[0]], ctx.width)
         wi = ids[1]
     if bulk and ins.bar is not None:
         rb, wb = ids[-2], ids[-1]
@@ -645,7 +661,7 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         s2.cost[rb] = bcost
         s2.rmws.append((rb, wb))
         s2.data.append((rb, wb))
-        s2.write_cost(wb, {rb}, ctx.loc_index[ctx.physical[ins.bar]], len(ctx.loc_index))
+        s2.write_cost(wb, {rb}, ctx.loc_index[ctx.physical[ins.bar]], ctx.width)
     if not bulk:
         s2.cp_open.append(ids[-1])
         s2.cp_all.append(ids[-1])
@@ -692,7 +708,7 @@ def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
                 deps.add(ridx)
             for r in deps:
                 s2.data.append((r, widx))
-            s2.write_cost(widx, deps, ctx.loc_index[loc], len(ctx.loc_index))
+            s2.write_cost(widx, deps, ctx.loc_index[loc], ctx.width, ctx.sites[(ctx.tid, st.pc)])
         if isinstance(ins, Atom):
             s2.regs[ins.dst] = v
             s2.taint[ins.dst] = frozenset({ridx})
@@ -718,16 +734,30 @@ class ProgramTraces:
     traces: tuple[tuple[Trace, ...], ...]  # per thread
 
 
+def _times(code: tuple[Instruction, ...], loop_bound: int) -> list[int]:
+    """How often each instruction can execute in one execution: once, times the iterations of the
+    loops around it."""
+    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
+    times = [1] * len(code)
+    for pc, limit in _back_limits(code, labels, loop_bound).items():
+        for i in range(labels[code[pc].target], pc + 1):
+            times[i] *= limit + 1
+    return times
+
+
+def rmw_sites(p: Program) -> list[tuple[int, int]]:
+    """The (thread, pc) of every ``atom``/``red``, in order: each has a cost component, so that a
+    read-modify-write's result is never fed back into more executions of the same instruction
+    than it can have (without it, ``atom.add`` would seem to produce x+b, x+2b, x+3b...)."""
+    return [(tid, pc) for tid, t in enumerate(p.threads) for pc, ins in enumerate(t.code) if isinstance(ins, (Atom, Red))]
+
+
 def _write_budget(p: Program, physical: Mapping[str, str], loop_bound: int) -> dict[str, int]:
     """How many writes to each physical location one execution can perform at most: one per
     write instruction, times the iterations of the loops around it."""
     budget: dict[str, int] = {}
     for t in p.threads:
-        labels = {ins.name: i for i, ins in enumerate(t.code) if isinstance(ins, Label)}
-        times = [1] * len(t.code)
-        for pc, limit in _back_limits(t.code, labels, loop_bound).items():
-            for i in range(labels[t.code[pc].target], pc + 1):
-                times[i] *= limit + 1
+        times = _times(t.code, loop_bound)
         for i, ins in enumerate(t.code):
             for name in _written(ins):
                 loc = physical[name]
@@ -752,13 +782,14 @@ def _label_index(code: tuple[Instruction, ...], name: str) -> int:
     return next(i for i, ins in enumerate(code) if isinstance(ins, Label) and ins.name == name)
 
 
-def program_traces(p: Program, loop_bound: int = 1) -> ProgramTraces:
+def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
 
-    Each value carries a cost vector: how many writes to each location the chain of writes that
-    produced it needs at least.  A value whose chain needs more writes to some location than an
-    execution can perform there (:func:`_write_budget`) is never read, which keeps read-modify-write
-    chains finite."""
+    Each value carries a cost vector: how many writes to each location, and how many executions of
+    each ``atom``/``red`` (:func:`rmw_sites`), the chain of writes that produced it needs at least.
+    A value whose chain needs more writes to some location than an execution can perform there
+    (:func:`_write_budget`), or more executions of a read-modify-write than it can have
+    (:func:`_times`), is never read, which keeps read-modify-write chains finite and short."""
     physical, virtual = address_maps(p)
     locs = {loc.name: loc for loc in p.locations}
     init = {
@@ -766,13 +797,15 @@ def program_traces(p: Program, loop_bound: int = 1) -> ProgramTraces:
     }
     order = sorted(init)
     budget = _write_budget(p, physical, loop_bound)
-    limit = tuple(budget.get(loc, 0) for loc in order)
-    zero = tuple(0 for _ in order)
+    limit = tuple(budget.get(loc, 0) for loc in order) + tuple(
+        _times(p.threads[tid].code, loop_bound)[pc] for tid, pc in rmw_sites(p)
+    )
+    zero = tuple(0 for _ in limit)
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
     while True:
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
         traces = tuple(
-            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped)) for tid in range(len(p.threads))
+            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work)) for tid in range(len(p.threads))
         )
         writes = [(tr.events[i].loc, tr.events[i].value, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
@@ -820,12 +853,14 @@ def feasible(pt: ProgramTraces, combo: tuple[Trace, ...]) -> bool:
     return all(tr.reads <= written for tr in combo)
 
 
-def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Iterator[Candidate]:
+def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: Budget | None = None) -> Iterator[Candidate]:
     """Every candidate execution over one trace per thread: reads-from (a read reads a same-location
     write of the value it returned), barrier arrival orders, and Fence-SC orders."""
     if not feasible(pt, combo):
         return
     events, ids = assemble(pt, combo)
+    if budget is not None:
+        budget.spend(check_cost(len(events)) // 2)  # numbering the events, closing program order
     po: set[tuple[int, int]] = set()
     for tr, mine in zip(combo, ids):
         po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
@@ -844,19 +879,21 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...]) -> Itera
         if not ws:
             return
         choices.append([(w, r.eid) for w in ws])
-    barrier_options = list(barrier_syncs(p, events, ids))
+    barrier_options = [bs for bs in barrier_syncs(p, events, ids, budget) if barriers_complete(events, po, bs)]
     if not barrier_options:
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
-    fence_orders = list(itertools.permutations(fences)) if len(fences) > 1 else [tuple(fences)]
     released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
     grid = tuple(sorted(mech.grid_order(p, events, ids)))
+    start = mech.grid_start(p, events, ids)
     free = mech.nc_free_reads(p, events)
     po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
         for bs in barrier_options:
-            for fo in fence_orders:
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, free, released)
+            for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
+                if budget is not None:
+                    budget.spend(check_cost(len(events)))
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
@@ -876,7 +913,55 @@ def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
     return out
 
 
-def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -> Iterator[tuple[tuple[int, int], ...]]:
+def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:
+    """Can the barriers of one execution all complete, waiters being released as ``sync`` says?
+    (See :func:`barrier_deadlock`.)"""
+    return barrier_deadlock(events, po, sync) is None
+
+
+def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> list[int] | None:
+    """The barrier events of a cycle of threads waiting for each other, or None.
+
+    PTX ISA, "bar, barrier": "the barrier{.cta}.red and barrier{.cta}.sync instructions causes
+    executing thread to wait for non-exited threads of all other warps participating in the barrier
+    to arrive".  A thread waiting in a ``bar.sync`` executes nothing after it until the barrier
+    completes, so each barrier event is split into its arrival (node ``e``) and its release (node
+    ``n + e``): program order leaves a barrier from its release, a barrier synchronisation ``(i,
+    j)`` puts arrival ``i`` before release ``j``.  A cycle is a set of threads each waiting for
+    another to arrive (``bar.sync 0; bar.sync 1`` against ``bar.sync 1; bar.sync 0``): no
+    execution of that shape completes (a deadlock; Dat3M: the condition is unreachable)."""
+    bars = {e.eid for e in events if e.kind == "B"}
+    if not bars:
+        return None
+    n = len(events)
+    succ: dict[int, list[int]] = {}
+    for a, b in [(n + a if a in bars else a, b) for a, b in po] + [(b, n + b) for b in bars] + [(i, n + j) for i, j in sync]:
+        succ.setdefault(a, []).append(b)
+    state: dict[int, int] = {}  # 1: on the stack, 2: done
+    for root in sorted(succ):
+        if root in state:
+            continue
+        path = [root]
+        stack = [iter(succ.get(root, ()))]
+        state[root] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                cycle = path[path.index(nxt):]
+                return sorted({v - n for v in cycle if v >= n})
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(succ.get(nxt, ())))
+    return None
+
+
+def barrier_syncs(
+    p: Program, events: tuple[Event, ...], ids: list[list[int]], budget: Budget | None = None
+) -> Iterator[tuple[tuple[int, int], ...]]:
     """The barrier synchronisation relations possible in one execution (PTX ISA, "bar.sync":
     arrivals on a barrier synchronise with the threads that wait on its completion).
 
@@ -913,6 +998,8 @@ def barrier_syncs(p: Program, events: tuple[Event, ...], ids: list[list[int]]) -
         options = set()
         orders = [members] if len(members) == count else itertools.permutations(members)
         for order in orders:
+            if budget is not None:
+                budget.spend()
             pairs = set()
             for pj, j in enumerate(order):
                 if events[j].barrier_mode != "sync":

@@ -37,12 +37,16 @@ The rule (per program):
   weak spin on a flag that is set: nothing guarantees it ever sees the flag).
 * ``must-hang``: a consistent stuck execution exists and no execution terminates (nobody stores
   the awaited value; an mbarrier receives fewer arrivals than its count, so its phase never
-  completes, ISA "Phase completion of the mbarrier object"; the writer itself waits for ever).
-* ``unknown``: the oracle does not cover the program (``Unsupported``), a loop writes (only spin
-  loops are judged), or no execution at all terminates or spins (a ``bar.sync`` that never
-  completes: such threads wait without a budget).
+  completes, ISA "Phase completion of the mbarrier object"; the writer itself waits for ever) --
+  or no execution gets past its ``bar.sync`` barriers (:func:`barrier_hang`: a barrier expects
+  more threads than reach it, or threads wait for each other in a cycle, as named barriers waited
+  in opposite orders do).  Such a program has no final state.
+* ``unknown``: the oracle does not cover the program (``Unsupported``, including a program too
+  large for its budget), a loop writes (only spin loops are judged), or no execution terminates
+  or spins for another reason.
 
-A program without a loop is ``must-complete`` (nothing in it can time out).
+A program without a loop is ``must-complete`` (nothing in it can time out) unless its barriers
+hang it (``must-hang``).
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..ir import Barrier, Branch, CpAsync, CpAsyncBulk, Goto, Instruction, Label, Mov, Program, Thread
-from .event import Event, Unsupported
+from .event import Budget, Event, Unsupported
 
 MUST_COMPLETE = "must-complete"
 MAY_HANG = "may-hang"
@@ -130,24 +134,79 @@ def _writes(ins: Instruction) -> bool:
 def termination(p: Program, loop_bound: int = 1) -> Termination:
     """Must every bounded wait of ``p`` complete?  A pure function of the program (cached)."""
     ws = waits(p)
-    if not ws:
-        return Termination(MUST_COMPLETE, "no bounded wait: the program has no loop, so nothing in it can time out")
-    for w in ws:
-        if any(_writes(i) for i in p.threads[w.tid].code[w.head : w.jump + 1]):
-            return Termination(UNKNOWN, f"{w.describe()} writes or synchronises in its body: only spin loops are judged", ws)
+    work = Budget()  # one budget for the whole question
     try:
-        return _judge(p, ws, loop_bound)
+        if not ws:
+            if _some_consistent(p, (None,) * len(p.threads), loop_bound, work) is None:
+                hang = barrier_hang(p, loop_bound, work)
+                if hang is not None:
+                    return Termination(MUST_HANG, f"{hang[1]}; no execution completes", (), hang[0])
+                return Termination(UNKNOWN, "no consistent execution of the program completes", ())
+            return Termination(MUST_COMPLETE, "no bounded wait: the program has no loop, so nothing in it can time out")
+        for w in ws:
+            if any(_writes(i) for i in p.threads[w.tid].code[w.head : w.jump + 1]):
+                return Termination(UNKNOWN, f"{w.describe()} writes or synchronises in its body: only spin loops are judged", ws)
+        return _judge(p, ws, loop_bound, work)
     except Unsupported as e:
         return Termination(UNKNOWN, f"not covered by the oracle: {e}", ws)
 
 
-def _judge(p: Program, ws: tuple[Wait, ...], loop_bound: int) -> Termination:
+def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) -> tuple[Wait, str] | None:
+    """When no execution of ``p`` gets past its barriers: the first barrier that waits for ever and
+    a sentence saying why (PTX ISA, "bar, barrier": a ``bar.sync`` "causes executing thread to wait
+    for non-exited threads of all other warps participating in the barrier to arrive"); None when
+    some choice of paths lets every barrier complete.  Either a barrier expects more threads than
+    reach it, or the threads wait for each other in a cycle (named barriers waited in opposite
+    orders: :func:`.events.barrier_deadlock`)."""
+    from ..litmus import format_instruction
+    from .events import _closure, assemble, barrier_deadlock, barrier_syncs, feasible, program_traces
+
+    pt = program_traces(p, loop_bound, budget)
+    found: tuple[Wait, str] | None = None
+    for combo in itertools.product(*pt.traces):
+        if budget is not None:
+            budget.spend()
+        if not feasible(pt, combo):
+            continue
+        events, ids = assemble(pt, combo)
+        po: set[tuple[int, int]] = set()
+        for tr, mine in zip(combo, ids):
+            po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
+        options = list(barrier_syncs(p, events, ids, budget))
+        cycles = [barrier_deadlock(events, po, bs) for bs in options]
+        if options and any(c is None for c in cycles):
+            return None
+        if found is not None:
+            continue
+
+        def wait(e: Event) -> Wait:
+            t = p.threads[e.tid]
+            text = format_instruction(t.code[e.pc])
+            return Wait(t.name, e.tid, e.pc, e.pc, text, f"{text}: a barrier that never completes")
+
+        if not options:  # fewer threads reach a barrier than it expects
+            counted = [(e, e.barrier_count) for e in events if e.kind == "B" and e.barrier_count is not None]
+            short = next(((e, c) for e, c in counted if sum(1 for o, _ in counted if o.barrier == e.barrier) < c), None)
+            if short is None:
+                continue
+            w = wait(short[0])
+            found = (w, f"{w.thread}'s {w.label} waits for ever: it expects {short[1]} threads and fewer reach it")
+        else:
+            cycle = [events[e] for e in cycles[0] or ()]
+            w = wait(cycle[0])
+            names = ", ".join(f"{p.threads[e.tid].name} in {format_instruction(p.threads[e.tid].code[e.pc])}" for e in cycle)
+            found = (w, f"{w.thread}'s {w.label} waits for ever: the threads wait for each other at their barriers in a cycle "
+                        f"({names}), each reaching the barrier another awaits only after its own completes")
+    return found
+
+
+def _judge(p: Program, ws: tuple[Wait, ...], loop_bound: int, work: Budget) -> Termination:
     per_thread = [[None] + [w for w in ws if w.tid == tid] for tid in range(len(p.threads))]
-    terminates = _some_consistent(p, (None,) * len(p.threads), loop_bound) is not None
+    terminates = _some_consistent(p, (None,) * len(p.threads), loop_bound, work) is not None
     for choice in itertools.product(*per_thread):
         if all(c is None for c in choice):
             continue
-        found = _some_consistent(p, choice, loop_bound)
+        found = _some_consistent(p, choice, loop_bound, work)
         if found is not None:
             why = found
             if terminates:
@@ -156,7 +215,10 @@ def _judge(p: Program, ws: tuple[Wait, ...], loop_bound: int) -> Termination:
     if terminates:
         names = ", ".join(w.describe() for w in ws)
         return Termination(MUST_COMPLETE, f"every wait completes in every consistent execution: {names}", ws)
-    return Termination(UNKNOWN, "no execution terminates or spins (a barrier that never completes?)", ws)
+    hang = barrier_hang(p, loop_bound, work)
+    if hang is not None:
+        return Termination(MUST_HANG, f"{hang[1]}; no execution completes", ws, hang[0])
+    return Termination(UNKNOWN, "no execution terminates or spins", ws)
 
 
 def _first(choice: tuple[Wait | None, ...]) -> Wait:
@@ -173,7 +235,7 @@ def _stuck_thread(t: Thread, w: Wait) -> Thread:
     return dataclasses.replace(t, code=code)
 
 
-def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: int) -> str | None:
+def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: int, work: Budget) -> str | None:
     """A consistent execution where each thread with a wait in ``choice`` spins in it for ever
     (the others terminate): a sentence saying why the first stuck wait keeps waiting, or None."""
     from . import _executions, _in_model
@@ -182,20 +244,20 @@ def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: in
 
     threads = tuple(t if c is None else _stuck_thread(t, c) for t, c in zip(p.threads, choice))
     q = dataclasses.replace(p, threads=threads)
-    pt = program_traces(q, loop_bound)
+    pt = program_traces(q, loop_bound, work)
     traces = tuple(
         per if c is None else tuple(tr for tr in per if dict(tr.regs).get(_STUCK) == 1) for per, c in zip(pt.traces, choice)
     )
     pt = dataclasses.replace(pt, traces=traces)
     stuck = [c for c in choice if c is not None]
-    for combo, x in _executions(q, pt):
+    for combo, x in _executions(q, pt, None, work):
         x = _in_model(x)
         if check_before_co(x) is not None:
             continue
         body = {w: [e for e in x.ev if e.tid == w.tid and e.kind == "R" and e.unit == 0 and w.head <= e.pc < w.jump] for w in stuck}
         locs = frozenset(e.loc for reads in body.values() for e in reads)
         rf = {r: w for w, r in x.cand.rf}
-        for co in x.coherence_orders(locs):
+        for co in x.coherence_orders(locs, work):
             if check_with_co(x, co) is not None:
                 continue
             if all(_forever(x, co, r, rf[r.eid]) for reads in body.values() for r in reads):
@@ -244,4 +306,4 @@ def _value(p: Program, loc: str, v: int | None) -> str:
     return f"{loc}={v}"
 
 
-__all__ = ["MAY_HANG", "MUST_COMPLETE", "MUST_HANG", "STATUSES", "Termination", "UNKNOWN", "Wait", "termination", "waits"]
+__all__ = ["MAY_HANG", "MUST_COMPLETE", "MUST_HANG", "STATUSES", "Termination", "UNKNOWN", "Wait", "barrier_hang", "termination", "waits"]

@@ -7,7 +7,8 @@ mechanism                      where
 ``.cluster`` scope             :meth:`fuzzgpu.ir.Placement.in_scope` (scope inclusion by cluster)
 ``ld/st.volatile``             :func:`fuzzgpu.ir.effective` (relaxed, ``.sys`` scope)
 ``ld.global.nc``               :func:`nc_free_reads` (outside the model when its contract breaks)
-kernel boundary, PDL           :func:`grid_order`
+kernel boundary, PDL           :func:`grid_order` (memory order), :func:`grid_start` (execution
+                               order: when a dependent grid may start)
 mbarrier                       :class:`MbarrierState` (phases), events built in :mod:`.events`
 async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` and the implicit
                                proxy fence at completion act through the proxy-preserved base
@@ -19,6 +20,7 @@ tcgen05 fences                 no memory effect in the model (compile-checked on
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -180,6 +182,47 @@ def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
                 ):
                     pairs.update((f, y) for y in b_ids)
     return pairs
+
+
+def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """When a PDL dependent grid may start: execution order, not memory order (it enters the
+    interleavings of the ``sc`` set, :func:`.ptx.sc_consistent`, and no axiom).
+
+    PTX ISA "griddepcontrol": ``.launch_dependents`` "signals that specific dependents ... can be
+    scheduled as soon as all other CTAs in the grid issue the same instruction or have completed
+    ... Repeated invocations of this instruction by threads in the current CTA will have no
+    additional side effects past that of the first invocation"; CUDA Programming Guide, PDL: "If
+    the primary kernel doesn't execute the trigger, it implicitly occurs after all thread blocks in
+    the primary kernel exit."  So every event of a dependent grid comes after, for each CTA of its
+    primary grid, the first ``launch_dependents`` some thread of that CTA executes -- or, where no
+    thread of the CTA executes one, after every event of the CTA's threads.
+
+    Which thread of a CTA triggers first is a choice of the execution: one option per choice (a
+    tuple of ``(before, after)`` edges each); a CTA where a single thread triggers gives one.
+    Kernel boundaries without PDL and ``griddepcontrol.wait`` are in :func:`grid_order` already."""
+    pdl = set(p.pdl_grids)
+    per_choice: list[list[tuple[int, ...]]] = []  # per primary CTA: the events it may start after
+    dependents: dict[int, list[int]] = {}
+    for g in sorted(pdl):
+        dep = [e for tid, mine in enumerate(ids) if p.grid_of(tid) == g for e in mine]
+        if not dep:
+            continue
+        ctas: dict[tuple, list[int]] = {}
+        for tid in range(len(ids)):
+            if p.grid_of(tid) == g - 1:
+                pl = p.threads[tid].placement
+                ctas.setdefault((pl.gpu, pl.cluster_id, pl.cta), []).append(tid)
+        for tids in ctas.values():
+            triggers = [next(e for e in ids[t] if events[e].action == "gdc_launch") for t in tids
+                        if any(events[e].action == "gdc_launch" for e in ids[t])]
+            choices: list[tuple[int, ...]] = [(e,) for e in triggers] if triggers else [tuple(e for t in tids for e in ids[t])]
+            per_choice.append(choices)
+            dependents[len(per_choice) - 1] = dep
+    options = []
+    for combo in itertools.product(*per_choice):
+        edges = {(a, b) for i, before in enumerate(combo) for a in before for b in dependents[i]}
+        options.append(tuple(sorted(edges)))
+    return tuple(options) if options else ((),)
 
 
 def _po_before(events: Sequence[Event], thread_ids: Sequence[int], a: int, b: int) -> bool:

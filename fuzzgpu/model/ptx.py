@@ -28,6 +28,7 @@ from functools import cached_property
 from typing import Iterator
 
 from ..ir import Proxy, ProxyFenceKind, Sem
+from .event import Budget, check_cost
 from .events import Candidate, Event
 from .relations import Rel, find_cycle
 
@@ -341,7 +342,7 @@ class Execution:
         first = Rel.where(self.n, lambda a, b: a != b and self.loc.has(a, b), init).restrict(None, self.W)
         return ((self.causality.restrict(self.W, self.W) & self.loc) | first) - Rel.identity(self.n)
 
-    def coherence_orders(self, final_locs: frozenset[str] = frozenset()) -> Iterator[Rel]:
+    def coherence_orders(self, final_locs: frozenset[str] = frozenset(), budget: Budget | None = None) -> Iterator[Rel]:
         """Every coherence order that the axioms allow to differ (ISA, "Coherence order": a
         partial transitive order on overlapping writes that relates every pair of morally strong
         overlapping writes -- weak writes need not be ordered).
@@ -366,7 +367,10 @@ class Execution:
                 if ms.has(a, b) and (a, b) not in base and (b, a) not in base
             ]
             options: set[frozenset[tuple[int, int]]] = set()
+            closing = len(ws) * len(ws) + 1  # units of one closure over ws, and of keeping its pairs
             for flips in itertools.product((False, True), repeat=len(free)):
+                if budget is not None:
+                    budget.spend(closing * (1 + (len(ws) if loc in final_locs else 0)))
                 edges = set(base)
                 edges.update((b, a) if f else (a, b) for (a, b), f in zip(free, flips))
                 order = _closed_order(edges, ws)
@@ -385,6 +389,8 @@ class Execution:
                 return
             per_loc.append(sorted(options, key=sorted))
         for choice in itertools.product(*per_loc):
+            if budget is not None:
+                budget.spend(check_cost(self.n))
             yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
 
 
@@ -518,26 +524,66 @@ def from_reads(x: Execution, co: Rel) -> Rel:
 # --------------------------------------------------------------------------------------------
 
 
-def sc_consistent(x: Execution, co: Rel) -> bool:
-    """Some interleaving of the threads produces this execution: program order, reads-from,
-    coherence and from-reads are acyclic together with the barriers, and no write comes between a
-    read-modify-write's read and write.
-
-    A barrier event is split into its arrival (node ``e``) and its release (node ``n + e``), so
-    that a barrier whose threads synchronise with each other is not a cycle: po into a barrier
-    reaches its arrival, po out of it leaves from its release, and a barrier synchronisation
-    ``(i, j)`` orders arrival ``i`` before release ``j``."""
+def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
+    """The order every interleaving of ``x`` respects whatever its coherence order: program order,
+    reads-from, barriers and the order between grids, over ``2n`` nodes (a barrier event ``e`` is
+    split into its arrival, node ``e``, and its release, node ``n + e``: po into a barrier reaches
+    its arrival, po out of it leaves from its release, a barrier synchronisation ``(i, j)`` orders
+    arrival ``i`` before release ``j``).  Returns the edges and the barrier events."""
     n = x.n
-    fr = from_reads(x, co)
     bars = {e.eid for e in x.ev if e.kind == "B"}
-    pairs = []
-    for a, b in x.po.pairs():
-        pairs.append((n + a if a in bars else a, b))
+
+    def out(a: int) -> int:  # the node an edge leaving event ``a`` starts from
+        return n + a if a in bars else a
+
+    pairs = [(out(a), b) for a, b in x.po.pairs()]
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
-    pairs += [(n + a if a in bars else a, b) for a, b in x.grid.pairs()]  # grids in stream order
-    for r in (x.rf, co, fr):
-        pairs += list(r.pairs())
-    if not Rel.from_pairs(2 * n, pairs).is_acyclic():
+    pairs += [(out(a), b) for a, b in x.grid.pairs()]  # grids in stream order
+    pairs += list(x.rf.pairs())
+    return pairs, bars
+
+
+def sc_consistent(x: Execution, co: Rel) -> bool:
+    """Some interleaving of the threads produces this execution: program order, reads-from,
+    coherence and from-reads are acyclic together with the barriers and the execution order
+    between grids, and no write comes between a read-modify-write's read and write.
+
+    Barriers and grids: see :func:`_execution_order`.  Grids: an earlier grid of the stream runs
+    before a later one (:func:`.mechanisms.grid_order`, which also orders a PDL primary before what
+    follows the dependent's ``griddepcontrol.wait``); a PDL dependent starts only once each primary
+    CTA has triggered or completed (:func:`.mechanisms.grid_start`, one edge set per choice of the
+    CTA's first trigger)."""
+    n = x.n
+    fr = from_reads(x, co)
+    if not ((fr @ co) & x.rmw).is_empty():
         return False
-    return ((fr @ co) & x.rmw).is_empty()
+    pairs, bars = _execution_order(x)
+    pairs += list(co.pairs()) + list(fr.pairs())
+    return any(
+        Rel.from_pairs(2 * n, pairs + [(n + a if a in bars else a, b) for a, b in start]).is_acyclic()
+        for start in x.cand.grid_start
+    )
+
+
+def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
+    """Coherence edges every interleaving of ``x`` has (None when no interleaving exists): a write
+    before another in execution order (:func:`_execution_order`) precedes it in coherence order;
+    a write before a read that reads another write precedes that one; a read before a write
+    follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
+    :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
+    pairs, _ = _execution_order(x)
+    reach = Rel.from_pairs(2 * x.n, pairs).plus()
+    if not reach.is_irreflexive():
+        return None
+    ev = x.ev
+    writes = [e.eid for e in ev if e.kind == "W"]
+    forced = {(a, b) for a in writes for b in writes if a != b and ev[a].loc == ev[b].loc and reach.has(a, b)}
+    for w, r in x.rf.pairs():
+        for w2 in writes:
+            if w2 != w and ev[w2].loc == ev[r].loc:
+                if reach.has(w2, r):
+                    forced.add((w2, w))
+                if reach.has(r, w2):
+                    forced.add((w, w2))
+    return forced
