@@ -1592,12 +1592,22 @@ def _counted_crossings(events: Sequence[PtxEvent], loops: Sequence[PtxLoop], sas
                     unchecked.append(f"{len(here)} SASS {cls} {this_side} `{sync.instr.text}`: PTX {cls} on both sides "
                                      "could stand for them, so whether one crossed is not known")
             if inside:
+                # the point's own access (atom.acq_rel, ld.acquire, st.release, unmapped) lies inside
+                # the point's SASS and stands for one of them; one in a loop with the point, for any
+                own = 1 if s in side else 0
+                looped = any(sd == BOTH for k, sd in side.items() if k != s)
+                excess = sorted(inside, key=lambda m: m.instr.index)[own:]
                 sides = {sd for sd in side.values() if sd != BOTH}
-                if len(sides) == 1:
+                if not excess:
+                    pass
+                elif looped:
+                    unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}`: a PTX {cls} in a loop "
+                                     "with it could stand for them, so whether one crossed is not known")
+                elif len(sides) == 1:
                     (sd,) = sides
                     direction, anchor = (SUNK, first) if sd == BEFORE else (HOISTED, last)
                     findings.extend(_counted_finding(m, only[sd], 0, len(inside), "inside", direction, events, s, anchor, cls, where)
-                                    for m in inside)
+                                    for m in excess)
                 elif sides:
                     unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}` with PTX {cls} on both sides")
     return _Counted(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)))
