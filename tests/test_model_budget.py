@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,16 @@ def test_replay_sim_skips_a_large_entry(tmp_path, capsys):
     assert rows and rows[0]["status"] == "skipped" and "too large" in rows[0]["reason"], out
     assert rc != 1  # not "still violates", and never "fixed"
     assert rows[0]["status"] != "fixed"
+
+
+def test_check_cli_exit_status_for_a_too_large_test_is_3(tmp_path, capsys):
+    """A test the oracle could not finish is not checked: never exit 0, and not a usage error (2)."""
+    from fuzzgpu.cli import main
+    from fuzzgpu.litmus import format_program
+
+    big = tmp_path / "sixty-four.litmus"
+    big.write_text(format_program(sixty_four_threads()))
+    small = Path(__file__).parent / "litmus" / "core" / "CoWW.litmus"
+    rc = main(["check", str(big), str(small)])
+    out, err = capsys.readouterr()
+    assert rc == 3 and "not covered by the oracle: too large" in err and "Observation CoWW" in out

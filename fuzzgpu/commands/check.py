@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from ..errors import SourceError, UserError, clip
+from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_USAGE, SourceError, UserError, clip
 from ..ir import Program, eval_expr
 from .argtypes import non_negative_int
 
@@ -27,9 +27,10 @@ more threads than reach it) has no final state: "States 0" and "No final state i
 A test whose enumeration exceeds the oracle's budget (docs/oracle.md) is reported "not covered by
 the oracle: too large", never checked clean.
 
-exit status: 0 when every file was checked, 2 when a file could not be read or parsed, has no
-condition, or is not covered by the oracle (one line on stderr each: file:line:col: message; the
-other files are still checked), 3 when the environment failed.
+exit status: 0 when every file was checked; 2 when a file could not be read or parsed or has no
+condition; else 3 when a file is not covered by the oracle (a construct it does not model, or "too
+large": its work budget ran out) or the environment failed. One line on stderr for each such file
+(file:line:col: message); the other files are still checked.
 
 examples:
   fuzzgpu check ../shared/peer-suites/dat3m-ptx
@@ -66,33 +67,38 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     if not files:
         raise UserError(f"no .litmus files under {' '.join(args.paths)}")
-    status = 0
+    bad_input = not_checked = False
     for path in files:
         try:
             program = parse_file(path)
         except SourceError as e:
             print(str(e), file=sys.stderr)
-            status = 2
+            bad_input = True
             continue
         except OSError as e:
             print(f"{path}:0:0: cannot read: {e.strerror or e}", file=sys.stderr)
-            status = 2
+            bad_input = True
             continue
         if program.condition is None:
             print(f"{path}:0:0: the test has no final condition (exists, ~exists, forall or final)", file=sys.stderr)
-            status = 2
+            bad_input = True
             continue
         try:
             result = check_one(program, str(path), args.loop_bound, args.explain)
-        except UserError as e:  # not covered by the oracle: said, and the other files are checked
+        except NotCovered as e:  # not covered by the oracle: said, and the other files are checked
             print(clip(str(e).splitlines()[0] if str(e) else f"{path}: not checked"), file=sys.stderr)
-            status = 2
+            not_checked = True
             continue
         if args.json:
             print(json.dumps(result), flush=True)
         else:
             print(format_herd(result), flush=True)
-    return status
+    return EXIT_USAGE if bad_input else EXIT_ENVIRONMENT if not_checked else EXIT_CLEAN
+
+
+class NotCovered(UserError):
+    """A test the oracle does not cover (a construct it does not model, or its work budget ran
+    out): not checked, so never reported clean (exit 3)."""
 
 
 def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> dict:
@@ -102,7 +108,7 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
     try:
         obs = check_condition(program, loop_bound=loop_bound)
     except Unsupported as e:
-        raise UserError(f"{path}:0:0: not covered by the oracle: {e}") from None
+        raise NotCovered(f"{path}:0:0: not covered by the oracle: {e}") from None
     cond = program.condition
     assert cond is not None
     allowed = sorted(obs.analysis.allowed)
@@ -133,7 +139,7 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         try:
             result["explanation"] = _explain(program, obs, loop_bound)
         except Unsupported as e:
-            raise UserError(f"{path}:0:0: not covered by the oracle: {e}") from None
+            raise NotCovered(f"{path}:0:0: not covered by the oracle: {e}") from None
     return result
 
 
