@@ -237,7 +237,8 @@ def test_litmus_mutants(name, text, tmp_path):
     if rc == 0:
         assert "Observation" in out and not err.strip()
         return
-    assert rc == 2, (rc, err[:300])
+    # 2: bad input; 3: a valid test the oracle could not finish ("not covered: too large")
+    assert rc == 2 or (rc == 3 and "not covered by the oracle" in err), (rc, err[:300])
     one_line_naming(err, str(f))
 
 
