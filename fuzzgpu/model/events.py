@@ -112,6 +112,8 @@ class Candidate:
     grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
     free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
     async_release: tuple[tuple[int, int], ...] = ()
+    #: the part of ``grid_order`` that is CUDA API synchronization (mechanisms.api_sync_order)
+    api_sync: tuple[tuple[int, int], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -884,7 +886,9 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
     released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
-    grid = tuple(sorted(mech.grid_order(p, events, ids)))
+    api = mech.api_sync_order(p, events, ids)
+    grid = tuple(sorted(api | mech.launch_fence_order(p, events, ids)))
+    api_sync = tuple(sorted(api))
     start = mech.grid_start(p, events, ids)
     free = mech.nc_free_reads(p, events)
     po_frozen = frozenset(po)
@@ -893,7 +897,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
             for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
                 if budget is not None:
                     budget.spend(check_cost(len(events)))
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released, api_sync)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -7,8 +7,9 @@ mechanism                      where
 ``.cluster`` scope             :meth:`fuzzgpu.ir.Placement.in_scope` (scope inclusion by cluster)
 ``ld/st.volatile``             :func:`fuzzgpu.ir.effective` (relaxed, ``.sys`` scope)
 ``ld.global.nc``               :func:`nc_free_reads` (outside the model when its contract breaks)
-kernel boundary, PDL           :func:`grid_order` (memory order), :func:`grid_start` (execution
-                               order: when a dependent grid may start)
+kernel boundary, PDL           :func:`grid_order` (memory order; :func:`api_sync_order` across
+                               proxies too), :func:`grid_start` (execution order: when a
+                               dependent grid may start)
 mbarrier                       :class:`MbarrierState` (phases), events built in :mod:`.events`
 async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` and the implicit
                                proxy fence at completion act through the proxy-preserved base
@@ -160,7 +161,27 @@ def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
     * PDL, ``griddepcontrol.launch_dependents``: no memory ordering of its own; a release fence
       (``fence.acq_rel``/``fence.sc``) of ``.gpu`` or ``.sys`` scope before it in program order
       synchronises with the start of the dependent grid.
-    """
+
+    The first two are :func:`api_sync_order` (they also preserve causality across proxies); the
+    third is :func:`launch_fence_order`."""
+    return api_sync_order(p, events, ids) | launch_fence_order(p, events, ids)
+
+
+def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """The CUDA API synchronization between grids of one stream: kernel boundaries and, under PDL,
+    ``griddepcontrol.wait`` (see :func:`grid_order`).
+
+    PTX ISA, Memory Consistency Model, "API synchronization": "Completion of a task enqueued in a
+    CUDA stream synchronizes with the start of the following task in the same stream" and "the CUDA
+    API synchronization mechanisms above also participate in proxy-preserved base causality order
+    except for the tensormap-proxy" -- the edges returned here are also
+    :attr:`.ptx.Execution.api_proxy_preserved` (fuzzgpu has no tensormap proxy).
+
+    fuzzgpu's reading (docs/oracle.md, "fuzzgpu's readings"): ``griddepcontrol.wait`` is one of
+    these mechanisms.  Its text, "all the memory operations from the prerequisite grids are
+    performed and made visible to the current grid", names no proxy; the end of the prerequisite
+    grid it waits for is a task completion; CUTLASS's TMA kernels under PDL issue their bulk
+    copies of the primary's output right after the wait, with no proxy fence."""
     grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
     pdl = set(p.pdl_grids)
     pairs: set[tuple[int, int]] = set()
@@ -175,6 +196,23 @@ def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
             waits = [y for y in b_ids if events[y].action == "gdc_wait"]
             after_wait = [y for y in b_ids if any(_po_before(events, b_ids, w, y) for w in waits)]
             pairs.update((x, y) for x in a_ids for y in after_wait)
+    return pairs
+
+
+def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """PDL: a ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` in the
+    primary synchronises with the start of the dependent grid (see :func:`grid_order`).  A generic
+    memory fence's synchronisation: it is base causality, and preserved across proxies only through
+    proxy fences (:attr:`.ptx.Execution.proxy_preserved_base_causality`), unlike
+    :func:`api_sync_order`."""
+    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
+    pdl = set(p.pdl_grids)
+    pairs: set[tuple[int, int]] = set()
+    for a, a_ids in enumerate(ids):
+        for b, b_ids in enumerate(ids):
+            ga, gb = grid[a], grid[b]
+            if gb not in pdl or ga != gb - 1:
+                continue
             for f in a_ids:
                 ev = events[f]
                 if ev.kind == "F" and ev.scope in (Scope.GPU, Scope.SYS) and any(
