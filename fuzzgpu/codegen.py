@@ -37,6 +37,8 @@ from .ir import (
     CpAsyncCommit,
     CpAsyncMbarrierArrive,
     CpAsyncWait,
+    ClusterBarrier,
+    FenceMbarrierInit,
     GridDepControl,
     MbarrierArrive,
     MbarrierExpectTx,
@@ -205,6 +207,12 @@ def _extension_reasons(p: Program) -> list[str]:
                                "(4 litmus bytes, a 16-byte slot on the device)")
             elif isinstance(ins, MbarrierInit):
                 inits[ins.bar] = inits.get(ins.bar, 0) + 1
+            if getattr(ins, "shared_cluster", False):
+                out.append(f"{where} {ins.OP}.shared::cluster (distributed shared memory): the harness does not run "
+                           "remote shared-memory accesses yet (compile-checked only: generate_static)")
+            if isinstance(ins, (ClusterBarrier, FenceMbarrierInit)):
+                out.append(f"{where} {ins.OP}: the harness does not run cluster barriers yet (every hardware thread "
+                           "plays every role, so a cluster-wide phase would pair different instances; compile-checked only)")
             for name in ins.locations():
                 if p.location(p.physical(name)).kind == "mbarrier":
                     mbar_used.add(p.physical(name))
@@ -436,6 +444,11 @@ class EmitContext:
     def reg(self, r: str) -> str:  # an int lvalue
         return r
 
+    def home_rank(self, loc: str) -> str:
+        """A C++ expression for the cluster rank of the CTA that shared location ``loc`` belongs
+        to (the ``mapa`` target of a ``.shared::cluster`` access)."""
+        raise NotImplementedError
+
     def operand(self, v: ir.Operand) -> str:  # an int rvalue
         return self.read(v) if isinstance(v, str) else f"({v})"
 
@@ -548,17 +561,19 @@ _COND = {Cond.EQ: "==", Cond.NE: "!=", Cond.LT: "<", Cond.LE: "<=", Cond.GT: ">"
 
 
 def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
-    """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included."""
+    """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included.
+    A distributed-shared-memory access (``shared_cluster``) is ``.shared::cluster``."""
+    ss = ".shared::cluster" if getattr(ins, "shared_cluster", False) else _ss(space)
     if isinstance(ins, Load):
         if ins.nc:
             return "ld.global.nc.u32"
-        return f"ld{_sem_scope(ins.sem, ins.scope)}{_ss(space)}.u32"
+        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
     if isinstance(ins, Store):
-        return f"st{_sem_scope(ins.sem, ins.scope)}{_ss(space)}.u32"
+        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
     if isinstance(ins, Atom) or (isinstance(ins, Red) and ins.sem in (Sem.ACQUIRE, Sem.ACQ_REL)):
-        return f"atom.{ins.sem}.{ins.scope}{_ss(space)}.{_RMW_TYPE[ins.operation]}"
+        return f"atom.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
     if isinstance(ins, Red):
-        return f"red.{ins.sem}.{ins.scope}{_ss(space)}.{_RMW_TYPE[ins.operation]}"
+        return f"red.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
     if isinstance(ins, Fence):
         return f"fence.{ins.sem}.{ins.scope}"
     if isinstance(ins, ProxyFence):
@@ -566,10 +581,36 @@ def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
     raise TypeError(f"{ins.OP} has no single PTX mnemonic")
 
 
+def _mapa(ctx: "EmitContext", loc: str, local: str) -> list[str]:
+    """``mapa.shared::cluster``: the address, in the shared memory of the location's CTA
+    (``Location.cta``) of this cluster, of the local shared address ``local`` -- into ``ra_``.
+    PTX ISA, "mapa": "Get address in the CTA specified by operand b which corresponds to the
+    address specified by operand a"."""
+    return [f'unsigned ra_; asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra_) : "r"({local}), "r"({ctx.home_rank(loc)}));']
+
+
 def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False) -> list[str]:
-    """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label."""
+    """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label.  A
+    distributed-shared-memory access (``.shared::cluster``) first maps the location's address into
+    its CTA with ``mapa`` (:func:`_mapa`), in a block of its own."""
+    if getattr(ins, "shared_cluster", False) and isinstance(ins, (Load, Store, Atom, Red, MbarrierArrive)):
+        name = ins.bar if isinstance(ins, MbarrierArrive) else ins.loc
+        return ["{"] + ["  " + x for x in _mapa(ctx, name, ctx.addr(name)[0])] + [
+            "  " + x for x in _emit(ins, ctx, backward)] + ["}"]
+    return _emit(ins, ctx, backward)
+
+
+def _address(ctx: "EmitContext", ins: Instruction, loc: str) -> tuple[str, Space]:
+    """The address operand of ``ins``'s access of ``loc``: the ``mapa`` result ``ra_`` for a
+    ``.shared::cluster`` access (see :func:`emit_instruction`), else the context's address."""
+    if getattr(ins, "shared_cluster", False):
+        return "ra_", Space.SHARED
+    return ctx.addr(loc)
+
+
+def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[str]:
     if isinstance(ins, Load):
-        a, space = ctx.addr(ins.loc)
+        a, space = _address(ctx, ins, ins.loc)
         # ptxas merges two loads of one address even as separate asm volatile statements
         # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0)
         k = ctx.note_load(ins.loc)
@@ -581,13 +622,13 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
             f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
         ]
     if isinstance(ins, Store):
-        a, space = ctx.addr(ins.loc)
+        a, space = _address(ctx, ins, ins.loc)
         return [
             f'asm volatile("{ptx_of(ins, space)} [%0], %1;" :: {_acon(space)}({a}), '
             f'"r"({ctx.enc(ctx.operand(ins.src))}) : "memory");'
         ]
     if isinstance(ins, (Atom, Red)):
-        a, space = ctx.addr(ins.loc)
+        a, space = _address(ctx, ins, ins.loc)
         mnem = ptx_of(ins, space)
         ops = ins.operands if isinstance(ins, Atom) else (ins.value,)
         raw_ops = []
@@ -635,6 +676,7 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
     if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
         return _emit_extension(ins, ctx)
     raise TypeError(f"no code generation for {ins.OP}")
+
 
 
 _KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler) + tuple(
@@ -691,20 +733,28 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
     if isinstance(ins, MbarrierInit):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {ins.count};" :: "r"({a}) : "memory");']
+    if isinstance(ins, ClusterBarrier):
+        sem = f".{ins.sem}" if ins.sem is not None else ""
+        return [f'asm volatile("barrier.cluster.{ins.mode}{sem};" ::: "memory");']
+    if isinstance(ins, FenceMbarrierInit):
+        return ['asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");']
     if isinstance(ins, MbarrierArrive):
-        a, _ = ctx.addr(ins.bar)
-        q = f".{ins.sem}.{ins.scope}.shared::cta.b64"
+        a, _ = _address(ctx, ins, ins.bar)
+        space = "shared::cluster" if ins.shared_cluster else "shared::cta"
+        q = f".{ins.sem}.{ins.scope}.{space}.b64"
+        # a remote arrive (.shared::cluster) returns no state: its destination is the sink _
+        decl, state = ("", "_") if ins.shared_cluster else (".reg .b64 st_; ", "st_")
         if ins.expect_tx is not None:
             tx = ins.expect_tx * BULK_SCALE
             if ins.count == 1:
-                return [f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive.expect_tx{q} st_, [%0], {tx}; }}" :: "r"({a}) : "memory");']
+                return [f'asm volatile("{{ {decl}mbarrier.arrive.expect_tx{q} {state}, [%0], {tx}; }}" :: "r"({a}) : "memory");']
             # no single PTX form with both: expect the bytes first (relaxed), then the arrivals
             return [
-                f'asm volatile("mbarrier.expect_tx.relaxed.{ins.scope}.shared::cta.b64 [%0], {tx};" :: "r"({a}) : "memory");',
-                f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive{q} st_, [%0], {ins.count}; }}" :: "r"({a}) : "memory");',
+                f'asm volatile("mbarrier.expect_tx.relaxed.{ins.scope}.{space}.b64 [%0], {tx};" :: "r"({a}) : "memory");',
+                f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0], {ins.count}; }}" :: "r"({a}) : "memory");',
             ]
         cnt = f", {ins.count}" if ins.count != 1 else ""
-        return [f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive{q} st_, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
+        return [f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
     if isinstance(ins, MbarrierExpectTx):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
@@ -860,6 +910,9 @@ class _StaticCtx(EmitContext):
         self.raws.append(v)
         return f"{v} = (unsigned)({expr}); {self.reg(dst)} = (int){v};"
 
+    def home_rank(self, loc: str) -> str:
+        return f"{cluster_rank_of(self.p, loc)}u"
+
     def addr(self, loc: str) -> tuple[str, Space]:
         phys = self.p.physical(loc)
         off = self.offsets[phys]
@@ -869,6 +922,24 @@ class _StaticCtx(EmitContext):
 
 
 STATIC_LOCATION_STRIDE = 32  # words: one 128-byte line per location
+
+
+def cluster_rank_of(p: Program, loc: str) -> int:
+    """The rank, in its cluster, of the CTA a shared location belongs to (``Location.cta``): CTAs
+    of a cluster are ranked in the order the program's threads first name them (as the harness
+    layout ranks them); a CTA no thread runs in comes after those."""
+    home = p.location(p.physical(loc))
+    users = [t.placement for t in p.threads if any(p.physical(n) == home.name for i in t.code for n in i.locations())]
+    if home.cta is None or not users:
+        return 0
+    pl0 = users[0]
+    cluster = (pl0.gpu, pl0.grid, pl0.cluster_id)
+    ranks: dict[int, int] = {}
+    for t in p.threads:
+        pl = t.placement
+        if (pl.gpu, pl.grid, pl.cluster_id) == cluster:
+            ranks.setdefault(pl.cta, len(ranks))
+    return ranks.get(home.cta, len(ranks))
 
 
 def static_offsets(p: Program) -> dict[str, int]:

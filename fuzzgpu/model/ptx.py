@@ -557,6 +557,7 @@ def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
     pairs = [(out(a), b) for a, b in x.po.pairs()]
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
+    pairs += [(i, n + j) for i, j in x.cand.barrier_order]  # a relaxed barrier.cluster.arrive
     pairs += [(out(a), b) for a, b in x.grid.pairs()]  # grids in stream order
     pairs += list(x.rf.pairs())
     return pairs, bars
