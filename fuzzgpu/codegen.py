@@ -207,9 +207,10 @@ def _extension_reasons(p: Program) -> list[str]:
                                "(4 litmus bytes, a 16-byte slot on the device)")
             elif isinstance(ins, MbarrierInit):
                 inits[ins.bar] = inits.get(ins.bar, 0) + 1
-            if getattr(ins, "shared_cluster", False):
-                out.append(f"{where} {ins.OP}.shared::cluster (distributed shared memory): the harness does not run "
-                           "remote shared-memory accesses yet (compile-checked only: generate_static)")
+            if isinstance(ins, MbarrierArrive) and ins.shared_cluster:
+                out.append(f"{where} mbarrier.arrive.shared::cluster (a remote arrive): the harness does not run it yet "
+                           "(its mbarrier must be initialised and published cluster-wide: needs cluster barriers; "
+                           "compile-checked only)")
             if isinstance(ins, (ClusterBarrier, FenceMbarrierInit)):
                 out.append(f"{where} {ins.OP}: the harness does not run cluster barriers yet (every hardware thread "
                            "plays every role, so a cluster-wide phase would pair different instances; compile-checked only)")
@@ -234,7 +235,31 @@ def _extension_reasons(p: Program) -> list[str]:
             out.append(f"mbarrier {b} is used but never initialised (mbarrier.init): undefined on the device")
         elif inits[b] > 1:
             out.append(f"mbarrier {b} is initialised {inits[b]} times (re-initialising a valid mbarrier is undefined)")
+    out.extend(_dsm_reasons(p))
     return out
+
+
+def _dsm_reasons(p: Program) -> list[str]:
+    """Distributed shared memory in the harness: the CTA a location belongs to must run a litmus
+    thread (the cluster's CTAs are those of the program's threads), and the final value of such a
+    location is not read back (it would need the home CTA's role to read after the others)."""
+    out: list[str] = []
+    remote = {p.physical(getattr(i, "loc")) for t in p.threads for i in t.code
+              if isinstance(i, (Load, Store, Atom, Red)) and i.shared_cluster}
+    for name in sorted(remote):
+        loc = p.location(name)
+        users = [t.placement for t in p.threads if any(p.physical(n) == name for i in t.code for n in i.locations())]
+        if not any(pl.cta == loc.cta and (pl.gpu, pl.grid, pl.cluster_id) == (users[0].gpu, users[0].grid, users[0].cluster_id)
+                   for pl in (t.placement for t in p.threads)):
+            out.append(f"shared location {name} belongs to CTA {loc.cta}, which runs no thread of the program")
+        if name in p.outcome_keys():
+            out.append(f"the final value of distributed shared location {name} is not read back by the harness")
+    return out
+
+
+def uses_dsm(p: Program) -> bool:
+    """Whether a thread accesses another CTA's shared memory (``.shared::cluster``)."""
+    return any(getattr(i, "shared_cluster", False) for t in p.threads for i in t.code)
 
 
 def _barrier_reasons(p: Program, lay: "Layout") -> list[str]:
@@ -1106,9 +1131,10 @@ def _layout(p: Program) -> Layout:
         raise _LayoutError(f"more than {CTA_THREADS // 32} distinct warps in one CTA")
     if any(n > 32 for n in lanes.values()):
         raise _LayoutError("more than 32 threads in one warp")
-    # shared locations: used from one CTA only
+    # shared locations: used from one CTA only (distributed shared memory: a location of a declared
+    # CTA, which ir.validate checks, is reached from the other CTAs of its cluster through mapa)
     for loc in p.locations:
-        if loc.space is Space.SHARED:
+        if loc.space is Space.SHARED and loc.cta is None:
             groups = {
                 roles[i].cta_group
                 for i, t in enumerate(p.threads)
@@ -1270,8 +1296,10 @@ class _HarnessCtx(EmitContext):
     the next instruction, which hides load->store reordering (LB)."""
 
     def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int,
-                 lazy: bool = False, codec: ValueCodec = TAGGED) -> None:
+                 lazy: bool = False, codec: ValueCodec = TAGGED, rank: int = 0, cluster: int = 1) -> None:
         self.p = p
+        self.rank = rank  # the role's CTA rank in its cluster (RoleLayout.rank)
+        self.cluster = cluster
         self.codec = codec
         self.k = role
         self.gidx = gidx
@@ -1297,6 +1325,12 @@ class _HarnessCtx(EmitContext):
 
     def reg(self, r: str) -> str:
         return f"k{self.k}_{r}"
+
+    def home_rank(self, loc: str) -> str:
+        # this instance's role of layout rank r runs in the CTA of hardware rank
+        # (rank - self.rank + r) mod C (see _inst_from_lane); the location's CTA has layout rank h
+        h, C = cluster_rank_of(self.p, loc), self.cluster
+        return f"((rank + {C}u - {self.rank}u + {h}u) % {C}u)"
 
     def addr(self, loc: str) -> tuple[str, Space]:
         phys = self.p.physical(loc)
@@ -1670,7 +1704,12 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         for n in data_sl:
             j = sidx[n]
             w(ind + f"fz_sm[(t * NSH + {j}u) * SW] = {codec.c_encode(str(p.location(n).init))};")
-        w(ind + "__syncthreads();")
+        if uses_dsm(p):
+            # distributed shared memory: no CTA reaches another's slots before that CTA wrote their
+            # initial values (the whole cluster tests: ntest is a multiple of the cluster size)
+            w(ind + 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");  // DSM: slots initialised cluster-wide')
+        else:
+            w(ind + "__syncthreads();")
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
     w(ind + "    atomicAdd(ctlg + 2, 1ull);")
@@ -1689,7 +1728,8 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             t = p.threads[k]
             if k not in ctxs:
                 straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
-                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec)
+                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec,
+                                      rank=lay.roles[k].rank, cluster=lay.cluster)
             ctx = ctxs[k]
             labels = _labels(t)
             w(ind + f"// ---- role {k}: {comment_text(t.name)}" + (f" (segment {seg})" if nseg > 1 else ""))
@@ -1741,6 +1781,10 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[(t * NSH + {sidx[ks.loc]}u) * SW];")
     for k in roles:
         w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
+    if uses_dsm(p):
+        # a CTA's shared memory must outlive the other CTAs' accesses to it (and the next launch's
+        # initialisation must not overtake them): the cluster meets once more
+        w(ind + 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");  // DSM: no CTA leaves while others may reach its shared memory')
     w(ind + "__syncwarp();")
     w(ind + "if ((t & 31u) == 0u) atomicAdd(ctlg + 3, 1ull);")
 

@@ -275,7 +275,7 @@ _PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 #: the state-space qualifier of a distributed-shared-memory access (``ld``/``st``/``atom``/``red``/
 #: ``mbarrier.arrive``): parser and printer read this one table
 _DSM_SPACE = "shared::cluster"
-_DSM_QUALIFIER = {"dsm": {_DSM_SPACE: True}}
+_DSM_QUALIFIER: dict[str, dict[str, object]] = {"dsm": {_DSM_SPACE: True}}
 #: ``barrier.cluster`` modes and their semantics qualifiers (the first is the default)
 _CLUSTER_BARRIER_SEMS = {"arrive": {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}, "wait": {"acquire": Sem.ACQUIRE}}
 _SEMS = {s.value: s for s in Sem}

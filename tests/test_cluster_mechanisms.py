@@ -163,13 +163,23 @@ exists (P0:r1 == 0)
         assert ptx in cb, ptx
 
 
-def test_harness_refuses_them_with_reasons() -> None:
-    reasons = " ".join(codegen.unrunnable_reasons(parse(DSM)))
-    assert "distributed shared memory" in reasons
+def test_harness_runs_dsm_and_refuses_cluster_barriers() -> None:
+    """The harness runs distributed shared memory (mapa to the home CTA's hardware rank, the
+    cluster meeting after the slots are initialised and before any CTA leaves); it refuses cluster
+    barriers and remote mbarrier arrives (compile-checked only), and a DSM location's final value."""
+    p = parse(DSM)
+    assert codegen.unrunnable_reasons(p) == []
+    src, spec = codegen.generate_harness(p)
+    assert spec.cluster == 2 and "__cluster_dims__(2, 1, 1)" in src
+    # role 1 (P1, layout rank 1) reaches the slots of layout rank 0: hardware rank (rank - 1 + 0) mod 2
+    assert '"r"(((rank + 2u - 1u + 0u) % 2u))' in src
+    assert src.count("barrier.cluster.arrive.release;") == 2
     reasons = " ".join(codegen.unrunnable_reasons(parse(CB)))
-    assert "cluster barriers" in reasons
+    assert "cluster barriers" in reasons and "remote arrive" in reasons
+    final = parse(DSM.replace("exists (P0:r1 == 1 /\\ P0:r2 == 0)", "exists (d == 0)"))
+    assert any("final value of distributed shared location d" in r for r in codegen.unrunnable_reasons(final))
     with pytest.raises(codegen.Unrunnable):
-        codegen.generate_harness(parse(DSM))
+        codegen.generate_harness(parse(CB))
 
 
 def test_dsm_accesses_share_the_location() -> None:
