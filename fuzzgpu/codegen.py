@@ -207,13 +207,9 @@ def _extension_reasons(p: Program) -> list[str]:
                                "(4 litmus bytes, a 16-byte slot on the device)")
             elif isinstance(ins, MbarrierInit):
                 inits[ins.bar] = inits.get(ins.bar, 0) + 1
-            if isinstance(ins, MbarrierArrive) and ins.shared_cluster:
-                out.append(f"{where} mbarrier.arrive.shared::cluster (a remote arrive): the harness does not run it yet "
-                           "(its mbarrier must be initialised and published cluster-wide: needs cluster barriers; "
-                           "compile-checked only)")
-            if isinstance(ins, (ClusterBarrier, FenceMbarrierInit)):
-                out.append(f"{where} {ins.OP}: the harness does not run cluster barriers yet (every hardware thread "
-                           "plays every role, so a cluster-wide phase would pair different instances; compile-checked only)")
+            if isinstance(ins, MbarrierArrive) and ins.shared_cluster and not _has_cluster_barriers(p):
+                out.append(f"{where} mbarrier.arrive.shared::cluster (a remote arrive) in a program without cluster "
+                           "barriers: nothing publishes the mbarrier's initialisation to the other CTA (undefined on the device)")
             for name in ins.locations():
                 if p.location(p.physical(name)).kind == "mbarrier":
                     mbar_used.add(p.physical(name))
@@ -236,6 +232,7 @@ def _extension_reasons(p: Program) -> list[str]:
         elif inits[b] > 1:
             out.append(f"mbarrier {b} is initialised {inits[b]} times (re-initialising a valid mbarrier is undefined)")
     out.extend(_dsm_reasons(p))
+    out.extend(_cluster_barrier_reasons(p))
     return out
 
 
@@ -244,8 +241,8 @@ def _dsm_reasons(p: Program) -> list[str]:
     thread (the cluster's CTAs are those of the program's threads), and the final value of such a
     location is not read back (it would need the home CTA's role to read after the others)."""
     out: list[str] = []
-    remote = {p.physical(getattr(i, "loc")) for t in p.threads for i in t.code
-              if isinstance(i, (Load, Store, Atom, Red)) and i.shared_cluster}
+    remote = {p.physical(i.bar if isinstance(i, MbarrierArrive) else getattr(i, "loc")) for t in p.threads for i in t.code
+              if isinstance(i, (Load, Store, Atom, Red, MbarrierArrive)) and i.shared_cluster}
     for name in sorted(remote):
         loc = p.location(name)
         users = [t.placement for t in p.threads if any(p.physical(n) == name for i in t.code for n in i.locations())]
@@ -254,6 +251,33 @@ def _dsm_reasons(p: Program) -> list[str]:
             out.append(f"shared location {name} belongs to CTA {loc.cta}, which runs no thread of the program")
         if name in p.outcome_keys():
             out.append(f"the final value of distributed shared location {name} is not read back by the harness")
+    return out
+
+
+def _has_cluster_barriers(p: Program) -> bool:
+    return any(isinstance(i, ClusterBarrier) for t in p.threads for i in t.code)
+
+
+def _cluster_barrier_reasons(p: Program) -> list[str]:
+    """The harness runs cluster-barrier programs in segments, as bar.sync programs: the code of every
+    role up to its k-th ``barrier.cluster`` instruction, then that instruction once for the hardware
+    thread (every hardware thread plays every role).  Faithful when every thread of the program has
+    the same sequence of cluster barrier instructions (mode and semantics: a release arrive played
+    for a relaxed role would over-synchronise it), no ``bar.sync`` with them, and no control flow
+    before the last one; anything else is refused."""
+    seqs = [tuple((i.mode, i.effective_sem) for i in t.code if isinstance(i, ClusterBarrier)) for t in p.threads]
+    if not any(seqs):
+        return []
+    out: list[str] = []
+    if any(sq != seqs[0] for sq in seqs):
+        out.append("threads pass different barrier.cluster sequences (arrive/wait, .release/.relaxed): one hardware "
+                   "thread plays every role and arrives once per phase")
+    for t in p.threads:
+        last = max((n for n, i in enumerate(t.code) if isinstance(i, ClusterBarrier)), default=-1)
+        if any(isinstance(i, (Branch, Goto, Label)) for i in t.code[:last]):
+            out.append(f"{t.name}: control flow before its last barrier.cluster (could skip or repeat a phase)")
+        if any(isinstance(i, Barrier) for i in t.code):
+            out.append(f"{t.name}: bar.sync together with barrier.cluster (not segmented by the harness)")
     return out
 
 
@@ -1721,7 +1745,9 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     ctxs: dict[int, _HarnessCtx] = {}
     # barrier programs run in segments: segment j of every role, then one CTA-wide barrier, so that
     # the j-th barrier of every role of an instance is one hardware barrier episode
-    nseg = 1 + max(sum(isinstance(i, Barrier) for i in p.threads[k].code) for k in roles)
+    separators = (Barrier, ClusterBarrier)  # barrier.cluster: see _cluster_barrier_reasons
+    nseg = 1 + max(sum(isinstance(i, separators) for i in p.threads[k].code) for k in roles)
+    boundary: dict[int, Instruction] = {}
     pos = {k: 0 for k in roles}
     for seg in range(nseg):
         for k in roles:
@@ -1737,7 +1763,8 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 n = pos[k]
                 ins = t.code[n]
                 pos[k] += 1
-                if isinstance(ins, Barrier):
+                if isinstance(ins, separators):
+                    boundary.setdefault(seg, ins)
                     break
                 target = getattr(ins, "target", None)
                 backward = target is not None and labels.get(target, n + 1) <= n
@@ -1750,7 +1777,12 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             if seg == nseg - 1:
                 w(ind + f"L{k}___end: ;")
         if seg < nseg - 1:
-            w(ind + 'asm volatile("barrier.sync 1;" ::: "memory");  // the litmus barrier, all roles at once')
+            sep = boundary.get(seg)
+            if isinstance(sep, ClusterBarrier):  # the litmus cluster barrier, all roles at once
+                for line in emit_instruction(sep, ctxs[roles[0]]):
+                    w(ind + line + "  // the litmus cluster barrier, all roles at once")
+            else:
+                w(ind + 'asm volatile("barrier.sync 1;" ::: "memory");  // the litmus barrier, all roles at once')
     # results
     resc = "res + (unsigned long long)(epoch & 1ull) * ((unsigned long long)NRES * ninst)"
     w(ind + f"unsigned* resc = {resc};")

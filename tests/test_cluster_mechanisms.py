@@ -163,10 +163,12 @@ exists (P0:r1 == 0)
         assert ptx in cb, ptx
 
 
-def test_harness_runs_dsm_and_refuses_cluster_barriers() -> None:
+def test_harness_runs_dsm_and_cluster_barriers() -> None:
     """The harness runs distributed shared memory (mapa to the home CTA's hardware rank, the
-    cluster meeting after the slots are initialised and before any CTA leaves); it refuses cluster
-    barriers and remote mbarrier arrives (compile-checked only), and a DSM location's final value."""
+    cluster meeting after the slots are initialised and before any CTA leaves) and cluster barriers
+    (segments: every role's code up to its k-th barrier.cluster instruction, then the instruction
+    once); it refuses threads with different barrier.cluster sequences, a remote arrive with no
+    cluster barrier to publish the mbarrier's initialisation, and a DSM location's final value."""
     p = parse(DSM)
     assert codegen.unrunnable_reasons(p) == []
     src, spec = codegen.generate_harness(p)
@@ -175,7 +177,16 @@ def test_harness_runs_dsm_and_refuses_cluster_barriers() -> None:
     assert '"r"(((rank + 2u - 1u + 0u) % 2u))' in src
     assert src.count("barrier.cluster.arrive.release;") == 2
     reasons = " ".join(codegen.unrunnable_reasons(parse(CB)))
-    assert "cluster barriers" in reasons and "remote arrive" in reasons
+    assert "different barrier.cluster sequences" in reasons
+    same = CB.replace("barrier.cluster.arrive.release      |", "barrier.cluster.arrive.relaxed      |")
+    same = same.replace("barrier.cluster.wait.acquire ;", "barrier.cluster.wait ;")
+    src, _ = codegen.generate_harness(parse(same))
+    assert src.count("the litmus cluster barrier, all roles at once") == 2  # one arrive, one wait
+    lone = DSM.replace("st.release.cluster.shared::cluster f, 1", "st.release.cluster.shared::cluster f, 1").replace(
+        "f @ shared cta 0 = 0;", "f @ shared cta 0 = 0; bar @ shared mbarrier cta 0 = 0;").replace(
+        " ld.weak r2, d            |", " mbarrier.init bar, 1     |").replace(
+        "| st.release.cluster.shared::cluster f, 1 ;", "| mbarrier.arrive.release.cluster.shared::cluster bar ;")
+    assert any("remote arrive" in r for r in codegen.unrunnable_reasons(parse(lone.replace("P0:r2 == 0", "P0:r1 == 0"))))
     final = parse(DSM.replace("exists (P0:r1 == 1 /\\ P0:r2 == 0)", "exists (d == 0)"))
     assert any("final value of distributed shared location d" in r for r in codegen.unrunnable_reasons(final))
     with pytest.raises(codegen.Unrunnable):
