@@ -37,6 +37,8 @@ from .ir import (
     CpAsyncCommit,
     CpAsyncMbarrierArrive,
     CpAsyncWait,
+    ClusterBarrier,
+    FenceMbarrierInit,
     GridDepControl,
     MbarrierArrive,
     MbarrierExpectTx,
@@ -205,6 +207,9 @@ def _extension_reasons(p: Program) -> list[str]:
                                "(4 litmus bytes, a 16-byte slot on the device)")
             elif isinstance(ins, MbarrierInit):
                 inits[ins.bar] = inits.get(ins.bar, 0) + 1
+            if isinstance(ins, MbarrierArrive) and ins.shared_cluster and not _has_cluster_barriers(p):
+                out.append(f"{where} mbarrier.arrive.shared::cluster (a remote arrive) in a program without cluster "
+                           "barriers: nothing publishes the mbarrier's initialisation to the other CTA (undefined on the device)")
             for name in ins.locations():
                 if p.location(p.physical(name)).kind == "mbarrier":
                     mbar_used.add(p.physical(name))
@@ -226,7 +231,59 @@ def _extension_reasons(p: Program) -> list[str]:
             out.append(f"mbarrier {b} is used but never initialised (mbarrier.init): undefined on the device")
         elif inits[b] > 1:
             out.append(f"mbarrier {b} is initialised {inits[b]} times (re-initialising a valid mbarrier is undefined)")
+    out.extend(_dsm_reasons(p))
+    out.extend(_cluster_barrier_reasons(p))
     return out
+
+
+def _dsm_reasons(p: Program) -> list[str]:
+    """Distributed shared memory in the harness: the CTA a location belongs to must run a litmus
+    thread (the cluster's CTAs are those of the program's threads), and the final value of such a
+    location is not read back (it would need the home CTA's role to read after the others)."""
+    out: list[str] = []
+    remote = {p.physical(i.bar if isinstance(i, MbarrierArrive) else getattr(i, "loc")) for t in p.threads for i in t.code
+              if isinstance(i, (Load, Store, Atom, Red, MbarrierArrive)) and i.shared_cluster}
+    for name in sorted(remote):
+        loc = p.location(name)
+        users = [t.placement for t in p.threads if any(p.physical(n) == name for i in t.code for n in i.locations())]
+        if not any(pl.cta == loc.cta and (pl.gpu, pl.grid, pl.cluster_id) == (users[0].gpu, users[0].grid, users[0].cluster_id)
+                   for pl in (t.placement for t in p.threads)):
+            out.append(f"shared location {name} belongs to CTA {loc.cta}, which runs no thread of the program")
+        if name in p.outcome_keys():
+            out.append(f"the final value of distributed shared location {name} is not read back by the harness")
+    return out
+
+
+def _has_cluster_barriers(p: Program) -> bool:
+    return any(isinstance(i, ClusterBarrier) for t in p.threads for i in t.code)
+
+
+def _cluster_barrier_reasons(p: Program) -> list[str]:
+    """The harness runs cluster-barrier programs in segments, as bar.sync programs: the code of every
+    role up to its k-th ``barrier.cluster`` instruction, then that instruction once for the hardware
+    thread (every hardware thread plays every role).  Faithful when every thread of the program has
+    the same sequence of cluster barrier instructions (mode and semantics: a release arrive played
+    for a relaxed role would over-synchronise it), no ``bar.sync`` with them, and no control flow
+    before the last one; anything else is refused."""
+    seqs = [tuple((i.mode, i.effective_sem) for i in t.code if isinstance(i, ClusterBarrier)) for t in p.threads]
+    if not any(seqs):
+        return []
+    out: list[str] = []
+    if any(sq != seqs[0] for sq in seqs):
+        out.append("threads pass different barrier.cluster sequences (arrive/wait, .release/.relaxed): one hardware "
+                   "thread plays every role and arrives once per phase")
+    for t in p.threads:
+        last = max((n for n, i in enumerate(t.code) if isinstance(i, ClusterBarrier)), default=-1)
+        if any(isinstance(i, (Branch, Goto, Label)) for i in t.code[:last]):
+            out.append(f"{t.name}: control flow before its last barrier.cluster (could skip or repeat a phase)")
+        if any(isinstance(i, Barrier) for i in t.code):
+            out.append(f"{t.name}: bar.sync together with barrier.cluster (not segmented by the harness)")
+    return out
+
+
+def uses_dsm(p: Program) -> bool:
+    """Whether a thread accesses another CTA's shared memory (``.shared::cluster``)."""
+    return any(getattr(i, "shared_cluster", False) for t in p.threads for i in t.code)
 
 
 def _barrier_reasons(p: Program, lay: "Layout") -> list[str]:
@@ -436,6 +493,11 @@ class EmitContext:
     def reg(self, r: str) -> str:  # an int lvalue
         return r
 
+    def home_rank(self, loc: str) -> str:
+        """A C++ expression for the cluster rank of the CTA that shared location ``loc`` belongs
+        to (the ``mapa`` target of a ``.shared::cluster`` access)."""
+        raise NotImplementedError
+
     def operand(self, v: ir.Operand) -> str:  # an int rvalue
         return self.read(v) if isinstance(v, str) else f"({v})"
 
@@ -548,17 +610,19 @@ _COND = {Cond.EQ: "==", Cond.NE: "!=", Cond.LT: "<", Cond.LE: "<=", Cond.GT: ">"
 
 
 def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
-    """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included."""
+    """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included.
+    A distributed-shared-memory access (``shared_cluster``) is ``.shared::cluster``."""
+    ss = ".shared::cluster" if getattr(ins, "shared_cluster", False) else _ss(space)
     if isinstance(ins, Load):
         if ins.nc:
             return "ld.global.nc.u32"
-        return f"ld{_sem_scope(ins.sem, ins.scope)}{_ss(space)}.u32"
+        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
     if isinstance(ins, Store):
-        return f"st{_sem_scope(ins.sem, ins.scope)}{_ss(space)}.u32"
+        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
     if isinstance(ins, Atom) or (isinstance(ins, Red) and ins.sem in (Sem.ACQUIRE, Sem.ACQ_REL)):
-        return f"atom.{ins.sem}.{ins.scope}{_ss(space)}.{_RMW_TYPE[ins.operation]}"
+        return f"atom.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
     if isinstance(ins, Red):
-        return f"red.{ins.sem}.{ins.scope}{_ss(space)}.{_RMW_TYPE[ins.operation]}"
+        return f"red.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
     if isinstance(ins, Fence):
         return f"fence.{ins.sem}.{ins.scope}"
     if isinstance(ins, ProxyFence):
@@ -566,10 +630,36 @@ def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
     raise TypeError(f"{ins.OP} has no single PTX mnemonic")
 
 
+def _mapa(ctx: "EmitContext", loc: str, local: str) -> list[str]:
+    """``mapa.shared::cluster``: the address, in the shared memory of the location's CTA
+    (``Location.cta``) of this cluster, of the local shared address ``local`` -- into ``ra_``.
+    PTX ISA, "mapa": "Get address in the CTA specified by operand b which corresponds to the
+    address specified by operand a"."""
+    return [f'unsigned ra_; asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra_) : "r"({local}), "r"({ctx.home_rank(loc)}));']
+
+
 def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False) -> list[str]:
-    """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label."""
+    """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label.  A
+    distributed-shared-memory access (``.shared::cluster``) first maps the location's address into
+    its CTA with ``mapa`` (:func:`_mapa`), in a block of its own."""
+    if getattr(ins, "shared_cluster", False) and isinstance(ins, (Load, Store, Atom, Red, MbarrierArrive)):
+        name = ins.bar if isinstance(ins, MbarrierArrive) else ins.loc
+        return ["{"] + ["  " + x for x in _mapa(ctx, name, ctx.addr(name)[0])] + [
+            "  " + x for x in _emit(ins, ctx, backward)] + ["}"]
+    return _emit(ins, ctx, backward)
+
+
+def _address(ctx: "EmitContext", ins: Instruction, loc: str) -> tuple[str, Space]:
+    """The address operand of ``ins``'s access of ``loc``: the ``mapa`` result ``ra_`` for a
+    ``.shared::cluster`` access (see :func:`emit_instruction`), else the context's address."""
+    if getattr(ins, "shared_cluster", False):
+        return "ra_", Space.SHARED
+    return ctx.addr(loc)
+
+
+def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[str]:
     if isinstance(ins, Load):
-        a, space = ctx.addr(ins.loc)
+        a, space = _address(ctx, ins, ins.loc)
         # ptxas merges two loads of one address even as separate asm volatile statements
         # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0)
         k = ctx.note_load(ins.loc)
@@ -581,13 +671,13 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
             f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
         ]
     if isinstance(ins, Store):
-        a, space = ctx.addr(ins.loc)
+        a, space = _address(ctx, ins, ins.loc)
         return [
             f'asm volatile("{ptx_of(ins, space)} [%0], %1;" :: {_acon(space)}({a}), '
             f'"r"({ctx.enc(ctx.operand(ins.src))}) : "memory");'
         ]
     if isinstance(ins, (Atom, Red)):
-        a, space = ctx.addr(ins.loc)
+        a, space = _address(ctx, ins, ins.loc)
         mnem = ptx_of(ins, space)
         ops = ins.operands if isinstance(ins, Atom) else (ins.value,)
         raw_ops = []
@@ -635,6 +725,7 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
     if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
         return _emit_extension(ins, ctx)
     raise TypeError(f"no code generation for {ins.OP}")
+
 
 
 _KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler) + tuple(
@@ -691,20 +782,28 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
     if isinstance(ins, MbarrierInit):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {ins.count};" :: "r"({a}) : "memory");']
+    if isinstance(ins, ClusterBarrier):
+        sem = f".{ins.sem}" if ins.sem is not None else ""
+        return [f'asm volatile("barrier.cluster.{ins.mode}{sem};" ::: "memory");']
+    if isinstance(ins, FenceMbarrierInit):
+        return ['asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");']
     if isinstance(ins, MbarrierArrive):
-        a, _ = ctx.addr(ins.bar)
-        q = f".{ins.sem}.{ins.scope}.shared::cta.b64"
+        a, _ = _address(ctx, ins, ins.bar)
+        space = "shared::cluster" if ins.shared_cluster else "shared::cta"
+        q = f".{ins.sem}.{ins.scope}.{space}.b64"
+        # a remote arrive (.shared::cluster) returns no state: its destination is the sink _
+        decl, state = ("", "_") if ins.shared_cluster else (".reg .b64 st_; ", "st_")
         if ins.expect_tx is not None:
             tx = ins.expect_tx * BULK_SCALE
             if ins.count == 1:
-                return [f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive.expect_tx{q} st_, [%0], {tx}; }}" :: "r"({a}) : "memory");']
+                return [f'asm volatile("{{ {decl}mbarrier.arrive.expect_tx{q} {state}, [%0], {tx}; }}" :: "r"({a}) : "memory");']
             # no single PTX form with both: expect the bytes first (relaxed), then the arrivals
             return [
-                f'asm volatile("mbarrier.expect_tx.relaxed.{ins.scope}.shared::cta.b64 [%0], {tx};" :: "r"({a}) : "memory");',
-                f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive{q} st_, [%0], {ins.count}; }}" :: "r"({a}) : "memory");',
+                f'asm volatile("mbarrier.expect_tx.relaxed.{ins.scope}.{space}.b64 [%0], {tx};" :: "r"({a}) : "memory");',
+                f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0], {ins.count}; }}" :: "r"({a}) : "memory");',
             ]
         cnt = f", {ins.count}" if ins.count != 1 else ""
-        return [f'asm volatile("{{ .reg .b64 st_; mbarrier.arrive{q} st_, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
+        return [f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
     if isinstance(ins, MbarrierExpectTx):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
@@ -860,6 +959,9 @@ class _StaticCtx(EmitContext):
         self.raws.append(v)
         return f"{v} = (unsigned)({expr}); {self.reg(dst)} = (int){v};"
 
+    def home_rank(self, loc: str) -> str:
+        return f"{cluster_rank_of(self.p, loc)}u"
+
     def addr(self, loc: str) -> tuple[str, Space]:
         phys = self.p.physical(loc)
         off = self.offsets[phys]
@@ -869,6 +971,24 @@ class _StaticCtx(EmitContext):
 
 
 STATIC_LOCATION_STRIDE = 32  # words: one 128-byte line per location
+
+
+def cluster_rank_of(p: Program, loc: str) -> int:
+    """The rank, in its cluster, of the CTA a shared location belongs to (``Location.cta``): CTAs
+    of a cluster are ranked in the order the program's threads first name them (as the harness
+    layout ranks them); a CTA no thread runs in comes after those."""
+    home = p.location(p.physical(loc))
+    users = [t.placement for t in p.threads if any(p.physical(n) == home.name for i in t.code for n in i.locations())]
+    if home.cta is None or not users:
+        return 0
+    pl0 = users[0]
+    cluster = (pl0.gpu, pl0.grid, pl0.cluster_id)
+    ranks: dict[int, int] = {}
+    for t in p.threads:
+        pl = t.placement
+        if (pl.gpu, pl.grid, pl.cluster_id) == cluster:
+            ranks.setdefault(pl.cta, len(ranks))
+    return ranks.get(home.cta, len(ranks))
 
 
 def static_offsets(p: Program) -> dict[str, int]:
@@ -1035,9 +1155,10 @@ def _layout(p: Program) -> Layout:
         raise _LayoutError(f"more than {CTA_THREADS // 32} distinct warps in one CTA")
     if any(n > 32 for n in lanes.values()):
         raise _LayoutError("more than 32 threads in one warp")
-    # shared locations: used from one CTA only
+    # shared locations: used from one CTA only (distributed shared memory: a location of a declared
+    # CTA, which ir.validate checks, is reached from the other CTAs of its cluster through mapa)
     for loc in p.locations:
-        if loc.space is Space.SHARED:
+        if loc.space is Space.SHARED and loc.cta is None:
             groups = {
                 roles[i].cta_group
                 for i, t in enumerate(p.threads)
@@ -1199,8 +1320,10 @@ class _HarnessCtx(EmitContext):
     the next instruction, which hides load->store reordering (LB)."""
 
     def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int,
-                 lazy: bool = False, codec: ValueCodec = TAGGED) -> None:
+                 lazy: bool = False, codec: ValueCodec = TAGGED, rank: int = 0, cluster: int = 1) -> None:
         self.p = p
+        self.rank = rank  # the role's CTA rank in its cluster (RoleLayout.rank)
+        self.cluster = cluster
         self.codec = codec
         self.k = role
         self.gidx = gidx
@@ -1226,6 +1349,12 @@ class _HarnessCtx(EmitContext):
 
     def reg(self, r: str) -> str:
         return f"k{self.k}_{r}"
+
+    def home_rank(self, loc: str) -> str:
+        # this instance's role of layout rank r runs in the CTA of hardware rank
+        # (rank - self.rank + r) mod C (see _inst_from_lane); the location's CTA has layout rank h
+        h, C = cluster_rank_of(self.p, loc), self.cluster
+        return f"((rank + {C}u - {self.rank}u + {h}u) % {C}u)"
 
     def addr(self, loc: str) -> tuple[str, Space]:
         phys = self.p.physical(loc)
@@ -1599,7 +1728,12 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         for n in data_sl:
             j = sidx[n]
             w(ind + f"fz_sm[(t * NSH + {j}u) * SW] = {codec.c_encode(str(p.location(n).init))};")
-        w(ind + "__syncthreads();")
+        if uses_dsm(p):
+            # distributed shared memory: no CTA reaches another's slots before that CTA wrote their
+            # initial values (the whole cluster tests: ntest is a multiple of the cluster size)
+            w(ind + 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");  // DSM: slots initialised cluster-wide')
+        else:
+            w(ind + "__syncthreads();")
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
     w(ind + "    atomicAdd(ctlg + 2, 1ull);")
@@ -1611,14 +1745,17 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     ctxs: dict[int, _HarnessCtx] = {}
     # barrier programs run in segments: segment j of every role, then one CTA-wide barrier, so that
     # the j-th barrier of every role of an instance is one hardware barrier episode
-    nseg = 1 + max(sum(isinstance(i, Barrier) for i in p.threads[k].code) for k in roles)
+    separators = (Barrier, ClusterBarrier)  # barrier.cluster: see _cluster_barrier_reasons
+    nseg = 1 + max(sum(isinstance(i, separators) for i in p.threads[k].code) for k in roles)
+    boundary: dict[int, Instruction] = {}
     pos = {k: 0 for k in roles}
     for seg in range(nseg):
         for k in roles:
             t = p.threads[k]
             if k not in ctxs:
                 straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
-                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec)
+                ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec,
+                                      rank=lay.roles[k].rank, cluster=lay.cluster)
             ctx = ctxs[k]
             labels = _labels(t)
             w(ind + f"// ---- role {k}: {comment_text(t.name)}" + (f" (segment {seg})" if nseg > 1 else ""))
@@ -1626,7 +1763,8 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 n = pos[k]
                 ins = t.code[n]
                 pos[k] += 1
-                if isinstance(ins, Barrier):
+                if isinstance(ins, separators):
+                    boundary.setdefault(seg, ins)
                     break
                 target = getattr(ins, "target", None)
                 backward = target is not None and labels.get(target, n + 1) <= n
@@ -1639,7 +1777,12 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             if seg == nseg - 1:
                 w(ind + f"L{k}___end: ;")
         if seg < nseg - 1:
-            w(ind + 'asm volatile("barrier.sync 1;" ::: "memory");  // the litmus barrier, all roles at once')
+            sep = boundary.get(seg)
+            if isinstance(sep, ClusterBarrier):  # the litmus cluster barrier, all roles at once
+                for line in emit_instruction(sep, ctxs[roles[0]]):
+                    w(ind + line + "  // the litmus cluster barrier, all roles at once")
+            else:
+                w(ind + 'asm volatile("barrier.sync 1;" ::: "memory");  // the litmus barrier, all roles at once')
     # results
     resc = "res + (unsigned long long)(epoch & 1ull) * ((unsigned long long)NRES * ninst)"
     w(ind + f"unsigned* resc = {resc};")
@@ -1670,6 +1813,10 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[(t * NSH + {sidx[ks.loc]}u) * SW];")
     for k in roles:
         w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
+    if uses_dsm(p):
+        # a CTA's shared memory must outlive the other CTAs' accesses to it (and the next launch's
+        # initialisation must not overtake them): the cluster meets once more
+        w(ind + 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");  // DSM: no CTA leaves while others may reach its shared memory')
     w(ind + "__syncwarp();")
     w(ind + "if ((t & 31u) == 0u) atomicAdd(ctlg + 3, 1ull);")
 

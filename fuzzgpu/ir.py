@@ -229,7 +229,11 @@ def _operands(instr: Instruction) -> Iterator[Operand]:
 @dataclass(frozen=True)
 class Load(Instruction):
     """``ld{.sem}{.scope}{.space}{.nc} dst, [loc]`` -- in the generic proxy unless ``proxy`` says
-    otherwise (``tld``/``suld``/``cold`` of the mixed-proxy model).  ``nc`` is ``ld.global.nc``."""
+    otherwise (``tld``/``suld``/``cold`` of the mixed-proxy model).  ``nc`` is ``ld.global.nc``.
+
+    ``shared_cluster``: ``.shared::cluster`` -- the address is the location's address in the shared
+    memory of its CTA (:attr:`Location.cta`), obtained with ``mapa.shared::cluster`` (distributed
+    shared memory); a thread of another CTA of the cluster reaches the location only so."""
 
     OP: ClassVar[str] = "ld"
     dst: str
@@ -238,11 +242,13 @@ class Load(Instruction):
     scope: Scope | None = None
     proxy: Proxy = Proxy.GENERIC
     nc: bool = False
+    shared_cluster: bool = False
 
 
 @dataclass(frozen=True)
 class Store(Instruction):
-    """``st{.sem}{.scope} [loc], src`` (``sust`` when ``proxy`` is surface)."""
+    """``st{.sem}{.scope}{.shared::cluster} [loc], src`` (``sust`` when ``proxy`` is surface;
+    ``shared_cluster`` as in :class:`Load`)."""
 
     OP: ClassVar[str] = "st"
     loc: str
@@ -250,13 +256,15 @@ class Store(Instruction):
     sem: Sem = Sem.WEAK
     scope: Scope | None = None
     proxy: Proxy = Proxy.GENERIC
+    shared_cluster: bool = False
 
 
 @dataclass(frozen=True)
 class Atom(Instruction):
     """``atom{.sem}{.scope}.op dst, [loc], operands`` -- a read-modify-write.
 
-    ``operands`` is ``(b,)`` for most ops and ``(compare, new)`` for ``cas``.
+    ``operands`` is ``(b,)`` for most ops and ``(compare, new)`` for ``cas``; ``shared_cluster`` as
+    in :class:`Load`.
     """
 
     OP: ClassVar[str] = "atom"
@@ -267,11 +275,13 @@ class Atom(Instruction):
     sem: Sem = Sem.RELAXED
     scope: Scope = Scope.GPU
     proxy: Proxy = Proxy.GENERIC
+    shared_cluster: bool = False
 
 
 @dataclass(frozen=True)
 class Red(Instruction):
-    """``red{.sem}{.scope}.op [loc], value`` -- a read-modify-write with no result register."""
+    """``red{.sem}{.scope}.op [loc], value`` -- a read-modify-write with no result register
+    (``shared_cluster`` as in :class:`Load`)."""
 
     OP: ClassVar[str] = "red"
     loc: str
@@ -280,6 +290,7 @@ class Red(Instruction):
     sem: Sem = Sem.RELAXED
     scope: Scope = Scope.GPU
     proxy: Proxy = Proxy.GENERIC
+    shared_cluster: bool = False
 
 
 @dataclass(frozen=True)
@@ -408,7 +419,9 @@ class MbarrierInit(Instruction):
 @dataclass(frozen=True)
 class MbarrierArrive(Instruction):
     """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta|.cluster}.shared::cta.b64 _, [bar]{, tx}``
-    -- one arrival (``count`` arrivals), after adding ``expect_tx`` bytes to the transaction count."""
+    -- one arrival (``count`` arrivals), after adding ``expect_tx`` bytes to the transaction count.
+    ``shared_cluster``: ``.shared::cluster`` -- a remote arrive on the mbarrier of another CTA of
+    the cluster (its address through ``mapa``; see :class:`Load`)."""
 
     OP: ClassVar[str] = "mbarrier.arrive"
     bar: str
@@ -416,6 +429,7 @@ class MbarrierArrive(Instruction):
     scope: Scope = Scope.CTA
     expect_tx: int | None = None
     count: int = 1
+    shared_cluster: bool = False
 
     def locations(self) -> tuple[str, ...]:
         return (self.bar,)
@@ -542,6 +556,32 @@ class Tcgen05Fence(Instruction):
     kind: str  # "before_thread_sync" | "after_thread_sync"
 
 
+@dataclass(frozen=True)
+class ClusterBarrier(Instruction):
+    """``barrier.cluster.arrive{.release|.relaxed}`` / ``barrier.cluster.wait{.acquire}`` (PTX ISA
+    "barrier.cluster"): ``mode`` is ``arrive`` or ``wait``; ``sem`` is ``.release`` (the default) or
+    ``.relaxed`` for an arrive, ``.acquire`` (the default, the only one) for a wait.  Each thread
+    alternates arrive and wait, starting with an arrive."""
+
+    OP: ClassVar[str] = "barrier.cluster"
+    mode: str  # "arrive" | "wait"
+    sem: Sem | None = None  # None: the default (.release for arrive, .acquire for wait)
+
+    @property
+    def effective_sem(self) -> Sem:
+        if self.sem is not None:
+            return self.sem
+        return Sem.RELEASE if self.mode == "arrive" else Sem.ACQUIRE
+
+
+@dataclass(frozen=True)
+class FenceMbarrierInit(Instruction):
+    """``fence.mbarrier_init.release.cluster`` (PTX ISA "membar/fence"): a light-weight release
+    fence, at cluster scope, for the executing thread's earlier ``mbarrier.init`` operations only."""
+
+    OP: ClassVar[str] = "fence.mbarrier_init"
+
+
 EXTENSION_INSTRUCTIONS = (
     GridDepControl,
     MbarrierInit,
@@ -557,6 +597,8 @@ EXTENSION_INSTRUCTIONS = (
     CpAsyncMbarrierArrive,
     AsyncRead,
     Tcgen05Fence,
+    ClusterBarrier,
+    FenceMbarrierInit,
 )
 
 #: Every instruction type by its JSON tag.  The extension instructions (mbarrier, griddepcontrol,
@@ -650,6 +692,10 @@ class Location:
     alias_of: str | None = None
     proxy: Proxy = Proxy.GENERIC
     kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory)
+    #: a shared location's CTA (its placement ``cta``, in the cluster of the threads that use it),
+    #: declared when threads of other CTAs of the cluster use it through ``.shared::cluster``
+    #: (distributed shared memory); None: the CTA of the threads that use it
+    cta: int | None = None
 
 
 # Conditions --------------------------------------------------------------------------------
@@ -949,6 +995,11 @@ def validate(p: Program) -> Program:
             raise ProgramError(f"location {loc.name!r}: unknown kind {_clip(loc.kind)}")
         if loc.kind == "mbarrier" and (loc.space is not Space.SHARED or loc.alias_of is not None):
             raise ProgramError(f"mbarrier object {loc.name!r} must be a shared location, not an alias")
+        if loc.cta is not None:
+            if loc.space is not Space.SHARED or loc.alias_of is not None:
+                raise ProgramError(f"location {loc.name!r}: only a shared location (not an alias) belongs to a CTA")
+            if not 0 <= loc.cta < MAX_PLACEMENT:
+                raise ProgramError(f"location {loc.name!r}: CTA {loc.cta} is out of range 0..{MAX_PLACEMENT - 1}")
     for t in p.threads:
         _validate_thread(t, locs)
     _validate_placement(p, locs, physical)
@@ -1032,21 +1083,50 @@ def _validate_placement(p: Program, locs: Mapping[str, Location], physical: Mapp
     for g in p.pdl_grids:
         if not isinstance(g, int) or isinstance(g, bool) or not 1 <= g < MAX_PLACEMENT:
             raise ProgramError(f"PDL grid {_clip(g)}: a dependent grid follows another, so it is 1 or more")
-    users: dict[str, set[tuple]] = {}
+    users: dict[str, set[tuple[tuple[int, int, int, int], bool]]] = {}
     for t in p.threads:
         pl = t.placement
         for k in ("cta", "gpu", "grid", "cluster", "warp"):
             v = getattr(pl, k)
             if v is not None and not 0 <= v < MAX_PLACEMENT:
                 raise ProgramError(f"thread {t.name}: placement {k} {v} is out of range 0..{MAX_PLACEMENT - 1}")
+        remote = False
         for ins in t.code:
+            remote = getattr(ins, "shared_cluster", False) is True
             for name in ins.locations():
                 phys = physical[name]
                 if locs[phys].space is Space.SHARED:
-                    users.setdefault(phys, set()).add((pl.gpu, pl.grid, pl.cluster_id, pl.cta))
-    for name, ctas in users.items():
+                    users.setdefault(phys, set()).add(((pl.gpu, pl.grid, pl.cluster_id, pl.cta), remote))
+    for name, uses in users.items():
+        _check_shared_users(locs[name], uses)
+
+
+def _check_shared_users(loc: Location, uses: set[tuple[tuple[int, int, int, int], bool]]) -> None:
+    """Shared memory belongs to one CTA (PTX ISA, "State spaces": a CTA's shared memory is its
+    own); threads of the other CTAs of its cluster reach it only through a
+    ``.shared::cluster`` address (distributed shared memory, ``mapa``: "Get address in the CTA
+    specified by operand b which corresponds to the address specified by operand a").  Without a
+    declared CTA (``Location.cta``), every thread that uses the location is in one CTA."""
+    ctas = {cta for cta, _ in uses}
+    if loc.cta is None:
         if len(ctas) > 1:
-            raise ProgramError(f"shared location {name!r} is used by threads of {len(ctas)} different CTAs")
+            raise ProgramError(
+                f"shared location {loc.name!r} is used by threads of {len(ctas)} different CTAs "
+                f"(declare its CTA, '{loc.name} @ shared cta N', for distributed shared memory)"
+            )
+        return
+    clusters = {cta[:3] for cta in ctas}
+    if len(clusters) > 1:
+        raise ProgramError(
+            f"shared location {loc.name!r} of CTA {loc.cta} is used from {len(clusters)} clusters: "
+            f"distributed shared memory reaches the CTAs of one cluster only"
+        )
+    for cta, remote in sorted(uses):
+        if cta[3] != loc.cta and not remote:
+            raise ProgramError(
+                f"shared location {loc.name!r} belongs to CTA {loc.cta}: a thread of CTA {cta[3]} reaches it only "
+                f"through .shared::cluster"
+            )
 
 
 def _check_value(v: int, what: str) -> None:
@@ -1097,6 +1177,23 @@ def _validate_thread(t: Thread, locs: Mapping[str, Location]) -> None:
             _validate_instruction(ins, locs, labels)
         except ProgramError as e:
             raise ProgramError(f"{where}: {e}") from None
+    _check_cluster_barrier_pairs(t)
+
+
+def _check_cluster_barrier_pairs(t: Thread) -> None:
+    """PTX ISA, "barrier.cluster" (paraphrased): a thread arrives, then waits for the other threads
+    of the cluster to arrive; the barrier is reused phase after phase.  So a thread alternates
+    ``barrier.cluster.arrive`` and ``barrier.cluster.wait``, starting with an arrive (in code order,
+    which the model's phases count)."""
+    expect = "arrive"
+    for n, ins in enumerate(t.code):
+        if isinstance(ins, ClusterBarrier):
+            if ins.mode != expect:
+                raise ProgramError(
+                    f"{t.name}, instruction {n} (ClusterBarrier): barrier.cluster.{ins.mode} where barrier.cluster.{expect} "
+                    f"is due (arrive and wait alternate, arrive first)"
+                )
+            expect = "wait" if expect == "arrive" else "arrive"
 
 
 def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels: set[str]) -> None:
@@ -1219,6 +1316,18 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
         raise ProgramError(f"tcgen05.fence::{ins.kind}")
     if isinstance(ins, (Load, Store, Atom, Red)) and locs[ins.loc].kind == "mbarrier":
         raise ProgramError(f"{ins.loc!r} is an mbarrier object")
+    if getattr(ins, "shared_cluster", False):
+        name = ins.bar if isinstance(ins, MbarrierArrive) else getattr(ins, "loc")
+        if locs[name].space is not Space.SHARED:
+            raise ProgramError(f".shared::cluster access to {name!r}, which is not a shared location")
+        if getattr(ins, "proxy", Proxy.GENERIC) is not Proxy.GENERIC or getattr(ins, "nc", False):
+            raise ProgramError(".shared::cluster is for generic-proxy ld, st, atom, red and mbarrier.arrive")
+    if isinstance(ins, ClusterBarrier):
+        if ins.mode not in ("arrive", "wait"):
+            raise ProgramError(f"barrier.cluster.{ins.mode} (arrive or wait)")
+        allowed = (Sem.RELEASE, Sem.RELAXED) if ins.mode == "arrive" else (Sem.ACQUIRE,)
+        if ins.sem is not None and ins.sem not in allowed:
+            raise ProgramError(f"barrier.cluster.{ins.mode} cannot be .{ins.sem} ({', '.join('.' + str(a) for a in allowed)})")
 
 
 def _check_scope(sem: Sem, scope: Scope | None) -> None:
@@ -1292,7 +1401,7 @@ def program_to_json(p: Program) -> dict[str, Any]:
         "name": p.name,
         "arch": p.arch,
         "comments": list(p.comments),
-        "locations": [_to_plain(loc) for loc in p.locations],
+        "locations": [_location_to_json(loc) for loc in p.locations],
         "threads": [
             {
                 "name": t.name,
@@ -1308,6 +1417,16 @@ def program_to_json(p: Program) -> dict[str, Any]:
         "observed": list(p.observed),
         "pdl_grids": list(p.pdl_grids),
     }
+
+
+def _location_to_json(loc: Location) -> dict[str, Any]:
+    """A location's fields; ``cta`` (distributed shared memory) only when set, so that the JSON of
+    every program without it is what it was before the field existed (corpus entries keep their
+    text and their hashes)."""
+    d = _to_plain(loc)
+    if loc.cta is None:
+        del d["cta"]
+    return d
 
 
 def _field_types(cls: type) -> dict[str, Any]:

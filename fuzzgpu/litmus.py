@@ -28,6 +28,8 @@ from .ir import (
     CpAsyncCommit,
     CpAsyncMbarrierArrive,
     CpAsyncWait,
+    ClusterBarrier,
+    FenceMbarrierInit,
     GridDepControl,
     MbarrierArrive,
     MbarrierExpectTx,
@@ -270,6 +272,12 @@ _TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
 _LOC_KINDS = ("mbarrier",)  # "data" is the default and is not written
 _PROXY_FENCE_SPACES = ("global", "shared::cta", "shared::cluster")
 _PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
+#: the state-space qualifier of a distributed-shared-memory access (``ld``/``st``/``atom``/``red``/
+#: ``mbarrier.arrive``): parser and printer read this one table
+_DSM_SPACE = "shared::cluster"
+_DSM_QUALIFIER: dict[str, dict[str, object]] = {"dsm": {_DSM_SPACE: True}}
+#: ``barrier.cluster`` modes and their semantics qualifiers (the first is the default)
+_CLUSTER_BARRIER_SEMS = {"arrive": {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}, "wait": {"acquire": Sem.ACQUIRE}}
 _SEMS = {s.value: s for s in Sem}
 _SCOPES = {s.value: s for s in Scope}
 _RMW_OPS = {o.value: o for o in RmwOp}
@@ -517,9 +525,12 @@ class _Parser:
             elif tok.text in _LOC_KINDS and "kind" not in seen:
                 seen.add("kind")
                 loc = _replace(loc, kind=tok.text)
+            elif tok.text == "cta" and "cta" not in seen:
+                seen.add("cta")
+                loc = _replace(loc, cta=self.expect_int("the CTA of the shared location", minimum=0))
             else:
                 raise self.error(
-                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier; once each)", tok
+                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier, cta N; once each)", tok
                 )
         if self.at_word("aliases"):
             self.next()
@@ -1075,7 +1086,8 @@ class _InstructionBuilder:
 
     def load(self) -> Instruction:
         found = self.classify(
-            {"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True}}
+            {"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True},
+             **_DSM_QUALIFIER}
         )
         self.count(2)
         dst = self.register(0)
@@ -1085,7 +1097,15 @@ class _InstructionBuilder:
             self.check_nc(found)
             return Load(dst, self.location(1), nc=True)
         sem, scope = self.sem_scope(found, LOAD_SEMS, "a load")
-        return Load(dst, self.location(1), sem, scope, self.proxy(_LOAD_BASES, found))
+        return Load(dst, self.location(1), sem, scope, self.proxy(_LOAD_BASES, found), shared_cluster=self.dsm(found))
+
+    def dsm(self, found: dict[str, tuple[object, _Qualifier]]) -> bool:
+        """``.shared::cluster`` (distributed shared memory): generic ld/st/atom/red only."""
+        if "dsm" not in found:
+            return False
+        if self.base not in ("ld", "st", "atom", "red") or "proxy" in found:
+            raise self.qual_error(f"'.{_DSM_SPACE}' is for generic ld, st, atom and red", found["dsm"][1])
+        return True
 
     def check_nc(self, found: dict[str, tuple[object, _Qualifier]]) -> None:
         """``ld.global.nc`` exactly: no other qualifier, generic ``ld`` only."""
@@ -1100,39 +1120,45 @@ class _InstructionBuilder:
             raise self.error(f"{self.base} cannot be .global.nc (only ld)")
 
     def store(self) -> Instruction:
-        found = self.classify({"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}})
+        found = self.classify({"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, **_DSM_QUALIFIER})
         self.count(2)
         sem, scope = self.sem_scope(found, STORE_SEMS, "a store")
-        return Store(self.location(0), self.value(1), sem, scope, self.proxy(_STORE_BASES, found))
+        return Store(self.location(0), self.value(1), sem, scope, self.proxy(_STORE_BASES, found), shared_cluster=self.dsm(found))
 
-    def rmw_qualifiers(self, bases: dict[str, Proxy]) -> tuple[RmwOp, Sem, Scope, Proxy]:
-        found = self.classify({"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, "operation": _RMW_OPS})
+    def rmw_qualifiers(self, bases: dict[str, Proxy]) -> tuple[RmwOp, Sem, Scope, Proxy, bool]:
+        found = self.classify(
+            {"sem": _SEMS, "scope": _SCOPES, "proxy": {"async": Proxy.ASYNC}, "operation": _RMW_OPS, **_DSM_QUALIFIER}
+        )
         if "operation" not in found:
             raise self.error(f"{self.tok.text!r} needs an operation (.add, .cas, .exch...)")
         sem, sem_q = found.get("sem", (Sem.RELAXED, None))
         if sem not in RMW_SEMS:
             raise self.qual_error(f"{self.base} cannot be .{sem}", sem_q)  # type: ignore[arg-type]
         scope = found.get("scope", (Scope.GPU, None))[0]
-        return found["operation"][0], sem, scope, self.proxy(bases, found)  # type: ignore[return-value]
+        return found["operation"][0], sem, scope, self.proxy(bases, found), self.dsm(found)  # type: ignore[return-value]
 
     def atom(self) -> Instruction:
-        op, sem, scope, proxy = self.rmw_qualifiers(_ATOM_BASES)
+        op, sem, scope, proxy, dsm = self.rmw_qualifiers(_ATOM_BASES)
         self.count(4 if op is RmwOp.CAS else 3)
         dst, loc = self.register(0), self.location(1)
         operands = tuple(self.value(i) for i in range(2, len(self.operands)))
-        return Atom(dst, loc, op, operands, sem, scope, proxy)
+        return Atom(dst, loc, op, operands, sem, scope, proxy, shared_cluster=dsm)
 
     def red(self) -> Instruction:
-        op, sem, scope, proxy = self.rmw_qualifiers(_RED_BASES)
+        op, sem, scope, proxy, dsm = self.rmw_qualifiers(_RED_BASES)
         if op in (RmwOp.CAS, RmwOp.EXCH):
             raise self.error(f"red has no .{op}")
         self.count(2)
-        return Red(self.location(0), op, self.value(1), sem, scope, proxy)
+        return Red(self.location(0), op, self.value(1), sem, scope, proxy, shared_cluster=dsm)
 
     def fence(self) -> Instruction:
         self.count(0)
         if self.quals and self.quals[0].text == "proxy":
             return self.proxy_fence()
+        if self.quals and self.quals[0].text == "mbarrier_init":
+            if self.texts() != ["mbarrier_init", "release", "cluster"]:
+                raise self.error(f"unknown fence {self.tok.text!r} (fence.mbarrier_init.release.cluster)")
+            return FenceMbarrierInit()
         found = self.classify({"sem": _SEMS, "scope": _SCOPES})
         if "sem" not in found or "scope" not in found:
             raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
@@ -1165,8 +1191,23 @@ class _InstructionBuilder:
             raise self.error(f"{self.tok.text!r}: expected membar.cta, membar.gl or membar.sys")
         return Fence(Sem.SC, _MEMBAR[self.quals[0].text])
 
+    def cluster_barrier(self) -> Instruction:
+        """``barrier.cluster.arrive{.release|.relaxed}{.aligned}``, ``barrier.cluster.wait{.acquire}{.aligned}``."""
+        texts = self.texts()[1:]
+        if texts and texts[-1] == "aligned":
+            texts = texts[:-1]
+        mode = texts[0] if texts else ""
+        if mode not in _CLUSTER_BARRIER_SEMS or len(texts) > 2 or (len(texts) == 2 and texts[1] not in _CLUSTER_BARRIER_SEMS[mode]):
+            raise self.error(
+                f"unknown barrier {self.tok.text!r} (barrier.cluster.arrive{{.release,.relaxed}} or barrier.cluster.wait{{.acquire}})"
+            )
+        self.count(0)
+        return ClusterBarrier(mode, _CLUSTER_BARRIER_SEMS[mode][texts[1]] if len(texts) == 2 else None)
+
     def barrier(self) -> Instruction:
         texts = [q.text for q in self.quals]
+        if self.base == "barrier" and texts and texts[0] == "cluster":
+            return self.cluster_barrier()
         dat3m = bool(texts) and texts[0] == "cta"
         if dat3m:
             texts = texts[1:]
@@ -1239,12 +1280,15 @@ class _InstructionBuilder:
             return MbarrierExpectTx(self.location(0), self.number(1))
         if op == "arrive":
             expect = bool(rest) and rest[0].text == "expect_tx"
-            sem, scope = self.mbarrier_sem_scope(rest[1:] if expect else rest, _MBAR_ARRIVE_SEMS, Sem.RELEASE)
+            rest = rest[1:] if expect else rest
+            dsm = bool(rest) and rest[-1].text == _DSM_SPACE
+            rest = rest[:-1] if dsm else rest
+            sem, scope = self.mbarrier_sem_scope(rest, _MBAR_ARRIVE_SEMS, Sem.RELEASE)
             self.count(*((2, 3) if expect else (1, 2)))
             tx = self.number(1) if expect else None
             extra = 2 if expect else 1
             count = self.number(extra) if len(self.operands) > extra else 1
-            return MbarrierArrive(self.location(0), sem, scope, tx, count)
+            return MbarrierArrive(self.location(0), sem, scope, tx, count, shared_cluster=dsm)
         if op in ("try_wait", "test_wait"):
             if not rest or rest[0].text != "parity":
                 raise self.error(f"{self.tok.text!r}: write mbarrier.{op}.parity")
@@ -1451,6 +1495,8 @@ def _format_location(loc: Location) -> str:
         if loc.kind not in _LOC_KINDS:
             raise ValueError(f"location kind {loc.kind!r} has no litmus syntax")
         attrs.append(loc.kind)
+    if loc.cta is not None:
+        attrs.append(f"cta {loc.cta}")
     text = loc.name
     if attrs:
         text += " @ " + " ".join(attrs)
@@ -1495,6 +1541,10 @@ def _sem_scope(sem: Sem, scope: Scope | None) -> str:
     return f".{sem.value}" + (f".{scope.value}" if scope is not None else "")
 
 
+def _dsm(shared_cluster: bool) -> str:
+    return f".{_DSM_SPACE}" if shared_cluster else ""
+
+
 def _proxied(base: str, proxy: Proxy) -> str:
     if proxy is Proxy.ASYNC:
         return f"{base}.async"
@@ -1506,15 +1556,15 @@ def format_instruction(ins: Instruction) -> str:
     if isinstance(ins, Load):
         if ins.nc:
             return f"ld.global.nc {ins.dst}, {ins.loc}"
-        return f"{_proxied('ld', ins.proxy)}{_sem_scope(ins.sem, ins.scope)} {ins.dst}, {ins.loc}"
+        return f"{_proxied('ld', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)} {ins.dst}, {ins.loc}"
     if isinstance(ins, Store):
-        return f"{_proxied('st', ins.proxy)}{_sem_scope(ins.sem, ins.scope)} {ins.loc}, {_operand(ins.src)}"
+        return f"{_proxied('st', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)} {ins.loc}, {_operand(ins.src)}"
     if isinstance(ins, Atom):
         ops = ", ".join(_operand(v) for v in ins.operands)
-        head = f"{_proxied('atom', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}.{ins.operation.value}"
+        head = f"{_proxied('atom', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)}.{ins.operation.value}"
         return f"{head} {ins.dst}, {ins.loc}, {ops}"
     if isinstance(ins, Red):
-        head = f"{_proxied('red', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}.{ins.operation.value}"
+        head = f"{_proxied('red', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)}.{ins.operation.value}"
         return f"{head} {ins.loc}, {_operand(ins.value)}"
     if isinstance(ins, Fence):
         return f"fence.{ins.sem.value}.{ins.scope.value}"
@@ -1558,7 +1608,7 @@ def _format_extension(ins: Instruction) -> str | None:
         head = "mbarrier.arrive" + (".expect_tx" if ins.expect_tx is not None else "")
         args = [ins.bar] + ([str(ins.expect_tx)] if ins.expect_tx is not None else [])
         args += [str(ins.count)] if ins.count != 1 else []
-        return f"{head}.{ins.sem.value}.{ins.scope.value} {', '.join(args)}"
+        return f"{head}.{ins.sem.value}.{ins.scope.value}{_dsm(ins.shared_cluster)} {', '.join(args)}"
     if isinstance(ins, MbarrierWait):
         if ins.sem.value not in _MBAR_WAIT_SEMS or ins.scope.value not in _MBAR_SCOPES or ins.kind not in ("try_wait", "test_wait"):
             return None
@@ -1582,6 +1632,16 @@ def _format_extension(ins: Instruction) -> str | None:
         return "cp.async.wait_all" if ins.n is None else f"cp.async.wait_group {ins.n}"
     if isinstance(ins, CpAsyncMbarrierArrive):
         return f"cp.async.mbarrier.arrive.noinc {ins.bar}"
+    if isinstance(ins, ClusterBarrier):
+        sems = _CLUSTER_BARRIER_SEMS.get(ins.mode)
+        if sems is None:
+            return None
+        names = {v: k for k, v in sems.items()}
+        if ins.sem is not None and ins.sem not in names:
+            return None
+        return f"barrier.cluster.{ins.mode}" + (f".{names[ins.sem]}" if ins.sem is not None else "")
+    if isinstance(ins, FenceMbarrierInit):
+        return "fence.mbarrier_init.release.cluster"
     return None
 
 

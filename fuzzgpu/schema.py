@@ -101,6 +101,7 @@ PROGRAM_SCHEMA: dict[str, Any] = {
                     "alias_of": {"type": ["string", "null"]},
                     "proxy": {"type": "string"},
                     "kind": {"type": "string"},
+                    "cta": {"type": ["integer", "null"]},
                 },
                 "additionalProperties": False,
             },

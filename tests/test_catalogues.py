@@ -28,7 +28,7 @@ from fuzzgpu.litmus import format_program, parse, parse_file
 from fuzzgpu.model import check_condition, judge
 
 LITMUS = Path(__file__).resolve().parent / "litmus"
-MECHANISMS = ("cluster", "volatile", "nc", "pdl", "mbarrier", "async-proxy", "cp-async")
+MECHANISMS = ("cluster", "volatile", "nc", "pdl", "mbarrier", "async-proxy", "cp-async", "dsm", "cluster-barrier", "mbarrier-cluster")
 CORE = ("core",)  # one test per rule of the core model (tests/litmus/core)
 FOLDERS = CORE + MECHANISMS + ("h200",)
 VERDICTS = ("sc", "allowed", "allowed-outside-model", "forbidden")

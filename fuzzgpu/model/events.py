@@ -32,7 +32,9 @@ from ..ir import (
     CpAsyncCommit,
     CpAsyncMbarrierArrive,
     CpAsyncWait,
+    ClusterBarrier,
     Fence,
+    FenceMbarrierInit,
     Filler,
     Goto,
     GridDepControl,
@@ -112,6 +114,11 @@ class Candidate:
     grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
     free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
     async_release: tuple[tuple[int, int], ...] = ()
+    #: the part of ``grid_order`` that is CUDA API synchronization (mechanisms.api_sync_order)
+    api_sync: tuple[tuple[int, int], ...] = ()
+    #: barrier orders that are execution order only, not synchronization (a relaxed
+    #: ``barrier.cluster.arrive`` before the waits of its phase: mechanisms.cluster_barrier_syncs)
+    barrier_order: tuple[tuple[int, int], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -472,6 +479,14 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
         return []
     if isinstance(ins, Tcgen05Fence):
         st.add(Event(-1, tid, pc, "X", action="tcgen05"))
+        st.pc += 1
+        return []
+    if isinstance(ins, ClusterBarrier):  # mechanisms.cluster_barrier_syncs
+        st.add(Event(-1, tid, pc, "B", ins.effective_sem, Scope.CLUSTER, barrier_mode=f"cluster_{ins.mode}"))
+        st.pc += 1
+        return []
+    if isinstance(ins, FenceMbarrierInit):  # mechanisms.cluster_barrier_syncs
+        st.add(Event(-1, tid, pc, "X", Sem.RELEASE, Scope.CLUSTER, action="mbarrier_init_fence"))
         st.pc += 1
         return []
     if isinstance(ins, AsyncRead):
@@ -879,12 +894,19 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         if not ws:
             return
         choices.append([(w, r.eid) for w in ws])
-    barrier_options = [bs for bs in barrier_syncs(p, events, ids, budget) if barriers_complete(events, po, bs)]
+    cluster_sync, cluster_order = mech.cluster_barrier_syncs(p, events, ids)
+    barrier_options = [
+        tuple(sorted(set(bs) | cluster_sync)) for bs in barrier_syncs(p, events, ids, budget)
+        if barriers_complete(events, po, tuple(bs) + tuple(cluster_sync | cluster_order))
+    ]
+    barrier_exec = tuple(sorted(cluster_order))
     if not barrier_options:
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
     released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
-    grid = tuple(sorted(mech.grid_order(p, events, ids)))
+    api = mech.api_sync_order(p, events, ids)
+    grid = tuple(sorted(api | mech.launch_fence_order(p, events, ids)))
+    api_sync = tuple(sorted(api))
     start = mech.grid_start(p, events, ids)
     free = mech.nc_free_reads(p, events)
     po_frozen = frozenset(po)
@@ -893,7 +915,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
             for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
                 if budget is not None:
                     budget.spend(check_cost(len(events)))
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released, api_sync, barrier_exec)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
@@ -980,8 +1002,8 @@ def barrier_syncs(
         seen: dict[tuple, int] = {}
         for eid in mine:
             e = events[eid]
-            if e.kind != "B":
-                continue
+            if e.kind != "B" or e.barrier_mode not in ("sync", "arrive"):
+                continue  # barrier.cluster: mechanisms.cluster_barrier_syncs
             pl = placements[tid]
             cta = (pl.gpu, pl.grid, pl.cluster_id, pl.cta)
             key = (cta, e.barrier)

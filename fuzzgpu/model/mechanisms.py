@@ -7,13 +7,18 @@ mechanism                      where
 ``.cluster`` scope             :meth:`fuzzgpu.ir.Placement.in_scope` (scope inclusion by cluster)
 ``ld/st.volatile``             :func:`fuzzgpu.ir.effective` (relaxed, ``.sys`` scope)
 ``ld.global.nc``               :func:`nc_free_reads` (outside the model when its contract breaks)
-kernel boundary, PDL           :func:`grid_order` (memory order), :func:`grid_start` (execution
-                               order: when a dependent grid may start)
+kernel boundary, PDL           :func:`grid_order` (memory order; :func:`api_sync_order` across
+                               proxies too), :func:`grid_start` (execution order: when a
+                               dependent grid may start)
 mbarrier                       :class:`MbarrierState` (phases), events built in :mod:`.events`
 async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` and the implicit
                                proxy fence at completion act through the proxy-preserved base
                                causality order of :mod:`.ptx`
 cp.async (non-bulk)            :func:`cp_async_events`
+barrier.cluster,               :func:`cluster_barrier_syncs`
+fence.mbarrier_init
+distributed shared memory      :func:`fuzzgpu.ir.validate` (who may reach a CTA's shared memory);
+                               the accesses are ordinary accesses of the location (same address)
 tcgen05 fences                 no memory effect in the model (compile-checked only)
 =============================  ===================================================================
 """
@@ -24,7 +29,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
+from ..ir import MbarrierInit, Program, Proxy, ProxyFenceKind, Scope, Sem
 from .event import Event
 
 # --------------------------------------------------------------------------------------------
@@ -160,7 +165,27 @@ def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
     * PDL, ``griddepcontrol.launch_dependents``: no memory ordering of its own; a release fence
       (``fence.acq_rel``/``fence.sc``) of ``.gpu`` or ``.sys`` scope before it in program order
       synchronises with the start of the dependent grid.
-    """
+
+    The first two are :func:`api_sync_order` (they also preserve causality across proxies); the
+    third is :func:`launch_fence_order`."""
+    return api_sync_order(p, events, ids) | launch_fence_order(p, events, ids)
+
+
+def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """The CUDA API synchronization between grids of one stream: kernel boundaries and, under PDL,
+    ``griddepcontrol.wait`` (see :func:`grid_order`).
+
+    PTX ISA, Memory Consistency Model, "API synchronization": "Completion of a task enqueued in a
+    CUDA stream synchronizes with the start of the following task in the same stream" and "the CUDA
+    API synchronization mechanisms above also participate in proxy-preserved base causality order
+    except for the tensormap-proxy" -- the edges returned here are also
+    :attr:`.ptx.Execution.api_proxy_preserved` (fuzzgpu has no tensormap proxy).
+
+    fuzzgpu's reading (docs/oracle.md, "fuzzgpu's readings"): ``griddepcontrol.wait`` is one of
+    these mechanisms.  Its text, "all the memory operations from the prerequisite grids are
+    performed and made visible to the current grid", names no proxy; the end of the prerequisite
+    grid it waits for is a task completion; CUTLASS's TMA kernels under PDL issue their bulk
+    copies of the primary's output right after the wait, with no proxy fence."""
     grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
     pdl = set(p.pdl_grids)
     pairs: set[tuple[int, int]] = set()
@@ -175,6 +200,23 @@ def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
             waits = [y for y in b_ids if events[y].action == "gdc_wait"]
             after_wait = [y for y in b_ids if any(_po_before(events, b_ids, w, y) for w in waits)]
             pairs.update((x, y) for x in a_ids for y in after_wait)
+    return pairs
+
+
+def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """PDL: a ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` in the
+    primary synchronises with the start of the dependent grid (see :func:`grid_order`).  A generic
+    memory fence's synchronisation: it is base causality, and preserved across proxies only through
+    proxy fences (:attr:`.ptx.Execution.proxy_preserved_base_causality`), unlike
+    :func:`api_sync_order`."""
+    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
+    pdl = set(p.pdl_grids)
+    pairs: set[tuple[int, int]] = set()
+    for a, a_ids in enumerate(ids):
+        for b, b_ids in enumerate(ids):
+            ga, gb = grid[a], grid[b]
+            if gb not in pdl or ga != gb - 1:
+                continue
             for f in a_ids:
                 ev = events[f]
                 if ev.kind == "F" and ev.scope in (Scope.GPU, Scope.SYS) and any(
@@ -229,6 +271,73 @@ def _po_before(events: Sequence[Event], thread_ids: Sequence[int], a: int, b: in
     """Thread-local program order between two of the thread's own (non-asynchronous) events, or
     from an own event to a later one of any unit: events are numbered in issue order."""
     return a < b and events[a].unit == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Cluster barriers (PTX ISA, "barrier.cluster"; "membar/fence": fence.mbarrier_init)
+# --------------------------------------------------------------------------------------------
+
+
+def cluster_barrier_syncs(
+    p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
+) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """``barrier.cluster.arrive`` / ``barrier.cluster.wait``: (synchronizes-with pairs, pairs that
+    are execution order only).
+
+    PTX ISA, "barrier.cluster": the wait "causes the executing thread to wait for all non-exited
+    threads of the cluster to perform barrier.cluster.arrive"; "The optional .sem qualifier
+    specifies a memory synchronizing effect as described in the Memory Consistency Model. If the
+    .sem qualifier is absent, .release is assumed by default" (arrive; ``.acquire`` for wait); "The
+    optional .relaxed qualifier on barrier.cluster.arrive specifies that there are no memory
+    ordering and visibility guarantees provided for the memory accesses performed prior to
+    barrier.cluster.arrive".
+
+    Phases: the k-th arrive and the k-th wait of each thread belong to phase k of its cluster's
+    barrier (``ir`` checks that they alternate).  The participants of phase k are the test's
+    threads of the cluster that arrive a k-th time (as for ``bar.sync`` without a count, the
+    cluster is taken to hold only the test's threads; a thread that exits without arriving does not
+    hold the barrier).  Every arrive of phase k precedes every wait of phase k of another thread in
+    execution order; a release arrive synchronizes with them (fuzzgpu's reading: like ``bar.arrive``
+    with ``bar.sync``, at cluster scope); a relaxed arrive orders execution only.
+
+    ``fence.mbarrier_init.release.cluster`` ("membar/fence": a light-weight release fence, at cluster
+    scope, for the executing thread's prior ``mbarrier.init`` operations only): each
+    ``mbarrier.init`` of the thread before the fence synchronizes with the waits of the phase of
+    the thread's next ``barrier.cluster.arrive`` after the fence (relaxed or not) -- the pattern
+    ``mbarrier.init; fence.mbarrier_init.release.cluster; barrier.cluster.arrive.relaxed;
+    barrier.cluster.wait`` makes the initialised mbarrier usable by the other CTAs."""
+    sync: set[tuple[int, int]] = set()
+    order: set[tuple[int, int]] = set()
+    #: (cluster, phase) -> ([(thread, arrive, events it publishes)], [(thread, wait)])
+    phases: dict[tuple[tuple[int, int, int], int], tuple[list[tuple[int, int, list[int]]], list[tuple[int, int]]]] = {}
+    for tid, mine in enumerate(ids):
+        pl = p.threads[tid].placement
+        cluster = (pl.gpu, pl.grid, pl.cluster_id)
+        code = p.threads[tid].code
+        arrives = waits = 0
+        inits: list[int] = []  # the thread's mbarrier.init writes so far
+        fenced: list[int] = []  # those before a fence.mbarrier_init, until the next arrive
+        for eid in mine:
+            e = events[eid]
+            if e.kind == "W" and e.unit == 0 and 0 <= e.pc < len(code) and isinstance(code[e.pc], MbarrierInit):
+                inits.append(eid)
+            elif e.action == "mbarrier_init_fence":
+                fenced = list(inits)
+            elif e.barrier_mode == "cluster_arrive":
+                published = ([eid] if e.sem is Sem.RELEASE else []) + fenced
+                phases.setdefault((cluster, arrives), ([], []))[0].append((tid, eid, published))
+                fenced = []
+                arrives += 1
+            elif e.barrier_mode == "cluster_wait":
+                phases.setdefault((cluster, waits), ([], []))[1].append((tid, eid))
+                waits += 1
+    for arrived, waiting in phases.values():
+        for tid_a, arrive, published in arrived:
+            for tid_w, wait in waiting:
+                if tid_a != tid_w:
+                    order.add((arrive, wait))
+                    sync.update((x, wait) for x in published)
+    return sync, order - sync
 
 
 # --------------------------------------------------------------------------------------------

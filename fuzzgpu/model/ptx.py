@@ -217,6 +217,7 @@ class Execution:
         self.rf = Rel.from_pairs(self.n, [(w, r) for w, r in cand.rf if not self.free >> r & 1])
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
         self.grid = Rel.from_pairs(self.n, cand.grid_order)
+        self.api_sync = Rel.from_pairs(self.n, cand.api_sync)
         for name in ("R", "W", "M", "F", "F_SC", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
             setattr(self, name, getattr(static, name))
 
@@ -286,6 +287,22 @@ class Execution:
         return cb | (self.async_completion @ cb.opt())
 
     @cached_property
+    def api_proxy_preserved(self) -> Rel:
+        """ISA, Memory Consistency Model, "API synchronization": "Completion of a task enqueued in a
+        CUDA stream synchronizes with the start of the following task in the same stream" and "the
+        CUDA API synchronization mechanisms above also participate in proxy-preserved base
+        causality order except for the tensormap-proxy".  A base causality path through a kernel
+        boundary (or, fuzzgpu's reading, a PDL ``griddepcontrol.wait``: :func:`.mechanisms.
+        api_sync_order`) between two accesses of one physical location preserves causality
+        whatever their proxies and virtual addresses: the boundary acts as a proxy fence of every
+        proxy and as an alias proxy fence.  (fuzzgpu has no tensormap proxy.)"""
+        if not self.cand.api_sync:
+            return Rel(self.n, (0,) * self.n)
+        cb = self.base_causality
+        m = Rel.identity(self.n, self.M)
+        return self.loc & (m @ cb.opt() @ self.api_sync @ cb.opt() @ m)
+
+    @cached_property
     def proxy_preserved_base_causality(self) -> Rel:
         """ISA, "Proxy-preserved base causality order" (mixed-proxy model): base causality between
         two accesses is kept across proxies only when proxy fences on the path make the access of
@@ -313,6 +330,7 @@ class Execution:
             loc & (into_fence @ cb @ alias @ cb @ gen),
             loc & (gen @ cb @ alias @ cb @ out_fence),
             loc & (into_fence @ cb @ alias @ cb @ out_fence),
+            self.api_proxy_preserved,
         ]
         out = parts[0]
         for p in parts[1:]:
@@ -539,6 +557,7 @@ def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
     pairs = [(out(a), b) for a, b in x.po.pairs()]
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
+    pairs += [(i, n + j) for i, j in x.cand.barrier_order]  # a relaxed barrier.cluster.arrive
     pairs += [(out(a), b) for a, b in x.grid.pairs()]  # grids in stream order
     pairs += list(x.rf.pairs())
     return pairs, bars
