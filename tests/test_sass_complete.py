@@ -513,3 +513,18 @@ def test_a_synchronising_atom_accounts_for_its_own_access():
 
     meta = dict(StaticBackend("sm_90").run(litmus.parse(ATOM_SYNC)).meta)
     assert meta["sass_findings"] == [], meta["sass_findings"]
+
+
+@needs_toolchain
+def test_cluster_barrier_kernels_are_never_called_clean():
+    """barrier.cluster.arrive/wait order memory (release/acquire at cluster scope) but this checker
+    knows no SASS for them yet: such a kernel is "not fully checked", never clean (it was "clean
+    (0/0 synchronisation points)", the cluster barriers not even counted)."""
+    from fuzzgpu import litmus
+
+    path = Path(__file__).parent / "litmus" / "cluster-barrier" / "CB-DSM-MP-release.litmus"
+    reports = sass.check_path(str(path), archs=("sm_90",))
+    assert reports and not all(r.complete for r in reports)
+    assert any("barrier.cluster" in u for r in reports for fn in r.functions for u in fn.unchecked)
+    assert sass.exit_status(reports) == sass.EXIT_NOT_FULLY_CHECKED
+    assert litmus.parse_file(str(path)).threads
