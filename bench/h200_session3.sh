@@ -8,6 +8,8 @@
 #                                  sharing the GPU, 3 workers each: random/model and pdl/sc; waits
 #                                  ~9.5 minutes, then snapshots their logs
 #   bench/h200_session3.sh finish  waits for both campaigns to end, collects reports and corpora
+#   bench/h200_session3.sh cluster the cluster GPU tests and runs of issue 18 (DSM, cluster barriers,
+#                                  remote mbarrier arrives)                             ~4 minutes
 #
 # Run from the repository root on the GPU machine, with wheelhouse/ carried (PyCUDA and jsonschema
 # wheels for cp312) and $OUT set; everything comes back in $OUT/<part>.tar.gz and on stdout.
@@ -58,6 +60,21 @@ finish)
   echo "exit status: random $(cat $d/random.done 2>/dev/null) pdl $(cat $d/pdl.done 2>/dev/null)"
   tail -40 "$d/random.txt"; tail -40 "$d/pdl.txt"
   tar -C "$R" -czf "$OUT/finish.tar.gz" campaigns random pdl
+  ;;
+cluster)
+  # issue 18: distributed shared memory and cluster barriers on the H200
+  d=$R/cluster; mkdir -p "$d"
+  timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -q -s -p no:xdist -p no:cacheprovider -rA \
+    tests/test_gpu_cluster.py > "$d/pytest-gpu-cluster.txt" 2>&1
+  grep -E "^(PASSED|FAILED|ERROR)|passed|failed|rate|stale" "$d/pytest-gpu-cluster.txt" | tail -30
+  for t in dsm/DSM-MP-relacq-cluster dsm/DSM-MP-relacq-cta dsm/DSM-MP-fence-acqrel-cluster dsm/DSM-MP-fence-acqrel-cta \
+           cluster-barrier/CB-MP-release cluster-barrier/CB-MP-relaxed-both mbarrier-cluster/RMB-MP-release-cluster-acquire-cluster; do
+    n=$([ "${t#dsm/DSM-MP-relacq-cluster}" = "" ] && echo 1e9 || echo 2e8)
+    echo "== fuzzgpu run $t --instances $n --barrier --spin 1000"
+    timeout 120 python3 -m fuzzgpu run "tests/litmus/$t.litmus" --instances $n --barrier --spin 1000 > "$d/$(basename $t).txt" 2>&1
+    echo "exit $?"; grep -vE "^\s*$" "$d/$(basename $t).txt" | tail -8
+  done
+  tar -C "$R" -czf "$OUT/cluster.tar.gz" cluster
   ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;
