@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..handoff import MECHANISMS
-from ..ir import CpAsync, CpAsyncBulk, MbarrierWait, Program, Proxy
+from ..ir import CpAsync, CpAsyncBulk, MbarrierWait, Program, Proxy, Sem
 from . import (
     Outcome,
     _executions,
@@ -188,9 +188,9 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         if loc_kind == "mbarrier":
             return "mbarrier"
         strong = x.strong
-        if strong >> s & 1 and strong >> t & 1 and not ms.has(s, t):
-            return "scope"
-        if _scope_too_small(p, x, w, o, s, t):
+        if not (strong >> s & 1 and strong >> t & 1):
+            return "flag"  # a weak signal synchronizes nothing
+        if not ms.has(s, t) or _scope_too_small(p, x, w, o, s, t):
             return "scope"
         return "flag"
     return "unordered"
@@ -198,10 +198,12 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
 
 def _scope_too_small(p: Program, x: Execution, w: Event, o: Event, s: int, t: int) -> bool:
     """A fence or release/acquire access between the data and the signal (in either thread) whose
-    scope does not include the other thread."""
+    scope does not include the other thread (the data accesses themselves do not count)."""
     producer, consumer = p.threads[w.tid].placement, p.threads[o.tid].placement
     for e in x.ev:
-        if e.scope is None or e.tid < 0 or e.kind not in ("F", "R", "W"):
+        if e.scope is None or e.tid < 0 or e.eid in (w.eid, o.eid):
+            continue
+        if not (e.kind == "F" or e.sem in (Sem.RELEASE, Sem.ACQUIRE, Sem.ACQ_REL)):
             continue
         if e.tid == w.tid and w.eid <= e.eid <= s and not producer.in_scope(consumer, e.scope):
             return True
