@@ -42,7 +42,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
+PROFILE_NAMES = ("all", "classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 STATE_VERSION = 1
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
 
@@ -514,8 +514,9 @@ class Campaign:
         return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
 
     def _record(self, program: Program, verdict: Any, hist: Any, config: RunConfig, shrunk: bool) -> None:
-        from . import corpus
+        from . import corpus, fixes
 
+        verdict = fixes.attach(program, verdict)  # the weakest single change that removes the finding
         entry = corpus.make_entry(program, verdict, hist, self.inner, config, shape=program.name, shrunk=shrunk,
                                   campaign={"profile": self.profile.name, "seed": self.state.seed, "run": self.state.run_index,
                                             "property": self.prop.name})
