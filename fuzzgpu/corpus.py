@@ -255,7 +255,7 @@ def validate_entry(d: Any, where: str) -> Program:
             raise CorpusError(f"{where}: field {key!r} has the wrong type ({type(d[key]).__name__})")
     if d["version"] > VERSION or d["version"] < 1:
         raise CorpusError(f"{where}: corpus schema version {d['version']} is not one this fuzzgpu reads (1..{VERSION})")
-    if d["property"] not in ("model", "sc") and not d["property"].startswith("user:"):
+    if d["property"] not in ("model", "sc", "race") and not d["property"].startswith("user:"):
         raise CorpusError(f"{where}: field 'property': unknown property {d['property']!r}")
     rep = d["reproduction"]
     for k in ("rate", "instances", "replay_instances", "confidence"):

@@ -1,11 +1,13 @@
 """The fix for a finding: the weakest single change that makes the program race-free or its
 offending outcomes forbidden, searched over single changes and checked by the oracle.
 
-A *change* is one annotation strengthened one step (``ld.global.nc`` -> ``ld``, weak -> relaxed ->
-acquire/release, ``.relaxed`` mbarrier arrive/wait -> release/acquire, ``fence.acq_rel`` ->
+A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, weak or volatile -> relaxed or
+acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait -> release/acquire, ``fence.acq_rel`` ->
 ``fence.sc``, a larger scope, ``cp.async.bulk.wait_group.read`` -> without ``.read``), or one
-instruction inserted (a wait: ``cp.async.wait_group 0``, ``cp.async.bulk.wait_group 0``,
-``griddepcontrol.wait``; a ``fence.proxy.async``; a ``fence.acq_rel``/``fence.sc``).  Changes are
+instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``, ``cp.async.bulk.wait_group 0``,
+``griddepcontrol.wait``; a ``fence.proxy.async``; a ``fence.acq_rel``/``fence.sc``), or one wait made a
+retry loop (an ``mbarrier.try_wait``/``test_wait`` whose result nothing tests, retried until it
+returns True).  Changes are
 tried cheapest first: an annotation before an inserted wait, a wait before a proxy fence, a proxy
 fence before a memory fence, a smaller scope before a larger one, and within one kind the earliest
 place in the thread.  The first that the oracle accepts is the fix: no consistent execution of the
@@ -26,6 +28,9 @@ from typing import Any
 
 from .ir import (
     Atom,
+    Branch,
+    Cond,
+    Label,
     BulkWait,
     CpAsync,
     CpAsyncBulk,
@@ -48,7 +53,7 @@ from .ir import (
 )
 
 #: at most this many changed programs are judged per finding
-MAX_CANDIDATES = 800
+MAX_CANDIDATES = 1200
 
 _SCOPES = (Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS)
 #: cost of each kind of change (the weakest first)
@@ -63,6 +68,25 @@ class Change:
     text: str  # "add `cp.async.wait_group 0` in P0 before `bar.sync 0`"
     program: Program
     rank: tuple[int, ...] = ()
+    op: str = "replace"  # "replace" | "insert" | "retry": how :func:`apply` makes it
+    new: Instruction | None = None
+
+
+def apply(p: Program, c: Change) -> Program:
+    """``c`` made on ``p`` (a program with the same threads as the one ``c`` was drawn for, in
+    which an earlier change of a pair replaced an instruction, never moved one)."""
+    code = p.threads[c.thread].code
+    k = c.index
+    if c.op == "replace":
+        assert c.new is not None
+        return _replace(p, c.thread, code[:k] + (c.new,) + code[k + 1:])
+    if c.op == "insert":
+        assert c.new is not None
+        return _replace(p, c.thread, code[:k] + (c.new,) + code[k:])
+    ins = code[k]
+    assert isinstance(ins, MbarrierWait)
+    lab = _fresh_label(p)
+    return _replace(p, c.thread, code[:k] + (Label(lab), ins, Branch(Cond.EQ, ins.dst, 0, lab)) + code[k + 1:])
 
 
 @dataclass(frozen=True)
@@ -98,13 +122,15 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
     if isinstance(ins, Load):
         if ins.nc:
             yield r(ins, nc=False)
-        elif ins.sem is Sem.WEAK:
-            yield from (r(ins, sem=Sem.RELAXED, scope=s) for s in _SCOPES)
+        elif ins.sem in (Sem.WEAK, Sem.VOLATILE):
+            yield from (r(ins, sem=sem, scope=s) for sem in (Sem.RELAXED, Sem.ACQUIRE) for s in _SCOPES
+                        if not (sem is Sem.RELAXED and ins.sem is Sem.VOLATILE))
         elif ins.sem is Sem.RELAXED:
             yield r(ins, sem=Sem.ACQUIRE)
     elif isinstance(ins, Store):
-        if ins.sem is Sem.WEAK:
-            yield from (r(ins, sem=Sem.RELAXED, scope=s) for s in _SCOPES)
+        if ins.sem in (Sem.WEAK, Sem.VOLATILE):
+            yield from (r(ins, sem=sem, scope=s) for sem in (Sem.RELAXED, Sem.RELEASE) for s in _SCOPES
+                        if not (sem is Sem.RELAXED and ins.sem is Sem.VOLATILE))
         elif ins.sem is Sem.RELAXED:
             yield r(ins, sem=Sem.RELEASE)
     elif isinstance(ins, (Atom, Red)):
@@ -152,6 +178,17 @@ def _where(code: Sequence[Instruction], k: int) -> str:
     return f"after `{_fmt(code[-1])}`" if code else "at its start"
 
 
+def _tested(code: Sequence[Instruction], k: int) -> bool:
+    """Does a branch test the result of the wait at ``k``?"""
+    dst = getattr(code[k], "dst", None)
+    return any(isinstance(i, Branch) and dst in (i.a, i.b) for i in code[k + 1:])
+
+
+def _fresh_label(p: Program) -> str:
+    used = {i.name for t in p.threads for i in t.code if isinstance(i, Label)}
+    return next(f"LF{n:02d}" for n in range(100) if f"LF{n:02d}" not in used)
+
+
 def changes(p: Program) -> list[Change]:
     """Every single change of ``p``, cheapest first."""
     out: list[Change] = []
@@ -161,13 +198,20 @@ def changes(p: Program) -> list[Change]:
                 scope = getattr(new, "scope", None)
                 text = f"make `{_fmt(ins)}` in {t.name} `{_fmt(new)}`"
                 out.append(Change("strengthen", tid, k, text, _replace(p, tid, t.code[:k] + (new,) + t.code[k + 1:]),
-                                  (COST["strengthen"], scope.rank if scope else 0, n, tid, k)))
+                                  (COST["strengthen"], scope.rank if scope else 0, n, tid, k), "replace", new))
+        for k, ins in enumerate(t.code):
+            if isinstance(ins, MbarrierWait) and not _tested(t.code, k):
+                lab = _fresh_label(p)
+                code = t.code[:k] + (Label(lab), ins, Branch(Cond.EQ, ins.dst, 0, lab)) + t.code[k + 1:]
+                out.append(Change("wait", tid, k, f"retry `{_fmt(ins)}` in {t.name} until it returns True "
+                                  f"(a loop: `{lab}: ... beq {ins.dst}, 0, {lab}`)", _replace(p, tid, code),
+                                  (COST["wait"], 0, -1, tid, k), "retry"))
         for j, (kind, new) in enumerate(_inserts(p, tid)):
             scope = getattr(new, "scope", None)
             for k in range(len(t.code) + 1):
                 text = f"add `{_fmt(new)}` in {t.name} {_where(t.code, k)}"
                 out.append(Change(kind, tid, k, text, _replace(p, tid, t.code[:k] + (new,) + t.code[k:]),
-                                  (COST[kind], scope.rank if scope else 0, j, tid, k)))
+                                  (COST[kind], scope.rank if scope else 0, j, tid, k), "insert", new))
     out.sort(key=lambda c: c.rank)
     return out
 
@@ -200,21 +244,20 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         why = _fixed(c.program, want)
         if why:
             return Fix((c,), c.program, why)
-    annots = [c for c in singles if c.kind == "strengthen"]
-    for i, a in enumerate(annots):
-        for b in annots[i + 1:]:
-            if (a.thread, a.index) == (b.thread, b.index):
-                continue
-            tried += 1
-            if tried > budget:
-                return None
-            t = b.thread
-            code = a.program.threads[t].code
-            new = b.program.threads[t].code[b.index]
-            prog = _replace(a.program, t, code[:b.index] + (new,) + code[b.index + 1:])
-            why = _fixed(prog, want)
-            if why:
-                return Fix((a, b), prog, why)
+    # pairs: two annotations in two threads (a release and an acquire), or an annotation and a retry
+    # loop, each made in place; the weakest pairs (cheapest kinds, smallest scopes) first
+    annots = [c for c in singles if c.op in ("replace", "retry")]
+    pairs = [(a, b) for i, a in enumerate(annots) for b in annots[i + 1:]
+             if a.op == "replace" and (a.thread != b.thread or (b.op == "retry" and b.index == a.index))]
+    pairs.sort(key=lambda ab: (ab[0].rank[0] + ab[1].rank[0], ab[0].rank[1] + ab[1].rank[1], ab[0].rank, ab[1].rank))
+    for a, b in pairs:
+        tried += 1
+        if tried > budget:
+            return None
+        prog = apply(a.program, b)
+        why = _fixed(prog, want)
+        if why:
+            return Fix((a, b), prog, why)
     return None
 
 

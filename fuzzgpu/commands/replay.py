@@ -26,6 +26,11 @@ reported as a HARNESS OR HARDWARE FAULT, apart from the memory-model verdicts.  
 finding a backend cannot check (an observed-outcome or timeout finding on the static backend, which
 executes nothing) are reported as skipped and do not change the exit status.
 
+--fixed runs each entry's fixed program instead (the weakest single change the oracle says removes
+the finding, as `fuzzgpu explain` prints it; race findings and other fixable outcomes) and says how
+often the entry's offending outcomes appeared in it (0: the stale value is gone); an entry without
+a fix is skipped.
+
 Exit status: 1 when any entry still violates its property, 0 otherwise, 2 on an error (a bad entry
 file, an unavailable backend).
 
@@ -35,6 +40,7 @@ examples:
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
   fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
   fuzzgpu replay corpus/73416467ed043580.json --backend static --json
+  fuzzgpu replay /tmp/disc --backend sim --fixed           the fixed programs of race findings
 """
 
 
@@ -45,11 +51,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--instances", type=float, default=None, metavar="N", help="instances per entry (default: from the entry)")
     parser.add_argument("--max-instances", type=float, default=1e10, metavar="N", help="cap on instances per entry (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
+    parser.add_argument("--fixed", action="store_true", help="run each entry's fixed program (its fix, as explain shows it)")
 
 
-def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10) -> dict[str, Any]:
-    """Re-run one entry; returns {"status": violates|fixed|skipped, ...}."""
-    from .. import model, properties
+def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
+                 fixed: bool = False) -> dict[str, Any]:
+    """Re-run one entry (with ``fixed``: its fixed program); returns {"status": violates|fixed|skipped, ...}."""
+    from .. import fixes, model, properties
     from ..backends.base import RunConfig
 
     prop = properties.get(entry.prop)
@@ -61,6 +69,14 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     n = max(1, min(n, int(max_instances)))
     out = {"entry": str(entry.path), "signature": entry.signature, "shape": entry.shape, "property": prop.name,
            "backend": backend.describe(), "instances": n}
+    program = entry.program
+    if fixed:
+        f = fixes.fix_for(entry.program, _stored_verdict(entry))
+        if f is None:
+            out.update(status="skipped", reason="no fix: no single change the oracle accepts (or nothing fixable)")
+            return out
+        program = f.program
+        out["fix"] = f.text
     outcome_finding = bool(entry.data["verdict"].get("offending")) or entry.timeouts > 0  # timeouts: observed too
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
@@ -69,8 +85,8 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="skipped", reason="a SASS (compile-time) finding: replay it with --backend static")
         return out
     try:
-        hist = backend.run(entry.program, dataclasses.replace(cfg, instances=n))
-        verdict = prop.check(entry.program, hist)
+        hist = backend.run(program, dataclasses.replace(cfg, instances=n))
+        verdict = prop.check(program, hist)
     except model.Unsupported as e:
         out.update(status="skipped", reason=f"the oracle does not cover this program: {e}")
         return out
@@ -84,7 +100,20 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="skipped", reason=verdict.reason)
     else:
         out["status"] = "violates" if verdict.failed else "fixed"
+    if fixed:
+        seen = {tuple(sorted(o["outcome"].items())) for o in entry.data["verdict"].get("offending", [])}
+        out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen)
     return out
+
+
+def _stored_verdict(entry: Any) -> Any:
+    """The entry's verdict as :func:`fuzzgpu.fixes.fix_for` reads it (offending outcomes and verdicts)."""
+    from ..properties import Offence
+
+    class _V:
+        offending = tuple(Offence(tuple(o["outcome"].items()), int(o.get("count", 0)), str(o.get("verdict", "")), "")
+                          for o in entry.data["verdict"].get("offending", []))
+    return _V()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         print(note)
     violating = 0
     for e in entries:
-        r = replay_entry(e, backend, int(args.instances) if args.instances else None, int(args.max_instances))
+        r = replay_entry(e, backend, int(args.instances) if args.instances else None, int(args.max_instances), args.fixed)
         if r["status"] == "violates":
             violating += 1
         if args.json:
@@ -116,6 +145,9 @@ def run(args: argparse.Namespace) -> int:
             if r["status"] == "violates" and r.get("kinds") == ["fault"]:
                 what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
             extra = r.get("summary") if r["status"] != "skipped" else r.get("reason")
+            if "fix" in r:
+                extra = (f"fixed program ({r['fix']}): the offending outcomes seen {r.get('offending_seen', 0)} times"
+                         + (f"; {extra}" if extra else ""))
             print(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""))
     if not args.json:
         print(f"{len(entries)} entries, {violating} still violate their property ({backend.describe()})")
