@@ -20,6 +20,7 @@ shapes and annotations and set the stress settings: see :func:`load_profile`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -269,6 +270,14 @@ class PropertyFailed(Exception):
         self.verdict = verdict
         self.hist = hist
         self.config = config
+
+
+@functools.lru_cache(maxsize=None)
+def _failed_as(key: str) -> type[PropertyFailed]:
+    """One PropertyFailed subclass per kind of failure (``Verdict.class_key``): Hypothesis tells
+    failures apart by exception type, so a shrink keeps to the kind it started from (a race of one
+    class does not shrink into another)."""
+    return type(f"PropertyFailed_{key}", (PropertyFailed,), {}) if key else PropertyFailed
 
 
 def size_key(p: Program) -> tuple:
@@ -641,7 +650,7 @@ class Campaign:
                 k = size_key(program)
                 if not best or k < best[0][0]:
                     best[:] = [(k, program, verdict, hist, cfg)]
-                raise PropertyFailed(program, verdict, hist, cfg)
+                raise _failed_as(getattr(verdict, "class_key", ""))(program, verdict, hist, cfg)
 
         body._hypothesis_internal_add_digest = (  # type: ignore[attr-defined]
             f"{self.profile.name}|{self.state.backend}|{prop.name}|{self.state.seed}|{self.state.run_index}".encode()

@@ -108,3 +108,45 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
 DRAWN = tuple(m.name for m in MECHANISMS.values() if m.drawn)
 
 __all__ = ["DRAWN", "MECHANISMS", "Mechanism"]
+
+
+# --------------------------------------------------------------------------------------------
+# The known bug classes (issue 15): which one a race finding belongs to
+# --------------------------------------------------------------------------------------------
+
+#: the seven classes of real bugs the general generator must find, by number
+CLASSES: dict[int, str] = {
+    1: "ld.global.nc after griddepcontrol.wait under PDL (FlashMLA 01a2772: ptxas hoists it above the wait)",
+    2: "the PDL dependent reads the primary's data before griddepcontrol.wait, or without one",
+    3: "generic shared-memory write consumed by the async proxy (bulk copy shared->global) without fence.proxy.async",
+    4: "cp.async data consumed without cp.async.wait_group/wait_all in the issuing thread",
+    5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
+    6: "mbarrier .relaxed arrive or wait with no fence",
+    7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
+}
+
+_ORDERING = ("ld.acquire", "fence.", "bar.", "barrier.", "mbarrier.try_wait", "mbarrier.test_wait", "atom.acquire",
+             "atom.acq_rel")
+
+
+def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) -> int | None:
+    """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
+    access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
+    from .ir import GridDepControl, Program
+
+    assert isinstance(program, Program)
+    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6}
+    if mechanism in simple:
+        return simple[mechanism]
+    if mechanism != "nc":
+        return None
+    tid, pc = other_at
+    code = program.threads[tid].code[:pc]
+    if program.threads[tid].placement.grid in program.pdl_grids:
+        return 1 if any(isinstance(i, GridDepControl) and i.action == "wait" for i in code) else 2
+    from .litmus import format_instruction
+
+    return 7 if any(format_instruction(i).startswith(_ORDERING) for i in code) else None
+
+
+__all__ += ["CLASSES", "finding_class"]

@@ -89,6 +89,9 @@ class Verdict:
     fix: str = ""
     #: the offending outcomes are the oracle's, not a run's (race on the static backend)
     oracle_only: bool = False
+    #: what kind of failure this is (race: the known class or mechanism of each racing pair), so that
+    #: shrinking keeps to one kind (the campaign raises one exception type per key)
+    class_key: str = ""
 
     @property
     def failed(self) -> bool:
@@ -397,8 +400,22 @@ class RaceProperty(Property):
             if timeouts:
                 reason = (reason + "; " if reason else "") + why
             return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances, timeouts,
-                           waits, oracle_only=oracle_only)
+                           waits, oracle_only=oracle_only, class_key=race_class_key(program, ra, offending))
         return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances, 0, waits)
+
+
+def race_class_key(program: Program, ra: Any, offending: list[Offence]) -> str:
+    """``race:4`` (the classes of :data:`fuzzgpu.handoff.CLASSES`, else the mechanisms, of the
+    racing pairs of the racy offences), ``race:other`` without one."""
+    from .handoff import finding_class
+
+    keys = set()
+    for o in offending:
+        if o.verdict == RACY:
+            for p in ra.racy.get(o.outcome, ()):
+                c = finding_class(program, p.mechanism, p.other_at)
+                keys.add(str(c) if c is not None else p.mechanism)
+    return "race:" + ("+".join(sorted(keys)) or "other")
 
 
 def _oracle_backend(h: Histogram) -> str:

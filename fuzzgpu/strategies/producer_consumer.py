@@ -39,6 +39,7 @@ running them and the campaign counts them (``not covered``); ``runnable=True`` l
 from __future__ import annotations
 
 from collections.abc import Sequence
+import dataclasses
 from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
@@ -96,6 +97,8 @@ _SIGNALS = {  # placement -> the signals that can join such a producer and consu
     "different-grids": ("stream", "pdl"),
 }
 _ONE_CTA = ("same-thread", "same-cta", "same-warp")
+#: the signals, simplest first (the shrink order)
+_SIGNAL_ORDER = ("same-thread", "flag", "bar", "mbarrier", "stream", "pdl")
 
 
 @dataclass
@@ -182,8 +185,13 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     placements = tuple(pl for pl in o.placements if any(s in o.mechanisms for s in _SIGNALS[pl]))
     if producer is not None:  # a later stage stays in the producer's grid
         placements = tuple(pl for pl in placements if pl != "different-grids") or ("same-thread",)
-    placement = draw(st.sampled_from(placements))
-    signal = draw(st.sampled_from(tuple(s for s in _SIGNALS[placement] if s in o.mechanisms)))
+    # the signal first (every means about equally likely), then a placement it can join
+    # one mbarrier per program: the oracle enumerates every value of each, and two make it slow
+    mech = tuple(m for m in o.mechanisms if not (pr.mbarriers and m in ("mbarrier", "bulk-load")))
+    o = dataclasses.replace(o, mechanisms=mech)
+    signals = tuple(s for s in _SIGNAL_ORDER if s in o.mechanisms and any(s in _SIGNALS[pl] for pl in placements))
+    signal = draw(st.sampled_from(signals))
+    placement = draw(st.sampled_from(tuple(pl for pl in placements if signal in _SIGNALS[pl])))
     if producer is not None and signal == "bar" and _has_branch(pr.code[producer]):
         signal = "flag"  # no barrier after a loop (the harness could deadlock the CTA)
     if producer is None:
@@ -229,7 +237,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         src = pr.loc("g", init=pr.next_value())
         P += [CpAsync(data, src), CpAsyncCommit()]
         done = draw(st.sampled_from(("wait_group", "wait_all", "none")
-                                    + (("mbarrier",) if signal in ("mbarrier", "same-thread") else ())))
+                                    + (("mbarrier",) if signal in ("mbarrier", "same-thread") and not pr.mbarriers else ())))
         if done == "wait_group":
             P.append(CpAsyncWait(0))
         elif done == "wait_all":
