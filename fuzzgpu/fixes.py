@@ -126,13 +126,13 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
             yield from (r(ins, sem=sem, scope=s) for sem in (Sem.RELAXED, Sem.ACQUIRE) for s in _SCOPES
                         if not (sem is Sem.RELAXED and ins.sem is Sem.VOLATILE))
         elif ins.sem is Sem.RELAXED:
-            yield r(ins, sem=Sem.ACQUIRE)
+            yield from (r(ins, sem=Sem.ACQUIRE, scope=s) for s in _SCOPES if ins.scope is None or s.rank >= ins.scope.rank)
     elif isinstance(ins, Store):
         if ins.sem in (Sem.WEAK, Sem.VOLATILE):
             yield from (r(ins, sem=sem, scope=s) for sem in (Sem.RELAXED, Sem.RELEASE) for s in _SCOPES
                         if not (sem is Sem.RELAXED and ins.sem is Sem.VOLATILE))
         elif ins.sem is Sem.RELAXED:
-            yield r(ins, sem=Sem.RELEASE)
+            yield from (r(ins, sem=Sem.RELEASE, scope=s) for s in _SCOPES if ins.scope is None or s.rank >= ins.scope.rank)
     elif isinstance(ins, (Atom, Red)):
         if ins.sem is Sem.RELAXED:
             yield from (r(ins, sem=s) for s in (Sem.RELEASE, Sem.ACQUIRE))

@@ -190,10 +190,22 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         strong = x.strong
         if not (strong >> s & 1 and strong >> t & 1):
             return "flag"  # a weak signal synchronizes nothing
-        if not ms.has(s, t) or _scope_too_small(p, x, w, o, s, t):
-            return "scope"
+        if _has_patterns(x, w, o, s, t) and (not ms.has(s, t) or _scope_too_small(p, x, w, o, s, t)):
+            return "scope"  # release/acquire (or fences) that would synchronize at a larger scope
         return "flag"
     return "unordered"
+
+
+def _has_patterns(x: Execution, w: Event, o: Event, s: int, t: int) -> bool:
+    """A release pattern on the producer's side (a release signal, or a fence between the data and
+    the signal) and an acquire pattern on the consumer's (an acquire read of the signal, or a fence
+    between it and the data read): the handoff would synchronize, scopes aside (ISA 8.8)."""
+    def fence_between(tid: int, a: int, b: int) -> bool:
+        return any(e.kind == "F" and e.tid == tid and a < e.eid < b for e in x.ev)
+
+    rel = x.ev[s].sem in (Sem.RELEASE, Sem.ACQ_REL) or fence_between(w.tid, w.eid, s)
+    acq = x.ev[t].sem in (Sem.ACQUIRE, Sem.ACQ_REL) or fence_between(o.tid, t, o.eid)
+    return rel and acq
 
 
 def _scope_too_small(p: Program, x: Execution, w: Event, o: Event, s: int, t: int) -> bool:
