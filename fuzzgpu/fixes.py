@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ir import (
     Atom,
@@ -51,6 +51,9 @@ from .ir import (
     Store,
     validate,
 )
+
+if TYPE_CHECKING:
+    from .properties import Verdict
 
 #: at most this many changed programs are judged per finding
 MAX_CANDIDATES = 1200
@@ -273,10 +276,9 @@ def fix_for(program: Program, verdict: Any) -> Fix | None:
     return find_fix(program, outs)
 
 
-def attach(program: Program, verdict: Any) -> Any:
+def attach(program: Program, verdict: Verdict) -> Verdict:
     """``verdict`` with its ``fix`` line (a race finding's; unchanged for others or without a fix)."""
-    if not getattr(verdict, "failed", False) or getattr(verdict, "fix", "") or not any(
-            o.verdict == "racy" for o in verdict.offending):
+    if not verdict.failed or verdict.fix or not any(o.verdict == "racy" for o in verdict.offending):
         return verdict
     f = fix_for(program, verdict)
     text = f.text if f is not None else f"none found among single changes (and pairs of annotations, {MAX_CANDIDATES} programs)"
