@@ -9,12 +9,14 @@ by mechanism.  Prints a table; with --json also writes it."""
 
 from __future__ import annotations
 
-import calendar
+import calendar  # noqa: I001
 import collections
 import json
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fuzzgpu
 
 from fuzzgpu.corpus import find_entries
 from fuzzgpu.handoff import CLASSES, finding_class

@@ -142,7 +142,9 @@ def race_lines(entry: Any) -> list[str]:
         lines.append(f"fix: none found among single changes (and pairs of annotations, {fixes.MAX_CANDIDATES} programs)")
     else:
         lines.append(f"fix: {f.describe()}")
-        lines.append(f"  replay the fixed program: fuzzgpu replay {entry.path} --fixed")
+        backend = entry.data["environment"].get("backend", "auto")
+        backend = backend if backend in ("sim", "static", "cuda") else "auto"
+        lines.append(f"  replay the fixed program: fuzzgpu replay {entry.path} --backend {backend} --fixed")
     return lines
 
 
