@@ -102,3 +102,27 @@ def test_race_property_fails_on_a_forbidden_outcome_and_on_a_fault():
 
 def test_race_is_a_registered_property():
     assert properties.get("race") is properties.RACE
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["RACE-3-tma-store-no-fence.litmus", "RACE-4-cp-async-no-wait.litmus",
+                                  "RACE-2-pdl-read-before-wait.litmus"])
+def test_gpu_the_fixed_program_is_never_stale(name):
+    """On the GPU (skipped without one): the race property on the racy program, and its fix never
+    shows the stale outcome (the instance count is in the assertion message)."""
+    from fuzzgpu import fixes
+    from fuzzgpu.backends.cuda import CudaBackend
+
+    try:
+        backend = CudaBackend()
+    except Exception as e:  # noqa: BLE001 -- no GPU, PyCUDA or cuda-bindings here
+        pytest.skip(f"no GPU backend: {e}")
+    p = parse_file(RACE / name)
+    racy = set(analyse_races(p).racy)
+    f = fixes.find_fix(p, racy)
+    assert f is not None
+    h = backend.run(f.program, RunConfig(instances=10_000_000))
+    stale = sum(c for o, c in h.counts if o in racy)
+    assert stale == 0, f"{name}: fixed program ({f.text}) stale in {stale} of {h.instances} instances"
+    v = properties.RACE.check(f.program, h)
+    assert not v.failed, v.summary()

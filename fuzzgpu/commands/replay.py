@@ -14,7 +14,7 @@ HELP = "re-run the reproducers of a corpus; exit 1 when any still violates its p
 
 DESCRIPTION = """\
 Re-run every entry of a corpus folder (or one entry file) on a backend and judge the outcomes with
-the entry's property (model or sc).  Each entry runs with the number of instances its reproduction
+the entry's property (model, sc or race).  Each entry runs with the number of instances its reproduction
 record asks for: 3 / the measured failure rate (95% confidence of seeing the failure again if it is
 still there), and at least as many as when it was found.  Nothing in an entry is executed as code:
 entries are JSON, validated on load, and the program goes through the IR.
