@@ -15,8 +15,8 @@ data write         ``st`` (every semantics and scope, global or shared), ``red.a
                    (TMA load, ``complete_tx`` on an mbarrier)
 fence              none, ``fence.acq_rel``/``fence.sc`` (every scope), ``fence.proxy.async``
                    (every state space), ``tcgen05.fence::before_thread_sync``
-signal             none (one thread, or stream order), a flag (``st``/``red``, every
-                   semantics and scope), ``bar.sync``/``bar.arrive``, ``mbarrier.arrive``
+signal             none (one thread, or stream order), a flag (``st``/``red``: weak,
+                   relaxed/volatile, release/acquire, or relaxed between fences; every scope), ``bar.sync``/``bar.arrive``, ``mbarrier.arrive``
                    (release/relaxed, ``.cta``/``.cluster``, ``.expect_tx``),
                    ``griddepcontrol.launch_dependents`` (after the data, before it, or none)
 wait               the matching one: ``ld`` of the flag once or in a loop, ``bar.sync``,
@@ -264,18 +264,25 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         pdl_launch = draw(st.sampled_from(("after", "before", "none")))
         if pdl_launch == "before":
             P.insert(0, GridDepControl("launch_dependents"))
-    fence = _fence(draw, o, "producer", proxy_ok=True)
+    # a flag handoff's ordering pattern (ISA 8.8), drawn as one choice: a weak flag, a relaxed (or
+    # volatile) one, release/acquire, or a relaxed flag between fences -- each at its own scopes
+    pattern = draw(st.sampled_from(_patterns(o))) if signal == "flag" else ""
+    if pattern == "fences":
+        fence: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
+    else:
+        fence = _fence(draw, o, "producer", proxy_ok=True)
     if fence is not None:
         P.append(fence)
     if signal == "flag":
         flag = pr.loc("f")
         value = pr.next_value()
-        how = draw(st.sampled_from(("st", "red")))
+        how = draw(st.sampled_from(("st", "red"))) if pattern not in ("weak",) else "st"
         if how == "st":
-            sem, scope = _sem_scope(draw, o.stores, o.scopes)
+            sem, scope = _sem_scope(draw, _PATTERN_SEMS[pattern][0], o.scopes)
             P.append(Store(flag, value, sem, scope))
         else:
-            P.append(Red(flag, RmwOp.ADD, value, draw(st.sampled_from((Sem.RELAXED, Sem.RELEASE))), _scope(draw, o.scopes)))
+            P.append(Red(flag, RmwOp.ADD, value, Sem.RELEASE if pattern == "release-acquire" else Sem.RELAXED,
+                         _scope(draw, o.scopes)))
     elif signal == "bar":
         bid = 1 + sum(isinstance(i, Barrier) for c in pr.code for i in c) // 2
         P.append(Barrier(bid, mode=draw(st.sampled_from(("sync", "arrive")))))
@@ -294,7 +301,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     # -- the wait ------------------------------------------------------------------------
     wait_after_read = False
     if signal == "flag":
-        _flag_wait(draw, pr, consumer, flag, value, o)
+        _flag_wait(draw, pr, consumer, flag, value, o, _PATTERN_SEMS[pattern][1])
     elif signal == "bar":
         C.append(Barrier(bid))
     elif signal == "mbarrier" or (signal == "same-thread" and bar is not None):
@@ -305,7 +312,10 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         if where == "before":
             C.append(GridDepControl("wait"))
         wait_after_read = where == "after"
-    after = _fence(draw, o, "consumer", proxy_ok=True) if signal != "same-thread" else None
+    if pattern == "fences":
+        after: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
+    else:
+        after = _fence(draw, o, "consumer", proxy_ok=True) if signal != "same-thread" else None
     if after is not None:
         C.append(after)
 
@@ -346,8 +356,26 @@ def _has_branch(code: Sequence[Instruction]) -> bool:
     return any(isinstance(i, Branch) for i in code)
 
 
-def _flag_wait(draw: st.DrawFn, pr: _Prog, tid: int, flag: str, value: int, o: _Opts) -> None:
-    kinds = tuple(k for k in o.loads if k != "nc") or ("weak",)
+#: a flag pattern -> (the flag store's semantics, the flag load's)
+_PATTERN_SEMS = {
+    "weak": (("weak",), ("weak",)),
+    "relaxed": (("relaxed", "volatile"), ("relaxed", "volatile")),
+    "release-acquire": (("release",), ("acquire",)),
+    "fences": (("relaxed", "volatile"), ("relaxed", "volatile")),
+}
+
+
+def _patterns(o: _Opts) -> tuple[str, ...]:
+    """The flag patterns the profile's options allow (weak first: the shrink order)."""
+    ok = [p for p, (st_sems, ld_sems) in _PATTERN_SEMS.items() if p != "fences"
+          and any(x in o.stores for x in st_sems) and any(x in o.loads for x in ld_sems)]
+    if any(f in o.fences for f in ("acq_rel", "sc")) and any(x in o.stores for x in ("relaxed", "volatile")):
+        ok.append("fences")
+    return tuple(ok) or ("weak",)
+
+
+def _flag_wait(draw: st.DrawFn, pr: _Prog, tid: int, flag: str, value: int, o: _Opts, sems: Sequence[str]) -> None:
+    kinds = tuple(k for k in o.loads if k in sems) or tuple(sems)
     sem, scope = _sem_scope(draw, kinds, o.scopes)
     r = pr.reg(tid)
     if draw(st.sampled_from(("once", "loop"))) == "loop":
