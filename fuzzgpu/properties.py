@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .backends.base import Histogram, format_outcome
 from .ir import Branch, Goto, Program
@@ -375,9 +375,10 @@ class RaceProperty(Property):
                 continue
             if any(v is None for v in d.values()):
                 continue
-            v = ra.verdict(o)
+            known = cast("tuple[tuple[str, int], ...]", o)  # no value is None (checked above)
+            v = ra.verdict(known)
             if v == "racy":
-                pairs = ra.racy[o]
+                pairs = ra.racy[known]
                 lines = tuple(p.describe() for p in pairs)
                 reason = (f"only a racy execution produces it (the handoff did not deliver): {lines[0]}"
                           + (f" -- the oracle's finding ({oracle})" if oracle else ""))
@@ -387,8 +388,8 @@ class RaceProperty(Property):
                 if verdict == "forbidden":
                     offending.append(Offence(o, c, verdict, reason, lines))
         if ra.is_racy and not any(x.verdict == RACY for x in offending):
-            pairs = "; ".join(sorted({f"{p.write} / {p.other}" for p in ra.races})[:3])
-            notes.append(f"the program has data races ({pairs}), but no observed outcome shows a handoff that failed")
+            shown = "; ".join(sorted({f"{p.write} / {p.other}" for p in ra.races})[:3])
+            notes.append(f"the program has data races ({shown}), but no observed outcome shows a handoff that failed")
         timeouts, waits, why = judge_timeouts(program, h)
         if why and not timeouts:
             notes.append(why)
