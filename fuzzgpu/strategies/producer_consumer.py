@@ -276,7 +276,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     if signal == "flag":
         flag = pr.loc("f")
         value = pr.next_value()
-        how = draw(st.sampled_from(("st", "red"))) if pattern not in ("weak",) else "st"
+        how = draw(st.sampled_from(("st", "red"))) if pattern != "weak" else "st"
         if how == "st":
             sem, scope = _sem_scope(draw, _PATTERN_SEMS[pattern][0], o.scopes)
             P.append(Store(flag, value, sem, scope))
@@ -356,21 +356,24 @@ def _has_branch(code: Sequence[Instruction]) -> bool:
     return any(isinstance(i, Branch) for i in code)
 
 
-#: a flag pattern -> (the flag store's semantics, the flag load's)
+#: a flag pattern -> (the flag store's semantics, the flag load's).  The correct pattern comes first,
+#: so that the generator's simplest flag handoffs are right and a bug is a deviation from them
+#: (Hypothesis tries simple choices early: with the weak flag first, most runs' first failure was a
+#: weak flag in one CTA, and a release/acquire of too small a scope across CTAs came up in none of
+#: 400 findings); a shrink keeps to its finding's class, so this changes no minimal program
 _PATTERN_SEMS = {
-    "weak": (("weak",), ("weak",)),
-    "relaxed": (("relaxed", "volatile"), ("relaxed", "volatile")),
     "release-acquire": (("release",), ("acquire",)),
     "fences": (("relaxed", "volatile"), ("relaxed", "volatile")),
+    "relaxed": (("relaxed", "volatile"), ("relaxed", "volatile")),
+    "weak": (("weak",), ("weak",)),
 }
 
 
 def _patterns(o: _Opts) -> tuple[str, ...]:
-    """The flag patterns the profile's options allow (weak first: the shrink order)."""
-    ok = [p for p, (st_sems, ld_sems) in _PATTERN_SEMS.items() if p != "fences"
+    """The flag patterns the profile's options allow (release/acquire first)."""
+    fences = any(f in o.fences for f in ("acq_rel", "sc"))
+    ok = [p for p, (st_sems, ld_sems) in _PATTERN_SEMS.items() if (p != "fences" or fences)
           and any(x in o.stores for x in st_sems) and any(x in o.loads for x in ld_sems)]
-    if any(f in o.fences for f in ("acq_rel", "sc")) and any(x in o.stores for x in ("relaxed", "volatile")):
-        ok.append("fences")
     return tuple(ok) or ("weak",)
 
 
