@@ -164,8 +164,9 @@ def _failed_wait(p: Program, r: Event) -> bool:
 def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: Rel) -> str:
     """The mechanism (a key of :data:`fuzzgpu.handoff.MECHANISMS`) whose failure leaves ``w`` and
     ``o`` unordered."""
-    if contract:
-        return "nc"
+    if contract and x.causality.has(w.eid, o.eid):
+        return "nc"  # the write is ordered before the read, but the nc load escapes that order
+    # otherwise what leaves them unordered would fail a weak load too: name that
     ins_w = p.threads[w.tid].code[w.pc]
     if w.vloc != o.vloc and w.proxy is o.proxy:
         return "proxy"  # two virtual aliases of one location: fence.proxy.alias
