@@ -61,6 +61,30 @@ finish)
   tail -40 "$d/random.txt"; tail -40 "$d/pdl.txt"
   tar -C "$R" -czf "$OUT/finish.tar.gz" campaigns random pdl
   ;;
+start15)
+  # issue 15: the general generator from an empty corpus, property race and property model, at once
+  d=$R/disc; mkdir -p "$d"; rm -rf "$R/race" "$R/model"
+  date -u > "$d/started.txt"
+  setsid bash -c "python3 -m fuzzgpu campaign --profile all --backend cuda --property race --time 600 \
+      --corpus $R/race --seed 15 --no-live --gpus 1 --workers-per-gpu 3 > $d/race.txt 2>&1; echo \$? > $d/race.done" &
+  setsid bash -c "python3 -m fuzzgpu campaign --profile all --backend cuda --property model --time 600 \
+      --corpus $R/model --seed 16 --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json > $d/model.txt 2>&1; echo \$? > $d/model.done" &
+  sleep 575
+  tar -C "$R" -czf "$OUT/start15.tar.gz" disc
+  ;;
+finish15)
+  d=$R/disc
+  for i in $(seq 1 150); do
+    [ -f "$d/race.done" ] && [ -f "$d/model.done" ] && break
+    sleep 2
+  done
+  echo "exit status: race $(cat $d/race.done 2>/dev/null) model $(cat $d/model.done 2>/dev/null)"
+  grep -A40 "^classes" "$d/race.txt" | head -60; grep -A20 "^classes" "$d/model.txt" | head -30
+  echo "== replay --fixed of the race findings on the GPU"
+  timeout 200 python3 -m fuzzgpu replay "$R/race" --backend cuda --fixed > "$d/replay-fixed.txt" 2>&1
+  echo "exit $?"; tail -40 "$d/replay-fixed.txt"
+  tar -C "$R" -czf "$OUT/finish15.tar.gz" disc race model
+  ;;
 cluster)
   # issue 18: distributed shared memory and cluster barriers on the H200
   d=$R/cluster; mkdir -p "$d"

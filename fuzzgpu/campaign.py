@@ -20,6 +20,7 @@ shapes and annotations and set the stress settings: see :func:`load_profile`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -43,7 +44,7 @@ except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 RAW_DIR = "raw"  # findings that could not be saved as corpus entries (D/raw/<signature>.json)
-PROFILE_NAMES = ("classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
+PROFILE_NAMES = ("all", "classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 STATE_VERSION = 1
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
 MAX_SIM_INSTANCES = 10**9  # the simulation samples about 2e7 instances/s: 1e9 is a minute per program
@@ -273,6 +274,14 @@ class PropertyFailed(Exception):
         self.verdict = verdict
         self.hist = hist
         self.config = config
+
+
+@functools.lru_cache(maxsize=None)
+def _failed_as(key: str) -> type[PropertyFailed]:
+    """One PropertyFailed subclass per kind of failure (``Verdict.class_key``): Hypothesis tells
+    failures apart by exception type, so a shrink keeps to the kind it started from (a race of one
+    class does not shrink into another)."""
+    return type(f"PropertyFailed_{key}", (PropertyFailed,), {}) if key else PropertyFailed
 
 
 def size_key(p: Program) -> tuple:
@@ -641,8 +650,12 @@ class Campaign:
         """Save a finding.  Whatever goes wrong while saving it (a bad field, a full disk) never
         stops the campaign and never loses the finding: it is kept raw (:meth:`_keep_raw`),
         reported, and the campaign goes on."""
-        from . import corpus
+        from . import corpus, fixes
 
+        try:
+            verdict = fixes.attach(program, verdict)  # the weakest single change that removes the finding
+        except Exception:  # noqa: BLE001 -- a finding is saved without its fix rather than lost
+            pass
         sig = corpus.verdict_signature(program, verdict)
         key = corpus.verdict_class(program.name, verdict)
         entry: dict[str, Any] | None = None
@@ -823,7 +836,7 @@ class Campaign:
                 k = size_key(program)
                 if not best or k < best[0][0]:
                     best[:] = [(k, program, verdict, hist, cfg)]
-                raise PropertyFailed(program, verdict, hist, cfg)
+                raise _failed_as(getattr(verdict, "class_key", ""))(program, verdict, hist, cfg)
 
         strategy = strategies.weighted(self.profile.shapes, self.profile.options)
         test = settings(

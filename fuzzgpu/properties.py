@@ -4,6 +4,15 @@
   outcome is a hardware, compiler or model bug;
 * :data:`SC` (``sc``): no observed outcome is non-SC (weak) -- a weak outcome means the pattern is
   under-synchronised;
+* :data:`RACE` (``race``): no observed outcome is one only a racy execution produces -- the program
+  has a data race in the PTX ISA's sense (:mod:`fuzzgpu.model.race`: conflicting accesses, not
+  morally strong, not ordered by causality order; cross-proxy accesses without the proxy fence, an
+  ``ld.global.nc`` whose read-only contract is broken, an async copy not yet made visible by its
+  completion mechanism) and the run showed the handoff fail to deliver (a read that missed the data
+  it was meant to see).  Each such outcome (verdict ``racy``) names its racing pairs and the
+  mechanism that failed; a forbidden outcome fails it too.  On the ``sim`` and ``static`` backends
+  the finding is the oracle's (said so in the verdict): ``sim`` samples the oracle's outcomes and
+  ``static`` runs nothing, so the racy outcomes are the oracle's, each counted once;
 * :func:`predicate`: your own test over outcomes.
 
 Each property returns a :class:`Verdict`: ``pass``, ``fail`` (with the offending outcomes, their
@@ -37,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from .backends.base import Histogram, format_outcome
 from .ir import Branch, Goto, Program
@@ -45,6 +54,8 @@ from .ir import Branch, Goto, Program
 #: the verdict of an outcome holding a value no store of the program wrote: a harness or hardware
 #: fault, not a memory-model verdict
 UNWRITTEN = "unwritten"
+#: the verdict of an outcome only a racy execution produces (the race property)
+RACY = "racy"
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,13 @@ class Verdict:
     timeouts: int = 0
     #: the model's termination status when the run had timeouts (``fuzzgpu.model.liveness``), else ""
     waits: str = ""
+    #: the weakest single change that removes the finding (:mod:`fuzzgpu.fixes`), once searched
+    fix: str = ""
+    #: the offending outcomes are the oracle's, not a run's (race on the static backend)
+    oracle_only: bool = False
+    #: what kind of failure this is (race: the known class or mechanism of each racing pair), so that
+    #: shrinking keeps to one kind (the campaign raises one exception type per key)
+    class_key: str = ""
 
     @property
     def failed(self) -> bool:
@@ -83,7 +101,8 @@ class Verdict:
     @property
     def failures(self) -> int:
         """Instances showing an offending outcome or a forbidden timeout (a static finding counts once)."""
-        return sum(o.count for o in self.offending) + (1 if self.sass else 0) + self.timeouts
+        return (sum(o.count for o in self.offending) + (1 if self.sass else 0) + self.timeouts
+                + (1 if self.oracle_only and self.offending else 0))
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -103,8 +122,8 @@ class Verdict:
         """Instances that showed the finding / instances, from integer counts and clamped to 0..1 by
         construction (a SASS finding is not an instance: on top of an all-failing histogram it
         made this 1.0000001 once)."""
-        if self.sass and not self.offending and not self.timeouts:
-            return 1.0  # a compile result: deterministic
+        if (self.sass and not self.offending and not self.timeouts) or self.oracle_only:
+            return 1.0  # a compile result, or the oracle's verdict: deterministic
         hits = sum(o.count for o in self.offending) + self.timeouts
         return float(Fraction(min(hits, self.instances), self.instances)) if self.instances > 0 else 0.0
 
@@ -134,6 +153,11 @@ class Verdict:
         parts += [f"SASS: {f.get('op_sass') or f.get('op_ptx')} {f.get('direction')} {f.get('sync_sass') or f.get('sync_ptx')}" for f in self.sass]
         if self.timeouts:
             parts.append(f"timeout: {self.timeouts} instance(s) timed out, though the model says every wait completes")
+        races = [o for o in self.offending if o.verdict == RACY]
+        if races:
+            parts.append("race: " + races[0].reason)
+        if self.fix:
+            parts.append(f"fix: {self.fix}")
         return f"{self.property}: FAIL: " + "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -149,6 +173,8 @@ class Verdict:
             "timeouts": self.timeouts,
             "waits": self.waits,
             "faults": self.faults,
+            "fix": self.fix,
+            "oracle_only": self.oracle_only,
         }
 
 
@@ -321,7 +347,96 @@ MODEL = Property("model", lambda verdict, o: verdict == "forbidden",
 SC = Property("sc", lambda verdict, o: verdict not in ("sc",),
               doc="every observed outcome is sequentially consistent (an interleaving)")
 
-PROPERTIES = {"model": MODEL, "sc": SC}
+class RaceProperty(Property):
+    """``race``: fails on an observed outcome only a racy execution produces (verdict ``racy``,
+    :mod:`fuzzgpu.model.race`), on a forbidden one, and as every property on faults, SASS findings
+    and forbidden timeouts."""
+
+    def check(self, program: Program, h: Histogram) -> Verdict:
+        from . import model
+        from .model import race
+
+        sass_bad, notes = _sass_findings(h)
+        try:
+            ra = race.analyse_races(program)
+        except model.Unsupported as e:
+            if sass_bad:
+                return Verdict(self.name, "fail", (), tuple(sass_bad), f"SASS finding (the oracle does not cover the program: {e})",
+                               tuple(notes), h.instances)
+            _, waits, why = judge_timeouts(program, h)
+            return Verdict(self.name, "unsupported", (), (), str(e), tuple(notes) + ((why,) if why else ()), h.instances, 0, waits)
+        oracle = _oracle_backend(h)
+        offending: list[Offence] = []
+        counts = h.counts
+        oracle_only = False
+        if not counts and h.backend == "static" and ra.racy:  # nothing ran: the oracle's racy outcomes
+            counts = tuple((o, 0) for o in sorted(ra.racy))
+            oracle_only = True
+        for o, c in counts:
+            d = dict(o)
+            bad_keys = unwritten_keys(program, d)
+            if bad_keys:
+                offending.append(Offence(o, c, UNWRITTEN, unwritten_reason(program, d, bad_keys)))
+                continue
+            if any(v is None for v in d.values()):
+                continue
+            known = cast("tuple[tuple[str, int], ...]", o)  # no value is None (checked above)
+            v = ra.verdict(known)
+            if v == "racy":
+                pairs = ra.racy[known]
+                lines = tuple(p.describe() for p in pairs)
+                reason = (f"only a racy execution produces it (the handoff did not deliver): {lines[0]}"
+                          + (f" -- the oracle's finding ({oracle})" if oracle else ""))
+                offending.append(Offence(o, c, RACY, reason, lines))
+            elif v == "forbidden":
+                verdict, reason, lines = _judge(program, d)
+                if verdict == "forbidden":
+                    offending.append(Offence(o, c, verdict, reason, lines))
+        if ra.is_racy and not any(x.verdict == RACY for x in offending):
+            shown = "; ".join(sorted({f"{p.write} / {p.other}" for p in ra.races})[:3])
+            notes.append(f"the program has data races ({shown}), but no observed outcome shows a handoff that failed")
+        timeouts, waits, why = judge_timeouts(program, h)
+        if why and not timeouts:
+            notes.append(why)
+        if offending or sass_bad or timeouts:
+            reason = "; ".join(sorted({x.verdict if x.verdict != UNWRITTEN else
+                                       "harness or hardware fault (a value no store wrote)" for x in offending}))
+            if sass_bad:
+                reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
+            if timeouts:
+                reason = (reason + "; " if reason else "") + why
+            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances, timeouts,
+                           waits, oracle_only=oracle_only, class_key=race_class_key(program, ra, offending))
+        return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances, 0, waits)
+
+
+def race_class_key(program: Program, ra: Any, offending: list[Offence]) -> str:
+    """``race:4`` (the classes of :data:`fuzzgpu.handoff.CLASSES`, else the mechanisms, of the
+    racing pairs of the racy offences), ``race:other`` without one."""
+    from .handoff import finding_class
+
+    keys = set()
+    for o in offending:
+        if o.verdict == RACY:
+            for p in ra.racy.get(o.outcome, ()):
+                c = finding_class(program, p.mechanism, p.other_at)
+                keys.add(str(c) if c is not None else p.mechanism)
+    return "race:" + ("+".join(sorted(keys)) or "other")
+
+
+def _oracle_backend(h: Histogram) -> str:
+    """Why a backend's finding is the oracle's ("" for a GPU run)."""
+    if h.backend == "sim" or dict(h.meta).get("simulation"):
+        return "the sim backend samples the oracle's outcomes: not a hardware observation"
+    if h.backend == "static":
+        return "the static backend runs nothing: the outcome is the oracle's"
+    return ""
+
+
+RACE = RaceProperty("race", lambda verdict, o: verdict in (RACY, "forbidden"),
+                    doc="no observed outcome is one only a data race produces (the handoff delivered)")
+
+PROPERTIES = {"model": MODEL, "sc": SC, "race": RACE}
 
 
 def predicate(name: str, ok: Callable[[Mapping[str, Any]], bool]) -> Property:
@@ -334,7 +449,7 @@ def get(name: str) -> Property:
     from .errors import UserError
 
     if name not in PROPERTIES:
-        raise UserError(f"unknown property {name!r} (model or sc)")
+        raise UserError(f"unknown property {name!r} (model, sc or race)")
     return PROPERTIES[name]
 
 
@@ -342,5 +457,5 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "PROPERTIES", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "get", "judge_timeouts",
+__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "get", "judge_timeouts",
            "predicate", "unwritten_keys", "unwritten_reason"]

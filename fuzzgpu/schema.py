@@ -173,7 +173,7 @@ ENTRY_SCHEMA: dict[str, Any] = {
         "shape": {"type": "string", "maxLength": 200},
         "program": PROGRAM_SCHEMA,
         "litmus": _LONG,
-        "property": {"type": "string", "pattern": r"^(model|sc|user:[A-Za-z0-9_.:+\-]{1,100})$"},
+        "property": {"type": "string", "pattern": r"^(model|sc|race|user:[A-Za-z0-9_.:+\-]{1,100})$"},
         "verdict": {
             "type": "object",
             "properties": {

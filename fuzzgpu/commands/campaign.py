@@ -25,6 +25,9 @@ classes", the time since the last finding, and the weak (non-SC) rate per shape.
 
 Profiles (--profile NAME reads ./strategies/NAME.toml when present, else the copy shipped with
 fuzzgpu; --profile PATH reads any file):
+  all        (default) the general generator: producer/consumer handoffs over every mechanism
+             (flags, bar.sync, mbarrier, PDL, stream order, cp.async, TMA load/store, proxy fences,
+             every load type, scope and placement); see docs/fuzzing.md
   classic    MP, SB, LB, S, R, 2+2W, IRIW, WRC, ISA2, CoRR, CoWW with random annotations
   scopes     strong accesses and fences at every scope, threads in one CTA / CTAs / a cluster
   pdl        PDL handoff between two grids (griddepcontrol), load type incl. ld.global.nc
@@ -48,8 +51,11 @@ Backends:
           operations ptxas moved across a synchronisation point (e.g. ld.global.nc hoisted above
           griddepcontrol.wait)
 
-Properties: model (no outcome the oracle forbids; default) or sc (no non-SC outcome: the pattern
-is under-synchronised).  Programs whose mechanism the oracle does not cover are counted as
+Properties: model (no outcome the oracle forbids; default), sc (no non-SC outcome: the pattern
+is under-synchronised) or race (no outcome only a data race produces: the program races in the PTX
+ISA's sense and the run showed the handoff fail; each finding names the racing pair, the mechanism
+that failed and the weakest single change that fixes it; on sim and static the finding is the
+oracle's).  Programs whose mechanism the oracle does not cover are counted as
 "not covered", never guessed.
 
 Interrupting: Ctrl-C finishes the current program, saves the smallest failing program seen when a
@@ -87,7 +93,8 @@ entry, or a finding kept raw in DIR/raw/), 2 on bad usage or input, 3 when the e
 The report's last line says which, and why.
 
 examples:
-  fuzzgpu campaign --profile classic --time 600 --corpus fuzz-corpus --known corpus/known.json
+  fuzzgpu campaign --time 600 --corpus fuzz-corpus --known corpus/known.json
+  fuzzgpu campaign --profile all --property race --backend sim --time 600 --corpus /tmp/disc
   fuzzgpu campaign --profile pdl --backend static --time 120 --corpus /tmp/pdl
   fuzzgpu campaign --profile pdl --backend static --time 120 --max-findings 1 --corpus /tmp/pdl
   fuzzgpu campaign --profile classic --backend sim --sim-fault relacq-as-relaxed --time 60 --corpus /tmp/c
@@ -100,12 +107,12 @@ examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", default="classic", metavar="NAME|PATH", help="profile name or .toml path (default: classic)")
+    parser.add_argument("--profile", default="all", metavar="NAME|PATH", help="profile name or .toml path (default: all)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="where programs run (default: auto)")
     parser.add_argument("--time", type=_seconds(MAX_TIME), default=60.0, metavar="SECONDS",
                         help=f"time budget of this session (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes)")
     parser.add_argument("--corpus", default="corpus", metavar="DIR", help="corpus folder: findings, state, report (default: corpus)")
-    parser.add_argument("--property", default="model", choices=("model", "sc"), help="what counts as a failure (default: model)")
+    parser.add_argument("--property", default="model", choices=("model", "sc", "race"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
                         help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, timeout, unwritten, and for testing the "

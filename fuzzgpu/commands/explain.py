@@ -14,7 +14,9 @@ Print a corpus entry for people: the program as a .litmus file, how and where it
 the memory-model oracle's verdict, the axiom and the cycle of instructions that forbid each
 offending outcome, the instances that timed out with the model's verdict on the program's waits
 (must complete: a finding; may hang: expected), the SASS lines ptxas moved (static findings), and the reproduction rate with the
-number of instances a replay needs.
+number of instances a replay needs.  A race finding (--property race) also shows each racing pair
+(the two accesses, the location, the mechanism that failed) and its fix: the weakest single change
+the oracle says removes the offending outcomes.
 
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
 explanation stored in the entry is shown when the oracle no longer covers the program).  Text from
@@ -87,6 +89,8 @@ def explain_text(entry: Any) -> str:
                     verdict, reason, expl = UNWRITTEN, unwritten_reason(entry.program, o["outcome"], bad), []
                 elif uncovered:
                     raise model.Unsupported(uncovered)
+                elif verdict == "racy":  # the race property's: its racing pairs come below
+                    reason += f" (the model alone: {model.judge(entry.program, o['outcome']).verdict})"
                 elif all(v is not None for v in o["outcome"].values()):
                     j, fresh = model.explain_forbidden(entry.program, o["outcome"])
                     verdict, reason, expl = j.verdict, j.reason, fresh or expl
@@ -99,6 +103,7 @@ def explain_text(entry: Any) -> str:
     if uncovered:
         lines += ["", f"the oracle does not cover this program now: {uncovered}"]
     lines += _timeout_lines(entry)
+    lines += race_lines(entry)
     oracle = d.get("oracle")
     if isinstance(oracle, dict):
         if oracle.get("covered"):
@@ -140,6 +145,34 @@ def terminal_safe(text: str) -> str:
 def _hex(offset: Any) -> str:
     """A SASS offset as ``/*0a30*/`` shows it; ``----`` when the finding has none."""
     return f"{offset:04x}" if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0 else "----"
+
+
+def race_lines(entry: Any) -> list[str]:
+    """A race finding: its racing pairs (re-computed by the oracle) and the fix."""
+    from .. import fixes, model
+    from ..model import race
+
+    offending = [o for o in entry.data["verdict"].get("offending", []) if o.get("verdict") == "racy"]
+    if not offending:
+        return []
+    lines = ["", "data race (PTX ISA 8.10.1: conflicting accesses, not morally strong, not ordered by causality order):"]
+    try:
+        ra = race.analyse_races(entry.program)
+        outs = [tuple((k, v) for k, v in o["outcome"].items()) for o in offending]
+        for o in outs:
+            for pair in ra.racy.get(o, ()):
+                lines.append(f"  racing pair: {pair.describe()}")
+        f = fixes.find_fix(entry.program, outs)
+    except model.Unsupported as e:
+        return lines + [f"  the oracle no longer covers this program: {e}"]
+    if f is None:
+        lines.append(f"fix: none found among single changes (and pairs of annotations, {fixes.MAX_CANDIDATES} programs)")
+    else:
+        lines.append(f"fix: {f.describe()}")
+        backend = entry.data["environment"].get("backend", "auto")
+        backend = backend if backend in ("sim", "static", "cuda") else "auto"
+        lines.append(f"  replay the fixed program: fuzzgpu replay {entry.path} --backend {backend} --fixed")
+    return lines
 
 
 def _timeout_lines(entry: Any) -> list[str]:

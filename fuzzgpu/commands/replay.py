@@ -16,7 +16,7 @@ HELP = "re-run the reproducers of a corpus; exit 1 when any still violates its p
 
 DESCRIPTION = """\
 Re-run every entry of a corpus folder (or one entry file) on a backend and judge the outcomes with
-the entry's property (model or sc).  Each entry runs with the number of instances its reproduction
+the entry's property (model, sc or race).  Each entry runs with the number of instances its reproduction
 record asks for: 3 / the measured failure rate (95% confidence of seeing the failure again if it is
 still there), and at least as many as when it was found.  Nothing in an entry is executed as code:
 entries are JSON, validated on load, and the program goes through the IR.
@@ -33,6 +33,11 @@ hardware finding), which counts as not checked; an entry that
 cannot be read or validated, or whose kernels do not compile, is an ERROR: each is reported on its
 own line and the replay goes on with the other entries.
 
+--fixed runs each entry's fixed program instead (the weakest single change the oracle says removes
+the finding, as `fuzzgpu explain` prints it; race findings and other fixable outcomes) and says how
+often the entry's offending outcomes appeared in it (0: the stale value is gone); an entry without
+a fix is not checked.
+
 Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
 file is bad (one line naming it) or the options are (e.g. --instances 0, a --sim-fault that only a
 supervised campaign worker can run); 3 when the environment failed (a compile error, no nvcc, an
@@ -45,6 +50,7 @@ examples:
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
   fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
   fuzzgpu replay corpus/73416467ed043580.json --backend static --json
+  fuzzgpu replay /tmp/disc --backend sim --fixed           the fixed programs of race findings
 """
 
 
@@ -57,14 +63,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-instances", type=whole_count, default=10**10, metavar="N",
                         help="cap on instances per entry, a positive whole number (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
+    parser.add_argument("--fixed", action="store_true", help="run each entry's fixed program (its fix, as explain shows it)")
 
 
-def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10) -> dict[str, Any]:
-    """Re-run one entry; returns {"status": violates|fixed|not-reproducible|skipped|error, "reason": ..., ...}.
+def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
+                 fixed: bool = False) -> dict[str, Any]:
+    """Re-run one entry (with ``fixed``: its fixed program); returns {"status": violates|fixed|not-reproducible|skipped|error, "reason": ..., ...}.
     ``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler.
     ``skipped``: this backend cannot check the entry (``error_kind`` absent); ``error``: the run
     failed, ``error_kind`` ``input`` (exit 2) or ``environment`` (a compile error: exit 3)."""
-    from .. import model, properties
+    from .. import fixes, model, properties
     from ..backends.base import RunConfig
 
     prop = properties.get(entry.prop)
@@ -78,6 +86,14 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     n = max(1, min(n, int(max_instances)))
     out = {"entry": str(entry.path), "signature": entry.signature, "shape": entry.shape, "property": prop.name,
            "backend": backend.describe(), "instances": n}
+    program = entry.program
+    if fixed:
+        f = fixes.fix_for(entry.program, _stored_verdict(entry))
+        if f is None:
+            out.update(status="skipped", reason="no fix: no single change the oracle accepts (or nothing fixable)")
+            return out
+        program = f.program
+        out["fix"] = f.text
     outcome_finding = bool(entry.data["verdict"].get("offending")) or entry.timeouts > 0  # timeouts: observed too
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
@@ -89,8 +105,8 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     from ..codegen import Unrunnable
 
     try:
-        hist = backend.run(entry.program, dataclasses.replace(cfg, instances=n))
-        verdict = prop.check(entry.program, hist)
+        hist = backend.run(program, dataclasses.replace(cfg, instances=n))
+        verdict = prop.check(program, hist)
     except model.Unsupported as e:
         out.update(status="skipped", reason=f"the oracle does not cover this program: {e}")
         return out
@@ -114,12 +130,25 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="skipped", reason=verdict.reason)
     elif verdict.failed:
         out["status"] = "violates"
-    elif backend.name == "sim" and found_on != "sim":
+    elif backend.name == "sim" and found_on != "sim" and not fixed:
         # a simulation samples the model: it cannot fix (or show) what a GPU or a compiler did
         out.update(status="not-reproducible", reason=f"found on {found_on}; a simulation cannot fix a hardware finding")
     else:
         out["status"] = "fixed"
+    if fixed:
+        seen = {tuple(sorted(o["outcome"].items())) for o in entry.data["verdict"].get("offending", [])}
+        out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen)
     return out
+
+
+def _stored_verdict(entry: Any) -> Any:
+    """The entry's verdict as :func:`fuzzgpu.fixes.fix_for` reads it (offending outcomes and verdicts)."""
+    from ..properties import Offence
+
+    class _V:
+        offending = tuple(Offence(tuple(o["outcome"].items()), int(o.get("count", 0)), str(o.get("verdict", "")), "")
+                          for o in entry.data["verdict"].get("offending", []))
+    return _V()
 
 
 def _line(e: BaseException) -> str:
@@ -185,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         _show(r, args.json)
     for e in entries:
         try:
-            r = replay_entry(e, backend, args.instances, args.max_instances)
+            r = replay_entry(e, backend, args.instances, args.max_instances, args.fixed)
         except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
             r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
                  "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
@@ -218,5 +247,7 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
     if status == "violates" and r.get("kinds") == ["fault"]:
         what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
     extra = r.get("summary") if status not in ("skipped", "not-reproducible") else r.get("reason")
+    if "fix" in r and status != "skipped":
+        extra = f"fixed program ({r['fix']}): the offending outcomes seen {r.get('offending_seen', 0)} times" + (f"; {extra}" if extra else "")
     print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""), 2000),
           flush=True)

@@ -22,6 +22,13 @@ two also draw programs whose wait may never complete (:data:`HANG_TYPES`: a flag
 for a value nobody stores, an mbarrier with fewer arrivals than its count), whose timeouts on a GPU
 are expected, not findings (``fuzzgpu.model.termination``).
 
+The general generator, :func:`producer_consumer` (``HANDOFF`` in a profile; profile ``all``), draws a
+data handoff from every mechanism the oracle covers (:data:`MECHANISMS`, placements
+:data:`HANDOFF_PLACEMENTS`)::
+
+    @given(fst.producer_consumer(mechanisms=("cp.async", "bar"), placements=("same-cta",)))
+    def test_my_handoff(program): ...
+
 Stores write distinct non-zero values (so an observed outcome fixes reads-from); shrinking goes
 toward fewer threads, fewer instructions and the default annotations (weak accesses, no fence,
 ``.cta`` scope, one CTA), because every choice lists its simplest option first.
@@ -35,7 +42,7 @@ from dataclasses import dataclass
 
 import hypothesis.strategies as st
 
-from .ir import (
+from ..ir import (
     And,
     Atom,
     Barrier,
@@ -73,6 +80,9 @@ from .ir import (
     validate,
 )
 
+from .producer_consumer import HANDOFF_PLACEMENTS, READ_KINDS, UNRUNNABLE, producer_consumer  # noqa: E402
+from ..handoff import DRAWN as MECHANISMS  # noqa: E402
+
 SCOPES = (Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS)
 LOAD_SEMS = (Sem.WEAK, Sem.RELAXED, Sem.ACQUIRE, Sem.VOLATILE)
 STORE_SEMS = (Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE)
@@ -81,7 +91,7 @@ RMW_SEMS = (Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL)
 #: the classic shapes, in the order the profiles list them
 CLASSIC_SHAPES = ("MP", "SB", "LB", "S", "R", "2+2W", "IRIW", "WRC", "ISA2", "CoRR", "CoWW")
 #: the patterns beyond the classic shapes
-PATTERNS = ("PDL", "TMA-store", "TMA-load", "MBAR", "CP-ASYNC", "random", "SPIN", "MBAR-SPIN")
+PATTERNS = ("PDL", "TMA-store", "TMA-load", "MBAR", "CP-ASYNC", "random", "SPIN", "MBAR-SPIN", "HANDOFF")
 SHAPES = CLASSIC_SHAPES + PATTERNS
 
 #: option names a profile may list (simplest first; the order here is the shrink order)
@@ -416,6 +426,12 @@ def mbarrier_spin(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     return validate(Program("MBAR-SPIN", threads, locs, observed=("P1:r0", "P1:r1")))
 
 
+def handoff(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
+    """The general generator (:func:`producer_consumer`) with every mechanism and placement, and
+    the profile's load, store, fence and scope options."""
+    return producer_consumer(loads=options.loads, stores=options.stores, fences=options.fences, scopes=options.scopes)
+
+
 def random_programs(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
     """Free-form straight-line programs (:func:`litmus_programs`) named ``random``."""
     def name_and_observe(p: Program) -> Program:
@@ -442,6 +458,7 @@ def shape(name: str, options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Pr
         "random": random_programs,
         "SPIN": spin_handoff,
         "MBAR-SPIN": mbarrier_spin,
+        "HANDOFF": handoff,
     }
     if name not in table:
         raise ValueError(f"unknown shape {name!r} (one of {list(SHAPES)})")
@@ -470,7 +487,7 @@ def weighted(draw, weights: Mapping[str, float], options: Options = DEFAULT_OPTI
 def programs(profile: str | object = "classic") -> st.SearchStrategy[Program]:
     """What a campaign with this profile draws (a profile name, a path to a ``.toml`` file, or a
     :class:`fuzzgpu.campaign.Profile`)."""
-    from .campaign import Profile, load_profile
+    from ..campaign import Profile, load_profile
 
     prof = profile if isinstance(profile, Profile) else load_profile(str(profile))
     return weighted(prof.shapes, prof.options)
@@ -583,3 +600,16 @@ def _replace_code(p: Program, tid: int, code: tuple[Instruction, ...]) -> Progra
     threads = list(p.threads)
     threads[tid] = dataclasses.replace(threads[tid], code=code)
     return dataclasses.replace(p, threads=tuple(threads))
+
+
+__all__ = [
+    # the general generator
+    "producer_consumer", "MECHANISMS", "HANDOFF_PLACEMENTS", "READ_KINDS", "UNRUNNABLE",
+    # templates and profiles
+    "programs", "shape", "weighted", "classic", "pdl_handoff", "tma_store", "tma_load", "mbarrier_handoff", "cp_async",
+    "spin_handoff", "mbarrier_spin", "handoff", "random_programs", "litmus_programs",
+    "Options", "DEFAULT_OPTIONS", "strengthenings",
+    # vocabularies
+    "SHAPES", "CLASSIC_SHAPES", "PATTERNS", "LOAD_TYPES", "STORE_TYPES", "FENCE_TYPES", "SCOPE_NAMES", "PLACEMENTS",
+    "HANG_TYPES", "SCOPES", "LOAD_SEMS", "STORE_SEMS", "RMW_SEMS",
+]

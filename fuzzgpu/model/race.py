@@ -1,0 +1,282 @@
+"""Data races, read from the model's relations (PTX ISA 9.x, 8.10.1 "Data races").
+
+The ISA: "Two overlapping memory operations are said to *conflict* when at least one of them is a
+write.  Two conflicting memory operations are said to be in a *data race* if they are not related in
+causality order and they are not morally strong."  This module applies that definition to every
+consistent candidate execution the oracle enumerates (the same executions as
+:func:`fuzzgpu.model.analyse`), with the model's own ``morally_strong`` and ``causality``
+relations, so the cases the ISA adds come out of the definition itself:
+
+* accesses in different proxies are never morally strong, and are ordered by causality only through
+  a proxy fence on the path (proxy-preserved base causality): a generic write read by a bulk copy
+  without ``fence.proxy.async`` races;
+* a ``cp.async`` / ``cp.async.bulk`` write is not in program order: it is ordered before a later
+  access only through its completion mechanism (``cp.async.wait_group``/``wait_all``,
+  ``cp.async.mbarrier.arrive``, the mbarrier's ``complete_tx``, ``cp.async.bulk.wait_group``);
+* an ``ld.global.nc`` whose read-only contract is broken (:func:`.mechanisms.nc_free_reads`: a write
+  of its location during the reading kernel's lifetime) races with each write that breaks it,
+  whatever orders them: the ISA puts the load outside the model ("8.1 Scope and applicability").
+
+Which outcomes only a racy execution produces -- fuzzgpu's reading of "the handoff did not deliver"
+(DESIGN.md, Properties): a read R *misses* a write W when W and R race, R reads from a write that
+is not W and not coherence-after W, and the program *meant* W to come first: W precedes R in the
+*intended order* -- each thread's issue order (an asynchronous copy at its issue), reads-from,
+barrier synchronisation and stream order between grids (as if without PDL).  That is, the consumer
+saw evidence that the producer wrote the data (a flag, a barrier, a phase, its own issue order) and
+still read older data.  An outcome is *racy* when every consistent execution producing it has such
+a missed read; the racing pairs of those reads are its explanation.  A consistent execution with a
+race but no missed read (the consumer came early, or read the racing write itself) produces nothing
+only a race explains.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..handoff import MECHANISMS
+from ..ir import CpAsync, CpAsyncBulk, MbarrierWait, Program, Proxy, Sem
+from . import (
+    Outcome,
+    _executions,
+    _final_locs,
+    _final_values,
+    _in_model,
+    _outcome,
+    event_name,
+)
+from . import mechanisms as mech
+from .event import Event
+from .events import program_traces
+from .ptx import Execution, check_before_co, check_with_co
+from .relations import Rel
+
+
+@dataclass(frozen=True)
+class RacingPair:
+    """Two conflicting accesses in a data race: ``write`` and ``other`` (a read, or a write), each
+    named by thread and instruction (``P0:st.weak x, 1``), and the mechanism (a key of
+    :data:`fuzzgpu.handoff.MECHANISMS`) whose failure leaves them unordered."""
+
+    write: str
+    other: str
+    location: str
+    mechanism: str
+    #: (thread, instruction index) of each, for fixes and tests
+    write_at: tuple[int, int] = (-1, -1)
+    other_at: tuple[int, int] = (-1, -1)
+
+    def describe(self) -> str:
+        m = MECHANISMS[self.mechanism]
+        return f"{self.write} races with {self.other} on {self.location}: {m.failure} ({m.isa})"
+
+    def to_json(self) -> dict[str, object]:
+        return {"write": self.write, "other": self.other, "location": self.location, "mechanism": self.mechanism,
+                "write_at": list(self.write_at), "other_at": list(self.other_at)}
+
+
+@dataclass(frozen=True)
+class RaceAnalysis:
+    program: Program
+    keys: tuple[str, ...]
+    #: every racing pair of some consistent execution (the program is racy when not empty)
+    races: tuple[RacingPair, ...]
+    #: outcomes produced by some consistent execution without a missed read
+    clean: frozenset[Outcome]
+    #: outcomes only executions with a missed read produce -> the racing pairs of those reads
+    racy: Mapping[Outcome, tuple[RacingPair, ...]]
+
+    @property
+    def is_racy(self) -> bool:
+        return bool(self.races)
+
+    @property
+    def possible(self) -> frozenset[Outcome]:
+        return self.clean | frozenset(self.racy)
+
+    def verdict(self, outcome: Outcome) -> str:
+        """``racy`` (only a racy execution produces it), ``forbidden`` (no consistent execution does),
+        or ``race-free`` (some execution without a missed read does)."""
+        if outcome in self.racy:
+            return "racy"
+        if outcome in self.clean:
+            return "race-free"
+        return "forbidden"
+
+
+def _conflicting(a: Event, b: Event) -> bool:
+    return (a.is_memory and b.is_memory and not a.init and not b.init and a.loc == b.loc
+            and (a.kind == "W" or b.kind == "W") and a.eid != b.eid)
+
+
+def contract_breakers(p: Program, x: Execution, r: Event) -> list[Event]:
+    """The writes that break ``ld.global.nc`` read ``r``'s read-only contract (the model's rule,
+    :func:`.mechanisms.nc_free_reads`, asked one write at a time)."""
+    if not (r.kind == "R" and r.nc):
+        return []
+    return [w for w in x.ev if w.kind == "W" and not w.init and w.loc == r.loc and mech.nc_free_reads(p, (r, w))]
+
+
+def racing_pairs(p: Program, x: Execution) -> list[tuple[int, int]]:
+    """Every (write, access) pair of ``x`` in a data race (PTX ISA 8.10.1), plus each broken
+    ``ld.global.nc`` contract (write, nc read)."""
+    ms, cause = x.morally_strong, x.causality
+    out: list[tuple[int, int]] = []
+    for w in x.ev:
+        if w.kind != "W" or w.init:
+            continue
+        for o in x.ev:
+            if not _conflicting(w, o) or (o.kind == "W" and o.eid < w.eid):
+                continue
+            if not ms.has(w.eid, o.eid) and not cause.has(w.eid, o.eid) and not cause.has(o.eid, w.eid):
+                out.append((w.eid, o.eid))
+    for r in x.ev:
+        for w in contract_breakers(p, x, r):
+            if (w.eid, r.eid) not in out:
+                out.append((w.eid, r.eid))
+    return out
+
+
+def intended_order(p: Program, x: Execution) -> Rel:
+    """What the program means to come first: each thread's issue order (events are numbered in
+    issue order, an asynchronous copy at its issue), reads-from (every read, strong or not, in any
+    proxy: what the consumer saw), barrier synchronisation, and stream order between grids as if
+    none were a PDL dependent (a later kernel of the stream is meant to see the earlier one)."""
+    pairs: list[tuple[int, int]] = []
+    for a in x.ev:
+        for b in x.ev:
+            if a.tid < 0 or b.tid < 0:
+                continue
+            if (a.tid == b.tid and a.eid < b.eid) or p.grid_of(a.tid) < p.grid_of(b.tid):
+                pairs.append((a.eid, b.eid))
+    seen = [(w, r) for w, r in x.rf_all.pairs() if not _failed_wait(p, x.ev[r])]
+    return (Rel.from_pairs(x.n, pairs + seen) | x.sync_barrier).plus()
+
+
+def _failed_wait(p: Program, r: Event) -> bool:
+    """An mbarrier test_wait/try_wait that returned False: it read the mbarrier, but told its thread
+    that the phase has not completed -- nothing was delivered to it."""
+    ins = p.threads[r.tid].code[r.pc] if r.tid >= 0 else None
+    return isinstance(ins, MbarrierWait) and r.value is not None and not mech.mbarrier_wait_result(r.value, ins.parity)
+
+
+def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: Rel) -> str:
+    """The mechanism (a key of :data:`fuzzgpu.handoff.MECHANISMS`) whose failure leaves ``w`` and
+    ``o`` unordered."""
+    if contract and x.causality.has(w.eid, o.eid):
+        return "nc"  # the write is ordered before the read, but the nc load escapes that order
+    # otherwise what leaves them unordered would fail a weak load too: name that
+    ins_w = p.threads[w.tid].code[w.pc]
+    if w.vloc != o.vloc and w.proxy is o.proxy:
+        return "proxy"  # two virtual aliases of one location: fence.proxy.alias
+    if w.proxy is not o.proxy:
+        if w.proxy is Proxy.ASYNC and isinstance(ins_w, CpAsyncBulk):
+            return "bulk-completion"
+        return "proxy-fence" if o.proxy is Proxy.ASYNC and w.proxy is Proxy.GENERIC else "proxy"
+    if w.unit > 0 and isinstance(ins_w, CpAsync):
+        return "cp.async"
+    gw, go = p.grid_of(w.tid), p.grid_of(o.tid)
+    if gw < go and go in p.pdl_grids:
+        return "pdl"
+    # the signal: a reads-from edge between threads on an intended path from w to o
+    ms = x.morally_strong
+    for s, t in x.rf_all.pairs():
+        sw, tr = x.ev[s], x.ev[t]
+        if sw.tid == tr.tid or sw.tid < 0 or not (vo.opt().has(w.eid, s) and vo.opt().has(t, o.eid)):
+            continue
+        loc_kind = p.location(sw.loc).kind if sw.loc in {loc.name for loc in p.locations} else "data"
+        if loc_kind == "mbarrier":
+            return "mbarrier"
+        strong = x.strong
+        if not (strong >> s & 1 and strong >> t & 1):
+            return "flag"  # a weak signal synchronizes nothing
+        if _has_patterns(x, w, o, s, t) and (not ms.has(s, t) or _scope_too_small(p, x, w, o, s, t)):
+            return "scope"  # release/acquire (or fences) that would synchronize at a larger scope
+        return "flag"
+    return "unordered"
+
+
+def _has_patterns(x: Execution, w: Event, o: Event, s: int, t: int) -> bool:
+    """A release pattern on the producer's side (a release signal, or a fence between the data and
+    the signal) and an acquire pattern on the consumer's (an acquire read of the signal, or a fence
+    between it and the data read): the handoff would synchronize, scopes aside (ISA 8.8)."""
+    def fence_between(tid: int, a: int, b: int) -> bool:
+        return any(e.kind == "F" and e.tid == tid and a < e.eid < b for e in x.ev)
+
+    rel = x.ev[s].sem in (Sem.RELEASE, Sem.ACQ_REL) or fence_between(w.tid, w.eid, s)
+    acq = x.ev[t].sem in (Sem.ACQUIRE, Sem.ACQ_REL) or fence_between(o.tid, t, o.eid)
+    return rel and acq
+
+
+def _scope_too_small(p: Program, x: Execution, w: Event, o: Event, s: int, t: int) -> bool:
+    """A fence or release/acquire access between the data and the signal (in either thread) whose
+    scope does not include the other thread (the data accesses themselves do not count)."""
+    producer, consumer = p.threads[w.tid].placement, p.threads[o.tid].placement
+    for e in x.ev:
+        if e.scope is None or e.tid < 0 or e.eid in (w.eid, o.eid):
+            continue
+        if not (e.kind == "F" or e.sem in (Sem.RELEASE, Sem.ACQUIRE, Sem.ACQ_REL)):
+            continue
+        if e.tid == w.tid and w.eid <= e.eid <= s and not producer.in_scope(consumer, e.scope):
+            return True
+        if e.tid == o.tid and t <= e.eid <= o.eid and not consumer.in_scope(producer, e.scope):
+            return True
+    return False
+
+
+def _pair(p: Program, x: Execution, w: Event, o: Event, mechanism: str) -> RacingPair:
+    return RacingPair(event_name(p, None, w), event_name(p, None, o), w.loc or "?", mechanism,
+                      (w.tid, w.pc), (o.tid, o.pc))
+
+
+@functools.lru_cache(maxsize=1024)
+def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
+    """Every racing pair of the program's consistent executions, and which outcomes only an
+    execution with a missed read (see the module text) produces."""
+    pt = program_traces(p, loop_bound)
+    keys = p.outcome_keys()
+    finals = _final_locs(pt, keys)
+    races: dict[tuple, RacingPair] = {}
+    clean: set[Outcome] = set()
+    missed: dict[Outcome, dict[tuple, RacingPair]] = {}
+    for combo, x in _executions(p, pt):
+        variants = [_in_model(x)] + ([x] if x.free else [])
+        for v in variants:
+            if check_before_co(v) is not None:
+                continue
+            cos = [co for co in v.coherence_orders(finals) if check_with_co(v, co) is None]
+            if not cos:
+                continue
+            pairs = racing_pairs(p, v)
+            vo = intended_order(p, v) if pairs else Rel.empty(v.n)
+            named: dict[tuple[int, int], RacingPair] = {}
+            for a, b in pairs:
+                w, o = v.ev[a], v.ev[b]
+                contract = bool(o.kind == "R" and o.nc and w in contract_breakers(p, v, o))
+                rp = _pair(p, v, w, o, classify(p, v, w, o, contract, vo))
+                named[(a, b)] = rp
+                races.setdefault((rp.write_at, rp.other_at, rp.location), rp)
+            for co in cos:
+                out = _outcome(p, pt, keys, combo, _final_values(v, co))
+                stale = []
+                for (a, b), rp in named.items():
+                    r = v.ev[b]
+                    if r.kind != "R" or not vo.has(a, b):
+                        continue
+                    src = next((s for s, rr in v.rf_all.pairs() if rr == b), None)
+                    if src is None or src == a or co.has(a, src):
+                        continue
+                    stale.append(rp)
+                if stale:
+                    d = missed.setdefault(out, {})
+                    for rp in stale:
+                        d.setdefault((rp.write_at, rp.other_at), rp)
+                else:
+                    clean.add(out)
+    racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
+    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy)
+
+
+__all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "contract_breakers", "intended_order",
+           "racing_pairs"]

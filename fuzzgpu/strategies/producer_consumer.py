@@ -1,0 +1,481 @@
+"""The general generator: producer/consumer handoffs over every mechanism the oracle covers.
+
+Every program is a *handoff* (one or two *stages*): a producer writes data, signals by some means;
+a consumer waits by some means and reads the data.  Each step is drawn from the whole vocabulary
+(the means are :data:`fuzzgpu.handoff.MECHANISMS`):
+
+=================  =========================================================================
+step               choices (simplest first: the shrink order)
+=================  =========================================================================
+placement          one thread; two threads in one CTA (different warps, or one warp); two
+                   CTAs; two CTAs of one cluster; two grids of one stream
+data write         ``st`` (every semantics and scope, global or shared), ``red.add``,
+                   ``cp.async`` (completed by ``wait_group 0``, ``wait_all``,
+                   ``cp.async.mbarrier.arrive`` or nothing), ``cp.async.bulk`` global->shared
+                   (TMA load, ``complete_tx`` on an mbarrier)
+fence              none, ``fence.acq_rel``/``fence.sc`` (every scope), ``fence.proxy.async``
+                   (every state space), ``tcgen05.fence::before_thread_sync``
+signal             none (one thread, or stream order), a flag (``st``/``red``: weak,
+                   relaxed/volatile, release/acquire, or relaxed between fences; every scope), ``bar.sync``/``bar.arrive``, ``mbarrier.arrive``
+                   (release/relaxed, ``.cta``/``.cluster``, ``.expect_tx``),
+                   ``griddepcontrol.launch_dependents`` (after the data, before it, or none)
+wait               the matching one: ``ld`` of the flag once or in a loop, ``bar.sync``,
+                   ``mbarrier.try_wait``/``test_wait`` (acquire/relaxed, once or in a loop),
+                   ``griddepcontrol.wait`` (before the read, after it, or none)
+fence              as above, or ``tcgen05.fence::after_thread_sync``
+read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.async.bulk``
+                   shared->global (TMA store, ``bulk_group`` completion: ``wait_group 0``,
+                   ``.read``, or none), ``async.read`` (a wgmma/tcgen05 operand read)
+=================  =========================================================================
+
+Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
+a ``.nc`` load of global data, an mbarrier initialised before use), so every draw is a valid
+Program the oracle covers.  Every draw is runnable on the GPU harness
+(:func:`fuzzgpu.codegen.unrunnable_reasons`) except those with an ``async.read`` (no
+value-returning PTX form) or a ``tcgen05.fence`` (sm_100a): the cuda backend refuses those before
+running them and the campaign counts them (``not covered``); ``runnable=True`` leaves them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+import dataclasses
+from dataclasses import dataclass, field
+
+import hypothesis.strategies as st
+
+from ..handoff import DRAWN
+from ..ir import (
+    AsyncRead,
+    Barrier,
+    Branch,
+    BulkCommit,
+    BulkWait,
+    Cond,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    Fence,
+    GridDepControl,
+    Instruction,
+    Label,
+    Load,
+    Location,
+    MbarrierArrive,
+    MbarrierInit,
+    MbarrierWait,
+    Placement,
+    Program,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RmwOp,
+    Scope,
+    Sem,
+    Space,
+    Store,
+    Tcgen05Fence,
+    Thread,
+    validate,
+)
+
+#: where the producer and the consumer run, simplest first
+HANDOFF_PLACEMENTS = ("same-thread", "same-cta", "same-warp", "different-ctas", "same-cluster", "different-grids")
+#: what the consumer's read may be
+READ_KINDS = ("ld", "bulk-store", "async-read")
+#: the draws the GPU harness cannot run (refused before running)
+UNRUNNABLE = ("async-read", "tcgen05")
+
+_SIGNALS = {  # placement -> the signals that can join such a producer and consumer
+    "same-thread": ("same-thread",),
+    "same-cta": ("flag", "bar", "mbarrier"),
+    "same-warp": ("flag", "bar", "mbarrier"),
+    "different-ctas": ("flag",),
+    "same-cluster": ("flag",),
+    "different-grids": ("stream", "pdl"),
+}
+_ONE_CTA = ("same-thread", "same-cta", "same-warp")
+#: the signals, simplest first (the shrink order)
+_SIGNAL_ORDER = ("same-thread", "flag", "bar", "mbarrier", "stream", "pdl")
+
+
+@dataclass
+class _Prog:
+    """The program being drawn: threads' code, locations, observed keys, fresh names and values."""
+
+    placements: list[Placement] = field(default_factory=list)
+    code: list[list[Instruction]] = field(default_factory=list)
+    regs: list[int] = field(default_factory=list)
+    locations: list[Location] = field(default_factory=list)
+    observed: list[str] = field(default_factory=list)
+    value: int = 0
+    mbarriers: list[str] = field(default_factory=list)
+    pdl: bool = False
+
+    def thread(self, placement: Placement) -> int:
+        self.placements.append(placement)
+        self.code.append([])
+        self.regs.append(0)
+        return len(self.code) - 1
+
+    def reg(self, tid: int) -> str:
+        self.regs[tid] += 1
+        return f"r{self.regs[tid] - 1}"
+
+    def next_value(self) -> int:
+        self.value += 1
+        return self.value
+
+    def loc(self, prefix: str, **kw: object) -> str:
+        name = f"{prefix}{sum(1 for loc in self.locations if loc.name.rstrip('0123456789') == prefix)}"
+        self.locations.append(Location(name, **kw))  # type: ignore[arg-type]
+        return name
+
+    def mbarrier(self) -> str:
+        name = self.loc("bar", space=Space.SHARED, kind="mbarrier")
+        self.mbarriers.append(name)
+        return name
+
+    def label(self, tid: int) -> str:
+        return f"LC{sum(isinstance(i, Label) for c in self.code for i in c):02d}"
+
+
+def _scope(draw: st.DrawFn, scopes: Sequence[str]) -> Scope:
+    return Scope(draw(st.sampled_from(tuple(scopes))))
+
+
+def _sem_scope(draw: st.DrawFn, sems: Sequence[str], scopes: Sequence[str]) -> tuple[Sem, Scope | None]:
+    sem = Sem(draw(st.sampled_from(tuple(sems))))
+    return sem, (None if sem in (Sem.WEAK, Sem.VOLATILE) else _scope(draw, scopes))
+
+
+@dataclass(frozen=True)
+class _Opts:
+    loads: tuple[str, ...]
+    stores: tuple[str, ...]
+    fences: tuple[str, ...]
+    scopes: tuple[str, ...]
+    mechanisms: tuple[str, ...]
+    placements: tuple[str, ...]
+    reads: tuple[str, ...]
+    tcgen05: bool
+
+
+def _fence(draw: st.DrawFn, o: _Opts, side: str, proxy_ok: bool) -> Instruction | None:
+    kinds = ["none"] + [f for f in ("acq_rel", "sc") if f in o.fences]
+    if proxy_ok:
+        kinds.append("proxy.async")
+    # a tcgen05.fence (sm_100a: the harness refuses it) in about one fence of twenty-five
+    if o.tcgen05 and draw(st.integers(0, 4)) == 4:
+        kinds.append("tcgen05")
+    kind = draw(st.sampled_from(kinds))
+    if kind == "none":
+        return None
+    if kind == "proxy.async":
+        return ProxyFence(ProxyFenceKind.ASYNC, draw(st.sampled_from(("shared::cta", None, "global"))))
+    if kind == "tcgen05":
+        return Tcgen05Fence("before_thread_sync" if side == "producer" else "after_thread_sync")
+    return Fence(Sem(kind), _scope(draw, o.scopes))
+
+
+def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: int) -> int:
+    """Draw one handoff; ``producer`` is the thread that produces (``None``: a new thread, the
+    first stage).  Returns the consumer's thread."""
+    placements = tuple(pl for pl in o.placements if any(s in o.mechanisms for s in _SIGNALS[pl]))
+    if producer is not None:  # a later stage stays in the producer's grid
+        placements = tuple(pl for pl in placements if pl != "different-grids") or ("same-thread",)
+    # the signal first (every means about equally likely), then a placement it can join
+    # at most one bulk copy into an mbarrier and two mbarriers: the oracle enumerates every value of
+    # each mbarrier, and two bulk copies tracked by mbarriers take it a minute
+    mech = tuple(m for m in o.mechanisms if not (pr.mbarriers and m == "bulk-load")
+                 and not (len(pr.mbarriers) > 1 and m == "mbarrier"))
+    o = dataclasses.replace(o, mechanisms=mech)
+    signals = tuple(s for s in _SIGNAL_ORDER if s in o.mechanisms and any(s in _SIGNALS[pl] for pl in placements))
+    signal = draw(st.sampled_from(signals))
+    placement = draw(st.sampled_from(tuple(pl for pl in placements if signal in _SIGNALS[pl])))
+    if producer is not None and signal == "bar" and _has_branch(pr.code[producer]):
+        signal = "flag"  # no barrier after a loop (the harness could deadlock the CTA)
+    if producer is None:
+        producer = pr.thread(Placement(cta=0, warp=0 if placement == "same-warp" else None))
+    base = pr.placements[producer]
+    new_cta = 1 + max(pl.cta for pl in pr.placements)
+    if placement == "same-thread":
+        consumer = producer
+    elif placement in ("same-cta", "same-warp"):
+        consumer = pr.thread(Placement(cta=base.cta, grid=base.grid, cluster=base.cluster,
+                                       warp=base.warp if placement == "same-warp" else None))
+    elif placement == "same-cluster":
+        consumer = pr.thread(Placement(cta=new_cta, grid=base.grid, cluster=base.cluster_id))
+    elif placement == "different-ctas":
+        consumer = pr.thread(Placement(cta=new_cta, grid=base.grid))
+    else:
+        consumer = pr.thread(Placement(cta=0, grid=base.grid + 1))
+        pr.pdl = pr.pdl or signal == "pdl"
+    one_cta = placement in _ONE_CTA
+    P, C = pr.code[producer], pr.code[consumer]
+
+    # -- the data write --------------------------------------------------------------------
+    writes = ["st", "red"]
+    if one_cta and "cp.async" in o.mechanisms:
+        writes.append("cp.async")
+    if one_cta and "bulk-load" in o.mechanisms:
+        writes.append("bulk-load")
+    write = draw(st.sampled_from(writes))
+    reads = [r for r in o.reads if r == "ld" or (one_cta and r == "async-read")
+             or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)] or ["ld"]
+    # ld in about five reads of six (when it is allowed)
+    read = reads[0] if len(reads) == 1 or (reads[0] == "ld" and draw(st.integers(0, 5)) < 5) else draw(st.sampled_from(reads[1:] if reads[0] == "ld" else reads))
+    # drawn whatever the write and read force, so that a plain st stays the simplest draw
+    in_shared = one_cta and draw(st.sampled_from((False, True)))
+    shared = write in ("cp.async", "bulk-load") or read != "ld" or in_shared
+    data = pr.loc("x", space=Space.SHARED if shared else Space.GLOBAL)
+    bar = None
+    if write == "st":
+        sem, scope = _sem_scope(draw, o.stores, o.scopes)
+        P.append(Store(data, pr.next_value(), sem, scope))
+    elif write == "red":
+        sem = draw(st.sampled_from((Sem.RELAXED, Sem.RELEASE)))
+        P.append(Red(data, RmwOp.ADD, pr.next_value(), sem, _scope(draw, o.scopes)))
+    elif write == "cp.async":
+        src = pr.loc("g", init=pr.next_value())
+        P += [CpAsync(data, src), CpAsyncCommit()]
+        done = draw(st.sampled_from(("wait_group", "wait_all", "none")
+                                    + (("mbarrier",) if signal in ("mbarrier", "same-thread") and not pr.mbarriers else ())))
+        if done == "wait_group":
+            P.append(CpAsyncWait(0))
+        elif done == "wait_all":
+            P.append(CpAsyncWait(None))
+        elif done == "mbarrier":
+            bar = pr.mbarrier()
+            P.append(CpAsyncMbarrierArrive(bar))
+    else:  # bulk-load: TMA global -> shared, complete_tx on an mbarrier
+        src = pr.loc("g", init=pr.next_value())
+        bar = pr.mbarrier()
+        P += [MbarrierArrive(bar, expect_tx=4), CpAsyncBulk(data, src, completion="mbarrier", bar=bar, size=4)]
+        if signal not in ("mbarrier", "same-thread") and draw(st.sampled_from((True, False))):
+            # the producer waits for the copy (no loop before a barrier: the harness refuses it)
+            _mbar_wait(draw, pr, producer, bar, o, observe=False, loop=signal != "bar")
+
+    # -- the signal, and the producer's fence --------------------------------------------
+    pdl_launch = "after"
+    if signal == "pdl":
+        pdl_launch = draw(st.sampled_from(("after", "before", "none")))
+        if pdl_launch == "before":
+            P.insert(0, GridDepControl("launch_dependents"))
+    # a flag handoff's ordering pattern (ISA 8.8), drawn as one choice: a weak flag, a relaxed (or
+    # volatile) one, release/acquire, or a relaxed flag between fences -- each at its own scopes
+    pattern = draw(st.sampled_from(_patterns(o))) if signal == "flag" else ""
+    if pattern == "fences":
+        fence: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
+    else:
+        fence = _fence(draw, o, "producer", proxy_ok=True)
+    if fence is not None:
+        P.append(fence)
+    if signal == "flag":
+        flag = pr.loc("f")
+        value = pr.next_value()
+        how = draw(st.sampled_from(("st", "red"))) if pattern != "weak" else "st"
+        if how == "st":
+            sem, scope = _sem_scope(draw, _PATTERN_SEMS[pattern][0], o.scopes)
+            P.append(Store(flag, value, sem, scope))
+        else:
+            P.append(Red(flag, RmwOp.ADD, value, Sem.RELEASE if pattern == "release-acquire" else Sem.RELAXED,
+                         _scope(draw, o.scopes)))
+    elif signal == "bar":
+        bid = 1 + sum(isinstance(i, Barrier) for c in pr.code for i in c) // 2
+        P.append(Barrier(bid, mode=draw(st.sampled_from(("sync", "arrive")))))
+    elif signal == "mbarrier":
+        if write == "bulk-load":  # the arrive.expect_tx before the copy is the arrival: draw its semantics
+            i = next(k for k, ins in enumerate(P) if isinstance(ins, MbarrierArrive) and ins.bar == bar)
+            P[i] = MbarrierArrive(bar, draw(st.sampled_from((Sem.RELEASE, Sem.RELAXED))),  # type: ignore[arg-type]
+                                  draw(st.sampled_from((Scope.CTA, Scope.CLUSTER))), expect_tx=4)
+        elif bar is None:  # (a cp.async.mbarrier.arrive is the arrival itself)
+            bar = pr.mbarrier()
+            P.append(MbarrierArrive(bar, draw(st.sampled_from((Sem.RELEASE, Sem.RELAXED))),
+                                    draw(st.sampled_from((Scope.CTA, Scope.CLUSTER)))))
+    elif signal == "pdl" and pdl_launch == "after":
+        P.append(GridDepControl("launch_dependents"))
+
+    # -- the wait ------------------------------------------------------------------------
+    wait_after_read = False
+    if signal == "flag":
+        _flag_wait(draw, pr, consumer, flag, value, o, _PATTERN_SEMS[pattern][1])
+    elif signal == "bar":
+        C.append(Barrier(bid))
+    elif signal == "mbarrier" or (signal == "same-thread" and bar is not None):
+        assert bar is not None
+        _mbar_wait(draw, pr, consumer, bar, o, observe=True)
+    elif signal == "pdl":
+        where = draw(st.sampled_from(("before", "after", "none")))
+        if where == "before":
+            C.append(GridDepControl("wait"))
+        wait_after_read = where == "after"
+    if pattern == "fences":
+        after: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
+    else:
+        after = _fence(draw, o, "consumer", proxy_ok=True) if signal != "same-thread" else None
+    if after is not None:
+        C.append(after)
+
+    # -- the read ------------------------------------------------------------------------
+    if read == "ld":
+        kinds = tuple(k for k in o.loads if k != "nc" or not shared) or ("weak",)
+        kind = draw(st.sampled_from(kinds))
+        r = pr.reg(consumer)
+        if kind == "nc":
+            C.append(Load(r, data, nc=True))
+        else:
+            sem, scope = Sem(kind), None
+            if sem not in (Sem.WEAK, Sem.VOLATILE):
+                scope = _scope(draw, o.scopes)
+            C.append(Load(r, data, sem, scope))
+        pr.observed.append(f"{pr_name(consumer)}:{r}")
+    elif read == "async-read":
+        r = pr.reg(consumer)
+        C.append(AsyncRead(r, data))
+        pr.observed.append(f"{pr_name(consumer)}:{r}")
+    else:  # bulk-store: TMA shared -> global, observed through the global copy's final value
+        out = pr.loc("out")
+        C += [CpAsyncBulk(out, data), BulkCommit()]
+        how = draw(st.sampled_from(("wait_group", "read", "none")))
+        if how != "none":
+            C.append(BulkWait(0, read=how == "read"))
+        pr.observed.append(out)
+    if wait_after_read:
+        C.append(GridDepControl("wait"))
+    return consumer
+
+
+def pr_name(tid: int) -> str:
+    return f"P{tid}"
+
+
+def _has_branch(code: Sequence[Instruction]) -> bool:
+    return any(isinstance(i, Branch) for i in code)
+
+
+#: a flag pattern -> (the flag store's semantics, the flag load's).  The correct pattern comes first,
+#: so that the generator's simplest flag handoffs are right and a bug is a deviation from them
+#: (Hypothesis tries simple choices early: with the weak flag first, most runs' first failure was a
+#: weak flag in one CTA, and a release/acquire of too small a scope across CTAs came up in none of
+#: 400 findings); a shrink keeps to its finding's class, so this changes no minimal program
+_PATTERN_SEMS = {
+    "release-acquire": (("release",), ("acquire",)),
+    "fences": (("relaxed", "volatile"), ("relaxed", "volatile")),
+    "relaxed": (("relaxed", "volatile"), ("relaxed", "volatile")),
+    "weak": (("weak",), ("weak",)),
+}
+
+
+def _patterns(o: _Opts) -> tuple[str, ...]:
+    """The flag patterns the profile's options allow (release/acquire first)."""
+    fences = any(f in o.fences for f in ("acq_rel", "sc"))
+    ok = [p for p, (st_sems, ld_sems) in _PATTERN_SEMS.items() if (p != "fences" or fences)
+          and any(x in o.stores for x in st_sems) and any(x in o.loads for x in ld_sems)]
+    return tuple(ok) or ("weak",)
+
+
+def _flag_wait(draw: st.DrawFn, pr: _Prog, tid: int, flag: str, value: int, o: _Opts, sems: Sequence[str]) -> None:
+    kinds = tuple(k for k in o.loads if k in sems) or tuple(sems)
+    sem, scope = _sem_scope(draw, kinds, o.scopes)
+    r = pr.reg(tid)
+    if draw(st.sampled_from(("once", "loop"))) == "loop":
+        lab = pr.label(tid)
+        pr.code[tid] += [Label(lab), Load(r, flag, sem, scope), Branch(Cond.NE, r, value, lab)]
+    else:
+        pr.code[tid].append(Load(r, flag, sem, scope))
+    pr.observed.append(f"{pr_name(tid)}:{r}")
+
+
+def _mbar_wait(draw: st.DrawFn, pr: _Prog, tid: int, bar: str, o: _Opts, observe: bool, loop: bool = True) -> None:
+    kind = draw(st.sampled_from(("try_wait", "test_wait")))
+    sem = draw(st.sampled_from((Sem.ACQUIRE, Sem.RELAXED)))
+    scope = draw(st.sampled_from((Scope.CTA, Scope.CLUSTER)))
+    r = pr.reg(tid)
+    if loop and draw(st.sampled_from(("once", "loop"))) == "loop":
+        lab = pr.label(tid)
+        pr.code[tid] += [Label(lab), MbarrierWait(r, bar, 0, kind, sem, scope), Branch(Cond.EQ, r, 0, lab)]
+    else:
+        pr.code[tid].append(MbarrierWait(r, bar, 0, kind, sem, scope))
+    if observe:
+        pr.observed.append(f"{pr_name(tid)}:{r}")
+
+
+def _assemble(pr: _Prog) -> Program:
+    """Threads with the CTA-wide prologue (each mbarrier initialised by the CTA's first thread,
+    then ``bar.sync 0`` in every thread of the CTA) and every signal barrier passed by every thread
+    of its CTA in the same order (the harness runs barriers CTA-wide)."""
+    ctas: dict[tuple[int, int], list[int]] = {}
+    for tid, pl in enumerate(pr.placements):
+        ctas.setdefault((pl.grid, pl.cta), []).append(tid)
+    code = [list(c) for c in pr.code]
+    for members in ctas.values():
+        ids = sorted({i.id for t in members for i in code[t] if isinstance(i, Barrier)})
+        for t in members:
+            have = [i.id for i in code[t] if isinstance(i, Barrier)]
+            for bid in ids:
+                if bid in have:
+                    continue
+                later = [k for k, i in enumerate(code[t]) if isinstance(i, Barrier) and isinstance(i.id, int)
+                         and isinstance(bid, int) and i.id > bid]
+                code[t].insert(later[0] if later else _before_loop(code[t]), Barrier(bid))
+        bars = [b for b in pr.mbarriers if any(b in i.locations() for t in members for i in code[t])]
+        if bars:
+            for t in members:
+                code[t].insert(0, Barrier(0))
+            code[members[0]][0:0] = [MbarrierInit(b, 1) for b in bars]
+    threads = tuple(Thread(pr_name(t), pr.placements[t], tuple(c)) for t, c in enumerate(code))
+    pdl = tuple(sorted({pl.grid for pl in pr.placements if pl.grid > 0})) if pr.pdl else ()
+    return validate(Program("HANDOFF", threads, tuple(pr.locations), observed=tuple(pr.observed), pdl_grids=pdl))
+
+
+def _before_loop(code: list[Instruction]) -> int:
+    """Where a barrier a thread lacks goes: its end, or before its first label."""
+    labels = [k for k, i in enumerate(code) if isinstance(i, Label)]
+    return labels[0] if labels else len(code)
+
+
+@st.composite
+def producer_consumer(
+    draw: st.DrawFn,
+    mechanisms: Sequence[str] = DRAWN,
+    placements: Sequence[str] = HANDOFF_PLACEMENTS,
+    *,
+    loads: Sequence[str] = ("weak", "relaxed", "acquire", "volatile", "nc"),
+    stores: Sequence[str] = ("weak", "relaxed", "release", "volatile"),
+    fences: Sequence[str] = ("none", "acq_rel", "sc"),
+    scopes: Sequence[str] = ("cta", "cluster", "gpu", "sys"),
+    reads: Sequence[str] = READ_KINDS,
+    stages: int = 2,
+    runnable: bool = False,
+) -> Program:
+    """A producer/consumer handoff (one stage, or with ``stages=2`` a chain of two whose middle
+    thread consumes the first and produces the second) drawn from ``mechanisms`` (names of
+    :data:`fuzzgpu.handoff.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
+    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``) and ``placements``
+    (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six, else
+    with a bulk copy or an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.
+    ``runnable`` leaves out what the GPU harness cannot run (``async.read``, ``tcgen05.fence``):
+    about one draw in ten otherwise."""
+    bad = [m for m in mechanisms if m not in DRAWN]
+    if bad or not mechanisms:
+        raise ValueError(f"mechanisms: unknown {bad} (choose from {list(DRAWN)})")
+    badp = [pl for pl in placements if pl not in HANDOFF_PLACEMENTS]
+    if badp or not placements:
+        raise ValueError(f"placements: unknown {badp} (choose from {list(HANDOFF_PLACEMENTS)})")
+    mech = tuple(m for m in DRAWN if m in mechanisms)
+    usable = tuple(pl for pl in HANDOFF_PLACEMENTS if pl in placements and any(s in mech for s in _SIGNALS[pl]))
+    if not usable:
+        raise ValueError(f"no placement of {list(placements)} can join a producer and a consumer with {list(mech)}")
+    rd = tuple(r for r in READ_KINDS if r in reads and not (runnable and r in UNRUNNABLE)) or ("ld",)
+    o = _Opts(tuple(loads), tuple(stores), tuple(fences), tuple(scopes), mech, usable, rd, tcgen05=not runnable)
+    pr = _Prog()
+    consumer = _stage(draw, pr, o, None, 0)
+    if stages > 1 and draw(st.sampled_from((False, True))):
+        _stage(draw, pr, o, consumer, 1)
+    return _assemble(pr)
+
+
+__all__ = ["HANDOFF_PLACEMENTS", "READ_KINDS", "UNRUNNABLE", "producer_consumer"]

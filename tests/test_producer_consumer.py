@@ -1,0 +1,177 @@
+"""The general generator (fuzzgpu.strategies.producer_consumer): every draw is a valid Program the
+oracle covers and the harness runs (or refuses for a reason the generator names); the FlashMLA
+article's four scenes and the PDL handoff are each one draw; the public API."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, find, given, settings
+
+from fuzzgpu import strategies as fst
+from fuzzgpu.codegen import unrunnable_reasons
+from fuzzgpu.ir import (
+    AsyncRead,
+    Barrier,
+    BulkWait,
+    CpAsyncBulk,
+    GridDepControl,
+    Load,
+    MbarrierArrive,
+    MbarrierWait,
+    Program,
+    ProxyFence,
+    ProxyFenceKind,
+    Sem,
+    Space,
+    Store,
+    Tcgen05Fence,
+    validate,
+)
+from fuzzgpu.litmus import format_program, parse
+from fuzzgpu.model.race import analyse_races
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FIND = settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+#: what the harness refuses in a draw, by design (fst.UNRUNNABLE): no PTX form, or sm_100a only
+KNOWN_REFUSALS = ("async.read (a wgmma/tcgen05 operand read)", "tcgen05.fence::")
+
+
+@FAST
+@given(fst.producer_consumer())
+def test_every_draw_is_valid_covered_and_runnable_or_refused_for_a_named_reason(p):
+    validate(p)
+    analyse_races(p)  # covered: raises model.Unsupported otherwise
+    for why in unrunnable_reasons(p):
+        assert any(k in why for k in KNOWN_REFUSALS), why
+    assert p.outcome_keys()
+
+
+@FAST
+@given(fst.producer_consumer(runnable=True))
+def test_runnable_draws_are_all_runnable_on_the_harness(p):
+    assert unrunnable_reasons(p) == []
+
+
+@FAST
+@given(fst.producer_consumer(mechanisms=("cp.async", "bar"), placements=("same-cta",)))
+def test_mechanisms_and_placements_restrict_the_draws(p):
+    assert len({t.placement.cta for t in p.threads}) == 1
+    assert not any(isinstance(i, (GridDepControl, MbarrierArrive, CpAsyncBulk)) for t in p.threads for i in t.code)
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError, match="mechanisms"):
+        find(fst.producer_consumer(mechanisms=("telepathy",)), lambda p: True)
+    with pytest.raises(ValueError, match="placements"):
+        find(fst.producer_consumer(placements=("moon",)), lambda p: True)
+
+
+def test_shrinks_to_one_thread_and_the_default_annotations():
+    """The simplest draw: one thread, a weak store, a weak load of it."""
+    # a full shrink (derandomized find stops at the first example it meets)
+    p = find(fst.producer_consumer(), lambda p: True, settings=settings(FIND, derandomize=False))
+    assert len(p.threads) == 1
+    code = p.threads[0].code
+    assert code == (Store("x0", 1), Load("r0", "x0"))
+
+
+def _code(p: Program, i: int) -> tuple:
+    return p.threads[i].code if i < len(p.threads) else ()
+
+
+def _before(code, first, then) -> bool:
+    ks = [k for k, ins in enumerate(code) if first(ins)]
+    return any(then(ins) for ins in code[ks[0] + 1:]) if ks else False
+
+
+def _pf_shared(i) -> bool:
+    return isinstance(i, ProxyFence) and i.kind is ProxyFenceKind.ASYNC and i.space == "shared::cta"
+
+
+def test_flashmla_scene_1_softmax_to_smem_to_tensor_core_is_one_draw():
+    """Scene 1: generic write of S to shared memory, fence.proxy.async.shared::cta, mbarrier arrive
+    (release); the MMA warp waits on the mbarrier and reads S in the async proxy (tcgen05.mma)."""
+    def scene(p):
+        p0, p1 = _code(p, 0), _code(p, 1)
+        return (len(p.threads) == 2 and _before(p0, lambda i: isinstance(i, Store) and p.location(i.loc).space is Space.SHARED,
+                                                _pf_shared)
+                and _before(p0, _pf_shared, lambda i: isinstance(i, MbarrierArrive) and i.sem is Sem.RELEASE)
+                and _before(p1, lambda i: isinstance(i, MbarrierWait) and i.sem is Sem.ACQUIRE, lambda i: isinstance(i, AsyncRead)))
+    p = find(fst.producer_consumer(mechanisms=("mbarrier",), placements=("same-cta",), reads=("async-read",), stages=1),
+             scene, settings=FIND)
+    assert not analyse_races(p).racy  # the article's order is right: no outcome only a race produces
+    print(format_program(p))
+
+
+def test_flashmla_scene_2_kv_dequant_is_one_draw():
+    """Scene 2: TMA loads the FP8 KV into shared memory (async write, mbarrier complete_tx); the dequant
+    warp waits, reads it with ordinary loads, writes the result to shared memory, fence.proxy.async,
+    arrives on a second mbarrier; the MMA warp waits and reads it in the async proxy."""
+    def scene(p):
+        p0, p1, p2 = _code(p, 0), _code(p, 1), _code(p, 2)
+        return (len(p.threads) == 3 and any(isinstance(i, CpAsyncBulk) and i.completion == "mbarrier" for i in p0)
+                and _before(p1, lambda i: isinstance(i, MbarrierWait), lambda i: isinstance(i, Load))
+                and _before(p1, lambda i: isinstance(i, Load), lambda i: isinstance(i, Store))
+                and _before(p1, _pf_shared, lambda i: isinstance(i, MbarrierArrive))
+                and _before(p1, lambda i: isinstance(i, Store), _pf_shared)
+                and _before(p2, lambda i: isinstance(i, MbarrierWait), lambda i: isinstance(i, AsyncRead)))
+    p = find(fst.producer_consumer(mechanisms=("mbarrier", "bulk-load"), placements=("same-cta",), reads=("ld", "async-read")),
+             scene, settings=FIND)
+    print(format_program(p))
+
+
+def test_flashmla_scene_3_epilogue_tma_store_is_one_draw():
+    """Scene 3: generic write of O to shared memory, fence.proxy.async, a named barrier across the
+    warp group, then one thread issues the TMA store (bulk copy shared -> global) and waits for it."""
+    def scene(p):
+        p0, p1 = _code(p, 0), _code(p, 1)
+        return (len(p.threads) == 2 and _before(p0, lambda i: isinstance(i, Store), _pf_shared)
+                and _before(p0, _pf_shared, lambda i: isinstance(i, Barrier) and i.id != 0)
+                and _before(p1, lambda i: isinstance(i, Barrier), lambda i: isinstance(i, CpAsyncBulk))
+                and any(isinstance(i, BulkWait) and not i.read for i in p1))
+    p = find(fst.producer_consumer(mechanisms=("bar", "bulk-store"), placements=("same-cta",), reads=("bulk-store",), stages=1),
+             scene, settings=FIND)
+    assert not analyse_races(p).racy
+    print(format_program(p))
+
+
+def test_flashmla_scene_4_tcgen05_fences_around_thread_sync_is_one_draw():
+    """Scene 4: tcgen05.fence::before_thread_sync before the thread synchronisation and
+    ::after_thread_sync after it, around the tcgen05 operation (here its operand read)."""
+    def scene(p):
+        p0, p1 = _code(p, 0), _code(p, 1)
+        return (len(p.threads) == 2 and any(isinstance(i, Tcgen05Fence) and i.kind == "before_thread_sync" for i in p0)
+                and _before(p1, lambda i: isinstance(i, Tcgen05Fence) and i.kind == "after_thread_sync",
+                            lambda i: isinstance(i, AsyncRead)))
+    p = find(fst.producer_consumer(mechanisms=("mbarrier", "bar"), placements=("same-cta",), reads=("async-read",), stages=1),
+             scene, settings=FIND)
+    print(format_program(p))
+
+
+def test_the_pdl_handoff_is_one_draw():
+    """The PDL handoff: the primary writes and triggers its dependent; the dependent waits
+    (griddepcontrol.wait) and reads."""
+    expected = parse("""PTX HANDOFF
+{
+x0=0;
+grid 1 @ pdl;
+}
+ P0@cta 0,gpu 0,grid 0            | P1@cta 0,gpu 0,grid 1 ;
+ st.weak x0, 1                    | griddepcontrol.wait   ;
+ griddepcontrol.launch_dependents | ld.weak r0, x0        ;
+locations [P1:r0;]
+""")
+    p = find(fst.producer_consumer(mechanisms=("pdl",)),
+             lambda p: _before(_code(p, 1), lambda i: isinstance(i, GridDepControl) and i.action == "wait",
+                               lambda i: isinstance(i, Load))
+             and any(isinstance(i, GridDepControl) for i in _code(p, 0)), settings=FIND)
+    assert p == validate(expected)
+    assert not analyse_races(p).racy
+
+
+def test_public_api():
+    for name in ("producer_consumer", "programs", "classic", "pdl_handoff", "Options", "MECHANISMS", "HANDOFF_PLACEMENTS"):
+        assert name in fst.__all__ and hasattr(fst, name)
+    assert set(fst.MECHANISMS) >= {"flag", "bar", "mbarrier", "pdl", "stream", "cp.async", "bulk-load", "bulk-store"}
+    assert "HANDOFF" in fst.SHAPES

@@ -1,0 +1,65 @@
+"""The discovery campaign in CI, bounded by program count: from the general generator (every
+mechanism, no template), each of the seven classes of issue 15 is found and shrunk as a race
+finding on the sim backend (the oracle's finding) and gets a fix; and `fuzzgpu campaign --profile
+all --property race --backend sim` saves race findings with their fixes (stopped by finding count).
+The 600-second campaign itself is bench/discovery.sh (results in bench/results/)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from random import Random
+
+import pytest
+from hypothesis import HealthCheck, find, settings
+
+from fuzzgpu import fixes, properties
+from fuzzgpu import strategies as fst
+from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.backends.sim import SimBackend
+from fuzzgpu.handoff import CLASSES
+from fuzzgpu.model.race import analyse_races
+from fuzzgpu.properties import race_class_key
+
+ROOT = Path(__file__).resolve().parents[1]
+#: programs drawn per class at most (generation and shrinking together)
+BUDGET = settings(max_examples=2500, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                  derandomize=False)
+
+
+def _key(p) -> str:
+    ra = analyse_races(p)
+    offending = [properties.Offence(o, 1, properties.RACY, "") for o in ra.racy]
+    return race_class_key(p, ra, offending) if offending else ""
+
+
+@pytest.mark.parametrize("cls", sorted(CLASSES))
+def test_each_class_is_found_shrunk_and_fixed_from_the_general_generator(cls):
+    want = f"race:{cls}"
+    p = find(fst.producer_consumer(), lambda p: _key(p) == want, settings=BUDGET, random=Random(cls))
+    h = SimBackend().run(p, RunConfig(instances=100_000, seed=1))
+    v = properties.RACE.check(p, h)
+    assert v.failed and v.class_key == want, v.summary()
+    assert all(o.count > 0 for o in v.offending)  # the simulation showed it
+    assert len(p.threads) <= 2 and sum(len(t.code) for t in p.threads) <= 9  # shrunk
+    f = fixes.fix_for(p, v)
+    assert f is not None, f"class {cls}: no fix for\n{p}"
+    assert not ({o.outcome for o in v.offending} & analyse_races(f.program).possible)
+
+
+def test_campaign_profile_all_property_race_saves_findings_with_fixes(tmp_path):
+    corpus = tmp_path / "disc"
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--property", "race", "--backend", "sim",
+                        "--time", "600", "--max-findings", "2", "--seed", "5", "--no-live", "--corpus", str(corpus)],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1, r.stdout + r.stderr  # findings saved
+    assert "profile all" in r.stdout
+    entries = [json.loads(p.read_text()) for p in corpus.glob("*.json")]
+    assert len(entries) >= 2
+    for e in entries:
+        assert e["property"] == "race" and e["verdict"]["fix"]
+        assert any(o["verdict"] == "racy" for o in e["verdict"]["offending"])
+    report = (corpus / "report" / "report.txt").read_text()
+    assert "fix: " in report and "the oracle's finding" in report
