@@ -178,7 +178,7 @@ def cycle_kinds(explanations: Iterable[str]) -> str:
 
 
 def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iterable[str], int]],
-                  sass: Iterable[Mapping[str, Any]] = (), timeout: bool = False) -> str:
+                  sass: Iterable[Mapping[str, Any]] = (), timeout: bool = False, kind: str = "") -> str:
     """The root-cause class of a finding, a readable key ``PROPERTY|SHAPE|KIND`` such as
     ``model|*|forbidden:cycle through sync[memory]`` or ``sc|MP|allowed``.
 
@@ -196,6 +196,10 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
       whose release/acquire synchronisation failed to order are one root cause, whatever the
       scopes, load types, values and instructions off the cycle; without a cycle, the oracle's
       reason (a value no store wrote: a harness or hardware fault);
+    * else the property's own kind of failure when it names one (``kind``: the race property's
+      ``race:4`` -- the bug class or mechanism of the racing pairs, fuzzgpu.handoff), on any shape:
+      a cp.async read before its wait and a dependent reading before griddepcontrol.wait are two
+      classes, two missing waits of cp.async one;
     * else a timeout the model forbids: ``timeout`` on this shape;
     * else (the ``sc`` property) the verdict of the most frequent offending outcome
       (``allowed``, ``allowed-outside-model``) on this shape: an under-synchronised pattern.
@@ -212,6 +216,8 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
         verdict, reason, explanation, _ = forbidden[0]
         lines = [ln for ln in explanation if "): " in ln]
         return f"{prop}|*|forbidden:{cycle_kinds(lines) if lines else reason}"
+    if kind:
+        return f"{prop}|*|{kind}"
     if timeout:
         return f"{prop}|{shape}|timeout"
     if ranked:
@@ -227,7 +233,7 @@ def class_id(key: str) -> str:
 def verdict_class(shape: str, verdict: Any) -> str:
     """:func:`finding_class` of a failing :class:`fuzzgpu.properties.Verdict`."""
     return finding_class(verdict.property, shape, [(o.verdict, o.reason, o.explanation, o.count) for o in verdict.offending],
-                         verdict.sass, bool(getattr(verdict, "timeouts", 0)))
+                         verdict.sass, bool(getattr(verdict, "timeouts", 0)), str(getattr(verdict, "class_key", "") or ""))
 
 
 def entry_class(data: Mapping[str, Any]) -> str:
@@ -237,7 +243,8 @@ def entry_class(data: Mapping[str, Any]) -> str:
                          [(str(o.get("verdict", "")), str(o.get("reason", "")), [str(x) for x in o.get("explanation", [])],
                            o["count"] if isinstance(o.get("count"), int) else 0)
                           for o in offending if isinstance(o, dict)],
-                         [f for f in data.get("sass", []) if isinstance(f, dict)], bool(data["verdict"].get("timeouts", 0)))
+                         [f for f in data.get("sass", []) if isinstance(f, dict)], bool(data["verdict"].get("timeouts", 0)),
+                         str(data["verdict"].get("class_key", "") or ""))
 
 
 def finding_kinds(data_or_verdict: Any) -> list[str]:

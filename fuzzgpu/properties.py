@@ -175,6 +175,7 @@ class Verdict:
             "faults": self.faults,
             "fix": self.fix,
             "oracle_only": self.oracle_only,
+            "class_key": self.class_key,
         }
 
 
