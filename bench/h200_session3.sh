@@ -61,6 +61,20 @@ finish)
   tail -40 "$d/random.txt"; tail -40 "$d/pdl.txt"
   tar -C "$R" -czf "$OUT/finish.tar.gz" campaigns random pdl
   ;;
+short15)
+  # issue 15 again after the Unrunnable pickling fix, as long as the device time left allows
+  d=$R/short; mkdir -p "$d"; rm -rf "$R/race2" "$R/model2"
+  python3 -m fuzzgpu campaign --profile all --backend cuda --property race --time 150 \
+      --corpus $R/race2 --seed 17 --no-live --gpus 1 --workers-per-gpu 3 > $d/race.txt 2>&1 &
+  python3 -m fuzzgpu campaign --profile all --backend cuda --property model --time 150 \
+      --corpus $R/model2 --seed 18 --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json > $d/model.txt 2>&1 &
+  wait
+  grep -B2 -A30 "^classes" "$d/race.txt" | head -50; grep -A12 "^classes" "$d/model.txt" | head -20
+  grep -E "^(totals|findings|workers|ended)" "$d/race.txt" "$d/model.txt"
+  timeout 40 python3 -m fuzzgpu replay "$R/race2" --backend cuda --fixed > "$d/replay-fixed.txt" 2>&1
+  echo "replay exit $?"; tail -14 "$d/replay-fixed.txt"
+  tar -C "$R" -czf "$OUT/short15.tar.gz" short race2 model2
+  ;;
 start15)
   # issue 15: the general generator from an empty corpus, property race and property model, at once
   d=$R/disc; mkdir -p "$d"; rm -rf "$R/race" "$R/model"

@@ -78,6 +78,11 @@ class Unrunnable(UserError):
         self.reasons = list(reasons)
         super().__init__(f"{program}: cannot run on the GPU: " + "; ".join(self.reasons))
 
+    def __reduce__(self) -> tuple[type[Unrunnable], tuple[str, list[str]]]:
+        # a campaign worker sends it to its parent pickled: pickle's default calls cls(*args),
+        # with the one message argument, and the parent died unpickling it (seen on the H200)
+        return (type(self), (self.program, self.reasons))
+
 
 #: threads per CTA in the harness (8 warps); instance lanes are 8 bits
 CTA_THREADS = 256

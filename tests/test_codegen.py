@@ -450,3 +450,15 @@ def test_every_litmus_file_generates_static_or_is_refused_with_a_counted_reason(
     assert all(any("abstract" in r for r in rs) for rs in refused.values()), refused
     if DAT3M.exists():
         assert len(refused) == 2 * 81
+
+
+def test_unrunnable_survives_pickling():
+    """A supervised campaign worker sends the exception to its parent pickled; with the default
+    reduction the parent died unpickling it (TypeError: missing 'reasons'), and every worker of an
+    H200 campaign on profile `all` was given up after 20 restarts."""
+    import pickle
+
+    from fuzzgpu.codegen import Unrunnable
+
+    e = pickle.loads(pickle.dumps(Unrunnable("P", ["async.read on the GPU", "tcgen05"])))
+    assert isinstance(e, Unrunnable) and e.reasons == ["async.read on the GPU", "tcgen05"] and "cannot run on the GPU" in str(e)
