@@ -313,14 +313,21 @@ class Property:
         if why and not timeouts:
             notes.append(why)
         if offending or sass_bad or timeouts:
-            reason = "; ".join(sorted({o.verdict if o.verdict != UNWRITTEN else
-                                       "harness or hardware fault (a value no store wrote)" for o in offending}))
-            if sass_bad:
-                reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
-            if timeouts:
-                reason = (reason + "; " if reason else "") + why
-            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances, timeouts, waits)
+            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), fail_reason(offending, bool(sass_bad), timeouts, why),
+                           tuple(notes), h.instances, timeouts, waits)
         return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances, 0, waits)
+
+
+def fail_reason(offending: list[Offence], sass_bad: bool, timeouts: int, why: str) -> str:
+    """A failing verdict's one-line reason, the same for every property: the verdicts of its
+    offending outcomes, then a SASS finding, then the timeouts."""
+    reason = "; ".join(sorted({x.verdict if x.verdict != UNWRITTEN else "harness or hardware fault (a value no store wrote)"
+                               for x in offending}))
+    if sass_bad:
+        reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
+    if timeouts:
+        reason = (reason + "; " if reason else "") + why
+    return reason
 
 
 def judge_timeouts(program: Program, h: Histogram) -> tuple[int, str, str]:
@@ -400,13 +407,8 @@ class RaceProperty(Property):
         if why and not timeouts:
             notes.append(why)
         if offending or sass_bad or timeouts:
-            reason = "; ".join(sorted({x.verdict if x.verdict != UNWRITTEN else
-                                       "harness or hardware fault (a value no store wrote)" for x in offending}))
-            if sass_bad:
-                reason = (reason + "; " if reason else "") + "SASS: a memory operation moved across a synchronisation point"
-            if timeouts:
-                reason = (reason + "; " if reason else "") + why
-            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), reason, tuple(notes), h.instances, timeouts,
+            return Verdict(self.name, "fail", tuple(offending), tuple(sass_bad), fail_reason(offending, bool(sass_bad), timeouts, why),
+                           tuple(notes), h.instances, timeouts,
                            waits, oracle_only=oracle_only, class_key=race_class_key(program, ra, offending))
         return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances, 0, waits)
 
