@@ -118,6 +118,23 @@ class PtxSync:
     release: bool  # earlier operations must not move below it
     acquire: bool  # later operations must not move above it
     space: str = ""  # for proxy fences: the only state space it orders ("" = all)
+    #: for the cp.async / bulk async-group waits: the PTX instruction indices of the memory
+    #: operations of the function that conflict with a copy the wait completes (see
+    #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
+    orders_only: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
+class AsyncAccess:
+    """What an asynchronous copy (cp.async, cp{.reduce}.async.bulk) reads (its source) or writes
+    (its destination), as far as the PTX says: the state space, the address (``root`` "" when
+    unknown, e.g. a tensor map) and the size in bytes (0 when not an immediate)."""
+
+    space: str
+    root: str
+    offset: int
+    size: int
+    write: bool
 
 
 @dataclass(frozen=True)
@@ -663,6 +680,79 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
     return None, ()
 
 
+_SPACE_OF = {"shared": "shared", "shared::cta": "shared", "shared::cluster": "cluster", "global": "global"}
+
+
+def _async_copy(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, tuple[AsyncAccess, ...]] | None:
+    """``(family, accesses)`` of an asynchronous copy -- family ``cp.async`` (non-bulk) or
+    ``bulk_group`` (a bulk copy completing on a bulk async-group) -- or None (not a copy, or a bulk
+    copy completing on an mbarrier, which no wait_group waits for).  The first state-space qualifier
+    is the destination's, the second the source's (PTX ISA cp.async, cp.async.bulk,
+    cp.reduce.async.bulk: ``.dst.src``)."""
+    mods = ins.mods
+    bulk = mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk")
+    plain = mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg")
+    if ins.opcode != "cp" or not (bulk or plain) or "prefetch" in mods or len(ins.operands) < 2:
+        return None
+    if bulk and "bulk_group" not in mods:
+        return None
+    spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
+    if len(spaces) < 2:
+        return None
+    size_text = ins.operands[2] if len(ins.operands) > 2 and "tensor" not in mods else ""
+    size = _int(size_text) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", size_text) else 0
+
+    def access(operand: str, space: str, write: bool) -> AsyncAccess:
+        if "," in operand or "{" in operand:  # [tensorMap, {coordinates}]: the address is not in the PTX
+            return AsyncAccess(space, "", 0, 0, write)
+        root, off = _ptx_address(operand)
+        if root in defs:
+            r0, o0 = defs[root]
+            root, off = r0, o0 + off
+        return AsyncAccess(space, root, off, size, write)
+
+    return ("cp.async" if plain else "bulk_group",
+            (access(ins.operands[0], spaces[0], True), access(ins.operands[1], spaces[1], False)))
+
+
+def _may_overlap(mem: PtxMemOp, acc: AsyncAccess, writes: dict[str, int]) -> bool:
+    """Whether ``mem`` may touch a byte ``acc`` touches: False only where the PTX proves them apart
+    (state spaces that cannot alias, two different variables, or one address root -- a symbol or a
+    register written once -- with disjoint byte ranges)."""
+    space = {"cluster": "shared"}.get(mem.space, mem.space)
+    other = {"cluster": "shared"}.get(acc.space, acc.space)
+    if space in ("local", "const", "param") or (space != "generic" and space != other):
+        return False
+    if not mem.root or not acc.root:
+        return True
+    if mem.root != acc.root:
+        return mem.root.startswith("%") or acc.root.startswith("%")  # two symbols are two variables
+    if acc.size <= 0 or (mem.root.startswith("%") and writes.get(mem.root, 0) > 1):
+        return True
+    return mem.offset < acc.offset + acc.size and acc.offset < mem.offset + max(mem.width // 8, 1)
+
+
+def _async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[AsyncAccess, ...]]],
+                     events: Sequence[PtxEvent], loops: Sequence[PtxLoop], writes: dict[str, int]) -> frozenset[int]:
+    """The memory operations (PTX instruction indices) that conflict with a copy ``wait`` completes:
+    overlapping and at least one of the two a write (PTX ISA memory model, conflicting accesses).
+
+    ``cp.async.wait_group``/``wait_all`` complete the thread's cp.async copies (their source reads and
+    destination writes), ``cp.async.bulk.wait_group`` its bulk_group copies, ``.read`` only their
+    source reads.  A copy counts when it precedes the wait or shares a loop with it (a later
+    iteration's wait completes it); every group counts, also those ``wait_group N > 0`` leaves
+    pending (conservative)."""
+    bulk = "bulk" in wait.mods
+    family = "bulk_group" if bulk else "cp.async"
+    read_only = bulk and "read" in wait.mods
+    in_loops = {i for i, lp in enumerate(loops) if lp.head <= wait.index <= lp.tail}
+    awaited = [a for idx, fam, accs in copies if fam == family and (
+        idx < wait.index or any(loops[i].head <= idx <= loops[i].tail for i in in_loops))
+        for a in accs if not (read_only and a.write)]
+    return frozenset(e.instr.index for e in events if e.mem is not None and any(
+        (a.write or e.mem.kind != "load") and _may_overlap(e.mem, a, writes) for a in awaited))
+
+
 _WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}
 
 
@@ -779,9 +869,13 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             instrs.append(_parse_ptx_instr(idx, line, stmt))
         defs: dict[str, tuple[str, int]] = {}
         events = []
+        copies = []
         for ins in instrs:
             mem = _classify_ptx_mem(ins, defs)
             sync, classes = _classify_ptx_sync(ins, mem)
+            copy = _async_copy(ins, defs)
+            if copy is not None:
+                copies.append((ins.index, *copy))
             _track_defs(ins, defs)
             if mem is None and sync is None:
                 continue
@@ -797,6 +891,13 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
                     busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
                     loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
+        writes: dict[str, int] = {}
+        for ins in instrs:
+            for d in _ptx_dests(ins):
+                writes[d] = writes.get(d, 0) + 1
+        events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
+            e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
+            for e in events]
         funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops)))
     return tuple(funcs)
 
@@ -1047,8 +1148,21 @@ RULE_FORBIDDEN = {
     "release": "a release operation is ordered after every memory operation before it in program order (PTX ISA memory model: release patterns; st.release/atom.release)",
     "mbarrier": "mbarrier.arrive has release and a completed mbarrier.try_wait/test_wait has acquire semantics at .cta scope by default (PTX ISA mbarrier)",
     "proxy": "fence.proxy.async orders generic-proxy accesses before it with async-proxy accesses after it and vice versa (PTX ISA membar/fence: fence.proxy; memory model: proxies)",
-    "cp.async.wait": "cp.async.wait_group/wait_all and cp.async.bulk.wait_group make the copies complete before the operations after them (PTX ISA cp.async.wait_group)",
+    "cp.async.wait": (
+        "cp.async.wait_group/wait_all and cp.async.bulk.wait_group complete the thread's copies -- 'Writes performed by "
+        "cp.async operations are made visible to the executing thread only after: The completion of cp.async.wait_all "
+        "or ... cp.async.wait_group on the cp.async-group in which the cp.async belongs to' (PTX ISA cp.async.wait_group; "
+        "cp.async.bulk.wait_group: reading the sources, writing the destinations, writes made visible to the executing "
+        "thread; .read: the source reads only) -- so an access that may conflict with a copy (its destination, or a write "
+        "of its source), or a release that must publish the copies, must not be performed before the wait"
+    ),
 }
+RULE_ASYNC_WAIT_OTHER = (
+    "'cp.async.wait_group and cp.async.wait_all does not provide any ordering and visibility guarantees for any other "
+    "memory operation apart from cp.async' (PTX ISA cp.async.wait_group; cp.async.bulk.wait_group likewise orders only "
+    "the bulk copies of its groups): this access cannot touch the destination of a copy {sync} completes (nor write its "
+    "source) and has no release semantics, so hoisting it above the wait is allowed; the program order the source wrote is lost"
+)
 RULE_MERGE_PLAIN = (
     "two loads of one location may read the same write (coherence allows it; PTX ISA memory model, "
     "coherence order), so merging them is allowed; a litmus test loses one observation"
@@ -1136,8 +1250,9 @@ def judge_crossing(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, s
     A move is forbidden exactly when the synchronisation point orders that operation in that direction:
     earlier operations may not sink below a release (fences, bar.sync, bar.arrive, release operations,
     mbarrier.arrive), later ones may not rise above an acquire (fences, bar.sync, griddepcontrol.wait,
-    acquire operations, completed mbarrier waits, cp.async waits).  Everything outside the model is
-    permitted (and a hazard)."""
+    acquire operations, completed mbarrier waits; cp.async and bulk async-group waits only for the
+    accesses that conflict with their copies and for releases, ``PtxSync.orders_only``).  Everything
+    outside the model is permitted (and a hazard)."""
     name = sync.instr.text.split()[0] if sync.instr.text else sync.kind
     if mem.space == "local":
         return HAZARD, RULE_LOCAL
@@ -1153,6 +1268,9 @@ def judge_crossing(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, s
         if sync.release:
             return HAZARD, RULE_RELEASE_ONLY.format(sync=name)
         return HAZARD, RULE_NO_ORDER.format(sync=name, why="it neither releases nor acquires")
+    if (direction == HOISTED and sync.orders_only is not None and mem.instr.index not in sync.orders_only
+            and mem.sem not in ("release", "acq_rel")):
+        return HAZARD, RULE_ASYNC_WAIT_OTHER.format(sync=name)
     if sync.space:
         space = {"cluster": "shared"}.get(mem.space, mem.space)
         if space not in (sync.space, "generic"):
