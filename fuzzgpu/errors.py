@@ -29,6 +29,15 @@ class EnvError(Exception):
     path under /proc): one line, exit status 3 -- never 1, which means a finding."""
 
 
+class MissingTool(EnvError):
+    """A program of the CUDA toolchain (nvcc, ptxas, nvdisasm, cuobjdump) is not installed: the
+    environment, exit 3.  ``str(e)`` names the tool and how to get it, in one line."""
+
+    def __init__(self, tool: str, how: str) -> None:
+        self.tool = tool
+        super().__init__(f"{tool} not found: {how}")
+
+
 class SourceError(UserError):
     """An error at a place in a text file: printed as ``file:line:col: message``."""
 

@@ -49,7 +49,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .errors import UserError
+from .errors import EnvError, MissingTool, UserError
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")
 DEFAULT_OPT = 3
@@ -1983,9 +1983,14 @@ def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "") -> Repor
 # ---------------------------------------------------------------------------------------------------
 
 
+#: where a CUDA toolkit is installed when its bin/ is not on PATH
+TOOLKIT_DIRS: tuple[Path, ...] = (Path("/usr/local/cuda/bin"),)
+
+
 @functools.lru_cache(maxsize=None)
 def find_tool(name: str) -> str | None:
-    """``nvdisasm``/``cuobjdump``/``nvcc``/``ptxas``: on PATH, else in the installed nvidia wheels."""
+    """``nvdisasm``/``cuobjdump``/``nvcc``/``ptxas``: on PATH, else in the installed nvidia wheels,
+    else in :data:`TOOLKIT_DIRS`."""
     p = shutil.which(name)
     if p:
         return p
@@ -1999,22 +2004,28 @@ def find_tool(name: str) -> str | None:
                     return str(cand)
     except ImportError:
         pass
-    for cand in (Path("/usr/local/cuda/bin") / name,):
+    for cand in (d / name for d in TOOLKIT_DIRS):
         if cand.is_file():
             return str(cand)
     return None
 
 
+#: how to get each tool, for the one line of :class:`~fuzzgpu.errors.MissingTool`
+TOOL_HELP = {
+    "nvdisasm": "install it with `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump` (or `pip install fuzzgpu[sass]`), "
+                "or put the CUDA toolkit's bin/ on PATH",
+    "cuobjdump": "install it with `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump` (or `pip install fuzzgpu[sass]`), "
+                 "or put the CUDA toolkit's bin/ on PATH",
+}
+_TOOLKIT_HELP = "install the CUDA toolkit (nvcc, ptxas) and put its bin/ on PATH"
+
+
 def require_tool(name: str) -> str:
+    """The path of a toolchain program; a missing one is the environment's failure (exit 3)."""
     p = find_tool(name)
     if p:
         return p
-    if name in ("nvdisasm", "cuobjdump"):
-        raise UserError(
-            f"{name} not found: install it with `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump` "
-            "(or `pip install fuzzgpu[sass]`), or put the CUDA toolkit's bin/ on PATH"
-        )
-    raise UserError(f"{name} not found: install the CUDA toolkit (nvcc, ptxas) and put its bin/ on PATH")
+    raise MissingTool(name, TOOL_HELP.get(name, _TOOLKIT_HELP))
 
 
 def _first_error(stderr: str, tool: str) -> str:
@@ -2029,7 +2040,7 @@ def _run(cmd: list[str], tool: str) -> subprocess.CompletedProcess:
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
-        raise UserError(f"cannot run {tool}: {e}") from None
+        raise EnvError(f"cannot run {tool}: {e}") from None
     if r.returncode != 0:
         raise UserError(f"{tool}: {_first_error(r.stderr or r.stdout, tool)}")
     return r

@@ -332,8 +332,12 @@ def test_helpers():
 
 
 def test_missing_disassembler_message(monkeypatch):
+    """A missing tool is the environment's failure (MissingTool, an EnvError: exit 3), not bad input."""
+    from fuzzgpu.errors import EnvError, MissingTool
+
     monkeypatch.setattr(sass, "find_tool", lambda name: None)
-    with pytest.raises(UserError, match="pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump"):
+    with pytest.raises(MissingTool, match="pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump") as e:
         sass.disassemble(Path("x.cubin"))
-    with pytest.raises(UserError, match="nvcc not found"):
+    assert e.value.tool == "nvdisasm" and not isinstance(e.value, UserError)
+    with pytest.raises(EnvError, match="nvcc not found: install the CUDA toolkit"):
         sass.require_tool("nvcc")

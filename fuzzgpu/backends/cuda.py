@@ -14,7 +14,6 @@ import concurrent.futures
 import ctypes
 import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import codegen
-from ..errors import UserError
+from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
 
@@ -51,10 +50,17 @@ _NVCC_ID: dict[str, str] = {}
 
 
 def nvcc_path() -> str:
-    for cand in (os.environ.get("NVCC"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
-        if cand and Path(cand).exists():
-            return cand
-    raise UserError("nvcc not found: put the CUDA toolkit's bin folder on PATH (or set NVCC)")
+    """``$NVCC`` when it names a file, else nvcc where :func:`fuzzgpu.sass.find_tool` finds it (PATH,
+    the nvidia wheels, /usr/local/cuda/bin); none is the environment's failure (exit 3)."""
+    from .. import sass
+
+    env = os.environ.get("NVCC")
+    if env and Path(env).exists():
+        return env
+    found = sass.find_tool("nvcc")
+    if found:
+        return found
+    raise MissingTool("nvcc", "install the CUDA toolkit and put its bin/ on PATH (or set NVCC to the nvcc to use)")
 
 
 def _nvcc_id(nvcc: str) -> str:
@@ -62,7 +68,7 @@ def _nvcc_id(nvcc: str) -> str:
         try:
             out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
         except OSError as e:
-            raise UserError(f"cannot run {nvcc}: {e}") from None
+            raise EnvError(f"cannot run {nvcc}: {e}") from None
         _NVCC_ID[nvcc] = hashlib.sha256(out.encode()).hexdigest()[:16]
     return _NVCC_ID[nvcc]
 
@@ -259,7 +265,7 @@ class CudaBackend:
         one, so the cache does not answer with it."""
         try:
             toolchain = f"nvcc#{_nvcc_id(nvcc_path())}"
-        except UserError:
+        except EnvError:  # MissingTool, or nvcc cannot run: the identity says so, the run fails later
             toolchain = "no-nvcc"
         return (f"cuda:values-v{codegen.VALUES_VERSION}", self.arch, toolchain)
 

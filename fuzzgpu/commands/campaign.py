@@ -89,8 +89,9 @@ finding that cannot be saved as an entry (a bug, a full disk) is kept raw in DIR
 the campaign goes on.
 
 Exit status: 0 when no new finding was saved this session, 1 when at least one was (a new corpus
-entry, or a finding kept raw in DIR/raw/), 2 on bad usage or input, 3 when the environment failed.
-The report's last line says which, and why.
+entry, or a finding kept raw in DIR/raw/), 2 on bad usage or input, 3 when the environment failed
+(among others: --backend cuda, static or auto without nvcc, or without nvdisasm/cuobjdump, checked
+before the campaign starts).  The report's last line says which, and why.
 
 examples:
   fuzzgpu campaign --time 600 --corpus fuzz-corpus --known corpus/known.json
@@ -169,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
     if args.workers_per_gpu is not None and args.gpus is None:
         raise UserError("--workers-per-gpu goes with --gpus (it sets how many workers each GPU gets; on the CPU use --workers N)")
+    from .tools import require_backend_tools
+
+    require_backend_tools(args.backend)
     if args.gpus is not None or (args.workers or 1) > 1:
         return run_parallel_cli(args)
     if args.worker_id is not None:

@@ -117,10 +117,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="error", error_kind="environment", reason=f"the run failed: {_line(e)}")
         return out
     except UserError as e:
-        if "nvcc" in str(e) and "not found" in str(e):
-            out.update(status="error", error_kind="environment", reason=_line(e))
-        else:
-            out.update(status="error", error_kind="input", reason=_line(e))
+        out.update(status="error", error_kind="input", reason=_line(e))
         return out
     out["verdict"] = verdict.to_json()
     out["summary"] = verdict.summary()
@@ -200,6 +197,9 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(a, str) and a.startswith("sm_"):
             arch = a
             break
+    from .tools import require_backend_tools
+
+    require_backend_tools(args.backend)
     backend, note = make_backend(args.backend, sim_fault=args.sim_fault, arch=arch)
     from ..backends.sim import PROCESS_FAULTS
 

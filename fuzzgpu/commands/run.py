@@ -47,7 +47,7 @@ effective stress; a stride of 1 word is needed for L1-staleness behaviours):
 Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
 2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
 abstract surface/texture proxies, values the harness cannot encode); 3 when the environment failed
-(no GPU, no PyCUDA, nvcc failed), some outcome could not be judged (not covered by the oracle), or a
+(no nvcc, checked first; no GPU, no PyCUDA, nvcc failed), some outcome could not be judged (not covered by the oracle), or a
 value no store of the program wrote was read (a HARNESS OR HARDWARE FAULT, not a memory-model
 verdict: the run cannot be trusted).
 
@@ -115,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UserError(f"{args.path}: {e.strerror or e}") from None
     codegen.check_runnable(program)
-    from ..backends.cuda import CompileError, CudaBackend
+    from ..backends.cuda import CompileError, CudaBackend, nvcc_path
+
+    nvcc_path()  # before the GPU: the harness is compiled first; none is MissingTool (exit 3)
 
     try:
         backend = CudaBackend()

@@ -56,9 +56,10 @@ its PTX and SASS is accounted for; otherwise it is "not fully checked" and the l
 say what was left (--notes shows more).
 
 Exit status: 0 clean (no finding, everything checked), 1 at least one finding, 2 an error (missing
-file, compile error, unknown arch, missing disassembler: `pip install nvidia-cuda-nvdisasm
-nvidia-cuda-cuobjdump`), 3 no finding but not fully checked (never reported as clean), as for
-every fuzzgpu command whose result could not be fully checked.
+file, compile error, unknown arch), 3 no finding but not fully checked (never reported as clean), as
+for every fuzzgpu command whose result could not be fully checked, and 3 when the environment failed:
+nvcc, ptxas or the disassembler missing (one line naming it; nvdisasm/cuobjdump: `pip install
+nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`).
 
 examples:
   fuzzgpu sass tests/kernels/D_flashmla_shape.cu   sm_90, sm_90a and sm_100a, -O3

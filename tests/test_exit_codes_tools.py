@@ -1,0 +1,125 @@
+"""A missing CUDA toolchain program (nvcc, ptxas, nvdisasm, cuobjdump) is the environment's failure:
+every command exits 3 with one line naming the program and how to get it (DESIGN.md, "Exit codes"),
+never 2 (bad input) and never a campaign that counts each program "not covered".
+
+The tools are hidden the way a machine without them looks: PATH without the folders that hold them,
+no ``$NVCC``, no nvidia wheels (``import nvidia`` fails), no /usr/local/cuda/bin
+(``sass.TOOLKIT_DIRS``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from fuzzgpu import sass
+from fuzzgpu.backends import cuda
+from fuzzgpu.cli import main as cli_main
+from fuzzgpu.errors import EXIT_ENVIRONMENT
+
+ROOT = Path(__file__).resolve().parent.parent
+LITMUS = ROOT / "tests" / "litmus" / "cp-async" / "CPASYNC-wait-all.litmus"
+TOOLS = ("nvcc", "ptxas", "nvdisasm", "cuobjdump")
+
+
+def _hide(monkeypatch, tools: tuple[str, ...]) -> None:
+    keep = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if d and not any((Path(d) / t).exists() for t in tools)]
+    monkeypatch.setenv("PATH", os.pathsep.join(keep))
+    if "nvcc" in tools:
+        monkeypatch.delenv("NVCC", raising=False)
+    monkeypatch.setitem(sys.modules, "nvidia", None)  # the pip wheels' namespace package: ImportError
+    monkeypatch.setattr(sass, "TOOLKIT_DIRS", ())
+    sass.find_tool.cache_clear()
+    sass.toolchain_id.cache_clear()
+
+
+@pytest.fixture
+def no_toolchain(monkeypatch):
+    _hide(monkeypatch, TOOLS)
+    assert all(sass.find_tool(t) is None for t in TOOLS)
+    yield
+    sass.find_tool.cache_clear()
+    sass.toolchain_id.cache_clear()
+
+
+@pytest.fixture
+def no_disassembler(monkeypatch):
+    _hide(monkeypatch, ("nvdisasm", "cuobjdump"))
+    if sass.find_tool("nvcc") is None:
+        pytest.skip("needs nvcc on PATH (the disassembler is what is missing)")
+    yield
+    sass.find_tool.cache_clear()
+    sass.toolchain_id.cache_clear()
+
+
+def _one_line_env_error(capsys, tool: str, how: str) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err, "no message"
+    (line,) = [l for l in err if "environment error" in l]
+    assert f"{tool} not found" in line and how in line, line
+    return line
+
+
+@pytest.mark.parametrize("argv", [
+    ["sass", "--arch", "sm_90", str(LITMUS)],
+    ["run", str(LITMUS)],
+    ["campaign", "--profile", "classic", "--backend", "static", "--time", "1", "--no-live", "--corpus", "{tmp}"],
+    ["campaign", "--profile", "classic", "--backend", "cuda", "--time", "1", "--no-live", "--corpus", "{tmp}"],
+    ["campaign", "--profile", "classic", "--backend", "auto", "--time", "1", "--no-live", "--corpus", "{tmp}"],
+    ["campaign", "--profile", "classic", "--backend", "static", "--workers", "2", "--time", "1", "--corpus", "{tmp}"],
+    ["replay", str(ROOT / "corpus"), "--backend", "static"],
+    ["replay", str(ROOT / "corpus"), "--backend", "auto"],
+], ids=lambda a: " ".join(x for x in a[:4] if not x.startswith(("/", "{"))))
+def test_missing_nvcc_exits_3_with_one_line(no_toolchain, argv, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path / "c")) for a in argv]
+    assert cli_main(argv) == EXIT_ENVIRONMENT
+    line = _one_line_env_error(capsys, "nvcc", "install the CUDA toolkit")
+    assert line.startswith(f"fuzzgpu {argv[0]}: environment error: ")
+    assert not (tmp_path / "c").exists() or not any((tmp_path / "c").glob("*.json"))  # nothing ran
+
+
+def test_missing_disassembler_exits_3_with_one_line(no_disassembler, tmp_path, capsys):
+    assert cli_main(["sass", "--arch", "sm_90", str(LITMUS)]) == EXIT_ENVIRONMENT
+    _one_line_env_error(capsys, "nvdisasm", "pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump")
+    assert cli_main(["campaign", "--profile", "classic", "--backend", "static", "--time", "1", "--no-live",
+                     "--corpus", str(tmp_path / "c")]) == EXIT_ENVIRONMENT
+    _one_line_env_error(capsys, "nvdisasm", "pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump")
+
+
+def test_missing_ptxas_for_ptx_input_exits_3(monkeypatch, tmp_path, capsys):
+    _hide(monkeypatch, ("ptxas",))
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n")
+    try:
+        assert cli_main(["sass", "--arch", "sm_90", str(ptx)]) == EXIT_ENVIRONMENT
+        _one_line_env_error(capsys, "ptxas", "install the CUDA toolkit")
+    finally:
+        sass.find_tool.cache_clear()
+
+
+def test_sim_backend_and_check_need_no_toolchain(no_toolchain, tmp_path, capsys):
+    """What needs no tool still runs: the model checker and the simulation."""
+    assert cli_main(["check", str(LITMUS)]) in (0, 1)
+    assert cli_main(["campaign", "--profile", "classic", "--backend", "sim", "--time", "1", "--no-live",
+                     "--corpus", str(tmp_path / "c")]) in (0, 1)
+    assert "environment error" not in capsys.readouterr().err
+
+
+def test_cuda_identity_without_nvcc_is_no_nvcc(no_toolchain):
+    """The evidence-cache identity of the cuda backend keeps its "no-nvcc" toolchain when nvcc is
+    missing (it caught UserError before; MissingTool is an EnvError)."""
+    assert cuda.CudaBackend.identity(SimpleNamespace(arch="sm_90")) == (
+        f"cuda:values-v{cuda.codegen.VALUES_VERSION}", "sm_90", "no-nvcc")
+    with pytest.raises(cuda.MissingTool, match="nvcc not found"):
+        cuda.nvcc_path()
+
+
+def test_nvcc_env_var_is_used_first(no_toolchain, monkeypatch, tmp_path):
+    fake = tmp_path / "nvcc"
+    fake.write_text("#!/bin/sh\necho fake\n")
+    monkeypatch.setenv("NVCC", str(fake))
+    assert cuda.nvcc_path() == str(fake)
