@@ -123,3 +123,39 @@ def test_nvcc_env_var_is_used_first(no_toolchain, monkeypatch, tmp_path):
     fake.write_text("#!/bin/sh\necho fake\n")
     monkeypatch.setenv("NVCC", str(fake))
     assert cuda.nvcc_path() == str(fake)
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 12, item 6: never "fixed" / "clean" where the SASS was not fully checked
+# ------------------------------------------------------------------------------------------------
+
+
+class _Static:
+    """The static backend's answer for a program: its SASS findings and what it could not check."""
+
+    name = "static"
+
+    def __init__(self, unchecked: list[str]) -> None:
+        self.unchecked = unchecked
+
+    def describe(self) -> str:
+        return "static (test)"
+
+    def run(self, program, config=None):
+        from fuzzgpu.backends.base import Histogram
+
+        meta = (("static", True), ("sass_findings", []), ("sass_notes", []), ("sass_unchecked", self.unchecked))
+        return Histogram(program.outcome_keys(), (), 0, 0, 0.0, "static", meta)
+
+
+def test_replay_on_static_is_not_fixed_where_the_sass_was_not_fully_checked():
+    """A SASS entry whose program, recompiled, has no finding but SASS the oracle could not fully
+    account for is "not checked" (exit 3), not "fixed" (exit 0)."""
+    from fuzzgpu.commands.replay import replay_entry
+    from fuzzgpu.corpus import load_entry
+
+    entry = load_entry(ROOT / "corpus" / "7be901686d91609a.json")
+    assert entry.data.get("sass")
+    r = replay_entry(entry, _Static(["PTX line 9 `ld.global.nc.u32 %r1, [%rd1]`: no SASS mapped"]))
+    assert r["status"] == "skipped" and "not fully checked" in r["reason"] and "ld.global.nc" in r["reason"]
+    assert replay_entry(entry, _Static([]))["status"] == "fixed"
