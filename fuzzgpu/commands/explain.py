@@ -16,7 +16,11 @@ offending outcome, the instances that timed out with the model's verdict on the 
 (must complete: a finding; may hang: expected), the SASS lines ptxas moved (static findings), and the reproduction rate with the
 number of instances a replay needs.  A race finding (--property race) also shows each racing pair
 (the two accesses, the location, the mechanism that failed) and its fix: the weakest single change
-the oracle says removes the offending outcomes.
+the oracle says removes the offending outcomes.  A SASS finding of an ld.global.nc that ptxas moved
+across a synchronisation point shows the weakest change after which the oracle forbids what the
+moved load may read (e.g. ld.global.nc -> ld.weak; `replay --fixed` runs it); a forbidden outcome
+or a forbidden move has no fix in the program (a deviation), and a wait whose result nothing tests
+shows the retry loop the ISA gives.
 
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
 explanation stored in the entry is shown when the oracle no longer covers the program).  Text from
@@ -104,6 +108,7 @@ def explain_text(entry: Any) -> str:
         lines += ["", f"the oracle does not cover this program now: {uncovered}"]
     lines += _timeout_lines(entry)
     lines += race_lines(entry)
+    lines += deviation_fix_lines(entry)
     oracle = d.get("oracle")
     if isinstance(oracle, dict):
         if oracle.get("covered"):
@@ -122,6 +127,7 @@ def explain_text(entry: Any) -> str:
             lines.append(f"      PTX  line {f.get('sync_ptx_line')}: {f.get('sync_ptx')}")
             lines.append(f"      SASS line {f.get('sync_sass_line')} (/*{_hex(f.get('sync_sass_offset'))}*/): {f.get('sync_sass')}")
             lines.append(f"      why: {f.get('reason')}")
+        lines += sass_fix_lines(entry)
     if rep.get("note"):
         lines += ["", f"reproduction: {rep['note']}"]
     else:
@@ -173,6 +179,82 @@ def race_lines(entry: Any) -> list[str]:
         backend = backend if backend in ("sim", "static", "cuda") else "auto"
         lines.append(f"  replay the fixed program: fuzzgpu replay {entry.path} --backend {backend} --fixed")
     return lines
+
+
+def _moved_nc(found: list[dict[str, Any]]) -> bool:
+    from .. import sass
+
+    return any(f.get("check") == sass.CROSSING and f.get("reason") == sass.RULE_NC for f in found)
+
+
+def sass_nc_fix(entry: Any) -> tuple[list[Any], Any]:
+    """(the outcomes a moved ``ld.global.nc`` may read that the oracle calls allowed-outside-model,
+    the weakest fix that forbids them or None); ``([], None)`` for an entry with no such SASS
+    finding.  Raises ``model.Unsupported`` where the oracle does not cover the program."""
+    from .. import fixes, model
+
+    if not _moved_nc([f for f in entry.data.get("sass") or () if isinstance(f, dict)]):
+        return [], None
+    p = entry.program
+    stale = sorted(o for o in model.candidate_outcomes(p) if model.judge(p, o).verdict == "allowed-outside-model")
+    return stale, (fixes.find_fix(p, stale) if stale else None)
+
+
+def sass_fix_lines(entry: Any) -> list[str]:
+    """The fix for a SASS finding (issue 15: a fix for each finding).
+
+    An ``ld.global.nc`` that ptxas moved across a synchronisation point may read what the oracle
+    calls ``allowed-outside-model`` (the read-only contract is broken: a PDL primary still running,
+    another thread writing); the fix is the weakest single change after which the oracle forbids
+    those outcomes (:func:`fuzzgpu.fixes.find_fix`, e.g. ``ld.global.nc`` -> ``ld.weak``, which
+    ptxas keeps in place).  A move the ISA forbids has no fix in the program: the compiler deviates;
+    for an ``unguarded-wait`` the retry loop the ISA gives for waiting is shown, not checked (the
+    oracle already forbids the stale value)."""
+    from .. import fixes, model, sass
+
+    found = [f for f in entry.data.get("sass") or () if isinstance(f, dict)]
+    forbidden = [f for f in found if f.get("verdict") == sass.FORBIDDEN]
+    lines: list[str] = []
+    p = entry.program
+    if _moved_nc(found):
+        try:
+            stale, fix = sass_nc_fix(entry)
+        except model.Unsupported as e:
+            lines.append(f"fix: not searched: the oracle does not cover this program ({e})")
+        else:
+            shown = "; ".join(_fmt_outcome(dict(o)).rstrip("; ") for o in stale[:3]) + (" ..." if len(stale) > 3 else "")
+            if not stale:
+                lines.append("fix: none needed by the model: no outcome of this program depends on the ld.global.nc's "
+                             "read-only contract (the move loses the source's order only)")
+            elif fix is None:
+                lines.append(f"fix: none found among single changes (and pairs of annotations, {fixes.MAX_CANDIDATES} "
+                             f"programs) that forbids the stale outcome(s) {shown}")
+            else:
+                lines.append(f"fix: {fix.describe()}; the stale outcome(s) the moved ld.global.nc may read ({shown}, "
+                             "allowed-outside-model) are then forbidden")
+    if forbidden:
+        lines.append(f"fix: none in the program for the {len(forbidden)} forbidden move(s): the PTX ISA orders the "
+                     "access where the source put it, so ptxas (or the hardware) deviates (docs/findings.md)")
+        if any(f.get("check") == sass.UNGUARDED_WAIT for f in forbidden):
+            lines += _retry_lines(p)
+    return lines
+
+
+def deviation_fix_lines(entry: Any) -> list[str]:
+    """An observed outcome the model forbids (a hardware, compiler or model deviation) has no fix in
+    the program -- every change keeps it forbidden, so the oracle cannot choose one; said so, with
+    the retry loop the ISA gives for a wait whose result nothing tests (docs/findings.md)."""
+    if not any(o.get("verdict") == "forbidden" for o in entry.data["verdict"].get("offending", [])):
+        return []
+    return (["", "fix: none in the program: the PTX ISA forbids the offending outcome(s), so the hardware or the "
+             "compiler deviates (or the model is wrong); report it, see docs/findings.md"] + _retry_lines(entry.program))
+
+
+def _retry_lines(p: Any) -> list[str]:
+    from .. import fixes
+
+    return [f"  the form the ISA gives for waiting (not checked: the oracle already forbids the stale value): {c.text}"
+            for c in fixes.changes(p) if c.op == "retry"]
 
 
 def _timeout_lines(entry: Any) -> list[str]:

@@ -35,9 +35,9 @@ cannot be read or validated, or whose kernels do not compile, is an ERROR: each 
 own line and the replay goes on with the other entries.
 
 --fixed runs each entry's fixed program instead (the weakest single change the oracle says removes
-the finding, as `fuzzgpu explain` prints it; race findings and other fixable outcomes) and says how
-often the entry's offending outcomes appeared in it (0: the stale value is gone); an entry without
-a fix is not checked.
+the finding, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
+findings of a moved ld.global.nc) and says how often the entry's offending outcomes appeared in it
+(0: the stale value is gone); an entry without a fix is not checked.
 
 Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
 file is bad (one line naming it) or the options are (e.g. --instances 0, a --sim-fault that only a
@@ -90,6 +90,13 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     program = entry.program
     if fixed:
         f = fixes.fix_for(entry.program, _stored_verdict(entry))
+        if f is None and entry.data.get("sass"):  # a moved ld.global.nc: the fix explain prints
+            from .explain import sass_nc_fix
+
+            try:
+                f = sass_nc_fix(entry)[1]
+            except model.Unsupported:
+                f = None
         if f is None:
             out.update(status="skipped", reason="no fix: no single change the oracle accepts (or nothing fixable)")
             return out
