@@ -213,6 +213,38 @@ def sc_and_weak(program: Any) -> tuple[frozenset[Any], frozenset[Any]]:
     return a.sc, a.weak | (a.outside_model - a.sc)
 
 
+@dataclass
+class GpuTuning:
+    """What :func:`tune_on_gpu` found: the search result and the outcomes seen on the way."""
+
+    result: TuneResult
+    #: instances per outcome over every run (for the oracle's verdicts)
+    outcomes: dict[Any, int]
+    instances: int
+
+
+def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int = 27, instances: int = 1 << 20,
+                seed: int = 1, targets: Collection[Any] | None = None, base: RunConfig | None = None,
+                compiled: Any = None, sc: Collection[Any] | None = None) -> GpuTuning:
+    """Tune ``program``'s stress on ``backend`` (a CudaBackend) within ``budget_s`` GPU-seconds:
+    successive halving over ``n_candidates`` configurations, first runs of ``instances``
+    instances, maximising the non-SC outcomes per GPU-second (or those in ``targets``)."""
+    if sc is None:
+        sc, _ = sc_and_weak(program)
+    c = compiled if compiled is not None else backend.compile(program)
+    seen: dict[Any, int] = {}
+    total = [0]
+
+    def record(_: StressConfig, h: Histogram) -> None:
+        total[0] += h.instances
+        for o, n in h.counts:
+            seen[o] = seen.get(o, 0) + n
+
+    m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
+    r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances)
+    return GpuTuning(r, seen, total[0])
+
+
 def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, comment: str = "") -> str:
     """A profile ``[stress]`` table (TOML) with ``config``'s knobs and ``extra`` keys."""
     lines = [f"# {ln}" for ln in comment.splitlines()] if comment else []
@@ -228,4 +260,4 @@ def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, com
 
 
 __all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "candidates", "weak_count",
-           "gpu_measure", "sc_and_weak", "table_text"]
+           "gpu_measure", "sc_and_weak", "table_text", "tune_on_gpu", "GpuTuning"]
