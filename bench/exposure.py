@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fuzzgpu import codegen, model  # noqa: E402
+from fuzzgpu.properties import unwritten_keys  # noqa: E402
 from fuzzgpu.ir import Fence, Instruction, Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate  # noqa: E402
 from fuzzgpu.stress import StressConfig  # noqa: E402
 
@@ -224,8 +225,17 @@ class Clock:
 
 
 def _forbidden(analyses: dict[str, Any], name: str, hist: Any) -> int:
+    """Instances whose outcome the model forbids (a value no store wrote is a fault, not counted
+    here: it is in ``faults``)."""
     a = analyses[name]
-    return sum(c for o, c in hist.counts if all(v is not None for _, v in o) and o not in a.possible)
+    return sum(c for o, c in hist.counts if all(v is not None for _, v in o) and o not in a.possible
+               and not unwritten_keys(a.program, dict(o)))
+
+
+def _faults(analyses: dict[str, Any], name: str, hist: Any) -> int:
+    """Instances that read a value no store of the program wrote (a harness or hardware fault)."""
+    a = analyses[name]
+    return sum(c for o, c in hist.counts if any(v is None for _, v in o) or unwritten_keys(a.program, dict(o)))
 
 
 def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
@@ -249,6 +259,7 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
         by_prog.setdefault(m.variant.program.name, []).append(m)
     forbidden = {"default": 0, "tuning": 0, "tuned": 0}
     skipped = {"default": 0, "tuned": 0}
+    faults = {"default": 0, "tuning": 0, "tuned": 0}
     runs: list[dict[str, Any]] = []
     gpu_s = {"default": 0.0, "tuning": 0.0, "tuned": 0.0}
     # time plan: what is left after set-up, less a 10% margin, split default / tuning / tuned
@@ -282,6 +293,7 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
             wall_of_run[label] = max(wall_of_run.get(label, 0.0), time.monotonic() - t_run)
             gpu_s[label] += hist.seconds
             forbidden[label] += _forbidden(analyses, name, hist)
+            faults[label] += _faults(analyses, name, hist)
             counts = dict(hist.counts)
             for m in by_prog.get(name, []):
                 c = counts.get(m.outcome, 0)
@@ -313,6 +325,7 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
 
         def record(_c: StressConfig, hh: Any, name: str = name) -> None:
             forbidden["tuning"] += _forbidden(analyses, name, hh)
+            faults["tuning"] += _faults(analyses, name, hh)
             gpu_s["tuning"] += hh.seconds
 
         meas = gpu_measure(backend, comp[name], analyses[name].sc, targets, seed=seed, record=record)
@@ -341,6 +354,7 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
            "elapsed_s": round(elapsed, 2), "setup_s": round(setup_s, 2), "gpu_seconds": gpu_s,
            "instances_default": n_default, "programs": len(vs), "runnable": len(runnable), "mutants": len(mutants),
            "score": score, "forbidden": forbidden, "forbidden_total": sum(forbidden.values()),
+           "faults": faults, "faults_total": sum(faults.values()),
            "tuned": {f: {k: v for k, v in t.items() if k != "config"} for f, t in tuned.items()},
            "mutant_list": [m.to_json() for m in mutants], "runs": runs}
     out.mkdir(parents=True, exist_ok=True)
@@ -349,7 +363,7 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
     s = score["total"]
     print(f"score: default {s['default']}/{s['mutants']}, tuned {s['tuned']}/{s['mutants']}; "
           f"forbidden {doc['forbidden_total']}; {elapsed:.1f} s of {budget_s:.0f}; wrote {out}/exposure.json and exposure.md")
-    return 1 if doc["forbidden_total"] else 0
+    return 1 if doc["forbidden_total"] else (3 if doc["faults_total"] else 0)
 
 
 def _score(mutants: Sequence[Mutant]) -> dict[str, Any]:
@@ -365,7 +379,7 @@ def _score(mutants: Sequence[Mutant]) -> dict[str, Any]:
                 "default_s_per_kill": mean_per_kill(kd, False), "tuned_s_per_kill": mean_per_kill(kt, True)}
 
     out: dict[str, Any] = {"total": agg(mutants)}
-    for key in ("shape", "weakening", "placement"):
+    for key in ("shape", "weakening", "placement", "family"):
         groups: dict[str, list[Mutant]] = {}
         for m in mutants:
             groups.setdefault(getattr(m.variant, key), []).append(m)
@@ -382,9 +396,10 @@ def markdown(doc: dict[str, Any], mutants: Sequence[Mutant]) -> str:
          f"{doc['mutants']} mutants in {doc['programs']} programs; budget {doc['budget_s']} s, used {doc['elapsed_s']} s "
          f"(set-up {doc['setup_s']} s); default stress: {doc['instances_default']} instances per program.", "",
          f"**Score: default {s['total']['default']}/{s['total']['mutants']}, tuned {s['total']['tuned']}/{s['total']['mutants']}**; "
-         f"model-forbidden outcomes: {doc['forbidden_total']} ({doc['forbidden']}).", "",
+         f"model-forbidden outcomes: {doc['forbidden_total']} ({doc['forbidden']}); unwritten values (harness or "
+         f"hardware faults): {doc['faults_total']}.", "",
          "GPU-s per kill: the run's GPU-seconds over the mutant's count (expected time to see it once), mean over killed mutants.", ""]
-    for key in ("shape", "weakening", "placement"):
+    for key in ("shape", "weakening", "placement", "family"):
         L += [f"| {key} | mutants | default | tuned | default GPU-s/kill | tuned GPU-s/kill |", "|---|---|---|---|---|---|"]
         for g, a in s[key].items():
             L.append(f"| {g} | {a['mutants']} | {a['default']} | {a['tuned']} | {f(a['default_s_per_kill'])} | {f(a['tuned_s_per_kill'])} |")

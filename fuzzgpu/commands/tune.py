@@ -84,8 +84,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         backend.close()
     a = model.analyse(program)
+    from ..properties import unwritten_keys
+
     forbidden = {o: n for o, n in t.outcomes.items()
-                 if all(v is not None for _, v in o) and o not in a.possible}
+                 if all(v is not None for _, v in o) and o not in a.possible and not unwritten_keys(program, dict(o))}
     r = t.result
     if args.out:
         comment = (f"fuzzgpu tune {Path(args.path).name}: {r.best.weak} weak in {r.best.instances} instances, "
