@@ -27,8 +27,9 @@ every program again with its family's tuned stress.  Reported per mutant and per
 with the default / the tuned stress, and GPU-seconds per kill (the run's GPU-seconds divided by the
 mutant's count: the expected time to see it once).
 
-Writes --out DIR/exposure.json and DIR/exposure.md.  --dry-run needs no GPU: lists the mutants and
-compiles every program's harness with nvcc for sm_90.  Runs with only PYTHONPATH set (or none, from
+Writes --out DIR/exposure.json and DIR/exposure.md.  Exit 0; 1 when a model-forbidden outcome was
+observed; 3 without a GPU, or when a value no store wrote was read (a harness or hardware fault).
+--dry-run needs no GPU: lists the mutants and compiles every program's harness with nvcc for sm_90.  Runs with only PYTHONPATH set (or none, from
 the checkout), no network.
 
   python3 bench/exposure.py --dry-run --out /tmp/exposure
