@@ -71,6 +71,9 @@ class Profile:
     max_examples: int = 300  # examples per Hypothesis run
     shrink_seconds: float = 120.0  # a shrink longer than this is cut short (the best so far is saved)
     static_arch: str = "sm_90"
+    #: share of GPU time spent tuning stress per shape family (fuzzgpu.stress_campaign; 0: off)
+    tune_share: float = 0.0
+    tune_budget_s: float = 5.0  # GPU-seconds of tuning per family
 
 
 _TOP_KEYS = {"description", "shapes", "annotations", "stress", "sim", "hypothesis", "static"}
@@ -163,9 +166,21 @@ def load_profile(name_or_path: str) -> Profile:
         if k in ann and not 1 <= ann[k] <= 8:
             raise ProfileError(f"{path}: key 'annotations.{k}' must be between 1 and 8")
     options = S.Options(**{k: tuple(v) if isinstance(v, list) else v for k, v in ann.items()})
+    stress_in = dict(data.get("stress", {})) if isinstance(data.get("stress", {}), dict) else data.get("stress")
+    tuning = {k: stress_in.pop(k) for k in ("tune_share", "tune_budget_s") if isinstance(stress_in, dict) and k in stress_in}
+    for k, v in tuning.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                or not (0 <= v <= 1 if k == "tune_share" else 0 < v <= 3600):
+            raise ProfileError(f"{path}: key 'stress.{k}' must be a number in " + ("[0, 1]" if k == "tune_share" else "(0, 3600]"))
     rc_fields = {f.name: f.type for f in dataclasses.fields(RunConfig)}
     rc_types = {n: (bool if "bool" in str(t) else int) for n, t in rc_fields.items()}
-    stress = _check_table("stress", path, data.get("stress", {}), rc_types)
+    stress = _check_table("stress", path, stress_in, rc_types)
+    from .stress import StressConfig
+
+    try:
+        StressConfig.from_table(stress)  # the tuned knobs' bounds
+    except ValueError as e:
+        raise ProfileError(f"{path}: key {e}") from None
     for k, v in stress.items():
         if rc_types[k] is int and v < 0:
             raise ProfileError(f"{path}: key 'stress.{k}' must be >= 0")
@@ -204,6 +219,8 @@ def load_profile(name_or_path: str) -> Profile:
         max_examples=hyp.get("max_examples", 300),
         shrink_seconds=float(hyp.get("shrink_seconds", 120)),
         static_arch=static.get("arch", "sm_90"),
+        tune_share=float(tuning.get("tune_share", 0.0)),
+        tune_budget_s=float(tuning.get("tune_budget_s", 5.0)),
     )
 
 
@@ -325,6 +342,9 @@ class State:
     #: findings that could not be saved as corpus entries: {"signature", "class", "raw" (the file
     #: under D/raw/ that keeps them, or null when even that failed), "error"}
     save_errors: list[dict[str, Any]] = field(default_factory=list)
+    #: stress tuned per shape family (fuzzgpu.stress_campaign.CampaignTuner): GPU-seconds spent
+    #: tuning and running, and per family the tuned [stress] knobs and their weak rates
+    tuning: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -532,6 +552,10 @@ class Campaign:
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
         self._analysis_cache: dict[Program, Any] = {}
+        from .stress_campaign import CampaignTuner
+
+        self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
+                                   budget_s=profile.tune_budget_s)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -606,6 +630,23 @@ class Campaign:
 
         return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
 
+    def _tune(self, program: Program) -> None:
+        """Tune the stress of ``program``'s shape family (a share of the GPU time: stress_campaign)."""
+        a = self._analysis_cache.get(program)
+        if not a or not a.weak:
+            return  # no weak outcome to expose (or the oracle does not cover it): nothing to tune for
+        from .stress_campaign import shape_family
+
+        try:
+            rec = self.tuner.tune(program, a.sc, self.config_for(), self.inner.run, seed=self.state.seed)
+        except Exception as e:  # noqa: BLE001 -- a failed tuning run costs the family its tuning, not the campaign
+            self.tuner.failed(program, self.config_for(), f"{type(e).__name__}: {e}")
+            self._print(f"TUNING FAILED for {shape_family(program)} ({type(e).__name__}: {e}); it keeps the profile's stress")
+            return
+        self._print(f"TUNED {shape_family(program)}: {rec['weak_per_s']:.3g} weak/GPU-s with {rec['describe']} "
+                    f"(profile stress {rec['default_weak_per_s']:.3g}/s; {rec['spent_s']:.2f} GPU-s)")
+        self.save_state(force=True)
+
     def _note_class(self, key: str, sig: str, file: str, kinds: list[str], known: Any = None) -> bool:
         """Count finding ``sig`` in class ``key`` (once per signature); True when it was not counted
         before."""
@@ -662,7 +703,7 @@ class Campaign:
         try:
             entry = corpus.make_entry(program, verdict, hist, self.inner, config, shape=program.name, shrunk=shrunk,
                                       campaign={"profile": self.profile.name, "seed": self.state.seed, "run": self.state.run_index,
-                                                "property": self.prop.name})
+                                                "property": self.prop.name, "stress_source": self.tuner.source_of(program, config)})
             path, new = self.corpus.add(entry)
         except Exception as e:  # noqa: BLE001 -- a finding must outlive any bug or fault in saving it
             self._keep_raw(program, verdict, hist, config, entry, sig, key, e)
@@ -780,7 +821,7 @@ class Campaign:
             n = None
             if target_rate and target_rate[0] > 0:
                 n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
-            cfg = self.config_for(n)
+            cfg, _ = self.tuner.stress_for(program, self.config_for(n))
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
             self.state.programs += 1
@@ -811,6 +852,9 @@ class Campaign:
             st["instances"] += hist.instances
             self.state.instances += hist.instances
             st["weak"] += self._weak_count(program, hist)
+            self.tuner.ran(hist)
+            if not first_failure and self.tuner.due(program):
+                self._tune(program)
             if hist.timeouts:
                 self._count_timeouts(hist.timeouts, verdict)
             if verdict.status == "unsupported":
@@ -1040,6 +1084,7 @@ def report_text(c: Campaign, reason: str) -> str:
         f"quarantined {s.quarantined} program(s) that hung or crashed the backend's worker"
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
         timeouts_line(s.timeouts),
+        c.tuner.note(),
         "",
         f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}",
     ]

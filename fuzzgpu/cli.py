@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "campaign": "campaign",
     "replay": "replay",
     "explain": "explain",
+    "tune": "tune",
 }
 
 EPILOG = """\
@@ -35,6 +36,7 @@ examples:
   fuzzgpu check tests/litmus                 model-check every .litmus file under a folder
   fuzzgpu check --json tests/litmus/core/MP-relacq-gpu.litmus   one JSON object per test
   fuzzgpu sass tests/kernels/D_flashmla_shape.cu   memory operations ptxas moved across a sync
+  fuzzgpu tune tests/litmus/gpu/MP-relaxed-gpu.litmus   tune the GPU stress for a test
   fuzzgpu <command> --help                   the options of one command
 """
 

@@ -1418,36 +1418,65 @@ struct FzParams {
   unsigned f[8], finv[8];      // lane multiplier per CTA group (odd) and its inverse mod 256
   unsigned F[16], Cc[16];      // location permutation per location: inst*F + C mod ninst
 };
+// knobs (fuzzgpu.stress, RunConfig): bit 0 thread permutation off (roles of an instance in
+// neighbouring warps, same lane), bit 1 location shuffle off (an instance's locations in one row:
+// adjacent at the stride), bits 2-3 the stress CTAs' access pattern, bits 4-5 the pre-test stress
+// pattern, bit 6 stress lines by CTA (else round-robin by warp), bits 8-31 pre-test stress iterations
 __device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
-                                          unsigned ngroups, unsigned nlocs, unsigned nperms) {
+                                          unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
   const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
   P.seed = h0;
   P.tagh = ((unsigned)(epoch % 65535ull) + 1u) << 16;
-  unsigned h = fz_mix(h0 + 1u); P.mw = (h & 7u) | 1u; P.ml = ((h >> 3) & 31u) | 1u; P.pidx = (h >> 8) % nperms;
+  const bool tperm = !(knobs & 1u), lshuf = !(knobs & 2u);
+  unsigned h = fz_mix(h0 + 1u); P.mw = tperm ? ((h & 7u) | 1u) : 1u; P.ml = tperm ? (((h >> 3) & 31u) | 1u) : 1u;
+  P.pidx = (h >> 8) % nperms;
   for (unsigned g = 0; g < ngroups && g < 8; ++g) {
     h = fz_mix(h0 ^ (0x5100u + g));
-    P.f[g] = (g == 0) ? 1u : ((h & 255u) | 1u);
+    P.f[g] = (g == 0 || !tperm) ? 1u : ((h & 255u) | 1u);
     P.finv[g] = fz_inv8(P.f[g]);
   }
   for (unsigned j = 0; j < nlocs && j < 16; ++j) {
     h = fz_mix(h0 ^ (0x7700u + j));
-    P.F[j] = (j == 0) ? 1u : (h | 1u);
-    P.Cc[j] = (j == 0) ? 0u : fz_mix(h);
+    P.F[j] = (j == 0 || !lshuf) ? 1u : (h | 1u);
+    P.Cc[j] = (j == 0 || !lshuf) ? 0u : fz_mix(h);
   }
+}
+// one stress access pair on a scratch word, pattern 0 store;load 1 store;store 2 load;store 3 load;load
+__device__ __forceinline__ unsigned fz_hammer(unsigned* a, unsigned pattern, unsigned x) {
+  unsigned v = 0u;
+  if (pattern & 2u) asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  else asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(x) : "memory");
+  unsigned u = 0u;
+  if ((pattern & 1u) == (pattern >> 1)) asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(u) : "l"(a) : "memory");
+  else asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(x + v) : "memory");
+  return v + u;
+}
+// the scratch line of access i: round-robin over warps (default) or one line per CTA (knob bit 6)
+__device__ __forceinline__ unsigned fz_stress_line(unsigned knobs, unsigned i, unsigned scratch_lines) {
+  const unsigned w = (knobs & 64u) ? 0u : (threadIdx.x >> 5) * 3u;
+  return (blockIdx.x * 7u + w + i) % scratch_lines;
 }
 // stress CTA: hammer scratch lines until every testing warp is done (not inlined: its accesses stay
 // out of the test's straight-line code, which the SASS checks read)
 __device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines, const unsigned long long* ctl,
-                                       unsigned target) {
-  const unsigned t = threadIdx.x;
+                                       unsigned target, unsigned knobs) {
+  const unsigned t = threadIdx.x, pattern = (knobs >> 2) & 3u;
   unsigned acc = 0u;
   for (unsigned i = 0; i < 4096u; ++i) {
-    unsigned line = (blockIdx.x * 7u + (t >> 5) * 3u + i) % scratch_lines;
-    unsigned* a = scratch + line * 32u + (t & 31u);
-    asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(i + acc) : "memory");
-    unsigned v; asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
-    acc += v;
+    unsigned* a = scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (t & 31u);
+    acc += fz_hammer(a, pattern, i + acc);
     if ((i & 15u) == 0u && fz_ld_vol64(ctl + 3) >= target) break;
+  }
+  asm volatile("" :: "r"(acc));
+}
+// pre-test stress: each testing thread hammers scratch lines (knob bits 8-31: iterations) before
+// the test (cuda-litmus's "pre-stress"); not inlined, as fz_stress
+__device__ __noinline__ void fz_pre_stress(unsigned* scratch, unsigned scratch_lines, unsigned knobs) {
+  const unsigned n = knobs >> 8, pattern = (knobs >> 4) & 3u, t = threadIdx.x;
+  unsigned acc = 0u;
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned* a = scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (t & 31u);
+    acc += fz_hammer(a, pattern, i + acc);
   }
   asm volatile("" :: "r"(acc));
 }
@@ -1566,9 +1595,9 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     # its parameters are values, not the caller's FzParams: a reference would put FzParams on the
     # stack (local-memory stores in every launch's prologue, before the test)
     w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride,")
-    w("                                   unsigned long long epoch, unsigned seed0, unsigned nperms) {")
+    w("                                   unsigned long long epoch, unsigned seed0, unsigned nperms, unsigned knobs) {")
     w("  FzParams P;")
-    w("  fz_params(P, epoch, seed0, 0u, NG, nperms);")
+    w("  fz_params(P, epoch, seed0, 0u, NG, nperms, knobs);")
     for j, n in enumerate(gl):
         w(f"  memc[{_gslot(j, 'inst')}] = {codec.c_encode(str(p.location(n).init), 'P.tagh')};")
     w("}")
@@ -1586,7 +1615,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("    unsigned* mem, unsigned* res, unsigned long long* hist, unsigned long long* ctl,")
         w("    const unsigned short* perms, unsigned* scratch, unsigned ntest, unsigned stride, unsigned spin,")
         w("    unsigned barrier, unsigned mode, unsigned seed0, unsigned scratch_lines, unsigned budget,")
-        w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay, unsigned long long epoch_arg) {")
+        w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay, unsigned long long epoch_arg, unsigned knobs) {")
         w(f"  using namespace ns_{name};")
         w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u, SW = {SW}u;  (void)SW; (void)NRES;")
         if NSH:
@@ -1605,7 +1634,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w(f"  const unsigned nQ = ntest / {C}u;")
         w(f"  const unsigned rank = blockIdx.x % {C}u;")
         w("  FzParams P;")
-        w(f"  fz_params(P, epoch, seed0, {ngroups}u, NG, nperms);")
+        w(f"  fz_params(P, epoch, seed0, {ngroups}u, NG, nperms, knobs);")
         w(f"  const unsigned lq = perms[P.pidx * (gridDim.x / {C}u) + blockIdx.x / {C}u];")
         w(f"  const unsigned lcta = lq * {C}u + rank;")
         w("  const bool testing = lcta < ntest;")
@@ -1624,7 +1653,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if g == 0 and needs_prime:
             # ---- mode 2: prime memory with tagged initial values (RMW programs)
             w("  if (mode == 2u) {")
-            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, epoch, seed0, nperms);")
+            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, epoch, seed0, nperms, knobs);")
             w("    return;")
             w("  }")
         # mode 0: test, then classify the previous launch; 3: test only (a mode-1 launch classifies);
@@ -1644,13 +1673,13 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("    } else {")
         if triggers:
             w('      asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // stress CTAs do not hold the dependents back')
-        w("      fz_stress(scratch, scratch_lines, ctlg, ntest * 8u);  // stress CTA")
+        w("      fz_stress(scratch, scratch_lines, ctlg, ntest * 8u, knobs);  // stress CTA")
         w("    }")
         w("  }")
         if g == 0:
             w("  if (testing && (mode == 1u || (mode == 0u && epoch > epoch0))) {")
             hist_arg = "fz_hist" if shared_hist else "nullptr"
-            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch);")
+            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch, knobs);")
             w("  }")
         w("  if (mode == 0u || mode == 3u) {")
         w("    __syncthreads();")
@@ -1673,7 +1702,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     CK: list[str] = []
     CK.append(f"__device__ __noinline__ void fzc_{name}(const unsigned* mem, const unsigned* res, "
              "unsigned long long* hist, unsigned* fz_hist, unsigned lcta, unsigned ninst, unsigned stride, "
-             "unsigned seed0, unsigned nperms, unsigned long long epoch) {")
+             "unsigned seed0, unsigned nperms, unsigned long long epoch, unsigned knobs) {")
     CK.append(f"  constexpr unsigned NG = {NG}u, NRES = {n_results}u, NBINS = {nbins}u;")
     CK.append("  const unsigned t = threadIdx.x;")
     _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append, codec)
@@ -1739,6 +1768,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             w(ind + 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");  // DSM: slots initialised cluster-wide')
         else:
             w(ind + "__syncthreads();")
+    w(ind + "if (knobs >> 8) fz_pre_stress(scratch, scratch_lines, knobs);  // pre-test stress")
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
     w(ind + "    atomicAdd(ctlg + 2, 1ull);")
@@ -1831,7 +1861,7 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: 
     w(ind + "// classify the previous launch's instances; the histogram lives on the device")
     w(ind + "const unsigned long long pe = epoch - 1ull;")
     w(ind + "FzParams PP;")
-    w(ind + "fz_params(PP, pe, seed0, 0u, NG, nperms);")
+    w(ind + "fz_params(PP, pe, seed0, 0u, NG, nperms, knobs);")
     w(ind + "const unsigned inst = (lcta << 8) | t;")
     w(ind + "const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)NRES * ninst);")
     w(ind + "const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * NG * stride);")

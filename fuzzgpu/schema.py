@@ -66,6 +66,15 @@ _STRESS = {
         "inline_check": {"type": "boolean"},
         "pdl_delay_ns": _KNOB,
         "pdl": {"type": "boolean"},
+        # the knobs fuzzgpu.stress tunes
+        "ctas_per_sm": {"type": "integer", "minimum": 0, "maximum": 8},
+        "permute_ctas": {"type": "boolean"},
+        "permute_threads": {"type": "boolean"},
+        "shuffle_locations": {"type": "boolean"},
+        "pre_stress": {"type": "integer", "minimum": 0, "maximum": (1 << 24) - 1},
+        "pre_stress_pattern": {"type": "integer", "minimum": 0, "maximum": 3},
+        "stress_pattern": {"type": "integer", "minimum": 0, "maximum": 3},
+        "stress_by_cta": {"type": "boolean"},
     },
     "additionalProperties": _SCALAR,
 }
@@ -304,6 +313,28 @@ STATE_SCHEMA: dict[str, Any] = {
                     "known": {"type": "boolean"},
                     "file": {"type": "string", "maxLength": 1000},
                 },
+            },
+        },
+        # stress tuned per shape family (fuzzgpu.stress_campaign.CampaignTuner)
+        "tuning": {
+            "type": "object",
+            "properties": {
+                "spent_s": {"type": "number", "minimum": 0, "maximum": 1e12},
+                "run_s": {"type": "number", "minimum": 0, "maximum": 1e12},
+                "families": {
+                    "type": "object",
+                    "propertyNames": {"maxLength": 400},
+                    "maxProperties": 1 << 16,
+                    "additionalProperties": {
+                        "type": "object",
+                        "required": ["stress"],
+                        "properties": {"stress": _STRESS, "weak_per_s": {"type": "number", "minimum": 0},
+                                       "default_weak_per_s": {"type": "number", "minimum": 0},
+                                       "program": {"type": "string", "maxLength": 200},
+                                       "spent_s": {"type": "number", "minimum": 0}, "describe": _LONG},
+                    },
+                },
+                "errors": {"type": "object", "additionalProperties": _LONG, "maxProperties": 1 << 16},
             },
         },
         # findings that could not be saved and were kept raw (D/raw/)

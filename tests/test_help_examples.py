@@ -12,7 +12,7 @@ import sys
 import pytest
 from paths import ROOT
 
-COMMANDS = ("check", "sass", "run", "campaign", "replay", "explain")
+COMMANDS = ("check", "sass", "run", "campaign", "replay", "explain", "tune")
 #: options whose value names a file that the command writes, not one it reads
 OUTPUT_OPTIONS = {"--keep", "--out", "-o", "--corpus"}
 PATHLIKE = re.compile(r"^[\w./-]+\.(litmus|json|cu|ptx|cubin|toml)$|^[\w.-]+/[\w./-]*$")

@@ -52,6 +52,27 @@ class RunConfig:
     # False: launch the program's PDL grids as ordinary stream-ordered kernels (a control run; the
     # histogram's meta says so, and the oracle should then judge the program without pdl_grids)
     pdl: bool = True
+    # -- the knobs fuzzgpu.stress tunes (docs/harness.md, "Knobs"; docs/tuning.md) --
+    # CTAs per SM: 0 as many as fit (8 of 256 threads); k >= 1 caps the occupancy at k by giving
+    # every CTA 1/k of the SM's shared memory (dynamic shared memory, unused)
+    ctas_per_sm: int = 0
+    permute_ctas: bool = True  # a random CTA permutation per launch (False: identity)
+    permute_threads: bool = True  # random warp/lane rotation per launch (False: roles in neighbouring warps, same lane)
+    # a random row per location and launch (True), or an instance's locations side by side at the
+    # stride (False: with stride x locations <= 32 words they share one 128-byte line)
+    shuffle_locations: bool = True
+    pre_stress: int = 0  # iterations of scratch-line accesses by every testing thread before the test
+    pre_stress_pattern: int = 0  # 0 store;load 1 store;store 2 load;store 3 load;load
+    stress_pattern: int = 0  # the stress CTAs' access pattern (same codes)
+    stress_by_cta: bool = False  # stress lines: one per CTA (True) or round-robin over warps
+
+    def knobs_word(self) -> int:
+        """The harness kernels' ``knobs`` argument (see codegen's fz_params): the runtime knobs
+        that change the kernel's code paths, packed into one 32-bit word."""
+        pre = min(max(0, int(self.pre_stress)), (1 << 24) - 1)
+        return ((0 if self.permute_threads else 1) | (0 if self.shuffle_locations else 2)
+                | (int(self.stress_pattern) & 3) << 2 | (int(self.pre_stress_pattern) & 3) << 4
+                | (64 if self.stress_by_cta else 0) | pre << 8)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -198,6 +198,74 @@ def _ck(result: Any) -> Any:
     return rest[0] if len(rest) == 1 else rest
 
 
+#: threads per CTA of every harness kernel; an SM holds at most 2048 threads (sm_90): 8 such CTAs
+CTA_THREADS = 256
+MAX_CTAS_PER_SM = 2048 // CTA_THREADS
+#: shared memory the driver reserves per CTA (sm_80 and later: 1 KB)
+RESERVED_SMEM_PER_CTA = 1024
+
+
+def occupancy_shared_bytes(ctas_per_sm: int, smem_per_sm: int, static_smem: int) -> int:
+    """Dynamic shared memory per CTA that caps the occupancy at ``ctas_per_sm`` CTAs per SM
+    (RunConfig.ctas_per_sm; 0 or >= 8: no cap, 0 bytes).  With ``s`` bytes a CTA holds
+    ``s + static + 1 KB``: k of them fit in ``smem_per_sm`` and k + 1 do not."""
+    if ctas_per_sm <= 0 or ctas_per_sm >= MAX_CTAS_PER_SM:
+        return 0
+    return max(0, smem_per_sm // ctas_per_sm - RESERVED_SMEM_PER_CTA - static_smem)
+
+
+def cta_permutations(grid_units: int, n: int, seed: int, permute: bool) -> Any:
+    """The ``n`` CTA (cluster) permutations the harness picks one of per launch: random
+    (RunConfig.permute_ctas, default) or the identity."""
+    import numpy as np
+
+    if not permute:
+        return np.stack([np.arange(grid_units) for _ in range(n)]).astype(np.uint16)
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.permutation(grid_units) for _ in range(n)]).astype(np.uint16)
+
+
+@dataclass(frozen=True)
+class LaunchGeometry:
+    """What a RunConfig's stress knobs make of one launch: the grid, the CTAs' roles, the
+    shared memory per CTA and the scalar stress arguments of the harness kernels."""
+
+    test_ctas: int
+    stress_ctas: int
+    grid: int
+    cluster: int
+    instances_per_launch: int
+    stride: int  # words, after rounding to whole slots
+    shared_bytes: int  # dynamic shared memory per CTA (the occupancy cap)
+    spin: int
+    barrier: int
+    stress_lines: int
+    knobs: int  # RunConfig.knobs_word()
+    permute_ctas: bool
+
+
+def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: int = 228 * 1024,
+                    static_smem: int = 0) -> LaunchGeometry:
+    """The launch ``config`` asks for (pure; UserError for a test_ctas the harness cannot run)."""
+    tc = config.test_ctas
+    if tc < 2 or tc & (tc - 1) or tc > 32768:
+        raise UserError(f"test_ctas must be a power of two in 2..32768 (got {tc})")
+    C = spec.cluster
+    if tc % C:
+        raise UserError(f"test_ctas {tc} is not a multiple of the cluster size {C}")
+    nstress = -(-config.stress // C) * C
+    stride = max(1, config.stride)
+    sw = max(1, spec.slot_words)
+    if sw > 1:  # 16-byte slots (bulk copies, mbarriers): a stride of whole slots
+        stride = -(-max(stride, sw) // sw) * sw
+    return LaunchGeometry(
+        test_ctas=tc, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=tc * CTA_THREADS,
+        stride=stride, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem),
+        spin=config.spin, barrier=1 if config.barrier else 0, stress_lines=max(1, config.stress_lines),
+        knobs=config.knobs_word(), permute_ctas=config.permute_ctas,
+    )
+
+
 class KernelArgs:
     """A kernel's parameters packed once with ctypes; ``ptr`` is the ``void**`` cuLaunchKernel
     takes, so repeated launches marshal nothing."""
@@ -236,6 +304,8 @@ class CudaBackend:
         self.custream = cu.CUstream(self.stream.handle)
         self._modules: dict[bytes, Any] = {}
         self.sms = self.device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+        smem_attr = getattr(drv.device_attribute, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", None)
+        self.smem_per_sm = int(self.device.get_attribute(smem_attr)) if smem_attr is not None else 228 * 1024
         import atexit
 
         atexit.register(self.close)
@@ -279,6 +349,16 @@ class CudaBackend:
             mod = _ck(self.cu.cuModuleLoadData(cubin))
             self._modules[key] = mod
         return _ck(self.cu.cuModuleGetFunction(mod, name.encode()))
+
+    def static_smem(self, func: Any) -> int:
+        """A kernel's static shared memory in bytes (cuFuncGetAttribute)."""
+        return int(_ck(self.cu.cuFuncGetAttribute(self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func)))
+
+    def allow_shared(self, func: Any, nbytes: int) -> None:
+        """Let ``func`` launch with ``nbytes`` of dynamic shared memory (above 48 KB needs opt-in)."""
+        if nbytes > 48 * 1024:
+            attr = self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            _ck(self.cu.cuFuncSetAttribute(func, attr, nbytes))
 
     def launch(self, func: Any, grid: int, block: int, args: KernelArgs, pdl: bool = False, shared: int = 0) -> None:
         cu = self.cu
@@ -348,20 +428,10 @@ class CudaBackend:
         G = len(funcs)
         pdl_flags = [bool(spec.pdl[g]) if g < len(spec.pdl) else False for g in range(G)]
         use_pdl = [f and config.pdl for f in pdl_flags]
-        tc = config.test_ctas
-        if tc < 2 or tc & (tc - 1) or tc > 65536 // 1:
-            raise UserError(f"test_ctas must be a power of two >= 2 (got {tc})")
-        C = spec.cluster
-        if tc % C:
-            raise UserError(f"test_ctas {tc} is not a multiple of the cluster size {C}")
-        nstress = -(-config.stress // C) * C
-        grid = tc + nstress
-        ninst = tc * 256
+        geo = launch_geometry(spec, config, self.smem_per_sm, self.static_smem(func) if config.ctas_per_sm else 0)
+        tc, C, nstress, grid, ninst, stride, shared = (geo.test_ctas, geo.cluster, geo.stress_ctas, geo.grid,
+                                                       geo.instances_per_launch, geo.stride, geo.shared_bytes)
         launches = max(1, -(-config.instances // ninst))
-        stride = max(1, config.stride)
-        sw = max(1, spec.slot_words)
-        if sw > 1:  # 16-byte slots (bulk copies, mbarriers): a stride of whole slots
-            stride = -(-max(stride, sw) // sw) * sw
         mem_words = ninst * spec.n_global_locs * stride
         mem = drv.mem_alloc(2 * mem_words * 4)
         res = drv.mem_alloc(2 * spec.n_results * ninst * 4)
@@ -370,9 +440,10 @@ class CudaBackend:
         ctl = drv.mem_alloc(ctl_bytes)
         scratch = drv.mem_alloc(max(1, config.stress_lines) * 32 * 4)
         nperms = 64
-        rng = np.random.default_rng(config.seed)
-        perms = np.stack([rng.permutation(grid // C) for _ in range(nperms)]).astype(np.uint16)
+        perms = cta_permutations(grid // C, nperms, config.seed, config.permute_ctas)
         dperms = drv.to_device(perms)
+        for f in funcs:
+            self.allow_shared(f, shared)
         for buf, n in ((mem, 2 * mem_words * 4), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, ctl_bytes)):
             drv.memset_d8(buf, 0, n)
         self.sync()
@@ -383,10 +454,10 @@ class CudaBackend:
                 [
                     ("p", int(mem)), ("p", int(res)), ("p", int(hist)), ("p", int(ctl)),
                     ("p", int(dperms)), ("p", int(scratch)),
-                    ("u32", tc), ("u32", stride), ("u32", config.spin), ("u32", 1 if config.barrier else 0),
-                    ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", max(1, config.stress_lines)),
+                    ("u32", tc), ("u32", stride), ("u32", geo.spin), ("u32", geo.barrier),
+                    ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", geo.stress_lines),
                     ("u32", config.budget), ("u64", 0), ("u32", nperms), ("u32", pdl_delay),
-                    ("u64", NO_EPOCH),
+                    ("u64", NO_EPOCH), ("u32", geo.knobs),
                 ]
             )
 
@@ -395,17 +466,17 @@ class CudaBackend:
 
         def at(a: KernelArgs, epoch: int) -> KernelArgs:
             if config.host_epoch:  # cuLaunchKernel copies the arguments: the next launch may change them
-                a.vals[-1].value = epoch
+                a.vals[-2].value = epoch
             return a
 
         def one() -> None:
             n = launched[0]
             if spec.needs_prime:
-                self.launch(func, grid, 256, at(a_prime, n))
+                self.launch(func, grid, 256, at(a_prime, n), shared=shared)
             for g, f in enumerate(funcs):
-                self.launch(f, grid, 256, at(a_test, n), pdl=use_pdl[g])
+                self.launch(f, grid, 256, at(a_test, n), pdl=use_pdl[g], shared=shared)
             if not config.inline_check:
-                self.launch(func, grid, 256, at(a_check, n + 1))
+                self.launch(func, grid, 256, at(a_check, n + 1), shared=shared)
             launched[0] = n + 1
 
         per = 64
@@ -424,7 +495,7 @@ class CudaBackend:
             one()
             done += 1
         if config.inline_check:
-            self.launch(func, grid, 256, at(a_check, launches))  # classify the last launch
+            self.launch(func, grid, 256, at(a_check, launches), shared=shared)  # classify the last launch
         h = np.zeros(spec.nbins + 1, dtype=np.uint64)
         self.sync()
         drv.memcpy_dtoh(h, hist)
@@ -452,6 +523,7 @@ class CudaBackend:
             "arch": self.arch,
             "device": self.device.name(),
             "stride": stride,
+            "dynamic_shared_bytes": shared,
             "values": spec.values,  # the value encoding: tagged, or exact (primed before each launch)
         }
         if G > 1:
@@ -478,5 +550,5 @@ class CudaBackend:
         )
 
 
-__all__ = ["CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]

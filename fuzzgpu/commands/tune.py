@@ -1,0 +1,120 @@
+"""``fuzzgpu tune``: tune the harness's stress for one litmus test on the GPU (successive halving
+over short runs, maximising weak outcomes per GPU-second) and write the best configuration as a
+profile ``[stress]`` table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
+from .argtypes import at_most, non_negative_int, whole_count
+
+HELP = "tune the GPU harness's stress for a .litmus test; write the best as a profile [stress] table"
+
+DESCRIPTION = """\
+Search the harness's stress knobs (docs/tuning.md) for the configuration that shows the test's
+weak outcomes -- those no interleaving produces (the oracle's non-SC outcomes) -- most often per
+GPU-second.  Successive halving: every candidate (the profiles' fixed stress first, then the
+configurations the anchors found effective, then random points of the space) runs a short run;
+the best third go on with three times the instances, until one is left or the budget is spent.
+
+The knobs: testing CTAs and CTAs per SM (occupancy), CTA and thread permutation, location stride
+and whether an instance's locations share a cache line, pre-test stress, concurrent stress CTAs
+(how many, how many scratch lines, which access pattern, lines per CTA or per warp), the loose
+barrier and the per-warp spin.
+
+Prints the best configuration with its weak rate and the default's (the fixed stress of the
+campaign profiles: stride 1, barrier, spin 1000), measured in the same search; --out writes the
+best as a profile [stress] table (the keys `load_profile` reads; paste it into a profile).
+
+Exit status: 0 tuned; 1 an outcome the model forbids was observed while tuning (a finding: run
+`fuzzgpu run` on the test); 2 bad input (not a valid test, one the GPU cannot run); 3 no GPU (or
+PyCUDA, or nvcc), or an outcome the oracle does not cover.
+
+examples:
+  fuzzgpu tune tests/litmus/gpu/MP-relaxed-gpu.litmus
+  fuzzgpu tune --budget 60 --out tuned-mp.toml tests/litmus/gpu/MP-relacq-cta-weakdata.litmus
+  fuzzgpu tune --budget 20 --json tests/litmus/gpu/LB-relaxed-gpu.litmus
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="FILE.litmus", help="the litmus test")
+    parser.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+                        help="GPU-seconds of test runs to spend (default: 30; compiling and set-up not counted)")
+    parser.add_argument("--out", metavar="PROFILE.toml", help="write the best configuration as a [stress] table")
+    parser.add_argument("--candidates", type=at_most(whole_count, 1000), default=27, metavar="N",
+                        help="configurations in the first round (default: 27)")
+    parser.add_argument("--instances", type=whole_count, default=1 << 20, metavar="N",
+                        help="instances per configuration in the first round (default: 1048576)")
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=1, metavar="N",
+                        help="seed of the random candidates and of the runs (default: 1)")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of the text")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import codegen, litmus, model
+    from ..stress_tune import sc_and_weak, table_text, tune_on_gpu
+
+    if not args.budget > 0 or args.budget > 86400:
+        raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")
+    try:
+        program = litmus.parse_file(args.path)
+    except OSError as e:
+        raise UserError(f"{args.path}: {e.strerror or e}") from None
+    codegen.check_runnable(program)
+    try:
+        sc, weak = sc_and_weak(program)
+    except (model.Unsupported, model.TooLarge) as e:
+        raise EnvError(f"{args.path}: the oracle does not cover this test ({e}): its weak outcomes are unknown") from None
+    from ..backends.cuda import CompileError, CudaBackend
+
+    try:
+        backend = CudaBackend()
+    except (UserError, ImportError, OSError) as e:
+        raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    try:
+        t = tune_on_gpu(backend, program, args.budget, args.candidates, args.instances, args.seed, sc=sc)
+        device = backend.describe()
+    except CompileError as e:
+        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
+    finally:
+        backend.close()
+    a = model.analyse(program)
+    from ..properties import unwritten_keys
+
+    forbidden = {o: n for o, n in t.outcomes.items()
+                 if all(v is not None for _, v in o) and o not in a.possible and not unwritten_keys(program, dict(o))}
+    r = t.result
+    if args.out:
+        comment = (f"fuzzgpu tune {Path(args.path).name}: {r.best.weak} weak in {r.best.instances} instances, "
+                   f"{r.best.rate:.3g} weak/GPU-s (default {r.default.rate:.3g}/s); {device}")
+        try:
+            Path(args.out).write_text(table_text(r.best.config, {"instances": 10_000_000}, comment))
+        except OSError as e:
+            raise EnvError(f"{args.out}: {e.strerror or e}") from None
+    status = EXIT_FINDING if forbidden else EXIT_CLEAN
+    if args.json:
+        d = r.to_json()
+        d.update({"program": program.name, "device": device, "weak_outcomes": len(weak),
+                  "forbidden_instances": sum(forbidden.values()), "instances": t.instances, "out": args.out})
+        json.dump(d, sys.stdout)
+        print()
+        return status
+    w = sys.stdout.write
+    w(f"Test {program.name}: {len(weak)} weak outcome(s) allowed by the model\n")
+    if not weak:
+        w("  (none: tuning counted any non-SC outcome, which the model forbids)\n")
+    for name, arm in (("best", r.best), ("default", r.default)):
+        w(f"{name:8} {arm.rate:.4g} weak/GPU-s ({arm.weak} in {arm.instances} instances, {arm.seconds:.3f} s): "
+          f"{arm.config.describe()}\n")
+    w(f"Searched {len(r.arms)} configurations in {r.rounds} round(s), {r.spent_s:.2f} GPU-s (stopped: {r.stopped}) on {device}\n")
+    if forbidden:
+        w(f"FORBIDDEN OBSERVED: {sum(forbidden.values())} instance(s) of {len(forbidden)} outcome(s) the model forbids "
+          f"(run `fuzzgpu run {args.path}`)\n")
+    if args.out:
+        w(f"Wrote {args.out}\n")
+    return status if status == EXIT_FINDING else (EXIT_CLEAN if r.best.instances else EXIT_ENVIRONMENT)

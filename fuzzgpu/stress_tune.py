@@ -1,0 +1,263 @@
+"""Tuning stress: successive halving over short runs, maximising the rate of a program's weak
+(non-SC) outcomes per GPU-second (docs/tuning.md).
+
+The search logic (:func:`successive_halving`) is pure: it takes a ``measure(config, instances) ->
+(weak, seconds)`` callable and never touches a GPU, so it is unit-tested on the CPU with a
+synthetic response surface.  :func:`gpu_measure` is that callable for a program on a
+:class:`~fuzzgpu.backends.cuda.CudaBackend`: the program compiles once (every stress knob is a
+launch argument or a launch parameter) and each call is one ``run_compiled``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Collection, Mapping, Sequence
+
+from .backends.base import Histogram, RunConfig
+from .stress import StressConfig, sample
+
+#: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
+Measure = Callable[[StressConfig, int], "tuple[int, float]"]
+
+
+@dataclass(frozen=True)
+class Trial:
+    config: StressConfig
+    round: int
+    instances: int
+    weak: int
+    seconds: float
+
+
+@dataclass
+class _Arm:
+    config: StressConfig
+    weak: int = 0
+    seconds: float = 0.0
+    instances: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.weak / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class ArmResult:
+    """One configuration's evidence summed over every round it ran."""
+
+    config: StressConfig
+    weak: int
+    instances: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """Weak outcomes per GPU-second."""
+        return self.weak / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def per_instance(self) -> float:
+        return self.weak / self.instances if self.instances else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stress": self.config.to_table(), "describe": self.config.describe(), "weak": self.weak,
+                "instances": self.instances, "seconds": round(self.seconds, 6), "weak_per_s": self.rate,
+                "weak_per_instance": self.per_instance}
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    best: ArmResult
+    default: ArmResult
+    trials: tuple[Trial, ...]
+    spent_s: float
+    rounds: int
+    #: why the search stopped: "one left", "budget", "max instances"
+    stopped: str = ""
+    arms: tuple[ArmResult, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"best": self.best.to_json(), "default": self.default.to_json(), "spent_s": round(self.spent_s, 6),
+                "rounds": self.rounds, "stopped": self.stopped, "trials": len(self.trials),
+                "configurations": len(self.arms)}
+
+
+def successive_halving(
+    candidates: Sequence[StressConfig],
+    measure: Measure,
+    budget_s: float,
+    instances: int,
+    eta: int = 3,
+    max_instances: int = 1 << 34,
+    default: StressConfig | None = None,
+    blind_factor: float = 16.0,
+) -> TuneResult:
+    """Successive halving (Jamieson & Talwalkar 2016) over ``candidates``: every live
+    configuration runs ``instances`` instances, the best ``1/eta`` by weak outcomes per GPU-second
+    (evidence summed over the rounds) go on with ``eta`` times as many, until one is left, the
+    next run would pass ``budget_s`` GPU-seconds, or a run would pass ``max_instances``.
+
+    ``default`` (StressConfig() unless given) is measured first in round 0 and reported as the
+    baseline.  A run is made only when its estimated cost fits in what is left of the budget: from
+    the configuration's own earlier runs, else ``blind_factor`` times the slowest seconds per
+    instance seen so far (stress CTAs and occupancy caps cost up to ~10x throughput on an H200);
+    only the very first run is made blind.  So the budget holds whenever no configuration is more
+    than ``blind_factor`` times slower per instance than the slowest one measured before it.  Ties
+    keep the earlier candidate (the default first)."""
+    if eta < 2:
+        raise ValueError("eta must be >= 2")
+    default = default if default is not None else StressConfig()
+    order = [default] + [c for c in dict.fromkeys(candidates) if c != default]
+    arms = {c: _Arm(c) for c in order}
+    rank = {c: i for i, c in enumerate(order)}
+    live = list(order)
+    trials: list[Trial] = []
+    spent = 0.0
+    n = max(1, int(instances))
+    rnd = 0
+    stopped = "one left"
+
+    def estimate(a: _Arm, n_: int) -> float:
+        if a.instances:
+            return a.seconds / a.instances * n_
+        slowest = max((x.seconds / x.instances for x in arms.values() if x.instances), default=0.0)
+        return blind_factor * slowest * n_
+
+    while True:
+        ran: list[_Arm] = []
+        for c in live:
+            a = arms[c]
+            if trials and spent + estimate(a, n) > budget_s:
+                stopped = "budget"
+                break
+            weak, secs = measure(c, n)
+            secs = max(0.0, float(secs))
+            trials.append(Trial(c, rnd, n, int(weak), secs))
+            a.weak += int(weak)
+            a.seconds += secs
+            a.instances += n
+            spent += secs
+            ran.append(a)
+        if stopped == "budget":
+            # rank only the configurations that ran this round (the others have less evidence)
+            live = [a.config for a in ran] or live[:1]
+            break
+        rnd += 1
+        live.sort(key=lambda c: (-arms[c].rate, rank[c]))
+        if len(live) <= 1:
+            break
+        live = live[: max(1, math.ceil(len(live) / eta))]
+        if n * eta > max_instances:
+            stopped = "max instances"
+            break
+        n *= eta
+    scored = sorted((arms[c] for c in live), key=lambda a: (-a.rate, rank[a.config]))
+    best = scored[0]
+
+    def res(a: _Arm) -> ArmResult:
+        return ArmResult(a.config, a.weak, a.instances, a.seconds)
+
+    return TuneResult(res(best), res(arms[default]), tuple(trials), spent, rnd, stopped,
+                      tuple(res(arms[c]) for c in order if arms[c].instances))
+
+
+def candidates(n: int, seed: int = 1) -> list[StressConfig]:
+    """``n`` configurations to tune over: the known-effective seeds, then random points."""
+    return sample(random.Random(seed), n)
+
+
+# --------------------------------------------------------------------------------------------
+# Weak outcomes and the GPU runner
+# --------------------------------------------------------------------------------------------
+
+
+def weak_count(hist: Histogram, sc: Collection[Any], targets: Collection[Any] | None = None) -> int:
+    """Instances of ``hist`` whose outcome is not in ``sc`` (or, with ``targets``, is one of
+    them).  Outcomes with a value outside the program's value table (``?``) never count."""
+    n = 0
+    for o, c in hist.counts:
+        if any(v is None for _, v in o):
+            continue
+        if (o in targets) if targets is not None else (o not in sc):
+            n += c
+    return n
+
+
+def gpu_measure(backend: Any, compiled: Any, sc: Collection[Any], targets: Collection[Any] | None = None,
+                base: RunConfig | None = None, seed: int = 1,
+                record: Callable[[StressConfig, Histogram], None] | None = None) -> Measure:
+    """The ``measure`` of :func:`successive_halving` for one compiled program on ``backend``
+    (a CudaBackend): each call runs ``instances`` instances with the configuration's knobs (a
+    new seed per call) and counts the weak outcomes (not in ``sc``, or in ``targets``).
+    ``record`` sees every histogram (model-forbidden counting, say)."""
+    calls = [0]
+
+    def measure(config: StressConfig, instances: int) -> tuple[int, float]:
+        calls[0] += 1
+        cfg = config.run_config(base, instances=instances, seed=(seed * 1_000_003 + calls[0]) & 0xFFFFFFFF)
+        h = backend.run_compiled(compiled, cfg)
+        if record is not None:
+            record(config, h)
+        return weak_count(h, sc, targets), h.seconds
+
+    return measure
+
+
+def sc_and_weak(program: Any) -> tuple[frozenset[Any], frozenset[Any]]:
+    """The oracle's SC outcomes and its allowed weak (non-SC) outcomes of ``program``."""
+    from . import model
+
+    a = model.analyse(program)
+    return a.sc, a.weak | (a.outside_model - a.sc)
+
+
+@dataclass
+class GpuTuning:
+    """What :func:`tune_on_gpu` found: the search result and the outcomes seen on the way."""
+
+    result: TuneResult
+    #: instances per outcome over every run (for the oracle's verdicts)
+    outcomes: dict[Any, int]
+    instances: int
+
+
+def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int = 27, instances: int = 1 << 20,
+                seed: int = 1, targets: Collection[Any] | None = None, base: RunConfig | None = None,
+                compiled: Any = None, sc: Collection[Any] | None = None) -> GpuTuning:
+    """Tune ``program``'s stress on ``backend`` (a CudaBackend) within ``budget_s`` GPU-seconds:
+    successive halving over ``n_candidates`` configurations, first runs of ``instances``
+    instances, maximising the non-SC outcomes per GPU-second (or those in ``targets``)."""
+    if sc is None:
+        sc, _ = sc_and_weak(program)
+    c = compiled if compiled is not None else backend.compile(program)
+    seen: dict[Any, int] = {}
+    total = [0]
+
+    def record(_: StressConfig, h: Histogram) -> None:
+        total[0] += h.instances
+        for o, n in h.counts:
+            seen[o] = seen.get(o, 0) + n
+
+    m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
+    r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances)
+    return GpuTuning(r, seen, total[0])
+
+
+def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, comment: str = "") -> str:
+    """A profile ``[stress]`` table (TOML) with ``config``'s knobs and ``extra`` keys."""
+    lines = [f"# {ln}" for ln in comment.splitlines()] if comment else []
+    lines.append("[stress]")
+    for k, v in {**config.to_table(), **(extra or {})}.items():
+        if isinstance(v, bool):
+            lines.append(f"{k} = {'true' if v else 'false'}")
+        elif isinstance(v, (int, float)):
+            lines.append(f"{k} = {v}")
+        else:
+            lines.append(f"{k} = {str(v)!r}".replace("'", '"'))
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "candidates", "weak_count",
+           "gpu_measure", "sc_and_weak", "table_text", "tune_on_gpu", "GpuTuning"]

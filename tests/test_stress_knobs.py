@@ -1,0 +1,92 @@
+"""fuzzgpu.stress: every knob of the search space really changes the harness kernel or its launch
+(CPU only: generated CUDA, the launch geometry, the kernel's knobs word; nvcc where installed)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import pytest
+
+from fuzzgpu import codegen, litmus
+from fuzzgpu.backends import cuda
+from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.stress import BOUNDS, SPACE, StressConfig, sample
+from tests.paths import LITMUS
+
+MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
+
+
+def _geometry(sc: StressConfig) -> cuda.LaunchGeometry:
+    _, spec = codegen.harness_source(litmus.parse_file(MP))
+    return cuda.launch_geometry(spec, sc.run_config(), smem_per_sm=228 * 1024, static_smem=2048)
+
+
+@pytest.mark.parametrize("knob", sorted(SPACE))
+def test_every_knob_changes_the_launch(knob: str) -> None:
+    base = StressConfig()
+    g0 = _geometry(base)
+    p0 = cuda.cta_permutations(g0.grid, 4, 7, base.permute_ctas)
+    for v in SPACE[knob]:
+        if v == getattr(base, knob):
+            continue
+        sc = dataclasses.replace(base, **{knob: v})
+        g = _geometry(sc)
+        perms = cuda.cta_permutations(g.grid, 4, 7, sc.permute_ctas)
+        assert g != g0 or perms.shape != p0.shape or (perms != p0).any(), (knob, v)
+
+
+def test_default_is_in_the_space_and_every_value_in_bounds() -> None:
+    d = StressConfig().to_table()
+    for k, vals in SPACE.items():
+        assert d[k] in vals
+        lo, hi = BOUNDS.get(k, (None, None))
+        if lo is not None:
+            assert all(lo <= v <= hi for v in vals), k
+
+
+def test_knobs_word_fields_are_distinct() -> None:
+    words = {dataclasses.replace(RunConfig(), **{k: v}).knobs_word() for k, v in
+             [("permute_threads", False), ("shuffle_locations", False), ("stress_pattern", 3),
+              ("pre_stress_pattern", 3), ("stress_by_cta", True), ("pre_stress", 5)]}
+    assert len(words) == 6 and 0 not in words
+    assert RunConfig().knobs_word() == 0  # the defaults run the harness as before
+
+
+def test_occupancy_cap_fits_k_and_not_k_plus_1() -> None:
+    smem, static = 228 * 1024, 3000
+    for k in (1, 2, 3, 4, 7):
+        s = cuda.occupancy_shared_bytes(k, smem, static)
+        per = s + static + cuda.RESERVED_SMEM_PER_CTA
+        assert k * per <= smem < (k + 1) * per
+    assert cuda.occupancy_shared_bytes(0, smem, static) == 0
+    assert cuda.occupancy_shared_bytes(8, smem, static) == 0
+
+
+def test_identity_cta_permutation() -> None:
+    p = cuda.cta_permutations(10, 3, 1, permute=False)
+    assert (p == list(range(10))).all()
+    assert not (cuda.cta_permutations(10, 3, 1, permute=True) == list(range(10))).all()
+
+
+def test_harness_source_consumes_the_knobs() -> None:
+    src, _ = codegen.harness_source(litmus.parse_file(MP))
+    assert "unsigned long long epoch_arg, unsigned knobs)" in src
+    assert "fz_pre_stress(scratch, scratch_lines, knobs)" in src
+    assert "fz_stress(scratch, scratch_lines, ctlg, ntest * 8u, knobs)" in src
+    assert "fz_params(P, epoch, seed0, " in src and "nperms, knobs);" in src
+
+
+def test_table_round_trip_and_bad_values() -> None:
+    for sc in sample(__import__("random").Random(3), 20):
+        assert StressConfig.from_table(sc.to_table()) == sc
+        assert StressConfig.of(sc.run_config()) == sc
+    with pytest.raises(ValueError, match="stress.spin: expected int"):
+        StressConfig.from_table({"spin": "many"})
+    with pytest.raises(ValueError, match="stress.stress_pattern: expected 0..3"):
+        StressConfig.from_table({"stress_pattern": 9})
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_harness_with_knobs_compiles_for_sm_90() -> None:
+    cuda.compile_programs([litmus.parse_file(MP)], "sm_90", use_cache=False)

@@ -1,0 +1,79 @@
+"""``fuzzgpu tune``: exit codes on the CPU; on a GPU (marked ``gpu``), every knob of the search
+space runs and the command writes a loadable profile table."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+from paths import LITMUS, ROOT
+
+from fuzzgpu.stress import SPACE, StressConfig
+
+MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
+
+
+def tune(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fuzzgpu", "tune", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+def _has_gpu() -> bool:
+    from conftest import gpu_unavailable
+
+    return gpu_unavailable() is None
+
+
+@pytest.mark.skipif(_has_gpu(), reason="a GPU is present")
+def test_without_a_gpu_exits_3_with_one_line() -> None:
+    r = tune("--budget", "1", str(MP))
+    assert r.returncode == 3, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "no GPU" in r.stderr
+
+
+def test_bad_inputs_exit_2(tmp_path) -> None:
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("PTX nonsense\n{\n")
+    for args in ((str(tmp_path / "missing.litmus"),), (str(bad),), ("--budget", "0", str(MP)), ("--budget", "x", str(MP))):
+        r = tune(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_listed_in_fuzzgpu_help() -> None:
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert "tune" in r.stdout
+
+
+@pytest.mark.gpu
+def test_every_knob_value_runs_on_the_gpu() -> None:
+    from fuzzgpu import litmus
+    from fuzzgpu.backends.cuda import CudaBackend
+
+    b = CudaBackend()
+    try:
+        p = litmus.parse_file(MP)
+        c = b.compile(p)
+        for knob, vals in SPACE.items():
+            for v in vals:
+                sc = dataclasses.replace(StressConfig(), **{knob: v})
+                h = b.run_compiled(c, sc.run_config(instances=1 << 18))
+                assert sum(n for _, n in h.counts) + h.timeouts == h.instances, (knob, v)
+    finally:
+        b.close()
+
+
+@pytest.mark.gpu
+def test_tune_writes_a_loadable_table(tmp_path) -> None:
+    import tomllib
+
+    out = tmp_path / "tuned.toml"
+    r = tune("--budget", "3", "--json", "--out", str(out), str(MP))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["spent_s"] <= 3.0 * 1.05 and d["best"]["weak_per_s"] >= d["default"]["weak_per_s"]
+    table = tomllib.loads(out.read_text())["stress"]
+    assert StressConfig.from_table(table).to_table() == d["best"]["stress"]

@@ -1,0 +1,93 @@
+"""fuzzgpu.stress_tune.successive_halving on a deterministic synthetic response surface.
+
+These tests check the SEARCH LOGIC ONLY (which configurations survive, how the budget is kept,
+what is reported): the surface below is made up and says nothing about any GPU."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from fuzzgpu.stress import StressConfig
+from fuzzgpu.stress_tune import candidates, successive_halving, table_text
+
+
+def surface(c: StressConfig) -> tuple[float, float]:
+    """(weak outcomes per instance, instances per second): spin and stress raise the weak rate,
+    stress CTAs cost throughput; stress_pattern 2 with 1 line is the made-up optimum."""
+    p = 1e-4 * (1 + c.spin / 1000) * (1 + c.stress / 128)
+    if c.stress_pattern == 2 and c.stress_lines == 1:
+        p *= 20
+    if not c.barrier:
+        p /= 3
+    tput = 4e9 / (1 + c.stress / 128) / (1 + c.spin / 5000)
+    return p, tput
+
+
+class Meter:
+    def __init__(self) -> None:
+        self.calls: list[tuple[StressConfig, int]] = []
+
+    def __call__(self, c: StressConfig, n: int) -> tuple[int, float]:
+        self.calls.append((c, n))
+        p, tput = surface(c)
+        return int(p * n), n / tput
+
+
+def best_of(cands: list[StressConfig]) -> StressConfig:
+    return max(cands, key=lambda c: (surface(c)[0] * surface(c)[1], -cands.index(c)))
+
+
+def test_finds_the_best_of_the_candidates() -> None:
+    cands = candidates(40, seed=5) + [StressConfig(stress=256, stress_lines=1, stress_pattern=2, spin=3000)]
+    m = Meter()
+    r = successive_halving(cands, m, budget_s=1e9, instances=1 << 20)
+    assert r.best.config == best_of([StressConfig(), *cands])
+    assert r.best.rate > r.default.rate
+    assert r.stopped == "one left"
+    assert m.calls[0][0] == StressConfig()  # the default first
+
+
+def test_budget_is_never_exceeded() -> None:
+    cands = candidates(30, seed=2)
+    for budget in (0.01, 0.05, 0.2, 1.0):
+        m = Meter()
+        r = successive_halving(cands, m, budget_s=budget, instances=1 << 22)
+        first = m.calls[0][1] / surface(m.calls[0][0])[1]
+        assert r.spent_s <= max(budget, first) + 1e-12
+        assert r.spent_s == pytest.approx(sum(n / surface(c)[1] for c, n in m.calls))
+
+
+def test_instances_grow_by_eta_and_survivors_shrink() -> None:
+    m = Meter()
+    successive_halving(candidates(27, seed=1), m, budget_s=1e9, instances=1000, eta=3)
+    rounds: dict[int, list[StressConfig]] = {}
+    for c, n in m.calls:
+        rounds.setdefault(n, []).append(c)
+    sizes = [len(rounds[n]) for n in sorted(rounds)]
+    assert sorted(rounds) == [1000 * 3**i for i in range(len(rounds))]
+    assert sizes == [27, 9, 3, 1]
+
+
+def test_no_weak_outcome_keeps_the_default() -> None:
+    r = successive_halving(candidates(10), lambda c, n: (0, n / 1e9), budget_s=1e9, instances=1000)
+    assert r.best.config == StressConfig() and r.best.weak == 0
+
+
+def test_max_instances_stops() -> None:
+    r = successive_halving(candidates(30), Meter(), budget_s=1e9, instances=1000, max_instances=5000)
+    assert r.stopped == "max instances" and r.rounds == 2
+
+
+def test_eta_must_be_two_or_more() -> None:
+    with pytest.raises(ValueError):
+        successive_halving([StressConfig()], Meter(), 1.0, 10, eta=1)
+
+
+def test_table_text_is_a_loadable_profile_table(tmp_path) -> None:
+    import tomllib
+
+    sc = dataclasses.replace(StressConfig(), spin=3000, barrier=False, stress=64)
+    d = tomllib.loads(table_text(sc, {"instances": 10_000_000}, comment="tuned\nfor MP"))
+    assert StressConfig.from_table(d["stress"]) == sc and d["stress"]["instances"] == 10_000_000
