@@ -1,0 +1,113 @@
+"""The layout of the package (docs/architecture.md): no import cycle among fuzzgpu's modules, every
+module small enough to read, and the one table of instruction semantics the model, the SASS checker
+and the properties read."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "fuzzgpu"
+MAX_LINES = 800
+
+
+def _modules(root: Path = PACKAGE) -> dict[str, Path]:
+    out = {}
+    for f in sorted(root.rglob("*.py")):
+        parts = list(f.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = f
+    return out
+
+
+def _imported(module: str, path: Path, node: ast.Import | ast.ImportFrom, known: set[str]) -> set[str]:
+    """The modules of the package an import statement names (``from . import x`` names ``pkg.x``
+    when that is a module, else ``pkg``)."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names if a.name in known}
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    if node.level:
+        base = package.split(".")[: len(package.split(".")) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    out = set()
+    for a in node.names:
+        if f"{target}.{a.name}" in known:
+            out.add(f"{target}.{a.name}")
+        elif target in known:
+            out.add(target)
+    return out
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, at module level or inside a function."""
+    mods = _modules(root)
+    known = set(mods)
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                deps |= _imported(name, path, node, known)
+        graph[name] = deps - {name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle ``[a, b, ..., a]``, or None."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(v: str) -> list[str] | None:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph[v]):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state:
+                found = visit(w)
+                if found:
+                    return found
+        path.pop()
+        state[v] = 2
+        return None
+
+    for v in sorted(graph):
+        if v not in state:
+            found = visit(v)
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_the_graph_sees_function_level_and_relative_imports(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from .sub import b\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "b.py").write_text("from .. import a\nimport pkg.sub\n")
+    g = import_graph(pkg)
+    assert g["pkg.a"] == {"pkg.sub.b"}
+    assert g["pkg.sub.b"] == {"pkg.a", "pkg.sub"}
+    assert find_cycle(g) == ["pkg.a", "pkg.sub.b", "pkg.a"]
+
+
+def test_no_import_cycle_in_fuzzgpu():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+@pytest.mark.xfail(strict=False, reason="sass/codegen/campaign split pending")
+def test_no_module_over_800_lines():
+    long = {name: n for name, path in _modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines: {long}"
