@@ -107,7 +107,38 @@ def test_no_import_cycle_in_fuzzgpu():
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
 
 
+def test_semantics_is_below_model_sass_and_properties():
+    """The table imports only the IR; the three readers import the table."""
+    g = import_graph()
+    assert g["fuzzgpu.semantics"] <= {"fuzzgpu.ir"} | {m for m in g if m.startswith("fuzzgpu.ir.")}
+    for reader in ("fuzzgpu.sass", "fuzzgpu.model.race", "fuzzgpu.model.events", "fuzzgpu.model.ptx"):
+        assert "fuzzgpu.semantics" in g[reader], reader
+    assert "fuzzgpu.sass" in g["fuzzgpu.properties"]  # properties read the table through the SASS classification
+
+
 @pytest.mark.xfail(strict=False, reason="sass/codegen/campaign split pending")
 def test_no_module_over_800_lines():
     long = {name: n for name, path in _modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_the_models_extensions_are_named_relations_of_the_model():
+    """grid order (PDL and stream order), the async-proxy release and the .nc free reads are
+    relations the model defines (model/ptx.py), not data the event builder hands it."""
+    import dataclasses
+    from functools import cached_property
+
+    from fuzzgpu import litmus
+    from fuzzgpu.model import events, executions, ptx
+
+    fields = {f.name for f in dataclasses.fields(events.Candidate)}
+    assert not fields & {"grid_order", "api_sync", "free_reads"}
+    for name in ("api_sync", "launch_fence", "grid_order", "nc_free_reads"):
+        assert isinstance(vars(ptx.Static)[name], cached_property), name
+    assert isinstance(vars(ptx.Execution)["async_release"], cached_property)
+    p = litmus.parse_file(Path(__file__).parent / "litmus" / "gpu-pdl" / "PDL-hoist-nc.litmus")
+    pt = events.program_traces(p)
+    x = next(x for _, x in executions._executions(p, pt))
+    primary = {e.eid for e in x.ev if e.tid >= 0 and p.grid_of(e.tid) == min(p.grid_of(t) for t in range(len(p.threads)))}
+    assert x.grid == x.static.grid_order and any(a in primary for a, _ in x.grid.pairs())
+    assert x.static.nc_free_reads == ptx.nc_free_reads(p, x.ev) != 0

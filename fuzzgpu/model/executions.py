@@ -19,6 +19,7 @@ class Scopes:
     operation specifies include the thread of another operation?"""
 
     def __init__(self, p: Program) -> None:
+        self.program = p
         self.placements = [t.placement for t in p.threads]
         self.spaces = {loc.name: loc.space for loc in p.locations}  # state space of each location
 

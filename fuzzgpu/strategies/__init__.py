@@ -80,7 +80,7 @@ from ..ir import (
 )
 
 from .producer_consumer import HANDOFF_PLACEMENTS, READ_KINDS, UNRUNNABLE, producer_consumer  # noqa: E402
-from ..handoff import DRAWN as MECHANISMS  # noqa: E402
+from ..semantics import DRAWN as MECHANISMS  # noqa: E402
 from ..profiles import (  # noqa: E402, F401 -- the vocabulary a profile may use; public names here too
     CLASSIC_SHAPES, DEFAULT_OPTIONS, FENCE_TYPES, HANG_TYPES, LOAD_TYPES, PATTERNS, PLACEMENTS, SCOPE_NAMES, SHAPES,
     STORE_TYPES, Options, Profile, load_profile,
