@@ -142,3 +142,34 @@ def test_the_models_extensions_are_named_relations_of_the_model():
     primary = {e.eid for e in x.ev if e.tid >= 0 and p.grid_of(e.tid) == min(p.grid_of(t) for t in range(len(p.threads)))}
     assert x.grid == x.static.grid_order and any(a in primary for a, _ in x.grid.pairs())
     assert x.static.nc_free_reads == ptx.nc_free_reads(p, x.ev) != 0
+
+
+#: docs/architecture.md, "Import layering": a module imports only from its own layer or below
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("fuzzgpu", "fuzzgpu.errors", "fuzzgpu.files", "fuzzgpu.ir", "fuzzgpu.schema"),
+    ("fuzzgpu.semantics", "fuzzgpu.hashing", "fuzzgpu.litmus"),
+    ("fuzzgpu.model",),
+    ("fuzzgpu.codegen", "fuzzgpu.sass", "fuzzgpu.backends.base", "fuzzgpu.backends.gpus"),
+    ("fuzzgpu.evidence", "fuzzgpu.properties", "fuzzgpu.fixes"),
+    ("fuzzgpu.backends",),
+    ("fuzzgpu.profiles", "fuzzgpu.strategies", "fuzzgpu.corpus"),
+    ("fuzzgpu.workers", "fuzzgpu.campaign", "fuzzgpu.parallel"),
+    ("fuzzgpu.commands", "fuzzgpu.cli", "fuzzgpu.pytest_plugin", "fuzzgpu.__main__"),
+)
+
+
+def _layer(module: str) -> int:
+    """The layer of a module: the one naming it, else its longest listed parent package."""
+    best, where = -1, -1
+    for i, names in enumerate(LAYERS):
+        for n in names:
+            if (module == n or module.startswith(n + ".")) and len(n) > best:
+                best, where = len(n), i
+    return where
+
+
+def test_imports_follow_the_layers():
+    g = import_graph()
+    assert all(_layer(m) >= 0 for m in g), [m for m in g if _layer(m) < 0]
+    upward = [f"{m} -> {d}" for m, deps in g.items() for d in deps if _layer(d) > _layer(m)]
+    assert not upward, f"imports against the layering of docs/architecture.md: {upward}"
