@@ -20,8 +20,7 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
     if name == "sim":
         from .sim import SimBackend
 
-        b = SimBackend(sim_fault)
-        return b, "backend sim: a CPU SIMULATION of the memory model (no GPU)" + (f"; injected fault: {sim_fault}" if sim_fault else "")
+        return SimBackend(sim_fault), "backend sim: a CPU SIMULATION of the memory model (no GPU)" + (f"; injected fault: {sim_fault}" if sim_fault else "")
     if name == "static":
         from .static import StaticBackend
 

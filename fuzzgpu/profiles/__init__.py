@@ -20,7 +20,7 @@ from ..files import read_regular
 try:
     import tomllib  # type: ignore[import-not-found]
 except ImportError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+    import tomli as tomllib  # type: ignore[no-redef, import-not-found]
 
 PROFILE_NAMES = ("all", "classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
@@ -182,7 +182,8 @@ def load_profile(name_or_path: str) -> Profile:
     for k in ("max_threads", "max_instructions"):
         if k in ann and not 1 <= ann[k] <= 8:
             raise ProfileError(f"{path}: key 'annotations.{k}' must be between 1 and 8")
-    options = Options(**{k: tuple(v) if isinstance(v, list) else v for k, v in ann.items()})
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in ann.items()}
+    options = Options(**fields)
     rc_fields = {f.name: f.type for f in dataclasses.fields(RunConfig)}
     rc_types = {n: (bool if "bool" in str(t) else int) for n, t in rc_fields.items()}
     stress = _check_table("stress", path, data.get("stress", {}), rc_types)
