@@ -197,7 +197,7 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
       scopes, load types, values and instructions off the cycle; without a cycle, the oracle's
       reason (a value no store wrote: a harness or hardware fault);
     * else the property's own kind of failure when it names one (``kind``: the race property's
-      ``race:4`` -- the bug class or mechanism of the racing pairs, fuzzgpu.handoff), on any shape:
+      ``race:4`` -- the bug class or mechanism of the racing pairs, fuzzgpu.semantics), on any shape:
       a cp.async read before its wait and a dependent reading before griddepcontrol.wait are two
       classes, two missing waits of cp.async one;
     * else a timeout the model forbids: ``timeout`` on this shape;

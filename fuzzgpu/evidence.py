@@ -22,24 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from .backends.base import Histogram, RunConfig
-from .ir import Program, program_to_json
+from .hashing import canonical, program_hash  # noqa: F401 -- public names of this module
+from .ir import Program
 from .files import UnreadableFile, read_regular, write_atomic
 
 EVIDENCE_SCHEMA = "fuzzgpu.evidence"
 EVIDENCE_VERSION = 1
-
-
-def canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def program_hash(p: Program) -> str:
-    """SHA-256 of the program's canonical JSON (its name and comments excluded: they do not change
-    what runs)."""
-    d = program_to_json(p)
-    d.pop("name", None)
-    d.pop("comments", None)
-    return hashlib.sha256(canonical(d).encode()).hexdigest()
 
 
 def stress_key(config: RunConfig) -> dict[str, Any]:

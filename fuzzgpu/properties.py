@@ -197,26 +197,16 @@ def _sass_findings(h: Histogram) -> tuple[list[dict], list[str]]:
     return bad, notes
 
 
-_ACQUIRE_SYNCS = ("griddepcontrol.wait", "barrier.sync", "barrier.cta.sync", "bar.sync", "bar.cta.sync", "barrier.red",
-                  "bar.red", "fence.sc", "fence.acq_rel", "membar", "cp.async.wait", "cp.async.bulk.wait")
-_RELEASE_SYNCS = ("barrier.sync", "barrier.cta.sync", "bar.sync", "bar.cta.sync", "barrier.red", "bar.red", "bar.arrive",
-                  "bar.cta.arrive", "barrier.arrive", "barrier.cta.arrive", "fence.sc", "fence.acq_rel", "membar")
-
-
 def _would_order(sync_ptx: str, direction: str) -> bool:
     """Would this synchronisation point order a *weak* load moved in this direction?  An
     ``ld.global.nc`` hoisted above ``griddepcontrol.wait``, ``bar.sync``, a fence or an acquire is
-    the PDL + ``__ldg`` race; hoisted above a release store (roach motel) it is nothing new."""
+    the PDL + ``__ldg`` race; hoisted above a release store (roach motel) it is nothing new.  What
+    each instruction orders, and in which direction, is the instruction-semantics table's
+    (:mod:`fuzzgpu.semantics`, read through the SASS checker's classification of the PTX)."""
     from . import sass
 
-    op = sync_ptx.split()[0] if sync_ptx.strip() else ""
-    if direction == sass.HOISTED:
-        return (op.startswith(_ACQUIRE_SYNCS) or ".acquire" in op or ".acq_rel" in op
-                or (op.startswith(("mbarrier.try_wait", "mbarrier.test_wait")) and ".relaxed" not in op))
-    if direction == sass.SUNK:
-        return (op.startswith(_RELEASE_SYNCS) or ".release" in op or ".acq_rel" in op
-                or (op.startswith("mbarrier.arrive") and ".relaxed" not in op))
-    return False
+    sync = sass.sync_of_text(sync_ptx) if sync_ptx.strip() else None
+    return sync is not None and sass.orders_weak_access(sync, direction)
 
 
 def unwritten_keys(program: Program, outcome: Mapping[str, Any]) -> tuple[str, ...]:
@@ -414,9 +404,9 @@ class RaceProperty(Property):
 
 
 def race_class_key(program: Program, ra: Any, offending: list[Offence]) -> str:
-    """``race:4`` (the classes of :data:`fuzzgpu.handoff.CLASSES`, else the mechanisms, of the
+    """``race:4`` (the classes of :data:`fuzzgpu.semantics.CLASSES`, else the mechanisms, of the
     racing pairs of the racy offences), ``race:other`` without one."""
-    from .handoff import finding_class
+    from .semantics import finding_class
 
     keys = set()
     for o in offending:

@@ -20,12 +20,12 @@ With pytest-xdist and several GPUs visible, each worker is pinned to one GPU
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from fuzzgpu.backends.gpus import pin_worker_gpu, visible_gpus  # noqa: F401 -- public names here too
 
 _BACKENDS: dict[tuple, Any] = {}
 
@@ -37,32 +37,6 @@ def pytest_addoption(parser: Any) -> None:
     g.addoption("--fuzzgpu-instances", type=float, default=None, metavar="N", help="instances per run (e.g. 1e8)")
     g.addoption("--fuzzgpu-corpus", default=None, metavar="DIR", help="collect every entry of this corpus folder as a replay test")
     g.addoption("--fuzzgpu-sim-fault", default=None, metavar="FAULT", help="with --fuzzgpu-backend sim: inject a fault")
-
-
-def visible_gpus() -> list[str]:
-    """The GPUs this process may use (``CUDA_VISIBLE_DEVICES``, else ``nvidia-smi -L``)."""
-    env = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if env is not None:
-        return [g.strip() for g in env.split(",") if g.strip() and g.strip() != "-1"]
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return []
-    try:
-        out = subprocess.run([smi, "-L"], check=False, capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [str(i) for i, l in enumerate(l for l in out.splitlines() if l.startswith("GPU "))]
-
-
-def pin_worker_gpu(worker: str | None, gpus: list[str]) -> str | None:
-    """``gw3`` with GPUs [0, 1] -> ``1`` (set as CUDA_VISIBLE_DEVICES); None when nothing to pin."""
-    if not worker or len(gpus) < 2 or not worker.startswith("gw"):
-        return None
-    try:
-        n = int(worker[2:])
-    except ValueError:
-        return None
-    return gpus[n % len(gpus)]
 
 
 def pytest_configure(config: Any) -> None:
@@ -83,7 +57,7 @@ def pytest_xdist_auto_num_workers(config: Any) -> int | None:
 
 
 def _backend(config: Any, arch: str = "sm_90") -> Any:
-    from fuzzgpu.campaign import make_backend
+    from fuzzgpu.backends import make_backend
 
     key = (config.getoption("--fuzzgpu-backend"), config.getoption("--fuzzgpu-sim-fault"), arch)
     if key not in _BACKENDS:

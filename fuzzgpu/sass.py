@@ -49,6 +49,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
+from . import semantics
 from .errors import EnvError, MissingTool, UserError
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")
@@ -574,14 +575,22 @@ def _membar(scope: str, sc: bool) -> str:
     return f"MEMBAR.{'SC' if sc else 'ALL'}.{s}"
 
 
+def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> PtxSync:
+    """The synchronisation point ``kind`` of ``ins``: what it orders (release: the thread's earlier
+    accesses before it; acquire: it before the later ones) is the instruction-semantics table's
+    entry ``key`` (default ``kind``; :mod:`fuzzgpu.semantics`), with its ``.sem`` qualifier."""
+    sem = next((m for m in ins.mods if m in _SEMS), None)
+    release, acquire = semantics.entry(key or kind).orders_directions(sem)
+    return PtxSync(ins, kind, release, acquire, space)
+
+
 def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
     """The synchronisation meaning of a PTX instruction and the SASS token classes it expands to
     (in SASS order), or ``(None, ())``."""
     op, mods = ins.opcode, ins.mods
     scope = next((m for m in mods if m in _SCOPES), "")
     if mem is not None:
-        rel = mem.sem in ("release", "acq_rel")
-        acq = mem.sem in ("acquire", "acq_rel")
+        rel, acq = semantics.entry({"ldu": "ld"}.get(op, op)).orders_directions(mem.sem)
         if not (rel or acq):
             return None, ()
         classes: list[str] = []
@@ -596,87 +605,86 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
         if op == "membar":
             sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
             toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
-            return PtxSync(ins, "fence.sc", True, True), toks
+            return _sync(ins, "fence.sc", "membar"), toks
         if "proxy" in mods:
             if "async" in mods or any(m.startswith("async") for m in mods):
                 space = ""
                 if "global" in mods:
-                    return PtxSync(ins, "fence.proxy.async", True, True, "global"), ("FENCE.VIEW.ASYNC.G",)
+                    return _sync(ins, "fence.proxy.async", space="global"), ("FENCE.VIEW.ASYNC.G",)
                 if "shared::cta" in mods:
-                    return PtxSync(ins, "fence.proxy.async", True, True, "shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
+                    return _sync(ins, "fence.proxy.async", space="shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
                 if "shared::cluster" in mods:
-                    return PtxSync(ins, "fence.proxy.async", True, True, "shared"), ("FENCE.VIEW.ASYNC.S",)
-                return PtxSync(ins, "fence.proxy.async", True, True, space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
+                    return _sync(ins, "fence.proxy.async", space="shared"), ("FENCE.VIEW.ASYNC.S",)
+                return _sync(ins, "fence.proxy.async", space=space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
             # fence.proxy.alias / tensormap: ordering between proxies of one location; no known token
-            return PtxSync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), True, True), ()
+            return _sync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), "fence.proxy"), ()
         if "mbarrier_init" in mods:
             # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
-            return PtxSync(ins, "fence.mbarrier_init", False, False), ()
+            return _sync(ins, "fence.mbarrier_init"), ()
         if "sc" in mods or "acq_rel" in mods:
             sc = "sc" in mods
             sc_scope = scope or "sys"
             toks = (_membar(sc_scope, sc),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
-            return PtxSync(ins, "fence.sc" if sc else "fence.acq_rel", True, True), toks
+            return _sync(ins, "fence.sc" if sc else "fence.acq_rel"), toks
         if "acquire" in mods:
-            return PtxSync(ins, "fence.acquire", False, True), ()
+            return _sync(ins, "fence.acquire"), ()
         if "release" in mods:
-            return PtxSync(ins, "fence.release", True, False), ()
+            return _sync(ins, "fence.release"), ()
         return None, ()
     if op == "barrier" and "cluster" in mods:
         # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire): no SASS
         # tokens known to this checker yet, so a function with one is never reported fully checked
         if "arrive" in mods:
-            return PtxSync(ins, "barrier.cluster.arrive", "relaxed" not in mods, False), ()
+            return _sync(ins, "barrier.cluster.arrive"), ()
         if "wait" in mods:
-            return PtxSync(ins, "barrier.cluster.wait", False, True), ()
+            return _sync(ins, "barrier.cluster.wait"), ()
         return None, ()
     if op in ("bar", "barrier"):
         sub = [m for m in mods if m not in ("cta", "aligned")]
         if not sub or sub[0] == "sync":
-            return PtxSync(ins, "bar.sync", True, True), ("BAR.SYNC",)
+            return _sync(ins, "bar.sync"), ("BAR.SYNC",)
         if sub[0] == "arrive":
-            return PtxSync(ins, "bar.arrive", True, False), ("BAR.ARV",)
+            return _sync(ins, "bar.arrive"), ("BAR.ARV",)
         if sub[0] == "red":
-            return PtxSync(ins, "bar.red", True, True), ("BAR.RED",)
+            return _sync(ins, "bar.red"), ("BAR.RED",)
         return None, ()  # bar.warp.sync: execution only
     if op == "griddepcontrol":
         if "wait" in mods:
-            return PtxSync(ins, "griddepcontrol.wait", False, True), ("ACQBULK",)
+            return _sync(ins, "griddepcontrol.wait"), ("ACQBULK",)
         if "launch_dependents" in mods:
-            return PtxSync(ins, "griddepcontrol.launch_dependents", False, False), ("PREEXIT",)
+            return _sync(ins, "griddepcontrol.launch_dependents"), ("PREEXIT",)
         return None, ()
     if op == "mbarrier":
-        relaxed = "relaxed" in mods
         if mods and mods[0] == "init":
-            return PtxSync(ins, "mbarrier.init", False, False), ("SYNCS.EXCH",)
+            return _sync(ins, "mbarrier.init"), ("SYNCS.EXCH",)
         if mods and mods[0] in ("arrive", "arrive_drop"):
             if "expect_tx" in mods:
-                return PtxSync(ins, "mbarrier.arrive.expect_tx", not relaxed, False), ("SYNCS.ARRIVE",)
-            return PtxSync(ins, "mbarrier.arrive", not relaxed, False), ("SYNCS.ARRIVE",)
+                return _sync(ins, "mbarrier.arrive.expect_tx"), ("SYNCS.ARRIVE",)
+            return _sync(ins, "mbarrier.arrive"), ("SYNCS.ARRIVE",)
         if mods and mods[0] in ("expect_tx", "complete_tx"):
-            return PtxSync(ins, "mbarrier." + mods[0], False, False), ("SYNCS.ARRIVE",)
+            return _sync(ins, "mbarrier." + mods[0]), ("SYNCS.ARRIVE",)
         if mods and mods[0] in ("try_wait", "test_wait"):
             toks: tuple[str, ...] = ("SYNCS.PHASECHK",)
             if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
                 toks += ("CCTL.IVALL",)
-            return PtxSync(ins, "mbarrier." + mods[0], False, not relaxed), toks
-        return PtxSync(ins, "mbarrier." + (mods[0] if mods else ""), False, False), ()
+            return _sync(ins, "mbarrier." + mods[0]), toks
+        return _sync(ins, "mbarrier." + (mods[0] if mods else ""), "mbarrier"), ()
     if op == "cp":
         if mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg"):
-            return PtxSync(ins, "cp.async", False, False), ("LDGSTS",)
+            return _sync(ins, "cp.async"), ("LDGSTS",)
         if mods[:2] == ("async", "commit_group"):
-            return PtxSync(ins, "cp.async.commit_group", False, False), ("LDGDEPBAR",)
+            return _sync(ins, "cp.async.commit_group"), ("LDGDEPBAR",)
         if mods[:2] in (("async", "wait_group"), ("async", "wait_all")):
-            return PtxSync(ins, "cp.async.wait", False, True), ("DEPBAR",)
+            return _sync(ins, "cp.async.wait"), ("DEPBAR",)
         if mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk"):
             if "commit_group" in mods:
-                return PtxSync(ins, "cp.async.bulk.commit_group", False, False), ("UTMACMDFLUSH",)
+                return _sync(ins, "cp.async.bulk.commit_group"), ("UTMACMDFLUSH",)
             if "wait_group" in mods:
-                return PtxSync(ins, "cp.async.bulk.wait_group", False, True), ("DEPBAR",)
-            return PtxSync(ins, ".".join(("cp",) + mods[:3]), False, False), ("BULK",)
+                return _sync(ins, "cp.async.bulk.wait_group"), ("DEPBAR",)
+            return _sync(ins, ".".join(("cp",) + mods[:3]), "cp.async.bulk"), ("BULK",)
         return None, ()
     if op == "tcgen05" and "fence" in mods:
-        return PtxSync(ins, "tcgen05.fence", False, False), ()  # emits no SASS (toolchain §5)
+        return _sync(ins, "tcgen05.fence"), ()  # emits no SASS (toolchain §5)
     return None, ()
 
 
@@ -751,6 +759,22 @@ def _async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[Asyn
         for a in accs if not (read_only and a.write)]
     return frozenset(e.instr.index for e in events if e.mem is not None and any(
         (a.write or e.mem.kind != "load") and _may_overlap(e.mem, a, writes) for a in awaited))
+
+
+def sync_of_text(text: str) -> PtxSync | None:
+    """The synchronisation meaning of one PTX statement's text (as a finding's ``sync_ptx`` holds
+    it), or None when it orders nothing."""
+    ins = _parse_ptx_instr(0, 0, text.strip().rstrip(";"))
+    sync, _ = _classify_ptx_sync(ins, _classify_ptx_mem(ins, {}))
+    return sync
+
+
+def orders_weak_access(sync: PtxSync, direction: str, space: str = "global") -> bool:
+    """Does ``sync`` order a weak access of ``space`` moved ``direction`` across it?  Sunk below: a
+    release; hoisted above: an acquire; a proxy fence only in the state space it names."""
+    if not (sync.release if direction == SUNK else sync.acquire if direction == HOISTED else False):
+        return False
+    return semantics.proxy_fence_covers(sync.space, space)
 
 
 _WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}
@@ -1222,26 +1246,30 @@ def judge_merge(first: PtxMemOp, later: PtxMemOp, between: Sequence[PtxSync]) ->
 
 
 def _rule_key(sync: PtxSync) -> str:
-    k = sync.kind
-    if k.startswith("fence.proxy"):
-        return "proxy"
-    if k.startswith("fence"):
-        return "fence"
-    if k in ("bar.sync", "bar.red"):
-        return "bar"
-    if k == "bar.arrive":
-        return "bar.arrive"
-    if k == "griddepcontrol.wait":
-        return "griddep"
-    if k.startswith("mbarrier"):
-        return "mbarrier"
-    if k in ("cp.async.wait", "cp.async.bulk.wait_group"):
-        return "cp.async.wait"
+    """The key of :data:`RULE_FORBIDDEN` a forbidden move across ``sync`` cites: the semantics
+    table's ``rule`` (:mod:`fuzzgpu.semantics`), else by direction (an acquire only, a release only,
+    or a fence)."""
+    key = _semantics_key(sync.kind)
+    rule = semantics.TABLE[key].rule if key in semantics.TABLE else ""
+    if rule:
+        return rule
     if sync.acquire and not sync.release:
         return "acquire"
     if sync.release and not sync.acquire:
         return "release"
     return "fence"
+
+
+def _semantics_key(kind: str) -> str:
+    """The semantics-table key of a :class:`PtxSync` kind (``fence.proxy.alias`` -> ``fence.proxy``,
+    a bulk copy ``cp.async.bulk.shared::cluster`` -> ``cp.async.bulk``)."""
+    if kind.startswith("fence.proxy.") and kind != "fence.proxy.async":
+        return "fence.proxy"
+    if kind.startswith(("cp.async.bulk.", "cp.reduce.async.bulk")) and kind not in semantics.TABLE:
+        return "cp.async.bulk"
+    if kind.startswith("mbarrier.") and kind not in semantics.TABLE:
+        return "mbarrier"
+    return kind
 
 
 def judge_crossing(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, str]:
@@ -1271,10 +1299,8 @@ def judge_crossing(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, s
     if (direction == HOISTED and sync.orders_only is not None and mem.instr.index not in sync.orders_only
             and mem.sem not in ("release", "acq_rel")):
         return HAZARD, RULE_ASYNC_WAIT_OTHER.format(sync=name)
-    if sync.space:
-        space = {"cluster": "shared"}.get(mem.space, mem.space)
-        if space not in (sync.space, "generic"):
-            return HAZARD, RULE_NO_ORDER.format(sync=name, why=f"it orders the .{sync.space} state space only and this access is .{mem.space}")
+    if not semantics.proxy_fence_covers(sync.space, {"cluster": "shared"}.get(mem.space, mem.space)):
+        return HAZARD, RULE_NO_ORDER.format(sync=name, why=f"it orders the .{sync.space} state space only and this access is .{mem.space}")
     return FORBIDDEN, RULE_FORBIDDEN[_rule_key(sync)]
 
 

@@ -10,7 +10,7 @@ Two layers:
   handled the same way.  The next program starts a fresh child.  The campaign quarantines the
   program (:func:`quarantine`) and goes on.
 
-* :func:`run_parallel` -- ``fuzzgpu campaign --gpus all|N`` / ``--workers N``: one campaign worker
+* :func:`fuzzgpu.parallel.run_parallel` -- ``fuzzgpu campaign --gpus all|N`` / ``--workers N``: one campaign worker
   process per GPU (pinned with ``CUDA_VISIBLE_DEVICES``) or N of them on the CPU backends, all on
   one corpus.  Each worker keeps its own state (``.fuzzgpu/workers/wN/state.json``, its own seed);
   the corpus entries (named by signature, created with link-then-unlink, so two workers saving the
@@ -25,8 +25,6 @@ import json
 import multiprocessing as mp
 import os
 import signal
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +84,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent, in one line
-    from .campaign import make_backend
+    from .backends import make_backend
 
     try:
         backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault)
@@ -319,259 +317,5 @@ def quarantined_hashes(corpus_root: Path) -> set[str]:
     return {p.stem for p in d.glob("*.json")} if d.is_dir() else set()
 
 
-# --------------------------------------------------------------------------------------------
-# Several campaign workers on one corpus
-# --------------------------------------------------------------------------------------------
-
-
-def gpu_list(spec: str) -> list[str]:
-    """``--gpus all`` -> every visible GPU; ``--gpus N`` -> the first N; ``--gpus 0,2`` -> those."""
-    from .pytest_plugin import visible_gpus
-
-    gpus = visible_gpus()
-    if spec == "all":
-        if not gpus:
-            raise UserError("--gpus all: no GPU visible (CUDA_VISIBLE_DEVICES / nvidia-smi -L)")
-        return gpus
-    if "," in spec:
-        want = [g.strip() for g in spec.split(",") if g.strip()]
-        bad = [g for g in want if gpus and g not in gpus]
-        if bad:
-            raise UserError(f"--gpus {spec}: GPU {bad[0]} is not visible (visible: {', '.join(gpus) or 'none'})")
-        return want
-    try:
-        n = int(spec)
-    except ValueError:
-        raise UserError(f"--gpus {spec!r}: expected all, a count or a comma-separated list of GPU ids") from None
-    if n < 1:
-        raise UserError(f"--gpus {spec}: must be at least 1")
-    if len(gpus) < n:
-        raise UserError(f"--gpus {n}: only {len(gpus)} GPU(s) visible")
-    return gpus[:n]
-
-
-def worker_dir(corpus: Path, wid: str) -> Path:
-    return Path(corpus) / ".fuzzgpu" / "workers" / wid
-
-
-def worker_command(args: list[str], wid: str, seed: int) -> list[str]:
-    return [sys.executable, "-m", "fuzzgpu", "campaign", *args, "--worker-id", wid, "--seed", str(seed), "--no-live"]
-
-
-def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
-                 sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
-                 max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
-                 per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None) -> dict[str, Any]:
-    """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
-    report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
-    GPU overlap one program's compile (CPU) with another's run (GPU)."""
-    from .campaign import classes_phrase, combine_states, lock_corpus, write_combined_report
-
-    out = out if out is not None else sys.stdout
-    corpus = Path(corpus_dir)
-    if known is not None:
-        from .corpus import load_known
-
-        load_known(known)  # a bad list is one line here, not one per worker
-    corpus.mkdir(parents=True, exist_ok=True)
-    lock = lock_corpus(corpus / ".fuzzgpu")
-    meta_path = corpus / ".fuzzgpu" / "parallel.json"
-    try:
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else None
-    except (OSError, ValueError):
-        meta = None
-    if meta is not None and (meta.get("profile"), meta.get("backend"), meta.get("property")) != (profile, backend, prop):
-        lock.close()
-        raise UserError(f"{meta_path}: this corpus holds a parallel campaign with profile {meta.get('profile')}, backend "
-                        f"{meta.get('backend')}, property {meta.get('property')}; use another --corpus folder")
-    base_seed = seed if seed is not None else (meta or {}).get("seed")
-    if base_seed is None:
-        base_seed = int.from_bytes(os.urandom(4), "big") % (1 << 31)
-    if meta is not None and seed is not None and seed != meta.get("seed"):
-        lock.close()
-        raise UserError(f"{meta_path}: the campaign in this corpus has seed {meta.get('seed')}; resume without --seed or with --seed {meta.get('seed')}")
-    from .files import write_atomic
-
-    write_atomic(meta_path, json.dumps({"schema": "fuzzgpu.parallel", "version": 1, "profile": profile, "backend": backend,
-                                        "property": prop, "seed": base_seed}))
-    n = len(gpus) * max(1, per_gpu) if gpus else workers
-    ids = [f"w{i}" for i in range(n)]
-    common = ["--profile", profile, "--backend", backend, "--corpus", str(corpus), "--property", prop,
-              "--watchdog", str(watchdog)]
-    if sim_fault:
-        common += ["--sim-fault", sim_fault]
-    if gpu_fault:
-        common += ["--gpu-fault", gpu_fault]
-    if max_findings is not None:
-        common += ["--max-findings", str(max_findings)]
-    if known is not None:
-        common += ["--known", str(known)]
-    procs: dict[str, subprocess.Popen] = {}
-    started: dict[str, float] = {}
-    restarts = {w: 0 for w in ids}
-    failed: dict[str, str] = {}
-    t0 = time.monotonic()
-    end = t0 + seconds
-    stop = {"flag": False}
-
-    progress: dict[str, int] = {}  # programs in the worker's state when it was (re)started
-
-    def launch(i: int, wid: str) -> None:
-        left = max(1.0, end - time.monotonic())
-        env = dict(os.environ)
-        if gpus:
-            env["CUDA_VISIBLE_DEVICES"] = gpus[i % len(gpus)]
-        d = worker_dir(corpus, wid)
-        d.mkdir(parents=True, exist_ok=True)
-        log = open(d / "log.txt", "a")  # noqa: SIM115 -- handed to the child
-        cmd = worker_command([*common, "--time", f"{left:.1f}"], wid, base_seed + (0 if same_seed else i))
-        procs[wid] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                      preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)  # noqa: PLW1509 -- only prctl
-        log.close()
-        started[wid] = time.time()
-        progress[wid] = _programs(corpus, wid)
-
-    def on_signal(signum, frame):
-        stop["flag"] = True
-
-    old = {}
-    for s in (signal.SIGINT, signal.SIGTERM):
-        try:
-            old[s] = signal.signal(s, on_signal)
-        except ValueError:
-            pass
-    where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")) if gpus else f"{n} worker processes"
-    print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: "
-          f"{n} workers ({where})", file=out, flush=True)
-    reason = "time"
-    last = 0.0
-    try:
-        for i, wid in enumerate(ids):
-            launch(i, wid)
-        while True:
-            time.sleep(0.2)
-            now = time.monotonic()
-            if stop["flag"]:
-                reason = "interrupted"
-                for p in procs.values():
-                    if p.poll() is None:
-                        p.send_signal(signal.SIGINT)
-                break
-            alive = 0
-            for i, wid in enumerate(ids):
-                p = procs[wid]
-                rc = p.poll()
-                if rc is None:
-                    alive += 1
-                    continue
-                if wid in failed:
-                    continue
-                what = after_exit(rc, _finished(corpus, wid, started[wid]), _programs(corpus, wid) != progress[wid],
-                                  restarts[wid], end - now)
-                last_line = _last_line(worker_dir(corpus, wid) / "log.txt")
-                if what == "refused":
-                    failed[wid] = last_line
-                    print(f"worker {wid} failed: {failed[wid]}", file=out, flush=True)
-                elif what == "restart":
-                    restarts[wid] += 1
-                    print(f"worker {wid} exited with status {rc} before its end ({last_line}); "
-                          f"restarting it (restart {restarts[wid]} of at most {MAX_RESTARTS})", file=out, flush=True)
-                    launch(i, wid)
-                    alive += 1
-                elif what == "give-up":
-                    failed[wid] = f"exited with status {rc} after {MAX_RESTARTS} restarts: {last_line}"
-                    print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
-            if now - last > status_every:
-                last = now
-                st = combine_states(_worker_states(corpus, ids))
-                print(f"[{now - t0:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
-                      f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
-                      + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""), file=out, flush=True)
-            if alive == 0:
-                if max_findings is not None:
-                    reason = "found new finding(s) (--max-findings)"
-                break
-            if now > end + 30:
-                for p in procs.values():
-                    if p.poll() is None:
-                        p.send_signal(signal.SIGINT)
-        for p in procs.values():
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        lock.close()
-    if failed and len(failed) == len(ids):
-        first = min(failed)
-        raise UserError(f"every worker failed; {first}: {failed[first]}")
-    states = _worker_states(corpus, ids)
-    report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
-                                                                "seed": base_seed, "workers": ids, "gpus": gpus or [],
-                                                                "workers_per_gpu": per_gpu if gpus else None,
-                                                                "restarts": restarts, "known": known})
-    return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
-            "codes": {w: p.returncode for w, p in procs.items()}}
-
-
-def after_exit(rc: int, finished: bool, progressed: bool, restarts: int, time_left: float) -> str:
-    """What the parent does about a campaign worker that exited with status ``rc``:
-
-    * ``done``: it finished its session (``finished``: it wrote its report), whatever its status
-      (0 nothing new, 1 findings saved), or the time is up;
-    * ``refused``: exit 2 before its first program (a bad profile or option, in one line in its
-      log): a bad input does not get better by restarting;
-    * ``restart``: it died (a signal, a crash) or exited on an error after it had started (a
-      traceback, an error while saving, a full disk): resumed like a crashed one ...
-    * ``give-up``: ... at most :data:`MAX_RESTARTS` times."""
-    if finished or time_left <= 2:
-        return "done"
-    if rc == 2 and not progressed:
-        return "refused"
-    return "restart" if restarts < MAX_RESTARTS else "give-up"
-
-
-def _programs(corpus: Path, wid: str) -> int:
-    """Programs the worker's state counts (0 when it has none yet)."""
-    try:
-        v = json.loads((worker_dir(corpus, wid) / "state.json").read_text()).get("programs", 0)
-    except (OSError, ValueError, AttributeError):
-        return 0
-    return v if isinstance(v, int) and not isinstance(v, bool) else 0
-
-
-def _finished(corpus: Path, wid: str, since: float) -> bool:
-    """The worker ended its session normally: it wrote its report after it was (re)started."""
-    try:
-        return (worker_dir(corpus, wid) / "report" / "report.json").stat().st_mtime >= since - 1
-    except OSError:
-        return False
-
-
-def _last_line(path: Path) -> str:
-    try:
-        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
-        return "(no log)"
-    return lines[-1][:300] if lines else "(empty log)"
-
-
-def _worker_states(corpus: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
-    out = {}
-    for wid in ids:
-        p = worker_dir(corpus, wid) / "state.json"
-        try:
-            out[wid] = json.loads(p.read_text())
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-__all__ = ["MAX_RESTARTS", "BackendSpec", "ProgramFault", "after_exit", "SupervisedBackend", "gpu_list", "quarantine", "quarantined_hashes", "run_parallel"]
+__all__ = ["DEFAULT_WATCHDOG", "MAX_DEADLINE", "MAX_RESTARTS", "BackendSpec", "ProgramFault", "SupervisedBackend", "quarantine",
+           "quarantined_hashes"]

@@ -195,7 +195,8 @@ def test_a_known_list_that_is_not_one_is_refused_in_one_line(tmp_path):
     (-9, False, True, 0, 1, "done"),  # the time is up anyway
 ])
 def test_a_worker_that_exits_on_an_error_is_restarted_with_a_bound(rc, finished, progressed, restarts, left, want):
-    from fuzzgpu.workers import MAX_RESTARTS, after_exit
+    from fuzzgpu.parallel import after_exit
+    from fuzzgpu.workers import MAX_RESTARTS
 
     assert MAX_RESTARTS == 20
     assert after_exit(rc, finished, progressed, restarts, left) == want

@@ -13,7 +13,7 @@ import pytest
 from fuzzgpu import properties
 from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.backends.sim import SimBackend
-from fuzzgpu.handoff import MECHANISMS, finding_class
+from fuzzgpu.semantics import MECHANISMS, finding_class
 from fuzzgpu.ir import eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races

@@ -19,7 +19,7 @@ from fuzzgpu import fixes, properties
 from fuzzgpu import strategies as fst
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
-from fuzzgpu.handoff import CLASSES
+from fuzzgpu.semantics import CLASSES
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.properties import race_class_key
 

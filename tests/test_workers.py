@@ -35,9 +35,9 @@ from fuzzgpu.workers import (
     BackendSpec,
     ProgramFault,
     SupervisedBackend,
-    gpu_list,
     quarantined_hashes,
 )
+from fuzzgpu.parallel import gpu_list
 
 CFG = RunConfig(instances=10_000)
 

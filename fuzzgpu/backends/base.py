@@ -160,7 +160,7 @@ def fault_hits(program: Program, fault: str, rate: float) -> bool:
     """Whether a rate-``rate`` injected fault hits this program (a deterministic function of its hash)."""
     import hashlib
 
-    from ..evidence import program_hash
+    from ..hashing import program_hash
 
     h = int(hashlib.sha256(f"{fault}:{program_hash(program)}".encode()).hexdigest()[:12], 16)
     return h < rate * (1 << 48)

@@ -148,7 +148,7 @@ class SimBackend:
         self._process_faults(program)
         t0 = time.perf_counter()
         keys, outcomes, probs = self.outcome_space(program)
-        from ..evidence import program_hash
+        from ..hashing import program_hash
 
         seed = int(hashlib.sha256(f"{program_hash(program)}:{config.seed}:{self.fault}".encode()).hexdigest()[:16], 16)
         counts: tuple[tuple[Any, int], ...] = ()

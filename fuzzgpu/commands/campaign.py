@@ -198,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
     from ..errors import UserError
-    from ..workers import DEFAULT_WATCHDOG, gpu_list, run_parallel
+    from ..parallel import gpu_list, run_parallel
+    from ..workers import DEFAULT_WATCHDOG
 
     if args.worker_id is not None:
         raise UserError("--worker-id is for the workers a parallel campaign starts")

@@ -198,7 +198,7 @@ def _load_all(path: str) -> tuple[list[Any], list[dict[str, Any]]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..campaign import make_backend
+    from ..backends import make_backend
 
     entries, errors = _load_all(args.path)
     if not entries and not errors:

@@ -51,7 +51,6 @@ from ..ir import (
     Program,
     Proxy,
     ProxyFence,
-    ProxyFenceKind,
     Red,
     RmwOp,
     Scope,
@@ -60,6 +59,7 @@ from ..ir import (
     effective,
 )
 
+from .. import semantics
 from .event import Budget, Event, Unsupported, check_cost
 from . import mechanisms as mech
 
@@ -98,7 +98,8 @@ class Trace:
 @dataclass(frozen=True)
 class Candidate:
     """A candidate execution before coherence order: events, po, rf, rmw, deps, barrier and fence
-    synchronisation choices.  Event ``i`` of the tuple has ``eid == i``."""
+    synchronisation choices.  Event ``i`` of the tuple has ``eid == i``.  The relations of the
+    extensions (grid order, the ``.nc`` free reads) are the model's, defined in :mod:`.ptx`."""
 
     events: tuple[Event, ...]
     traces: tuple[Trace, ...]
@@ -108,14 +109,11 @@ class Candidate:
     dep: tuple[tuple[int, int], ...]
     sync_barrier: tuple[tuple[int, int], ...]
     fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
-    grid_order: tuple[tuple[int, int], ...] = ()  # kernel boundaries and PDL (see grid_order)
     #: when a PDL dependent grid may start (execution order, for interleavings only): one edge set
     #: per choice of the first thread to trigger in each primary CTA (see mechanisms.grid_start)
     grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
-    free_reads: int = 0  # ld.global.nc reads whose read-only contract is broken (bitmask of eids)
+    #: (event, completion write) pairs of the async-proxy release (ptx.Execution.async_release)
     async_release: tuple[tuple[int, int], ...] = ()
-    #: the part of ``grid_order`` that is CUDA API synchronization (mechanisms.api_sync_order)
-    api_sync: tuple[tuple[int, int], ...] = ()
     #: barrier orders that are execution order only, not synchronization (a relaxed
     #: ``barrier.cluster.arrive`` before the waits of its phase: mechanisms.cluster_barrier_syncs)
     barrier_order: tuple[tuple[int, int], ...] = ()
@@ -438,7 +436,7 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         st.pc += 1
         return []
     if isinstance(ins, ProxyFence):
-        st.add(Event(-1, tid, pc, "PF", Sem.WEAK, None, _FENCE_PROXY[ins.kind], fence_kind=ins.kind, fence_space=ins.space))
+        st.add(Event(-1, tid, pc, "PF", Sem.WEAK, None, semantics.proxy_fence_proxy(ins.kind), fence_kind=ins.kind, fence_space=ins.space))
         st.pc += 1
         return []
     if isinstance(ins, Barrier):
@@ -586,7 +584,7 @@ def _mbarrier_rmw(
         if unit_after is None:
             ridx, widx = s2.add(r), s2.add(w)
         else:  # cp.async.mbarrier.arrive: an arrival once the thread's cp.async complete; it
-            # publishes their writes, not the thread's other operations (mechanisms.async_release)
+            # publishes their writes, not the thread's other operations (ptx.Execution.async_release)
             ridx, widx = s2.add_unit([r, w])
             s2.po.extend((d, ridx) for d in unit_after)
             s2.async_release.extend((d, widx) for d in releases)
@@ -688,13 +686,6 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
     return s2
 
 
-_FENCE_PROXY = {
-    ProxyFenceKind.ALIAS: Proxy.GENERIC,
-    ProxyFenceKind.SURFACE: Proxy.SURFACE,
-    ProxyFenceKind.TEXTURE: Proxy.TEXTURE,
-    ProxyFenceKind.CONSTANT: Proxy.CONSTANT,
-    ProxyFenceKind.ASYNC: Proxy.ASYNC,
-}
 
 
 def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
@@ -904,18 +895,14 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
     released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
-    api = mech.api_sync_order(p, events, ids)
-    grid = tuple(sorted(api | mech.launch_fence_order(p, events, ids)))
-    api_sync = tuple(sorted(api))
     start = mech.grid_start(p, events, ids)
-    free = mech.nc_free_reads(p, events)
     po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
         for bs in barrier_options:
             for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
                 if budget is not None:
                     budget.spend(check_cost(len(events)))
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, grid, start, free, released, api_sync, barrier_exec)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, start, released, barrier_exec)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -238,7 +238,7 @@ def _stuck_thread(t: Thread, w: Wait) -> Thread:
 def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: int, work: Budget) -> str | None:
     """A consistent execution where each thread with a wait in ``choice`` spins in it for ever
     (the others terminate): a sentence saying why the first stuck wait keeps waiting, or None."""
-    from . import _executions, _in_model
+    from .executions import _executions, _in_model
     from .events import program_traces
     from .ptx import check_before_co, check_with_co
 
@@ -279,7 +279,7 @@ def _forever(x, co, r: Event, w: int) -> bool:
 
 
 def _why(p: Program, x, co, wait: Wait, reads: list[Event], rf: dict[int, int]) -> str:
-    from . import event_name
+    from .executions import event_name
 
     parts = []
     for r in reads:

@@ -6,14 +6,18 @@ mechanism                      where
 =============================  ===================================================================
 ``.cluster`` scope             :meth:`fuzzgpu.ir.Placement.in_scope` (scope inclusion by cluster)
 ``ld/st.volatile``             :func:`fuzzgpu.ir.effective` (relaxed, ``.sys`` scope)
-``ld.global.nc``               :func:`nc_free_reads` (outside the model when its contract breaks)
-kernel boundary, PDL           :func:`grid_order` (memory order; :func:`api_sync_order` across
-                               proxies too), :func:`grid_start` (execution order: when a
-                               dependent grid may start)
+``ld.global.nc``               :attr:`.ptx.Static.nc_free_reads` (outside the model when its
+                               contract breaks)
+kernel boundary, PDL           :attr:`.ptx.Static.grid_order` (memory order; its part
+                               :attr:`.ptx.Static.api_sync` across proxies too),
+                               :func:`grid_start` (execution order: when a dependent grid may
+                               start)
 mbarrier                       :class:`MbarrierState` (phases), events built in :mod:`.events`
-async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` and the implicit
+async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` (what it orders:
+                               :func:`fuzzgpu.semantics.proxy_fence_covers`) and the implicit
                                proxy fence at completion act through the proxy-preserved base
-                               causality order of :mod:`.ptx`
+                               causality order of :mod:`.ptx`; the completion's release:
+                               :attr:`.ptx.Execution.async_release`
 cp.async (non-bulk)            :func:`cp_async_events`
 barrier.cluster,               :func:`cluster_barrier_syncs`
 fence.mbarrier_init
@@ -29,7 +33,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..ir import MbarrierInit, Program, Proxy, ProxyFenceKind, Scope, Sem
+from ..ir import MbarrierInit, Program, Proxy, ProxyFenceKind, Sem
 from .event import Event
 
 # --------------------------------------------------------------------------------------------
@@ -153,79 +157,6 @@ def bulk_copy_events(tid: int, pc: int, src: tuple[str, str], dst: tuple[str, st
 # --------------------------------------------------------------------------------------------
 
 
-def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
-    """Order between grids launched one after another in one stream (part of base causality).
-
-    * Kernel boundary, no PDL (CUDA stream semantics): every operation of an earlier grid precedes
-      every operation of a later grid.
-    * PDL, ``griddepcontrol.wait`` (PTX ISA "griddepcontrol"): the dependent grid may start before
-      its prerequisite grid completes; every operation of the prerequisite grid precedes every
-      operation that follows the wait in program order.  Grids before the prerequisite are
-      complete when the dependent starts.
-    * PDL, ``griddepcontrol.launch_dependents``: no memory ordering of its own; a release fence
-      (``fence.acq_rel``/``fence.sc``) of ``.gpu`` or ``.sys`` scope before it in program order
-      synchronises with the start of the dependent grid.
-
-    The first two are :func:`api_sync_order` (they also preserve causality across proxies); the
-    third is :func:`launch_fence_order`."""
-    return api_sync_order(p, events, ids) | launch_fence_order(p, events, ids)
-
-
-def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
-    """The CUDA API synchronization between grids of one stream: kernel boundaries and, under PDL,
-    ``griddepcontrol.wait`` (see :func:`grid_order`).
-
-    PTX ISA, Memory Consistency Model, "API synchronization": "Completion of a task enqueued in a
-    CUDA stream synchronizes with the start of the following task in the same stream" and "the CUDA
-    API synchronization mechanisms above also participate in proxy-preserved base causality order
-    except for the tensormap-proxy" -- the edges returned here are also
-    :attr:`.ptx.Execution.api_proxy_preserved` (fuzzgpu has no tensormap proxy).
-
-    fuzzgpu's reading (docs/oracle.md, "fuzzgpu's readings"): ``griddepcontrol.wait`` is one of
-    these mechanisms.  Its text, "all the memory operations from the prerequisite grids are
-    performed and made visible to the current grid", names no proxy; the end of the prerequisite
-    grid it waits for is a task completion; CUTLASS's TMA kernels under PDL issue their bulk
-    copies of the primary's output right after the wait, with no proxy fence."""
-    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
-    pdl = set(p.pdl_grids)
-    pairs: set[tuple[int, int]] = set()
-    for a, a_ids in enumerate(ids):
-        for b, b_ids in enumerate(ids):
-            ga, gb = grid[a], grid[b]
-            if ga >= gb:
-                continue
-            if gb not in pdl or ga < gb - 1:
-                pairs.update((x, y) for x in a_ids for y in b_ids)
-                continue
-            waits = [y for y in b_ids if events[y].action == "gdc_wait"]
-            after_wait = [y for y in b_ids if any(_po_before(events, b_ids, w, y) for w in waits)]
-            pairs.update((x, y) for x in a_ids for y in after_wait)
-    return pairs
-
-
-def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
-    """PDL: a ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` in the
-    primary synchronises with the start of the dependent grid (see :func:`grid_order`).  A generic
-    memory fence's synchronisation: it is base causality, and preserved across proxies only through
-    proxy fences (:attr:`.ptx.Execution.proxy_preserved_base_causality`), unlike
-    :func:`api_sync_order`."""
-    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
-    pdl = set(p.pdl_grids)
-    pairs: set[tuple[int, int]] = set()
-    for a, a_ids in enumerate(ids):
-        for b, b_ids in enumerate(ids):
-            ga, gb = grid[a], grid[b]
-            if gb not in pdl or ga != gb - 1:
-                continue
-            for f in a_ids:
-                ev = events[f]
-                if ev.kind == "F" and ev.scope in (Scope.GPU, Scope.SYS) and any(
-                    events[t].action == "gdc_launch" and _po_before(events, a_ids, f, t) for t in a_ids
-                ):
-                    pairs.update((f, y) for y in b_ids)
-    return pairs
-
-
 def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, int], ...], ...]:
     """When a PDL dependent grid may start: execution order, not memory order (it enters the
     interleavings of the ``sc`` set, :func:`.ptx.sc_consistent`, and no axiom).
@@ -241,7 +172,7 @@ def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
 
     Which thread of a CTA triggers first is a choice of the execution: one option per choice (a
     tuple of ``(before, after)`` edges each); a CTA where a single thread triggers gives one.
-    Kernel boundaries without PDL and ``griddepcontrol.wait`` are in :func:`grid_order` already."""
+    Kernel boundaries without PDL and ``griddepcontrol.wait`` are in :attr:`.ptx.Static.grid_order` already."""
     pdl = set(p.pdl_grids)
     per_choice: list[list[tuple[int, ...]]] = []  # per primary CTA: the events it may start after
     dependents: dict[int, list[int]] = {}
@@ -265,12 +196,6 @@ def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
         edges = {(a, b) for i, before in enumerate(combo) for a in before for b in dependents[i]}
         options.append(tuple(sorted(edges)))
     return tuple(options) if options else ((),)
-
-
-def _po_before(events: Sequence[Event], thread_ids: Sequence[int], a: int, b: int) -> bool:
-    """Thread-local program order between two of the thread's own (non-asynchronous) events, or
-    from an own event to a later one of any unit: events are numbered in issue order."""
-    return a < b and events[a].unit == 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -338,35 +263,3 @@ def cluster_barrier_syncs(
                     order.add((arrive, wait))
                     sync.update((x, wait) for x in published)
     return sync, order - sync
-
-
-# --------------------------------------------------------------------------------------------
-# ld.global.nc
-# --------------------------------------------------------------------------------------------
-
-
-def nc_free_reads(p: Program, events: Sequence[Event]) -> int:
-    """The ``ld.global.nc`` reads that are outside the memory model in this execution.
-
-    PTX ISA, "ld" (``.nc``: the data is read-only for the lifetime of the kernel) and "Scope and
-    applicability of the model": a non-coherent load is not covered by the model.  fuzzgpu's
-    contract: where every write to the location is ordered before the reading grid starts (an
-    earlier grid in stream order, or the initial value), the load behaves as a weak load.  Where a
-    write may happen during the reading grid's lifetime -- another thread of the same grid, a PDL
-    primary still running, a PDL dependent starting early -- the contract is broken and the load
-    may return any same-location write or the initial value, ordered by nothing (verdict
-    ``allowed-outside-model``).  Returns a bitmask of such reads."""
-    pdl = set(p.pdl_grids)
-    mask = 0
-    for r in events:
-        if r.kind != "R" or not r.nc:
-            continue
-        g = p.grid_of(r.tid)
-        for w in events:
-            if w.kind != "W" or w.init or w.loc != r.loc:
-                continue
-            gw = p.grid_of(w.tid)
-            if gw == g or (gw == g - 1 and g in pdl) or (gw == g + 1 and gw in pdl):
-                mask |= 1 << r.eid
-                break
-    return mask

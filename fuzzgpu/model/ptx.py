@@ -25,9 +25,11 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator
+from typing import Iterator, Sequence
 
-from ..ir import Proxy, ProxyFenceKind, Sem
+from .. import semantics
+from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
+from ..semantics import proxy_fence_covers
 from .event import Budget, check_cost
 from .events import Candidate, Event
 from .relations import Rel, find_cycle
@@ -38,9 +40,9 @@ from .relations import Rel, find_cycle
 
 
 def _in_space(fence_space: str | None, space) -> bool:
-    if fence_space is None or space is None:
-        return True
-    return (fence_space == "global") == (space.value == "global")
+    """Does a proxy fence of ``fence_space`` order an access of a location in ``space``
+    (:func:`fuzzgpu.semantics.proxy_fence_covers`)?"""
+    return proxy_fence_covers(fence_space, None if space is None else space.value)
 
 
 def _same(n: int, keys: list) -> Rel:
@@ -69,9 +71,124 @@ def _mask(events: tuple[Event, ...], pred) -> int:
     return m
 
 
-RELEASE_SEMS = (Sem.RELEASE, Sem.ACQ_REL)
-ACQUIRE_SEMS = (Sem.ACQUIRE, Sem.ACQ_REL)
-FENCE_SEMS = (Sem.ACQ_REL, Sem.SC)  # both are release and acquire fences (ISA, "fence")
+# what each strength is: the instruction-semantics table (fuzzgpu.semantics.STRENGTHS)
+RELEASE_SEMS = semantics.RELEASE_SEMS  # release operations: .release, .acq_rel
+ACQUIRE_SEMS = semantics.ACQUIRE_SEMS  # acquire operations: .acquire, .acq_rel
+FENCE_SEMS = semantics.MEMORY_FENCE_SEMS  # fence.acq_rel and fence.sc are release and acquire fences (ISA, "fence")
+
+
+# --------------------------------------------------------------------------------------------
+# The extensions: relations no public PTX model has (DESIGN.md, "The oracle"; docs/oracle.md,
+# "fuzzgpu's readings").  Each says whether it is the ISA's rule or fuzzgpu's reading of it.
+# --------------------------------------------------------------------------------------------
+
+
+def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """[ISA and fuzzgpu's reading] Order between grids launched one after another in one stream (part of base causality).
+
+    * Kernel boundary, no PDL (CUDA stream semantics): every operation of an earlier grid precedes
+      every operation of a later grid.
+    * PDL, ``griddepcontrol.wait`` (PTX ISA "griddepcontrol"): the dependent grid may start before
+      its prerequisite grid completes; every operation of the prerequisite grid precedes every
+      operation that follows the wait in program order.  Grids before the prerequisite are
+      complete when the dependent starts.
+    * PDL, ``griddepcontrol.launch_dependents``: no memory ordering of its own; a release fence
+      (``fence.acq_rel``/``fence.sc``) of ``.gpu`` or ``.sys`` scope before it in program order
+      synchronises with the start of the dependent grid.
+
+    The first two are :func:`api_sync_order` (they also preserve causality across proxies); the
+    third is :func:`launch_fence_order`.  When a dependent grid may *start* (execution order, not
+    memory order) is :func:`.mechanisms.grid_start`."""
+    return api_sync_order(p, events, ids) | launch_fence_order(p, events, ids)
+
+
+def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """[ISA: kernel boundary; fuzzgpu's reading: ``griddepcontrol.wait`` across proxies] The CUDA API synchronization between grids of one stream: kernel boundaries and, under PDL,
+    ``griddepcontrol.wait`` (see :func:`grid_order`).
+
+    PTX ISA, Memory Consistency Model, "API synchronization": "Completion of a task enqueued in a
+    CUDA stream synchronizes with the start of the following task in the same stream" and "the CUDA
+    API synchronization mechanisms above also participate in proxy-preserved base causality order
+    except for the tensormap-proxy" -- the edges returned here are also
+    :attr:`Execution.api_proxy_preserved` (fuzzgpu has no tensormap proxy).
+
+    fuzzgpu's reading (docs/oracle.md, "fuzzgpu's readings"): ``griddepcontrol.wait`` is one of
+    these mechanisms.  Its text, "all the memory operations from the prerequisite grids are
+    performed and made visible to the current grid", names no proxy; the end of the prerequisite
+    grid it waits for is a task completion; CUTLASS's TMA kernels under PDL issue their bulk
+    copies of the primary's output right after the wait, with no proxy fence."""
+    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
+    pdl = set(p.pdl_grids)
+    pairs: set[tuple[int, int]] = set()
+    for a, a_ids in enumerate(ids):
+        for b, b_ids in enumerate(ids):
+            ga, gb = grid[a], grid[b]
+            if ga >= gb:
+                continue
+            if gb not in pdl or ga < gb - 1:
+                pairs.update((x, y) for x in a_ids for y in b_ids)
+                continue
+            waits = [y for y in b_ids if events[y].action == "gdc_wait"]
+            after_wait = [y for y in b_ids if any(_po_before(events, b_ids, w, y) for w in waits)]
+            pairs.update((x, y) for x in a_ids for y in after_wait)
+    return pairs
+
+
+def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+    """[fuzzgpu's reading of "griddepcontrol" and the CUDA Programming Guide] PDL: a ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` in the
+    primary synchronises with the start of the dependent grid (see :func:`grid_order`).  A generic
+    memory fence's synchronisation: it is base causality, and preserved across proxies only through
+    proxy fences (:attr:`Execution.proxy_preserved_base_causality`), unlike
+    :func:`api_sync_order`."""
+    grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
+    pdl = set(p.pdl_grids)
+    pairs: set[tuple[int, int]] = set()
+    for a, a_ids in enumerate(ids):
+        for b, b_ids in enumerate(ids):
+            ga, gb = grid[a], grid[b]
+            if gb not in pdl or ga != gb - 1:
+                continue
+            for f in a_ids:
+                ev = events[f]
+                if ev.kind == "F" and ev.scope in (Scope.GPU, Scope.SYS) and any(
+                    events[t].action == "gdc_launch" and _po_before(events, a_ids, f, t) for t in a_ids
+                ):
+                    pairs.update((f, y) for y in b_ids)
+    return pairs
+
+
+def _po_before(events: Sequence[Event], thread_ids: Sequence[int], a: int, b: int) -> bool:
+    """Thread-local program order between two of the thread's own (non-asynchronous) events, or
+    from an own event to a later one of any unit: events are numbered in issue order."""
+    return a < b and events[a].unit == 0
+
+
+
+def nc_free_reads(p: Program, events: Sequence[Event]) -> int:
+    """[fuzzgpu's reading: the read-only contract] The ``ld.global.nc`` reads that are outside the memory model in this execution.
+
+    PTX ISA, "ld" (``.nc``: the data is read-only for the lifetime of the kernel) and "Scope and
+    applicability of the model": a non-coherent load is not covered by the model.  fuzzgpu's
+    contract: where every write to the location is ordered before the reading grid starts (an
+    earlier grid in stream order, or the initial value), the load behaves as a weak load.  Where a
+    write may happen during the reading grid's lifetime -- another thread of the same grid, a PDL
+    primary still running, a PDL dependent starting early -- the contract is broken and the load
+    may return any same-location write or the initial value, ordered by nothing (verdict
+    ``allowed-outside-model``).  Returns a bitmask of such reads."""
+    pdl = set(p.pdl_grids)
+    mask = 0
+    for r in events:
+        if r.kind != "R" or not r.nc:
+            continue
+        g = p.grid_of(r.tid)
+        for w in events:
+            if w.kind != "W" or w.init or w.loc != r.loc:
+                continue
+            gw = p.grid_of(w.tid)
+            if gw == g or (gw == g - 1 and g in pdl) or (gw == g + 1 and gw in pdl):
+                mask |= 1 << r.eid
+                break
+    return mask
 
 
 @dataclass(frozen=True)
@@ -107,6 +224,34 @@ class Static:
         self.dep = Rel.from_pairs(n, cand.dep)
         self.loc = _same(n, [e.loc if e.is_memory else None for e in ev])
         self.vloc = _same(n, [e.vloc if e.is_memory else None for e in ev])
+        self.program: Program = scopes_include.program
+        threads = len(self.program.threads)
+        self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
+
+    # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
+    @cached_property
+    def api_sync(self) -> Rel:
+        """The CUDA API synchronization between the grids of one stream: kernel boundaries [ISA]
+        and ``griddepcontrol.wait`` [fuzzgpu's reading] (:func:`api_sync_order`)."""
+        return Rel.from_pairs(self.n, api_sync_order(self.program, self.ev, self.ids))
+
+    @cached_property
+    def launch_fence(self) -> Rel:
+        """A ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` with the
+        dependent grid [fuzzgpu's reading] (:func:`launch_fence_order`)."""
+        return Rel.from_pairs(self.n, launch_fence_order(self.program, self.ev, self.ids))
+
+    @cached_property
+    def grid_order(self) -> Rel:
+        """PDL and stream order: the order between the grids of one stream, part of
+        synchronizes-with (:func:`grid_order`): ``api_sync | launch_fence``."""
+        return self.api_sync | self.launch_fence
+
+    @cached_property
+    def nc_free_reads(self) -> int:
+        """The ``.nc`` free reads: ``ld.global.nc`` reads whose read-only contract is broken, outside
+        the model [fuzzgpu's reading] (:func:`nc_free_reads`); a bitmask of events."""
+        return nc_free_reads(self.program, self.ev)
 
     # -- strength and scope ------------------------------------------------------------------
     @cached_property
@@ -114,7 +259,7 @@ class Static:
         """ISA, "Operation types": relaxed, acquire, release, acq_rel (and volatile, which is
         relaxed.sys) memory operations are *strong*; fences are strong operations too."""
         ev = self.ev
-        return _mask(ev, lambda e: (e.is_memory and not e.init and e.sem is not Sem.WEAK and not e.nc) or e.kind == "F")
+        return _mask(ev, lambda e: (e.is_memory and not e.init and semantics.is_strong(e.sem, e.nc)) or e.kind == "F")
 
     @cached_property
     def same_scope(self) -> Rel:
@@ -206,18 +351,18 @@ class Execution:
 
     def __init__(self, cand: Candidate, static: Static, outside_model: bool = True) -> None:
         """With ``outside_model``, reads of ``ld.global.nc`` whose contract is broken
-        (:func:`.mechanisms.nc_free_reads`) are outside the model: their reads-from edges take
+        (:attr:`Static.nc_free_reads`) are outside the model: their reads-from edges take
         part in no axiom.  Without it they are judged as weak loads."""
         self.cand = cand
         self.static = static
         self.ev = cand.events
         self.n = len(self.ev)
-        self.free = cand.free_reads if outside_model else 0
+        self.free = static.nc_free_reads if outside_model else 0
         self.rf_all = Rel.from_pairs(self.n, cand.rf)
         self.rf = Rel.from_pairs(self.n, [(w, r) for w, r in cand.rf if not self.free >> r & 1])
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
-        self.grid = Rel.from_pairs(self.n, cand.grid_order)
-        self.api_sync = Rel.from_pairs(self.n, cand.api_sync)
+        self.grid = static.grid_order
+        self.api_sync = static.api_sync
         for name in ("R", "W", "M", "F", "F_SC", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
             setattr(self, name, getattr(static, name))
 
@@ -260,7 +405,7 @@ class Execution:
     def synchronizes_with(self) -> Rel:
         """Release/acquire patterns, Fence-SC order, barriers (ISA, "Synchronizes-with": a
         bar.sync/bar.arrive synchronizes with a bar.sync on the same barrier that completes after
-        it arrived), and the order between grids of one stream (:func:`.mechanisms.grid_order`)."""
+        it arrived), and the order between grids of one stream (:attr:`Static.grid_order`)."""
         return self.sync_release_acquire | self.sync_fence | self.sync_barrier | self.grid
 
     # -- causality ----------------------------------------------------------------------------
@@ -273,8 +418,21 @@ class Execution:
         prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
         the earlier cp.async operations "but not to those of any other instruction issued by the
         thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
-        released = Rel.from_pairs(self.n, self.cand.async_release)
-        return released @ self.observation @ self.acquire_pattern
+        return self.async_release @ self.observation @ self.acquire_pattern
+
+    @cached_property
+    def async_release(self) -> Rel:
+        """[ISA] The async-proxy release: an asynchronous operation's completion write (``complete_tx``
+        of a bulk copy on its mbarrier; the arrival of ``cp.async.mbarrier.arrive``) releases the
+        operation's own writes -- and the bulk copy's implicit generic-async proxy fence ("The
+        completion of a cp{.reduce}.async.bulk operation is followed by an implicit generic-async
+        proxy fence", ISA "Proxies") -- and nothing else of the issuing thread.  ISA "Asynchronous
+        operations": "the complete-tx ... does not transitively establish ordering with respect to
+        prior instructions from the issuing thread"; "cp.async.mbarrier.arrive": the arrive-on
+        operation is ordered after "all prior cp.async operations initiated by the executing thread"
+        but "not to those of any other instruction issued by the thread".  Pairs (released event,
+        completion write), built with the thread's path (:mod:`.events`, as ``rmw`` is)."""
+        return Rel.from_pairs(self.n, self.cand.async_release)
 
     @cached_property
     def base_causality(self) -> Rel:
@@ -292,11 +450,10 @@ class Execution:
         CUDA stream synchronizes with the start of the following task in the same stream" and "the
         CUDA API synchronization mechanisms above also participate in proxy-preserved base
         causality order except for the tensormap-proxy".  A base causality path through a kernel
-        boundary (or, fuzzgpu's reading, a PDL ``griddepcontrol.wait``: :func:`.mechanisms.
-        api_sync_order`) between two accesses of one physical location preserves causality
+        boundary (or, fuzzgpu's reading, a PDL ``griddepcontrol.wait``: :func:`api_sync_order`) between two accesses of one physical location preserves causality
         whatever their proxies and virtual addresses: the boundary acts as a proxy fence of every
         proxy and as an alias proxy fence.  (fuzzgpu has no tensormap proxy.)"""
-        if not self.cand.api_sync:
+        if not self.api_sync:
             return Rel(self.n, (0,) * self.n)
         cb = self.base_causality
         m = Rel.identity(self.n, self.M)
@@ -569,7 +726,7 @@ def sc_consistent(x: Execution, co: Rel) -> bool:
     between grids, and no write comes between a read-modify-write's read and write.
 
     Barriers and grids: see :func:`_execution_order`.  Grids: an earlier grid of the stream runs
-    before a later one (:func:`.mechanisms.grid_order`, which also orders a PDL primary before what
+    before a later one (:func:`grid_order`, which also orders a PDL primary before what
     follows the dependent's ``griddepcontrol.wait``); a PDL dependent starts only once each primary
     CTA has triggered or completed (:func:`.mechanisms.grid_start`, one edge set per choice of the
     CTA's first trigger)."""

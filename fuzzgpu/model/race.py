@@ -13,7 +13,7 @@ relations, so the cases the ISA adds come out of the definition itself:
 * a ``cp.async`` / ``cp.async.bulk`` write is not in program order: it is ordered before a later
   access only through its completion mechanism (``cp.async.wait_group``/``wait_all``,
   ``cp.async.mbarrier.arrive``, the mbarrier's ``complete_tx``, ``cp.async.bulk.wait_group``);
-* an ``ld.global.nc`` whose read-only contract is broken (:func:`.mechanisms.nc_free_reads`: a write
+* an ``ld.global.nc`` whose read-only contract is broken (:func:`.ptx.nc_free_reads`: a write
   of its location during the reading kernel's lifetime) races with each write that breaks it,
   whatever orders them: the ISA puts the load outside the model ("8.1 Scope and applicability").
 
@@ -35,7 +35,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..handoff import MECHANISMS
+from ..semantics import MECHANISMS
 from ..ir import CpAsync, CpAsyncBulk, MbarrierWait, Program, Proxy, Sem
 from . import (
     Outcome,
@@ -49,6 +49,7 @@ from . import (
 from . import mechanisms as mech
 from .event import Event
 from .events import program_traces
+from .ptx import nc_free_reads
 from .ptx import Execution, check_before_co, check_with_co
 from .relations import Rel
 
@@ -57,7 +58,7 @@ from .relations import Rel
 class RacingPair:
     """Two conflicting accesses in a data race: ``write`` and ``other`` (a read, or a write), each
     named by thread and instruction (``P0:st.weak x, 1``), and the mechanism (a key of
-    :data:`fuzzgpu.handoff.MECHANISMS`) whose failure leaves them unordered."""
+    :data:`fuzzgpu.semantics.MECHANISMS`) whose failure leaves them unordered."""
 
     write: str
     other: str
@@ -112,10 +113,10 @@ def _conflicting(a: Event, b: Event) -> bool:
 
 def contract_breakers(p: Program, x: Execution, r: Event) -> list[Event]:
     """The writes that break ``ld.global.nc`` read ``r``'s read-only contract (the model's rule,
-    :func:`.mechanisms.nc_free_reads`, asked one write at a time)."""
+    :func:`.ptx.nc_free_reads`, asked one write at a time)."""
     if not (r.kind == "R" and r.nc):
         return []
-    return [w for w in x.ev if w.kind == "W" and not w.init and w.loc == r.loc and mech.nc_free_reads(p, (r, w))]
+    return [w for w in x.ev if w.kind == "W" and not w.init and w.loc == r.loc and nc_free_reads(p, (r, w))]
 
 
 def racing_pairs(p: Program, x: Execution) -> list[tuple[int, int]]:
@@ -162,7 +163,7 @@ def _failed_wait(p: Program, r: Event) -> bool:
 
 
 def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: Rel) -> str:
-    """The mechanism (a key of :data:`fuzzgpu.handoff.MECHANISMS`) whose failure leaves ``w`` and
+    """The mechanism (a key of :data:`fuzzgpu.semantics.MECHANISMS`) whose failure leaves ``w`` and
     ``o`` unordered."""
     if contract and x.causality.has(w.eid, o.eid):
         return "nc"  # the write is ordered before the read, but the nc load escapes that order

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 import hypothesis.strategies as st
 
@@ -81,28 +80,17 @@ from ..ir import (
 )
 
 from .producer_consumer import HANDOFF_PLACEMENTS, READ_KINDS, UNRUNNABLE, producer_consumer  # noqa: E402
-from ..handoff import DRAWN as MECHANISMS  # noqa: E402
+from ..semantics import DRAWN as MECHANISMS  # noqa: E402
+from ..profiles import (  # noqa: E402, F401 -- the vocabulary a profile may use; public names here too
+    CLASSIC_SHAPES, DEFAULT_OPTIONS, FENCE_TYPES, HANG_TYPES, LOAD_TYPES, PATTERNS, PLACEMENTS, SCOPE_NAMES, SHAPES,
+    STORE_TYPES, Options, Profile, load_profile,
+)
 
 SCOPES = (Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS)
 LOAD_SEMS = (Sem.WEAK, Sem.RELAXED, Sem.ACQUIRE, Sem.VOLATILE)
 STORE_SEMS = (Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE)
 RMW_SEMS = (Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL)
 
-#: the classic shapes, in the order the profiles list them
-CLASSIC_SHAPES = ("MP", "SB", "LB", "S", "R", "2+2W", "IRIW", "WRC", "ISA2", "CoRR", "CoWW")
-#: the patterns beyond the classic shapes
-PATTERNS = ("PDL", "TMA-store", "TMA-load", "MBAR", "CP-ASYNC", "random", "SPIN", "MBAR-SPIN", "HANDOFF")
-SHAPES = CLASSIC_SHAPES + PATTERNS
-
-#: option names a profile may list (simplest first; the order here is the shrink order)
-LOAD_TYPES = ("weak", "relaxed", "acquire", "volatile", "nc")
-STORE_TYPES = ("weak", "relaxed", "release", "volatile")
-FENCE_TYPES = ("none", "acq_rel", "sc")
-SCOPE_NAMES = ("cta", "cluster", "gpu", "sys")
-PLACEMENTS = ("same-cta", "different-ctas", "same-cluster")
-#: programs whose wait may never complete (SPIN, MBAR-SPIN): none; a flag nobody sets; a wait for a
-#: value nobody stores; an mbarrier that gets fewer arrivals than its count
-HANG_TYPES = ("none", "unset-flag", "wrong-value", "few-arrivals")
 _HANGS_OF = {"SPIN": ("none", "unset-flag", "wrong-value"), "MBAR-SPIN": ("none", "few-arrivals")}
 
 # Each classic shape: threads of abstract accesses, and the locations whose final value is observed.
@@ -121,33 +109,6 @@ _SKELETONS: dict[str, tuple[tuple[tuple[tuple[str, str], ...], ...], tuple[str, 
 }
 
 
-@dataclass(frozen=True)
-class Options:
-    """What the annotation draws may pick (a profile's ``[annotations]`` table).  Every tuple is
-    kept in the canonical simplest-first order whatever order the user wrote."""
-
-    loads: tuple[str, ...] = LOAD_TYPES
-    stores: tuple[str, ...] = STORE_TYPES
-    fences: tuple[str, ...] = FENCE_TYPES
-    scopes: tuple[str, ...] = SCOPE_NAMES
-    placements: tuple[str, ...] = PLACEMENTS
-    max_threads: int = 3  # free-form random programs
-    max_instructions: int = 3
-    hangs: tuple[str, ...] = ("none",)  # SPIN, MBAR-SPIN: which may-hang variants to draw too
-
-    def __post_init__(self) -> None:
-        for name, universe in (("loads", LOAD_TYPES), ("stores", STORE_TYPES), ("fences", FENCE_TYPES),
-                               ("scopes", SCOPE_NAMES), ("placements", PLACEMENTS), ("hangs", HANG_TYPES)):
-            vals = getattr(self, name)
-            bad = [v for v in vals if v not in universe]
-            if bad:
-                raise ValueError(f"{name}: unknown option(s) {bad} (choose from {list(universe)})")
-            if not vals:
-                raise ValueError(f"{name}: needs at least one option")
-            object.__setattr__(self, name, tuple(v for v in universe if v in vals))
-
-
-DEFAULT_OPTIONS = Options()
 
 
 def _scope(draw, opts: Options) -> Scope:
@@ -486,9 +447,7 @@ def weighted(draw, weights: Mapping[str, float], options: Options = DEFAULT_OPTI
 
 def programs(profile: str | object = "classic") -> st.SearchStrategy[Program]:
     """What a campaign with this profile draws (a profile name, a path to a ``.toml`` file, or a
-    :class:`fuzzgpu.campaign.Profile`)."""
-    from ..campaign import Profile, load_profile
-
+    :class:`fuzzgpu.profiles.Profile`)."""
     prof = profile if isinstance(profile, Profile) else load_profile(str(profile))
     return weighted(prof.shapes, prof.options)
 

@@ -2,7 +2,7 @@
 
 Every program is a *handoff* (one or two *stages*): a producer writes data, signals by some means;
 a consumer waits by some means and reads the data.  Each step is drawn from the whole vocabulary
-(the means are :data:`fuzzgpu.handoff.MECHANISMS`):
+(the means are :data:`fuzzgpu.semantics.MECHANISMS`):
 
 =================  =========================================================================
 step               choices (simplest first: the shrink order)
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
 
-from ..handoff import DRAWN
+from ..semantics import DRAWN
 from ..ir import (
     AsyncRead,
     Barrier,
@@ -453,7 +453,7 @@ def producer_consumer(
 ) -> Program:
     """A producer/consumer handoff (one stage, or with ``stages=2`` a chain of two whose middle
     thread consumes the first and produces the second) drawn from ``mechanisms`` (names of
-    :data:`fuzzgpu.handoff.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
+    :data:`fuzzgpu.semantics.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
     ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``) and ``placements``
     (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six, else
     with a bulk copy or an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.

@@ -1,0 +1,84 @@
+"""Candidate executions of a program, one per choice of thread paths, reads-from, barrier and
+fence orders, with the relations shared by equal shapes computed once (:class:`.ptx.Static`);
+scope inclusion between the program's threads; event names for explanations.  The enumeration
+:mod:`fuzzgpu.model` and :mod:`.liveness` both walk."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterator, Mapping
+
+from ..ir import Program
+from .event import Budget, Event
+from .events import ProgramTraces, Trace, candidates
+from .ptx import Execution, Static
+
+
+class Scopes:
+    """Scope inclusion between the threads of one program (ISA, "Scope"): does the scope an
+    operation specifies include the thread of another operation?"""
+
+    def __init__(self, p: Program) -> None:
+        self.program = p
+        self.placements = [t.placement for t in p.threads]
+        self.spaces = {loc.name: loc.space for loc in p.locations}  # state space of each location
+
+    def __call__(self, a: Event, b: Event) -> bool:
+        if a.scope is None or a.tid < 0 or b.tid < 0:
+            return False
+        return self.placements[a.tid].in_scope(self.placements[b.tid], a.scope)
+
+    def same_cta(self, a: Event, b: Event) -> bool:
+        return self.placements[a.tid].same_cta(self.placements[b.tid])
+
+
+def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None, budget: Budget | None = None) -> Iterator[tuple[Trace, ...]]:
+    per_thread = []
+    for tid, traces in enumerate(pt.traces):
+        name = p.threads[tid].name
+        if want is not None:
+            regs_wanted = {k.split(":", 1)[1]: v for k, v in want.items() if k.startswith(name + ":")}
+            init = dict(p.threads[tid].init)
+            traces = tuple(
+                tr for tr in traces if all(dict(tr.regs).get(r, init.get(r, 0)) == v for r, v in regs_wanted.items())
+            )
+        per_thread.append(traces)
+    for combo in itertools.product(*per_thread):
+        if budget is not None:
+            budget.spend()
+        yield combo
+
+
+def _executions(
+    p: Program, pt: ProgramTraces, want: Mapping[str, int] | None = None, budget: Budget | None = None
+) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
+    scopes = Scopes(p)
+    statics: dict[tuple, Static] = {}  # the value-independent relations, shared by equal shapes
+    for combo in _combos(pt, p, want, budget):
+        static = None
+        for cand in candidates(p, pt, combo, budget):
+            if static is None:
+                key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po)
+                static = statics.get(key)
+                if static is None:
+                    static = statics[key] = Static(cand, scopes)
+            yield combo, Execution(cand, static)
+
+
+def _in_model(x: Execution) -> Execution:
+    """The same candidate with its ``ld.global.nc`` reads judged as weak loads."""
+    return x if not x.free else Execution(x.cand, x.static, outside_model=False)
+
+
+def event_name(p: Program, pt_or_none, ev: Event) -> str:
+    """``P0:st.release.gpu y, 1`` -- a thread name and its instruction in litmus syntax."""
+    from ..litmus import format_instruction
+
+    if ev.init:
+        return f"init {ev.loc}={ev.value}"
+    t = p.threads[ev.tid]
+    text = format_instruction(t.code[ev.pc])
+    part = ""
+    if ev.kind in ("R", "W") and ev.rmw:
+        part = " (read)" if ev.kind == "R" else " (write)"
+    return f"{t.name}:{text}{part}"

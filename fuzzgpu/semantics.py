@@ -1,0 +1,503 @@
+"""The one table of instruction semantics: what each PTX instruction fuzzgpu knows *is* for the
+memory model -- its proxy, its strength, its scope, what it orders and in which direction -- with
+the PTX ISA (9.x) section it rests on and whether the rule is the ISA's or fuzzgpu's reading of it
+(docs/oracle.md, "fuzzgpu's readings"; DESIGN.md, "The oracle").
+
+Three readers, one source (docs/architecture.md):
+
+* the model (:mod:`fuzzgpu.model`): which strengths make release and acquire patterns and strong
+  operations (:data:`STRENGTHS`), which proxy a proxy fence orders and which state spaces
+  (:func:`proxy_fence_proxy`, :func:`proxy_fence_covers`);
+* the SASS checker (:mod:`fuzzgpu.sass`): whether a synchronisation point orders the accesses
+  before it (``release``: they may not sink below it) and after it (``acquire``: they may not rise
+  above it), and which rule a forbidden move cites (``rule``, a key of ``sass.RULE_FORBIDDEN``);
+* the properties and the race classes (:mod:`fuzzgpu.properties`, :func:`finding_class`): the same
+  two directions, for the IR instructions of a program (:func:`of`) and for PTX text.
+
+It also holds the handoff vocabulary (:data:`MECHANISMS`: the means by which a producer hands data
+to a consumer, made of the table's instructions) that the generator draws and the race property
+names, and the known bug classes (:data:`CLASSES`).
+
+An entry is keyed by the PTX instruction as the ISA names it (``griddepcontrol.wait``,
+``mbarrier.try_wait``).  ``release``/``acquire`` say what the instruction orders in the thread's
+program order in its default form; an instruction with a ``.sem`` qualifier (``ld``, ``st``,
+``atom``, ``red``) takes them from :data:`STRENGTHS`, and one whose ``.relaxed`` form orders nothing
+(``mbarrier.arrive``, ``mbarrier.try_wait``, ``barrier.cluster.arrive``) says so in
+``relaxed_orders_nothing``.  Adding an instruction: one :class:`Instr` here, its litmus mnemonic, its
+tests (docs/architecture.md, "How to add an instruction").
+
+Only :mod:`fuzzgpu.ir` is imported: the table sits below the model, the SASS checker and the
+properties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ir import (
+    AsyncRead,
+    Atom,
+    Barrier,
+    BulkCommit,
+    BulkWait,
+    ClusterBarrier,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    Fence,
+    FenceMbarrierInit,
+    GridDepControl,
+    Instruction,
+    Load,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Program,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    Sem,
+    Store,
+    Tcgen05Fence,
+)
+
+ISA = "ISA"
+FUZZGPU = "fuzzgpu's reading"
+
+
+# --------------------------------------------------------------------------------------------
+# Strengths (ISA 8.4 "Operation types", 8.8 "Release and Acquire Patterns", "fence")
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Strength:
+    """A ``.sem`` qualifier: whether an operation with it is *strong* (morally strong with another
+    strong operation of an including scope), a release (orders the thread's earlier accesses before
+    it) and an acquire (orders it before the thread's later accesses)."""
+
+    name: str
+    strong: bool
+    release: bool
+    acquire: bool
+    isa: str
+
+
+#: every strength of the IR (``Sem``), and ``.nc`` (outside the model)
+STRENGTHS: dict[str, Strength] = {s.name: s for s in (
+    Strength("weak", False, False, False, "8.4 Operation types (a weak memory operation)"),
+    Strength("relaxed", True, False, False, "8.4 Operation types (strong, no ordering of its own)"),
+    Strength("acquire", True, False, True, "8.8 Release and Acquire Patterns (an acquire operation)"),
+    Strength("release", True, True, False, "8.8 Release and Acquire Patterns (a release operation)"),
+    Strength("acq_rel", True, True, True, "8.8 Release and Acquire Patterns; fence (fence.acq_rel)"),
+    Strength("sc", True, True, True, "fence (fence.sc has all the properties of fence.acq_rel); 8.9.3 Fence-SC order"),
+    Strength("volatile", True, False, False, "ld/st .volatile: relaxed with .sys scope (8.4 Operation types)"),
+    Strength("mmio", True, False, False, "ld/st .mmio: relaxed with .sys scope, performed exactly once"),
+    Strength("nc", False, False, False, "8.1 Scope and applicability of the model; ld (.nc): outside the model"),
+)}
+
+#: IR strengths (``Sem``) whose memory operations are releases / acquires; fences that are both
+RELEASE_SEMS: tuple[Sem, ...] = tuple(s for s in Sem if STRENGTHS[s.value].release and s is not Sem.SC)
+ACQUIRE_SEMS: tuple[Sem, ...] = tuple(s for s in Sem if STRENGTHS[s.value].acquire and s is not Sem.SC)
+MEMORY_FENCE_SEMS: tuple[Sem, ...] = (Sem.ACQ_REL, Sem.SC)  # "a memory fence": fence.acq_rel or fence.sc (8.8)
+
+
+def is_strong(sem: Sem, nc: bool = False) -> bool:
+    """ISA 8.4: relaxed, acquire, release, acq_rel, sc (and volatile) operations are strong; weak
+    ones and ``.nc`` loads (outside the model) are not."""
+    return not nc and STRENGTHS[sem.value].strong
+
+
+# --------------------------------------------------------------------------------------------
+# Instructions
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One PTX instruction (family) and what it is for the memory model.
+
+    ``proxy``: the proxy of its memory accesses (``generic``, ``async``) or of the accesses it
+    orders (proxy fences), ``""`` for none; ``strength``: its ``.sem`` (``per .sem`` when the
+    instruction carries one, then :data:`STRENGTHS` gives ``release``/``acquire``); ``scope`` its
+    default scope; ``release``/``acquire`` the program-order directions it orders (earlier accesses
+    before it / it before later accesses); ``orders`` what, in words; ``source`` :data:`ISA` or
+    :data:`FUZZGPU`; ``isa`` the section(s); ``rule`` the key of ``sass.RULE_FORBIDDEN`` a forbidden
+    move across it cites (``""``: by direction -- acquire, release or fence); ``ir`` the IR class."""
+
+    ptx: str
+    ir: str
+    proxy: str
+    strength: str
+    scope: str
+    release: bool
+    acquire: bool
+    orders: str
+    source: str
+    isa: str
+    rule: str = ""
+    relaxed_orders_nothing: bool = False
+
+    def orders_directions(self, sem: str | None = None) -> tuple[bool, bool]:
+        """(release, acquire) of this instruction with the ``.sem`` qualifier ``sem`` (None: as
+        written without one)."""
+        if self.strength == PER_SEM:
+            s = STRENGTHS.get(sem or "weak", STRENGTHS["weak"])
+            return (s.release and sem != "sc", s.acquire and sem != "sc")
+        if self.relaxed_orders_nothing and sem == "relaxed":
+            return False, False
+        return self.release, self.acquire
+
+
+PER_SEM = "per .sem"
+_MEM = "the thread's earlier memory operations before it (release) / it before its later ones (acquire), per .sem"
+
+TABLE: dict[str, Instr] = {i.ptx: i for i in (
+    # -- memory operations ------------------------------------------------------------------
+    Instr("ld", "Load", "generic", PER_SEM, "gpu (strong, no scope given)", False, False, _MEM, ISA,
+          "ld; 8.4 Operation types; 8.8 Release and Acquire Patterns"),
+    Instr("ld.global.nc", "Load (nc)", "generic", "outside the model", "-", False, False,
+          "nothing: valid only for data read-only for the kernel's lifetime; where that contract breaks the read "
+          "may return any same-location write (allowed-outside-model)", FUZZGPU,
+          "8.1 Scope and applicability of the model; ld (.nc)"),
+    Instr("st", "Store", "generic", PER_SEM, "gpu (strong, no scope given)", False, False, _MEM, ISA,
+          "st; 8.4 Operation types; 8.8 Release and Acquire Patterns"),
+    Instr("atom", "Atom", "generic", PER_SEM, "gpu", False, False, _MEM + "; atomic read-modify-write", ISA,
+          "atom; 8.10.5 Atomicity"),
+    Instr("red", "Red", "generic", PER_SEM, "gpu", False, False, _MEM + "; atomic reduction", ISA, "red; 8.10.5 Atomicity"),
+    Instr("async.read", "AsyncRead", "async", "weak", "-", False, False,
+          "nothing: an abstract operand read of shared memory in the async proxy (wgmma, tcgen05); a fuzzgpu abstraction",
+          FUZZGPU, "8.6 Proxies; wgmma; tcgen05 memory consistency"),
+    # -- fences -------------------------------------------------------------------------------
+    Instr("fence.sc", "Fence (sc)", "generic", "sc", "per .scope", True, True,
+          "every memory operation before it with every one after it, and the fence.sc operations among themselves "
+          "(Fence-SC order)", ISA, "membar/fence; 8.9.3 Fence-SC order; 8.8 Release and Acquire Patterns", rule="fence"),
+    Instr("fence.acq_rel", "Fence (acq_rel)", "generic", "acq_rel", "per .scope", True, True,
+          "every memory operation before it with every one after it (a release and an acquire fence)", ISA,
+          "membar/fence; 8.8 Release and Acquire Patterns", rule="fence"),
+    Instr("fence.acquire", "", "generic", "acquire", "per .scope", False, True,
+          "it before the thread's later memory operations", ISA, "membar/fence", rule="fence"),
+    Instr("fence.release", "", "generic", "release", "per .scope", True, False,
+          "the thread's earlier memory operations before it", ISA, "membar/fence", rule="fence"),
+    Instr("membar", "", "generic", "sc", ".cta / .gl (gpu) / .sys", True, True, "as fence.sc", ISA,
+          "membar/fence (membar is fence.sc)", rule="fence"),
+    Instr("fence.proxy.async", "ProxyFence (async)", "async", "-", "the CTA", True, True,
+          "generic-proxy accesses before it with async-proxy accesses after it and vice versa, for the state space "
+          "given (.global, .shared::cta, .shared::cluster; none: all), in proxy-preserved base causality order",
+          ISA, "membar/fence (fence.proxy); 8.6 Proxies; 8.9.7 Proxy-preserved base causality order", rule="proxy"),
+    Instr("fence.proxy", "ProxyFence (alias, surface, texture, constant)", "per kind", "-", "the CTA", True, True,
+          "accesses of one location through different proxies (.alias: different virtual addresses), in "
+          "proxy-preserved base causality order", ISA,
+          "membar/fence (fence.proxy); 8.6 Proxies; 8.9.7 Proxy-preserved base causality order", rule="proxy"),
+    Instr("fence.mbarrier_init", "FenceMbarrierInit", "generic", "release (mbarrier.init only)", "cluster", False, False,
+          "the thread's earlier mbarrier.init operations before the waits of the phase of its next "
+          "barrier.cluster.arrive (relaxed or not); nothing else", FUZZGPU, "membar/fence (fence.mbarrier_init)",
+          rule="fence"),
+    # -- barriers -----------------------------------------------------------------------------
+    Instr("bar.sync", "Barrier (sync)", "generic", "acq_rel", "cta", True, True,
+          "the participants' accesses before the barrier with every participant's accesses after it "
+          "(synchronizes-with)", ISA, "bar/barrier; 8.9.4 Synchronizes-with", rule="bar"),
+    Instr("bar.red", "", "generic", "acq_rel", "cta", True, True, "as bar.sync", ISA, "bar/barrier", rule="bar"),
+    Instr("bar.arrive", "Barrier (arrive)", "generic", "release", "cta", True, False,
+          "the thread's accesses before it with the accesses after a bar.sync of the same barrier that completes "
+          "after it", ISA, "bar/barrier; 8.9.4 Synchronizes-with", rule="bar.arrive"),
+    Instr("barrier.cluster.arrive", "ClusterBarrier (arrive)", "generic", "release (default) / relaxed", "cluster",
+          True, False,
+          "a release arrive: the thread's earlier accesses before every barrier.cluster.wait of its phase; "
+          ".relaxed: execution order only", FUZZGPU, "barrier.cluster", relaxed_orders_nothing=True),
+    Instr("barrier.cluster.wait", "ClusterBarrier (wait)", "generic", "acquire", "cluster", False, True,
+          "it before the thread's later accesses (the arrivals of its phase synchronize with it)", FUZZGPU,
+          "barrier.cluster"),
+    # -- programmatic dependent launch, kernel boundaries -------------------------------------
+    Instr("griddepcontrol.wait", "GridDepControl (wait)", "every proxy", "-", "the grids of the stream", False, True,
+          "everything after it in program order waits for the prerequisite grid's completion and the flush of its "
+          "memory operations: every operation of that grid precedes them, across proxies (an API synchronization "
+          "mechanism)", FUZZGPU, "griddepcontrol; 8.9.4 API synchronization", rule="griddep"),
+    Instr("griddepcontrol.launch_dependents", "GridDepControl (launch_dependents)", "", "-", "-", False, False,
+          "no memory ordering of its own: when the dependent grid may start (execution order); a .gpu/.sys release "
+          "fence before it synchronizes with the dependent grid's start", ISA, "griddepcontrol"),
+    # -- mbarrier -----------------------------------------------------------------------------
+    Instr("mbarrier.init", "MbarrierInit", "generic", "weak", "-", False, False,
+          "nothing: a weak write of the mbarrier object (ordered to other CTAs by fence.mbarrier_init)", ISA,
+          "mbarrier.init", rule="mbarrier"),
+    Instr("mbarrier.arrive", "MbarrierArrive", "generic", "release (default) / relaxed", "cta (default)", True, False,
+          "the thread's earlier accesses before a wait that observes the phase it completes; .relaxed: nothing",
+          ISA, "mbarrier.arrive; 8.8 Release and Acquire Patterns", rule="mbarrier", relaxed_orders_nothing=True),
+    Instr("mbarrier.arrive.expect_tx", "MbarrierArrive (expect_tx)", "generic", "release (default) / relaxed",
+          "cta (default)", True, False, "as mbarrier.arrive, after adding the bytes to the transaction count", ISA,
+          "mbarrier.arrive", rule="mbarrier", relaxed_orders_nothing=True),
+    Instr("mbarrier.expect_tx", "MbarrierExpectTx", "generic", "relaxed", "cta", False, False,
+          "nothing: bytes added to the transaction count", ISA, "mbarrier.expect_tx", rule="mbarrier"),
+    Instr("mbarrier.complete_tx", "", "generic", "relaxed", "cta", False, False,
+          "nothing of the issuing thread: bytes completed on the transaction count", ISA, "mbarrier.complete_tx",
+          rule="mbarrier"),
+    Instr("mbarrier.try_wait", "MbarrierWait (try_wait)", "generic", "acquire (default) / relaxed", "cta (default)",
+          False, True,
+          "a wait that returns True: it before the thread's later accesses (the arrivals of the phase synchronize "
+          "with it); one that returns False orders nothing; .relaxed: nothing", ISA,
+          "mbarrier.test_wait/try_wait; 8.8 Release and Acquire Patterns", rule="mbarrier", relaxed_orders_nothing=True),
+    Instr("mbarrier.test_wait", "MbarrierWait (test_wait)", "generic", "acquire (default) / relaxed", "cta (default)",
+          False, True, "as mbarrier.try_wait", ISA, "mbarrier.test_wait/try_wait", rule="mbarrier",
+          relaxed_orders_nothing=True),
+    Instr("mbarrier", "", "generic", "-", "-", False, False,
+          "nothing known: another mbarrier operation (inval, pending_count, ...)", ISA, "mbarrier", rule="mbarrier"),
+    # -- cp.async (non-bulk, LDGSTS) ----------------------------------------------------------
+    Instr("cp.async", "CpAsync", "generic", "weak", "-", False, False,
+          "nothing: a weak read of global and weak write of shared memory, performed before the issuing thread's "
+          "cp.async.wait_group/wait_all or cp.async.mbarrier.arrive that covers it", ISA, "cp.async"),
+    Instr("cp.async.commit_group", "CpAsyncCommit", "", "-", "-", False, False,
+          "nothing: closes the thread's group of cp.async operations", ISA, "cp.async.commit_group"),
+    Instr("cp.async.wait", "CpAsyncWait", "generic", "-", "the thread", False, True,
+          "the thread's own cp.async writes of the completed groups before its later accesses (wait_group n: all "
+          "but the n most recent groups; wait_all: all)", ISA, "cp.async.wait_group/wait_all", rule="cp.async.wait"),
+    Instr("cp.async.mbarrier.arrive", "CpAsyncMbarrierArrive", "generic", "release (of the copies only)", "cta",
+          False, False,
+          "an arrival once the thread's earlier cp.async complete: it publishes their writes to a wait that observes "
+          "the phase, and nothing else of the thread", ISA, "cp.async.mbarrier.arrive; 9.7.9.25.1 Completion Mechanisms",
+          rule="mbarrier"),
+    # -- the async proxy: cp.async.bulk (TMA) -------------------------------------------------
+    Instr("cp.async.bulk", "CpAsyncBulk", "async", "weak", "-", False, False,
+          "nothing of the issuing thread: an async-proxy read and write, then the implicit generic-async proxy fence "
+          "at completion (complete_tx on an mbarrier, or bulk_group)", ISA, "cp.async.bulk; 8.6 Proxies"),
+    Instr("cp.async.bulk.commit_group", "BulkCommit", "", "-", "-", False, False,
+          "nothing: closes the thread's bulk group", ISA, "cp.async.bulk.commit_group"),
+    Instr("cp.async.bulk.wait_group", "BulkWait", "async", "-", "the thread", False, True,
+          "the thread's own bulk copies of the completed groups (and their implicit proxy fences) before its later "
+          "accesses; .read: only their source reads", ISA, "cp.async.bulk.wait_group", rule="cp.async.wait"),
+    # -- tcgen05 --------------------------------------------------------------------------------
+    Instr("tcgen05.fence", "Tcgen05Fence", "", "-", "-", False, False,
+          "tcgen05 operations against thread synchronisation; no memory effect in the model (compile-checked only)",
+          ISA, "tcgen05 memory consistency (tcgen05.fence)"),
+)}
+
+#: IR instructions that have no memory-model meaning of their own (registers, control flow, fuzzgpu's
+#: Filler delay/noise, an abstraction)
+NO_MEMORY_EFFECT = frozenset({"Mov", "Arith", "Label", "Branch", "Goto", "Filler"})
+
+
+def entry(ptx: str) -> Instr:
+    """The table entry of a PTX instruction (family) name."""
+    return TABLE[ptx]
+
+
+def key_of(ins: Instruction) -> str | None:
+    """The table key of an IR instruction, or None for one with no memory-model meaning."""
+    if isinstance(ins, Load):
+        return "ld.global.nc" if ins.nc else "ld"
+    simple: dict[type, str] = {Store: "st", Atom: "atom", Red: "red", AsyncRead: "async.read", MbarrierInit: "mbarrier.init",
+                               MbarrierExpectTx: "mbarrier.expect_tx", CpAsync: "cp.async",
+                               CpAsyncCommit: "cp.async.commit_group", CpAsyncWait: "cp.async.wait",
+                               CpAsyncMbarrierArrive: "cp.async.mbarrier.arrive", CpAsyncBulk: "cp.async.bulk",
+                               BulkCommit: "cp.async.bulk.commit_group", BulkWait: "cp.async.bulk.wait_group",
+                               Tcgen05Fence: "tcgen05.fence", FenceMbarrierInit: "fence.mbarrier_init"}
+    if type(ins) in simple:
+        return simple[type(ins)]
+    if isinstance(ins, Fence):
+        return "fence.sc" if ins.sem is Sem.SC else "fence.acq_rel"
+    if isinstance(ins, ProxyFence):
+        return "fence.proxy.async" if ins.kind is ProxyFenceKind.ASYNC else "fence.proxy"
+    if isinstance(ins, Barrier):
+        return "bar.arrive" if ins.mode == "arrive" else "bar.sync"
+    if isinstance(ins, ClusterBarrier):
+        return f"barrier.cluster.{ins.mode}"
+    if isinstance(ins, GridDepControl):
+        return f"griddepcontrol.{ins.action}"
+    if isinstance(ins, MbarrierArrive):
+        return "mbarrier.arrive.expect_tx" if ins.expect_tx is not None else "mbarrier.arrive"
+    if isinstance(ins, MbarrierWait):
+        return f"mbarrier.{ins.kind}"
+    return None
+
+
+def of(ins: Instruction) -> Instr | None:
+    """The table entry of an IR instruction (None: no memory-model meaning)."""
+    key = key_of(ins)
+    return None if key is None else TABLE[key]
+
+
+def directions(ins: Instruction) -> tuple[bool, bool]:
+    """(release, acquire) of an IR instruction as written: does it order the thread's earlier
+    accesses before it, and itself before the thread's later accesses?"""
+    e = of(ins)
+    if e is None:
+        return False, False
+    sem = getattr(ins, "sem", None)
+    if isinstance(ins, ClusterBarrier):
+        sem = ins.effective_sem
+    return e.orders_directions(sem.value if isinstance(sem, Sem) else None)
+
+
+# --------------------------------------------------------------------------------------------
+# Proxy fences: the one definition of what fence.proxy.<kind>{.space} orders
+# --------------------------------------------------------------------------------------------
+
+#: the proxy whose accesses each proxy fence orders against the generic proxy (``.alias``: generic
+#: accesses through different virtual addresses) -- ISA "membar/fence" (fence.proxy), 8.6 Proxies
+PROXY_FENCE_PROXY: dict[ProxyFenceKind, Proxy] = {
+    ProxyFenceKind.ALIAS: Proxy.GENERIC,
+    ProxyFenceKind.SURFACE: Proxy.SURFACE,
+    ProxyFenceKind.TEXTURE: Proxy.TEXTURE,
+    ProxyFenceKind.CONSTANT: Proxy.CONSTANT,
+    ProxyFenceKind.ASYNC: Proxy.ASYNC,
+}
+
+
+def proxy_fence_proxy(kind: ProxyFenceKind) -> Proxy:
+    """The proxy a ``fence.proxy.<kind>`` orders (see :data:`PROXY_FENCE_PROXY`)."""
+    return PROXY_FENCE_PROXY[kind]
+
+
+def proxy_fence_covers(fence_space: str | None, access_space: str | None) -> bool:
+    """Does a ``fence.proxy.async{.space}`` order an access of this state space?  ISA
+    "membar/fence": the fence orders only "objects in the state space specified"; ``.global``
+    orders global memory, ``.shared::cta`` and ``.shared::cluster`` shared memory, no qualifier
+    every state space.  A generic-addressed access (``access_space`` ``generic``, or unknown:
+    None) may be either, so it is covered."""
+    if not fence_space or not access_space or access_space == "generic":
+        return True
+    return (fence_space == "global") == (access_space == "global")
+
+
+# --------------------------------------------------------------------------------------------
+# Handoffs: what the producer/consumer generator draws and the race property names
+# --------------------------------------------------------------------------------------------
+# A *handoff* is the skeleton of every program :func:`fuzzgpu.strategies.producer_consumer` draws: a
+# producer writes data, signals by some means; a consumer waits by some means and reads the data.
+# Each :class:`Mechanism` below is one such means, made of instructions of :data:`TABLE`.  The race
+# property (:mod:`fuzzgpu.model.race`) names the mechanism whose failure let a racing read miss the
+# data, and :mod:`fuzzgpu.fixes` reads ``fixes`` for the changes to try first.
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One means of a handoff.
+
+    ``name`` is the generator's and the race property's name for it; ``instructions`` the PTX it is
+    made of (keys of :data:`TABLE`, or scope qualifiers); ``orders`` what it orders when used right; ``failure`` what went wrong when a racing
+    read missed the data through it; ``fixes`` the single changes (:mod:`fuzzgpu.fixes` kinds) that
+    repair it, tried first; ``isa`` the PTX ISA 9.x section(s)."""
+
+    name: str
+    instructions: tuple[str, ...]
+    orders: str
+    failure: str
+    fixes: tuple[str, ...]
+    isa: str
+    drawn: bool = True  # the generator draws it (False: a failure name only)
+
+
+MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
+    Mechanism("flag", ("st", "ld", "atom", "red"),
+              "a release pattern synchronizes with an acquire pattern that reads its write, when the first "
+              "and last operations are morally strong",
+              "the flag handoff has no release/acquire pattern (a weak or relaxed flag, no fence)",
+              ("strengthen", "fence"), "8.8 Release and Acquire Patterns; 8.9.4 Synchronizes-with"),
+    Mechanism("bar", ("bar.sync", "bar.arrive"),
+              "bar.sync/bar.arrive synchronizes with a bar.sync on the same barrier",
+              "the barrier orders the threads' own accesses only", ("wait", "fence.proxy"),
+              "8.9.4 Synchronizes-with (bar); barrier"),
+    Mechanism("mbarrier", ("mbarrier.init", "mbarrier.arrive", "mbarrier.try_wait", "mbarrier.test_wait"),
+              "an arrive with release semantics is observed by a try_wait/test_wait with acquire semantics that "
+              "returns True",
+              "mbarrier .relaxed arrive or wait with no fence: the phase completion orders nothing",
+              ("strengthen", "fence"), "mbarrier.arrive; mbarrier.test_wait/try_wait"),
+    Mechanism("pdl", ("griddepcontrol.launch_dependents", "griddepcontrol.wait"),
+              "every operation of the prerequisite grid precedes every operation after griddepcontrol.wait",
+              "the dependent grid read the primary's data before griddepcontrol.wait (or without one)",
+              ("wait",), "griddepcontrol"),
+    Mechanism("stream", (),
+              "a kernel boundary in one stream orders every operation of the earlier grid before the later one",
+              "(never fails)", (), "8.9.4 API synchronization (CUDA stream order)"),
+    Mechanism("same-thread", (),
+              "program order between the thread's own accesses of one proxy and address",
+              "(never fails in one proxy)", (), "8.9.5 Base causality order"),
+    Mechanism("cp.async", ("cp.async", "cp.async.commit_group", "cp.async.wait", "cp.async.mbarrier.arrive"),
+              "the copy's write is visible after cp.async.wait_group/wait_all in the issuing thread, or after a "
+              "wait on the mbarrier cp.async.mbarrier.arrive tracks it with",
+              "the cp.async write was not yet complete: no cp.async.wait_group/wait_all (or "
+              "cp.async.mbarrier.arrive) in the issuing thread before the handoff",
+              ("wait",), "cp.async; cp.async.wait_group; 9.7.9.25.1 Completion Mechanisms"),
+    Mechanism("bulk-load", ("cp.async.bulk", "mbarrier.arrive.expect_tx", "mbarrier.try_wait"),
+              "the copy's write (async proxy) is visible to generic reads through the implicit proxy fence once "
+              "the reader observes the mbarrier phase its complete_tx completed",
+              "the bulk copy's write was read before its completion was observed", ("strengthen", "wait"),
+              "cp.async.bulk; 8.6 Proxies (implicit generic-async proxy fence at completion)"),
+    Mechanism("bulk-store", ("cp.async.bulk", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
+                             "fence.proxy.async"),
+              "a generic write is seen by the async proxy (the bulk copy's read) only through a fence.proxy.async "
+              "on the causality path between them",
+              "the generic write of shared memory was read by the async proxy without fence.proxy.async on the path",
+              ("fence.proxy",), "8.6 Proxies; fence.proxy.async; cp.async.bulk"),
+    # failure names only (the race property's classification of a racing pair)
+    Mechanism("nc", ("ld.global.nc",),
+              "a non-coherent load reads data that is read-only for the lifetime of the kernel",
+              "ld.global.nc read data written during the reading kernel's lifetime: its read-only contract is broken",
+              ("strengthen",), "8.1 Scope and applicability of the model; ld (.nc)", drawn=False),
+    Mechanism("scope", (".cta", ".cluster", ".gpu", ".sys"),
+              "two strong operations are morally strong when each one's scope includes the other's thread",
+              "a release/acquire or fence whose scope does not include the other thread (.cta across CTAs, "
+              ".cluster across clusters)", ("strengthen",), "8.5 Scope; 8.7 Morally strong operations", drawn=False),
+    Mechanism("proxy", ("fence.proxy.async",),
+              "accesses of different proxies are ordered only through a proxy fence on the causality path",
+              "accesses in different proxies without the proxy fence on the path", ("fence.proxy",),
+              "8.6 Proxies; 8.9.7 Proxy-preserved base causality order", drawn=False),
+    Mechanism("bulk-completion", ("cp.async.bulk", "cp.async.bulk.wait_group", "mbarrier.try_wait"),
+              "the bulk copy's write (async proxy) is visible to generic accesses through the implicit proxy fence "
+              "once its completion is observed (mbarrier phase, cp.async.bulk.wait_group without .read)",
+              "the bulk copy's write was accessed before its completion was observed", ("wait", "strengthen"),
+              "cp.async.bulk; cp.async.bulk.wait_group; 8.6 Proxies (implicit proxy fence at completion)", drawn=False),
+    Mechanism("proxy-fence", ("fence.proxy.async",),
+              "a generic write is seen by the async proxy only through a fence.proxy.async on the causality path",
+              "the generic write was read by the async proxy without fence.proxy.async on the path", ("fence.proxy",),
+              "8.6 Proxies; fence.proxy.async; 8.9.7 Proxy-preserved base causality order", drawn=False),
+    Mechanism("unordered", (),
+              "conflicting accesses that are not morally strong must be ordered by causality order",
+              "nothing orders the write before the read", ("fence", "strengthen", "wait"),
+              "8.10.1 Data races (conflict, morally strong, causality order)", drawn=False),
+)}
+
+#: the handoff means the generator draws (profile ``all`` draws every one)
+DRAWN = tuple(m.name for m in MECHANISMS.values() if m.drawn)
+
+
+
+# --------------------------------------------------------------------------------------------
+# The known bug classes (issue 15): which one a race finding belongs to
+# --------------------------------------------------------------------------------------------
+
+#: the seven classes of real bugs the general generator must find, by number
+CLASSES: dict[int, str] = {
+    1: "ld.global.nc after griddepcontrol.wait under PDL (FlashMLA 01a2772: ptxas hoists it above the wait)",
+    2: "the PDL dependent reads the primary's data before griddepcontrol.wait, or without one",
+    3: "generic shared-memory write consumed by the async proxy (bulk copy shared->global) without fence.proxy.async",
+    4: "cp.async data consumed without cp.async.wait_group/wait_all in the issuing thread",
+    5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
+    6: "mbarrier .relaxed arrive or wait with no fence",
+    7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
+}
+
+def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) -> int | None:
+    """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
+    access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
+    assert isinstance(program, Program)
+    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6}
+    if mechanism in simple:
+        return simple[mechanism]
+    if mechanism != "nc":
+        return None
+    tid, pc = other_at
+    code = program.threads[tid].code[:pc]
+    if program.threads[tid].placement.grid in program.pdl_grids:
+        return 1 if any(isinstance(i, GridDepControl) and i.action == "wait" for i in code) else 2
+    # an earlier instruction that orders a later weak load after it (an acquire, a fence, bar.sync,
+    # a completed wait): the instruction-semantics table's acquire direction
+    return 7 if any(directions(i)[1] for i in code) else None
+
+
+__all__ = ["ACQUIRE_SEMS", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+           "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "directions", "entry", "is_strong",
+           "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]
