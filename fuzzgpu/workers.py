@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
+from .errors import EnvError, UserError
 
 #: instances per second a backend is assumed to manage at worst, for the watchdog's deadline
 THROUGHPUT = {"sim": 2e7, "static": 1.0, "cuda": 5e7, "auto": 5e7}
@@ -89,7 +89,10 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
     try:
         backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault)
     except Exception as e:  # noqa: BLE001 -- reported to the parent as one line
-        conn.send(("fail", f"{type(e).__name__}: {e}" if not isinstance(e, UserError) else str(e)))
+        # bad usage stays bad usage (exit 2); anything else -- no PyCUDA, no device, a driver error --
+        # is the environment's (exit 3), as in the parent
+        conn.send(("fail", str(e) if isinstance(e, (UserError, EnvError)) else f"{type(e).__name__}: {e}",
+                   "usage" if isinstance(e, UserError) else "env"))
         return
     inner = getattr(backend, "inner", backend)
     for b in (backend, inner):
@@ -149,16 +152,16 @@ class SupervisedBackend:
         self._proc, self._conn = p, parent
         if not parent.poll(self.start_timeout):
             self._kill()
-            raise UserError(f"backend {self.spec.name}: the worker process did not start within {self.start_timeout:.0f} s")
+            raise EnvError(f"backend {self.spec.name}: the worker process did not start within {self.start_timeout:.0f} s")
         try:
             msg = parent.recv()
         except EOFError:
             code = p.exitcode
             self._kill()
-            raise UserError(f"backend {self.spec.name}: the worker process died while starting (exit {code})") from None
+            raise EnvError(f"backend {self.spec.name}: the worker process died while starting (exit {code})") from None
         if msg[0] == "fail":
             self._kill()
-            raise UserError(msg[1])
+            raise (UserError if msg[2:] == ("usage",) else EnvError)(msg[1])
         _, self.name, self._describe, ident, self.deterministic, self.note = msg
         self._identity = tuple(ident)
 

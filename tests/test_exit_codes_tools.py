@@ -159,3 +159,16 @@ def test_replay_on_static_is_not_fixed_where_the_sass_was_not_fully_checked():
     r = replay_entry(entry, _Static(["PTX line 9 `ld.global.nc.u32 %r1, [%rd1]`: no SASS mapped"]))
     assert r["status"] == "skipped" and "not fully checked" in r["reason"] and "ld.global.nc" in r["reason"]
     assert replay_entry(entry, _Static([]))["status"] == "fixed"
+
+
+def test_cuda_backend_without_a_gpu_exits_3(tmp_path, capsys, monkeypatch):
+    """No PyCUDA (or no driver, no device) is the environment's failure, exit 3 -- it was a bad-input
+    error (exit 2) once.  Without PyCUDA installed the import fails; with it, the device is hidden."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setitem(sys.modules, "pycuda", None)  # import pycuda -> ImportError, PyCUDA or not
+    monkeypatch.setitem(sys.modules, "pycuda.driver", None)
+    argv = ["campaign", "--profile", "classic", "--backend", "cuda", "--time", "1", "--no-live",
+            "--corpus", str(tmp_path / "c")]
+    assert cli_main(argv) == EXIT_ENVIRONMENT
+    err = capsys.readouterr().err
+    assert "environment error" in err and "PyCUDA" in err, err

@@ -5,7 +5,7 @@ context and on its stream.
 
 Compilation needs only ``nvcc`` (no GPU, no PyCUDA): :func:`compile_cubin`, :func:`compile_programs`.
 Running needs a GPU, PyCUDA and cuda-bindings; without them :class:`CudaBackend` raises one
-:class:`~fuzzgpu.errors.UserError` that says what is missing.
+:class:`~fuzzgpu.errors.EnvError` (exit 3) that says what is missing.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def _import_gpu() -> tuple[Any, Any]:
     try:
         import pycuda.driver as drv  # noqa: F401
     except ImportError as e:
-        raise UserError(
+        raise EnvError(
             f"the cuda backend needs PyCUDA and an NVIDIA driver (import pycuda.driver failed: {e}); "
             "install the 'cuda' extra on a GPU machine"
         ) from None
@@ -160,7 +160,7 @@ def _import_gpu() -> tuple[Any, Any]:
         try:
             from cuda import cuda as cu  # cuda-python < 12.6
         except ImportError as e:
-            raise UserError(f"the cuda backend needs cuda-bindings (cuda-python): {e}") from None
+            raise EnvError(f"the cuda backend needs cuda-bindings (cuda-python): {e}") from None
     return drv, cu
 
 
@@ -292,11 +292,11 @@ class CudaBackend:
         try:
             drv.init()
             if drv.Device.count() == 0:
-                raise UserError("no CUDA device")
+                raise EnvError("no CUDA device")
             self.device = drv.Device(device)
             self.ctx = self.device.make_context()
         except drv.Error as e:
-            raise UserError(f"cannot open a CUDA context: {e}") from None
+            raise EnvError(f"cannot open a CUDA context: {e}") from None
         _ck(cu.cuInit(0))
         major, minor = self.device.compute_capability()
         self.arch = arch or f"sm_{major}{minor}"

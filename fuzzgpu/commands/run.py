@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         backend = CudaBackend()
-    except (UserError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
+    except (UserError, EnvError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     cfg = RunConfig(
         instances=args.instances, stride=args.stride, barrier=args.barrier, spin=args.spin,

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         backend = CudaBackend()
-    except (UserError, ImportError, OSError) as e:
+    except (UserError, EnvError, ImportError, OSError) as e:
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     try:
         t = tune_on_gpu(backend, program, args.budget, args.candidates, args.instances, args.seed, sc=sc)
