@@ -172,3 +172,22 @@ def test_cuda_backend_without_a_gpu_exits_3(tmp_path, capsys, monkeypatch):
     assert cli_main(argv) == EXIT_ENVIRONMENT
     err = capsys.readouterr().err
     assert "environment error" in err and "PyCUDA" in err, err
+
+
+def test_a_static_campaign_counts_sass_it_could_not_fully_check_as_not_covered(tmp_path):
+    """A campaign on the static backend (nothing executed) over programs whose SASS the oracle could
+    not fully account for does not count them as checked: each is 'not covered', with the reason
+    (it counted them as passed before)."""
+    import io
+
+    from fuzzgpu import campaign as C
+
+    prof = tmp_path / "mp.toml"
+    prof.write_text("[shapes]\nMP = 1\n[hypothesis]\nmax_examples = 3\n")
+    c = C.Campaign(C.load_profile(str(prof)), _Static(["PTX line 3 `ld.relaxed.gpu.u32`: no SASS mapped"]),
+                   tmp_path / "corpus", prop="model", seed=3, out=io.StringIO(), live=False)
+    c.max_runs = 1
+    res = c.run(30)
+    assert res.state.programs > 0
+    assert sum(n for why, n in res.state.not_covered.items() if "SASS not fully checked" in why) == res.state.programs
+    assert all(s["unsupported"] == s["programs"] for s in res.state.shapes.values())
