@@ -176,7 +176,7 @@ def unrunnable_reasons(p: Program) -> list[str]:
         out.append(str(e))
     else:
         out.extend(_barrier_reasons(p, lay))
-        out.extend(_wgmma_reasons(p, lay))
+        out.extend(_wgmma_reasons(p))
     # keep order, drop duplicates
     return list(dict.fromkeys(out))
 
@@ -308,28 +308,29 @@ def harness_arch(programs: Sequence[Program], arch: str) -> str:
     return "sm_90a"
 
 
-def _wgmma_readers(p: Program, lay: "Layout") -> dict[int, int]:
-    """CTA group -> the role that reads shared memory with ``async.read`` there (the first, when
-    several do: :func:`_wgmma_reasons` refuses that)."""
-    out: dict[int, int] = {}
-    for r in lay.roles:
-        if any(isinstance(i, AsyncRead) for i in p.threads[r.index].code):
-            out.setdefault(r.cta_group, r.index)
+def _wgmma_readers(p: Program) -> dict[str, list[int]]:
+    """Shared location -> the roles that read it with ``async.read`` (more than one is refused by
+    :func:`_wgmma_reasons`)."""
+    out: dict[str, list[int]] = {}
+    for k, t in enumerate(p.threads):
+        for i in t.code:
+            if isinstance(i, AsyncRead):
+                roles = out.setdefault(p.physical(i.loc), [])
+                if k not in roles:
+                    roles.append(k)
     return out
 
 
-def _wgmma_reasons(p: Program, lay: "Layout") -> list[str]:
+def _wgmma_reasons(p: Program) -> list[str]:
     """What the harness cannot run of a program with ``async.read`` (fuzzgpu.codegen_wgmma)."""
     if not uses_wgmma(p):
         return []
     out: list[str] = []
-    for g in sorted({r.cta_group for r in lay.roles}):
-        readers = [p.threads[r.index].name for r in lay.roles
-                   if r.cta_group == g and any(isinstance(i, AsyncRead) for i in p.threads[r.index].code)]
-        out.extend(wg.reasons(0, readers, (), False))
+    for loc, roles in sorted(_wgmma_readers(p).items()):
+        out.extend(wg.reasons(0, loc, [p.threads[k].name for k in roles], (), False))
     flow = [t.name for t in p.threads if any(isinstance(i, (Branch, Goto, Label)) for i in t.code)]
     n_shared = sum(1 for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED)
-    out.extend(wg.reasons(n_shared, (), flow, uses_dsm(p)))
+    out.extend(wg.reasons(n_shared, "", (), flow, uses_dsm(p)))
     return out
 
 
@@ -1444,8 +1445,12 @@ class _HarnessCtx(EmitContext):
         j = self.sidx[self.p.physical(ins.loc)]
         tile = f"(unsigned)__cvta_generic_to_shared(fz_sm + {j}u * {wg.LOC_WORDS}u + (t >> 7) * {wg.TILE_BYTES // 4}u)"
         bmat = f"(unsigned)__cvta_generic_to_shared(fz_sm + NSH * {wg.LOC_WORDS}u)"
+        # a use of the accumulator that ptxas cannot drop (fz_zero is 0 at run time, unknown to it):
+        # with the value unused (an unobserved register) ptxas turned the wgmma into
+        # "HGMMA.64x8x16.F16 RZ, gdesc[URZ], RZ" -- no read of the tile (an empty asm is no use)
         return [
             f"{{ unsigned raw_ = fz_wg_read({tile}, {bmat});  // async.read: wgmma.mma_async {wg.WGMMA_SHAPE} (async proxy)",
+            "  if (fz_zero) scratch[0] = raw_;",
             f"  {self.load_result(ins.dst, 'raw_', ins.loc)} }}",
         ]
 
@@ -1771,15 +1776,14 @@ def _sm_word(p: Program, lay: Layout, loc: str, j: int, L: str) -> str:
     """C++ word offset in ``fz_sm`` of shared location ``loc`` (index ``j``) of the instance of
     lane ``L``.  Plain programs: ``(L * NSH + j) * SW``.  Programs with ``async.read``: the slot,
     in location j's tiles, of the hardware thread that plays the CTA's reading role for that
-    instance (the inverse of :func:`_role_inst_expr`; fuzzgpu.codegen_wgmma), so that the
-    warpgroup's wgmma reads, for each of its threads, that thread's own instance."""
+    instance -- the role that reads the location with ``async.read`` -- (the inverse of
+    :func:`_role_inst_expr`; fuzzgpu.codegen_wgmma), so that the warpgroup's wgmma reads, for each
+    of its threads, that thread's own instance's word."""
     if not uses_wgmma(p):
         return f"(({L}) * NSH + {j}u) * SW"
-    users = {lay.roles[i].cta_group for i, t in enumerate(p.threads)
-             if any(p.physical(n) == loc for ins in t.code for n in ins.locations())}
-    readers = _wgmma_readers(p, lay)
-    k = next((readers[g] for g in sorted(users) if g in readers), None)
-    if k is None:  # no async reader in the location's CTA: any bijection will do
+    readers = _wgmma_readers(p).get(loc, [])
+    k = readers[0] if readers else None
+    if k is None:  # a location no async.read reads: any bijection will do
         q = f"(({L}) & 255u)"
     else:
         r = lay.roles[k]

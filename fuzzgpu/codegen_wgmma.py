@@ -133,14 +133,14 @@ def helpers() -> str:
                       "bwords": words, "shape": WGMMA_SHAPE}
 
 
-def reasons(n_shared: int, async_roles: Sequence[str], control_flow: Sequence[str], dsm: bool) -> list[str]:
+def reasons(n_shared: int, loc: str, async_roles: Sequence[str], control_flow: Sequence[str], dsm: bool) -> list[str]:
     """Why a program with ``async.read`` cannot run as wgmma in the harness (empty: it can).
-    ``async_roles``: the threads with an async.read, per CTA (one CTA's list); ``control_flow``:
-    threads with a label or branch."""
+    ``async_roles``: the threads that read location ``loc`` with async.read; ``control_flow``:
+    threads with a label or branch; ``n_shared``: its shared locations."""
     out: list[str] = []
     if len(async_roles) > 1:
-        out.append(f"async.read in threads {', '.join(async_roles)} of one CTA: the harness maps one reading "
-                   "thread per CTA onto the warpgroups' wgmma tiles")
+        out.append(f"async.read of {loc} in threads {', '.join(async_roles)}: a location's wgmma tiles hold each "
+                   "instance's word in the slot of one reading thread")
     for t in control_flow:
         out.append(f"{t}: control flow in a program with async.read (the wgmma is issued by a whole warpgroup "
                    "together; divergent roles could not)")

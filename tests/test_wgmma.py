@@ -111,13 +111,26 @@ def _prog(threads: tuple[Thread, ...], n_shared: int = 1) -> Program:
     return validate(Program("p", threads, locs))
 
 
+def _pair() -> Program:
+    """Two reading threads of one CTA, each reading the location the other wrote."""
+    return _prog((Thread("P0", Placement(cta=0), (Store("s1", 1), AsyncRead("r0", "s"))),
+                  Thread("P1", Placement(cta=0), (Store("s", 1), AsyncRead("r1", "s1")))), n_shared=2)
+
+
 def test_refusals_name_what_cannot_run() -> None:
     loop = _prog((Thread("P0", Placement(cta=0), (Label("L"), Load("r0", "s"), Branch(Cond.EQ, "r0", 0, "L"))),
                   Thread("P1", Placement(cta=0), (AsyncRead("r1", "s"),))))
     assert any("P0: control flow" in r and "warpgroup" in r for r in codegen.unrunnable_reasons(loop))
     two = _prog((Thread("P0", Placement(cta=0), (AsyncRead("r0", "s"),)),
                  Thread("P1", Placement(cta=0), (AsyncRead("r1", "s"),))))
-    assert any("threads P0, P1 of one CTA" in r for r in codegen.unrunnable_reasons(two))
+    assert any("async.read of s in threads P0, P1" in r for r in codegen.unrunnable_reasons(two))
+    # two readers of different locations in one CTA: each location's tiles follow its reader
+    pair = _pair()
+    assert codegen.unrunnable_reasons(pair) == []
+    src, _ = codegen.harness_source(pair)
+    # s is laid out by P0's role map (warp class 0), s1 by P1's (warp class 1)
+    assert "fz_sm + (0u * 1024u + fz_wg_word(fz_rot(((inst1_L) * P.f[0]) & 255u, 0u," in src
+    assert "fz_sm + (1u * 1024u + fz_wg_word(fz_rot(((inst0_L) * P.f[0]) & 255u, 1u," in src
     many = _prog((Thread("P0", Placement(cta=0), (AsyncRead("r0", "s"),)),), n_shared=wg.MAX_SHARED_LOCATIONS + 1)
     assert any("shared locations with async.read" in r for r in codegen.unrunnable_reasons(many))
     # readers in different CTAs are fine (one per CTA)
@@ -186,7 +199,7 @@ def _nvdisasm() -> str | None:
 
 @needs_nvcc
 def test_async_read_programs_compile_for_sm90a_with_one_igmma_per_read(tmp_path: Path) -> None:
-    progs = [litmus.parse_file(f) for f in WGMMA_FILES]
+    progs = [litmus.parse_file(f) for f in WGMMA_FILES] + [_pair()]
     src, specs = codegen.generate_module(progs)
     cu = tmp_path / "wg.cu"
     cu.write_text(src)
