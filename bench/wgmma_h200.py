@@ -7,7 +7,8 @@
 1. The mapping self-check (fuzzgpu.codegen_wgmma.run_selftest): every thread's wgmma returns its
    own slot's word (descriptor strides, B, accumulator fragment) -- without it no count below means
    anything, so the script stops (exit 3) if it fails.
-2. Every tests/litmus/async-proxy/WGMMA-*.litmus under three stress settings, each cell given an
+2. Every tests/litmus/async-proxy/WGMMA-*.litmus (and TMA-reduce-*.litmus: a bulk reduction of
+   a generically written shared word) under three stress settings, each cell given an
    equal share of ``--seconds`` (a short calibration run sizes it): the stale outcome (the
    program's ``exists`` condition) counted next to the oracle's verdict on it, the written value's
    count (a zero stale count is only a measurement when the written value was read), and outcomes
@@ -118,7 +119,7 @@ def main() -> int:
         path.write_text(json.dumps(data, indent=1))
         print("wgmma_h200: the mapping self-check failed; no count would mean anything", file=sys.stderr)
         return 3
-    progs = [litmus.parse_file(f) for f in sorted(ASYNC.glob("WGMMA-*.litmus"))]
+    progs = [litmus.parse_file(f) for f in sorted(ASYNC.glob("WGMMA-*.litmus")) + sorted(ASYNC.glob("TMA-reduce-*.litmus"))]
     compiled = compile_programs(progs, backend.arch)
     seconds = 3.0 if a.smoke else a.seconds
     share = seconds / (len(progs) * len(CONFIGS))

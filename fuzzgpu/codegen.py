@@ -203,9 +203,9 @@ def _extension_reasons(p: Program) -> list[str]:
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a hardware (the harness runs on the "
                            "device's arch; compile-checked only)")
             elif isinstance(ins, CpAsyncBulk):
-                if ins.reduce is not None:
-                    out.append(f"{where} cp.reduce.async.bulk: the harness's launch-tagged values cannot be "
-                               "combined by a bulk reduction")
+                if ins.reduce is not None and ins.reduce not in _BULK_REDUCE_RUNNABLE:
+                    out.append(f"{where} cp.reduce.async.bulk .{ins.reduce}: emitted {_BULK_REDUCE[ins.reduce]} "
+                               "(an unsigned comparison), the oracle's is signed; the harness runs .add/.and/.or/.xor")
                 if ins.size != 4:
                     out.append(f"{where} cp.async.bulk of {ins.size} bytes: the harness copies one location "
                                "(4 litmus bytes, a 16-byte slot on the device)")
@@ -473,8 +473,8 @@ def _data_locations(p: Program) -> set[str]:
 def value_plan(p: Program) -> ValuePlan:
     """The codec, the value tables and the refusals for ``p``'s values.
 
-    Exact (primed) when the program has a read-modify-write, copies from global memory (a copy
-    moves the raw word), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
+    Exact (primed) when the program has a read-modify-write (a bulk reduction is one), copies from
+    global memory (a copy moves the raw word), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
     the oracle says some key or location can hold that does not fit in 32 bits; ``atom.inc`` /
     ``atom.dec`` (``.u32`` in PTX: an unsigned comparison) unless their operand is a non-negative
     constant and the location never holds a negative value (the oracle compares signed); a value
@@ -485,6 +485,8 @@ def value_plan(p: Program) -> ValuePlan:
     rmws = [(t, n, i) for t in p.threads for n, i in enumerate(t.code) if isinstance(i, (Atom, Red))]
     copies = any(isinstance(i, (CpAsync, CpAsyncBulk)) and p.location(p.physical(i.src_loc)).space is Space.GLOBAL
                  for t in p.threads for i in t.code)
+    # a bulk reduction is a read-modify-write of its destination: exact values, primed (like an RMW)
+    copies = copies or any(isinstance(i, CpAsyncBulk) and i.reduce is not None for t in p.threads for i in t.code)
     reasons: list[str] = []
     keys: dict[str, frozenset[int]] | None
     try:
@@ -815,6 +817,10 @@ _BULK_REDUCE = {
     RmwOp.OR: "or.b32",
     RmwOp.XOR: "xor.b32",
 }
+
+#: the bulk reductions the harness runs: two's-complement arithmetic and bitwise operations, the
+#: same on the device's 32-bit words as in the oracle (with the exact value codec: value_plan)
+_BULK_REDUCE_RUNNABLE = (RmwOp.ADD, RmwOp.AND, RmwOp.OR, RmwOp.XOR)
 
 #: true when the device pass compiles for an arch with tcgen05 (sm_100a / sm_101a / sm_103a, or
 #: the sm_100f family)

@@ -8,6 +8,8 @@
   to have been read (so the 0 is not vacuous); where it is allowed the stale count is printed (``-s``),
   not asserted -- a measured zero is a result, with its instance count.  No outcome may hold a
   value no store wrote (``?``: a harness or hardware fault, e.g. a torn operand word).
+* tests/litmus/async-proxy/TMA-reduce-add-*.litmus likewise: a bulk reduction (``cp.reduce.async.bulk
+  ... .add``) of a shared word written by a generic store, with and without the proxy fence.
 
 Run on an H200 (well under a minute):
 ``python3 -m pytest -q -s -p no:xdist tests/test_gpu_wgmma.py``
@@ -54,8 +56,8 @@ def test_mapping_selfcheck_every_thread_reads_its_own_slot(backend) -> None:
     assert ok == n
 
 
-@pytest.mark.parametrize("path", sorted(ASYNC.glob("WGMMA-*.litmus")), ids=lambda p: p.stem)
-def test_wgmma_operand_reads_against_the_oracle(backend, path: Path) -> None:
+@pytest.mark.parametrize("path", sorted(ASYNC.glob("WGMMA-*.litmus")) + sorted(ASYNC.glob("TMA-reduce-*.litmus")), ids=lambda p: p.stem)
+def test_async_proxy_reads_against_the_oracle(backend, path: Path) -> None:
     p = litmus.parse_file(path)
     verdict = judge(p, _witness(p)).verdict
     h = backend.run(p, RunConfig(instances=INSTANCES, barrier=True, spin=1000))

@@ -255,3 +255,35 @@ def test_barrier_program_keeps_its_barrier() -> None:
     test = src[src.index("// ---- role") :]
     assert test.index("fence.proxy.async.shared::cta;") < test.index("the litmus barrier") < test.index("fz_wg_read(")
     assert "fz_wg_read(" in sections["P1"] and "fz_wg_read(" not in sections["P0"]
+
+
+# --------------------------------------------------------------------------------------------
+# Bulk reductions (cp.reduce.async.bulk): .add/.and/.or/.xor run, with exact values
+# --------------------------------------------------------------------------------------------
+
+REDUCE_FILES = sorted(ASYNC.glob("TMA-reduce-*.litmus"))
+
+
+@pytest.mark.parametrize("path", REDUCE_FILES, ids=lambda p: p.stem)
+def test_bulk_add_runs_with_exact_primed_values(path: Path) -> None:
+    p = litmus.parse_file(path)
+    assert codegen.unrunnable_reasons(p) == []
+    src, spec = codegen.harness_source(p)
+    assert spec.needs_prime and spec.values == "exact" and spec.slot_words == 4
+    assert src.count("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32") == 1
+
+
+def test_bulk_min_is_refused_with_its_reason() -> None:
+    text = (ASYNC / "TMA-reduce-add-fence.litmus").read_text().replace("shared.add g, s", "shared.min g, s")
+    reasons = codegen.unrunnable_reasons(litmus.parse(text))
+    assert any("cp.reduce.async.bulk .min" in r and "signed" in r for r in reasons), reasons
+
+
+@needs_nvcc
+def test_bulk_reductions_compile_for_sm90(tmp_path: Path) -> None:
+    src, _ = codegen.generate_module([litmus.parse_file(f) for f in REDUCE_FILES])
+    cu = tmp_path / "red.cu"
+    cu.write_text(src)
+    r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", "-O3", "-w", "-o", str(tmp_path / "red.cubin"), str(cu)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
