@@ -26,6 +26,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from . import codegen_wgmma as wg
 from . import ir
 from .errors import UserError
 from .ir import (
@@ -175,6 +176,7 @@ def unrunnable_reasons(p: Program) -> list[str]:
         out.append(str(e))
     else:
         out.extend(_barrier_reasons(p, lay))
+        out.extend(_wgmma_reasons(p))
     # keep order, drop duplicates
     return list(dict.fromkeys(out))
 
@@ -197,16 +199,13 @@ def _extension_reasons(p: Program) -> list[str]:
     for t in p.threads:
         for n, ins in enumerate(t.code):
             where = f"{t.name}:{n}"
-            if isinstance(ins, AsyncRead):
-                out.append(f"{where} async.read (a wgmma/tcgen05 operand read) has no value-returning PTX form; "
-                           "a generic ld.shared in its place would be more synchronised than the async proxy")
-            elif isinstance(ins, Tcgen05Fence):
+            if isinstance(ins, Tcgen05Fence):
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a hardware (the harness runs on the "
                            "device's arch; compile-checked only)")
             elif isinstance(ins, CpAsyncBulk):
-                if ins.reduce is not None:
-                    out.append(f"{where} cp.reduce.async.bulk: the harness's launch-tagged values cannot be "
-                               "combined by a bulk reduction")
+                if ins.reduce is not None and ins.reduce not in _BULK_REDUCE_RUNNABLE:
+                    out.append(f"{where} cp.reduce.async.bulk .{ins.reduce}: emitted {_BULK_REDUCE[ins.reduce]} "
+                               "(an unsigned comparison), the oracle's is signed; the harness runs .add/.and/.or/.xor")
                 if ins.size != 4:
                     out.append(f"{where} cp.async.bulk of {ins.size} bytes: the harness copies one location "
                                "(4 litmus bytes, a 16-byte slot on the device)")
@@ -283,6 +282,55 @@ def _cluster_barrier_reasons(p: Program) -> list[str]:
             out.append(f"{t.name}: control flow before its last barrier.cluster (could skip or repeat a phase)")
         if any(isinstance(i, Barrier) for i in t.code):
             out.append(f"{t.name}: bar.sync together with barrier.cluster (not segmented by the harness)")
+    return out
+
+
+def uses_wgmma(p: Program) -> bool:
+    """Whether the harness runs an ``async.read`` of ``p`` as a wgmma (needs sm_90a)."""
+    return any(isinstance(i, AsyncRead) for t in p.threads for i in t.code)
+
+
+#: the arches whose harness runs ``async.read`` as ``wgmma.mma_async`` (sm_90a only: sm_100a has
+#: tcgen05.mma instead, which needs tensor memory and is not emitted)
+WGMMA_ARCHES = ("sm_90", "sm_90a")
+
+
+def harness_arch(programs: Sequence[Program], arch: str) -> str:
+    """The arch to compile a module of ``programs`` for on a device of ``arch``: ``sm_90a`` for an
+    sm_90 device when a program runs an ``async.read`` as wgmma (a cubin for sm_90a runs on every
+    sm_90 device); otherwise ``arch``.  Raises :class:`Unrunnable` for an async.read on another arch."""
+    wgmma = [p for p in programs if uses_wgmma(p)]
+    if not wgmma:
+        return arch
+    if arch not in WGMMA_ARCHES:
+        raise Unrunnable(wgmma[0].name, [f"async.read runs as wgmma.mma_async, which only sm_90a has (not {arch}; "
+                                          "tcgen05.mma is not emitted)"])
+    return "sm_90a"
+
+
+def _wgmma_readers(p: Program) -> dict[str, list[int]]:
+    """Shared location -> the roles that read it with ``async.read`` (more than one is refused by
+    :func:`_wgmma_reasons`)."""
+    out: dict[str, list[int]] = {}
+    for k, t in enumerate(p.threads):
+        for i in t.code:
+            if isinstance(i, AsyncRead):
+                roles = out.setdefault(p.physical(i.loc), [])
+                if k not in roles:
+                    roles.append(k)
+    return out
+
+
+def _wgmma_reasons(p: Program) -> list[str]:
+    """What the harness cannot run of a program with ``async.read`` (fuzzgpu.codegen_wgmma)."""
+    if not uses_wgmma(p):
+        return []
+    out: list[str] = []
+    for loc, roles in sorted(_wgmma_readers(p).items()):
+        out.extend(wg.reasons(0, loc, [p.threads[k].name for k in roles], (), False))
+    flow = [t.name for t in p.threads if any(isinstance(i, (Branch, Goto, Label)) for i in t.code)]
+    n_shared = sum(1 for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED)
+    out.extend(wg.reasons(n_shared, "", (), flow, uses_dsm(p)))
     return out
 
 
@@ -425,8 +473,8 @@ def _data_locations(p: Program) -> set[str]:
 def value_plan(p: Program) -> ValuePlan:
     """The codec, the value tables and the refusals for ``p``'s values.
 
-    Exact (primed) when the program has a read-modify-write, copies from global memory (a copy
-    moves the raw word), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
+    Exact (primed) when the program has a read-modify-write (a bulk reduction is one), copies from
+    global memory (a copy moves the raw word), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
     the oracle says some key or location can hold that does not fit in 32 bits; ``atom.inc`` /
     ``atom.dec`` (``.u32`` in PTX: an unsigned comparison) unless their operand is a non-negative
     constant and the location never holds a negative value (the oracle compares signed); a value
@@ -437,6 +485,8 @@ def value_plan(p: Program) -> ValuePlan:
     rmws = [(t, n, i) for t in p.threads for n, i in enumerate(t.code) if isinstance(i, (Atom, Red))]
     copies = any(isinstance(i, (CpAsync, CpAsyncBulk)) and p.location(p.physical(i.src_loc)).space is Space.GLOBAL
                  for t in p.threads for i in t.code)
+    # a bulk reduction is a read-modify-write of its destination: exact values, primed (like an RMW)
+    copies = copies or any(isinstance(i, CpAsyncBulk) and i.reduce is not None for t in p.threads for i in t.code)
     reasons: list[str] = []
     keys: dict[str, frozenset[int]] | None
     try:
@@ -541,6 +591,17 @@ class EmitContext:
     def dec(self, raw: str, loc: str) -> str:
         """The litmus value of a raw word read from ``loc``."""
         return f"(int)({raw})"
+
+    def async_read(self, ins: AsyncRead) -> list[str]:
+        """An ``async.read`` (a wgmma/tcgen05 operand read).  Static kernels: a generic
+        ``ld.shared`` with a comment (so the SASS oracle sees a read of the location at that point;
+        it is no async-proxy read).  The harness runs a wgmma (:class:`_HarnessCtx`)."""
+        a, _ = self.addr(ins.loc)
+        return [
+            "{ unsigned raw_;  // async.read: stands for a wgmma/tcgen05 operand read (async proxy); emitted as a generic ld.shared",
+            f'  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(raw_) : "r"({a}) : "memory");',
+            f"  {self.load_result(ins.dst, 'raw_', ins.loc)} }}",
+        ]
 
     def set_result(self, dst: str, expr: str) -> str:
         """The statement that puts a non-memory result (an mbarrier wait's predicate, 0 or 1) into
@@ -757,6 +818,10 @@ _BULK_REDUCE = {
     RmwOp.XOR: "xor.b32",
 }
 
+#: the bulk reductions the harness runs: two's-complement arithmetic and bitwise operations, the
+#: same on the device's 32-bit words as in the oracle (with the exact value codec: value_plan)
+_BULK_REDUCE_RUNNABLE = (RmwOp.ADD, RmwOp.AND, RmwOp.OR, RmwOp.XOR)
+
 #: true when the device pass compiles for an arch with tcgen05 (sm_100a / sm_101a / sm_103a, or
 #: the sm_100f family)
 _TCGEN05_GUARD = (
@@ -855,25 +920,20 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"({a}) : "memory");']
     if isinstance(ins, AsyncRead):
-        # A wgmma / tcgen05 operand read has no plain-PTX form that returns a value.  For the
-        # static kernels it is a generic ld.shared (so the SASS oracle sees a read of the location
-        # at that point); the harness refuses it (a generic read is not in the async proxy, so a
-        # run would be more synchronised than the program: see unrunnable_reasons).
-        a, _ = ctx.addr(ins.loc)
-        return [
-            "{ unsigned raw_;  // async.read: stands for a wgmma/tcgen05 operand read (async proxy); emitted as a generic ld.shared",
-            f'  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(raw_) : "r"({a}) : "memory");',
-            f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
-        ]
+        return ctx.async_read(ins)
     if isinstance(ins, Tcgen05Fence):
-        return [
-            _TCGEN05_GUARD,
-            f'#error "fuzzgpu: tcgen05.fence::{ins.kind} exists only on sm_100a/sm_101a/sm_103a (or the sm_100f family); this compile targets another arch"',
-            "#else",
-            f'asm volatile("tcgen05.fence::{ins.kind};" ::: "memory");',
-            "#endif",
-        ]
+        return _emit_tcgen05_fence(ins)
     raise TypeError(f"no code generation for {ins.OP}")
+
+
+def _emit_tcgen05_fence(ins: Tcgen05Fence) -> list[str]:
+    return [
+        _TCGEN05_GUARD,
+        f'#error "fuzzgpu: tcgen05.fence::{ins.kind} exists only on sm_100a/sm_101a/sm_103a (or the sm_100f family); this compile targets another arch"',
+        "#else",
+        f'asm volatile("tcgen05.fence::{ins.kind};" ::: "memory");',
+        "#endif",
+    ]
 
 
 def _emit_filler(ins: Filler) -> list[str]:
@@ -1385,6 +1445,21 @@ class _HarnessCtx(EmitContext):
             return f"goto {self.label(target)};"
         return f"if (++k{self.k}__spins > budget) {{ k{self.k}__tmo = 1u; goto L{self.k}___end; }} goto {self.label(target)};"
 
+    def async_read(self, ins: AsyncRead) -> list[str]:
+        # one wgmma of the warpgroup over location j's tile of this warpgroup (fuzzgpu.codegen_wgmma):
+        # every thread of it plays this role for the instance whose word is in its slot
+        j = self.sidx[self.p.physical(ins.loc)]
+        tile = f"(unsigned)__cvta_generic_to_shared(fz_sm + {j}u * {wg.LOC_WORDS}u + (t >> 7) * {wg.TILE_BYTES // 4}u)"
+        bmat = f"(unsigned)__cvta_generic_to_shared(fz_sm + NSH * {wg.LOC_WORDS}u)"
+        # a use of the accumulator that ptxas cannot drop (fz_zero is 0 at run time, unknown to it):
+        # with the value unused (an unobserved register) ptxas turned the wgmma into
+        # "HGMMA.64x8x16.F16 RZ, gdesc[URZ], RZ" -- no read of the tile (an empty asm is no use)
+        return [
+            f"{{ unsigned raw_ = fz_wg_read({tile}, {bmat});  // async.read: wgmma.mma_async {wg.WGMMA_SHAPE} (async proxy)",
+            "  if (fz_zero) scratch[0] = raw_;",
+            f"  {self.load_result(ins.dst, 'raw_', ins.loc)} }}",
+        ]
+
     def barrier(self, ins: Barrier) -> str:
         # every hardware thread runs every role: all threads of the CTA meet at each barrier
         # (counts are not honoured: the harness sees a subset of the allowed outcomes)
@@ -1618,7 +1693,10 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay, unsigned long long epoch_arg, unsigned knobs) {")
         w(f"  using namespace ns_{name};")
         w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u, SW = {SW}u;  (void)SW; (void)NRES;")
-        if NSH:
+        if NSH and uses_wgmma(p):
+            # async.read programs: every shared location in two 2 KB wgmma tiles, then B (codegen_wgmma)
+            w(f"  __shared__ __align__(128) unsigned fz_sm[NSH * {wg.LOC_WORDS}u + {wg.B_BYTES // 4}u];")
+        elif NSH:
             w("  __shared__ __align__(16) unsigned fz_sm[NSH * 256u * SW];")
         if any(isinstance(i, Filler) and i.kind == "smem" for k in roles_g for i in p.threads[k].code):
             w("  __shared__ unsigned fz_scratch_smem[256];")
@@ -1729,6 +1807,25 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     return src, spec
 
 
+def _sm_word(p: Program, lay: Layout, loc: str, j: int, L: str) -> str:
+    """C++ word offset in ``fz_sm`` of shared location ``loc`` (index ``j``) of the instance of
+    lane ``L``.  Plain programs: ``(L * NSH + j) * SW``.  Programs with ``async.read``: the slot,
+    in location j's tiles, of the hardware thread that plays the CTA's reading role for that
+    instance -- the role that reads the location with ``async.read`` -- (the inverse of
+    :func:`_role_inst_expr`; fuzzgpu.codegen_wgmma), so that the warpgroup's wgmma reads, for each
+    of its threads, that thread's own instance's word."""
+    if not uses_wgmma(p):
+        return f"(({L}) * NSH + {j}u) * SW"
+    readers = _wgmma_readers(p).get(loc, [])
+    k = readers[0] if readers else None
+    if k is None:  # a location no async.read reads: any bijection will do
+        q = f"(({L}) & 255u)"
+    else:
+        r = lay.roles[k]
+        q = f"fz_rot((({L}) * P.f[{r.cta_group}]) & 255u, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml)"
+    return f"({j}u * {wg.LOC_WORDS}u + fz_wg_word({q}))"
+
+
 def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None], roles: Sequence[int],
                SW: int, res_inits: list[int], codec: ValueCodec) -> None:
     """The test of the roles ``roles`` (those of one grid): instances, addresses, the litmus code,
@@ -1750,10 +1847,10 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         for n in sl:
             if n in used:
                 j = sidx[n]
-                w(ind + f"unsigned k{k}_sa{j} = (unsigned)__cvta_generic_to_shared(fz_sm + (inst{k}_L * NSH + {j}u) * SW);")
+                w(ind + f"unsigned k{k}_sa{j} = (unsigned)__cvta_generic_to_shared(fz_sm + {_sm_word(p, lay, n, j, f'inst{k}_L')});")
         for reg in _registers(t):
             w(ind + f"int k{k}_{reg} = {t.init_value(reg)};")
-        for reg in dict.fromkeys(i.dst for i in t.code if isinstance(i, (Load, Atom))):
+        for reg in dict.fromkeys(i.dst for i in t.code if isinstance(i, (Load, Atom, AsyncRead))):
             w(ind + f"unsigned k{k}_{reg}_raw = 0u; (void)k{k}_{reg}_raw;")
         w(ind + f"unsigned k{k}__tmo = 0u, k{k}__spins = 0u; (void)k{k}__spins;")
     data_sl = [n for n in sl if n not in mbar]
@@ -1761,7 +1858,14 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         w(ind + "// shared locations: initial values, every launch (mbarrier objects: the program inits them)")
         for n in data_sl:
             j = sidx[n]
-            w(ind + f"fz_sm[(t * NSH + {j}u) * SW] = {codec.c_encode(str(p.location(n).init))};")
+            w(ind + f"fz_sm[{_sm_word(p, lay, n, j, 't')}] = {codec.c_encode(str(p.location(n).init))};")
+        if uses_wgmma(p):
+            # the wgmma selection matrix B, and the initial values, reach the async proxy before the
+            # test: a proxy fence in every writer, then the CTA barrier below (PTX ISA, wgmma.fence:
+            # "an async proxy fence must be used to establish an ordering between prior writes to
+            # shared memory matrices and subsequent reads of the same matrices in a wgmma.mma_async")
+            w(ind + f"if (t < {wg.B_BYTES // 4}u) fz_sm[NSH * {wg.LOC_WORDS}u + t] = fz_wg_b[t];")
+            w(ind + 'asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // harness: initial state to the async proxy')
         if uses_dsm(p):
             # distributed shared memory: no CTA reaches another's slots before that CTA wrote their
             # initial values (the whole cluster tests: ntest is a multiple of the cluster size)
@@ -1845,7 +1949,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 r = lay.roles[ks.role]
                 for line in _inst_from_lane(lay, r, "t", f"sinst{ri}"):
                     w(ind + line)
-                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[(t * NSH + {sidx[ks.loc]}u) * SW];")
+                w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[{_sm_word(p, lay, ks.loc, sidx[ks.loc], 't')}];")
     for k in roles:
         w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
     if uses_dsm(p):
@@ -1902,6 +2006,8 @@ def generate_module(programs: Sequence[Program], inject: str | None = None) -> t
     kernel names are ``fzh_<i>_<name>``.  Raises :class:`Unrunnable` for the first program that
     cannot run: filter with :func:`unrunnable_reasons` first."""
     parts = [PRELUDE, _HARNESS_HELPERS]
+    if any(uses_wgmma(p) for p in programs):
+        parts.append(wg.helpers())
     specs = []
     for i, p in enumerate(programs):
         src, spec = generate_harness(p, kernel=f"fzh_{i}_{_safe(p.name)}", inject=inject)

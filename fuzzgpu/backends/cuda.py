@@ -126,12 +126,14 @@ def compile_programs(
     the GPU cannot run (filter with :func:`codegen.unrunnable_reasons` first)."""
     for p in programs:
         codegen.check_runnable(p)
+        codegen.harness_arch([p], arch)  # async.read (wgmma) only on sm_90: Unrunnable elsewhere
     chunks = [list(programs[i : i + batch]) for i in range(0, len(programs), batch)]
     jobs = jobs or os.cpu_count() or 1
 
     def one(chunk: list[Program]) -> list[Compiled]:
         src, specs = codegen.generate_module(chunk, inject=inject)
-        cubin = compile_cubin(src, arch, use_cache=use_cache)
+        # a module with an async.read program is compiled for sm_90a (wgmma.mma_async)
+        cubin = compile_cubin(src, codegen.harness_arch(chunk, arch), use_cache=use_cache)
         return [Compiled(s.program, cubin, s) for s in specs]
 
     out: list[Compiled] = []
