@@ -240,7 +240,7 @@ class CampaignActor:
             if isinstance(e, UserError):
                 return {"error": str(e), "user_error": True}
             raise
-        c.close_backend = True
+        c.close_backend = True  # type: ignore[attr-defined]  # (as run_campaign sets it)
         c.max_findings = job["max_findings"]
         self.campaign, self.backend = c, b
         self.thread = threading.Thread(target=self._run, args=(c, float(job["seconds"])), name=f"fuzzgpu-{self.wid}", daemon=True)
@@ -462,6 +462,8 @@ class _Slot:
     info: dict[str, Any] = field(default_factory=dict)
     ended: str | None = None  # why it ended: "done" | "failed: ..." | "given up: ..."
     stopping: bool = False
+    since: float = 0.0  # when the call in flight was made
+    waiting: bool = False  # said that Ray has not placed it yet
 
 
 def cluster_gpus(ray: Any) -> int:
@@ -521,6 +523,10 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
             opts["num_gpus"] = 1.0 / max(1, per_gpu)
         else:
             n = workers
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if n > cpus:  # each actor takes one CPU: the others would wait for ever
+            raise UserError(f"{n} workers: the Ray cluster at {address} has {cpus} CPU(s), and each actor takes one "
+                            f"(add nodes, or ask for fewer workers)")
     except BaseException:
         lock.close()
         ray.shutdown()
@@ -555,7 +561,9 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     def state_of(slot: _Slot) -> dict[str, Any]:
         return _worker_states(corpus, [slot.wid]).get(slot.wid, {})
 
-    def start(slot: _Slot) -> None:
+    def start(slot: _Slot, resend: bool = False) -> None:
+        if resend:
+            time.sleep(0.2)
         files = coord.snapshot(slot.wid)
         if known_text is not None:
             files["known.json"] = known_text
@@ -565,6 +573,8 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                "gpu_fault": gpu_fault, "watchdog": watchdog, "property": prop, "max_findings": max_findings,
                "seed": base_seed + (0 if same_seed else slot.index), "seconds": max(1.0, end - time.monotonic())}
         slot.ref, slot.call, slot.started, slot.in_flight = slot.actor.start.remote(job, files), "start", False, None
+        if not resend:
+            slot.since, slot.waiting = time.monotonic(), False
 
     def restart(slot: _Slot, why: str) -> None:
         if end - time.monotonic() <= 2:
@@ -628,6 +638,8 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
             else:
                 restart(slot, f"its campaign ended on {err[0] if err else 'an error'}")
 
+    #: the actor is being restarted (or briefly out of reach); a RayActorError, but not a new death
+    unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
     reason = "time"
     last = 0.0
     try:
@@ -643,6 +655,10 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                         slot.stopping = True
                         slot.actor.stop.remote()
             for slot in slots:  # an actor Ray cannot place again (no free resource) by the end: not waited for
+                if slot.ended is None and slot.call == "start" and slot.ref is not None and not slot.waiting \
+                        and now - slot.since > 30:
+                    slot.waiting = True
+                    print(f"worker {slot.wid}: waiting for Ray to place its actor (no free resource of its kind yet)", file=out, flush=True)
                 if slot.ended is None and slot.call == "start" and now > end + 5:
                     slot.ended, slot.ref = "not restarted: no free resource in the cluster", None
                 if slot.ended is None and now > end + 300:
@@ -662,6 +678,12 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                     ref, slot.ref = slot.ref, None
                     try:
                         res = ray.get(ref)
+                    except unavailable:  # still restarting: asked again, not counted again
+                        if slot.call == "start":
+                            start(slot, resend=True)
+                        else:
+                            died(slot, sys.exc_info()[1])  # type: ignore[arg-type]
+                        continue
                     except ray.exceptions.RayActorError as e:
                         died(slot, e)
                         continue
@@ -680,14 +702,13 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     finally:
         for s_, h in old.items():
             signal.signal(s_, h)
+        closing = [slot.actor.close.remote() for slot in slots if slot.started]  # scratch folders removed
+        if closing:
+            ray.wait(closing, num_returns=len(closing), timeout=40)
         for slot in slots:
             try:
-                ray.get(slot.actor.close.remote(), timeout=30)
-            except Exception:  # noqa: BLE001, S110 -- a dead actor has nothing to clean
-                pass
-            try:
                 ray.kill(slot.actor, no_restart=True)
-            except Exception:  # noqa: BLE001, S110
+            except Exception:  # noqa: BLE001, S110 -- a dead actor is gone already
                 pass
         ray.shutdown()
         lock.close()
