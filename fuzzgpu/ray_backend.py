@@ -492,7 +492,7 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     cluster) or a count -- ``per_gpu`` actors each, ``num_gpus=1/per_gpu``; None: ``workers`` CPU
     actors.  Returns what :func:`fuzzgpu.workers.run_parallel` returns, plus ``actors``."""
     from .campaign import combine_states, profile_path, write_combined_report
-    from .files import read_regular
+    from .files import read_regular, write_atomic
     from .workers import MAX_RESTARTS, ProgramFault, _worker_states, after_exit, open_parallel_corpus, quarantine, status_line
 
     ray = import_ray()
@@ -599,8 +599,6 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
             if st:  # the restarted actor resumes from this state: it counts the quarantine
                 st["quarantined"] = int(st.get("quarantined", 0)) + 1
                 st.setdefault("faults", {})["crash"] = int(st.get("faults", {}).get("crash", 0)) + 1
-                from .files import write_atomic
-
                 write_atomic(corpus / ".fuzzgpu" / "workers" / slot.wid / "state.json", json.dumps(st, indent=1))
             print(f"worker {slot.wid}: QUARANTINED {q.name}: the program in flight when its actor died", file=out, flush=True)
         restart(slot, why)
@@ -616,6 +614,9 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                 return
             slot.info, slot.started = res, True
             slot.next_poll = time.monotonic() + poll_every
+            d = corpus / ".fuzzgpu" / "workers" / slot.wid
+            d.mkdir(parents=True, exist_ok=True)
+            write_atomic(d / "actor.json", json.dumps(dict(res, restarts=slot.restarts), indent=1))  # where it runs now
             return
         if res.get("lost"):  # Ray restarted the actor between two polls
             died(slot, RuntimeError("the actor was restarted by Ray"))
@@ -678,11 +679,11 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                     ref, slot.ref = slot.ref, None
                     try:
                         res = ray.get(ref)
-                    except unavailable:  # still restarting: asked again, not counted again
+                    except unavailable:  # restarting, or briefly out of reach: asked again, not a death
                         if slot.call == "start":
                             start(slot, resend=True)
-                        else:
-                            died(slot, sys.exc_info()[1])  # type: ignore[arg-type]
+                        else:  # a restarted actor answers the next poll with "lost" (then: died)
+                            slot.next_poll = time.monotonic() + poll_every
                         continue
                     except ray.exceptions.RayActorError as e:
                         died(slot, e)

@@ -123,6 +123,14 @@ class Cluster:
             time.sleep(1)
         raise RuntimeError(f"the Ray cluster did not reach {n} nodes within {timeout:.0f} s")
 
+    def node_id(self, resource: str) -> str:
+        """The id of the node that has the custom resource ``resource``."""
+        code = ("import ray,sys; ray.init(address=sys.argv[1], logging_level='ERROR', log_to_driver=False); "
+                "print([x['NodeID'] for x in ray.nodes() if x['Alive'] and sys.argv[2] in x['Resources']][0])")
+        r = subprocess.run([sys.executable, "-c", code, self.address, resource], capture_output=True, text=True, timeout=120,
+                           env={k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}, check=True)
+        return r.stdout.strip().splitlines()[-1]
+
     def close(self) -> None:
         for node in reversed(self.nodes):
             if node.proc.poll() is None or node.pids():
@@ -154,17 +162,33 @@ def test_two_nodes_four_sim_workers_a_node_lost(tmp_path: Path) -> None:
     is in the report once, and no class has two entries."""
     from fuzzgpu.corpus import entry_class
 
-    cluster = Cluster(tmp_path, ["--num-cpus", "4", "--num-gpus", "0"], ["--num-cpus", "2", "--num-gpus", "0"])
+    cluster = Cluster(tmp_path, ["--num-cpus", "4", "--num-gpus", "0"], ["--num-cpus", "2", "--num-gpus", "0", "--resources", '{"node2": 1}'])
+    node2 = cluster.node_id("node2")
     corpus, log = tmp_path / "corpus", tmp_path / "campaign.log"
+    ids = ["w0", "w1", "w2", "w3"]
+
+    def placed() -> dict[str, dict]:
+        out = {}
+        for w in ids:
+            try:
+                out[w] = json.loads((corpus / ".fuzzgpu" / "workers" / w / "actor.json").read_text())
+            except (OSError, ValueError):
+                pass
+        return out
+
     try:
         p = _campaign(["--profile", "classic", "--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--workers", "4",
                        "--ray", cluster.address, "--time", "75", "--seed", "11"], corpus, log)
         t0 = time.monotonic()
-        while not _entries(corpus) and p.poll() is None and time.monotonic() - t0 < 600:
+        while (not _entries(corpus) or len(placed()) < 4) and p.poll() is None and time.monotonic() - t0 < 600:
             time.sleep(0.5)
         assert p.poll() is None, f"the campaign ended before its first finding: {log.read_text()[-3000:]}"
         before = _entries(corpus)
         assert before, "no finding within 600 s"
+        on_node2 = sorted(w for w, a in placed().items() if a["node_id"] == node2)
+        assert on_node2, f"no actor on the second node (SPREAD): {placed()}"
+        pids = cluster.nodes[1].pids()
+        assert all(placed()[w]["pid"] in pids for w in on_node2)
         cluster.nodes[1].kill()
         rc = p.wait(900)
     finally:
@@ -176,8 +200,9 @@ def test_two_nodes_four_sim_workers_a_node_lost(tmp_path: Path) -> None:
     rep = _report(log)
     actors = rep["ray"]["actors"]
     assert sorted(actors) == ["w0", "w1", "w2", "w3"]
-    lost = [w for w, a in actors.items() if a["restarts"] > 0]
-    assert lost, f"no actor was lost with the second node: {text[-3000:]}"
+    lost = sorted(w for w, a in actors.items() if a["restarts"] > 0)
+    assert lost == on_node2, f"lost {lost}, on the second node {on_node2}: {text[-3000:]}"
+    assert all(actors[w]["node_id"] != node2 for w in lost), "restarted on the dead node?"
     # one death, one restart (Ray's "actor is restarting" answers while it comes back are not deaths)
     assert all(actors[w]["restarts"] == 1 for w in lost), {w: actors[w]["restarts"] for w in lost}
     assert all(a["ended"] == "done" for a in actors.values()), actors
