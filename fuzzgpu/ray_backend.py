@@ -43,6 +43,9 @@ from .errors import EnvError, UserError
 INSTALL_HINT = "pip install 'fuzzgpu[ray]' (or pip install ray)"
 #: seconds between two polls of one actor (each poll carries the files written since the last)
 POLL_EVERY = 1.0
+#: an actor that has not answered a poll (a quick call) for this long is taken for lost: Ray may
+#: hold a call to an actor on a dead node until it can place the actor again, and that may be never
+POLL_TIMEOUT = 30.0
 #: the longest line kept from an actor's output
 MAX_LOG_LINES = 2000
 
@@ -464,6 +467,7 @@ class _Slot:
     stopping: bool = False
     since: float = 0.0  # when the call in flight was made
     waiting: bool = False  # said that Ray has not placed it yet
+    unreachable: float = 0.0  # since when its polls fail with "actor unavailable" (0: they do not)
 
 
 def cluster_gpus(ray: Any) -> int:
@@ -558,6 +562,20 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
         with open(d / "log.txt", "a") as f:
             f.write("".join(line + "\n" for line in lines))
 
+    def note_in_flight(slot: _Slot, fl: dict[str, Any] | None) -> None:
+        """``.fuzzgpu/workers/wI/in_flight.json``: the program the actor runs (as of its last poll)."""
+        from .evidence import program_hash
+
+        old, slot.in_flight = slot.in_flight, fl
+        path = corpus / ".fuzzgpu" / "workers" / slot.wid / "in_flight.json"
+        if fl is None:
+            if old is not None:
+                path.unlink(missing_ok=True)
+            return
+        if old is None or old["program"] != fl["program"]:
+            write_atomic(path, json.dumps({"program_hash": program_hash(fl["program"]), "shape": fl["program"].name,
+                                           "backend": fl["backend"], "deadline": fl["deadline"]}, indent=1))
+
     def state_of(slot: _Slot) -> dict[str, Any]:
         return _worker_states(corpus, [slot.wid]).get(slot.wid, {})
 
@@ -572,7 +590,7 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
         job = {"profile_name": ppath.stem, "profile_text": profile_text, "backend": backend, "sim_fault": sim_fault,
                "gpu_fault": gpu_fault, "watchdog": watchdog, "property": prop, "max_findings": max_findings,
                "seed": base_seed + (0 if same_seed else slot.index), "seconds": max(1.0, end - time.monotonic())}
-        slot.ref, slot.call, slot.started, slot.in_flight = slot.actor.start.remote(job, files), "start", False, None
+        slot.ref, slot.call, slot.started, slot.unreachable = slot.actor.start.remote(job, files), "start", False, 0.0
         if not resend:
             slot.since, slot.waiting = time.monotonic(), False
 
@@ -590,7 +608,8 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
 
     def died(slot: _Slot, err: BaseException) -> None:
         why = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"[:300]
-        fl, slot.in_flight = slot.in_flight, None
+        fl = slot.in_flight
+        note_in_flight(slot, None)
         if fl is not None:  # the program it was running: quarantined, as a crash of a local worker's backend is
             fault = ProgramFault("crash", f"the Ray actor {slot.wid} died while running it ({why})", float(fl["seconds"]), float(fl["deadline"]))
             q = quarantine(corpus, fl["program"], fault, fl["backend"], fl["config"])
@@ -618,13 +637,14 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
             d.mkdir(parents=True, exist_ok=True)
             write_atomic(d / "actor.json", json.dumps(dict(res, restarts=slot.restarts), indent=1))  # where it runs now
             return
+        slot.unreachable = 0.0
         if res.get("lost"):  # Ray restarted the actor between two polls
             died(slot, RuntimeError("the actor was restarted by Ray"))
             return
         for line in coord.apply(slot.wid, res["changed"], res["removed"]):
             print(line, file=out, flush=True)
         log(slot, res["lines"])
-        slot.in_flight = res["in_flight"]
+        note_in_flight(slot, res["in_flight"])
         slot.next_poll = time.monotonic() + poll_every
         if res["done"]:
             err = res.get("error")
@@ -667,7 +687,11 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                 if slot.ended is None and slot.ref is None and now >= slot.next_poll:
                     push = dict(coord.shared[slot.cursor:])
                     slot.cursor = len(coord.shared)
-                    slot.ref, slot.call = slot.actor.poll.remote(push), "poll"
+                    slot.ref, slot.call, slot.since = slot.actor.poll.remote(push), "poll", now
+            for slot in slots:
+                if slot.ended is None and slot.call == "poll" and slot.ref is not None and now - slot.since > POLL_TIMEOUT:
+                    slot.ref = None
+                    died(slot, TimeoutError(f"no answer to a poll for {POLL_TIMEOUT:.0f} s"))
             live = [s for s in slots if s.ended is None and s.ref is not None]
             if not [s for s in slots if s.ended is None]:
                 break
@@ -684,6 +708,9 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
                             start(slot, resend=True)
                         else:  # a restarted actor answers the next poll with "lost" (then: died)
                             slot.next_poll = time.monotonic() + poll_every
+                            slot.unreachable = slot.unreachable or time.monotonic()
+                            if time.monotonic() - slot.unreachable > POLL_TIMEOUT:
+                                died(slot, TimeoutError(f"unreachable for {POLL_TIMEOUT:.0f} s"))
                         continue
                     except ray.exceptions.RayActorError as e:
                         died(slot, e)
@@ -703,7 +730,8 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     finally:
         for s_, h in old.items():
             signal.signal(s_, h)
-        closing = [slot.actor.close.remote() for slot in slots if slot.started]  # scratch folders removed
+        # scratch folders removed (not waited for on an actor Ray is still trying to place)
+        closing = [slot.actor.close.remote() for slot in slots if slot.started and slot.call != "start"]
         if closing:
             ray.wait(closing, num_returns=len(closing), timeout=40)
         for slot in slots:

@@ -250,3 +250,36 @@ def test_fake_gpus_one_actor_per_gpu(tmp_path: Path) -> None:
     rep = json.loads((tmp_path / "c" / "report" / "report.json").read_text())
     assert sorted(g.rsplit(":", 1)[1] for g in rep["gpus"]) == ["0", "1"]  # NODE-IP:CUDA_VISIBLE_DEVICES
     assert all(st["programs"] > 0 for st in res["states"].values())
+
+
+def test_in_flight_program_quarantined_when_its_node_is_lost(tmp_path: Path) -> None:
+    """The only CPU is on the second node; its actor's first program hangs (``--sim-fault hang``,
+    a watchdog far past the test); once the driver knows the program in flight, the node is killed:
+    that program is quarantined on the driver's disk, named as the one the dead actor was running,
+    and the campaign still ends with its report (the actor has nowhere to go: reported, not waited for)."""
+    cluster = Cluster(tmp_path, ["--num-cpus", "0", "--num-gpus", "0"], ["--num-cpus", "1", "--num-gpus", "0"])
+    corpus, log = tmp_path / "corpus", tmp_path / "campaign.log"
+    flight = corpus / ".fuzzgpu" / "workers" / "w0" / "in_flight.json"
+    try:
+        p = _campaign(["--profile", "classic", "--backend", "sim", "--sim-fault", "hang", "--workers", "1", "--watchdog", "3000",
+                       "--ray", cluster.address, "--time", "60", "--seed", "2"], corpus, log)
+        t0 = time.monotonic()
+        while not flight.exists() and p.poll() is None and time.monotonic() - t0 < 600:
+            time.sleep(0.5)
+        assert flight.exists(), f"no program in flight: {log.read_text()[-3000:]}"
+        want = json.loads(flight.read_text())["program_hash"]
+        cluster.nodes[1].kill()
+        rc = p.wait(900)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        cluster.close()
+    text = log.read_text()
+    assert rc == 0, text[-3000:]
+    q = json.loads((corpus / "quarantine" / f"{want[:16]}.json").read_text())
+    assert q["program_hash"] == want and q["fault"]["kind"] == "crash"
+    assert "the Ray actor w0 died while running it" in q["fault"]["detail"]
+    assert (corpus / "quarantine" / f"{want[:16]}.litmus").exists()
+    rep = _report(log)
+    assert rep["ray"]["actors"]["w0"]["ended"] != "done", rep["ray"]["actors"]["w0"]  # lost, with nowhere to go
+    assert rep["combined"]["quarantined"] == 1
