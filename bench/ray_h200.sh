@@ -9,8 +9,37 @@
 # first on PYTHONPATH.  Carry only that file (ignored by git: carry ["raybundle/ray-site-cp312.tar.xz"]).
 #
 #   bash bench/ray_h200.sh                   # SECONDS_PER_RUN=120 by default
+#   bash bench/ray_h200.sh --build           # (with network) rebuild raybundle/ray-site-cp312.tar.xz
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--build" ]; then
+  # the Ray wheel and its required dependencies for CPython 3.12 on x86_64 Linux, as wheels only
+  rm -rf raybundle/wheels raybundle/site && mkdir -p raybundle/wheels raybundle/site
+  python3 -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
+    -d raybundle/wheels "ray==${RAY_VERSION:-2.60.0}"
+  # unpacked into one site tree (file modes kept: gcs_server and raylet are executables)
+  python3 - <<'EOF2'
+import glob, os, zipfile
+for w in glob.glob("raybundle/wheels/*.whl"):
+    with zipfile.ZipFile(w) as z:
+        for info in z.infolist():
+            path = z.extract(info, "raybundle/site")
+            mode = (info.external_attr >> 16) & 0o777
+            if mode:
+                os.chmod(path, mode)
+EOF2
+  # what a campaign does not use: Java, the dashboard's web client, the libraries on top of Ray core
+  (cd raybundle/site/ray && rm -rf jars rllib data serve train tune llm air workflow dashboard/client/build)
+  find raybundle/site -name __pycache__ -type d -prune -exec rm -rf {} +
+  find raybundle/site/ray -name '*.so' -size +500k -exec strip --strip-unneeded {} \;
+  strip --strip-unneeded raybundle/site/ray/core/src/ray/gcs/gcs_server raybundle/site/ray/core/src/ray/raylet/raylet
+  tar -C raybundle/site -cf - . | xz -9 -T0 > raybundle/ray-site-cp312.tar.xz
+  rm -rf raybundle/site
+  ls -la raybundle/ray-site-cp312.tar.xz
+  exit 0
+fi
 OUT=${OUT:-bench/results/ray-h200}
 mkdir -p "$OUT"
 SECS=${SECONDS_PER_RUN:-120}
