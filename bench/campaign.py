@@ -23,6 +23,12 @@ finding) and reports programs/hour, instances/s and the speed-up over the first 
 
     python bench/campaign.py --backends cuda --scaling 1x6,2x6,1x12 --time 120 --out bench/results/campaign-scaling.json
 
+Through Ray (docs/ray.md): ``--ray auto|ADDRESS`` runs the parallel campaigns as Ray actors
+(``fuzzgpu campaign --ray``); in ``--scaling`` a setting ``ray:GxK`` goes through Ray and ``GxK``
+stays local, so one invocation compares them on the same machine::
+
+    python bench/campaign.py --backends cuda --scaling 1x3,ray:1x3 --ray auto --time 120 --out bench/results/campaign-ray.json
+
 Writes the figures as JSON (machine, date, command, per-run numbers) and prints a table.
 """
 
@@ -84,7 +90,7 @@ def _parallel_campaign(args: list[str], seconds: float, corpus: str) -> tuple[di
     return json.loads((Path(corpus) / "report" / "report.json").read_text()), wall, cmd
 
 
-def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: int | None) -> dict:
+def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: int | None, ray: str | None = None) -> dict:
     """One parallel campaign (``fuzzgpu campaign --gpus/--workers``) in a subprocess, stopped at the
     first finding; the combined report gives the numbers."""
     setup = SETUPS[name]
@@ -93,6 +99,7 @@ def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: in
         if setup["sim_fault"]:
             args += ["--sim-fault", setup["sim_fault"]]
         args += ["--gpus", gpus] if gpus else ["--workers", str(workers or 2)]
+        args += ["--ray", ray] if ray else []
         rep, wall, _ = _parallel_campaign(args, seconds, d)
         comb = rep["combined"]
         firsts = [st.get("last_finding_elapsed") for st in rep["workers_state"].values() if st.get("findings")]
@@ -109,20 +116,25 @@ def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: in
         }
 
 
-def scaling(setting: str, seconds: float, seed: int, profile: str = "classic") -> dict:
+def scaling(setting: str, seconds: float, seed: int, profile: str = "classic", ray: str | None = None) -> dict:
     """One fixed-time parallel cuda campaign with ``GPUSxK`` (K workers per GPU), not stopped at a
-    finding: programs per hour from the combined report."""
-    gpus, _, k = setting.partition("x")
+    finding: programs per hour from the combined report (over the workers' campaign time, and over
+    the wall time of the whole command, start-up included).  ``ray:GPUSxK``: through Ray at ``ray``."""
+    via_ray = setting.startswith("ray:")
+    if via_ray and not ray:
+        raise SystemExit(f"--scaling {setting}: a ray: setting needs --ray auto|ADDRESS")
+    gpus, _, k = setting.removeprefix("ray:").partition("x")
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-bench-scaling-") as d:
         args = ["--profile", profile, "--backend", "cuda", "--property", "model", "--seed", str(seed),
-                "--gpus", gpus, "--workers-per-gpu", k or "1"]
+                "--gpus", gpus, "--workers-per-gpu", k or "1"] + (["--ray", ray] if via_ray and ray else [])
         rep, wall, cmd = _parallel_campaign(args, seconds, d)
         comb = rep["combined"]
         el = max(1e-9, float(comb.get("elapsed") or wall))
         return {
             "setting": setting, "gpus": rep.get("gpus"), "workers": len(rep.get("workers", [])), "profile": profile,
             "seconds": wall, "campaign_elapsed_s": el, "programs": comb["programs"], "instances": comb["instances"],
-            "programs_per_hour": comb["programs"] / el * 3600, "instances_per_s": comb["instances"] / el,
+            "programs_per_hour": comb["programs"] / el * 3600, "programs_per_hour_wall": comb["programs"] / max(wall, 1e-9) * 3600,
+            "instances_per_s": comb["instances"] / el, "ray": rep.get("ray"),
             "findings": len(comb["findings"]), "quarantined": comb.get("quarantined", 0), "command": " ".join(cmd[1:]),
         }
 
@@ -136,7 +148,8 @@ def main() -> int:
     ap.add_argument("--gpus", default=None, metavar="all|N|IDS", help="a parallel campaign, one worker per GPU (cuda)")
     ap.add_argument("--workers", type=int, default=None, metavar="N", help="a parallel campaign with N workers (sim, static)")
     ap.add_argument("--dry-run", action="store_true", help="the parallel code path with the sim backend, a few seconds per run")
-    ap.add_argument("--scaling", default=None, metavar="GxK,...", help="throughput runs: G GPUs x K workers per GPU (cuda)")
+    ap.add_argument("--scaling", default=None, metavar="GxK,...", help="throughput runs: G GPUs x K workers per GPU (cuda); ray:GxK through Ray")
+    ap.add_argument("--ray", default=None, metavar="auto|ADDRESS", help="the parallel campaigns as Ray actors (docs/ray.md)")
     args = ap.parse_args()
     if args.scaling:
         return main_scaling(args)
@@ -148,8 +161,8 @@ def main() -> int:
     runs = []
     for name in args.backends.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):
-            if args.gpus or args.workers:
-                r = parallel(name.strip(), args.time, seed, args.gpus, args.workers)
+            if args.gpus or args.workers or args.ray:
+                r = parallel(name.strip(), args.time, seed, args.gpus, args.workers, args.ray)
             else:
                 r = one(name.strip(), args.time, seed)
             runs.append(r)
@@ -181,16 +194,17 @@ def main_scaling(args) -> int:
     seed = int(args.seeds.split(",")[0])
     runs = []
     for setting in args.scaling.split(","):
-        r = scaling(setting.strip(), args.time, seed)
+        r = scaling(setting.strip(), args.time, seed, ray=args.ray)
         runs.append(r)
         print(f"{setting}: {r['programs']} programs in {r['campaign_elapsed_s']:.0f} s = {r['programs_per_hour']:.0f}/hour", file=sys.stderr)
     t = Table(title="fuzzgpu campaign throughput (profile classic, property model, cuda)")
-    for c in ("GPUs x workers/GPU", "workers", "programs", "seconds", "programs/hour", "instances/s", "speed-up"):
+    for c in ("GPUs x workers/GPU", "workers", "programs", "seconds", "programs/hour", "programs/hour (wall)", "instances/s", "speed-up"):
         t.add_column(c)
     base = runs[0]["programs_per_hour"] or 1
     for r in runs:
         t.add_row(r["setting"], str(r["workers"]), str(r["programs"]), f"{r['campaign_elapsed_s']:.0f}",
-                  f"{r['programs_per_hour']:.0f}", f"{r['instances_per_s']:.3g}", f"{r['programs_per_hour'] / base:.2f}x")
+                  f"{r['programs_per_hour']:.0f}", f"{r['programs_per_hour_wall']:.0f}", f"{r['instances_per_s']:.3g}",
+                  f"{r['programs_per_hour'] / base:.2f}x")
     Console().print(t)
     doc = {"machine": {"host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": " ".join(sys.argv), "runs": runs}

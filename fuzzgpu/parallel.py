@@ -57,17 +57,13 @@ def worker_command(args: list[str], wid: str, seed: int) -> list[str]:
     return [sys.executable, "-m", "fuzzgpu", "campaign", *args, "--worker-id", wid, "--seed", str(seed), "--no-live"]
 
 
-def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
-                 sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
-                 max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
-                 per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None) -> dict[str, Any]:
-    """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
-    report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
-    GPU overlap one program's compile (CPU) with another's run (GPU)."""
-    from .campaign import classes_phrase, combine_states, lock_corpus, write_combined_report
+def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, seed: int | None,
+                         known: str | None) -> tuple[Any, int]:
+    """The corpus lock of a parallel campaign's parent and the campaign's base seed (worker i uses
+    base + i), checked against and recorded in ``.fuzzgpu/parallel.json`` (a resumed campaign keeps
+    its settings and seed).  Shared by the local workers and the Ray driver (fuzzgpu.ray_backend)."""
+    from .campaign import lock_corpus
 
-    out = out if out is not None else sys.stdout
-    corpus = Path(corpus_dir)
     if known is not None:
         from .corpus import load_known
 
@@ -93,6 +89,30 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
 
     write_atomic(meta_path, json.dumps({"schema": "fuzzgpu.parallel", "version": 1, "profile": profile, "backend": backend,
                                         "property": prop, "seed": base_seed}))
+    return lock, base_seed
+
+
+def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any]) -> str:
+    """The parent's live status line, from the combined state (:func:`fuzzgpu.campaign.combine_states`)."""
+    from .campaign import classes_phrase
+
+    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
+            f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
+            + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""))
+
+
+def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
+                 sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
+                 max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
+                 per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None) -> dict[str, Any]:
+    """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
+    report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
+    GPU overlap one program's compile (CPU) with another's run (GPU)."""
+    from .campaign import combine_states, write_combined_report
+
+    out = out if out is not None else sys.stdout
+    corpus = Path(corpus_dir)
+    lock, base_seed = open_parallel_corpus(corpus, profile, backend, prop, seed, known)
     n = len(gpus) * max(1, per_gpu) if gpus else workers
     ids = [f"w{i}" for i in range(n)]
     common = ["--profile", profile, "--backend", backend, "--corpus", str(corpus), "--property", prop,
@@ -182,10 +202,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
             if now - last > status_every:
                 last = now
-                st = combine_states(_worker_states(corpus, ids))
-                print(f"[{now - t0:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
-                      f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
-                      + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""), file=out, flush=True)
+                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids))), file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"

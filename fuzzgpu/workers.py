@@ -127,12 +127,14 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
 class SupervisedBackend:
     """The Backend protocol, with the real backend in a child process under a watchdog."""
 
-    def __init__(self, spec: BackendSpec, watchdog: float = DEFAULT_WATCHDOG, start_timeout: float = 300.0) -> None:
+    def __init__(self, spec: BackendSpec, watchdog: float = DEFAULT_WATCHDOG, start_timeout: float = 300.0,
+                 start_method: str | None = None) -> None:
         self.spec = spec
         self.watchdog = float(watchdog)
         self.start_timeout = start_timeout
-        # CUDA must not be initialised in a forked child of a process that touched it: spawn for the GPU
-        method = "spawn" if spec.name in ("cuda", "auto") else "fork"
+        # CUDA must not be initialised in a forked child of a process that touched it: spawn for the
+        # GPU (and wherever the caller says so: a Ray actor's process has threads, fork is unsafe there)
+        method = start_method or ("spawn" if spec.name in ("cuda", "auto") else "fork")
         if method not in mp.get_all_start_methods():
             method = "spawn"
         self._ctx = mp.get_context(method)

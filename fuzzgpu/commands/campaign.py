@@ -69,6 +69,12 @@ same with N worker processes on the CPU backends (sim, static).  One combined st
 Compiling dominates a GPU campaign (the GPU runs 1e7 instances in a few ms): --workers-per-gpu K puts
 K workers on each GPU, so that K programs compile on the CPU while another runs (K ~ CPU cores / 2 / GPUs).
 
+A Ray cluster: --ray auto|ADDRESS runs the same workers as Ray actors, one per GPU of the cluster
+(--gpus all|N, --workers-per-gpu K: K actors per GPU) or --workers N on the CPU backends; the
+actors need no shared file system (this process keeps the corpus, deduplicates and reports), and
+an actor whose node goes away is restarted on a free resource.  Needs pip install 'fuzzgpu[ray]';
+see docs/ray.md.
+
 Reliability: the backend runs in a worker process under a watchdog (--watchdog SECONDS plus ten times
 the expected run time per program).  A program that hangs, crashes the worker or faults the GPU (a
 trap or an illegal address loses the CUDA context) is saved to DIR/quarantine/ (.json with the fault,
@@ -102,6 +108,7 @@ examples:
   fuzzgpu campaign --profile classic --backend sim --workers 4 --time 60 --corpus /tmp/c4
   fuzzgpu campaign --profile pdl --gpus all --time 3600 --corpus runs/pdl
   fuzzgpu campaign --profile classic --backend cuda --gpus all --workers-per-gpu 6 --time 3600 --corpus runs/c
+  fuzzgpu campaign --profile classic --backend cuda --ray auto --gpus all --time 3600 --corpus runs/ray
   fuzzgpu campaign --profile classic --backend cuda --gpu-fault trap:0.02,hang:0.01 --watchdog 10 --corpus /tmp/r
   fuzzgpu campaign --profile strategies/scopes.toml --property sc --seed 7 --corpus runs/mine
 """
@@ -134,6 +141,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
     parser.add_argument("--watchdog", type=_seconds(MAX_WATCHDOG), default=None, metavar="SECONDS",
                         help=f"a program's deadline: this plus ten times its expected run time (default 120, at most {MAX_WATCHDOG:.0f})")
+    parser.add_argument("--ray", default=None, metavar="auto|ADDRESS",
+                        help="run the workers as actors on a Ray cluster (auto: the one this machine belongs to; or host:port); "
+                             "one per GPU (--gpus all|N, --workers-per-gpu K) or --workers N; needs pip install 'fuzzgpu[ray]'")
     parser.add_argument("--in-process", action="store_true", help="run the backend in this process (no watchdog)")
     parser.add_argument("--worker-id", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--same-seed", action="store_true", help=argparse.SUPPRESS)  # tests: every worker the same seed
@@ -168,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.worker_id is not None and not re.fullmatch(r"w[0-9]{1,3}", args.worker_id):
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
+    if args.ray is not None:
+        return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
         raise UserError("--workers-per-gpu goes with --gpus (it sets how many workers each GPU gets; on the CPU use --workers N)")
     from .tools import require_backend_tools
@@ -211,12 +223,33 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
             raise UserError(f"--gpus is for the GPU backend; with --backend {args.backend} use --workers N")
         if args.workers is not None:
             raise UserError("--gpus and --workers: give one of them (several workers per GPU: --workers-per-gpu K)")
+    if args.ray is not None:
+        from ..ray_backend import gpus_arg, run_ray
+
+        if args.workers is not None and args.backend not in ("sim", "static"):
+            raise UserError(f"--workers with --ray is for the CPU backends; with --backend {args.backend} the actors go one per GPU "
+                            "(--gpus all|N, --workers-per-gpu K)")
+        if args.workers_per_gpu is not None and args.gpus is None and args.backend in ("sim", "static"):
+            raise UserError("--workers-per-gpu goes with --gpus (it sets how many workers each GPU gets; on the CPU use --workers N)")
+        ray_gpus = gpus_arg(args.gpus if args.gpus is not None or args.backend in ("sim", "static") else "all")
+        res = run_ray(address=args.ray, profile=args.profile, backend=args.backend if ray_gpus is None or args.backend != "auto" else "cuda",
+                      seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed, sim_fault=args.sim_fault,
+                      workers=args.workers or 1, gpus=ray_gpus, watchdog=args.watchdog or DEFAULT_WATCHDOG,
+                      max_findings=args.max_findings, out=sys.stdout, same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1,
+                      gpu_fault=args.gpu_fault, known=args.known)
+        return _parallel_report(args, res)
+    if args.gpus is not None:
         gpus = gpu_list(args.gpus)
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=sys.stdout,
                        same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1, gpu_fault=args.gpu_fault, known=args.known)
+    return _parallel_report(args, res)
+
+
+def _parallel_report(args: argparse.Namespace, res: dict) -> int:
+    """Print a parallel campaign's combined report (local workers or Ray actors); the exit status."""
     rd = res["report_dir"]
     if args.json:
         print((rd / "report.json").read_text())

@@ -1,0 +1,790 @@
+"""Campaigns on a Ray cluster: ``fuzzgpu campaign ... --ray auto|ADDRESS`` (docs/ray.md).
+
+The same campaign worker as ``--gpus`` / ``--workers`` (:class:`fuzzgpu.campaign.Campaign` over a
+:class:`fuzzgpu.workers.SupervisedBackend`), over another transport:
+
+* one Ray **actor** per GPU (``num_gpus=1``, or ``1/K`` with ``--workers-per-gpu K``: Ray pins the
+  actor with ``CUDA_VISIBLE_DEVICES``) or per CPU worker (``num_cpus=1``, sim and static).  An actor
+  runs the campaign loop in a thread on a *scratch corpus* on its own node, with its own seed (base +
+  i); its backend's child process keeps the CUDA context and the compiled-kernel cache warm for the
+  whole session.
+* the **driver** (the ``fuzzgpu campaign`` process) owns the corpus on its disk.  No file system is
+  shared: an actor starts from a snapshot the driver sends (the entries, the class records, the
+  quarantine, the known-findings list, the Hypothesis example database, the worker's own state), and
+  every poll returns the files its campaign wrote since the last one.  The driver saves each entry
+  with :meth:`fuzzgpu.corpus.Corpus.add` (so class deduplication, known-list matching and variant
+  counting are the local engine's), merges the class records, keeps the quarantine, the raw findings
+  and the Hypothesis database, and sends every new entry and quarantine record to the other actors,
+  which skip them from their next Hypothesis run on.  The live status and the combined report are the
+  local parallel campaign's, from the workers' states.
+* an actor that dies (its node lost, its process killed) is restarted by Ray (``max_restarts``) on any
+  free resource and resumes from the driver's copy of its state; the program it had in flight at its
+  last poll is quarantined, as a program that crashes a local worker is.
+
+Ray is imported only here, and only when ``--ray`` is given (``pip install 'fuzzgpu[ray]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .errors import EnvError, UserError
+
+INSTALL_HINT = "pip install 'fuzzgpu[ray]' (or pip install ray)"
+#: seconds between two polls of one actor (each poll carries the files written since the last)
+POLL_EVERY = 1.0
+#: an actor that has not answered a poll (a quick call) for this long is taken for lost: Ray may
+#: hold a call to an actor on a dead node until it can place the actor again, and that may be never
+POLL_TIMEOUT = 30.0
+#: the longest line kept from an actor's output
+MAX_LOG_LINES = 2000
+
+
+def import_ray() -> Any:
+    """Ray, or one line saying how to install it (exit 3: the environment lacks it)."""
+    try:
+        import ray
+    except ImportError:
+        raise EnvError(f"--ray: Ray is not installed; install it with {INSTALL_HINT}") from None
+    return ray
+
+
+# --------------------------------------------------------------------------------------------
+# What travels between the driver and the actors (files, relative to a corpus root, as bytes)
+# --------------------------------------------------------------------------------------------
+
+
+def synced(rel: str) -> bool:
+    """Whether an actor's file ``rel`` goes to the driver: not temp files (dot files), not locks,
+    not the node-local evidence cache (a cache of the backend's answers; a finding carries its
+    evidence in its entry)."""
+    parts = rel.split("/")
+    if any(p.startswith(".") and p != ".fuzzgpu" for p in parts) or parts[-1] == "lock":
+        return False
+    return not (parts[0] == ".fuzzgpu" and len(parts) > 1 and parts[1] == "evidence")
+
+
+def safe_rel(rel: str) -> PurePosixPath:
+    """A relative path inside a corpus (what an actor sends is never trusted to stay inside it)."""
+    p = PurePosixPath(rel)
+    if p.is_absolute() or any(x in ("", ".", "..") for x in rel.split("/")) or "\\" in rel or "\0" in rel:
+        raise ValueError(f"a file outside the corpus: {rel!r}")
+    return p
+
+
+class TreeWatch:
+    """The files under ``root`` that changed since the last call, and those that were removed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seen: dict[str, tuple[int, int]] = {}
+
+    def _stat(self) -> dict[str, tuple[int, int]]:
+        now: dict[str, tuple[int, int]] = {}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            base = os.path.relpath(dirpath, self.root).replace(os.sep, "/")
+            base = "" if base == "." else base + "/"
+            dirnames[:] = [d for d in dirnames if synced(f"{base}{d}/x")]
+            for name in filenames:
+                rel = base + name
+                if not synced(rel):
+                    continue
+                try:
+                    st = os.stat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                now[rel] = (st.st_size, st.st_mtime_ns)
+        return now
+
+    def mark(self, rel: str) -> None:
+        """A file written from outside (the driver's): not reported back."""
+        try:
+            st = (self.root / rel).stat()
+            self.seen[rel] = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            pass
+
+    def changes(self) -> tuple[dict[str, bytes], list[str]]:
+        now = self._stat()
+        changed: dict[str, bytes] = {}
+        for rel, sig in now.items():
+            if self.seen.get(rel) == sig:
+                continue
+            try:
+                changed[rel] = (self.root / rel).read_bytes()
+            except OSError:  # removed meanwhile: not remembered, so the next call looks again
+                continue
+        removed = [rel for rel in self.seen if rel not in now]
+        self.seen = {rel: sig for rel, sig in now.items() if rel in changed or self.seen.get(rel) == sig}
+        return changed, removed
+
+
+def write_files(root: Path, files: dict[str, bytes], watch: TreeWatch | None = None, keep: bool = False) -> None:
+    """Write ``files`` under ``root`` atomically; ``keep``: an existing file stays (entries and
+    quarantine records never change once written)."""
+    from .files import write_temp
+
+    for rel, data in files.items():
+        p = root / safe_rel(rel)
+        if keep and p.exists():
+            continue
+        p.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(write_temp(p.parent, data), p)
+        if watch is not None:
+            watch.mark(rel)
+
+
+# --------------------------------------------------------------------------------------------
+# The actor: the campaign worker on a node
+# --------------------------------------------------------------------------------------------
+
+
+class _Lines:
+    """A text stream that keeps lines (the campaign's screen output, sent with each poll)."""
+
+    def __init__(self) -> None:
+        self.buf = ""
+        self.lines: list[str] = []
+        self.lock = threading.Lock()
+
+    def write(self, s: str) -> int:
+        with self.lock:
+            self.buf += s
+            *done, self.buf = self.buf.split("\n")
+            self.lines += done
+            del self.lines[:-MAX_LOG_LINES]
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def drain(self) -> list[str]:
+        with self.lock:
+            out, self.lines = self.lines, []
+        return out
+
+
+def _in_flight_backend(spec: Any, watchdog: float) -> Any:
+    """A :class:`SupervisedBackend` (spawned child: a Ray worker process has threads) that says
+    which program it is running, for the driver to quarantine when the whole actor dies."""
+    from .workers import SupervisedBackend
+
+    class InFlightBackend(SupervisedBackend):
+        in_flight: tuple[Any, Any, float] | None = None
+
+        def run(self, program: Any, config: Any) -> Any:
+            self.in_flight = (program, config, time.time())
+            try:
+                return super().run(program, config)
+            finally:
+                self.in_flight = None
+
+    return InFlightBackend(spec, watchdog, start_method="spawn")
+
+
+class CampaignActor:
+    """One campaign worker (wrapped by ``ray.remote`` in :func:`run_ray`).  Its methods are quick:
+    the campaign runs in a thread, the driver polls."""
+
+    def __init__(self, wid: str) -> None:
+        self.wid = wid
+        self.thread: threading.Thread | None = None
+        self.campaign: Any = None
+        self.backend: Any = None
+        self.scratch: Path | None = None
+        self.root: Path | None = None
+        self.watch: TreeWatch | None = None
+        self.out = _Lines()
+        self.error: tuple[str, bool] | None = None  # (one line, a UserError)
+        self.reason: str | None = None
+
+    def start(self, job: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+        """Start (or, after its campaign ended on an error, restart) the campaign from the driver's
+        snapshot ``files``; idempotent while one runs."""
+        if self.thread is not None and self.thread.is_alive():
+            return self._info()
+        from .campaign import Campaign, load_profile
+        from .workers import BackendSpec
+
+        if self.scratch is None:
+            self.scratch = Path(tempfile.mkdtemp(prefix=f"fuzzgpu-ray-{self.wid}-"))
+        self.root = self.scratch / "corpus"
+        self.root.mkdir(exist_ok=True)
+        write_files(self.root, files)
+        self.watch = TreeWatch(self.root)
+        self.watch.changes()  # what the driver sent is not sent back
+        prof_path = self.scratch / "profiles" / f"{job['profile_name']}.toml"
+        prof_path.parent.mkdir(exist_ok=True)
+        prof_path.write_bytes(job["profile_text"])
+        self.error, self.reason = None, None
+        try:
+            prof = load_profile(str(prof_path))
+            b = _in_flight_backend(BackendSpec(job["backend"], job["sim_fault"], prof.static_arch, job["gpu_fault"]), job["watchdog"])
+        except UserError as e:
+            return {"error": str(e), "user_error": True}
+        note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time); Ray actor {self.wid}"
+        try:
+            c = Campaign(prof, b, self.root, job["property"], job["seed"], note, self.out, False, worker_id=self.wid)
+        except BaseException as e:
+            b.close()
+            if isinstance(e, UserError):
+                return {"error": str(e), "user_error": True}
+            raise
+        c.close_backend = True  # type: ignore[attr-defined]  # (as run_campaign sets it)
+        c.max_findings = job["max_findings"]
+        self.campaign, self.backend = c, b
+        self.thread = threading.Thread(target=self._run, args=(c, float(job["seconds"])), name=f"fuzzgpu-{self.wid}", daemon=True)
+        self.thread.start()
+        return self._info()
+
+    def _run(self, c: Any, seconds: float) -> None:
+        try:
+            self.reason = c.run(seconds).reason
+        except BaseException as e:  # noqa: BLE001 -- reported to the driver, which decides
+            self.error = (f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:400], isinstance(e, UserError))
+
+    def _info(self) -> dict[str, Any]:
+        import ray
+
+        ctx = ray.get_runtime_context()
+        return {"wid": self.wid, "pid": os.getpid(), "node_id": ctx.get_node_id(), "node_ip": ray.util.get_node_ip_address(),
+                "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "gpu_ids": [str(g) for g in ray.get_gpu_ids()],
+                "backend": self.backend.describe() if self.backend is not None else None, "scratch": str(self.scratch)}
+
+    def poll(self, push: dict[str, bytes]) -> dict[str, Any]:
+        """Take the driver's new shared files; return what the campaign wrote since the last poll,
+        its screen output, the program in flight and whether it ended."""
+        if self.thread is None or self.watch is None or self.root is None:
+            return {"lost": True}  # a restarted actor: its campaign must be started again
+        write_files(self.root, push, self.watch, keep=True)
+        done = not self.thread.is_alive()  # before the scan: the last files are in this answer
+        changed, removed = self.watch.changes()
+        fl = getattr(self.backend, "in_flight", None)
+        in_flight = None
+        if fl is not None:
+            program, config, since = fl
+            in_flight = {"program": program, "config": config, "seconds": time.time() - since,
+                         "deadline": self.backend.deadline_for(config), "backend": self.backend.describe()}
+        return {"changed": changed, "removed": removed, "lines": self.out.drain(), "in_flight": in_flight, "done": done,
+                "reason": self.reason, "error": self.error}
+
+    def stop(self) -> bool:
+        if self.campaign is not None:
+            self.campaign.stop_requested = True
+        return True
+
+    def close(self) -> bool:
+        if self.thread is not None and self.thread.is_alive() and self.campaign is not None:
+            self.campaign.stop_requested = True
+            self.thread.join(30)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        return True
+
+
+# --------------------------------------------------------------------------------------------
+# The driver: the corpus, deduplication, the shared files
+# --------------------------------------------------------------------------------------------
+
+
+class Coordinator:
+    """The driver's side of the file traffic: the corpus on its disk and what the actors send."""
+
+    def __init__(self, root: Path) -> None:
+        from .corpus import Corpus
+
+        self.root = root
+        self.corpus = Corpus(root)
+        #: files every actor gets (new entries with their .litmus, quarantine records), in order
+        self.shared: list[tuple[str, bytes]] = []
+        self.owner: dict[str, str] = {}  # entry file -> the worker whose copy was saved
+        #: worker -> {its entry file: the entry that holds its class} for findings another worker saved first
+        self.alias: dict[str, dict[str, str]] = {}
+
+    def snapshot(self, wid: str) -> dict[str, bytes]:
+        """What actor ``wid`` starts from: the entries and known list (top-level files), the class
+        records, the quarantine records, the Hypothesis database and its own state."""
+        from .corpus import CLASS_DIR
+        from .workers import QUARANTINE
+
+        out: dict[str, bytes] = {}
+
+        def add(p: Path) -> None:
+            rel = p.relative_to(self.root).as_posix()
+            if synced(rel) and p.is_file() and not p.is_symlink():
+                try:
+                    out[rel] = p.read_bytes()
+                except OSError:
+                    pass
+
+        if not self.root.is_dir():
+            return out
+        for p in self.root.iterdir():
+            if p.suffix in (".json", ".litmus"):
+                add(p)
+        for sub, pattern in ((CLASS_DIR, "*.json"), (QUARANTINE, "*.json"), (".fuzzgpu/hypothesis", "*/*")):
+            for p in sorted((self.root / sub).glob(pattern)):
+                add(p)
+        add(self.root / ".fuzzgpu" / "workers" / wid / "state.json")
+        return out
+
+    def _share(self, rel: str) -> None:
+        try:
+            self.shared.append((rel, (self.root / rel).read_bytes()))
+        except OSError:
+            pass
+
+    def apply(self, wid: str, changed: dict[str, bytes], removed: list[str]) -> list[str]:
+        """Take actor ``wid``'s files into the corpus; returns lines for the screen."""
+        from .corpus import CLASS_DIR, KNOWN_FILE
+        from .files import write_atomic
+        from .workers import QUARANTINE
+
+        msgs: list[str] = []
+
+        def rank(rel: str) -> int:  # entries before the class records and the state that name them
+            return 0 if "/" not in rel else 2 if rel.endswith("/state.json") else 1
+
+        for rel in sorted(changed, key=rank):
+            data = changed[rel]
+            try:
+                parts = safe_rel(rel).parts
+            except ValueError as e:  # never written: an actor's bug must not write outside the corpus
+                msgs.append(f"worker {wid}: ignored {e}")
+                continue
+            target = self.root / rel
+            if len(parts) == 1:
+                if rel.endswith(".json") and rel != KNOWN_FILE:
+                    msgs += self._entry(wid, rel, data)
+                # a .litmus is written with its entry; known.json is the driver's
+            elif parts[0] == CLASS_DIR and rel.endswith(".json"):
+                self._class(data)
+            elif parts[0] == QUARANTINE:
+                if not target.exists():
+                    write_files(self.root, {rel: data})
+                    if rel.endswith(".json"):
+                        self._share(rel)
+                        msgs.append(f"worker {wid}: QUARANTINED {parts[-1]}")
+            elif parts[0] == "raw" or parts[:2] == (".fuzzgpu", "hypothesis"):
+                write_files(self.root, {rel: data})
+            elif parts[:3] == (".fuzzgpu", "workers", wid):
+                if parts[-1] == "state.json":
+                    try:
+                        st = json.loads(data)
+                    except ValueError:
+                        continue
+                    write_atomic(target, json.dumps(self.fix_state(wid, st), indent=1))
+                elif parts[-1] != "log.txt":
+                    write_files(self.root, {rel: data})
+        for rel in removed:
+            try:
+                parts = safe_rel(rel).parts
+            except ValueError:
+                continue
+            if parts[:2] == (".fuzzgpu", "hypothesis"):  # Hypothesis deleted an example (a shrink moved on)
+                try:
+                    (self.root / rel).unlink()
+                except OSError:
+                    pass
+        return msgs
+
+    def _entry(self, wid: str, rel: str, data: bytes) -> list[str]:
+        from .files import write_atomic
+
+        try:
+            entry = json.loads(data)
+            path, new = self.corpus.add(entry)
+        except Exception as e:  # noqa: BLE001 -- a finding must outlive any fault in saving it
+            raw = f"raw/{wid}-{rel}"
+            write_atomic(self.root / raw, data.decode("utf-8", "replace"))
+            return [f"worker {wid}: FINDING NOT SAVED to the corpus ({type(e).__name__}: {e}); kept raw in {self.root / raw}"]
+        if new:
+            self.owner[path.name] = wid
+            self._share(path.name)
+            self._share(path.with_suffix(".litmus").name)
+            v = entry.get("verdict", {}) if isinstance(entry, dict) else {}
+            return [f"worker {wid}: NEW FINDING {path.name}: {entry.get('shape', '?')}: {v.get('property', '?')}: FAIL ({v.get('reason', '')})"[:400]]
+        if self.owner.get(path.name) != wid:
+            self.alias.setdefault(wid, {})[rel] = path.name
+        return []
+
+    def _class(self, data: bytes) -> None:
+        try:
+            rec = json.loads(data)
+            key, entry, variants = rec["key"], rec.get("entry"), list(rec["variants"])
+        except (ValueError, KeyError, TypeError):
+            return
+        path = self.root / entry if isinstance(entry, str) and "/" not in entry else None
+        if path is None or not path.exists():
+            path = self.corpus.classes().get(key)
+        if path is not None:
+            self.corpus.add_variants(key, path, variants)
+
+    def fix_state(self, wid: str, st: dict[str, Any]) -> dict[str, Any]:
+        """A worker's state as the corpus on the driver sees it: a finding the worker saved as new
+        on its node, whose class another worker had saved first, is listed as saved by another."""
+        alias = self.alias.get(wid, {})
+        for f in st.get("findings") or []:
+            if isinstance(f, dict) and f.get("file") in alias:
+                f["file"] = alias[f["file"]]
+                f["saved_by_another"] = True
+        return st
+
+
+# --------------------------------------------------------------------------------------------
+# The driver's loop
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Slot:
+    wid: str
+    index: int
+    actor: Any
+    ref: Any = None  # the call in flight
+    call: str = ""  # "start" | "poll"
+    cursor: int = 0  # how many of the coordinator's shared files the actor has
+    next_poll: float = 0.0
+    restarts: int = 0
+    progress: int = 0  # programs in its state when it was (re)started
+    started: bool = False
+    in_flight: dict[str, Any] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    ended: str | None = None  # why it ended: "done" | "failed: ..." | "given up: ..."
+    stopping: bool = False
+    since: float = 0.0  # when the call in flight was made
+    waiting: bool = False  # said that Ray has not placed it yet
+    unreachable: float = 0.0  # since when its polls fail with "actor unavailable" (0: they do not)
+
+
+def cluster_gpus(ray: Any) -> int:
+    return int(ray.cluster_resources().get("GPU", 0))
+
+
+def connect(ray: Any, address: str) -> None:
+    """Connect to the cluster, shipping this fuzzgpu package to it (the nodes run the driver's code;
+    they need fuzzgpu's dependencies, not fuzzgpu)."""
+    pkg = Path(__file__).resolve().parent
+    env = {"py_modules": [str(pkg)], "excludes": ["__pycache__", "*.pyc"]}
+    if os.environ.get("FUZZGPU_RAY_SHIP", "1") == "0":  # fuzzgpu installed on every node: use that
+        env = {}
+    try:
+        ray.init(address=address, runtime_env=env, logging_level="ERROR", log_to_driver=False, configure_logging=False)
+    except Exception as e:  # noqa: BLE001 -- ConnectionError, a bad address, a version mismatch: all mean 'no cluster'
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise EnvError(f"--ray {address}: cannot connect to a Ray cluster ({why[:200]}); start one with `ray start --head` (docs/ray.md)") from None
+
+
+def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
+            sim_fault: str | None, workers: int, gpus: int | str | None, watchdog: float, max_findings: int | None,
+            out: Any = None, status_every: float = 2.0, same_seed: bool = False, per_gpu: int = 1,
+            gpu_fault: str | None = None, known: str | None = None, poll_every: float = POLL_EVERY) -> dict[str, Any]:
+    """A parallel campaign whose workers are Ray actors.  ``gpus``: ``"all"`` (every GPU of the
+    cluster) or a count -- ``per_gpu`` actors each, ``num_gpus=1/per_gpu``; None: ``workers`` CPU
+    actors.  Returns what :func:`fuzzgpu.parallel.run_parallel` returns, plus ``actors``."""
+    from .campaign import combine_states, profile_path, write_combined_report
+    from .files import read_regular, write_atomic
+    from .parallel import _worker_states, after_exit, open_parallel_corpus, status_line
+    from .workers import MAX_RESTARTS, ProgramFault, quarantine
+
+    ray = import_ray()
+    out = out if out is not None else sys.stdout
+    _check_faults(backend, sim_fault, gpu_fault)
+    ppath = profile_path(profile)
+    profile_text = read_regular(ppath, 1 << 20, follow_symlinks=True)
+    from .campaign import load_profile
+
+    load_profile(str(ppath))  # a bad profile is one line here, not one per actor
+    known_text = read_regular(Path(known), 1 << 24, follow_symlinks=True) if known is not None else None
+    corpus = Path(corpus_dir)
+    lock, base_seed = open_parallel_corpus(corpus, profile, backend, prop, seed, known)
+    try:
+        connect(ray, address)
+    except BaseException:
+        lock.close()
+        raise
+    coord = Coordinator(corpus)
+    opts: dict[str, Any] = {"max_restarts": MAX_RESTARTS, "max_task_retries": 0, "num_cpus": 1, "scheduling_strategy": "SPREAD"}
+    try:
+        if gpus is not None:
+            have = cluster_gpus(ray)
+            count = have if gpus == "all" else int(gpus)
+            if count < 1 or count > have:
+                raise UserError(f"--gpus {gpus}: the Ray cluster at {address} has {have} GPU(s)")
+            n = count * max(1, per_gpu)
+            opts["num_gpus"] = 1.0 / max(1, per_gpu)
+        else:
+            n = workers
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if n > cpus:  # each actor takes one CPU: the others would wait for ever
+            raise UserError(f"{n} workers: the Ray cluster at {address} has {cpus} CPU(s), and each actor takes one "
+                            f"(add nodes, or ask for fewer workers)")
+    except BaseException:
+        lock.close()
+        ray.shutdown()
+        raise
+    Actor = ray.remote(CampaignActor)
+    slots = [_Slot(f"w{i}", i, Actor.options(**opts).remote(f"w{i}")) for i in range(n)]
+    t0 = time.monotonic()
+    end = t0 + seconds
+    stop = {"flag": False}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop["flag"] = True
+
+    old = {}
+    for s in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[s] = signal.signal(s, on_signal)
+        except ValueError:
+            pass
+    where = f"{n} Ray actors at {address}" + (f" ({per_gpu} per GPU, num_gpus={opts['num_gpus']:.3g} each)" if gpus is not None else " (one CPU each)")
+    print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: {where}",
+          file=out, flush=True)
+
+    def log(slot: _Slot, lines: list[str]) -> None:
+        if not lines:
+            return
+        d = corpus / ".fuzzgpu" / "workers" / slot.wid
+        d.mkdir(parents=True, exist_ok=True)
+        with open(d / "log.txt", "a") as f:
+            f.write("".join(line + "\n" for line in lines))
+
+    def note_in_flight(slot: _Slot, fl: dict[str, Any] | None) -> None:
+        """``.fuzzgpu/workers/wI/in_flight.json``: the program the actor runs (as of its last poll)."""
+        from .evidence import program_hash
+
+        old, slot.in_flight = slot.in_flight, fl
+        path = corpus / ".fuzzgpu" / "workers" / slot.wid / "in_flight.json"
+        if fl is None:
+            if old is not None:
+                path.unlink(missing_ok=True)
+            return
+        if old is None or old["program"] != fl["program"]:
+            write_atomic(path, json.dumps({"program_hash": program_hash(fl["program"]), "shape": fl["program"].name,
+                                           "backend": fl["backend"], "deadline": fl["deadline"]}, indent=1))
+
+    def state_of(slot: _Slot) -> dict[str, Any]:
+        return _worker_states(corpus, [slot.wid]).get(slot.wid, {})
+
+    def start(slot: _Slot, resend: bool = False) -> None:
+        if resend:
+            time.sleep(0.2)
+        files = coord.snapshot(slot.wid)
+        if known_text is not None:
+            files["known.json"] = known_text
+        slot.cursor = len(coord.shared)
+        slot.progress = int(state_of(slot).get("programs", 0) or 0)
+        job = {"profile_name": ppath.stem, "profile_text": profile_text, "backend": backend, "sim_fault": sim_fault,
+               "gpu_fault": gpu_fault, "watchdog": watchdog, "property": prop, "max_findings": max_findings,
+               "seed": base_seed + (0 if same_seed else slot.index), "seconds": max(1.0, end - time.monotonic())}
+        slot.ref, slot.call, slot.started, slot.unreachable = slot.actor.start.remote(job, files), "start", False, 0.0
+        if not resend:
+            slot.since, slot.waiting = time.monotonic(), False
+
+    def restart(slot: _Slot, why: str) -> None:
+        if end - time.monotonic() <= 2:
+            slot.ended = f"done (lost near the end: {why})"
+            return
+        if slot.restarts >= MAX_RESTARTS:
+            slot.ended = f"given up after {MAX_RESTARTS} restarts: {why}"
+            print(f"worker {slot.wid} given up: {slot.ended}", file=out, flush=True)
+            return
+        slot.restarts += 1
+        print(f"worker {slot.wid} lost ({why}); restarting it (restart {slot.restarts} of at most {MAX_RESTARTS})", file=out, flush=True)
+        start(slot)
+
+    def died(slot: _Slot, err: BaseException) -> None:
+        why = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"[:300]
+        fl = slot.in_flight
+        note_in_flight(slot, None)
+        if fl is not None:  # the program it was running: quarantined, as a crash of a local worker's backend is
+            fault = ProgramFault("crash", f"the Ray actor {slot.wid} died while running it ({why})", float(fl["seconds"]), float(fl["deadline"]))
+            q = quarantine(corpus, fl["program"], fault, fl["backend"], fl["config"])
+            coord._share(q.relative_to(corpus).as_posix())
+            st = state_of(slot)
+            if st:  # the restarted actor resumes from this state: it counts the quarantine
+                st["quarantined"] = int(st.get("quarantined", 0)) + 1
+                st.setdefault("faults", {})["crash"] = int(st.get("faults", {}).get("crash", 0)) + 1
+                write_atomic(corpus / ".fuzzgpu" / "workers" / slot.wid / "state.json", json.dumps(st, indent=1))
+            print(f"worker {slot.wid}: QUARANTINED {q.name}: the program in flight when its actor died", file=out, flush=True)
+        restart(slot, why)
+
+    def answer(slot: _Slot, res: dict[str, Any]) -> None:
+        if slot.call == "start":
+            if "error" in res:
+                if res.get("user_error") and not slot.progress:
+                    slot.ended = f"failed: {res['error']}"
+                    print(f"worker {slot.wid} failed: {res['error']}", file=out, flush=True)
+                else:
+                    restart(slot, res["error"])
+                return
+            slot.info, slot.started = res, True
+            slot.next_poll = time.monotonic() + poll_every
+            d = corpus / ".fuzzgpu" / "workers" / slot.wid
+            d.mkdir(parents=True, exist_ok=True)
+            write_atomic(d / "actor.json", json.dumps(dict(res, restarts=slot.restarts), indent=1))  # where it runs now
+            return
+        slot.unreachable = 0.0
+        if res.get("lost"):  # Ray restarted the actor between two polls
+            died(slot, RuntimeError("the actor was restarted by Ray"))
+            return
+        for line in coord.apply(slot.wid, res["changed"], res["removed"]):
+            print(line, file=out, flush=True)
+        log(slot, res["lines"])
+        note_in_flight(slot, res["in_flight"])
+        slot.next_poll = time.monotonic() + poll_every
+        if res["done"]:
+            err = res.get("error")
+            finished = err is None
+            rc = 2 if err and err[1] else 1
+            what = after_exit(rc, finished, int(state_of(slot).get("programs", 0) or 0) != slot.progress, slot.restarts, end - time.monotonic())
+            if what == "done":
+                slot.ended = "done"
+            elif what == "refused":
+                slot.ended = f"failed: {err[0] if err else '?'}"
+                print(f"worker {slot.wid} failed: {err[0] if err else '?'}", file=out, flush=True)
+            else:
+                restart(slot, f"its campaign ended on {err[0] if err else 'an error'}")
+
+    #: the actor is being restarted (or briefly out of reach); a RayActorError, but not a new death
+    unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
+    reason = "time"
+    last = 0.0
+    try:
+        for slot in slots:
+            start(slot)
+        while True:
+            now = time.monotonic()
+            if stop["flag"]:
+                reason = "interrupted"
+            if stop["flag"] or now > end + 30:
+                for slot in slots:
+                    if slot.ended is None and not slot.stopping:
+                        slot.stopping = True
+                        slot.actor.stop.remote()
+            for slot in slots:  # an actor Ray cannot place again (no free resource) by the end: not waited for
+                if slot.ended is None and slot.call == "start" and slot.ref is not None and not slot.waiting \
+                        and now - slot.since > 30:
+                    slot.waiting = True
+                    print(f"worker {slot.wid}: waiting for Ray to place its actor (no free resource of its kind yet)", file=out, flush=True)
+                if slot.ended is None and slot.call == "start" and now > end + 5:
+                    slot.ended, slot.ref = "not restarted: no free resource in the cluster", None
+                if slot.ended is None and now > end + 300:
+                    slot.ended, slot.ref = "did not finish within 300 s of the end", None
+                if slot.ended is None and slot.ref is None and now >= slot.next_poll:
+                    push = dict(coord.shared[slot.cursor:])
+                    slot.cursor = len(coord.shared)
+                    slot.ref, slot.call, slot.since = slot.actor.poll.remote(push), "poll", now
+            for slot in slots:
+                if slot.ended is None and slot.call == "poll" and slot.ref is not None and now - slot.since > POLL_TIMEOUT:
+                    slot.ref = None
+                    died(slot, TimeoutError(f"no answer to a poll for {POLL_TIMEOUT:.0f} s"))
+            live = [s for s in slots if s.ended is None and s.ref is not None]
+            if not [s for s in slots if s.ended is None]:
+                break
+            if live:
+                ready, _ = ray.wait([s.ref for s in live], num_returns=len(live), timeout=0.2)
+                for slot in live:
+                    if slot.ref not in ready:
+                        continue
+                    ref, slot.ref = slot.ref, None
+                    try:
+                        res = ray.get(ref)
+                    except unavailable:  # restarting, or briefly out of reach: asked again, not a death
+                        if slot.call == "start":
+                            start(slot, resend=True)
+                        else:  # a restarted actor answers the next poll with "lost" (then: died)
+                            slot.next_poll = time.monotonic() + poll_every
+                            slot.unreachable = slot.unreachable or time.monotonic()
+                            if time.monotonic() - slot.unreachable > POLL_TIMEOUT:
+                                died(slot, TimeoutError(f"unreachable for {POLL_TIMEOUT:.0f} s"))
+                        continue
+                    except ray.exceptions.RayActorError as e:
+                        died(slot, e)
+                        continue
+                    except ray.exceptions.RayTaskError as e:  # a bug in the actor's method: like a crashed worker
+                        restart(slot, str(e).strip().splitlines()[-1][:300] if str(e).strip() else type(e).__name__)
+                        continue
+                    answer(slot, res)
+            else:
+                time.sleep(0.05)
+            if now - last > status_every:
+                last = now
+                alive = sum(1 for s in slots if s.ended is None and s.started)
+                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, [s.wid for s in slots]))), file=out, flush=True)
+        if max_findings is not None and reason == "time" and any(s.ended == "done" for s in slots) and time.monotonic() < end - 2:
+            reason = "found new finding(s) (--max-findings)"
+    finally:
+        for s_, h in old.items():
+            signal.signal(s_, h)
+        # scratch folders removed (not waited for on an actor Ray is still trying to place)
+        closing = [slot.actor.close.remote() for slot in slots if slot.started and slot.call != "start"]
+        if closing:
+            ray.wait(closing, num_returns=len(closing), timeout=40)
+        for slot in slots:
+            try:
+                ray.kill(slot.actor, no_restart=True)
+            except Exception:  # noqa: BLE001, S110 -- a dead actor is gone already
+                pass
+        ray.shutdown()
+        lock.close()
+    failed = {s.wid: s.ended for s in slots if s.ended and s.ended.startswith("failed")}
+    if failed and len(failed) == len(slots):
+        first = min(failed)
+        raise UserError(f"every worker failed; {first}: {failed[first][len('failed: '):]}")
+    ids = [s.wid for s in slots]
+    states = _worker_states(corpus, ids)
+    actors = {s.wid: dict(s.info, restarts=s.restarts, ended=s.ended) for s in slots}
+    devices = sorted({f"{a.get('node_ip')}:{a.get('cuda_visible_devices')}" for a in actors.values() if a.get("cuda_visible_devices")}) \
+        if gpus is not None else []
+    report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
+                                                                "seed": base_seed, "workers": ids, "gpus": devices,
+                                                                "workers_per_gpu": per_gpu if gpus is not None else None,
+                                                                "restarts": {s.wid: s.restarts for s in slots}, "known": known,
+                                                                "ray": {"address": address, "actors": actors}})
+    return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states), "actors": actors}
+
+
+def _check_faults(backend: str, sim_fault: str | None, gpu_fault: str | None) -> None:
+    """The fault options checked once, here (as :func:`fuzzgpu.campaign.run_campaign` does)."""
+    from .backends.sim import parse_faults
+
+    if sim_fault and backend != "sim":
+        raise UserError("--sim-fault is only for --backend sim")
+    parse_faults(sim_fault)
+    if gpu_fault:
+        from .backends.cuda import parse_gpu_faults
+
+        if backend != "cuda":
+            raise UserError("--gpu-fault is only for --backend cuda")
+        parse_gpu_faults(gpu_fault)
+
+
+def gpus_arg(spec: str | None) -> int | str | None:
+    """``--gpus`` on a cluster: ``all`` or a count (GPU ids name one host's devices: not here)."""
+    if spec is None or spec == "all":
+        return spec
+    try:
+        v = int(spec)
+    except ValueError:
+        raise UserError(f"--gpus {spec!r} with --ray: expected all or a count (Ray places the actors; GPU ids are per host)") from None
+    if v < 1:
+        raise UserError(f"--gpus {spec}: must be at least 1")
+    return v
+
+
+__all__ = ["CampaignActor", "Coordinator", "INSTALL_HINT", "TreeWatch", "gpus_arg", "import_ray", "run_ray", "synced"]
