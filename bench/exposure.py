@@ -39,7 +39,6 @@ the checkout), no network.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time

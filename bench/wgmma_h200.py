@@ -4,7 +4,7 @@
     PYTHONPATH=. python3 bench/wgmma_h200.py --out $OUT [--seconds 60] [--smoke]
     python3 bench/wgmma_h200.py --render bench/results/wgmma-h200.json     # JSON -> markdown
 
-1. The mapping self-check (fuzzgpu.codegen_wgmma.run_selftest): every thread's wgmma returns its
+1. The mapping self-check (fuzzgpu.backends.wgmma_selftest.run_selftest): every thread's wgmma returns its
    own slot's word (descriptor strides, B, accumulator fragment) -- without it no count below means
    anything, so the script stops (exit 3) if it fails.
 2. Every tests/litmus/async-proxy/WGMMA-*.litmus (and TMA-reduce-*.litmus: a bulk reduction of
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fuzzgpu import codegen_wgmma as wg  # noqa: E402
+from fuzzgpu.backends.wgmma_selftest import run_selftest  # noqa: E402
 from fuzzgpu import litmus  # noqa: E402
 from fuzzgpu.backends.base import RunConfig  # noqa: E402
 from fuzzgpu.errors import UserError  # noqa: E402
@@ -111,7 +111,7 @@ def main() -> int:
         return 3
     data: dict = {"device": backend.describe(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   "cells": []}
-    ok, n = wg.run_selftest(backend)
+    ok, n = run_selftest(backend)
     data["selftest"] = f"{ok}/{n} slots read back their own word"
     print("self-check:", data["selftest"], flush=True)
     path = out / "wgmma-h200.json"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu import codegen_wgmma as wg
+from fuzzgpu.backends.wgmma_selftest import run_selftest
 from fuzzgpu import litmus
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.ir import eval_expr
@@ -51,7 +51,7 @@ def _witness(p) -> dict[str, int]:
 
 
 def test_mapping_selfcheck_every_thread_reads_its_own_slot(backend) -> None:
-    ok, n = wg.run_selftest(backend)
+    ok, n = run_selftest(backend)
     print(f"wgmma mapping self-check: {ok}/{n} slots")
     assert ok == n
 
