@@ -8,37 +8,21 @@ from typing import Mapping, Protocol
 from ..errors import SourceError
 from ..ir import (
     FENCE_SEMS,
-    FILLER_KINDS,
     LOAD_SEMS,
     NAME_RE,
     PROXY_FENCE_SPACES,
     REGISTER_RE,
     RMW_SEMS,
     STORE_SEMS,
-    Arith,
-    AsyncRead,
     Atom,
     Barrier,
-    Branch,
-    BulkCommit,
-    BulkWait,
-    ClusterBarrier,
     CpAsync,
     CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
     Fence,
-    FenceMbarrierInit,
-    Filler,
-    Goto,
-    GridDepControl,
     Instruction,
     Label,
     Load,
     MbarrierArrive,
-    MbarrierExpectTx,
-    MbarrierInit,
     MbarrierWait,
     Mov,
     Operand,
@@ -51,30 +35,26 @@ from ..ir import (
     Sem,
     Space,
     Store,
-    Tcgen05Fence,
 )
 from .mnemonics import (
-    ARITH,
     ATOM_BASES,
-    BRANCHES,
     BULK_COMPLETION_SPELLINGS,
     BULK_COMPLETIONS,
-    CLUSTER_BARRIER_SEMS,
     COPY_SPACES,
     DSM_QUALIFIER,
     DSM_SPACE,
-    GRIDDEP_ACTIONS,
+    FAMILIES,
+    FORMS,
     LOAD_BASES,
     MBAR_ARRIVE_SEMS,
     MBAR_SCOPES,
     MBAR_WAIT_SEMS,
-    MEMBAR,
     RED_BASES,
     RMW_OPS,
     SCOPES,
     SEMS,
     STORE_BASES,
-    TCGEN05_FENCES,
+    Form,
 )
 from .tokens import NUM, WORD, Token
 
@@ -136,53 +116,24 @@ class InstructionBuilder:
         return SourceError(message, self.p.path, self.tok.line, q.col)
 
     def build(self) -> Cell:
-        b = self.base
-        if b in LOAD_BASES:
-            instr = self.load()
-        elif b in STORE_BASES:
-            instr = self.store()
-        elif b in ATOM_BASES:
-            instr = self.atom()
-        elif b in RED_BASES:
-            instr = self.red()
-        elif b == "fence":
-            instr = self.fence()
-        elif b == "membar":
-            instr = self.membar()
-        elif b in ("bar", "barrier"):
-            instr = self.barrier()
-        elif b == "mov":
-            self.no_qualifiers()
-            self.count(2)
-            instr = Mov(self.register(0), self.value(1))
-        elif b in ARITH:
-            self.no_qualifiers()
-            self.count(3)
-            instr = Arith(ARITH[b], self.register(0), self.value(1), self.value(2))
-        elif b in BRANCHES:
-            self.no_qualifiers()
-            self.count(3)
-            instr = Branch(BRANCHES[b], self.value(0), self.value(1), self.label(2))
-        elif b == "goto":
-            self.no_qualifiers()
-            self.count(1)
-            instr = Goto(self.label(0))
-        elif b == "filler":
-            instr = self.filler()
-        elif b == "griddepcontrol":
-            instr = self.griddepcontrol()
-        elif b == "mbarrier":
-            instr = self.mbarrier()
-        elif b == "cp":
-            instr = self.copy()
-        elif b == "async":
-            instr = self.async_read()
-        elif b == "tcgen05":
-            instr = self.tcgen05()
+        """The instruction: the table's :class:`Form` of this exact mnemonic, else its family's builder."""
+        form = FORMS.get(self.tok.text)
+        if form is not None:
+            instr = self.form(form)
+        elif self.base in FAMILIES:
+            instr = getattr(self, FAMILIES[self.base].build)()
         else:
             raise self.error(f"unknown instruction {self.tok.text!r}")
         self.cell.instr = instr
         return self.cell
+
+    def form(self, form: Form) -> Instruction:
+        """A fixed spelling: its operands, in order, into the fields the table names."""
+        self.count(len(form.operands))
+        read = {"register": self.register, "value": self.value, "location": self.location, "label": self.label,
+                "number": self.number}
+        fields = {slot.field: read[slot.kind](i) for i, slot in enumerate(form.operands)}
+        return form.ir(**dict(form.fields), **fields)
 
     # operands ---------------------------------------------------------------------------
 
@@ -221,10 +172,10 @@ class InstructionBuilder:
 
     # qualifiers -------------------------------------------------------------------------
 
-    def no_qualifiers(self) -> None:
-        if self.quals:
-            q = self.quals[0]
-            raise self.qual_error(f"{self.base} takes no qualifier, found '.{q.text}'", q)
+    def no_qualifiers(self) -> Instruction:
+        """``mov``, arithmetic, branches, ``goto``: a qualified spelling (no :class:`Form` has one)."""
+        q = self.quals[0]
+        raise self.qual_error(f"{self.base} takes no qualifier, found '.{q.text}'", q)
 
     def classify(
         self, allowed: Mapping[str, Mapping[str, object]], quals: list[Qualifier] | None = None
@@ -267,6 +218,16 @@ class InstructionBuilder:
         return proxy
 
     # instruction kinds ------------------------------------------------------------------
+
+    def access(self) -> Instruction:
+        """``ld``/``st``/``atom``/``red`` and their proxy bases (``suld``, ``tld``, ``cold``...)."""
+        if self.base in LOAD_BASES:
+            return self.load()
+        if self.base in STORE_BASES:
+            return self.store()
+        if self.base in ATOM_BASES:
+            return self.atom()
+        return self.red()
 
     def load(self) -> Instruction:
         found = self.classify(
@@ -339,10 +300,8 @@ class InstructionBuilder:
         self.count(0)
         if self.quals and self.quals[0].text == "proxy":
             return self.proxy_fence()
-        if self.quals and self.quals[0].text == "mbarrier_init":
-            if self.texts() != ["mbarrier_init", "release", "cluster"]:
-                raise self.error(f"unknown fence {self.tok.text!r} (fence.mbarrier_init.release.cluster)")
-            return FenceMbarrierInit()
+        if self.quals and self.quals[0].text == "mbarrier_init":  # the right spelling is a Form
+            raise self.error(f"unknown fence {self.tok.text!r} (fence.mbarrier_init.release.cluster)")
         found = self.classify({"sem": SEMS, "scope": SCOPES})
         if "sem" not in found or "scope" not in found:
             raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
@@ -369,24 +328,16 @@ class InstructionBuilder:
             space = space_q.text
         return ProxyFence(kinds[kind_q.text], space)
 
-    def membar(self) -> Instruction:
+    def unknown_membar(self) -> Instruction:
+        """``membar.{cta,gl,sys}`` are Forms (``fence.sc``); any other spelling is wrong."""
         self.count(0)
-        if len(self.quals) != 1 or self.quals[0].text not in MEMBAR:
-            raise self.error(f"{self.tok.text!r}: expected membar.cta, membar.gl or membar.sys")
-        return Fence(Sem.SC, MEMBAR[self.quals[0].text])
+        raise self.error(f"{self.tok.text!r}: expected membar.cta, membar.gl or membar.sys")
 
     def cluster_barrier(self) -> Instruction:
-        """``barrier.cluster.arrive{.release|.relaxed}{.aligned}``, ``barrier.cluster.wait{.acquire}{.aligned}``."""
-        texts = self.texts()[1:]
-        if texts and texts[-1] == "aligned":
-            texts = texts[:-1]
-        mode = texts[0] if texts else ""
-        if mode not in CLUSTER_BARRIER_SEMS or len(texts) > 2 or (len(texts) == 2 and texts[1] not in CLUSTER_BARRIER_SEMS[mode]):
-            raise self.error(
-                f"unknown barrier {self.tok.text!r} (barrier.cluster.arrive{{.release,.relaxed}} or barrier.cluster.wait{{.acquire}})"
-            )
-        self.count(0)
-        return ClusterBarrier(mode, CLUSTER_BARRIER_SEMS[mode][texts[1]] if len(texts) == 2 else None)
+        """``barrier.cluster...``: the right spellings are Forms; this one is wrong."""
+        raise self.error(
+            f"unknown barrier {self.tok.text!r} (barrier.cluster.arrive{{.release,.relaxed}} or barrier.cluster.wait{{.acquire}})"
+        )
 
     def barrier(self) -> Instruction:
         texts = [q.text for q in self.quals]
@@ -427,24 +378,14 @@ class InstructionBuilder:
             raise self.error(f"expected a number, found {tok.describe()}", tok)
         return self.p.int_value(tok)
 
-    def griddepcontrol(self) -> Instruction:
-        if len(self.quals) != 1 or self.quals[0].text not in GRIDDEP_ACTIONS:
-            raise self.error(f"unknown {self.tok.text!r} (griddepcontrol.launch_dependents or griddepcontrol.wait)")
-        self.count(0)
-        return GridDepControl(self.quals[0].text)
+    def unknown_griddepcontrol(self) -> Instruction:
+        raise self.error(f"unknown {self.tok.text!r} (griddepcontrol.launch_dependents or griddepcontrol.wait)")
 
-    def tcgen05(self) -> Instruction:
-        texts = self.texts()
-        if len(texts) != 1 or not texts[0].startswith("fence::") or texts[0][7:] not in TCGEN05_FENCES:
-            raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync)")
-        self.count(0)
-        return Tcgen05Fence(texts[0][7:])
+    def unknown_tcgen05(self) -> Instruction:
+        raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync)")
 
-    def async_read(self) -> Instruction:
-        if self.texts() != ["read"]:
-            raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")
-        self.count(2)
-        return AsyncRead(self.register(0), self.location(1))
+    def unknown_async(self) -> Instruction:
+        raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")
 
     def mbarrier_sem_scope(self, quals: list[Qualifier], sems: dict[str, Sem], default: Sem) -> tuple[Sem, Scope]:
         found = self.classify({"sem": sems, "scope": MBAR_SCOPES}, quals)
@@ -456,12 +397,6 @@ class InstructionBuilder:
         texts = self.texts()
         op = texts[0] if texts else ""
         rest = self.quals[1:]
-        if op == "init" and not rest:
-            self.count(2)
-            return MbarrierInit(self.location(0), self.number(1))
-        if op == "expect_tx" and not rest:
-            self.count(2)
-            return MbarrierExpectTx(self.location(0), self.number(1))
         if op == "arrive":
             expect = bool(rest) and rest[0].text == "expect_tx"
             rest = rest[1:] if expect else rest
@@ -498,24 +433,12 @@ class InstructionBuilder:
             self.expect_space(0, Space.SHARED)
             self.expect_space(1, Space.GLOBAL)
             return CpAsync(self.location(0), self.location(1))
-        simple = {
-            ("async",): lambda: CpAsync(self.location(0), self.location(1)),
-            ("async", "commit_group"): CpAsyncCommit,
-            ("async", "wait_all"): lambda: CpAsyncWait(None),
-            ("async", "wait_group"): lambda: CpAsyncWait(self.number(0)),
-            ("async", "mbarrier", "arrive", "noinc"): lambda: CpAsyncMbarrierArrive(self.location(0)),
-        }
-        arity = {("async",): 2, ("async", "wait_group"): 1, ("async", "mbarrier", "arrive", "noinc"): 1}
-        key = tuple(texts)
-        if key == ("async", "mbarrier", "arrive"):
+        if tuple(texts) == ("async", "mbarrier", "arrive"):
             raise self.error(
                 f"write {self.tok.text}.noinc: the arrival of cp.async.mbarrier.arrive counts against the mbarrier's "
                 "expected arrivals only in the .noinc form (without it the pending count is first incremented)"
             )
-        if key not in simple:
-            raise self.error(f"unknown instruction {self.tok.text!r}")
-        self.count(arity.get(key, 0))
-        return simple[key]()
+        raise self.error(f"unknown instruction {self.tok.text!r}")
 
     def expect_space(self, i: int, space: Space) -> None:
         if i < len(self.operands):
@@ -524,13 +447,7 @@ class InstructionBuilder:
     def bulk_copy(self, texts: list[str], reduce: bool) -> Instruction:
         if texts[:2] != ["async", "bulk"] or len(texts) < 3:
             raise self.error(f"unknown instruction {self.tok.text!r}")
-        tail = texts[2:]
-        if not reduce and tail == ["commit_group"]:
-            self.count(0)
-            return BulkCommit()
-        if not reduce and tail in (["wait_group"], ["wait_group", "read"]):
-            self.count(1)
-            return BulkWait(self.number(0), read=len(tail) == 2)
+        tail = texts[2:]  # commit_group and wait_group{.read} are Forms
         if tail[0] in COPY_SPACES:
             return self.bulk_copy_spaces(tail, reduce)
         completion, ops = tail[0], tail[1:]
@@ -578,13 +495,5 @@ class InstructionBuilder:
         self.expect_space(1, src_space)
         return CpAsyncBulk(dst, src, completion, bar, op, size)
 
-    def filler(self) -> Instruction:
-        if len(self.quals) != 1 or self.quals[0].text not in FILLER_KINDS:
-            raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")
-        self.count(1)
-        tok = self.operands[0]
-        if tok.kind != NUM:
-            raise self.error(f"expected a number, found {tok.describe()}", tok)
-        return Filler(self.quals[0].text, self.p.int_value(tok))
-
-
+    def unknown_filler(self) -> Instruction:
+        raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")

@@ -4,72 +4,34 @@ from __future__ import annotations
 
 from ..ir import (
     NAME_RE,
-    PROXY_FENCE_SPACES,
     REGISTER_RE,
     And,
-    Arith,
-    AsyncRead,
-    Atom,
-    Barrier,
     BoolConst,
-    Branch,
-    BulkCommit,
-    BulkWait,
-    ClusterBarrier,
     Cmp,
     Condition,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
     Expr,
-    Fence,
-    FenceMbarrierInit,
-    Filler,
-    Goto,
-    GridDepControl,
     Instruction,
     Label,
-    Load,
     Location,
     LocRef,
-    MbarrierArrive,
-    MbarrierExpectTx,
-    MbarrierInit,
-    MbarrierWait,
-    Mov,
     Not,
-    Operand,
     Or,
     Placement,
     Program,
     Proxy,
-    ProxyFence,
-    Red,
     RegRef,
-    Scope,
-    Sem,
     Space,
-    Store,
-    Tcgen05Fence,
     Term,
     Thread,
     instruction_to_json,
 )
 from .mnemonics import (
-    BULK_COMPLETIONS,
-    CLUSTER_BARRIER_SEMS,
     CMP_PUNCT,
-    DSM_SPACE,
-    GRIDDEP_ACTIONS,
     LOC_KINDS,
-    MBAR_ARRIVE_SEMS,
-    MBAR_SCOPES,
-    MBAR_WAIT_SEMS,
     PLACEMENT_KEYS,
-    PROXY_PREFIX,
-    TCGEN05_FENCES,
+    Family,
+    Form,
+    printer_rows,
 )
 from .tokens import SPACE
 
@@ -159,116 +121,26 @@ def _format_table(threads: tuple[Thread, ...]) -> list[str]:
     return lines
 
 
-def _operand(v: Operand) -> str:
-    return str(v)
-
-
-def _sem_scope(sem: Sem, scope: Scope | None) -> str:
-    return f".{sem.value}" + (f".{scope.value}" if scope is not None else "")
-
-
-def _dsm(shared_cluster: bool) -> str:
-    return f".{DSM_SPACE}" if shared_cluster else ""
-
-
-def _proxied(base: str, proxy: Proxy) -> str:
-    if proxy is Proxy.ASYNC:
-        return f"{base}.async"
-    return PROXY_PREFIX[proxy] + base
-
-
 def format_instruction(ins: Instruction) -> str:
-    """One instruction as a table cell (``ld.acquire.gpu r0, x``)."""
-    if isinstance(ins, Load):
-        if ins.nc:
-            return f"ld.global.nc {ins.dst}, {ins.loc}"
-        return f"{_proxied('ld', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)} {ins.dst}, {ins.loc}"
-    if isinstance(ins, Store):
-        return f"{_proxied('st', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)} {ins.loc}, {_operand(ins.src)}"
-    if isinstance(ins, Atom):
-        ops = ", ".join(_operand(v) for v in ins.operands)
-        head = f"{_proxied('atom', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)}.{ins.operation.value}"
-        return f"{head} {ins.dst}, {ins.loc}, {ops}"
-    if isinstance(ins, Red):
-        head = f"{_proxied('red', ins.proxy)}{_sem_scope(ins.sem, ins.scope)}{_dsm(ins.shared_cluster)}.{ins.operation.value}"
-        return f"{head} {ins.loc}, {_operand(ins.value)}"
-    if isinstance(ins, Fence):
-        return f"fence.{ins.sem.value}.{ins.scope.value}"
-    if isinstance(ins, ProxyFence):
-        if ins.space is not None and ins.space not in PROXY_FENCE_SPACES:
-            raise ValueError(f"proxy fence state space {ins.space!r} has no litmus syntax")
-        return f"fence.proxy.{ins.kind.value}" + (f".{ins.space}" if ins.space else "")
-    if isinstance(ins, Barrier):
-        return _format_barrier(ins)
-    if isinstance(ins, Mov):
-        return f"ld {ins.dst}, {ins.src}" if isinstance(ins.src, int) else f"mov {ins.dst}, {ins.src}"
-    if isinstance(ins, Arith):
-        return f"{ins.operation.value} {ins.dst}, {_operand(ins.a)}, {_operand(ins.b)}"
+    """One instruction as a table cell (``ld.acquire.gpu r0, x``): written by the first row of the
+    mnemonic table that can write it, else in the generic JSON form."""
     if isinstance(ins, Label):
         return f"{_label(ins.name)}:"
-    if isinstance(ins, Branch):
-        return f"b{ins.cond.value} {_operand(ins.a)}, {_operand(ins.b)}, {_label(ins.target)}"
-    if isinstance(ins, Goto):
-        return f"goto {_label(ins.target)}"
-    if isinstance(ins, Filler):
-        return f"filler.{ins.kind} {ins.n}"
-    text = _format_extension(ins)
-    return text if text is not None else _format_json(instruction_to_json(ins))
+    for cls in type(ins).__mro__:
+        for row in printer_rows(cls):
+            text = _write(row, ins)
+            if text is not None:
+                return text
+    return _format_json(instruction_to_json(ins))
 
 
-def _format_extension(ins: Instruction) -> str | None:
-    """PDL, mbarrier, async-proxy and cp.async instructions; ``None`` for other types."""
-    if isinstance(ins, GridDepControl):
-        return f"griddepcontrol.{ins.action}" if ins.action in GRIDDEP_ACTIONS else None
-    if isinstance(ins, Tcgen05Fence):
-        return f"tcgen05.fence::{ins.kind}" if ins.kind in TCGEN05_FENCES else None
-    if isinstance(ins, AsyncRead):
-        return f"async.read {ins.dst}, {ins.loc}"
-    if isinstance(ins, MbarrierInit):
-        return f"mbarrier.init {ins.bar}, {ins.count}"
-    if isinstance(ins, MbarrierExpectTx):
-        return f"mbarrier.expect_tx {ins.bar}, {ins.tx}"
-    if isinstance(ins, MbarrierArrive):
-        if ins.sem.value not in MBAR_ARRIVE_SEMS or ins.scope.value not in MBAR_SCOPES:
-            return None
-        head = "mbarrier.arrive" + (".expect_tx" if ins.expect_tx is not None else "")
-        args = [ins.bar] + ([str(ins.expect_tx)] if ins.expect_tx is not None else [])
-        args += [str(ins.count)] if ins.count != 1 else []
-        return f"{head}.{ins.sem.value}.{ins.scope.value}{_dsm(ins.shared_cluster)} {', '.join(args)}"
-    if isinstance(ins, MbarrierWait):
-        if ins.sem.value not in MBAR_WAIT_SEMS or ins.scope.value not in MBAR_SCOPES or ins.kind not in ("try_wait", "test_wait"):
-            return None
-        return f"mbarrier.{ins.kind}.parity.{ins.sem.value}.{ins.scope.value} {ins.dst}, {ins.bar}, {ins.parity}"
-    if isinstance(ins, CpAsyncBulk):
-        if ins.completion not in BULK_COMPLETIONS or (ins.bar is not None) != (ins.completion == "mbarrier"):
-            return None
-        head = ("cp.reduce" if ins.reduce is not None else "cp") + f".async.bulk.{ins.completion}"
-        head += f".{ins.reduce.value}" if ins.reduce is not None else ""
-        bar = f", {ins.bar}" if ins.bar is not None else ""
-        return f"{head} {ins.dst_loc}, {ins.src_loc}, {ins.size}{bar}"
-    if isinstance(ins, BulkCommit):
-        return "cp.async.bulk.commit_group"
-    if isinstance(ins, BulkWait):
-        return f"cp.async.bulk.wait_group{'.read' if ins.read else ''} {ins.n}"
-    if isinstance(ins, CpAsync):
-        return f"cp.async {ins.dst_loc}, {ins.src_loc}"
-    if isinstance(ins, CpAsyncCommit):
-        return "cp.async.commit_group"
-    if isinstance(ins, CpAsyncWait):
-        return "cp.async.wait_all" if ins.n is None else f"cp.async.wait_group {ins.n}"
-    if isinstance(ins, CpAsyncMbarrierArrive):
-        return f"cp.async.mbarrier.arrive.noinc {ins.bar}"
-    if isinstance(ins, ClusterBarrier):
-        sems = CLUSTER_BARRIER_SEMS.get(ins.mode)
-        if sems is None:
-            return None
-        names = {v: k for k, v in sems.items()}
-        if ins.sem is not None and ins.sem not in names:
-            return None
-        return f"barrier.cluster.{ins.mode}" + (f".{names[ins.sem]}" if ins.sem is not None else "")
-    if isinstance(ins, FenceMbarrierInit):
-        return "fence.mbarrier_init.release.cluster"
-    return None
+def _write(row: Form | Family, ins: Instruction) -> str | None:
+    if isinstance(row, Family):
+        return row.write(ins) if row.write is not None else None
+    if not row.matches(ins):
+        return None
+    operands = [_label(getattr(ins, s.field)) if s.kind == "label" else str(getattr(ins, s.field)) for s in row.operands]
+    return row.mnemonic + (" " + ", ".join(operands) if operands else "")
 
 
 def _format_json(value: object) -> str:
@@ -290,18 +162,6 @@ def _label(name: str) -> str:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise ValueError(f"label {name!r} is not an identifier")
     return name
-
-
-def _format_barrier(b: Barrier) -> str:
-    """Dat3M's ``bar.cta.sync id`` / ``bar.cta.sync instance, id{, quorum}``; PTX's
-    ``bar.sync id, count`` when there is a count but no instance."""
-    if b.instance is None:
-        if b.count is None:
-            return f"bar.cta.{b.mode} {b.id}"
-        return f"bar.{b.mode} {b.id}, {b.count}"
-    if b.count is None:
-        return f"bar.cta.{b.mode} {b.instance}, {b.id}"
-    return f"bar.cta.{b.mode} {b.instance}, {b.id}, {b.count}"
 
 
 def _format_condition(c: Condition) -> str:
