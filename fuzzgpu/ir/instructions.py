@@ -1,0 +1,469 @@
+"""The IR instructions, one frozen dataclass per PTX instruction (or fuzzgpu abstraction), and
+the registry of JSON tags."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar, Iterator, Protocol, TypeGuard
+
+from .enums import ArithOp, Cond, Operand, Proxy, ProxyFenceKind, RmwOp, Scope, Sem
+
+# --------------------------------------------------------------------------------------------
+# Instructions
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """Base of every instruction.  ``OP`` is the tag used in JSON.
+
+    Each subclass is one PTX instruction (its docstring gives the mnemonic) except the fuzzgpu
+    abstractions :class:`AsyncRead` (an async-proxy operand read standing for wgmma/tcgen05) and
+    :class:`Filler` (code the model ignores).  Locations an instruction names are in
+    :meth:`locations`; a single ``loc`` field is on the classes that have one (:class:`HasLoc`)."""
+
+    OP: ClassVar[str] = ""
+
+    def registers_read(self) -> tuple[str, ...]:
+        return tuple(v for v in _operands(self) if isinstance(v, str))
+
+    def register_written(self) -> str | None:
+        return getattr(self, "dst", None)
+
+    def locations(self) -> tuple[str, ...]:
+        """Every location the instruction names."""
+        loc = loc_of(self)
+        return (loc,) if loc is not None else ()
+
+
+def _operands(instr: Instruction) -> Iterator[Operand]:
+    for f in dataclasses.fields(instr):
+        if f.name in ("src", "a", "b", "value", "operands", "expected", "id", "count"):
+            v = getattr(instr, f.name)
+            if isinstance(v, tuple):
+                yield from v
+            elif v is not None:
+                yield v
+
+
+
+class HasLoc(Protocol):
+    """An instruction that names one location in a ``loc`` field (``Load``, ``Store``, ``Atom``,
+    ``Red``, ``AsyncRead``, and any registered extension with such a field)."""
+
+    @property
+    def loc(self) -> str: ...
+
+
+def has_loc(ins: Instruction) -> TypeGuard[HasLoc]:
+    """Whether ``ins`` has a ``loc`` field (a location name): then ``ins.loc`` type-checks."""
+    return isinstance(getattr(ins, "loc", None), str)
+
+
+def loc_of(ins: Instruction) -> str | None:
+    """The ``loc`` field of an instruction that has one (:func:`has_loc`), else ``None``."""
+    return ins.loc if has_loc(ins) else None
+
+@dataclass(frozen=True)
+class Load(Instruction):
+    """``ld{.sem}{.scope}{.space}{.nc} dst, [loc]`` -- in the generic proxy unless ``proxy`` says
+    otherwise (``tld``/``suld``/``cold`` of the mixed-proxy model).  ``nc`` is ``ld.global.nc``.
+
+    ``shared_cluster``: ``.shared::cluster`` -- the address is the location's address in the shared
+    memory of its CTA (:attr:`Location.cta`), obtained with ``mapa.shared::cluster`` (distributed
+    shared memory); a thread of another CTA of the cluster reaches the location only so."""
+
+    OP: ClassVar[str] = "ld"
+    dst: str
+    loc: str
+    sem: Sem = Sem.WEAK
+    scope: Scope | None = None
+    proxy: Proxy = Proxy.GENERIC
+    nc: bool = False
+    shared_cluster: bool = False
+
+
+@dataclass(frozen=True)
+class Store(Instruction):
+    """``st{.sem}{.scope}{.shared::cluster} [loc], src`` (``sust`` when ``proxy`` is surface;
+    ``shared_cluster`` as in :class:`Load`)."""
+
+    OP: ClassVar[str] = "st"
+    loc: str
+    src: Operand
+    sem: Sem = Sem.WEAK
+    scope: Scope | None = None
+    proxy: Proxy = Proxy.GENERIC
+    shared_cluster: bool = False
+
+
+@dataclass(frozen=True)
+class Atom(Instruction):
+    """``atom{.sem}{.scope}.op dst, [loc], operands`` -- a read-modify-write.
+
+    ``operands`` is ``(b,)`` for most ops and ``(compare, new)`` for ``cas``; ``shared_cluster`` as
+    in :class:`Load`.
+    """
+
+    OP: ClassVar[str] = "atom"
+    dst: str
+    loc: str
+    operation: RmwOp
+    operands: tuple[Operand, ...]
+    sem: Sem = Sem.RELAXED
+    scope: Scope = Scope.GPU
+    proxy: Proxy = Proxy.GENERIC
+    shared_cluster: bool = False
+
+
+@dataclass(frozen=True)
+class Red(Instruction):
+    """``red{.sem}{.scope}.op [loc], value`` -- a read-modify-write with no result register
+    (``shared_cluster`` as in :class:`Load`)."""
+
+    OP: ClassVar[str] = "red"
+    loc: str
+    operation: RmwOp
+    value: Operand
+    sem: Sem = Sem.RELAXED
+    scope: Scope = Scope.GPU
+    proxy: Proxy = Proxy.GENERIC
+    shared_cluster: bool = False
+
+
+@dataclass(frozen=True)
+class Fence(Instruction):
+    """``fence.{acq_rel,sc}.scope`` (``membar.{cta,gl,sys}`` is ``fence.sc``)."""
+
+    OP: ClassVar[str] = "fence"
+    sem: Sem
+    scope: Scope
+
+
+@dataclass(frozen=True)
+class ProxyFence(Instruction):
+    """``fence.proxy.<kind>{.space}``: orders accesses of different proxies / virtual aliases.
+
+    ``space`` is the state-space qualifier of ``fence.proxy.async`` (``global``, ``shared::cta``,
+    ``shared::cluster``) or ``None`` for all state spaces.
+    """
+
+    OP: ClassVar[str] = "fence.proxy"
+    kind: ProxyFenceKind
+    space: str | None = None
+
+
+@dataclass(frozen=True)
+class Barrier(Instruction):
+    """``bar{.cta}.{sync,arrive} id{, count}`` -- a CTA execution barrier.
+
+    ``count`` is the number of threads expected (``None``: every thread of the CTA in the test).
+    ``instance`` keeps Dat3M's three-operand form ``bar.cta.sync instance, id, count``; two
+    barriers synchronise when they name the same ``(instance, id)`` in the same CTA.
+    """
+
+    OP: ClassVar[str] = "bar"
+    id: Operand  # an immediate, or a register (Dat3M's ``bar.cta.sync 1, r2``)
+    count: Operand | None = None
+    mode: str = "sync"  # "sync" | "arrive"
+    instance: int | None = None
+
+
+@dataclass(frozen=True)
+class Mov(Instruction):
+    """``mov dst, src`` (Dat3M's ``ld r0, 1``)."""
+
+    OP: ClassVar[str] = "mov"
+    dst: str
+    src: Operand
+
+
+@dataclass(frozen=True)
+class Arith(Instruction):
+    """``add|sub|mul|div|and|or|xor dst, a, b`` -- local arithmetic on registers."""
+
+    OP: ClassVar[str] = "arith"
+    operation: ArithOp
+    dst: str
+    a: Operand
+    b: Operand
+
+
+@dataclass(frozen=True)
+class Label(Instruction):
+    """``name:`` -- a branch target (PTX label)."""
+
+    OP: ClassVar[str] = "label"
+    name: str
+
+
+@dataclass(frozen=True)
+class Branch(Instruction):
+    """``b<cond> a, b, target`` -- conditional branch."""
+
+    OP: ClassVar[str] = "branch"
+    cond: Cond
+    a: Operand
+    b: Operand
+    target: str
+
+
+@dataclass(frozen=True)
+class Goto(Instruction):
+    """``bra target`` (Dat3M's ``goto target``) -- an unconditional branch."""
+
+    OP: ClassVar[str] = "goto"
+    target: str
+
+
+@dataclass(frozen=True)
+class Filler(Instruction):
+    """A fuzzgpu abstraction, not a PTX instruction (litmus ``filler.<kind> n``): code the memory
+    model ignores but code generation must emit, because it changes what ptxas
+    may reorder (see facts/toolchain-and-ptxas.md section 4):
+
+    * ``regloop``: a register-only loop of ``n`` iterations whose result the compiler cannot drop;
+    * ``smem``: ``n`` stores and loads to per-thread scratch shared memory;
+    * ``delay``: a ``%clock`` spin of ``n`` cycles.
+    """
+
+    OP: ClassVar[str] = "filler"
+    kind: str
+    n: int
+
+
+FILLER_KINDS = frozenset({"regloop", "smem", "delay"})
+
+
+# -- Extensions: PDL, mbarrier, the async proxy, cp.async ------------------------------------
+
+
+@dataclass(frozen=True)
+class GridDepControl(Instruction):
+    """``griddepcontrol.launch_dependents`` / ``griddepcontrol.wait`` (programmatic dependent
+    launch, PTX ISA "griddepcontrol")."""
+
+    OP: ClassVar[str] = "griddepcontrol"
+    action: str  # "launch_dependents" | "wait"
+
+
+@dataclass(frozen=True)
+class MbarrierInit(Instruction):
+    """``mbarrier.init.shared::cta.b64 [bar], count``."""
+
+    OP: ClassVar[str] = "mbarrier.init"
+    bar: str
+    count: int
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class MbarrierArrive(Instruction):
+    """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta|.cluster}.shared::cta.b64 _, [bar]{, tx}``
+    -- one arrival (``count`` arrivals), after adding ``expect_tx`` bytes to the transaction count.
+    ``shared_cluster``: ``.shared::cluster`` -- a remote arrive on the mbarrier of another CTA of
+    the cluster (its address through ``mapa``; see :class:`Load`)."""
+
+    OP: ClassVar[str] = "mbarrier.arrive"
+    bar: str
+    sem: Sem = Sem.RELEASE
+    scope: Scope = Scope.CTA
+    expect_tx: int | None = None
+    count: int = 1
+    shared_cluster: bool = False
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class MbarrierExpectTx(Instruction):
+    """``mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], tx``."""
+
+    OP: ClassVar[str] = "mbarrier.expect_tx"
+    bar: str
+    tx: int
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class MbarrierWait(Instruction):
+    """``mbarrier.{try_wait,test_wait}.parity{.acquire|.relaxed}{.cta|.cluster}.shared::cta.b64
+    dst, [bar], parity`` -- ``dst`` is 1 when the phase of the given parity has completed."""
+
+    OP: ClassVar[str] = "mbarrier.wait"
+    dst: str
+    bar: str
+    parity: int
+    kind: str = "try_wait"  # "try_wait" | "test_wait"
+    sem: Sem = Sem.ACQUIRE
+    scope: Scope = Scope.CTA
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class CpAsyncBulk(Instruction):
+    """``cp.async.bulk`` (TMA, tensor or not) between shared and global memory, in the async proxy:
+    ``mbarrier::complete_tx::bytes`` completion on ``bar`` (global -> shared) or ``bulk_group``
+    completion (shared -> global).  ``reduce`` makes it ``cp.reduce.async.bulk``.  ``size`` is the
+    number of bytes it completes on the mbarrier's transaction count."""
+
+    OP: ClassVar[str] = "cp.async.bulk"
+    dst_loc: str
+    src_loc: str
+    completion: str = "bulk_group"  # "mbarrier" | "bulk_group"
+    bar: str | None = None
+    reduce: RmwOp | None = None
+    size: int = 4
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.dst_loc, self.src_loc) + ((self.bar,) if self.bar else ())
+
+
+@dataclass(frozen=True)
+class BulkCommit(Instruction):
+    """``cp.async.bulk.commit_group`` (PTX ISA "cp.async.bulk.commit_group"): closes this thread's
+    pending bulk async operations into a bulk async-group."""
+
+    OP: ClassVar[str] = "cp.async.bulk.commit_group"
+
+
+@dataclass(frozen=True)
+class BulkWait(Instruction):
+    """``cp.async.bulk.wait_group{.read} n`` (PTX ISA "cp.async.bulk.wait_group"): wait until at most ``n`` bulk groups are pending
+    (``.read``: only their source reads)."""
+
+    OP: ClassVar[str] = "cp.async.bulk.wait_group"
+    n: int = 0
+    read: bool = False
+
+
+@dataclass(frozen=True)
+class CpAsync(Instruction):
+    """``cp.async.ca.shared.global [dst], [src], 4`` (non-bulk, LDGSTS): a generic-proxy weak copy
+    completed by ``cp.async.wait_group``/``wait_all`` or ``cp.async.mbarrier.arrive``."""
+
+    OP: ClassVar[str] = "cp.async"
+    dst_loc: str
+    src_loc: str
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.dst_loc, self.src_loc)
+
+
+@dataclass(frozen=True)
+class CpAsyncCommit(Instruction):
+    """``cp.async.commit_group``: closes this thread's pending cp.async operations into a group."""
+
+    OP: ClassVar[str] = "cp.async.commit_group"
+
+
+@dataclass(frozen=True)
+class CpAsyncWait(Instruction):
+    """``cp.async.wait_group n`` (``n=None``: ``cp.async.wait_all``)."""
+
+    OP: ClassVar[str] = "cp.async.wait_group"
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class CpAsyncMbarrierArrive(Instruction):
+    """``cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]``: an arrival once this thread's
+    earlier cp.async operations complete."""
+
+    OP: ClassVar[str] = "cp.async.mbarrier.arrive"
+    bar: str
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.bar,)
+
+
+@dataclass(frozen=True)
+class AsyncRead(Instruction):
+    """A fuzzgpu abstraction, not a PTX instruction (litmus ``async.read dst, loc``): an abstract read
+    of a shared location in the async proxy, standing for a wgmma or tcgen05
+    operand read (``dst`` receives the value)."""
+
+    OP: ClassVar[str] = "async.read"
+    dst: str
+    loc: str
+
+
+@dataclass(frozen=True)
+class Tcgen05Fence(Instruction):
+    """``tcgen05.fence::before_thread_sync`` / ``::after_thread_sync`` (sm_100a)."""
+
+    OP: ClassVar[str] = "tcgen05.fence"
+    kind: str  # "before_thread_sync" | "after_thread_sync"
+
+
+@dataclass(frozen=True)
+class ClusterBarrier(Instruction):
+    """``barrier.cluster.arrive{.release|.relaxed}`` / ``barrier.cluster.wait{.acquire}`` (PTX ISA
+    "barrier.cluster"): ``mode`` is ``arrive`` or ``wait``; ``sem`` is ``.release`` (the default) or
+    ``.relaxed`` for an arrive, ``.acquire`` (the default, the only one) for a wait.  Each thread
+    alternates arrive and wait, starting with an arrive."""
+
+    OP: ClassVar[str] = "barrier.cluster"
+    mode: str  # "arrive" | "wait"
+    sem: Sem | None = None  # None: the default (.release for arrive, .acquire for wait)
+
+    @property
+    def effective_sem(self) -> Sem:
+        if self.sem is not None:
+            return self.sem
+        return Sem.RELEASE if self.mode == "arrive" else Sem.ACQUIRE
+
+
+@dataclass(frozen=True)
+class FenceMbarrierInit(Instruction):
+    """``fence.mbarrier_init.release.cluster`` (PTX ISA "membar/fence"): a light-weight release
+    fence, at cluster scope, for the executing thread's earlier ``mbarrier.init`` operations only."""
+
+    OP: ClassVar[str] = "fence.mbarrier_init"
+
+
+EXTENSION_INSTRUCTIONS: tuple[type[Instruction], ...] = (
+    GridDepControl,
+    MbarrierInit,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierWait,
+    CpAsyncBulk,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncCommit,
+    CpAsyncWait,
+    CpAsyncMbarrierArrive,
+    AsyncRead,
+    Tcgen05Fence,
+    ClusterBarrier,
+    FenceMbarrierInit,
+)
+
+#: Every instruction type by its JSON tag.  The extension instructions (mbarrier, griddepcontrol,
+#: cp.async, cp.async.bulk) register themselves here with :func:`register_instruction`.
+INSTRUCTION_TYPES: dict[str, type[Instruction]] = {}
+
+
+def register_instruction(cls: type[Instruction]) -> type[Instruction]:
+    if cls.OP in INSTRUCTION_TYPES and INSTRUCTION_TYPES[cls.OP] is not cls:
+        raise ValueError(f"instruction tag {cls.OP!r} registered twice")
+    INSTRUCTION_TYPES[cls.OP] = cls
+    return cls
+
+
+CORE_INSTRUCTIONS: tuple[type[Instruction], ...] = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch,
+                                                   Goto, Filler)
+for _cls in (*CORE_INSTRUCTIONS, *EXTENSION_INSTRUCTIONS):
+    register_instruction(_cls)
+
+MemoryAccess = (Load, Store, Atom, Red)

@@ -1,0 +1,247 @@
+"""Threads, placements, locations, the final condition and the Program."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Union
+
+from .enums import ProgramError, Proxy, Scope, Space
+from .instructions import Atom, Instruction, Load
+
+# --------------------------------------------------------------------------------------------
+# Threads, locations, conditions, program
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a thread runs.  Two threads share a CTA when grid, gpu, cluster and cta are equal.
+
+    ``cluster`` defaults to the CTA number (one CTA per cluster) so that Dat3M's ``P0@cta 0,gpu 0``
+    places threads of different CTAs in different clusters.  ``warp`` is ``None`` when the test does
+    not care (code generation then puts threads of one CTA in different warps).
+    """
+
+    cta: int = 0
+    gpu: int = 0
+    grid: int = 0
+    cluster: int | None = None
+    warp: int | None = None
+
+    @property
+    def cluster_id(self) -> int:
+        return self.cta if self.cluster is None else self.cluster
+
+    def same_cta(self, other: Placement) -> bool:
+        return (self.gpu, self.grid, self.cluster_id, self.cta) == (
+            other.gpu,
+            other.grid,
+            other.cluster_id,
+            other.cta,
+        )
+
+    def same_cluster(self, other: Placement) -> bool:
+        return (self.gpu, self.grid, self.cluster_id) == (other.gpu, other.grid, other.cluster_id)
+
+    def same_gpu(self, other: Placement) -> bool:
+        return self.gpu == other.gpu
+
+    def in_scope(self, other: Placement, scope: Scope) -> bool:
+        """Does ``scope``, seen from a thread placed at ``self``, include a thread at ``other``?"""
+        if scope is Scope.CTA:
+            return self.same_cta(other)
+        if scope is Scope.CLUSTER:
+            return self.same_cluster(other)
+        if scope is Scope.GPU:
+            return self.same_gpu(other)
+        return True
+
+
+@dataclass(frozen=True)
+class Thread:
+    name: str
+    placement: Placement
+    code: tuple[Instruction, ...]
+    init: tuple[tuple[str, int], ...] = ()  # initial register values, sorted by register
+
+    def init_value(self, reg: str) -> int:
+        return dict(self.init).get(reg, 0)
+
+
+@dataclass(frozen=True)
+class Location:
+    """A memory location.  ``alias_of`` makes it a virtual alias of another location's physical
+    memory; ``proxy`` is the proxy it is declared in (``y @ texture aliases x``)."""
+
+    name: str
+    init: int = 0
+    space: Space = Space.GLOBAL
+    alias_of: str | None = None
+    proxy: Proxy = Proxy.GENERIC
+    kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory)
+    #: a shared location's CTA (its placement ``cta``, in the cluster of the threads that use it),
+    #: declared when threads of other CTAs of the cluster use it through ``.shared::cluster``
+    #: (distributed shared memory); None: the CTA of the threads that use it
+    cta: int | None = None
+
+
+# Conditions --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegRef:
+    thread: str
+    reg: str
+
+    def __str__(self) -> str:
+        return f"{self.thread}:{self.reg}"
+
+
+@dataclass(frozen=True)
+class LocRef:
+    loc: str
+
+    def __str__(self) -> str:
+        return self.loc
+
+
+Term = Union[RegRef, LocRef, int]
+CMP_OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+@dataclass(frozen=True)
+class Cmp:
+    op: str
+    lhs: Term
+    rhs: Term
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: "Expr"
+
+
+@dataclass(frozen=True)
+class And:
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class BoolConst:
+    value: bool
+
+
+Expr = Union[Cmp, Not, And, Or, BoolConst]
+QUANTIFIERS = ("exists", "~exists", "forall", "final")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``exists C`` / ``~exists C`` / ``forall C`` / ``final C`` (a herd-style final check).
+
+    The *witness* is ``C`` for ``exists``/``~exists``/``final`` and ``not C`` for ``forall``.
+    """
+
+    quantifier: str
+    expr: Expr
+
+    def terms(self) -> Iterator[Term]:
+        yield from _expr_terms(self.expr)
+
+
+def _expr_terms(e: Expr) -> Iterator[Term]:
+    if isinstance(e, Cmp):
+        yield e.lhs
+        yield e.rhs
+    elif isinstance(e, Not):
+        yield from _expr_terms(e.arg)
+    elif isinstance(e, (And, Or)):
+        for a in e.args:
+            yield from _expr_terms(a)
+
+
+def eval_term(t: Term, outcome: Mapping[str, int]) -> int:
+    if isinstance(t, int):
+        return t
+    return outcome[str(t)]
+
+
+def eval_expr(e: Expr, outcome: Mapping[str, int]) -> bool:
+    """Evaluate a condition expression over an outcome (keys ``"P0:r0"`` and location names)."""
+    if isinstance(e, BoolConst):
+        return e.value
+    if isinstance(e, Cmp):
+        a, b = eval_term(e.lhs, outcome), eval_term(e.rhs, outcome)
+        return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op]
+    if isinstance(e, Not):
+        return not eval_expr(e.arg, outcome)
+    if isinstance(e, And):
+        return all(eval_expr(a, outcome) for a in e.args)
+    if isinstance(e, Or):
+        return any(eval_expr(a, outcome) for a in e.args)
+    raise TypeError(f"not a condition expression: {e!r}")
+
+
+@dataclass(frozen=True)
+class Program:
+    """A litmus program: locations, threads and the final condition."""
+
+    name: str
+    threads: tuple[Thread, ...]
+    locations: tuple[Location, ...] = ()
+    condition: Condition | None = None
+    comments: tuple[str, ...] = ()
+    observed: tuple[str, ...] = ()  # herd's ``locations [...]``: extra keys to show in outcomes
+    arch: str = "PTX"
+    #: grids launched as programmatic dependents (PDL) of the grid before them in the stream;
+    #: every other grid starts after the one before it completes
+    pdl_grids: tuple[int, ...] = ()
+
+    def grid_of(self, tid: int) -> int:
+        return self.threads[tid].placement.grid
+
+    def thread(self, name: str) -> Thread:
+        for t in self.threads:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def location(self, name: str) -> Location:
+        for loc in self.locations:
+            if loc.name == name:
+                return loc
+        raise KeyError(name)
+
+    def physical(self, name: str) -> str:
+        """The physical location a (possibly aliased) location name refers to."""
+        seen = set()
+        loc = self.location(name)
+        while loc.alias_of is not None:
+            if loc.name in seen:
+                raise ProgramError(f"alias cycle through location {name!r}")
+            seen.add(loc.name)
+            loc = self.location(loc.alias_of)
+        return loc.name
+
+    def outcome_keys(self) -> tuple[str, ...]:
+        """The keys an outcome of this program has: the condition's registers and locations, then
+        ``observed``, in first-mention order."""
+        keys: list[str] = []
+        if self.condition is not None:
+            for term in self.condition.terms():
+                if not isinstance(term, int) and str(term) not in keys:
+                    keys.append(str(term))
+        for k in self.observed:
+            if k not in keys:
+                keys.append(k)
+        if not keys:  # no condition, nothing listed: every register a memory read writes
+            for t in self.threads:
+                for ins in t.code:
+                    if isinstance(ins, (Load, Atom)) and f"{t.name}:{ins.dst}" not in keys:
+                        keys.append(f"{t.name}:{ins.dst}")
+        return tuple(keys)

@@ -1,0 +1,499 @@
+"""Builds one IR instruction from its mnemonic token and operand tokens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol
+
+from ..errors import SourceError
+from ..ir import (
+    FENCE_SEMS,
+    LOAD_SEMS,
+    NAME_RE,
+    PROXY_FENCE_SPACES,
+    REGISTER_RE,
+    RMW_SEMS,
+    STORE_SEMS,
+    Atom,
+    Barrier,
+    CpAsync,
+    CpAsyncBulk,
+    Fence,
+    Instruction,
+    Label,
+    Load,
+    MbarrierArrive,
+    MbarrierWait,
+    Mov,
+    Operand,
+    Proxy,
+    ProxyFence,
+    ProxyFenceKind,
+    Red,
+    RmwOp,
+    Scope,
+    Sem,
+    Space,
+    Store,
+)
+from .mnemonics import (
+    ATOM_BASES,
+    BULK_COMPLETION_SPELLINGS,
+    BULK_COMPLETIONS,
+    COPY_SPACES,
+    DSM_QUALIFIER,
+    DSM_SPACE,
+    FAMILIES,
+    FORMS,
+    LOAD_BASES,
+    MBAR_ARRIVE_SEMS,
+    MBAR_SCOPES,
+    MBAR_WAIT_SEMS,
+    RED_BASES,
+    RMW_OPS,
+    SCOPES,
+    SEMS,
+    STORE_BASES,
+    Form,
+)
+from .tokens import NUM, WORD, Token
+
+
+@dataclass
+class Qualifier:
+    text: str
+    col: int
+
+
+@dataclass
+class Cell:
+    """One parsed instruction with the tokens errors may point at."""
+
+    instr: Instruction
+    token: Token
+    targets: list[Token] = field(default_factory=list)  # label operands
+    locations: list[Token] = field(default_factory=list)  # location operands
+    #: (operand token, state space its mnemonic says it is in): ``cp.async.bulk.shared.global ...``
+    spaces: list[tuple[Token, Space]] = field(default_factory=list)
+
+
+
+class TokenSource(Protocol):
+    """What the builder needs of the parser: the file name, errors at a token, 32-bit numbers."""
+
+    path: str
+
+    def error(self, message: str, tok: Token) -> SourceError: ...
+
+    def int_value(self, tok: Token) -> int: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Instructions
+# --------------------------------------------------------------------------------------------
+
+
+class InstructionBuilder:
+    """Builds one instruction from its mnemonic token and operand tokens."""
+
+    def __init__(self, parser: TokenSource, mnemonic: Token, operands: list[Token]) -> None:
+        self.p = parser
+        self.tok = mnemonic
+        parts = mnemonic.text.split(".")
+        self.base = parts[0]
+        self.quals: list[Qualifier] = []
+        col = mnemonic.col + len(parts[0]) + 1
+        for part in parts[1:]:
+            self.quals.append(Qualifier(part, col))
+            col += len(part) + 1
+        self.operands = operands
+        self.cell = Cell(Label("?"), mnemonic)
+
+    def error(self, message: str, tok: Token | None = None) -> SourceError:
+        return self.p.error(message, tok or self.tok)
+
+    def qual_error(self, message: str, q: Qualifier) -> SourceError:
+        return SourceError(message, self.p.path, self.tok.line, q.col)
+
+    def build(self) -> Cell:
+        """The instruction: the table's :class:`Form` of this exact mnemonic, else its family's builder."""
+        form = FORMS.get(self.tok.text)
+        if form is not None:
+            instr = self.form(form)
+        elif self.base in FAMILIES:
+            instr = getattr(self, FAMILIES[self.base].build)()
+        else:
+            raise self.error(f"unknown instruction {self.tok.text!r}")
+        self.cell.instr = instr
+        return self.cell
+
+    def form(self, form: Form) -> Instruction:
+        """A fixed spelling: its operands, in order, into the fields the table names."""
+        self.count(len(form.operands))
+        read = {"register": self.register, "value": self.value, "location": self.location, "label": self.label,
+                "number": self.number}
+        fields = {slot.field: read[slot.kind](i) for i, slot in enumerate(form.operands)}
+        return form.ir(**dict(form.fields), **fields)
+
+    # operands ---------------------------------------------------------------------------
+
+    def count(self, *allowed: int) -> None:
+        n = len(self.operands)
+        if n not in allowed:
+            want = " or ".join(str(a) for a in allowed)
+            where = self.operands[max(allowed)] if n > max(allowed) else self.tok
+            raise self.error(f"{self.tok.text} takes {want} operand(s), got {n}", where)
+
+    def register(self, i: int) -> str:
+        tok = self.operands[i]
+        if tok.kind != WORD or not REGISTER_RE.fullmatch(tok.text):
+            raise self.error(f"expected a register, found {tok.describe()}", tok)
+        return tok.text
+
+    def value(self, i: int) -> Operand:
+        tok = self.operands[i]
+        if tok.kind == NUM:
+            return self.p.int_value(tok)
+        return self.register(i)
+
+    def location(self, i: int) -> str:
+        tok = self.operands[i]
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text) or REGISTER_RE.fullmatch(tok.text):
+            raise self.error(f"expected a location, found {tok.describe()}", tok)
+        self.cell.locations.append(tok)
+        return tok.text
+
+    def label(self, i: int) -> str:
+        tok = self.operands[i]
+        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
+            raise self.error(f"expected a label, found {tok.describe()}", tok)
+        self.cell.targets.append(tok)
+        return tok.text
+
+    # qualifiers -------------------------------------------------------------------------
+
+    def no_qualifiers(self) -> Instruction:
+        """``mov``, arithmetic, branches, ``goto``: a qualified spelling (no :class:`Form` has one)."""
+        q = self.quals[0]
+        raise self.qual_error(f"{self.base} takes no qualifier, found '.{q.text}'", q)
+
+    def classify(
+        self, allowed: Mapping[str, Mapping[str, object]], quals: list[Qualifier] | None = None
+    ) -> dict[str, tuple[object, Qualifier]]:
+        """Sort qualifiers (default: all of them) into categories (sem, scope...), each at most once,
+        in any order."""
+        found: dict[str, tuple[object, Qualifier]] = {}
+        for q in self.quals if quals is None else quals:
+            for category, values in allowed.items():
+                if q.text in values:
+                    if category in found:
+                        raise self.qual_error(f"more than one {category} qualifier in {self.tok.text!r}", q)
+                    found[category] = (values[q.text], q)
+                    break
+            else:
+                raise self.qual_error(f"unknown qualifier '.{q.text}' in {self.tok.text!r}", q)
+        return found
+
+    def sem_scope(
+        self, found: dict[str, tuple[object, Qualifier]], sems: frozenset[Sem], what: str
+    ) -> tuple[Sem, Scope | None]:
+        """A load's or store's ``.sem.scope`` (``.weak`` when absent; a scope needs a semantics)."""
+        sem, scope = found.get("sem", (None, None)), found.get("scope", (None, None))
+        if sem[0] is None and scope[0] is not None:
+            raise self.qual_error(f"a scope needs a semantics, as in {self.base}.relaxed.{scope[0]}", scope[1])  # type: ignore[arg-type]
+        if sem[0] is None:
+            return Sem.WEAK, None
+        if sem[0] not in sems:
+            raise self.qual_error(f"{what} cannot be .{sem[0]}", sem[1])  # type: ignore[arg-type]
+        if sem[0] in (Sem.WEAK, Sem.VOLATILE) and scope[0] is not None:
+            raise self.qual_error(f".{sem[0]} takes no scope", scope[1])  # type: ignore[arg-type]
+        return sem[0], scope[0]  # type: ignore[return-value]
+
+    def proxy(self, bases: dict[str, Proxy], found: dict[str, tuple[object, Qualifier]]) -> Proxy:
+        proxy = bases[self.base]
+        if "proxy" in found:
+            if proxy is not Proxy.GENERIC:
+                raise self.qual_error(f"'.async' cannot be combined with {self.base}", found["proxy"][1])
+            proxy = Proxy.ASYNC
+        return proxy
+
+    # instruction kinds ------------------------------------------------------------------
+
+    def access(self) -> Instruction:
+        """``ld``/``st``/``atom``/``red`` and their proxy bases (``suld``, ``tld``, ``cold``...)."""
+        if self.base in LOAD_BASES:
+            return self.load()
+        if self.base in STORE_BASES:
+            return self.store()
+        if self.base in ATOM_BASES:
+            return self.atom()
+        return self.red()
+
+    def load(self) -> Instruction:
+        found = self.classify(
+            {"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True},
+             **DSM_QUALIFIER}
+        )
+        self.count(2)
+        dst = self.register(0)
+        if self.base == "ld" and not found and self.operands[1].kind == NUM:
+            return Mov(dst, self.value(1))
+        if "nc" in found or "space" in found:
+            self.check_nc(found)
+            return Load(dst, self.location(1), nc=True)
+        sem, scope = self.sem_scope(found, LOAD_SEMS, "a load")
+        return Load(dst, self.location(1), sem, scope, self.proxy(LOAD_BASES, found), shared_cluster=self.dsm(found))
+
+    def dsm(self, found: dict[str, tuple[object, Qualifier]]) -> bool:
+        """``.shared::cluster`` (distributed shared memory): generic ld/st/atom/red only."""
+        if "dsm" not in found:
+            return False
+        if self.base not in ("ld", "st", "atom", "red") or "proxy" in found:
+            raise self.qual_error(f"'.{DSM_SPACE}' is for generic ld, st, atom and red", found["dsm"][1])
+        return True
+
+    def check_nc(self, found: dict[str, tuple[object, Qualifier]]) -> None:
+        """``ld.global.nc`` exactly: no other qualifier, generic ``ld`` only."""
+        others = [q for k, (_, q) in found.items() if k not in ("nc", "space")]
+        if others:
+            raise self.qual_error(f"ld.global.nc takes no other qualifier, found '.{others[0].text}'", others[0])
+        if "nc" not in found:
+            raise self.qual_error("'.global' is only supported in ld.global.nc", found["space"][1])
+        if "space" not in found:
+            raise self.qual_error("write '.nc' as ld.global.nc", found["nc"][1])
+        if self.base != "ld":
+            raise self.error(f"{self.base} cannot be .global.nc (only ld)")
+
+    def store(self) -> Instruction:
+        found = self.classify({"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, **DSM_QUALIFIER})
+        self.count(2)
+        sem, scope = self.sem_scope(found, STORE_SEMS, "a store")
+        return Store(self.location(0), self.value(1), sem, scope, self.proxy(STORE_BASES, found), shared_cluster=self.dsm(found))
+
+    def rmw_qualifiers(self, bases: dict[str, Proxy]) -> tuple[RmwOp, Sem, Scope, Proxy, bool]:
+        found = self.classify(
+            {"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, "operation": RMW_OPS, **DSM_QUALIFIER}
+        )
+        if "operation" not in found:
+            raise self.error(f"{self.tok.text!r} needs an operation (.add, .cas, .exch...)")
+        sem, sem_q = found.get("sem", (Sem.RELAXED, None))
+        if sem not in RMW_SEMS:
+            raise self.qual_error(f"{self.base} cannot be .{sem}", sem_q)  # type: ignore[arg-type]
+        scope = found.get("scope", (Scope.GPU, None))[0]
+        return found["operation"][0], sem, scope, self.proxy(bases, found), self.dsm(found)  # type: ignore[return-value]
+
+    def atom(self) -> Instruction:
+        op, sem, scope, proxy, dsm = self.rmw_qualifiers(ATOM_BASES)
+        self.count(4 if op is RmwOp.CAS else 3)
+        dst, loc = self.register(0), self.location(1)
+        operands = tuple(self.value(i) for i in range(2, len(self.operands)))
+        return Atom(dst, loc, op, operands, sem, scope, proxy, shared_cluster=dsm)
+
+    def red(self) -> Instruction:
+        op, sem, scope, proxy, dsm = self.rmw_qualifiers(RED_BASES)
+        if op in (RmwOp.CAS, RmwOp.EXCH):
+            raise self.error(f"red has no .{op}")
+        self.count(2)
+        return Red(self.location(0), op, self.value(1), sem, scope, proxy, shared_cluster=dsm)
+
+    def fence(self) -> Instruction:
+        self.count(0)
+        if self.quals and self.quals[0].text == "proxy":
+            return self.proxy_fence()
+        if self.quals and self.quals[0].text == "mbarrier_init":  # the right spelling is a Form
+            raise self.error(f"unknown fence {self.tok.text!r} (fence.mbarrier_init.release.cluster)")
+        found = self.classify({"sem": SEMS, "scope": SCOPES})
+        if "sem" not in found or "scope" not in found:
+            raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
+        sem, q = found["sem"]
+        if sem not in FENCE_SEMS:
+            raise self.qual_error(f"fence.{sem} is not a PTX fence (use acq_rel or sc)", q)
+        return Fence(sem, found["scope"][0])  # type: ignore[arg-type]
+
+    def proxy_fence(self) -> Instruction:
+        if len(self.quals) < 2:
+            raise self.error("fence.proxy needs a kind (alias, surface, texture, constant, async)")
+        kind_q = self.quals[1]
+        kinds = {k.value: k for k in ProxyFenceKind}
+        if kind_q.text not in kinds:
+            raise self.qual_error(f"unknown proxy fence kind '.{kind_q.text}'", kind_q)
+        space = None
+        if len(self.quals) > 2:
+            space_q = self.quals[2]
+            if space_q.text not in PROXY_FENCE_SPACES or len(self.quals) > 3:
+                bad = space_q if space_q.text not in PROXY_FENCE_SPACES else self.quals[3]
+                raise self.qual_error(
+                    f"bad proxy fence state space '.{bad.text}' (global, shared::cta, shared::cluster)", bad
+                )
+            space = space_q.text
+        return ProxyFence(kinds[kind_q.text], space)
+
+    def unknown_membar(self) -> Instruction:
+        """``membar.{cta,gl,sys}`` are Forms (``fence.sc``); any other spelling is wrong."""
+        self.count(0)
+        raise self.error(f"{self.tok.text!r}: expected membar.cta, membar.gl or membar.sys")
+
+    def cluster_barrier(self) -> Instruction:
+        """``barrier.cluster...``: the right spellings are Forms; this one is wrong."""
+        raise self.error(
+            f"unknown barrier {self.tok.text!r} (barrier.cluster.arrive{{.release,.relaxed}} or barrier.cluster.wait{{.acquire}})"
+        )
+
+    def barrier(self) -> Instruction:
+        texts = [q.text for q in self.quals]
+        if self.base == "barrier" and texts and texts[0] == "cluster":
+            return self.cluster_barrier()
+        dat3m = bool(texts) and texts[0] == "cta"
+        if dat3m:
+            texts = texts[1:]
+        if texts not in (["sync"], ["arrive"]):
+            raise self.error(f"unknown barrier {self.tok.text!r} (bar{{.cta}}.sync or bar{{.cta}}.arrive)")
+        mode = texts[0]
+        n = len(self.operands)
+        if not dat3m:  # PTX: bar.sync id{, count}
+            self.count(1, 2)
+            return Barrier(id=self.value(0), count=self.barrier_count(1) if n == 2 else None, mode=mode)
+        # Dat3M: bar.cta.sync id | bar.cta.sync instance, id{, quorum}
+        self.count(1, 2, 3)
+        if n == 1:
+            return Barrier(id=self.value(0), mode=mode)
+        instance = self.operands[0]
+        if instance.kind != NUM:
+            raise self.error(f"the barrier instance must be a number, found {instance.describe()}", instance)
+        count = self.barrier_count(2) if n == 3 else None
+        return Barrier(id=self.value(1), count=count, mode=mode, instance=self.p.int_value(instance))
+
+    def barrier_count(self, i: int) -> Operand | None:
+        tok = self.operands[i]
+        if tok.kind == WORD and tok.text == "all":
+            return None
+        return self.value(i)
+
+    def texts(self) -> list[str]:
+        return [q.text for q in self.quals]
+
+    def number(self, i: int) -> int:
+        tok = self.operands[i]
+        if tok.kind != NUM:
+            raise self.error(f"expected a number, found {tok.describe()}", tok)
+        return self.p.int_value(tok)
+
+    def unknown_griddepcontrol(self) -> Instruction:
+        raise self.error(f"unknown {self.tok.text!r} (griddepcontrol.launch_dependents or griddepcontrol.wait)")
+
+    def unknown_tcgen05(self) -> Instruction:
+        raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync)")
+
+    def unknown_async(self) -> Instruction:
+        raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")
+
+    def mbarrier_sem_scope(self, quals: list[Qualifier], sems: dict[str, Sem], default: Sem) -> tuple[Sem, Scope]:
+        found = self.classify({"sem": sems, "scope": MBAR_SCOPES}, quals)
+        sem = found["sem"][0] if "sem" in found else default
+        scope = found["scope"][0] if "scope" in found else Scope.CTA
+        return sem, scope  # type: ignore[return-value]
+
+    def mbarrier(self) -> Instruction:
+        texts = self.texts()
+        op = texts[0] if texts else ""
+        rest = self.quals[1:]
+        if op == "arrive":
+            expect = bool(rest) and rest[0].text == "expect_tx"
+            rest = rest[1:] if expect else rest
+            dsm = bool(rest) and rest[-1].text == DSM_SPACE
+            rest = rest[:-1] if dsm else rest
+            sem, scope = self.mbarrier_sem_scope(rest, MBAR_ARRIVE_SEMS, Sem.RELEASE)
+            self.count(*((2, 3) if expect else (1, 2)))
+            tx = self.number(1) if expect else None
+            extra = 2 if expect else 1
+            count = self.number(extra) if len(self.operands) > extra else 1
+            return MbarrierArrive(self.location(0), sem, scope, tx, count, shared_cluster=dsm)
+        if op in ("try_wait", "test_wait"):
+            if not rest or rest[0].text != "parity":
+                raise self.error(f"{self.tok.text!r}: write mbarrier.{op}.parity")
+            sem, scope = self.mbarrier_sem_scope(rest[1:], MBAR_WAIT_SEMS, Sem.ACQUIRE)
+            self.count(3)
+            return MbarrierWait(self.register(0), self.location(1), self.number(2), op, sem, scope)
+        raise self.error(
+            f"unknown instruction {self.tok.text!r} (mbarrier.init, .arrive, .expect_tx, .try_wait.parity, .test_wait.parity)"
+        )
+
+    def copy(self) -> Instruction:
+        """``cp.async...`` and ``cp.reduce.async.bulk...``."""
+        texts = self.texts()
+        if texts[:1] == ["reduce"]:
+            return self.bulk_copy(texts[1:], reduce=True)
+        if texts[:2] == ["async", "bulk"]:
+            return self.bulk_copy(texts, reduce=False)
+        if texts[:2] in (["async", "ca"], ["async", "cg"]):
+            # PTX spelling: cp.async.ca.shared.global s, g (or .cg); the size operand is not written
+            if texts[2:] not in (["shared", "global"], ["shared::cta", "global"]):
+                raise self.error(f"unknown instruction {self.tok.text!r} (cp.async.{texts[1]}.shared.global DST, SRC)")
+            self.count(2)
+            self.expect_space(0, Space.SHARED)
+            self.expect_space(1, Space.GLOBAL)
+            return CpAsync(self.location(0), self.location(1))
+        if tuple(texts) == ("async", "mbarrier", "arrive"):
+            raise self.error(
+                f"write {self.tok.text}.noinc: the arrival of cp.async.mbarrier.arrive counts against the mbarrier's "
+                "expected arrivals only in the .noinc form (without it the pending count is first incremented)"
+            )
+        raise self.error(f"unknown instruction {self.tok.text!r}")
+
+    def expect_space(self, i: int, space: Space) -> None:
+        if i < len(self.operands):
+            self.cell.spaces.append((self.operands[i], space))
+
+    def bulk_copy(self, texts: list[str], reduce: bool) -> Instruction:
+        if texts[:2] != ["async", "bulk"] or len(texts) < 3:
+            raise self.error(f"unknown instruction {self.tok.text!r}")
+        tail = texts[2:]  # commit_group and wait_group{.read} are Forms
+        if tail[0] in COPY_SPACES:
+            return self.bulk_copy_spaces(tail, reduce)
+        completion, ops = tail[0], tail[1:]
+        if completion not in BULK_COMPLETIONS or len(ops) != (1 if reduce else 0):
+            raise self.error(
+                f"unknown instruction {self.tok.text!r} (cp{{.reduce}}.async.bulk.mbarrier or .bulk_group{{.op}}, "
+                "or the PTX form cp{.reduce}.async.bulk.DST.SRC{.COMPLETION}{.op})"
+            )
+        op = self.reduction(ops[0]) if reduce else None
+        self.count(4 if completion == "mbarrier" else 3)
+        dst, src, size = self.location(0), self.location(1), self.number(2)
+        bar = self.location(3) if completion == "mbarrier" else None
+        return CpAsyncBulk(dst, src, completion, bar, op, size)
+
+    def reduction(self, text: str) -> RmwOp:
+        if text not in RMW_OPS:
+            raise self.error(f"unknown reduction '.{text}' in {self.tok.text!r}")
+        return RMW_OPS[text]
+
+    def bulk_copy_spaces(self, tail: list[str], reduce: bool) -> Instruction:
+        """The PTX form ``cp{.reduce}.async.bulk.DST.SRC{.COMPLETION}{.op} dst, src{, size}{, bar}``:
+        ``DST``/``SRC`` are ``global``, ``shared`` (``shared::cta``, ``shared::cluster``) and must match
+        the declared locations; the completion defaults to ``mbarrier`` for a copy into shared memory and
+        ``bulk_group`` for one into global memory; the size defaults to 4 bytes."""
+        if len(tail) < 2 or tail[1] not in COPY_SPACES:
+            raise self.error(f"{self.tok.text!r}: write the destination and the source state space, as in cp.async.bulk.shared.global")
+        dst_space, src_space = COPY_SPACES[tail[0]], COPY_SPACES[tail[1]]
+        rest = tail[2:]
+        if rest and rest[0] in BULK_COMPLETION_SPELLINGS:
+            completion = BULK_COMPLETION_SPELLINGS[rest[0]]
+            rest = rest[1:]
+        else:
+            completion = "mbarrier" if dst_space is Space.SHARED else "bulk_group"
+        if len(rest) != (1 if reduce else 0):
+            what = "one reduction (.add, .min...)" if reduce else "nothing"
+            raise self.error(f"{self.tok.text!r}: after the state spaces and completion comes {what}")
+        op = self.reduction(rest[0]) if reduce else None
+        with_bar = completion == "mbarrier"
+        self.count(*((3, 4) if with_bar else (2, 3)))
+        sized = len(self.operands) == (4 if with_bar else 3)
+        dst, src = self.location(0), self.location(1)
+        size = self.number(2) if sized else 4
+        bar = self.location(len(self.operands) - 1) if with_bar else None
+        self.expect_space(0, dst_space)
+        self.expect_space(1, src_space)
+        return CpAsyncBulk(dst, src, completion, bar, op, size)
+
+    def unknown_filler(self) -> Instruction:
+        raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")

@@ -1,0 +1,347 @@
+"""The mnemonic table of the litmus dialect: one table that the builder reads to build an IR
+instruction from its mnemonic and the printer reads to write it back.
+
+:data:`TABLE` has two kinds of rows:
+
+* :class:`Form`: one fixed spelling (``cp.async.bulk.wait_group.read``), the IR class it builds,
+  the fields the spelling implies (``read=True``) and its operands in order, each a field of the
+  class with its operand kind (``n`` is a number).  The builder builds it and the printer writes it
+  from this row alone; ``parsed=False`` rows are read by their family (``ld r0, 1`` is a ``Mov``,
+  read by the ``ld`` family), ``printed=False`` rows are other spellings of an instruction that
+  the printer writes with an earlier row (``membar.gl`` is ``fence.sc.gpu``).
+* :class:`Family`: a mnemonic base whose qualifiers come in any order or with defaults
+  (``ld.acquire.gpu``, ``atom.add``, ``mbarrier.arrive.expect_tx...``): the builder method that
+  reads them (and says what is wrong with a spelling no :class:`Form` matches) and the function
+  that writes the family's IR classes.
+
+A new instruction is one row here (a :class:`Form` when its spelling is fixed), plus its IR class
+and its litmus tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal, Mapping
+
+from ..ir import (
+    FILLER_KINDS,
+    PROXY_FENCE_SPACES,
+    Arith,
+    ArithOp,
+    AsyncRead,
+    Atom,
+    Barrier,
+    Branch,
+    BulkCommit,
+    BulkWait,
+    ClusterBarrier,
+    Cond,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    Fence,
+    FenceMbarrierInit,
+    Filler,
+    Goto,
+    GridDepControl,
+    Instruction,
+    Load,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Mov,
+    Proxy,
+    ProxyFence,
+    Red,
+    RmwOp,
+    Scope,
+    Sem,
+    Space,
+    Store,
+    Tcgen05Fence,
+)
+
+# --------------------------------------------------------------------------------------------
+# Qualifier spellings (read by the family builders and writers)
+# --------------------------------------------------------------------------------------------
+
+LOAD_BASES = {"ld": Proxy.GENERIC, "suld": Proxy.SURFACE, "tld": Proxy.TEXTURE, "cold": Proxy.CONSTANT}
+STORE_BASES = {"st": Proxy.GENERIC, "sust": Proxy.SURFACE, "tst": Proxy.TEXTURE, "cost": Proxy.CONSTANT}
+ATOM_BASES = {"atom": Proxy.GENERIC, "suatom": Proxy.SURFACE, "tatom": Proxy.TEXTURE, "coatom": Proxy.CONSTANT}
+RED_BASES = {"red": Proxy.GENERIC, "sured": Proxy.SURFACE, "tred": Proxy.TEXTURE, "cored": Proxy.CONSTANT}
+PROXY_PREFIX = {Proxy.GENERIC: "", Proxy.SURFACE: "su", Proxy.TEXTURE: "t", Proxy.CONSTANT: "co"}
+BRANCHES = {"b" + c.value: c for c in Cond}
+ARITH = {op.value: op for op in ArithOp}
+MEMBAR = {"cta": Scope.CTA, "gl": Scope.GPU, "sys": Scope.SYS}
+GRIDDEP_ACTIONS = ("launch_dependents", "wait")
+MBAR_ARRIVE_SEMS = {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}
+MBAR_WAIT_SEMS = {"acquire": Sem.ACQUIRE, "relaxed": Sem.RELAXED}
+MBAR_SCOPES = {"cta": Scope.CTA, "cluster": Scope.CLUSTER}
+BULK_COMPLETIONS = ("mbarrier", "bulk_group")
+#: PTX spellings of the completion mechanism in the state-space form of cp{.reduce}.async.bulk
+BULK_COMPLETION_SPELLINGS = {"mbarrier": "mbarrier", "mbarrier::complete_tx::bytes": "mbarrier", "bulk_group": "bulk_group"}
+#: state-space qualifiers of copies (``.shared::cta``/``.shared::cluster`` are both a shared location here)
+COPY_SPACES = {"global": Space.GLOBAL, "shared": Space.SHARED, "shared::cta": Space.SHARED, "shared::cluster": Space.SHARED}
+TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
+LOC_KINDS = ("mbarrier",)  # "data" is the default and is not written
+PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
+#: the state-space qualifier of a distributed-shared-memory access (``ld``/``st``/``atom``/``red``/
+#: ``mbarrier.arrive``): parser and printer read this one table
+DSM_SPACE = "shared::cluster"
+DSM_QUALIFIER: dict[str, Mapping[str, object]] = {"dsm": {DSM_SPACE: True}}
+#: ``barrier.cluster`` modes and their semantics qualifiers (the first is the default)
+CLUSTER_BARRIER_SEMS = {"arrive": {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}, "wait": {"acquire": Sem.ACQUIRE}}
+SEMS = {s.value: s for s in Sem}
+SCOPES = {s.value: s for s in Scope}
+RMW_OPS = {o.value: o for o in RmwOp}
+CMP_PUNCT = {"==": "==", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+# --------------------------------------------------------------------------------------------
+# The table
+# --------------------------------------------------------------------------------------------
+
+#: what an operand is: a register (``r3``), a register or an immediate, a location name, a label,
+#: an immediate
+SlotKind = Literal["register", "value", "location", "label", "number"]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One operand of a :class:`Form`: the IR field it fills and its kind."""
+
+    field: str
+    kind: SlotKind
+
+    def accepts(self, value: object) -> bool:
+        """Whether the printer can write ``value`` in this slot (the parser reads it back the same)."""
+        if self.kind == "number":
+            return isinstance(value, int) and not isinstance(value, bool)
+        if self.kind == "value":
+            return isinstance(value, (int, str)) and not isinstance(value, bool)
+        return isinstance(value, str)
+
+
+@dataclass(frozen=True)
+class Form:
+    """A fixed spelling: ``mnemonic`` (the whole dotted word) <-> ``ir`` with ``fields`` set and the
+    ``operands`` in order."""
+
+    mnemonic: str
+    ir: type[Instruction]
+    operands: tuple[Slot, ...] = ()
+    fields: tuple[tuple[str, object], ...] = ()
+    parsed: bool = True  # False: its family builder reads it
+    printed: bool = True  # False: an alias; the printer writes an earlier row
+
+    @property
+    def base(self) -> str:
+        return self.mnemonic.split(".", 1)[0]
+
+    def matches(self, ins: Instruction) -> bool:
+        """Whether this row writes ``ins``: its fields are the row's and its operands fit the slots."""
+        return all(getattr(ins, k) == v and type(getattr(ins, k)) is type(v) for k, v in self.fields) and all(
+            s.accepts(getattr(ins, s.field)) for s in self.operands
+        )
+
+
+@dataclass(frozen=True)
+class Family:
+    """Mnemonics starting with one of ``bases`` that no :class:`Form` spells out: ``build`` names the
+    :class:`~fuzzgpu.litmus.builder.InstructionBuilder` method that reads their qualifiers (or
+    reports what is wrong), ``write`` writes the ``ir`` classes (``None``: no litmus syntax for this
+    instance; the printer falls back to the JSON form)."""
+
+    bases: tuple[str, ...]
+    build: str
+    ir: tuple[type[Instruction], ...] = ()
+    write: Callable[[Instruction], str | None] | None = None
+
+
+def _r(name: str) -> Slot:
+    return Slot(name, "register")
+
+
+def _v(name: str) -> Slot:
+    return Slot(name, "value")
+
+
+def _loc(name: str) -> Slot:
+    return Slot(name, "location")
+
+
+def _n(name: str) -> Slot:
+    return Slot(name, "number")
+
+
+# -- family writers ----------------------------------------------------------------------------
+
+
+def sem_scope(sem: Sem, scope: Scope | None) -> str:
+    return f".{sem.value}" + (f".{scope.value}" if scope is not None else "")
+
+
+def dsm(shared_cluster: bool) -> str:
+    return f".{DSM_SPACE}" if shared_cluster else ""
+
+
+def proxied(base: str, proxy: Proxy) -> str:
+    if proxy is Proxy.ASYNC:
+        return f"{base}.async"
+    return PROXY_PREFIX[proxy] + base
+
+
+def write_access(ins: Instruction) -> str | None:
+    """``ld``/``st``/``atom``/``red`` and their proxy spellings (``suld``, ``ld.async``...)."""
+    if isinstance(ins, Load):
+        if ins.nc:
+            return f"ld.global.nc {ins.dst}, {ins.loc}"
+        return f"{proxied('ld', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)} {ins.dst}, {ins.loc}"
+    if isinstance(ins, Store):
+        return f"{proxied('st', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)} {ins.loc}, {ins.src}"
+    if isinstance(ins, Atom):
+        ops = ", ".join(str(v) for v in ins.operands)
+        head = f"{proxied('atom', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}.{ins.operation.value}"
+        return f"{head} {ins.dst}, {ins.loc}, {ops}"
+    if isinstance(ins, Red):
+        head = f"{proxied('red', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}.{ins.operation.value}"
+        return f"{head} {ins.loc}, {ins.value}"
+    return None
+
+
+def write_fence(ins: Instruction) -> str | None:
+    """``fence.{acq_rel,sc}.scope`` and ``fence.proxy.<kind>{.space}``."""
+    if isinstance(ins, Fence):
+        return f"fence.{ins.sem.value}.{ins.scope.value}"
+    if isinstance(ins, ProxyFence):
+        if ins.space is not None and ins.space not in PROXY_FENCE_SPACES:
+            raise ValueError(f"proxy fence state space {ins.space!r} has no litmus syntax")
+        return f"fence.proxy.{ins.kind.value}" + (f".{ins.space}" if ins.space else "")
+    return None
+
+
+def write_barrier(ins: Instruction) -> str | None:
+    """Dat3M's ``bar.cta.sync id`` / ``bar.cta.sync instance, id{, quorum}``; PTX's
+    ``bar.sync id, count`` when there is a count but no instance."""
+    if not isinstance(ins, Barrier):
+        return None
+    if ins.instance is None:
+        if ins.count is None:
+            return f"bar.cta.{ins.mode} {ins.id}"
+        return f"bar.{ins.mode} {ins.id}, {ins.count}"
+    if ins.count is None:
+        return f"bar.cta.{ins.mode} {ins.instance}, {ins.id}"
+    return f"bar.cta.{ins.mode} {ins.instance}, {ins.id}, {ins.count}"
+
+
+def write_mbarrier(ins: Instruction) -> str | None:
+    """``mbarrier.arrive{.expect_tx}.sem.scope{.shared::cluster}`` and ``mbarrier.{try,test}_wait.parity.sem.scope``."""
+    if isinstance(ins, MbarrierArrive):
+        if ins.sem.value not in MBAR_ARRIVE_SEMS or ins.scope.value not in MBAR_SCOPES:
+            return None
+        head = "mbarrier.arrive" + (".expect_tx" if ins.expect_tx is not None else "")
+        args = [ins.bar] + ([str(ins.expect_tx)] if ins.expect_tx is not None else [])
+        args += [str(ins.count)] if ins.count != 1 else []
+        return f"{head}.{ins.sem.value}.{ins.scope.value}{dsm(ins.shared_cluster)} {', '.join(args)}"
+    if isinstance(ins, MbarrierWait):
+        if ins.sem.value not in MBAR_WAIT_SEMS or ins.scope.value not in MBAR_SCOPES or ins.kind not in ("try_wait", "test_wait"):
+            return None
+        return f"mbarrier.{ins.kind}.parity.{ins.sem.value}.{ins.scope.value} {ins.dst}, {ins.bar}, {ins.parity}"
+    return None
+
+
+def write_bulk_copy(ins: Instruction) -> str | None:
+    """``cp{.reduce}.async.bulk.{mbarrier,bulk_group}{.op} dst, src, size{, bar}``."""
+    if not isinstance(ins, CpAsyncBulk):
+        return None
+    if ins.completion not in BULK_COMPLETIONS or (ins.bar is not None) != (ins.completion == "mbarrier"):
+        return None
+    head = ("cp.reduce" if ins.reduce is not None else "cp") + f".async.bulk.{ins.completion}"
+    head += f".{ins.reduce.value}" if ins.reduce is not None else ""
+    bar = f", {ins.bar}" if ins.bar is not None else ""
+    return f"{head} {ins.dst_loc}, {ins.src_loc}, {ins.size}{bar}"
+
+
+def _cluster_barrier_forms() -> list[Form]:
+    """``barrier.cluster.arrive{.release|.relaxed}{.aligned}``, ``barrier.cluster.wait{.acquire}{.aligned}``
+    (``.aligned`` is read and not written: the model does not distinguish it)."""
+    forms = []
+    for mode, sems in CLUSTER_BARRIER_SEMS.items():
+        for aligned in ("", ".aligned"):
+            spellings: list[tuple[str, Sem | None]] = [("", None), *((f".{k}", v) for k, v in sems.items())]
+            for qual, sem in spellings:
+                forms.append(Form(f"barrier.cluster.{mode}{qual}{aligned}", ClusterBarrier,
+                                  fields=(("mode", mode), ("sem", sem)), printed=not aligned))
+    return forms
+
+
+#: The one table: builder and printer read it (see the module docstring).
+TABLE: tuple[Form | Family, ...] = (
+    # ld/st/atom/red, in the generic proxy and the surface/texture/constant/async ones
+    Form("ld", Mov, (_r("dst"), _n("src")), parsed=False),  # Dat3M's ``ld r0, 1``: read by the ld family
+    Family((*LOAD_BASES, *STORE_BASES, *ATOM_BASES, *RED_BASES), "access", (Load, Store, Atom, Red), write_access),
+    # local computation and control flow
+    Form("mov", Mov, (_r("dst"), _v("src"))),
+    *(Form(op.value, Arith, (_r("dst"), _v("a"), _v("b")), (("operation", op),)) for op in ArithOp),
+    *(Form(f"b{c.value}", Branch, (_v("a"), _v("b"), Slot("target", "label")), (("cond", c),)) for c in Cond),
+    Form("goto", Goto, (Slot("target", "label"),)),
+    Family(("mov", *ARITH, *BRANCHES, "goto"), "no_qualifiers"),
+    *(Form(f"filler.{k}", Filler, (_n("n"),), (("kind", k),)) for k in sorted(FILLER_KINDS)),
+    Family(("filler",), "unknown_filler"),
+    # fences and barriers
+    Form("fence.mbarrier_init.release.cluster", FenceMbarrierInit),
+    Family(("fence",), "fence", (Fence, ProxyFence), write_fence),
+    *(Form(f"membar.{q}", Fence, (), (("sem", Sem.SC), ("scope", s)), printed=False) for q, s in MEMBAR.items()),
+    Family(("membar",), "unknown_membar"),
+    *_cluster_barrier_forms(),
+    Family(("bar", "barrier"), "barrier", (Barrier,), write_barrier),
+    # programmatic dependent launch, tcgen05, the async-proxy read
+    *(Form(f"griddepcontrol.{a}", GridDepControl, (), (("action", a),)) for a in GRIDDEP_ACTIONS),
+    Family(("griddepcontrol",), "unknown_griddepcontrol"),
+    *(Form(f"tcgen05.fence::{k}", Tcgen05Fence, (), (("kind", k),)) for k in TCGEN05_FENCES),
+    Family(("tcgen05",), "unknown_tcgen05"),
+    Form("async.read", AsyncRead, (_r("dst"), _loc("loc"))),
+    Family(("async",), "unknown_async"),
+    # mbarrier
+    Form("mbarrier.init", MbarrierInit, (_loc("bar"), _n("count"))),
+    Form("mbarrier.expect_tx", MbarrierExpectTx, (_loc("bar"), _n("tx"))),
+    Family(("mbarrier",), "mbarrier", (MbarrierArrive, MbarrierWait), write_mbarrier),
+    # cp.async.bulk (TMA) and cp.async (LDGSTS)
+    Form("cp.async.bulk.commit_group", BulkCommit),
+    Form("cp.async.bulk.wait_group", BulkWait, (_n("n"),), (("read", False),)),
+    Form("cp.async.bulk.wait_group.read", BulkWait, (_n("n"),), (("read", True),)),
+    Form("cp.async", CpAsync, (_loc("dst_loc"), _loc("src_loc"))),
+    Form("cp.async.commit_group", CpAsyncCommit),
+    Form("cp.async.wait_all", CpAsyncWait, (), (("n", None),)),
+    Form("cp.async.wait_group", CpAsyncWait, (_n("n"),)),
+    Form("cp.async.mbarrier.arrive.noinc", CpAsyncMbarrierArrive, (_loc("bar"),)),
+    Family(("cp",), "copy", (CpAsyncBulk,), write_bulk_copy),
+)
+
+#: the rows the builder reads: each parsed Form by its whole mnemonic, each Family by its bases
+FORMS: dict[str, Form] = {row.mnemonic: row for row in TABLE if isinstance(row, Form) and row.parsed}
+FAMILIES: dict[str, Family] = {base: row for row in TABLE if isinstance(row, Family) for base in row.bases}
+#: the first words the parser accepts as an instruction
+MNEMONICS = frozenset(FAMILIES)
+
+
+def printer_rows(cls: type[Instruction]) -> tuple[Form | Family, ...]:
+    """The rows that may write an instruction of class ``cls``, in table order."""
+    return _PRINTER_ROWS.get(cls, ())
+
+
+def _printer_rows() -> dict[type[Instruction], tuple[Form | Family, ...]]:
+    rows: dict[type[Instruction], list[Form | Family]] = {}
+    for row in TABLE:
+        if isinstance(row, Form) and row.printed:
+            rows.setdefault(row.ir, []).append(row)
+        elif isinstance(row, Family):
+            for cls in row.ir:
+                rows.setdefault(cls, []).append(row)
+    return {cls: tuple(r) for cls, r in rows.items()}
+
+
+_PRINTER_ROWS = _printer_rows()
