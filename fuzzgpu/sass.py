@@ -606,12 +606,15 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
             return PtxSync(ins, "fence.release", True, False), ()
         return None, ()
     if op == "barrier" and "cluster" in mods:
-        # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire): no SASS
-        # tokens known to this checker yet, so a function with one is never reported fully checked
+        # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire); ptxas 13.0,
+        # sm_90: arrive[.release] is MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV, arrive.relaxed is
+        # UCGABAR_ARV alone, wait[.acquire] is UCGABAR_WAIT; CCTL.IVALL (.aligned or not)
         if "arrive" in mods:
-            return PtxSync(ins, "barrier.cluster.arrive", "relaxed" not in mods, False), ()
+            if "relaxed" in mods:
+                return PtxSync(ins, "barrier.cluster.arrive", False, False), ("UCGABAR_ARV",)
+            return PtxSync(ins, "barrier.cluster.arrive", True, False), ("MEMBAR.ALL.GPU", "UCGABAR_ARV")
         if "wait" in mods:
-            return PtxSync(ins, "barrier.cluster.wait", False, True), ()
+            return PtxSync(ins, "barrier.cluster.wait", False, True), ("UCGABAR_WAIT", "CCTL.IVALL")
         return None, ()
     if op in ("bar", "barrier"):
         sub = [m for m in mods if m not in ("cta", "aligned")]
@@ -899,6 +902,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
         return SassSync(ins, "CCTL.IVALL", "CCTL.IVALL")
     if op in ("ERRBAR", "CGAERRBAR"):
         return SassSync(ins, op, None)
+    if op in ("UCGABAR_ARV", "UCGABAR_WAIT"):  # barrier.cluster.arrive / .wait
+        return SassSync(ins, op, op)
     if op in _SASS_BULK:
         return SassSync(ins, "BULK", "BULK")
     if op == "UTMACMDFLUSH":
