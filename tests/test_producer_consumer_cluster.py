@@ -80,12 +80,15 @@ FEATURES = {
 def _manifest(p: Program, c: int) -> bool:
     """The class in a form the hardware can show: class 1 needs work before the dependent's
     griddepcontrol.wait (ptxas hoists the .nc load into it: facts/toolchain-and-ptxas.md section
-    4), class 2 a primary that triggers before its data write (the harness then delays it)."""
+    4), class 2 a primary that triggers before its data write (the harness then delays it), class 3
+    a TMA store (cp.async.bulk shared->global)."""
     if c == 1:
         return any(any(isinstance(i, (Filler, Barrier, Store, MbarrierInit)) for i in t.code[: _first(p, GridDepControl, k)])
                    for k, t in enumerate(p.threads) if t.placement.grid in p.pdl_grids)
     if c == 2:
         return any(t.code and t.code[0] == GridDepControl("launch_dependents") for t in p.threads if t.placement.grid == 0)
+    if c == 3:  # a TMA store (the race property also names a PDL dependent's bulk load without the wait 'proxy-fence')
+        return any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" for i in _code(p))
     return True
 
 

@@ -9,7 +9,10 @@ step               choices (simplest first: the shrink order)
 =================  =========================================================================
 placement          one thread; two threads in one CTA (different warps, or one warp); two
                    CTAs; two CTAs of one cluster; two grids of one stream
+data home          (one cluster) global, or the shared memory of the consumer's or the
+                   producer's CTA, reached by the other through ``.shared::cluster`` (``mapa``)
 data write         ``st`` (every semantics and scope, global or shared), ``red.add``,
+                   ``atom.add`` (distributed shared memory),
                    ``cp.async`` (completed by ``wait_group 0``, ``wait_all``,
                    ``cp.async.mbarrier.arrive`` or nothing), ``cp.async.bulk`` global->shared
                    (TMA load, ``complete_tx`` on an mbarrier)
@@ -18,17 +21,25 @@ fence              none, ``fence.acq_rel``/``fence.sc`` (every scope), ``fence.p
 signal             none (one thread, or stream order), a flag (``st``/``red``: weak,
                    relaxed/volatile, release/acquire, or relaxed between fences; every scope), ``bar.sync``/``bar.arrive``, ``mbarrier.arrive``
                    (release/relaxed, ``.cta``/``.cluster``, ``.expect_tx``),
-                   ``griddepcontrol.launch_dependents`` (after the data, before it, or none)
+                   ``griddepcontrol.launch_dependents`` (after the data, before it, or none),
+                   ``barrier.cluster.arrive`` (default, ``.release``, ``.relaxed``) and ``.wait``,
+                   a remote ``mbarrier.arrive.shared::cluster`` (release/relaxed, ``.cluster``/
+                   ``.cta``) on the consumer's mbarrier, published by a release cluster barrier
+                   or ``fence.mbarrier_init.release.cluster`` before a relaxed one
 wait               the matching one: ``ld`` of the flag once or in a loop, ``bar.sync``,
                    ``mbarrier.try_wait``/``test_wait`` (acquire/relaxed, once or in a loop),
-                   ``griddepcontrol.wait`` (before the read, after it, or none)
+                   the same cluster barrier, work (a filler) then ``griddepcontrol.wait``
+                   (before the read, after it, or none)
 fence              as above, or ``tcgen05.fence::after_thread_sync``
 read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.async.bulk``
                    shared->global (TMA store, ``bulk_group`` completion: ``wait_group 0``,
-                   ``.read``, or none), ``async.read`` (a wgmma/tcgen05 operand read)
+                   ``.read``, or none), ``cp.async.bulk`` global->shared of an earlier grid's
+                   data then ``ld`` of the copy, ``async.read`` (a wgmma/tcgen05 operand read)
 =================  =========================================================================
 
-Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
+Choices are uniform but for the weights named where they are drawn (``_SIGNAL_SHARES``; the PDL
+trigger, the dependent's work before its wait, ``.nc`` under PDL, the read kind), each listing its
+simplest option first.  Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
 a ``.nc`` load of global data, an mbarrier initialised before use), so every draw is a valid
 Program the oracle covers.  Every draw is runnable on the GPU harness
 (:func:`fuzzgpu.codegen.unrunnable_reasons`) except those with an ``async.read`` (no
@@ -541,7 +552,8 @@ def producer_consumer(
     """A producer/consumer handoff (one stage, or with ``stages=2`` a chain of two whose middle
     thread consumes the first and produces the second) drawn from ``mechanisms`` (names of
     :data:`fuzzgpu.handoff.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
-    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``) and ``placements``
+    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``dsm``, ``cluster-barrier``,
+    ``remote-arrive``) and ``placements``
     (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six, else
     with a bulk copy or an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.
     ``runnable`` leaves out what the GPU harness cannot run (``async.read``, ``tcgen05.fence``):
