@@ -211,3 +211,29 @@ def test_a_sample_of_draws_compiles_for_sm_90(draws, tmp_path: Path):
     r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", "-O3", "-w", "-o", str(tmp_path / "draws.cubin"), str(cu)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
+
+
+@pytest.mark.gpu
+def test_cluster_and_pdl_draws_run_on_the_gpu(draws):
+    """On a GPU (marked ``gpu``): a sample of the runnable cluster and PDL draws runs on the CUDA
+    harness (clusters launched with the cluster attribute, PDL through cuLaunchKernelEx) and the
+    race property judges every histogram; the findings per class are printed (``-s``), not
+    asserted (whether a racy outcome shows is the hardware's business)."""
+    from fuzzgpu import properties
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.cuda import CudaBackend
+
+    runnable = [p for p in draws if not unrunnable_reasons(p)]
+    sample = ([p for p in runnable if any(isinstance(i, ClusterBarrier) for i in _code(p)) or codegen.uses_dsm(p)][:15]
+              + [p for p in runnable if p.pdl_grids][:15])
+    b = CudaBackend()
+    found: collections.Counter[str] = collections.Counter()
+    try:
+        for p in sample:
+            h = b.run(p, RunConfig(instances=2_000_000, barrier=True, spin=1000))
+            assert h.instances >= 2_000_000
+            v = properties.RACE.check(p, h)
+            found[v.class_key if v.failed else "no finding"] += 1
+    finally:
+        b.close()
+    print(dict(found))
