@@ -236,3 +236,43 @@ def test_cluster_and_pdl_draws_run_on_the_gpu(draws):
     finally:
         b.close()
     print(dict(found))
+
+
+PDL_BULK_NO_WAIT = """PTX PDL-bulk-no-wait
+{
+x0=0;
+bar0 @ shared mbarrier = 0;
+s0 @ shared = 0;
+}
+ P0@cta 0,gpu 0                   | P1@cta 0,gpu 0,grid 1                            ;
+ griddepcontrol.launch_dependents | mbarrier.init bar0, 1                            ;
+ st.weak x0, 1                    | bar.cta.sync 0                                   ;
+                                  | mbarrier.arrive.expect_tx.release.cta bar0, 4    ;
+                                  | cp.async.bulk.mbarrier s0, x0, 4, bar0           ;
+                                  | LC00:                                            ;
+                                  | mbarrier.try_wait.parity.acquire.cta r0, bar0, 0 ;
+                                  | beq r0, 0, LC00                                  ;
+                                  | ld.weak r1, s0                                   ;
+                                  | griddepcontrol.wait                              ;
+exists (P1:r1 == 0)
+"""
+
+
+def test_a_pdl_dependents_bulk_copy_before_the_wait_is_a_pdl_race():
+    """A TMA load of the primary's output issued before griddepcontrol.wait races because the wait
+    comes too late (issue 15 class 2, CUTLASS's TMA kernels under PDL), not for want of a proxy
+    fence: with the wait before the copy the grids are ordered across proxies (issue 18).  The race
+    property named it 'proxy-fence' (class 3), whose fix cannot repair it."""
+    from fuzzgpu.litmus import parse
+
+    p = dataclasses_replace_pdl(parse(PDL_BULK_NO_WAIT))
+    pairs = {rp.mechanism for v in analyse_races(p).racy.values() for rp in v}
+    assert pairs == {"pdl"}, pairs
+    assert {finding_class(p, rp.mechanism, rp.other_at) for v in analyse_races(p).racy.values() for rp in v} == {2}
+
+
+def dataclasses_replace_pdl(p: Program) -> Program:
+    """The litmus dialect's grid 1 launched as a PDL dependent of grid 0."""
+    import dataclasses
+
+    return dataclasses.replace(p, pdl_grids=(1,)) if not p.pdl_grids else p

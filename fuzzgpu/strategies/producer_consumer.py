@@ -278,14 +278,14 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
              or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)
              or (r == "bulk-load" and placement == "different-grids" and "bulk-load" in o.mechanisms
                  and not pr.mbarriers)] or ["ld"]
-    # ld in about three reads of four (two of three across grids, where the other is a bulk copy of
+    # ld in about five reads of six (two of three across grids, where the other is a bulk copy of
     # the earlier grid's data: TMA loads of a predecessor's output, issue 18); of the others a
     # runnable one (a bulk copy) about twice as often as an async.read (refused by the harness): a
     # generic write read by a TMA store without fence.proxy.async (issue 15, class 3) came up on an
     # H200 only as an async.read, which the harness cannot run
     others = [r for r in reads if r != "ld"]
     others += [r for r in others if r != "async-read"]
-    one_in = 3 if placement == "different-grids" else 4
+    one_in = 3 if placement == "different-grids" else 6
     read = "ld" if not others or ("ld" in reads and draw(st.integers(0, one_in - 1)) < one_in - 1) else draw(st.sampled_from(others))
     # drawn whatever the write and read force, so that a plain st stays the simplest draw
     in_shared = one_cta and draw(st.sampled_from((False, True)))
@@ -558,7 +558,7 @@ def producer_consumer(
     :data:`fuzzgpu.handoff.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
     ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``dsm``, ``cluster-barrier``,
     ``remote-arrive``) and ``placements``
-    (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about three draws of four where
+    (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six where
     another read is possible (two of three across grids), else with a bulk copy or, half as often,
     an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.
     ``runnable`` leaves out what the GPU harness cannot run (``async.read``, ``tcgen05.fence``):
