@@ -4,7 +4,7 @@ to the first (from the campaign's start), whether it was shrunk, its rate and it
     python3 bench/discovery_classes.py CORPUS START_EPOCH [--json OUT.json]
 
 Each finding's class is the oracle's, re-computed from the entry's program and offending outcomes
-(fuzzgpu.handoff.finding_class of its racing pairs); findings of no class are counted as 'other',
+(fuzzgpu.semantics.finding_class of its racing pairs); findings of no class are counted as 'other',
 by mechanism.  Prints a table; with --json also writes it."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fuzzgpu
 
 from fuzzgpu.corpus import find_entries
-from fuzzgpu.handoff import CLASSES, finding_class
+from fuzzgpu.semantics import CLASSES, finding_class
 from fuzzgpu.model.race import analyse_races
 
 

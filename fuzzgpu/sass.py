@@ -632,12 +632,15 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
             return _sync(ins, "fence.release"), ()
         return None, ()
     if op == "barrier" and "cluster" in mods:
-        # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire): no SASS
-        # tokens known to this checker yet, so a function with one is never reported fully checked
+        # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire); ptxas 13.0,
+        # sm_90: arrive[.release] is MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV, arrive.relaxed is
+        # UCGABAR_ARV alone, wait[.acquire] is UCGABAR_WAIT; CCTL.IVALL (.aligned or not)
         if "arrive" in mods:
-            return _sync(ins, "barrier.cluster.arrive"), ()
+            if "relaxed" in mods:
+                return _sync(ins, "barrier.cluster.arrive"), ("UCGABAR_ARV",)
+            return _sync(ins, "barrier.cluster.arrive"), ("MEMBAR.ALL.GPU", "UCGABAR_ARV")
         if "wait" in mods:
-            return _sync(ins, "barrier.cluster.wait"), ()
+            return _sync(ins, "barrier.cluster.wait"), ("UCGABAR_WAIT", "CCTL.IVALL")
         return None, ()
     if op in ("bar", "barrier"):
         sub = [m for m in mods if m not in ("cta", "aligned")]
@@ -1024,6 +1027,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
         return SassSync(ins, "CCTL.IVALL", "CCTL.IVALL")
     if op in ("ERRBAR", "CGAERRBAR"):
         return SassSync(ins, op, None)
+    if op in ("UCGABAR_ARV", "UCGABAR_WAIT"):  # barrier.cluster.arrive / .wait
+        return SassSync(ins, op, op)
     if op in _SASS_BULK:
         return SassSync(ins, "BULK", "BULK")
     if op == "UTMACMDFLUSH":

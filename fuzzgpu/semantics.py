@@ -432,6 +432,24 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "on the causality path between them",
               "the generic write of shared memory was read by the async proxy without fence.proxy.async on the path",
               ("fence.proxy",), "8.6 Proxies; fence.proxy.async; cp.async.bulk"),
+    Mechanism("dsm", ("mapa.shared::cluster", "ld.shared::cluster", "st.shared::cluster", "atom.shared::cluster",
+                      "red.shared::cluster"),
+              "a thread of another CTA of the cluster reaches the shared memory of the data's CTA through its "
+              ".shared::cluster address; the handoff orders the accesses as for any other location",
+              "(a placement of the data, not a signal: the signal's failure is named)", ("strengthen", "fence"),
+              "mapa; 8.5 Scope (.cluster); State spaces (.shared::cluster)"),
+    Mechanism("cluster-barrier", ("barrier.cluster.arrive", "barrier.cluster.wait"),
+              "a barrier.cluster.arrive (.release by default) synchronizes with the barrier.cluster.wait "
+              "(.acquire) of its phase in the other threads of the cluster",
+              "a barrier.cluster.arrive.relaxed orders execution only", ("strengthen", "fence"), "barrier.cluster"),
+    Mechanism("remote-arrive", ("mbarrier.init", "fence.mbarrier_init.release.cluster", "barrier.cluster.arrive",
+                                "mbarrier.arrive.shared::cluster", "mbarrier.try_wait"),
+              "an mbarrier initialised and published to the cluster (a release cluster barrier, or "
+              "fence.mbarrier_init.release.cluster before a relaxed one) receives a remote arrive with release "
+              "semantics at .cluster scope, observed by an acquiring try_wait/test_wait of .cluster scope",
+              "the remote arrive or the wait is relaxed, or its scope (.cta) does not include the other CTA",
+              ("strengthen", "fence"), "mbarrier.arrive (.shared::cluster); mbarrier.test_wait/try_wait; membar/fence "
+              "(fence.mbarrier_init)"),
     # failure names only (the race property's classification of a racing pair)
     Mechanism("nc", ("ld.global.nc",),
               "a non-coherent load reads data that is read-only for the lifetime of the kernel",

@@ -516,15 +516,14 @@ def test_a_synchronising_atom_accounts_for_its_own_access():
 
 
 @needs_toolchain
-def test_cluster_barrier_kernels_are_never_called_clean():
-    """barrier.cluster.arrive/wait order memory (release/acquire at cluster scope) but this checker
-    knows no SASS for them yet: such a kernel is "not fully checked", never clean (it was "clean
-    (0/0 synchronisation points)", the cluster barriers not even counted)."""
-    from fuzzgpu import litmus
-
+def test_cluster_barrier_kernels_are_fully_checked():
+    """barrier.cluster.arrive/wait order memory (release/acquire at cluster scope); their SASS
+    (UCGABAR_ARV / UCGABAR_WAIT, tests/test_sass_cluster.py) is mapped, so the kernel of a
+    cluster-barrier litmus test is fully checked (it was "not fully checked", and before that
+    "clean (0/0 synchronisation points)", the cluster barriers not even counted)."""
     path = Path(__file__).parent / "litmus" / "cluster-barrier" / "CB-DSM-MP-release.litmus"
     reports = sass.check_path(str(path), archs=("sm_90",))
-    assert reports and not all(r.complete for r in reports)
-    assert any("barrier.cluster" in u for r in reports for fn in r.functions for u in fn.unchecked)
-    assert sass.exit_status(reports) == sass.EXIT_NOT_FULLY_CHECKED
-    assert litmus.parse_file(str(path)).threads
+    assert reports and all(r.complete for r in reports)
+    for fn in (fn for r in reports for fn in r.functions):
+        assert fn.mapped_syncs == fn.ptx_syncs == 2 and not fn.unchecked, (fn.short_name, fn.unchecked)
+    assert sass.exit_status(reports) == sass.EXIT_CLEAN

@@ -20,7 +20,8 @@ cubin (.cubin), disassemble it (nvdisasm or cuobjdump), and compare the SASS wit
                 (it preceded it).  Synchronisation points: griddepcontrol.wait (ACQBULK),
                 griddepcontrol.launch_dependents (PREEXIT), fence.* / membar.* (MEMBAR, CCTL.IVALL),
                 fence.proxy.async (FENCE.VIEW.ASYNC), bar.sync/arrive/red (BAR.*), mbarrier.*
-                (SYNCS.*), acquire loads and release stores, cp.async waits (DEPBAR), bulk copies.
+                (SYNCS.*), barrier.cluster.arrive/wait (UCGABAR_ARV/UCGABAR_WAIT), acquire loads
+                and release stores, cp.async waits (DEPBAR), bulk copies.
   merged        two PTX loads of one address became one SASS load.
   deleted       a PTX memory operation has no SASS at all (ptxas removes loads whose value is unused).
   loop-deleted  a delay loop of the PTX (a %clock loop or a register loop with no memory operation)

@@ -40,7 +40,9 @@ The rule (per program):
   completes, ISA "Phase completion of the mbarrier object"; the writer itself waits for ever) --
   or no execution gets past its ``bar.sync`` barriers (:func:`barrier_hang`: a barrier expects
   more threads than reach it, or threads wait for each other in a cycle, as named barriers waited
-  in opposite orders do).  Such a program has no final state.
+  in opposite orders do; a cluster barrier whose wait needs the arrive of a thread blocked at a
+  ``bar.sync``, or of a thread that spins and so never exits, :func:`cluster_blocked`).  Such a
+  program has no final state.
 * ``unknown``: the oracle does not cover the program (``Unsupported``, including a program too
   large for its budget), a loop writes (only spin loops are judged), or no execution terminates
   or spins for another reason.
@@ -157,9 +159,15 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
     for non-exited threads of all other warps participating in the barrier to arrive"); None when
     some choice of paths lets every barrier complete.  Either a barrier expects more threads than
     reach it, or the threads wait for each other in a cycle (named barriers waited in opposite
-    orders: :func:`.events.barrier_deadlock`)."""
+    orders: :func:`.events.barrier_deadlock`).  Cluster barriers count likewise (PTX ISA,
+    "barrier.cluster": ``barrier.cluster.wait`` "causes the executing thread to wait for all
+    non-exited threads of the cluster to perform barrier.cluster.arrive"): the arrives of a phase
+    release its waits (:func:`.mechanisms.cluster_barrier_syncs`), so a thread that waits at a
+    cluster barrier for a thread blocked at a ``bar.sync`` (or in a spin on a write made after the
+    cluster wait) is in such a cycle."""
     from ..litmus import format_instruction
     from .events import _closure, assemble, barrier_deadlock, barrier_syncs, feasible, program_traces
+    from .mechanisms import cluster_barrier_syncs
 
     pt = program_traces(p, loop_bound, budget)
     found: tuple[Wait, str] | None = None
@@ -172,8 +180,10 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
         po: set[tuple[int, int]] = set()
         for tr, mine in zip(combo, ids):
             po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
+        cluster_sync, cluster_order = cluster_barrier_syncs(p, events, ids)
+        cluster = tuple(sorted(cluster_sync | cluster_order))
         options = list(barrier_syncs(p, events, ids, budget))
-        cycles = [barrier_deadlock(events, po, bs) for bs in options]
+        cycles = [barrier_deadlock(events, po, tuple(bs) + cluster) for bs in options]
         if options and any(c is None for c in cycles):
             return None
         if found is not None:
@@ -243,6 +253,10 @@ def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: in
     from .ptx import check_before_co, check_with_co
 
     threads = tuple(t if c is None else _stuck_thread(t, c) for t, c in zip(p.threads, choice))
+    blocked = cluster_blocked(p, choice)
+    if blocked is None:
+        return None
+    threads = tuple(dataclasses.replace(t, code=t.code[: blocked[i]]) if i in blocked else t for i, t in enumerate(threads))
     q = dataclasses.replace(p, threads=threads)
     pt = program_traces(q, loop_bound, work)
     traces = tuple(
@@ -261,8 +275,60 @@ def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: in
             if check_with_co(x, co) is not None:
                 continue
             if all(_forever(x, co, r, rf[r.eid]) for reads in body.values() for r in reads):
-                return _why(p, x, co, stuck[0], body[stuck[0]], rf) if stuck else "terminates"
+                if not stuck:
+                    return "terminates"
+                why = _why(p, x, co, stuck[0], body[stuck[0]], rf)
+                for tid, pc in sorted(blocked.items()):
+                    why += (f"; {p.threads[tid].name}'s barrier.cluster.wait ({p.threads[tid].name}:{pc}) waits for ever for "
+                            "a thread of its cluster that spins and never exits")
+                return why
     return None
+
+
+def cluster_blocked(p: Program, choice: tuple[Wait | None, ...]) -> dict[int, int] | None:
+    """The threads a stuck execution leaves blocked at a cluster barrier: thread -> the index of the
+    ``barrier.cluster.wait`` it waits at for ever (None: the choice is infeasible, a stuck thread
+    would be blocked before its wait).
+
+    PTX ISA, "barrier.cluster": ``barrier.cluster.wait`` "causes the executing thread to wait for all
+    non-exited threads of the cluster to perform barrier.cluster.arrive".  A thread that spins for
+    ever has not exited: the waits of a phase it never arrives at never complete (phases as in
+    :func:`.mechanisms.cluster_barrier_syncs`: a thread's k-th wait completes phase k).  A thread
+    blocked so arrives no more, which may block others (a fixpoint).  Threads with control flow
+    before the wait are left alone (the harness refuses them, :mod:`fuzzgpu.codegen`)."""
+    from ..ir import ClusterBarrier
+
+    def cluster(tid: int) -> tuple[int, int, int]:
+        pl = p.threads[tid].placement
+        return (pl.gpu, pl.grid, pl.cluster_id)
+
+    end = {tid: (len(t.code) if c is None else c.head) for tid, (t, c) in enumerate(zip(p.threads, choice))}
+    hung = {tid for tid, c in enumerate(choice) if c is not None}
+    blocked: dict[int, int] = {}
+    changed = True
+    while changed:
+        changed = False
+        arrived = {tid: sum(1 for i in p.threads[tid].code[: end[tid]] if isinstance(i, ClusterBarrier) and i.mode == "arrive")
+                   for tid in range(len(p.threads))}
+        for tid, t in enumerate(p.threads):
+            if tid in blocked:
+                continue
+            k = 0
+            for pc, ins in enumerate(t.code[: end[tid]]):
+                if isinstance(ins, (Branch, Goto, Label)):
+                    break
+                if not (isinstance(ins, ClusterBarrier) and ins.mode == "wait"):
+                    continue
+                if any(o != tid and cluster(o) == cluster(tid) and arrived[o] <= k for o in hung):
+                    if choice[tid] is not None:
+                        return None  # it would wait here, before reaching the wait it spins in
+                    blocked[tid] = pc
+                    end[tid] = pc
+                    hung.add(tid)
+                    changed = True
+                    break
+                k += 1
+    return blocked
 
 
 def _later_strong(x, co, r: Event, w: int) -> list[int]:

@@ -169,6 +169,9 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "nc"  # the write is ordered before the read, but the nc load escapes that order
     # otherwise what leaves them unordered would fail a weak load too: name that
     ins_w = p.threads[w.tid].code[w.pc]
+    gw, go = p.grid_of(w.tid), p.grid_of(o.tid)
+    if gw < go and go in p.pdl_grids:
+        return "pdl"  # before the proxies: griddepcontrol.wait orders the grids across proxies (issue 18)
     if w.vloc != o.vloc and w.proxy is o.proxy:
         return "proxy"  # two virtual aliases of one location: fence.proxy.alias
     if w.proxy is not o.proxy:
@@ -177,9 +180,6 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "proxy-fence" if o.proxy is Proxy.ASYNC and w.proxy is Proxy.GENERIC else "proxy"
     if w.unit > 0 and isinstance(ins_w, CpAsync):
         return "cp.async"
-    gw, go = p.grid_of(w.tid), p.grid_of(o.tid)
-    if gw < go and go in p.pdl_grids:
-        return "pdl"
     # the signal: a reads-from edge between threads on an intended path from w to o
     ms = x.morally_strong
     for s, t in x.rf_all.pairs():

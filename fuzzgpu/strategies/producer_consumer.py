@@ -9,7 +9,10 @@ step               choices (simplest first: the shrink order)
 =================  =========================================================================
 placement          one thread; two threads in one CTA (different warps, or one warp); two
                    CTAs; two CTAs of one cluster; two grids of one stream
+data home          (one cluster) global, or the shared memory of the consumer's or the
+                   producer's CTA, reached by the other through ``.shared::cluster`` (``mapa``)
 data write         ``st`` (every semantics and scope, global or shared), ``red.add``,
+                   ``atom.add`` (distributed shared memory),
                    ``cp.async`` (completed by ``wait_group 0``, ``wait_all``,
                    ``cp.async.mbarrier.arrive`` or nothing), ``cp.async.bulk`` global->shared
                    (TMA load, ``complete_tx`` on an mbarrier)
@@ -18,17 +21,25 @@ fence              none, ``fence.acq_rel``/``fence.sc`` (every scope), ``fence.p
 signal             none (one thread, or stream order), a flag (``st``/``red``: weak,
                    relaxed/volatile, release/acquire, or relaxed between fences; every scope), ``bar.sync``/``bar.arrive``, ``mbarrier.arrive``
                    (release/relaxed, ``.cta``/``.cluster``, ``.expect_tx``),
-                   ``griddepcontrol.launch_dependents`` (after the data, before it, or none)
+                   ``griddepcontrol.launch_dependents`` (after the data, before it, or none),
+                   ``barrier.cluster.arrive`` (default, ``.release``, ``.relaxed``) and ``.wait``,
+                   a remote ``mbarrier.arrive.shared::cluster`` (release/relaxed, ``.cluster``/
+                   ``.cta``) on the consumer's mbarrier, published by a release cluster barrier
+                   or ``fence.mbarrier_init.release.cluster`` before a relaxed one
 wait               the matching one: ``ld`` of the flag once or in a loop, ``bar.sync``,
                    ``mbarrier.try_wait``/``test_wait`` (acquire/relaxed, once or in a loop),
-                   ``griddepcontrol.wait`` (before the read, after it, or none)
+                   the same cluster barrier, work (a filler) then ``griddepcontrol.wait``
+                   (before the read, after it, or none)
 fence              as above, or ``tcgen05.fence::after_thread_sync``
 read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.async.bulk``
                    shared->global (TMA store, ``bulk_group`` completion: ``wait_group 0``,
-                   ``.read``, or none), ``async.read`` (a wgmma/tcgen05 operand read)
+                   ``.read``, or none), ``cp.async.bulk`` global->shared of an earlier grid's
+                   data then ``ld`` of the copy, ``async.read`` (a wgmma/tcgen05 operand read)
 =================  =========================================================================
 
-Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
+Choices are uniform but for the weights named where they are drawn (``_SIGNAL_SHARES``; the PDL
+trigger, the dependent's work before its wait, ``.nc`` under PDL, the read kind), each listing its
+simplest option first.  Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
 a ``.nc`` load of global data, an mbarrier initialised before use), so every draw is a valid
 Program the oracle covers.  Every draw is runnable on the GPU harness
 (:func:`fuzzgpu.codegen.unrunnable_reasons`) except those with an ``async.read`` (no
@@ -49,6 +60,7 @@ from ..ir import (
     AsyncRead,
     Barrier,
     Branch,
+    ClusterBarrier,
     BulkCommit,
     BulkWait,
     Cond,
@@ -57,7 +69,10 @@ from ..ir import (
     CpAsyncCommit,
     CpAsyncMbarrierArrive,
     CpAsyncWait,
+    Atom,
     Fence,
+    FenceMbarrierInit,
+    Filler,
     GridDepControl,
     Instruction,
     Label,
@@ -83,8 +98,9 @@ from ..ir import (
 
 #: where the producer and the consumer run, simplest first
 HANDOFF_PLACEMENTS = ("same-thread", "same-cta", "same-warp", "different-ctas", "same-cluster", "different-grids")
-#: what the consumer's read may be
-READ_KINDS = ("ld", "bulk-store", "async-read")
+#: what the consumer's read may be (``bulk-load``: a bulk copy global->shared of data an earlier
+#: grid wrote, then ``ld`` of the copy)
+READ_KINDS = ("ld", "bulk-store", "async-read", "bulk-load")
 #: the draws the GPU harness cannot run (refused before running)
 UNRUNNABLE = ("async-read", "tcgen05")
 
@@ -93,12 +109,22 @@ _SIGNALS = {  # placement -> the signals that can join such a producer and consu
     "same-cta": ("flag", "bar", "mbarrier"),
     "same-warp": ("flag", "bar", "mbarrier"),
     "different-ctas": ("flag",),
-    "same-cluster": ("flag",),
+    "same-cluster": ("flag", "cluster-barrier", "remote-arrive"),
     "different-grids": ("stream", "pdl"),
 }
 _ONE_CTA = ("same-thread", "same-cta", "same-warp")
 #: the signals, simplest first (the shrink order)
-_SIGNAL_ORDER = ("same-thread", "flag", "bar", "mbarrier", "stream", "pdl")
+_SIGNAL_ORDER = ("same-thread", "flag", "bar", "mbarrier", "stream", "pdl", "cluster-barrier", "remote-arrive")
+#: signals made of cluster barriers: the harness runs them only when every thread of the program
+#: passes the same barrier.cluster sequence, with no bar.sync and no loop before it, so such a
+#: handoff is the program's only stage
+_CLUSTER_SIGNALS = ("cluster-barrier", "remote-arrive")
+#: how many shares of the signal draw a signal gets (1 unless listed).  PDL gets three: its bugs
+#: (issue 15 classes 1 and 2) need a PDL handoff *and* a particular placement of the trigger, the
+#: wait and the load kind, so with one share a campaign drew them in about 1 program of 100
+#: and an H200 campaign of 684 programs found neither.  The flag gets two: it is the one signal
+#: across CTAs and clusters, where scopes too small (class 5) live
+_SIGNAL_SHARES = {"pdl": 3, "flag": 2}
 
 
 @dataclass
@@ -113,6 +139,7 @@ class _Prog:
     value: int = 0
     mbarriers: list[str] = field(default_factory=list)
     pdl: bool = False
+    cluster_barriers: bool = False  # a stage signals with barrier.cluster (no second stage then)
 
     def thread(self, placement: Placement) -> int:
         self.placements.append(placement)
@@ -184,8 +211,10 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     """Draw one handoff; ``producer`` is the thread that produces (``None``: a new thread, the
     first stage).  Returns the consumer's thread."""
     placements = tuple(pl for pl in o.placements if any(s in o.mechanisms for s in _SIGNALS[pl]))
-    if producer is not None:  # a later stage stays in the producer's grid
+    if producer is not None:  # a later stage stays in the producer's grid, and signals by no cluster barrier
         placements = tuple(pl for pl in placements if pl != "different-grids") or ("same-thread",)
+        o = dataclasses.replace(o, mechanisms=tuple(m for m in o.mechanisms if m not in _CLUSTER_SIGNALS))
+        placements = tuple(pl for pl in placements if any(s in o.mechanisms for s in _SIGNALS[pl])) or ("same-thread",)
     # the signal first (every means about equally likely), then a placement it can join
     # at most one bulk copy into an mbarrier and two mbarriers: the oracle enumerates every value of
     # each mbarrier, and two bulk copies tracked by mbarriers take it a minute
@@ -193,7 +222,11 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
                  and not (len(pr.mbarriers) > 1 and m == "mbarrier"))
     o = dataclasses.replace(o, mechanisms=mech)
     signals = tuple(s for s in _SIGNAL_ORDER if s in o.mechanisms and any(s in _SIGNALS[pl] for pl in placements))
-    signal = draw(st.sampled_from(signals))
+    if not signals:
+        signals = ("same-thread",)
+    signal = draw(st.sampled_from(tuple(s for s in signals for _ in range(_SIGNAL_SHARES.get(s, 1)))))
+    if signal == "pdl":  # a PDL draw is always runnable: no tcgen05.fence (sm_100a) in it
+        o = dataclasses.replace(o, tcgen05=False)
     placement = draw(st.sampled_from(tuple(pl for pl in placements if signal in _SIGNALS[pl])))
     if producer is not None and signal == "bar" and _has_branch(pr.code[producer]):
         signal = "flag"  # no barrier after a loop (the harness could deadlock the CTA)
@@ -215,6 +248,22 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         pr.pdl = pr.pdl or signal == "pdl"
     one_cta = placement in _ONE_CTA
     P, C = pr.code[producer], pr.code[consumer]
+    start = len(P)  # where this stage's code of the producer begins
+    pr.cluster_barriers = pr.cluster_barriers or signal in _CLUSTER_SIGNALS
+    # distributed shared memory: in one cluster, the data (and a flag) may live in the shared memory
+    # of the consumer's or the producer's CTA; the other thread reaches it through .shared::cluster
+    home = "global"
+    if placement == "same-cluster" and "dsm" in o.mechanisms:
+        home = draw(st.sampled_from(("global", "consumer", "producer")))
+    home_cta = pr.placements[consumer if home == "consumer" else producer].cta
+
+    def remote(tid: int) -> bool:
+        return home != "global" and pr.placements[tid].cta != home_cta
+
+    def where(prefix: str, **kw: object) -> str:
+        if home == "global":
+            return pr.loc(prefix, **kw)
+        return pr.loc(prefix, space=Space.SHARED, cta=home_cta, **kw)
 
     # -- the data write --------------------------------------------------------------------
     writes = ["st", "red"]
@@ -222,22 +271,37 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         writes.append("cp.async")
     if one_cta and "bulk-load" in o.mechanisms:
         writes.append("bulk-load")
+    if home != "global":
+        writes.append("atom")
     write = draw(st.sampled_from(writes))
     reads = [r for r in o.reads if r == "ld" or (one_cta and r == "async-read")
-             or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)] or ["ld"]
-    # ld in about five reads of six (when it is allowed)
-    read = reads[0] if len(reads) == 1 or (reads[0] == "ld" and draw(st.integers(0, 5)) < 5) else draw(st.sampled_from(reads[1:] if reads[0] == "ld" else reads))
+             or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)
+             or (r == "bulk-load" and placement == "different-grids" and "bulk-load" in o.mechanisms
+                 and not pr.mbarriers)] or ["ld"]
+    # ld in about five reads of six (two of three across grids, where the other is a bulk copy of
+    # the earlier grid's data: TMA loads of a predecessor's output, issue 18); of the others a
+    # runnable one (a bulk copy) about twice as often as an async.read (refused by the harness): a
+    # generic write read by a TMA store without fence.proxy.async (issue 15, class 3) came up on an
+    # H200 only as an async.read, which the harness cannot run
+    others = [r for r in reads if r != "ld"]
+    others += [r for r in others if r != "async-read"]
+    one_in = 3 if placement == "different-grids" else 6
+    read = "ld" if not others or ("ld" in reads and draw(st.integers(0, one_in - 1)) < one_in - 1) else draw(st.sampled_from(others))
     # drawn whatever the write and read force, so that a plain st stays the simplest draw
     in_shared = one_cta and draw(st.sampled_from((False, True)))
-    shared = write in ("cp.async", "bulk-load") or read != "ld" or in_shared
-    data = pr.loc("x", space=Space.SHARED if shared else Space.GLOBAL)
+    shared = write in ("cp.async", "bulk-load") or read in ("bulk-store", "async-read") or in_shared
+    data = where("x") if home != "global" else pr.loc("x", space=Space.SHARED if shared else Space.GLOBAL)
     bar = None
     if write == "st":
         sem, scope = _sem_scope(draw, o.stores, o.scopes)
-        P.append(Store(data, pr.next_value(), sem, scope))
+        P.append(Store(data, pr.next_value(), sem, scope, shared_cluster=remote(producer)))
     elif write == "red":
         sem = draw(st.sampled_from((Sem.RELAXED, Sem.RELEASE)))
-        P.append(Red(data, RmwOp.ADD, pr.next_value(), sem, _scope(draw, o.scopes)))
+        P.append(Red(data, RmwOp.ADD, pr.next_value(), sem, _scope(draw, o.scopes), shared_cluster=remote(producer)))
+    elif write == "atom":  # distributed shared memory only: atom.add, its old value unobserved
+        sem = draw(st.sampled_from((Sem.RELAXED, Sem.RELEASE)))
+        P.append(Atom(pr.reg(producer), data, RmwOp.ADD, (pr.next_value(),), sem, _scope(draw, o.scopes),
+                      shared_cluster=remote(producer)))
     elif write == "cp.async":
         src = pr.loc("g", init=pr.next_value())
         P += [CpAsync(data, src), CpAsyncCommit()]
@@ -261,7 +325,10 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     # -- the signal, and the producer's fence --------------------------------------------
     pdl_launch = "after"
     if signal == "pdl":
-        pdl_launch = draw(st.sampled_from(("after", "before", "none")))
+        # the trigger after the data (the correct use) first; before it in one draw of two: an early
+        # trigger is what lets a dependent that does not wait read before the write (the harness then
+        # delays the primary, pdl_delay_ns)
+        pdl_launch = draw(st.sampled_from(("after", "before", "before", "none")))
         if pdl_launch == "before":
             P.insert(0, GridDepControl("launch_dependents"))
     # a flag handoff's ordering pattern (ISA 8.8), drawn as one choice: a weak flag, a relaxed (or
@@ -273,16 +340,33 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         fence = _fence(draw, o, "producer", proxy_ok=True)
     if fence is not None:
         P.append(fence)
+    cb_sem: tuple[Sem | None, Sem | None] = (None, None)
     if signal == "flag":
-        flag = pr.loc("f")
+        flag = where("f")
         value = pr.next_value()
         how = draw(st.sampled_from(("st", "red"))) if pattern != "weak" else "st"
         if how == "st":
             sem, scope = _sem_scope(draw, _PATTERN_SEMS[pattern][0], o.scopes)
-            P.append(Store(flag, value, sem, scope))
+            P.append(Store(flag, value, sem, scope, shared_cluster=remote(producer)))
         else:
             P.append(Red(flag, RmwOp.ADD, value, Sem.RELEASE if pattern == "release-acquire" else Sem.RELAXED,
-                         _scope(draw, o.scopes)))
+                         _scope(draw, o.scopes), shared_cluster=remote(producer)))
+    elif signal == "cluster-barrier":
+        # barrier.cluster.arrive{,.release,.relaxed} then barrier.cluster.wait{,.acquire}, the same in
+        # both threads (the harness plays every role in one hardware thread, which arrives once a phase)
+        cb_sem = (draw(st.sampled_from((None, Sem.RELAXED, Sem.RELEASE))), draw(st.sampled_from((None, Sem.ACQUIRE))))
+        P += [ClusterBarrier("arrive", cb_sem[0]), ClusterBarrier("wait", cb_sem[1])]
+    elif signal == "remote-arrive":
+        # the consumer's CTA initialises an mbarrier and publishes it to the cluster (a release cluster
+        # barrier, or fence.mbarrier_init.release.cluster before a relaxed one); the producer then
+        # writes the data and arrives on it remotely (mbarrier.arrive.shared::cluster)
+        publish = draw(st.sampled_from(("release", "relaxed+fence", "release+fence")))
+        cb = ClusterBarrier("arrive", Sem.RELAXED if publish == "relaxed+fence" else None)
+        bar = pr.loc("bar", space=Space.SHARED, kind="mbarrier", cta=pr.placements[consumer].cta)
+        C += [MbarrierInit(bar, 1)] + ([FenceMbarrierInit()] if publish != "release" else []) + [cb, ClusterBarrier("wait")]
+        P[start:start] = [cb, ClusterBarrier("wait")]
+        P.append(MbarrierArrive(bar, draw(st.sampled_from((Sem.RELEASE, Sem.RELAXED))),
+                                draw(st.sampled_from((Scope.CLUSTER, Scope.CTA))), shared_cluster=True))
     elif signal == "bar":
         bid = 1 + sum(isinstance(i, Barrier) for c in pr.code for i in c) // 2
         P.append(Barrier(bid, mode=draw(st.sampled_from(("sync", "arrive")))))
@@ -301,17 +385,24 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     # -- the wait ------------------------------------------------------------------------
     wait_after_read = False
     if signal == "flag":
-        _flag_wait(draw, pr, consumer, flag, value, o, _PATTERN_SEMS[pattern][1])
+        _flag_wait(draw, pr, consumer, flag, value, o, _PATTERN_SEMS[pattern][1], shared_cluster=remote(consumer))
     elif signal == "bar":
         C.append(Barrier(bid))
-    elif signal == "mbarrier" or (signal == "same-thread" and bar is not None):
+    elif signal == "cluster-barrier":
+        C += [ClusterBarrier("arrive", cb_sem[0]), ClusterBarrier("wait", cb_sem[1])]
+    elif signal in ("mbarrier", "remote-arrive") or (signal == "same-thread" and bar is not None):
         assert bar is not None
         _mbar_wait(draw, pr, consumer, bar, o, observe=True)
     elif signal == "pdl":
-        where = draw(st.sampled_from(("before", "after", "none")))
-        if where == "before":
+        # the dependent's own work before griddepcontrol.wait (what gives ptxas room to hoist a load
+        # above the wait: facts/toolchain-and-ptxas.md section 4), then the wait before the read (the
+        # correct use), after it or none
+        if draw(st.sampled_from(("none", "filler", "filler"))) == "filler":
+            C.append(Filler("smem", 256))
+        at = draw(st.sampled_from(("before", "after", "none")))
+        if at == "before":
             C.append(GridDepControl("wait"))
-        wait_after_read = where == "after"
+        wait_after_read = at == "after"
     if pattern == "fences":
         after: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
     else:
@@ -321,7 +412,9 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
 
     # -- the read ------------------------------------------------------------------------
     if read == "ld":
-        kinds = tuple(k for k in o.loads if k != "nc" or not shared) or ("weak",)
+        kinds = tuple(k for k in o.loads if k != "nc" or not (shared or home != "global")) or ("weak",)
+        if signal == "pdl" and "nc" in kinds:  # FlashMLA's __ldg of the primary's output: three shares
+            kinds += ("nc", "nc")
         kind = draw(st.sampled_from(kinds))
         r = pr.reg(consumer)
         if kind == "nc":
@@ -330,7 +423,14 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
             sem, scope = Sem(kind), None
             if sem not in (Sem.WEAK, Sem.VOLATILE):
                 scope = _scope(draw, o.scopes)
-            C.append(Load(r, data, sem, scope))
+            C.append(Load(r, data, sem, scope, shared_cluster=remote(consumer)))
+        pr.observed.append(f"{pr_name(consumer)}:{r}")
+    elif read == "bulk-load":  # TMA global -> shared of the earlier grid's data, then ld of the copy
+        copy, cbar = pr.loc("s", space=Space.SHARED), pr.mbarrier()
+        C += [MbarrierArrive(cbar, expect_tx=4), CpAsyncBulk(copy, data, completion="mbarrier", bar=cbar, size=4)]
+        _mbar_wait(draw, pr, consumer, cbar, o, observe=False)
+        r = pr.reg(consumer)
+        C.append(Load(r, copy))
         pr.observed.append(f"{pr_name(consumer)}:{r}")
     elif read == "async-read":
         r = pr.reg(consumer)
@@ -377,15 +477,17 @@ def _patterns(o: _Opts) -> tuple[str, ...]:
     return tuple(ok) or ("weak",)
 
 
-def _flag_wait(draw: st.DrawFn, pr: _Prog, tid: int, flag: str, value: int, o: _Opts, sems: Sequence[str]) -> None:
+def _flag_wait(draw: st.DrawFn, pr: _Prog, tid: int, flag: str, value: int, o: _Opts, sems: Sequence[str],
+               shared_cluster: bool = False) -> None:
     kinds = tuple(k for k in o.loads if k in sems) or tuple(sems)
     sem, scope = _sem_scope(draw, kinds, o.scopes)
     r = pr.reg(tid)
+    load = Load(r, flag, sem, scope, shared_cluster=shared_cluster)
     if draw(st.sampled_from(("once", "loop"))) == "loop":
         lab = pr.label(tid)
-        pr.code[tid] += [Label(lab), Load(r, flag, sem, scope), Branch(Cond.NE, r, value, lab)]
+        pr.code[tid] += [Label(lab), load, Branch(Cond.NE, r, value, lab)]
     else:
-        pr.code[tid].append(Load(r, flag, sem, scope))
+        pr.code[tid].append(load)
     pr.observed.append(f"{pr_name(tid)}:{r}")
 
 
@@ -454,9 +556,11 @@ def producer_consumer(
     """A producer/consumer handoff (one stage, or with ``stages=2`` a chain of two whose middle
     thread consumes the first and produces the second) drawn from ``mechanisms`` (names of
     :data:`fuzzgpu.semantics.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
-    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``) and ``placements``
-    (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six, else
-    with a bulk copy or an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.
+    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``dsm``, ``cluster-barrier``,
+    ``remote-arrive``) and ``placements``
+    (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six where
+    another read is possible (two of three across grids), else with a bulk copy or, half as often,
+    an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.
     ``runnable`` leaves out what the GPU harness cannot run (``async.read``, ``tcgen05.fence``):
     about one draw in ten otherwise."""
     bad = [m for m in mechanisms if m not in DRAWN]
@@ -473,7 +577,9 @@ def producer_consumer(
     o = _Opts(tuple(loads), tuple(stores), tuple(fences), tuple(scopes), mech, usable, rd, tcgen05=not runnable)
     pr = _Prog()
     consumer = _stage(draw, pr, o, None, 0)
-    if stages > 1 and draw(st.sampled_from((False, True))):
+    if pr.pdl:  # a PDL draw is always runnable (no async.read, no tcgen05.fence in its second stage)
+        o = dataclasses.replace(o, tcgen05=False, reads=tuple(r for r in o.reads if r not in UNRUNNABLE) or ("ld",))
+    if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
         _stage(draw, pr, o, consumer, 1)
     return _assemble(pr)
 
