@@ -432,8 +432,7 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "on the causality path between them",
               "the generic write of shared memory was read by the async proxy without fence.proxy.async on the path",
               ("fence.proxy",), "8.6 Proxies; fence.proxy.async; cp.async.bulk"),
-    Mechanism("dsm", ("mapa.shared::cluster", "ld.shared::cluster", "st.shared::cluster", "atom.shared::cluster",
-                      "red.shared::cluster"),
+    Mechanism("dsm", ("ld", "st", "atom", "red", ".cluster"),  # on .shared::cluster addresses (through mapa)
               "a thread of another CTA of the cluster reaches the shared memory of the data's CTA through its "
               ".shared::cluster address; the handoff orders the accesses as for any other location",
               "(a placement of the data, not a signal: the signal's failure is named)", ("strengthen", "fence"),
@@ -442,8 +441,8 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a barrier.cluster.arrive (.release by default) synchronizes with the barrier.cluster.wait "
               "(.acquire) of its phase in the other threads of the cluster",
               "a barrier.cluster.arrive.relaxed orders execution only", ("strengthen", "fence"), "barrier.cluster"),
-    Mechanism("remote-arrive", ("mbarrier.init", "fence.mbarrier_init.release.cluster", "barrier.cluster.arrive",
-                                "mbarrier.arrive.shared::cluster", "mbarrier.try_wait"),
+    Mechanism("remote-arrive", ("mbarrier.init", "fence.mbarrier_init", "barrier.cluster.arrive",
+                                "mbarrier.arrive", "mbarrier.try_wait", ".cluster"),  # the arrive on .shared::cluster
               "an mbarrier initialised and published to the cluster (a release cluster barrier, or "
               "fence.mbarrier_init.release.cluster before a relaxed one) receives a remote arrive with release "
               "semantics at .cluster scope, observed by an acquiring try_wait/test_wait of .cluster scope",
