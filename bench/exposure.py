@@ -23,8 +23,10 @@ Runs.  In one process, within --budget-s seconds of wall time (everything includ
 nvcc, the GPU): every program with the default stress (fuzzgpu.stress.StressConfig(): the
 campaign profiles' fixed stress), then stress tuned per shape family (shape x placement: successive
 halving on the family's program with the fewest default kills, its weak outcomes the target), then
-every program again with its family's tuned stress.  Reported per mutant and per shape: killed
-with the default / the tuned stress, and GPU-seconds per kill (the run's GPU-seconds divided by the
+every program again with its family's tuned stress, then a deep pass: each program with a mutant
+neither pass saw gets up to --deep-gpu-s GPU-seconds (default 2, the issue's bar) of its family's
+tuned stress, as long as the budget lasts.  Reported per mutant and per shape: killed with the
+default / the tuned stress / in any pass, and GPU-seconds per kill (the run's GPU-seconds divided by the
 mutant's count: the expected time to see it once).
 
 Writes --out DIR/exposure.json and DIR/exposure.md.  Exit 0; 1 when a model-forbidden outcome was
@@ -148,6 +150,8 @@ class Mutant:
     default_seconds: float = 0.0
     tuned_count: int = 0
     tuned_seconds: float = 0.0
+    deep_count: int = 0  # the deep pass: a mutant neither pass saw, up to --deep-gpu-s with tuned stress
+    deep_seconds: float = 0.0
 
     @property
     def name(self) -> str:
@@ -163,7 +167,9 @@ class Mutant:
                 "default": {"count": self.default_count, "seconds": self.default_seconds,
                             "seconds_per_kill": per_kill(self.default_count, self.default_seconds)},
                 "tuned": {"count": self.tuned_count, "seconds": self.tuned_seconds,
-                          "seconds_per_kill": per_kill(self.tuned_count, self.tuned_seconds)}}
+                          "seconds_per_kill": per_kill(self.tuned_count, self.tuned_seconds)},
+                "deep": {"count": self.deep_count, "seconds": self.deep_seconds,
+                         "seconds_per_kill": per_kill(self.deep_count, self.deep_seconds)}}
 
 
 def analyse(vs: Sequence[Variant]) -> tuple[dict[str, Any], list[Mutant]]:
@@ -238,7 +244,7 @@ def _faults(analyses: dict[str, Any], name: str, hist: Any) -> int:
     return sum(c for o, c in hist.counts if any(v is None for _, v in o) or unwritten_keys(a.program, dict(o)))
 
 
-def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
+def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int, deep_gpu_s: float = 2.0) -> int:
     from fuzzgpu.backends import cuda
     from fuzzgpu.stress_tune import gpu_measure, successive_halving, candidates
 
@@ -257,11 +263,11 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
     by_prog: dict[str, list[Mutant]] = {}
     for m in mutants:
         by_prog.setdefault(m.variant.program.name, []).append(m)
-    forbidden = {"default": 0, "tuning": 0, "tuned": 0}
-    skipped = {"default": 0, "tuned": 0}
-    faults = {"default": 0, "tuning": 0, "tuned": 0}
+    forbidden = {"default": 0, "tuning": 0, "tuned": 0, "deep": 0}
+    skipped = {"default": 0, "tuned": 0, "deep": 0}
+    faults = {"default": 0, "tuning": 0, "tuned": 0, "deep": 0}
     runs: list[dict[str, Any]] = []
-    gpu_s = {"default": 0.0, "tuning": 0.0, "tuned": 0.0}
+    gpu_s = {"default": 0.0, "tuning": 0.0, "tuned": 0.0, "deep": 0.0}
     # time plan: what is left after set-up, less a 10% margin, split default / tuning / tuned
     avail = max(0.0, clock.left() * 0.9)
     pass_s = avail * (1 - tune_share) / 2
@@ -281,8 +287,9 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
     margin = max(2.0, 0.03 * budget_s)
     wall_of_run: dict[str, float] = {}  # pass -> slowest wall seconds of one run so far
 
-    def run_pass(label: str, cfg_of: Callable[[Variant], StressConfig], n_of: Callable[[Variant], int]) -> None:
-        for v in runnable:
+    def run_pass(label: str, cfg_of: Callable[[Variant], StressConfig], n_of: Callable[[Variant], int],
+                 which: Sequence[Variant] | None = None) -> None:
+        for v in runnable if which is None else which:
             if clock.left() < margin + 2 * wall_of_run.get(label, 0.0):
                 print(f"exposure: {label} pass stopped early: the budget is nearly spent", file=sys.stderr)
                 skipped[label] += 1
@@ -299,8 +306,10 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
                 c = counts.get(m.outcome, 0)
                 if label == "default":
                     m.default_count, m.default_seconds = c, hist.seconds
-                else:
+                elif label == "tuned":
                     m.tuned_count, m.tuned_seconds = c, hist.seconds
+                else:
+                    m.deep_count, m.deep_seconds = m.deep_count + c, m.deep_seconds + hist.seconds
             runs.append({"pass": label, "program": name, "instances": hist.instances, "seconds": hist.seconds,
                          "stress": cfg_of(v).describe(), "forbidden": _forbidden(analyses, name, hist)})
 
@@ -344,12 +353,33 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
         n = int(min(n_default, n_default * d_sec_inst / s if s > 0 else n_default))
         return max(1 << 16, n >> 16 << 16)
 
-    run_pass("tuned", lambda v: tuned[v.family]["config"] if v.family in tuned else default, n_tuned)
+    def cfg_tuned(v: Variant) -> StressConfig:
+        return tuned[v.family]["config"] if v.family in tuned else default
+
+    run_pass("tuned", cfg_tuned, n_tuned)
+    # the deep pass: a program with a mutant neither pass saw gets up to deep_gpu_s GPU-seconds of
+    # its family's tuned stress, in runs of about a tenth of that (the issue's bar: every mutant
+    # seen within 2 s of GPU time); what the budget leaves decides how many programs get it
+    unseen = [v for v in runnable if any(not m.default_count and not m.tuned_count for m in by_prog.get(v.program.name, []))]
+
+    def n_deep(v: Variant) -> int:
+        s = sec_inst.get(v.family, d_sec_inst) or d_sec_inst
+        return max(1 << 16, int(deep_gpu_s / 10 / max(s, 1e-12)) >> 16 << 16)
+
+    for v in unseen:
+        spent = 0.0
+        while spent < deep_gpu_s and any(not m.deep_count for m in by_prog[v.program.name]):
+            before = gpu_s["deep"]
+            n_runs = len(runs)
+            run_pass("deep", cfg_tuned, n_deep, [v])
+            if len(runs) == n_runs:
+                break  # the budget is spent
+            spent += gpu_s["deep"] - before
     device = backend.describe()
     backend.close()
     elapsed = budget_s - clock.left()
     score = _score(mutants)
-    doc = {"device": device, "budget_s": budget_s, "skipped_runs": skipped, "families_tuned": len(tuned),
+    doc = {"device": device, "budget_s": budget_s, "deep_gpu_s": deep_gpu_s, "skipped_runs": skipped, "families_tuned": len(tuned),
            "families": len(fams),
            "elapsed_s": round(elapsed, 2), "setup_s": round(setup_s, 2), "gpu_seconds": gpu_s,
            "instances_default": n_default, "programs": len(vs), "runnable": len(runnable), "mutants": len(mutants),
@@ -361,7 +391,8 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int) -> int:
     (out / "exposure.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
     (out / "exposure.md").write_text(markdown(doc, mutants))
     s = score["total"]
-    print(f"score: default {s['default']}/{s['mutants']}, tuned {s['tuned']}/{s['mutants']}; "
+    print(f"score: default {s['default']}/{s['mutants']}, tuned {s['tuned']}/{s['mutants']}, "
+          f"any pass (deep included: {deep_gpu_s:g} GPU-s each for the unseen) {s['any_pass']}/{s['mutants']}; "
           f"forbidden {doc['forbidden_total']}; {elapsed:.1f} s of {budget_s:.0f}; wrote {out}/exposure.json and exposure.md")
     return 1 if doc["forbidden_total"] else (3 if doc["faults_total"] else 0)
 
@@ -370,12 +401,14 @@ def _score(mutants: Sequence[Mutant]) -> dict[str, Any]:
     def agg(ms: Sequence[Mutant]) -> dict[str, Any]:
         kd = [m for m in ms if m.default_count]
         kt = [m for m in ms if m.tuned_count]
+        kx = [m for m in ms if m.default_count or m.tuned_count or m.deep_count]
 
         def mean_per_kill(xs: list[Mutant], tuned: bool) -> float | None:
             vals = [(m.tuned_seconds / m.tuned_count) if tuned else (m.default_seconds / m.default_count) for m in xs]
             return sum(vals) / len(vals) if vals else None
 
         return {"mutants": len(ms), "default": len(kd), "tuned": len(kt), "either": len({id(m) for m in kd + kt}),
+                "any_pass": len(kx),
                 "default_s_per_kill": mean_per_kill(kd, False), "tuned_s_per_kill": mean_per_kill(kt, True)}
 
     out: dict[str, Any] = {"total": agg(mutants)}
@@ -395,21 +428,25 @@ def markdown(doc: dict[str, Any], mutants: Sequence[Mutant]) -> str:
     L = [f"# Weak-behaviour score ({doc['device']})", "",
          f"{doc['mutants']} mutants in {doc['programs']} programs; budget {doc['budget_s']} s, used {doc['elapsed_s']} s "
          f"(set-up {doc['setup_s']} s); default stress: {doc['instances_default']} instances per program.", "",
-         f"**Score: default {s['total']['default']}/{s['total']['mutants']}, tuned {s['total']['tuned']}/{s['total']['mutants']}**; "
+         f"**Score: default {s['total']['default']}/{s['total']['mutants']}, tuned {s['total']['tuned']}/{s['total']['mutants']}, "
+         f"any pass {s['total']['any_pass']}/{s['total']['mutants']}** (the deep pass: up to {doc.get('deep_gpu_s')} GPU-s of "
+         f"tuned stress for each program with a mutant neither pass saw); "
          f"model-forbidden outcomes: {doc['forbidden_total']} ({doc['forbidden']}); unwritten values (harness or "
          f"hardware faults): {doc['faults_total']}.", "",
          "GPU-s per kill: the run's GPU-seconds over the mutant's count (expected time to see it once), mean over killed mutants.", ""]
     for key in ("shape", "weakening", "placement", "family"):
-        L += [f"| {key} | mutants | default | tuned | default GPU-s/kill | tuned GPU-s/kill |", "|---|---|---|---|---|---|"]
+        L += [f"| {key} | mutants | default | tuned | any pass | default GPU-s/kill | tuned GPU-s/kill |", "|---|---|---|---|---|---|---|"]
         for g, a in s[key].items():
-            L.append(f"| {g} | {a['mutants']} | {a['default']} | {a['tuned']} | {f(a['default_s_per_kill'])} | {f(a['tuned_s_per_kill'])} |")
+            L.append(f"| {g} | {a['mutants']} | {a['default']} | {a['tuned']} | {a['any_pass']} | {f(a['default_s_per_kill'])} "
+                     f"| {f(a['tuned_s_per_kill'])} |")
         L.append("")
     L += ["## Tuned stress per family", "", "| family | program | best | weak/s best | weak/s default |", "|---|---|---|---|---|"]
     for fam, t in doc["tuned"].items():
         L.append(f"| {fam} | {t['program']} | {t['best']['describe']} | {t['best']['weak_per_s']:.3g} | {t['default']['weak_per_s']:.3g} |")
-    L += ["", "## Mutants", "", "| mutant | default count | tuned count |", "|---|---|---|"]
+    L += ["", "## Mutants", "", "| mutant | default count | tuned count | deep count (GPU-s) |", "|---|---|---|---|"]
     for m in mutants:
-        L.append(f"| {m.name} | {m.default_count} | {m.tuned_count} |")
+        deep = f"{m.deep_count} ({m.deep_seconds:.2f})" if m.deep_seconds else "-"
+        L.append(f"| {m.name} | {m.default_count} | {m.tuned_count} | {deep} |")
     return "\n".join(L) + "\n"
 
 
@@ -420,6 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="wall-clock seconds for the whole run, set-up included (default: 240)")
     ap.add_argument("--tune-share", type=float, default=0.4, metavar="F",
                     help="share of the GPU time left after set-up spent tuning (default: 0.4)")
+    ap.add_argument("--deep-gpu-s", type=float, default=2.0, metavar="S",
+                    help="GPU-seconds of tuned stress for each program with a mutant neither pass saw (default: 2)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--arch", default="sm_90", help="--dry-run: the arch to compile for (default: sm_90)")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: list the mutants, compile every harness with nvcc")
@@ -428,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("--tune-share must be in [0, 1) and --budget-s > 0")
     if a.dry_run:
         return dry_run(Path(a.out), a.arch)
-    return gpu_run(Path(a.out), a.budget_s, a.tune_share, a.seed)
+    return gpu_run(Path(a.out), a.budget_s, a.tune_share, a.seed, a.deep_gpu_s)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,15 @@
 #   bench/h200_session4.sh extra    programs/hour of profile all next to the templated profiles; the
 #                                   GPU tests of the new parts; issue 17's Ray against local workers
 #                                   (bench/ray_h200.sh)                                   ~6 minutes
+#   bench/h200_session4.sh final    the weak-behaviour score with its deep pass; Ray against local
+#                                   workers over 100 s runs                                ~8 minutes
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) and, for `extra`, raybundle/ray-site-cp312.tar.xz carried, and $OUT set; everything comes
 # back in $OUT/<part>.tar.gz and on stdout.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200_session4.sh start|finish|extra}
+part=${1:?usage: bench/h200_session4.sh start|finish|extra|final}
 R=/tmp/fuzzgpu-session4
 mkdir -p "$R" "$OUT"
 
@@ -99,6 +101,19 @@ extra)
   SECONDS_PER_RUN=70 OUT="$x/ray" timeout 220 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1
   echo "exit $?"; tail -12 "$x/ray.txt"
   tar -C "$R" -czf "$OUT/extra.tar.gz" extra
+  ;;
+final)
+  # the last device minutes: the weak-behaviour score again with its deep pass (each program with a
+  # mutant neither pass saw: up to 2 GPU-s of tuned stress), and Ray against local workers over
+  # longer runs (the 70 s pair of `extra` was 0.91 over campaign time, 0.83 over wall time)
+  x=$R/final; mkdir -p "$x"
+  echo "== weak-behaviour score with the deep pass"
+  timeout 190 python3 bench/exposure.py --budget-s 165 --deep-gpu-s 2 --out "$x/exposure" > "$x/exposure.txt" 2>&1
+  echo "exit $?"; tail -3 "$x/exposure.txt"
+  echo "== Ray: 3 actors on the GPU against --gpus 1 --workers-per-gpu 3, 100 s each"
+  SECONDS_PER_RUN=100 OUT="$x/ray" timeout 280 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1
+  echo "exit $?"; tail -14 "$x/ray.txt"
+  tar -C "$R" -czf "$OUT/final.tar.gz" final
   ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;

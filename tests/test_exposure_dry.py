@@ -99,3 +99,37 @@ def test_gpu_run_bookkeeping_on_a_fake_backend(tmp_path, monkeypatch) -> None:
     assert d["families_tuned"] == d["families"] > 0
     assert all(t["best"]["stress"]["spin"] == 10000 for t in d["tuned"].values())
     assert "| IRIW |" in (tmp_path / "exposure.md").read_text()
+
+
+def test_the_deep_pass_gives_an_unseen_mutant_more_gpu_time(tmp_path, monkeypatch) -> None:
+    """A mutant neither the default nor the tuned pass saw gets the deep pass (up to --deep-gpu-s
+    GPU-seconds of tuned stress).  The fake shows one program's weak outcomes only in runs of more
+    than 2e9 instances -- more than either pass runs -- so only the deep pass can see them (this
+    checks the bookkeeping, not any hardware)."""
+    from types import SimpleNamespace
+
+    from fuzzgpu.backends import cuda
+
+    hidden = "MP+relaxed+different-ctas"
+
+    class Rare(FakeBackend):
+        def run_compiled(self, c, cfg) -> Histogram:
+            h = super().run_compiled(c, cfg)
+            if c.program != hidden or cfg.instances > 2_000_000_000:
+                return h
+            sc = sorted(self.analyses[c.program].sc)[0]
+            return Histogram(keys=h.keys, counts=((sc, cfg.instances),), instances=cfg.instances, seconds=h.seconds, backend="fake")
+
+    fake = Rare()
+    an, _ = exposure.analyse(exposure.variants())
+    fake.analyses = an
+    monkeypatch.setattr(cuda, "CudaBackend", lambda: fake)
+    monkeypatch.setattr(cuda, "compile_programs", lambda ps, arch, batch=8: [SimpleNamespace(program=p.name) for p in ps])
+    assert exposure.gpu_run(tmp_path, budget_s=60.0, tune_share=0.4, seed=1, deep_gpu_s=10.0) == 0
+    d = json.loads((tmp_path / "exposure.json").read_text())
+    mine = [m for m in d["mutant_list"] if m["program"] == hidden]
+    assert mine and all(not m["default"]["count"] and not m["tuned"]["count"] for m in mine)
+    assert all(m["deep"]["count"] > 0 and 0 < m["deep"]["seconds"] <= 10.0 + 1.0 for m in mine)
+    assert d["score"]["total"]["any_pass"] == d["mutants"] and d["score"]["total"]["tuned"] == d["mutants"] - len(mine)
+    others = [m for m in d["mutant_list"] if m["program"] != hidden]
+    assert all(not m["deep"]["seconds"] for m in others)  # the deep pass is only for the unseen
