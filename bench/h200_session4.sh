@@ -45,11 +45,13 @@ from fuzzgpu.backends.cuda import CudaBackend
 from fuzzgpu.backends.wgmma_selftest import run_selftest
 ok, n = run_selftest(CudaBackend()); print(f'wgmma self-check: {ok}/{n} slots returned their own word')" 2>&1 | tail -3
   rm -rf "$R/race" "$R/model"
+  # (the campaigns' own stdout/stderr are detached: the first run of this part kept the device
+  # call's output pipe open through them and ran into the call's time limit)
   date -u > "$d/campaigns-started.txt"
   setsid bash -c "$F campaign --profile all --backend cuda --property race --time 600 --corpus $R/race --seed 41 \
-      --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json > $d/race.txt 2>&1; echo \$? > $d/race.done" &
+      --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json > $d/race.txt 2>&1; echo \$? > $d/race.done" < /dev/null > /dev/null 2>&1 &
   setsid bash -c "$F campaign --profile all --backend cuda --property model --time 600 --corpus $R/model --seed 42 \
-      --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json > $d/model.txt 2>&1; echo \$? > $d/model.done" &
+      --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json > $d/model.txt 2>&1; echo \$? > $d/model.done" < /dev/null > /dev/null 2>&1 &
   while [ $SECONDS -lt 575 ]; do sleep 5; done
   tail -3 "$d/race.txt" "$d/model.txt"
   tar -C "$R" -czf "$OUT/start.tar.gz" start
