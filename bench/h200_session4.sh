@@ -112,6 +112,10 @@ final)
   echo "== weak-behaviour score with the deep pass"
   timeout 190 python3 bench/exposure.py --budget-s 165 --deep-gpu-s 2 --out "$x/exposure" > "$x/exposure.txt" 2>&1
   echo "exit $?"; tail -3 "$x/exposure.txt"
+  echo "== GPU test of the generator's cluster and PDL draws"
+  timeout 70 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
+    tests/test_producer_consumer_cluster.py > "$x/pytest-gpu-generator.txt" 2>&1
+  grep -E "^(PASSED|FAILED|ERROR)|passed|failed" "$x/pytest-gpu-generator.txt" | tail -8
   echo "== Ray: 3 actors on the GPU against --gpus 1 --workers-per-gpu 3, 100 s each"
   SECONDS_PER_RUN=100 OUT="$x/ray" timeout 280 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1
   echo "exit $?"; tail -14 "$x/ray.txt"
