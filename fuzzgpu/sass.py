@@ -1206,7 +1206,7 @@ RULE_DELETED = (
     "constraints go with it); a litmus test loses the observation: keep the loaded register alive"
 )
 RULE_UNGUARDED_WAIT = (
-    "an mbarrier.try_wait/test_wait with acquire semantics that returns True is an acquire pattern, and "
+    "an mbarrier.try_wait/test_wait with acquire semantics (or a relaxed one and a later fence) that returns True is an acquire pattern, and "
     "'any memory synchronization established by an acquire pattern only affects operations occurring in "
     "program order after the last instruction in that pattern' (PTX ISA memory model, release and acquire "
     "patterns; mbarrier.test_wait/try_wait), so when it returns True this access must observe what the "
@@ -1795,8 +1795,14 @@ def _counted_finding(m: SassMemOp, cands: Sequence[int], cap: int, n_here: int, 
 
 
 _SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
-#: instructions after which the scan for an unguarded wait stops: a later ordering point, a new wait
-_WAIT_SCAN_STOPS = ("MEMBAR", "FENCE", "BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
+#: instructions after which the scan for an unguarded wait stops: a CTA barrier, a new wait.  A
+#: MEMBAR does not stop it: it does not consume the phase check's predicate either, and on an H200
+#: a load after `try_wait.acquire; fence.sc.cta` (and after `try_wait.relaxed; fence.sc.cta`, the
+#: ISA's fence-based acquire pattern) missed the data in 0.1-10% of the instances whose wait
+#: returned true (bench/results/campaign-h200-session4.md)
+_WAIT_SCAN_STOPS = ("BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
+#: the SASS of a fence that makes a relaxed wait's later accesses acquire (fence.sc / fence.acq_rel)
+_ACQUIRE_FENCES = ("MEMBAR",)
 
 
 def _pred_writes(ins: SassInstr) -> set[str]:
@@ -1855,15 +1861,19 @@ def _sass_writes(ins: SassInstr) -> set[str]:
 
 def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict, intervals: dict,
                      where: _Where) -> list[Finding]:
-    """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` whose predicate no
+    """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` (or a relaxed one and
+    a fence) whose predicate no
     branch tests before them (docs/findings.md): ``SYNCS.PHASECHK.TRANS64[.TRYWAIT] P0, [...]``
     then the access, with no ``@P0``/``@!P0 BRA`` between them and the access not predicated on
     ``P0``.  Nothing then makes the access wait for the phase check; on an H200 such a load missed
     the data the completed phase published (corpus/73416467ed043580).  The scan stops at a branch
     on the predicate (guarded from there on), and an access predicated on it or computed from it
-    (an address or a value that depends on it) is guarded too; it stops at the next ordering point (``MEMBAR``, ``FENCE``,
-    ``BAR.SYNC``/``RED``, another phase check) and at ``EXIT``.  One finding per wait: the first
-    unguarded access, with the others in its evidence."""
+    (an address or a value that depends on it) is guarded too; it stops at a CTA barrier
+    (``BAR.SYNC``/``RED``), another phase check and ``EXIT`` -- not at a ``MEMBAR``, which does not
+    consume the predicate (on an H200 a load after ``try_wait.acquire; fence.sc.cta`` missed the
+    data too).  A ``.relaxed`` wait followed by a fence is the fence-based acquire pattern: the
+    accesses after the fence are checked.  One finding per wait: the first unguarded access, with
+    the others in its evidence."""
     findings: list[Finding] = []
     by_index = {m.instr.index: m for m in sass.mem_ops}
     ptx_of: dict[int, int] = {}
@@ -1871,8 +1881,11 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: di
         ptx_of.setdefault(m.instr.index, k)
     for s, (first, _last) in intervals.items():
         sync = events[s].sync
-        if sync is None or not sync.acquire or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
+        if sync is None or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
             continue
+        # an acquiring wait orders the accesses after it; a relaxed one those after a later fence
+        # (the fence-based acquire pattern): only those may the hardware not hold back
+        acquiring = sync.acquire
         check = first
         if check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] or not check.mainline:
             continue
@@ -1893,11 +1906,13 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: di
                 break
             if ins.full_opcode.startswith(_WAIT_SCAN_STOPS):
                 break
+            if ins.full_opcode.startswith(_ACQUIRE_FENCES):
+                acquiring = True
             writes = _sass_writes(ins)
             tainted = (tainted | writes) if depends else (tainted - writes)
             m = by_index.get(ins.index)
             k = ptx_of.get(ins.index)
-            if m is not None and not depends and (k is None or k > s):
+            if m is not None and acquiring and not depends and (k is None or k > s):
                 unguarded.append((m, k))
         if not unguarded:
             continue
