@@ -176,6 +176,7 @@ def unrunnable_reasons(p: Program) -> list[str]:
         out.append(str(e))
     else:
         out.extend(_barrier_reasons(p, lay))
+        out.extend(_spin_order_reasons(p, lay))
         out.extend(_wgmma_reasons(p))
     # keep order, drop duplicates
     return list(dict.fromkeys(out))
@@ -369,6 +370,45 @@ def _barrier_reasons(p: Program, lay: "Layout") -> list[str]:
         if any(sq != seqs[0] for sq in seqs) and any(seqs):
             names = ", ".join(p.threads[i].name for i in members)
             out.append(f"threads {names} share a CTA but pass different barriers (the harness cannot run that)")
+    return out
+
+
+def _spin_order_reasons(p: Program, lay: "Layout") -> list[str]:
+    """Every hardware thread plays every role, one after another: barrier segment by barrier
+    segment, and within a segment in ``lay.order`` (roles with loops last).  A spin loop of role A
+    therefore runs before the thread reaches any role's code placed after it -- a later segment,
+    or the same segment and a later role -- and so does the spin of every other thread.  When the
+    spin waits on a location that such later code writes, every thread spins before any of them
+    writes: each instance times out, and a program the model says must complete would be reported
+    as a timeout finding (an H200 campaign saved one: a role in another CTA spinning, in segment 0,
+    on a `red` the other roles do after their `bar.sync`).  Such programs are refused, conservatively
+    (any access but a plain load counts as a write)."""
+    seps = (Barrier, ClusterBarrier)
+    rank = {k: i for i, k in enumerate(lay.order)}
+
+    def segment(t: ir.Thread, n: int) -> int:
+        return sum(isinstance(i, seps) for i in t.code[:n])
+
+    out: list[str] = []
+    for a, ta in enumerate(p.threads):
+        labels = _labels(ta)
+        for n, ins in enumerate(ta.code):
+            if not isinstance(ins, (Branch, Goto)) or labels.get(ins.target, n + 1) > n:
+                continue
+            body = ta.code[labels[ins.target]:n + 1]
+            awaited = {p.physical(loc) for i in body for loc in i.locations()}
+            spin = (segment(ta, n), rank[a])
+            for b, tb in enumerate(p.threads):
+                if b == a:
+                    continue
+                for m, w in enumerate(tb.code):
+                    if isinstance(w, Load) or not awaited & {p.physical(loc) for loc in w.locations()}:
+                        continue
+                    if (segment(tb, m), rank[b]) > spin:
+                        out.append(f"{ta.name}:{n} spins on {', '.join(sorted(awaited & {p.physical(x) for x in w.locations()}))}, "
+                                   f"which {tb.name}:{m} writes in code the harness plays after that spin in every hardware "
+                                   f"thread (every instance would time out)")
+                        break
     return out
 
 

@@ -95,9 +95,11 @@ def test_dat3m_refusals_are_counted_and_clear() -> None:
     # 81 use the abstract surface/texture/constant proxies, 1 a virtual alias with no abstract proxy,
     # 5 place threads on a second GPU, 12 use barriers the harness cannot run faithfully (a thread
     # count smaller or larger than the CTA's threads, threads of one CTA passing different barriers,
-    # register ids, bar.sync in a thread with branches)
-    assert len(refused) == 99
-    kinds = {"proxy": 0, "alias": 0, "gpu": 0, "barrier": 0}
+    # register ids, bar.sync in a thread with branches), 2 a spin on a write the harness would play
+    # after the spin in every hardware thread (the ticket locks of Manual/: a thread holding the
+    # second ticket waits for a role every thread plays later -- timeouts, not outcomes)
+    assert len(refused) == 101
+    kinds = {"proxy": 0, "alias": 0, "gpu": 0, "barrier": 0, "spin-order": 0}
     for reasons in refused.values():
         text = " ".join(reasons)
         if "abstract" in text:
@@ -108,7 +110,9 @@ def test_dat3m_refusals_are_counted_and_clear() -> None:
             kinds["gpu"] += 1
         elif "bar" in text:
             kinds["barrier"] += 1
-    assert kinds == {"proxy": 81, "alias": 1, "gpu": 5, "barrier": 12}
+        elif "spins on" in text:
+            kinds["spin-order"] += 1
+    assert kinds == {"proxy": 81, "alias": 1, "gpu": 5, "barrier": 12, "spin-order": 2}
 
 
 def test_unrunnable_is_a_user_error_with_every_reason() -> None:
@@ -463,3 +467,33 @@ def test_unrunnable_survives_pickling():
 
     e = pickle.loads(pickle.dumps(Unrunnable("P", ["async.read on the GPU", "tcgen05"])))
     assert isinstance(e, Unrunnable) and e.reasons == ["async.read on the GPU", "tcgen05"] and "cannot run on the GPU" in str(e)
+
+
+# a program of an H200 campaign (profile all, property model, session 4): every instance timed out,
+# because each hardware thread plays P2's spin (segment 0: P2 passes no barrier) before P1's `red`
+# (segment 1: after the litmus bar.sync) -- in every thread, so no write ever came; the model says
+# the wait must complete, and the campaign reported a timeout finding that was the harness's
+_SPIN_BEFORE_WRITER = """PTX spin-before-writer
+{ x0 @ shared = 0; bar0 @ shared mbarrier = 0; out0=0; x1=0; f0=0; }
+ P0@cta 0,gpu 0                       | P1@cta 0,gpu 0                                   | P2@cta 1,gpu 0           ;
+ mbarrier.init bar0, 1                | bar.cta.sync 0                                   | LC00:                    ;
+ bar.cta.sync 0                       | mbarrier.try_wait.parity.acquire.cta r0, bar0, 0 | ld.acquire.sys r0, f0    ;
+ st.relaxed.gpu x0, 1                 | cp.async.bulk.bulk_group out0, x0, 4             | bne r0, 3, LC00          ;
+ fence.sc.cluster                     | cp.async.bulk.commit_group                       | fence.proxy.async.global ;
+ mbarrier.arrive.relaxed.cluster bar0 | st.release.sys x1, 2                             | ld.volatile r1, x1       ;
+                                      | fence.acq_rel.sys                                |                          ;
+                                      | red.release.gpu.add f0, 3                        |                          ;
+exists (P2:r0 == 3)
+"""
+
+
+def test_a_spin_on_a_write_the_harness_plays_after_it_is_refused():
+    p = litmus.parse(_SPIN_BEFORE_WRITER)
+    reasons = [r for r in codegen.unrunnable_reasons(p) if "spins on" in r]
+    assert reasons == ["P2:2 spins on f0, which P1:6 writes in code the harness plays after that spin in every "
+                       "hardware thread (every instance would time out)"], reasons
+    # the writer before the spin (in the harness's order) is runnable: P0 stores the flag, P1 spins
+    ok = litmus.parse("PTX mp-spin\n{ x=0; f=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | LC00: ;\n"
+                      " st.release.gpu f, 1 | ld.acquire.gpu r0, f ;\n | beq r0, 0, LC00 ;\n | ld.weak r1, x ;\n"
+                      "exists (P1:r1 == 0)\n")
+    assert not [r for r in codegen.unrunnable_reasons(ok) if "spins on" in r]
