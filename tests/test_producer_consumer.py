@@ -31,7 +31,7 @@ from fuzzgpu.litmus import format_program, parse
 from fuzzgpu.model.race import analyse_races
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-FIND = settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FIND = settings(max_examples=20000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 #: what the harness refuses in a draw, by design: the async.read shapes the wgmma harness cannot run
 #: (docs/harness.md, "Async-proxy readers"), or sm_100a only

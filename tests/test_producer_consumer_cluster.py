@@ -46,9 +46,10 @@ from fuzzgpu.model.race import analyse_races
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 FIND = settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 CLUSTER = dict(mechanisms=("flag", "cluster-barrier", "remote-arrive", "dsm"), placements=("same-cluster",))
-KNOWN_REFUSALS = ("async.read (a wgmma/tcgen05 operand read)", "tcgen05.fence::",
+KNOWN_REFUSALS = ("async.read (a wgmma/tcgen05 operand read)", "tcgen05.fence::", "control flow in a program with async.read",
+                  "async.read in a program with distributed shared memory",
                   "in code the harness plays after that spin")  # codegen._spin_order_reasons
-N = 300
+N = 600
 
 
 def _code(p: Program) -> list:
