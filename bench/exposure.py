@@ -55,18 +55,12 @@ from fuzzgpu import codegen, model  # noqa: E402
 from fuzzgpu.properties import unwritten_keys  # noqa: E402
 from fuzzgpu.ir import Fence, Instruction, Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate  # noqa: E402
 from fuzzgpu.stress import StressConfig  # noqa: E402
+from fuzzgpu.strategies import CLASSIC_SKELETONS  # noqa: E402
 
-#: (thread ops, observed final locations) per shape; ops are ("st"|"ld", location)
+#: (thread ops, observed final locations) per shape; ops are ("st"|"ld", location): the classic
+#: shapes of fuzzgpu.strategies (one table), plus the 3-thread shapes issue 16 names that it lacks
 SKELETONS: dict[str, tuple[tuple[tuple[tuple[str, str], ...], ...], tuple[str, ...]]] = {
-    "MP": (((("st", "x"), ("st", "y")), (("ld", "y"), ("ld", "x"))), ()),
-    "SB": (((("st", "x"), ("ld", "y")), (("st", "y"), ("ld", "x"))), ()),
-    "LB": (((("ld", "x"), ("st", "y")), (("ld", "y"), ("st", "x"))), ()),
-    "S": (((("st", "x"), ("st", "y")), (("ld", "y"), ("st", "x"))), ("x",)),
-    "R": (((("st", "x"), ("st", "y")), (("st", "y"), ("ld", "x"))), ("y",)),
-    "2+2W": (((("st", "x"), ("st", "y")), (("st", "y"), ("st", "x"))), ("x", "y")),
-    "IRIW": (((("st", "x"),), (("st", "y"),), (("ld", "x"), ("ld", "y")), (("ld", "y"), ("ld", "x"))), ()),
-    "WRC": (((("st", "x"),), (("ld", "x"), ("st", "y")), (("ld", "y"), ("ld", "x"))), ()),
-    "ISA2": (((("st", "x"), ("st", "y")), (("ld", "y"), ("st", "z")), (("ld", "z"), ("ld", "x"))), ()),
+    **{k: v for k, v in CLASSIC_SKELETONS.items() if k not in ("CoRR", "CoWW")},
     "RWC": (((("st", "x"),), (("ld", "x"), ("ld", "y")), (("st", "y"), ("ld", "x"))), ()),
     "WWC": (((("st", "x"),), (("ld", "x"), ("st", "y")), (("ld", "y"), ("st", "x"))), ("x",)),
     "Z6.3": (((("st", "x"), ("st", "y")), (("st", "y"), ("st", "z")), (("ld", "z"), ("ld", "x"))), ("y",)),

@@ -107,6 +107,8 @@ _SKELETONS: dict[str, tuple[tuple[tuple[tuple[str, str], ...], ...], tuple[str, 
     "CoRR": (((("st", "x"),), (("ld", "x"), ("ld", "x"))), ()),
     "CoWW": (((("st", "x"), ("st", "x")),), ("x",)),
 }
+#: the same table, public: bench/exposure.py builds its mutants from it
+CLASSIC_SKELETONS = _SKELETONS
 
 
 
