@@ -155,6 +155,14 @@ def _entries(corpus: Path) -> dict[str, dict]:
     return {p.name: json.loads(p.read_text()) for p in corpus.glob("*.json") if p.name != "known.json"}
 
 
+def _state_synced(corpus: Path, wid: str) -> bool:
+    """The driver holds a copy of worker ``wid``'s campaign state (brought back by a poll)."""
+    try:
+        return bool(json.loads((corpus / ".fuzzgpu" / "workers" / wid / "state.json").read_text()).get("sessions"))
+    except (OSError, ValueError):
+        return False
+
+
 def test_two_nodes_four_sim_workers_a_node_lost(tmp_path: Path) -> None:
     """4 sim actors (SPREAD: two on each node) with an injected fault; once a finding is on disk
     the second node is killed: its actors are restarted on the head's free CPUs, the campaign goes
@@ -180,7 +188,10 @@ def test_two_nodes_four_sim_workers_a_node_lost(tmp_path: Path) -> None:
         p = _campaign(["--profile", "classic", "--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--workers", "4",
                        "--ray", cluster.address, "--time", "75", "--seed", "11"], corpus, log)
         t0 = time.monotonic()
-        while (not _entries(corpus) or len(placed()) < 4) and p.poll() is None and time.monotonic() - t0 < 600:
+        # the kill waits for every actor's state to reach the driver (the copy a restarted actor resumes
+        # from; an actor killed before its first poll answer has none and restarts as a first session)
+        while (not _entries(corpus) or len(placed()) < 4 or not all(_state_synced(corpus, w) for w in ids)) \
+                and p.poll() is None and time.monotonic() - t0 < 600:
             time.sleep(0.5)
         assert p.poll() is None, f"the campaign ended before its first finding: {log.read_text()[-3000:]}"
         before = _entries(corpus)
