@@ -43,12 +43,13 @@ where the oracle cannot say (``unknown``) they are noted, not failed.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
-from .backends.base import Histogram, format_outcome
+from .backends.base import Histogram, Outcome, format_outcome
 from .ir import Branch, Goto, Program
 
 #: the verdict of an outcome holding a value no store of the program wrote: a harness or hardware
@@ -75,6 +76,8 @@ class Offence:
 
 @dataclass(frozen=True)
 class Verdict:
+    # the field ``property`` (the JSON key) shadows the builtin in this class body for the type
+    # checker: the properties below are ``builtins.property``
     property: str
     status: str  # "pass" | "fail" | "unsupported"
     offending: tuple[Offence, ...] = ()
@@ -94,17 +97,17 @@ class Verdict:
     #: shrinking keeps to one kind (the campaign raises one exception type per key)
     class_key: str = ""
 
-    @property
+    @builtins.property
     def failed(self) -> bool:
         return self.status == "fail"
 
-    @property
+    @builtins.property
     def failures(self) -> int:
         """Instances showing an offending outcome or a forbidden timeout (a static finding counts once)."""
         return (sum(o.count for o in self.offending) + (1 if self.sass else 0) + self.timeouts
                 + (1 if self.oracle_only and self.offending else 0))
 
-    @property
+    @builtins.property
     def kinds(self) -> tuple[str, ...]:
         """What fails: ``fault`` (outcomes with a value no store wrote: a harness or hardware
         fault), ``outcome`` (other offending outcomes), ``sass``, ``timeout``."""
@@ -112,12 +115,12 @@ class Verdict:
         return tuple(k for k, on in (("fault", self.faults), ("outcome", ordering), ("sass", self.sass),
                                      ("timeout", self.timeouts)) if on)
 
-    @property
+    @builtins.property
     def faults(self) -> int:
         """Instances that read a value no store of the program wrote (harness or hardware faults)."""
         return sum(o.count for o in self.offending if o.verdict == UNWRITTEN)
 
-    @property
+    @builtins.property
     def rate(self) -> float:
         """Instances that showed the finding / instances, from integer counts and clamped to 0..1 by
         construction (a SASS finding is not an instance: on top of an all-failing histogram it
@@ -234,6 +237,13 @@ def unwritten_reason(program: Program, outcome: Mapping[str, Any], keys: tuple[s
             + what + (" -- or a loop ran more often than the oracle's loop bound" if loops else ""))
 
 
+def _complete(outcome: Outcome) -> tuple[tuple[str, int], ...] | None:
+    """The outcome as the oracle's ``model.Outcome`` (every value an int), or ``None`` when a value
+    is ``?`` (the device saw a value outside the program's value table)."""
+    values = tuple((k, v) for k, v in outcome if v is not None)
+    return values if len(values) == len(outcome) else None
+
+
 def _judge(program: Program, outcome: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
     from . import model
 
@@ -275,8 +285,9 @@ class Property:
                 if bad_keys:  # a fault, whatever the property: never an ordering verdict
                     offending.append(Offence(o, c, UNWRITTEN, unwritten_reason(program, d, bad_keys)))
                     continue
-                if analysis is not None and all(v is not None for v in d.values()):
-                    verdict = analysis.verdict(o)
+                complete = _complete(o)
+                if analysis is not None and complete is not None:
+                    verdict = analysis.verdict(complete)
                     if verdict == "forbidden":  # the cycle that forbids it
                         verdict, reason, lines = _judge(program, d)
                     else:

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:  # what Item.repr_failure returns (pytest has no public name for it)
+    from _pytest._code.code import TerminalRepr
 
 from fuzzgpu.backends.gpus import pin_worker_gpu, visible_gpus  # noqa: F401 -- public names here too
 
@@ -124,7 +127,7 @@ class CorpusEntryItem(pytest.Item):
         if r["status"] == "error":  # the run failed (a compile error...): never a pass
             pytest.fail(f"corpus entry could not be replayed: {r.get('reason', 'error')}", pytrace=False)
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CorpusViolation):
             from fuzzgpu.commands.explain import explain_text
 

@@ -27,8 +27,9 @@ import os
 import signal
 import time
 from dataclasses import dataclass
+from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .errors import EnvError, UserError
 
@@ -128,16 +129,15 @@ class SupervisedBackend:
     """The Backend protocol, with the real backend in a child process under a watchdog."""
 
     def __init__(self, spec: BackendSpec, watchdog: float = DEFAULT_WATCHDOG, start_timeout: float = 300.0,
-                 start_method: str | None = None) -> None:
+                 start_method: Literal["spawn", "fork"] | None = None) -> None:
         self.spec = spec
         self.watchdog = float(watchdog)
         self.start_timeout = start_timeout
         # CUDA must not be initialised in a forked child of a process that touched it: spawn for the
         # GPU (and wherever the caller says so: a Ray actor's process has threads, fork is unsafe there)
         method = start_method or ("spawn" if spec.name in ("cuda", "auto") else "fork")
-        if method not in mp.get_all_start_methods():
-            method = "spawn"
-        self._ctx = mp.get_context(method)
+        self._ctx: SpawnContext | ForkContext = (
+            mp.get_context("fork") if method == "fork" and "fork" in mp.get_all_start_methods() else mp.get_context("spawn"))
         self._proc: Any = None
         self._conn: Any = None
         self.restarts = 0
@@ -165,7 +165,8 @@ class SupervisedBackend:
             self._kill()
             raise (UserError if msg[2:] == ("usage",) else EnvError)(msg[1])
         _, self.name, self._describe, ident, self.deterministic, self.note = msg
-        self._identity = tuple(ident)
+        backend_id, arch, toolchain = ident  # the child's Backend.identity()
+        self._identity: tuple[str, str, str] = (str(backend_id), str(arch), str(toolchain))
 
     def _kill(self) -> None:
         p, self._proc = self._proc, None
@@ -192,7 +193,7 @@ class SupervisedBackend:
         return self._describe
 
     def identity(self) -> tuple[str, str, str]:
-        return self._identity  # type: ignore[return-value]
+        return self._identity
 
     def deadline_for(self, config: Any) -> float:
         rate = THROUGHPUT.get(self.spec.name, 5e7)

@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import codegen
 from ..errors import EnvError, MissingTool, UserError
@@ -379,7 +379,7 @@ class CudaBackend:
         cfg.numAttrs = 1
         _ck(cu.cuLaunchKernelEx(cfg, func, args.ptr, 0))
 
-    def graph(self, record) -> Any:
+    def graph(self, record: Callable[[], None]) -> Any:
         """Capture the launches ``record()`` makes on the stream into an executable graph."""
         cu = self.cu
         _ck(cu.cuStreamBeginCapture(self.custream, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
@@ -482,8 +482,13 @@ class CudaBackend:
             launched[0] = n + 1
 
         per = 64
+
+        def record() -> None:  # one graph: ``per`` rounds of launches
+            for _ in range(per):
+                one()
+
         gexec = (
-            self.graph(lambda: [one() for _ in range(per)])
+            self.graph(record)
             if config.graphs and not config.host_epoch and launches >= per and G == 1
             else None
         )

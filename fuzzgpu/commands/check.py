@@ -6,10 +6,14 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_USAGE, SourceError, UserError, clip
-from ..ir import Program, eval_expr
+from ..ir import Condition, Program, eval_expr
 from .argtypes import non_negative_int
+
+if TYPE_CHECKING:  # the model loads on use (``fuzzgpu check --help`` does not import it)
+    from ..model import Observation
 
 HELP = "model-check .litmus files with the PTX memory-model oracle"
 DESCRIPTION = """\
@@ -137,19 +141,17 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         result["no_final_state"] = t.reason if t.status == "must-hang" else "no execution of the program completes"
     if explain:
         try:
-            result["explanation"] = _explain(program, obs, loop_bound)
+            result["explanation"] = _explain(program, cond, obs, loop_bound)
         except Unsupported as e:
             raise NotCovered(f"{path}:0:0: not covered by the oracle: {e}") from None
     return result
 
 
-def _explain(program: Program, obs, loop_bound: int) -> list[str]:
-    """Why the witness (the condition, or its negation for forall) is reachable or not."""
-    from ..model import candidate_outcomes, explain_forbidden
+def _explain(program: Program, cond: Condition, obs: Observation, loop_bound: int) -> list[str]:
+    """Why the witness (``cond``, the program's condition, or its negation for forall) is reachable
+    or not."""
+    from ..model import candidate_outcomes, explain_forbidden, judge
 
-    from ..model import judge
-
-    cond = program.condition
     want_true = cond.quantifier != "forall"
     witnesses = [o for o in obs.analysis.possible if eval_expr(cond.expr, dict(o)) == want_true]
     lines = []

@@ -264,7 +264,7 @@ def tma_store(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     locs = (Location("g"), Location("s", space=Space.SHARED))
     if not split:
         code = write + ((pf,) if fence_at != "none" else ()) + copy
-        threads = (Thread("P0", Placement(), code),)
+        threads: tuple[Thread, ...] = (Thread("P0", Placement(), code),)
     else:
         w = write + ((pf,) if fence_at == "writer" else ()) + (Barrier(0),)
         i = (Barrier(0),) + ((pf,) if fence_at == "issuer" else ()) + copy
@@ -289,7 +289,7 @@ def tma_load(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     )
     read = (MbarrierWait("r1", "bar", 0, sem=wait_sem), Load("r0", "s"))
     if reader == "same-thread":
-        threads = (Thread("P0", Placement(), issue + read),)
+        threads: tuple[Thread, ...] = (Thread("P0", Placement(), issue + read),)
         keys = ("P0:r1", "P0:r0")
     else:
         threads = (Thread("P0", Placement(), issue + (Barrier(0),)), Thread("P1", Placement(), (Barrier(0),) + read))
@@ -327,7 +327,7 @@ def cp_async(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     if wait != "none":
         code += (CpAsyncWait(0 if wait == "wait_group" else None),)
     if reader == "same-thread":
-        threads = (Thread("P0", Placement(), code + (Load("r0", "s"),)),)
+        threads: tuple[Thread, ...] = (Thread("P0", Placement(), code + (Load("r0", "s"),)),)
         keys = ("P0:r0",)
     else:
         threads = (Thread("P0", Placement(), code + (Barrier(0),)), Thread("P1", Placement(), (Barrier(0), Load("r0", "s"))))
