@@ -107,7 +107,7 @@ class Proxy(_Name):
 
 
 class Space(_Name):
-    """State spaces a litmus location may live in."""
+    """State spaces a litmus location may live in (PTX ISA, "State Spaces")."""
 
     GLOBAL = "global"
     SHARED = "shared"
@@ -130,6 +130,8 @@ class RmwOp(_Name):
 
 
 class ArithOp(_Name):
+    """:class:`Arith` operations: the PTX integer and logic instructions of the same names."""
+
     ADD = "add"
     SUB = "sub"
     MUL = "mul"
@@ -140,7 +142,8 @@ class ArithOp(_Name):
 
 
 class Cond(_Name):
-    """Branch conditions of the litmus dialect (``beq``, ``bne``...)."""
+    """Branch conditions of the litmus dialect (``beq``, ``bne``...): PTX ``setp``'s comparison
+    operators of the same names."""
 
     EQ = "eq"
     NE = "ne"

@@ -18,9 +18,13 @@ from .enums import ArithOp, Cond, Operand, Proxy, ProxyFenceKind, RmwOp, Scope, 
 class Instruction:
     """Base of every instruction.  ``OP`` is the tag used in JSON.
 
-    Each subclass is one PTX instruction (its docstring gives the mnemonic) except the fuzzgpu
-    abstractions :class:`AsyncRead` (an async-proxy operand read standing for wgmma/tcgen05) and
-    :class:`Filler` (code the model ignores).  Locations an instruction names are in
+    Each subclass is one PTX instruction: its docstring gives the mnemonic and the PTX ISA section
+    that defines it (the class names are shorter than the mnemonics -- :class:`BulkCommit` is
+    ``cp.async.bulk.commit_group``, :class:`BulkWait` ``cp.async.bulk.wait_group`` -- and stay, for
+    the JSON tags and the corpus; ``OP`` is the mnemonic).  :class:`Label` is a PTX label, not an
+    instruction; :class:`Branch` is the litmus dialect's compare-and-branch (``setp`` + ``@p bra``).
+    Two are fuzzgpu abstractions, not PTX instructions: :class:`AsyncRead` (an async-proxy operand
+    read standing for wgmma/tcgen05) and :class:`Filler` (code the model ignores).  Locations an instruction names are in
     :meth:`locations`; a single ``loc`` field is on the classes that have one (:class:`HasLoc`)."""
 
     OP: ClassVar[str] = ""
@@ -67,8 +71,9 @@ def loc_of(ins: Instruction) -> str | None:
 
 @dataclass(frozen=True)
 class Load(Instruction):
-    """``ld{.sem}{.scope}{.space}{.nc} dst, [loc]`` -- in the generic proxy unless ``proxy`` says
-    otherwise (``tld``/``suld``/``cold`` of the mixed-proxy model).  ``nc`` is ``ld.global.nc``.
+    """``ld{.sem}{.scope}{.space}{.nc} dst, [loc]`` (PTX ISA "ld", "ld.global.nc") -- in the generic
+    proxy unless ``proxy`` says otherwise (``tld``/``suld``/``cold`` of the mixed-proxy model).
+    ``nc`` is ``ld.global.nc``.
 
     ``shared_cluster``: ``.shared::cluster`` -- the address is the location's address in the shared
     memory of its CTA (:attr:`Location.cta`), obtained with ``mapa.shared::cluster`` (distributed
@@ -86,7 +91,7 @@ class Load(Instruction):
 
 @dataclass(frozen=True)
 class Store(Instruction):
-    """``st{.sem}{.scope}{.shared::cluster} [loc], src`` (``sust`` when ``proxy`` is surface;
+    """``st{.sem}{.scope}{.shared::cluster} [loc], src`` (PTX ISA "st"; ``sust`` when ``proxy`` is surface;
     ``shared_cluster`` as in :class:`Load`)."""
 
     OP: ClassVar[str] = "st"
@@ -100,7 +105,7 @@ class Store(Instruction):
 
 @dataclass(frozen=True)
 class Atom(Instruction):
-    """``atom{.sem}{.scope}.op dst, [loc], operands`` -- a read-modify-write.
+    """``atom{.sem}{.scope}.op dst, [loc], operands`` (PTX ISA "atom") -- a read-modify-write.
 
     ``operands`` is ``(b,)`` for most ops and ``(compare, new)`` for ``cas``; ``shared_cluster`` as
     in :class:`Load`.
@@ -119,7 +124,7 @@ class Atom(Instruction):
 
 @dataclass(frozen=True)
 class Red(Instruction):
-    """``red{.sem}{.scope}.op [loc], value`` -- a read-modify-write with no result register
+    """``red{.sem}{.scope}.op [loc], value`` (PTX ISA "red") -- a read-modify-write with no result register
     (``shared_cluster`` as in :class:`Load`)."""
 
     OP: ClassVar[str] = "red"
@@ -134,7 +139,7 @@ class Red(Instruction):
 
 @dataclass(frozen=True)
 class Fence(Instruction):
-    """``fence.{acq_rel,sc}.scope`` (``membar.{cta,gl,sys}`` is ``fence.sc``)."""
+    """``fence.{acq_rel,sc}.scope`` (PTX ISA "membar/fence"; ``membar.{cta,gl,sys}`` is ``fence.sc``)."""
 
     OP: ClassVar[str] = "fence"
     sem: Sem
@@ -143,7 +148,8 @@ class Fence(Instruction):
 
 @dataclass(frozen=True)
 class ProxyFence(Instruction):
-    """``fence.proxy.<kind>{.space}``: orders accesses of different proxies / virtual aliases.
+    """``fence.proxy.<kind>{.space}`` (PTX ISA "membar/fence"): orders accesses of different proxies
+    / virtual aliases.
 
     ``space`` is the state-space qualifier of ``fence.proxy.async`` (``global``, ``shared::cta``,
     ``shared::cluster``) or ``None`` for all state spaces.
@@ -156,7 +162,7 @@ class ProxyFence(Instruction):
 
 @dataclass(frozen=True)
 class Barrier(Instruction):
-    """``bar{.cta}.{sync,arrive} id{, count}`` -- a CTA execution barrier.
+    """``bar{.cta}.{sync,arrive} id{, count}`` (PTX ISA "bar, barrier") -- a CTA execution barrier.
 
     ``count`` is the number of threads expected (``None``: every thread of the CTA in the test).
     ``instance`` keeps Dat3M's three-operand form ``bar.cta.sync instance, id, count``; two
@@ -172,7 +178,7 @@ class Barrier(Instruction):
 
 @dataclass(frozen=True)
 class Mov(Instruction):
-    """``mov dst, src`` (Dat3M's ``ld r0, 1``)."""
+    """``mov dst, src`` (PTX ISA "mov"; Dat3M's ``ld r0, 1``)."""
 
     OP: ClassVar[str] = "mov"
     dst: str
@@ -181,7 +187,9 @@ class Mov(Instruction):
 
 @dataclass(frozen=True)
 class Arith(Instruction):
-    """``add|sub|mul|div|and|or|xor dst, a, b`` -- local arithmetic on registers."""
+    """``add|sub|mul|div|and|or|xor dst, a, b`` -- local arithmetic on 32-bit registers (PTX ISA
+    "add", "sub", "mul", "div"; "and", "or", "xor"); ``div`` by zero gives 0 (model and harness
+    alike: PTX leaves the result unspecified)."""
 
     OP: ClassVar[str] = "arith"
     operation: ArithOp
@@ -192,7 +200,7 @@ class Arith(Instruction):
 
 @dataclass(frozen=True)
 class Label(Instruction):
-    """``name:`` -- a branch target (PTX label)."""
+    """``name:`` -- a branch target: a PTX label (PTX ISA "Statements"), not an instruction."""
 
     OP: ClassVar[str] = "label"
     name: str
@@ -200,7 +208,9 @@ class Label(Instruction):
 
 @dataclass(frozen=True)
 class Branch(Instruction):
-    """``b<cond> a, b, target`` -- conditional branch."""
+    """``b<cond> a, b, target`` -- the litmus dialect's conditional branch (Dat3M's ``beq``...): in
+    PTX a compare and a predicated branch, ``setp.<cond> p, a, b; @p bra target`` (PTX ISA "setp",
+    "bra")."""
 
     OP: ClassVar[str] = "branch"
     cond: Cond
@@ -211,7 +221,7 @@ class Branch(Instruction):
 
 @dataclass(frozen=True)
 class Goto(Instruction):
-    """``bra target`` (Dat3M's ``goto target``) -- an unconditional branch."""
+    """``bra target`` (PTX ISA "bra"; Dat3M's ``goto target``) -- an unconditional branch."""
 
     OP: ClassVar[str] = "goto"
     target: str
@@ -250,7 +260,7 @@ class GridDepControl(Instruction):
 
 @dataclass(frozen=True)
 class MbarrierInit(Instruction):
-    """``mbarrier.init.shared::cta.b64 [bar], count``."""
+    """``mbarrier.init.shared::cta.b64 [bar], count`` (PTX ISA "mbarrier.init")."""
 
     OP: ClassVar[str] = "mbarrier.init"
     bar: str
@@ -263,7 +273,7 @@ class MbarrierInit(Instruction):
 @dataclass(frozen=True)
 class MbarrierArrive(Instruction):
     """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta|.cluster}.shared::cta.b64 _, [bar]{, tx}``
-    -- one arrival (``count`` arrivals), after adding ``expect_tx`` bytes to the transaction count.
+    (PTX ISA "mbarrier.arrive") -- one arrival (``count`` arrivals), after adding ``expect_tx`` bytes to the transaction count.
     ``shared_cluster``: ``.shared::cluster`` -- a remote arrive on the mbarrier of another CTA of
     the cluster (its address through ``mapa``; see :class:`Load`)."""
 
@@ -281,7 +291,7 @@ class MbarrierArrive(Instruction):
 
 @dataclass(frozen=True)
 class MbarrierExpectTx(Instruction):
-    """``mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], tx``."""
+    """``mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], tx`` (PTX ISA "mbarrier.expect_tx")."""
 
     OP: ClassVar[str] = "mbarrier.expect_tx"
     bar: str
@@ -294,7 +304,8 @@ class MbarrierExpectTx(Instruction):
 @dataclass(frozen=True)
 class MbarrierWait(Instruction):
     """``mbarrier.{try_wait,test_wait}.parity{.acquire|.relaxed}{.cta|.cluster}.shared::cta.b64
-    dst, [bar], parity`` -- ``dst`` is 1 when the phase of the given parity has completed."""
+    dst, [bar], parity`` (PTX ISA "mbarrier.test_wait/mbarrier.try_wait") -- ``dst`` is 1 when the
+    phase of the given parity has completed."""
 
     OP: ClassVar[str] = "mbarrier.wait"
     dst: str
@@ -310,7 +321,8 @@ class MbarrierWait(Instruction):
 
 @dataclass(frozen=True)
 class CpAsyncBulk(Instruction):
-    """``cp.async.bulk`` (TMA, tensor or not) between shared and global memory, in the async proxy:
+    """``cp.async.bulk`` (PTX ISA "cp.async.bulk", "cp.async.bulk.tensor", "cp.reduce.async.bulk";
+    TMA, tensor or not) between shared and global memory, in the async proxy:
     ``mbarrier::complete_tx::bytes`` completion on ``bar`` (global -> shared) or ``bulk_group``
     completion (shared -> global).  ``reduce`` makes it ``cp.reduce.async.bulk``.  ``size`` is the
     number of bytes it completes on the mbarrier's transaction count."""
@@ -347,7 +359,7 @@ class BulkWait(Instruction):
 
 @dataclass(frozen=True)
 class CpAsync(Instruction):
-    """``cp.async.ca.shared.global [dst], [src], 4`` (non-bulk, LDGSTS): a generic-proxy weak copy
+    """``cp.async.ca.shared.global [dst], [src], 4`` (PTX ISA "cp.async"; non-bulk, LDGSTS): a generic-proxy weak copy
     completed by ``cp.async.wait_group``/``wait_all`` or ``cp.async.mbarrier.arrive``."""
 
     OP: ClassVar[str] = "cp.async"
@@ -360,14 +372,15 @@ class CpAsync(Instruction):
 
 @dataclass(frozen=True)
 class CpAsyncCommit(Instruction):
-    """``cp.async.commit_group``: closes this thread's pending cp.async operations into a group."""
+    """``cp.async.commit_group`` (PTX ISA "cp.async.commit_group"): closes this thread's pending cp.async operations into a group."""
 
     OP: ClassVar[str] = "cp.async.commit_group"
 
 
 @dataclass(frozen=True)
 class CpAsyncWait(Instruction):
-    """``cp.async.wait_group n`` (``n=None``: ``cp.async.wait_all``)."""
+    """``cp.async.wait_group n`` (``n=None``: ``cp.async.wait_all``; PTX ISA "cp.async.wait_group /
+    cp.async.wait_all")."""
 
     OP: ClassVar[str] = "cp.async.wait_group"
     n: int | None = None
@@ -375,7 +388,7 @@ class CpAsyncWait(Instruction):
 
 @dataclass(frozen=True)
 class CpAsyncMbarrierArrive(Instruction):
-    """``cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]``: an arrival once this thread's
+    """``cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]`` (PTX ISA "cp.async.mbarrier.arrive"): an arrival once this thread's
     earlier cp.async operations complete."""
 
     OP: ClassVar[str] = "cp.async.mbarrier.arrive"
@@ -398,7 +411,7 @@ class AsyncRead(Instruction):
 
 @dataclass(frozen=True)
 class Tcgen05Fence(Instruction):
-    """``tcgen05.fence::before_thread_sync`` / ``::after_thread_sync`` (sm_100a)."""
+    """``tcgen05.fence::before_thread_sync`` / ``::after_thread_sync`` (PTX ISA "tcgen05.fence"; sm_100a)."""
 
     OP: ClassVar[str] = "tcgen05.fence"
     kind: str  # "before_thread_sync" | "after_thread_sync"
