@@ -42,7 +42,8 @@ from ..ir import (
 )
 from .builder import Cell, InstructionBuilder
 from .mnemonics import CMP_PUNCT, LOC_KINDS, MNEMONICS, PLACEMENT_KEYS
-from .tokens import BLANK_RUN, EOF, MAX_LITMUS_BYTES, MAX_TOKENS, NOT_SPACE_RUN, NUM, PUNCT, SPACE_RUN, STR, WORD, Token, Tokenizer
+from .tokens import (BLANK_RUN, EOF, MAX_LITMUS_BYTES, MAX_TOKENS, NOT_SPACE_RUN, NUM, PUNCT, SPACE_RUN, STR, WORD, Token, Tokenizer,
+                     run_end)
 
 MAX_NESTING = 100  # condition parentheses / negations
 _LOC_PROXIES = {p.value: p for p in Proxy}
@@ -152,17 +153,17 @@ class _Parser:
         """``PTX NAME`` on the first non-blank line; the name is everything up to whitespace."""
         text = self.text
         pos, line, line_start = 0, 1, 0
-        pos = SPACE_RUN.match(text).end()  # type: ignore[union-attr]
+        pos = run_end(SPACE_RUN, text)
         if "\n" in text[:pos]:
             line, line_start = 1 + text.count("\n", 0, pos), text.rindex("\n", 0, pos) + 1
-        word_end = NOT_SPACE_RUN.match(text, pos).end()  # type: ignore[union-attr]
+        word_end = run_end(NOT_SPACE_RUN, text, pos)
         if text[pos:word_end] not in ("PTX", "ptx"):
             found = text[pos : min(word_end, pos + 40)] or "end of input"
             raise SourceError(f"expected 'PTX TESTNAME' header, found {found!r}" + ("..." if word_end > pos + 40 else ""),
                               self.path, line, pos - line_start + 1)
         name_start = word_end
-        name_start = BLANK_RUN.match(text, name_start).end()  # type: ignore[union-attr]
-        name_end = NOT_SPACE_RUN.match(text, name_start).end()  # type: ignore[union-attr]
+        name_start = run_end(BLANK_RUN, text, name_start)
+        name_end = run_end(NOT_SPACE_RUN, text, name_start)
         if name_end == name_start:
             raise SourceError("missing test name after 'PTX'", self.path, line, name_start - line_start + 1)
         return text[name_start:name_end], "PTX", name_end, line, line_start

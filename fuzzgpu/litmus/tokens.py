@@ -30,6 +30,13 @@ NOT_SPACE_RUN = re.compile(r"[^ \t\r\n\f\v]*")
 BLANK_RUN = re.compile(r"[ \t]*")
 
 
+def run_end(run: re.Pattern[str], text: str, pos: int = 0) -> int:
+    """Where the run of ``run`` (one of the ``*_RUN`` patterns: a starred character class, which
+    matches everywhere, empty at worst) starting at ``pos`` ends."""
+    m = run.match(text, pos)
+    return m.end() if m is not None else pos
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     kind: str
@@ -82,7 +89,7 @@ class Tokenizer:
                 yield self._punct()
 
     def _skip_space(self) -> None:
-        end = SPACE_RUN.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        end = run_end(SPACE_RUN, self.text, self.pos)
         newlines = self.text.count("\n", self.pos, end)
         if newlines:
             self.line += newlines
@@ -94,7 +101,7 @@ class Tokenizer:
 
     def _run(self, chars: frozenset[str]) -> None:
         run = _WORD_RUN if chars is _WORD_CHARS else _DIGIT_RUN
-        self.pos = run.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        self.pos = run_end(run, self.text, self.pos)
 
     def _word(self) -> Token:
         start = self.pos
