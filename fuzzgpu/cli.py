@@ -44,7 +44,7 @@ examples:
 class _Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one clipped line (an option's value may be 10 MB long)."""
 
-    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+    def error(self, message: str) -> "NoReturn":
         self.exit(EXIT_USAGE, f"{clip(f'{self.prog}: error: {message} (see {self.prog} --help)')}\n")
 
 

@@ -237,7 +237,7 @@ def unwritten_reason(program: Program, outcome: Mapping[str, Any], keys: tuple[s
             + what + (" -- or a loop ran more often than the oracle's loop bound" if loops else ""))
 
 
-def _complete(outcome: Outcome) -> tuple[tuple[str, int], ...] | None:
+def complete_outcome(outcome: Outcome) -> tuple[tuple[str, int], ...] | None:
     """The outcome as the oracle's ``model.Outcome`` (every value an int), or ``None`` when a value
     is ``?`` (the device saw a value outside the program's value table)."""
     values = tuple((k, v) for k, v in outcome if v is not None)
@@ -285,7 +285,7 @@ class Property:
                 if bad_keys:  # a fault, whatever the property: never an ordering verdict
                     offending.append(Offence(o, c, UNWRITTEN, unwritten_reason(program, d, bad_keys)))
                     continue
-                complete = _complete(o)
+                complete = complete_outcome(o)
                 if analysis is not None and complete is not None:
                     verdict = analysis.verdict(complete)
                     if verdict == "forbidden":  # the cycle that forbids it

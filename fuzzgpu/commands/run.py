@@ -6,9 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from .argtypes import at_most, non_negative_int, whole_count
+
+if TYPE_CHECKING:  # the backends and the IR load on use
+    from ..backends.base import Histogram, Outcome
+    from ..ir import Program
 
 _WORD = 2**31 - 1  # the harness's knobs are 32-bit words
 
@@ -81,27 +86,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
 
 
-def _verdicts(program, hist) -> dict:
+def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str]]:
     try:
         from .. import model
     except ImportError:
         return {o: ("not covered", "no oracle installed") for o, _ in hist.counts}
     from .. import properties
 
-    out = {}
+    out: dict[Outcome, tuple[str, str]] = {}
     for o, _ in hist.counts:
         d = dict(o)
         keys = properties.unwritten_keys(program, d)
         if keys:  # a harness or hardware fault, never an ordering verdict
             out[o] = (properties.UNWRITTEN, properties.unwritten_reason(program, d, keys))
             continue
-        if any(v is None for v in d.values()):
+        complete = properties.complete_outcome(o)
+        if complete is None:
             out[o] = ("not covered", "a value outside the program's value table was read")
             continue
         try:
-            j = model.judge(program, d)
+            j = model.judge(program, dict(complete))
             out[o] = (j.verdict, j.reason)
-        except getattr(model, "Unsupported", ()) as e:  # type: ignore[misc]
+        except model.Unsupported as e:
             out[o] = ("not covered", f"not covered by the oracle: {e}")
     return out
 

@@ -156,7 +156,7 @@ def _dataclass_from_json(cls: type, d: Any, where: str, skip: tuple[str, ...] = 
     for f in dataclasses.fields(cls):
         if f.name in d:
             kwargs[f.name] = _convert(d[f.name], hints[f.name], f"{where}.{f.name}")
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:  # type: ignore[misc]
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise ProgramError(f"{where}: missing field {f.name!r}")
     return cls(**kwargs)
 

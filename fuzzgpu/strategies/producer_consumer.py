@@ -372,8 +372,8 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         P.append(Barrier(bid, mode=draw(st.sampled_from(("sync", "arrive")))))
     elif signal == "mbarrier":
         if write == "bulk-load":  # the arrive.expect_tx before the copy is the arrival: draw its semantics
-            i = next(k for k, ins in enumerate(P) if isinstance(ins, MbarrierArrive) and ins.bar == bar)
-            P[i] = MbarrierArrive(bar, draw(st.sampled_from((Sem.RELEASE, Sem.RELAXED))),  # type: ignore[arg-type]
+            i, arrive = next((k, ins) for k, ins in enumerate(P) if isinstance(ins, MbarrierArrive) and ins.bar == bar)
+            P[i] = MbarrierArrive(arrive.bar, draw(st.sampled_from((Sem.RELEASE, Sem.RELAXED))),
                                   draw(st.sampled_from((Scope.CTA, Scope.CLUSTER))), expect_tx=4)
         elif bar is None:  # (a cp.async.mbarrier.arrive is the arrival itself)
             bar = pr.mbarrier()
