@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol
+from typing import Mapping, Protocol, TypeVar
 
 from ..errors import SourceError
 from ..ir import (
@@ -63,6 +63,22 @@ from .tokens import NUM, WORD, Token
 class Qualifier:
     text: str
     col: int
+
+
+_V = TypeVar("_V")
+
+
+def qualifier_value(found: Mapping[str, tuple[object, Qualifier]], category: str, kind: type[_V]) -> tuple[_V, Qualifier] | None:
+    """``found[category]`` (from :meth:`Builder.classify`: a value and the qualifier that gave it) with
+    the value checked to be a ``kind`` -- each category's table holds values of one type -- or
+    ``None`` when the instruction has no qualifier of that category."""
+    entry = found.get(category)
+    if entry is None:
+        return None
+    value, q = entry
+    if not isinstance(value, kind):
+        raise TypeError(f"qualifier category {category!r} holds {value!r}, not a {kind.__name__}")
+    return value, q
 
 
 @dataclass
@@ -198,16 +214,16 @@ class InstructionBuilder:
         self, found: dict[str, tuple[object, Qualifier]], sems: frozenset[Sem], what: str
     ) -> tuple[Sem, Scope | None]:
         """A load's or store's ``.sem.scope`` (``.weak`` when absent; a scope needs a semantics)."""
-        sem, scope = found.get("sem", (None, None)), found.get("scope", (None, None))
-        if sem[0] is None and scope[0] is not None:
-            raise self.qual_error(f"a scope needs a semantics, as in {self.base}.relaxed.{scope[0]}", scope[1])  # type: ignore[arg-type]
-        if sem[0] is None:
+        sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
+        if sem is None and scope is not None:
+            raise self.qual_error(f"a scope needs a semantics, as in {self.base}.relaxed.{scope[0]}", scope[1])
+        if sem is None:
             return Sem.WEAK, None
         if sem[0] not in sems:
-            raise self.qual_error(f"{what} cannot be .{sem[0]}", sem[1])  # type: ignore[arg-type]
-        if sem[0] in (Sem.WEAK, Sem.VOLATILE) and scope[0] is not None:
-            raise self.qual_error(f".{sem[0]} takes no scope", scope[1])  # type: ignore[arg-type]
-        return sem[0], scope[0]  # type: ignore[return-value]
+            raise self.qual_error(f"{what} cannot be .{sem[0]}", sem[1])
+        if sem[0] in (Sem.WEAK, Sem.VOLATILE) and scope is not None:
+            raise self.qual_error(f".{sem[0]} takes no scope", scope[1])
+        return sem[0], None if scope is None else scope[0]
 
     def proxy(self, bases: dict[str, Proxy], found: dict[str, tuple[object, Qualifier]]) -> Proxy:
         proxy = bases[self.base]
@@ -274,13 +290,15 @@ class InstructionBuilder:
         found = self.classify(
             {"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, "operation": RMW_OPS, **DSM_QUALIFIER}
         )
-        if "operation" not in found:
+        op = qualifier_value(found, "operation", RmwOp)
+        if op is None:
             raise self.error(f"{self.tok.text!r} needs an operation (.add, .cas, .exch...)")
-        sem, sem_q = found.get("sem", (Sem.RELAXED, None))
-        if sem not in RMW_SEMS:
-            raise self.qual_error(f"{self.base} cannot be .{sem}", sem_q)  # type: ignore[arg-type]
-        scope = found.get("scope", (Scope.GPU, None))[0]
-        return found["operation"][0], sem, scope, self.proxy(bases, found), self.dsm(found)  # type: ignore[return-value]
+        sem = qualifier_value(found, "sem", Sem)  # absent: .relaxed, one of RMW_SEMS
+        if sem is not None and sem[0] not in RMW_SEMS:
+            raise self.qual_error(f"{self.base} cannot be .{sem[0]}", sem[1])
+        scope = qualifier_value(found, "scope", Scope)
+        return (op[0], Sem.RELAXED if sem is None else sem[0], Scope.GPU if scope is None else scope[0], self.proxy(bases, found),
+                self.dsm(found))
 
     def atom(self) -> Instruction:
         op, sem, scope, proxy, dsm = self.rmw_qualifiers(ATOM_BASES)
@@ -303,12 +321,12 @@ class InstructionBuilder:
         if self.quals and self.quals[0].text == "mbarrier_init":  # the right spelling is a Form
             raise self.error(f"unknown fence {self.tok.text!r} (fence.mbarrier_init.release.cluster)")
         found = self.classify({"sem": SEMS, "scope": SCOPES})
-        if "sem" not in found or "scope" not in found:
+        sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
+        if sem is None or scope is None:
             raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
-        sem, q = found["sem"]
-        if sem not in FENCE_SEMS:
-            raise self.qual_error(f"fence.{sem} is not a PTX fence (use acq_rel or sc)", q)
-        return Fence(sem, found["scope"][0])  # type: ignore[arg-type]
+        if sem[0] not in FENCE_SEMS:
+            raise self.qual_error(f"fence.{sem[0]} is not a PTX fence (use acq_rel or sc)", sem[1])
+        return Fence(sem[0], scope[0])
 
     def proxy_fence(self) -> Instruction:
         if len(self.quals) < 2:
@@ -389,9 +407,8 @@ class InstructionBuilder:
 
     def mbarrier_sem_scope(self, quals: list[Qualifier], sems: dict[str, Sem], default: Sem) -> tuple[Sem, Scope]:
         found = self.classify({"sem": sems, "scope": MBAR_SCOPES}, quals)
-        sem = found["sem"][0] if "sem" in found else default
-        scope = found["scope"][0] if "scope" in found else Scope.CTA
-        return sem, scope  # type: ignore[return-value]
+        sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
+        return default if sem is None else sem[0], Scope.CTA if scope is None else scope[0]
 
     def mbarrier(self) -> Instruction:
         texts = self.texts()
