@@ -217,9 +217,11 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
           "mbarrier.arrive", rule="mbarrier", relaxed_orders_nothing=True),
     Instr("mbarrier.expect_tx", "MbarrierExpectTx", "generic", "relaxed", "cta", False, False,
           "nothing: bytes added to the transaction count", ISA, "mbarrier.expect_tx", rule="mbarrier"),
-    Instr("mbarrier.complete_tx", "", "generic", "relaxed", "cta", False, False,
-          "nothing of the issuing thread: bytes completed on the transaction count", ISA, "mbarrier.complete_tx",
-          rule="mbarrier"),
+    Instr("mbarrier.complete_tx", "MbarrierCompleteTx", "generic", "relaxed", "cta (default) / cluster", False, False,
+          "nothing (.relaxed is its only .sem): a strong read-modify-write of the mbarrier object that lowers the "
+          "transaction count by the bytes given, which may complete the phase; no asynchronous operation, so no "
+          "write is published by it (a wait that observes the phase synchronizes only with release arrivals)", ISA,
+          "mbarrier.complete_tx; Phase Completion of the mbarrier object", rule="mbarrier"),
     Instr("mbarrier.try_wait", "MbarrierWait (try_wait)", "generic", "acquire (default) / relaxed", "cta (default)",
           False, True,
           "a wait that returns True: it before the thread's later accesses (the arrivals of the phase synchronize "
