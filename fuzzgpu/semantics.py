@@ -35,34 +35,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ir import (
-    AsyncRead,
-    Atom,
     Barrier,
-    BulkCommit,
-    BulkWait,
     ClusterBarrier,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
     Fence,
-    FenceMbarrierInit,
     GridDepControl,
     Instruction,
     Load,
     MbarrierArrive,
-    MbarrierExpectTx,
-    MbarrierInit,
     MbarrierWait,
     Program,
     Proxy,
     ProxyFence,
     ProxyFenceKind,
-    Red,
     Sem,
-    Store,
-    Tcgen05Fence,
 )
 
 ISA = "ISA"
@@ -232,9 +217,11 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
           "mbarrier.arrive", rule="mbarrier", relaxed_orders_nothing=True),
     Instr("mbarrier.expect_tx", "MbarrierExpectTx", "generic", "relaxed", "cta", False, False,
           "nothing: bytes added to the transaction count", ISA, "mbarrier.expect_tx", rule="mbarrier"),
-    Instr("mbarrier.complete_tx", "", "generic", "relaxed", "cta", False, False,
-          "nothing of the issuing thread: bytes completed on the transaction count", ISA, "mbarrier.complete_tx",
-          rule="mbarrier"),
+    Instr("mbarrier.complete_tx", "MbarrierCompleteTx", "generic", "relaxed", "cta (default) / cluster", False, False,
+          "nothing (.relaxed is its only .sem): a strong read-modify-write of the mbarrier object that lowers the "
+          "transaction count by the bytes given, which may complete the phase; no asynchronous operation, so no "
+          "write is published by it (a wait that observes the phase synchronizes only with release arrivals)", ISA,
+          "mbarrier.complete_tx; Phase Completion of the mbarrier object", rule="mbarrier"),
     Instr("mbarrier.try_wait", "MbarrierWait (try_wait)", "generic", "acquire (default) / relaxed", "cta (default)",
           False, True,
           "a wait that returns True: it before the thread's later accesses (the arrivals of the phase synchronize "
@@ -285,17 +272,13 @@ def entry(ptx: str) -> Instr:
 
 
 def key_of(ins: Instruction) -> str | None:
-    """The table key of an IR instruction, or None for one with no memory-model meaning."""
+    """The table key of an IR instruction, or None for one with no memory-model meaning.
+
+    The classes whose key depends on a field are spelled out here; every other class is found by
+    the ``ir`` field of its :data:`TABLE` entry (the class name alone, :data:`BY_IR_CLASS`), so a
+    new IR class needs only its table entry."""
     if isinstance(ins, Load):
         return "ld.global.nc" if ins.nc else "ld"
-    simple: dict[type, str] = {Store: "st", Atom: "atom", Red: "red", AsyncRead: "async.read", MbarrierInit: "mbarrier.init",
-                               MbarrierExpectTx: "mbarrier.expect_tx", CpAsync: "cp.async",
-                               CpAsyncCommit: "cp.async.commit_group", CpAsyncWait: "cp.async.wait",
-                               CpAsyncMbarrierArrive: "cp.async.mbarrier.arrive", CpAsyncBulk: "cp.async.bulk",
-                               BulkCommit: "cp.async.bulk.commit_group", BulkWait: "cp.async.bulk.wait_group",
-                               Tcgen05Fence: "tcgen05.fence", FenceMbarrierInit: "fence.mbarrier_init"}
-    if type(ins) in simple:
-        return simple[type(ins)]
     if isinstance(ins, Fence):
         return "fence.sc" if ins.sem is Sem.SC else "fence.acq_rel"
     if isinstance(ins, ProxyFence):
@@ -310,7 +293,23 @@ def key_of(ins: Instruction) -> str | None:
         return "mbarrier.arrive.expect_tx" if ins.expect_tx is not None else "mbarrier.arrive"
     if isinstance(ins, MbarrierWait):
         return f"mbarrier.{ins.kind}"
-    return None
+    return BY_IR_CLASS.get(type(ins).__name__)
+
+
+def _by_ir_class() -> dict[str, str]:
+    """IR class name -> table key, for the entries whose ``ir`` is a bare class name (one entry
+    per class: a second one would be ambiguous)."""
+    out: dict[str, str] = {}
+    for e in TABLE.values():
+        if e.ir and e.ir.isidentifier():
+            if e.ir in out:
+                raise ValueError(f"semantics.TABLE: IR class {e.ir} is the bare ir of {out[e.ir]!r} and {e.ptx!r}")
+            out[e.ir] = e.ptx
+    return out
+
+
+#: the table key of each IR class named bare in an entry's ``ir`` (read by :func:`key_of`)
+BY_IR_CLASS: dict[str, str] = _by_ir_class()
 
 
 def of(ins: Instruction) -> Instr | None:
@@ -516,5 +515,5 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
 
 
 __all__ = ["ACQUIRE_SEMS", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
-           "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "directions", "entry", "is_strong",
+           "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]

@@ -54,6 +54,7 @@ from .instructions import (
     Label,
     Load,
     MbarrierArrive,
+    MbarrierCompleteTx,
     MbarrierExpectTx,
     MbarrierInit,
     MbarrierWait,
@@ -487,7 +488,7 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
 
 def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
     """Checks of the PDL / mbarrier / async-proxy / cp.async instructions."""
-    mbar_ops = (MbarrierInit, MbarrierArrive, MbarrierExpectTx, MbarrierWait, CpAsyncMbarrierArrive)
+    mbar_ops = (MbarrierInit, MbarrierArrive, MbarrierExpectTx, MbarrierCompleteTx, MbarrierWait, CpAsyncMbarrierArrive)
     for name in ins.locations():
         is_bar = locs[name].kind == "mbarrier"
         names_bar = isinstance(ins, mbar_ops) or (isinstance(ins, CpAsyncBulk) and name == ins.bar)
@@ -511,6 +512,11 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
             raise ProgramError("mbarrier wait: parity is 0 or 1; kind is try_wait or test_wait")
     if isinstance(ins, MbarrierExpectTx) and not 0 <= ins.tx < 2**20:
         raise ProgramError("mbarrier.expect_tx: bad transaction bytes")
+    if isinstance(ins, MbarrierCompleteTx):
+        if ins.scope not in (Scope.CTA, Scope.CLUSTER):
+            raise ProgramError("mbarrier.complete_tx is at .cta or .cluster scope")
+        if not 0 <= ins.tx < 2**20:
+            raise ProgramError(f"mbarrier.complete_tx: transaction bytes {ins.tx} out of range 0..2^20-1")
     if isinstance(ins, CpAsyncBulk):
         spaces = (locs[ins.dst_loc].space, locs[ins.src_loc].space)
         if spaces not in ((Space.SHARED, Space.GLOBAL), (Space.GLOBAL, Space.SHARED)):
@@ -539,13 +545,13 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
     if isinstance(ins, (Load, Store, Atom, Red)) and locs[ins.loc].kind == "mbarrier":
         raise ProgramError(f"{ins.loc!r} is an mbarrier object")
     if getattr(ins, "shared_cluster", False):
-        remote_name: str | None = ins.bar if isinstance(ins, MbarrierArrive) else loc_of(ins)
+        remote_name: str | None = ins.bar if isinstance(ins, (MbarrierArrive, MbarrierCompleteTx)) else loc_of(ins)
         if remote_name is None:
-            raise ProgramError(".shared::cluster is for generic-proxy ld, st, atom, red and mbarrier.arrive")
+            raise ProgramError(".shared::cluster is for generic-proxy ld, st, atom, red, mbarrier.arrive and mbarrier.complete_tx")
         if locs[remote_name].space is not Space.SHARED:
             raise ProgramError(f".shared::cluster access to {remote_name!r}, which is not a shared location")
         if getattr(ins, "proxy", Proxy.GENERIC) is not Proxy.GENERIC or getattr(ins, "nc", False):
-            raise ProgramError(".shared::cluster is for generic-proxy ld, st, atom, red and mbarrier.arrive")
+            raise ProgramError(".shared::cluster is for generic-proxy ld, st, atom, red, mbarrier.arrive and mbarrier.complete_tx")
     if isinstance(ins, ClusterBarrier):
         if ins.mode not in ("arrive", "wait"):
             raise ProgramError(f"barrier.cluster.{ins.mode} (arrive or wait)")

@@ -431,8 +431,12 @@ class InstructionBuilder:
             sem, scope = self.mbarrier_sem_scope(rest[1:], MBAR_WAIT_SEMS, Sem.ACQUIRE)
             self.count(3)
             return MbarrierWait(self.register(0), self.location(1), self.number(2), op, sem, scope)
+        fixed = [f.mnemonic for f in FORMS.values() if f.printed and f.mnemonic.split(".")[:2] == ["mbarrier", op]]
+        if fixed:  # an operation the table spells out: its spellings
+            raise self.error(f"unknown instruction {self.tok.text!r} (write {' or '.join(fixed)})")
+        ops = sorted({f.mnemonic.split(".")[1] for f in FORMS.values() if f.base == "mbarrier" and "." in f.mnemonic})
         raise self.error(
-            f"unknown instruction {self.tok.text!r} (mbarrier.init, .arrive, .expect_tx, .try_wait.parity, .test_wait.parity)"
+            f"unknown instruction {self.tok.text!r} (mbarrier.{', .'.join(ops)}, .arrive, .try_wait.parity, .test_wait.parity)"
         )
 
     def copy(self) -> Instruction:

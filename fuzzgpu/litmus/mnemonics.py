@@ -49,6 +49,7 @@ from ..ir import (
     Instruction,
     Load,
     MbarrierArrive,
+    MbarrierCompleteTx,
     MbarrierExpectTx,
     MbarrierInit,
     MbarrierWait,
@@ -278,6 +279,21 @@ def _cluster_barrier_forms() -> list[Form]:
     return forms
 
 
+def _complete_tx_forms() -> list[Form]:
+    """``mbarrier.complete_tx.relaxed.{cta,cluster}{.shared::cta|.shared::cluster} bar, tx`` (PTX ISA
+    "mbarrier.complete_tx": ``.sem = { .relaxed }``, ``.scope = { .cta, .cluster }``); the bare
+    ``mbarrier.complete_tx`` is ``.relaxed.cta``, as ``mbarrier.expect_tx`` is here.  ``.shared::cta``
+    is read and not written (the default state space)."""
+    forms = []
+    for scope in MBAR_SCOPES.values():
+        for space, remote, printed in (("", False, True), (".shared::cta", False, False), (f".{DSM_SPACE}", True, True)):
+            forms.append(Form(f"mbarrier.complete_tx.relaxed.{scope.value}{space}", MbarrierCompleteTx,
+                              (_loc("bar"), _n("tx")), (("scope", scope), ("shared_cluster", remote)), printed=printed))
+    forms.append(Form("mbarrier.complete_tx", MbarrierCompleteTx, (_loc("bar"), _n("tx")),
+                      (("scope", Scope.CTA), ("shared_cluster", False)), printed=False))
+    return forms
+
+
 #: The one table: builder and printer read it (see the module docstring).
 TABLE: tuple[Form | Family, ...] = (
     # ld/st/atom/red, in the generic proxy and the surface/texture/constant/async ones
@@ -308,6 +324,7 @@ TABLE: tuple[Form | Family, ...] = (
     # mbarrier
     Form("mbarrier.init", MbarrierInit, (_loc("bar"), _n("count"))),
     Form("mbarrier.expect_tx", MbarrierExpectTx, (_loc("bar"), _n("tx"))),
+    *_complete_tx_forms(),
     Family(("mbarrier",), "mbarrier", (MbarrierArrive, MbarrierWait), write_mbarrier),
     # cp.async.bulk (TMA) and cp.async (LDGSTS)
     Form("cp.async.bulk.commit_group", BulkCommit),

@@ -1,0 +1,220 @@
+"""``mbarrier.complete_tx`` end to end (docs/architecture.md, "How to add an instruction"), and the
+generic mechanism it rests on: :func:`fuzzgpu.semantics.key_of` finds an IR class through the
+``ir`` field of its table entry, so a new class needs no code in ``key_of``."""
+
+from __future__ import annotations
+
+import pytest
+
+from fuzzgpu import ir, semantics
+
+
+def _sample(cls: type[ir.Instruction]) -> ir.Instruction:
+    """One instance of an IR class, built from placeholder operands."""
+    import dataclasses
+
+    values = {"bar": "b", "loc": "x", "dst": "r0", "dst_loc": "s", "src_loc": "g", "src": 1, "value": 1,
+              "operation": ir.RmwOp.ADD, "operands": (1,), "count": 1, "tx": 4, "kind": "before_thread_sync"}
+    required = {f.name: values[f.name] for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    return cls(**required)
+
+
+@pytest.mark.parametrize("cls_name,key", sorted(semantics.BY_IR_CLASS.items()))
+def test_key_of_finds_a_class_by_its_table_entry(cls_name, key):
+    cls = ir.INSTRUCTION_TYPES[next(t for t, c in ir.INSTRUCTION_TYPES.items() if c.__name__ == cls_name)]
+    ins = _sample(cls)
+    if isinstance(ins, ir.MbarrierArrive):
+        assert semantics.key_of(ins) == "mbarrier.arrive"
+    else:
+        assert semantics.key_of(ins) == key
+    assert semantics.of(ins) is semantics.TABLE[semantics.key_of(ins)]
+
+
+def test_every_registered_class_has_a_key_or_no_memory_effect():
+    """A class the table does not name is either one with no memory-model meaning or a bug."""
+    for cls in ir.INSTRUCTION_TYPES.values():
+        if cls.__name__ in semantics.NO_MEMORY_EFFECT:
+            continue
+        try:
+            ins = _sample(cls)
+        except KeyError:  # a field the sampler has no placeholder for: the classes spelled out in key_of
+            continue
+        assert semantics.key_of(ins) in semantics.TABLE, cls.__name__
+
+
+def test_a_class_named_bare_twice_is_refused(monkeypatch):
+    twice = dict(semantics.TABLE)
+    twice["mbarrier.expect_tx.again"] = semantics.TABLE["mbarrier.expect_tx"].__class__(
+        **{**semantics.TABLE["mbarrier.expect_tx"].__dict__, "ptx": "mbarrier.expect_tx.again"})
+    monkeypatch.setattr(semantics, "TABLE", twice)
+    with pytest.raises(ValueError, match="MbarrierExpectTx"):
+        semantics._by_ir_class()
+
+
+# -- the IR class -----------------------------------------------------------------------------
+
+_PROGRAM = {
+    "schema": "fuzzgpu.program", "version": 1, "name": "CTX", "arch": "PTX",
+    "locations": [{"name": "x", "space": "shared"}, {"name": "bar", "space": "shared", "kind": "mbarrier"}],
+    "threads": [{"name": "P0", "placement": {"cta": 0}, "code": [
+        {"op": "mbarrier.init", "bar": "bar", "count": 1},
+        {"op": "mbarrier.complete_tx", "bar": "bar", "tx": 4, "scope": "cluster"},
+    ]}],
+}
+
+
+def _program(**complete_tx):
+    import copy
+
+    d = copy.deepcopy(_PROGRAM)
+    d["threads"][0]["code"][1].update(complete_tx)
+    return ir.program_from_json(d)
+
+
+def test_complete_tx_json_round_trip():
+    p = _program()
+    ins = p.threads[0].code[1]
+    assert ins == ir.MbarrierCompleteTx("bar", 4, ir.Scope.CLUSTER)
+    assert ir.instruction_from_json(ir.instruction_to_json(ins)) == ins
+    assert ir.program_from_json(ir.program_to_json(p)) == p
+
+
+@pytest.mark.parametrize("fields,message", [
+    ({"tx": 2**20}, "transaction bytes 1048576 out of range"),
+    ({"tx": -1}, "transaction bytes -1 out of range"),
+    ({"scope": "gpu"}, "at .cta or .cluster scope"),
+    ({"bar": "x"}, "'x' is not declared as an mbarrier object"),
+])
+def test_complete_tx_validation(fields, message):
+    with pytest.raises(ir.ProgramError, match=message):
+        ir.validate(_program(**fields))
+
+
+# -- the litmus spellings (the mnemonic table) ------------------------------------------------
+
+from fuzzgpu.litmus import format_instruction, format_program, parse, parse_file  # noqa: E402
+
+
+def _one(line: str) -> ir.Instruction:
+    """The instruction ``line`` of P1; P1 is in the other CTA of the cluster for a .shared::cluster one."""
+    cta = 1 if ".shared::cluster" in line else 0
+    text = (f"PTX T\n{{\nbar @ shared mbarrier cta 0 = 0;\n}}\n P0@cta 0,cluster 0,gpu 0 | P1@cta {cta},cluster 0,gpu 0 ;\n"
+            f" mbarrier.init bar, 1 | {line} ;\nexists (P0:r0 == 0)\n")
+    return parse(text).threads[1].code[0]
+
+
+@pytest.mark.parametrize("spelling,expected,printed", [
+    ("mbarrier.complete_tx bar, 4", ir.MbarrierCompleteTx("bar", 4), "mbarrier.complete_tx.relaxed.cta bar, 4"),
+    ("mbarrier.complete_tx.relaxed.cta.shared::cta bar, 4", ir.MbarrierCompleteTx("bar", 4),
+     "mbarrier.complete_tx.relaxed.cta bar, 4"),
+    ("mbarrier.complete_tx.relaxed.cluster bar, 8", ir.MbarrierCompleteTx("bar", 8, ir.Scope.CLUSTER),
+     "mbarrier.complete_tx.relaxed.cluster bar, 8"),
+    ("mbarrier.complete_tx.relaxed.cluster.shared::cluster bar, 4",
+     ir.MbarrierCompleteTx("bar", 4, ir.Scope.CLUSTER, shared_cluster=True),
+     "mbarrier.complete_tx.relaxed.cluster.shared::cluster bar, 4"),
+    ("mbarrier.complete_tx.relaxed.cta.shared::cluster bar, 4", ir.MbarrierCompleteTx("bar", 4, shared_cluster=True),
+     "mbarrier.complete_tx.relaxed.cta.shared::cluster bar, 4"),
+])
+def test_spellings_parse_and_print(spelling, expected, printed):
+    ins = _one(spelling)
+    assert ins == expected
+    assert format_instruction(ins) == printed
+    assert _one(printed) == ins
+
+
+@pytest.mark.parametrize("spelling", ["mbarrier.complete_tx.release.cta bar, 4", "mbarrier.complete_tx.relaxed.gpu bar, 4"])
+def test_a_bad_spelling_names_the_spellings(spelling):
+    from fuzzgpu.errors import SourceError
+
+    with pytest.raises(SourceError, match=r"write mbarrier\.complete_tx\.relaxed\.cta or "):
+        _one(spelling)
+
+
+# -- its meaning: the semantics table, the SASS checker, code generation ----------------------
+
+
+def test_table_entry_orders_nothing():
+    ins = ir.MbarrierCompleteTx("bar", 4, ir.Scope.CLUSTER, shared_cluster=True)
+    e = semantics.of(ins)
+    assert e is semantics.TABLE["mbarrier.complete_tx"] and e.ir == "MbarrierCompleteTx"
+    assert e.strength == "relaxed" and e.source == semantics.ISA
+    assert semantics.directions(ins) == (False, False)
+
+
+def test_sass_checker_reads_the_same_entry():
+    from fuzzgpu import sass
+
+    sync = sass.sync_of_text("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%r1], 16;")
+    assert sync is not None and (sync.release, sync.acquire) == (False, False)
+
+
+def test_the_gpu_harness_refuses_it_in_one_line():
+    from fuzzgpu import codegen
+
+    p = parse_file(_file("CTX-MP-fence.litmus"))
+    reasons = codegen.unrunnable_reasons(p)
+    assert [r for r in reasons if "complete_tx" in r] == ["P0:4 mbarrier.complete_tx: not supported by code generation yet"]
+
+
+# -- the litmus tests: verdicts written from the ISA (tests/litmus/mbarrier-complete-tx) -------
+
+import csv  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from fuzzgpu import model  # noqa: E402
+
+LITMUS = Path(__file__).resolve().parent / "litmus" / "mbarrier-complete-tx"
+
+
+def _file(name: str) -> Path:
+    """A catalogue file: ``name``, or ``name.pending`` -- the name the files have while code
+    generation does not emit mbarrier.complete_tx, because tests/test_codegen.py requires every
+    ``.litmus`` file under tests/ to generate a static kernel (renamed with the codegen change)."""
+    path = LITMUS / name
+    return path if path.exists() else LITMUS / (name + ".pending")
+
+
+def _rows() -> list[dict[str, str]]:
+    with open(LITMUS / "expected.csv") as f:
+        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+
+
+def _modelled() -> bool:
+    """Whether the oracle models mbarrier.complete_tx (model/events.py builds its events)."""
+    try:
+        model.check_condition(parse_file(_file("CTX-phase-completes.litmus")))
+    except model.Unsupported:
+        return False
+    return True
+
+
+#: until model/events.py builds the events of MbarrierCompleteTx (a read-modify-write of the mbarrier
+#: with the complete_tx update, as cp.async.bulk's completion), the oracle refuses these programs --
+#: loudly (Unsupported), never with a verdict; then the verdicts below are checked
+_ORACLE = pytest.mark.xfail(not _modelled(), raises=model.Unsupported, strict=True,
+                            reason="model/events.py does not model MbarrierCompleteTx yet (the lead merges it)")
+
+
+def test_catalogue_shape():
+    rows = _rows()
+    files = [f.name.removesuffix(".pending") for f in (*LITMUS.glob("*.litmus"), *LITMUS.glob("*.litmus.pending"))]
+    assert sorted(r["path"] for r in rows) == sorted(files)
+    assert {r["verdict"] for r in rows} >= {"forbidden", "allowed", "sc"}
+    for r in rows:
+        p = parse_file(_file(r["path"]))
+        text = " ".join(p.comments)
+        assert "PTX ISA" in text and "Verdict " + r["verdict"] in text and "'" in text, r["path"]
+        assert any(isinstance(i, ir.MbarrierCompleteTx) for t in p.threads for i in t.code), r["path"]
+        assert parse(format_program(p)) == p
+
+
+@_ORACLE
+@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
+def test_verdict(row):
+    from tests.test_catalogues import witness
+
+    p = parse_file(_file(row["path"]))
+    assert p.condition is not None and p.condition.quantifier == row["quantifier"]
+    assert model.judge(p, witness(p)).verdict == row["verdict"]
+    assert model.check_condition(p).witness_reachable == (row["witness_reachable"] == "true")
