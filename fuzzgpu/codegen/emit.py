@@ -401,10 +401,11 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
         if dsp is Space.SHARED:  # global -> shared, completes on the mbarrier
             if ins.reduce is not None:
                 raise TypeError("cp.reduce.async.bulk has no global -> shared form")
+            if ins.completion != "mbarrier" or ins.bar is None:
+                raise TypeError("cp.async.bulk global -> shared completes on an mbarrier (no bulk_group form emitted)")
             b, _ = ctx.addr(ins.bar)
-            if ins.completion == "mbarrier":
-                return [f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
-                        f':: "r"({d}), "l"({src}), "r"({b}) : "memory");']
+            return [f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
+                    f':: "r"({d}), "l"({src}), "r"({b}) : "memory");']
         if ins.completion != "bulk_group":
             raise TypeError(f"cp.async.bulk {ins.completion} completion from shared to global")
         op = "cp.async.bulk" if ins.reduce is None else "cp.reduce.async.bulk"

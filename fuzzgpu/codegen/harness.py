@@ -139,7 +139,7 @@ def _key_specs(p: Program, lay: Layout) -> list[KeySpec]:
                         i
                         for i, t in enumerate(p.threads)
                         for ins in t.code
-                        if getattr(ins, "loc", None) is not None and p.physical(ins.loc) == phys
+                        if (name := getattr(ins, "loc", None)) is not None and p.physical(name) == phys
                     ),
                     0,
                 )
@@ -327,7 +327,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     kernel_at = len(L)
     cluster_attr = f"__cluster_dims__({C}, 1, 1) " if C > 1 else ""
     shared_hist = nbins + 1 <= MAX_SHARED_BINS
-    res_inits: list[int] = [p.location(k.loc).init if k.kind == "sloc" else 0 for k in res_keys]
+    res_inits: list[int] = [p.location(k.loc).init if k.kind == "sloc" and k.loc is not None else 0 for k in res_keys]
     for g, kname in enumerate(kernels):
         roles_g = [k for k in lay.order if p.threads[k].placement.grid == g]
         triggers = any(

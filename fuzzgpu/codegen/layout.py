@@ -96,7 +96,7 @@ def _layout(p: Program) -> Layout:
                 roles[i].cta_group
                 for i, t in enumerate(p.threads)
                 for ins in t.code
-                if getattr(ins, "loc", None) is not None and p.physical(ins.loc) == loc.name
+                if (name := getattr(ins, "loc", None)) is not None and p.physical(name) == loc.name
             }
             if len(groups) > 1:
                 raise _LayoutError(f"shared location {loc.name} is accessed from different CTAs")
