@@ -1,0 +1,494 @@
+"""Per-instruction emission, shared by the static kernels and the harness: an IR instruction ->
+C++ statements with inline PTX (:func:`emit_instruction`; :class:`EmitContext` is where the two
+emitters differ), the PTX mnemonic of a memory operation or fence (:func:`ptx_of`), and the text
+helpers both emitters use (registers, labels, comments)."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..ir import (
+    AsyncRead,
+    BulkCommit,
+    BulkWait,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncCommit,
+    CpAsyncMbarrierArrive,
+    CpAsyncWait,
+    ClusterBarrier,
+    FenceMbarrierInit,
+    GridDepControl,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Tcgen05Fence,
+    Arith,
+    ArithOp,
+    Atom,
+    Barrier,
+    Branch,
+    Cond,
+    Fence,
+    Filler,
+    Goto,
+    Instruction,
+    Label,
+    Load,
+    Mov,
+    ProxyFence,
+    Red,
+    RmwOp,
+    Sem,
+    Space,
+    Store,
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Per-instruction emission (shared by the static kernels and the harness)
+# --------------------------------------------------------------------------------------------
+
+
+class EmitContext:
+    """How one instruction's operands become C++.  The static and the harness emitters differ only
+    here: register names, location addresses, value encoding and what a backward jump does."""
+
+    def reg(self, r: str) -> str:  # an int lvalue
+        return r
+
+    def home_rank(self, loc: str) -> str:
+        """A C++ expression for the cluster rank of the CTA that shared location ``loc`` belongs
+        to (the ``mapa`` target of a ``.shared::cluster`` access)."""
+        raise NotImplementedError
+
+    def operand(self, v: ir.Operand) -> str:  # an int rvalue
+        return self.read(v) if isinstance(v, str) else f"({v})"
+
+    def read(self, r: str) -> str:
+        """The value of register ``r`` as an int rvalue."""
+        return self.reg(r)
+
+    def write(self, r: str) -> str:
+        """An lvalue for a plain (Mov/Arith) write of register ``r``."""
+        return self.reg(r)
+
+    def load_result(self, dst: str, raw: str, loc: str) -> str:
+        """The statement that puts the raw word ``raw`` read from ``loc`` into register ``dst``."""
+        return f"{self.reg(dst)} = {self.dec(raw, loc)};"
+
+    def note_load(self, loc: str) -> int:
+        """How many loads of ``loc`` this thread's code had before this one."""
+        seen = self.__dict__.setdefault("_loads", {})
+        n = seen.get(loc, 0)
+        seen[loc] = n + 1
+        return n
+
+    def addr(self, loc: str) -> tuple[str, Space]:
+        """A C++ expression for the location's address: ``unsigned*`` for global, a 32-bit shared
+        address (``unsigned``) for shared."""
+        raise NotImplementedError
+
+    def enc(self, expr: str) -> str:
+        """The raw 32-bit word stored for litmus value ``expr`` (launch-unique in the harness)."""
+        return f"(unsigned)({expr})"
+
+    def enc_rmw(self, op: RmwOp, expr: str) -> str:
+        """The raw operand of an RMW whose memory word is encoded."""
+        return f"(unsigned)({expr})"
+
+    def dec(self, raw: str, loc: str) -> str:
+        """The litmus value of a raw word read from ``loc``."""
+        return f"(int)({raw})"
+
+    def async_read(self, ins: AsyncRead) -> list[str]:
+        """An ``async.read`` (a wgmma/tcgen05 operand read).  Static kernels: a generic
+        ``ld.shared`` with a comment (so the SASS oracle sees a read of the location at that point;
+        it is no async-proxy read).  The harness runs a wgmma (:class:`_HarnessCtx`)."""
+        a, _ = self.addr(ins.loc)
+        return [
+            "{ unsigned raw_;  // async.read: stands for a wgmma/tcgen05 operand read (async proxy); emitted as a generic ld.shared",
+            f'  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(raw_) : "r"({a}) : "memory");',
+            f"  {self.load_result(ins.dst, 'raw_', ins.loc)} }}",
+        ]
+
+    def set_result(self, dst: str, expr: str) -> str:
+        """The statement that puts a non-memory result (an mbarrier wait's predicate, 0 or 1) into
+        register ``dst``."""
+        return f"{self.write(dst)} = {expr};"
+
+    def label(self, name: str) -> str:
+        return f"L_{name}"
+
+    def jump(self, target: str, backward: bool) -> str:
+        return f"goto {self.label(target)};"
+
+    def barrier(self, ins: Barrier) -> str:
+        # litmus counts are in threads of the litmus program; one litmus thread is one warp here
+        parts: list[str] = []
+        inputs: list[str] = []
+
+        def add(v: ir.Operand, scale: int) -> None:
+            if isinstance(v, str):
+                parts.append(f"%{len(inputs)}")
+                inputs.append(f'"r"(({self.read(v)}) * {scale})')
+            else:
+                parts.append(str(v * scale))
+
+        add(ins.id, 1)
+        cnt = ins.count if ins.count is not None else (1 if ins.mode == "arrive" else None)
+        if cnt is not None:
+            add(cnt, 32)
+        return f'asm volatile("barrier.{ins.mode} {", ".join(parts)};" :: {", ".join(inputs)} : "memory");'
+
+
+def _ss(space: Space) -> str:
+    return ".shared" if space is Space.SHARED else ".global"
+
+
+def _acon(space: Space) -> str:
+    return '"r"' if space is Space.SHARED else '"l"'
+
+
+def _sem_scope(sem: Sem, scope: ir.Scope | None, default_scope: ir.Scope = ir.Scope.GPU) -> str:
+    if sem is Sem.WEAK:
+        return ""
+    if sem is Sem.VOLATILE:
+        return ".volatile"
+    return f".{sem}.{scope if scope is not None else default_scope}"
+
+
+_RMW_TYPE = {
+    RmwOp.ADD: "add.u32",
+    RmwOp.SUB: "add.u32",
+    RmwOp.AND: "and.b32",
+    RmwOp.OR: "or.b32",
+    RmwOp.XOR: "xor.b32",
+    RmwOp.EXCH: "exch.b32",
+    RmwOp.CAS: "cas.b32",
+    RmwOp.MIN: "min.s32",  # the oracle's min/max are signed
+    RmwOp.MAX: "max.s32",
+    RmwOp.INC: "inc.u32",
+    RmwOp.DEC: "dec.u32",
+}
+
+_ARITH = {
+    ArithOp.ADD: "+",
+    ArithOp.SUB: "-",
+    ArithOp.MUL: "*",
+    ArithOp.AND: "&",
+    ArithOp.OR: "|",
+    ArithOp.XOR: "^",
+}
+
+_COND = {Cond.EQ: "==", Cond.NE: "!=", Cond.LT: "<", Cond.LE: "<=", Cond.GT: ">", Cond.GE: ">="}
+
+
+def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
+    """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included.
+    A distributed-shared-memory access (``shared_cluster``) is ``.shared::cluster``."""
+    ss = ".shared::cluster" if getattr(ins, "shared_cluster", False) else _ss(space)
+    if isinstance(ins, Load):
+        if ins.nc:
+            return "ld.global.nc.u32"
+        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
+    if isinstance(ins, Store):
+        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
+    if isinstance(ins, Atom) or (isinstance(ins, Red) and ins.sem in (Sem.ACQUIRE, Sem.ACQ_REL)):
+        return f"atom.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
+    if isinstance(ins, Red):
+        return f"red.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
+    if isinstance(ins, Fence):
+        return f"fence.{ins.sem}.{ins.scope}"
+    if isinstance(ins, ProxyFence):
+        return f"fence.proxy.{ins.kind}" + (f".{ins.space}" if ins.space else "")
+    raise TypeError(f"{ins.OP} has no single PTX mnemonic")
+
+
+def _mapa(ctx: "EmitContext", loc: str, local: str) -> list[str]:
+    """``mapa.shared::cluster``: the address, in the shared memory of the location's CTA
+    (``Location.cta``) of this cluster, of the local shared address ``local`` -- into ``ra_``.
+    PTX ISA, "mapa": "Get address in the CTA specified by operand b which corresponds to the
+    address specified by operand a"."""
+    return [f'unsigned ra_; asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra_) : "r"({local}), "r"({ctx.home_rank(loc)}));']
+
+
+def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False) -> list[str]:
+    """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label.  A
+    distributed-shared-memory access (``.shared::cluster``) first maps the location's address into
+    its CTA with ``mapa`` (:func:`_mapa`), in a block of its own."""
+    if getattr(ins, "shared_cluster", False) and isinstance(ins, (Load, Store, Atom, Red, MbarrierArrive)):
+        name = ins.bar if isinstance(ins, MbarrierArrive) else ins.loc
+        return ["{"] + ["  " + x for x in _mapa(ctx, name, ctx.addr(name)[0])] + [
+            "  " + x for x in _emit(ins, ctx, backward)] + ["}"]
+    return _emit(ins, ctx, backward)
+
+
+def _address(ctx: "EmitContext", ins: Instruction, loc: str) -> tuple[str, Space]:
+    """The address operand of ``ins``'s access of ``loc``: the ``mapa`` result ``ra_`` for a
+    ``.shared::cluster`` access (see :func:`emit_instruction`), else the context's address."""
+    if getattr(ins, "shared_cluster", False):
+        return "ra_", Space.SHARED
+    return ctx.addr(loc)
+
+
+def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[str]:
+    if isinstance(ins, Load):
+        a, space = _address(ctx, ins, ins.loc)
+        # ptxas merges two loads of one address even as separate asm volatile statements
+        # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0)
+        k = ctx.note_load(ins.loc)
+        if k:
+            a = f"(({a}) + {k if space is Space.GLOBAL else 4 * k}u * fz_zero)"
+        return [
+            "{ unsigned raw_;",
+            f'  asm volatile("{ptx_of(ins, space)} %0, [%1];" : "=r"(raw_) : {_acon(space)}({a}) : "memory");',
+            f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
+        ]
+    if isinstance(ins, Store):
+        a, space = _address(ctx, ins, ins.loc)
+        return [
+            f'asm volatile("{ptx_of(ins, space)} [%0], %1;" :: {_acon(space)}({a}), '
+            f'"r"({ctx.enc(ctx.operand(ins.src))}) : "memory");'
+        ]
+    if isinstance(ins, (Atom, Red)):
+        a, space = _address(ctx, ins, ins.loc)
+        mnem = ptx_of(ins, space)
+        ops = ins.operands if isinstance(ins, Atom) else (ins.value,)
+        raw_ops = []
+        for v in ops:
+            e = ctx.operand(v)
+            if ins.operation is RmwOp.SUB:
+                e = f"(-({e}))"
+            raw_ops.append(ctx.enc_rmw(ins.operation, e))
+        if mnem.startswith("red."):
+            return [
+                f'asm volatile("{mnem} [%0], %1;" :: {_acon(space)}({a}), "r"({raw_ops[0]}) : "memory");'
+            ]
+        operand_list = ", ".join(f"%{i + 2}" for i in range(len(raw_ops)))
+        ins_list = ", ".join(f'"r"({o})' for o in raw_ops)
+        lines = [
+            "{ unsigned raw_;",
+            f'  asm volatile("{mnem} %0, [%1], {operand_list};" : "=r"(raw_) : {_acon(space)}({a}), {ins_list} : "memory");',
+        ]
+        if isinstance(ins, Atom):
+            lines.append(f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}")
+        else:
+            lines.append("  (void)raw_; }")
+        return lines
+    if isinstance(ins, (Fence, ProxyFence)):
+        return [f'asm volatile("{ptx_of(ins)};" ::: "memory");']
+    if isinstance(ins, Barrier):
+        return [ctx.barrier(ins)]
+    if isinstance(ins, Mov):
+        src = ctx.operand(ins.src)
+        return [f"{ctx.write(ins.dst)} = {src};"]
+    if isinstance(ins, Arith):
+        a, b = ctx.operand(ins.a), ctx.operand(ins.b)
+        if ins.operation is ArithOp.DIV:
+            return [f"{ctx.write(ins.dst)} = ({b}) == 0 ? 0 : ({a}) / ({b});"]
+        return [f"{ctx.write(ins.dst)} = ({a}) {_ARITH[ins.operation]} ({b});"]
+    if isinstance(ins, Label):
+        return [f"{ctx.label(ins.name)}: ;"]
+    if isinstance(ins, Branch):
+        a, b = ctx.operand(ins.a), ctx.operand(ins.b)
+        return [f"if (({a}) {_COND[ins.cond]} ({b})) {{ {ctx.jump(ins.target, backward)} }}"]
+    if isinstance(ins, Goto):
+        return [f"{{ {ctx.jump(ins.target, backward)} }}"]
+    if isinstance(ins, Filler):
+        return _emit_filler(ins)
+    if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
+        return _emit_extension(ins, ctx)
+    raise TypeError(f"no code generation for {ins.OP}")
+
+
+_KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler) + tuple(
+    ir.EXTENSION_INSTRUCTIONS
+)
+
+#: A litmus location is one 32-bit word; a bulk (TMA) copy moves at least 16 bytes, 16-byte aligned.
+#: Code generation gives every location a 16-byte slot (the litmus word first) and scales every
+#: transaction byte count by this factor: ``cp.async.bulk ... 4`` (one word) copies the 16-byte slot
+#: and completes 16 bytes, ``expect_tx 4`` expects 16, so expected and completed bytes keep their
+#: relation.
+BULK_SCALE = 4
+BULK_SLOT_BYTES = 16
+
+#: cp.reduce.async.bulk operation -> PTX type suffix
+_BULK_REDUCE = {
+    RmwOp.ADD: "add.u32",
+    RmwOp.MIN: "min.u32",
+    RmwOp.MAX: "max.u32",
+    RmwOp.INC: "inc.u32",
+    RmwOp.DEC: "dec.u32",
+    RmwOp.AND: "and.b32",
+    RmwOp.OR: "or.b32",
+    RmwOp.XOR: "xor.b32",
+}
+
+#: the bulk reductions the harness runs: two's-complement arithmetic and bitwise operations, the
+#: same on the device's 32-bit words as in the oracle (with the exact value codec: value_plan)
+_BULK_REDUCE_RUNNABLE = (RmwOp.ADD, RmwOp.AND, RmwOp.OR, RmwOp.XOR)
+
+#: true when the device pass compiles for an arch with tcgen05 (sm_100a / sm_101a / sm_103a, or
+#: the sm_100f family)
+_TCGEN05_GUARD = (
+    "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM100_ALL) && !defined(__CUDA_ARCH_FEAT_SM101_ALL) "
+    "&& !defined(__CUDA_ARCH_FEAT_SM103_ALL) && !(defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && "
+    "__CUDA_ARCH_FAMILY_SPECIFIC__ >= 1000)"
+)
+
+TCGEN05_ARCHS = ("sm_100a", "sm_100f", "sm_101a", "sm_103a")
+
+
+def tcgen05_arch_ok(arch: str) -> bool:
+    return arch in TCGEN05_ARCHS or arch.startswith(("sm_100a", "sm_100f", "sm_101", "sm_103"))
+
+
+def _bulk_bytes(litmus_bytes: int) -> int:
+    """Hardware byte count of a litmus copy size (rounded up to a whole 16-byte slot)."""
+    n = litmus_bytes * BULK_SCALE
+    return (n + BULK_SLOT_BYTES - 1) // BULK_SLOT_BYTES * BULK_SLOT_BYTES
+
+
+def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
+    """The PDL / mbarrier / async-proxy / cp.async instructions, each one inline-PTX statement with
+    a ``"memory"`` clobber.  mbarrier objects and bulk-copy operands are 32-bit shared addresses
+    (``ctx.addr``); the context keeps them 8- (mbarrier) and 16-byte (bulk) aligned."""
+    if isinstance(ins, GridDepControl):
+        return [f'asm volatile("griddepcontrol.{ins.action};" ::: "memory");']
+    if isinstance(ins, MbarrierInit):
+        a, _ = ctx.addr(ins.bar)
+        return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {ins.count};" :: "r"({a}) : "memory");']
+    if isinstance(ins, ClusterBarrier):
+        sem = f".{ins.sem}" if ins.sem is not None else ""
+        return [f'asm volatile("barrier.cluster.{ins.mode}{sem};" ::: "memory");']
+    if isinstance(ins, FenceMbarrierInit):
+        return ['asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");']
+    if isinstance(ins, MbarrierArrive):
+        a, _ = _address(ctx, ins, ins.bar)
+        space = "shared::cluster" if ins.shared_cluster else "shared::cta"
+        q = f".{ins.sem}.{ins.scope}.{space}.b64"
+        # a remote arrive (.shared::cluster) returns no state: its destination is the sink _
+        decl, state = ("", "_") if ins.shared_cluster else (".reg .b64 st_; ", "st_")
+        if ins.expect_tx is not None:
+            tx = ins.expect_tx * BULK_SCALE
+            if ins.count == 1:
+                return [f'asm volatile("{{ {decl}mbarrier.arrive.expect_tx{q} {state}, [%0], {tx}; }}" :: "r"({a}) : "memory");']
+            # no single PTX form with both: expect the bytes first (relaxed), then the arrivals
+            return [
+                f'asm volatile("mbarrier.expect_tx.relaxed.{ins.scope}.{space}.b64 [%0], {tx};" :: "r"({a}) : "memory");',
+                f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0], {ins.count}; }}" :: "r"({a}) : "memory");',
+            ]
+        cnt = f", {ins.count}" if ins.count != 1 else ""
+        return [f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
+    if isinstance(ins, MbarrierExpectTx):
+        a, _ = ctx.addr(ins.bar)
+        return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
+    if isinstance(ins, MbarrierWait):
+        a, _ = ctx.addr(ins.bar)
+        # one try: try_wait itself gives up after a hardware time limit (false), test_wait at once
+        return [
+            "{ unsigned ok_;",
+            f'  asm volatile("{{ .reg .pred p_; mbarrier.{ins.kind}.parity.{ins.sem}.{ins.scope}.shared::cta.b64 p_, [%1], {ins.parity}; '
+            f'selp.u32 %0, 1, 0, p_; }}" : "=r"(ok_) : "r"({a}) : "memory");',
+            f"  {ctx.set_result(ins.dst, '(int)ok_')} }}",
+        ]
+    if isinstance(ins, CpAsyncBulk):
+        d, dsp = ctx.addr(ins.dst_loc)
+        src, ssp = ctx.addr(ins.src_loc)
+        n = _bulk_bytes(ins.size)
+        if dsp is Space.SHARED:  # global -> shared, completes on the mbarrier
+            if ins.reduce is not None:
+                raise TypeError("cp.reduce.async.bulk has no global -> shared form")
+            if ins.completion != "mbarrier" or ins.bar is None:
+                raise TypeError("cp.async.bulk global -> shared completes on an mbarrier (no bulk_group form emitted)")
+            b, _ = ctx.addr(ins.bar)
+            return [f'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], {n}, [%2];" '
+                    f':: "r"({d}), "l"({src}), "r"({b}) : "memory");']
+        if ins.completion != "bulk_group":
+            raise TypeError(f"cp.async.bulk {ins.completion} completion from shared to global")
+        op = "cp.async.bulk" if ins.reduce is None else "cp.reduce.async.bulk"
+        red = "" if ins.reduce is None else "." + _BULK_REDUCE[ins.reduce]
+        return [f'asm volatile("{op}.global.shared::cta.bulk_group{red} [%0], [%1], {n};" :: "l"({d}), "r"({src}) : "memory");']
+    if isinstance(ins, BulkCommit):
+        return ['asm volatile("cp.async.bulk.commit_group;" ::: "memory");']
+    if isinstance(ins, BulkWait):
+        return [f'asm volatile("cp.async.bulk.wait_group{".read" if ins.read else ""} {ins.n};" ::: "memory");']
+    if isinstance(ins, CpAsync):
+        d, _ = ctx.addr(ins.dst_loc)
+        src, _ = ctx.addr(ins.src_loc)
+        return [f'asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"({d}), "l"({src}) : "memory");']
+    if isinstance(ins, CpAsyncCommit):
+        return ['asm volatile("cp.async.commit_group;" ::: "memory");']
+    if isinstance(ins, CpAsyncWait):
+        if ins.n is None:
+            return ['asm volatile("cp.async.wait_all;" ::: "memory");']
+        return [f'asm volatile("cp.async.wait_group {ins.n};" ::: "memory");']
+    if isinstance(ins, CpAsyncMbarrierArrive):
+        a, _ = ctx.addr(ins.bar)
+        return [f'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"({a}) : "memory");']
+    if isinstance(ins, AsyncRead):
+        return ctx.async_read(ins)
+    if isinstance(ins, Tcgen05Fence):
+        return _emit_tcgen05_fence(ins)
+    raise TypeError(f"no code generation for {ins.OP}")
+
+
+def _emit_tcgen05_fence(ins: Tcgen05Fence) -> list[str]:
+    return [
+        _TCGEN05_GUARD,
+        f'#error "fuzzgpu: tcgen05.fence::{ins.kind} exists only on sm_100a/sm_101a/sm_103a (or the sm_100f family); this compile targets another arch"',
+        "#else",
+        f'asm volatile("tcgen05.fence::{ins.kind};" ::: "memory");',
+        "#endif",
+    ]
+
+
+def _emit_filler(ins: Filler) -> list[str]:
+    n = ins.n
+    if ins.kind == "delay":
+        # %clock is read by asm volatile, so the loop cannot be folded or deleted (an empty loop is).
+        return [f"fz_delay({n}u);"]
+    if ins.kind == "regloop":
+        return [
+            "{ unsigned acc_ = threadIdx.x;",
+            f"  for (unsigned i_ = 0; i_ < {n}u; ++i_) acc_ = acc_ * 1664525u + 1013904223u;",
+            '  asm volatile("" :: "r"(acc_)); }',
+        ]
+    if ins.kind == "smem":
+        return [
+            "{ volatile unsigned* s_ = fz_scratch_smem + (threadIdx.x & 255u); unsigned acc_ = 0;",
+            f"  for (unsigned i_ = 0; i_ < {n}u; ++i_) {{ s_[0] = i_ + acc_; acc_ += s_[0]; }}",
+            '  asm volatile("" :: "r"(acc_)); }',
+        ]
+    raise TypeError(f"unknown filler {ins.kind!r}")
+
+
+def _registers(t: ir.Thread) -> list[str]:
+    regs: dict[str, None] = {}
+    for r, _ in t.init:
+        regs[r] = None
+    for ins in t.code:
+        d = ins.register_written()
+        if d:
+            regs[d] = None
+        for r in ins.registers_read():
+            if isinstance(r, str):
+                regs[r] = None
+    return list(regs)
+
+
+def _labels(t: ir.Thread) -> dict[str, int]:
+    return {ins.name: n for n, ins in enumerate(t.code) if isinstance(ins, Label)}
+
+
+_COMMENT_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:;=+-()[]{}<>@#!$&*|^~'\"/")
+
+
+def comment_text(text: str) -> str:
+    """``text`` for a ``//`` comment of generated source: every character outside a plain set
+    (a newline, a backslash that would continue the comment, ``?`` of a trigraph, anything not
+    ASCII) written as ``%XX`` of its UTF-8 bytes.  The IR's names are checked (ir.check_name);
+    this keeps any text that reaches a comment inert, whatever it holds."""
+    return "".join(c if c in _COMMENT_SAFE else "".join(f"%{b:02X}" for b in c.encode("utf-8", "replace")) for c in text)

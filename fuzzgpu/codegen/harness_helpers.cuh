@@ -1,0 +1,87 @@
+#ifndef FUZZGPU_HARNESS_HELPERS
+#define FUZZGPU_HARNESS_HELPERS
+__device__ __forceinline__ int fz_dec(unsigned raw, unsigned tagh, int init) {
+  // a word written in this launch carries its tag; anything else was written before the launch
+  return ((raw & 0xffff0000u) == tagh) ? (int)(short)(raw & 0xffffu) : init;
+}
+__device__ __forceinline__ unsigned fz_rot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
+  return ((((x >> 5) + w * mw) & 7u) << 5) | (((x & 31u) + l * ml) & 31u);
+}
+__device__ __forceinline__ unsigned fz_unrot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
+  return ((((x >> 5) - w * mw) & 7u) << 5) | (((x & 31u) - l * ml) & 31u);
+}
+// a %globaltimer spin of ns nanoseconds (PDL: the primary runs long after its trigger)
+__device__ __forceinline__ void fz_gdelay(unsigned ns) {
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0) :: "memory");
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1) :: "memory"); } while (t1 - t0 < ns);
+}
+// per-launch random parameters, derived on the device from (epoch, seed): no per-launch arguments
+struct FzParams {
+  unsigned seed, tagh, mw, ml, pidx;
+  unsigned f[8], finv[8];      // lane multiplier per CTA group (odd) and its inverse mod 256
+  unsigned F[16], Cc[16];      // location permutation per location: inst*F + C mod ninst
+};
+// knobs (fuzzgpu.stress, RunConfig): bit 0 thread permutation off (roles of an instance in
+// neighbouring warps, same lane), bit 1 location shuffle off (an instance's locations in one row:
+// adjacent at the stride), bits 2-3 the stress CTAs' access pattern, bits 4-5 the pre-test stress
+// pattern, bit 6 stress lines by CTA (else round-robin by warp), bits 8-31 pre-test stress iterations
+__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
+                                          unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
+  const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
+  P.seed = h0;
+  P.tagh = ((unsigned)(epoch % 65535ull) + 1u) << 16;
+  const bool tperm = !(knobs & 1u), lshuf = !(knobs & 2u);
+  unsigned h = fz_mix(h0 + 1u); P.mw = tperm ? ((h & 7u) | 1u) : 1u; P.ml = tperm ? (((h >> 3) & 31u) | 1u) : 1u;
+  P.pidx = (h >> 8) % nperms;
+  for (unsigned g = 0; g < ngroups && g < 8; ++g) {
+    h = fz_mix(h0 ^ (0x5100u + g));
+    P.f[g] = (g == 0 || !tperm) ? 1u : ((h & 255u) | 1u);
+    P.finv[g] = fz_inv8(P.f[g]);
+  }
+  for (unsigned j = 0; j < nlocs && j < 16; ++j) {
+    h = fz_mix(h0 ^ (0x7700u + j));
+    P.F[j] = (j == 0 || !lshuf) ? 1u : (h | 1u);
+    P.Cc[j] = (j == 0 || !lshuf) ? 0u : fz_mix(h);
+  }
+}
+// one stress access pair on a scratch word, pattern 0 store;load 1 store;store 2 load;store 3 load;load
+__device__ __forceinline__ unsigned fz_hammer(unsigned* a, unsigned pattern, unsigned x) {
+  unsigned v = 0u;
+  if (pattern & 2u) asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  else asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(x) : "memory");
+  unsigned u = 0u;
+  if ((pattern & 1u) == (pattern >> 1)) asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(u) : "l"(a) : "memory");
+  else asm volatile("st.volatile.global.u32 [%0], %1;" :: "l"(a), "r"(x + v) : "memory");
+  return v + u;
+}
+// the scratch line of access i: round-robin over warps (default) or one line per CTA (knob bit 6)
+__device__ __forceinline__ unsigned fz_stress_line(unsigned knobs, unsigned i, unsigned scratch_lines) {
+  const unsigned w = (knobs & 64u) ? 0u : (threadIdx.x >> 5) * 3u;
+  return (blockIdx.x * 7u + w + i) % scratch_lines;
+}
+// stress CTA: hammer scratch lines until every testing warp is done (not inlined: its accesses stay
+// out of the test's straight-line code, which the SASS checks read)
+__device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines, const unsigned long long* ctl,
+                                       unsigned target, unsigned knobs) {
+  const unsigned t = threadIdx.x, pattern = (knobs >> 2) & 3u;
+  unsigned acc = 0u;
+  for (unsigned i = 0; i < 4096u; ++i) {
+    unsigned* a = scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (t & 31u);
+    acc += fz_hammer(a, pattern, i + acc);
+    if ((i & 15u) == 0u && fz_ld_vol64(ctl + 3) >= target) break;
+  }
+  asm volatile("" :: "r"(acc));
+}
+// pre-test stress: each testing thread hammers scratch lines (knob bits 8-31: iterations) before
+// the test (cuda-litmus's "pre-stress"); not inlined, as fz_stress
+__device__ __noinline__ void fz_pre_stress(unsigned* scratch, unsigned scratch_lines, unsigned knobs) {
+  const unsigned n = knobs >> 8, pattern = (knobs >> 4) & 3u, t = threadIdx.x;
+  unsigned acc = 0u;
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned* a = scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (t & 31u);
+    acc += fz_hammer(a, pattern, i + acc);
+  }
+  asm volatile("" :: "r"(acc));
+}
+#endif

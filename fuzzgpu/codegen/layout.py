@@ -1,0 +1,217 @@
+"""The harness layout: where each role (litmus thread) of an instance runs (:func:`_layout`:
+cluster group, CTA rank, warp and lane classes, and the order in which every hardware thread plays
+the roles), and where each location of an instance lives in memory (global slots, shared words,
+the wgmma tiles of ``async.read`` programs), as the C++ expressions of those maps.
+docs/harness.md describes the bijections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import codegen_wgmma as wg
+from .. import ir
+from ..ir import (
+    AsyncRead,
+    CpAsync,
+    CpAsyncBulk,
+    CpAsyncMbarrierArrive,
+    MbarrierArrive,
+    MbarrierExpectTx,
+    MbarrierInit,
+    MbarrierWait,
+    Branch,
+    Goto,
+    Program,
+    Space,
+)
+
+from .emit import BULK_SLOT_BYTES, _labels
+
+#: threads per CTA in the harness (8 warps); instance lanes are 8 bits
+CTA_THREADS = 256
+MAX_CLUSTER = 8
+
+
+class _LayoutError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RoleLayout:
+    """Where role (litmus thread) ``index`` of an instance runs, relative to the instance."""
+
+    thread: str
+    index: int  # position in Program.threads
+    cluster_group: int  # different clusters (or CTAs when clusters are 1 CTA) get different groups
+    rank: int  # CTA rank inside the cluster
+    cta_group: int  # index of the CTA (cluster_group, rank) among all CTA groups
+    warp_class: int  # distinct warps inside the CTA
+    lane_class: int  # distinct lanes inside the warp
+
+
+@dataclass(frozen=True)
+class Layout:
+    roles: tuple[RoleLayout, ...]
+    cluster: int  # CTAs per cluster (1: no __cluster_dims__)
+    n_cluster_groups: int
+    n_cta_groups: int
+    order: tuple[int, ...]  # order in which each hardware thread runs the roles
+
+
+def _layout(p: Program) -> Layout:
+    clusters: dict[tuple[int, int, int], int] = {}
+    ctas: dict[tuple[int, int, int, int], tuple[int, int]] = {}
+    ranks: dict[int, int] = {}
+    roles = []
+    warp_classes: dict[int, dict[object, int]] = {}
+    lanes: dict[tuple[int, int], int] = {}
+    for i, t in enumerate(p.threads):
+        pl = t.placement
+        ck = (pl.gpu, pl.grid, pl.cluster_id)
+        cg = clusters.setdefault(ck, len(clusters))
+        tk = (pl.gpu, pl.grid, pl.cluster_id, pl.cta)
+        if tk not in ctas:
+            r = ranks.get(cg, 0)
+            ranks[cg] = r + 1
+            ctas[tk] = (len(ctas), r)
+        tg, rank = ctas[tk]
+        wmap = warp_classes.setdefault(tg, {})
+        wkey: object = ("w", pl.warp) if pl.warp is not None else ("t", t.name)
+        wc = wmap.setdefault(wkey, len(wmap))
+        lc = lanes.get((tg, wc), 0)
+        lanes[(tg, wc)] = lc + 1
+        roles.append(RoleLayout(t.name, i, cg, rank, tg, wc, lc))
+    cluster = max(ranks.values()) if ranks else 1
+    if cluster > MAX_CLUSTER:
+        raise _LayoutError(f"{cluster} CTAs in one cluster (at most {MAX_CLUSTER})")
+    if any(len(w) > CTA_THREADS // 32 for w in warp_classes.values()):
+        raise _LayoutError(f"more than {CTA_THREADS // 32} distinct warps in one CTA")
+    if any(n > 32 for n in lanes.values()):
+        raise _LayoutError("more than 32 threads in one warp")
+    # shared locations: used from one CTA only (distributed shared memory: a location of a declared
+    # CTA, which ir.validate checks, is reached from the other CTAs of its cluster through mapa)
+    for loc in p.locations:
+        if loc.space is Space.SHARED and loc.cta is None:
+            groups = {
+                roles[i].cta_group
+                for i, t in enumerate(p.threads)
+                for ins in t.code
+                if (name := getattr(ins, "loc", None)) is not None and p.physical(name) == loc.name
+            }
+            if len(groups) > 1:
+                raise _LayoutError(f"shared location {loc.name} is accessed from different CTAs")
+    # roles without backward jumps first, so spin loops mostly wait on roles that already ran
+    def has_loop(t: ir.Thread) -> bool:
+        lab = _labels(t)
+        return any(
+            isinstance(ins, (Branch, Goto)) and lab.get(ins.target, n + 1) <= n for n, ins in enumerate(t.code)
+        )
+
+    order = tuple(sorted(range(len(p.threads)), key=lambda i: (has_loop(p.threads[i]), i)))
+    return Layout(tuple(roles), cluster, len(clusters), len(ctas), order)
+
+
+def cluster_rank_of(p: Program, loc: str) -> int:
+    """The rank, in its cluster, of the CTA a shared location belongs to (``Location.cta``): CTAs
+    of a cluster are ranked in the order the program's threads first name them (as the harness
+    layout ranks them); a CTA no thread runs in comes after those."""
+    home = p.location(p.physical(loc))
+    users = [t.placement for t in p.threads if any(p.physical(n) == home.name for i in t.code for n in i.locations())]
+    if home.cta is None or not users:
+        return 0
+    pl0 = users[0]
+    cluster = (pl0.gpu, pl0.grid, pl0.cluster_id)
+    ranks: dict[int, int] = {}
+    for t in p.threads:
+        pl = t.placement
+        if (pl.gpu, pl.grid, pl.cluster_id) == cluster:
+            ranks.setdefault(pl.cta, len(ranks))
+    return ranks.get(home.cta, len(ranks))
+
+
+def uses_wgmma(p: Program) -> bool:
+    """Whether the harness runs an ``async.read`` of ``p`` as a wgmma (needs sm_90a)."""
+    return any(isinstance(i, AsyncRead) for t in p.threads for i in t.code)
+
+
+def _wgmma_readers(p: Program) -> dict[str, list[int]]:
+    """Shared location -> the roles that read it with ``async.read`` (more than one is refused by
+    :func:`_wgmma_reasons`)."""
+    out: dict[str, list[int]] = {}
+    for k, t in enumerate(p.threads):
+        for i in t.code:
+            if isinstance(i, AsyncRead):
+                roles = out.setdefault(p.physical(i.loc), [])
+                if k not in roles:
+                    roles.append(k)
+    return out
+
+
+def uses_dsm(p: Program) -> bool:
+    """Whether a thread accesses another CTA's shared memory (``.shared::cluster``)."""
+    return any(getattr(i, "shared_cluster", False) for t in p.threads for i in t.code)
+
+
+def _role_inst_expr(lay: Layout, r: RoleLayout, lane: str, out: str) -> list[str]:
+    """C++ computing ``out`` = the instance whose role ``r`` this thread plays, given its lane ``t``
+    (``lane`` names the thread's lane variable).  See docs/harness.md for the bijection."""
+    g = r.cta_group
+    L = f"{out}_L"
+    lines = [
+        f"unsigned {L} = (fz_unrot({lane}, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml) * P.finv[{g}]) & 255u;",
+    ]
+    lines += _inst_from_lane(lay, r, L, out)
+    return lines
+
+
+def _inst_from_lane(lay: Layout, r: RoleLayout, L: str, out: str) -> list[str]:
+    a = r.cluster_group
+    if lay.n_cluster_groups > 1 and a > 0:
+        m = f"((nQ - 1u) / {lay.n_cluster_groups - 1}u)"
+        dq = f"({a}u * (1u + (({L} + P.seed) % {m})))"
+    else:
+        dq = "0u"
+    C = lay.cluster
+    rk = f"((rank + {C}u - {r.rank}u) % {C}u)" if C > 1 else "0u"
+    return [f"unsigned {out} = ((((lq + nQ - {dq}) % nQ) * {C}u + {rk}) << 8) | {L};"]
+
+
+def _gslot(j: int, inst: str) -> str:
+    """Word offset of global location ``j`` of instance ``inst`` (P: that launch's params)."""
+    if j == 0:
+        return f"((unsigned long long)({inst}) * (NG * stride))"
+    return f"((unsigned long long)((({inst}) * P.F[{j}] + P.Cc[{j}]) & (ninst - 1u)) * (NG * stride) + {j}u * stride)"
+
+
+def _n_grids(p: Program) -> int:
+    return 1 + max(t.placement.grid for t in p.threads)
+
+
+def _slot_words(p: Program) -> int:
+    """Words per location slot: 4 (16 bytes, aligned) when the program has mbarrier objects or
+    asynchronous copies (bulk copies move 16-byte aligned slots; mbarriers are 8-byte objects)."""
+    ext = (CpAsyncBulk, CpAsync, MbarrierInit, MbarrierArrive, MbarrierWait, MbarrierExpectTx, CpAsyncMbarrierArrive)
+    if any(loc.kind == "mbarrier" for loc in p.locations) or any(
+        isinstance(i, ext) for t in p.threads for i in t.code
+    ):
+        return BULK_SLOT_BYTES // 4
+    return 1
+
+
+def _sm_word(p: Program, lay: Layout, loc: str, j: int, L: str) -> str:
+    """C++ word offset in ``fz_sm`` of shared location ``loc`` (index ``j``) of the instance of
+    lane ``L``.  Plain programs: ``(L * NSH + j) * SW``.  Programs with ``async.read``: the slot,
+    in location j's tiles, of the hardware thread that plays the CTA's reading role for that
+    instance -- the role that reads the location with ``async.read`` -- (the inverse of
+    :func:`_role_inst_expr`; fuzzgpu.codegen_wgmma), so that the warpgroup's wgmma reads, for each
+    of its threads, that thread's own instance's word."""
+    if not uses_wgmma(p):
+        return f"(({L}) * NSH + {j}u) * SW"
+    readers = _wgmma_readers(p).get(loc, [])
+    k = readers[0] if readers else None
+    if k is None:  # a location no async.read reads: any bijection will do
+        q = f"(({L}) & 255u)"
+    else:
+        r = lay.roles[k]
+        q = f"fz_rot((({L}) * P.f[{r.cta_group}]) & 255u, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml)"
+    return f"({j}u * {wg.LOC_WORDS}u + fz_wg_word({q}))"
