@@ -149,12 +149,18 @@ def test_sass_checker_reads_the_same_entry():
     assert sync is not None and (sync.release, sync.acquire) == (False, False)
 
 
-def test_the_gpu_harness_refuses_it_in_one_line():
+def test_the_gpu_harness_emits_it():
+    """The harness runs it: one ``mbarrier.complete_tx.relaxed.<scope>.<space>.b64`` statement, its
+    byte count scaled as every transaction count is (codegen BULK_SCALE), the remote form through
+    ``mapa`` (``.shared::cluster``)."""
     from fuzzgpu import codegen
 
-    p = parse_file(_file("CTX-MP-fence.litmus"))
-    reasons = codegen.unrunnable_reasons(p)
-    assert [r for r in reasons if "complete_tx" in r] == ["P0:4 mbarrier.complete_tx: not supported by code generation yet"]
+    for name, ptx in (("CTX-MP-fence.litmus", "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], 16;"),
+                      ("CTX-MP-remote-cluster.litmus", "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], 16;")):
+        p = parse_file(_file(name))
+        assert not [r for r in codegen.unrunnable_reasons(p) if "complete_tx" in r], name
+        src, _ = codegen.harness_source(p)
+        assert ptx in src, name
 
 
 # -- the litmus tests: verdicts written from the ISA (tests/litmus/mbarrier-complete-tx) -------
@@ -168,11 +174,7 @@ LITMUS = Path(__file__).resolve().parent / "litmus" / "mbarrier-complete-tx"
 
 
 def _file(name: str) -> Path:
-    """A catalogue file: ``name``, or ``name.pending`` -- the name the files have while code
-    generation does not emit mbarrier.complete_tx, because tests/test_codegen.py requires every
-    ``.litmus`` file under tests/ to generate a static kernel (renamed with the codegen change)."""
-    path = LITMUS / name
-    return path if path.exists() else LITMUS / (name + ".pending")
+    return LITMUS / name
 
 
 def _rows() -> list[dict[str, str]]:
@@ -198,7 +200,7 @@ _ORACLE = pytest.mark.xfail(not _modelled(), raises=model.Unsupported, strict=Tr
 
 def test_catalogue_shape():
     rows = _rows()
-    files = [f.name.removesuffix(".pending") for f in (*LITMUS.glob("*.litmus"), *LITMUS.glob("*.litmus.pending"))]
+    files = [f.name for f in LITMUS.glob("*.litmus")]
     assert sorted(r["path"] for r in rows) == sorted(files)
     assert {r["verdict"] for r in rows} >= {"forbidden", "allowed", "sc"}
     for r in rows:

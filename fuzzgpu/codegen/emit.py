@@ -19,6 +19,7 @@ from ..ir import (
     FenceMbarrierInit,
     GridDepControl,
     MbarrierArrive,
+    MbarrierCompleteTx,
     MbarrierExpectTx,
     MbarrierInit,
     MbarrierWait,
@@ -217,8 +218,8 @@ def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False)
     """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label.  A
     distributed-shared-memory access (``.shared::cluster``) first maps the location's address into
     its CTA with ``mapa`` (:func:`_mapa`), in a block of its own."""
-    if getattr(ins, "shared_cluster", False) and isinstance(ins, (Load, Store, Atom, Red, MbarrierArrive)):
-        name = ins.bar if isinstance(ins, MbarrierArrive) else ins.loc
+    if getattr(ins, "shared_cluster", False) and isinstance(ins, (Load, Store, Atom, Red, MbarrierArrive, MbarrierCompleteTx)):
+        name = ins.bar if isinstance(ins, (MbarrierArrive, MbarrierCompleteTx)) else ins.loc
         return ["{"] + ["  " + x for x in _mapa(ctx, name, ctx.addr(name)[0])] + [
             "  " + x for x in _emit(ins, ctx, backward)] + ["}"]
     return _emit(ins, ctx, backward)
@@ -385,6 +386,10 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
     if isinstance(ins, MbarrierExpectTx):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
+    if isinstance(ins, MbarrierCompleteTx):
+        a, _ = _address(ctx, ins, ins.bar)
+        space = "shared::cluster" if ins.shared_cluster else "shared::cta"
+        return [f'asm volatile("mbarrier.complete_tx.relaxed.{ins.scope}.{space}.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
     if isinstance(ins, MbarrierWait):
         a, _ = ctx.addr(ins.bar)
         # one try: try_wait itself gives up after a hardware time limit (false), test_wait at once

@@ -16,6 +16,7 @@ from ..ir import (
     CpAsyncBulk,
     CpAsyncMbarrierArrive,
     MbarrierArrive,
+    MbarrierCompleteTx,
     MbarrierExpectTx,
     MbarrierInit,
     MbarrierWait,
@@ -190,7 +191,7 @@ def _n_grids(p: Program) -> int:
 def _slot_words(p: Program) -> int:
     """Words per location slot: 4 (16 bytes, aligned) when the program has mbarrier objects or
     asynchronous copies (bulk copies move 16-byte aligned slots; mbarriers are 8-byte objects)."""
-    ext = (CpAsyncBulk, CpAsync, MbarrierInit, MbarrierArrive, MbarrierWait, MbarrierExpectTx, CpAsyncMbarrierArrive)
+    ext = (CpAsyncBulk, CpAsync, MbarrierInit, MbarrierArrive, MbarrierWait, MbarrierExpectTx, MbarrierCompleteTx, CpAsyncMbarrierArrive)
     if any(loc.kind == "mbarrier" for loc in p.locations) or any(
         isinstance(i, ext) for t in p.threads for i in t.code
     ):

@@ -18,6 +18,7 @@ from ..ir import (
     CpAsyncWait,
     ClusterBarrier,
     MbarrierArrive,
+    MbarrierCompleteTx,
     MbarrierInit,
     Tcgen05Fence,
     Atom,
@@ -167,8 +168,8 @@ def _extension_reasons(p: Program) -> list[str]:
                                "(4 litmus bytes, a 16-byte slot on the device)")
             elif isinstance(ins, MbarrierInit):
                 inits[ins.bar] = inits.get(ins.bar, 0) + 1
-            if isinstance(ins, MbarrierArrive) and ins.shared_cluster and not _has_cluster_barriers(p):
-                out.append(f"{where} mbarrier.arrive.shared::cluster (a remote arrive) in a program without cluster "
+            if isinstance(ins, (MbarrierArrive, MbarrierCompleteTx)) and ins.shared_cluster and not _has_cluster_barriers(p):
+                out.append(f"{where} {ins.OP}.shared::cluster (a remote mbarrier operation) in a program without cluster "
                            "barriers: nothing publishes the mbarrier's initialisation to the other CTA (undefined on the device)")
             for name in ins.locations():
                 if p.location(p.physical(name)).kind == "mbarrier":
@@ -201,8 +202,8 @@ def _dsm_reasons(p: Program) -> list[str]:
     thread (the cluster's CTAs are those of the program's threads), and the final value of such a
     location is not read back (it would need the home CTA's role to read after the others)."""
     out: list[str] = []
-    remote = {p.physical(i.bar if isinstance(i, MbarrierArrive) else getattr(i, "loc")) for t in p.threads for i in t.code
-              if isinstance(i, (Load, Store, Atom, Red, MbarrierArrive)) and i.shared_cluster}
+    remote = {p.physical(i.bar if isinstance(i, (MbarrierArrive, MbarrierCompleteTx)) else getattr(i, "loc")) for t in p.threads
+              for i in t.code if isinstance(i, (Load, Store, Atom, Red, MbarrierArrive, MbarrierCompleteTx)) and i.shared_cluster}
     for name in sorted(remote):
         loc = p.location(name)
         users = [t.placement for t in p.threads if any(p.physical(n) == name for i in t.code for n in i.locations())]
