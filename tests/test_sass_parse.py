@@ -335,7 +335,7 @@ def test_missing_disassembler_message(monkeypatch):
     """A missing tool is the environment's failure (MissingTool, an EnvError: exit 3), not bad input."""
     from fuzzgpu.errors import EnvError, MissingTool
 
-    monkeypatch.setattr(sass, "find_tool", lambda name: None)
+    monkeypatch.setattr(sass.toolchain, "find_tool", lambda name: None)
     with pytest.raises(MissingTool, match="pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump") as e:
         sass.disassemble(Path("x.cubin"))
     assert e.value.tool == "nvdisasm" and not isinstance(e.value, UserError)

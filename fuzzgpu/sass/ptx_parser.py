@@ -1,0 +1,676 @@
+"""The PTX parser: PTX text -> functions of typed instructions, memory operations and
+synchronisation points in program order (:func:`parse_ptx`), with the SASS token classes ptxas is
+expected to emit for each (:func:`_classify_ptx_sync`), and the semantics-table key and rule of a
+synchronisation point (:func:`_rule_key`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .. import semantics
+from .report import _int
+
+
+@dataclass(frozen=True)
+class PtxInstr:
+    """One PTX statement: ``index`` in program order within its function, ``line`` in the file."""
+
+    index: int
+    line: int
+    text: str
+    predicate: str
+    opcode: str
+    mods: tuple[str, ...]
+    operands: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PtxMemOp:
+    instr: PtxInstr
+    kind: str  # load | store | atomic | reduction
+    space: str  # global | shared | cluster | local | const | generic
+    sem: str  # weak | relaxed | acquire | release | acq_rel | volatile | mmio | nc
+    scope: str  # cta | cluster | gpu | sys | "" (weak, nc)
+    width: int  # bits
+    root: str  # root register/symbol of the address
+    offset: int  # byte offset from root
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return (self.root, self.offset)
+
+
+@dataclass(frozen=True)
+class PtxSync:
+    instr: PtxInstr
+    kind: str  # fence | barrier | arrive | griddep-wait | griddep-launch | mbarrier-* | proxy-fence ...
+    release: bool  # earlier operations must not move below it
+    acquire: bool  # later operations must not move above it
+    space: str = ""  # for proxy fences: the only state space it orders ("" = all)
+    #: for the cp.async / bulk async-group waits: the PTX instruction indices of the memory
+    #: operations of the function that conflict with a copy the wait completes (see
+    #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
+    orders_only: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
+class AsyncAccess:
+    """What an asynchronous copy (cp.async, cp{.reduce}.async.bulk) reads (its source) or writes
+    (its destination), as far as the PTX says: the state space, the address (``root`` "" when
+    unknown, e.g. a tensor map) and the size in bytes (0 when not an immediate)."""
+
+    space: str
+    root: str
+    offset: int
+    size: int
+    write: bool
+
+
+@dataclass(frozen=True)
+class PtxEvent:
+    """A PTX instruction the analysis cares about: a memory operation, a synchronisation point, or
+    both (``ld.acquire``), with the SASS token classes ptxas is expected to emit for it."""
+
+    instr: PtxInstr
+    mem: PtxMemOp | None
+    sync: PtxSync | None
+    mem_class: str | None
+    sync_classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PtxLoop:
+    head: int  # instruction index of the first statement after the label
+    tail: int  # instruction index of the backward branch
+    line: int
+    reads_clock: bool
+    delay: bool  # no memory operation or synchronisation inside
+
+
+@dataclass(frozen=True)
+class PtxFunction:
+    name: str
+    entry: bool
+    line: int
+    instrs: tuple[PtxInstr, ...]
+    events: tuple[PtxEvent, ...]
+    loops: tuple[PtxLoop, ...]
+
+
+_PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
+_PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
+_PTX_PRED_RE = re.compile(r"^@!?%?[\w$]+\s+")
+_SPACES = {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "generic"}
+_SEMS = {"relaxed", "acquire", "release", "acq_rel", "volatile", "weak", "mmio", "sc"}
+_SCOPES = {"cta", "cluster", "gpu", "sys"}
+_TYPE_BITS = {
+    "b8": 8, "u8": 8, "s8": 8,
+    "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16, "f16x2": 32, "bf16x2": 32,
+    "b32": 32, "u32": 32, "s32": 32, "f32": 32,
+    "b64": 64, "u64": 64, "s64": 64, "f64": 64,
+    "b128": 128,
+}
+
+
+def _strip_ptx_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
+
+
+def _strip_line_directives(text: str) -> str:
+    """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
+    not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
+    Directives)."""
+    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
+
+
+def _split_operands(text: str) -> tuple[str, ...]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return tuple(out)
+
+
+def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    """Split a function body into ``(line, statement, labels)``: statements end at ``;``; braces of
+    inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next statement."""
+    out: list[tuple[int, str, tuple[str, ...]]] = []
+    labels: list[str] = []
+    chunks: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        nonlocal labels
+        line = chunks[0][0] if chunks else first_line
+        text = ""
+        for ln, part in chunks:
+            rest = part
+            if not text.strip():
+                while True:
+                    rest = rest.lstrip(" \t{}")
+                    m = _PTX_LABEL_RE.match(rest)
+                    if not m or rest[m.end() - 1 : m.end() + 1] == "::":
+                        break
+                    labels.append(m.group(1))
+                    rest = rest[m.end():]
+                if rest.strip(" \t{}"):
+                    line = ln
+            text += " " + rest
+        stmt = text.strip(" \t{}")
+        if stmt and not stmt.startswith("."):
+            out.append((line, stmt, tuple(labels)))
+            labels = []
+        chunks.clear()
+
+    for n, line_text in enumerate(body.split("\n")):
+        parts = line_text.split(";")
+        for i, part in enumerate(parts):
+            chunks.append((first_line + n, part))
+            if i < len(parts) - 1:
+                flush()
+    if chunks:
+        flush()
+    return out
+
+
+def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
+    pred = ""
+    m = _PTX_PRED_RE.match(stmt)
+    if m:
+        pred = m.group(0).strip()
+        stmt_body = stmt[m.end():]
+    else:
+        stmt_body = stmt
+    parts = stmt_body.split(None, 1)
+    op = parts[0] if parts else ""
+    operands = _split_operands(parts[1]) if len(parts) > 1 else ()
+    pieces = op.split(".")
+    # re-join "shared::cta" style qualifiers, which contain no dots, so a plain split is right
+    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands)
+
+
+def _ptx_width(mods: Sequence[str]) -> int:
+    vec = 1
+    bits = 32
+    for m in mods:
+        if m in ("v2", "v4", "v8"):
+            vec = int(m[1:])
+        elif m in _TYPE_BITS:
+            bits = _TYPE_BITS[m]
+    return vec * bits
+
+
+def _ptx_address(operand: str) -> tuple[str, int]:
+    inner = operand.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    inner = inner.replace(" ", "")
+    m = re.fullmatch(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?", inner)
+    if not m:
+        return (inner, 0)
+    root = m.group(1) or ""
+    off = _int(m.group(2)) if m.group(2) else 0
+    if root and re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", root):
+        return ("", _int(root) + off)
+    return (root, off)
+
+
+def _mem_class(family: str, strength: str) -> str:
+    return f"{family}{'.' + strength if strength else ''}"
+
+
+def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
+    op = ins.opcode
+    if op not in ("ld", "st", "atom", "red", "ldu"):
+        return None
+    mods = ins.mods
+    space = "generic"
+    for m in mods:
+        if m in _SPACES:
+            space = {"shared::cta": "shared", "shared::cluster": "cluster"}.get(m, m)
+    if space == "param":
+        return None
+    kind = {"ld": "load", "ldu": "load", "st": "store", "atom": "atomic", "red": "reduction"}[op]
+    sem = "weak"
+    scope = ""
+    for m in mods:
+        if m in _SEMS:
+            sem = m
+        if m in _SCOPES:
+            scope = m
+    if "nc" in mods or op == "ldu":
+        sem = "nc"
+    if kind in ("atomic", "reduction"):
+        if sem == "weak":
+            sem = "relaxed"
+        scope = scope or "gpu"
+    elif sem in ("relaxed", "acquire", "release", "acq_rel", "mmio") and not scope:
+        scope = "sys" if sem == "mmio" else "gpu"
+    elif sem == "volatile":
+        scope = "sys"
+    addr_operand = ""
+    for o in ins.operands:
+        if o.startswith("["):
+            addr_operand = o
+            break
+    root, off = _ptx_address(addr_operand) if addr_operand else ("", 0)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    width = _ptx_width(mods)
+    return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _sass_strength_for(mem: PtxMemOp) -> str:
+    if mem.space not in ("global", "generic"):
+        return ""
+    if mem.kind in ("atomic", "reduction"):
+        return ""
+    if mem.sem == "nc":
+        return "CONSTANT"
+    if mem.sem == "mmio":
+        return "MMIO"
+    if mem.sem == "weak":
+        # cache operators that ptxas encodes as strengths (seen with ptxas 13.0 on sm_90/sm_100a)
+        for op, strength in (("cg", "STRONG.GPU"), ("cv", "STRONG.SYS"), ("ca", "STRONG.SM")):
+            if op in mem.instr.mods and mem.kind == "load":
+                return strength
+        return ""
+    return {"cta": "STRONG.SM", "cluster": "STRONG.GPU", "gpu": "STRONG.GPU", "sys": "STRONG.SYS"}[mem.scope]
+
+
+def _ptx_mem_family(mem: PtxMemOp) -> str:
+    if mem.kind in ("atomic", "reduction"):
+        return {"global": "ATOMG", "shared": "ATOMS"}.get(mem.space, "ATOM")
+    load = mem.kind == "load"
+    return {
+        "global": "LDG" if load else "STG",
+        "shared": "LDS" if load else "STS",
+        "local": "LDL" if load else "STL",
+        "const": "LDC" if load else "STC",
+    }.get(mem.space, "LD" if load else "ST")
+
+
+def _membar(scope: str, sc: bool) -> str:
+    s = {"cta": "CTA", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}.get(scope, "GPU")
+    return f"MEMBAR.{'SC' if sc else 'ALL'}.{s}"
+
+
+def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> PtxSync:
+    """The synchronisation point ``kind`` of ``ins``: what it orders (release: the thread's earlier
+    accesses before it; acquire: it before the later ones) is the instruction-semantics table's
+    entry ``key`` (default ``kind``; :mod:`fuzzgpu.semantics`), with its ``.sem`` qualifier."""
+    sem = next((m for m in ins.mods if m in _SEMS), None)
+    release, acquire = semantics.entry(key or kind).orders_directions(sem)
+    return PtxSync(ins, kind, release, acquire, space)
+
+
+def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
+    """The synchronisation meaning of a PTX instruction and the SASS token classes it expands to
+    (in SASS order), or ``(None, ())``."""
+    op, mods = ins.opcode, ins.mods
+    scope = next((m for m in mods if m in _SCOPES), "")
+    if mem is not None:
+        rel, acq = semantics.entry({"ldu": "ld"}.get(op, op)).orders_directions(mem.sem)
+        if not (rel or acq):
+            return None, ()
+        classes: list[str] = []
+        if rel:
+            classes.append(_membar(mem.scope, False))
+        classes.append("@mem")
+        if acq and mem.scope in ("gpu", "sys", "cluster"):
+            classes.append("CCTL.IVALL")
+        kind = {(True, False): "release", (False, True): "acquire", (True, True): "acq_rel"}[(rel, acq)]
+        return PtxSync(ins, kind, rel, acq), tuple(classes)
+    if op in ("fence", "membar"):
+        if op == "membar":
+            sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
+            toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+            return _sync(ins, "fence.sc", "membar"), toks
+        if "proxy" in mods:
+            if "async" in mods or any(m.startswith("async") for m in mods):
+                space = ""
+                if "global" in mods:
+                    return _sync(ins, "fence.proxy.async", space="global"), ("FENCE.VIEW.ASYNC.G",)
+                if "shared::cta" in mods:
+                    return _sync(ins, "fence.proxy.async", space="shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
+                if "shared::cluster" in mods:
+                    return _sync(ins, "fence.proxy.async", space="shared"), ("FENCE.VIEW.ASYNC.S",)
+                return _sync(ins, "fence.proxy.async", space=space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
+            # fence.proxy.alias / tensormap: ordering between proxies of one location; no known token
+            return _sync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), "fence.proxy"), ()
+        if "mbarrier_init" in mods:
+            # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
+            return _sync(ins, "fence.mbarrier_init"), ()
+        if "sc" in mods or "acq_rel" in mods:
+            sc = "sc" in mods
+            sc_scope = scope or "sys"
+            toks = (_membar(sc_scope, sc),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+            return _sync(ins, "fence.sc" if sc else "fence.acq_rel"), toks
+        if "acquire" in mods:
+            return _sync(ins, "fence.acquire"), ()
+        if "release" in mods:
+            return _sync(ins, "fence.release"), ()
+        return None, ()
+    if op == "barrier" and "cluster" in mods:
+        # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire); ptxas 13.0,
+        # sm_90: arrive[.release] is MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV, arrive.relaxed is
+        # UCGABAR_ARV alone, wait[.acquire] is UCGABAR_WAIT; CCTL.IVALL (.aligned or not)
+        if "arrive" in mods:
+            if "relaxed" in mods:
+                return _sync(ins, "barrier.cluster.arrive"), ("UCGABAR_ARV",)
+            return _sync(ins, "barrier.cluster.arrive"), ("MEMBAR.ALL.GPU", "UCGABAR_ARV")
+        if "wait" in mods:
+            return _sync(ins, "barrier.cluster.wait"), ("UCGABAR_WAIT", "CCTL.IVALL")
+        return None, ()
+    if op in ("bar", "barrier"):
+        sub = [m for m in mods if m not in ("cta", "aligned")]
+        if not sub or sub[0] == "sync":
+            return _sync(ins, "bar.sync"), ("BAR.SYNC",)
+        if sub[0] == "arrive":
+            return _sync(ins, "bar.arrive"), ("BAR.ARV",)
+        if sub[0] == "red":
+            return _sync(ins, "bar.red"), ("BAR.RED",)
+        return None, ()  # bar.warp.sync: execution only
+    if op == "griddepcontrol":
+        if "wait" in mods:
+            return _sync(ins, "griddepcontrol.wait"), ("ACQBULK",)
+        if "launch_dependents" in mods:
+            return _sync(ins, "griddepcontrol.launch_dependents"), ("PREEXIT",)
+        return None, ()
+    if op == "mbarrier":
+        if mods and mods[0] == "init":
+            return _sync(ins, "mbarrier.init"), ("SYNCS.EXCH",)
+        if mods and mods[0] in ("arrive", "arrive_drop"):
+            if "expect_tx" in mods:
+                return _sync(ins, "mbarrier.arrive.expect_tx"), ("SYNCS.ARRIVE",)
+            return _sync(ins, "mbarrier.arrive"), ("SYNCS.ARRIVE",)
+        if mods and mods[0] in ("expect_tx", "complete_tx"):
+            return _sync(ins, "mbarrier." + mods[0]), ("SYNCS.ARRIVE",)
+        if mods and mods[0] in ("try_wait", "test_wait"):
+            toks: tuple[str, ...] = ("SYNCS.PHASECHK",)
+            if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
+                toks += ("CCTL.IVALL",)
+            return _sync(ins, "mbarrier." + mods[0]), toks
+        return _sync(ins, "mbarrier." + (mods[0] if mods else ""), "mbarrier"), ()
+    if op == "cp":
+        if mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg"):
+            return _sync(ins, "cp.async"), ("LDGSTS",)
+        if mods[:2] == ("async", "commit_group"):
+            return _sync(ins, "cp.async.commit_group"), ("LDGDEPBAR",)
+        if mods[:2] in (("async", "wait_group"), ("async", "wait_all")):
+            return _sync(ins, "cp.async.wait"), ("DEPBAR",)
+        if mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk"):
+            if "commit_group" in mods:
+                return _sync(ins, "cp.async.bulk.commit_group"), ("UTMACMDFLUSH",)
+            if "wait_group" in mods:
+                return _sync(ins, "cp.async.bulk.wait_group"), ("DEPBAR",)
+            return _sync(ins, ".".join(("cp",) + mods[:3]), "cp.async.bulk"), ("BULK",)
+        return None, ()
+    if op == "tcgen05" and "fence" in mods:
+        return _sync(ins, "tcgen05.fence"), ()  # emits no SASS (toolchain §5)
+    return None, ()
+
+
+_SPACE_OF = {"shared": "shared", "shared::cta": "shared", "shared::cluster": "cluster", "global": "global"}
+
+
+def _async_copy(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, tuple[AsyncAccess, ...]] | None:
+    """``(family, accesses)`` of an asynchronous copy -- family ``cp.async`` (non-bulk) or
+    ``bulk_group`` (a bulk copy completing on a bulk async-group) -- or None (not a copy, or a bulk
+    copy completing on an mbarrier, which no wait_group waits for).  The first state-space qualifier
+    is the destination's, the second the source's (PTX ISA cp.async, cp.async.bulk,
+    cp.reduce.async.bulk: ``.dst.src``)."""
+    mods = ins.mods
+    bulk = mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk")
+    plain = mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg")
+    if ins.opcode != "cp" or not (bulk or plain) or "prefetch" in mods or len(ins.operands) < 2:
+        return None
+    if bulk and "bulk_group" not in mods:
+        return None
+    spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
+    if len(spaces) < 2:
+        return None
+    size_text = ins.operands[2] if len(ins.operands) > 2 and "tensor" not in mods else ""
+    size = _int(size_text) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", size_text) else 0
+
+    def access(operand: str, space: str, write: bool) -> AsyncAccess:
+        if "," in operand or "{" in operand:  # [tensorMap, {coordinates}]: the address is not in the PTX
+            return AsyncAccess(space, "", 0, 0, write)
+        root, off = _ptx_address(operand)
+        if root in defs:
+            r0, o0 = defs[root]
+            root, off = r0, o0 + off
+        return AsyncAccess(space, root, off, size, write)
+
+    return ("cp.async" if plain else "bulk_group",
+            (access(ins.operands[0], spaces[0], True), access(ins.operands[1], spaces[1], False)))
+
+
+def _may_overlap(mem: PtxMemOp, acc: AsyncAccess, writes: dict[str, int]) -> bool:
+    """Whether ``mem`` may touch a byte ``acc`` touches: False only where the PTX proves them apart
+    (state spaces that cannot alias, two different variables, or one address root -- a symbol or a
+    register written once -- with disjoint byte ranges)."""
+    space = {"cluster": "shared"}.get(mem.space, mem.space)
+    other = {"cluster": "shared"}.get(acc.space, acc.space)
+    if space in ("local", "const", "param") or (space != "generic" and space != other):
+        return False
+    if not mem.root or not acc.root:
+        return True
+    if mem.root != acc.root:
+        return mem.root.startswith("%") or acc.root.startswith("%")  # two symbols are two variables
+    if acc.size <= 0 or (mem.root.startswith("%") and writes.get(mem.root, 0) > 1):
+        return True
+    return mem.offset < acc.offset + acc.size and acc.offset < mem.offset + max(mem.width // 8, 1)
+
+
+def _async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[AsyncAccess, ...]]],
+                     events: Sequence[PtxEvent], loops: Sequence[PtxLoop], writes: dict[str, int]) -> frozenset[int]:
+    """The memory operations (PTX instruction indices) that conflict with a copy ``wait`` completes:
+    overlapping and at least one of the two a write (PTX ISA memory model, conflicting accesses).
+
+    ``cp.async.wait_group``/``wait_all`` complete the thread's cp.async copies (their source reads and
+    destination writes), ``cp.async.bulk.wait_group`` its bulk_group copies, ``.read`` only their
+    source reads.  A copy counts when it precedes the wait or shares a loop with it (a later
+    iteration's wait completes it); every group counts, also those ``wait_group N > 0`` leaves
+    pending (conservative)."""
+    bulk = "bulk" in wait.mods
+    family = "bulk_group" if bulk else "cp.async"
+    read_only = bulk and "read" in wait.mods
+    in_loops = {i for i, lp in enumerate(loops) if lp.head <= wait.index <= lp.tail}
+    awaited = [a for idx, fam, accs in copies if fam == family and (
+        idx < wait.index or any(loops[i].head <= idx <= loops[i].tail for i in in_loops))
+        for a in accs if not (read_only and a.write)]
+    return frozenset(e.instr.index for e in events if e.mem is not None and any(
+        (a.write or e.mem.kind != "load") and _may_overlap(e.mem, a, writes) for a in awaited))
+
+
+_WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}
+
+
+def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
+    if ins.opcode in _WRITES_NONE or not ins.operands:
+        return ()
+    first = ins.operands[0]
+    if first.startswith("["):
+        return ()
+    return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
+
+
+def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> None:
+    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)."""
+    dests = _ptx_dests(ins)
+    for d in dests:
+        defs.pop(d, None)
+    if len(dests) != 1:
+        return
+    d = dests[0]
+    ops = ins.operands
+    src = None
+    if ins.opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
+        if re.fullmatch(r"[%\w$]+", ops[1]) and not re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", ops[1]):
+            if ops[1].startswith("%") and not ops[1].startswith(("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")):
+                src = defs.get(ops[1], (ops[1], 0))
+            elif not ops[1].startswith("%"):
+                src = (ops[1], 0)  # a symbol (shared variable)
+    elif ins.opcode in ("add", "sub") and len(ops) == 3:
+        a, b = ops[1], ops[2]
+        imm = re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", b)
+        if imm and a.startswith("%"):
+            base = defs.get(a, (a, 0))
+            k = _int(b)
+            src = (base[0], base[1] + (k if ins.opcode == "add" else -k))
+    if src is not None and src[0] != d:
+        defs[d] = src
+
+
+def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
+    """``(name, entry, header_line, body, body_first_line)`` for every function with a body."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        m = _PTX_FUNC_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        name, entry, header = m.group(2), m.group(1) == "entry", i + 1
+        # find the opening brace of the body (after the parameter list)
+        j = i
+        depth_paren = 0
+        found = None
+        while j < len(lines):
+            seg = lines[j] if j != i else lines[j][m.end():]
+            for k, ch in enumerate(seg):
+                if ch == "(":
+                    depth_paren += 1
+                elif ch == ")":
+                    depth_paren -= 1
+                elif ch == ";" and depth_paren == 0:
+                    found = ("decl", j, k)
+                    break
+                elif ch == "{" and depth_paren == 0:
+                    found = ("body", j, k)
+                    break
+            if found:
+                break
+            j += 1
+        if not found or found[0] == "decl":
+            i = (found[1] if found else j) + 1
+            continue
+        _, bj, bk = found
+        depth = 0
+        body_lines: list[str] = []
+        end = bj
+        done = False
+        for jj in range(bj, len(lines)):
+            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
+            if jj == bj:
+                depth = 1
+            keep = []
+            for ch in seg:
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+                    if depth == 0:
+                        done = True
+                        break
+                keep.append(ch)
+            body_lines.append("".join(keep))
+            end = jj
+            if done:
+                break
+        out.append((name, entry, header, "\n".join(body_lines), bj + 1))
+        i = end + 1
+    return out
+
+
+def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
+    """Parse PTX into functions whose events (memory operations and synchronisation points) are in
+    program order."""
+    clean = _strip_line_directives(_strip_ptx_comments(text))
+    funcs = []
+    for name, entry, header, body, first in _find_functions(clean):
+        stmts = _ptx_statements(body, first)
+        instrs = []
+        label_at: dict[str, int] = {}
+        for idx, (line, stmt, labels) in enumerate(stmts):
+            for lab in labels:
+                label_at[lab] = idx
+            instrs.append(_parse_ptx_instr(idx, line, stmt))
+        defs: dict[str, tuple[str, int]] = {}
+        events = []
+        copies = []
+        for ins in instrs:
+            mem = _classify_ptx_mem(ins, defs)
+            sync, classes = _classify_ptx_sync(ins, mem)
+            copy = _async_copy(ins, defs)
+            if copy is not None:
+                copies.append((ins.index, *copy))
+            _track_defs(ins, defs)
+            if mem is None and sync is None:
+                continue
+            mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
+            events.append(PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem")))
+        loops = []
+        for ins in instrs:
+            if ins.opcode == "bra" and ins.operands:
+                target = ins.operands[0]
+                head = label_at.get(target)
+                if head is not None and head <= ins.index:
+                    body_ins = instrs[head:ins.index]
+                    clock = any("%clock" in o for b in body_ins for o in b.operands)
+                    busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
+                    loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
+        writes: dict[str, int] = {}
+        for ins in instrs:
+            for d in _ptx_dests(ins):
+                writes[d] = writes.get(d, 0) + 1
+        events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
+            e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
+            for e in events]
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops)))
+    return tuple(funcs)
+
+
+def _rule_key(sync: PtxSync) -> str:
+    """The key of :data:`RULE_FORBIDDEN` a forbidden move across ``sync`` cites: the semantics
+    table's ``rule`` (:mod:`fuzzgpu.semantics`), else by direction (an acquire only, a release only,
+    or a fence)."""
+    key = _semantics_key(sync.kind)
+    rule = semantics.TABLE[key].rule if key in semantics.TABLE else ""
+    if rule:
+        return rule
+    if sync.acquire and not sync.release:
+        return "acquire"
+    if sync.release and not sync.acquire:
+        return "release"
+    return "fence"
+
+
+def _semantics_key(kind: str) -> str:
+    """The semantics-table key of a :class:`PtxSync` kind (``fence.proxy.alias`` -> ``fence.proxy``,
+    a bulk copy ``cp.async.bulk.shared::cluster`` -> ``cp.async.bulk``)."""
+    if kind.startswith("fence.proxy.") and kind != "fence.proxy.async":
+        return "fence.proxy"
+    if kind.startswith(("cp.async.bulk.", "cp.reduce.async.bulk")) and kind not in semantics.TABLE:
+        return "cp.async.bulk"
+    if kind.startswith("mbarrier.") and kind not in semantics.TABLE:
+        return "mbarrier"
+    return kind
