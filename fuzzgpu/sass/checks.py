@@ -214,9 +214,9 @@ def _counted_crossings(events: Sequence[PtxEvent], loops: Sequence[PtxLoop], sas
                 # the point's SASS and stands for one of them; one in a loop with the point, for any
                 own = 1 if s in side else 0
                 looped = any(sd == BOTH for k, sd in side.items() if k != s)
-                excess = sorted(inside, key=lambda m: m.instr.index)[own:]
+                surplus = sorted(inside, key=lambda m: m.instr.index)[own:]
                 sides = {sd for sd in side.values() if sd != BOTH}
-                if not excess:
+                if not surplus:
                     pass
                 elif looped:
                     unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}`: a PTX {cls} in a loop "
@@ -225,7 +225,7 @@ def _counted_crossings(events: Sequence[PtxEvent], loops: Sequence[PtxLoop], sas
                     (sd,) = sides
                     direction, anchor = (SUNK, first) if sd == BEFORE else (HOISTED, last)
                     findings.extend(_counted_finding(m, only[sd], 0, len(inside), "inside", direction, events, s, anchor, cls, where)
-                                    for m in excess)
+                                    for m in surplus)
                 elif sides:
                     unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}` with PTX {cls} on both sides")
     return _Counted(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)))

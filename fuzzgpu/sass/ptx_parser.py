@@ -131,7 +131,9 @@ def _strip_line_directives(text: str) -> str:
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
     for ch in text:
         if ch in "[{(":
             depth += 1
@@ -403,7 +405,7 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
         if mods and mods[0] in ("expect_tx", "complete_tx"):
             return _sync(ins, "mbarrier." + mods[0]), ("SYNCS.ARRIVE",)
         if mods and mods[0] in ("try_wait", "test_wait"):
-            toks: tuple[str, ...] = ("SYNCS.PHASECHK",)
+            toks = ("SYNCS.PHASECHK",)
             if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
                 toks += ("CCTL.IVALL",)
             return _sync(ins, "mbarrier." + mods[0]), toks

@@ -122,14 +122,14 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
             if not m or int(m.group(1), 16) == 0:
                 return None  # kernel parameters and driver constants
         width = 32
-        for m in mods:
-            if m in ("U8", "S8", "8"):
+        for mod in mods:
+            if mod in ("U8", "S8", "8"):
                 width = 8
-            elif m in ("U16", "S16", "16"):
+            elif mod in ("U16", "S16", "16"):
                 width = 16
-            elif m == "64":
+            elif mod == "64":
                 width = 64
-            elif m == "128":
+            elif mod == "128":
                 width = 128
         strength = ""
         if "STRONG" in mods:

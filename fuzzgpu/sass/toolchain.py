@@ -32,7 +32,7 @@ def find_tool(name: str) -> str | None:
     if p:
         return p
     try:
-        import nvidia  # type: ignore[import-not-found]
+        import nvidia  # type: ignore[import-not-found,import-untyped]  # the wheels' namespace package has no py.typed
 
         for root in getattr(nvidia, "__path__", []):
             for sub in ("cu13", "cu12", "cuda_nvcc", "cuda_nvdisasm", "cuda_cuobjdump"):
