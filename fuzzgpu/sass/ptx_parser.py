@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .. import semantics
 from .report import _int
@@ -322,11 +322,155 @@ def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> 
     return PtxSync(ins, kind, release, acquire, space)
 
 
+#: the opcodes whose instructions are memory operations (:func:`_classify_ptx_mem`); their table
+#: entries (``ld``, ``st``, ``atom``, ``red``) are read there, not as synchronisation points
+_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red")
+
+
+def _table_name(ins: PtxInstr) -> tuple[str, ...]:
+    """The opcode and qualifiers of ``ins`` spelled as the semantics table names its instruction
+    (PTX ISA): ``barrier{.cta}{.aligned}`` is ``bar`` and a bare ``bar`` is ``bar.sync``
+    (bar/barrier); ``cp.async.wait_group``/``wait_all`` are the one ``cp.async.wait``
+    (cp.async.wait_group/wait_all); ``mbarrier.arrive_drop`` is an arrive (mbarrier.arrive_drop);
+    ``cp.reduce.async.bulk`` is a bulk copy (cp.reduce.async.bulk)."""
+    op, mods = ins.opcode, ins.mods
+    if op in ("bar", "barrier") and "cluster" not in mods:
+        return ("bar",) + (tuple(m for m in mods if m not in ("cta", "aligned")) or ("sync",))
+    if op == "cp" and mods[:1] == ("reduce",):
+        mods = mods[1:]
+    if mods[:2] in (("async", "wait_group"), ("async", "wait_all")):
+        return (op, "async", "wait") + mods[2:]
+    if op == "mbarrier" and mods[:1] == ("arrive_drop",):
+        return (op, "arrive") + mods[1:]
+    return (op,) + mods
+
+
+def _table_key(ins: PtxInstr) -> str | None:
+    """The key of :data:`fuzzgpu.semantics.TABLE` a PTX instruction is: the longest key its name
+    (:func:`_table_name`) starts with, qualifier by qualifier; None for a memory operation's opcode
+    (:data:`_MEM_OPCODES`) and for an instruction the table does not know."""
+    if ins.opcode in _MEM_OPCODES:
+        return None
+    name = _table_name(ins)
+    keys = [k for k in semantics.TABLE if name[:len(k.split("."))] == tuple(k.split("."))]
+    return max(keys, key=len, default=None)
+
+
+_Tokens = tuple[str, ...]
+
+
+def _fence_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """fence.sc/fence.acq_rel (``MEMBAR.SC|ALL.<scope>``, then ``CCTL.IVALL`` beyond the CTA),
+    fence.acquire/fence.release and fence.mbarrier_init (no SASS of their own), membar (as fence.sc)."""
+    mods = ins.mods
+    if key == "membar":
+        sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
+        toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+        return _sync(ins, "fence.sc", "membar"), toks
+    if key in ("fence.sc", "fence.acq_rel"):
+        sc_scope = next((m for m in mods if m in _SCOPES), "") or "sys"
+        toks = (_membar(sc_scope, key == "fence.sc"),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+        return _sync(ins, key), toks
+    return _sync(ins, key), ()
+
+
+def _proxy_fence_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """fence.proxy.async{.space}: ``FENCE.VIEW.ASYNC.G|S``, after a ``MEMBAR`` for
+    ``.shared::cta`` and no space; fence.proxy.alias/tensormap: no known token."""
+    mods = ins.mods
+    if "async" in mods or any(m.startswith("async") for m in mods):
+        space = ""
+        if "global" in mods:
+            return _sync(ins, "fence.proxy.async", space="global"), ("FENCE.VIEW.ASYNC.G",)
+        if "shared::cta" in mods:
+            return _sync(ins, "fence.proxy.async", space="shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
+        if "shared::cluster" in mods:
+            return _sync(ins, "fence.proxy.async", space="shared"), ("FENCE.VIEW.ASYNC.S",)
+        return _sync(ins, "fence.proxy.async", space=space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
+    # fence.proxy.alias / tensormap: ordering between proxies of one location; no known token
+    return _sync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), "fence.proxy"), ()
+
+
+def _cluster_barrier_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire); ptxas 13.0,
+    sm_90: arrive[.release] is MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV, arrive.relaxed is
+    UCGABAR_ARV alone, wait[.acquire] is UCGABAR_WAIT; CCTL.IVALL (.aligned or not)."""
+    if key == "barrier.cluster.wait":
+        return _sync(ins, key), ("UCGABAR_WAIT", "CCTL.IVALL")
+    if "relaxed" in ins.mods:
+        return _sync(ins, key), ("UCGABAR_ARV",)
+    return _sync(ins, key), ("MEMBAR.ALL.GPU", "UCGABAR_ARV")
+
+
+def _mbarrier_wait_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """mbarrier.try_wait/test_wait: ``SYNCS.PHASECHK``, then ``CCTL.IVALL`` for an acquire beyond the CTA."""
+    mods = ins.mods
+    toks: _Tokens = ("SYNCS.PHASECHK",)
+    if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
+        toks += ("CCTL.IVALL",)
+    return _sync(ins, key), toks
+
+
+def _other_mbarrier_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """Another mbarrier operation (inval, pending_count, ...): no known token."""
+    return _sync(ins, "mbarrier." + (ins.mods[0] if ins.mods else ""), "mbarrier"), ()
+
+
+def _cp_async_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """cp.async.ca/.cg: ``LDGSTS``; another cp.async spelling is not a copy it knows."""
+    if len(ins.mods) > 1 and ins.mods[1] in ("ca", "cg"):
+        return _sync(ins, key), ("LDGSTS",)
+    return None, ()
+
+
+def _bulk_copy_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """cp{.reduce}.async.bulk{.tensor,.prefetch}: the ``UBLKCP``/``UTMALDG``... family (``BULK``)."""
+    return _sync(ins, ".".join(("cp",) + ins.mods[:3]), key), ("BULK",)
+
+
+def _not_a_point(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """cp.async.mbarrier.arrive: it orders none of the thread's own accesses (its release is of the
+    copies only, which the checker does not follow) and its SASS is not matched: no point here."""
+    return None, ()
+
+
+def _tokens(*toks: str) -> Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]:
+    """A table entry whose SASS is always the token classes ``toks``."""
+    return lambda ins, key: (_sync(ins, key), toks)
+
+
+#: the SASS side of the semantics table: for each key of :data:`fuzzgpu.semantics.TABLE` whose SASS
+#: is known, the synchronisation point and the SASS token classes ptxas emits for it (in SASS
+#: order; ptxas 13.0, sm_90/sm_100a, docs/sass.md).  A table key missing here is still a
+#: synchronisation point, with no known SASS (so not checked where it orders memory).
+_SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] = {
+    "membar": _fence_sass, "fence.sc": _fence_sass, "fence.acq_rel": _fence_sass,
+    "fence.acquire": _fence_sass, "fence.release": _fence_sass,
+    # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
+    "fence.mbarrier_init": _fence_sass,
+    "fence.proxy": _proxy_fence_sass, "fence.proxy.async": _proxy_fence_sass,
+    "bar.sync": _tokens("BAR.SYNC"), "bar.arrive": _tokens("BAR.ARV"), "bar.red": _tokens("BAR.RED"),
+    "barrier.cluster.arrive": _cluster_barrier_sass, "barrier.cluster.wait": _cluster_barrier_sass,
+    "griddepcontrol.wait": _tokens("ACQBULK"), "griddepcontrol.launch_dependents": _tokens("PREEXIT"),
+    "mbarrier.init": _tokens("SYNCS.EXCH"),
+    "mbarrier.arrive": _tokens("SYNCS.ARRIVE"), "mbarrier.arrive.expect_tx": _tokens("SYNCS.ARRIVE"),
+    "mbarrier.expect_tx": _tokens("SYNCS.ARRIVE"), "mbarrier.complete_tx": _tokens("SYNCS.ARRIVE"),
+    "mbarrier.try_wait": _mbarrier_wait_sass, "mbarrier.test_wait": _mbarrier_wait_sass,
+    "mbarrier": _other_mbarrier_sass,
+    "cp.async": _cp_async_sass, "cp.async.commit_group": _tokens("LDGDEPBAR"), "cp.async.wait": _tokens("DEPBAR"),
+    "cp.async.bulk": _bulk_copy_sass, "cp.async.bulk.commit_group": _tokens("UTMACMDFLUSH"),
+    "cp.async.bulk.wait_group": _tokens("DEPBAR"),
+    "cp.async.mbarrier.arrive": _not_a_point,
+    "tcgen05.fence": _tokens(),  # emits no SASS (toolchain §5)
+}
+
+
 def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
     """The synchronisation meaning of a PTX instruction and the SASS token classes it expands to
-    (in SASS order), or ``(None, ())``."""
-    op, mods = ins.opcode, ins.mods
-    scope = next((m for m in mods if m in _SCOPES), "")
+    (in SASS order), or ``(None, ())``.  A memory operation is one when its ``.sem`` orders (the
+    table's ``ld``/``st``/``atom``/``red`` with :data:`fuzzgpu.semantics.STRENGTHS`); any other
+    instruction is the table entry :func:`_table_key` names, with the SASS of :data:`_SASS_OF`."""
+    op = ins.opcode
     if mem is not None:
         rel, acq = semantics.entry({"ldu": "ld"}.get(op, op)).orders_directions(mem.sem)
         if not (rel or acq):
@@ -339,94 +483,11 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
             classes.append("CCTL.IVALL")
         kind = {(True, False): "release", (False, True): "acquire", (True, True): "acq_rel"}[(rel, acq)]
         return PtxSync(ins, kind, rel, acq), tuple(classes)
-    if op in ("fence", "membar"):
-        if op == "membar":
-            sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
-            toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
-            return _sync(ins, "fence.sc", "membar"), toks
-        if "proxy" in mods:
-            if "async" in mods or any(m.startswith("async") for m in mods):
-                space = ""
-                if "global" in mods:
-                    return _sync(ins, "fence.proxy.async", space="global"), ("FENCE.VIEW.ASYNC.G",)
-                if "shared::cta" in mods:
-                    return _sync(ins, "fence.proxy.async", space="shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
-                if "shared::cluster" in mods:
-                    return _sync(ins, "fence.proxy.async", space="shared"), ("FENCE.VIEW.ASYNC.S",)
-                return _sync(ins, "fence.proxy.async", space=space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
-            # fence.proxy.alias / tensormap: ordering between proxies of one location; no known token
-            return _sync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), "fence.proxy"), ()
-        if "mbarrier_init" in mods:
-            # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
-            return _sync(ins, "fence.mbarrier_init"), ()
-        if "sc" in mods or "acq_rel" in mods:
-            sc = "sc" in mods
-            sc_scope = scope or "sys"
-            toks = (_membar(sc_scope, sc),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
-            return _sync(ins, "fence.sc" if sc else "fence.acq_rel"), toks
-        if "acquire" in mods:
-            return _sync(ins, "fence.acquire"), ()
-        if "release" in mods:
-            return _sync(ins, "fence.release"), ()
+    key = _table_key(ins)
+    if key is None:
         return None, ()
-    if op == "barrier" and "cluster" in mods:
-        # barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire); ptxas 13.0,
-        # sm_90: arrive[.release] is MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV, arrive.relaxed is
-        # UCGABAR_ARV alone, wait[.acquire] is UCGABAR_WAIT; CCTL.IVALL (.aligned or not)
-        if "arrive" in mods:
-            if "relaxed" in mods:
-                return _sync(ins, "barrier.cluster.arrive"), ("UCGABAR_ARV",)
-            return _sync(ins, "barrier.cluster.arrive"), ("MEMBAR.ALL.GPU", "UCGABAR_ARV")
-        if "wait" in mods:
-            return _sync(ins, "barrier.cluster.wait"), ("UCGABAR_WAIT", "CCTL.IVALL")
-        return None, ()
-    if op in ("bar", "barrier"):
-        sub = [m for m in mods if m not in ("cta", "aligned")]
-        if not sub or sub[0] == "sync":
-            return _sync(ins, "bar.sync"), ("BAR.SYNC",)
-        if sub[0] == "arrive":
-            return _sync(ins, "bar.arrive"), ("BAR.ARV",)
-        if sub[0] == "red":
-            return _sync(ins, "bar.red"), ("BAR.RED",)
-        return None, ()  # bar.warp.sync: execution only
-    if op == "griddepcontrol":
-        if "wait" in mods:
-            return _sync(ins, "griddepcontrol.wait"), ("ACQBULK",)
-        if "launch_dependents" in mods:
-            return _sync(ins, "griddepcontrol.launch_dependents"), ("PREEXIT",)
-        return None, ()
-    if op == "mbarrier":
-        if mods and mods[0] == "init":
-            return _sync(ins, "mbarrier.init"), ("SYNCS.EXCH",)
-        if mods and mods[0] in ("arrive", "arrive_drop"):
-            if "expect_tx" in mods:
-                return _sync(ins, "mbarrier.arrive.expect_tx"), ("SYNCS.ARRIVE",)
-            return _sync(ins, "mbarrier.arrive"), ("SYNCS.ARRIVE",)
-        if mods and mods[0] in ("expect_tx", "complete_tx"):
-            return _sync(ins, "mbarrier." + mods[0]), ("SYNCS.ARRIVE",)
-        if mods and mods[0] in ("try_wait", "test_wait"):
-            toks = ("SYNCS.PHASECHK",)
-            if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
-                toks += ("CCTL.IVALL",)
-            return _sync(ins, "mbarrier." + mods[0]), toks
-        return _sync(ins, "mbarrier." + (mods[0] if mods else ""), "mbarrier"), ()
-    if op == "cp":
-        if mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg"):
-            return _sync(ins, "cp.async"), ("LDGSTS",)
-        if mods[:2] == ("async", "commit_group"):
-            return _sync(ins, "cp.async.commit_group"), ("LDGDEPBAR",)
-        if mods[:2] in (("async", "wait_group"), ("async", "wait_all")):
-            return _sync(ins, "cp.async.wait"), ("DEPBAR",)
-        if mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk"):
-            if "commit_group" in mods:
-                return _sync(ins, "cp.async.bulk.commit_group"), ("UTMACMDFLUSH",)
-            if "wait_group" in mods:
-                return _sync(ins, "cp.async.bulk.wait_group"), ("DEPBAR",)
-            return _sync(ins, ".".join(("cp",) + mods[:3]), "cp.async.bulk"), ("BULK",)
-        return None, ()
-    if op == "tcgen05" and "fence" in mods:
-        return _sync(ins, "tcgen05.fence"), ()  # emits no SASS (toolchain §5)
-    return None, ()
+    sass = _SASS_OF.get(key)
+    return sass(ins, key) if sass is not None else (_sync(ins, key), ())
 
 
 _SPACE_OF = {"shared": "shared", "shared::cta": "shared", "shared::cluster": "cluster", "global": "global"}
