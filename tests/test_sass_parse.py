@@ -371,3 +371,24 @@ def test_the_ptx_classification_reads_the_table_keys(monkeypatch):
                         dataclasses.replace(semantics.TABLE["fence.acquire"], ptx="fence.newkind"))
     sync, tokens = sass._classify_ptx_sync(ptx_parser._parse_ptx_instr(0, 0, "fence.newkind.gpu"), None)
     assert sync is not None and (sync.kind, sync.release, sync.acquire, tokens) == ("fence.newkind", False, True, ())
+
+
+def test_only_the_toolchain_module_runs_programs():
+    """The toolchain edges are behind one module: only fuzzgpu/sass/toolchain.py imports
+    subprocess, shutil or tempfile, and no other module of the package but its __init__ imports it,
+    so the parsers, the matching, the rules and the checks stay pure (testable on captured text)."""
+    import ast
+
+    edges = {"subprocess", "shutil", "tempfile", "concurrent.futures"}
+    for path in sorted(Path(sass.__file__).parent.glob("*.py")):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported |= {node.module or ""} | {f"{node.module}.{a.name}" if node.module else a.name for a in node.names}
+        if path.name == "toolchain.py":
+            assert imported & edges, path
+        else:
+            assert not imported & edges, (path.name, imported & edges)
+            assert path.name == "__init__.py" or not {"toolchain", "fuzzgpu.sass.toolchain"} & imported, path.name
