@@ -1,7 +1,8 @@
 """The PTX parser: PTX text -> functions of typed instructions, memory operations and
-synchronisation points in program order (:func:`parse_ptx`), with the SASS token classes ptxas is
-expected to emit for each (:func:`_classify_ptx_sync`), and the semantics-table key and rule of a
-synchronisation point (:func:`_rule_key`)."""
+synchronisation points in program order (:func:`parse_ptx`).  A synchronisation point is the
+semantics-table entry its instruction names (:func:`_table_key`), with the SASS token classes ptxas is
+expected to emit for it (:data:`_SASS_OF`, :func:`_classify_ptx_sync`); :func:`_rule_key` gives the
+rule a forbidden move across it cites."""
 
 from __future__ import annotations
 
