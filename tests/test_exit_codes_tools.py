@@ -32,7 +32,7 @@ def _hide(monkeypatch, tools: tuple[str, ...]) -> None:
     if "nvcc" in tools:
         monkeypatch.delenv("NVCC", raising=False)
     monkeypatch.setitem(sys.modules, "nvidia", None)  # the pip wheels' namespace package: ImportError
-    monkeypatch.setattr(sass, "TOOLKIT_DIRS", ())
+    monkeypatch.setattr(sass.toolchain, "TOOLKIT_DIRS", ())
     sass.find_tool.cache_clear()
     sass.toolchain_id.cache_clear()
 

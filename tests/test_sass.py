@@ -291,7 +291,7 @@ def test_keep_and_cache(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the toolchain ran although the result was cached")
 
-    monkeypatch.setattr(sass, "compile_cu", boom)
+    monkeypatch.setattr(sass.toolchain, "compile_cu", boom)
     (again,) = sass.check_cu_source(src, ("sm_90",), name="t3", cache_dir=cache)
     assert again.findings == rep.findings
 
@@ -301,7 +301,7 @@ def test_cuobjdump_fallback(monkeypatch):
     if sass.find_tool("cuobjdump") is None:
         pytest.skip("cuobjdump not found")
     real = sass.find_tool
-    monkeypatch.setattr(sass, "find_tool", lambda name: None if name == "nvdisasm" else real(name))
+    monkeypatch.setattr(sass.toolchain, "find_tool", lambda name: None if name == "nvdisasm" else real(name))
     (rep,) = sass.check_path(KERNELS / "D_flashmla_shape.cu", ("sm_90",))
     assert any(f.sync_sass == "ACQBULK" and "CONSTANT" in f.op_sass for f in rep.findings)
 

@@ -335,9 +335,60 @@ def test_missing_disassembler_message(monkeypatch):
     """A missing tool is the environment's failure (MissingTool, an EnvError: exit 3), not bad input."""
     from fuzzgpu.errors import EnvError, MissingTool
 
-    monkeypatch.setattr(sass, "find_tool", lambda name: None)
+    monkeypatch.setattr(sass.toolchain, "find_tool", lambda name: None)
     with pytest.raises(MissingTool, match="pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump") as e:
         sass.disassemble(Path("x.cubin"))
     assert e.value.tool == "nvdisasm" and not isinstance(e.value, UserError)
     with pytest.raises(EnvError, match="nvcc not found: install the CUDA toolkit"):
         sass.require_tool("nvcc")
+
+
+def test_the_ptx_classification_reads_the_table_keys(monkeypatch):
+    """A PTX statement is the longest semantics-table key it starts with, qualifier by qualifier,
+    after the ISA's other spellings of an entry (``barrier`` for ``bar``, ``wait_group``/``wait_all``
+    for ``cp.async.wait``, ``arrive_drop`` for an arrive, ``cp.reduce.async.bulk`` for a bulk copy);
+    so an entry added to the table is a synchronisation point without code here, with the table's
+    directions and no known SASS (not checked where it orders memory)."""
+    import dataclasses
+
+    from fuzzgpu import semantics
+    from fuzzgpu.sass import ptx_parser
+
+    def key(text: str) -> str | None:
+        return ptx_parser._table_key(ptx_parser._parse_ptx_instr(0, 0, text))
+
+    assert key("barrier.sync.aligned 0") == key("bar.cta.sync 0") == key("bar 0") == "bar.sync"
+    assert key("barrier.cluster.arrive.relaxed.aligned") == "barrier.cluster.arrive"
+    assert key("cp.async.wait_group 1") == key("cp.async.wait_all") == "cp.async.wait"
+    assert key("mbarrier.arrive_drop.shared::cta.b64 %rd1, [%r1]") == "mbarrier.arrive"
+    assert key("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd1, [%r1], 16") == "mbarrier.arrive.expect_tx"
+    assert key("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 16") == "cp.async.bulk"
+    assert key("fence.proxy.tensormap::generic.release.gpu") == "fence.proxy"
+    assert key("ld.param.u64 %rd1, [p]") is None and key("bar.warp.sync -1") is None and key("fence.gpu") is None
+    with pytest.raises(KeyError):
+        semantics.entry("fence.newkind")
+    monkeypatch.setitem(semantics.TABLE, "fence.newkind",
+                        dataclasses.replace(semantics.TABLE["fence.acquire"], ptx="fence.newkind"))
+    sync, tokens = sass._classify_ptx_sync(ptx_parser._parse_ptx_instr(0, 0, "fence.newkind.gpu"), None)
+    assert sync is not None and (sync.kind, sync.release, sync.acquire, tokens) == ("fence.newkind", False, True, ())
+
+
+def test_only_the_toolchain_module_runs_programs():
+    """The toolchain edges are behind one module: only fuzzgpu/sass/toolchain.py imports
+    subprocess, shutil or tempfile, and no other module of the package but its __init__ imports it,
+    so the parsers, the matching, the rules and the checks stay pure (testable on captured text)."""
+    import ast
+
+    edges = {"subprocess", "shutil", "tempfile", "concurrent.futures"}
+    for path in sorted(Path(sass.__file__).parent.glob("*.py")):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported |= {node.module or ""} | {f"{node.module}.{a.name}" if node.module else a.name for a in node.names}
+        if path.name == "toolchain.py":
+            assert imported & edges, path
+        else:
+            assert not imported & edges, (path.name, imported & edges)
+            assert path.name == "__init__.py" or not {"toolchain", "fuzzgpu.sass.toolchain"} & imported, path.name

@@ -1,0 +1,281 @@
+"""Matching: which SASS memory operation each PTX memory operation became (by class, then by
+offset or order) and which SASS instructions each PTX synchronisation point became (a longest common
+subsequence of their tokens)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _mem_class, _ptx_dests
+from .sass_parser import SassFunction, SassInstr, SassMemOp
+
+
+def _sass_mem_class(m: SassMemOp) -> str:
+    op = m.instr.opcode
+    family = {"REDG": "ATOMG", "RED": "ATOM", "LDSM": "LDS", "STSM": "STS"}.get(op, op)
+    if family in ("LDG", "STG", "LD", "ST"):
+        strength = "CONSTANT" if m.constant else ("MMIO" if m.mmio else (f"STRONG.{m.strength}" if m.strength else ""))
+    else:
+        strength = ""
+    return _mem_class(family, strength)
+
+
+def _lcs_match(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of a longest common subsequence of two token sequences."""
+    n, m = len(a), len(b)
+    if not n or not m:
+        return []
+    dp = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        ai, row, nxt = a[i], dp[i], dp[i + 1]
+        for j in range(m - 1, -1, -1):
+            row[j] = nxt[j + 1] + 1 if ai == b[j] else max(nxt[j], row[j + 1])
+    out, i, j = [], 0, 0
+    while i < n and j < m:
+        if a[i] == b[j] and dp[i][j] == dp[i + 1][j + 1] + 1:
+            out.append((i, j))
+            i += 1
+            j += 1
+        elif dp[i + 1][j] >= dp[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+@dataclass(frozen=True)
+class _MemMatch:
+    mapping: dict  # PtxEvent index (in events) -> SassMemOp
+    merged: tuple  # (tuple of event indices, SassMemOp)
+    notes: tuple
+
+
+def _same_address(a: PtxMemOp, b: PtxMemOp, instrs: Sequence[PtxInstr]) -> bool:
+    if a.address != b.address or not a.root or a.width != b.width:
+        return False
+    if a.root.startswith("%"):
+        lo, hi = sorted((a.instr.index, b.instr.index))
+        for ins in instrs[lo + 1:hi]:
+            if a.root in _ptx_dests(ins):
+                return False
+    return True
+
+
+def _order_consistent(pairs: Sequence[tuple[PtxMemOp, SassMemOp]]) -> bool:
+    """True when, for every SASS base register, SASS offset - PTX offset is one constant: the mapping
+    agrees with the addresses (ptxas may rebase a pointer, ``[R4.64]`` for ``[%rd1+4]``)."""
+    delta: dict[str, int] = {}
+    for pm, sm in pairs:
+        d = pm.offset - sm.offset
+        if delta.setdefault(sm.base, d) != d:
+            return False
+    return True
+
+
+def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, int] | None:
+    """For each SASS base register, the one shift that maps all its offsets onto PTX offsets; None
+    when some base has no such shift or more than one (ambiguous)."""
+    by_base: dict[str, list[SassMemOp]] = {}
+    for m in sass:
+        by_base.setdefault(m.base, []).append(m)
+    out = {}
+    for base, ops in by_base.items():
+        cands = sorted({po - m.offset for m in ops for po in ptx_offsets})
+        feasible = [d for d in cands if all(m.offset + d in ptx_offsets for m in ops)]
+        if len(feasible) > 1 and 0 in feasible:
+            feasible = [0]  # ptxas addresses from the root pointer itself unless it had to rebase
+        if len(feasible) != 1:
+            return None
+        out[base] = feasible[0]
+    return out
+
+
+def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp], instrs: Sequence[PtxInstr],
+                 all_mems: Sequence[PtxMemOp] = ()) -> tuple[dict, list, list]:
+    """Map the PTX events of one memory class to SASS operations of that class.
+
+    1. Same count and the order-wise pairing agrees with the addresses: take it.
+    2. Otherwise, when the offsets identify the operations (one consistent shift per SASS base
+       register), map by offset, independent of order: reorders within the class, merges of
+       same-address loads, loads combined into a wider access and dead loads are all recognised.
+    3. Otherwise, same count: by order (a note says so).  Else nothing is mapped."""
+    mapping: dict[int, SassMemOp] = {}
+    merged: list = []
+    notes: list[str] = []
+    mems = [e.mem for _, e in evs]
+    if len(sass) == len(evs) and _order_consistent(list(zip(mems, sass))):  # type: ignore[arg-type]
+        for (k, _), m in zip(evs, sass):
+            mapping[k] = m
+        return mapping, merged, notes
+    ptx_offsets = {m.offset for m in mems}  # type: ignore[union-attr]
+    deltas = _base_deltas(ptx_offsets, sass) if sass else None
+    if deltas is not None:
+        voff = {id(m): m.offset + deltas[m.base] for m in sass}
+        by_off: dict[int, list[tuple[int, PtxEvent]]] = {}
+        for k, e in evs:
+            by_off.setdefault(e.mem.offset, []).append((k, e))  # type: ignore[union-attr]
+        for off, group in by_off.items():
+            width = max(e.mem.width for _, e in group)  # type: ignore[union-attr]
+            exact = [m for m in sass if voff[id(m)] == off]
+            # a wider SASS access that covers this offset (two adjacent loads combined into LDS.64)
+            cover = [w for w in sass if voff[id(w)] < off and off + width // 8 <= voff[id(w)] + w.width // 8]
+            ss = exact if len(exact) == len(group) else sorted(exact + cover, key=lambda m: m.instr.index)
+            if len(ss) == len(group):
+                for (k, _), m in zip(group, ss):
+                    mapping[k] = m
+                continue
+            if not ss:
+                for _, e in group:
+                    notes.append(f"no SASS {cls} for PTX line {e.instr.line} `{e.instr.text}` (deleted: its result is unused?)")
+                continue
+            if len(ss) > len(group):
+                notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS (split?): not mapped")
+                continue
+            # fewer SASS than PTX: loads whose value ptxas forwarded from a store of this thread, or
+            # loads merged with an earlier load of the same address
+            forwarded = [(k, e) for k, e in group if e.mem.kind == "load" and _forwarding_store(e.mem, all_mems, instrs) is not None]  # type: ignore[union-attr,arg-type]
+            rest = [(k, e) for k, e in group if (k, e) not in forwarded]
+            if forwarded and len(rest) == len(ss):
+                for (k, _), m in zip(rest, ss):
+                    mapping[k] = m
+                for k, e in forwarded:
+                    st_op = _forwarding_store(e.mem, all_mems, instrs)  # type: ignore[arg-type]
+                    notes.append(f"PTX line {e.instr.line} `{e.instr.text}` has no SASS load: its value is forwarded from the store at PTX line {st_op.instr.line}")  # type: ignore[union-attr]
+                continue
+            gm = [e.mem for _, e in group]
+            if len(ss) == 1 and all(m.kind == "load" for m in gm) and all(_same_address(gm[0], m, instrs) for m in gm[1:]) and not any(  # type: ignore[union-attr,arg-type]
+                _forwarding_store(m, all_mems, instrs) for m in gm[1:]):  # type: ignore[arg-type]
+                for k, _ in group:
+                    mapping[k] = ss[0]
+                merged.append((tuple(k for k, _ in group), ss[0]))
+                continue
+            notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS: not mapped")
+        return mapping, merged, notes
+    if len(sass) == len(evs):
+        for (k, _), m in zip(evs, sass):
+            mapping[k] = m
+        notes.append(f"{cls}: mapped by order (the addresses do not identify the operations)")
+        return mapping, merged, notes
+    if len(sass) < len(evs):
+        # collapse same-address loads (no store of that address in between), then map in order
+        groups: list[list[tuple[int, PtxEvent]]] = []
+        for k, e in evs:
+            for g in groups:
+                if e.mem.kind == "load" and g[0][1].mem.kind == "load" and _same_address(g[0][1].mem, e.mem, instrs) and not _forwarding_store(e.mem, all_mems, instrs):  # type: ignore[union-attr,arg-type]
+                    g.append((k, e))
+                    break
+            else:
+                groups.append([(k, e)])
+        groups.sort(key=lambda g: g[0][0])
+        if len(groups) == len(sass):
+            for g, m in zip(groups, sass):
+                for k, _ in g:
+                    mapping[k] = m
+                if len(g) > 1:
+                    merged.append((tuple(k for k, _ in g), m))
+            return mapping, merged, notes
+    notes.append(f"{len(evs)} PTX {cls} operations but {len(sass)} in SASS: not mapped")
+    return mapping, merged, notes
+
+
+def _forwarding_store(load: PtxMemOp, all_mems: Sequence[PtxMemOp], instrs: Sequence[PtxInstr]) -> PtxMemOp | None:
+    """The store of this thread whose value ptxas may forward to ``load``: the nearest earlier access
+    to the same address, when that access is a store."""
+    prev = None
+    for m in all_mems:
+        if m.instr.index >= load.instr.index:
+            break
+        if m.address == load.address and m.root and m.space == load.space:
+            prev = m
+    if prev is not None and prev.kind in ("store", "atomic", "reduction") and _same_address_store(prev, load, instrs):
+        return prev
+    return None
+
+
+def _same_address_store(st_op: PtxMemOp, load: PtxMemOp, instrs: Sequence[PtxInstr]) -> bool:
+    if st_op.root.startswith("%"):
+        for ins in instrs[st_op.instr.index + 1:load.instr.index]:
+            if st_op.root in _ptx_dests(ins):
+                return False
+    return True
+
+
+def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instrs: Sequence[PtxInstr]) -> tuple[dict, list, list]:
+    """PTX event index -> SASS memory operation, the merged groups, and notes: first per class
+    (family + strength), then what is left per family (ptxas encodes the cache operators
+    ``ld.global.cg/.cv/.ca`` as ``.STRONG.GPU/.SYS/.SM``)."""
+    all_mems = [e.mem for e in events if e.mem is not None]
+    by_cls_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
+    for k, e in enumerate(events):
+        if e.mem_class:
+            by_cls_ptx.setdefault(e.mem_class, []).append((k, e))
+    by_cls_sass: dict[str, list[SassMemOp]] = {}
+    for m in sass_mem:
+        by_cls_sass.setdefault(_sass_mem_class(m), []).append(m)
+    mem_pos: dict[int, SassMemOp] = {}
+    merges: list = []
+    notes: list[str] = []
+
+    def take(cls: str, evs: list, ss: list) -> None:
+        mp, mg, nt = _match_class(cls, evs, ss, instrs, all_mems)
+        notes.extend(n for n in nt if "forwarded" in n or "by order" in n)
+        mem_pos.update(mp)
+        merges.extend(mg)
+
+    for cls, evs in by_cls_ptx.items():
+        take(cls, evs, by_cls_sass.get(cls, []))
+    used = {id(m) for m in mem_pos.values()}
+    left_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
+    for cls, evs in by_cls_ptx.items():
+        for k, e in evs:
+            if k not in mem_pos:
+                left_ptx.setdefault(cls.split(".")[0], []).append((k, e))
+    left_sass: dict[str, list[SassMemOp]] = {}
+    for m in sass_mem:
+        if id(m) not in used:
+            left_sass.setdefault(_sass_mem_class(m).split(".")[0], []).append(m)
+    for fam, evs in left_ptx.items():
+        if fam in left_sass:
+            take(fam, evs, left_sass[fam])
+    return mem_pos, merges, notes
+
+
+def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str], list[str]]:
+    """PTX event index -> (first, last) SASS instruction of that synchronisation point.  Tokens are
+    matched by a longest common subsequence; an acquire/release access includes its own SASS access.
+    Also returns notes and what is not checked: a point that orders memory (a release or an
+    acquire) but was not found in the SASS or emits none."""
+    notes: list[str] = []
+    unchecked: list[str] = []
+    ptx_tokens = [(k, c) for k, e in enumerate(events) for c in e.sync_classes]
+    sass_tokens = [t for t in sass.syncs if t.token and t.instr.mainline]
+    pairs = _lcs_match([c for _, c in ptx_tokens], [t.token for t in sass_tokens])  # type: ignore[misc]
+    sync_tok: dict[int, list[SassInstr]] = {}
+    for i, j in pairs:
+        sync_tok.setdefault(ptx_tokens[i][0], []).append(sass_tokens[j].instr)
+
+    def orders(k: int) -> bool:
+        sy = events[k].sync
+        return sy is not None and (sy.release or sy.acquire)
+
+    for k in sorted({k for k, _ in ptx_tokens} - set(sync_tok)):
+        msg = f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked"
+        (unchecked if orders(k) else notes).append(msg)
+    for k, e in enumerate(events):
+        if e.sync is not None and not e.sync_classes and e.mem is None:
+            if orders(k):
+                unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
+            else:
+                notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")
+    intervals: dict[int, tuple[SassInstr, SassInstr]] = {}
+    for k, e in enumerate(events):
+        if e.sync is None:
+            continue
+        toks = list(sync_tok.get(k, []))
+        if e.mem is not None and k in mem_pos:
+            toks.append(mem_pos[k].instr)
+        if toks:
+            toks.sort(key=lambda t: t.index)
+            intervals[k] = (toks[0], toks[-1])
+    return intervals, notes, unchecked

@@ -1,0 +1,740 @@
+"""The PTX parser: PTX text -> functions of typed instructions, memory operations and
+synchronisation points in program order (:func:`parse_ptx`).  A synchronisation point is the
+semantics-table entry its instruction names (:func:`_table_key`), with the SASS token classes ptxas is
+expected to emit for it (:data:`_SASS_OF`, :func:`_classify_ptx_sync`); :func:`_rule_key` gives the
+rule a forbidden move across it cites."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from .. import semantics
+from .report import _int
+
+
+@dataclass(frozen=True)
+class PtxInstr:
+    """One PTX statement: ``index`` in program order within its function, ``line`` in the file."""
+
+    index: int
+    line: int
+    text: str
+    predicate: str
+    opcode: str
+    mods: tuple[str, ...]
+    operands: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PtxMemOp:
+    instr: PtxInstr
+    kind: str  # load | store | atomic | reduction
+    space: str  # global | shared | cluster | local | const | generic
+    sem: str  # weak | relaxed | acquire | release | acq_rel | volatile | mmio | nc
+    scope: str  # cta | cluster | gpu | sys | "" (weak, nc)
+    width: int  # bits
+    root: str  # root register/symbol of the address
+    offset: int  # byte offset from root
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return (self.root, self.offset)
+
+
+@dataclass(frozen=True)
+class PtxSync:
+    instr: PtxInstr
+    kind: str  # fence | barrier | arrive | griddep-wait | griddep-launch | mbarrier-* | proxy-fence ...
+    release: bool  # earlier operations must not move below it
+    acquire: bool  # later operations must not move above it
+    space: str = ""  # for proxy fences: the only state space it orders ("" = all)
+    #: for the cp.async / bulk async-group waits: the PTX instruction indices of the memory
+    #: operations of the function that conflict with a copy the wait completes (see
+    #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
+    orders_only: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
+class AsyncAccess:
+    """What an asynchronous copy (cp.async, cp{.reduce}.async.bulk) reads (its source) or writes
+    (its destination), as far as the PTX says: the state space, the address (``root`` "" when
+    unknown, e.g. a tensor map) and the size in bytes (0 when not an immediate)."""
+
+    space: str
+    root: str
+    offset: int
+    size: int
+    write: bool
+
+
+@dataclass(frozen=True)
+class PtxEvent:
+    """A PTX instruction the analysis cares about: a memory operation, a synchronisation point, or
+    both (``ld.acquire``), with the SASS token classes ptxas is expected to emit for it."""
+
+    instr: PtxInstr
+    mem: PtxMemOp | None
+    sync: PtxSync | None
+    mem_class: str | None
+    sync_classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PtxLoop:
+    head: int  # instruction index of the first statement after the label
+    tail: int  # instruction index of the backward branch
+    line: int
+    reads_clock: bool
+    delay: bool  # no memory operation or synchronisation inside
+
+
+@dataclass(frozen=True)
+class PtxFunction:
+    name: str
+    entry: bool
+    line: int
+    instrs: tuple[PtxInstr, ...]
+    events: tuple[PtxEvent, ...]
+    loops: tuple[PtxLoop, ...]
+
+
+_PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
+_PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
+_PTX_PRED_RE = re.compile(r"^@!?%?[\w$]+\s+")
+_SPACES = {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "generic"}
+_SEMS = {"relaxed", "acquire", "release", "acq_rel", "volatile", "weak", "mmio", "sc"}
+_SCOPES = {"cta", "cluster", "gpu", "sys"}
+_TYPE_BITS = {
+    "b8": 8, "u8": 8, "s8": 8,
+    "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16, "f16x2": 32, "bf16x2": 32,
+    "b32": 32, "u32": 32, "s32": 32, "f32": 32,
+    "b64": 64, "u64": 64, "s64": 64, "f64": 64,
+    "b128": 128,
+}
+
+
+def _strip_ptx_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
+
+
+def _strip_line_directives(text: str) -> str:
+    """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
+    not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
+    Directives)."""
+    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
+
+
+def _split_operands(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return tuple(out)
+
+
+def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    """Split a function body into ``(line, statement, labels)``: statements end at ``;``; braces of
+    inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next statement."""
+    out: list[tuple[int, str, tuple[str, ...]]] = []
+    labels: list[str] = []
+    chunks: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        nonlocal labels
+        line = chunks[0][0] if chunks else first_line
+        text = ""
+        for ln, part in chunks:
+            rest = part
+            if not text.strip():
+                while True:
+                    rest = rest.lstrip(" \t{}")
+                    m = _PTX_LABEL_RE.match(rest)
+                    if not m or rest[m.end() - 1 : m.end() + 1] == "::":
+                        break
+                    labels.append(m.group(1))
+                    rest = rest[m.end():]
+                if rest.strip(" \t{}"):
+                    line = ln
+            text += " " + rest
+        stmt = text.strip(" \t{}")
+        if stmt and not stmt.startswith("."):
+            out.append((line, stmt, tuple(labels)))
+            labels = []
+        chunks.clear()
+
+    for n, line_text in enumerate(body.split("\n")):
+        parts = line_text.split(";")
+        for i, part in enumerate(parts):
+            chunks.append((first_line + n, part))
+            if i < len(parts) - 1:
+                flush()
+    if chunks:
+        flush()
+    return out
+
+
+def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
+    pred = ""
+    m = _PTX_PRED_RE.match(stmt)
+    if m:
+        pred = m.group(0).strip()
+        stmt_body = stmt[m.end():]
+    else:
+        stmt_body = stmt
+    parts = stmt_body.split(None, 1)
+    op = parts[0] if parts else ""
+    operands = _split_operands(parts[1]) if len(parts) > 1 else ()
+    pieces = op.split(".")
+    # re-join "shared::cta" style qualifiers, which contain no dots, so a plain split is right
+    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands)
+
+
+def _ptx_width(mods: Sequence[str]) -> int:
+    vec = 1
+    bits = 32
+    for m in mods:
+        if m in ("v2", "v4", "v8"):
+            vec = int(m[1:])
+        elif m in _TYPE_BITS:
+            bits = _TYPE_BITS[m]
+    return vec * bits
+
+
+def _ptx_address(operand: str) -> tuple[str, int]:
+    inner = operand.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    inner = inner.replace(" ", "")
+    m = re.fullmatch(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?", inner)
+    if not m:
+        return (inner, 0)
+    root = m.group(1) or ""
+    off = _int(m.group(2)) if m.group(2) else 0
+    if root and re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", root):
+        return ("", _int(root) + off)
+    return (root, off)
+
+
+def _mem_class(family: str, strength: str) -> str:
+    return f"{family}{'.' + strength if strength else ''}"
+
+
+def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
+    op = ins.opcode
+    if op not in ("ld", "st", "atom", "red", "ldu"):
+        return None
+    mods = ins.mods
+    space = "generic"
+    for m in mods:
+        if m in _SPACES:
+            space = {"shared::cta": "shared", "shared::cluster": "cluster"}.get(m, m)
+    if space == "param":
+        return None
+    kind = {"ld": "load", "ldu": "load", "st": "store", "atom": "atomic", "red": "reduction"}[op]
+    sem = "weak"
+    scope = ""
+    for m in mods:
+        if m in _SEMS:
+            sem = m
+        if m in _SCOPES:
+            scope = m
+    if "nc" in mods or op == "ldu":
+        sem = "nc"
+    if kind in ("atomic", "reduction"):
+        if sem == "weak":
+            sem = "relaxed"
+        scope = scope or "gpu"
+    elif sem in ("relaxed", "acquire", "release", "acq_rel", "mmio") and not scope:
+        scope = "sys" if sem == "mmio" else "gpu"
+    elif sem == "volatile":
+        scope = "sys"
+    addr_operand = ""
+    for o in ins.operands:
+        if o.startswith("["):
+            addr_operand = o
+            break
+    root, off = _ptx_address(addr_operand) if addr_operand else ("", 0)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    width = _ptx_width(mods)
+    return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _sass_strength_for(mem: PtxMemOp) -> str:
+    if mem.space not in ("global", "generic"):
+        return ""
+    if mem.kind in ("atomic", "reduction"):
+        return ""
+    if mem.sem == "nc":
+        return "CONSTANT"
+    if mem.sem == "mmio":
+        return "MMIO"
+    if mem.sem == "weak":
+        # cache operators that ptxas encodes as strengths (seen with ptxas 13.0 on sm_90/sm_100a)
+        for op, strength in (("cg", "STRONG.GPU"), ("cv", "STRONG.SYS"), ("ca", "STRONG.SM")):
+            if op in mem.instr.mods and mem.kind == "load":
+                return strength
+        return ""
+    return {"cta": "STRONG.SM", "cluster": "STRONG.GPU", "gpu": "STRONG.GPU", "sys": "STRONG.SYS"}[mem.scope]
+
+
+def _ptx_mem_family(mem: PtxMemOp) -> str:
+    if mem.kind in ("atomic", "reduction"):
+        return {"global": "ATOMG", "shared": "ATOMS"}.get(mem.space, "ATOM")
+    load = mem.kind == "load"
+    return {
+        "global": "LDG" if load else "STG",
+        "shared": "LDS" if load else "STS",
+        "local": "LDL" if load else "STL",
+        "const": "LDC" if load else "STC",
+    }.get(mem.space, "LD" if load else "ST")
+
+
+def _membar(scope: str, sc: bool) -> str:
+    s = {"cta": "CTA", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}.get(scope, "GPU")
+    return f"MEMBAR.{'SC' if sc else 'ALL'}.{s}"
+
+
+def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> PtxSync:
+    """The synchronisation point ``kind`` of ``ins``: what it orders (release: the thread's earlier
+    accesses before it; acquire: it before the later ones) is the instruction-semantics table's
+    entry ``key`` (default ``kind``; :mod:`fuzzgpu.semantics`), with its ``.sem`` qualifier."""
+    sem = next((m for m in ins.mods if m in _SEMS), None)
+    release, acquire = semantics.entry(key or kind).orders_directions(sem)
+    return PtxSync(ins, kind, release, acquire, space)
+
+
+#: the opcodes whose instructions are memory operations (:func:`_classify_ptx_mem`); their table
+#: entries (``ld``, ``st``, ``atom``, ``red``) are read there, not as synchronisation points
+_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red")
+
+
+def _table_name(ins: PtxInstr) -> tuple[str, ...]:
+    """The opcode and qualifiers of ``ins`` spelled as the semantics table names its instruction
+    (PTX ISA): ``barrier{.cta}{.aligned}`` is ``bar`` and a bare ``bar`` is ``bar.sync``
+    (bar/barrier); ``cp.async.wait_group``/``wait_all`` are the one ``cp.async.wait``
+    (cp.async.wait_group/wait_all); ``mbarrier.arrive_drop`` is an arrive (mbarrier.arrive_drop);
+    ``cp.reduce.async.bulk`` is a bulk copy (cp.reduce.async.bulk)."""
+    op, mods = ins.opcode, ins.mods
+    if op in ("bar", "barrier") and "cluster" not in mods:
+        return ("bar",) + (tuple(m for m in mods if m not in ("cta", "aligned")) or ("sync",))
+    if op == "cp" and mods[:1] == ("reduce",):
+        mods = mods[1:]
+    if mods[:2] in (("async", "wait_group"), ("async", "wait_all")):
+        return (op, "async", "wait") + mods[2:]
+    if op == "mbarrier" and mods[:1] == ("arrive_drop",):
+        return (op, "arrive") + mods[1:]
+    return (op,) + mods
+
+
+def _table_key(ins: PtxInstr) -> str | None:
+    """The key of :data:`fuzzgpu.semantics.TABLE` a PTX instruction is: the longest key its name
+    (:func:`_table_name`) starts with, qualifier by qualifier; None for a memory operation's opcode
+    (:data:`_MEM_OPCODES`) and for an instruction the table does not know."""
+    if ins.opcode in _MEM_OPCODES:
+        return None
+    name = _table_name(ins)
+    keys = [k for k in semantics.TABLE if name[:len(k.split("."))] == tuple(k.split("."))]
+    return max(keys, key=len, default=None)
+
+
+_Tokens = tuple[str, ...]
+
+
+def _fence_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """fence.sc/fence.acq_rel (``MEMBAR.SC|ALL.<scope>``, then ``CCTL.IVALL`` beyond the CTA),
+    fence.acquire/fence.release and fence.mbarrier_init (no SASS of their own), membar (as fence.sc)."""
+    mods = ins.mods
+    if key == "membar":
+        sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
+        toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+        return _sync(ins, "fence.sc", "membar"), toks
+    if key in ("fence.sc", "fence.acq_rel"):
+        sc_scope = next((m for m in mods if m in _SCOPES), "") or "sys"
+        toks = (_membar(sc_scope, key == "fence.sc"),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
+        return _sync(ins, key), toks
+    return _sync(ins, key), ()
+
+
+def _proxy_fence_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """fence.proxy.async{.space}: ``FENCE.VIEW.ASYNC.G|S``, after a ``MEMBAR`` for
+    ``.shared::cta`` and no space; fence.proxy.alias/tensormap: no known token."""
+    mods = ins.mods
+    if "async" in mods or any(m.startswith("async") for m in mods):
+        space = ""
+        if "global" in mods:
+            return _sync(ins, "fence.proxy.async", space="global"), ("FENCE.VIEW.ASYNC.G",)
+        if "shared::cta" in mods:
+            return _sync(ins, "fence.proxy.async", space="shared"), ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S")
+        if "shared::cluster" in mods:
+            return _sync(ins, "fence.proxy.async", space="shared"), ("FENCE.VIEW.ASYNC.S",)
+        return _sync(ins, "fence.proxy.async", space=space), ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S")
+    # fence.proxy.alias / tensormap: ordering between proxies of one location; no known token
+    return _sync(ins, "fence.proxy." + (mods[1] if len(mods) > 1 else ""), "fence.proxy"), ()
+
+
+def _cluster_barrier_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """barrier.cluster.arrive (release unless .relaxed) / barrier.cluster.wait (acquire); ptxas 13.0,
+    sm_90: arrive[.release] is MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV, arrive.relaxed is
+    UCGABAR_ARV alone, wait[.acquire] is UCGABAR_WAIT; CCTL.IVALL (.aligned or not)."""
+    if key == "barrier.cluster.wait":
+        return _sync(ins, key), ("UCGABAR_WAIT", "CCTL.IVALL")
+    if "relaxed" in ins.mods:
+        return _sync(ins, key), ("UCGABAR_ARV",)
+    return _sync(ins, key), ("MEMBAR.ALL.GPU", "UCGABAR_ARV")
+
+
+def _mbarrier_wait_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """mbarrier.try_wait/test_wait: ``SYNCS.PHASECHK``, then ``CCTL.IVALL`` for an acquire beyond the CTA."""
+    mods = ins.mods
+    toks: _Tokens = ("SYNCS.PHASECHK",)
+    if "acquire" in mods and ("cluster" in mods or "gpu" in mods or "sys" in mods):
+        toks += ("CCTL.IVALL",)
+    return _sync(ins, key), toks
+
+
+def _other_mbarrier_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """Another mbarrier operation (inval, pending_count, ...): no known token."""
+    return _sync(ins, "mbarrier." + (ins.mods[0] if ins.mods else ""), "mbarrier"), ()
+
+
+def _cp_async_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """cp.async.ca/.cg: ``LDGSTS``; another cp.async spelling is not a copy it knows."""
+    if len(ins.mods) > 1 and ins.mods[1] in ("ca", "cg"):
+        return _sync(ins, key), ("LDGSTS",)
+    return None, ()
+
+
+def _bulk_copy_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """cp{.reduce}.async.bulk{.tensor,.prefetch}: the ``UBLKCP``/``UTMALDG``... family (``BULK``)."""
+    return _sync(ins, ".".join(("cp",) + ins.mods[:3]), key), ("BULK",)
+
+
+def _not_a_point(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
+    """cp.async.mbarrier.arrive: it orders none of the thread's own accesses (its release is of the
+    copies only, which the checker does not follow) and its SASS is not matched: no point here."""
+    return None, ()
+
+
+def _tokens(*toks: str) -> Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]:
+    """A table entry whose SASS is always the token classes ``toks``."""
+    return lambda ins, key: (_sync(ins, key), toks)
+
+
+#: the SASS side of the semantics table: for each key of :data:`fuzzgpu.semantics.TABLE` whose SASS
+#: is known, the synchronisation point and the SASS token classes ptxas emits for it (in SASS
+#: order; ptxas 13.0, sm_90/sm_100a, docs/sass.md).  A table key missing here is still a
+#: synchronisation point, with no known SASS (so not checked where it orders memory).
+_SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] = {
+    "membar": _fence_sass, "fence.sc": _fence_sass, "fence.acq_rel": _fence_sass,
+    "fence.acquire": _fence_sass, "fence.release": _fence_sass,
+    # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
+    "fence.mbarrier_init": _fence_sass,
+    "fence.proxy": _proxy_fence_sass, "fence.proxy.async": _proxy_fence_sass,
+    "bar.sync": _tokens("BAR.SYNC"), "bar.arrive": _tokens("BAR.ARV"), "bar.red": _tokens("BAR.RED"),
+    "barrier.cluster.arrive": _cluster_barrier_sass, "barrier.cluster.wait": _cluster_barrier_sass,
+    "griddepcontrol.wait": _tokens("ACQBULK"), "griddepcontrol.launch_dependents": _tokens("PREEXIT"),
+    "mbarrier.init": _tokens("SYNCS.EXCH"),
+    "mbarrier.arrive": _tokens("SYNCS.ARRIVE"), "mbarrier.arrive.expect_tx": _tokens("SYNCS.ARRIVE"),
+    "mbarrier.expect_tx": _tokens("SYNCS.ARRIVE"), "mbarrier.complete_tx": _tokens("SYNCS.ARRIVE"),
+    "mbarrier.try_wait": _mbarrier_wait_sass, "mbarrier.test_wait": _mbarrier_wait_sass,
+    "mbarrier": _other_mbarrier_sass,
+    "cp.async": _cp_async_sass, "cp.async.commit_group": _tokens("LDGDEPBAR"), "cp.async.wait": _tokens("DEPBAR"),
+    "cp.async.bulk": _bulk_copy_sass, "cp.async.bulk.commit_group": _tokens("UTMACMDFLUSH"),
+    "cp.async.bulk.wait_group": _tokens("DEPBAR"),
+    "cp.async.mbarrier.arrive": _not_a_point,
+    "tcgen05.fence": _tokens(),  # emits no SASS (toolchain §5)
+}
+
+
+def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
+    """The synchronisation meaning of a PTX instruction and the SASS token classes it expands to
+    (in SASS order), or ``(None, ())``.  A memory operation is one when its ``.sem`` orders (the
+    table's ``ld``/``st``/``atom``/``red`` with :data:`fuzzgpu.semantics.STRENGTHS`); any other
+    instruction is the table entry :func:`_table_key` names, with the SASS of :data:`_SASS_OF`."""
+    op = ins.opcode
+    if mem is not None:
+        rel, acq = semantics.entry({"ldu": "ld"}.get(op, op)).orders_directions(mem.sem)
+        if not (rel or acq):
+            return None, ()
+        classes: list[str] = []
+        if rel:
+            classes.append(_membar(mem.scope, False))
+        classes.append("@mem")
+        if acq and mem.scope in ("gpu", "sys", "cluster"):
+            classes.append("CCTL.IVALL")
+        kind = {(True, False): "release", (False, True): "acquire", (True, True): "acq_rel"}[(rel, acq)]
+        return PtxSync(ins, kind, rel, acq), tuple(classes)
+    key = _table_key(ins)
+    if key is None:
+        return None, ()
+    sass = _SASS_OF.get(key)
+    return sass(ins, key) if sass is not None else (_sync(ins, key), ())
+
+
+_SPACE_OF = {"shared": "shared", "shared::cta": "shared", "shared::cluster": "cluster", "global": "global"}
+
+
+def _async_copy(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, tuple[AsyncAccess, ...]] | None:
+    """``(family, accesses)`` of an asynchronous copy -- family ``cp.async`` (non-bulk) or
+    ``bulk_group`` (a bulk copy completing on a bulk async-group) -- or None (not a copy, or a bulk
+    copy completing on an mbarrier, which no wait_group waits for).  The first state-space qualifier
+    is the destination's, the second the source's (PTX ISA cp.async, cp.async.bulk,
+    cp.reduce.async.bulk: ``.dst.src``)."""
+    mods = ins.mods
+    bulk = mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk")
+    plain = mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg")
+    if ins.opcode != "cp" or not (bulk or plain) or "prefetch" in mods or len(ins.operands) < 2:
+        return None
+    if bulk and "bulk_group" not in mods:
+        return None
+    spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
+    if len(spaces) < 2:
+        return None
+    size_text = ins.operands[2] if len(ins.operands) > 2 and "tensor" not in mods else ""
+    size = _int(size_text) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", size_text) else 0
+
+    def access(operand: str, space: str, write: bool) -> AsyncAccess:
+        if "," in operand or "{" in operand:  # [tensorMap, {coordinates}]: the address is not in the PTX
+            return AsyncAccess(space, "", 0, 0, write)
+        root, off = _ptx_address(operand)
+        if root in defs:
+            r0, o0 = defs[root]
+            root, off = r0, o0 + off
+        return AsyncAccess(space, root, off, size, write)
+
+    return ("cp.async" if plain else "bulk_group",
+            (access(ins.operands[0], spaces[0], True), access(ins.operands[1], spaces[1], False)))
+
+
+def _may_overlap(mem: PtxMemOp, acc: AsyncAccess, writes: dict[str, int]) -> bool:
+    """Whether ``mem`` may touch a byte ``acc`` touches: False only where the PTX proves them apart
+    (state spaces that cannot alias, two different variables, or one address root -- a symbol or a
+    register written once -- with disjoint byte ranges)."""
+    space = {"cluster": "shared"}.get(mem.space, mem.space)
+    other = {"cluster": "shared"}.get(acc.space, acc.space)
+    if space in ("local", "const", "param") or (space != "generic" and space != other):
+        return False
+    if not mem.root or not acc.root:
+        return True
+    if mem.root != acc.root:
+        return mem.root.startswith("%") or acc.root.startswith("%")  # two symbols are two variables
+    if acc.size <= 0 or (mem.root.startswith("%") and writes.get(mem.root, 0) > 1):
+        return True
+    return mem.offset < acc.offset + acc.size and acc.offset < mem.offset + max(mem.width // 8, 1)
+
+
+def _async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[AsyncAccess, ...]]],
+                     events: Sequence[PtxEvent], loops: Sequence[PtxLoop], writes: dict[str, int]) -> frozenset[int]:
+    """The memory operations (PTX instruction indices) that conflict with a copy ``wait`` completes:
+    overlapping and at least one of the two a write (PTX ISA memory model, conflicting accesses).
+
+    ``cp.async.wait_group``/``wait_all`` complete the thread's cp.async copies (their source reads and
+    destination writes), ``cp.async.bulk.wait_group`` its bulk_group copies, ``.read`` only their
+    source reads.  A copy counts when it precedes the wait or shares a loop with it (a later
+    iteration's wait completes it); every group counts, also those ``wait_group N > 0`` leaves
+    pending (conservative)."""
+    bulk = "bulk" in wait.mods
+    family = "bulk_group" if bulk else "cp.async"
+    read_only = bulk and "read" in wait.mods
+    in_loops = {i for i, lp in enumerate(loops) if lp.head <= wait.index <= lp.tail}
+    awaited = [a for idx, fam, accs in copies if fam == family and (
+        idx < wait.index or any(loops[i].head <= idx <= loops[i].tail for i in in_loops))
+        for a in accs if not (read_only and a.write)]
+    return frozenset(e.instr.index for e in events if e.mem is not None and any(
+        (a.write or e.mem.kind != "load") and _may_overlap(e.mem, a, writes) for a in awaited))
+
+
+_WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}
+
+
+def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
+    if ins.opcode in _WRITES_NONE or not ins.operands:
+        return ()
+    first = ins.operands[0]
+    if first.startswith("["):
+        return ()
+    return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
+
+
+def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> None:
+    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)."""
+    dests = _ptx_dests(ins)
+    for d in dests:
+        defs.pop(d, None)
+    if len(dests) != 1:
+        return
+    d = dests[0]
+    ops = ins.operands
+    src = None
+    if ins.opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
+        if re.fullmatch(r"[%\w$]+", ops[1]) and not re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", ops[1]):
+            if ops[1].startswith("%") and not ops[1].startswith(("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")):
+                src = defs.get(ops[1], (ops[1], 0))
+            elif not ops[1].startswith("%"):
+                src = (ops[1], 0)  # a symbol (shared variable)
+    elif ins.opcode in ("add", "sub") and len(ops) == 3:
+        a, b = ops[1], ops[2]
+        imm = re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", b)
+        if imm and a.startswith("%"):
+            base = defs.get(a, (a, 0))
+            k = _int(b)
+            src = (base[0], base[1] + (k if ins.opcode == "add" else -k))
+    if src is not None and src[0] != d:
+        defs[d] = src
+
+
+def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
+    """``(name, entry, header_line, body, body_first_line)`` for every function with a body."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        m = _PTX_FUNC_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        name, entry, header = m.group(2), m.group(1) == "entry", i + 1
+        # find the opening brace of the body (after the parameter list)
+        j = i
+        depth_paren = 0
+        found = None
+        while j < len(lines):
+            seg = lines[j] if j != i else lines[j][m.end():]
+            for k, ch in enumerate(seg):
+                if ch == "(":
+                    depth_paren += 1
+                elif ch == ")":
+                    depth_paren -= 1
+                elif ch == ";" and depth_paren == 0:
+                    found = ("decl", j, k)
+                    break
+                elif ch == "{" and depth_paren == 0:
+                    found = ("body", j, k)
+                    break
+            if found:
+                break
+            j += 1
+        if not found or found[0] == "decl":
+            i = (found[1] if found else j) + 1
+            continue
+        _, bj, bk = found
+        depth = 0
+        body_lines: list[str] = []
+        end = bj
+        done = False
+        for jj in range(bj, len(lines)):
+            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
+            if jj == bj:
+                depth = 1
+            keep = []
+            for ch in seg:
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+                    if depth == 0:
+                        done = True
+                        break
+                keep.append(ch)
+            body_lines.append("".join(keep))
+            end = jj
+            if done:
+                break
+        out.append((name, entry, header, "\n".join(body_lines), bj + 1))
+        i = end + 1
+    return out
+
+
+def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
+    """Parse PTX into functions whose events (memory operations and synchronisation points) are in
+    program order."""
+    clean = _strip_line_directives(_strip_ptx_comments(text))
+    funcs = []
+    for name, entry, header, body, first in _find_functions(clean):
+        stmts = _ptx_statements(body, first)
+        instrs = []
+        label_at: dict[str, int] = {}
+        for idx, (line, stmt, labels) in enumerate(stmts):
+            for lab in labels:
+                label_at[lab] = idx
+            instrs.append(_parse_ptx_instr(idx, line, stmt))
+        defs: dict[str, tuple[str, int]] = {}
+        events = []
+        copies = []
+        for ins in instrs:
+            mem = _classify_ptx_mem(ins, defs)
+            sync, classes = _classify_ptx_sync(ins, mem)
+            copy = _async_copy(ins, defs)
+            if copy is not None:
+                copies.append((ins.index, *copy))
+            _track_defs(ins, defs)
+            if mem is None and sync is None:
+                continue
+            mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
+            events.append(PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem")))
+        loops = []
+        for ins in instrs:
+            if ins.opcode == "bra" and ins.operands:
+                target = ins.operands[0]
+                head = label_at.get(target)
+                if head is not None and head <= ins.index:
+                    body_ins = instrs[head:ins.index]
+                    clock = any("%clock" in o for b in body_ins for o in b.operands)
+                    busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
+                    loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
+        writes: dict[str, int] = {}
+        for ins in instrs:
+            for d in _ptx_dests(ins):
+                writes[d] = writes.get(d, 0) + 1
+        events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
+            e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
+            for e in events]
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops)))
+    return tuple(funcs)
+
+
+def _rule_key(sync: PtxSync) -> str:
+    """The key of :data:`RULE_FORBIDDEN` a forbidden move across ``sync`` cites: the semantics
+    table's ``rule`` (:mod:`fuzzgpu.semantics`), else by direction (an acquire only, a release only,
+    or a fence)."""
+    key = _semantics_key(sync.kind)
+    rule = semantics.TABLE[key].rule if key in semantics.TABLE else ""
+    if rule:
+        return rule
+    if sync.acquire and not sync.release:
+        return "acquire"
+    if sync.release and not sync.acquire:
+        return "release"
+    return "fence"
+
+
+def _semantics_key(kind: str) -> str:
+    """The semantics-table key of a :class:`PtxSync` kind (``fence.proxy.alias`` -> ``fence.proxy``,
+    a bulk copy ``cp.async.bulk.shared::cluster`` -> ``cp.async.bulk``)."""
+    if kind.startswith("fence.proxy.") and kind != "fence.proxy.async":
+        return "fence.proxy"
+    if kind.startswith(("cp.async.bulk.", "cp.reduce.async.bulk")) and kind not in semantics.TABLE:
+        return "cp.async.bulk"
+    if kind.startswith("mbarrier.") and kind not in semantics.TABLE:
+        return "mbarrier"
+    return kind

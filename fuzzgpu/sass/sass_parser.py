@@ -1,0 +1,268 @@
+"""The SASS parser: ``nvdisasm -c`` or ``cuobjdump -sass`` text -> functions of typed
+instructions, memory operations, synchronisation instructions and loops (:func:`parse_sass`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from .report import _int
+
+
+@dataclass(frozen=True)
+class SassInstr:
+    index: int
+    offset: int
+    line: int
+    text: str
+    predicate: str
+    opcode: str  # e.g. LDG
+    mods: tuple[str, ...]  # e.g. ("E", "128", "CONSTANT")
+    operands: str
+    mainline: bool  # False: after the first unconditional EXIT, or predicated on !PT
+
+    @property
+    def full_opcode(self) -> str:
+        return ".".join((self.opcode,) + self.mods)
+
+
+@dataclass(frozen=True)
+class SassMemOp:
+    instr: SassInstr
+    kind: str  # load | store | atomic | reduction
+    space: str  # global | shared | local | constant | generic
+    width: int
+    constant: bool  # .CONSTANT (the non-coherent path)
+    strength: str  # "" | SM | GPU | SYS
+    na: bool
+    mmio: bool
+    base: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class SassSync:
+    instr: SassInstr
+    kind: str  # ACQBULK PREEXIT MEMBAR FENCE.VIEW.ASYNC BAR SYNCS CCTL.IVALL ERRBAR CGAERRBAR BULK DEPBAR ...
+    token: str | None  # the class used for matching (None: not matched, e.g. ERRBAR)
+
+
+@dataclass(frozen=True)
+class SassLoop:
+    head: int  # index of the branch target
+    tail: int  # index of the backward branch
+    reads_clock: bool
+    delay: bool
+
+
+@dataclass(frozen=True)
+class SassFunction:
+    name: str
+    instrs: tuple[SassInstr, ...]
+    mem_ops: tuple[SassMemOp, ...]
+    syncs: tuple[SassSync, ...]
+    loops: tuple[SassLoop, ...]
+    #: for a device function that nvdisasm lists inside a kernel's text (``$KERNEL$FUNC:``), the kernel
+    container: str = ""
+
+
+_SASS_LINE_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
+_SASS_FUNC_RES = (
+    re.compile(r"^\s*\.text\.([\w$.]+):\s*$"),  # nvdisasm
+    re.compile(r"^\s*Function\s*:\s*([\w$.]+)\s*$"),  # cuobjdump -sass
+)
+_SASS_SUBROUTINE_RE = re.compile(r"^\$([\w.]+)\$([\w$.]+):\s*$")  # nvdisasm: $KERNEL$FUNC:
+_SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
+_SASS_LABEL_RE = re.compile(r"^\s*(\.L_[\w$]+):\s*$")
+
+_SASS_MEM = {
+    "LDG": ("load", "global"), "STG": ("store", "global"),
+    "LDS": ("load", "shared"), "STS": ("store", "shared"), "LDSM": ("load", "shared"), "STSM": ("store", "shared"),
+    "LD": ("load", "generic"), "ST": ("store", "generic"),
+    "LDL": ("load", "local"), "STL": ("store", "local"),
+    "LDC": ("load", "constant"),
+    "ATOMG": ("atomic", "global"), "REDG": ("reduction", "global"),
+    "ATOMS": ("atomic", "shared"), "ATOM": ("atomic", "generic"), "RED": ("reduction", "generic"),
+}
+_SASS_BULK = {"UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
+
+
+def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
+    if opcode == "LDC":
+        m = re.search(r"c\[(0x[0-9a-f]+)\]\[([^\]]*)\]", operands)
+        if not m:
+            return ("", 0)
+        terms = m.group(2)
+        base = f"c{int(m.group(1), 16)}"
+    else:
+        groups = re.findall(r"\[([^\]]*)\]", operands)
+        # desc[URx][Ry.64+off]: the last group is the address
+        if not groups:
+            return ("", 0)
+        terms = groups[-1]
+        base = ""
+    off = 0
+    for t in re.split(r"\+(?=[^+])", terms.replace(" ", "")):
+        if not t:
+            continue
+        if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", t):
+            off += _int(t)
+        elif not base and t not in ("RZ", "URZ"):
+            base = t.split(".")[0]
+    return (base, off)
+
+
+def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
+    op, mods = ins.opcode, ins.mods
+    if op in _SASS_MEM:
+        kind, space = _SASS_MEM[op]
+        if op == "LDC":
+            m = re.search(r"c\[(0x[0-9a-f]+)\]", ins.operands)
+            if not m or int(m.group(1), 16) == 0:
+                return None  # kernel parameters and driver constants
+        width = 32
+        for mod in mods:
+            if mod in ("U8", "S8", "8"):
+                width = 8
+            elif mod in ("U16", "S16", "16"):
+                width = 16
+            elif mod == "64":
+                width = 64
+            elif mod == "128":
+                width = 128
+        strength = ""
+        if "STRONG" in mods:
+            i = mods.index("STRONG")
+            strength = mods[i + 1] if i + 1 < len(mods) else ""
+        base, off = _sass_address(ins.operands, op)
+        return SassMemOp(ins, kind, space, width, "CONSTANT" in mods, strength, "NA" in mods, "MMIO" in mods, base, off)
+    if op == "ACQBULK":
+        return SassSync(ins, "ACQBULK", "ACQBULK")
+    if op == "PREEXIT":
+        return SassSync(ins, "PREEXIT", "PREEXIT")
+    if op == "MEMBAR":
+        kind_ = "SC" if "SC" in mods else "ALL"
+        scope = next((m for m in mods if m in ("CTA", "GPU", "SYS", "VC")), "GPU")
+        return SassSync(ins, "MEMBAR", f"MEMBAR.{kind_}.{scope}")
+    if op == "FENCE" and mods[:2] == ("VIEW", "ASYNC"):
+        return SassSync(ins, "FENCE.VIEW.ASYNC", "FENCE.VIEW.ASYNC." + (mods[2] if len(mods) > 2 else ""))
+    if op == "BAR":
+        sub = mods[0] if mods else "SYNC"
+        tok = {"SYNC": "BAR.SYNC", "ARV": "BAR.ARV", "RED": "BAR.RED"}.get(sub)
+        return SassSync(ins, "BAR", tok)
+    if op == "SYNCS":
+        sub = mods[0] if mods else ""
+        tok = {"EXCH": "SYNCS.EXCH", "PHASECHK": "SYNCS.PHASECHK"}.get(sub)
+        if sub.startswith("ARRIVE"):
+            tok = "SYNCS.ARRIVE"
+        return SassSync(ins, "SYNCS", tok)
+    if op == "CCTL" and "IVALL" in mods:
+        return SassSync(ins, "CCTL.IVALL", "CCTL.IVALL")
+    if op in ("ERRBAR", "CGAERRBAR"):
+        return SassSync(ins, op, None)
+    if op in ("UCGABAR_ARV", "UCGABAR_WAIT"):  # barrier.cluster.arrive / .wait
+        return SassSync(ins, op, op)
+    if op in _SASS_BULK:
+        return SassSync(ins, "BULK", "BULK")
+    if op == "UTMACMDFLUSH":
+        return SassSync(ins, "UTMACMDFLUSH", "UTMACMDFLUSH")
+    if op == "DEPBAR":
+        return SassSync(ins, "DEPBAR", "DEPBAR")
+    if op == "LDGDEPBAR":
+        return SassSync(ins, "LDGDEPBAR", "LDGDEPBAR")
+    if op == "LDGSTS":
+        return SassSync(ins, "LDGSTS", "LDGSTS")
+    return None
+
+
+def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool) -> SassInstr:
+    pred = ""
+    m = _SASS_PRED_RE.match(text)
+    body = text
+    if m:
+        pred = m.group(0).strip()
+        body = text[m.end():]
+    parts = body.split(None, 1)
+    op = parts[0] if parts else ""
+    pieces = op.split(".")
+    operands = parts[1] if len(parts) > 1 else ""
+    return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline)
+
+
+def parse_sass(text: str) -> tuple[SassFunction, ...]:
+    """Parse ``nvdisasm -c`` or ``cuobjdump -sass`` output into functions.  A device function that
+    was not inlined is listed by nvdisasm inside the text of each kernel that calls it, after a
+    ``$KERNEL$FUNC:`` label: it becomes a function of its own (``container`` names the kernel)."""
+    funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int], str]] = []
+    pending: list[str] = []
+    kernel = ""
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        sub = _SASS_SUBROUTINE_RE.match(raw)
+        if sub and sub.group(1) == kernel:
+            funcs.append((sub.group(2), [], {}, kernel))
+            pending = []
+            continue
+        for rx in _SASS_FUNC_RES:
+            fm = rx.match(raw)
+            if fm:
+                name = fm.group(1)
+                if not funcs or funcs[-1][0] != name:
+                    funcs.append((name, [], {}, ""))
+                kernel = name
+                pending = []
+                break
+        else:
+            m = _SASS_LINE_RE.match(raw)
+            if m and funcs:
+                off = int(m.group(1), 16)
+                funcs[-1][1].append((lineno, off, m.group(2)))
+                for lab in pending:
+                    funcs[-1][2][lab] = off
+                pending = []
+                continue
+            lm = _SASS_LABEL_RE.match(raw)
+            if lm:
+                pending.append(lm.group(1))
+    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels), container=container)
+                 for name, rows, labels, container in funcs)
+
+
+def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None) -> SassFunction:
+    labels = labels or {}
+    instrs = []
+    after_exit = False
+    for i, (line, off, text) in enumerate(rows):
+        ins = _parse_sass_instr(i, line, off, text, True)
+        mainline = not after_exit and ins.predicate != "@!PT"
+        if not mainline:
+            ins = SassInstr(ins.index, ins.offset, ins.line, ins.text, ins.predicate, ins.opcode, ins.mods, ins.operands, False)
+        instrs.append(ins)
+        if ins.opcode in ("EXIT", "RET") and not ins.predicate:
+            after_exit = True  # a device function's main line ends at its first unconditional RET
+    mem_ops, syncs = [], []
+    for ins in instrs:
+        c = _classify_sass(ins)
+        if isinstance(c, SassMemOp):
+            mem_ops.append(c)
+        elif isinstance(c, SassSync):
+            syncs.append(c)
+    by_offset = {ins.offset: ins.index for ins in instrs}
+    loops = []
+    busy_idx = {m.instr.index for m in mem_ops} | {s.instr.index for s in syncs}
+    for ins in instrs:
+        if ins.opcode in ("BRA", "JMP") and ins.predicate != "@!PT":
+            lm = re.search(r"\((\.L_[\w$]+)\)", ins.operands)
+            m = re.search(r"0x([0-9a-fA-F]+)", ins.operands)
+            target = labels.get(lm.group(1)) if lm else (int(m.group(1), 16) if m else None)
+            if target is None:
+                continue
+            if target == ins.offset and not ins.predicate:
+                continue  # the end-of-function self loop
+            head = by_offset.get(target)
+            if head is not None and head <= ins.index:
+                body = instrs[head:ins.index + 1]
+                clock = any("SR_CLOCK" in b.operands for b in body)
+                busy = any(b.index in busy_idx for b in body)
+                loops.append(SassLoop(head, ins.index, clock, not busy))
+    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops))

@@ -1,0 +1,317 @@
+"""The toolchain edges, the only part of the oracle that runs programs: ptxas/nvcc, nvdisasm and
+cuobjdump as subprocesses (:func:`compile_cu`, :func:`assemble_ptx`, :func:`disassemble`), the
+on-disk cache of their output, and the ``check_*`` entry points that feed it to :func:`analyse`."""
+
+from __future__ import annotations
+
+import concurrent.futures as _futures
+import dataclasses
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import EnvError, MissingTool, UserError
+from .checks import analyse
+from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report, parse_arch
+
+
+#: where a CUDA toolkit is installed when its bin/ is not on PATH
+TOOLKIT_DIRS: tuple[Path, ...] = (Path("/usr/local/cuda/bin"),)
+
+
+@functools.lru_cache(maxsize=None)
+def find_tool(name: str) -> str | None:
+    """``nvdisasm``/``cuobjdump``/``nvcc``/``ptxas``: on PATH, else in the installed nvidia wheels,
+    else in :data:`TOOLKIT_DIRS`."""
+    p = shutil.which(name)
+    if p:
+        return p
+    try:
+        import nvidia  # type: ignore[import-not-found,import-untyped]  # the wheels' namespace package has no py.typed
+
+        for root in getattr(nvidia, "__path__", []):
+            for sub in ("cu13", "cu12", "cuda_nvcc", "cuda_nvdisasm", "cuda_cuobjdump"):
+                cand = Path(root) / sub / "bin" / name
+                if cand.is_file() and os.access(cand, os.X_OK):
+                    return str(cand)
+    except ImportError:
+        pass
+    for cand in (d / name for d in TOOLKIT_DIRS):
+        if cand.is_file():
+            return str(cand)
+    return None
+
+
+#: how to get each tool, for the one line of :class:`~fuzzgpu.errors.MissingTool`
+TOOL_HELP = {
+    "nvdisasm": "install it with `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump` (or `pip install fuzzgpu[sass]`), "
+                "or put the CUDA toolkit's bin/ on PATH",
+    "cuobjdump": "install it with `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump` (or `pip install fuzzgpu[sass]`), "
+                 "or put the CUDA toolkit's bin/ on PATH",
+}
+_TOOLKIT_HELP = "install the CUDA toolkit (nvcc, ptxas) and put its bin/ on PATH"
+
+
+def require_tool(name: str) -> str:
+    """The path of a toolchain program; a missing one is the environment's failure (exit 3)."""
+    p = find_tool(name)
+    if p:
+        return p
+    raise MissingTool(name, TOOL_HELP.get(name, _TOOLKIT_HELP))
+
+
+def _first_error(stderr: str, tool: str) -> str:
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l.lower():
+            return l
+    return lines[0] if lines else f"{tool} failed"
+
+
+def _run(cmd: list[str], tool: str) -> subprocess.CompletedProcess:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise EnvError(f"cannot run {tool}: {e}") from None
+    if r.returncode != 0:
+        raise UserError(f"{tool}: {_first_error(r.stderr or r.stdout, tool)}")
+    return r
+
+
+def _ptxas_flags(nvcc_flags: Sequence[str]) -> list[str]:
+    out = []
+    it = iter(nvcc_flags)
+    for f in it:
+        if f in ("-Xptxas", "--ptxas-options"):
+            out.extend(next(it, "").split(","))
+        elif f.startswith(("-Xptxas=", "--ptxas-options=")):
+            out.extend(f.split("=", 1)[1].split(","))
+    return [f for f in out if f]
+
+
+def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_flags: Sequence[str] = ()) -> tuple[str, Path]:
+    """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``)."""
+    parse_arch(arch)
+    nvcc = require_tool("nvcc")
+    outdir.mkdir(parents=True, exist_ok=True)
+    cubin = outdir / (src.stem + f".{arch}.cubin")
+    cmd = [nvcc, f"-arch={arch}", "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}", f"-Xptxas=-O{opt}",
+           *nvcc_flags, "-o", str(cubin), str(src)]
+    _run(cmd, "nvcc")
+    ptx = outdir / (src.stem + ".ptx")
+    if not ptx.is_file():
+        cands = sorted(outdir.glob("*.ptx"))
+        if not cands:
+            raise UserError(f"nvcc kept no PTX for {src}")
+        ptx = cands[0]
+    return ptx.read_text(), cubin
+
+
+def assemble_ptx(ptx: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, ptxas_flags: Sequence[str] = ()) -> Path:
+    parse_arch(arch)
+    ptxas = require_tool("ptxas")
+    outdir.mkdir(parents=True, exist_ok=True)
+    cubin = outdir / (ptx.stem + f".{arch}.cubin")
+    _run([ptxas, f"-arch={arch}", f"-O{opt}", *ptxas_flags, "-o", str(cubin), str(ptx)], "ptxas")
+    return cubin
+
+
+def disassemble(cubin: Path) -> str:
+    """SASS text of a cubin: ``nvdisasm -c`` when found, else ``cuobjdump -sass``."""
+    nvd = find_tool("nvdisasm")
+    if nvd:
+        # -ndf: no dataflow analysis; the -c listing is identical and ~0.15 s faster
+        return _run([nvd, "-c", "-ndf", str(cubin)], "nvdisasm").stdout
+    cuo = find_tool("cuobjdump")
+    if cuo:
+        return _run([cuo, "-sass", str(cubin)], "cuobjdump").stdout
+    require_tool("nvdisasm")
+    return ""
+
+
+def cubin_arch(sass_text: str) -> str:
+    m = re.search(r"\.target\s+(sm_\w+)|arch\s*=\s*(sm_\w+)", sass_text)
+    return (m.group(1) or m.group(2)) if m else "unknown"
+
+
+def ptx_target(ptx_text: str) -> str:
+    m = re.search(r"^\s*\.target\s+(sm_\w+)", ptx_text, re.M)
+    return m.group(1) if m else ""
+
+
+def archs_for_ptx(ptx_text: str, archs: Sequence[str]) -> list[str]:
+    """The requested archs the PTX can be assembled for (an ``sm_90a`` target only for itself)."""
+    tgt = ptx_target(ptx_text)
+    if not tgt:
+        return list(archs)
+    n, suffix = parse_arch(tgt)
+    if suffix:
+        return [a for a in archs if a == tgt] or [tgt]
+    return [a for a in archs if parse_arch(a)[0] >= n]
+
+
+def _pmap(fn, items: Sequence):
+    if len(items) <= 1:
+        return [fn(x) for x in items]
+    with _futures.ThreadPoolExecutor(max_workers=min(len(items), os.cpu_count() or 2)) as ex:
+        return list(ex.map(fn, items))
+
+
+def _keep(keep_dir: str | Path | None, stem: str, arch: str, ptx_text: str, sass_text: str) -> tuple[str, ...]:
+    """Write the PTX and SASS that a report's line numbers refer to (``--keep DIR``)."""
+    if keep_dir is None:
+        return ()
+    d = Path(keep_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    ptx_p, sass_p = d / f"{stem}.{arch}.ptx", d / f"{stem}.{arch}.sass"
+    ptx_p.write_text(ptx_text)
+    sass_p.write_text(sass_text)
+    return (str(ptx_p), str(sass_p))
+
+
+@functools.lru_cache(maxsize=None)
+def toolchain_id() -> str:
+    """The versions of nvcc, ptxas and the disassembler (part of the cache key)."""
+    out = []
+    for tool in ("nvcc", "ptxas", "nvdisasm", "cuobjdump"):
+        p = find_tool(tool)
+        if p:
+            r = subprocess.run([p, "--version"], capture_output=True, text=True)
+            out.append(f"{tool}:{p}:{r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ''}")
+    return "|".join(out)
+
+
+def _cache_dir(cache_dir: str | Path | None) -> Path | None:
+    if cache_dir is not None:
+        return Path(cache_dir)
+    env = os.environ.get("FUZZGPU_SASS_CACHE")
+    return Path(env) if env else None
+
+
+def _with_cache(cache: Path | None, key_parts: Sequence[str], make) -> tuple[str, str]:
+    """``make() -> (ptx_text, sass_text)``, memoised on disk by a content hash when ``cache`` is set."""
+    if cache is None:
+        return make()
+    import hashlib
+
+    key = hashlib.sha256("\0".join((toolchain_id(), *key_parts)).encode()).hexdigest()
+    d = cache / key[:2] / key
+    if (d / "ptx").is_file() and (d / "sass").is_file():
+        return (d / "ptx").read_text(), (d / "sass").read_text()
+    ptx_text, sass_text = make()
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=str(cache)))
+    (tmp / "ptx").write_text(ptx_text)
+    (tmp / "sass").write_text(sass_text)
+    d.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(tmp, d)  # atomic: a concurrent writer of the same key loses harmlessly
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ptx_text, sass_text
+
+
+def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+             nvcc_flags: Sequence[str] = (), source: str | None = None,
+             keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
+             cache_key: str | None = None) -> list[Report]:
+    """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
+
+    ``keep_dir``: write ``STEM.ARCH.ptx``/``.sass`` there.  ``cache_key`` (the full source text, for
+    generated sources without local includes) with ``cache_dir`` or ``$FUZZGPU_SASS_CACHE`` memoises the
+    toolchain output by content hash (with the toolchain versions, arch, -O and flags in the key)."""
+    for a in archs:
+        parse_arch(a)
+    src_name = source or str(path)
+    cache = _cache_dir(cache_dir) if cache_key is not None else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
+        def one(arch: str) -> Report:
+            def make() -> tuple[str, str]:
+                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags)
+                return ptx_text, disassemble(cubin)
+            ptx_text, sass_text = _with_cache(cache, ("cu", cache_key or "", arch, str(opt), *nvcc_flags), make)
+            rep = analyse(ptx_text, sass_text, arch, src_name)
+            kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
+            return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
+        return _pmap(one, list(archs))
+
+
+def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+                    nvcc_flags: Sequence[str] = (), source: str = "<source>", name: str = "kernels",
+                    keep_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> list[Report]:
+    """:func:`check_cu` for CUDA source text.  Batch many kernels in one text: one nvcc and one
+    nvdisasm call per arch, whatever their number.  Cached by content hash when ``cache_dir`` or
+    ``$FUZZGPU_SASS_CACHE`` is set."""
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-src-") as tmp:
+        p = Path(tmp) / f"{name}.cu"
+        p.write_text(text)
+        return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
+                        cache_key=text)
+
+
+def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+              nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
+    ptx_text = path.read_text()
+    use = archs_for_ptx(ptx_text, archs)
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
+        def one(arch: str) -> Report:
+            cubin = assemble_ptx(path, arch, Path(tmp) / arch, opt, _ptxas_flags(nvcc_flags))
+            sass_text = disassemble(cubin)
+            rep = analyse(ptx_text, sass_text, arch, str(path))
+            kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
+            return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
+        return _pmap(one, use)
+
+
+def check_cubin(path: Path) -> list[Report]:
+    """A cubin carries no PTX: the PTX it was built from must sit beside it (``NAME.ptx``)."""
+    sass_text = disassemble(path)
+    arch = cubin_arch(sass_text)
+    stem = path.name[: -len(".cubin")]
+    cands = [path.with_name(stem + ".ptx")]
+    if "." in stem:
+        cands.append(path.with_name(stem.split(".")[0] + ".ptx"))
+    for c in cands:
+        if c.is_file():
+            return [analyse(c.read_text(), sass_text, arch, str(path))]
+    raise UserError(f"{path}: a cubin has no PTX to compare with; put the PTX it was built from at {cands[0]} or pass the .cu/.ptx")
+
+
+def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+                 nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
+    """``.litmus`` -> Program (fuzzgpu.litmus) -> CUDA with one kernel per thread (fuzzgpu.codegen)."""
+    try:
+        from .. import codegen, litmus
+    except ImportError:
+        raise UserError("codegen not available yet: .litmus input needs fuzzgpu.codegen and fuzzgpu.litmus") from None
+    if not hasattr(litmus, "parse_file") or not hasattr(codegen, "generate_static"):
+        raise UserError("codegen not available yet: needs fuzzgpu.litmus.parse_file and fuzzgpu.codegen.generate_static")
+    program = litmus.parse_file(str(path))
+    cu = codegen.generate_static(program)
+    return check_cu_source(cu, archs, opt, nvcc_flags, source=str(path), name=path.stem, keep_dir=keep_dir)
+
+
+def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
+               nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
+    """Check one input of any supported kind; ``keep_dir`` receives the PTX and SASS of each arch."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{path}: no such file")
+    if p.is_dir():
+        raise UserError(f"{path}: is a folder; pass .cu, .ptx, .cubin or .litmus files")
+    suffix = p.suffix.lower()
+    if suffix in (".cu", ".cuh"):
+        return check_cu(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
+    if suffix == ".ptx":
+        return check_ptx(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
+    if suffix == ".cubin":
+        return check_cubin(p)
+    if suffix == ".litmus":
+        return check_litmus(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
+    raise UserError(f"{path}: unknown input type {suffix or '(none)'}; expected .cu, .ptx, .cubin or .litmus")
