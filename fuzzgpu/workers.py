@@ -148,7 +148,8 @@ class SupervisedBackend:
 
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
-        p = self._ctx.Process(target=_worker_main, args=(child, self.spec, os.getpid()), daemon=True, name="fuzzgpu-backend")
+        # typeshed types get_context(str) as BaseContext, which declares no Process (every start method's context has one)
+        p = self._ctx.Process(target=_worker_main, args=(child, self.spec, os.getpid()), daemon=True, name="fuzzgpu-backend")  # type: ignore[attr-defined]
         p.start()
         child.close()
         self._proc, self._conn = p, parent

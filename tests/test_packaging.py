@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from paths import ROOT
@@ -20,8 +21,14 @@ def wheel_names(tmp_path_factory) -> set[str]:
     out = tmp_path_factory.mktemp("wheel")
     src = tmp_path_factory.mktemp("src") / "fuzzgpu"
     # build from a copy: setuptools writes build/ and *.egg-info into the source tree
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".hypothesis", "build", "*.egg-info", ".tox", "__pycache__",
-                                                             "bench", "tests", "corpus", ".venv*", "fuzz-corpus"))
+    # (bench/, tests/, corpus/ at the top only: fuzzgpu/corpus/ is a subpackage that must ship)
+    anywhere = shutil.ignore_patterns(".git", ".hypothesis", "build", "*.egg-info", ".tox", "__pycache__", ".venv*", "fuzz-corpus")
+    top = {"bench", "tests", "corpus"}
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return set(anywhere(folder, names)) | (top & set(names) if Path(folder) == ROOT else set())
+
+    shutil.copytree(ROOT, src, ignore=ignore)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
                        capture_output=True, text=True, check=False, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]

@@ -1,21 +1,6 @@
-"""Campaigns: long fuzzing runs with a profile, a backend, a time budget and a corpus.
-
-The engine is Hypothesis, for generation *and* shrinking: the property is a Hypothesis test over
-the profile's strategy (:func:`fuzzgpu.strategies.weighted`); a failing program is shrunk by
-Hypothesis and saved to the corpus (deduplicated by signature); then a new Hypothesis run starts
-with the next seed, until the time budget is spent.  Backends are wrapped in the evidence cache
-(:mod:`fuzzgpu.evidence`), so Hypothesis sees a deterministic function: a program asked about twice
-gets the same evidence.  Once a failure is seen at rate ``r``, every shrink candidate is run with at
-least ``3/r`` instances (95% chance to see the failure again if it is still there).
-
-Everything lives in the corpus folder: findings (``*.json`` + ``*.litmus``), ``.fuzzgpu/state.json``
-(totals, the run index, per-shape statistics), ``.fuzzgpu/hypothesis`` (Hypothesis's example database:
-a shrink interrupted by a kill resumes from its best example) and ``.fuzzgpu/evidence``.  All files
-are written atomically, so a kill at any moment loses nothing saved, and a restart continues.
-
-Profiles (``strategies/*.toml``, also shipped as ``fuzzgpu/profiles/*.toml``) select and weight the
-shapes and annotations and set the stress settings: see :func:`load_profile`.
-"""
+"""The engine: :class:`Campaign`, Hypothesis runs over the profile's strategy until the time is
+spent; a failing program is shrunk, saved to the corpus (one entry per class) or counted as a
+variant of its class."""
 
 from __future__ import annotations
 
@@ -28,26 +13,21 @@ import signal
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from .backends.base import RunConfig
-from .errors import UserError
-from .evidence import EvidenceBackend, EvidenceCache
-from .files import read_regular, write_atomic, write_temp
-from .ir import Program
-from .backends import make_backend  # noqa: F401 -- public name of this module
-from .profiles import (  # noqa: F401 -- public names of this module
-    MAX_PROFILE_INT, MAX_SIM_INSTANCES, PROFILE_NAMES, Profile, ProfileError, load_profile, profile_path,
-)
+from ..backends.base import RunConfig
+from ..errors import UserError
+from ..evidence import EvidenceBackend, EvidenceCache
+from ..files import write_atomic
+from ..ir import Program
+from ..profiles import Profile
+from .database import example_database
+from .report import _kinds_note, classes_phrase, write_report
+from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
 
-RAW_DIR = "raw"  # findings that could not be saved as corpus entries (D/raw/<signature>.json)
-STATE_VERSION = 1
-
-# --------------------------------------------------------------------------------------------
-# The engine
-# --------------------------------------------------------------------------------------------
+if TYPE_CHECKING:
+    from ..model import Analysis
 
 
 class _Stop(BaseException):
@@ -78,205 +58,19 @@ def _failed_as(key: str) -> type[PropertyFailed]:
 
 def size_key(p: Program) -> tuple:
     """Smaller is simpler: threads, memory operations, instructions, then the JSON text."""
-    from .ir import program_to_json
+    from ..ir import program_to_json
 
     mem = sum(1 for t in p.threads for i in t.code if hasattr(i, "loc") or hasattr(i, "dst_loc"))
     return (len(p.threads), mem, sum(len(t.code) for t in p.threads), len(json.dumps(program_to_json(p))))
 
-
-def _new_shape_stats() -> dict[str, float]:
-    return {"programs": 0, "instances": 0, "weak": 0, "failures": 0, "unsupported": 0, "findings": 0}
-
-
-@dataclass
-class State:
-    profile: str
-    backend: str
-    property: str
-    seed: int
-    run_index: int = 0
-    sessions: int = 0
-    programs: int = 0
-    instances: int = 0
-    elapsed: float = 0.0
-    last_finding_elapsed: float | None = None
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    duplicates: int = 0
-    shapes: dict[str, dict[str, float]] = field(default_factory=dict)
-    not_covered: dict[str, int] = field(default_factory=dict)  # why programs were not judged: reason -> count
-    quarantined: int = 0  # programs that hung or crashed the backend's worker (corpus/quarantine/)
-    faults: dict[str, int] = field(default_factory=dict)  # hang / crash / error -> count
-    #: timeouts: instances, programs, and programs by the model's verdict on their waits
-    #: (must-complete: findings; may-hang: expected; unknown)
-    timeouts: dict[str, int] = field(default_factory=dict)
-    worker: str | None = None  # the worker id in a parallel campaign
-    #: findings by root cause (corpus.finding_class): class key -> {"id", "file" (the entry that
-    #: represents it, "" for a known class), "findings" (distinct findings of this campaign in the
-    #: class), "known" (a class of the known-findings list: counted, not saved), "writeup", "kinds"}
-    classes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: findings that could not be saved as corpus entries: {"signature", "class", "raw" (the file
-    #: under D/raw/ that keeps them, or null when even that failed), "error"}
-    save_errors: list[dict[str, Any]] = field(default_factory=list)
-    #: stress tuned per shape family (fuzzgpu.stress_campaign.CampaignTuner): GPU-seconds spent
-    #: tuning and running, and per family the tuned [stress] knobs and their weak rates
-    tuning: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["schema"] = "fuzzgpu.campaign-state"
-        d["version"] = STATE_VERSION
-        return d
-
-    @classmethod
-    def load(cls, path: Path) -> State | None:
-        """The state saved in ``path`` (None when there is none), the whole document validated
-        against :data:`fuzzgpu.schema.STATE_SCHEMA` first: a damaged, foreign or future-version
-        state, or one with a wrong field anywhere, is refused in one line."""
-        from . import schema
-        from .errors import EnvError, clip
-        from .files import UnreadableFile
-
-        try:
-            d = json.loads(read_regular(path, 64 << 20))
-        except FileNotFoundError:
-            return None
-        except UnreadableFile as e:
-            raise UserError(f"{path}: cannot read the campaign state: {e}") from None
-        except OSError as e:  # permissions, /proc, a failing disk: the environment (exit 3)
-            raise EnvError(f"{path}: cannot read the campaign state: {e.strerror or e}") from None
-        except (ValueError, RecursionError) as e:
-            raise UserError(f"{path}: damaged campaign state ({type(e).__name__}); move it away to start afresh") from None
-        if not isinstance(d, dict) or d.get("schema") != "fuzzgpu.campaign-state":
-            raise UserError(f"{path}: not a fuzzgpu campaign state")
-        v = d.get("version")
-        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= STATE_VERSION:
-            raise UserError(f"{path}: campaign state version {clip(repr(v), 60)} is not one this fuzzgpu reads (1..{STATE_VERSION})")
-        try:
-            schema.check("state", d)
-        except schema.SchemaError as e:
-            raise UserError(f"{path}: damaged campaign state: {e}; move it away to start afresh") from None
-        d.pop("schema", None)
-        d.pop("version", None)
-        names = {f.name: f for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
-        return cls(**kw)
-
-
-@dataclass
-class CampaignResult:
-    state: State
-    new_findings: list[dict[str, Any]]
-    reason: str
-    report_dir: Path
-    backend_description: str
-    note: str
-    session_seconds: float
-    session_programs: int
-    session_instances: int
-    unsaved: list[str] = field(default_factory=list)  # findings kept raw (not saved as entries) this session
-
-
-def lock_corpus(state_dir: Path, name: str = "lock", what: str = "another campaign is running on this corpus") -> Any:
-    """An exclusive lock on ``state_dir/name`` (released by the OS when the process ends, even by
-    SIGKILL); a UserError when another process holds it."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    f = open(state_dir / name, "a+")  # noqa: SIM115 -- held open for the whole campaign
-    try:
-        import fcntl
-
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except ImportError:  # not POSIX: no lock
-        pass
-    except OSError:
-        f.close()
-        raise UserError(f"{state_dir.parent}: {what} (lock {state_dir / name})") from None
-    return f
-
-
-def _digest(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha384(data).hexdigest()[:16]
-
-
-def example_database(path: Path, namespace: bytes) -> Any:
-    """Hypothesis's example database for one campaign run, through Hypothesis's public API only
-    (an :class:`hypothesis.database.ExampleDatabase` subclass implementing ``save``, ``fetch``,
-    ``delete`` and ``move``).
-
-    ``path/<digest of namespace + key>/<digest of value>``: one file per value, written to a temp
-    file *in its own key folder*, fsynced and renamed (a kill leaves the old file or the new one,
-    never a torn one); a value's file name is its hash, so several processes may share the folder.
-    ``namespace`` keeps each run's keys apart (profile, backend, property, seed, run index): a
-    resumed run finds its own failing examples and shrink progress, and never another run's."""
-    from hypothesis.database import ExampleDatabase
-
-    class CampaignDatabase(ExampleDatabase):
-        def __init__(self, root: Path, ns: bytes) -> None:
-            super().__init__()
-            self.root = root
-            self.ns = ns
-
-        def __repr__(self) -> str:
-            return f"CampaignDatabase({str(self.root)!r})"
-
-        def _key_dir(self, key: bytes) -> Path:
-            return self.root / _digest(self.ns + b"\0" + key)
-
-        def save(self, key: bytes, value: bytes) -> None:
-            d = self._key_dir(key)
-            target = d / _digest(value)
-            try:
-                if target.exists():
-                    return
-                d.mkdir(parents=True, exist_ok=True)
-                os.replace(write_temp(d, value), target)
-            except OSError:  # a full disk loses a shrink hint, never the campaign
-                pass
-
-        def fetch(self, key: bytes) -> Any:
-            d = self._key_dir(key)
-            try:
-                names = sorted(p for p in os.listdir(d) if not p.startswith("."))
-            except OSError:
-                return
-            for name in names:
-                try:
-                    yield (d / name).read_bytes()
-                except OSError:  # deleted by another process meanwhile
-                    continue
-
-        def delete(self, key: bytes, value: bytes) -> None:
-            try:
-                (self._key_dir(key) / _digest(value)).unlink()
-            except OSError:
-                pass
-
-        def move(self, src: bytes, dest: bytes, value: bytes) -> None:
-            if src == dest:
-                self.save(src, value)
-                return
-            self.save(dest, value)  # saved before deleted: a kill in between loses nothing
-            self.delete(src, value)
-
-    db = CampaignDatabase(path, namespace)
-    # temp files of a writer killed between mkstemp and rename are named .tmp-* (never fetched:
-    # fetch skips dot files); clear old ones
-    try:
-        for t in path.glob("*/.tmp-*"):
-            if time.time() - t.stat().st_mtime > 60:
-                t.unlink()
-    except OSError:
-        pass
-    return db
 
 
 class Campaign:
     def __init__(self, profile: Profile, backend: Any, corpus_dir: str | Path, prop: str = "model", seed: int | None = None,
                  note: str = "", out: Any = None, live: bool | None = None, status_every: float = 5.0,
                  worker_id: str | None = None, known: str | Path | None = None) -> None:
-        from . import properties
-        from .corpus import KNOWN_FILE, Corpus, load_known
+        from .. import properties
+        from ..corpus import KNOWN_FILE, Corpus, load_known
 
         self.profile = profile
         self.prop = properties.get(prop)
@@ -318,16 +112,17 @@ class Campaign:
         self.stop_requested = False
         self.max_findings: int | None = None
         self.max_runs: int | None = None  # stop after this many Hypothesis runs this session (None: the whole time)
+        self.close_backend = False  # run() closes the backend when it ends (run_campaign: the one it made)
         self.new_findings: list[dict[str, Any]] = []
         self.unsaved: list[str] = []  # signatures of findings kept raw this session (not saved as entries)
         self._raw_classes: set[str] = set()  # classes whose finding could only be kept raw (its variants: counted)
         self.session_findings: list[dict[str, Any]] = []  # new ones and ones another worker saved first
-        from .workers import quarantined_hashes
+        from ..workers import quarantined_hashes
 
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
         self._analysis_cache: dict[Program, Any] = {}
-        from .stress_campaign import CampaignTuner
+        from ..stress_campaign import CampaignTuner
 
         self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
                                    budget_s=profile.tune_budget_s)
@@ -355,7 +150,7 @@ class Campaign:
                                             "summary": f"{v.get('property', '?')}: FAIL ({v.get('reason', '')})",
                                             "shrunk": bool(d.get("shrunk")), "rate": d.get("reproduction", {}).get("rate", 0)})
                 try:
-                    from .corpus import entry_class, finding_kinds
+                    from ..corpus import entry_class, finding_kinds
 
                     kinds = finding_kinds(d)
                     self.state.findings[-1]["kinds"] = kinds
@@ -388,9 +183,9 @@ class Campaign:
     def _weak_count(self, program: Program, hist: Any) -> int:
         if not hist.counts:
             return 0
-        from . import model
+        from .. import model
 
-        a = self._analysis_cache.get(program)
+        a: Analysis | Literal[False] | None = self._analysis_cache.get(program)  # False: the oracle does not cover it
         if a is None:
             try:
                 a = model.analyse(program)
@@ -401,7 +196,7 @@ class Campaign:
             self._analysis_cache[program] = a
         if a is False:
             return 0
-        from .properties import unwritten_keys  # a value no store wrote is a fault, not a weak outcome
+        from ..properties import unwritten_keys  # a value no store wrote is a fault, not a weak outcome
 
         return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
 
@@ -410,7 +205,7 @@ class Campaign:
         a = self._analysis_cache.get(program)
         if not a or not a.weak:
             return  # no weak outcome to expose (or the oracle does not cover it): nothing to tune for
-        from .stress_campaign import shape_family
+        from ..stress_campaign import shape_family
 
         try:
             rec = self.tuner.tune(program, a.sc, self.config_for(), self.inner.run, seed=self.state.seed)
@@ -425,7 +220,7 @@ class Campaign:
     def _note_class(self, key: str, sig: str, file: str, kinds: list[str], known: Any = None) -> bool:
         """Count finding ``sig`` in class ``key`` (once per signature); True when it was not counted
         before."""
-        from .corpus import MAX_VARIANTS, class_id
+        from ..corpus import MAX_VARIANTS, class_id
 
         c = self.state.classes.get(key)
         if c is None:
@@ -447,7 +242,7 @@ class Campaign:
     def _variant(self, key: str, sig: str, verdict: Any) -> None:
         """A failing program of a class that is known or already has an entry: counted, not shrunk,
         not saved (its signature is added to the class's variants in the corpus at the end of the run)."""
-        from .corpus import match_known
+        from ..corpus import match_known
 
         known = match_known(key, self.known_classes)
         path = self.classes.get(key)
@@ -466,7 +261,7 @@ class Campaign:
         """Save a finding.  Whatever goes wrong while saving it (a bad field, a full disk) never
         stops the campaign and never loses the finding: it is kept raw (:meth:`_keep_raw`),
         reported, and the campaign goes on."""
-        from . import corpus, fixes
+        from .. import corpus, fixes
 
         try:
             verdict = fixes.attach(program, verdict)  # the weakest single change that removes the finding
@@ -516,7 +311,7 @@ class Campaign:
         program, the verdict, the histogram and the configuration) and the error that kept it out
         of the corpus; a line on screen and in the report.  When even that cannot be written, the
         state and the report still name the finding and the error."""
-        from .ir import program_to_json
+        from ..ir import program_to_json
 
         why = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:300]
         rec: dict[str, Any] = {"schema": "fuzzgpu.raw-finding", "version": 1, "error": why, "signature": sig, "class": key,
@@ -574,13 +369,13 @@ class Campaign:
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
         from hypothesis.errors import Flaky
 
-        from . import model, strategies
+        from .. import model, strategies
 
         target_rate: list[float] = []
         best: list[tuple] = []
         prop = self.prop
-        from .evidence import program_hash
-        from .workers import ProgramFault, quarantine
+        from ..evidence import program_hash
+        from ..workers import ProgramFault, quarantine
 
         self.known |= self.corpus.signatures()  # findings other workers saved since the last run
         for key, path in self.corpus.classes().items():  # and their classes
@@ -644,7 +439,7 @@ class Campaign:
             self._refresh()
             if verdict.failed:
                 st["failures"] += 1
-                from .corpus import match_known, reproduction, verdict_class, verdict_hits, verdict_signature
+                from ..corpus import match_known, reproduction, verdict_class, verdict_hits, verdict_signature
 
                 sig = verdict_signature(program, verdict)
                 key = verdict_class(program.name, verdict)
@@ -697,7 +492,7 @@ class Campaign:
         except BaseException as e:  # Hypothesis wraps a _Stop raised inside its engine sometimes
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
-            cause = e
+            cause: BaseException | None = e
             while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed)):
                 cause = cause.__cause__ or cause.__context__
             if isinstance(cause, PropertyFailed):
@@ -838,311 +633,3 @@ class Campaign:
         return CampaignResult(self.state, self.new_findings, reason, report_dir, self.inner.describe(), self.note,
                               time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0,
                               list(self.unsaved))
-
-
-# --------------------------------------------------------------------------------------------
-# Report
-# --------------------------------------------------------------------------------------------
-
-
-def report_text(c: Campaign, reason: str) -> str:
-    s = c.state
-    lines = [
-        f"fuzzgpu campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
-        f"profile     {c.profile.name} ({c.profile.path})",
-        f"backend     {c.inner.describe()}",
-    ]
-    if c.note:
-        lines.append(f"note        {c.note}")
-    lines += [
-        f"property    {c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\"",
-        f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
-        f"ended       {reason}",
-        f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
-        f"findings    {classes_phrase(s.classes)}; {len(s.findings)} corpus entries (one per class)"
-        + (f"; {len(s.save_errors)} finding(s) NOT SAVED, kept raw in {c.root / RAW_DIR}" if s.save_errors else ""),
-        f"known list  {c.known_path}: {len(c.known_classes)} known class(es)" if c.known_path else "known list  none (--known FILE, or DIR/known.json)",
-        f"quarantined {s.quarantined} program(s) that hung or crashed the backend's worker"
-        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
-        timeouts_line(s.timeouts),
-        c.tuner.note(),
-        "",
-        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}",
-    ]
-    for name, st in sorted(s.shapes.items()):
-        rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
-        lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
-                     f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
-    if s.not_covered:
-        lines += ["", "not covered (programs that were not judged, and why):"]
-        for why, n in sorted(s.not_covered.items(), key=lambda kv: -kv[1])[:10]:
-            lines.append(f"  {n:>6}  {why}")
-    lines += class_lines(s.classes, s.findings)
-    lines += save_error_lines(s.save_errors)
-    lines += ["", exit_status_line(c.new_findings, c.unsaved)]
-    return "\n".join(lines) + "\n"
-
-
-def classes_phrase(classes: Mapping[str, Mapping[str, Any]]) -> str:
-    """``N findings in K classes (M in J known classes)``."""
-    n = sum(int(c.get("findings", 0)) for c in classes.values())
-    known = [c for c in classes.values() if c.get("known")]
-    kn = sum(int(c.get("findings", 0)) for c in known)
-    text = f"{n} finding{'s' if n != 1 else ''} in {len(classes)} class{'es' if len(classes) != 1 else ''}"
-    if known:
-        text += f" ({kn} in {len(known)} known class{'es' if len(known) != 1 else ''}, not saved again)"
-    return text
-
-
-def _kinds_note(kinds: Any) -> str:
-    kinds = list(kinds or ())
-    if kinds == ["sass"]:
-        return " [SASS only: no executed outcome broke the property; the compiled code can]"
-    return ""
-
-
-def class_lines(classes: Mapping[str, Mapping[str, Any]], findings: Any = ()) -> list[str]:
-    """One line per class, most findings first: its entry (or its write-up, for a known class),
-    how many findings it holds, and the class key; then the entries saved."""
-    if not classes and not findings:
-        return []
-    out = ["", "classes (root causes; each holds the findings that share it, one corpus entry each):"]
-    for key, c in sorted(classes.items(), key=lambda kv: (-int(kv[1].get("findings", 0)), kv[0])):
-        n = int(c.get("findings", 0))
-        where = (f"KNOWN, see {c.get('writeup')}" if c.get("known")
-                 else c.get("file") or (f"{c['raw']} (NOT SAVED, kept raw)" if c.get("raw") else "(NOT SAVED)"))
-        out.append(f"  {n:>6} finding{'s' if n != 1 else ' '}  {where}  {key}{_kinds_note(c.get('kinds'))}")
-    if findings:
-        out += ["", "entries saved (the representative of each class):"]
-        for f in findings:
-            out.append(_finding_line(f))
-    return out
-
-
-def save_error_lines(errors: Any) -> list[str]:
-    if not errors:
-        return []
-    out = ["", "findings NOT SAVED as corpus entries (kept raw; nothing lost -- look at these first):"]
-    for e in errors:
-        out.append(f"  {e.get('raw') or '(not even kept raw)'}  {e.get('shape', '?')}: {e.get('summary', '')}  -- {e.get('error', '')}")
-    return out
-
-
-def exit_status_line(new: Any, unsaved: Any) -> str:
-    """What the exit status of ``fuzzgpu campaign`` will be, and why."""
-    if new or unsaved:
-        what = f"{len(new)} new corpus entr{'ies' if len(new) != 1 else 'y'}" + (f" and {len(unsaved)} finding(s) kept raw" if unsaved else "")
-        return f"exit status 1: {what} this session (1 means findings were saved; 0: none; 2: bad input; 3: environment)"
-    return "exit status 0: no new finding this session (1 would mean findings were saved; 2: bad input; 3: environment)"
-
-
-def timeouts_line(t: Mapping[str, int]) -> str:
-    """``timeouts    N instance(s) in P program(s): F must complete (findings), E may hang (expected), U unknown``."""
-    if not t.get("instances"):
-        return "timeouts    none"
-    return (f"timeouts    {t['instances']} instance(s) timed out in {t.get('programs', 0)} program(s): "
-            f"{t.get('must-complete', 0)} whose waits must complete (findings), {t.get('may-hang', 0)} that may hang "
-            f"(expected), {t.get('unknown', 0)} unknown")
-
-
-def _finding_line(f: Mapping[str, Any]) -> str:
-    more = "" if f.get("shrunk", True) else ", not fully shrunk"
-    if list(f.get("kinds") or ()) == ["sass"]:
-        more += ", SASS only"
-    if f.get("saved_by_another"):
-        more += ", saved first by another worker or campaign"
-    if f.get("workers"):
-        more += f"; found by {', '.join(f['workers'])}"
-    return f"  {f['file']}  {f.get('shape', '?')} ({f.get('threads', '?')} threads{more}): {f.get('summary', '')}"
-
-
-def write_report(c: Campaign, reason: str) -> Path:
-    d = c.report_root / "report"
-    d.mkdir(parents=True, exist_ok=True)
-    text = report_text(c, reason)
-    write_atomic(d / "report.txt", text)
-    rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
-           "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json()}
-    plot_note = plot_weak_rates(c.state, d / "weak-rates.png", c.inner.describe())
-    rep["plot"] = plot_note
-    write_atomic(d / "report.json", json.dumps(rep, indent=1))
-    return d
-
-
-def plot_weak_rates(state: State, path: Path, backend: str) -> str:
-    """A bar chart of weak (non-SC) rate per shape (findings per shape when nothing executed)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib is not installed: no plot (pip install matplotlib, or fuzzgpu[plot])"
-    names = sorted(state.shapes)
-    if not names:
-        return "no programs ran: no plot"
-    executed = any(state.shapes[n]["instances"] for n in names)
-    fig, ax = plt.subplots(figsize=(max(5, 0.7 * len(names) + 2), 3.5))
-    if executed:
-        vals = [state.shapes[n]["weak"] / state.shapes[n]["instances"] if state.shapes[n]["instances"] else 0 for n in names]
-        ax.bar(names, [v if v > 0 else float("nan") for v in vals], color="tab:blue")
-        if any(v > 0 for v in vals):
-            ax.set_yscale("log")
-            floor = min(v for v in vals if v > 0)
-            for i, v in enumerate(vals):
-                if v == 0:
-                    ax.annotate("0", (i, floor), ha="center", va="bottom", fontsize=8)
-        ax.set_ylabel("weak (non-SC) outcomes / instance")
-    else:
-        ax.bar(names, [state.shapes[n]["failures"] for n in names], color="tab:red")
-        ax.set_ylabel("programs with a SASS finding")
-    ax.set_title(f"fuzzgpu weak rates per shape ({backend.split(':')[0]})", fontsize=9)
-    plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
-    fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
-    return str(path.name)
-
-
-def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
-                 seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
-                 max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
-                 isolate: bool = True, gpu_fault: str | None = None, known: str | None = None) -> CampaignResult:
-    """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
-    (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
-    and the campaign goes on."""
-    prof = load_profile(profile)
-    if isolate:
-        from .backends.sim import parse_faults
-        from .workers import DEFAULT_WATCHDOG, BackendSpec, SupervisedBackend
-
-        if sim_fault and backend != "sim":
-            raise UserError("--sim-fault is only for --backend sim")
-        parse_faults(sim_fault)  # a bad --sim-fault is one line here, not in the worker
-        if gpu_fault:
-            from .backends.cuda import parse_gpu_faults
-
-            if backend != "cuda":
-                raise UserError("--gpu-fault is only for --backend cuda")
-            parse_gpu_faults(gpu_fault)
-        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault), watchdog or DEFAULT_WATCHDOG)
-        note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
-    else:
-        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault)
-    try:
-        c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id, known=known)
-    except BaseException:
-        getattr(b, "close", lambda: None)()
-        raise
-    c.close_backend = isolate
-    c.max_findings = max_findings
-    return c.run(seconds)
-
-
-# --------------------------------------------------------------------------------------------
-# Parallel campaigns: one report from the workers' states
-# --------------------------------------------------------------------------------------------
-
-
-def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
-    statistics added, findings listed once per corpus file with the workers that found them."""
-    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "timeouts": {}, "shapes": {},
-                           "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states), "classes": {},
-                           "save_errors": []}
-    by_file: dict[str, dict[str, Any]] = {}
-    for wid, st in sorted(states.items()):
-        for k in ("programs", "instances", "duplicates", "quarantined"):
-            v = st.get(k, 0)
-            out[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
-        out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))
-        for k, v in (st.get("faults") or {}).items():
-            out["faults"][k] = out["faults"].get(k, 0) + v
-        for k, v in (st.get("timeouts") or {}).items():
-            out["timeouts"][k] = out["timeouts"].get(k, 0) + v
-        for name, sh in (st.get("shapes") or {}).items():
-            acc = out["shapes"].setdefault(name, _new_shape_stats())
-            for k, v in sh.items():
-                acc[k] = acc.get(k, 0) + v
-        for why, n in (st.get("not_covered") or {}).items():
-            out["not_covered"][why] = out["not_covered"].get(why, 0) + n
-        for key, c in (st.get("classes") or {}).items():
-            acc = out["classes"].get(key)
-            if acc is None:
-                out["classes"][key] = {k: v for k, v in c.items() if k != "variants"}
-            else:
-                acc["findings"] = int(acc.get("findings", 0)) + int(c.get("findings", 0))
-                acc["file"] = acc.get("file") or c.get("file")
-        out["save_errors"] += [dict(e, worker=wid) for e in st.get("save_errors") or []]
-        for f in st.get("findings") or []:
-            rec = by_file.get(f["file"])
-            if rec is None:
-                rec = by_file[f["file"]] = {k: v for k, v in f.items() if k != "saved_by_another"}
-                rec["workers"] = []
-                out["findings"].append(rec)
-            rec["workers"].append(wid)
-    return out
-
-
-def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]], reason: str, info: Mapping[str, Any]) -> Path:
-    comb = combine_states(states)
-    d = Path(corpus) / "report"
-    d.mkdir(parents=True, exist_ok=True)
-    gpus = info.get("gpus") or []
-    lines = [
-        f"fuzzgpu parallel campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
-        f"profile     {info.get('profile')}",
-        f"backend     {info.get('backend')}" + (f" on GPUs {', '.join(gpus)} ({info.get('workers_per_gpu') or 1} worker(s) each)" if gpus else ""),
-        f"property    {info.get('property')}",
-        f"seed        {info.get('seed')} (worker i uses seed + i)",
-        f"workers     {len(info.get('workers', []))}: {', '.join(info.get('workers', []))}"
-        + (f"  (worker processes restarted: {sum(info.get('restarts', {}).values())})" if info.get("restarts") else ""),
-        f"ended       {reason}",
-        f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
-        f"findings    {classes_phrase(comb['classes'])}; {len(comb['findings'])} corpus entries (one per class)"
-        + (f"; {len(comb['save_errors'])} finding(s) NOT SAVED, kept raw in {Path(corpus) / RAW_DIR}" if comb["save_errors"] else ""),
-        f"known list  {info['known']}" if info.get("known") else "known list  none given (a worker reads DIR/known.json when present)",
-        f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
-        timeouts_line(comb["timeouts"]),
-        "",
-        f"{'worker':<8} {'programs':>9} {'instances':>11} {'entries':>9} {'quarantined':>12}",
-    ]
-    for wid, st in sorted(states.items()):
-        lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {float(st.get('instances', 0)):>11.4g} {len(st.get('findings', [])):>9} "
-                     f"{int(st.get('quarantined', 0)):>12}")
-    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}"]
-    for name, st in sorted(comb["shapes"].items()):
-        rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
-        lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
-                     f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
-    lines += class_lines(comb["classes"], comb["findings"])
-    lines += save_error_lines(comb["save_errors"])
-    new = [f for st in states.values() for f in st.get("findings", []) if not f.get("saved_by_another")]
-    lines += ["", exit_status_line(new, comb["save_errors"])]
-    text = "\n".join(lines) + "\n"
-    write_atomic(d / "report.txt", text)
-    rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),
-           "combined": comb, "workers_state": dict(states)}
-    write_atomic(d / "report.json", json.dumps(rep, indent=1, default=str))
-    return d
-
-
-__all__ = [
-    "Campaign",
-    "CampaignResult",
-    "Profile",
-    "ProfileError",
-    "PropertyFailed",
-    "State",
-    "combine_states",
-    "load_profile",
-    "lock_corpus",
-    "make_backend",
-    "plot_weak_rates",
-    "profile_path",
-    "run_campaign",
-    "size_key",
-    "write_combined_report",
-]

@@ -1,0 +1,239 @@
+"""The report of a campaign: ``report/report.txt`` and ``report/report.json`` (:func:`write_report`)
+and their lines; a parallel campaign's one report from its workers' states
+(:func:`combine_states`, :func:`write_combined_report`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..files import write_atomic
+from .plot import plot_weak_rates
+from .state import RAW_DIR, State, _new_shape_stats
+
+
+class CampaignView(Protocol):
+    """What a report reads of a :class:`fuzzgpu.campaign.Campaign`."""
+
+    state: State
+    profile: Any
+    prop: Any
+    inner: Any
+    tuner: Any
+    note: str
+    root: Path
+    report_root: Path
+    known_path: Path | None
+    known_classes: Any
+    new_findings: list[dict[str, Any]]
+    unsaved: list[str]
+
+
+def report_text(c: CampaignView, reason: str) -> str:
+    s = c.state
+    lines = [
+        f"fuzzgpu campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
+        f"profile     {c.profile.name} ({c.profile.path})",
+        f"backend     {c.inner.describe()}",
+    ]
+    if c.note:
+        lines.append(f"note        {c.note}")
+    lines += [
+        f"property    {c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\"",
+        f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
+        f"ended       {reason}",
+        f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
+        f"findings    {classes_phrase(s.classes)}; {len(s.findings)} corpus entries (one per class)"
+        + (f"; {len(s.save_errors)} finding(s) NOT SAVED, kept raw in {c.root / RAW_DIR}" if s.save_errors else ""),
+        f"known list  {c.known_path}: {len(c.known_classes)} known class(es)" if c.known_path else "known list  none (--known FILE, or DIR/known.json)",
+        f"quarantined {s.quarantined} program(s) that hung or crashed the backend's worker"
+        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(s.faults.items()))}; see {c.root / 'quarantine'})" if s.quarantined else ""),
+        timeouts_line(s.timeouts),
+        c.tuner.note(),
+        "",
+        f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}",
+    ]
+    for name, st in sorted(s.shapes.items()):
+        rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
+        lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
+                     f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
+    if s.not_covered:
+        lines += ["", "not covered (programs that were not judged, and why):"]
+        for why, n in sorted(s.not_covered.items(), key=lambda kv: -kv[1])[:10]:
+            lines.append(f"  {n:>6}  {why}")
+    lines += class_lines(s.classes, s.findings)
+    lines += save_error_lines(s.save_errors)
+    lines += ["", exit_status_line(c.new_findings, c.unsaved)]
+    return "\n".join(lines) + "\n"
+
+
+def classes_phrase(classes: Mapping[str, Mapping[str, Any]]) -> str:
+    """``N findings in K classes (M in J known classes)``."""
+    n = sum(int(c.get("findings", 0)) for c in classes.values())
+    known = [c for c in classes.values() if c.get("known")]
+    kn = sum(int(c.get("findings", 0)) for c in known)
+    text = f"{n} finding{'s' if n != 1 else ''} in {len(classes)} class{'es' if len(classes) != 1 else ''}"
+    if known:
+        text += f" ({kn} in {len(known)} known class{'es' if len(known) != 1 else ''}, not saved again)"
+    return text
+
+
+def _kinds_note(kinds: Any) -> str:
+    kinds = list(kinds or ())
+    if kinds == ["sass"]:
+        return " [SASS only: no executed outcome broke the property; the compiled code can]"
+    return ""
+
+
+def class_lines(classes: Mapping[str, Mapping[str, Any]], findings: Any = ()) -> list[str]:
+    """One line per class, most findings first: its entry (or its write-up, for a known class),
+    how many findings it holds, and the class key; then the entries saved."""
+    if not classes and not findings:
+        return []
+    out = ["", "classes (root causes; each holds the findings that share it, one corpus entry each):"]
+    for key, c in sorted(classes.items(), key=lambda kv: (-int(kv[1].get("findings", 0)), kv[0])):
+        n = int(c.get("findings", 0))
+        where = (f"KNOWN, see {c.get('writeup')}" if c.get("known")
+                 else c.get("file") or (f"{c['raw']} (NOT SAVED, kept raw)" if c.get("raw") else "(NOT SAVED)"))
+        out.append(f"  {n:>6} finding{'s' if n != 1 else ' '}  {where}  {key}{_kinds_note(c.get('kinds'))}")
+    if findings:
+        out += ["", "entries saved (the representative of each class):"]
+        for f in findings:
+            out.append(_finding_line(f))
+    return out
+
+
+def save_error_lines(errors: Any) -> list[str]:
+    if not errors:
+        return []
+    out = ["", "findings NOT SAVED as corpus entries (kept raw; nothing lost -- look at these first):"]
+    for e in errors:
+        out.append(f"  {e.get('raw') or '(not even kept raw)'}  {e.get('shape', '?')}: {e.get('summary', '')}  -- {e.get('error', '')}")
+    return out
+
+
+def exit_status_line(new: Any, unsaved: Any) -> str:
+    """What the exit status of ``fuzzgpu campaign`` will be, and why."""
+    if new or unsaved:
+        what = f"{len(new)} new corpus entr{'ies' if len(new) != 1 else 'y'}" + (f" and {len(unsaved)} finding(s) kept raw" if unsaved else "")
+        return f"exit status 1: {what} this session (1 means findings were saved; 0: none; 2: bad input; 3: environment)"
+    return "exit status 0: no new finding this session (1 would mean findings were saved; 2: bad input; 3: environment)"
+
+
+def timeouts_line(t: Mapping[str, int]) -> str:
+    """``timeouts    N instance(s) in P program(s): F must complete (findings), E may hang (expected), U unknown``."""
+    if not t.get("instances"):
+        return "timeouts    none"
+    return (f"timeouts    {t['instances']} instance(s) timed out in {t.get('programs', 0)} program(s): "
+            f"{t.get('must-complete', 0)} whose waits must complete (findings), {t.get('may-hang', 0)} that may hang "
+            f"(expected), {t.get('unknown', 0)} unknown")
+
+
+def _finding_line(f: Mapping[str, Any]) -> str:
+    more = "" if f.get("shrunk", True) else ", not fully shrunk"
+    if list(f.get("kinds") or ()) == ["sass"]:
+        more += ", SASS only"
+    if f.get("saved_by_another"):
+        more += ", saved first by another worker or campaign"
+    if f.get("workers"):
+        more += f"; found by {', '.join(f['workers'])}"
+    return f"  {f['file']}  {f.get('shape', '?')} ({f.get('threads', '?')} threads{more}): {f.get('summary', '')}"
+
+
+def write_report(c: CampaignView, reason: str) -> Path:
+    d = c.report_root / "report"
+    d.mkdir(parents=True, exist_ok=True)
+    text = report_text(c, reason)
+    write_atomic(d / "report.txt", text)
+    rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
+           "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json()}
+    plot_note = plot_weak_rates(c.state, d / "weak-rates.png", c.inner.describe())
+    rep["plot"] = plot_note
+    write_atomic(d / "report.json", json.dumps(rep, indent=1))
+    return d
+
+
+def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
+    statistics added, findings listed once per corpus file with the workers that found them."""
+    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "timeouts": {}, "shapes": {},
+                           "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states), "classes": {},
+                           "save_errors": []}
+    by_file: dict[str, dict[str, Any]] = {}
+    for wid, st in sorted(states.items()):
+        for k in ("programs", "instances", "duplicates", "quarantined"):
+            v = st.get(k, 0)
+            out[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+        out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))
+        for k, v in (st.get("faults") or {}).items():
+            out["faults"][k] = out["faults"].get(k, 0) + v
+        for k, v in (st.get("timeouts") or {}).items():
+            out["timeouts"][k] = out["timeouts"].get(k, 0) + v
+        for name, sh in (st.get("shapes") or {}).items():
+            acc = out["shapes"].setdefault(name, _new_shape_stats())
+            for k, v in sh.items():
+                acc[k] = acc.get(k, 0) + v
+        for why, n in (st.get("not_covered") or {}).items():
+            out["not_covered"][why] = out["not_covered"].get(why, 0) + n
+        for key, c in (st.get("classes") or {}).items():
+            acc = out["classes"].get(key)
+            if acc is None:
+                out["classes"][key] = {k: v for k, v in c.items() if k != "variants"}
+            else:
+                acc["findings"] = int(acc.get("findings", 0)) + int(c.get("findings", 0))
+                acc["file"] = acc.get("file") or c.get("file")
+        out["save_errors"] += [dict(e, worker=wid) for e in st.get("save_errors") or []]
+        for f in st.get("findings") or []:
+            rec = by_file.get(f["file"])
+            if rec is None:
+                rec = by_file[f["file"]] = {k: v for k, v in f.items() if k != "saved_by_another"}
+                rec["workers"] = []
+                out["findings"].append(rec)
+            rec["workers"].append(wid)
+    return out
+
+
+def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]], reason: str, info: Mapping[str, Any]) -> Path:
+    comb = combine_states(states)
+    d = Path(corpus) / "report"
+    d.mkdir(parents=True, exist_ok=True)
+    gpus = info.get("gpus") or []
+    lines = [
+        f"fuzzgpu parallel campaign report ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})",
+        f"profile     {info.get('profile')}",
+        f"backend     {info.get('backend')}" + (f" on GPUs {', '.join(gpus)} ({info.get('workers_per_gpu') or 1} worker(s) each)" if gpus else ""),
+        f"property    {info.get('property')}",
+        f"seed        {info.get('seed')} (worker i uses seed + i)",
+        f"workers     {len(info.get('workers', []))}: {', '.join(info.get('workers', []))}"
+        + (f"  (worker processes restarted: {sum(info.get('restarts', {}).values())})" if info.get("restarts") else ""),
+        f"ended       {reason}",
+        f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
+        f"findings    {classes_phrase(comb['classes'])}; {len(comb['findings'])} corpus entries (one per class)"
+        + (f"; {len(comb['save_errors'])} finding(s) NOT SAVED, kept raw in {Path(corpus) / RAW_DIR}" if comb["save_errors"] else ""),
+        f"known list  {info['known']}" if info.get("known") else "known list  none given (a worker reads DIR/known.json when present)",
+        f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
+        timeouts_line(comb["timeouts"]),
+        "",
+        f"{'worker':<8} {'programs':>9} {'instances':>11} {'entries':>9} {'quarantined':>12}",
+    ]
+    for wid, st in sorted(states.items()):
+        lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {float(st.get('instances', 0)):>11.4g} {len(st.get('findings', [])):>9} "
+                     f"{int(st.get('quarantined', 0)):>12}")
+    lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}"]
+    for name, st in sorted(comb["shapes"].items()):
+        rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
+        lines.append(f"{name:<10} {int(st['programs']):>9} {int(st['instances']):>11.4g} {rate:>10} {int(st['failures']):>9} "
+                     f"{int(st['findings']):>9} {int(st['unsupported']):>12}")
+    lines += class_lines(comb["classes"], comb["findings"])
+    lines += save_error_lines(comb["save_errors"])
+    new = [f for st in states.values() for f in st.get("findings", []) if not f.get("saved_by_another")]
+    lines += ["", exit_status_line(new, comb["save_errors"])]
+    text = "\n".join(lines) + "\n"
+    write_atomic(d / "report.txt", text)
+    rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),
+           "combined": comb, "workers_state": dict(states)}
+    write_atomic(d / "report.json", json.dumps(rep, indent=1, default=str))
+    return d

@@ -1,0 +1,47 @@
+"""One campaign from the command line's settings: the profile, the backend (in a supervised worker
+process by default, else in this process) and the :class:`Campaign` over them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends import make_backend
+from ..errors import UserError
+from ..profiles import load_profile
+from .engine import Campaign
+from .state import CampaignResult
+
+
+def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
+                 seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
+                 max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
+                 isolate: bool = True, gpu_fault: str | None = None, known: str | None = None) -> CampaignResult:
+    """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
+    (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
+    and the campaign goes on."""
+    prof = load_profile(profile)
+    if isolate:
+        from ..backends.sim import parse_faults
+        from ..workers import DEFAULT_WATCHDOG, BackendSpec, SupervisedBackend
+
+        if sim_fault and backend != "sim":
+            raise UserError("--sim-fault is only for --backend sim")
+        parse_faults(sim_fault)  # a bad --sim-fault is one line here, not in the worker
+        if gpu_fault:
+            from ..backends.cuda import parse_gpu_faults
+
+            if backend != "cuda":
+                raise UserError("--gpu-fault is only for --backend cuda")
+            parse_gpu_faults(gpu_fault)
+        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault), watchdog or DEFAULT_WATCHDOG)
+        note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
+    else:
+        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault)
+    try:
+        c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id, known=known)
+    except BaseException:
+        getattr(b, "close", lambda: None)()
+        raise
+    c.close_backend = isolate
+    c.max_findings = max_findings
+    return c.run(seconds)

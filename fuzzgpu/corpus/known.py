@@ -1,0 +1,77 @@
+"""The known-findings list (``D/known.json`` or ``--known FILE``): classes already understood and
+written up, which a campaign counts and does not save again."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .entry import MAX_FILE_BYTES, SAFE_NAME_RE, CorpusError, _short
+
+
+KNOWN_SCHEMA = "fuzzgpu.known"
+KNOWN_FILE = "known.json"
+
+
+@dataclass(frozen=True)
+class Known:
+    """A class already understood and written up: a campaign counts it and does not save it."""
+
+    key: str  # a finding_class key
+    title: str
+    writeup: str  # where it is written up, e.g. docs/findings.md#...
+    entry: str = ""  # the corpus entry that shows it
+
+
+def load_known(path: str | Path) -> dict[str, Known]:
+    """A known-findings file: ``{"schema": "fuzzgpu.known", "version": 1, "known": [{"class":
+    KEY, "title": ..., "writeup": ..., "entry": ...}]}``; CorpusError (one line naming the file)
+    for anything else."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise CorpusError(f"{p}: too large for a known-findings file (at most {MAX_FILE_BYTES} bytes)")
+        d = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise CorpusError(f"{p}: cannot read: {e.strerror or e}") from None
+    except (ValueError, RecursionError) as e:
+        raise CorpusError(f"{p}: not valid JSON ({type(e).__name__})") from None
+    if not isinstance(d, dict) or d.get("schema") != KNOWN_SCHEMA:
+        raise CorpusError(f"{p}: not a known-findings file (expected schema {KNOWN_SCHEMA!r})")
+    if d.get("version") != 1:
+        raise CorpusError(f"{p}: known-findings version {_short(d.get('version'))} is not one this fuzzgpu reads (1)")
+    items = d.get("known")
+    if not isinstance(items, list):
+        raise CorpusError(f"{p}: field 'known' must be a list")
+    out: dict[str, Known] = {}
+    for i, k in enumerate(items):
+        where = f"{p}: field 'known[{i}]'"
+        if not isinstance(k, dict):
+            raise CorpusError(f"{where}: expected an object")
+        for f in ("class", "title", "writeup"):
+            if not isinstance(k.get(f), str) or not k[f] or len(k[f]) > 1000 or "\n" in k[f]:
+                raise CorpusError(f"{where}: field {f!r} must be a one-line string")
+        if k["class"].count("|") < 2:
+            raise CorpusError(f"{where}: field 'class': {_short(k['class'])} is not a class key (PROPERTY|SHAPE|KINDS)")
+        entry = k.get("entry", "")
+        if not isinstance(entry, str) or (entry and not SAFE_NAME_RE.fullmatch(entry)):
+            raise CorpusError(f"{where}: field 'entry' must be an entry name")
+        out[k["class"]] = Known(k["class"], k["title"], k["writeup"], entry)
+    return out
+
+
+def match_known(key: str, known: Mapping[str, Known]) -> Known | None:
+    """The known class a finding's class key belongs to: an exact key, else the first pattern
+    (``*`` for any text, every other character literal: keys hold ``[``) that matches it, e.g.
+    ``*|*|sass:unguarded-wait:*`` for the SASS check of a lone try_wait whatever the property and
+    the moved load."""
+    if key in known:
+        return known[key]
+    return next((k for pat, k in known.items() if "*" in pat and _glob(pat).fullmatch(key)), None)
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
