@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 from ..ir import Program, eval_expr
-from .event import ORACLE_BUDGET, Budget, TooLarge, check_cost
-from .events import Event, ProgramTraces, Trace, Unsupported, feasible, program_traces
+from .candidates import feasible
+from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost
+from .events import program_traces
 from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
 from .relations import Rel
+from .trace import ProgramTraces, Trace
 from .executions import Scopes, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name
 
 Outcome = tuple[tuple[str, int], ...]

@@ -159,14 +159,15 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
     for non-exited threads of all other warps participating in the barrier to arrive"); None when
     some choice of paths lets every barrier complete.  Either a barrier expects more threads than
     reach it, or the threads wait for each other in a cycle (named barriers waited in opposite
-    orders: :func:`.events.barrier_deadlock`).  Cluster barriers count likewise (PTX ISA,
+    orders: :func:`.candidates.barrier_deadlock`).  Cluster barriers count likewise (PTX ISA,
     "barrier.cluster": ``barrier.cluster.wait`` "causes the executing thread to wait for all
     non-exited threads of the cluster to perform barrier.cluster.arrive"): the arrives of a phase
     release its waits (:func:`.mechanisms.cluster_barrier_syncs`), so a thread that waits at a
     cluster barrier for a thread blocked at a ``bar.sync`` (or in a spin on a write made after the
     cluster wait) is in such a cycle."""
     from ..litmus import format_instruction
-    from .events import _closure, assemble, barrier_deadlock, barrier_syncs, feasible, program_traces
+    from .candidates import _closure, assemble, barrier_deadlock, barrier_syncs, feasible
+    from .events import program_traces
     from .mechanisms import cluster_barrier_syncs
 
     pt = program_traces(p, loop_bound, budget)

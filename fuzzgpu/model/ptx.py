@@ -30,8 +30,8 @@ from typing import Iterator, Sequence
 from .. import semantics
 from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
 from ..semantics import proxy_fence_covers
-from .event import Budget, check_cost
-from .events import Candidate, Event
+from .candidates import Candidate
+from .event import Budget, Event, check_cost
 from .relations import Rel, find_cycle
 
 # --------------------------------------------------------------------------------------------
