@@ -100,8 +100,9 @@ def _final_values(x: Execution, co: Rel) -> dict[str, int]:
     """Each location's coherence-last write."""
     out = {}
     for e in x.ev:
-        if e.kind == "W" and not (co.rows[e.eid] & _writes_to(x, e.loc)):
-            out[e.loc] = e.value
+        if e.kind == "W" and not (co.rows[e.eid] & _writes_to(x, e.location)):
+            loc, value = e.access
+            out[loc] = value
     return out
 
 
@@ -334,7 +335,8 @@ def candidate_outcomes(p: Program, *, loop_bound: int = 1, budget: int = ORACLE_
         for tr in traces:
             for e in tr.events:
                 if e.kind == "W":
-                    writes.setdefault(e.loc, set()).add(e.value)
+                    loc, value = e.access
+                    writes.setdefault(loc, set()).add(value)
     out = set()
     for combo in _combos(pt, p, None, work):
         if not feasible(pt, combo):

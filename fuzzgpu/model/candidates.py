@@ -84,7 +84,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         rmw += [(mine[r], mine[w]) for r, w in tr.rmw]
         dep += [(mine[r], mine[w]) for r, w in tr.data] + [(mine[r], mine[e]) for r, e in tr.ctrl]
     reads = [e for e in events if e.kind == "R"]
-    writes_by = {}
+    writes_by: dict[tuple[str | None, int | None], list[int]] = {}
     for e in events:
         if e.kind == "W":
             writes_by.setdefault((e.loc, e.value), []).append(e.eid)
@@ -118,7 +118,7 @@ def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
     succ: dict[int, set[int]] = {}
     for a, b in edges:
         succ.setdefault(a, set()).add(b)
-    out = set()
+    out: set[tuple[int, int]] = set()
     for start in list(succ):
         stack, seen = list(succ[start]), set()
         while stack:

@@ -224,7 +224,7 @@ def thread_traces(
             forks = None if st.steps > MAX_TRACE_STEPS else _step(st, code[st.pc], ctx)
             if forks is None:  # path dropped (loop bound)
                 if dropped is not None:
-                    dropped.extend((e.loc, e.value, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
+                    dropped.extend((*e.access, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 break
             if forks:
                 if budget is not None:
@@ -484,11 +484,10 @@ def _async_copy(st: _State, ctx: _Ctx, ins: CpAsync | CpAsyncBulk) -> list[_Stat
     it completes makes the copy visible to the waiting threads)."""
     src = (ctx.physical[ins.src_loc], ctx.virtual[ins.src_loc])
     dst = (ctx.physical[ins.dst_loc], ctx.virtual[ins.dst_loc])
-    bulk = isinstance(ins, CpAsyncBulk)
     forks = []
     for v, cost in sorted(ctx.values[src[0]].items()):
-        olds = sorted(ctx.values[dst[0]].items()) if bulk and ins.reduce is not None else [(None, None)]
-        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if bulk and ins.bar else [(None, None)]
+        olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, CpAsyncBulk) and ins.reduce is not None else [(None, None)]
+        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, CpAsyncBulk) and ins.bar else [(None, None)]
         for old, old_cost in olds:
             for bv, bcost in bars:
                 forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost))
@@ -566,7 +565,7 @@ def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
         if new is not None:
             widx = s2.add(Event(-1, ctx.tid, st.pc, "W", wsem, scope, ins.proxy, loc, vloc, new, rmw=True))
             s2.rmws.append((ridx, widx))
-            deps = set()
+            deps: set[int] = set()
             for o in operands:
                 deps |= _taint(o, s2.taint)
             if ins.operation is not RmwOp.EXCH:  # the value written depends on the value read
@@ -597,7 +596,9 @@ def _times(code: tuple[Instruction, ...], loop_bound: int) -> list[int]:
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
     times = [1] * len(code)
     for pc, limit in _back_limits(code, labels, loop_bound).items():
-        for i in range(labels[code[pc].target], pc + 1):
+        jump = code[pc]
+        assert isinstance(jump, (Branch, Goto))  # _back_limits: the pcs of backward jumps
+        for i in range(labels[jump.target], pc + 1):
             times[i] *= limit + 1
     return times
 
@@ -664,7 +665,7 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
         traces = tuple(
             tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work)) for tid in range(len(p.threads))
         )
-        writes = [(tr.events[i].loc, tr.events[i].value, cost) for per in traces for tr in per for i, cost in tr.costs]
+        writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
         for loc, value, cost in writes + dropped:
             if any(c > lim for c, lim in zip(cost, limit)):

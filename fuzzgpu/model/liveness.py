@@ -270,7 +270,7 @@ def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: in
         if check_before_co(x) is not None:
             continue
         body = {w: [e for e in x.ev if e.tid == w.tid and e.kind == "R" and e.unit == 0 and w.head <= e.pc < w.jump] for w in stuck}
-        locs = frozenset(e.loc for reads in body.values() for e in reads)
+        locs = frozenset(e.location for reads in body.values() for e in reads)
         rf = {r: w for w, r in x.cand.rf}
         for co in x.coherence_orders(locs, work):
             if check_with_co(x, co) is not None:
@@ -352,7 +352,7 @@ def _why(p: Program, x, co, wait: Wait, reads: list[Event], rf: dict[int, int]) 
     for r in reads:
         w = x.ev[rf[r.eid]]
         later = [e for e in x.ev if e.kind == "W" and e.loc == r.loc and e.eid != w.eid and not co.has(e.eid, w.eid)]
-        seen = f"{_value(p, r.loc, w.value)} ({event_name(p, None, w)})"
+        seen = f"{_value(p, r.location, w.value)} ({event_name(p, None, w)})"
         if later:
             parts.append(f"{event_name(p, None, r)} may keep returning {seen}: it is not morally strong with the other "
                          + ", ".join(event_name(p, None, e) for e in later) + ", so nothing makes that write visible to it")

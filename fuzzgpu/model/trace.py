@@ -35,11 +35,11 @@ class Trace:
 
     @cached_property
     def reads(self) -> frozenset[tuple[str, int]]:
-        return frozenset((e.loc, e.value) for e in self.events if e.kind == "R")
+        return frozenset(e.access for e in self.events if e.kind == "R")
 
     @cached_property
     def writes(self) -> frozenset[tuple[str, int]]:
-        return frozenset((e.loc, e.value) for e in self.events if e.kind == "W")
+        return frozenset(e.access for e in self.events if e.kind == "W")
 
 @dataclass
 class _State:
