@@ -22,7 +22,9 @@ from .trace import ProgramTraces, Trace, copy_with
 class Candidate:
     """A candidate execution before coherence order: events, po, rf, rmw, deps, barrier and fence
     synchronisation choices.  Event ``i`` of the tuple has ``eid == i``.  The relations of the
-    extensions (grid order, the ``.nc`` free reads) are the model's, defined in :mod:`.ptx`."""
+    extensions (grid order, the ``.nc`` free reads, the async-proxy release) are the model's,
+    defined in :mod:`.ptx`; the async release's pairs are built with the thread's path, as ``rmw``
+    is."""
 
     events: tuple[Event, ...]
     traces: tuple[Trace, ...]

@@ -29,7 +29,8 @@ class Trace:
     rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
     po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
     #: (event, completion write): the asynchronous completion (complete_tx, cp.async.mbarrier.arrive)
-    #: publishes this event of its own operation -- and nothing else (see mechanisms)
+    #: publishes this event of its own operation -- and nothing else (the relation and its ISA sentence:
+    #: ptx.Execution.async_release)
     async_release: tuple[tuple[int, int], ...] = ()
     costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
 
