@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 from ..ir import Program, eval_expr
-from .event import ORACLE_BUDGET, Budget, TooLarge, check_cost
-from .events import Event, ProgramTraces, Trace, Unsupported, feasible, program_traces
+from .candidates import feasible
+from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost
+from .events import program_traces
 from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
 from .relations import Rel
+from .trace import ProgramTraces, Trace
 from .executions import Scopes, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name
 
 Outcome = tuple[tuple[str, int], ...]
@@ -98,8 +100,9 @@ def _final_values(x: Execution, co: Rel) -> dict[str, int]:
     """Each location's coherence-last write."""
     out = {}
     for e in x.ev:
-        if e.kind == "W" and not (co.rows[e.eid] & _writes_to(x, e.loc)):
-            out[e.loc] = e.value
+        if e.kind == "W" and not (co.rows[e.eid] & _writes_to(x, e.location)):
+            loc, value = e.access
+            out[loc] = value
     return out
 
 
@@ -332,7 +335,8 @@ def candidate_outcomes(p: Program, *, loop_bound: int = 1, budget: int = ORACLE_
         for tr in traces:
             for e in tr.events:
                 if e.kind == "W":
-                    writes.setdefault(e.loc, set()).add(e.value)
+                    loc, value = e.access
+                    writes.setdefault(loc, set()).add(value)
     out = set()
     for combo in _combos(pt, p, None, work):
         if not feasible(pt, combo):

@@ -84,3 +84,19 @@ class Event:
     @property
     def is_memory(self) -> bool:
         return self.kind in ("R", "W")
+
+    @property
+    def location(self) -> str:
+        """``loc`` of a read or write, which always has one (``loc`` is None for the other kinds)."""
+        if self.loc is None:
+            raise TypeError(f"event {self.eid} ({self.kind}) has no location")
+        return self.loc
+
+    @property
+    def access(self) -> tuple[str, int]:
+        """``(loc, value)`` of a read or write of a path: every read returns, and every write
+        writes, a value (``value`` is None only for the other kinds, and for an asynchronous copy's
+        events before the path gives them the value read)."""
+        if self.loc is None or self.value is None:
+            raise TypeError(f"event {self.eid} ({self.kind}) is no access with a value")
+        return self.loc, self.value

@@ -1,7 +1,9 @@
 """From a Program to its events: each thread's possible paths (traces) with the values its reads
-return, then the candidate executions built from them (reads-from, barrier arrival orders, fence
-orders).  Coherence orders are enumerated by the model, once the relations that constrain them are
-known.
+return -- one step per instruction, building the events of the path (:class:`.trace._State`) --
+and the fixpoint of the values the program can write (:func:`program_traces`).  The candidate
+executions built from one trace per thread (reads-from, barrier arrival orders, fence orders) are
+:mod:`.candidates`; their names are re-exported here.  Coherence orders are enumerated by the
+model, once the relations that constrain them are known.
 
 How loops are bounded: a backward jump may be taken at most ``loop_bound`` times per label; longer
 paths are dropped.  Dropped paths are executions that do not terminate within the bound; for the
@@ -12,11 +14,7 @@ consistent.
 
 from __future__ import annotations
 
-import copy
-import itertools
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from ..ir import (
     Arith,
@@ -60,63 +58,48 @@ from ..ir import (
 )
 
 from .. import semantics
-from .event import Budget, Event, Unsupported, check_cost
+from .event import Budget, Event, Unsupported
 from . import mechanisms as mech
+from .candidates import (
+    Candidate,
+    assemble,
+    barrier_deadlock,
+    barrier_syncs,
+    barriers_complete,
+    candidates,
+    feasible,
+)
+from .trace import ProgramTraces, Trace, Values, _Ctx, _State, copy_with
+
+__all__ = [
+    "Candidate",
+    "Event",
+    "FORK_COST",
+    "MAX_TRACE_STEPS",
+    "MAX_VALUES_PER_LOCATION",
+    "ProgramTraces",
+    "Trace",
+    "Unsupported",
+    "Values",
+    "address_maps",
+    "assemble",
+    "barrier_deadlock",
+    "barrier_syncs",
+    "barriers_complete",
+    "candidates",
+    "copy_with",
+    "feasible",
+    "program_traces",
+    "rmw_result",
+    "rmw_sites",
+    "thread_traces",
+]
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
 #: budget units one fork of a thread path costs, plus 4 per event of the path so far (a read forks
 #: per value and each fork copies the path's state; see event.ORACLE_BUDGET)
 FORK_COST = 20
-
-
-@dataclass(frozen=True, eq=False)
-class Trace:
-    """One path through one thread: its events (thread-local numbering), final registers, and the
-    dependencies needed by the no-thin-air axiom."""
-
-    events: tuple[Event, ...]
-    regs: tuple[tuple[str, int], ...]
-    data: tuple[tuple[int, int], ...]  # (read index, write index): the write's value depends on the read
-    ctrl: tuple[tuple[int, int], ...]  # (read index, event index): a branch on the read precedes it
-    rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
-    po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
-    #: (event, completion write): the asynchronous completion (complete_tx, cp.async.mbarrier.arrive)
-    #: publishes this event of its own operation -- and nothing else (see mechanisms)
-    async_release: tuple[tuple[int, int], ...] = ()
-    costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
-
-    @cached_property
-    def reads(self) -> frozenset[tuple[str, int]]:
-        return frozenset((e.loc, e.value) for e in self.events if e.kind == "R")
-
-    @cached_property
-    def writes(self) -> frozenset[tuple[str, int]]:
-        return frozenset((e.loc, e.value) for e in self.events if e.kind == "W")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A candidate execution before coherence order: events, po, rf, rmw, deps, barrier and fence
-    synchronisation choices.  Event ``i`` of the tuple has ``eid == i``.  The relations of the
-    extensions (grid order, the ``.nc`` free reads) are the model's, defined in :mod:`.ptx`."""
-
-    events: tuple[Event, ...]
-    traces: tuple[Trace, ...]
-    po: frozenset[tuple[int, int]]
-    rf: tuple[tuple[int, int], ...]  # (write, read)
-    rmw: tuple[tuple[int, int], ...]
-    dep: tuple[tuple[int, int], ...]
-    sync_barrier: tuple[tuple[int, int], ...]
-    fence_order: tuple[int, ...]  # fence.sc events in Fence-SC order (relation built by the model)
-    #: when a PDL dependent grid may start (execution order, for interleavings only): one edge set
-    #: per choice of the first thread to trigger in each primary CTA (see mechanisms.grid_start)
-    grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
-    #: (event, completion write) pairs of the async-proxy release (ptx.Execution.async_release)
-    async_release: tuple[tuple[int, int], ...] = ()
-    #: barrier orders that are execution order only, not synchronization (a relaxed
-    #: ``barrier.cluster.arrive`` before the waits of its phase: mechanisms.cluster_barrier_syncs)
-    barrier_order: tuple[tuple[int, int], ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,130 +178,6 @@ def rmw_result(op: RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
     raise Unsupported(f"atom.{op}")
 
 
-@dataclass
-class _State:
-    pc: int
-    regs: dict[str, int]
-    taint: dict[str, frozenset[int]]  # register -> reads its value depends on
-    ctrl: frozenset[int]  # reads the path so far depends on
-    events: list[Event]
-    data: list[tuple[int, int]]
-    ctrls: list[tuple[int, int]]
-    rmws: list[tuple[int, int]]
-    back: dict[int, int]
-    steps: int = 0
-    cost: dict[int, tuple[int, ...]] = field(default_factory=dict)  # event index -> cost vector
-    po: list[tuple[int, int]] = field(default_factory=list)
-    last: int | None = None  # the thread's latest own event
-    units: int = 0
-    cp_open: list[int] = field(default_factory=list)  # last events of uncommitted cp.async
-    cp_groups: list[list[int]] = field(default_factory=list)
-    cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
-    cp_issued: list[int] = field(default_factory=list)  # every cp.async so far (last event of each)
-    bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
-    bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
-    async_release: list[tuple[int, int]] = field(default_factory=list)
-
-    def fork(self) -> "_State":
-        return _State(
-            self.pc,
-            dict(self.regs),
-            dict(self.taint),
-            self.ctrl,
-            list(self.events),
-            list(self.data),
-            list(self.ctrls),
-            list(self.rmws),
-            dict(self.back),
-            self.steps,
-            dict(self.cost),
-            list(self.po),
-            self.last,
-            self.units,
-            list(self.cp_open),
-            [list(g) for g in self.cp_groups],
-            list(self.cp_all),
-            list(self.cp_issued),
-            list(self.bulk_open),
-            [list(g) for g in self.bulk_groups],
-            list(self.async_release),
-        )
-
-    def add(self, ev: Event) -> int:
-        """Append one of the thread's own events, after the previous one in program order."""
-        idx = self._append(ev)
-        if self.last is not None:
-            self.po.append((self.last, idx))
-        self.last = idx
-        return idx
-
-    def add_unit(self, events: list[Event]) -> list[int]:
-        """Append the events of one asynchronous operation issued here: in order among
-        themselves, after everything the thread did before the issue, and before nothing."""
-        self.units += 1
-        ids = []
-        prev = self.last
-        for ev in events:
-            idx = self._append(copy_with(ev, unit=self.units))
-            if prev is not None:
-                self.po.append((prev, idx))
-            prev = idx
-            ids.append(idx)
-        return ids
-
-    def complete(self, done: list[int], ev: Event) -> int:
-        """A thread event that waits for the asynchronous events ``done``."""
-        idx = self.add(ev)
-        self.po.extend((d, idx) for d in done)
-        return idx
-
-    def _append(self, ev: Event) -> int:
-        idx = len(self.events)
-        self.events.append(ev)
-        for r in self.ctrl:
-            self.ctrls.append((r, idx))
-        return idx
-
-    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int, site: int | None = None) -> None:
-        """A write's cost: the writes its value needs (the costs of the reads it depends on,
-        componentwise max -- they may share writes), plus itself -- one more write to its
-        location and, for a read-modify-write, one more execution of its instruction ``site``."""
-        vec = [0] * width
-        for r in deps:
-            for i, c in enumerate(self.cost[r]):
-                if c > vec[i]:
-                    vec[i] = c
-        vec[loc_index] += 1
-        if site is not None:
-            vec[site] += 1
-        self.cost[idx] = tuple(vec)
-
-
-def copy_with(ev: Event, **changes) -> Event:
-    out = copy.copy(ev)
-    for k, v in changes.items():
-        object.__setattr__(out, k, v)
-    return out
-
-
-Values = Mapping[str, Mapping[int, tuple[int, ...]]]  # physical location -> value -> cost vector
-
-
-@dataclass(frozen=True)
-class _Ctx:
-    """What a thread's path enumeration needs besides its own state."""
-
-    tid: int
-    labels: Mapping[str, int]
-    values: Values
-    physical: Mapping[str, str]
-    virtual: Mapping[str, str]
-    loc_index: Mapping[str, int]
-    back_limits: Mapping[int, int]  # pc of a backward jump -> how often it may be taken
-    sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
-    width: int  # cost vector components: locations, then atom/red instructions
-
-
 def thread_traces(
     p: Program,
     tid: int,
@@ -365,7 +224,7 @@ def thread_traces(
             forks = None if st.steps > MAX_TRACE_STEPS else _step(st, code[st.pc], ctx)
             if forks is None:  # path dropped (loop bound)
                 if dropped is not None:
-                    dropped.extend((e.loc, e.value, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
+                    dropped.extend((*e.access, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 break
             if forks:
                 if budget is not None:
@@ -625,11 +484,10 @@ def _async_copy(st: _State, ctx: _Ctx, ins: CpAsync | CpAsyncBulk) -> list[_Stat
     it completes makes the copy visible to the waiting threads)."""
     src = (ctx.physical[ins.src_loc], ctx.virtual[ins.src_loc])
     dst = (ctx.physical[ins.dst_loc], ctx.virtual[ins.dst_loc])
-    bulk = isinstance(ins, CpAsyncBulk)
     forks = []
     for v, cost in sorted(ctx.values[src[0]].items()):
-        olds = sorted(ctx.values[dst[0]].items()) if bulk and ins.reduce is not None else [(None, None)]
-        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if bulk and ins.bar else [(None, None)]
+        olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, CpAsyncBulk) and ins.reduce is not None else [(None, None)]
+        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, CpAsyncBulk) and ins.bar else [(None, None)]
         for old, old_cost in olds:
             for bv, bcost in bars:
                 forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost))
@@ -707,7 +565,7 @@ def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
         if new is not None:
             widx = s2.add(Event(-1, ctx.tid, st.pc, "W", wsem, scope, ins.proxy, loc, vloc, new, rmw=True))
             s2.rmws.append((ridx, widx))
-            deps = set()
+            deps: set[int] = set()
             for o in operands:
                 deps |= _taint(o, s2.taint)
             if ins.operation is not RmwOp.EXCH:  # the value written depends on the value read
@@ -732,21 +590,15 @@ def _taint(v: Operand, taint: Mapping[str, frozenset[int]]) -> frozenset[int]:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ProgramTraces:
-    physical: Mapping[str, str]
-    virtual: Mapping[str, str]
-    init: Mapping[str, int]  # physical location -> initial value
-    traces: tuple[tuple[Trace, ...], ...]  # per thread
-
-
 def _times(code: tuple[Instruction, ...], loop_bound: int) -> list[int]:
     """How often each instruction can execute in one execution: once, times the iterations of the
     loops around it."""
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
     times = [1] * len(code)
     for pc, limit in _back_limits(code, labels, loop_bound).items():
-        for i in range(labels[code[pc].target], pc + 1):
+        jump = code[pc]
+        assert isinstance(jump, (Branch, Goto))  # _back_limits: the pcs of backward jumps
+        for i in range(labels[jump.target], pc + 1):
             times[i] *= limit + 1
     return times
 
@@ -813,7 +665,7 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
         traces = tuple(
             tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work)) for tid in range(len(p.threads))
         )
-        writes = [(tr.events[i].loc, tr.events[i].value, cost) for per in traces for tr in per for i, cost in tr.costs]
+        writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
         for loc, value, cost in writes + dropped:
             if any(c > lim for c, lim in zip(cost, limit)):
@@ -826,198 +678,3 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
             raise Unsupported(f"more than {MAX_VALUES_PER_LOCATION} values written to one location")
         values = grown
     return ProgramTraces(physical, virtual, init, traces)
-
-
-# --------------------------------------------------------------------------------------------
-# Candidate executions
-# --------------------------------------------------------------------------------------------
-
-
-def assemble(pt: ProgramTraces, combo: tuple[Trace, ...]) -> tuple[tuple[Event, ...], list[list[int]]]:
-    """Number the events of one trace per thread: initial writes first, then each thread's.
-    Returns the events and, per thread, the global ids of its events in program order."""
-    events: list[Event] = []
-    for loc in sorted(pt.init):
-        events.append(Event(len(events), -1, -1, "W", Sem.WEAK, None, Proxy.GENERIC, loc, loc, pt.init[loc], init=True))
-    ids: list[list[int]] = []
-    for tr in combo:
-        mine = []
-        for ev in tr.events:
-            ev2 = copy_with(ev, eid=len(events))
-            events.append(ev2)
-            mine.append(ev2.eid)
-        ids.append(mine)
-    return tuple(events), ids
-
-
-def feasible(pt: ProgramTraces, combo: tuple[Trace, ...]) -> bool:
-    """Cheap test before building events: every value read is the initial value or written by
-    one of the chosen traces."""
-    written = set(pt.init.items())
-    for tr in combo:
-        written |= tr.writes
-    return all(tr.reads <= written for tr in combo)
-
-
-def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: Budget | None = None) -> Iterator[Candidate]:
-    """Every candidate execution over one trace per thread: reads-from (a read reads a same-location
-    write of the value it returned), barrier arrival orders, and Fence-SC orders."""
-    if not feasible(pt, combo):
-        return
-    events, ids = assemble(pt, combo)
-    if budget is not None:
-        budget.spend(check_cost(len(events)) // 2)  # numbering the events, closing program order
-    po: set[tuple[int, int]] = set()
-    for tr, mine in zip(combo, ids):
-        po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
-    rmw, dep = [], []
-    for tr, mine in zip(combo, ids):
-        rmw += [(mine[r], mine[w]) for r, w in tr.rmw]
-        dep += [(mine[r], mine[w]) for r, w in tr.data] + [(mine[r], mine[e]) for r, e in tr.ctrl]
-    reads = [e for e in events if e.kind == "R"]
-    writes_by = {}
-    for e in events:
-        if e.kind == "W":
-            writes_by.setdefault((e.loc, e.value), []).append(e.eid)
-    choices = []
-    for r in reads:
-        ws = writes_by.get((r.loc, r.value), [])
-        if not ws:
-            return
-        choices.append([(w, r.eid) for w in ws])
-    cluster_sync, cluster_order = mech.cluster_barrier_syncs(p, events, ids)
-    barrier_options = [
-        tuple(sorted(set(bs) | cluster_sync)) for bs in barrier_syncs(p, events, ids, budget)
-        if barriers_complete(events, po, tuple(bs) + tuple(cluster_sync | cluster_order))
-    ]
-    barrier_exec = tuple(sorted(cluster_order))
-    if not barrier_options:
-        return  # some barrier can never complete: no terminating execution
-    fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
-    released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
-    start = mech.grid_start(p, events, ids)
-    po_frozen = frozenset(po)
-    for rf in itertools.product(*choices):
-        for bs in barrier_options:
-            for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
-                if budget is not None:
-                    budget.spend(check_cost(len(events)))
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, start, released, barrier_exec)
-
-
-def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
-    succ: dict[int, set[int]] = {}
-    for a, b in edges:
-        succ.setdefault(a, set()).add(b)
-    out = set()
-    for start in list(succ):
-        stack, seen = list(succ[start]), set()
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            stack.extend(succ.get(n, ()))
-        out.update((start, n) for n in seen)
-    return out
-
-
-def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:
-    """Can the barriers of one execution all complete, waiters being released as ``sync`` says?
-    (See :func:`barrier_deadlock`.)"""
-    return barrier_deadlock(events, po, sync) is None
-
-
-def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> list[int] | None:
-    """The barrier events of a cycle of threads waiting for each other, or None.
-
-    PTX ISA, "bar, barrier": "the barrier{.cta}.red and barrier{.cta}.sync instructions causes
-    executing thread to wait for non-exited threads of all other warps participating in the barrier
-    to arrive".  A thread waiting in a ``bar.sync`` executes nothing after it until the barrier
-    completes, so each barrier event is split into its arrival (node ``e``) and its release (node
-    ``n + e``): program order leaves a barrier from its release, a barrier synchronisation ``(i,
-    j)`` puts arrival ``i`` before release ``j``.  A cycle is a set of threads each waiting for
-    another to arrive (``bar.sync 0; bar.sync 1`` against ``bar.sync 1; bar.sync 0``): no
-    execution of that shape completes (a deadlock; Dat3M: the condition is unreachable)."""
-    bars = {e.eid for e in events if e.kind == "B"}
-    if not bars:
-        return None
-    n = len(events)
-    succ: dict[int, list[int]] = {}
-    for a, b in [(n + a if a in bars else a, b) for a, b in po] + [(b, n + b) for b in bars] + [(i, n + j) for i, j in sync]:
-        succ.setdefault(a, []).append(b)
-    state: dict[int, int] = {}  # 1: on the stack, 2: done
-    for root in sorted(succ):
-        if root in state:
-            continue
-        path = [root]
-        stack = [iter(succ.get(root, ()))]
-        state[root] = 1
-        while stack:
-            nxt = next(stack[-1], None)
-            if nxt is None:
-                state[path.pop()] = 2
-                stack.pop()
-            elif state.get(nxt) == 1:
-                cycle = path[path.index(nxt):]
-                return sorted({v - n for v in cycle if v >= n})
-            elif nxt not in state:
-                state[nxt] = 1
-                path.append(nxt)
-                stack.append(iter(succ.get(nxt, ())))
-    return None
-
-
-def barrier_syncs(
-    p: Program, events: tuple[Event, ...], ids: list[list[int]], budget: Budget | None = None
-) -> Iterator[tuple[tuple[int, int], ...]]:
-    """The barrier synchronisation relations possible in one execution (PTX ISA, "bar.sync":
-    arrivals on a barrier synchronise with the threads that wait on its completion).
-
-    A barrier instance is the k-th use of one barrier (CTA, instance, id) by each thread.  It
-    completes when ``count`` threads have arrived; with fewer arrivals its waiting threads never
-    terminate and the execution does not count.  Without a count, the threads of the test that
-    reach the barrier are its participants (Dat3M's reading of ``bar.cta.sync a``; the test's CTA
-    is taken to hold only those threads).  Threads arriving after completion pass without waiting (Dat3M's quorum
-    semantics).  Arrival ``i`` synchronises with waiter ``j`` when ``i`` arrived no later than the
-    moment ``j`` was released: for each arrival order, the first ``count`` arrivals synchronise with
-    each other and each later waiter with every earlier arrival.
-    """
-    placements = [t.placement for t in p.threads]
-    groups: dict[tuple, list[int]] = {}
-    for tid, mine in enumerate(ids):
-        seen: dict[tuple, int] = {}
-        for eid in mine:
-            e = events[eid]
-            if e.kind != "B" or e.barrier_mode not in ("sync", "arrive"):
-                continue  # barrier.cluster: mechanisms.cluster_barrier_syncs
-            pl = placements[tid]
-            cta = (pl.gpu, pl.grid, pl.cluster_id, pl.cta)
-            key = (cta, e.barrier)
-            k = seen.get(key, 0)
-            seen[key] = k + 1
-            groups.setdefault(key + (k,), []).append(eid)
-    per_group = []
-    for key, members in groups.items():
-        count = events[members[0]].barrier_count
-        if count is None:
-            count = len(members)
-        if len(members) < count:
-            return
-        options = set()
-        orders = [members] if len(members) == count else itertools.permutations(members)
-        for order in orders:
-            if budget is not None:
-                budget.spend()
-            pairs = set()
-            for pj, j in enumerate(order):
-                if events[j].barrier_mode != "sync":
-                    continue
-                released_at = max(pj, count - 1)
-                for pi, i in enumerate(order):
-                    if i != j and pi <= released_at:
-                        pairs.add((i, j))
-            options.add(frozenset(pairs))
-        per_group.append(sorted(options, key=sorted))
-    for combo in itertools.product(*per_group):
-        yield tuple(sorted(set().union(*combo))) if combo else ()

@@ -10,8 +10,9 @@ from typing import Iterator, Mapping
 
 from ..ir import Program
 from .event import Budget, Event
-from .events import ProgramTraces, Trace, candidates
+from .candidates import candidates
 from .ptx import Execution, Static
+from .trace import ProgramTraces, Trace
 
 
 class Scopes:

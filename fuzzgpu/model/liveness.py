@@ -159,14 +159,15 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
     for non-exited threads of all other warps participating in the barrier to arrive"); None when
     some choice of paths lets every barrier complete.  Either a barrier expects more threads than
     reach it, or the threads wait for each other in a cycle (named barriers waited in opposite
-    orders: :func:`.events.barrier_deadlock`).  Cluster barriers count likewise (PTX ISA,
+    orders: :func:`.candidates.barrier_deadlock`).  Cluster barriers count likewise (PTX ISA,
     "barrier.cluster": ``barrier.cluster.wait`` "causes the executing thread to wait for all
     non-exited threads of the cluster to perform barrier.cluster.arrive"): the arrives of a phase
     release its waits (:func:`.mechanisms.cluster_barrier_syncs`), so a thread that waits at a
     cluster barrier for a thread blocked at a ``bar.sync`` (or in a spin on a write made after the
     cluster wait) is in such a cycle."""
     from ..litmus import format_instruction
-    from .events import _closure, assemble, barrier_deadlock, barrier_syncs, feasible, program_traces
+    from .candidates import _closure, assemble, barrier_deadlock, barrier_syncs, feasible
+    from .events import program_traces
     from .mechanisms import cluster_barrier_syncs
 
     pt = program_traces(p, loop_bound, budget)
@@ -269,7 +270,7 @@ def _some_consistent(p: Program, choice: tuple[Wait | None, ...], loop_bound: in
         if check_before_co(x) is not None:
             continue
         body = {w: [e for e in x.ev if e.tid == w.tid and e.kind == "R" and e.unit == 0 and w.head <= e.pc < w.jump] for w in stuck}
-        locs = frozenset(e.loc for reads in body.values() for e in reads)
+        locs = frozenset(e.location for reads in body.values() for e in reads)
         rf = {r: w for w, r in x.cand.rf}
         for co in x.coherence_orders(locs, work):
             if check_with_co(x, co) is not None:
@@ -351,7 +352,7 @@ def _why(p: Program, x, co, wait: Wait, reads: list[Event], rf: dict[int, int]) 
     for r in reads:
         w = x.ev[rf[r.eid]]
         later = [e for e in x.ev if e.kind == "W" and e.loc == r.loc and e.eid != w.eid and not co.has(e.eid, w.eid)]
-        seen = f"{_value(p, r.loc, w.value)} ({event_name(p, None, w)})"
+        seen = f"{_value(p, r.location, w.value)} ({event_name(p, None, w)})"
         if later:
             parts.append(f"{event_name(p, None, r)} may keep returning {seen}: it is not morally strong with the other "
                          + ", ".join(event_name(p, None, e) for e in later) + ", so nothing makes that write visible to it")

@@ -25,13 +25,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator, Sequence
+from typing import AbstractSet, Iterator, Sequence
 
 from .. import semantics
 from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
 from ..semantics import proxy_fence_covers
-from .event import Budget, check_cost
-from .events import Candidate, Event
+from .candidates import Candidate
+from .event import Budget, Event, check_cost
 from .relations import Rel, find_cycle
 
 # --------------------------------------------------------------------------------------------
@@ -529,7 +529,7 @@ class Execution:
         by_loc: dict[str, list[int]] = {}
         for e in self.ev:
             if e.kind == "W":
-                by_loc.setdefault(e.loc, []).append(e.eid)
+                by_loc.setdefault(e.location, []).append(e.eid)
         req = self.required_co
         ms = self.morally_strong
         per_loc = []
@@ -569,7 +569,7 @@ class Execution:
             yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
 
 
-def _closed_order(edges: set[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
+def _closed_order(edges: AbstractSet[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
     """The transitive closure of ``edges`` over ``nodes``, or None when it has a cycle."""
     succ = {v: {b for a, b in edges if a == v} for v in nodes}
     changed = True

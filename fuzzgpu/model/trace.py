@@ -1,0 +1,173 @@
+"""One thread's path through its code: the :class:`Trace` the path enumeration yields (its events,
+final registers, dependencies, asynchronous releases and the cost of each write), the state a path
+is built in (:class:`_State`, forked at every read that may return several values) and what the
+enumeration of one thread's paths reads besides it (:class:`_Ctx`); the traces of the whole
+program (:class:`ProgramTraces`).  The enumeration itself, one step per instruction, is
+:func:`.events.thread_traces`; candidate executions over one trace per thread are
+:mod:`.candidates`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Mapping
+
+from .event import Event
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """One path through one thread: its events (thread-local numbering), final registers, and the
+    dependencies needed by the no-thin-air axiom."""
+
+    events: tuple[Event, ...]
+    regs: tuple[tuple[str, int], ...]
+    data: tuple[tuple[int, int], ...]  # (read index, write index): the write's value depends on the read
+    ctrl: tuple[tuple[int, int], ...]  # (read index, event index): a branch on the read precedes it
+    rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
+    po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
+    #: (event, completion write): the asynchronous completion (complete_tx, cp.async.mbarrier.arrive)
+    #: publishes this event of its own operation -- and nothing else (the relation and its ISA sentence:
+    #: ptx.Execution.async_release)
+    async_release: tuple[tuple[int, int], ...] = ()
+    costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
+
+    @cached_property
+    def reads(self) -> frozenset[tuple[str, int]]:
+        return frozenset(e.access for e in self.events if e.kind == "R")
+
+    @cached_property
+    def writes(self) -> frozenset[tuple[str, int]]:
+        return frozenset(e.access for e in self.events if e.kind == "W")
+
+@dataclass
+class _State:
+    pc: int
+    regs: dict[str, int]
+    taint: dict[str, frozenset[int]]  # register -> reads its value depends on
+    ctrl: frozenset[int]  # reads the path so far depends on
+    events: list[Event]
+    data: list[tuple[int, int]]
+    ctrls: list[tuple[int, int]]
+    rmws: list[tuple[int, int]]
+    back: dict[int, int]
+    steps: int = 0
+    cost: dict[int, tuple[int, ...]] = field(default_factory=dict)  # event index -> cost vector
+    po: list[tuple[int, int]] = field(default_factory=list)
+    last: int | None = None  # the thread's latest own event
+    units: int = 0
+    cp_open: list[int] = field(default_factory=list)  # last events of uncommitted cp.async
+    cp_groups: list[list[int]] = field(default_factory=list)
+    cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
+    cp_issued: list[int] = field(default_factory=list)  # every cp.async so far (last event of each)
+    bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
+    bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
+    async_release: list[tuple[int, int]] = field(default_factory=list)
+
+    def fork(self) -> "_State":
+        return _State(
+            self.pc,
+            dict(self.regs),
+            dict(self.taint),
+            self.ctrl,
+            list(self.events),
+            list(self.data),
+            list(self.ctrls),
+            list(self.rmws),
+            dict(self.back),
+            self.steps,
+            dict(self.cost),
+            list(self.po),
+            self.last,
+            self.units,
+            list(self.cp_open),
+            [list(g) for g in self.cp_groups],
+            list(self.cp_all),
+            list(self.cp_issued),
+            list(self.bulk_open),
+            [list(g) for g in self.bulk_groups],
+            list(self.async_release),
+        )
+
+    def add(self, ev: Event) -> int:
+        """Append one of the thread's own events, after the previous one in program order."""
+        idx = self._append(ev)
+        if self.last is not None:
+            self.po.append((self.last, idx))
+        self.last = idx
+        return idx
+
+    def add_unit(self, events: list[Event]) -> list[int]:
+        """Append the events of one asynchronous operation issued here: in order among
+        themselves, after everything the thread did before the issue, and before nothing."""
+        self.units += 1
+        ids = []
+        prev = self.last
+        for ev in events:
+            idx = self._append(copy_with(ev, unit=self.units))
+            if prev is not None:
+                self.po.append((prev, idx))
+            prev = idx
+            ids.append(idx)
+        return ids
+
+    def complete(self, done: list[int], ev: Event) -> int:
+        """A thread event that waits for the asynchronous events ``done``."""
+        idx = self.add(ev)
+        self.po.extend((d, idx) for d in done)
+        return idx
+
+    def _append(self, ev: Event) -> int:
+        idx = len(self.events)
+        self.events.append(ev)
+        for r in self.ctrl:
+            self.ctrls.append((r, idx))
+        return idx
+
+    def write_cost(self, idx: int, deps: frozenset[int] | set[int], loc_index: int, width: int, site: int | None = None) -> None:
+        """A write's cost: the writes its value needs (the costs of the reads it depends on,
+        componentwise max -- they may share writes), plus itself -- one more write to its
+        location and, for a read-modify-write, one more execution of its instruction ``site``."""
+        vec = [0] * width
+        for r in deps:
+            for i, c in enumerate(self.cost[r]):
+                if c > vec[i]:
+                    vec[i] = c
+        vec[loc_index] += 1
+        if site is not None:
+            vec[site] += 1
+        self.cost[idx] = tuple(vec)
+
+
+def copy_with(ev: Event, **changes) -> Event:
+    out = copy.copy(ev)
+    for k, v in changes.items():
+        object.__setattr__(out, k, v)
+    return out
+
+
+Values = Mapping[str, Mapping[int, tuple[int, ...]]]  # physical location -> value -> cost vector
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    """What a thread's path enumeration needs besides its own state."""
+
+    tid: int
+    labels: Mapping[str, int]
+    values: Values
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    loc_index: Mapping[str, int]
+    back_limits: Mapping[int, int]  # pc of a backward jump -> how often it may be taken
+    sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
+    width: int  # cost vector components: locations, then atom/red instructions
+
+@dataclass(frozen=True)
+class ProgramTraces:
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    init: Mapping[str, int]  # physical location -> initial value
+    traces: tuple[tuple[Trace, ...], ...]  # per thread
