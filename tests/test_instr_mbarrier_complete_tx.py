@@ -182,22 +182,6 @@ def _rows() -> list[dict[str, str]]:
         return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
 
 
-def _modelled() -> bool:
-    """Whether the oracle models mbarrier.complete_tx (model/events.py builds its events)."""
-    try:
-        model.check_condition(parse_file(_file("CTX-phase-completes.litmus")))
-    except model.Unsupported:
-        return False
-    return True
-
-
-#: until model/events.py builds the events of MbarrierCompleteTx (a read-modify-write of the mbarrier
-#: with the complete_tx update, as cp.async.bulk's completion), the oracle refuses these programs --
-#: loudly (Unsupported), never with a verdict; then the verdicts below are checked
-_ORACLE = pytest.mark.xfail(not _modelled(), raises=model.Unsupported, strict=True,
-                            reason="model/events.py does not model MbarrierCompleteTx yet (the lead merges it)")
-
-
 def test_catalogue_shape():
     rows = _rows()
     files = [f.name for f in LITMUS.glob("*.litmus")]
@@ -211,7 +195,6 @@ def test_catalogue_shape():
         assert parse(format_program(p)) == p
 
 
-@_ORACLE
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
 def test_verdict(row):
     from tests.test_catalogues import witness

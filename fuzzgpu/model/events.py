@@ -37,6 +37,7 @@ from ..ir import (
     Goto,
     GridDepControl,
     MbarrierArrive,
+    MbarrierCompleteTx,
     MbarrierExpectTx,
     MbarrierInit,
     MbarrierWait,
@@ -358,6 +359,8 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
         return _mbarrier_rmw(st, ctx, ins.bar, ins.sem, ins.scope, "arrive", ins.count, ins.expect_tx or 0)
     if isinstance(ins, MbarrierExpectTx):
         return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "expect_tx", 0, ins.tx)
+    if isinstance(ins, MbarrierCompleteTx):  # ISA "mbarrier.complete_tx": .relaxed; the tx-count drops by tx
+        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, ins.scope, "complete_tx", 0, ins.tx)
     if isinstance(ins, MbarrierWait):
         return _mbarrier_wait(st, ctx, ins)
     if isinstance(ins, CpAsync):
@@ -627,7 +630,7 @@ def _written(ins: Instruction) -> tuple[str, ...]:
     """The locations an instruction may write."""
     if isinstance(ins, (Store, Atom, Red)):
         return (ins.loc,)
-    if isinstance(ins, (MbarrierInit, MbarrierArrive, MbarrierExpectTx, CpAsyncMbarrierArrive)):
+    if isinstance(ins, (MbarrierInit, MbarrierArrive, MbarrierExpectTx, MbarrierCompleteTx, CpAsyncMbarrierArrive)):
         return (ins.bar,)
     if isinstance(ins, CpAsync):
         return (ins.dst_loc,)
