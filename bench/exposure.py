@@ -41,6 +41,7 @@ the checkout), no network.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -151,6 +152,16 @@ class Mutant:
     def name(self) -> str:
         return f"{self.variant.program.name}: " + " ".join(f"{k}={v}" for k, v in self.outcome)
 
+    def record(self, label: str, count: int, seconds: float) -> None:
+        """One run's count of this mutant in pass ``label``: the default and the tuned pass run a
+        program once, the deep pass adds its runs up."""
+        if label == "default":
+            self.default_count, self.default_seconds = count, seconds
+        elif label == "tuned":
+            self.tuned_count, self.tuned_seconds = count, seconds
+        else:
+            self.deep_count, self.deep_seconds = self.deep_count + count, self.deep_seconds + seconds
+
     def to_json(self) -> dict[str, Any]:
         def per_kill(n: int, s: float) -> float | None:
             return s / n if n else None
@@ -238,9 +249,144 @@ def _faults(analyses: dict[str, Any], name: str, hist: Any) -> int:
     return sum(c for o, c in hist.counts if any(v is None for _, v in o) or unwritten_keys(a.program, dict(o)))
 
 
+class Passes:
+    """The bookkeeping the passes share: the backend and the compiled programs, the mutants of each
+    program, and per pass its GPU-seconds, model-forbidden outcomes, faults, runs skipped for the
+    budget and the slowest wall seconds of one run (the budget check), plus every run's record."""
+
+    def __init__(self, backend: Any, comp: dict[str, Any], analyses: dict[str, Any], by_prog: dict[str, list[Mutant]],
+                 clock: Clock, margin: float, seed: int) -> None:
+        self.backend, self.comp, self.analyses, self.by_prog = backend, comp, analyses, by_prog
+        self.clock, self.margin, self.seed = clock, margin, seed
+        self.forbidden = {"default": 0, "tuning": 0, "tuned": 0, "deep": 0}
+        self.skipped = {"default": 0, "tuned": 0, "deep": 0}
+        self.faults = {"default": 0, "tuning": 0, "tuned": 0, "deep": 0}
+        self.runs: list[dict[str, Any]] = []
+        self.gpu_s = {"default": 0.0, "tuning": 0.0, "tuned": 0.0, "deep": 0.0}
+        self.wall_of_run: dict[str, float] = {}  # pass -> slowest wall seconds of one run so far
+
+    def run_pass(self, label: str, cfg_of: Callable[[Variant], StressConfig], n_of: Callable[[Variant], int],
+                 which: Sequence[Variant]) -> None:
+        """Each program of ``which`` once, while the budget lasts (a run that would not fit is skipped)."""
+        for v in which:
+            if self.clock.left() < self.margin + 2 * self.wall_of_run.get(label, 0.0):
+                print(f"exposure: {label} pass stopped early: the budget is nearly spent", file=sys.stderr)
+                self.skipped[label] += 1
+                continue
+            self._run(label, v, cfg_of(v), n_of(v))
+
+    def _run(self, label: str, v: Variant, cfg: StressConfig, n: int) -> None:
+        name = v.program.name
+        t_run = time.monotonic()
+        hist = self.backend.run_compiled(self.comp[name], cfg.run_config(instances=n, seed=self.seed))
+        self.wall_of_run[label] = max(self.wall_of_run.get(label, 0.0), time.monotonic() - t_run)
+        self.gpu_s[label] += hist.seconds
+        self.forbidden[label] += _forbidden(self.analyses, name, hist)
+        self.faults[label] += _faults(self.analyses, name, hist)
+        counts = dict(hist.counts)
+        for m in self.by_prog.get(name, []):
+            m.record(label, counts.get(m.outcome, 0), hist.seconds)
+        self.runs.append({"pass": label, "program": name, "instances": hist.instances, "seconds": hist.seconds,
+                          "stress": cfg.describe(), "forbidden": _forbidden(self.analyses, name, hist)})
+
+    def record_tuning(self, name: str, _c: StressConfig, hh: Any) -> None:
+        """A tuning run's histogram (``gpu_measure``'s ``record``): judged and timed like a pass's."""
+        self.forbidden["tuning"] += _forbidden(self.analyses, name, hh)
+        self.faults["tuning"] += _faults(self.analyses, name, hh)
+        self.gpu_s["tuning"] += hh.seconds
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much each pass runs: the default pass's instances per program, and per family its tuned
+    stress and the GPU-seconds per instance of its best run (the default pass's where untuned)."""
+
+    default: StressConfig
+    n_default: int
+    tuned: dict[str, dict[str, Any]]
+    sec_inst: dict[str, float]
+    d_sec_inst: float
+    deep_gpu_s: float
+
+    def cfg_tuned(self, v: Variant) -> StressConfig:
+        return self.tuned[v.family]["config"] if v.family in self.tuned else self.default
+
+    def n_tuned(self, v: Variant) -> int:
+        """The tuned pass: the default pass's GPU time per program at most."""
+        s = self.sec_inst.get(v.family, self.d_sec_inst)
+        n = int(min(self.n_default, self.n_default * self.d_sec_inst / s if s > 0 else self.n_default))
+        return max(1 << 16, n >> 16 << 16)
+
+    def n_deep(self, v: Variant) -> int:
+        """The deep pass: runs of about a tenth of ``deep_gpu_s``."""
+        s = self.sec_inst.get(v.family, self.d_sec_inst) or self.d_sec_inst
+        return max(1 << 16, int(self.deep_gpu_s / 10 / max(s, 1e-12)) >> 16 << 16)
+
+
+def _n_default(backend: Any, probe: Any, default: StressConfig, seed: int, pass_s: float, programs: int) -> int:
+    """The default pass's instances per program: calibrated on the first program (wall seconds
+    per instance of the default stress)."""
+    backend.run_compiled(probe, default.run_config(instances=1 << 20, seed=seed))
+    t_probe0 = time.monotonic()
+    hp = backend.run_compiled(probe, default.run_config(instances=1 << 22, seed=seed + 1))
+    # the larger of wall and GPU time per instance; programs with more threads or locations run
+    # slower than the probe, hence half the share
+    wall_per_inst = max(time.monotonic() - t_probe0, hp.seconds) / hp.instances * 2
+    per_prog_s = pass_s / max(1, programs)
+    return max(1 << 16, int(per_prog_s / max(wall_per_inst, 1e-12)) >> 16 << 16)
+
+
+def _families(runnable: Sequence[Variant], by_prog: dict[str, list[Mutant]]) -> dict[str, list[Variant]]:
+    """The shape families to tune, each with its programs that have a mutant."""
+    fams: dict[str, list[Variant]] = {}
+    for v in runnable:
+        if by_prog.get(v.program.name):
+            fams.setdefault(v.family, []).append(v)
+    return fams
+
+
+def _tune(ps: Passes, fams: dict[str, list[Variant]], tune_s: float, default_wall: float) -> dict[str, dict[str, Any]]:
+    """Stress tuned per family, on the family's program with the most weak outcomes not seen
+    (ties: most mutants), while the budget leaves time for it."""
+    from fuzzgpu.stress_tune import candidates, gpu_measure, successive_halving
+
+    tuned: dict[str, dict[str, Any]] = {}
+    for i, (fam, members) in enumerate(fams.items()):
+        # what is left for tuning: the tuned pass needs about the default pass's time; tuning's
+        # per-run overhead (allocation, copies) is not GPU time, hence the factor 0.5
+        per_fam_s = min(tune_s / len(fams), 0.5 * (ps.clock.left() - default_wall - ps.margin) / (len(fams) - i))
+        if per_fam_s <= 0.01:
+            break
+        rep = max(members, key=lambda v: (sum(1 for m in ps.by_prog[v.program.name] if not m.default_count),
+                                          len(ps.by_prog[v.program.name])))
+        name = rep.program.name
+        targets = frozenset(m.outcome for m in ps.by_prog[name])
+        meas = gpu_measure(ps.backend, ps.comp[name], ps.analyses[name].sc, targets, seed=ps.seed,
+                           record=functools.partial(ps.record_tuning, name))
+        r = successive_halving(candidates(27, ps.seed), meas, per_fam_s, instances=1 << 18)
+        tuned[fam] = {"program": name, **r.to_json()}
+        tuned[fam]["config"] = r.best.config
+    return tuned
+
+
+def _deep_pass(ps: Passes, plan: Plan, runnable: Sequence[Variant]) -> None:
+    """A program with a mutant neither pass saw gets up to ``deep_gpu_s`` GPU-seconds of its
+    family's tuned stress, in runs of about a tenth of that (the issue's bar: every mutant seen
+    within 2 s of GPU time); what the budget leaves decides how many programs get it."""
+    unseen = [v for v in runnable if any(not m.default_count and not m.tuned_count for m in ps.by_prog.get(v.program.name, []))]
+    for v in unseen:
+        spent = 0.0
+        while spent < plan.deep_gpu_s and any(not m.deep_count for m in ps.by_prog[v.program.name]):
+            before = ps.gpu_s["deep"]
+            n_runs = len(ps.runs)
+            ps.run_pass("deep", plan.cfg_tuned, plan.n_deep, [v])
+            if len(ps.runs) == n_runs:
+                break  # the budget is spent
+            spent += ps.gpu_s["deep"] - before
+
+
 def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int, deep_gpu_s: float = 2.0) -> int:
     from fuzzgpu.backends import cuda
-    from fuzzgpu.stress_tune import gpu_measure, successive_halving, candidates
 
     clock = Clock(budget_s)
     try:
@@ -257,130 +403,32 @@ def gpu_run(out: Path, budget_s: float, tune_share: float, seed: int, deep_gpu_s
     by_prog: dict[str, list[Mutant]] = {}
     for m in mutants:
         by_prog.setdefault(m.variant.program.name, []).append(m)
-    forbidden = {"default": 0, "tuning": 0, "tuned": 0, "deep": 0}
-    skipped = {"default": 0, "tuned": 0, "deep": 0}
-    faults = {"default": 0, "tuning": 0, "tuned": 0, "deep": 0}
-    runs: list[dict[str, Any]] = []
-    gpu_s = {"default": 0.0, "tuning": 0.0, "tuned": 0.0, "deep": 0.0}
+    ps = Passes(backend, comp, analyses, by_prog, clock, max(2.0, 0.03 * budget_s), seed)
     # time plan: what is left after set-up, less a 10% margin, split default / tuning / tuned
     avail = max(0.0, clock.left() * 0.9)
     pass_s = avail * (1 - tune_share) / 2
     tune_s = avail * tune_share
     default = StressConfig()
-    # calibrate: wall seconds per instance of the default stress, on the first program
-    probe = comp[runnable[0].program.name]
-    backend.run_compiled(probe, default.run_config(instances=1 << 20, seed=seed))
-    t_probe0 = time.monotonic()
-    hp = backend.run_compiled(probe, default.run_config(instances=1 << 22, seed=seed + 1))
-    # the larger of wall and GPU time per instance; programs with more threads or locations run
-    # slower than the probe, hence half the share
-    wall_per_inst = max(time.monotonic() - t_probe0, hp.seconds) / hp.instances * 2
-    per_prog_s = pass_s / max(1, len(runnable))
-    n_default = max(1 << 16, int(per_prog_s / max(wall_per_inst, 1e-12)) >> 16 << 16)
-
-    margin = max(2.0, 0.03 * budget_s)
-    wall_of_run: dict[str, float] = {}  # pass -> slowest wall seconds of one run so far
-
-    def run_pass(label: str, cfg_of: Callable[[Variant], StressConfig], n_of: Callable[[Variant], int],
-                 which: Sequence[Variant] | None = None) -> None:
-        for v in runnable if which is None else which:
-            if clock.left() < margin + 2 * wall_of_run.get(label, 0.0):
-                print(f"exposure: {label} pass stopped early: the budget is nearly spent", file=sys.stderr)
-                skipped[label] += 1
-                continue
-            name = v.program.name
-            t_run = time.monotonic()
-            hist = backend.run_compiled(comp[name], cfg_of(v).run_config(instances=n_of(v), seed=seed))
-            wall_of_run[label] = max(wall_of_run.get(label, 0.0), time.monotonic() - t_run)
-            gpu_s[label] += hist.seconds
-            forbidden[label] += _forbidden(analyses, name, hist)
-            faults[label] += _faults(analyses, name, hist)
-            counts = dict(hist.counts)
-            for m in by_prog.get(name, []):
-                c = counts.get(m.outcome, 0)
-                if label == "default":
-                    m.default_count, m.default_seconds = c, hist.seconds
-                elif label == "tuned":
-                    m.tuned_count, m.tuned_seconds = c, hist.seconds
-                else:
-                    m.deep_count, m.deep_seconds = m.deep_count + c, m.deep_seconds + hist.seconds
-            runs.append({"pass": label, "program": name, "instances": hist.instances, "seconds": hist.seconds,
-                         "stress": cfg_of(v).describe(), "forbidden": _forbidden(analyses, name, hist)})
-
-    run_pass("default", lambda v: default, lambda v: n_default)
-    # tune per family, on the family's program with the most weak outcomes not seen (ties: most mutants)
-    fams: dict[str, list[Variant]] = {}
-    for v in runnable:
-        if by_prog.get(v.program.name):
-            fams.setdefault(v.family, []).append(v)
-    tuned: dict[str, dict[str, Any]] = {}
-    default_wall = budget_s - clock.left() - setup_s  # the calibration and the default pass
-    for i, (fam, members) in enumerate(fams.items()):
-        # what is left for tuning: the tuned pass needs about the default pass's time; tuning's
-        # per-run overhead (allocation, copies) is not GPU time, hence the factor 0.5
-        per_fam_s = min(tune_s / len(fams), 0.5 * (clock.left() - default_wall - margin) / (len(fams) - i))
-        if per_fam_s <= 0.01:
-            break
-        rep = max(members, key=lambda v: (sum(1 for m in by_prog[v.program.name] if not m.default_count),
-                                          len(by_prog[v.program.name])))
-        name = rep.program.name
-        targets = frozenset(m.outcome for m in by_prog[name])
-
-        def record(_c: StressConfig, hh: Any, name: str = name) -> None:
-            forbidden["tuning"] += _forbidden(analyses, name, hh)
-            faults["tuning"] += _faults(analyses, name, hh)
-            gpu_s["tuning"] += hh.seconds
-
-        meas = gpu_measure(backend, comp[name], analyses[name].sc, targets, seed=seed, record=record)
-        r = successive_halving(candidates(27, seed), meas, per_fam_s, instances=1 << 18)
-        tuned[fam] = {"program": name, **r.to_json()}
-        tuned[fam]["config"] = r.best.config
-    # the tuned pass: the default pass's GPU time per program at most
-    sec_inst: dict[str, float] = {}
-    for fam, t in tuned.items():
-        b = t["best"]
-        sec_inst[fam] = b["seconds"] / max(1, b["instances"])
-    d_sec_inst = gpu_s["default"] / max(1, n_default * len(runnable))
-
-    def n_tuned(v: Variant) -> int:
-        s = sec_inst.get(v.family, d_sec_inst)
-        n = int(min(n_default, n_default * d_sec_inst / s if s > 0 else n_default))
-        return max(1 << 16, n >> 16 << 16)
-
-    def cfg_tuned(v: Variant) -> StressConfig:
-        return tuned[v.family]["config"] if v.family in tuned else default
-
-    run_pass("tuned", cfg_tuned, n_tuned)
-    # the deep pass: a program with a mutant neither pass saw gets up to deep_gpu_s GPU-seconds of
-    # its family's tuned stress, in runs of about a tenth of that (the issue's bar: every mutant
-    # seen within 2 s of GPU time); what the budget leaves decides how many programs get it
-    unseen = [v for v in runnable if any(not m.default_count and not m.tuned_count for m in by_prog.get(v.program.name, []))]
-
-    def n_deep(v: Variant) -> int:
-        s = sec_inst.get(v.family, d_sec_inst) or d_sec_inst
-        return max(1 << 16, int(deep_gpu_s / 10 / max(s, 1e-12)) >> 16 << 16)
-
-    for v in unseen:
-        spent = 0.0
-        while spent < deep_gpu_s and any(not m.deep_count for m in by_prog[v.program.name]):
-            before = gpu_s["deep"]
-            n_runs = len(runs)
-            run_pass("deep", cfg_tuned, n_deep, [v])
-            if len(runs) == n_runs:
-                break  # the budget is spent
-            spent += gpu_s["deep"] - before
+    n_default = _n_default(backend, comp[runnable[0].program.name], default, seed, pass_s, len(runnable))
+    ps.run_pass("default", lambda v: default, lambda v: n_default, runnable)
+    fams = _families(runnable, by_prog)
+    tuned = _tune(ps, fams, tune_s, budget_s - clock.left() - setup_s)  # less the calibration and the default pass
+    plan = Plan(default, n_default, tuned, {fam: t["best"]["seconds"] / max(1, t["best"]["instances"]) for fam, t in tuned.items()},
+                ps.gpu_s["default"] / max(1, n_default * len(runnable)), deep_gpu_s)
+    ps.run_pass("tuned", plan.cfg_tuned, plan.n_tuned, runnable)
+    _deep_pass(ps, plan, runnable)
     device = backend.describe()
     backend.close()
     elapsed = budget_s - clock.left()
     score = _score(mutants)
-    doc = {"device": device, "budget_s": budget_s, "deep_gpu_s": deep_gpu_s, "skipped_runs": skipped, "families_tuned": len(tuned),
+    doc = {"device": device, "budget_s": budget_s, "deep_gpu_s": deep_gpu_s, "skipped_runs": ps.skipped, "families_tuned": len(tuned),
            "families": len(fams),
-           "elapsed_s": round(elapsed, 2), "setup_s": round(setup_s, 2), "gpu_seconds": gpu_s,
+           "elapsed_s": round(elapsed, 2), "setup_s": round(setup_s, 2), "gpu_seconds": ps.gpu_s,
            "instances_default": n_default, "programs": len(vs), "runnable": len(runnable), "mutants": len(mutants),
-           "score": score, "forbidden": forbidden, "forbidden_total": sum(forbidden.values()),
-           "faults": faults, "faults_total": sum(faults.values()),
+           "score": score, "forbidden": ps.forbidden, "forbidden_total": sum(ps.forbidden.values()),
+           "faults": ps.faults, "faults_total": sum(ps.faults.values()),
            "tuned": {f: {k: v for k, v in t.items() if k != "config"} for f, t in tuned.items()},
-           "mutant_list": [m.to_json() for m in mutants], "runs": runs}
+           "mutant_list": [m.to_json() for m in mutants], "runs": ps.runs}
     out.mkdir(parents=True, exist_ok=True)
     (out / "exposure.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
     (out / "exposure.md").write_text(markdown(doc, mutants))

@@ -349,57 +349,75 @@ class Coordinator:
 
     def apply(self, wid: str, changed: dict[str, bytes], removed: list[str]) -> list[str]:
         """Take actor ``wid``'s files into the corpus; returns lines for the screen."""
-        from .corpus import CLASS_DIR, KNOWN_FILE
-        from .files import write_atomic
-        from .workers import QUARANTINE
-
-        msgs: list[str] = []
 
         def rank(rel: str) -> int:  # entries before the class records and the state that name them
             return 0 if "/" not in rel else 2 if rel.endswith("/state.json") else 1
 
+        msgs: list[str] = []
         for rel in sorted(changed, key=rank):
-            data = changed[rel]
-            try:
-                parts = safe_rel(rel).parts
-            except ValueError as e:  # never written: an actor's bug must not write outside the corpus
-                msgs.append(f"worker {wid}: ignored {e}")
-                continue
-            target = self.root / rel
-            if len(parts) == 1:
-                if rel.endswith(".json") and rel != KNOWN_FILE:
-                    msgs += self._entry(wid, rel, data)
-                # a .litmus is written with its entry; known.json is the driver's
-            elif parts[0] == CLASS_DIR and rel.endswith(".json"):
-                self._class(data)
-            elif parts[0] == QUARANTINE:
-                if not target.exists():
-                    write_files(self.root, {rel: data})
-                    if rel.endswith(".json"):
-                        self._share(rel)
-                        msgs.append(f"worker {wid}: QUARANTINED {parts[-1]}")
-            elif parts[0] == "raw" or parts[:2] == (".fuzzgpu", "hypothesis"):
-                write_files(self.root, {rel: data})
-            elif parts[:3] == (".fuzzgpu", "workers", wid):
-                if parts[-1] == "state.json":
-                    try:
-                        st = json.loads(data)
-                    except ValueError:
-                        continue
-                    write_atomic(target, json.dumps(self.fix_state(wid, st), indent=1))
-                elif parts[-1] != "log.txt":
-                    write_files(self.root, {rel: data})
+            msgs += self._take(wid, rel, changed[rel])
         for rel in removed:
-            try:
-                parts = safe_rel(rel).parts
-            except ValueError:
-                continue
-            if parts[:2] == (".fuzzgpu", "hypothesis"):  # Hypothesis deleted an example (a shrink moved on)
-                try:
-                    (self.root / rel).unlink()
-                except OSError:
-                    pass
+            self._removed(rel)
         return msgs
+
+    def _take(self, wid: str, rel: str, data: bytes) -> list[str]:
+        """One file actor ``wid`` wrote, by where it lies; returns lines for the screen."""
+        from .corpus import CLASS_DIR, KNOWN_FILE
+        from .workers import QUARANTINE
+
+        try:
+            parts = safe_rel(rel).parts
+        except ValueError as e:  # never written: an actor's bug must not write outside the corpus
+            return [f"worker {wid}: ignored {e}"]
+        if len(parts) == 1:
+            if rel.endswith(".json") and rel != KNOWN_FILE:
+                return self._entry(wid, rel, data)
+            # a .litmus is written with its entry; known.json is the driver's
+        elif parts[0] == CLASS_DIR and rel.endswith(".json"):
+            self._class(data)
+        elif parts[0] == QUARANTINE:
+            return self._quarantined(wid, rel, data, parts[-1])
+        elif parts[0] == "raw" or parts[:2] == (".fuzzgpu", "hypothesis"):
+            write_files(self.root, {rel: data})
+        elif parts[:3] == (".fuzzgpu", "workers", wid):
+            self._worker_file(wid, rel, data, parts[-1])
+        return []
+
+    def _quarantined(self, wid: str, rel: str, data: bytes, name: str) -> list[str]:
+        """A quarantine file: kept (the first copy: records never change), a record shared."""
+        if (self.root / rel).exists():
+            return []
+        write_files(self.root, {rel: data})
+        if not rel.endswith(".json"):
+            return []
+        self._share(rel)
+        return [f"worker {wid}: QUARANTINED {name}"]
+
+    def _worker_file(self, wid: str, rel: str, data: bytes, name: str) -> None:
+        """A file of the worker's own folder: its state as the driver's corpus sees it (see
+        :meth:`fix_state`), the others as they are; its log is the driver's (from the poll's lines)."""
+        from .files import write_atomic
+
+        if name == "state.json":
+            try:
+                st = json.loads(data)
+            except ValueError:
+                return
+            write_atomic(self.root / rel, json.dumps(self.fix_state(wid, st), indent=1))
+        elif name != "log.txt":
+            write_files(self.root, {rel: data})
+
+    def _removed(self, rel: str) -> None:
+        """A file the actor removed: only the Hypothesis database follows (a shrink moved on)."""
+        try:
+            parts = safe_rel(rel).parts
+        except ValueError:
+            return
+        if parts[:2] == (".fuzzgpu", "hypothesis"):  # Hypothesis deleted an example (a shrink moved on)
+            try:
+                (self.root / rel).unlink()
+            except OSError:
+                pass
 
     def _entry(self, wid: str, rel: str, data: bytes) -> list[str]:
         from .files import write_atomic
@@ -488,6 +506,355 @@ def connect(ray: Any, address: str) -> None:
         raise EnvError(f"--ray {address}: cannot connect to a Ray cluster ({why[:200]}); start one with `ray start --head` (docs/ray.md)") from None
 
 
+#: an actor not placed by Ray this long after its start call is said to be waiting for a resource
+PLACE_WAIT = 30.0
+#: seconds past the end: every actor still running is asked to stop
+STOP_AFTER = 30.0
+#: seconds past the end: an actor Ray has not placed again is reported as not restarted
+UNPLACED_AFTER = 5.0
+#: seconds past the end: an actor still running is no longer waited for
+FINISH_WITHIN = 300.0
+#: an actor lost this close to the end is not restarted
+NEAR_END = 2.0
+#: seconds the driver waits for the actors to remove their scratch folders
+CLOSE_WAIT = 40.0
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every actor's campaign is started with (the campaign's options, the files it reads)."""
+
+    profile_name: str
+    profile_text: bytes
+    backend: str
+    sim_fault: str | None
+    gpu_fault: str | None
+    watchdog: float
+    prop: str
+    max_findings: int | None
+    base_seed: int
+    same_seed: bool
+    known_text: bytes | None
+
+    def for_actor(self, index: int, seconds: float) -> dict[str, Any]:
+        """The start call's job for actor ``index``: its own seed (base + index, unless the same for all)."""
+        return {"profile_name": self.profile_name, "profile_text": self.profile_text, "backend": self.backend,
+                "sim_fault": self.sim_fault, "gpu_fault": self.gpu_fault, "watchdog": self.watchdog, "property": self.prop,
+                "max_findings": self.max_findings, "seed": self.base_seed + (0 if self.same_seed else index), "seconds": seconds}
+
+
+class _Driver:
+    """One Ray campaign's driver loop (one per campaign): the actors' slots, the calls in flight,
+    the corpus on this disk (through the :class:`Coordinator`) and the screen.  Each step of the
+    loop is a method; the campaign's state is in the fields and the slots."""
+
+    def __init__(self, ray: Any, coord: Coordinator, slots: list[_Slot], job: _Job, out: Any, t0: float, end: float,
+                 poll_every: float, status_every: float) -> None:
+        self.ray, self.coord, self.slots, self.job, self.out = ray, coord, slots, job, out
+        self.corpus = coord.root
+        self.t0, self.end = t0, end
+        self.poll_every, self.status_every = poll_every, status_every
+        self.stop_flag = False  # SIGINT or SIGTERM
+        self.reason = "time"
+        self.last_status = 0.0
+        #: the actor is being restarted (or briefly out of reach); a RayActorError, but not a new death
+        self.unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
+
+    def on_signal(self, signum: int, frame: Any) -> None:
+        self.stop_flag = True
+
+    def say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def worker_dir(self, slot: _Slot) -> Path:
+        return self.corpus / ".fuzzgpu" / "workers" / slot.wid
+
+    # ---- the driver's copy of a worker's files ------------------------------------------------
+
+    def log(self, slot: _Slot, lines: list[str]) -> None:
+        """The actor's screen output, appended to ``.fuzzgpu/workers/wI/log.txt``."""
+        if not lines:
+            return
+        d = self.worker_dir(slot)
+        d.mkdir(parents=True, exist_ok=True)
+        with open(d / "log.txt", "a") as f:
+            f.write("".join(line + "\n" for line in lines))
+
+    def note_in_flight(self, slot: _Slot, fl: dict[str, Any] | None) -> None:
+        """``.fuzzgpu/workers/wI/in_flight.json``: the program the actor runs (as of its last poll)."""
+        from .evidence import program_hash
+        from .files import write_atomic
+
+        old, slot.in_flight = slot.in_flight, fl
+        path = self.worker_dir(slot) / "in_flight.json"
+        if fl is None:
+            if old is not None:
+                path.unlink(missing_ok=True)
+            return
+        if old is None or old["program"] != fl["program"]:
+            write_atomic(path, json.dumps({"program_hash": program_hash(fl["program"]), "shape": fl["program"].name,
+                                           "backend": fl["backend"], "deadline": fl["deadline"]}, indent=1))
+
+    def state_of(self, slot: _Slot) -> dict[str, Any]:
+        from .parallel import _worker_states
+
+        return _worker_states(self.corpus, [slot.wid]).get(slot.wid, {})
+
+    # ---- an actor's life: started, lost, restarted ----------------------------------------------
+
+    def start(self, slot: _Slot, resend: bool = False) -> None:
+        """Start the actor's campaign from the driver's snapshot (``resend``: the start call again,
+        to an actor Ray is restarting)."""
+        if resend:
+            time.sleep(0.2)
+        files = self.coord.snapshot(slot.wid)
+        if self.job.known_text is not None:
+            files["known.json"] = self.job.known_text
+        slot.cursor = len(self.coord.shared)
+        slot.progress = int(self.state_of(slot).get("programs", 0) or 0)
+        job = self.job.for_actor(slot.index, max(1.0, self.end - time.monotonic()))
+        slot.ref, slot.call, slot.started, slot.unreachable = slot.actor.start.remote(job, files), "start", False, 0.0
+        if not resend:
+            slot.since, slot.waiting = time.monotonic(), False
+
+    def restart(self, slot: _Slot, why: str) -> None:
+        """A lost actor started again (at most MAX_RESTARTS times; not near the end)."""
+        from .workers import MAX_RESTARTS
+
+        if self.end - time.monotonic() <= NEAR_END:
+            slot.ended = f"done (lost near the end: {why})"
+            return
+        if slot.restarts >= MAX_RESTARTS:
+            slot.ended = f"given up after {MAX_RESTARTS} restarts: {why}"
+            self.say(f"worker {slot.wid} given up: {slot.ended}")
+            return
+        slot.restarts += 1
+        self.say(f"worker {slot.wid} lost ({why}); restarting it (restart {slot.restarts} of at most {MAX_RESTARTS})")
+        self.start(slot)
+
+    def died(self, slot: _Slot, err: BaseException) -> None:
+        """The actor died: the program it had in flight is quarantined, the actor restarted."""
+        why = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"[:300]
+        fl = slot.in_flight
+        self.note_in_flight(slot, None)
+        if fl is not None:
+            self.quarantine_in_flight(slot, fl, why)
+        self.restart(slot, why)
+
+    def quarantine_in_flight(self, slot: _Slot, fl: dict[str, Any], why: str) -> None:
+        """The program a dead actor was running: quarantined, as a crash of a local worker's backend is."""
+        from .files import write_atomic
+        from .workers import ProgramFault, quarantine
+
+        fault = ProgramFault("crash", f"the Ray actor {slot.wid} died while running it ({why})", float(fl["seconds"]), float(fl["deadline"]))
+        q = quarantine(self.corpus, fl["program"], fault, fl["backend"], fl["config"])
+        self.coord._share(q.relative_to(self.corpus).as_posix())
+        st = self.state_of(slot)
+        if st:  # the restarted actor resumes from this state: it counts the quarantine
+            st["quarantined"] = int(st.get("quarantined", 0)) + 1
+            st.setdefault("faults", {})["crash"] = int(st.get("faults", {}).get("crash", 0)) + 1
+            write_atomic(self.worker_dir(slot) / "state.json", json.dumps(st, indent=1))
+        self.say(f"worker {slot.wid}: QUARANTINED {q.name}: the program in flight when its actor died")
+
+    # ---- the answers ----------------------------------------------------------------------------
+
+    def answer(self, slot: _Slot, res: dict[str, Any]) -> None:
+        if slot.call == "start":
+            self.started(slot, res)
+        else:
+            self.polled(slot, res)
+
+    def started(self, slot: _Slot, res: dict[str, Any]) -> None:
+        """The answer to a start call: where the actor runs, or why its campaign did not start."""
+        from .files import write_atomic
+
+        if "error" in res:
+            if res.get("user_error") and not slot.progress:
+                slot.ended = f"failed: {res['error']}"
+                self.say(f"worker {slot.wid} failed: {res['error']}")
+            else:
+                self.restart(slot, res["error"])
+            return
+        slot.info, slot.started = res, True
+        slot.next_poll = time.monotonic() + self.poll_every
+        d = self.worker_dir(slot)
+        d.mkdir(parents=True, exist_ok=True)
+        write_atomic(d / "actor.json", json.dumps(dict(res, restarts=slot.restarts), indent=1))  # where it runs now
+
+    def polled(self, slot: _Slot, res: dict[str, Any]) -> None:
+        """The answer to a poll: the actor's files into the corpus, its output, its program in flight."""
+        slot.unreachable = 0.0
+        if res.get("lost"):  # Ray restarted the actor between two polls
+            self.died(slot, RuntimeError("the actor was restarted by Ray"))
+            return
+        for line in self.coord.apply(slot.wid, res["changed"], res["removed"]):
+            self.say(line)
+        self.log(slot, res["lines"])
+        self.note_in_flight(slot, res["in_flight"])
+        slot.next_poll = time.monotonic() + self.poll_every
+        if res["done"]:
+            self.campaign_ended(slot, res.get("error"))
+
+    def campaign_ended(self, slot: _Slot, err: tuple[str, bool] | None) -> None:
+        """The actor's campaign ended: done, refused (a bad input) or restarted, as a local worker's exit."""
+        from .parallel import after_exit
+
+        finished = err is None
+        rc = 2 if err and err[1] else 1
+        what = after_exit(rc, finished, int(self.state_of(slot).get("programs", 0) or 0) != slot.progress, slot.restarts,
+                          self.end - time.monotonic())
+        if what == "done":
+            slot.ended = "done"
+        elif what == "refused":
+            slot.ended = f"failed: {err[0] if err else '?'}"
+            self.say(f"worker {slot.wid} failed: {err[0] if err else '?'}")
+        else:
+            self.restart(slot, f"its campaign ended on {err[0] if err else 'an error'}")
+
+    def take(self, slot: _Slot) -> None:
+        """The call of ``slot`` that is ready: its answer, or what its failure means."""
+        ref, slot.ref = slot.ref, None
+        try:
+            res = self.ray.get(ref)
+        except self.unavailable:  # restarting, or briefly out of reach: asked again, not a death
+            self.unreachable(slot)
+            return
+        except self.ray.exceptions.RayActorError as e:
+            self.died(slot, e)
+            return
+        except self.ray.exceptions.RayTaskError as e:  # a bug in the actor's method: like a crashed worker
+            self.restart(slot, str(e).strip().splitlines()[-1][:300] if str(e).strip() else type(e).__name__)
+            return
+        self.answer(slot, res)
+
+    def unreachable(self, slot: _Slot) -> None:
+        """A call to an actor Ray is restarting: the start call is sent again; a poll is asked again
+        (a restarted actor answers the next poll with "lost", then: died), up to POLL_TIMEOUT."""
+        if slot.call == "start":
+            self.start(slot, resend=True)
+            return
+        slot.next_poll = time.monotonic() + self.poll_every
+        slot.unreachable = slot.unreachable or time.monotonic()
+        if time.monotonic() - slot.unreachable > POLL_TIMEOUT:
+            self.died(slot, TimeoutError(f"unreachable for {POLL_TIMEOUT:.0f} s"))
+
+    # ---- the loop -----------------------------------------------------------------------------------
+
+    def stop_if_due(self, now: float) -> None:
+        """On a signal, or STOP_AFTER seconds past the end: every running actor is asked to stop."""
+        if self.stop_flag:
+            self.reason = "interrupted"
+        if self.stop_flag or now > self.end + STOP_AFTER:
+            for slot in self.slots:
+                if slot.ended is None and not slot.stopping:
+                    slot.stopping = True
+                    slot.actor.stop.remote()
+
+    def schedule(self, slot: _Slot, now: float) -> None:
+        """An actor Ray cannot place again (no free resource) by the end: not waited for; one that
+        is due a poll: polled, with the shared files it lacks."""
+        if slot.ended is None and slot.call == "start" and slot.ref is not None and not slot.waiting \
+                and now - slot.since > PLACE_WAIT:
+            slot.waiting = True
+            self.say(f"worker {slot.wid}: waiting for Ray to place its actor (no free resource of its kind yet)")
+        if slot.ended is None and slot.call == "start" and now > self.end + UNPLACED_AFTER:
+            slot.ended, slot.ref = "not restarted: no free resource in the cluster", None
+        if slot.ended is None and now > self.end + FINISH_WITHIN:
+            slot.ended, slot.ref = f"did not finish within {FINISH_WITHIN:.0f} s of the end", None
+        if slot.ended is None and slot.ref is None and now >= slot.next_poll:
+            push = dict(self.coord.shared[slot.cursor:])
+            slot.cursor = len(self.coord.shared)
+            slot.ref, slot.call, slot.since = slot.actor.poll.remote(push), "poll", now
+
+    def time_out_poll(self, slot: _Slot, now: float) -> None:
+        """An actor that has not answered a poll for POLL_TIMEOUT seconds is taken for lost."""
+        if slot.ended is None and slot.call == "poll" and slot.ref is not None and now - slot.since > POLL_TIMEOUT:
+            slot.ref = None
+            self.died(slot, TimeoutError(f"no answer to a poll for {POLL_TIMEOUT:.0f} s"))
+
+    def collect(self, live: list[_Slot]) -> None:
+        """The answers ready within 0.2 s."""
+        ready, _ = self.ray.wait([s.ref for s in live], num_returns=len(live), timeout=0.2)
+        for slot in live:
+            if slot.ref in ready:
+                self.take(slot)
+
+    def status(self, now: float) -> None:
+        """The status line, every ``status_every`` seconds."""
+        from .campaign import combine_states
+        from .parallel import _worker_states, status_line
+
+        if now - self.last_status > self.status_every:
+            self.last_status = now
+            alive = sum(1 for s in self.slots if s.ended is None and s.started)
+            self.say(status_line(now - self.t0, alive, len(self.slots), combine_states(_worker_states(self.corpus, [s.wid for s in self.slots]))))
+
+    def run(self) -> str:
+        """Every actor started, then the loop until every one has ended; returns the campaign's reason."""
+        for slot in self.slots:
+            self.start(slot)
+        while True:
+            now = time.monotonic()
+            self.stop_if_due(now)
+            for slot in self.slots:
+                self.schedule(slot, now)
+            for slot in self.slots:
+                self.time_out_poll(slot, now)
+            live = [s for s in self.slots if s.ended is None and s.ref is not None]
+            if not [s for s in self.slots if s.ended is None]:
+                break
+            if live:
+                self.collect(live)
+            else:
+                time.sleep(0.05)
+            self.status(now)
+        if self.job.max_findings is not None and self.reason == "time" and any(s.ended == "done" for s in self.slots) \
+                and time.monotonic() < self.end - NEAR_END:
+            self.reason = "found new finding(s) (--max-findings)"
+        return self.reason
+
+    def close(self) -> None:
+        """Scratch folders removed (not waited for on an actor Ray is still trying to place); every actor killed."""
+        closing = [slot.actor.close.remote() for slot in self.slots if slot.started and slot.call != "start"]
+        if closing:
+            self.ray.wait(closing, num_returns=len(closing), timeout=CLOSE_WAIT)
+        for slot in self.slots:
+            try:
+                self.ray.kill(slot.actor, no_restart=True)
+            except Exception:  # noqa: BLE001, S110 -- a dead actor is gone already
+                pass
+
+
+def _actor_count(ray: Any, address: str, gpus: int | str | None, per_gpu: int, workers: int, opts: dict[str, Any]) -> int:
+    """How many actors: ``per_gpu`` for each GPU asked for (``opts`` gets their ``num_gpus``), else
+    ``workers``; each takes one CPU of the cluster."""
+    if gpus is not None:
+        have = cluster_gpus(ray)
+        count = have if gpus == "all" else int(gpus)
+        if count < 1 or count > have:
+            raise UserError(f"--gpus {gpus}: the Ray cluster at {address} has {have} GPU(s)")
+        n = count * max(1, per_gpu)
+        opts["num_gpus"] = 1.0 / max(1, per_gpu)
+    else:
+        n = workers
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if n > cpus:  # each actor takes one CPU: the others would wait for ever
+        raise UserError(f"{n} workers: the Ray cluster at {address} has {cpus} CPU(s), and each actor takes one "
+                        f"(add nodes, or ask for fewer workers)")
+    return n
+
+
+def _catch_signals(handler: Any) -> dict[signal.Signals, Any]:
+    """SIGINT and SIGTERM to ``handler`` (where this thread may set them); returns the old handlers."""
+    old: dict[signal.Signals, Any] = {}
+    for s in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[s] = signal.signal(s, handler)
+        except ValueError:
+            pass
+    return old
+
+
 def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
             sim_fault: str | None, workers: int, gpus: int | str | None, watchdog: float, max_findings: int | None,
             out: Any = None, status_every: float = 2.0, same_seed: bool = False, per_gpu: int = 1,
@@ -495,10 +862,10 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     """A parallel campaign whose workers are Ray actors.  ``gpus``: ``"all"`` (every GPU of the
     cluster) or a count -- ``per_gpu`` actors each, ``num_gpus=1/per_gpu``; None: ``workers`` CPU
     actors.  Returns what :func:`fuzzgpu.parallel.run_parallel` returns, plus ``actors``."""
-    from .campaign import combine_states, profile_path, write_combined_report
-    from .files import read_regular, write_atomic
-    from .parallel import _worker_states, after_exit, open_parallel_corpus, status_line
-    from .workers import MAX_RESTARTS, ProgramFault, quarantine
+    from .campaign import profile_path
+    from .files import read_regular
+    from .parallel import open_parallel_corpus
+    from .workers import MAX_RESTARTS
 
     ray = import_ray()
     out = out if out is not None else sys.stdout
@@ -519,19 +886,7 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     coord = Coordinator(corpus)
     opts: dict[str, Any] = {"max_restarts": MAX_RESTARTS, "max_task_retries": 0, "num_cpus": 1, "scheduling_strategy": "SPREAD"}
     try:
-        if gpus is not None:
-            have = cluster_gpus(ray)
-            count = have if gpus == "all" else int(gpus)
-            if count < 1 or count > have:
-                raise UserError(f"--gpus {gpus}: the Ray cluster at {address} has {have} GPU(s)")
-            n = count * max(1, per_gpu)
-            opts["num_gpus"] = 1.0 / max(1, per_gpu)
-        else:
-            n = workers
-        cpus = int(ray.cluster_resources().get("CPU", 0))
-        if n > cpus:  # each actor takes one CPU: the others would wait for ever
-            raise UserError(f"{n} workers: the Ray cluster at {address} has {cpus} CPU(s), and each actor takes one "
-                            f"(add nodes, or ask for fewer workers)")
+        n = _actor_count(ray, address, gpus, per_gpu, workers, opts)
     except BaseException:
         lock.close()
         ray.shutdown()
@@ -539,209 +894,30 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     Actor = ray.remote(CampaignActor)
     slots = [_Slot(f"w{i}", i, Actor.options(**opts).remote(f"w{i}")) for i in range(n)]
     t0 = time.monotonic()
-    end = t0 + seconds
-    stop = {"flag": False}
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop["flag"] = True
-
-    old = {}
-    for s in (signal.SIGINT, signal.SIGTERM):
-        try:
-            old[s] = signal.signal(s, on_signal)
-        except ValueError:
-            pass
+    job = _Job(ppath.stem, profile_text, backend, sim_fault, gpu_fault, watchdog, prop, max_findings, base_seed, same_seed, known_text)
+    driver = _Driver(ray, coord, slots, job, out, t0, t0 + seconds, poll_every, status_every)
+    old = _catch_signals(driver.on_signal)
     where = f"{n} Ray actors at {address}" + (f" ({per_gpu} per GPU, num_gpus={opts['num_gpus']:.3g} each)" if gpus is not None else " (one CPU each)")
-    print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: {where}",
-          file=out, flush=True)
-
-    def log(slot: _Slot, lines: list[str]) -> None:
-        if not lines:
-            return
-        d = corpus / ".fuzzgpu" / "workers" / slot.wid
-        d.mkdir(parents=True, exist_ok=True)
-        with open(d / "log.txt", "a") as f:
-            f.write("".join(line + "\n" for line in lines))
-
-    def note_in_flight(slot: _Slot, fl: dict[str, Any] | None) -> None:
-        """``.fuzzgpu/workers/wI/in_flight.json``: the program the actor runs (as of its last poll)."""
-        from .evidence import program_hash
-
-        old, slot.in_flight = slot.in_flight, fl
-        path = corpus / ".fuzzgpu" / "workers" / slot.wid / "in_flight.json"
-        if fl is None:
-            if old is not None:
-                path.unlink(missing_ok=True)
-            return
-        if old is None or old["program"] != fl["program"]:
-            write_atomic(path, json.dumps({"program_hash": program_hash(fl["program"]), "shape": fl["program"].name,
-                                           "backend": fl["backend"], "deadline": fl["deadline"]}, indent=1))
-
-    def state_of(slot: _Slot) -> dict[str, Any]:
-        return _worker_states(corpus, [slot.wid]).get(slot.wid, {})
-
-    def start(slot: _Slot, resend: bool = False) -> None:
-        if resend:
-            time.sleep(0.2)
-        files = coord.snapshot(slot.wid)
-        if known_text is not None:
-            files["known.json"] = known_text
-        slot.cursor = len(coord.shared)
-        slot.progress = int(state_of(slot).get("programs", 0) or 0)
-        job = {"profile_name": ppath.stem, "profile_text": profile_text, "backend": backend, "sim_fault": sim_fault,
-               "gpu_fault": gpu_fault, "watchdog": watchdog, "property": prop, "max_findings": max_findings,
-               "seed": base_seed + (0 if same_seed else slot.index), "seconds": max(1.0, end - time.monotonic())}
-        slot.ref, slot.call, slot.started, slot.unreachable = slot.actor.start.remote(job, files), "start", False, 0.0
-        if not resend:
-            slot.since, slot.waiting = time.monotonic(), False
-
-    def restart(slot: _Slot, why: str) -> None:
-        if end - time.monotonic() <= 2:
-            slot.ended = f"done (lost near the end: {why})"
-            return
-        if slot.restarts >= MAX_RESTARTS:
-            slot.ended = f"given up after {MAX_RESTARTS} restarts: {why}"
-            print(f"worker {slot.wid} given up: {slot.ended}", file=out, flush=True)
-            return
-        slot.restarts += 1
-        print(f"worker {slot.wid} lost ({why}); restarting it (restart {slot.restarts} of at most {MAX_RESTARTS})", file=out, flush=True)
-        start(slot)
-
-    def died(slot: _Slot, err: BaseException) -> None:
-        why = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"[:300]
-        fl = slot.in_flight
-        note_in_flight(slot, None)
-        if fl is not None:  # the program it was running: quarantined, as a crash of a local worker's backend is
-            fault = ProgramFault("crash", f"the Ray actor {slot.wid} died while running it ({why})", float(fl["seconds"]), float(fl["deadline"]))
-            q = quarantine(corpus, fl["program"], fault, fl["backend"], fl["config"])
-            coord._share(q.relative_to(corpus).as_posix())
-            st = state_of(slot)
-            if st:  # the restarted actor resumes from this state: it counts the quarantine
-                st["quarantined"] = int(st.get("quarantined", 0)) + 1
-                st.setdefault("faults", {})["crash"] = int(st.get("faults", {}).get("crash", 0)) + 1
-                write_atomic(corpus / ".fuzzgpu" / "workers" / slot.wid / "state.json", json.dumps(st, indent=1))
-            print(f"worker {slot.wid}: QUARANTINED {q.name}: the program in flight when its actor died", file=out, flush=True)
-        restart(slot, why)
-
-    def answer(slot: _Slot, res: dict[str, Any]) -> None:
-        if slot.call == "start":
-            if "error" in res:
-                if res.get("user_error") and not slot.progress:
-                    slot.ended = f"failed: {res['error']}"
-                    print(f"worker {slot.wid} failed: {res['error']}", file=out, flush=True)
-                else:
-                    restart(slot, res["error"])
-                return
-            slot.info, slot.started = res, True
-            slot.next_poll = time.monotonic() + poll_every
-            d = corpus / ".fuzzgpu" / "workers" / slot.wid
-            d.mkdir(parents=True, exist_ok=True)
-            write_atomic(d / "actor.json", json.dumps(dict(res, restarts=slot.restarts), indent=1))  # where it runs now
-            return
-        slot.unreachable = 0.0
-        if res.get("lost"):  # Ray restarted the actor between two polls
-            died(slot, RuntimeError("the actor was restarted by Ray"))
-            return
-        for line in coord.apply(slot.wid, res["changed"], res["removed"]):
-            print(line, file=out, flush=True)
-        log(slot, res["lines"])
-        note_in_flight(slot, res["in_flight"])
-        slot.next_poll = time.monotonic() + poll_every
-        if res["done"]:
-            err = res.get("error")
-            finished = err is None
-            rc = 2 if err and err[1] else 1
-            what = after_exit(rc, finished, int(state_of(slot).get("programs", 0) or 0) != slot.progress, slot.restarts, end - time.monotonic())
-            if what == "done":
-                slot.ended = "done"
-            elif what == "refused":
-                slot.ended = f"failed: {err[0] if err else '?'}"
-                print(f"worker {slot.wid} failed: {err[0] if err else '?'}", file=out, flush=True)
-            else:
-                restart(slot, f"its campaign ended on {err[0] if err else 'an error'}")
-
-    #: the actor is being restarted (or briefly out of reach); a RayActorError, but not a new death
-    unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
-    reason = "time"
-    last = 0.0
+    driver.say(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: {where}")
     try:
-        for slot in slots:
-            start(slot)
-        while True:
-            now = time.monotonic()
-            if stop["flag"]:
-                reason = "interrupted"
-            if stop["flag"] or now > end + 30:
-                for slot in slots:
-                    if slot.ended is None and not slot.stopping:
-                        slot.stopping = True
-                        slot.actor.stop.remote()
-            for slot in slots:  # an actor Ray cannot place again (no free resource) by the end: not waited for
-                if slot.ended is None and slot.call == "start" and slot.ref is not None and not slot.waiting \
-                        and now - slot.since > 30:
-                    slot.waiting = True
-                    print(f"worker {slot.wid}: waiting for Ray to place its actor (no free resource of its kind yet)", file=out, flush=True)
-                if slot.ended is None and slot.call == "start" and now > end + 5:
-                    slot.ended, slot.ref = "not restarted: no free resource in the cluster", None
-                if slot.ended is None and now > end + 300:
-                    slot.ended, slot.ref = "did not finish within 300 s of the end", None
-                if slot.ended is None and slot.ref is None and now >= slot.next_poll:
-                    push = dict(coord.shared[slot.cursor:])
-                    slot.cursor = len(coord.shared)
-                    slot.ref, slot.call, slot.since = slot.actor.poll.remote(push), "poll", now
-            for slot in slots:
-                if slot.ended is None and slot.call == "poll" and slot.ref is not None and now - slot.since > POLL_TIMEOUT:
-                    slot.ref = None
-                    died(slot, TimeoutError(f"no answer to a poll for {POLL_TIMEOUT:.0f} s"))
-            live = [s for s in slots if s.ended is None and s.ref is not None]
-            if not [s for s in slots if s.ended is None]:
-                break
-            if live:
-                ready, _ = ray.wait([s.ref for s in live], num_returns=len(live), timeout=0.2)
-                for slot in live:
-                    if slot.ref not in ready:
-                        continue
-                    ref, slot.ref = slot.ref, None
-                    try:
-                        res = ray.get(ref)
-                    except unavailable:  # restarting, or briefly out of reach: asked again, not a death
-                        if slot.call == "start":
-                            start(slot, resend=True)
-                        else:  # a restarted actor answers the next poll with "lost" (then: died)
-                            slot.next_poll = time.monotonic() + poll_every
-                            slot.unreachable = slot.unreachable or time.monotonic()
-                            if time.monotonic() - slot.unreachable > POLL_TIMEOUT:
-                                died(slot, TimeoutError(f"unreachable for {POLL_TIMEOUT:.0f} s"))
-                        continue
-                    except ray.exceptions.RayActorError as e:
-                        died(slot, e)
-                        continue
-                    except ray.exceptions.RayTaskError as e:  # a bug in the actor's method: like a crashed worker
-                        restart(slot, str(e).strip().splitlines()[-1][:300] if str(e).strip() else type(e).__name__)
-                        continue
-                    answer(slot, res)
-            else:
-                time.sleep(0.05)
-            if now - last > status_every:
-                last = now
-                alive = sum(1 for s in slots if s.ended is None and s.started)
-                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, [s.wid for s in slots]))), file=out, flush=True)
-        if max_findings is not None and reason == "time" and any(s.ended == "done" for s in slots) and time.monotonic() < end - 2:
-            reason = "found new finding(s) (--max-findings)"
+        reason = driver.run()
     finally:
         for s_, h in old.items():
             signal.signal(s_, h)
-        # scratch folders removed (not waited for on an actor Ray is still trying to place)
-        closing = [slot.actor.close.remote() for slot in slots if slot.started and slot.call != "start"]
-        if closing:
-            ray.wait(closing, num_returns=len(closing), timeout=40)
-        for slot in slots:
-            try:
-                ray.kill(slot.actor, no_restart=True)
-            except Exception:  # noqa: BLE001, S110 -- a dead actor is gone already
-                pass
+        driver.close()
         ray.shutdown()
         lock.close()
+    return _result(corpus, slots, reason, {"profile": profile, "backend": backend, "property": prop, "seed": base_seed},
+                   gpus is not None, per_gpu, known, address)
+
+
+def _result(corpus: Path, slots: list[_Slot], reason: str, head: dict[str, Any], on_gpus: bool, per_gpu: int,
+            known: str | None, address: str) -> dict[str, Any]:
+    """The combined report (``head``: profile, backend, property, seed) and what :func:`run_ray`
+    returns; a UserError when every worker failed."""
+    from .campaign import combine_states, write_combined_report
+    from .parallel import _worker_states
+
     failed = {s.wid: s.ended for s in slots if s.ended and s.ended.startswith("failed")}
     if failed and len(failed) == len(slots):
         first = min(failed)
@@ -750,10 +926,9 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     states = _worker_states(corpus, ids)
     actors = {s.wid: dict(s.info, restarts=s.restarts, ended=s.ended) for s in slots}
     devices = sorted({f"{a.get('node_ip')}:{a.get('cuda_visible_devices')}" for a in actors.values() if a.get("cuda_visible_devices")}) \
-        if gpus is not None else []
-    report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
-                                                                "seed": base_seed, "workers": ids, "gpus": devices,
-                                                                "workers_per_gpu": per_gpu if gpus is not None else None,
+        if on_gpus else []
+    report_dir = write_combined_report(corpus, states, reason, {**head, "workers": ids, "gpus": devices,
+                                                                "workers_per_gpu": per_gpu if on_gpus else None,
                                                                 "restarts": {s.wid: s.restarts for s in slots}, "known": known,
                                                                 "ray": {"address": address, "actors": actors}})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states), "actors": actors}

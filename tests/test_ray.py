@@ -46,6 +46,8 @@ class Node:
     def __init__(self, args: list[str], tmp: Path, name: str, ray_tmp: str) -> None:
         p = _free_ports(8)
         lo = 20000 + (os.getpid() * 97 + len(name) * 1013 + p[0]) % 30000
+        while any(lo <= q <= lo + 200 for q in p):  # ray start refuses worker ports that overlap a component's port
+            lo = 20000 + (lo - 20000 + 211) % 30000
         ports = ["--node-manager-port", str(p[0]), "--object-manager-port", str(p[1]), "--metrics-export-port", str(p[2]),
                  "--dashboard-agent-listen-port", str(p[3]), "--dashboard-agent-grpc-port", str(p[4]),
                  "--runtime-env-agent-port", str(p[5]), "--dashboard-port", str(p[6]), "--min-worker-port", str(lo), "--max-worker-port", str(lo + 200)]
