@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "fuzzgpu"
 MAX_LINES = 800
@@ -152,7 +151,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fuzzgpu.evidence", "fuzzgpu.properties", "fuzzgpu.fixes", "fuzzgpu.stress", "fuzzgpu.stress_tune", "fuzzgpu.stress_campaign"),
     ("fuzzgpu.backends",),
     ("fuzzgpu.profiles", "fuzzgpu.strategies", "fuzzgpu.corpus"),
-    ("fuzzgpu.workers", "fuzzgpu.campaign", "fuzzgpu.parallel", "fuzzgpu.ray_backend"),
+    ("fuzzgpu.workers", "fuzzgpu.campaign", "fuzzgpu.parallel", "fuzzgpu.ray_sync", "fuzzgpu.ray_backend"),
     ("fuzzgpu.commands", "fuzzgpu.cli", "fuzzgpu.pytest_plugin", "fuzzgpu.__main__"),
 )
 
