@@ -23,8 +23,7 @@ class Candidate:
     """A candidate execution before coherence order: events, po, rf, rmw, deps, barrier and fence
     synchronisation choices.  Event ``i`` of the tuple has ``eid == i``.  The relations of the
     extensions (grid order, the ``.nc`` free reads, the async-proxy release) are the model's,
-    defined in :mod:`.ptx`; the async release's pairs are built with the thread's path, as ``rmw``
-    is."""
+    defined in :mod:`.ptx` from the events."""
 
     events: tuple[Event, ...]
     traces: tuple[Trace, ...]
@@ -37,8 +36,6 @@ class Candidate:
     #: when a PDL dependent grid may start (execution order, for interleavings only): one edge set
     #: per choice of the first thread to trigger in each primary CTA (see mechanisms.grid_start)
     grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
-    #: (event, completion write) pairs of the async-proxy release (ptx.Execution.async_release)
-    async_release: tuple[tuple[int, int], ...] = ()
     #: barrier orders that are execution order only, not synchronization (a relaxed
     #: ``barrier.cluster.arrive`` before the waits of its phase: mechanisms.cluster_barrier_syncs)
     barrier_order: tuple[tuple[int, int], ...] = ()
@@ -105,7 +102,6 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
     if not barrier_options:
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
-    released = tuple((mine[a], mine[w]) for tr, mine in zip(combo, ids) for a, w in tr.async_release)
     start = mech.grid_start(p, events, ids)
     po_frozen = frozenset(po)
     for rf in itertools.product(*choices):
@@ -113,7 +109,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
             for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
                 if budget is not None:
                     budget.spend(check_cost(len(events)))
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, start, released, barrier_exec)
+                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, start, barrier_exec)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -57,7 +57,10 @@ class Event:
     issued (a cp.async or cp.async.bulk, whose events are ordered after the issue but not before
     the thread's later instructions).  ``sem`` is the effective semantics (volatile is relaxed, see
     :func:`fuzzgpu.ir.effective`).  ``loc`` is the physical location, ``vloc`` the virtual address.
-    ``init`` marks the initial write of a location.
+    ``init`` marks the initial write of a location.  ``action`` also names the writes the
+    async-proxy release relates (:func:`.ptx.async_release`): ``complete_tx`` (a bulk copy's
+    completion on its mbarrier), ``cp_async`` (a cp.async's write), ``cp_async_arrive`` (the
+    arrival of ``cp.async.mbarrier.arrive``); ``implicit`` marks a bulk copy's implicit proxy fence.
     """
 
     eid: int

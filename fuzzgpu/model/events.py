@@ -216,7 +216,6 @@ def thread_traces(
                         tuple(st.ctrls),
                         tuple(st.rmws),
                         tuple(st.po),
-                        tuple(st.async_release),
                         costs,
                     )
                 )
@@ -384,10 +383,8 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
     if isinstance(ins, CpAsyncMbarrierArrive):
         # an arrive-on operation once every earlier cp.async of the thread has completed
         # (ISA: ordered after "all prior cp.async operations initiated by the executing thread",
-        # waited for or not); it publishes their writes
-        return _mbarrier_rmw(
-            st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=list(st.cp_all), releases=list(st.cp_issued)
-        )
+        # waited for or not); it publishes their writes (the relation: ptx.async_release)
+        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=list(st.cp_all))
     if isinstance(ins, CpAsyncBulk):
         return _async_copy(st, ctx, ins)
     if isinstance(ins, BulkCommit):
@@ -429,27 +426,26 @@ def _mbarrier_rmw(
     n: int,
     tx: int,
     unit_after: list[int] | None = None,
-    releases: list[int] | tuple[int, ...] = (),
 ) -> list[_State]:
     """An mbarrier arrival / expect_tx: a read-modify-write of the mbarrier object whose write
     carries the operation's semantics (``mbarrier.arrive`` is a release at ``.cta`` scope by
     default; ISA "mbarrier.arrive").  With ``unit_after`` it is asynchronous (performed once those
-    events have happened), as for ``cp.async.mbarrier.arrive``, and publishes the events
-    ``releases`` (see ``ptx.Execution.async_completion``)."""
+    events have happened), as for ``cp.async.mbarrier.arrive``, whose write is marked
+    ``action="cp_async_arrive"``: what it publishes is the relation :func:`.ptx.async_release`."""
     loc, vloc = ctx.physical[bar], ctx.virtual[bar]
     forks = []
     for v, cost in sorted(ctx.values[loc].items()):
         s2 = st.fork()
         new = mech.mbarrier_update(v, op, n, tx)
         r = Event(-1, ctx.tid, st.pc, "R", Sem.RELAXED, scope, Proxy.GENERIC, loc, vloc, v, rmw=True)
-        w = Event(-1, ctx.tid, st.pc, "W", sem, scope, Proxy.GENERIC, loc, vloc, new, rmw=True)
+        w = Event(-1, ctx.tid, st.pc, "W", sem, scope, Proxy.GENERIC, loc, vloc, new, rmw=True,
+                  action=None if unit_after is None else "cp_async_arrive")
         if unit_after is None:
             ridx, widx = s2.add(r), s2.add(w)
         else:  # cp.async.mbarrier.arrive: an arrival once the thread's cp.async complete; it
-            # publishes their writes, not the thread's other operations (ptx.Execution.async_release)
+            # publishes their writes, not the thread's other operations (ptx.async_release)
             ridx, widx = s2.add_unit([r, w])
             s2.po.extend((d, ridx) for d in unit_after)
-            s2.async_release.extend((d, widx) for d in releases)
         s2.cost[ridx] = cost
         s2.rmws.append((ridx, widx))
         s2.data.append((ridx, widx))
@@ -531,7 +527,6 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         wi = ids[1]
     if bulk and ins.bar is not None:
         rb, wb = ids[-2], ids[-1]
-        s2.async_release.extend((e, wb) for e in ids[:-2] if s2.events[e].kind in ("W", "PF"))
         s2.cost[rb] = bcost
         s2.rmws.append((rb, wb))
         s2.data.append((rb, wb))
@@ -539,7 +534,6 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
     if not bulk:
         s2.cp_open.append(ids[-1])
         s2.cp_all.append(ids[-1])
-        s2.cp_issued.append(ids[-1])
     elif ins.completion == "bulk_group":
         s2.bulk_open.append((ids[0], ids[-1]))
     del wi

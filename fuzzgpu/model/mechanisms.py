@@ -17,7 +17,7 @@ async proxy (cp.async.bulk)    :func:`bulk_copy_events`; ``fence.proxy.async`` (
                                :func:`fuzzgpu.semantics.proxy_fence_covers`) and the implicit
                                proxy fence at completion act through the proxy-preserved base
                                causality order of :mod:`.ptx`; the completion's release:
-                               :attr:`.ptx.Execution.async_release`
+                               :func:`.ptx.async_release`
 cp.async (non-bulk)            :func:`cp_async_events`
 barrier.cluster,               :func:`cluster_barrier_syncs`
 fence.mbarrier_init
@@ -129,9 +129,11 @@ def cp_async_events(tid: int, pc: int, src: tuple[str, str], dst: tuple[str, str
     source and a weak generic-proxy write of the shared destination, performed at an unspecified
     point after the issue and before the issuing thread's ``cp.async.wait_group``/``wait_all``
     (or the arrival of ``cp.async.mbarrier.arrive``) that covers it.  ``src``/``dst`` are
-    (physical, virtual) locations; the write's value is the value read."""
+    (physical, virtual) locations; the write's value is the value read.  The write is marked
+    ``action="cp_async"``: a later ``cp.async.mbarrier.arrive`` of the thread releases it
+    (:func:`.ptx.async_release`)."""
     read = Event(-1, tid, pc, "R", Sem.WEAK, None, Proxy.GENERIC, src[0], src[1], None)
-    write = Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, dst[0], dst[1], None)
+    write = Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, dst[0], dst[1], None, action="cp_async")
     return read, write
 
 

@@ -191,6 +191,37 @@ def nc_free_reads(p: Program, events: Sequence[Event]) -> int:
     return mask
 
 
+def async_release(events: Sequence[Event]) -> set[tuple[int, int]]:
+    """[ISA] The async-proxy release: pairs (released event, completion write).  An asynchronous
+    operation's completion write releases the operation's own writes -- and the bulk copy's
+    implicit generic-async proxy fence -- and nothing else of the issuing thread:
+
+    - a bulk copy's ``complete_tx`` write on its mbarrier (``action="complete_tx"``) releases the
+      writes and the proxy fence of its own copy (the events of its unit).  ISA "Proxies": "The
+      completion of a cp{.reduce}.async.bulk operation is followed by an implicit generic-async
+      proxy fence"; ISA "Asynchronous operations": "the complete-tx ... does not transitively
+      establish ordering with respect to prior instructions from the issuing thread".
+    - a ``cp.async.mbarrier.arrive`` write (``action="cp_async_arrive"``) releases the write of
+      every cp.async the thread issued before it (``action="cp_async"``, an earlier unit),
+      waited for, committed or not.  ISA "cp.async.mbarrier.arrive": the arrive-on operation is
+      ordered after "all prior cp.async operations initiated by the executing thread" but "not to
+      those of any other instruction issued by the thread".
+
+    A thread's asynchronous operations are its units, numbered in issue order (:class:`.Event`)."""
+    out: set[tuple[int, int]] = set()
+    for w in events:
+        if w.kind != "W" or w.action not in ("complete_tx", "cp_async_arrive"):
+            continue
+        for e in events:
+            if e.tid != w.tid or e.eid == w.eid:
+                continue
+            if w.action == "complete_tx" and e.unit == w.unit and e.kind in ("W", "PF"):
+                out.add((e.eid, w.eid))
+            elif w.action == "cp_async_arrive" and e.action == "cp_async" and 0 < e.unit < w.unit:
+                out.add((e.eid, w.eid))
+    return out
+
+
 @dataclass(frozen=True)
 class Violation:
     """An axiom an execution breaks, with a witness cycle ``[(a, relation, b), ...]``."""
@@ -252,6 +283,12 @@ class Static:
         """The ``.nc`` free reads: ``ld.global.nc`` reads whose read-only contract is broken, outside
         the model [fuzzgpu's reading] (:func:`nc_free_reads`); a bitmask of events."""
         return nc_free_reads(self.program, self.ev)
+
+    @cached_property
+    def async_release(self) -> Rel:
+        """The async-proxy release: a completion write releases its own operation's writes (and a
+        bulk copy's implicit proxy fence) [ISA] (:func:`async_release`)."""
+        return Rel.from_pairs(self.n, async_release(self.ev))
 
     # -- strength and scope ------------------------------------------------------------------
     @cached_property
@@ -422,17 +459,9 @@ class Execution:
 
     @cached_property
     def async_release(self) -> Rel:
-        """[ISA] The async-proxy release: an asynchronous operation's completion write (``complete_tx``
-        of a bulk copy on its mbarrier; the arrival of ``cp.async.mbarrier.arrive``) releases the
-        operation's own writes -- and the bulk copy's implicit generic-async proxy fence ("The
-        completion of a cp{.reduce}.async.bulk operation is followed by an implicit generic-async
-        proxy fence", ISA "Proxies") -- and nothing else of the issuing thread.  ISA "Asynchronous
-        operations": "the complete-tx ... does not transitively establish ordering with respect to
-        prior instructions from the issuing thread"; "cp.async.mbarrier.arrive": the arrive-on
-        operation is ordered after "all prior cp.async operations initiated by the executing thread"
-        but "not to those of any other instruction issued by the thread".  Pairs (released event,
-        completion write), built with the thread's path (:mod:`.events`, as ``rmw`` is)."""
-        return Rel.from_pairs(self.n, self.cand.async_release)
+        """The async-proxy release (:attr:`Static.async_release`, defined by :func:`async_release`
+        next to its ISA sentences): the same for every candidate over the same events."""
+        return self.static.async_release
 
     @cached_property
     def base_causality(self) -> Rel:
@@ -440,7 +469,7 @@ class Execution:
         combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
         extend one (it is not cumulative, see :attr:`async_completion`)."""
         cb = (self.po | self.synchronizes_with).plus()
-        if not self.cand.async_release:
+        if self.async_release.is_empty():
             return cb
         return cb | (self.async_completion @ cb.opt())
 

@@ -1,5 +1,5 @@
 """One thread's path through its code: the :class:`Trace` the path enumeration yields (its events,
-final registers, dependencies, asynchronous releases and the cost of each write), the state a path
+final registers, dependencies and the cost of each write), the state a path
 is built in (:class:`_State`, forked at every read that may return several values) and what the
 enumeration of one thread's paths reads besides it (:class:`_Ctx`); the traces of the whole
 program (:class:`ProgramTraces`).  The enumeration itself, one step per instruction, is
@@ -28,10 +28,6 @@ class Trace:
     ctrl: tuple[tuple[int, int], ...]  # (read index, event index): a branch on the read precedes it
     rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
     po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
-    #: (event, completion write): the asynchronous completion (complete_tx, cp.async.mbarrier.arrive)
-    #: publishes this event of its own operation -- and nothing else (the relation and its ISA sentence:
-    #: ptx.Execution.async_release)
-    async_release: tuple[tuple[int, int], ...] = ()
     costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
 
     @cached_property
@@ -61,10 +57,8 @@ class _State:
     cp_open: list[int] = field(default_factory=list)  # last events of uncommitted cp.async
     cp_groups: list[list[int]] = field(default_factory=list)
     cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
-    cp_issued: list[int] = field(default_factory=list)  # every cp.async so far (last event of each)
     bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
     bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
-    async_release: list[tuple[int, int]] = field(default_factory=list)
 
     def fork(self) -> "_State":
         return _State(
@@ -85,10 +79,8 @@ class _State:
             list(self.cp_open),
             [list(g) for g in self.cp_groups],
             list(self.cp_all),
-            list(self.cp_issued),
             list(self.bulk_open),
             [list(g) for g in self.bulk_groups],
-            list(self.async_release),
         )
 
     def add(self, ev: Event) -> int:
