@@ -220,7 +220,7 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     Instr("mbarrier.complete_tx", "MbarrierCompleteTx", "generic", "relaxed", "cta (default) / cluster", False, False,
           "nothing (.relaxed is its only .sem): a strong read-modify-write of the mbarrier object that lowers the "
           "transaction count by the bytes given, which may complete the phase; no asynchronous operation, so no "
-          "write is published by it (a wait that observes the phase synchronizes only with release arrivals)", ISA,
+          "write is published by it; a release fence before it makes a release pattern (8.8), as before any strong write)", ISA,
           "mbarrier.complete_tx; Phase Completion of the mbarrier object", rule="mbarrier"),
     Instr("mbarrier.try_wait", "MbarrierWait (try_wait)", "generic", "acquire (default) / relaxed", "cta (default)",
           False, True,

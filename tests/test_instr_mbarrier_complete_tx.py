@@ -115,6 +115,12 @@ def _one(line: str) -> ir.Instruction:
      "mbarrier.complete_tx.relaxed.cluster.shared::cluster bar, 4"),
     ("mbarrier.complete_tx.relaxed.cta.shared::cluster bar, 4", ir.MbarrierCompleteTx("bar", 4, shared_cluster=True),
      "mbarrier.complete_tx.relaxed.cta.shared::cluster bar, 4"),
+    # PTX ISA 9.1: mbarrier.complete_tx{.sem.scope}{.space}.b64 -- a state space without .sem.scope
+    # (the ISA's example: mbarrier.complete_tx.shared.b64) is .relaxed.cta
+    ("mbarrier.complete_tx.shared bar, 4", ir.MbarrierCompleteTx("bar", 4), "mbarrier.complete_tx.relaxed.cta bar, 4"),
+    ("mbarrier.complete_tx.shared::cta bar, 4", ir.MbarrierCompleteTx("bar", 4), "mbarrier.complete_tx.relaxed.cta bar, 4"),
+    ("mbarrier.complete_tx.shared::cluster bar, 4", ir.MbarrierCompleteTx("bar", 4, shared_cluster=True),
+     "mbarrier.complete_tx.relaxed.cta.shared::cluster bar, 4"),
 ])
 def test_spellings_parse_and_print(spelling, expected, printed):
     ins = _one(spelling)
@@ -203,3 +209,19 @@ def test_verdict(row):
     assert p.condition is not None and p.condition.quantifier == row["quantifier"]
     assert model.judge(p, witness(p)).verdict == row["verdict"]
     assert model.check_condition(p).witness_reachable == (row["witness_reachable"] == "true")
+
+
+@pytest.mark.parametrize("line", ["mbarrier.complete_tx.relaxed.cta bar, 300000", "mbarrier.expect_tx bar, 300000",
+                                  "mbarrier.arrive.expect_tx.release.cta bar, 300000"])
+def test_the_harness_refuses_a_byte_count_past_the_tx_count_limit(line):
+    """The IR takes byte counts below 2^20; the harness emits them x4 (BULK_SCALE: a location is a
+    16-byte slot), and the ISA bounds the tx-count by 2^20 - 1: 300000 bytes would be 1200000 on the
+    device (undefined), so the harness refuses it in one line, and 4 bytes (16) runs."""
+    from fuzzgpu import codegen
+
+    text = _file("CTX-phase-completes.litmus").read_text()
+    big = parse(text.replace("mbarrier.complete_tx.relaxed.cta bar, 4", line))
+    assert big != parse(text)
+    reasons = [r for r in codegen.unrunnable_reasons(big) if "tx-count's limit" in r]
+    assert len(reasons) == 1 and "300000 bytes" in reasons[0] and "1200000" in reasons[0], codegen.unrunnable_reasons(big)
+    assert not [r for r in codegen.unrunnable_reasons(parse(text)) if "tx-count" in r]

@@ -19,6 +19,7 @@ from ..ir import (
     ClusterBarrier,
     MbarrierArrive,
     MbarrierCompleteTx,
+    MbarrierExpectTx,
     MbarrierInit,
     Tcgen05Fence,
     Atom,
@@ -169,7 +170,7 @@ def _extension_reasons(p: Program) -> list[str]:
             elif isinstance(ins, MbarrierInit):
                 inits[ins.bar] = inits.get(ins.bar, 0) + 1
             if isinstance(ins, (MbarrierArrive, MbarrierCompleteTx)) and ins.shared_cluster and not _has_cluster_barriers(p):
-                out.append(f"{where} {ins.OP}.shared::cluster (a remote mbarrier operation) in a program without cluster "
+                out.append(f"{where} {ins.OP}.shared::cluster (a remote {ins.OP.split('.')[1]}) in a program without cluster "
                            "barriers: nothing publishes the mbarrier's initialisation to the other CTA (undefined on the device)")
             for name in ins.locations():
                 if p.location(p.physical(name)).kind == "mbarrier":
@@ -194,6 +195,27 @@ def _extension_reasons(p: Program) -> list[str]:
             out.append(f"mbarrier {b} is initialised {inits[b]} times (re-initialising a valid mbarrier is undefined)")
     out.extend(_dsm_reasons(p))
     out.extend(_cluster_barrier_reasons(p))
+    out.extend(_tx_count_reasons(p))
+    return out
+
+
+#: PTX ISA "Contents of the mbarrier object": the tx-count lies in [-(2^20 - 1), 2^20 - 1]
+TX_COUNT_MAX = 2**20 - 1
+
+
+def _tx_count_reasons(p: Program) -> list[str]:
+    """A transaction byte count the device cannot hold: the harness emits every litmus byte count
+    times BULK_SCALE (a location is a 16-byte slot), so a count the IR accepts (below 2^20) may pass
+    the tx-count's range on the device (undefined there)."""
+    from .emit import BULK_SCALE
+
+    out: list[str] = []
+    for t in p.threads:
+        for n, ins in enumerate(t.code):
+            tx = ins.expect_tx if isinstance(ins, MbarrierArrive) else ins.tx if isinstance(ins, (MbarrierExpectTx, MbarrierCompleteTx)) else None
+            if tx is not None and tx * BULK_SCALE > TX_COUNT_MAX:
+                out.append(f"{t.name}:{n} {ins.OP} of {tx} bytes: the harness emits {tx * BULK_SCALE} (x{BULK_SCALE}, a "
+                           f"location is a 16-byte slot), past the mbarrier tx-count's limit {TX_COUNT_MAX}")
     return out
 
 

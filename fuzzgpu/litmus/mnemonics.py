@@ -289,8 +289,11 @@ def _complete_tx_forms() -> list[Form]:
         for space, remote, printed in (("", False, True), (".shared::cta", False, False), (f".{DSM_SPACE}", True, True)):
             forms.append(Form(f"mbarrier.complete_tx.relaxed.{scope.value}{space}", MbarrierCompleteTx,
                               (_loc("bar"), _n("tx")), (("scope", scope), ("shared_cluster", remote)), printed=printed))
-    forms.append(Form("mbarrier.complete_tx", MbarrierCompleteTx, (_loc("bar"), _n("tx")),
-                      (("scope", Scope.CTA), ("shared_cluster", False)), printed=False))
+    # no .sem.scope (PTX ISA 9.1: mbarrier.complete_tx{.sem.scope}{.space}.b64; the ISA's example
+    # mbarrier.complete_tx.shared.b64): .relaxed.cta, on the given state space
+    for space, remote in (("", False), (".shared", False), (".shared::cta", False), (f".{DSM_SPACE}", True)):
+        forms.append(Form(f"mbarrier.complete_tx{space}", MbarrierCompleteTx, (_loc("bar"), _n("tx")),
+                          (("scope", Scope.CTA), ("shared_cluster", remote)), printed=False))
     return forms
 
 
