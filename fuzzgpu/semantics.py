@@ -44,10 +44,12 @@ from .ir import (
     MbarrierArrive,
     MbarrierWait,
     Program,
+    ProgramError,
     Proxy,
     ProxyFence,
     ProxyFenceKind,
     Sem,
+    validate,
 )
 
 ISA = "ISA"
@@ -85,10 +87,10 @@ STRENGTHS: dict[str, Strength] = {s.name: s for s in (
     Strength("nc", False, False, False, "8.1 Scope and applicability of the model; ld (.nc): outside the model"),
 )}
 
-#: IR strengths (``Sem``) whose memory operations are releases / acquires; fences that are both
+#: IR strengths (``Sem``) whose memory operations are releases / acquires (the fences: see
+#: :data:`RELEASE_FENCE_SEMS`, :data:`ACQUIRE_FENCE_SEMS`, read from the table's fence rows)
 RELEASE_SEMS: tuple[Sem, ...] = tuple(s for s in Sem if STRENGTHS[s.value].release and s is not Sem.SC)
 ACQUIRE_SEMS: tuple[Sem, ...] = tuple(s for s in Sem if STRENGTHS[s.value].acquire and s is not Sem.SC)
-MEMORY_FENCE_SEMS: tuple[Sem, ...] = (Sem.ACQ_REL, Sem.SC)  # "a memory fence": fence.acq_rel or fence.sc (8.8)
 
 
 def is_strong(sem: Sem, nc: bool = False) -> bool:
@@ -266,6 +268,64 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
 NO_MEMORY_EFFECT = frozenset({"Mov", "Arith", "Label", "Branch", "Goto", "Filler"})
 
 
+# --------------------------------------------------------------------------------------------
+# Fences: which ``fence{.sem}.scope`` the IR's Fence may carry, read from the table's fence rows
+# --------------------------------------------------------------------------------------------
+
+
+def _fence_keys() -> dict[Sem, str]:
+    """``Sem`` -> table key of every entry whose ``ir`` is ``Fence (<sem>)``, in ``Sem`` order: the
+    fences fuzzgpu models (an entry whose ``ir`` is ``""`` is known to the SASS checker only)."""
+    named = {e.ir: e.ptx for e in TABLE.values()}
+    return {s: named[f"Fence ({s.value})"] for s in Sem if f"Fence ({s.value})" in named}
+
+
+#: the table key of each fence the IR's ``Fence(sem, scope)`` may carry (read by :func:`key_of`)
+FENCE_KEYS: dict[Sem, str] = _fence_keys()
+#: ISA 8.8 "Release and Acquire Patterns": a release pattern may be "a release fence (or acq_rel/sc)
+#: followed by a strong write"; an acquire pattern "a strong read followed by an acquire fence (or
+#: acq_rel/sc)" -- the fences whose table row orders the earlier accesses (``release``) / the later
+#: ones (``acquire``)
+RELEASE_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s, k in FENCE_KEYS.items() if TABLE[k].release)
+ACQUIRE_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s, k in FENCE_KEYS.items() if TABLE[k].acquire)
+#: "a memory fence" that is both a release and an acquire fence: fence.acq_rel, fence.sc
+MEMORY_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s in RELEASE_FENCE_SEMS if s in ACQUIRE_FENCE_SEMS)
+
+
+def unknown_fence(sem: Sem) -> str | None:
+    """What is wrong with a ``fence.<sem>`` (None: the table models it).  A fence with a row but
+    no IR (``ir`` ``""``) is a PTX fence fuzzgpu does not model; any other is no PTX fence."""
+    if sem in FENCE_KEYS:
+        return None
+    known = [s.value for s in FENCE_KEYS]
+    use = ", ".join(known[:-1]) + " or " + known[-1] if len(known) > 1 else "".join(known)
+    if f"fence.{sem.value}" in TABLE:
+        return f"fence.{sem.value} has no IR in fuzzgpu's semantics table: fuzzgpu does not model it (use {use})"
+    return f"fence.{sem.value} is not a PTX fence (use {use})"
+
+
+def unknown_instructions(p: Program) -> list[str]:
+    """One line per instruction of ``p`` that the table cannot read, naming the thread and the
+    instruction as :func:`fuzzgpu.ir.validate` does (empty: every one is known)."""
+    out = []
+    for t in p.threads:
+        for n, ins in enumerate(t.code):
+            why = unknown_fence(ins.sem) if isinstance(ins, Fence) else None
+            if why is not None:
+                out.append(f"{t.name}, instruction {n} ({type(ins).__name__}): {why}")
+    return out
+
+
+def checked(p: Program) -> Program:
+    """:func:`fuzzgpu.ir.validate`, then every instruction known to the table (the one check of
+    which fences exist): return ``p`` or raise :class:`fuzzgpu.ir.ProgramError` (the first fault)."""
+    validate(p)
+    bad = unknown_instructions(p)
+    if bad:
+        raise ProgramError(bad[0])
+    return p
+
+
 def entry(ptx: str) -> Instr:
     """The table entry of a PTX instruction (family) name."""
     return TABLE[ptx]
@@ -280,7 +340,9 @@ def key_of(ins: Instruction) -> str | None:
     if isinstance(ins, Load):
         return "ld.global.nc" if ins.nc else "ld"
     if isinstance(ins, Fence):
-        return "fence.sc" if ins.sem is Sem.SC else "fence.acq_rel"
+        if ins.sem not in FENCE_KEYS:
+            raise ProgramError(unknown_fence(ins.sem) or "")
+        return FENCE_KEYS[ins.sem]
     if isinstance(ins, ProxyFence):
         return "fence.proxy.async" if ins.kind is ProxyFenceKind.ASYNC else "fence.proxy"
     if isinstance(ins, Barrier):
@@ -514,6 +576,7 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     return 7 if any(directions(i)[1] for i in code) else None
 
 
-__all__ = ["ACQUIRE_SEMS", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+__all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+           "unknown_instructions", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fuzzgpu.errors import SourceError
+from fuzzgpu.semantics import FENCE_KEYS
 from fuzzgpu.ir import (
     AsyncRead,
     BulkCommit,
@@ -27,7 +28,6 @@ from fuzzgpu.ir import (
     MbarrierWait,
     ProgramError,
     Tcgen05Fence,
-    FENCE_SEMS,
     FILLER_KINDS,
     LOAD_SEMS,
     RMW_SEMS,
@@ -211,7 +211,7 @@ def memory_instruction(locs):
 
 
 local_instruction = st.one_of(
-    st.builds(Fence, st.sampled_from(sorted(FENCE_SEMS, key=str)), scopes),
+    st.builds(Fence, st.sampled_from(sorted(FENCE_KEYS, key=str)), scopes),
     st.builds(
         ProxyFence,
         st.sampled_from(list(ProxyFenceKind)),

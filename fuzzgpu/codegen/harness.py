@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .. import codegen_wgmma as wg
-from .. import ir
+from .. import semantics
 from ..ir import (
     AsyncRead,
     ClusterBarrier,
@@ -273,7 +273,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     ``Program.pdl_grids`` as a programmatic dependent of grid ``g-1``); every kernel has the same
     parameters and spreads its roles over its CTAs as a one-grid harness does; grid 0 classifies
     the previous launch; the last grid to finish advances the launch counter."""
-    ir.validate(program)  # the Python API too: no name outside its grammar reaches the source
+    semantics.checked(program)  # the Python API too: no name outside its grammar (no fence outside the table) reaches the source
     check_runnable(program)
     p = program
     lay = _layout(p)

@@ -4,7 +4,7 @@ base pointer (:func:`static_offsets`)."""
 
 from __future__ import annotations
 
-from .. import ir
+from .. import ir, semantics
 from ..ir import (
     Instruction,
     Program,
@@ -91,7 +91,7 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     ``async.read`` (a wgmma/tcgen05 operand read, which has no value-returning PTX form) becomes a
     generic ``ld.shared`` with a comment.  Shared locations are 128-byte aligned and 128 bytes
     apart, so mbarrier objects and bulk operands are aligned."""
-    ir.validate(program)  # the Python API too: no name outside its grammar reaches the source
+    semantics.checked(program)  # the Python API too: no name outside its grammar (no fence outside the table) reaches the source
     reasons = _static_reasons(program, arch)
     if reasons:
         raise Unrunnable(program.name, reasons)

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import __version__
 from .. import schema as _schema
+from .. import semantics
 from ..errors import UserError
 from ..evidence import canonical, program_hash
 from ..files import UnreadableFile, read_regular
@@ -420,7 +421,7 @@ def validate_entry(d: Any, where: str) -> Program:
     except schema.SchemaError as e:
         raise CorpusError(f"{where}: {e}") from None
     try:
-        program = program_from_json(d["program"])
+        program = semantics.checked(program_from_json(d["program"]))  # the fences of the semantics table
     except ProgramError as e:
         raise CorpusError(f"{where}: field 'program': {str(e).splitlines()[0] if str(e) else 'invalid'}") from None
     except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as e:  # hostile shapes the IR loader did not expect

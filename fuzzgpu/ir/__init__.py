@@ -20,7 +20,6 @@ and :mod:`.serial` (JSON).  Import from ``fuzzgpu.ir``, not from the modules.
 from __future__ import annotations
 
 from .enums import (  # noqa: F401
-    FENCE_SEMS,
     KEYWORD_RE,
     LOAD_SEMS,
     MAX_COMMENT_CHARS,
@@ -134,7 +133,6 @@ from .validate import (  # noqa: F401
 __all__ = [
     "ArithOp",
     "Cond",
-    "FENCE_SEMS",
     "KEYWORD_RE",
     "LOAD_SEMS",
     "MAX_COMMENTS",

@@ -177,7 +177,6 @@ STRONG_SEMS = frozenset({Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL, Sem
 LOAD_SEMS = frozenset({Sem.WEAK, Sem.RELAXED, Sem.ACQUIRE, Sem.VOLATILE})
 STORE_SEMS = frozenset({Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE})
 RMW_SEMS = frozenset({Sem.RELAXED, Sem.ACQUIRE, Sem.RELEASE, Sem.ACQ_REL})
-FENCE_SEMS = frozenset({Sem.ACQ_REL, Sem.SC})
 
 
 

@@ -8,7 +8,6 @@ import re
 from typing import Any, Mapping, Union
 
 from .enums import (
-    FENCE_SEMS,
     LOAD_SEMS,
     MAX_COMMENT_CHARS,
     MAX_COMMENTS,
@@ -46,7 +45,6 @@ from .instructions import (
     CpAsyncBulk,
     CpAsyncMbarrierArrive,
     CpAsyncWait,
-    Fence,
     Filler,
     Goto,
     GridDepControl,
@@ -466,9 +464,6 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
                 raise ProgramError(f"atom.{ins.operation} takes {want} operand(s), got {len(ins.operands)}")
         elif ins.operation in (RmwOp.CAS, RmwOp.EXCH):
             raise ProgramError(f"red has no .{ins.operation}")
-    elif isinstance(ins, Fence):
-        if ins.sem not in FENCE_SEMS:
-            raise ProgramError(f"fence.{ins.sem} is not a PTX fence (use acq_rel or sc)")
     elif isinstance(ins, Barrier):
         if ins.mode not in ("sync", "arrive"):
             raise ProgramError(f"bar.{ins.mode} is not supported (sync or arrive)")

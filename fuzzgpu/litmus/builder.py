@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Protocol, TypeVar
 
+from .. import semantics
 from ..errors import SourceError
 from ..ir import (
-    FENCE_SEMS,
     LOAD_SEMS,
     NAME_RE,
     PROXY_FENCE_SPACES,
@@ -324,8 +324,9 @@ class InstructionBuilder:
         sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
         if sem is None or scope is None:
             raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
-        if sem[0] not in FENCE_SEMS:
-            raise self.qual_error(f"fence.{sem[0]} is not a PTX fence (use acq_rel or sc)", sem[1])
+        unknown = semantics.unknown_fence(sem[0])  # the fences of the semantics table
+        if unknown is not None:
+            raise self.qual_error(unknown, sem[1])
         return Fence(sem[0], scope[0])
 
     def proxy_fence(self) -> Instruction:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from .. import semantics
 from ..errors import SourceError
 from ..ir import (
     MAX_COMMENTS,
@@ -38,7 +39,6 @@ from ..ir import (
     Term,
     Thread,
     instruction_from_json,
-    validate,
 )
 from .builder import Cell, InstructionBuilder
 from .mnemonics import CMP_PUNCT, LOC_KINDS, MNEMONICS, PLACEMENT_KEYS
@@ -645,7 +645,7 @@ class _Parser:
             pdl_grids=tuple(self.pdl_grids),
         )
         try:
-            return validate(program)
+            return semantics.checked(program)  # ir.validate, then the fences of the semantics table
         except ProgramError as e:
             raise self.error(str(e), self.token_for(str(e))) from None
 

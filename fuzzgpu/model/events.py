@@ -291,6 +291,9 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         st.pc += 1
         return []
     if isinstance(ins, Fence):
+        unknown = semantics.unknown_fence(ins.sem)
+        if unknown is not None:
+            raise Unsupported(unknown)
         st.add(Event(-1, tid, pc, "F", ins.sem, ins.scope))
         st.pc += 1
         return []

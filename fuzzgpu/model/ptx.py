@@ -74,7 +74,10 @@ def _mask(events: tuple[Event, ...], pred) -> int:
 # what each strength is: the instruction-semantics table (fuzzgpu.semantics.STRENGTHS)
 RELEASE_SEMS = semantics.RELEASE_SEMS  # release operations: .release, .acq_rel
 ACQUIRE_SEMS = semantics.ACQUIRE_SEMS  # acquire operations: .acquire, .acq_rel
-FENCE_SEMS = semantics.MEMORY_FENCE_SEMS  # fence.acq_rel and fence.sc are release and acquire fences (ISA, "fence")
+# the fences of release / acquire patterns: the table's fence rows (ISA 8.8, semantics.RELEASE_FENCE_SEMS)
+RELEASE_FENCE_SEMS = semantics.RELEASE_FENCE_SEMS  # release fences: fence.release, .acq_rel, .sc (those the table models)
+ACQUIRE_FENCE_SEMS = semantics.ACQUIRE_FENCE_SEMS  # acquire fences: fence.acquire, .acq_rel, .sc (those the table models)
+FENCE_SEMS = semantics.MEMORY_FENCE_SEMS  # fences both: fence.acq_rel and fence.sc (ISA, "membar/fence")
 
 
 # --------------------------------------------------------------------------------------------
@@ -348,21 +351,21 @@ class Static:
     @cached_property
     def release_pattern(self) -> Rel:
         """ISA, "Release and Acquire Patterns": a release operation; a release operation followed
-        in program order by a strong write to the same location; a memory fence (fence.acq_rel or
-        fence.sc) followed in program order by a strong write."""
+        in program order by a strong write to the same location; a release fence (a fence whose
+        table row is a release: fence.acq_rel, fence.sc) followed in program order by a strong write."""
         strong_w = self.strong & self.W
         rel_w = _mask(self.ev, lambda e: e.kind == "W" and e.sem in RELEASE_SEMS)
-        fences = _mask(self.ev, lambda e: e.kind == "F" and e.sem in FENCE_SEMS)
+        fences = _mask(self.ev, lambda e: e.kind == "F" and e.sem in RELEASE_FENCE_SEMS)
         return self.po_vloc.opt().restrict(rel_w, strong_w) | self.po.restrict(fences, strong_w)
 
     @cached_property
     def acquire_pattern(self) -> Rel:
         """ISA, "Release and Acquire Patterns": an acquire operation; a strong read followed in
         program order by an acquire operation on the same location; a strong read followed in
-        program order by a memory fence."""
+        program order by an acquire fence (a fence whose table row is an acquire)."""
         strong_r = self.strong & self.R
         acq_r = _mask(self.ev, lambda e: e.kind == "R" and e.sem in ACQUIRE_SEMS)
-        fences = _mask(self.ev, lambda e: e.kind == "F" and e.sem in FENCE_SEMS)
+        fences = _mask(self.ev, lambda e: e.kind == "F" and e.sem in ACQUIRE_FENCE_SEMS)
         return self.po_vloc.opt().restrict(strong_r, acq_r) | self.po.restrict(strong_r, fences)
 
     @cached_property

@@ -361,18 +361,21 @@ _Tokens = tuple[str, ...]
 
 
 def _fence_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
-    """fence.sc/fence.acq_rel (``MEMBAR.SC|ALL.<scope>``, then ``CCTL.IVALL`` beyond the CTA),
-    fence.acquire/fence.release and fence.mbarrier_init (no SASS of their own), membar (as fence.sc)."""
+    """A fence by its table directions (ptxas 13.0, sm_90): its release side is
+    ``MEMBAR.SC|ALL.<scope>`` (``.SC`` for fence.sc), its acquire side ``CCTL.IVALL`` beyond the
+    CTA -- fence.sc/fence.acq_rel both, fence.release.<s> the ``MEMBAR.ALL`` only, fence.acquire.<s>
+    the ``CCTL.IVALL`` only (none at .cta: no SASS, so not checked); fence.mbarrier_init orders
+    neither (no SASS of its own); membar is fence.sc."""
     mods = ins.mods
     if key == "membar":
         sc_scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
         toks = (_membar(sc_scope, True),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
         return _sync(ins, "fence.sc", "membar"), toks
-    if key in ("fence.sc", "fence.acq_rel"):
-        sc_scope = next((m for m in mods if m in _SCOPES), "") or "sys"
-        toks = (_membar(sc_scope, key == "fence.sc"),) + (() if sc_scope == "cta" else ("CCTL.IVALL",))
-        return _sync(ins, key), toks
-    return _sync(ins, key), ()
+    sync = _sync(ins, key)
+    sc_scope = next((m for m in mods if m in _SCOPES), "") or "sys"
+    toks = ((_membar(sc_scope, key == "fence.sc"),) if sync.release else ()) + (
+        ("CCTL.IVALL",) if sync.acquire and sc_scope != "cta" else ())
+    return sync, toks
 
 
 def _proxy_fence_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
