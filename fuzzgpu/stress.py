@@ -127,8 +127,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "spin": (0, 2**31 - 1),
 }
 
-#: knobs the harness needs to be a power of two (backends.cuda.launch_geometry: the testing CTAs
-#: are permuted and split into instances by masks)
+#: knobs the harness needs to be a power of two (backends.cuda.launch_geometry refuses others)
 POWERS_OF_TWO = frozenset({"test_ctas"})
 
 
@@ -172,16 +171,19 @@ NOT_KNOBS = frozenset({f.name for f in dataclasses.fields(RunConfig)} - {f.name 
 MAX_FILE_BYTES = 1 << 20
 
 
-def _key_line(text: str, key: str) -> int:
-    """The line of ``key = ...`` in the ``[stress]`` table of TOML ``text`` (0 when not found)."""
+def _key_line(text: str, dotted: str) -> int:
+    """The line of TOML ``text`` that sets key ``dotted`` (``stress.stride``: ``stride = ...`` in
+    ``[stress]``, or ``stress.stride = ...`` at the top), 0 when not found."""
     section = ""
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if line.startswith("["):
             section = line.strip("[] \t").split("]")[0].strip()
             continue
-        head = line.split("=", 1)[0].strip().strip("\"'")
-        if "=" in line and (section == "stress" and head == key or section == "" and head == f"stress.{key}"):
+        if "=" not in line:
+            continue
+        head = ".".join(part.strip().strip("\"'") for part in line.split("=", 1)[0].split("."))
+        if (f"{section}.{head}" if section else head) == dotted:
             return n
     return 0
 
@@ -217,13 +219,14 @@ def read_knobs(path: str | Path) -> dict[str, Any]:
     if table is None:
         raise UserError(f"{where}: no [stress] table (expected the table `fuzzgpu tune --out` writes, or a profile with one)")
     if not isinstance(table, dict):
-        raise UserError(f"{where}:{_key_line(text, 'stress') or 1}: key 'stress' must be a table")
+        line = _key_line(text, "stress")
+        raise UserError(f"{where}{f':{line}' if line else ''}: key 'stress' must be a table, not {type(table).__name__}")
     knobs = {f.name for f in dataclasses.fields(StressConfig)}
     out: dict[str, Any] = {}
     for k, v in table.items():
         if k in NOT_KNOBS:
             continue
-        line = _key_line(text, k)
+        line = _key_line(text, f"stress.{k}")
         at = f"{where}:{line}" if line else where
         if k not in knobs:
             raise UserError(clip(f"{at}: unknown key 'stress.{k}' (expected a stress knob: {', '.join(sorted(knobs))}; "

@@ -116,6 +116,8 @@ def test_test_ctas_must_be_a_power_of_two() -> None:
     assert rc == 2
     one_line(err, "--test-ctas", "power of two")
     assert run_cmd.stress_config(parse_run(["--test-ctas", "512", MP])).test_ctas == 512
+    with pytest.raises(ValueError, match="stress.test_ctas: expected a power of two"):
+        StressConfig.from_table({"test_ctas": 384})  # a profile's table too
 
 
 # -- --stress-config ------------------------------------------------------------------------
@@ -160,7 +162,8 @@ BAD_FILES = [
     ("[stress]\nstrde = 4\n", "stress.strde", ":2:"),
     ("[stress]\npre_stress_pattern = 4\n", "stress.pre_stress_pattern", ":2:"),
     ("stress.stride = 0\n", "stress.stride", ":1:"),
-    ("stress = 3\n", "stress", ":1:"),
+    ("x = 1\nstress = 3\n", "key 'stress' must be a table", ":2:"),
+    ("[shapes]\nstride = 0\n[stress]\nspin = -1\n", "stress.spin", ":4:"),
     ("[shapes]\nMP = 1\n", "[stress]", ""),
     ("[stress\nstride = 1\n", "not valid TOML", ""),
     (b"[stress]\nstride = \xff\n", "UTF-8", ""),
