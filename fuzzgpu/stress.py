@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .backends.base import RunConfig
@@ -26,26 +27,36 @@ from .backends.base import RunConfig
 PATTERNS = {0: "store;load", 1: "store;store", 2: "load;store", 3: "load;load"}
 
 
+_PATTERN_CODES = ", ".join(f"{k} {v}" for k, v in PATTERNS.items())
+
+
+def _knob(default: Any, help: str) -> Any:
+    """A StressConfig field: its default and the one line that describes it."""
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
 @dataclass(frozen=True)
 class StressConfig:
     """The harness's stress knobs.  The defaults are the campaign profiles' fixed ``[stress]``
     table (stride 1, the loose barrier, a 1000-cycle spin, no stress CTAs) with every other knob
     at RunConfig's default: the fixed stress a tuned one is measured against."""
 
-    test_ctas: int = 256  # testing CTAs per launch (x 256 threads = instances per launch)
-    ctas_per_sm: int = 0  # occupancy cap (0: as many as fit)
-    permute_ctas: bool = True
-    permute_threads: bool = True
-    stride: int = 1  # words between an instance's locations
-    shuffle_locations: bool = True  # False: an instance's locations side by side (one line at stride 1)
-    pre_stress: int = 0  # scratch accesses per testing thread before the test
-    pre_stress_pattern: int = 0
-    stress: int = 0  # concurrent stress CTAs
-    stress_lines: int = 64  # scratch lines they (and the pre-test stress) hammer
-    stress_pattern: int = 0
-    stress_by_cta: bool = False  # lines chosen per CTA (else round-robin over warps)
-    barrier: bool = True
-    spin: int = 1000  # per-warp random delay bound, %clock cycles
+    # each knob's ``help`` is the one line ``fuzzgpu run --help`` shows for its option
+    # (fuzzgpu.commands.stress_options derives the options from these fields)
+    test_ctas: int = _knob(256, "testing CTAs per launch, a power of two (x 256 threads = instances per launch)")
+    ctas_per_sm: int = _knob(0, "occupancy cap, CTAs per SM (0: as many as fit)")
+    permute_ctas: bool = _knob(True, "a random CTA permutation per launch (off: the identity)")
+    permute_threads: bool = _knob(True, "a random warp/lane rotation per launch (off: none)")
+    stride: int = _knob(1, "words between an instance's locations (1: several share a 128-byte line)")
+    shuffle_locations: bool = _knob(True, "a random row per location and launch (off: an instance's locations side by side)")
+    pre_stress: int = _knob(0, "scratch-line access pairs per testing thread before the test")
+    pre_stress_pattern: int = _knob(0, "the pre-test stress's access pair: " + _PATTERN_CODES)
+    stress: int = _knob(0, "concurrent stress CTAs hammering scratch lines while the tests run")
+    stress_lines: int = _knob(64, "scratch lines the stress CTAs and the pre-test stress hammer")
+    stress_pattern: int = _knob(0, "the stress CTAs' access pair: " + _PATTERN_CODES)
+    stress_by_cta: bool = _knob(False, "stress lines chosen per CTA (off: round-robin over warps)")
+    barrier: bool = _knob(True, "a loose global barrier before the test")
+    spin: int = _knob(1000, "a random delay of [0, N) %clock cycles per warp before the test")
 
     def run_config(self, base: RunConfig | None = None, **over: Any) -> RunConfig:
         """``base`` (default RunConfig()) with these knobs, and ``over`` on top."""
@@ -68,14 +79,10 @@ class StressConfig:
         for f in dataclasses.fields(cls):
             if f.name not in table:
                 continue
-            v = table[f.name]
-            want = type(getattr(cls(), f.name))
-            if want is bool and not isinstance(v, bool) or want is int and (isinstance(v, bool) or not isinstance(v, int)):
-                raise ValueError(f"{where}.{f.name}: expected {want.__name__}, got {v!r}")
-            lo, hi = BOUNDS.get(f.name, (None, None))
-            if lo is not None and not lo <= v <= hi:
-                raise ValueError(f"{where}.{f.name}: expected {lo}..{hi}, got {v!r}")
-            out[f.name] = v
+            why = knob_error(f.name, table[f.name])
+            if why is not None:
+                raise ValueError(f"{where}.{f.name}: {why}")
+            out[f.name] = table[f.name]
         return cls(**out)
 
     def describe(self) -> str:
@@ -120,6 +127,29 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "spin": (0, 2**31 - 1),
 }
 
+#: knobs the harness needs to be a power of two (backends.cuda.launch_geometry refuses others)
+POWERS_OF_TWO = frozenset({"test_ctas"})
+
+
+def knob_type(name: str) -> type:
+    """``bool`` or ``int``: the type of StressConfig knob ``name``."""
+    return type(getattr(StressConfig(), name))
+
+
+def knob_error(name: str, value: Any) -> str | None:
+    """Why ``value`` cannot be StressConfig knob ``name`` ("expected ..., got ..."), or None: of the
+    knob's type, within :data:`BOUNDS`, a power of two where :data:`POWERS_OF_TWO` says so."""
+    want = knob_type(name)
+    if want is bool and not isinstance(value, bool) or want is int and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"expected {want.__name__}, got {value!r}"
+    lo, hi = BOUNDS.get(name, (None, None))
+    if lo is not None and hi is not None and not lo <= value <= hi:
+        return f"expected {lo}..{hi}, got {value!r}"
+    if name in POWERS_OF_TWO and value & (value - 1):
+        return f"expected a power of two, got {value!r}"
+    return None
+
+
 #: configurations the anchors and facts/h200-litmus-probe.md found effective, tried first
 SEEDS: tuple[StressConfig, ...] = (
     StressConfig(),
@@ -130,6 +160,82 @@ SEEDS: tuple[StressConfig, ...] = (
     StressConfig(ctas_per_sm=1, spin=3000),
     StressConfig(pre_stress=64, spin=3000, shuffle_locations=False),
 )
+
+
+#: keys a ``[stress]`` table may hold that are not stress knobs: the rest of a RunConfig (how long,
+#: which seed) and a profile's tuning share; a stress file's reader skips them
+NOT_KNOBS = frozenset({f.name for f in dataclasses.fields(RunConfig)} - {f.name for f in dataclasses.fields(StressConfig)}
+                      | {"tune_share", "tune_budget_s"})
+
+#: the largest stress file read (a profile is at most 1 MiB, as load_profile reads it)
+MAX_FILE_BYTES = 1 << 20
+
+
+def _key_line(text: str, dotted: str) -> int:
+    """The line of TOML ``text`` that sets key ``dotted`` (``stress.stride``: ``stride = ...`` in
+    ``[stress]``, or ``stress.stride = ...`` at the top), 0 when not found."""
+    section = ""
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            section = line.strip("[] \t").split("]")[0].strip()
+            continue
+        if "=" not in line:
+            continue
+        head = ".".join(part.strip().strip("\"'") for part in line.split("=", 1)[0].split("."))
+        if (f"{section}.{head}" if section else head) == dotted:
+            return n
+    return 0
+
+
+def read_knobs(path: str | Path) -> dict[str, Any]:
+    """The knobs the ``[stress]`` table of TOML file ``path`` sets (a table ``fuzzgpu tune --out``
+    writes, or a profile with one); keys of :data:`NOT_KNOBS` are skipped, other tables of the
+    file (a profile's shapes, ...) are not read.  A bad file raises
+    :class:`~fuzzgpu.errors.UserError`, one line naming the file, the line and the key."""
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef, import-not-found]
+
+    from .errors import UserError, clip
+    from .files import read_regular
+
+    where = clip(str(path), 200)
+    try:
+        text = read_regular(path, MAX_FILE_BYTES, follow_symlinks=True).decode("utf-8")
+        data = tomllib.loads(text)
+    except FileNotFoundError:
+        raise UserError(f"{where}: no such file (expected a TOML file with a [stress] table)") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{where}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{where}: not UTF-8 text") from None
+    except RecursionError:
+        raise UserError(f"{where}: not valid TOML: nested too deeply") from None
+    except OSError as e:
+        raise UserError(f"{where}: cannot read: {e.strerror or e}") from None
+    table = data.get("stress")
+    if table is None:
+        raise UserError(f"{where}: no [stress] table (expected the table `fuzzgpu tune --out` writes, or a profile with one)")
+    if not isinstance(table, dict):
+        line = _key_line(text, "stress")
+        raise UserError(f"{where}{f':{line}' if line else ''}: key 'stress' must be a table, not {type(table).__name__}")
+    knobs = {f.name for f in dataclasses.fields(StressConfig)}
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        if k in NOT_KNOBS:
+            continue
+        line = _key_line(text, f"stress.{k}")
+        at = f"{where}:{line}" if line else where
+        if k not in knobs:
+            raise UserError(clip(f"{at}: unknown key 'stress.{k}' (expected a stress knob: {', '.join(sorted(knobs))}; "
+                                 f"allowed but not read: {', '.join(sorted(NOT_KNOBS))})"))
+        why = knob_error(k, v)
+        if why is not None:
+            raise UserError(clip(f"{at}: key 'stress.{k}': {why}"))
+        out[k] = v
+    return out
 
 
 def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) -> list[StressConfig]:
@@ -150,4 +256,5 @@ def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) ->
     return out
 
 
-__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "PATTERNS", "sample"]
+__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "knob_type", "knob_error",
+           "read_knobs", "sample"]

@@ -9,6 +9,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
+from ..backends.base import RunConfig
+from ..stress import StressConfig, read_knobs
+from . import stress_options
 from .argtypes import at_most, non_negative_int, whole_count
 
 if TYPE_CHECKING:  # the backends and the IR load on use
@@ -16,6 +19,9 @@ if TYPE_CHECKING:  # the backends and the IR load on use
     from ..ir import Program
 
 _WORD = 2**31 - 1  # the harness's knobs are 32-bit words
+
+#: ``fuzzgpu run``'s stress when no option and no file says otherwise: RunConfig's (no stress)
+DEFAULT_STRESS = StressConfig.of(RunConfig())
 
 HELP = "run a .litmus test on the GPU; histogram of outcomes with a verdict per outcome"
 
@@ -33,21 +39,23 @@ litmus7-style, with the memory-model oracle's verdict on each outcome:
   not covered            the oracle does not cover a mechanism of the test (no guess is made)
   timeout                a spin loop gave up after --budget iterations (not an outcome)
 
-How it runs (docs/harness.md): every launch runs 65,536 instances of the test (256 testing CTAs x
-256 threads; each hardware thread plays every thread of the test, each for a different instance),
-threads placed as the test says (P0@cta 0 / P1@cta 1: different CTAs; same cta: different warps;
-`warp N`: the same warp; `cluster N`: CTAs of one cluster).  CTAs are permuted at random for each
-launch, and so are the locations; every launch stores values unique to it, so memory is never reset
-(programs with atom/red or values beyond 16 bits: memory is reset to the initial values before each
-launch, and values are plain 32-bit words); outcomes are classified and counted on the GPU.  Every
-access is inline PTX, exactly as written.
+How it runs (docs/harness.md): every launch runs 65,536 instances of the test (256 testing CTAs,
+--test-ctas, x 256 threads; each hardware thread plays every thread of the test, each for a
+different instance), threads placed as the test says (P0@cta 0 / P1@cta 1: different CTAs; same cta:
+different warps; `warp N`: the same warp; `cluster N`: CTAs of one cluster). CTAs are permuted at
+random for each launch, and so are the locations; every launch stores values unique to it, so memory
+is never reset (programs with atom/red or values beyond 16 bits: memory is reset to the initial
+values before each launch, and values are plain 32-bit words); outcomes are classified and counted
+on the GPU. Every access is inline PTX, exactly as written.
 
-Stress knobs (facts from an H200: the barrier plus a spin of 1000-10000 cycles is the cheapest
-effective stress; a stride of 1 word is needed for L1-staleness behaviours):
-  --stride S     words between the locations of one instance (1: several share a 128-byte line)
-  --barrier      a loose global barrier before the test
-  --spin C       a random delay of [0, C) %clock cycles per warp before the test
-  --stress K     K extra CTAs hammering scratch lines while the tests run
+Stress (the options below, one per knob of fuzzgpu.stress.StressConfig; docs/tuning.md): the
+defaults are no stress (stride 1, no barrier, spin 0, no stress CTAs).  --stress-config F.toml
+reads the [stress] table of F (the table `fuzzgpu tune --out` writes, or a profile's): its knobs
+replace the defaults, the options given replace its knobs; its other keys (instances, seed,
+budget, tune_share, ...) are not read.  The output names every knob the run used (and --json
+gives them as "stress"), so a run can be repeated.  Facts from an H200: the barrier plus a spin
+of 1000-10000 cycles is the cheapest effective stress; a stride of 1 word is needed for
+L1-staleness behaviours.
 
 Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
 2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
@@ -60,6 +68,8 @@ examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
   fuzzgpu run --instances 1e9 --barrier --spin 3000 tests/litmus/gpu/MP-relaxed-gpu.litmus
   fuzzgpu run --stride 32 --stress 256 --json tests/litmus/gpu/LB-relaxed-gpu.litmus
+  fuzzgpu run --stress-config strategies/stress/tma-store-tuned.toml tests/litmus/async-proxy/TMA-store-no-fence.litmus
+  fuzzgpu run --stress-config strategies/stress/tma-store-tuned.toml --spin 1000 tests/litmus/async-proxy/TMA-store-no-fence.litmus
 """
 
 
@@ -67,10 +77,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="FILE.litmus", help="the litmus test")
     parser.add_argument("--instances", type=whole_count, default=100_000_000, metavar="N",
                         help="test instances to run, e.g. 1e9 (default: 1e8; rounded up to whole launches of 65,536)")
-    parser.add_argument("--stride", type=at_most(whole_count, 1 << 16), default=1, metavar="S", help="words between locations (default: 1)")
-    parser.add_argument("--barrier", action="store_true", help="loose global barrier before the test")
-    parser.add_argument("--spin", type=at_most(non_negative_int, _WORD), default=0, metavar="CYCLES", help="per-warp random delay (default: 0)")
-    parser.add_argument("--stress", type=at_most(non_negative_int, 1 << 16), default=0, metavar="CTAS", help="extra CTAs hammering memory (default: 0)")
     parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=1, metavar="N", help="random seed (default: 1)")
     parser.add_argument("--budget", type=at_most(whole_count, _WORD), default=100_000, metavar="N",
                         help="iterations a spin loop may take before the instance counts as a timeout")
@@ -84,6 +90,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="replay launches from a CUDA graph, the launch number read on the device (~5%% more "
                              "instances/s; without --barrier the threads start more in step than the probe's harness)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    parser.add_argument("--stress-config", metavar="F.toml",
+                        help="read the stress knobs of F's [stress] table (as `fuzzgpu tune --out` writes it); "
+                             "the options below override it")
+    stress_options.add_options(parser, DEFAULT_STRESS, "stress (one option per StressConfig knob; docs/tuning.md)",
+                               "Precedence: an option given, then --stress-config, then the default shown.")
+
+
+def stress_config(args: argparse.Namespace) -> StressConfig:
+    """The run's stress: the options given over ``--stress-config``'s knobs over
+    :data:`DEFAULT_STRESS` (a bad file: UserError naming it)."""
+    from_file = read_knobs(args.stress_config) if args.stress_config else {}
+    return stress_options.resolve(DEFAULT_STRESS, from_file, stress_options.explicit(args))
+
+
+def run_config(args: argparse.Namespace, stress: StressConfig) -> RunConfig:
+    """The RunConfig the backend gets: ``stress`` and the run's other options."""
+    return stress.run_config(RunConfig(
+        instances=args.instances, seed=args.seed, budget=args.budget,
+        pdl_delay_ns=args.pdl_delay_ns, pdl=not args.no_pdl, host_epoch=not args.graph,
+    ))
+
+
+def stress_line(stress: StressConfig) -> str:
+    """Every knob as ``name=value``, in field order."""
+    return " ".join(f"{k}={v}" for k, v in stress.to_table().items())
 
 
 def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str]]:
@@ -114,8 +145,9 @@ def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str
 
 def run(args: argparse.Namespace) -> int:
     from .. import codegen, litmus
-    from ..backends.base import RunConfig, format_outcome
+    from ..backends.base import format_outcome
 
+    stress = stress_config(args)  # a bad --stress-config is bad input, before anything runs
     try:
         program = litmus.parse_file(args.path)
     except OSError as e:
@@ -129,11 +161,7 @@ def run(args: argparse.Namespace) -> int:
         backend = CudaBackend()
     except (UserError, EnvError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
-    cfg = RunConfig(
-        instances=args.instances, stride=args.stride, barrier=args.barrier, spin=args.spin,
-        stress=args.stress, seed=args.seed, budget=args.budget,
-        pdl_delay_ns=args.pdl_delay_ns, pdl=not args.no_pdl, host_epoch=not args.graph,
-    )
+    cfg = run_config(args, stress)
     try:
         hist = backend.run(program, cfg)
     except CompileError as e:
@@ -154,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         d = hist.to_json()
         d["program"] = program.name
         d["config"] = cfg.to_json()
+        d["stress"] = stress.to_table()
+        d["stress_config"] = args.stress_config
         d["device"] = dict(hist.meta).get("device")
         for row, (o, _) in zip(d["outcomes"], hist.counts):
             row["verdict"], row["reason"] = verdicts[o]
@@ -185,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
         obs = "Never" if pos == 0 else ("Always" if pos == hist.instances - hist.timeouts else "Sometimes")
         w(f"Observation {program.name} {obs} {pos} {hist.instances - hist.timeouts - pos}\n")
     w(f"Instances {hist.instances} in {hist.seconds:.3f} s ({hist.rate:.3g}/s) on {backend.describe()}\n")
-    w(f"Knobs stride={cfg.stride} barrier={cfg.barrier} spin={cfg.spin} stress={cfg.stress} seed={cfg.seed}\n")
+    src = f"; knobs from {args.stress_config}" if args.stress_config else ""
+    w(f"Stress {stress_line(stress)} (seed={cfg.seed}{src})\n")
     meta = dict(hist.meta)
     if meta.get("grids"):
         w(f"Grids {meta['grids']} PDL grids {meta['pdl_grids']} launched {'with' if meta['pdl_launch'] else 'WITHOUT'} "

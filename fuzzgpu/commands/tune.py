@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
+from ..stress import StressConfig
+from . import stress_options
 from .argtypes import at_most, non_negative_int, whole_count
 
 HELP = "tune the GPU harness's stress for a .litmus test; write the best as a profile [stress] table"
@@ -28,7 +30,9 @@ barrier and the per-warp spin.
 
 Prints the best configuration with its weak rate and the default's (the fixed stress of the
 campaign profiles: stride 1, barrier, spin 1000), measured in the same search; --out writes the
-best as a profile [stress] table (the keys `load_profile` reads; paste it into a profile).
+best as a profile [stress] table (the keys `load_profile` reads; paste it into a profile, or give
+it to `fuzzgpu run --stress-config`).  The last line is the `fuzzgpu run` command line that runs
+the test with the best configuration (its knobs as options; with --out, also through the file).
 
 Exit status: 0 tuned; 1 an outcome the model forbids was observed while tuning (a finding: run
 `fuzzgpu run` on the test); 2 bad input (not a valid test, one the GPU cannot run); 3 no GPU (or
@@ -53,6 +57,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=1, metavar="N",
                         help="seed of the random candidates and of the runs (default: 1)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the text")
+
+
+def run_command(path: str, best: StressConfig, stress_config: str | None = None) -> str:
+    """The ``fuzzgpu run`` command line that runs ``path`` with the knobs of ``best``: the options
+    of the knobs that differ from ``fuzzgpu run``'s defaults, or ``--stress-config`` of the file
+    that holds them."""
+    from .run import DEFAULT_STRESS
+
+    opts = ["--stress-config", stress_config] if stress_config else stress_options.arguments(best, DEFAULT_STRESS)
+    return stress_options.command_line(["fuzzgpu", "run", *opts, *(["--"] if path.startswith("-") else []), path])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,10 +111,12 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             raise EnvError(f"{args.out}: {e.strerror or e}") from None
     status = EXIT_FINDING if forbidden else EXIT_CLEAN
+    again = run_command(args.path, r.best.config) if r.best.instances else None
     if args.json:
         d = r.to_json()
         d.update({"program": program.name, "device": device, "weak_outcomes": len(weak),
-                  "forbidden_instances": sum(forbidden.values()), "instances": t.instances, "out": args.out})
+                  "forbidden_instances": sum(forbidden.values()), "instances": t.instances, "out": args.out,
+                  "run_command": again})
         json.dump(d, sys.stdout)
         print()
         return status
@@ -117,4 +133,6 @@ def run(args: argparse.Namespace) -> int:
           f"(run `fuzzgpu run {args.path}`)\n")
     if args.out:
         w(f"Wrote {args.out}\n")
+    if again:
+        w(f"Run the best: {again}" + (f"  (or: {run_command(args.path, r.best.config, args.out)})" if args.out else "") + "\n")
     return status if status == EXIT_FINDING else (EXIT_CLEAN if r.best.instances else EXIT_ENVIRONMENT)
