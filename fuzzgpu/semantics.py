@@ -318,7 +318,13 @@ def unknown_instructions(p: Program) -> list[str]:
 
 def checked(p: Program) -> Program:
     """:func:`fuzzgpu.ir.validate`, then every instruction known to the table (the one check of
-    which fences exist): return ``p`` or raise :class:`fuzzgpu.ir.ProgramError` (the first fault)."""
+    which fences exist): return ``p`` or raise :class:`fuzzgpu.ir.ProgramError` (the first fault).
+
+    The door every program loader goes through (the litmus parser, the corpus loader, the code
+    generators' entries; docs/architecture.md, "Program loaders"): the IR below the table cannot
+    check its instructions, so a loader that stopped at ``ir.validate`` / ``ir.program_from_json``
+    would accept a fence the table does not know.  tests/test_program_loaders.py names any
+    function of the package that builds, reads or validates a Program without calling this."""
     validate(p)
     bad = unknown_instructions(p)
     if bad:

@@ -4,7 +4,7 @@ never 2 (bad input) and never a campaign that counts each program "not covered".
 
 The tools are hidden the way a machine without them looks: PATH without the folders that hold them,
 no ``$NVCC``, no nvidia wheels (``import nvidia`` fails), no /usr/local/cuda/bin
-(``sass.TOOLKIT_DIRS``)."""
+(``sass.toolchain.TOOLKIT_DIRS``)."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import pytest
 
 from fuzzgpu import sass
 from fuzzgpu.errors import UserError
+from fuzzgpu.sass import ptx_parser, sass_parser, toolchain
 
 CAP = Path(__file__).parent / "kernels" / "captured"
 
@@ -21,7 +22,7 @@ def _instr(line: str) -> sass.SassInstr:
 
 
 def _classify(line: str):
-    return sass._classify_sass(_instr(line))
+    return sass_parser._classify_sass(_instr(line))
 
 
 # ------------------------------------------------------------------ SASS: memory operations
@@ -328,7 +329,7 @@ def test_helpers():
     assert sass.archs_for_ptx(".target sm_90a\n", sass.DEFAULT_ARCHS) == ["sm_90a"]
     assert sass.archs_for_ptx(".target sm_90\n", sass.DEFAULT_ARCHS) == list(sass.DEFAULT_ARCHS)
     assert sass.archs_for_ptx(".target sm_100a\n", ("sm_90",)) == ["sm_100a"]
-    assert sass._ptxas_flags(["-Xptxas", "-v,-O2", "-lineinfo", "--ptxas-options=-dlcm=ca"]) == ["-v", "-O2", "-dlcm=ca"]
+    assert toolchain._ptxas_flags(["-Xptxas", "-v,-O2", "-lineinfo", "--ptxas-options=-dlcm=ca"]) == ["-v", "-O2", "-dlcm=ca"]
 
 
 def test_missing_disassembler_message(monkeypatch):
@@ -352,7 +353,6 @@ def test_the_ptx_classification_reads_the_table_keys(monkeypatch):
     import dataclasses
 
     from fuzzgpu import semantics
-    from fuzzgpu.sass import ptx_parser
 
     def key(text: str) -> str | None:
         return ptx_parser._table_key(ptx_parser._parse_ptx_instr(0, 0, text))
@@ -369,8 +369,19 @@ def test_the_ptx_classification_reads_the_table_keys(monkeypatch):
         semantics.entry("fence.newkind")
     monkeypatch.setitem(semantics.TABLE, "fence.newkind",
                         dataclasses.replace(semantics.TABLE["fence.acquire"], ptx="fence.newkind"))
-    sync, tokens = sass._classify_ptx_sync(ptx_parser._parse_ptx_instr(0, 0, "fence.newkind.gpu"), None)
+    sync, tokens = ptx_parser._classify_ptx_sync(ptx_parser._parse_ptx_instr(0, 0, "fence.newkind.gpu"), None)
     assert sync is not None and (sync.kind, sync.release, sync.acquire, tokens) == ("fence.newkind", False, True, ())
+
+
+def test_the_package_re_exports_no_private_name():
+    """``fuzzgpu.sass`` re-exports public names only: a private helper is imported from its own
+    module (as the tests above do), so the package's surface is ``__all__`` and its submodules."""
+    import types
+
+    private = [n for n, v in vars(sass).items()
+               if n.startswith("_") and not n.startswith("__") and not isinstance(v, types.ModuleType)]
+    assert not private, private
+    assert all(hasattr(sass, n) for n in sass.__all__)
 
 
 def test_only_the_toolchain_module_runs_programs():

@@ -13,7 +13,8 @@ whole program (``oracle``; optional on load), the observed histogram with counts
 arch / GPU / driver / toolchain, the stress configuration, the SASS lines that matter, and the
 reproduction rate with its confidence.  Files are written atomically (temp + fsync + rename).
 Loading validates the schema and reports a bad file in one line naming it; it never executes
-anything from the file (JSON only; the program goes through :func:`fuzzgpu.ir.program_from_json`).
+anything from the file (JSON only; the program goes through :func:`fuzzgpu.ir.program_from_json`
+and :func:`fuzzgpu.semantics.checked`, the door of every loader).
 
 Findings are deduplicated by :func:`signature`: the hash of the (shrunk) program, the property and
 the set of offending outcomes (or SASS findings), marked when the finding is a timeout the model

@@ -406,7 +406,8 @@ class Entry:
 def validate_entry(d: Any, where: str) -> Program:
     """The program of corpus entry ``d`` (parsed JSON), the whole document checked first against
     :data:`fuzzgpu.schema.ENTRY_SCHEMA`, then what a schema cannot say: the program is valid IR
-    (:func:`fuzzgpu.ir.program_from_json`, ending in ``ir.validate``), every stored outcome names
+    (:func:`fuzzgpu.ir.program_from_json`, then :func:`fuzzgpu.semantics.checked`, the door of
+    every loader: ``ir.validate`` and the semantics table's instructions), every stored outcome names
     keys of the program only, placements are in range.  CorpusError: one line naming ``where``."""
     schema = _schema
     if not isinstance(d, dict):
@@ -421,7 +422,7 @@ def validate_entry(d: Any, where: str) -> Program:
     except schema.SchemaError as e:
         raise CorpusError(f"{where}: {e}") from None
     try:
-        program = semantics.checked(program_from_json(d["program"]))  # the fences of the semantics table
+        program = semantics.checked(program_from_json(d["program"]))  # the loaders' door: ir.validate, then the table
     except ProgramError as e:
         raise CorpusError(f"{where}: field 'program': {str(e).splitlines()[0] if str(e) else 'invalid'}") from None
     except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as e:  # hostile shapes the IR loader did not expect

@@ -10,7 +10,9 @@ Values are 32-bit integers held in Python ``int``; an operand is either an ``int
 
 JSON: :func:`program_to_json` / :func:`program_from_json` round-trip a Program through plain dicts
 carrying ``{"schema": "fuzzgpu.program", "version": SCHEMA_VERSION}``.  :func:`validate` raises
-:class:`ProgramError` with a message that names the thread and instruction at fault.
+:class:`ProgramError` with a message that names the thread and instruction at fault.  Which
+instructions exist (the fences) is the semantics table's, above the IR: a loader hands its program
+to :func:`fuzzgpu.semantics.checked` (``validate``, then the table), not to ``validate`` alone.
 
 The package, by job: :mod:`.enums` (names, limits, the PTX enums), :mod:`.instructions` (one class
 per instruction), :mod:`.program` (threads, locations, conditions, the Program), :mod:`.validate`

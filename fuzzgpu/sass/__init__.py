@@ -39,14 +39,18 @@ The package, one job per module, each importing only those listed before it:
 :mod:`~fuzzgpu.sass.sass_parser`, :mod:`~fuzzgpu.sass.matching` (PTX <-> SASS),
 :mod:`~fuzzgpu.sass.rules` (the forbidden-move table and the verdicts), :mod:`~fuzzgpu.sass.checks`
 (the findings, :func:`analyse`) and :mod:`~fuzzgpu.sass.toolchain` (the subprocesses).  This module
-re-exports their names and answers the two questions :mod:`fuzzgpu.properties` asks of a PTX
-statement (:func:`sync_of_text`, :func:`orders_weak_access`).
+re-exports their public names (a private helper is imported from its own module) and answers the
+two questions :mod:`fuzzgpu.properties` asks of a PTX statement (:func:`sync_of_text`,
+:func:`orders_weak_access`).  A re-exported name is a second reference: patch the module that
+reads it (``fuzzgpu.sass.toolchain.find_tool``, ``fuzzgpu.sass.toolchain.TOOLKIT_DIRS``), since
+patching ``fuzzgpu.sass.find_tool`` changes nothing the toolchain calls.
 """
 
 from __future__ import annotations
 
 from .. import semantics
 from ..errors import EnvError, MissingTool, UserError
+from . import ptx_parser
 from .checks import AFTER, BEFORE, BOTH, analyse, analyse_function
 from .ptx_parser import (
     AsyncAccess,
@@ -56,10 +60,6 @@ from .ptx_parser import (
     PtxLoop,
     PtxMemOp,
     PtxSync,
-    _classify_ptx_mem,
-    _classify_ptx_sync,
-    _parse_ptx_instr,
-    _rule_key as _rule_key,  # tests/test_semantics.py
     parse_ptx,
 )
 from .report import (
@@ -106,11 +106,9 @@ from .rules import (
     judge_merge,
 )
 from .sass_parser import SassFunction, SassInstr, SassLoop, SassMemOp, SassSync, parse_sass
-from .sass_parser import _classify_sass as _classify_sass  # tests/test_sass_parse.py
 from .toolchain import (
     TOOL_HELP,
     TOOLKIT_DIRS,
-    _ptxas_flags as _ptxas_flags,  # tests/test_sass_parse.py
     archs_for_ptx,
     assemble_ptx,
     check_cu,
@@ -132,8 +130,8 @@ from .toolchain import (
 def sync_of_text(text: str) -> PtxSync | None:
     """The synchronisation meaning of one PTX statement's text (as a finding's ``sync_ptx`` holds
     it), or None when it orders nothing."""
-    ins = _parse_ptx_instr(0, 0, text.strip().rstrip(";"))
-    sync, _ = _classify_ptx_sync(ins, _classify_ptx_mem(ins, {}))
+    ins = ptx_parser._parse_ptx_instr(0, 0, text.strip().rstrip(";"))
+    sync, _ = ptx_parser._classify_ptx_sync(ins, ptx_parser._classify_ptx_mem(ins, {}))
     return sync
 
 
