@@ -284,3 +284,16 @@ def test_missing_encode_is_an_environment_error():
     with pytest.raises(EnvError, match="cuTensorMapEncodeTiled"):
         b.put_tensor_map(b"", "P", "fz_tmap_x", 0, 1024)
 
+
+
+def test_the_histogram_leaves_static_shared_memory_when_the_slots_fill_it(monkeypatch):
+    """The tensor operands' 128-byte slots (36 KB for a load) and a shared histogram must fit the
+    48 KB of static shared memory; past it the histogram is kept in global memory."""
+    from fuzzgpu.codegen import harness
+
+    p = parse_file(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus")
+    src, _ = codegen.harness_source(p)
+    assert "__shared__ unsigned fz_hist[" in src
+    monkeypatch.setattr(harness, "STATIC_SHARED_BYTES", 4 * codegen.layout.shared_words(p) + 64)
+    src, _ = codegen.harness_source(p)
+    assert "__shared__ unsigned fz_hist[" not in src

@@ -52,6 +52,8 @@ from .values import MAX_BINS, TAGGED, ValueCodec, _value_universe, value_plan
 
 #: the largest histogram the device keeps in shared memory per CTA
 MAX_SHARED_BINS = 4096
+#: static shared memory a kernel may declare
+STATIC_SHARED_BYTES = 48 * 1024
 #: elements (32-bit) in the box of a harness tensor map: one location's 16-byte slot
 #: (cuTensorMapEncodeTiled: boxDim[0] * element size a multiple of 16 bytes)
 TENSOR_BOX = BULK_SLOT_BYTES // 4
@@ -352,6 +354,9 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     kernel_at = len(L)
     cluster_attr = f"__cluster_dims__({C}, 1, 1) " if C > 1 else ""
     shared_hist = nbins + 1 <= MAX_SHARED_BINS
+    if tmap is not None and 4 * (shared_words(p) + nbins + 1 + 256) > STATIC_SHARED_BYTES:
+        # tensor copies' 128-byte slots leave no room for the histogram in static shared memory
+        shared_hist = False
     res_inits: list[int] = [p.location(k.loc).init if k.kind == "sloc" and k.loc is not None else 0 for k in res_keys]
     for g, kname in enumerate(kernels):
         roles_g = [k for k in lay.order if p.threads[k].placement.grid == g]
