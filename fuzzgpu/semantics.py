@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from .ir import (
     Barrier,
     ClusterBarrier,
+    CpAsyncBulk,
     Fence,
     GridDepControl,
     Instruction,
@@ -252,6 +253,17 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     Instr("cp.async.bulk", "CpAsyncBulk", "async", "weak", "-", False, False,
           "nothing of the issuing thread: an async-proxy read and write, then the implicit generic-async proxy fence "
           "at completion (complete_tx on an mbarrier, or bulk_group)", ISA, "cp.async.bulk; 8.6 Proxies"),
+    # the tensor form: the same operation, its global side named by a tensor map and coordinates
+    # (PTX ISA cp.async.bulk.tensor: "The copy operation in cp.async.bulk.tensor is treated as a weak
+    # memory operation and the complete-tx operation on the mbarrier has .release semantics at the
+    # .cluster scope"; "The copy operation is performed in the async proxy").  Its read of the tensor
+    # map is in the tensormap proxy; fuzzgpu's maps are encoded by the host and copied to __constant__
+    # memory before the launch and never written by the program, so no tensormap-proxy fence arises
+    # (docs/harness.md, "Tensor maps").
+    Instr("cp.async.bulk.tensor", "CpAsyncBulk (tensor)", "async", "weak", "-", False, False,
+          "as cp.async.bulk: nothing of the issuing thread; an async-proxy read and write (the box of the tensor map), "
+          "then the implicit generic-async proxy fence at completion (complete_tx on an mbarrier, or bulk_group)", ISA,
+          "cp.async.bulk.tensor; cp.reduce.async.bulk.tensor; Tensors; 8.6 Proxies"),
     Instr("cp.async.bulk.commit_group", "BulkCommit", "", "-", "-", False, False,
           "nothing: closes the thread's bulk group", ISA, "cp.async.bulk.commit_group"),
     Instr("cp.async.bulk.wait_group", "BulkWait", "async", "-", "the thread", False, True,
@@ -361,6 +373,8 @@ def key_of(ins: Instruction) -> str | None:
         return "mbarrier.arrive.expect_tx" if ins.expect_tx is not None else "mbarrier.arrive"
     if isinstance(ins, MbarrierWait):
         return f"mbarrier.{ins.kind}"
+    if isinstance(ins, CpAsyncBulk) and ins.tensor:
+        return "cp.async.bulk.tensor"
     return BY_IR_CLASS.get(type(ins).__name__)
 
 

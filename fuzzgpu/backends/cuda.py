@@ -200,6 +200,28 @@ def _ck(result: Any) -> Any:
     return rest[0] if len(rest) == 1 else rest
 
 
+#: the largest buffer, in 32-bit elements, a harness tensor map covers: every coordinate of a
+#: tensor copy is a signed 32-bit integer (PTX ISA cp.async.bulk.tensor: ``tensorCoords``, .s32)
+TENSOR_MAP_MAX_WORDS = 2**31 - 1
+
+
+def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
+    """The arguments of ``cuTensorMapEncodeTiled`` for the harness's 1-D tensor map over a buffer
+    of ``words`` 32-bit elements at ``address``: UINT32 elements, rank 1 (no global strides), a
+    box of :data:`fuzzgpu.codegen.TENSOR_BOX` elements (one location's 16-byte slot: boxDim[0] *
+    element size a multiple of 16 bytes), element stride 1, no interleave, no swizzle, no L2
+    promotion, no out-of-bound fill (CUDA driver API, cuTensorMapEncodeTiled: the global address
+    16-byte aligned -- cuMemAlloc gives 256 --, globalDim non-zero and at most 2^32, boxDim at
+    most 256)."""
+    return (
+        cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, address,
+        [cu.cuuint64_t(words)], [], [cu.cuuint32_t(codegen.TENSOR_BOX)], [cu.cuuint32_t(1)],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+    )
+
+
 #: threads per CTA of every harness kernel; an SM holds at most 2048 threads (sm_90): 8 such CTAs
 CTA_THREADS = 256
 MAX_CTAS_PER_SM = 2048 // CTA_THREADS
@@ -343,14 +365,41 @@ class CudaBackend:
 
     # -- modules and launches ---------------------------------------------------------------
 
-    def function(self, cubin: bytes, name: str) -> Any:
-        """Load ``cubin`` (once) with cuModuleLoadData in the PyCUDA context; get ``name``."""
+    def _module(self, cubin: bytes) -> Any:
+        """``cubin`` loaded (once) with cuModuleLoadData in the PyCUDA context."""
         key = hashlib.sha256(cubin).digest()
         mod = self._modules.get(key)
         if mod is None:
             mod = _ck(self.cu.cuModuleLoadData(cubin))
             self._modules[key] = mod
-        return _ck(self.cu.cuModuleGetFunction(mod, name.encode()))
+        return mod
+
+    def function(self, cubin: bytes, name: str) -> Any:
+        """Load ``cubin`` (once) with cuModuleLoadData in the PyCUDA context; get ``name``."""
+        return _ck(self.cu.cuModuleGetFunction(self._module(cubin), name.encode()))
+
+    def put_tensor_map(self, cubin: bytes, program: str, symbol: str, address: int, words: int) -> None:
+        """Encode the harness's 1-D tensor map over the buffer at ``address`` (``words`` 32-bit
+        elements; :func:`tensor_map_args`) with ``cuTensorMapEncodeTiled`` and copy it into the
+        module's ``__constant__`` ``symbol`` (cuModuleGetGlobal, then a host-to-device copy) before
+        the launches.  Raises :class:`codegen.Unrunnable` when a coordinate would not fit in 32
+        bits, :class:`EnvError` when cuda-bindings has no cuTensorMapEncodeTiled."""
+        import struct
+
+        if words > TENSOR_MAP_MAX_WORDS:
+            raise codegen.Unrunnable(program, [
+                f"cp.async.bulk.tensor: the location buffer has {words} words, past the signed 32-bit coordinates of "
+                f"a tensor copy ({TENSOR_MAP_MAX_WORDS}); run fewer instances per launch or a smaller stride"])
+        encode = getattr(self.cu, "cuTensorMapEncodeTiled", None)
+        if encode is None:
+            raise EnvError("cp.async.bulk.tensor needs cuda.bindings.driver.cuTensorMapEncodeTiled (cuda-bindings 12 or later)")
+        tmap = _ck(encode(*tensor_map_args(self.cu, address, words)))
+        raw = struct.pack("<16Q", *(int(q) for q in tmap.opaque))
+        mod = self._module(cubin)
+        dptr, nbytes = _ck(self.cu.cuModuleGetGlobal(mod, symbol.encode()))
+        if int(nbytes) != len(raw):
+            raise UserError(f"{program}: tensor map {symbol} is {int(nbytes)} bytes in the module, not {len(raw)}")
+        self.drv.memcpy_htod(int(dptr), raw)
 
     def static_smem(self, func: Any) -> int:
         """A kernel's static shared memory in bytes (cuFuncGetAttribute)."""
@@ -448,6 +497,13 @@ class CudaBackend:
             self.allow_shared(f, shared)
         for buf, n in ((mem, 2 * mem_words * 4), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, ctl_bytes)):
             drv.memset_d8(buf, 0, n)
+        if spec.tensor_map:  # tensor copies: the 1-D map over both halves of mem, before any launch
+            try:
+                self.put_tensor_map(c.cubin, spec.program, spec.tensor_map, int(mem), 2 * mem_words)
+            except Exception:
+                for buf in (mem, res, hist, ctl, scratch):
+                    buf.free()
+                raise
         self.sync()
         pdl_delay = max(0, int(config.pdl_delay_ns)) if any(pdl_flags) else 0
 
@@ -557,5 +613,5 @@ class CudaBackend:
         )
 
 
-__all__ = ["LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["TENSOR_MAP_MAX_WORDS", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]

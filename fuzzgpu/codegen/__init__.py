@@ -41,6 +41,7 @@ from .emit import (  # noqa: F401
 from .harness import (  # noqa: F401
     INJECTED_FAULTS,
     MAX_SHARED_BINS,
+    TENSOR_BOX,
     HarnessSpec,
     KeySpec,
     _HARNESS_HELPERS,
@@ -97,6 +98,7 @@ __all__ = [
     "unrunnable_reasons",
     "check_runnable",
     "HarnessSpec",
+    "TENSOR_BOX",
     "KeySpec",
     "Layout",
     "RoleLayout",

@@ -90,6 +90,13 @@ class EmitContext:
         address (``unsigned``) for shared."""
         raise NotImplementedError
 
+    def tensor_map(self, loc: str) -> tuple[str, str]:
+        """C++ expressions for the global operand ``[tensorMap, {c}]`` of a tensor copy of global
+        location ``loc``: the generic address of the 1-D tensor map over the buffer that holds it
+        (``unsigned long long``) and the location's coordinate in that map (``int``, its element
+        index)."""
+        raise TypeError(f"no tensor map for {loc} in this kernel")
+
     def enc(self, expr: str) -> str:
         """The raw 32-bit word stored for litmus value ``expr`` (launch-unique in the harness)."""
         return f"(unsigned)({expr})"
@@ -399,6 +406,8 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
             f'selp.u32 %0, 1, 0, p_; }}" : "=r"(ok_) : "r"({a}) : "memory");',
             f"  {ctx.set_result(ins.dst, '(int)ok_')} }}",
         ]
+    if isinstance(ins, CpAsyncBulk) and ins.tensor:
+        return _emit_tensor_copy(ins, ctx)
     if isinstance(ins, CpAsyncBulk):
         d, dsp = ctx.addr(ins.dst_loc)
         src, ssp = ctx.addr(ins.src_loc)
@@ -438,6 +447,30 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
     if isinstance(ins, Tcgen05Fence):
         return _emit_tcgen05_fence(ins)
     raise TypeError(f"no code generation for {ins.OP}")
+
+
+def _emit_tensor_copy(ins: CpAsyncBulk, ctx: EmitContext) -> list[str]:
+    """``cp{.reduce}.async.bulk.tensor.1d`` (PTX ISA cp.async.bulk.tensor, cp.reduce.async.bulk.tensor):
+    the global side is ``[tensorMap, {c}]`` (``ctx.tensor_map``: the 1-D map over the location
+    buffer, whose box is the location's 16-byte slot -- 4 32-bit elements -- so the copy moves and
+    completes the same bytes as the non-tensor copy); ``.tile`` load mode."""
+    _, dsp = ctx.addr(ins.dst_loc)
+    if dsp is Space.SHARED:  # global -> shared, completes on the mbarrier
+        if ins.reduce is not None or ins.completion != "mbarrier" or ins.bar is None:
+            raise TypeError("cp.async.bulk.tensor global -> shared completes on an mbarrier (no reduction)")
+        d, _ = ctx.addr(ins.dst_loc)
+        tmap, c = ctx.tensor_map(ins.src_loc)
+        b, _ = ctx.addr(ins.bar)
+        return ['asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes '
+                f'[%0], [%1, {{%2}}], [%3];" :: "r"({d}), "l"({tmap}), "r"({c}), "r"({b}) : "memory");']
+    if ins.completion != "bulk_group":
+        raise TypeError(f"cp.async.bulk.tensor {ins.completion} completion from shared to global")
+    src, _ = ctx.addr(ins.src_loc)
+    tmap, c = ctx.tensor_map(ins.dst_loc)
+    op = "cp.async.bulk.tensor" if ins.reduce is None else "cp.reduce.async.bulk.tensor"
+    red = "" if ins.reduce is None else "." + _BULK_REDUCE[ins.reduce].split(".")[0]  # the type is the map's
+    return [f'asm volatile("{op}.1d.global.shared::cta{red}.tile.bulk_group [%0, {{%1}}], [%2];" '
+            f':: "l"({tmap}), "r"({c}), "r"({src}) : "memory");']
 
 
 def _emit_tcgen05_fence(ins: Tcgen05Fence) -> list[str]:

@@ -29,7 +29,7 @@ from ..ir import (
     Space,
 )
 
-from .emit import EmitContext, _labels, _registers, comment_text, emit_instruction
+from .emit import BULK_SLOT_BYTES, EmitContext, _labels, _registers, comment_text, emit_instruction
 from .layout import (
     Layout,
     _gslot,
@@ -40,7 +40,9 @@ from .layout import (
     _slot_words,
     _sm_word,
     cluster_rank_of,
+    shared_words,
     uses_dsm,
+    uses_tensor_maps,
     uses_wgmma,
 )
 from .resources import HARNESS_HELPERS as _HARNESS_HELPERS
@@ -50,6 +52,11 @@ from .values import MAX_BINS, TAGGED, ValueCodec, _value_universe, value_plan
 
 #: the largest histogram the device keeps in shared memory per CTA
 MAX_SHARED_BINS = 4096
+#: static shared memory a kernel may declare
+STATIC_SHARED_BYTES = 48 * 1024
+#: elements (32-bit) in the box of a harness tensor map: one location's 16-byte slot
+#: (cuTensorMapEncodeTiled: boxDim[0] * element size a multiple of 16 bytes)
+TENSOR_BOX = BULK_SLOT_BYTES // 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,6 +102,10 @@ class HarnessSpec:
     slot_words: int = 1
     #: the value encoding (:class:`ValueCodec`): "tagged" or "exact"
     values: str = "tagged"
+    #: the ``__constant__`` tensor map the host encodes over ``mem`` before the launches (a 1-D
+    #: tiled map of 32-bit elements, box :data:`TENSOR_BOX` elements) and copies in; "" when the
+    #: program has no tensor copy
+    tensor_map: str = ""
 
     @property
     def grids(self) -> int:
@@ -169,8 +180,10 @@ class _HarnessCtx(EmitContext):
     the next instruction, which hides load->store reordering (LB)."""
 
     def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int,
-                 lazy: bool = False, codec: ValueCodec = TAGGED, rank: int = 0, cluster: int = 1) -> None:
+                 lazy: bool = False, codec: ValueCodec = TAGGED, rank: int = 0, cluster: int = 1,
+                 tmap: str | None = None) -> None:
         self.p = p
+        self.tmap = tmap  # the __constant__ tensor map over mem (tensor copies), or None
         self.rank = rank  # the role's CTA rank in its cluster (RoleLayout.rank)
         self.cluster = cluster
         self.codec = codec
@@ -210,6 +223,14 @@ class _HarnessCtx(EmitContext):
         if phys in self.sidx:
             return f"k{self.k}_sa{self.sidx[phys]}", Space.SHARED
         return f"k{self.k}_a{self.gidx[phys]}", Space.GLOBAL
+
+    def tensor_map(self, loc: str) -> tuple[str, str]:
+        # one 1-D map over the whole location buffer (both launch halves): the coordinate is the
+        # word offset of this instance's slot of the location from mem (docs/harness.md, "Tensor maps")
+        if self.tmap is None:
+            raise TypeError(f"no tensor map for {loc} in this kernel")
+        a, _ = self.addr(loc)
+        return f"(unsigned long long)&{self.tmap}", f"(int)({a} - mem)"
 
     def enc(self, expr: str) -> str:
         return self.codec.c_encode(expr)
@@ -311,6 +332,12 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     w = L.append
     w(f"// harness for {comment_text(p.name)}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}, {G} grid(s)"
       + (f", PDL grids {list(p.pdl_grids)}" if p.pdl_grids else ""))
+    tmap = f"fz_tmap_{name}" if uses_tensor_maps(p) else None
+    if tmap is not None:
+        # the tensor copies' 1-D tensor map over mem, encoded and copied here by the host before
+        # the launches (CUDA C++ Programming Guide, TMA: a tensor map in constant memory); the
+        # program never writes it
+        w(f'extern "C" {{ __constant__ FzTensorMap {tmap}; }}')
     w(f"namespace ns_{name} {{")
     w(f"constexpr unsigned NG = {NG}u;")
     w("// exact-value (RMW) programs: initial values before each launch (not inlined: kept out of the test's code)")
@@ -327,6 +354,9 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     kernel_at = len(L)
     cluster_attr = f"__cluster_dims__({C}, 1, 1) " if C > 1 else ""
     shared_hist = nbins + 1 <= MAX_SHARED_BINS
+    if tmap is not None and 4 * (shared_words(p) + nbins + 1 + 256) > STATIC_SHARED_BYTES:
+        # tensor copies' 128-byte slots leave no room for the histogram in static shared memory
+        shared_hist = False
     res_inits: list[int] = [p.location(k.loc).init if k.kind == "sloc" and k.loc is not None else 0 for k in res_keys]
     for g, kname in enumerate(kernels):
         roles_g = [k for k in lay.order if p.threads[k].placement.grid == g]
@@ -343,6 +373,9 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if NSH and uses_wgmma(p):
             # async.read programs: every shared location in two 2 KB wgmma tiles, then B (codegen_wgmma)
             w(f"  __shared__ __align__(128) unsigned fz_sm[NSH * {wg.LOC_WORDS}u + {wg.B_BYTES // 4}u];")
+        elif NSH and tmap is not None:
+            # tensor copies: a region per location, 128-byte slots for a tensor copy's operand (layout.py)
+            w(f"  __shared__ __align__(128) unsigned fz_sm[{shared_words(p)}u];")
         elif NSH:
             w("  __shared__ __align__(16) unsigned fz_sm[NSH * 256u * SW];")
         if any(isinstance(i, Filler) and i.kind == "smem" for k in roles_g for i in p.threads[k].code):
@@ -390,7 +423,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
                 raise ValueError(f"unknown injected fault {inject!r} (one of {sorted(INJECTED_FAULTS)})")
             w(f"      {INJECTED_FAULTS[inject]}  // INJECTED FAULT: {inject}")
         if roles_g:
-            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits, codec)
+            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits, codec, tmap)
         else:
             w("      // no litmus thread in this grid: its CTAs only take part in the launch")
             w("      __syncwarp();")
@@ -450,12 +483,13 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         pdl=pdl,
         slot_words=SW,
         values="tagged" if codec.tagged else "exact",
+        tensor_map=tmap or "",
     )
     return src, spec
 
 
 def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None], roles: Sequence[int],
-               SW: int, res_inits: list[int], codec: ValueCodec) -> None:
+               SW: int, res_inits: list[int], codec: ValueCodec, tmap: str | None = None) -> None:
     """The test of the roles ``roles`` (those of one grid): instances, addresses, the litmus code,
     the result words.  Fills ``res_inits`` (the initial value a raw result word decodes against)
     for the result keys of these roles."""
@@ -522,7 +556,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             if k not in ctxs:
                 straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
                 ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec,
-                                      rank=lay.roles[k].rank, cluster=lay.cluster)
+                                      rank=lay.roles[k].rank, cluster=lay.cluster, tmap=tmap)
             ctx = ctxs[k]
             labels = _labels(t)
             w(ind + f"// ---- role {k}: {comment_text(t.name)}" + (f" (segment {seg})" if nseg > 1 else ""))

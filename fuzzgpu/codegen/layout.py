@@ -199,13 +199,53 @@ def _slot_words(p: Program) -> int:
     return 1
 
 
+#: words per instance slot of a shared location that a tensor copy reads or writes: 128 bytes, so
+#: that its address is 128-byte aligned (CUDA C++ Programming Guide, "Using TMA to transfer
+#: multi-dimensional arrays", alignment requirements: the shared memory address of a bulk tensor
+#: copy must be 128-byte aligned; 16 bytes suffice for the non-tensor cp.async.bulk)
+TENSOR_SLOT_WORDS = 32
+
+
+def tensor_shared_locs(p: Program) -> tuple[str, ...]:
+    """The (physical) shared locations that a tensor copy (``cp.async.bulk.tensor``) reads or
+    writes, in declaration order."""
+    used = {p.physical(n) for t in p.threads for i in t.code if isinstance(i, CpAsyncBulk) and i.tensor
+            for n in (i.dst_loc, i.src_loc)}
+    return tuple(loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED and loc.name in used)
+
+
+def uses_tensor_maps(p: Program) -> bool:
+    """Whether the harness of ``p`` needs a tensor map (a ``cp.async.bulk.tensor``)."""
+    return any(isinstance(i, CpAsyncBulk) and i.tensor for t in p.threads for i in t.code)
+
+
+def _shared_slot_words(p: Program) -> list[int]:
+    """Words per instance slot of each shared location (declaration order): ``_slot_words(p)``,
+    :data:`TENSOR_SLOT_WORDS` for a tensor copy's operand."""
+    tensor = set(tensor_shared_locs(p))
+    sw = _slot_words(p)
+    return [TENSOR_SLOT_WORDS if loc.name in tensor else sw
+            for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED]
+
+
+def shared_words(p: Program) -> int:
+    """The words of ``fz_sm`` for the 256 instances of a CTA, when the program has a tensor copy
+    (each shared location a region of 256 slots of its own size)."""
+    return 256 * sum(_shared_slot_words(p))
+
+
 def _sm_word(p: Program, lay: Layout, loc: str, j: int, L: str) -> str:
     """C++ word offset in ``fz_sm`` of shared location ``loc`` (index ``j``) of the instance of
-    lane ``L``.  Plain programs: ``(L * NSH + j) * SW``.  Programs with ``async.read``: the slot,
+    lane ``L``.  Plain programs: ``(L * NSH + j) * SW``.  Programs with a tensor copy: location
+    j's region (256 slots each), then the lane's slot in it (:func:`_shared_slot_words`).  Programs with ``async.read``: the slot,
     in location j's tiles, of the hardware thread that plays the CTA's reading role for that
     instance -- the role that reads the location with ``async.read`` -- (the inverse of
     :func:`_role_inst_expr`; fuzzgpu.codegen_wgmma), so that the warpgroup's wgmma reads, for each
     of its threads, that thread's own instance's word."""
+    if uses_tensor_maps(p):
+        # a region of 256 slots per location, 128-byte slots for a tensor copy's operand
+        words = _shared_slot_words(p)
+        return f"({256 * sum(words[:j])}u + ({L}) * {words[j]}u)"
     if not uses_wgmma(p):
         return f"(({L}) * NSH + {j}u) * SW"
     readers = _wgmma_readers(p).get(loc, [])

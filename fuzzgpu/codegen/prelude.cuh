@@ -18,4 +18,7 @@ __device__ __forceinline__ unsigned fz_inv8(unsigned f) {   // inverse of odd f 
 __device__ __forceinline__ unsigned long long fz_ld_vol64(const unsigned long long* p) {
   unsigned long long v; asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory"); return v;
 }
+// a CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned (cuTensorMapEncodeTiled: "tensorMap
+// address must be aligned to 64 bytes"); the host encodes it and copies it to a __constant__ one
+struct __align__(64) FzTensorMap { unsigned long long opaque[16]; };
 #endif

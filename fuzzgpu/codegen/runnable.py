@@ -38,7 +38,8 @@ from ..ir import (
 )
 
 from .emit import _BULK_REDUCE, _BULK_REDUCE_RUNNABLE, _KNOWN, _labels, tcgen05_arch_ok
-from .layout import Layout, _layout, _LayoutError, _wgmma_readers, uses_dsm, uses_wgmma
+from .layout import (Layout, _layout, _LayoutError, _wgmma_readers, shared_words, tensor_shared_locs, uses_dsm,
+                     uses_tensor_maps, uses_wgmma)
 from .values import VALUE_MAX, VALUE_MIN, _ins_immediates, value_plan
 
 
@@ -101,6 +102,7 @@ def unrunnable_reasons(p: Program) -> list[str]:
     """Every reason the harness refuses ``p`` (empty: runnable)."""
     out = _static_reasons(p)
     out.extend(_extension_reasons(p))
+    out.extend(_tensor_reasons(p))
     for loc in p.locations:
         if loc.alias_of is not None:
             out.append(f"location {loc.name} is a virtual alias of {loc.alias_of} (needs a second mapping)")
@@ -364,6 +366,26 @@ def _spin_order_reasons(p: Program, lay: "Layout") -> list[str]:
                                    f"which {tb.name}:{m} writes in code the harness plays after that spin in every hardware "
                                    f"thread (every instance would time out)")
                         break
+    return out
+
+
+#: the static shared memory a kernel may declare (48 KB) less the harness's histogram room
+_TENSOR_SHARED_MAX = 40 * 1024
+
+
+def _tensor_reasons(p: Program) -> list[str]:
+    """Why the harness cannot give ``p``'s tensor copies (``cp.async.bulk.tensor``) their 1-D
+    tensor map and 128-byte aligned shared slots (docs/harness.md, "Tensor maps")."""
+    if not uses_tensor_maps(p):
+        return []
+    out = []
+    if uses_wgmma(p):
+        out.append("cp.async.bulk.tensor and async.read in one program: the wgmma tiles and the tensor copies' "
+                   "128-byte slots are different shared layouts")
+    nbytes = 4 * shared_words(p)
+    if nbytes > _TENSOR_SHARED_MAX:
+        out.append(f"cp.async.bulk.tensor: {len(tensor_shared_locs(p))} shared tensor operand(s) of 128-byte slots "
+                   f"need {nbytes} bytes of shared memory per CTA (256 instances), more than {_TENSOR_SHARED_MAX}")
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import ir, semantics
 from ..ir import (
+    CpAsyncBulk,
     Instruction,
     Program,
     Space,
@@ -48,7 +49,14 @@ class _StaticCtx(EmitContext):
         return f"(base + {off})", Space.GLOBAL
 
 
+    def tensor_map(self, loc: str) -> tuple[str, str]:
+        # one map over the base buffer (static kernels are compiled, never run: no host encodes it)
+        return "(unsigned long long)&fz_static_tmap", f"{self.offsets[self.p.physical(loc)]}"
+
+
 STATIC_LOCATION_STRIDE = 32  # words: one 128-byte line per location
+_TMAP_DECL = ("#ifndef FUZZGPU_STATIC_TMAP\n#define FUZZGPU_STATIC_TMAP\n"
+              "__constant__ FzTensorMap fz_static_tmap;  // tensor copies' map (compiled, never run)\n#endif")
 
 
 def static_offsets(p: Program) -> dict[str, int]:
@@ -98,6 +106,8 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     offsets = static_offsets(program)
     nsh = sum(1 for loc in program.locations if loc.space is Space.SHARED and loc.alias_of is None)
     out = [f"// fuzzgpu static kernels for {comment_text(program.name)}", PRELUDE, _SCRATCH_DECL]
+    if any(isinstance(i, CpAsyncBulk) and i.tensor for t in program.threads for i in t.code):
+        out.append(_TMAP_DECL)
     sink = STATIC_LOCATION_STRIDE * sum(
         1 for loc in program.locations if loc.alias_of is None and loc.space is Space.GLOBAL
     )

@@ -343,7 +343,14 @@ class CpAsyncBulk(Instruction):
     TMA, tensor or not) between shared and global memory, in the async proxy:
     ``mbarrier::complete_tx::bytes`` completion on ``bar`` (global -> shared) or ``bulk_group``
     completion (shared -> global).  ``reduce`` makes it ``cp.reduce.async.bulk``.  ``size`` is the
-    number of bytes it completes on the mbarrier's transaction count."""
+    number of bytes it completes on the mbarrier's transaction count.
+
+    ``tensor`` makes it ``cp{.reduce}.async.bulk.tensor.1d`` (PTX ISA "cp.async.bulk.tensor",
+    "cp.reduce.async.bulk.tensor"): the global side is named by a tensor map and a coordinate
+    instead of an address -- a 1-D tiled map over the global location's buffer whose box is the
+    location's one word (``size`` 4), the coordinate its element index.  The same memory-model
+    operation as the non-tensor copy (a weak async-proxy read and write, the same completion), so
+    the same class: only the global side's addressing differs, which code generation chooses."""
 
     OP: ClassVar[str] = "cp.async.bulk"
     dst_loc: str
@@ -352,6 +359,7 @@ class CpAsyncBulk(Instruction):
     bar: str | None = None
     reduce: RmwOp | None = None
     size: int = 4
+    tensor: bool = False
 
     def locations(self) -> tuple[str, ...]:
         return (self.dst_loc, self.src_loc) + ((self.bar,) if self.bar else ())

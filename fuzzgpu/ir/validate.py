@@ -526,6 +526,11 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
             raise ProgramError(f"cp.reduce.async.bulk has no .{ins.reduce}")
         if not 1 <= ins.size < 2**20:
             raise ProgramError(f"cp.async.bulk size {ins.size} out of range")
+        if ins.tensor and ins.size != 4:
+            # the 1-D tensor map's box is the location's word (PTX ISA "Tensor": the bounding box;
+            # the harness scales it to the 16-byte slot, cuTensorMapEncodeTiled: boxDim[0] *
+            # element size a multiple of 16 bytes)
+            raise ProgramError(f"cp.async.bulk.tensor copies one location (size 4, the 1-D box), not {ins.size} bytes")
     if isinstance(ins, BulkWait) and not 0 <= ins.n < 64:
         raise ProgramError(f"cp.async.bulk.wait_group {ins.n} out of range 0..63")
     if isinstance(ins, CpAsync):

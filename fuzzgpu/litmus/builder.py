@@ -41,6 +41,8 @@ from .mnemonics import (
     BULK_COMPLETION_SPELLINGS,
     BULK_COMPLETIONS,
     COPY_SPACES,
+    TENSOR_DIM,
+    TENSOR_LOAD_MODE,
     DSM_QUALIFIER,
     DSM_SPACE,
     FAMILIES,
@@ -470,6 +472,8 @@ class InstructionBuilder:
         if texts[:2] != ["async", "bulk"] or len(texts) < 3:
             raise self.error(f"unknown instruction {self.tok.text!r}")
         tail = texts[2:]  # commit_group and wait_group{.read} are Forms
+        if tail[0] == "tensor":
+            return self.tensor_copy(tail[1:], reduce)
         if tail[0] in COPY_SPACES:
             return self.bulk_copy_spaces(tail, reduce)
         completion, ops = tail[0], tail[1:]
@@ -516,6 +520,41 @@ class InstructionBuilder:
         self.expect_space(0, dst_space)
         self.expect_space(1, src_space)
         return CpAsyncBulk(dst, src, completion, bar, op, size)
+
+    def tensor_copy(self, tail: list[str], reduce: bool) -> Instruction:
+        """The PTX form ``cp{.reduce}.async.bulk.tensor.1d.DST.SRC{.op}{.tile}{.COMPLETION} dst, src{, bar}``
+        (PTX ISA cp.async.bulk.tensor, cp.reduce.async.bulk.tensor): the global operand names the
+        location whose 1-D tensor map and coordinate the harness builds (``[tensorMap, {c}]`` in
+        PTX), so there is no size operand (the box is the location's word); ``.tile`` is the only
+        load mode; the completion defaults as in the non-tensor form."""
+        form = "cp{.reduce}.async.bulk.tensor.1d.DST.SRC{.op}{.tile}{.COMPLETION}"
+        if tail[:1] != [TENSOR_DIM]:
+            raise self.error(f"{self.tok.text!r}: fuzzgpu's tensor copies are 1-D ({form})")
+        spaces = tail[1:3]
+        if len(spaces) < 2 or not all(q in COPY_SPACES for q in spaces):
+            raise self.error(f"{self.tok.text!r}: write the destination and the source state space ({form})")
+        dst_space, src_space = COPY_SPACES[spaces[0]], COPY_SPACES[spaces[1]]
+        completion: str | None = None
+        op: RmwOp | None = None
+        for q in tail[3:]:
+            if q in BULK_COMPLETION_SPELLINGS and completion is None:
+                completion = BULK_COMPLETION_SPELLINGS[q]
+            elif q == TENSOR_LOAD_MODE:
+                continue
+            elif reduce and op is None and q in RMW_OPS:
+                op = self.reduction(q)
+            else:
+                raise self.error(f"{self.tok.text!r}: unexpected '.{q}' ({form})")
+        if reduce and op is None:
+            raise self.error(f"{self.tok.text!r}: cp.reduce.async.bulk.tensor names its reduction (.add, .min...)")
+        if completion is None:
+            completion = "mbarrier" if dst_space is Space.SHARED else "bulk_group"
+        self.count(3 if completion == "mbarrier" else 2)
+        dst, src = self.location(0), self.location(1)
+        bar = self.location(2) if completion == "mbarrier" else None
+        self.expect_space(0, dst_space)
+        self.expect_space(1, src_space)
+        return CpAsyncBulk(dst, src, completion, bar, op, 4, tensor=True)
 
     def unknown_filler(self) -> Instruction:
         raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")

@@ -86,6 +86,14 @@ BULK_COMPLETIONS = ("mbarrier", "bulk_group")
 BULK_COMPLETION_SPELLINGS = {"mbarrier": "mbarrier", "mbarrier::complete_tx::bytes": "mbarrier", "bulk_group": "bulk_group"}
 #: state-space qualifiers of copies (``.shared::cta``/``.shared::cluster`` are both a shared location here)
 COPY_SPACES = {"global": Space.GLOBAL, "shared": Space.SHARED, "shared::cta": Space.SHARED, "shared::cluster": Space.SHARED}
+#: the tensor copies' dimension and load mode (``cp.async.bulk.tensor.1d...tile``: fuzzgpu's tensor
+#: maps are 1-D and tiled) and the state spaces the printer writes for them, as the PTX ISA spells
+#: the two forms fuzzgpu emits (cp.async.bulk.tensor: ``.shared::cluster.global`` with
+#: ``.mbarrier::complete_tx::bytes``, ``.global.shared::cta`` with ``.bulk_group``)
+TENSOR_DIM = "1d"
+TENSOR_LOAD_MODE = "tile"
+TENSOR_PRINTED = {"mbarrier": "shared::cluster.global", "bulk_group": "global.shared::cta"}
+TENSOR_COMPLETION_PRINTED = {"mbarrier": "mbarrier::complete_tx::bytes", "bulk_group": "bulk_group"}
 TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
 LOC_KINDS = ("mbarrier",)  # "data" is the default and is not written
 PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
@@ -255,11 +263,19 @@ def write_mbarrier(ins: Instruction) -> str | None:
 
 
 def write_bulk_copy(ins: Instruction) -> str | None:
-    """``cp{.reduce}.async.bulk.{mbarrier,bulk_group}{.op} dst, src, size{, bar}``."""
+    """``cp{.reduce}.async.bulk.{mbarrier,bulk_group}{.op} dst, src, size{, bar}``; a tensor copy
+    ``cp{.reduce}.async.bulk.tensor.1d.DST.SRC{.op}.COMPLETION dst, src{, bar}``."""
     if not isinstance(ins, CpAsyncBulk):
         return None
     if ins.completion not in BULK_COMPLETIONS or (ins.bar is not None) != (ins.completion == "mbarrier"):
         return None
+    if ins.tensor:
+        # cp{.reduce}.async.bulk.tensor.1d.DST.SRC{.op}.COMPLETION dst, src{, bar} (PTX ISA order)
+        head = ("cp.reduce" if ins.reduce is not None else "cp") + f".async.bulk.tensor.{TENSOR_DIM}."
+        head += TENSOR_PRINTED[ins.completion] + (f".{ins.reduce.value}" if ins.reduce is not None else "")
+        head += "." + TENSOR_COMPLETION_PRINTED[ins.completion]
+        bar = f", {ins.bar}" if ins.bar is not None else ""
+        return None if ins.size != 4 else f"{head} {ins.dst_loc}, {ins.src_loc}{bar}"
     head = ("cp.reduce" if ins.reduce is not None else "cp") + f".async.bulk.{ins.completion}"
     head += f".{ins.reduce.value}" if ins.reduce is not None else ""
     bar = f", {ins.bar}" if ins.bar is not None else ""

@@ -462,7 +462,7 @@ _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] =
     "mbarrier.try_wait": _mbarrier_wait_sass, "mbarrier.test_wait": _mbarrier_wait_sass,
     "mbarrier": _other_mbarrier_sass,
     "cp.async": _cp_async_sass, "cp.async.commit_group": _tokens("LDGDEPBAR"), "cp.async.wait": _tokens("DEPBAR"),
-    "cp.async.bulk": _bulk_copy_sass, "cp.async.bulk.commit_group": _tokens("UTMACMDFLUSH"),
+    "cp.async.bulk": _bulk_copy_sass, "cp.async.bulk.tensor": _bulk_copy_sass, "cp.async.bulk.commit_group": _tokens("UTMACMDFLUSH"),
     "cp.async.bulk.wait_group": _tokens("DEPBAR"),
     "cp.async.mbarrier.arrive": _not_a_point,
     "tcgen05.fence": _tokens(),  # emits no SASS (toolchain §5)

@@ -1,0 +1,299 @@
+"""``cp{.reduce}.async.bulk.tensor.1d`` (TMA with a tensor map, issue 16): the IR field
+(``CpAsyncBulk.tensor``), its semantics-table row, the litmus spellings, the harness (a 1-D tiled
+tensor map in ``__constant__`` memory, 128-byte shared slots), the SASS ptxas makes of it and the
+host's ``cuTensorMapEncodeTiled`` arguments.  The verdicts of tests/litmus/async-proxy/TMA-tensor-*
+are in expected.csv (tests/test_catalogues.py); here they are also pinned to their non-tensor twins.
+The GPU runs are tests/test_gpu_tensor.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from fuzzgpu import codegen, ir, model, sass, semantics
+from fuzzgpu.errors import SourceError
+from fuzzgpu.ir import CpAsyncBulk, ProgramError, RmwOp
+from fuzzgpu.litmus import format_instruction, format_program, parse, parse_file
+
+LITMUS = Path(__file__).resolve().parent / "litmus" / "async-proxy"
+TWINS = {
+    "TMA-tensor-store-no-fence": "TMA-store-no-fence",
+    "TMA-tensor-store-fence-writer": "TMA-store-fence-writer",
+    "TMA-tensor-load-mbarrier-acquire": "TMA-load-mbarrier-acquire",
+    "TMA-tensor-load-mbarrier-relaxed": "TMA-load-mbarrier-relaxed",
+}
+
+STORE = """PTX T
+{
+g = 0;
+s @ shared = 0;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ st.weak s, 1   | bar.sync 0     ;
+ bar.sync 0     | COPY           ;
+                | cp.async.bulk.commit_group ;
+                | cp.async.bulk.wait_group 0 ;
+                | ld.weak r1, g  ;
+exists (P1:r1 == 0)
+"""
+
+LOAD = """PTX T
+{
+g = 1;
+s @ shared = 0;
+bar @ shared mbarrier = 0;
+}
+ P0@cta 0,gpu 0                   | P1@cta 0,gpu 0 ;
+ mbarrier.init bar, 1             | bar.sync 0     ;
+ bar.sync 0                       | mbarrier.try_wait.parity r1, bar, 0 ;
+ mbarrier.arrive.expect_tx bar, 4 | ld.weak r2, s  ;
+ COPY                             |                ;
+exists (P1:r1 == 1 /\\ P1:r2 == 0)
+"""
+
+
+def _copy(text: str, copy: str):
+    return next(i for t in parse(text.replace("COPY", copy)).threads for i in t.code if isinstance(i, CpAsyncBulk))
+
+
+# -- the IR -------------------------------------------------------------------------------------
+
+def test_tensor_is_a_field_of_the_bulk_copy_and_json_stays_additive():
+    plain = CpAsyncBulk("g", "s")
+    assert plain.tensor is False
+    p = parse_file(LITMUS / "TMA-store-no-fence.litmus")
+    assert '"tensor"' not in json.dumps(ir.program_to_json(p))  # existing programs' JSON is unchanged
+    q = parse_file(LITMUS / "TMA-tensor-store-no-fence.litmus")
+    assert '"tensor": true' in json.dumps(ir.program_to_json(q))
+    assert ir.program_from_json(json.loads(json.dumps(ir.program_to_json(q)))) == q
+
+
+def test_a_tensor_copy_copies_one_location():
+    p = parse_file(LITMUS / "TMA-tensor-store-no-fence.litmus")
+    code = list(p.threads[1].code)
+    code[1] = CpAsyncBulk("g", "s", tensor=True, size=16)
+    import dataclasses
+
+    bad = dataclasses.replace(p, threads=(p.threads[0], dataclasses.replace(p.threads[1], code=tuple(code))))
+    with pytest.raises(ProgramError, match="size 4, the 1-D box"):
+        ir.validate(bad)
+
+
+# -- the semantics table ------------------------------------------------------------------------
+
+def test_table_row_is_the_bulk_copy_semantics():
+    row, twin = semantics.TABLE["cp.async.bulk.tensor"], semantics.TABLE["cp.async.bulk"]
+    assert row.ir == "CpAsyncBulk (tensor)" and row.source == semantics.ISA and "cp.async.bulk.tensor" in row.isa
+    assert (row.proxy, row.strength, row.scope, row.release, row.acquire) == (
+        twin.proxy, twin.strength, twin.scope, twin.release, twin.acquire)
+    assert semantics.key_of(CpAsyncBulk("g", "s", tensor=True)) == "cp.async.bulk.tensor"
+    assert semantics.key_of(CpAsyncBulk("g", "s")) == "cp.async.bulk"
+
+
+@pytest.mark.parametrize("text", [
+    "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3]",
+    "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd1, {%r2}], [%r3]",
+    "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2}], [%r3]",
+])
+def test_sass_checker_reads_the_tensor_row(text):
+    from fuzzgpu.sass.ptx_parser import _parse_ptx_instr, _table_key
+
+    assert _table_key(_parse_ptx_instr(0, 0, text)) == "cp.async.bulk.tensor"
+    sync = sass.sync_of_text(text + ";")
+    assert sync is not None and (sync.release, sync.acquire) == (False, False)
+
+
+# -- litmus spellings ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,spelling,fields", [
+    (STORE, "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group g, s", dict(completion="bulk_group")),
+    (STORE, "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group g, s", dict(completion="bulk_group")),
+    (STORE, "cp.async.bulk.tensor.1d.global.shared g, s", dict(completion="bulk_group")),
+    (STORE, "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group g, s",
+     dict(completion="bulk_group", reduce=RmwOp.ADD)),
+    (LOAD, "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes s, g, bar",
+     dict(completion="mbarrier", bar="bar")),
+    (LOAD, "cp.async.bulk.tensor.1d.shared.global s, g, bar", dict(completion="mbarrier", bar="bar")),
+])
+def test_spellings_parse_and_print_in_ptx_order(text, spelling, fields):
+    ins = _copy(text, spelling)
+    assert ins.tensor and ins.size == 4
+    for k, v in fields.items():
+        assert getattr(ins, k) == v
+    printed = format_instruction(ins)
+    assert printed.startswith(("cp.async.bulk.tensor.1d.", "cp.reduce.async.bulk.tensor.1d."))
+    assert _copy(text, printed) == ins  # the printer's spelling reads back
+
+
+@pytest.mark.parametrize("spelling,message", [
+    ("cp.async.bulk.tensor.2d.global.shared g, s", "1-D"),
+    ("cp.async.bulk.tensor.1d.global g, s", "state space"),
+    ("cp.reduce.async.bulk.tensor.1d.global.shared g, s", "names its reduction"),
+    ("cp.async.bulk.tensor.1d.global.shared.im2col g, s", "unexpected '.im2col'"),
+    ("cp.async.bulk.tensor.1d.global.shared g, s, 4", "takes 2 operand"),
+])
+def test_bad_spellings_say_what_was_expected(spelling, message):
+    with pytest.raises(SourceError, match=message):
+        parse(STORE.replace("COPY", spelling))
+
+
+def test_the_litmus_files_round_trip():
+    for name in TWINS:
+        p = parse_file(LITMUS / f"{name}.litmus")
+        assert any(isinstance(i, CpAsyncBulk) and i.tensor for t in p.threads for i in t.code), name
+        assert parse(format_program(p)) == p, name
+
+
+@pytest.mark.parametrize("tensor,twin", sorted(TWINS.items()))
+def test_verdict_is_the_non_tensor_twins(tensor, twin):
+    """The same memory-model operation: the tensor test's witness has its twin's verdict (both
+    pinned by expected.csv, argued there from the ISA)."""
+    from tests.test_catalogues import witness
+
+    a, b = parse_file(LITMUS / f"{tensor}.litmus"), parse_file(LITMUS / f"{twin}.litmus")
+    assert a.condition == b.condition
+    assert witness(a) == witness(b)
+    va, vb = model.judge(a, witness(a)).verdict, model.judge(b, witness(b)).verdict
+    assert va == vb, (tensor, va, vb)
+
+
+# -- code generation ----------------------------------------------------------------------------
+
+def test_the_harness_emits_the_tensor_forms_and_a_constant_tensor_map():
+    for name, ptx in (
+        ("TMA-tensor-store-no-fence", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%1}], [%2];"),
+        ("TMA-tensor-load-mbarrier-acquire",
+         "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];"),
+    ):
+        p = parse_file(LITMUS / f"{name}.litmus")
+        assert not codegen.unrunnable_reasons(p), name
+        src, spec = codegen.harness_source(p)
+        assert ptx in src, name
+        assert spec.tensor_map and f'extern "C" {{ __constant__ FzTensorMap {spec.tensor_map}; }}' in src
+        assert f"(unsigned long long)&{spec.tensor_map}" in src and "- mem)" in src  # the coordinate
+        assert "__shared__ __align__(128) unsigned fz_sm[" in src
+    src, spec = codegen.harness_source(parse_file(LITMUS / "TMA-store-no-fence.litmus"))
+    assert spec.tensor_map == "" and "FzTensorMap fz_tmap" not in src  # the non-tensor harness is unchanged
+
+
+def test_a_tensor_operand_gets_128_byte_slots():
+    from fuzzgpu.codegen.layout import _layout, _sm_word
+
+    p = parse_file(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus")
+    lay = _layout(p)
+    # s (the tensor copy's destination) first: 256 slots of 32 words; bar after it, 16-byte slots
+    assert _sm_word(p, lay, "s", 0, "L") == "(0u + (L) * 32u)"
+    assert _sm_word(p, lay, "bar", 1, "L") == "(8192u + (L) * 4u)"
+    assert codegen.layout.shared_words(p) == 256 * (32 + 4)
+
+
+def test_the_reduce_form_is_emitted_without_a_type():
+    p = parse(STORE.replace("COPY", "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.bulk_group g, s"))
+    src, _ = codegen.harness_source(p)
+    assert "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%0, {%1}], [%2];" in src
+
+
+def test_two_tensor_shared_operands_are_refused_for_shared_memory():
+    text = STORE.replace("s @ shared = 0;", "s @ shared = 0;\nt @ shared = 0;").replace(
+        "COPY", "cp.async.bulk.tensor.1d.global.shared g, s ;\n | | cp.async.bulk.tensor.1d.global.shared g, t")
+    p = parse(text.replace(" ;\n | | ", " ;\n                | ").replace("PTX T", "PTX T2"))
+    reasons = codegen.unrunnable_reasons(p)
+    assert any("128-byte slots" in r and "more than" in r for r in reasons), reasons
+
+
+# -- SASS (ptxas 13.0, sm_90): UTMALDG.1D, UTMASTG.1D, UTMAREDG.1D.ADD --------------------------
+
+NVCC = shutil.which("nvcc")
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not on PATH")
+def test_sass_of_the_tensor_harness_is_fully_checked(tmp_path, monkeypatch):
+    """The harness of a tensor store, a tensor reduction and a tensor load, compiled for sm_90:
+    ptxas makes UTMASTG.1D, UTMAREDG.1D.ADD and UTMALDG.1D of them, the checker maps every
+    synchronisation point (the copies among them) and leaves nothing unchecked; without the row's
+    SASS tokens the copies stay unmatched (a note names each).""" 
+    from fuzzgpu.sass import ptx_parser, toolchain
+
+    ps = [parse_file(LITMUS / "TMA-tensor-store-fence-writer.litmus"),
+          parse_file(LITMUS / "TMA-tensor-load-mbarrier-relaxed.litmus"),
+          parse(STORE.replace("COPY", "cp.reduce.async.bulk.tensor.1d.global.shared.add g, s").replace("PTX T", "PTX TR"))]
+    src, _ = codegen.generate_module(ps)
+    cu = tmp_path / "t.cu"
+    cu.write_text(src)
+    ptx_text, cubin = toolchain.compile_cu(cu, "sm_90", tmp_path)
+    sass_text = toolchain.disassemble(cubin)
+    for op in ("UTMASTG.1D", "UTMAREDG.1D.ADD", "UTMALDG.1D"):
+        assert op in sass_text, op
+    rep = sass.analyse(ptx_text, sass_text, "sm_90", "tensor")
+    assert rep.findings == () and rep.unchecked == ()
+    kernels = [f for f in rep.functions if f.name.startswith("fzh_")]
+    assert len(kernels) == 3 and all(f.complete and f.mapped_syncs == f.ptx_syncs for f in kernels)
+    assert not any("emits no SASS" in n for f in kernels for n in f.notes)
+    # without the row's SASS tokens the copies are not matched: each is left as a point with no
+    # SASS (it orders none of its thread's accesses, so nothing else depends on it)
+    monkeypatch.delitem(ptx_parser._SASS_OF, "cp.async.bulk.tensor")
+    rep = sass.analyse(ptx_text, sass_text, "sm_90", "tensor")
+    kernels = [f for f in rep.functions if f.name.startswith("fzh_")]
+    assert all(f.mapped_syncs == f.ptx_syncs - 1 for f in kernels)
+    assert all(any("async.bulk.tensor" in n and "emits no SASS" in n for n in f.notes) for f in kernels)
+
+
+# -- the host's tensor map ----------------------------------------------------------------------
+
+def _fake_cu():
+    enum = lambda *names: SimpleNamespace(**{n: n for n in names})  # noqa: E731
+    return SimpleNamespace(
+        CUtensorMapDataType=enum("CU_TENSOR_MAP_DATA_TYPE_UINT32"),
+        CUtensorMapInterleave=enum("CU_TENSOR_MAP_INTERLEAVE_NONE"),
+        CUtensorMapSwizzle=enum("CU_TENSOR_MAP_SWIZZLE_NONE"),
+        CUtensorMapL2promotion=enum("CU_TENSOR_MAP_L2_PROMOTION_NONE"),
+        CUtensorMapFloatOOBfill=enum("CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"),
+        cuuint64_t=lambda v: ("u64", v), cuuint32_t=lambda v: ("u32", v),
+    )
+
+
+def test_tensor_map_arguments():
+    from fuzzgpu.backends.cuda import tensor_map_args
+
+    a = tensor_map_args(_fake_cu(), 0x7000_0000, 1 << 20)
+    assert a[:7] == ("CU_TENSOR_MAP_DATA_TYPE_UINT32", 1, 0x7000_0000, [("u64", 1 << 20)], [], [("u32", 4)], [("u32", 1)])
+    assert a[7:] == ("CU_TENSOR_MAP_INTERLEAVE_NONE", "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_L2_PROMOTION_NONE",
+                     "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE")
+    assert codegen.TENSOR_BOX * 4 % 16 == 0  # cuTensorMapEncodeTiled: boxDim[0] * element size, a multiple of 16
+
+
+def test_a_buffer_past_32_bit_coordinates_is_refused():
+    from fuzzgpu.backends.cuda import TENSOR_MAP_MAX_WORDS, CudaBackend
+
+    b = object.__new__(CudaBackend)
+    b.cu = _fake_cu()
+    with pytest.raises(codegen.Unrunnable, match="signed 32-bit coordinates"):
+        b.put_tensor_map(b"", "P", "fz_tmap_x", 0, TENSOR_MAP_MAX_WORDS + 1)
+
+
+def test_missing_encode_is_an_environment_error():
+    from fuzzgpu.backends.cuda import CudaBackend
+    from fuzzgpu.errors import EnvError
+
+    b = object.__new__(CudaBackend)
+    b.cu = _fake_cu()
+    with pytest.raises(EnvError, match="cuTensorMapEncodeTiled"):
+        b.put_tensor_map(b"", "P", "fz_tmap_x", 0, 1024)
+
+
+
+def test_the_histogram_leaves_static_shared_memory_when_the_slots_fill_it(monkeypatch):
+    """The tensor operands' 128-byte slots (36 KB for a load) and a shared histogram must fit the
+    48 KB of static shared memory; past it the histogram is kept in global memory."""
+    from fuzzgpu.codegen import harness
+
+    p = parse_file(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus")
+    src, _ = codegen.harness_source(p)
+    assert "__shared__ unsigned fz_hist[" in src
+    monkeypatch.setattr(harness, "STATIC_SHARED_BYTES", 4 * codegen.layout.shared_words(p) + 64)
+    src, _ = codegen.harness_source(p)
+    assert "__shared__ unsigned fz_hist[" not in src
