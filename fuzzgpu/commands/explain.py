@@ -164,7 +164,7 @@ def race_lines(entry: Any) -> list[str]:
     lines = ["", "data race (PTX ISA 8.10.1: conflicting accesses, not morally strong, not ordered by causality order):"]
     try:
         ra = race.analyse_races(entry.program)
-        outs = [tuple((k, v) for k, v in o["outcome"].items()) for o in offending]
+        outs = [entry.program.outcome_of(o["outcome"]) for o in offending]
         for o in outs:
             for pair in ra.racy.get(o, ()):
                 lines.append(f"  racing pair: {pair.describe()}")

@@ -156,7 +156,7 @@ def _stored_verdict(entry: Any) -> Any:
     from ..properties import Offence
 
     class _V:
-        offending = tuple(Offence(tuple(o["outcome"].items()), int(o.get("count", 0)), str(o.get("verdict", "")), "")
+        offending = tuple(Offence(entry.program.outcome_of(o["outcome"]), int(o.get("count", 0)), str(o.get("verdict", "")), "")
                           for o in entry.data["verdict"].get("offending", []))
     return _V()
 

@@ -228,6 +228,14 @@ class Program:
             loc = self.location(loc.alias_of)
         return loc.name
 
+    def outcome_of(self, values: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+        """``values`` (an outcome read from JSON, whose key order is the file's) as the oracle's
+        outcome tuple: its keys in :meth:`outcome_keys` order, then any others sorted.  Outcomes
+        are compared as tuples, so every outcome that comes from outside the oracle goes through
+        here."""
+        order = {k: i for i, k in enumerate(self.outcome_keys())}
+        return tuple(sorted(((str(k), v) for k, v in values.items()), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+
     def outcome_keys(self) -> tuple[str, ...]:
         """The keys an outcome of this program has: the condition's registers and locations, then
         ``observed``, in first-mention order."""
