@@ -14,8 +14,11 @@
 #                                   then issue 17's Ray against local workers (bench/ray_h200.sh,
 #                                   SECONDS_PER_RUN=240) in the background                 ~10 minutes
 #   bench/h200_session6.sh collect  waits for the Ray comparison and collects it          ~1 minute
-#   bench/h200_session6.sh tensor   the cp.async.bulk.tensor GPU tests and litmus runs; replay --fixed
-#                                   of session 4's race corpus with the new fix search    ~4 minutes
+#   bench/h200_session6.sh tensor   (a second sitting) the GPU tests of cp.async.bulk.tensor and of
+#                                   run's stress options; the tensor litmus tests; the campaign's TMA
+#                                   store under the stress that found it, fenced 1e9; replay --fixed of
+#                                   session 6's proxy corpus and session 4's race corpus with the
+#                                   corrected fix search                                  ~5 minutes
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) and raybundle/ray-site-cp312.tar.xz carried, and $OUT set; everything comes back in
@@ -53,7 +56,7 @@ start)
   done > "$d/complete-tx.txt" 2>&1
   grep -E "^(===|exit)" "$d/complete-tx.txt"
   while [ $SECONDS -lt 570 ]; do sleep 5; done
-  tail -3 "$d/proxy.txt" "$d/model.txt"
+  tail -n 3 "$d/proxy.txt" "$d/model.txt"
   tar -C "$R" -czf "$OUT/start.tar.gz" start
   ;;
 finish)
@@ -101,19 +104,32 @@ collect)
   tar -C "$R" -czf "$OUT/collect.tar.gz" ray
   ;;
 tensor)
+  # the second sitting: what the first could not run (the tensor copies and the corrected fix search
+  # were built after it)
   x=$R/tensor; mkdir -p "$x"
-  echo "== cp.async.bulk.tensor GPU tests"
-  timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
-    tests/test_gpu_tensor.py tests/test_instr_fence_acquire_release.py > "$x/pytest-gpu-tensor.txt" 2>&1
-  echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR)|passed|failed" "$x/pytest-gpu-tensor.txt" | tail -20
+  { date -u; git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
+  echo "== GPU tests of the new parts: cp.async.bulk.tensor, run's stress options, tune"
+  timeout 170 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
+    tests/test_gpu_tensor.py tests/test_run_stress_options.py tests/test_tune_cli.py > "$x/pytest-gpu-new.txt" 2>&1
+  echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR|XFAIL|XPASS)|passed|failed" "$x/pytest-gpu-new.txt" | tail -20
+  echo "== the tensor litmus tests under the tuned TMA-store stress (1e8 each)"
   for t in tests/litmus/async-proxy/*tensor*.litmus; do
-    [ -f "$t" ] || continue
-    echo "=== $t"; timeout 60 $F run --instances 1e8 $TUNED "$t" 2>&1 | tail -10; echo "exit ${PIPESTATUS[0]}"
-  done > "$x/tensor-runs.txt" 2>&1; cat "$x/tensor-runs.txt" | grep -E '^(===|exit)|stale|forbidden' | head -40
+    echo "=== $t"; timeout 40 $F run --instances 1e8 --stress-config strategies/stress/tma-store-tuned.toml "$t" 2>&1 | tail -9; echo "exit ${PIPESTATUS[0]}"
+  done > "$x/tensor-runs.txt" 2>&1; grep -E '^(===|exit|Observation)' "$x/tensor-runs.txt"
+  echo "== the campaign's TMA store (same thread) under the stress that found it: no fence 1e8, fence 1e9"
+  C=strategies/stress/tma-store-campaign-h200.toml
+  timeout 40 $F run --instances 1e8 --stress-config $C tests/litmus/async-proxy/TMA-store-same-thread-no-fence.litmus > "$x/same-thread-no-fence.txt" 2>&1
+  echo "exit $?"; grep -E '^(Observation|Instances)' "$x/same-thread-no-fence.txt"
+  timeout 80 $F run --instances 1e9 --stress-config $C tests/litmus/async-proxy/TMA-store-same-thread-fence.litmus > "$x/same-thread-fence.txt" 2>&1
+  echo "exit $?"; grep -E '^(Observation|Instances)' "$x/same-thread-fence.txt"
+  echo "== replay --fixed of session 6's proxy corpus (corrected fix reading), 1e8 instances each"
+  rm -rf "$R/proxy6" && cp -r bench/results/campaign-h200-session6/proxy-corpus "$R/proxy6"
+  timeout 90 $F replay "$R/proxy6" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-proxy.txt" 2>&1
+  echo "exit $?"; tail -5 "$x/replay-fixed-proxy.txt"
   echo "== replay --fixed of session 4's race corpus with this code's fix search"
   rm -rf "$R/race4" && cp -r bench/results/campaign-h200-session4/race-corpus "$R/race4"
-  timeout 150 $F replay "$R/race4" --backend cuda --fixed > "$x/replay-fixed-race4.txt" 2>&1
-  echo "exit $?"; tail -24 "$x/replay-fixed-race4.txt"
+  timeout 120 $F replay "$R/race4" --backend cuda --fixed > "$x/replay-fixed-race4.txt" 2>&1
+  echo "exit $?"; tail -17 "$x/replay-fixed-race4.txt"
   tar -C "$R" -czf "$OUT/tensor.tar.gz" tensor
   ;;
 *)
