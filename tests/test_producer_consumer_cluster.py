@@ -28,6 +28,7 @@ from fuzzgpu.ir import (
     Barrier,
     ClusterBarrier,
     CpAsyncBulk,
+    Fence,
     Filler,
     FenceMbarrierInit,
     GridDepControl,
@@ -75,6 +76,9 @@ FEATURES = {
         t.placement.grid in p.pdl_grids and _first(p, GridDepControl, k) < _first(p, CpAsyncBulk, k) < len(t.code)
         for k, t in enumerate(p.threads)),
     "PDL": lambda p: bool(p.pdl_grids),
+    # the one-way fences of the semantics table (PTX ISA 8.6+), drawn on either side
+    "fence.release": lambda p: any(isinstance(i, Fence) and i.sem is Sem.RELEASE for i in _code(p)),
+    "fence.acquire": lambda p: any(isinstance(i, Fence) and i.sem is Sem.ACQUIRE for i in _code(p)),
 }
 
 
