@@ -43,7 +43,8 @@ read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.asyn
 Choices are uniform but for the weights named where they are drawn (``_SIGNAL_SHARES``; the PDL
 trigger, the dependent's work before its wait, ``.nc`` under PDL, the read kind), each listing its
 simplest option first.  Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
-a ``.nc`` load of global data, an mbarrier initialised before use), so every draw is a valid
+a ``.nc`` load of global data, an mbarrier initialised before use, no spin the harness would play
+before the write it waits for), so every draw is a valid
 Program the oracle covers.  Every draw is runnable on the GPU harness
 (:func:`fuzzgpu.codegen.unrunnable_reasons`) except those with an ``async.read`` (no
 value-returning PTX form) or a ``tcgen05.fence`` (sm_100a): the cuda backend refuses those before
