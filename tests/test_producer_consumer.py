@@ -35,8 +35,7 @@ FIND = settings(max_examples=20000, deadline=None, suppress_health_check=list(He
 
 #: what the harness refuses in a draw, by design: the async.read shapes the wgmma harness cannot run
 #: (docs/harness.md, "Async-proxy readers"), or sm_100a only
-KNOWN_REFUSALS = ("control flow in a program with async.read", "async.read of ", "tcgen05.fence::",
-                  "in code the harness plays after that spin")  # codegen._spin_order_reasons
+KNOWN_REFUSALS = ("control flow in a program with async.read", "async.read of ", "tcgen05.fence::")
 
 
 @FAST

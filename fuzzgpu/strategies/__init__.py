@@ -79,7 +79,9 @@ from ..ir import (
     validate,
 )
 
-from .producer_consumer import HANDOFF_PLACEMENTS, READ_KINDS, UNRUNNABLE, producer_consumer  # noqa: E402
+from .producer_consumer import (  # noqa: E402
+    FENCE_NAMES, HANDOFF_PLACEMENTS, ONE_WAY_FENCES, READ_KINDS, UNRUNNABLE, producer_consumer, profile_fences, side_fences,
+)
 from ..semantics import DRAWN as MECHANISMS  # noqa: E402
 from ..profiles import (  # noqa: E402, F401 -- the vocabulary a profile may use; public names here too
     CLASSIC_SHAPES, DEFAULT_OPTIONS, FENCE_TYPES, HANG_TYPES, LOAD_TYPES, PATTERNS, PLACEMENTS, SCOPE_NAMES, SHAPES,
@@ -391,8 +393,10 @@ def mbarrier_spin(draw, options: Options = DEFAULT_OPTIONS) -> Program:
 
 def handoff(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
     """The general generator (:func:`producer_consumer`) with every mechanism and placement, and
-    the profile's load, store, fence and scope options."""
-    return producer_consumer(loads=options.loads, stores=options.stores, fences=options.fences, scopes=options.scopes)
+    the profile's load, store, fence and scope options (the fences as :func:`profile_fences` reads
+    them: ``acq_rel`` brings the one-way fence.release / fence.acquire)."""
+    return producer_consumer(loads=options.loads, stores=options.stores, fences=profile_fences(options.fences),
+                             scopes=options.scopes)
 
 
 def random_programs(options: Options = DEFAULT_OPTIONS) -> st.SearchStrategy[Program]:
@@ -565,7 +569,8 @@ def _replace_code(p: Program, tid: int, code: tuple[Instruction, ...]) -> Progra
 
 __all__ = [
     # the general generator
-    "producer_consumer", "MECHANISMS", "HANDOFF_PLACEMENTS", "READ_KINDS", "UNRUNNABLE",
+    "producer_consumer", "MECHANISMS", "HANDOFF_PLACEMENTS", "READ_KINDS", "UNRUNNABLE", "FENCE_NAMES", "ONE_WAY_FENCES",
+    "side_fences", "profile_fences",
     # templates and profiles
     "programs", "shape", "weighted", "classic", "pdl_handoff", "tma_store", "tma_load", "mbarrier_handoff", "cp_async",
     "spin_handoff", "mbarrier_spin", "handoff", "random_programs", "litmus_programs",

@@ -16,8 +16,10 @@ data write         ``st`` (every semantics and scope, global or shared), ``red.a
                    ``cp.async`` (completed by ``wait_group 0``, ``wait_all``,
                    ``cp.async.mbarrier.arrive`` or nothing), ``cp.async.bulk`` global->shared
                    (TMA load, ``complete_tx`` on an mbarrier)
-fence              none, ``fence.acq_rel``/``fence.sc`` (every scope), ``fence.proxy.async``
-                   (every state space), ``tcgen05.fence::before_thread_sync``
+fence              none, a fence of the semantics table (every scope): ``fence.acq_rel``,
+                   ``fence.sc``, ``fence.release``, then the wrong-sided ``fence.acquire``
+                   (:func:`side_fences`); ``fence.proxy.async`` (every state space),
+                   ``tcgen05.fence::before_thread_sync``
 signal             none (one thread, or stream order), a flag (``st``/``red``: weak,
                    relaxed/volatile, release/acquire, or relaxed between fences; every scope), ``bar.sync``/``bar.arrive``, ``mbarrier.arrive``
                    (release/relaxed, ``.cta``/``.cluster``, ``.expect_tx``),
@@ -30,7 +32,8 @@ wait               the matching one: ``ld`` of the flag once or in a loop, ``bar
                    ``mbarrier.try_wait``/``test_wait`` (acquire/relaxed, once or in a loop),
                    the same cluster barrier, work (a filler) then ``griddepcontrol.wait``
                    (before the read, after it, or none)
-fence              as above, or ``tcgen05.fence::after_thread_sync``
+fence              as above with the sides swapped (``fence.acquire``, then the wrong-sided
+                   ``fence.release``), or ``tcgen05.fence::after_thread_sync``
 read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.async.bulk``
                    shared->global (TMA store, ``bulk_group`` completion: ``wait_group 0``,
                    ``.read``, or none), ``cp.async.bulk`` global->shared of an earlier grid's
@@ -40,7 +43,8 @@ read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.asyn
 Choices are uniform but for the weights named where they are drawn (``_SIGNAL_SHARES``; the PDL
 trigger, the dependent's work before its wait, ``.nc`` under PDL, the read kind), each listing its
 simplest option first.  Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
-a ``.nc`` load of global data, an mbarrier initialised before use), so every draw is a valid
+a ``.nc`` load of global data, an mbarrier initialised before use, no spin the harness would play
+before the write it waits for), so every draw is a valid
 Program the oracle covers.  Every draw is runnable on the GPU harness
 (:func:`fuzzgpu.codegen.unrunnable_reasons`) except those with an ``async.read`` (no
 value-returning PTX form) or a ``tcgen05.fence`` (sm_100a): the cuda backend refuses those before
@@ -55,7 +59,7 @@ from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
 
-from ..semantics import DRAWN
+from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, RELEASE_FENCE_SEMS
 from ..ir import (
     AsyncRead,
     Barrier,
@@ -190,8 +194,49 @@ class _Opts:
     tcgen05: bool
 
 
+#: the fences of the semantics table the generator may draw (``fences``): every row whose IR is
+#: ``Fence (<sem>)`` (:data:`fuzzgpu.semantics.FENCE_KEYS`), by its ``.sem``
+FENCE_NAMES: tuple[str, ...] = tuple(s.value for s in FENCE_KEYS)
+#: the fences that order one direction only (fence.release, fence.acquire): the rows that are a
+#: release or an acquire fence but not both (ISA 8.8 "Release and Acquire Patterns"; membar/fence)
+ONE_WAY_FENCES: tuple[str, ...] = tuple(s.value for s in FENCE_KEYS if s not in MEMORY_FENCE_SEMS)
+#: a memory fence gets two shares of a fence draw (one each for fence.acq_rel and fence.sc before the
+#: one-way fences joined; the proxy fence's share stays)
+_MEMORY_FENCE_SHARES = 2
+SIDES = ("producer", "consumer")
+
+
+def side_fences(side: str, allowed: Sequence[str] = FENCE_NAMES) -> tuple[Sem, ...]:
+    """The fences a side of a handoff draws from, of those ``allowed``, in shrink order.
+
+    Read from the semantics table: the producer (release side) orders its data write before its
+    signal with a release fence (:data:`fuzzgpu.semantics.RELEASE_FENCE_SEMS`), the consumer
+    (acquire side) its wait before its read with an acquire fence (``ACQUIRE_FENCE_SEMS``): ISA 8.8
+    "Release and Acquire Patterns" (a release pattern is a release fence then a strong write, an
+    acquire pattern a strong read then an acquire fence).  First the fences of both directions
+    (fence.acq_rel first: the simplest fence, where shrinking goes), then the side's one-way fence
+    (fence.release / fence.acquire), then the other side's one-way fences: a fence on the wrong side
+    orders nothing the handoff needs, a plausible bug the oracle judges."""
+    if side not in SIDES:
+        raise ValueError(f"side: {side!r} is neither of {list(SIDES)}")
+    right = RELEASE_FENCE_SEMS if side == "producer" else ACQUIRE_FENCE_SEMS
+    order = (MEMORY_FENCE_SEMS + tuple(s for s in right if s not in MEMORY_FENCE_SEMS)
+             + tuple(s for s in FENCE_KEYS if s not in right))
+    return tuple(s for s in order if s.value in allowed)
+
+
+def profile_fences(names: Sequence[str]) -> tuple[str, ...]:
+    """A profile's ``fences`` (:data:`fuzzgpu.profiles.FENCE_TYPES`: ``none``, ``acq_rel``, ``sc``, the
+    fences the templated shapes draw) as the generator's ``fences``: each as named, and with
+    ``acq_rel`` the one-way fences, which order one of its two directions each (membar/fence:
+    fence.acq_rel is a release and an acquire fence)."""
+    halves = ONE_WAY_FENCES if "acq_rel" in names else ()
+    return tuple(names) + tuple(f for f in halves if f not in names)
+
+
 def _fence(draw: st.DrawFn, o: _Opts, side: str, proxy_ok: bool) -> Instruction | None:
-    kinds = ["none"] + [f for f in ("acq_rel", "sc") if f in o.fences]
+    sems = side_fences(side, o.fences)
+    kinds = ["none"] + ["fence"] * (_MEMORY_FENCE_SHARES if sems else 0)
     if proxy_ok:
         kinds.append("proxy.async")
     # a tcgen05.fence (sm_100a: the harness refuses it) in about one fence of twenty-five
@@ -204,7 +249,7 @@ def _fence(draw: st.DrawFn, o: _Opts, side: str, proxy_ok: bool) -> Instruction 
         return ProxyFence(ProxyFenceKind.ASYNC, draw(st.sampled_from(("shared::cta", None, "global"))))
     if kind == "tcgen05":
         return Tcgen05Fence("before_thread_sync" if side == "producer" else "after_thread_sync")
-    return Fence(Sem(kind), _scope(draw, o.scopes))
+    return Fence(draw(st.sampled_from(sems)), _scope(draw, o.scopes))
 
 
 def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: int) -> int:
@@ -335,7 +380,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     # volatile) one, release/acquire, or a relaxed flag between fences -- each at its own scopes
     pattern = draw(st.sampled_from(_patterns(o))) if signal == "flag" else ""
     if pattern == "fences":
-        fence: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
+        fence: Instruction | None = Fence(draw(st.sampled_from(side_fences("producer", o.fences))), _scope(draw, o.scopes))
     else:
         fence = _fence(draw, o, "producer", proxy_ok=True)
     if fence is not None:
@@ -404,7 +449,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
             C.append(GridDepControl("wait"))
         wait_after_read = at == "after"
     if pattern == "fences":
-        after: Instruction | None = Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), _scope(draw, o.scopes))
+        after: Instruction | None = Fence(draw(st.sampled_from(side_fences("consumer", o.fences))), _scope(draw, o.scopes))
     else:
         after = _fence(draw, o, "consumer", proxy_ok=True) if signal != "same-thread" else None
     if after is not None:
@@ -471,7 +516,7 @@ _PATTERN_SEMS = {
 
 def _patterns(o: _Opts) -> tuple[str, ...]:
     """The flag patterns the profile's options allow (release/acquire first)."""
-    fences = any(f in o.fences for f in ("acq_rel", "sc"))
+    fences = bool(side_fences("producer", o.fences)) and bool(side_fences("consumer", o.fences))
     ok = [p for p, (st_sems, ld_sems) in _PATTERN_SEMS.items() if (p != "fences" or fences)
           and any(x in o.stores for x in st_sems) and any(x in o.loads for x in ld_sems)]
     return tuple(ok) or ("weak",)
@@ -528,9 +573,45 @@ def _assemble(pr: _Prog) -> Program:
             for t in members:
                 code[t].insert(0, Barrier(0))
             code[members[0]][0:0] = [MbarrierInit(b, 1) for b in bars]
+    code = _unspin(code)
     threads = tuple(Thread(pr_name(t), pr.placements[t], tuple(c)) for t, c in enumerate(code))
     pdl = tuple(sorted({pl.grid for pl in pr.placements if pl.grid > 0})) if pr.pdl else ()
     return validate(Program("HANDOFF", threads, tuple(pr.locations), observed=tuple(pr.observed), pdl_grids=pdl))
+
+
+def _segment(code: Sequence[Instruction], n: int) -> int:
+    """The barrier segment of instruction ``n``: how many ``bar.sync``/``barrier.cluster`` precede it."""
+    return sum(isinstance(i, (Barrier, ClusterBarrier)) for i in code[:n])
+
+
+def _late_spin(code: list[list[Instruction]]) -> tuple[int, int, int] | None:
+    """(thread, label index, branch index) of the first spin loop whose awaited location another
+    thread writes in code the harness plays after it, or None.  Every hardware thread plays every
+    role of its grid, barrier segment by barrier segment and within a segment roles without loops
+    first (docs/harness.md; ``fuzzgpu.codegen`` refuses such a spin: every instance would time out)."""
+    order = sorted(range(len(code)), key=lambda t: (_has_branch(code[t]), t))
+    rank = {t: k for k, t in enumerate(order)}
+    for a, ca in enumerate(code):
+        labels = {i.name: k for k, i in enumerate(ca) if isinstance(i, Label)}
+        for n, br in enumerate(ca):
+            if not isinstance(br, Branch) or labels.get(br.target, n + 1) > n:
+                continue
+            awaited = {loc for i in ca[labels[br.target]:n + 1] for loc in i.locations()}
+            late = any((_segment(cb, m), rank[b]) > (_segment(ca, n), rank[a])
+                       for b, cb in enumerate(code) if b != a
+                       for m, w in enumerate(cb) if not isinstance(w, Load) and awaited & set(w.locations()))
+            if late:
+                return a, labels[br.target], n
+    return None
+
+
+def _unspin(code: list[list[Instruction]]) -> list[list[Instruction]]:
+    """Each spin loop the harness would play before the write it waits for (:func:`_late_spin`)
+    waits once instead (its body without the label and the branch): a draw stays runnable."""
+    while (late := _late_spin(code)) is not None:
+        t, lab, br = late
+        code[t] = code[t][:lab] + code[t][lab + 1:br] + code[t][br + 1:]
+    return code
 
 
 def _before_loop(code: list[Instruction]) -> int:
@@ -547,7 +628,7 @@ def producer_consumer(
     *,
     loads: Sequence[str] = ("weak", "relaxed", "acquire", "volatile", "nc"),
     stores: Sequence[str] = ("weak", "relaxed", "release", "volatile"),
-    fences: Sequence[str] = ("none", "acq_rel", "sc"),
+    fences: Sequence[str] = ("none",) + FENCE_NAMES,
     scopes: Sequence[str] = ("cta", "cluster", "gpu", "sys"),
     reads: Sequence[str] = READ_KINDS,
     stages: int = 2,
@@ -558,7 +639,10 @@ def producer_consumer(
     :data:`fuzzgpu.semantics.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
     ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``dsm``, ``cluster-barrier``,
     ``remote-arrive``) and ``placements``
-    (:data:`HANDOFF_PLACEMENTS`).  The consumer reads with ``ld`` in about five draws of six where
+    (:data:`HANDOFF_PLACEMENTS`).  ``fences`` names the fences of the semantics table it may
+    draw (:data:`FENCE_NAMES`: ``acquire``, ``release``, ``acq_rel``, ``sc``; ``none`` for no
+    fence): each side draws the ones of its direction first, then the wrong-sided one-way fence
+    (:func:`side_fences`).  The consumer reads with ``ld`` in about five draws of six where
     another read is possible (two of three across grids), else with a bulk copy or, half as often,
     an ``async.read``; about one fence of twenty-five is a ``tcgen05.fence``.
     ``runnable`` leaves out what the GPU harness cannot run (``async.read``, ``tcgen05.fence``):
@@ -566,6 +650,9 @@ def producer_consumer(
     bad = [m for m in mechanisms if m not in DRAWN]
     if bad or not mechanisms:
         raise ValueError(f"mechanisms: unknown {bad} (choose from {list(DRAWN)})")
+    badf = [f for f in fences if f != "none" and f not in FENCE_NAMES]
+    if badf:
+        raise ValueError(f"fences: unknown {badf} (choose from {['none', *FENCE_NAMES]})")
     badp = [pl for pl in placements if pl not in HANDOFF_PLACEMENTS]
     if badp or not placements:
         raise ValueError(f"placements: unknown {badp} (choose from {list(HANDOFF_PLACEMENTS)})")
@@ -584,4 +671,5 @@ def producer_consumer(
     return _assemble(pr)
 
 
-__all__ = ["HANDOFF_PLACEMENTS", "READ_KINDS", "UNRUNNABLE", "producer_consumer"]
+__all__ = ["FENCE_NAMES", "HANDOFF_PLACEMENTS", "ONE_WAY_FENCES", "READ_KINDS", "UNRUNNABLE", "producer_consumer",
+           "profile_fences", "side_fences"]
