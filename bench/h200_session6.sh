@@ -108,9 +108,10 @@ tensor)
   # were built after it)
   x=$R/tensor; mkdir -p "$x"
   { date -u; git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
-  echo "== GPU tests of the new parts: cp.async.bulk.tensor, run's stress options, tune"
+  echo "== GPU tests of the new parts: cp.async.bulk.tensor, run's stress options, the generator's one-way fences and cluster/PDL draws"
   timeout 170 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
-    tests/test_gpu_tensor.py tests/test_run_stress_options.py tests/test_tune_cli.py > "$x/pytest-gpu-new.txt" 2>&1
+    tests/test_gpu_tensor.py tests/test_run_stress_options.py tests/test_producer_consumer_fences.py \
+    tests/test_producer_consumer_cluster.py > "$x/pytest-gpu-new.txt" 2>&1
   echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR|XFAIL|XPASS)|passed|failed" "$x/pytest-gpu-new.txt" | tail -20
   echo "== the tensor litmus tests under the tuned TMA-store stress (1e8 each)"
   for t in tests/litmus/async-proxy/*tensor*.litmus; do
