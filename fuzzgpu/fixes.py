@@ -24,10 +24,10 @@ Where no single change does, pairs of single changes are tried (insertions inclu
 ``griddepcontrol.wait`` before a bulk copy *and* an mbarrier wait before the read of its data; a
 ``.cta`` release *and* acquire across CTAs), weakest first (the sum of their kinds' costs, then of
 their scopes, then the singles' order), and the fix says it is two changes.  Not every pair is
-judged: a pair is two annotation changes, or two changes each of which alone already *makes
-progress* (the oracle says it leaves fewer of the offending outcomes possible, or fewer racing
-pairs) -- a change that alone changes nothing the finding consists of is paired only with
-annotations.  At most :data:`MAX_CANDIDATES` changed programs are judged per finding (singles and
+judged (:func:`pairs`): a pair is two annotation changes on the path of a racing pair (one in
+each of its threads, after the write, before the other access), or two changes each of which alone
+already *makes progress* (the oracle says it leaves fewer of the offending outcomes possible, or
+removes a racing pair) and which between them reach every offending outcome.  At most :data:`MAX_CANDIDATES` changed programs are judged per finding (singles and
 pairs together, in that order), so a big program cannot make ``explain`` or a campaign slow.  Where
 nothing within that bound works, there is no fix, and :func:`find_fix` says so (None; the text is
 :data:`NO_FIX`) -- never a guess.
@@ -407,6 +407,15 @@ def _covers(orig: RaceAnalysis, outcomes: frozenset[Any], a: _Judged, b: _Judged
                for o in outcomes)
 
 
+def _on_path(w: tuple[int, int], o: tuple[int, int], x: Change, y: Change) -> bool:
+    """Are ``x`` and ``y`` on a causality path from the access at ``w`` to the one at ``o`` in another
+    thread: ``x`` in ``w``'s thread at or after it, ``y`` in ``o``'s thread at or before it?  An
+    annotation elsewhere cannot order the two (ISA 8.9: causality order leaves the writer's thread
+    after its write -- program order, then a release pattern -- and enters the reader's before its
+    read)."""
+    return (x.thread == w[0] != o[0] == y.thread and x.index >= w[1] and y.index <= o[1])
+
+
 def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change],
           judged: Sequence[_Judged]) -> list[tuple[Change, Change]]:
     """The pairs of single changes to judge, weakest first: the sum of their kinds' costs, then of
@@ -414,14 +423,16 @@ def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change
 
     * two changes that each alone make progress (remove an offending outcome or a racing pair that
       explains one) and between them reach every offending outcome (:func:`_covers`), or
-    * two annotation changes (a retry loop counts as one), one in each thread of a racing pair that
-      explains an offending outcome, or both on one wait: neither alone need change anything (a
-      ``.cta`` release and acquire across CTAs, widened one at a time, still race).
+    * two annotation changes (a retry loop counts as one) on the path of a racing pair that
+      explains an offending outcome, one in each of its threads (:func:`_on_path`), or both on one
+      wait: neither alone need change anything (a ``.cta`` release and acquire across CTAs, widened
+      one at a time, still race).
     """
     annot = ("replace", "retry")
-    sides = {(rp.write_at[0], rp.other_at[0]) for o in outcomes for rp in orig.racy.get(o, ())}
-    sides |= {(y, x) for x, y in sides}
-    moved = [j.removed or j.left < outcomes for j in judged]
+    # the racing pairs that explain the offending outcomes: a read (other) that missed a write the
+    # program meant to come first (model.race, "intended order"): the path runs write -> other
+    ends = {(rp.write_at, rp.other_at) for o in outcomes for rp in orig.racy.get(o, ())}
+    moved = [bool(j.removed) or j.left < outcomes for j in judged]
     out = []
     for i, a in enumerate(singles):
         for j in range(i + 1, len(singles)):
@@ -429,7 +440,8 @@ def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change
             if not compatible(a, b):
                 continue
             annotations = a.op in annot and b.op in annot and (
-                (a.thread, b.thread) in sides or (a.thread == b.thread and a.index == b.index))
+                (a.thread == b.thread and a.index == b.index) or
+                any(_on_path(w, o, a, b) or _on_path(w, o, b, a) for w, o in ends))
             if annotations or (moved[i] and moved[j] and _covers(orig, outcomes, judged[i], judged[j])):
                 out.append((a, b))
     out.sort(key=lambda ab: (ab[0].rank[0] + ab[1].rank[0], ab[0].rank[1] + ab[1].rank[1], ab[0].rank, ab[1].rank))
