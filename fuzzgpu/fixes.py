@@ -14,7 +14,8 @@ semantics table's fence rows, :data:`fuzzgpu.semantics.FENCE_KEYS`, one-way ``fe
 Changes are tried cheapest first: an annotation before an inserted wait, a wait before a proxy
 fence, a proxy fence before a memory fence, a smaller scope before a larger one, and within one kind
 the earliest place in the thread.  The first that the oracle accepts is the fix: no consistent
-execution of the changed program produces any offending outcome, some execution of it completes and
+execution of the changed program produces any offending outcome, some execution of it completes,
+the GPU harness can still run it (where it ran the original: ``replay --fixed`` runs the fix), and
 it does not hang where the original did not (:func:`fuzzgpu.model.liveness.termination`: a wait
 inserted before the arrive it needs spins for ever, which is no fix) -- the fix then says whether
 the program is also race-free, :mod:`fuzzgpu.model.race`; race-freedom alone is not enough --
@@ -369,9 +370,12 @@ def _origin(c: Change, at: tuple[int, int]) -> tuple[int, int] | None:
     return (tid, k - added[0]) if k - c.index >= 3 or c.op == "insert" else (tid, c.index)
 
 
-def _judge(orig: RaceAnalysis, c: Change | None, p: Program, outcomes: frozenset[Any]) -> _Judged:
-    """``p`` (``c`` made on the original, or a pair of changes: ``c`` None) judged by the oracle."""
+def _judge(orig: RaceAnalysis, c: Change | None, p: Program, outcomes: frozenset[Any], runnable: bool) -> _Judged:
+    """``p`` (``c`` made on the original, or a pair of changes: ``c`` None) judged by the oracle;
+    where the original is ``runnable`` on the GPU harness, a change that makes it unrunnable (a
+    wait loop before a ``bar.sync``: ``codegen.unrunnable_reasons``) is no fix."""
     from . import model
+    from .codegen.runnable import unrunnable_reasons
     from .model import liveness, race
 
     try:
@@ -394,6 +398,8 @@ def _judge(orig: RaceAnalysis, c: Change | None, p: Program, outcomes: frozenset
         return _Judged("", left, removed)
     if liveness.termination(p).may_hang and not liveness.termination(orig.program).may_hang:
         return _Judged("", outcomes)  # a wait that may spin for ever where the original could not
+    if runnable and unrunnable_reasons(p):
+        return _Judged("", left, removed)  # the harness could not run it: replay --fixed could not check it
     return _Judged("race-free" if not ra.is_racy else
                    "free of the offending outcomes (the oracle forbids them), though still racy", left, removed)
 
@@ -459,6 +465,9 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         orig = race.analyse_races(p)
     except model.Unsupported:
         return None
+    from .codegen.runnable import unrunnable_reasons
+
+    runnable = not unrunnable_reasons(p)
     singles = changes(p)
     judged: list[_Judged] = []
     tried = 0
@@ -466,7 +475,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         tried += 1
         if tried > budget:
             return None
-        j = _judge(orig, c, c.program, want)
+        j = _judge(orig, c, c.program, want, runnable)
         if j.why:
             return Fix((c,), c.program, j.why)
         judged.append(j)
@@ -475,7 +484,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         if tried > budget:
             return None
         prog = apply_all(p, (a, b))
-        j = _judge(orig, None, prog, want)
+        j = _judge(orig, None, prog, want, runnable)
         if j.why:
             return Fix((a, b), prog, j.why)
     return None

@@ -6,9 +6,12 @@ tests/data/fixes-session4), each with the fix argued by hand from the PTX ISA.
   bar0 and nobody waits on bar0; P1 reads the copy's destination after ``bar.sync 1``.  The ISA
   (cp.async.bulk; mbarrier: the writes of the copy are made visible to a thread that observes the
   phase completion) needs an acquire wait on bar0's phase 0 on the path to the read; the search had
-  no mbarrier-wait insertion.  The fix: a wait loop in the issuing thread after the copy, before the
-  barrier the program already hands off with (as class 4's ``cp.async.wait_group 0`` before
-  ``bar.sync``); a wait before the copy or the arrive never completes (must-hang, no fix).
+  no mbarrier-wait insertion.  The fix: an acquire wait loop in the reader, just before its read:
+  it orders the completion before that read only, the least a fix can order.  P0 could wait too,
+  after the copy and before ``bar.sync 1`` (the oracle accepts it, and the search order, thread by
+  thread, tries it first), but the GPU harness cannot run a loop before a ``bar.sync`` (it could
+  skip or repeat the barrier), so ``replay --fixed`` could not check it: no fix; a wait before the
+  copy or the arrive never completes (must-hang, no fix).
 * abc8219d19080c78 (race:2+bulk-completion): the PDL dependent's bulk copy reads the primary's
   ``x0`` before ``griddepcontrol.wait`` (griddepcontrol: only operations after the wait are ordered
   after the primary) *and* its ``.relaxed`` try_wait, untested, orders nothing.  Two insertions: a
@@ -16,7 +19,7 @@ tests/data/fixes-session4), each with the fix argued by hand from the PTX ISA.
   made a loop is not enough: .relaxed gives no acquire, so it is not the fix).
 * 1d3a58b4f4e647de (race:4+bulk-completion): 0ec5's missing wait *and* P1's own ``cp.async``
   read without ``cp.async.wait_group`` (cp.async: complete only at the issuing thread's wait):
-  two insertions, the wait loop of 0ec5 and ``cp.async.wait_group 0`` before the read.
+  two insertions, ``cp.async.wait_group 0`` before that read and the wait loop of 0ec5.
 * 0df3fb74d88b5f4f (race:4+flag): two weak flag handoffs (f0: P0 to P1, f1: P1 to P2) and a
   cp.async not waited for: the weakest fix is five changes (``cp.async.wait_group 0``, release and
   acquire on f0, release and acquire on f1; a weak flag never makes a release pattern, ISA 8.8), so
@@ -39,11 +42,12 @@ from fuzzgpu.model.race import analyse_races
 
 DATA = Path(__file__).resolve().parent / "data" / "fixes-session4"
 
-WAIT0 = "add a wait loop `LF00: mbarrier.try_wait.parity.acquire.cta r0, bar0, 0; beq r0, 0, LF00` in P0"
 EXPECTED = {
-    "0ec5a75cd7faf570": f"{WAIT0} before `bar.cta.sync 1`",
-    "1d3a58b4f4e647de": (f"{WAIT0} before `bar.cta.sync 1` and add `cp.async.wait_group 0` in P1 before `ld.weak r1, x1` "
-                         "(two changes: no single one suffices)"),
+    "0ec5a75cd7faf570": "add a wait loop `LF00: mbarrier.try_wait.parity.acquire.cta r1, bar0, 0; beq r1, 0, LF00` in P1 "
+                        "before `ld.weak r0, x0`",
+    "1d3a58b4f4e647de": ("add `cp.async.wait_group 0` in P1 before `ld.weak r1, x1` and add a wait loop "
+                         "`LF00: mbarrier.try_wait.parity.acquire.cta r2, bar0, 0; beq r2, 0, LF00` in P1 before "
+                         "`ld.weak r0, x0` (two changes: no single one suffices)"),
     "abc8219d19080c78": ("add `griddepcontrol.wait` in P1 before `mbarrier.init bar0, 1` and add a wait loop "
                          "`LF00: mbarrier.try_wait.parity.acquire.cta r2, bar0, 0; beq r2, 0, LF00` in P1 before "
                          "`mbarrier.try_wait.parity.relaxed.cta r0, bar0, 0` (two changes: no single one suffices)"),
@@ -84,7 +88,7 @@ def test_a_wait_that_never_completes_is_no_fix():
     assert early
     orig = analyse_races(p)
     for c in early:
-        assert not fixes._judge(orig, c, c.program, frozenset(tuple(o) for o in outs)).why, c.text
+        assert not fixes._judge(orig, c, c.program, frozenset(tuple(o) for o in outs), False).why, c.text
 
 
 def test_a_relaxed_wait_retried_is_not_the_fix_of_abc8219():
@@ -120,3 +124,15 @@ def test_apply_all_keeps_the_order_of_two_insertions_at_one_place():
     assert len(cs) == 2 and fixes.compatible(cs[0], cs[1])
     code = fixes.apply_all(p, cs).threads[1].code
     assert code[2:4] == (cs[0].new, cs[1].new)
+
+
+def test_a_fix_the_harness_cannot_run_is_no_fix():
+    """0ec5: P0's wait loop before ``bar.sync 1`` satisfies the oracle, but the harness refuses a
+    loop before a barrier (codegen.unrunnable_reasons), so the fix is P1's."""
+    from fuzzgpu.codegen.runnable import unrunnable_reasons
+
+    p, outs = _offending("0ec5a75cd7faf570")
+    c = next(c for c in fixes.changes(p) if c.op == "wait-loop" and c.thread == 0 and c.index == 4)
+    orig, want = analyse_races(p), frozenset(tuple(o) for o in outs)
+    assert fixes._judge(orig, c, c.program, want, False).why == "race-free"
+    assert unrunnable_reasons(c.program) and not fixes._judge(orig, c, c.program, want, True).why
