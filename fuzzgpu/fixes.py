@@ -333,9 +333,9 @@ def changes(p: Program) -> list[Change]:
                 c = Change(kind, tid, k, "", p, (COST[kind], scope.rank if scope else 0, j, tid, k), op, new)
                 prog = apply(p, c)
                 if op == "wait-loop":
-                    lab, w = prog.threads[tid].code[k], prog.threads[tid].code[k + 1]
-                    assert isinstance(lab, Label) and isinstance(w, MbarrierWait)
-                    text = (f"add a wait loop `{lab.name}: {_fmt(w)}; beq {w.dst}, 0, {lab.name}` in {t.name} "
+                    head, w = prog.threads[tid].code[k], prog.threads[tid].code[k + 1]
+                    assert isinstance(head, Label) and isinstance(w, MbarrierWait)
+                    text = (f"add a wait loop `{head.name}: {_fmt(w)}; beq {w.dst}, 0, {head.name}` in {t.name} "
                             f"{_where(t.code, k)}")
                 else:
                     text = f"add `{_fmt(new)}` in {t.name} {_where(t.code, k)}"
