@@ -205,7 +205,7 @@ def sass_fix_lines(entry: Any) -> list[str]:
 
     An ``ld.global.nc`` that ptxas moved across a synchronisation point may read what the oracle
     calls ``allowed-outside-model`` (the read-only contract is broken: a PDL primary still running,
-    another thread writing); the fix is the weakest single change after which the oracle forbids
+    another thread writing); the fix is the weakest change (one, else two) after which the oracle forbids
     those outcomes (:func:`fuzzgpu.fixes.find_fix`, e.g. ``ld.global.nc`` -> ``ld.weak``, which
     ptxas keeps in place).  A move the ISA forbids has no fix in the program: the compiler deviates;
     for an ``unguarded-wait`` the retry loop the ISA gives for waiting is shown, not checked (the
