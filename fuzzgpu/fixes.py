@@ -101,6 +101,19 @@ def _fence_weight(sem: Sem) -> int:
 
 #: the memory fences a fix may insert, weakest first (ties in the table's order)
 FENCE_SEMS: tuple[Sem, ...] = tuple(sorted(semantics.FENCE_KEYS, key=_fence_weight))
+#: PTX ISA "membar/fence": ``fence.acquire`` / ``fence.release`` need PTX ISA 8.6 and sm_90 or later
+ONE_WAY_FENCE_SM = 90
+_SM = re.compile(r"\Asm_([0-9]+)")
+
+
+def fence_sems(arch: str | None = None) -> tuple[Sem, ...]:
+    """The fences a fix may insert for a target ``arch`` (None: fuzzgpu's GPU targets, sm_90 and
+    later), weakest first: no one-way fence where the target lacks it (the codegen emits
+    ``fence.{sem}.{scope}`` as the program says, so a fix must not ask for one ptxas refuses)."""
+    m = _SM.match(arch) if arch else None
+    if m is None or int(m.group(1)) >= ONE_WAY_FENCE_SM:
+        return FENCE_SEMS
+    return tuple(s for s in FENCE_SEMS if s not in (Sem.ACQUIRE, Sem.RELEASE))
 
 
 @dataclass(frozen=True)
@@ -244,7 +257,7 @@ def _mbarriers(p: Program, tid: int) -> list[str]:
     return [loc.name for loc in p.locations if loc.kind == "mbarrier" and loc.name in used]
 
 
-def _inserts(p: Program, tid: int) -> Iterator[tuple[str, str, Instruction]]:
+def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[str, str, Instruction]]:
     """(kind, op, instruction) of each insertion into thread ``tid``, weakest first."""
     code = p.threads[tid].code
     if any(isinstance(i, CpAsync) for i in code):
@@ -261,7 +274,7 @@ def _inserts(p: Program, tid: int) -> Iterator[tuple[str, str, Instruction]]:
         yield "wait", "wait-loop", MbarrierWait("r0", bar, 0)
     for space in ("shared::cta", "global", None):
         yield "fence.proxy", "insert", ProxyFence(ProxyFenceKind.ASYNC, space)
-    for sem in FENCE_SEMS:
+    for sem in fence_sems(arch):
         for s in _SCOPES[:_SCOPES.index(_widest(p)) + 1]:
             yield "fence", "insert", Fence(sem, s)
 
@@ -307,8 +320,8 @@ def _fresh_register(p: Program, tid: int) -> str:
     return next(f"r{n}" for n in range(len(used) + 1) if f"r{n}" not in used)
 
 
-def changes(p: Program) -> list[Change]:
-    """Every single change of ``p``, cheapest first."""
+def changes(p: Program, arch: str | None = None) -> list[Change]:
+    """Every single change of ``p`` (for a target ``arch``, :func:`fence_sems`), cheapest first."""
     out: list[Change] = []
     for tid, t in enumerate(p.threads):
         for k, ins in enumerate(t.code):
@@ -324,7 +337,7 @@ def changes(p: Program) -> list[Change]:
                 out.append(Change("wait", tid, k, f"retry `{_fmt(ins)}` in {t.name} until it returns True "
                                   f"(a loop: `{lab}: ... beq {ins.dst}, 0, {lab}`)", _replace(p, tid, code),
                                   (COST["wait"], 0, -1, tid, k), "retry"))
-        for j, (kind, op, new) in enumerate(_inserts(p, tid)):
+        for j, (kind, op, new) in enumerate(_inserts(p, tid, arch)):
             scope = getattr(new, "scope", None)
             # a fence orders the thread's instructions before it with those after it: at the
             # thread's start or end it has one side empty and orders nothing (ISA "membar/fence")
@@ -454,9 +467,10 @@ def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change
     return out
 
 
-def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATES) -> Fix | None:
+def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATES, arch: str | None = None) -> Fix | None:
     """The weakest single change (else pair of changes) after which ``p`` is race-free or produces
-    none of ``outcomes``; None when none within ``budget`` changed programs."""
+    none of ``outcomes``; None when none within ``budget`` changed programs.  ``arch``: the target
+    (:func:`fence_sems`)."""
     from . import model
     from .model import race
 
@@ -468,7 +482,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     from .codegen.runnable import unrunnable_reasons
 
     runnable = not unrunnable_reasons(p)
-    singles = changes(p)
+    singles = changes(p, arch)
     judged: list[_Judged] = []
     tried = 0
     for c in singles:
@@ -494,12 +508,12 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
 FIXABLE = ("racy", "sc", "allowed", "allowed-outside-model")
 
 
-def fix_for(program: Program, verdict: Any) -> Fix | None:
+def fix_for(program: Program, verdict: Any, arch: str | None = None) -> Fix | None:
     """The fix for a failing verdict's fixable offending outcomes (None when it has none)."""
     outs = [o.outcome for o in getattr(verdict, "offending", ()) if o.verdict in FIXABLE]
     if not outs:
         return None
-    return find_fix(program, outs)
+    return find_fix(program, outs, arch=arch)
 
 
 def attach(program: Program, verdict: Verdict) -> Verdict:
@@ -510,5 +524,5 @@ def attach(program: Program, verdict: Verdict) -> Verdict:
     return dataclasses.replace(verdict, fix=f.text if f is not None else NO_FIX)
 
 
-__all__ = ["COST", "Change", "FENCE_SEMS", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "NO_FIX", "apply",
+__all__ = ["COST", "Change", "FENCE_SEMS", "ONE_WAY_FENCE_SM", "fence_sems", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "NO_FIX", "apply",
            "apply_all", "attach", "changes", "compatible", "find_fix", "fix_for", "pairs"]

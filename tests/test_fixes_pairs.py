@@ -136,3 +136,14 @@ def test_a_fix_the_harness_cannot_run_is_no_fix():
     orig, want = analyse_races(p), frozenset(tuple(o) for o in outs)
     assert fixes._judge(orig, c, c.program, want, False).why == "race-free"
     assert unrunnable_reasons(c.program) and not fixes._judge(orig, c, c.program, want, True).why
+
+
+def test_no_one_way_fence_for_a_target_without_it():
+    """fence.acquire/fence.release are PTX ISA 8.6, sm_90+: a fix for sm_80 does not ask for one."""
+    assert fixes.fence_sems("sm_90") == fixes.fence_sems(None) == fixes.FENCE_SEMS
+    assert fixes.fence_sems("sm_100a") == fixes.FENCE_SEMS
+    assert fixes.fence_sems("sm_80") == (Sem.ACQ_REL, Sem.SC)
+    p, _ = _offending("0df3fb74d88b5f4f")
+    sems = {c.new.sem for c in fixes.changes(p, "sm_80") if isinstance(c.new, Fence)}
+    assert sems == {Sem.ACQ_REL, Sem.SC}
+    assert {Sem.ACQUIRE, Sem.RELEASE} <= {c.new.sem for c in fixes.changes(p, "sm_90") if isinstance(c.new, Fence)}

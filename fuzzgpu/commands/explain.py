@@ -168,7 +168,7 @@ def race_lines(entry: Any) -> list[str]:
         for o in outs:
             for pair in ra.racy.get(o, ()):
                 lines.append(f"  racing pair: {pair.describe()}")
-        f = fixes.find_fix(entry.program, outs)
+        f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"))
     except model.Unsupported as e:
         return lines + [f"  the oracle no longer covers this program: {e}"]
     if f is None:

@@ -89,7 +89,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
            "backend": backend.describe(), "instances": n}
     program = entry.program
     if fixed:
-        f = fixes.fix_for(entry.program, _stored_verdict(entry))
+        f = fixes.fix_for(entry.program, _stored_verdict(entry), arch=entry.data["environment"].get("arch"))
         if f is None and entry.data.get("sass"):  # a moved ld.global.nc: the fix explain prints
             from .explain import sass_nc_fix
 
