@@ -28,8 +28,13 @@ their scopes, then the singles' order), and the fix says it is two changes.  Not
 judged (:func:`pairs`): a pair is two annotation changes on the path of a racing pair (one in
 each of its threads, after the write, before the other access), or two changes each of which alone
 already *makes progress* (the oracle says it leaves fewer of the offending outcomes possible, or
-removes a racing pair) and which between them reach every offending outcome.  At most :data:`MAX_CANDIDATES` changed programs are judged per finding (singles and
-pairs together, in that order), so a big program cannot make ``explain`` or a campaign slow.  Where
+removes a racing pair) and which between them reach every offending outcome.  No fence is tried at
+a thread's start or end (it orders nothing there) nor at a scope wider than the one that already
+includes every thread (the same fence to the oracle).  At most :data:`MAX_CANDIDATES` changed
+programs are judged per finding (singles and pairs together, in that order): the search asks the
+oracle a bounded number of questions (``race:2+bulk-completion`` of the H200 session-4 campaign,
+PDL with a bulk copy, about 150 of them, 25 s on one core), each as costly as the race analysis of
+one program of that size.  Where
 nothing within that bound works, there is no fix, and :func:`find_fix` says so (None; the text is
 :data:`NO_FIX`) -- never a guess.
 """
