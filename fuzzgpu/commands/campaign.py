@@ -54,7 +54,7 @@ Backends:
 Properties: model (no outcome the oracle forbids; default), sc (no non-SC outcome: the pattern
 is under-synchronised) or race (no outcome only a data race produces: the program races in the PTX
 ISA's sense and the run showed the handoff fail; each finding names the racing pair, the mechanism
-that failed and the weakest single change that fixes it; on sim and static the finding is the
+that failed and the weakest change (one, else two) that fixes it; on sim and static the finding is the
 oracle's).  Programs whose mechanism the oracle does not cover are counted as
 "not covered", never guessed.
 

@@ -15,8 +15,8 @@ the memory-model oracle's verdict, the axiom and the cycle of instructions that 
 offending outcome, the instances that timed out with the model's verdict on the program's waits
 (must complete: a finding; may hang: expected), the SASS lines ptxas moved (static findings), and the reproduction rate with the
 number of instances a replay needs.  A race finding (--property race) also shows each racing pair
-(the two accesses, the location, the mechanism that failed) and its fix: the weakest single change
-the oracle says removes the offending outcomes.  A SASS finding of an ld.global.nc that ptxas moved
+(the two accesses, the location, the mechanism that failed) and its fix: the weakest change (a
+single one, else a pair) the oracle says removes the offending outcomes, or "no fix within 2 changes".  A SASS finding of an ld.global.nc that ptxas moved
 across a synchronisation point shows the weakest change after which the oracle forbids what the
 moved load may read (e.g. ld.global.nc -> ld.weak; `replay --fixed` runs it); a forbidden outcome
 or a forbidden move has no fix in the program (a deviation), and a wait whose result nothing tests
@@ -168,11 +168,11 @@ def race_lines(entry: Any) -> list[str]:
         for o in outs:
             for pair in ra.racy.get(o, ()):
                 lines.append(f"  racing pair: {pair.describe()}")
-        f = fixes.find_fix(entry.program, outs)
+        f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"))
     except model.Unsupported as e:
         return lines + [f"  the oracle no longer covers this program: {e}"]
     if f is None:
-        lines.append(f"fix: none found among single changes (and pairs of annotations, {fixes.MAX_CANDIDATES} programs)")
+        lines.append(f"fix: {fixes.NO_FIX}")
     else:
         lines.append(f"fix: {f.describe()}")
         backend = entry.data["environment"].get("backend", "auto")
@@ -205,7 +205,7 @@ def sass_fix_lines(entry: Any) -> list[str]:
 
     An ``ld.global.nc`` that ptxas moved across a synchronisation point may read what the oracle
     calls ``allowed-outside-model`` (the read-only contract is broken: a PDL primary still running,
-    another thread writing); the fix is the weakest single change after which the oracle forbids
+    another thread writing); the fix is the weakest change (one, else two) after which the oracle forbids
     those outcomes (:func:`fuzzgpu.fixes.find_fix`, e.g. ``ld.global.nc`` -> ``ld.weak``, which
     ptxas keeps in place).  A move the ISA forbids has no fix in the program: the compiler deviates;
     for an ``unguarded-wait`` the retry loop the ISA gives for waiting is shown, not checked (the
@@ -227,8 +227,7 @@ def sass_fix_lines(entry: Any) -> list[str]:
                 lines.append("fix: none needed by the model: no outcome of this program depends on the ld.global.nc's "
                              "read-only contract (the move loses the source's order only)")
             elif fix is None:
-                lines.append(f"fix: none found among single changes (and pairs of annotations, {fixes.MAX_CANDIDATES} "
-                             f"programs) that forbids the stale outcome(s) {shown}")
+                lines.append(f"fix: {fixes.NO_FIX} that forbids the stale outcome(s) {shown}")
             else:
                 lines.append(f"fix: {fix.describe()}; the stale outcome(s) the moved ld.global.nc may read ({shown}, "
                              "allowed-outside-model) are then forbidden")

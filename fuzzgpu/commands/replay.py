@@ -34,8 +34,8 @@ hardware finding), which counts as not checked; an entry that
 cannot be read or validated, or whose kernels do not compile, is an ERROR: each is reported on its
 own line and the replay goes on with the other entries.
 
---fixed runs each entry's fixed program instead (the weakest single change the oracle says removes
-the finding, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
+--fixed runs each entry's fixed program instead (the weakest change, one or two, the oracle says
+removes the finding, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
 findings of a moved ld.global.nc) and says how often the entry's offending outcomes appeared in it
 (0: the stale value is gone); an entry without a fix is not checked.
 
@@ -89,7 +89,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
            "backend": backend.describe(), "instances": n}
     program = entry.program
     if fixed:
-        f = fixes.fix_for(entry.program, _stored_verdict(entry))
+        f = fixes.fix_for(entry.program, _stored_verdict(entry), arch=entry.data["environment"].get("arch"))
         if f is None and entry.data.get("sass"):  # a moved ld.global.nc: the fix explain prints
             from .explain import sass_nc_fix
 
@@ -98,7 +98,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
             except model.Unsupported:
                 f = None
         if f is None:
-            out.update(status="skipped", reason="no fix: no single change the oracle accepts (or nothing fixable)")
+            out.update(status="skipped", reason="no fix: no change (single, or pair) the oracle accepts (or nothing fixable)")
             return out
         program = f.program
         out["fix"] = f.text
