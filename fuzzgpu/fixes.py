@@ -479,7 +479,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     from . import model
     from .model import race
 
-    want = frozenset(tuple(o) for o in outcomes)
+    want = frozenset(p.outcome_of(dict(o)) for o in outcomes)  # the oracle's key order, whatever the caller's
     try:
         orig = race.analyse_races(p)
     except model.Unsupported:
