@@ -106,16 +106,16 @@ collect)
 tensor)
   # the second sitting: what the first could not run (the tensor copies and the corrected fix search
   # were built after it)
-  x=$R/tensor; mkdir -p "$x"
+  x=$OUT/tensor; mkdir -p "$x"   # straight into $OUT: what ran comes back even if the call runs out of time
   { date -u; git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
   echo "== GPU tests of the new parts: cp.async.bulk.tensor, run's stress options, the generator's one-way fences and cluster/PDL draws"
-  timeout 170 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
+  timeout 150 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
     tests/test_gpu_tensor.py tests/test_run_stress_options.py tests/test_producer_consumer_fences.py \
     tests/test_producer_consumer_cluster.py > "$x/pytest-gpu-new.txt" 2>&1
   echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR|XFAIL|XPASS)|passed|failed" "$x/pytest-gpu-new.txt" | tail -20
   echo "== the tensor litmus tests under the tuned TMA-store stress (1e8 each)"
   for t in tests/litmus/async-proxy/*tensor*.litmus; do
-    echo "=== $t"; timeout 40 $F run --instances 1e8 --stress-config strategies/stress/tma-store-tuned.toml "$t" 2>&1 | tail -9; echo "exit ${PIPESTATUS[0]}"
+    echo "=== $t"; timeout 25 $F run --instances 1e8 --stress-config strategies/stress/tma-store-tuned.toml "$t" 2>&1 | tail -9; echo "exit ${PIPESTATUS[0]}"
   done > "$x/tensor-runs.txt" 2>&1; grep -E '^(===|exit|Observation)' "$x/tensor-runs.txt"
   echo "== the campaign's TMA store (same thread) under the stress that found it: no fence 1e8, fence 1e9"
   C=strategies/stress/tma-store-campaign-h200.toml
@@ -125,11 +125,11 @@ tensor)
   echo "exit $?"; grep -E '^(Observation|Instances)' "$x/same-thread-fence.txt"
   echo "== replay --fixed of session 6's proxy corpus (corrected fix reading), 1e8 instances each"
   rm -rf "$R/proxy6" && cp -r bench/results/campaign-h200-session6/proxy-corpus "$R/proxy6"
-  timeout 90 $F replay "$R/proxy6" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-proxy.txt" 2>&1
+  timeout 60 $F replay "$R/proxy6" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-proxy.txt" 2>&1
   echo "exit $?"; tail -5 "$x/replay-fixed-proxy.txt"
   echo "== replay --fixed of session 4's race corpus with this code's fix search"
   rm -rf "$R/race4" && cp -r bench/results/campaign-h200-session4/race-corpus "$R/race4"
-  timeout 120 $F replay "$R/race4" --backend cuda --fixed > "$x/replay-fixed-race4.txt" 2>&1
+  timeout 100 $F replay "$R/race4" --backend cuda --fixed > "$x/replay-fixed-race4.txt" 2>&1
   echo "exit $?"; tail -17 "$x/replay-fixed-race4.txt"
   tar -C "$R" -czf "$OUT/tensor.tar.gz" tensor
   ;;
