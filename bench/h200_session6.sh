@@ -131,7 +131,6 @@ tensor)
   rm -rf "$R/race4" && cp -r bench/results/campaign-h200-session4/race-corpus "$R/race4"
   timeout 100 $F replay "$R/race4" --backend cuda --fixed > "$x/replay-fixed-race4.txt" 2>&1
   echo "exit $?"; tail -17 "$x/replay-fixed-race4.txt"
-  tar -C "$R" -czf "$OUT/tensor.tar.gz" tensor
   ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;
