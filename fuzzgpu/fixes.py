@@ -215,9 +215,10 @@ class Fix:
     def text(self) -> str:
         said = " and ".join(c.text for c in self.changes)
         if self.greedy:
-            return (f"{said} ({len(self.changes)} changes: no fewer found -- no single change or pair suffices, "
-                    f"and none of these can be dropped; found greedily, change by change, so a smaller fix is "
-                    f"not ruled out)")
+            # "of the exact search": a pair the greedy search reaches need not be one :func:`pairs` tries
+            return (f"{said} ({len(self.changes)} changes: no fewer found -- no single change or pair of the exact "
+                    f"search suffices, and none of these can be dropped; found greedily, change by change, so a "
+                    f"smaller fix is not ruled out)")
         return said + (" (two changes: no single one suffices)" if len(self.changes) > 1 else "")
 
     def describe(self) -> str:

@@ -39,8 +39,9 @@ DF3 = "0df3fb74d88b5f4f"
 EXPECTED = ("add `cp.async.wait_group 0` in P0 before `st.weak f0, 2` and make `st.weak f0, 2` in P0 "
             "`st.release.cta f0, 2` and make `ld.weak r0, f0` in P1 `ld.acquire.cta r0, f0` and make "
             "`st.weak f1, 4` in P1 `st.release.cta f1, 4` and make `ld.weak r0, f1` in P2 "
-            "`ld.acquire.cta r0, f1` (5 changes: no fewer found -- no single change or pair suffices, and none "
-            "of these can be dropped; found greedily, change by change, so a smaller fix is not ruled out)")
+            "`ld.acquire.cta r0, f1` (5 changes: no fewer found -- no single change or pair of the exact search "
+            "suffices, and none of these can be dropped; found greedily, change by change, so a smaller fix is "
+            "not ruled out)")
 
 
 def _offending(h: str):
