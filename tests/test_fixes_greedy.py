@@ -181,3 +181,35 @@ def test_explain_and_replay_fixed_print_the_greedy_fix(df3, monkeypatch):
 def test_no_fix_says_what_was_searched():
     assert fixes.NO_FIX.startswith(f"no fix within {fixes.MAX_CHANGES} changes")
     assert f"nor a greedy one of up to {fixes.MAX_GREEDY}" in fixes.NO_FIX
+
+
+def test_a_chain_of_two_weak_handoffs_across_ctas_gets_four_changes_each_at_its_scope():
+    """Two weak flag handoffs, P0 to P1 in one CTA and P1 to P2 in another: each needs a release
+    and an acquire (ISA 8.8: a weak flag makes no pattern), at ``.cta`` within the CTA and ``.gpu``
+    across CTAs (ISA "Scope": a ``.cta`` pattern does not include a thread of another CTA), so no
+    pair is a fix and the greedy one is these four; dropping any brings a stale read back."""
+    from fuzzgpu.litmus import parse
+
+    p = parse("""PTX CHAIN
+{
+x0=0;
+f0=0;
+x1=0;
+f1=0;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 1,gpu 0 ;
+ st.weak x0, 1  | ld.weak r0, f0 | ld.weak r0, f1 ;
+ st.weak f0, 2  | ld.weak r1, x0 | ld.weak r1, x1 ;
+                | st.weak x1, 3  |                ;
+                | st.weak f1, 4  |                ;
+locations [P1:r0; P1:r1; P2:r0; P2:r1;]
+""")
+    outs = list(analyse_races(p).racy)
+    f = fixes.find_fix(p, outs)
+    assert f is not None and f.greedy
+    assert [c.text for c in f.changes] == [
+        "make `st.weak f0, 2` in P0 `st.release.cta f0, 2`", "make `ld.weak r0, f0` in P1 `ld.acquire.cta r0, f0`",
+        "make `st.weak f1, 4` in P1 `st.release.gpu f1, 4`", "make `ld.weak r0, f1` in P2 `ld.acquire.gpu r0, f1`"]
+    assert not (set(outs) & analyse_races(f.program).possible)
+    for c in f.changes:
+        assert set(outs) & analyse_races(fixes.apply_all(p, [x for x in f.changes if x is not c])).possible, c.text
