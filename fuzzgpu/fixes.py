@@ -31,7 +31,7 @@ already *makes progress* (the oracle says it leaves fewer of the offending outco
 removes a racing pair) and which between them reach every offending outcome.  No fence is tried at
 a thread's start or end (it orders nothing there) nor at a scope wider than the one that already
 includes every thread (the same fence to the oracle).  At most :data:`MAX_CANDIDATES` changed
-programs are judged per finding (singles and pairs together, in that order): the search asks the
+programs are judged per finding (singles, pairs and the greedy search together, in that order): the search asks the
 oracle a bounded number of questions (``race:2+bulk-completion`` of the H200 session-4 campaign,
 PDL with a bulk copy, about 150 of them, 25 s on one core), each as costly as the race analysis of
 one program of that size.
@@ -89,7 +89,7 @@ if TYPE_CHECKING:
     from .model.race import RaceAnalysis, RacingPair
     from .properties import Verdict
 
-#: at most this many changed programs are judged per finding (single changes, then pairs)
+#: at most this many changed programs are judged per finding (single changes, then pairs, then the greedy search)
 MAX_CANDIDATES = 1200
 #: the most changes of a fix searched exactly (single changes, then pairs)
 MAX_CHANGES = 2
