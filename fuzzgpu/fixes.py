@@ -1,6 +1,6 @@
 """The fix for a finding: the weakest change -- one change, else two -- that makes the program
 race-free or its offending outcomes forbidden, searched over single changes and pairs of them and
-checked by the oracle.
+checked by the oracle; else a fix of more changes found greedily (:func:`greedy_fix`).
 
 A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, weak or volatile -> relaxed or
 acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait ->
@@ -31,12 +31,23 @@ already *makes progress* (the oracle says it leaves fewer of the offending outco
 removes a racing pair) and which between them reach every offending outcome.  No fence is tried at
 a thread's start or end (it orders nothing there) nor at a scope wider than the one that already
 includes every thread (the same fence to the oracle).  At most :data:`MAX_CANDIDATES` changed
-programs are judged per finding (singles and pairs together, in that order): the search asks the
+programs are judged per finding (singles, pairs and the greedy search together, in that order): the search asks the
 oracle a bounded number of questions (``race:2+bulk-completion`` of the H200 session-4 campaign,
 PDL with a bulk copy, about 150 of them, 25 s on one core), each as costly as the race analysis of
-one program of that size.  Where
-nothing within that bound works, there is no fix, and :func:`find_fix` says so (None; the text is
-:data:`NO_FIX`) -- never a guess.
+one program of that size.
+
+Where no single change or pair is a fix -- a combined finding (``race:A+B``) whose races each need
+their own changes, ``race:4+flag`` of the H200 session-4 campaign: two weak flag handoffs and a
+``cp.async`` nobody waits for, five changes -- a greedy search goes on, within the same budget
+(:func:`greedy_fix`): step by step it makes the weakest single change, else pair, else *completion
+triple* (a wait for an asynchronous copy and the release/acquire annotations after it,
+:func:`completion_triples`) that removes an offending outcome or a racing pair that explains one and
+adds none, until the oracle's acceptance check (the one of single changes and pairs) says the
+program is fixed, up to :data:`MAX_GREEDY` changes; then each change whose removal leaves a fix is
+dropped, so the printed fix ("N changes: no fewer found") has no change to spare.  It is greedy:
+exact-first stays for one and two changes, but a fix of more changes that no step leads to, or one
+of fewer than the greedy one, is not ruled out.  Where nothing within these bounds works, there is
+no fix, and :func:`find_fix` says so (None; the text is :data:`NO_FIX`) -- never a guess.
 """
 
 from __future__ import annotations
@@ -75,16 +86,18 @@ from .ir import (
 )
 
 if TYPE_CHECKING:
-    from .model.race import RaceAnalysis
+    from .model.race import RaceAnalysis, RacingPair
     from .properties import Verdict
 
-#: at most this many changed programs are judged per finding (single changes, then pairs)
+#: at most this many changed programs are judged per finding (single changes, then pairs, then the greedy search)
 MAX_CANDIDATES = 1200
-#: the most changes a fix has
+#: the most changes of a fix searched exactly (single changes, then pairs)
 MAX_CHANGES = 2
+#: the most changes of a fix found greedily (:func:`greedy_fix`)
+MAX_GREEDY = 6
 #: what a finding without a fix says (explain, the report line)
-NO_FIX = (f"no fix within {MAX_CHANGES} changes (single changes, then pairs of them; "
-          f"at most {MAX_CANDIDATES} changed programs judged by the oracle)")
+NO_FIX = (f"no fix within {MAX_CHANGES} changes (single changes, then pairs of them), nor a greedy one of up to "
+          f"{MAX_GREEDY} (at most {MAX_CANDIDATES} changed programs judged by the oracle)")
 
 _SCOPES = (Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS)
 #: cost of each kind of change (the weakest first)
@@ -160,15 +173,20 @@ def apply_all(p: Program, cs: Sequence[Change]) -> Program:
     """The changes ``cs`` (drawn for ``p``, at distinct places, see :func:`compatible`) made on
     ``p``: the last place of each thread first, so no change moves the place of one still to make;
     at one place the replacement (or retry) first, then the insertions, in the order of ``cs``."""
+    for c in _order(cs):
+        p = apply(p, c)
+    return p
+
+
+def _order(cs: Sequence[Change]) -> list[Change]:
+    """The order :func:`apply_all` makes ``cs`` in: the last place of each thread first; at one place
+    the replacement (or retry) first, then the insertions, the last of ``cs`` first."""
     def key(i: int) -> tuple[int, int, int, int]:
         c = cs[i]
         edit = c.op in ("replace", "retry")
         return c.thread, c.index, int(edit), (int(c.op == "replace") if edit else i)
 
-    order = sorted(range(len(cs)), key=key, reverse=True)
-    for i in order:
-        p = apply(p, cs[i])
-    return p
+    return [cs[i] for i in sorted(range(len(cs)), key=key, reverse=True)]
 
 
 def compatible(a: Change, b: Change) -> bool:
@@ -190,11 +208,18 @@ class Fix:
     changes: tuple[Change, ...]
     program: Program
     why: str  # "race-free" | "free of the offending outcomes ..., though still racy"
+    #: found by :func:`greedy_fix` (no single change or pair is a fix)
+    greedy: bool = False
 
     @property
     def text(self) -> str:
-        return " and ".join(c.text for c in self.changes) + (" (two changes: no single one suffices)"
-                                                             if len(self.changes) > 1 else "")
+        said = " and ".join(c.text for c in self.changes)
+        if self.greedy:
+            # "of the exact search": a pair the greedy search reaches need not be one :func:`pairs` tries
+            return (f"{said} ({len(self.changes)} changes: no fewer found -- no single change or pair of the exact "
+                    f"search suffices, and none of these can be dropped; found greedily, change by change, so a "
+                    f"smaller fix is not ruled out)")
+        return said + (" (two changes: no single one suffices)" if len(self.changes) > 1 else "")
 
     def describe(self) -> str:
         return f"{self.text}: the oracle says the fixed program is {self.why}"
@@ -369,11 +394,20 @@ RaceKey = tuple[tuple[int, int], tuple[int, int], str]
 @dataclass(frozen=True)
 class _Judged:
     """What the oracle says of a changed program: why it is a fix ("" when it is not), which of the
-    offending outcomes it still produces, and which of the original's racing pairs it removed."""
+    offending outcomes it still produces, which of the original's racing pairs it removed, its racing
+    pairs by their places in the original (an added instruction's place is ``(-1, -1)``), the
+    offending outcomes some execution without a missed read still produces (``hidden``: no racing
+    pair explains them any more), and whether the oracle could judge it at all (``judged``: valid,
+    inside the model, and some execution completes)."""
 
     why: str
     left: frozenset[Any]
     removed: frozenset[RaceKey] = frozenset()
+    races: frozenset[RaceKey] = frozenset()
+    hidden: frozenset[Any] = frozenset()
+    judged: bool = True
+    #: the racing pairs (places as in ``races``) that explain the offending outcomes still possible
+    explaining: frozenset[RaceKey] = frozenset()
 
 
 def _origin(c: Change, at: tuple[int, int]) -> tuple[int, int] | None:
@@ -388,38 +422,76 @@ def _origin(c: Change, at: tuple[int, int]) -> tuple[int, int] | None:
     return (tid, k - added[0]) if k - c.index >= 3 or c.op == "insert" else (tid, c.index)
 
 
-def _judge(orig: RaceAnalysis, c: Change | None, p: Program, outcomes: frozenset[Any], runnable: bool) -> _Judged:
-    """``p`` (``c`` made on the original, or a pair of changes: ``c`` None) judged by the oracle;
-    where the original is ``runnable`` on the GPU harness, a change that makes it unrunnable (a
-    wait loop before a ``bar.sync``: ``codegen.unrunnable_reasons``) is no fix."""
-    from . import model
+def _origin_all(cs: Sequence[Change], at: tuple[int, int]) -> tuple[int, int] | None:
+    """The place in the original program of the instruction at ``at`` in ``apply_all(p, cs)``: each
+    change undone, the last made first (None for an instruction one of them added)."""
+    here: tuple[int, int] | None = at
+    for c in reversed(_order(cs)):
+        if here is None:
+            return None
+        here = _origin(c, here)
+    return here
+
+
+_ADDED = (-1, -1)
+
+
+def _new_hang(orig: RaceAnalysis, p: Program) -> bool:
+    """May ``p`` hang where the original could not (a wait inserted before the arrive it needs spins
+    for ever: :func:`fuzzgpu.model.liveness.termination`)?"""
+    from .model import liveness
+
+    return liveness.termination(p).may_hang and not liveness.termination(orig.program).may_hang
+
+
+def _unrunnable(p: Program, runnable: bool) -> bool:
+    """Where the GPU harness ran the original (``runnable``), can it not run ``p``?  It refuses a wait
+    loop before a ``bar.sync`` (``codegen.unrunnable_reasons``); ``replay --fixed`` could not check it."""
     from .codegen.runnable import unrunnable_reasons
-    from .model import liveness, race
+
+    return runnable and bool(unrunnable_reasons(p))
+
+
+def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, outcomes: frozenset[Any],
+           runnable: bool) -> _Judged:
+    """``p`` (the change ``c``, or the changes ``c``, made on the original; None: unknown) judged by
+    the oracle: the acceptance check of every fix, single, pair or greedy.  A fix leaves none of the
+    offending ``outcomes`` possible, some execution of it completes, it cannot hang where the original
+    could not (:func:`_new_hang`), and the harness can run it where it ran the original
+    (:func:`_unrunnable`)."""
+    from . import model
+    from .model import race
 
     try:
         validate(p)
         ra = race.analyse_races(p)
     except (ProgramError, model.Unsupported):
-        return _Judged("", outcomes)
+        return _Judged("", outcomes, judged=False)
     if p.outcome_keys() != orig.keys or not ra.possible:
-        return _Judged("", outcomes)  # an outcome means something else; or no execution completes (a hang)
+        return _Judged("", outcomes, judged=False)  # an outcome means something else; or no execution completes (a hang)
     left = outcomes & ra.possible
     removed: frozenset[RaceKey] = frozenset()
+    races: frozenset[RaceKey] = frozenset()
+    explaining: frozenset[RaceKey] = frozenset()
     if c is not None:
-        still = set()
-        for rp in ra.races:
-            w, o = _origin(c, rp.write_at), _origin(c, rp.other_at)
-            if w is not None and o is not None:
-                still.add((w, o, rp.location))
-        removed = frozenset((rp.write_at, rp.other_at, rp.location) for rp in orig.races) - still
+        cs = (c,) if isinstance(c, Change) else tuple(c)
+
+        def key(rp: RacingPair) -> RaceKey:
+            return (_origin_all(cs, rp.write_at) or _ADDED, _origin_all(cs, rp.other_at) or _ADDED, rp.location)
+
+        races = frozenset(key(rp) for rp in ra.races)
+        explaining = frozenset(key(rp) for o in left for rp in ra.racy.get(o, ()))
+        removed = frozenset((rp.write_at, rp.other_at, rp.location) for rp in orig.races) - races
+    hidden = left & ra.clean
     if left:
-        return _Judged("", left, removed)
-    if liveness.termination(p).may_hang and not liveness.termination(orig.program).may_hang:
-        return _Judged("", outcomes)  # a wait that may spin for ever where the original could not
-    if runnable and unrunnable_reasons(p):
-        return _Judged("", left, removed)  # the harness could not run it: replay --fixed could not check it
+        return _Judged("", left, removed, races, hidden, explaining=explaining)
+    if _new_hang(orig, p):
+        return _Judged("", outcomes, judged=False)
+    if _unrunnable(p, runnable):
+        return _Judged("", left, removed, races, hidden, judged=False)
     return _Judged("race-free" if not ra.is_racy else
-                   "free of the offending outcomes (the oracle forbids them), though still racy", left, removed)
+                   "free of the offending outcomes (the oracle forbids them), though still racy", left, removed,
+                   races, hidden)
 
 
 def _covers(orig: RaceAnalysis, outcomes: frozenset[Any], a: _Judged, b: _Judged) -> bool:
@@ -472,9 +544,95 @@ def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change
     return out
 
 
+def _async_write(p: Program, at: tuple[int, int]) -> bool:
+    """Is the instruction at ``at`` an asynchronous copy (``cp.async``, ``cp.async.bulk``)?"""
+    return isinstance(p.threads[at[0]].code[at[1]], (CpAsync, CpAsyncBulk))
+
+
+def _completes(copy: Instruction, wait: Instruction | None) -> bool:
+    """Is ``wait`` the issuing thread's completion mechanism of ``copy``: ``cp.async.wait_group`` /
+    ``wait_all`` for a ``cp.async``, ``cp.async.bulk.wait_group`` for a bulk copy (PTX ISA)?"""
+    return ((isinstance(copy, CpAsync) and isinstance(wait, CpAsyncWait)) or
+            (isinstance(copy, CpAsyncBulk) and isinstance(wait, BulkWait)))
+
+
+def completion_triples(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change],
+                       pair_list: Sequence[tuple[Change, Change]]) -> list[tuple[Change, Change, Change]]:
+    """Three changes that only together order an asynchronous copy's write before a read in another
+    thread, weakest first (as :func:`pairs`): an annotation pair on the path of a racing pair that
+    explains an offending outcome, whose write is a ``cp.async``/``cp.async.bulk``, and a wait
+    inserted in the writer's thread after the copy and before the pair's change there.  PTX ISA
+    "cp.async" / "cp.async.bulk": the copy's write is not in program order; it is ordered before the
+    thread's later accesses only by its completion mechanism (``cp.async.wait_group``/``wait_all``,
+    ``cp.async.bulk.wait_group``), so the causality path from it starts at that wait, and a weak
+    flag after it needs a release pattern and an acquire pattern besides (ISA 8.8): no one or two of
+    the three remove the racing pair."""
+    ends = {(rp.write_at, rp.other_at) for o in outcomes for rp in orig.racy.get(o, ())
+            if _async_write(orig.program, rp.write_at)}
+    annot = ("replace", "retry")
+    out = []
+    for a, b in pair_list:
+        if a.op not in annot or b.op not in annot:
+            continue
+        for w, o in ends:
+            x = a if a.thread == w[0] else b
+            if not (_on_path(w, o, a, b) or _on_path(w, o, b, a)):
+                continue
+            copy = orig.program.threads[w[0]].code[w[1]]
+            out += [(c, a, b) for c in singles if c.op == "insert" and _completes(copy, c.new) and c.thread == w[0]
+                    and w[1] < c.index <= x.index]
+    seen: set[tuple[str, str, str]] = set()
+    uniq = []
+    for t in out:
+        k = (t[0].text, t[1].text, t[2].text)
+        if k not in seen:
+            seen.add(k)
+            uniq.append(t)
+    uniq.sort(key=lambda t: (sum(c.rank[0] for c in t), sum(c.rank[1] for c in t), t[1].rank, t[2].rank, t[0].rank))
+    return uniq
+
+
+def _same(a: Change, b: Change) -> bool:
+    return (a.thread, a.index, a.op, a.text) == (b.thread, b.index, b.op, b.text)
+
+
+def _merge(state: tuple[Change, ...], step: Sequence[Change]) -> tuple[Change, ...] | None:
+    """``state`` with the changes of ``step`` made besides: a strengthening of an instruction
+    ``state`` already strengthened takes the place of the earlier one (the original instruction
+    made the stronger form at once); None where ``step`` repeats a change of ``state`` (the step
+    without it was tried) or cannot be made with it (:func:`compatible`)."""
+    out = list(state)
+    for c in step:
+        if any(_same(c, s) for s in out):
+            return None
+        clash = [s for s in out if not compatible(s, c)]
+        if any(not (s.op == c.op == "replace") for s in clash):
+            return None
+        out = [s for s in out if not any(s is x for x in clash)] + [c]
+    return tuple(out)
+
+
+def _progress(base: _Judged, j: _Judged) -> bool:
+    """Does ``j`` (the greedy search's state with one more step) make progress over ``base`` (the
+    state before it)?  It removes an offending outcome, or a racing pair that explains one
+    (model.race: the reads that missed a write), and adds none: no racing pair, no offending
+    outcome, and no offending outcome reachable without a missed read (``hidden``: relaxed data
+    accesses remove their race but not the stale read, which no racing pair then explains).  A
+    racing pair that explains no offending outcome (a weak flag's own) does not count: a
+    program without a branch on its flag keeps a race in the executions where the reader comes
+    early, so the fix is the outcomes' (model.race, "intended order")."""
+    return (j.judged and j.left <= base.left and j.races <= base.races and j.hidden <= base.hidden
+            and j.explaining <= base.explaining and (j.left < base.left or j.explaining < base.explaining))
+
+
+def _key(cs: Sequence[Change]) -> frozenset[tuple[int, int, str, str]]:
+    return frozenset((c.thread, c.index, c.op, c.text) for c in cs)
+
+
 def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATES, arch: str | None = None) -> Fix | None:
     """The weakest single change (else pair of changes) after which ``p`` is race-free or produces
-    none of ``outcomes``; None when none within ``budget`` changed programs.  ``arch``: the target
+    none of ``outcomes``; else a fix of up to :data:`MAX_GREEDY` changes found greedily
+    (:func:`greedy_fix`); None when none within ``budget`` changed programs.  ``arch``: the target
     (:func:`fence_sems`)."""
     from . import model
     from .model import race
@@ -489,6 +647,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     runnable = not unrunnable_reasons(p)
     singles = changes(p, arch)
     judged: list[_Judged] = []
+    memo: dict[frozenset[tuple[int, int, str, str]], _Judged] = {}
     tried = 0
     for c in singles:
         tried += 1
@@ -498,15 +657,87 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         if j.why:
             return Fix((c,), c.program, j.why)
         judged.append(j)
-    for a, b in pairs(orig, want, singles, judged):
+        memo[_key((c,))] = j
+    pair_list = pairs(orig, want, singles, judged)
+    for a, b in pair_list:
         tried += 1
         if tried > budget:
             return None
         prog = apply_all(p, (a, b))
-        j = _judge(orig, None, prog, want, runnable)
+        j = _judge(orig, (a, b), prog, want, runnable)
         if j.why:
             return Fix((a, b), prog, j.why)
-    return None
+        memo[_key((a, b))] = j
+    return greedy_fix(p, orig, want, runnable, singles, pair_list, memo, budget - tried)
+
+
+def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: bool, singles: Sequence[Change],
+               pair_list: Sequence[tuple[Change, Change]],
+               memo: dict[frozenset[tuple[int, int, str, str]], _Judged], budget: int) -> Fix | None:
+    """A fix of up to :data:`MAX_GREEDY` changes, found greedily where no single change or pair is one
+    (issue 15: ``race:A+B`` findings, each race needing its own changes).  From the original, each
+    step makes the first of its single changes, else of its pairs (:func:`pairs`), else of its
+    completion triples (:func:`completion_triples`), in their weakest-first order, that is a fix or
+    makes progress (:func:`_progress`: removes a racing pair or offending outcome, adds none) and is
+    sound (no new hang, runnable); a stronger form of an instruction already changed replaces the
+    earlier change.  It stops at a fix -- the oracle's own acceptance check, :func:`_judge` -- or
+    where no step makes progress, or past :data:`MAX_GREEDY` changes or ``budget`` judged programs
+    (those judged before, ``memo``, are not judged again).  Then each change is dropped where the
+    rest is still a fix (the strongest tried first), so no change of the result is to spare, and the
+    result is judged once more.  Greedy: a fix of fewer changes that no step leads to is not ruled
+    out."""
+    used = 0
+
+    def judge(cs: tuple[Change, ...]) -> _Judged | None:
+        nonlocal used
+        k = _key(cs)
+        if k not in memo:
+            used += 1
+            if used > budget:
+                return None
+            memo[k] = _judge(orig, cs, apply_all(p, cs), want, runnable)
+        return memo[k]
+
+    steps: list[tuple[Change, ...]] = [(c,) for c in singles]
+    steps += list(pair_list)
+    steps += completion_triples(orig, want, singles, pair_list)
+    state: tuple[Change, ...] = ()
+    left = want & orig.possible
+    base = _Judged("", left, races=frozenset((rp.write_at, rp.other_at, rp.location) for rp in orig.races),
+                   hidden=left & orig.clean,
+                   explaining=frozenset((rp.write_at, rp.other_at, rp.location) for o in left
+                                        for rp in orig.racy.get(o, ())))
+    fixed = False
+    while not fixed:
+        for step in steps:
+            new = _merge(state, step)
+            if new is None or len(new) > MAX_GREEDY:
+                continue
+            j = judge(new)
+            if j is None:
+                return None
+            if j.why:
+                state, fixed = new, True
+                break
+            if _progress(base, j) and not _new_hang(orig, apply_all(p, new)) and \
+                    not _unrunnable(apply_all(p, new), runnable):
+                state, base = new, j
+                break
+        else:
+            return None  # no step makes progress
+    for c in sorted(state, key=lambda c: c.rank, reverse=True):
+        rest = tuple(x for x in state if x is not c)
+        j = judge(rest) if rest else None
+        if rest and j is None:
+            return None
+        if j is not None and j.why:
+            state = rest
+    prog = apply_all(p, state)
+    final = _judge(orig, state, prog, want, runnable)  # the oracle's word on what is printed
+    if not final.why:
+        return None
+    return Fix(tuple(sorted(state, key=lambda c: (c.thread, c.index, c.op != "insert"))), prog, final.why,
+               greedy=True)
 
 
 #: verdicts of offences a change of the program can remove (not faults, not forbidden outcomes)
@@ -529,5 +760,5 @@ def attach(program: Program, verdict: Verdict) -> Verdict:
     return dataclasses.replace(verdict, fix=f.text if f is not None else NO_FIX)
 
 
-__all__ = ["COST", "Change", "FENCE_SEMS", "ONE_WAY_FENCE_SM", "fence_sems", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "NO_FIX", "apply",
+__all__ = ["COST", "Change", "MAX_GREEDY", "completion_triples", "greedy_fix", "FENCE_SEMS", "ONE_WAY_FENCE_SM", "fence_sems", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "NO_FIX", "apply",
            "apply_all", "attach", "changes", "compatible", "find_fix", "fix_for", "pairs"]

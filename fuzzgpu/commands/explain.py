@@ -16,7 +16,9 @@ offending outcome, the instances that timed out with the model's verdict on the 
 (must complete: a finding; may hang: expected), the SASS lines ptxas moved (static findings), and the reproduction rate with the
 number of instances a replay needs.  A race finding (--property race) also shows each racing pair
 (the two accesses, the location, the mechanism that failed) and its fix: the weakest change (a
-single one, else a pair) the oracle says removes the offending outcomes, or "no fix within 2 changes".  A SASS finding of an ld.global.nc that ptxas moved
+single one, else a pair) the oracle says removes the offending outcomes, else one of up to 6 changes
+found greedily, change by change, none of which can be dropped ("N changes: no fewer found"; a
+smaller fix is not ruled out), or "no fix within 2 changes ..., nor a greedy one of up to 6".  A SASS finding of an ld.global.nc that ptxas moved
 across a synchronisation point shows the weakest change after which the oracle forbids what the
 moved load may read (e.g. ld.global.nc -> ld.weak; `replay --fixed` runs it); a forbidden outcome
 or a forbidden move has no fix in the program (a deviation), and a wait whose result nothing tests

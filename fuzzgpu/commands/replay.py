@@ -35,7 +35,7 @@ cannot be read or validated, or whose kernels do not compile, is an ERROR: each 
 own line and the replay goes on with the other entries.
 
 --fixed runs each entry's fixed program instead (the weakest change, one or two, the oracle says
-removes the finding, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
+removes the finding, else a greedy fix of up to 6 changes, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
 findings of a moved ld.global.nc) and says how often the entry's offending outcomes appeared in it
 (0: the stale value is gone); an entry without a fix is not checked.
 
@@ -98,7 +98,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
             except model.Unsupported:
                 f = None
         if f is None:
-            out.update(status="skipped", reason="no fix: no change (single, or pair) the oracle accepts (or nothing fixable)")
+            out.update(status="skipped", reason="no fix: no change (single, pair, or greedy of up to 6) the oracle accepts (or nothing fixable)")
             return out
         program = f.program
         out["fix"] = f.text

@@ -1,0 +1,215 @@
+"""Fixes of more than two changes, found greedily (fuzzgpu.fixes.greedy_fix, issue 15).
+
+``0df3fb74d88b5f4f`` (race:4+flag, H200 session 4, tests/data/fixes-session4): P0 issues a
+``cp.async`` of x0 nobody waits for and hands off to P1 through the weak flag f0; P1 reads x0 and
+hands x1 off to P2 through the weak flag f1.  No single change or pair of them is a fix
+(test_fixes_pairs); the greedy search finds the five changes of the hand fix
+(0df3fb74d88b5f4f-hand-fix.litmus), which is the weakest there is:
+
+* ``cp.async.wait_group 0`` in P0 before the flag store: the cp.async write is not in program
+  order; only the issuing thread's wait orders it before the thread's later accesses (PTX ISA
+  "cp.async"), and a wait is the cheapest kind of insertion (no fence orders an async write);
+* release on each flag store and acquire on each flag load, at ``.cta`` (all three threads are in
+  one CTA): a weak flag never makes a release or acquire pattern (ISA 8.8), and a relaxed one
+  synchronizes nothing either; a fence in place of either annotation costs more (COST), and the
+  one-way ``fence.release``/``fence.acquire`` would be an insertion besides a strong flag access,
+  two changes where one annotation does.
+
+The oracle says so too: the greedy result drops none of its five (each dropped brings back an
+offending outcome, checked below), and it equals the hand fix instruction for instruction.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import fixes
+from fuzzgpu.codegen.runnable import unrunnable_reasons
+from fuzzgpu.commands.replay import _stored_verdict
+from fuzzgpu.corpus import load_entry
+from fuzzgpu.litmus import parse_file
+from fuzzgpu.model import liveness
+from fuzzgpu.model.race import analyse_races
+
+DATA = Path(__file__).resolve().parent / "data" / "fixes-session4"
+DF3 = "0df3fb74d88b5f4f"
+
+EXPECTED = ("add `cp.async.wait_group 0` in P0 before `st.weak f0, 2` and make `st.weak f0, 2` in P0 "
+            "`st.release.cta f0, 2` and make `ld.weak r0, f0` in P1 `ld.acquire.cta r0, f0` and make "
+            "`st.weak f1, 4` in P1 `st.release.cta f1, 4` and make `ld.weak r0, f1` in P2 "
+            "`ld.acquire.cta r0, f1` (5 changes: no fewer found -- no single change or pair of the exact search "
+            "suffices, and none of these can be dropped; found greedily, change by change, so a smaller fix is "
+            "not ruled out)")
+
+
+def _offending(h: str):
+    e = load_entry(DATA / f"{h}.json")
+    return e, e.program, [o.outcome for o in _stored_verdict(e).offending if o.verdict in fixes.FIXABLE]
+
+
+@pytest.fixture(scope="module")
+def df3():
+    """0df3's fix, searched once for the module, and every program the oracle judged on the way."""
+    e, p, outs = _offending(DF3)
+    judged = []
+    real = fixes._judge
+
+    def spy(orig, c, prog, outcomes, runnable):
+        judged.append(prog)
+        return real(orig, c, prog, outcomes, runnable)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fixes, "_judge", spy)
+        f = fixes.find_fix(p, outs)
+    return e, p, outs, f, judged
+
+
+def test_0df3_gets_the_hand_fix_and_the_oracle_accepts_it(df3):
+    _, p, outs, f, _ = df3
+    assert f is not None and f.greedy and len(f.changes) <= 5
+    assert f.text == EXPECTED
+    want = {tuple(o) for o in outs}
+    fixed = analyse_races(f.program)
+    assert fixed.possible and not (want & fixed.possible)
+    assert liveness.termination(f.program).must_complete and not unrunnable_reasons(f.program)
+    assert f.why.startswith("free of the offending outcomes")  # the flag loads do not gate the reads: still racy
+    hand = parse_file(DATA / f"{DF3}-hand-fix.litmus")
+    assert f.program.threads == hand.threads and f.program.locations == hand.locations
+    for c in f.changes:  # minimal in the subset sense: each change dropped brings an offending outcome back
+        rest = fixes.apply_all(p, [x for x in f.changes if x is not c])
+        assert want & analyse_races(rest).possible, c.text
+
+
+def test_the_search_is_bounded_by_the_budget_of_judged_programs(df3):
+    """Bounded by the oracle's questions, not by the clock: at most MAX_CANDIDATES programs judged
+    (singles, pairs and the greedy steps together); with the budget the exact search uses up, the
+    greedy search gets none and there is no fix."""
+    _, p, outs, f, judged = df3
+    assert len(set(judged)) <= fixes.MAX_CANDIDATES
+    singles = fixes.changes(p)
+    orig = analyse_races(p)
+    want = frozenset(p.outcome_of(dict(o)) for o in outs)
+    exact = len(singles) + len(fixes.pairs(orig, want, singles, [fixes._judge(orig, c, c.program, want, True)
+                                                                 for c in singles]))
+    assert exact < len(set(judged))  # the greedy search judged programs of its own
+    assert fixes.find_fix(p, outs, budget=exact) is None
+
+
+def test_a_greedy_result_is_judged_by_the_oracle_before_it_is_printed():
+    """The greedy search takes a remembered judgement for a step (the memo of the exact search); the
+    result is still judged afresh: a step the memo wrongly calls a fix gives no fix."""
+    _, p, outs = _offending(DF3)
+    orig = analyse_races(p)
+    want = frozenset(p.outcome_of(dict(o)) for o in outs)
+    singles = fixes.changes(p)
+    wait = next(c for c in singles if c.text == "add `cp.async.wait_group 0` in P0 before `st.weak f0, 2`")
+    assert not fixes._judge(orig, wait, wait.program, want, True).why  # the oracle: no fix on its own
+    memo = {fixes._key((wait,)): fixes._Judged("race-free", frozenset())}
+    assert fixes.greedy_fix(p, orig, want, True, singles, [], memo, len(singles)) is None
+
+
+def _by_text(singles, *texts):
+    return tuple(next(c for c in singles if c.text == t) for t in texts)
+
+
+def test_progress_is_an_offending_outcome_or_a_racing_pair_that_explains_one():
+    """Making a weak flag relaxed removes the flag's own race but orders nothing (no progress);
+    making the data accesses relaxed removes the data race but leaves the stale read, now without a
+    racing pair to explain it (no progress); release/acquire on f1 removes offending outcomes."""
+    _, p, outs = _offending(DF3)
+    orig = analyse_races(p)
+    want = frozenset(p.outcome_of(dict(o)) for o in outs)
+    singles = fixes.changes(p)
+    base = fixes._judge(orig, (), p, want, True)
+    assert not base.why and base.left == want and base.explaining
+
+    def step(*texts):
+        cs = _by_text(singles, *texts)
+        return fixes._judge(orig, cs, fixes.apply_all(p, cs), want, True)
+
+    flag = step("make `st.weak f0, 2` in P0 `st.relaxed.cta f0, 2`", "make `ld.weak r0, f0` in P1 `ld.relaxed.cta r0, f0`")
+    assert flag.races < base.races and not fixes._progress(base, flag)
+    data = step("make `st.weak x1, 3` in P1 `st.relaxed.cta x1, 3`", "make `ld.weak r1, x1` in P2 `ld.relaxed.cta r1, x1`")
+    assert data.hidden > base.hidden and not fixes._progress(base, data)
+    f1 = step("make `st.weak f1, 4` in P1 `st.release.cta f1, 4`", "make `ld.weak r0, f1` in P2 `ld.acquire.cta r0, f1`")
+    assert f1.left < base.left and fixes._progress(base, f1)
+
+
+def test_a_completion_triple_is_the_wait_and_the_annotations_after_it():
+    """The copy's write is ordered only through its wait (cp.async): the triples of 0df3 put a
+    cp.async wait in P0 after the copy and before P0's annotation, with P1's annotation."""
+    _, p, outs = _offending(DF3)
+    orig = analyse_races(p)
+    want = frozenset(p.outcome_of(dict(o)) for o in outs)
+    singles = fixes.changes(p)
+    pl = fixes.pairs(orig, want, singles, [fixes._judge(orig, c, c.program, want, True) for c in singles])
+    triples = fixes.completion_triples(orig, want, singles, pl)
+    assert triples
+    for w, a, b in triples:
+        assert w.thread == 0 and w.op == "insert" and "cp.async.wait" in w.text and 0 < w.index
+        p0 = a if a.thread == 0 else b
+        assert w.index <= p0.index and {a.thread, b.thread} == {0, 1}
+    wanted = _by_text(singles, "add `cp.async.wait_group 0` in P0 before `st.weak f0, 2`",
+                      "make `st.weak f0, 2` in P0 `st.release.cta f0, 2`",
+                      "make `ld.weak r0, f0` in P1 `ld.acquire.cta r0, f0`")
+    assert any({id(c) for c in t} == {id(c) for c in wanted} for t in triples)
+
+
+def test_merge_replaces_a_strengthening_and_refuses_a_repeat():
+    _, p, _ = _offending(DF3)
+    singles = fixes.changes(p)
+    relaxed, release = _by_text(singles, "make `st.weak f0, 2` in P0 `st.relaxed.cta f0, 2`",
+                                "make `st.weak f0, 2` in P0 `st.release.cta f0, 2`")
+    assert fixes._merge((relaxed,), (release,)) == (release,)
+    assert fixes._merge((relaxed,), (relaxed,)) is None
+
+
+def test_explain_and_replay_fixed_print_the_greedy_fix(df3, monkeypatch):
+    from fuzzgpu.backends.sim import SimBackend
+    from fuzzgpu.commands import explain, replay
+
+    e, _, _, f, _ = df3
+    monkeypatch.setattr(fixes, "find_fix", lambda *a, **k: f)  # the module's search, not run again
+    lines = explain.race_lines(e)
+    assert f"fix: {f.describe()}" in lines and "(5 changes: no fewer found" in f.describe()
+    r = replay.replay_entry(e, SimBackend(), instances=20_000, fixed=True)
+    assert r["fix"] == f.text and r["status"] == "fixed" and r["offending_seen"] == 0
+
+
+def test_no_fix_says_what_was_searched():
+    assert fixes.NO_FIX.startswith(f"no fix within {fixes.MAX_CHANGES} changes")
+    assert f"nor a greedy one of up to {fixes.MAX_GREEDY}" in fixes.NO_FIX
+
+
+def test_a_chain_of_two_weak_handoffs_across_ctas_gets_four_changes_each_at_its_scope():
+    """Two weak flag handoffs, P0 to P1 in one CTA and P1 to P2 in another: each needs a release
+    and an acquire (ISA 8.8: a weak flag makes no pattern), at ``.cta`` within the CTA and ``.gpu``
+    across CTAs (ISA "Scope": a ``.cta`` pattern does not include a thread of another CTA), so no
+    pair is a fix and the greedy one is these four; dropping any brings a stale read back."""
+    from fuzzgpu.litmus import parse
+
+    p = parse("""PTX CHAIN
+{
+x0=0;
+f0=0;
+x1=0;
+f1=0;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 1,gpu 0 ;
+ st.weak x0, 1  | ld.weak r0, f0 | ld.weak r0, f1 ;
+ st.weak f0, 2  | ld.weak r1, x0 | ld.weak r1, x1 ;
+                | st.weak x1, 3  |                ;
+                | st.weak f1, 4  |                ;
+locations [P1:r0; P1:r1; P2:r0; P2:r1;]
+""")
+    outs = list(analyse_races(p).racy)
+    f = fixes.find_fix(p, outs)
+    assert f is not None and f.greedy
+    assert [c.text for c in f.changes] == [
+        "make `st.weak f0, 2` in P0 `st.release.cta f0, 2`", "make `ld.weak r0, f0` in P1 `ld.acquire.cta r0, f0`",
+        "make `st.weak f1, 4` in P1 `st.release.gpu f1, 4`", "make `ld.weak r0, f1` in P2 `ld.acquire.gpu r0, f1`"]
+    assert not (set(outs) & analyse_races(f.program).possible)
+    for c in f.changes:
+        assert set(outs) & analyse_races(fixes.apply_all(p, [x for x in f.changes if x is not c])).possible, c.text
