@@ -479,10 +479,16 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     from . import model
     from .model import race
 
-    want = frozenset(p.outcome_of(dict(o)) for o in outcomes)  # the oracle's key order, whatever the caller's
+    asked = frozenset(p.outcome_of(dict(o)) for o in outcomes)  # the oracle's key order, whatever the caller's
     try:
         orig = race.analyse_races(p)
     except model.Unsupported:
+        return None
+    # only the outcomes the original can produce: one it cannot (a key missing, a value no store
+    # writes, a stored outcome the oracle now forbids) is "removed" by every change, which would
+    # make the first change tried a fix of nothing
+    want = asked & orig.possible
+    if not want:
         return None
     from .codegen.runnable import unrunnable_reasons
 
