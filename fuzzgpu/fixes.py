@@ -156,19 +156,42 @@ def apply(p: Program, c: Change) -> Program:
     return _replace(p, c.thread, code[:k] + (Label(lab), ins, Branch(Cond.EQ, ins.dst, 0, lab)) + code[k + 1:])
 
 
+def _apply_key(cs: Sequence[Change], i: int) -> tuple[int, int, int, int]:
+    """The order :func:`apply_all` makes ``cs`` in (reversed): by place, then edits before insertions."""
+    c = cs[i]
+    edit = c.op in ("replace", "retry")
+    return c.thread, c.index, int(edit), (int(c.op == "replace") if edit else i)
+
+
 def apply_all(p: Program, cs: Sequence[Change]) -> Program:
     """The changes ``cs`` (drawn for ``p``, at distinct places, see :func:`compatible`) made on
     ``p``: the last place of each thread first, so no change moves the place of one still to make;
     at one place the replacement (or retry) first, then the insertions, in the order of ``cs``."""
-    def key(i: int) -> tuple[int, int, int, int]:
-        c = cs[i]
-        edit = c.op in ("replace", "retry")
-        return c.thread, c.index, int(edit), (int(c.op == "replace") if edit else i)
-
-    order = sorted(range(len(cs)), key=key, reverse=True)
+    order = sorted(range(len(cs)), key=lambda i: _apply_key(cs, i), reverse=True)
     for i in order:
         p = apply(p, cs[i])
     return p
+
+
+def described(p: Program, cs: Sequence[Change]) -> tuple[Program, tuple[Change, ...]]:
+    """:func:`apply_all` of ``cs`` on ``p``, and ``cs`` with the texts of the fixed program: each
+    change's text names the label (and register) it takes fresh in ``p`` alone; made after another
+    change of its thread that took that name, it takes the next one (``LF01``), and its text says
+    so -- the text is the program ``replay --fixed`` runs."""
+    order = sorted(range(len(cs)), key=lambda i: _apply_key(cs, i), reverse=True)
+    texts = [c.text for c in cs]
+    q = p
+    for i in order:
+        c = cs[i]
+        if c.op in ("retry", "wait-loop"):
+            renames = [(_fresh_label(p), _fresh_label(q))]
+            if c.op == "wait-loop":
+                renames.append((_fresh_register(p, c.thread), _fresh_register(q, c.thread)))
+            for old, new in renames:
+                if old != new:
+                    texts[i] = re.sub(rf"\b{re.escape(old)}\b", new, texts[i])
+        q = apply(q, c)
+    return q, tuple(dataclasses.replace(c, text=t, program=q) for c, t in zip(cs, texts))
 
 
 def compatible(a: Change, b: Change) -> bool:
@@ -508,10 +531,10 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         tried += 1
         if tried > budget:
             return None
-        prog = apply_all(p, (a, b))
+        prog, made = described(p, (a, b))
         j = _judge(orig, None, prog, want, runnable)
         if j.why:
-            return Fix((a, b), prog, j.why)
+            return Fix(made, prog, j.why)
     return None
 
 
@@ -536,4 +559,4 @@ def attach(program: Program, verdict: Verdict) -> Verdict:
 
 
 __all__ = ["COST", "Change", "FENCE_SEMS", "ONE_WAY_FENCE_SM", "fence_sems", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "NO_FIX", "apply",
-           "apply_all", "attach", "changes", "compatible", "find_fix", "fix_for", "pairs"]
+           "apply_all", "attach", "changes", "compatible", "described", "find_fix", "fix_for", "pairs"]
