@@ -20,6 +20,8 @@ it does not hang where the original did not (:func:`fuzzgpu.model.liveness.termi
 inserted before the arrive it needs spins for ever, which is no fix) -- the fix then says whether
 the program is also race-free, :mod:`fuzzgpu.model.race`; race-freedom alone is not enough --
 making the data accesses ``.relaxed`` removes the data race but not the stale read.
+Only the offending outcomes the original can produce are asked for (one it cannot would be absent
+after any change: the first change tried would be taken for a fix).
 
 Where no single change does, pairs of single changes are tried (insertions included: a
 ``griddepcontrol.wait`` before a bulk copy *and* an mbarrier wait before the read of its data; a
