@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import semantics
+from .codegen.emit import ONE_WAY_FENCE_SM as _ONE_WAY_FENCE_SM, one_way_fence_arch_ok
 from .ir import (
     Atom,
     Branch,
@@ -109,16 +110,15 @@ def _fence_weight(sem: Sem) -> int:
 #: the memory fences a fix may insert, weakest first (ties in the table's order)
 FENCE_SEMS: tuple[Sem, ...] = tuple(sorted(semantics.FENCE_KEYS, key=_fence_weight))
 #: PTX ISA "membar/fence": ``fence.acquire`` / ``fence.release`` need PTX ISA 8.6 and sm_90 or later
-ONE_WAY_FENCE_SM = 90
-_SM = re.compile(r"\Asm_([0-9]+)")
+#: (the rule is the code generator's: :func:`fuzzgpu.codegen.emit.one_way_fence_arch_ok`)
+ONE_WAY_FENCE_SM = _ONE_WAY_FENCE_SM
 
 
 def fence_sems(arch: str | None = None) -> tuple[Sem, ...]:
     """The fences a fix may insert for a target ``arch`` (None: fuzzgpu's GPU targets, sm_90 and
     later), weakest first: no one-way fence where the target lacks it (the codegen emits
     ``fence.{sem}.{scope}`` as the program says, so a fix must not ask for one ptxas refuses)."""
-    m = _SM.match(arch) if arch else None
-    if m is None or int(m.group(1)) >= ONE_WAY_FENCE_SM:
+    if one_way_fence_arch_ok(arch):
         return FENCE_SEMS
     return tuple(s for s in FENCE_SEMS if s not in (Sem.ACQUIRE, Sem.RELEASE))
 
