@@ -321,3 +321,8 @@ def test_a_corpus_tensor_load_on_a_bulk_group_is_refused(tmp_path):
     del copy["bar"]
     with pytest.raises(CorpusError, match="completes on an mbarrier"):
         validate_entry(d, "e.json")
+
+
+def test_a_qualifier_is_written_once():
+    with pytest.raises(SourceError, match="unexpected '.tile'"):
+        parse(STORE.replace("COPY", "cp.async.bulk.tensor.1d.global.shared::cta.tile.tile.bulk_group g, s"))
