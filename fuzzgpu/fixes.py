@@ -20,6 +20,8 @@ it does not hang where the original did not (:func:`fuzzgpu.model.liveness.termi
 inserted before the arrive it needs spins for ever, which is no fix) -- the fix then says whether
 the program is also race-free, :mod:`fuzzgpu.model.race`; race-freedom alone is not enough --
 making the data accesses ``.relaxed`` removes the data race but not the stale read.
+Only the offending outcomes the original can produce are asked for (one it cannot would be absent
+after any change: the first change tried would be taken for a fix).
 
 Where no single change does, pairs of single changes are tried (insertions included: a
 ``griddepcontrol.wait`` before a bulk copy *and* an mbarrier wait before the read of its data; a
@@ -59,6 +61,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import semantics
+from .codegen.emit import ONE_WAY_FENCE_SM as _ONE_WAY_FENCE_SM, one_way_fence_arch_ok
 from .ir import (
     Atom,
     Branch,
@@ -120,16 +123,15 @@ def _fence_weight(sem: Sem) -> int:
 #: the memory fences a fix may insert, weakest first (ties in the table's order)
 FENCE_SEMS: tuple[Sem, ...] = tuple(sorted(semantics.FENCE_KEYS, key=_fence_weight))
 #: PTX ISA "membar/fence": ``fence.acquire`` / ``fence.release`` need PTX ISA 8.6 and sm_90 or later
-ONE_WAY_FENCE_SM = 90
-_SM = re.compile(r"\Asm_([0-9]+)")
+#: (the rule is the code generator's: :func:`fuzzgpu.codegen.emit.one_way_fence_arch_ok`)
+ONE_WAY_FENCE_SM = _ONE_WAY_FENCE_SM
 
 
 def fence_sems(arch: str | None = None) -> tuple[Sem, ...]:
     """The fences a fix may insert for a target ``arch`` (None: fuzzgpu's GPU targets, sm_90 and
     later), weakest first: no one-way fence where the target lacks it (the codegen emits
     ``fence.{sem}.{scope}`` as the program says, so a fix must not ask for one ptxas refuses)."""
-    m = _SM.match(arch) if arch else None
-    if m is None or int(m.group(1)) >= ONE_WAY_FENCE_SM:
+    if one_way_fence_arch_ok(arch):
         return FENCE_SEMS
     return tuple(s for s in FENCE_SEMS if s not in (Sem.ACQUIRE, Sem.RELEASE))
 
@@ -169,6 +171,13 @@ def apply(p: Program, c: Change) -> Program:
     return _replace(p, c.thread, code[:k] + (Label(lab), ins, Branch(Cond.EQ, ins.dst, 0, lab)) + code[k + 1:])
 
 
+def _apply_key(cs: Sequence[Change], i: int) -> tuple[int, int, int, int]:
+    """The order :func:`apply_all` makes ``cs`` in (reversed): by place, then edits before insertions."""
+    c = cs[i]
+    edit = c.op in ("replace", "retry")
+    return c.thread, c.index, int(edit), (int(c.op == "replace") if edit else i)
+
+
 def apply_all(p: Program, cs: Sequence[Change]) -> Program:
     """The changes ``cs`` (drawn for ``p``, at distinct places, see :func:`compatible`) made on
     ``p``: the last place of each thread first, so no change moves the place of one still to make;
@@ -181,12 +190,28 @@ def apply_all(p: Program, cs: Sequence[Change]) -> Program:
 def _order(cs: Sequence[Change]) -> list[Change]:
     """The order :func:`apply_all` makes ``cs`` in: the last place of each thread first; at one place
     the replacement (or retry) first, then the insertions, the last of ``cs`` first."""
-    def key(i: int) -> tuple[int, int, int, int]:
-        c = cs[i]
-        edit = c.op in ("replace", "retry")
-        return c.thread, c.index, int(edit), (int(c.op == "replace") if edit else i)
+    return [cs[i] for i in sorted(range(len(cs)), key=lambda i: _apply_key(cs, i), reverse=True)]
 
-    return [cs[i] for i in sorted(range(len(cs)), key=key, reverse=True)]
+
+def described(p: Program, cs: Sequence[Change]) -> tuple[Program, tuple[Change, ...]]:
+    """:func:`apply_all` of ``cs`` on ``p``, and ``cs`` with the texts of the fixed program: each
+    change's text names the label (and register) it takes fresh in ``p`` alone; made after another
+    change of its thread that took that name, it takes the next one (``LF01``), and its text says
+    so -- the text is the program ``replay --fixed`` runs."""
+    order = sorted(range(len(cs)), key=lambda i: _apply_key(cs, i), reverse=True)
+    texts = [c.text for c in cs]
+    q = p
+    for i in order:
+        c = cs[i]
+        if c.op in ("retry", "wait-loop"):
+            renames = [(_fresh_label(p), _fresh_label(q))]
+            if c.op == "wait-loop":
+                renames.append((_fresh_register(p, c.thread), _fresh_register(q, c.thread)))
+            for old, new in renames:
+                if old != new:
+                    texts[i] = re.sub(rf"\b{re.escape(old)}\b", new, texts[i])
+        q = apply(q, c)
+    return q, tuple(dataclasses.replace(c, text=t, program=q) for c, t in zip(cs, texts))
 
 
 def compatible(a: Change, b: Change) -> bool:
@@ -637,10 +662,16 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     from . import model
     from .model import race
 
-    want = frozenset(p.outcome_of(dict(o)) for o in outcomes)  # the oracle's key order, whatever the caller's
+    asked = frozenset(p.outcome_of(dict(o)) for o in outcomes)  # the oracle's key order, whatever the caller's
     try:
         orig = race.analyse_races(p)
     except model.Unsupported:
+        return None
+    # only the outcomes the original can produce: one it cannot (a key missing, a value no store
+    # writes, a stored outcome the oracle now forbids) is "removed" by every change, which would
+    # make the first change tried a fix of nothing
+    want = asked & orig.possible
+    if not want:
         return None
     from .codegen.runnable import unrunnable_reasons
 
@@ -663,10 +694,10 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         tried += 1
         if tried > budget:
             return None
-        prog = apply_all(p, (a, b))
+        prog, made = described(p, (a, b))
         j = _judge(orig, (a, b), prog, want, runnable)
         if j.why:
-            return Fix((a, b), prog, j.why)
+            return Fix(made, prog, j.why)
         memo[_key((a, b))] = j
     return greedy_fix(p, orig, want, runnable, singles, pair_list, memo, budget - tried)
 
@@ -732,11 +763,11 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
             return None
         if j is not None and j.why:
             state = rest
-    prog = apply_all(p, state)
+    prog, made = described(p, state)  # the texts name what the fixed program has (fresh labels)
     final = _judge(orig, state, prog, want, runnable)  # the oracle's word on what is printed
     if not final.why:
         return None
-    return Fix(tuple(sorted(state, key=lambda c: (c.thread, c.index, c.op != "insert"))), prog, final.why,
+    return Fix(tuple(sorted(made, key=lambda c: (c.thread, c.index, c.op != "insert"))), prog, final.why,
                greedy=True)
 
 
@@ -760,5 +791,6 @@ def attach(program: Program, verdict: Verdict) -> Verdict:
     return dataclasses.replace(verdict, fix=f.text if f is not None else NO_FIX)
 
 
-__all__ = ["COST", "Change", "MAX_GREEDY", "completion_triples", "greedy_fix", "FENCE_SEMS", "ONE_WAY_FENCE_SM", "fence_sems", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "NO_FIX", "apply",
-           "apply_all", "attach", "changes", "compatible", "find_fix", "fix_for", "pairs"]
+__all__ = ["COST", "Change", "FENCE_SEMS", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "MAX_GREEDY", "NO_FIX",
+           "ONE_WAY_FENCE_SM", "apply", "apply_all", "attach", "changes", "compatible", "completion_triples", "described",
+           "fence_sems", "find_fix", "fix_for", "greedy_fix", "pairs"]

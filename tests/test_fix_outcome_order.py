@@ -55,3 +55,18 @@ def test_find_fix_takes_outcomes_in_any_key_order():
     as_dicts = [o["outcome"] for o in e.data["verdict"]["offending"]]
     a, b = fixes.find_fix(e.program, sorted_keys), fixes.find_fix(e.program, as_dicts)
     assert a is not None and b is not None and a.text == b.text and _loops(a.text)
+
+
+def test_an_outcome_the_program_cannot_produce_is_fixed_by_nothing():
+    """An offending outcome the original cannot produce (a key missing from a hand-edited or older
+    entry, a value no store writes) is absent from every changed program too: before, the first
+    change tried (``try_wait.relaxed`` -> ``.acquire``, still racy, stale on the H200) was printed
+    as its fix.  Such an outcome is ignored; with nothing left, there is no fix."""
+    e = corpus.load_entry(ENTRY)
+    real = [o["outcome"] for o in e.data["verdict"]["offending"]]
+    missing = [{"P0:r0": 0}]
+    impossible = [{"P0:r1": 1, "P0:r0": 7}]
+    assert fixes.find_fix(e.program, missing) is None
+    assert fixes.find_fix(e.program, impossible) is None
+    a, b = fixes.find_fix(e.program, real), fixes.find_fix(e.program, real + impossible)
+    assert a is not None and b is not None and a.text == b.text and _loops(b.text)

@@ -149,3 +149,30 @@ def test_no_one_way_fence_for_a_target_without_it():
     sems = {c.new.sem for c in fixes.changes(p, "sm_80") if isinstance(c.new, Fence)}
     assert sems == {Sem.ACQ_REL, Sem.SC}
     assert {Sem.ACQUIRE, Sem.RELEASE} <= {c.new.sem for c in fixes.changes(p, "sm_90") if isinstance(c.new, Fence)}
+
+
+def test_a_pair_text_names_the_labels_and_registers_of_the_fixed_program():
+    """Two changes of one thread that each take a fresh label (a retry loop and a wait loop) are
+    drawn on the original, where both take ``LF00``; made together, the second takes ``LF01`` (and
+    a second wait loop the next register).  The fix's text is that of the program ``replay --fixed``
+    runs."""
+    from fuzzgpu import corpus
+    from fuzzgpu.ir import Branch, Label, MbarrierWait
+
+    p = corpus.load_entry(Path(__file__).parent / "data" / "findings" / "tma-load-relaxed-lone-wait.json").program
+    cs = fixes.changes(p)
+    retry = next(c for c in cs if c.op == "retry")
+    loops = [c for c in cs if c.op == "wait-loop"]
+    for pair in ((retry, loops[-1]), (loops[0], loops[-1])):
+        assert all("LF00" in c.text for c in pair)  # each alone
+        q, made = fixes.described(p, pair)
+        assert q == fixes.apply_all(p, pair)
+        code = q.threads[0].code
+        labels = [i.name for i in code if isinstance(i, Label)]
+        assert sorted(labels) == ["LF00", "LF01"]
+        for lab in labels:
+            k = next(n for n, i in enumerate(code) if isinstance(i, Label) and i.name == lab)
+            w, br = code[k + 1], code[k + 2]
+            assert isinstance(w, MbarrierWait) and isinstance(br, Branch) and br.target == lab
+            mine = [c for c in made if f"`{lab}:" in c.text or f", {lab}`" in c.text]
+            assert len(mine) == 1 and f"beq {w.dst}, 0, {lab}" in mine[0].text, (lab, [c.text for c in made])

@@ -297,3 +297,32 @@ def test_the_histogram_leaves_static_shared_memory_when_the_slots_fill_it(monkey
     monkeypatch.setattr(harness, "STATIC_SHARED_BYTES", 4 * codegen.layout.shared_words(p) + 64)
     src, _ = codegen.harness_source(p)
     assert "__shared__ unsigned fz_hist[" not in src
+
+
+@pytest.mark.parametrize("copy", [
+    # a tensor load completing on a bulk group: the printer would write it as a store
+    "cp.async.bulk.tensor.1d.shared::cluster.global.bulk_group s, g",
+    "cp.reduce.async.bulk.tensor.1d.shared::cluster.global.add.mbarrier s, g, bar",
+])
+def test_a_tensor_load_has_only_the_ptx_form(copy):
+    # PTX ISA cp.async.bulk.tensor: global -> shared is .mbarrier::complete_tx::bytes only;
+    # cp.reduce.async.bulk.tensor: .dst = { .global } only
+    with pytest.raises(SourceError, match="completes on an mbarrier"):
+        parse(LOAD.replace("COPY", copy))
+
+
+def test_a_corpus_tensor_load_on_a_bulk_group_is_refused(tmp_path):
+    from fuzzgpu.corpus import CorpusError
+    from fuzzgpu.corpus.entry import validate_entry
+
+    d = json.loads((Path(__file__).resolve().parent / "data" / "findings" / "tma-load-relaxed-lone-wait.json").read_text())
+    copy = next(i for i in d["program"]["threads"][0]["code"] if i["op"] == "cp.async.bulk")
+    copy.update(tensor=True, completion="bulk_group")
+    del copy["bar"]
+    with pytest.raises(CorpusError, match="completes on an mbarrier"):
+        validate_entry(d, "e.json")
+
+
+def test_a_qualifier_is_written_once():
+    with pytest.raises(SourceError, match="unexpected '.tile'"):
+        parse(STORE.replace("COPY", "cp.async.bulk.tensor.1d.global.shared::cta.tile.tile.bulk_group g, s"))

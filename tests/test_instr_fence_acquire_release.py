@@ -108,6 +108,35 @@ def test_the_gpu_harness_emits_it():
     assert 'fence.release.gpu;' in src and 'fence.acquire.gpu;' in src
 
 
+def test_an_arch_before_sm_90_is_refused_with_the_isa_reason():
+    """fence.acquire/.release are sm_90+ (PTX ISA 8.6, membar/fence).  ptxas 13.0 takes them for
+    sm_80 and writes a cubin nvdisasm refuses ("Illegal instruction found": ``fuzzgpu sass --arch
+    sm_80`` said only that); the static kernels for an arch refuse them, and the source's device
+    pass for an older arch stops on an #error naming the fence."""
+    from fuzzgpu import codegen, fixes
+
+    p = parse_file(LITMUS / "FAR-MP.litmus")
+    with pytest.raises(codegen.Unrunnable, match=r"fence.release needs sm_90 or later .*not sm_80"):
+        codegen.generate_static(p, "sm_80")
+    assert "fence.release.gpu" in codegen.generate_static(p, "sm_90")
+    src = codegen.generate_static(p)
+    assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900" in src and '#error "fuzzgpu: fence.release needs sm_90' in src
+    assert fixes.ONE_WAY_FENCE_SM == codegen.emit.ONE_WAY_FENCE_SM == 90
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc not on PATH")
+def test_nvcc_for_sm_80_names_the_fence(tmp_path):
+    import subprocess
+
+    from fuzzgpu import codegen
+
+    cu = tmp_path / "f.cu"
+    cu.write_text(codegen.generate_static(parse_file(LITMUS / "FAR-MP.litmus")))
+    r = subprocess.run(["nvcc", "-arch=sm_80", "-cubin", "-o", str(tmp_path / "f.cubin"), str(cu)],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "fence.release needs sm_90 or later" in r.stderr
+
+
 @pytest.mark.parametrize("text,release,acquire", [("fence.release.gpu", True, False), ("fence.acquire.cluster", False, True)])
 def test_sass_checker_reads_the_same_row(text, release, acquire):
     sync = sass.sync_of_text(text + ";")

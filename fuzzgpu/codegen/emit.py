@@ -5,6 +5,8 @@ helpers both emitters use (registers, labels, comments)."""
 
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..ir import (
     AsyncRead,
@@ -284,6 +286,13 @@ def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[
         else:
             lines.append("  (void)raw_; }")
         return lines
+    if isinstance(ins, Fence) and ins.sem in (Sem.ACQUIRE, Sem.RELEASE):
+        # the one-way fences exist from sm_90 (one_way_fence_arch_ok): the device pass of an older
+        # arch stops here with a message instead of ptxas writing a cubin nvdisasm cannot read
+        return [f"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < {ONE_WAY_FENCE_SM}0",
+                f'#error "fuzzgpu: fence.{ins.sem.value} needs sm_{ONE_WAY_FENCE_SM} or later (PTX ISA 8.6, membar/fence); '
+                'this compile targets an older arch"',
+                "#else", f'asm volatile("{ptx_of(ins)};" ::: "memory");', "#endif"]
     if isinstance(ins, (Fence, ProxyFence)):
         return [f'asm volatile("{ptx_of(ins)};" ::: "memory");']
     if isinstance(ins, Barrier):
@@ -351,6 +360,19 @@ TCGEN05_ARCHS = ("sm_100a", "sm_100f", "sm_101a", "sm_103a")
 
 def tcgen05_arch_ok(arch: str) -> bool:
     return arch in TCGEN05_ARCHS or arch.startswith(("sm_100a", "sm_100f", "sm_101", "sm_103"))
+
+
+#: PTX ISA "membar/fence": the one-way ``fence.acquire`` / ``fence.release`` need PTX ISA 8.6 and
+#: sm_90 or later (ptxas 13.0 takes them for sm_80 and writes a cubin nvdisasm calls illegal)
+ONE_WAY_FENCE_SM = 90
+_SM_NUMBER = re.compile(r"\Asm_([0-9]+)")
+
+
+def one_way_fence_arch_ok(arch: str | None) -> bool:
+    """Whether target ``arch`` has ``fence.acquire`` / ``fence.release`` (None, or a name that is
+    not ``sm_<N>...``: fuzzgpu's targets, sm_90 and later)."""
+    m = _SM_NUMBER.match(arch) if arch else None
+    return m is None or int(m.group(1)) >= ONE_WAY_FENCE_SM
 
 
 def _bulk_bytes(litmus_bytes: int) -> int:

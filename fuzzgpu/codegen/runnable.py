@@ -17,6 +17,7 @@ from ..ir import (
     CpAsyncCommit,
     CpAsyncWait,
     ClusterBarrier,
+    Fence,
     MbarrierArrive,
     MbarrierCompleteTx,
     MbarrierExpectTx,
@@ -33,11 +34,13 @@ from ..ir import (
     ProxyFence,
     ProxyFenceKind,
     Red,
+    Sem,
     Space,
     Store,
 )
 
-from .emit import _BULK_REDUCE, _BULK_REDUCE_RUNNABLE, _KNOWN, _labels, tcgen05_arch_ok
+from .emit import (ONE_WAY_FENCE_SM, _BULK_REDUCE, _BULK_REDUCE_RUNNABLE, _KNOWN, _labels, one_way_fence_arch_ok,
+                   tcgen05_arch_ok)
 from .layout import (Layout, _layout, _LayoutError, _wgmma_readers, shared_words, tensor_shared_locs, uses_dsm,
                      uses_tensor_maps, uses_wgmma)
 from .values import VALUE_MAX, VALUE_MIN, _ins_immediates, value_plan
@@ -95,6 +98,8 @@ def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
                     out.append(f"{where} cp.async.bulk global -> shared completes on an mbarrier (no bulk_group form emitted)")
             if isinstance(ins, Tcgen05Fence) and arch is not None and not tcgen05_arch_ok(arch):
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a (or sm_100f/sm_101a/sm_103a); not {arch}")
+            if isinstance(ins, Fence) and ins.sem in (Sem.ACQUIRE, Sem.RELEASE) and not one_way_fence_arch_ok(arch):
+                out.append(f"{where} fence.{ins.sem.value} needs sm_{ONE_WAY_FENCE_SM} or later (PTX ISA 8.6, membar/fence); not {arch}")
     return out
 
 

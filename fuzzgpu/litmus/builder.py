@@ -536,11 +536,12 @@ class InstructionBuilder:
         dst_space, src_space = COPY_SPACES[spaces[0]], COPY_SPACES[spaces[1]]
         completion: str | None = None
         op: RmwOp | None = None
+        tile = False
         for q in tail[3:]:
             if q in BULK_COMPLETION_SPELLINGS and completion is None:
                 completion = BULK_COMPLETION_SPELLINGS[q]
-            elif q == TENSOR_LOAD_MODE:
-                continue
+            elif q == TENSOR_LOAD_MODE and not tile:
+                tile = True
             elif reduce and op is None and q in RMW_OPS:
                 op = self.reduction(q)
             else:
