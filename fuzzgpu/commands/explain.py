@@ -167,9 +167,8 @@ def race_lines(entry: Any) -> list[str]:
     try:
         ra = race.analyse_races(entry.program)
         outs = [entry.program.outcome_of(o["outcome"]) for o in offending]
-        for o in outs:
-            for pair in ra.racy.get(o, ()):
-                lines.append(f"  racing pair: {pair.describe()}")
+        pairs = [pair.describe() for o in outs for pair in ra.racy.get(o, ())]
+        lines += [f"  racing pair: {d}" for d in dict.fromkeys(pairs)]  # each pair once, in the order found
         f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"))
     except model.Unsupported as e:
         return lines + [f"  the oracle no longer covers this program: {e}"]
