@@ -69,6 +69,30 @@ def read_regular(path: str | Path, limit: int, follow_symlinks: bool = False) ->
         os.close(fd)
 
 
+def read_toml(path: str | Path, limit: int, where: str) -> tuple[str, dict]:
+    """(the text, the TOML document) of the regular file ``path`` (at most ``limit`` bytes, symlinks followed);
+    every way it can fail is a ValueError of one line starting with ``where`` (the caller makes it
+    its own input error).  FileNotFoundError is left to the caller, which knows what was expected."""
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef, import-not-found]
+
+    try:
+        text = read_regular(path, limit, follow_symlinks=True).decode("utf-8")
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{where}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError(f"{where}: not valid TOML: nested too deeply") from None
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise ValueError(f"{where}: cannot read: {e.strerror or e}") from None
+
+
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):

@@ -193,28 +193,16 @@ def read_knobs(path: str | Path) -> dict[str, Any]:
     writes, or a profile with one); keys of :data:`NOT_KNOBS` are skipped, other tables of the
     file (a profile's shapes, ...) are not read.  A bad file raises
     :class:`~fuzzgpu.errors.UserError`, one line naming the file, the line and the key."""
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef, import-not-found]
-
     from .errors import UserError, clip
-    from .files import read_regular
+    from .files import read_toml
 
     where = clip(str(path), 200)
     try:
-        text = read_regular(path, MAX_FILE_BYTES, follow_symlinks=True).decode("utf-8")
-        data = tomllib.loads(text)
+        text, data = read_toml(path, MAX_FILE_BYTES, where)
     except FileNotFoundError:
         raise UserError(f"{where}: no such file (expected a TOML file with a [stress] table)") from None
-    except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{where}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{where}: not UTF-8 text") from None
-    except RecursionError:
-        raise UserError(f"{where}: not valid TOML: nested too deeply") from None
-    except OSError as e:
-        raise UserError(f"{where}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:
+        raise UserError(str(e)) from None
     table = data.get("stress")
     if table is None:
         raise UserError(f"{where}: no [stress] table (expected the table `fuzzgpu tune --out` writes, or a profile with one)")

@@ -15,13 +15,8 @@ from typing import Any
 
 from ..backends.base import RunConfig
 from ..errors import UserError
-from ..files import read_regular
+from ..files import read_toml
 from ..stress import StressConfig
-
-try:
-    import tomllib  # type: ignore[import-not-found]
-except ImportError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef, import-not-found]
 
 PROFILE_NAMES = ("all", "classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
@@ -148,15 +143,11 @@ def load_profile(name_or_path: str) -> Profile:
     """Read and check a profile; every error is one line naming the file and the key."""
     path = profile_path(name_or_path)
     try:
-        data = tomllib.loads(read_regular(path, 1 << 20, follow_symlinks=True).decode("utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise ProfileError(f"{path}: not valid TOML: {str(e).splitlines()[0] if str(e) else 'parse error'}") from None
-    except UnicodeDecodeError:
-        raise ProfileError(f"{path}: not UTF-8 text") from None
-    except RecursionError:
-        raise ProfileError(f"{path}: not valid TOML: nested too deeply") from None
-    except OSError as e:
+        data = read_toml(path, 1 << 20, str(path))[1]
+    except FileNotFoundError as e:
         raise ProfileError(f"{path}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:
+        raise ProfileError(str(e)) from None
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: not a profile")
     for k in data:
