@@ -522,7 +522,10 @@ def test_bulk_copy_ptx_spelling_errors(old, new, col, gist):
 def _bulk_copy_spelling(draw):
     """A valid CpAsyncBulk and one of its PTX spellings."""
     to_shared = draw(st.booleans())
-    reduce = draw(st.none() | st.sampled_from([RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC]))
+    # PTX ISA cp.reduce.async.bulk: .src = { .shared::cta } (into .shared::cluster or .global), so a
+    # reduction never reads global memory: global -> shared has no reduce form
+    ops = st.sampled_from([RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC])
+    reduce = None if to_shared else draw(st.none() | ops)
     size = draw(st.integers(1, 2**20 - 1))
     shared = draw(st.sampled_from(["shared", "shared::cta", "shared::cluster"]))
     if to_shared:
@@ -535,6 +538,17 @@ def _bulk_copy_spelling(draw):
         operands = ["g", "s"] + ([] if size == 4 and draw(st.booleans()) else [str(size)])
     head = ("cp.reduce" if reduce else "cp") + ".async.bulk." + ".".join(spaces) + completion + (f".{reduce}" if reduce else "")
     return ins, f"{head} {', '.join(operands)}"
+
+
+@pytest.mark.parametrize("text", [
+    "cp.async.bulk.shared::cluster.global.bulk_group s, g",  # .completion_mechanism = { .mbarrier::complete_tx::bytes } only
+    "cp.reduce.async.bulk.shared::cluster.global.mbarrier.add s, g, bar",  # a reduction reads .shared::cta only
+])
+def test_bulk_copy_forms_ptx_does_not_have_are_refused(text):
+    """PTX ISA cp.async.bulk / cp.reduce.async.bulk: a copy global -> shared completes on an
+    mbarrier, and no reduction reads global memory."""
+    with pytest.raises(SourceError, match="completes on an mbarrier"):
+        parse(f"PTX t\n{{ g = 0; s @ shared = 0; bar @ shared mbarrier = 0; }}\n P0 ;\n {text} ;\n")
 
 
 @settings(max_examples=200, deadline=None)

@@ -531,11 +531,13 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
             # the harness scales it to the 16-byte slot, cuTensorMapEncodeTiled: boxDim[0] *
             # element size a multiple of 16 bytes)
             raise ProgramError(f"cp.async.bulk.tensor copies one location (size 4, the 1-D box), not {ins.size} bytes")
-        if ins.tensor and spaces[0] is Space.SHARED and (ins.completion != "mbarrier" or ins.reduce is not None):
-            # PTX ISA cp.async.bulk.tensor: global -> shared completes only on an mbarrier
-            # (.mbarrier::complete_tx::bytes); cp.reduce.async.bulk.tensor: .dst = { .global } only
-            raise ProgramError("cp.async.bulk.tensor global -> shared completes on an mbarrier (.mbarrier::complete_tx::bytes), "
-                               "with no reduction (cp.reduce.async.bulk.tensor writes global memory)")
+        if spaces[0] is Space.SHARED and (ins.completion != "mbarrier" or ins.reduce is not None):
+            # PTX ISA cp.async.bulk(.tensor): global -> shared::cta / shared::cluster has
+            # .completion_mechanism = { .mbarrier::complete_tx::bytes } only; cp.reduce.async.bulk(.tensor)
+            # reads shared::cta and writes global memory (or, not expressible here, shared::cluster)
+            op = "cp.async.bulk.tensor" if ins.tensor else "cp.async.bulk"
+            raise ProgramError(f"{op} global -> shared completes on an mbarrier (.mbarrier::complete_tx::bytes), "
+                               f"with no reduction (cp.reduce.async.bulk{'.tensor' if ins.tensor else ''} reads shared memory)")
     if isinstance(ins, BulkWait) and not 0 <= ins.n < 64:
         raise ProgramError(f"cp.async.bulk.wait_group {ins.n} out of range 0..63")
     if isinstance(ins, CpAsync):
