@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import semantics
-from .codegen.emit import ONE_WAY_FENCE_SM as _ONE_WAY_FENCE_SM, one_way_fence_arch_ok
+from .codegen.emit import one_way_fence_arch_ok
 from .ir import (
     Atom,
     Branch,
@@ -122,9 +122,6 @@ def _fence_weight(sem: Sem) -> int:
 
 #: the memory fences a fix may insert, weakest first (ties in the table's order)
 FENCE_SEMS: tuple[Sem, ...] = tuple(sorted(semantics.FENCE_KEYS, key=_fence_weight))
-#: PTX ISA "membar/fence": ``fence.acquire`` / ``fence.release`` need PTX ISA 8.6 and sm_90 or later
-#: (the rule is the code generator's: :func:`fuzzgpu.codegen.emit.one_way_fence_arch_ok`)
-ONE_WAY_FENCE_SM = _ONE_WAY_FENCE_SM
 
 
 def fence_sems(arch: str | None = None) -> tuple[Sem, ...]:
@@ -133,7 +130,7 @@ def fence_sems(arch: str | None = None) -> tuple[Sem, ...]:
     ``fence.{sem}.{scope}`` as the program says, so a fix must not ask for one ptxas refuses)."""
     if one_way_fence_arch_ok(arch):
         return FENCE_SEMS
-    return tuple(s for s in FENCE_SEMS if s not in (Sem.ACQUIRE, Sem.RELEASE))
+    return tuple(s for s in FENCE_SEMS if s not in semantics.ONE_WAY_FENCE_SEMS)
 
 
 @dataclass(frozen=True)
@@ -792,5 +789,5 @@ def attach(program: Program, verdict: Verdict) -> Verdict:
 
 
 __all__ = ["COST", "Change", "FENCE_SEMS", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "MAX_GREEDY", "NO_FIX",
-           "ONE_WAY_FENCE_SM", "apply", "apply_all", "attach", "changes", "compatible", "completion_triples", "described",
+           "apply", "apply_all", "attach", "changes", "compatible", "completion_triples", "described",
            "fence_sems", "find_fix", "fix_for", "greedy_fix", "pairs"]

@@ -302,6 +302,8 @@ RELEASE_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s, k in FENCE_KEYS.items() if 
 ACQUIRE_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s, k in FENCE_KEYS.items() if TABLE[k].acquire)
 #: "a memory fence" that is both a release and an acquire fence: fence.acq_rel, fence.sc
 MEMORY_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s in RELEASE_FENCE_SEMS if s in ACQUIRE_FENCE_SEMS)
+#: the fences that order one direction only (fence.release, fence.acquire; PTX ISA 8.6, membar/fence)
+ONE_WAY_FENCE_SEMS: tuple[Sem, ...] = tuple(s for s in FENCE_KEYS if s not in MEMORY_FENCE_SEMS)
 
 
 def unknown_fence(sem: Sem) -> str | None:
@@ -597,6 +599,6 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
 
 
 __all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
-           "unknown_instructions", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+           "unknown_instructions", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]

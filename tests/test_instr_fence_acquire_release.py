@@ -113,7 +113,7 @@ def test_an_arch_before_sm_90_is_refused_with_the_isa_reason():
     sm_80 and writes a cubin nvdisasm refuses ("Illegal instruction found": ``fuzzgpu sass --arch
     sm_80`` said only that); the static kernels for an arch refuse them, and the source's device
     pass for an older arch stops on an #error naming the fence."""
-    from fuzzgpu import codegen, fixes
+    from fuzzgpu import codegen
 
     p = parse_file(LITMUS / "FAR-MP.litmus")
     with pytest.raises(codegen.Unrunnable, match=r"fence.release needs sm_90 or later .*not sm_80"):
@@ -121,7 +121,8 @@ def test_an_arch_before_sm_90_is_refused_with_the_isa_reason():
     assert "fence.release.gpu" in codegen.generate_static(p, "sm_90")
     src = codegen.generate_static(p)
     assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900" in src and '#error "fuzzgpu: fence.release needs sm_90' in src
-    assert fixes.ONE_WAY_FENCE_SM == codegen.emit.ONE_WAY_FENCE_SM == 90
+    assert codegen.emit.ONE_WAY_FENCE_SM == 90
+    assert set(semantics.ONE_WAY_FENCE_SEMS) == {Sem.ACQUIRE, Sem.RELEASE}
 
 
 @pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc not on PATH")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .. import ir
+from .. import ir, semantics
 from ..ir import (
     AsyncRead,
     BulkCommit,
@@ -286,7 +286,7 @@ def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[
         else:
             lines.append("  (void)raw_; }")
         return lines
-    if isinstance(ins, Fence) and ins.sem in (Sem.ACQUIRE, Sem.RELEASE):
+    if isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS:
         # the one-way fences exist from sm_90 (one_way_fence_arch_ok): the device pass of an older
         # arch stops here with a message instead of ptxas writing a cubin nvdisasm cannot read
         return [f"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < {ONE_WAY_FENCE_SM}0",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .. import codegen_wgmma as wg
-from .. import ir
+from .. import ir, semantics
 from ..errors import UserError
 from ..ir import (
     BulkCommit,
@@ -34,7 +34,6 @@ from ..ir import (
     ProxyFence,
     ProxyFenceKind,
     Red,
-    Sem,
     Space,
     Store,
 )
@@ -90,15 +89,9 @@ def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
                 out.append(f"{where} fence.proxy.{ins.kind} (abstract proxy, no PTX instruction)")
             if type(ins) not in _KNOWN:
                 out.append(f"{where} {ins.OP}: not supported by code generation yet")
-            if isinstance(ins, CpAsyncBulk) and p.location(p.physical(ins.dst_loc)).space is Space.SHARED:
-                if ins.reduce is not None:
-                    out.append(f"{where} cp.reduce.async.bulk into shared memory from global memory has no PTX form "
-                               "(reductions go shared::cta -> global or -> shared::cluster)")
-                elif ins.completion != "mbarrier":
-                    out.append(f"{where} cp.async.bulk global -> shared completes on an mbarrier (no bulk_group form emitted)")
             if isinstance(ins, Tcgen05Fence) and arch is not None and not tcgen05_arch_ok(arch):
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a (or sm_100f/sm_101a/sm_103a); not {arch}")
-            if isinstance(ins, Fence) and ins.sem in (Sem.ACQUIRE, Sem.RELEASE) and not one_way_fence_arch_ok(arch):
+            if isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS and not one_way_fence_arch_ok(arch):
                 out.append(f"{where} fence.{ins.sem.value} needs sm_{ONE_WAY_FENCE_SM} or later (PTX ISA 8.6, membar/fence); not {arch}")
     return out
 

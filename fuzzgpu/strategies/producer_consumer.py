@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
 
-from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, RELEASE_FENCE_SEMS
+from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, ONE_WAY_FENCE_SEMS, RELEASE_FENCE_SEMS
 from ..ir import (
     AsyncRead,
     Barrier,
@@ -199,7 +199,7 @@ class _Opts:
 FENCE_NAMES: tuple[str, ...] = tuple(s.value for s in FENCE_KEYS)
 #: the fences that order one direction only (fence.release, fence.acquire): the rows that are a
 #: release or an acquire fence but not both (ISA 8.8 "Release and Acquire Patterns"; membar/fence)
-ONE_WAY_FENCES: tuple[str, ...] = tuple(s.value for s in FENCE_KEYS if s not in MEMORY_FENCE_SEMS)
+ONE_WAY_FENCES: tuple[str, ...] = tuple(s.value for s in ONE_WAY_FENCE_SEMS)
 #: a memory fence gets two shares of a fence draw (one each for fence.acq_rel and fence.sc before the
 #: one-way fences joined; the proxy fence's share stays)
 _MEMORY_FENCE_SHARES = 2
