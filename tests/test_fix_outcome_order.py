@@ -70,3 +70,16 @@ def test_an_outcome_the_program_cannot_produce_is_fixed_by_nothing():
     assert fixes.find_fix(e.program, impossible) is None
     a, b = fixes.find_fix(e.program, real), fixes.find_fix(e.program, real + impossible)
     assert a is not None and b is not None and a.text == b.text and _loops(b.text)
+
+
+def test_replay_fixed_on_sim_of_a_gpu_finding_says_it_is_the_oracles_word(tmp_path, capsys):
+    """The sim samples the oracle that accepted the fix, so its "fixed" for an entry found on the
+    H200 is a plumbing check; the line says so."""
+    import shutil
+
+    from fuzzgpu import cli
+
+    shutil.copy(ENTRY, tmp_path / ENTRY.name)
+    rc = cli.main(["replay", str(tmp_path / ENTRY.name), "--backend", "sim", "--fixed", "--instances", "1000"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "fixed (property holds) [on the simulation only (found on cuda)" in out, out

@@ -145,6 +145,10 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="not-reproducible", reason=f"found on {found_on}; a simulation cannot fix a hardware finding")
     else:
         out["status"] = "fixed"
+        if backend.name == "sim" and found_on != "sim":
+            # the fixed program of a GPU (or compiler) finding, on outcomes sampled from the oracle that
+            # accepted the fix: a check of the plumbing, not of the hardware
+            out["note"] = f"on the simulation only (found on {found_on}): the oracle's outcomes, not a hardware run"
     if fixed:
         seen = {tuple(sorted(o["outcome"].items())) for o in entry.data["verdict"].get("offending", [])}
         out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen)
@@ -260,6 +264,8 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
     if status == "violates" and r.get("kinds") == ["fault"]:
         what = "HARNESS OR HARDWARE FAULT again (not a memory-model violation)"
     extra = r.get("summary") if status not in ("skipped", "not-reproducible") else r.get("reason")
+    if r.get("note"):
+        what += f" [{r['note']}]"
     if "fix" in r and status != "skipped":
         extra = f"fixed program ({r['fix']}): the offending outcomes seen {r.get('offending_seen', 0)} times" + (f"; {extra}" if extra else "")
     print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""), 2000),
