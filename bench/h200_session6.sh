@@ -14,18 +14,20 @@
 #                                   then issue 17's Ray against local workers (bench/ray_h200.sh,
 #                                   SECONDS_PER_RUN=240) in the background                 ~10 minutes
 #   bench/h200_session6.sh collect  waits for the Ray comparison and collects it          ~1 minute
-#   bench/h200_session6.sh tensor   (a second sitting) the GPU tests of cp.async.bulk.tensor and of
+#   bench/h200_session6.sh tensor   (a second sitting) bench/tensor_map_probe.py (which forms of the
+#                                   1-D tensor map the driver accepts), the GPU tests of cp.async.bulk.tensor and of
 #                                   run's stress options; the tensor litmus tests; the campaign's TMA
-#                                   store under the stress that found it, fenced 1e9; replay --fixed of
-#                                   session 6's proxy corpus and session 4's race corpus with the
-#                                   corrected fix search                                  ~5 minutes
+#                                   store under the stress that found it, fenced 1e9      ~5 minutes
+#   bench/h200_session6.sh replay   (the same sitting) replay --fixed of session 6's proxy corpus and
+#                                   session 4's race corpus with the corrected fix search, 1e8
+#                                   instances each                                        ~5 minutes
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) and raybundle/ray-site-cp312.tar.xz carried, and $OUT set; everything comes back in
 # $OUT/<part>.tar.gz and on stdout.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200_session6.sh start|finish|collect|tensor}
+part=${1:?usage: bench/h200_session6.sh start|finish|collect|tensor|replay}
 R=/tmp/fuzzgpu-session6
 mkdir -p "$R" "$OUT"
 
@@ -108,6 +110,8 @@ tensor)
   # were built after it)
   x=$OUT/tensor; mkdir -p "$x"   # straight into $OUT: what ran comes back even if the call runs out of time
   { date -u; git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
+  echo "== which forms of the 1-D tensor map the driver accepts (session 7: the first form was refused)"
+  timeout 60 python3 bench/tensor_map_probe.py --out "$x" 2>&1 | tee "$x/tensor-map-probe.txt"
   echo "== GPU tests of the new parts: cp.async.bulk.tensor, run's stress options, the generator's one-way fences and cluster/PDL draws"
   timeout 150 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
     tests/test_gpu_tensor.py tests/test_run_stress_options.py tests/test_producer_consumer_fences.py \
@@ -123,13 +127,18 @@ tensor)
   echo "exit $?"; grep -E '^(Observation|Instances)' "$x/same-thread-no-fence.txt"
   timeout 80 $F run --instances 1e9 --stress-config $C tests/litmus/async-proxy/TMA-store-same-thread-fence.litmus > "$x/same-thread-fence.txt" 2>&1
   echo "exit $?"; grep -E '^(Observation|Instances)' "$x/same-thread-fence.txt"
+  ;;
+replay)
+  # the second call of the second sitting: the corrected fix search's fixes on the hardware
+  x=$OUT/replay; mkdir -p "$x"
+  { date -u; git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
   echo "== replay --fixed of session 6's proxy corpus (corrected fix reading), 1e8 instances each"
   rm -rf "$R/proxy6" && cp -r bench/results/campaign-h200-session6/proxy-corpus "$R/proxy6"
-  timeout 60 $F replay "$R/proxy6" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-proxy.txt" 2>&1
+  timeout 120 $F replay "$R/proxy6" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-proxy.txt" 2>&1
   echo "exit $?"; tail -5 "$x/replay-fixed-proxy.txt"
   echo "== replay --fixed of session 4's race corpus with this code's fix search"
   rm -rf "$R/race4" && cp -r bench/results/campaign-h200-session4/race-corpus "$R/race4"
-  timeout 100 $F replay "$R/race4" --backend cuda --fixed > "$x/replay-fixed-race4.txt" 2>&1
+  timeout 400 $F replay "$R/race4" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-race4.txt" 2>&1
   echo "exit $?"; tail -17 "$x/replay-fixed-race4.txt"
   ;;
 *)

@@ -134,8 +134,10 @@ def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
 # load on an H200 (SASS: TRYWAIT P0; LDS with nothing waiting for P0): the oracle's forbidden
 # outcome was seen at 0.7% (MBAR-MP-default) and 12.7% (TMA-load-mbarrier-acquire) --
 # bench/results/extensions-h200.md.  The same tests with the wait in a loop: 0.
+# Only the oracle's verdict may fail it (raises=AssertionError): a driver or harness error is a
+# failure, not the known finding (session 7: a tensor twin's CUDA error was counted as XFAIL).
 LONE_TRY_WAIT = pytest.mark.xfail(reason="lone try_wait does not order the next load on sm_90 (finding, see "
-                                  "bench/results/extensions-h200.md)", strict=False)
+                                  "bench/results/extensions-h200.md)", strict=False, raises=AssertionError)
 
 MBAR_LOOP = """PTX MBAR-MP-loop
 {

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from fuzzgpu import codegen, ir, model, sass, semantics
-from fuzzgpu.errors import SourceError
+from fuzzgpu.errors import SourceError, UserError
 from fuzzgpu.ir import CpAsyncBulk, ProgramError, RmwOp
 from fuzzgpu.litmus import format_instruction, format_program, parse, parse_file
 
@@ -260,10 +260,13 @@ def test_tensor_map_arguments():
     from fuzzgpu.backends.cuda import tensor_map_args
 
     a = tensor_map_args(_fake_cu(), 0x7000_0000, 1 << 20)
-    assert a[:7] == ("CU_TENSOR_MAP_DATA_TYPE_UINT32", 1, 0x7000_0000, [("u64", 1 << 20)], [], [("u32", 4)], [("u32", 1)])
+    assert a[:7] == ("CU_TENSOR_MAP_DATA_TYPE_UINT32", 1, 0x7000_0000, [("u64", 1 << 20)], [("u64", 4 << 20)], [("u32", 4)], [("u32", 1)])
     assert a[7:] == ("CU_TENSOR_MAP_INTERLEAVE_NONE", "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_L2_PROMOTION_NONE",
                      "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE")
     assert codegen.TENSOR_BOX * 4 % 16 == 0  # cuTensorMapEncodeTiled: boxDim[0] * element size, a multiple of 16
+    # the global strides are never an empty list: cuda-bindings passes it as NULL, and the H200's
+    # driver refused that form with CUDA_ERROR_INVALID_VALUE (session 7; bench/tensor_map_probe.py)
+    assert len(a[4]) == 1
 
 
 def test_a_buffer_past_32_bit_coordinates_is_refused():
@@ -273,6 +276,18 @@ def test_a_buffer_past_32_bit_coordinates_is_refused():
     b.cu = _fake_cu()
     with pytest.raises(codegen.Unrunnable, match="signed 32-bit coordinates"):
         b.put_tensor_map(b"", "P", "fz_tmap_x", 0, TENSOR_MAP_MAX_WORDS + 1)
+
+
+def test_a_refused_tensor_map_names_what_was_refused():
+    """The driver's refusal (session 7, H200: CUDA_ERROR_INVALID_VALUE) comes back as one line with
+    the map's arguments, so the next failure can be read without a GPU at hand."""
+    from fuzzgpu.backends.cuda import CudaBackend
+
+    b = object.__new__(CudaBackend)
+    b.cu = _fake_cu()
+    b.cu.cuTensorMapEncodeTiled = lambda *a: (1, None)  # CUDA_ERROR_INVALID_VALUE
+    with pytest.raises(UserError, match=r"P: cuTensorMapEncodeTiled refused .*globalDim \[1024\], globalStrides \[4096\].*0x7000"):
+        b.put_tensor_map(b"", "P", "fz_tmap_x", 0x7000, 1024)
 
 
 def test_missing_encode_is_an_environment_error():

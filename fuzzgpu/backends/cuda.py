@@ -207,15 +207,20 @@ TENSOR_MAP_MAX_WORDS = 2**31 - 1
 
 def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
     """The arguments of ``cuTensorMapEncodeTiled`` for the harness's 1-D tensor map over a buffer
-    of ``words`` 32-bit elements at ``address``: UINT32 elements, rank 1 (no global strides), a
-    box of :data:`fuzzgpu.codegen.TENSOR_BOX` elements (one location's 16-byte slot: boxDim[0] *
-    element size a multiple of 16 bytes), element stride 1, no interleave, no swizzle, no L2
-    promotion, no out-of-bound fill (CUDA driver API, cuTensorMapEncodeTiled: the global address
-    16-byte aligned -- cuMemAlloc gives 256 --, globalDim non-zero and at most 2^32, boxDim at
-    most 256)."""
+    of ``words`` 32-bit elements at ``address``: UINT32 elements, rank 1, a box of
+    :data:`fuzzgpu.codegen.TENSOR_BOX` elements (one location's 16-byte slot: boxDim[0] * element
+    size a multiple of 16 bytes), element stride 1, no interleave, no swizzle, no L2 promotion, no
+    out-of-bound fill (CUDA driver API, cuTensorMapEncodeTiled: the global address 16-byte
+    aligned -- cuMemAlloc gives 256 --, globalDim non-zero and at most 2^32, boxDim at most 256).
+
+    A rank-1 map has no global stride (the driver reads ``tensorRank - 1`` of them), yet the
+    array is not left empty: cuda-bindings passes an empty list as NULL, and the H200's driver
+    (580.159.04) refused that form with CUDA_ERROR_INVALID_VALUE (session 7).  A non-NULL array,
+    here of one entry (the buffer's size in bytes), is what rank-1 users of the C API pass.  That
+    it is the whole cause is not yet measured: bench/tensor_map_probe.py tries each form on a GPU."""
     return (
         cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, address,
-        [cu.cuuint64_t(words)], [], [cu.cuuint32_t(codegen.TENSOR_BOX)], [cu.cuuint32_t(1)],
+        [cu.cuuint64_t(words)], [cu.cuuint64_t(4 * words)], [cu.cuuint32_t(codegen.TENSOR_BOX)], [cu.cuuint32_t(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
@@ -393,7 +398,12 @@ class CudaBackend:
         encode = getattr(self.cu, "cuTensorMapEncodeTiled", None)
         if encode is None:
             raise EnvError("cp.async.bulk.tensor needs cuda.bindings.driver.cuTensorMapEncodeTiled (cuda-bindings 12 or later)")
-        tmap = _ck(encode(*tensor_map_args(self.cu, address, words)))
+        err, tmap = encode(*tensor_map_args(self.cu, address, words))
+        if int(err) != 0:  # the arguments in the message: what the driver refused is the harness's, not the program's
+            raise UserError(
+                f"{program}: cuTensorMapEncodeTiled refused the harness's tensor map ({err!r}): UINT32, rank 1, "
+                f"globalDim [{words}], globalStrides [{4 * words}], boxDim [{codegen.TENSOR_BOX}], elementStrides [1], "
+                f"global address {address:#x}")
         raw = struct.pack("<16Q", *(int(q) for q in tmap.opaque))
         mod = self._module(cubin)
         dptr, nbytes = _ck(self.cu.cuModuleGetGlobal(mod, symbol.encode()))
