@@ -13,9 +13,9 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..errors import EnvError, MissingTool, UserError
+from ..errors import EnvError, MissingTool, UserError, clip
 from .checks import analyse
 from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report, parse_arch
 
@@ -73,13 +73,60 @@ def _first_error(stderr: str, tool: str) -> str:
     return lines[0] if lines else f"{tool} failed"
 
 
-def _run(cmd: list[str], tool: str) -> subprocess.CompletedProcess:
+def arg_path(path: Path) -> str:
+    """``path`` as a tool's argument: a relative path gets ``./`` so that a user's file named
+    ``-o.cu`` or ``-DX.cu`` is never read as an option."""
+    s = str(path)
+    return s if s.startswith("/") else os.path.join(".", s)
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as an error line names it: one printable line (a file name may hold a newline or a
+    terminal escape), at most 200 characters."""
+    return clip(str(path), 200)
+
+
+def rename_paths(text: str, names: Mapping[str, str]) -> str:
+    """A tool's output with each path it was given (a key of ``names``) replaced by the name the
+    user knows the file by, longest first, in one pass (a replacement is never renamed again)."""
+    keys = sorted((k for k in names if k), key=len, reverse=True)
+    if not keys:
+        return text
+    return re.sub("|".join(map(re.escape, keys)), lambda m: names[m.group(0)], text)
+
+
+#: how nvcc relays an error of the ptxas it runs on its intermediate PTX
+_PTXAS_AT = re.compile(r"ptxas (?P<path>.+?\.ptx), line (?P<line>\d+);\s*(?P<rest>.*)")
+
+
+def intermediate_ptx_error(line: str, keep_dir: Path, shown: str) -> str:
+    """nvcc's error ``line``, where it is ptxas's about the intermediate PTX that nvcc wrote to
+    ``keep_dir`` (a temporary folder the user never sees), as an error about ``shown``: the line of
+    that PTX and its text.  Any other line is returned as it is."""
+    m = _PTXAS_AT.fullmatch(line)
+    if m is None or Path(m["path"]).parent != keep_dir:
+        return line
+    n = int(m["line"])
+    try:
+        lines = Path(m["path"]).read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    code = lines[n - 1].strip() if 0 < n <= len(lines) else ""
+    at = f"line {n} of the PTX nvcc made from it" + (f" ({clip(code, 120)!r})" if code else "")
+    return f"{shown}: ptxas, {at}: {' '.join(m['rest'].split())}"
+
+
+def _run(cmd: list[str], tool: str, names: Mapping[str, str] | None = None,
+         explain: Callable[[str], str] | None = None) -> subprocess.CompletedProcess:
+    """Run a tool; a failure is one line: its first error, with the paths of ``names`` renamed
+    (:func:`rename_paths`) and then passed through ``explain``."""
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
         raise EnvError(f"cannot run {tool}: {e}") from None
     if r.returncode != 0:
-        raise UserError(f"{tool}: {_first_error(r.stderr or r.stdout, tool)}")
+        line = _first_error(rename_paths(r.stderr or r.stdout, names or {}), tool)
+        raise UserError(f"{tool}: {explain(line) if explain else line}")
     return r
 
 
@@ -94,20 +141,27 @@ def _ptxas_flags(nvcc_flags: Sequence[str]) -> list[str]:
     return [f for f in out if f]
 
 
-def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_flags: Sequence[str] = ()) -> tuple[str, Path]:
-    """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``)."""
+def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_flags: Sequence[str] = (),
+               shown: str | None = None) -> tuple[str, Path]:
+    """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``).
+
+    A compile error is one line about ``shown`` (default: ``src``), never about a file of the
+    temporary ``outdir``: nvcc's ``file:line`` names it, and a ptxas error on nvcc's intermediate
+    PTX gives that PTX's line and text (:func:`intermediate_ptx_error`)."""
     parse_arch(arch)
     nvcc = require_tool("nvcc")
     outdir.mkdir(parents=True, exist_ok=True)
     cubin = outdir / (src.stem + f".{arch}.cubin")
+    arg = arg_path(src)
+    name = shown_path(src) if shown is None else shown
     cmd = [nvcc, f"-arch={arch}", "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}", f"-Xptxas=-O{opt}",
-           *nvcc_flags, "-o", str(cubin), str(src)]
-    _run(cmd, "nvcc")
+           *nvcc_flags, "-o", str(cubin), arg]
+    _run(cmd, "nvcc", {arg: name}, lambda line: intermediate_ptx_error(line, outdir, name))
     ptx = outdir / (src.stem + ".ptx")
     if not ptx.is_file():
         cands = sorted(outdir.glob("*.ptx"))
         if not cands:
-            raise UserError(f"nvcc kept no PTX for {src}")
+            raise UserError(f"nvcc kept no PTX for {name}")
         ptx = cands[0]
     return ptx.read_text(), cubin
 
@@ -117,7 +171,8 @@ def assemble_ptx(ptx: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, ptx
     ptxas = require_tool("ptxas")
     outdir.mkdir(parents=True, exist_ok=True)
     cubin = outdir / (ptx.stem + f".{arch}.cubin")
-    _run([ptxas, f"-arch={arch}", f"-O{opt}", *ptxas_flags, "-o", str(cubin), str(ptx)], "ptxas")
+    arg = arg_path(ptx)
+    _run([ptxas, f"-arch={arch}", f"-O{opt}", *ptxas_flags, "-o", str(cubin), arg], "ptxas", {arg: shown_path(ptx)})
     return cubin
 
 
@@ -126,10 +181,10 @@ def disassemble(cubin: Path) -> str:
     nvd = find_tool("nvdisasm")
     if nvd:
         # -ndf: no dataflow analysis; the -c listing is identical and ~0.15 s faster
-        return _run([nvd, "-c", "-ndf", str(cubin)], "nvdisasm").stdout
+        return _run([nvd, "-c", "-ndf", arg_path(cubin)], "nvdisasm", {arg_path(cubin): shown_path(cubin)}).stdout
     cuo = find_tool("cuobjdump")
     if cuo:
-        return _run([cuo, "-sass", str(cubin)], "cuobjdump").stdout
+        return _run([cuo, "-sass", arg_path(cubin)], "cuobjdump", {arg_path(cubin): shown_path(cubin)}).stdout
     require_tool("nvdisasm")
     return ""
 
@@ -218,8 +273,11 @@ def _with_cache(cache: Path | None, key_parts: Sequence[str], make) -> tuple[str
 def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
              nvcc_flags: Sequence[str] = (), source: str | None = None,
              keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-             cache_key: str | None = None) -> list[Report]:
+             cache_key: str | None = None, shown: str | None = None) -> list[Report]:
     """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
+
+    ``shown``: what a compile error calls the file (default: ``path``; :func:`check_cu_source`
+    names the user's file the text was generated from, never its temporary copy).
 
     ``keep_dir``: write ``STEM.ARCH.ptx``/``.sass`` there.  ``cache_key`` (the full source text, for
     generated sources without local includes) with ``cache_dir`` or ``$FUZZGPU_SASS_CACHE`` memoises the
@@ -233,7 +291,7 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
         def one(arch: str) -> Report:
             def make() -> tuple[str, str]:
-                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags)
+                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags, shown)
                 return ptx_text, disassemble(cubin)
             ptx_text, sass_text = _with_cache(cache, ("cu", cache_key or "", arch, str(opt), *nvcc_flags), make)
             rep = analyse(ptx_text, sass_text, arch, src_name)
@@ -252,7 +310,7 @@ def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = 
         p = Path(tmp) / f"{name}.cu"
         p.write_text(text)
         return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
-                        cache_key=text)
+                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)")
 
 
 def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
