@@ -93,6 +93,184 @@ def read_toml(path: str | Path, limit: int, where: str) -> tuple[str, dict]:
         raise ValueError(f"{where}: cannot read: {e.strerror or e}") from None
 
 
+
+#: a bare TOML key (TOML 1.0, Keys)
+_BARE_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+#: where a scalar value (number, boolean, date-time) ends
+_SCALAR_END = frozenset(",]}#\r\n")
+
+
+class _TomlKeys:
+    """The scanner of :func:`toml_key_lines` over one valid TOML text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+        self.line = 1
+        self.lines: dict[tuple[str, ...], int] = {}
+
+    def _advance(self, j: int) -> None:
+        self.line += self.text.count("\n", self.i, j)
+        self.i = j
+
+    def _peek(self, k: int = 1) -> str:
+        return self.text[self.i:self.i + k]
+
+    def _blank(self, newlines: bool) -> None:
+        """Skip spaces and tabs; with ``newlines`` also newlines and comments."""
+        t = self.text
+        j = self.i
+        while j < len(t):
+            c = t[j]
+            if c in " \t" or newlines and c in "\r\n":
+                j += 1
+            elif newlines and c == "#":
+                nl = t.find("\n", j)
+                j = len(t) if nl < 0 else nl
+            else:
+                break
+        self._advance(j)
+
+    def _string(self) -> str:
+        """Skip the string at ``i`` (basic, literal, multi-line); its source text."""
+        t, start = self.text, self.i
+        q = t[start]
+        if t.startswith(q * 3, start):
+            j = start + 3
+            while not t.startswith(q * 3, j):
+                j += 2 if q == '"' and t[j] == "\\" else 1
+            j += 3
+            for _ in range(2):  # up to two more quotes are the content's last characters
+                if j < len(t) and t[j] == q:
+                    j += 1
+        else:
+            j = start + 1
+            while t[j] != q:
+                j += 2 if q == '"' and t[j] == "\\" else 1
+            j += 1
+        self._advance(j)
+        return t[start:j]
+
+    def _key(self) -> tuple[tuple[str, ...], int]:
+        """The dotted key at ``i``: its parts (quoted ones decoded as TOML decodes them) and the line
+        it starts on."""
+        line, parts = self.line, []
+        while True:
+            self._blank(False)
+            c = self._peek()
+            if c in ('"', "'"):
+                raw = self._string()
+                parts.append(raw[1:-1] if c == "'" else next(iter(_toml_loads(raw + " = 0"))))
+            else:
+                j = self.i
+                while j < len(self.text) and self.text[j] in _BARE_KEY:
+                    j += 1
+                if j == self.i:
+                    raise ValueError(f"no key at line {self.line}")
+                parts.append(self.text[self.i:j])
+                self._advance(j)
+            self._blank(False)
+            if self._peek() != ".":
+                return tuple(parts), line
+            self._advance(self.i + 1)
+
+    def _define(self, path: tuple[str, ...], line: int) -> None:
+        for n in range(1, len(path) + 1):  # a dotted key or a header also defines its parents
+            self.lines.setdefault(path[:n], line)
+
+    def _value(self, path: tuple[str, ...]) -> None:
+        c = self._peek()
+        if c in ('"', "'"):
+            self._string()
+        elif c == "[":
+            self._advance(self.i + 1)
+            while True:
+                self._blank(True)
+                if self._peek() == "]":
+                    break
+                self._value(())  # keys inside an array of inline tables have no path of their own
+                self._blank(True)
+                if self._peek() == ",":
+                    self._advance(self.i + 1)
+            self._advance(self.i + 1)
+        elif c == "{":
+            self._advance(self.i + 1)
+            while True:
+                self._blank(True)
+                if self._peek() == "}":
+                    break
+                key, line = self._key()
+                if path:
+                    self._define(path + key, line)
+                self._expect("=")
+                self._blank(False)
+                self._value(path + key if path else ())
+                self._blank(True)
+                if self._peek() == ",":
+                    self._advance(self.i + 1)
+            self._advance(self.i + 1)
+        else:
+            j = self.i
+            while j < len(self.text) and self.text[j] not in _SCALAR_END:
+                j += 1
+            if j == self.i:
+                raise ValueError(f"no value at line {self.line}")
+            self._advance(j)
+
+    def _expect(self, token: str) -> None:
+        self._blank(False)
+        if not self.text.startswith(token, self.i):
+            raise ValueError(f"expected {token!r} at line {self.line}")
+        self._advance(self.i + len(token))
+
+    def scan(self) -> dict[tuple[str, ...], int]:
+        table: tuple[str, ...] = ()
+        while True:
+            self._blank(True)
+            if self.i >= len(self.text):
+                return self.lines
+            if self._peek() == "[":
+                array = self._peek(2) == "[["
+                self._advance(self.i + (2 if array else 1))
+                table, line = self._key()
+                self._expect("]]" if array else "]")
+                self._define(table, line)
+            else:
+                key, line = self._key()
+                self._define(table + key, line)
+                self._expect("=")
+                self._blank(False)
+                self._value(table + key)
+
+
+def _toml_loads(text: str) -> dict:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef, import-not-found]
+    return tomllib.loads(text)
+
+
+def toml_key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """The line (from 1) on which each key of the TOML document ``text`` is defined, by its path:
+    ``[stress]`` then ``spin = 3``, ``stress.spin = 3``, ``"stress".'spin' = 3`` and
+    ``stress = { spin = 3 }`` all give ``("stress", "spin")``; a table's own path is the line of
+    its header (or of the first key that defines it).  For an array of tables (``[[a]]``) the
+    first element's keys are given; keys inside arrays have no path.  ``text`` is TOML that
+    ``tomllib`` has read; on text it has not, the keys before the first unexpected token."""
+    scanner = _TomlKeys(text)
+    try:
+        return scanner.scan()
+    except (ValueError, IndexError, StopIteration):  # not valid TOML: what was found before it
+        return scanner.lines
+
+
+def toml_where(where: str, lines: dict[tuple[str, ...], int], *path: str) -> str:
+    """``where:LINE`` for the key ``path`` of a file whose :func:`toml_key_lines` are ``lines``;
+    ``where`` alone when the key is not in the text (a default, not written)."""
+    line = lines.get(tuple(path), 0)
+    return f"{where}:{line}" if line else where
+
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):

@@ -171,30 +171,13 @@ NOT_KNOBS = frozenset({f.name for f in dataclasses.fields(RunConfig)} - {f.name 
 MAX_FILE_BYTES = 1 << 20
 
 
-def _key_line(text: str, dotted: str) -> int:
-    """The line of TOML ``text`` that sets key ``dotted`` (``stress.stride``: ``stride = ...`` in
-    ``[stress]``, or ``stress.stride = ...`` at the top), 0 when not found."""
-    section = ""
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("["):
-            section = line.strip("[] \t").split("]")[0].strip()
-            continue
-        if "=" not in line:
-            continue
-        head = ".".join(part.strip().strip("\"'") for part in line.split("=", 1)[0].split("."))
-        if (f"{section}.{head}" if section else head) == dotted:
-            return n
-    return 0
-
-
 def read_knobs(path: str | Path) -> dict[str, Any]:
     """The knobs the ``[stress]`` table of TOML file ``path`` sets (a table ``fuzzgpu tune --out``
     writes, or a profile with one); keys of :data:`NOT_KNOBS` are skipped, other tables of the
     file (a profile's shapes, ...) are not read.  A bad file raises
     :class:`~fuzzgpu.errors.UserError`, one line naming the file, the line and the key."""
     from .errors import UserError, clip
-    from .files import read_toml
+    from .files import read_toml, toml_key_lines, toml_where
 
     where = clip(str(path), 200)
     try:
@@ -207,22 +190,22 @@ def read_knobs(path: str | Path) -> dict[str, Any]:
     if table is None:
         raise UserError(f"{where}: no [stress] table (expected the table `fuzzgpu tune --out` writes, or a profile with one)")
     if not isinstance(table, dict):
-        line = _key_line(text, "stress")
-        raise UserError(f"{where}{f':{line}' if line else ''}: key 'stress' must be a table, not {type(table).__name__}")
+        at = toml_where(where, toml_key_lines(text), "stress")
+        raise UserError(f"{at}: key 'stress' must be a table, not {type(table).__name__}")
     knobs = {f.name for f in dataclasses.fields(StressConfig)}
     out: dict[str, Any] = {}
     for k, v in table.items():
         if k in NOT_KNOBS:
             continue
-        line = _key_line(text, f"stress.{k}")
-        at = f"{where}:{line}" if line else where
-        if k not in knobs:
+        why = None if k not in knobs else knob_error(k, v)
+        if k in knobs and why is None:
+            out[k] = v
+            continue
+        at = toml_where(where, toml_key_lines(text), "stress", k)
+        if why is None:
             raise UserError(clip(f"{at}: unknown key 'stress.{k}' (expected a stress knob: {', '.join(sorted(knobs))}; "
                                  f"allowed but not read: {', '.join(sorted(NOT_KNOBS))})"))
-        why = knob_error(k, v)
-        if why is not None:
-            raise UserError(clip(f"{at}: key 'stress.{k}': {why}"))
-        out[k] = v
+        raise UserError(clip(f"{at}: key 'stress.{k}': {why}"))
     return out
 
 
