@@ -341,3 +341,97 @@ def test_a_corpus_tensor_load_on_a_bulk_group_is_refused(tmp_path):
 def test_a_qualifier_is_written_once():
     with pytest.raises(SourceError, match="unexpected '.tile'"):
         parse(STORE.replace("COPY", "cp.async.bulk.tensor.1d.global.shared::cta.tile.tile.bulk_group g, s"))
+
+
+def _tensor_spec() -> codegen.HarnessSpec:
+    _, spec = codegen.harness_source(parse_file(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus"))
+    assert spec.tensor_map and spec.n_global_locs == 1 and spec.slot_words == 4
+    return spec
+
+
+def test_launch_geometry_refuses_a_buffer_past_32_bit_coordinates():
+    """2^23 instances (32768 CTAs of 256 threads) x 1 location x stride, both halves of the
+    buffer: stride 64 is 2^30 words, stride 128 is 2^31 = TENSOR_MAP_MAX_WORDS + 1."""
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.cuda import TENSOR_MAP_MAX_WORDS, launch_geometry
+
+    spec = _tensor_spec()
+    geo = launch_geometry(spec, RunConfig(test_ctas=32768, stride=64))
+    assert 2 * geo.mem_words == 1 << 31 >> 1 and 2 * geo.mem_words <= TENSOR_MAP_MAX_WORDS
+    with pytest.raises(codegen.Unrunnable, match=r"the location buffer has 2147483648 words, past the signed 32-bit "):
+        launch_geometry(spec, RunConfig(test_ctas=32768, stride=128))
+    # the same buffer without a tensor copy has no 32-bit coordinates to fit
+    _, plain = codegen.harness_source(parse_file(LITMUS / "TMA-load-mbarrier-acquire.litmus"))
+    assert not plain.tensor_map
+    assert launch_geometry(plain, RunConfig(test_ctas=32768, stride=128)).mem_words == 1 << 30
+
+
+def test_a_buffer_past_32_bit_coordinates_is_refused_before_allocating():
+    """run_compiled asks launch_geometry first: the refusal comes before any cuMemAlloc (it came
+    from put_tensor_map, after the five buffers were allocated)."""
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.cuda import Compiled, CudaBackend
+
+    def no_alloc(nbytes: int) -> None:
+        raise AssertionError(f"allocated {nbytes} bytes before the refusal")
+
+    b = object.__new__(CudaBackend)
+    b.cu = _fake_cu()
+    b.cu.cuModuleLoadData = lambda data: (0, "module")
+    b.cu.cuModuleGetFunction = lambda mod, name: (0, "function")
+    b._modules, b.smem_per_sm = {}, 228 * 1024
+    b.drv = SimpleNamespace(mem_alloc=no_alloc, to_device=no_alloc)
+    spec = _tensor_spec()
+    with pytest.raises(codegen.Unrunnable, match="signed 32-bit coordinates"):
+        b.run_compiled(Compiled(spec.program, b"cubin", spec), RunConfig(test_ctas=32768, stride=256, ctas_per_sm=0))
+
+
+def _encoding_cu(symbol_bytes: int):
+    """A fake driver whose tensor map encodes, with a module symbol of ``symbol_bytes``."""
+    cu = _fake_cu()
+    cu.cuTensorMapEncodeTiled = lambda *a: (0, SimpleNamespace(opaque=[0] * 16))
+    cu.cuModuleLoadData = lambda data: (0, "module")
+    cu.cuModuleGetGlobal = lambda mod, name: (0, 0xD000, symbol_bytes)
+    return cu
+
+
+def test_a_tensor_map_symbol_of_the_wrong_size_is_a_harness_fault_not_bad_input():
+    """codegen declares the symbol: a wrong size is fuzzgpu's bug.  GpuFault, not UserError (exit
+    2, which blames the input): `run` exits 3 (below), a supervised campaign quarantines the
+    program and goes on with a fresh worker (fuzzgpu.workers)."""
+    from fuzzgpu.backends.cuda import CudaBackend, GpuFault
+
+    copied = []
+    b = object.__new__(CudaBackend)
+    b.cu, b._modules = _encoding_cu(64), {}
+    b.drv = SimpleNamespace(memcpy_htod=lambda dptr, raw: copied.append((dptr, raw)))
+    with pytest.raises(GpuFault, match=r"P: harness bug: tensor map fz_tmap_x is 64 bytes in the module, not the 128") as e:
+        b.put_tensor_map(b"", "P", "fz_tmap_x", 0x7000, 1024)
+    assert not isinstance(e.value, UserError) and not copied
+    b.cu = _encoding_cu(128)  # the right size is copied
+    b.put_tensor_map(b"", "P", "fz_tmap_x", 0x7000, 1024)
+    assert copied == [(0xD000, bytes(128))]
+
+
+def test_run_exits_3_on_a_tensor_map_harness_fault(monkeypatch, capsys):
+    from fuzzgpu.backends import cuda
+    from fuzzgpu.cli import main
+
+    real = cuda.CudaBackend
+
+    class Backend:  # a CudaBackend whose driver encodes a map for a symbol of the wrong size
+        def __init__(self, *_, **__) -> None:
+            self.b = object.__new__(real)
+            self.b.cu, self.b._modules = _encoding_cu(64), {}
+
+        def run(self, program, config):
+            self.b.put_tensor_map(b"", program.name, "fz_tmap_x", 0x7000, 1024)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(cuda, "CudaBackend", Backend)
+    monkeypatch.setattr(cuda, "nvcc_path", lambda: "nvcc")
+    rc = main(["run", str(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus")])
+    err = capsys.readouterr().err
+    assert rc == 3 and "harness bug: tensor map fz_tmap_x is 64 bytes" in err, (rc, err)

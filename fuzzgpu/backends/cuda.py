@@ -170,7 +170,9 @@ class GpuFault(Exception):
     """The GPU faulted while running a program (a trap, an illegal address, a launch failure): the
     CUDA context is lost, and with it every later launch of this process.  A supervised worker
     reports it and exits (fuzzgpu.workers): the campaign quarantines the program and goes on with
-    a fresh worker and context."""
+    a fresh worker and context.  Also what a harness bug found while running is (a module symbol
+    the harness declared, of the wrong size): never the user's input (UserError, exit 2), and
+    ``run`` exits 3 on it."""
 
 
 #: CUDA errors after which the context is unusable ("sticky" errors, CUDA programming guide)
@@ -203,6 +205,16 @@ def _ck(result: Any) -> Any:
 #: the largest buffer, in 32-bit elements, a harness tensor map covers: every coordinate of a
 #: tensor copy is a signed 32-bit integer (PTX ISA cp.async.bulk.tensor: ``tensorCoords``, .s32)
 TENSOR_MAP_MAX_WORDS = 2**31 - 1
+
+
+def check_tensor_map_words(program: str, words: int) -> None:
+    """Refuse (:class:`codegen.Unrunnable`) a tensor map over a buffer of more than
+    :data:`TENSOR_MAP_MAX_WORDS` 32-bit words: its last coordinates would not fit the signed
+    32-bit ``tensorCoords`` of a tensor copy (PTX ISA cp.async.bulk.tensor)."""
+    if words > TENSOR_MAP_MAX_WORDS:
+        raise codegen.Unrunnable(program, [
+            f"cp.async.bulk.tensor: the location buffer has {words} words, past the signed 32-bit coordinates of "
+            f"a tensor copy ({TENSOR_MAP_MAX_WORDS}); run fewer instances per launch or a smaller stride"])
 
 
 def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
@@ -265,6 +277,7 @@ class LaunchGeometry:
     cluster: int
     instances_per_launch: int
     stride: int  # words, after rounding to whole slots
+    mem_words: int  # words of one half of the location buffer (instances x global locations x stride)
     shared_bytes: int  # dynamic shared memory per CTA (the occupancy cap)
     spin: int
     barrier: int
@@ -275,7 +288,9 @@ class LaunchGeometry:
 
 def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: int = 228 * 1024,
                     static_smem: int = 0) -> LaunchGeometry:
-    """The launch ``config`` asks for (pure; UserError for a test_ctas the harness cannot run)."""
+    """The launch ``config`` asks for (pure; UserError for a test_ctas the harness cannot run,
+    :class:`codegen.Unrunnable` for a tensor-copy program whose location buffer, both halves, is
+    past a tensor map's 32-bit coordinates: refused here, before any buffer is allocated)."""
     tc = config.test_ctas
     if tc < 2 or tc & (tc - 1) or tc > 32768:
         raise UserError(f"test_ctas must be a power of two in 2..32768 (got {tc})")
@@ -287,9 +302,12 @@ def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: i
     sw = max(1, spec.slot_words)
     if sw > 1:  # 16-byte slots (bulk copies, mbarriers): a stride of whole slots
         stride = -(-max(stride, sw) // sw) * sw
+    mem_words = tc * CTA_THREADS * spec.n_global_locs * stride
+    if spec.tensor_map:  # the map covers both halves of the buffer (CudaBackend.run_compiled)
+        check_tensor_map_words(spec.program, 2 * mem_words)
     return LaunchGeometry(
         test_ctas=tc, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=tc * CTA_THREADS,
-        stride=stride, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem),
+        stride=stride, mem_words=mem_words, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem),
         spin=config.spin, barrier=1 if config.barrier else 0, stress_lines=max(1, config.stress_lines),
         knobs=config.knobs_word(), permute_ctas=config.permute_ctas,
     )
@@ -388,13 +406,14 @@ class CudaBackend:
         elements; :func:`tensor_map_args`) with ``cuTensorMapEncodeTiled`` and copy it into the
         module's ``__constant__`` ``symbol`` (cuModuleGetGlobal, then a host-to-device copy) before
         the launches.  Raises :class:`codegen.Unrunnable` when a coordinate would not fit in 32
-        bits, :class:`EnvError` when cuda-bindings has no cuTensorMapEncodeTiled."""
+        bits (:func:`launch_geometry` refuses that before the buffers are allocated; this is its
+        guard), :class:`EnvError` when cuda-bindings has no cuTensorMapEncodeTiled, and
+        :class:`GpuFault` when the module's ``symbol`` is not a CUtensorMap's size: a harness bug,
+        not the user's input (exit 3 in ``run``; a campaign quarantines the program and goes on
+        with a fresh worker)."""
         import struct
 
-        if words > TENSOR_MAP_MAX_WORDS:
-            raise codegen.Unrunnable(program, [
-                f"cp.async.bulk.tensor: the location buffer has {words} words, past the signed 32-bit coordinates of "
-                f"a tensor copy ({TENSOR_MAP_MAX_WORDS}); run fewer instances per launch or a smaller stride"])
+        check_tensor_map_words(program, words)
         encode = getattr(self.cu, "cuTensorMapEncodeTiled", None)
         if encode is None:
             raise EnvError("cp.async.bulk.tensor needs cuda.bindings.driver.cuTensorMapEncodeTiled (cuda-bindings 12 or later)")
@@ -407,8 +426,9 @@ class CudaBackend:
         raw = struct.pack("<16Q", *(int(q) for q in tmap.opaque))
         mod = self._module(cubin)
         dptr, nbytes = _ck(self.cu.cuModuleGetGlobal(mod, symbol.encode()))
-        if int(nbytes) != len(raw):
-            raise UserError(f"{program}: tensor map {symbol} is {int(nbytes)} bytes in the module, not {len(raw)}")
+        if int(nbytes) != len(raw):  # codegen declared the symbol: the harness's fault, never the program's
+            raise GpuFault(f"{program}: harness bug: tensor map {symbol} is {int(nbytes)} bytes in the module, "
+                           f"not the {len(raw)} of a CUtensorMap")
         self.drv.memcpy_htod(int(dptr), raw)
 
     def static_smem(self, func: Any) -> int:
@@ -493,7 +513,7 @@ class CudaBackend:
         tc, C, nstress, grid, ninst, stride, shared = (geo.test_ctas, geo.cluster, geo.stress_ctas, geo.grid,
                                                        geo.instances_per_launch, geo.stride, geo.shared_bytes)
         launches = max(1, -(-config.instances // ninst))
-        mem_words = ninst * spec.n_global_locs * stride
+        mem_words = geo.mem_words
         mem = drv.mem_alloc(2 * mem_words * 4)
         res = drv.mem_alloc(2 * spec.n_results * ninst * 4)
         hist = drv.mem_alloc((spec.nbins + 1) * 8)
@@ -623,5 +643,5 @@ class CudaBackend:
         )
 
 
-__all__ = ["TENSOR_MAP_MAX_WORDS", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["TENSOR_MAP_MAX_WORDS", "check_tensor_map_words", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]
