@@ -165,7 +165,8 @@ def test_a_profile_asking_for_too_many_sim_instances_is_refused(tmp_path):
     p = tmp_path / "big.toml"
     p.write_text(PROFILE.replace("instances = 20_000", "instances = 4300000000000"))
     r = fuzzgpu("campaign", "--backend", "sim", "--profile", str(p), "--corpus", str(tmp_path / "c"))
-    assert r.returncode == 2 and f"{p}: key 'sim.instances' must be at most" in r.stderr, r.stderr
+    line = p.read_text().splitlines().index("instances = 4300000000000") + 1
+    assert r.returncode == 2 and f"{p}:{line}: key 'sim.instances' must be at most" in r.stderr, r.stderr
 
 
 def test_a_deadline_never_overflows_the_pipe_poll():

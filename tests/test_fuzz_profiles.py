@@ -50,6 +50,30 @@ def test_bad_profile_one_line(tmp_path, case):
     assert str(f) in msg and want in msg and "\n" not in msg
 
 
+
+#: (profile text, the line the error names, what it says): every form a key can take
+BAD_AT_LINE = [
+    ('[shapes]\nMP = 1\n[stres]\nspin = 1\n', 3, "unknown key 'stres'"),
+    ('[shapes]\nMP = 1\n[stress]\nspinn = 1\n', 4, "unknown key 'stress.spinn'"),
+    ('shapes = { MP = 1, MPP = 2 }\n', 1, "unknown key 'shapes.MPP'"),
+    ('description = "x"\n\nshapes.MP = -1\n', 3, "key 'shapes.MP': weight -1"),
+    ('[shapes]\nMP = 1\n\n[stress]\n"stride" = 0\n', 5, "key 'stress.stride': expected 1..65536, got 0"),
+    ('[shapes]\nMP = 1\n[ "stress" ]\ntest_ctas = 300\n', 4, "key 'stress.test_ctas': expected a power of two"),
+    ('[shapes]\nMP = 1\n[annotations]\nloads = [\n  "weak",\n]\nmax_threads = 9\n', 7, "key 'annotations.max_threads'"),
+    ('sim = { instances = 0 }\n[shapes]\nMP = 1\n', 1, "key 'sim.instances' must be >= 1"),
+    ('[shapes]\nMP = 1\n[static]\narch = "sm_1"\n', 4, "key 'static.arch'"),
+    ('stress = 3\n[shapes]\nMP = 1\n', 1, "key 'stress' must be a table"),
+]
+
+
+@pytest.mark.parametrize("text,line,want", BAD_AT_LINE, ids=[w for _, _, w in BAD_AT_LINE])
+def test_bad_profile_names_the_line_of_the_key(tmp_path, text, line, want):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f))
+    assert str(e.value).startswith(f"{f}:{line}: ") and want in str(e.value), str(e.value)
+
 def test_bad_profile_cli_exit_2(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text("[shapes]\nMP = -2\n")

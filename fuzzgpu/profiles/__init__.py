@@ -8,15 +8,15 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..backends.base import RunConfig
 from ..errors import UserError
-from ..files import read_toml
-from ..stress import StressConfig
+from ..files import read_toml, toml_key_lines, toml_where
+from ..stress import StressConfig, knob_error
 
 PROFILE_NAMES = ("all", "classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
@@ -124,59 +124,69 @@ def _type_name(t: type) -> str:
     return {int: "an integer", float: "a number", str: "a string", list: "a list", bool: "true or false", dict: "a table"}[t]
 
 
-def _check_table(where: str, path: Path, table: Any, spec: Mapping[str, type]) -> dict:
+def _check_table(where: str, at: Callable[..., str], table: Any, spec: Mapping[str, type]) -> dict:
+    """``table`` (the profile's ``[where]``) when each key is in ``spec`` with a value of its type;
+    ``at(*key)`` is the file:line of a key (:func:`fuzzgpu.files.toml_where`)."""
     if not isinstance(table, dict):
-        raise ProfileError(f"{path}: key '{where}' must be a table")
+        raise ProfileError(f"{at(where)}: key '{where}' must be a table")
     for k, v in table.items():
         if k not in spec:
-            raise ProfileError(f"{path}: unknown key '{where}.{k}' (known: {', '.join(sorted(spec))})")
+            raise ProfileError(f"{at(where, k)}: unknown key '{where}.{k}' (known: {', '.join(sorted(spec))})")
         t = spec[k]
         ok = isinstance(v, t) and not (t is int and isinstance(v, bool))
         if t is float:
             ok = isinstance(v, (int, float)) and not isinstance(v, bool)
         if not ok:
-            raise ProfileError(f"{path}: key '{where}.{k}' must be {_type_name(t)}, not {type(v).__name__}")
+            raise ProfileError(f"{at(where, k)}: key '{where}.{k}' must be {_type_name(t)}, not {type(v).__name__}")
     return table
 
 
 def load_profile(name_or_path: str) -> Profile:
-    """Read and check a profile; every error is one line naming the file and the key."""
+    """Read and check a profile; every error is one line naming the file and the key, and the
+    key's line where the file has it (``FILE:LINE: key 'stress.spin' ...``)."""
     path = profile_path(name_or_path)
     try:
-        data = read_toml(path, 1 << 20, str(path))[1]
+        text, data = read_toml(path, 1 << 20, str(path))
     except FileNotFoundError as e:
         raise ProfileError(f"{path}: cannot read: {e.strerror or e}") from None
     except ValueError as e:
         raise ProfileError(str(e)) from None
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: not a profile")
+    lines: list[dict[tuple[str, ...], int]] = []
+
+    def at(*key: str) -> str:  # the key's file:line, the file's lines scanned on the first error
+        if not lines:
+            lines.append(toml_key_lines(text))
+        return toml_where(str(path), lines[0], *key)
+
     for k in data:
         if k not in _TOP_KEYS:
-            raise ProfileError(f"{path}: unknown key '{k}' (known: {', '.join(sorted(_TOP_KEYS))})")
+            raise ProfileError(f"{at(k)}: unknown key '{k}' (known: {', '.join(sorted(_TOP_KEYS))})")
     desc = data.get("description", "")
     if not isinstance(desc, str):
-        raise ProfileError(f"{path}: key 'description' must be a string")
+        raise ProfileError(f"{at('description')}: key 'description' must be a string")
     shapes = data.get("shapes")
     if shapes is None:
         raise ProfileError(f"{path}: missing table 'shapes' (the shapes to draw, with weights)")
-    _check_table("shapes", path, shapes, {s: float for s in SHAPES})
+    _check_table("shapes", at, shapes, {s: float for s in SHAPES})
     for k, v in shapes.items():
         if v < 0 or not math.isfinite(v):
-            raise ProfileError(f"{path}: key 'shapes.{k}': weight {v} must be a non-negative number")
+            raise ProfileError(f"{at('shapes', k)}: key 'shapes.{k}': weight {v} must be a non-negative number")
     if not any(v > 0 for v in shapes.values()):
-        raise ProfileError(f"{path}: key 'shapes': no shape has a positive weight")
-    ann = _check_table("annotations", path, data.get("annotations", {}), _ANNOTATION_KEYS)
+        raise ProfileError(f"{at('shapes')}: key 'shapes': no shape has a positive weight")
+    ann = _check_table("annotations", at, data.get("annotations", {}), _ANNOTATION_KEYS)
     universes = {"loads": LOAD_TYPES, "stores": STORE_TYPES, "fences": FENCE_TYPES, "scopes": SCOPE_NAMES, "placements": PLACEMENTS,
                  "hangs": HANG_TYPES}
     for k, universe in universes.items():
         for v in ann.get(k, ()):
             if v not in universe:
-                raise ProfileError(f"{path}: key 'annotations.{k}': unknown option {v!r} (known: {', '.join(universe)})")
+                raise ProfileError(f"{at('annotations', k)}: key 'annotations.{k}': unknown option {v!r} (known: {', '.join(universe)})")
         if k in ann and not ann[k]:
-            raise ProfileError(f"{path}: key 'annotations.{k}' must list at least one option")
+            raise ProfileError(f"{at('annotations', k)}: key 'annotations.{k}' must list at least one option")
     for k in ("max_threads", "max_instructions"):
         if k in ann and not 1 <= ann[k] <= 8:
-            raise ProfileError(f"{path}: key 'annotations.{k}' must be between 1 and 8")
+            raise ProfileError(f"{at('annotations', k)}: key 'annotations.{k}' must be between 1 and 8")
     fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in ann.items()}
     options = Options(**fields)
     stress_in = dict(data.get("stress", {})) if isinstance(data.get("stress", {}), dict) else data.get("stress")
@@ -184,40 +194,40 @@ def load_profile(name_or_path: str) -> Profile:
     for k, v in tuning.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                 or not (0 <= v <= 1 if k == "tune_share" else 0 < v <= 3600):
-            raise ProfileError(f"{path}: key 'stress.{k}' must be a number in " + ("[0, 1]" if k == "tune_share" else "(0, 3600]"))
+            raise ProfileError(f"{at('stress', k)}: key 'stress.{k}' must be a number in " + ("[0, 1]" if k == "tune_share" else "(0, 3600]"))
     rc_fields = {f.name: f.type for f in dataclasses.fields(RunConfig)}
     rc_types = {n: (bool if "bool" in str(t) else int) for n, t in rc_fields.items()}
-    stress = _check_table("stress", path, stress_in, rc_types)
-    try:
-        StressConfig.from_table(stress)  # the tuned knobs' bounds
-    except ValueError as e:
-        raise ProfileError(f"{path}: key {e}") from None
+    stress = _check_table("stress", at, stress_in, rc_types)
+    knobs = {f.name for f in dataclasses.fields(StressConfig)}
     for k, v in stress.items():
+        why = knob_error(k, v) if k in knobs else None  # the tuned knobs' bounds (StressConfig.from_table's)
+        if why is not None:
+            raise ProfileError(f"{at('stress', k)}: key 'stress.{k}': {why}")
         if rc_types[k] is int and v < 0:
-            raise ProfileError(f"{path}: key 'stress.{k}' must be >= 0")
+            raise ProfileError(f"{at('stress', k)}: key 'stress.{k}' must be >= 0")
     for where, table in (("stress", stress), ("sim", data.get("sim", {})), ("hypothesis", data.get("hypothesis", {})),
                          ("annotations", data.get("annotations", {}))):
         for k, v in (table.items() if isinstance(table, dict) else ()):
             if isinstance(v, int) and not isinstance(v, bool) and v > MAX_PROFILE_INT:
-                raise ProfileError(f"{path}: key '{where}.{k}' must be at most {MAX_PROFILE_INT}")
+                raise ProfileError(f"{at(where, k)}: key '{where}.{k}' must be at most {MAX_PROFILE_INT}")
     if stress.get("instances", 1) < 1:
-        raise ProfileError(f"{path}: key 'stress.instances' must be >= 1")
-    sim = _check_table("sim", path, data.get("sim", {}), _SIM_KEYS)
-    hyp = _check_table("hypothesis", path, data.get("hypothesis", {}), _HYP_KEYS)
-    static = _check_table("static", path, data.get("static", {}), _STATIC_KEYS)
+        raise ProfileError(f"{at('stress', 'instances')}: key 'stress.instances' must be >= 1")
+    sim = _check_table("sim", at, data.get("sim", {}), _SIM_KEYS)
+    hyp = _check_table("hypothesis", at, data.get("hypothesis", {}), _HYP_KEYS)
+    static = _check_table("static", at, data.get("static", {}), _STATIC_KEYS)
     for where, table in (("sim", sim), ("hypothesis", hyp)):
         for k, v in table.items():
             if v < 1:
-                raise ProfileError(f"{path}: key '{where}.{k}' must be >= 1")
+                raise ProfileError(f"{at(where, k)}: key '{where}.{k}' must be >= 1")
     if sim.get("instances", 1) > MAX_SIM_INSTANCES:
-        raise ProfileError(f"{path}: key 'sim.instances' must be at most {MAX_SIM_INSTANCES} (the simulation samples about 2e7 instances/s)")
+        raise ProfileError(f"{at('sim', 'instances')}: key 'sim.instances' must be at most {MAX_SIM_INSTANCES} (the simulation samples about 2e7 instances/s)")
     if "arch" in static:
         from .. import sass
 
         try:
             sass.parse_arch(static["arch"])
         except UserError as e:
-            raise ProfileError(f"{path}: key 'static.arch': {e}") from None
+            raise ProfileError(f"{at('static', 'arch')}: key 'static.arch': {e}") from None
     return Profile(
         name=path.stem,
         path=str(path),
