@@ -261,7 +261,7 @@ def toml_key_lines(text: str) -> dict[tuple[str, ...], int]:
     scanner = _TomlKeys(text)
     try:
         return scanner.scan()
-    except (ValueError, IndexError, StopIteration):  # not valid TOML: what was found before it
+    except (ValueError, IndexError, StopIteration, RecursionError):  # not valid TOML: what was found before it
         return scanner.lines
 
 

@@ -100,3 +100,13 @@ def test_file_name_with_a_newline_is_named_whole(tmp_path, capsys):
     line = _sass_error(capsys, "--arch", "sm_90", str(src))
     shown = str(src).replace("\n", "\\n")
     assert line.endswith(f"nvcc: {shown}:2:2: error: #error boom here"), line
+
+
+@needs_toolchain
+def test_a_cuh_file_is_compiled_as_cuda(tmp_path):
+    """check_path takes .cuh (and .CU); nvcc refused them: "Don't know what to do with 'k.cuh'"."""
+    for name in ("k.cuh", "k.CU"):
+        src = tmp_path / name
+        src.write_text('__global__ void k(int* p) { asm volatile("st.relaxed.gpu.u32 [%0], 1;" :: "l"(p) : "memory"); }\n')
+        (rep,) = sass.check_path(src, ("sm_90",))
+        assert rep.source == str(src) and [fn.short_name for fn in rep.functions] == ["k"]

@@ -154,8 +154,10 @@ def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_
     cubin = outdir / (src.stem + f".{arch}.cubin")
     arg = arg_path(src)
     name = shown_path(src) if shown is None else shown
+    # nvcc takes its input's language from the suffix and knows no .cuh ("Don't know what to do with")
+    lang = [] if src.suffix == ".cu" else ["-x", "cu"]
     cmd = [nvcc, f"-arch={arch}", "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}", f"-Xptxas=-O{opt}",
-           *nvcc_flags, "-o", str(cubin), arg]
+           *nvcc_flags, "-o", str(cubin), *lang, arg]
     _run(cmd, "nvcc", {arg: name}, lambda line: intermediate_ptx_error(line, outdir, name))
     ptx = outdir / (src.stem + ".ptx")
     if not ptx.is_file():
