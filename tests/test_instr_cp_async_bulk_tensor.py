@@ -435,3 +435,31 @@ def test_run_exits_3_on_a_tensor_map_harness_fault(monkeypatch, capsys):
     rc = main(["run", str(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus")])
     err = capsys.readouterr().err
     assert rc == 3 and "harness bug: tensor map fz_tmap_x is 64 bytes" in err, (rc, err)
+
+
+def test_a_campaign_worker_quarantines_a_tensor_map_harness_fault_and_goes_on(monkeypatch):
+    """In a supervised worker (every campaign but --in-process) the GpuFault is a ProgramFault of
+    kind gpu-fault, which the campaign quarantines; the next program runs in a fresh worker."""
+    from fuzzgpu import backends
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.cuda import CudaBackend
+    from fuzzgpu.backends.sim import SimBackend
+    from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend
+
+    class Backend(SimBackend):  # a sim whose tensor-copy program meets a wrong-size symbol
+        def run(self, program, config=None):
+            if program.name == "TMA-tensor-load-mbarrier-acquire":
+                b = object.__new__(CudaBackend)
+                b.cu, b._modules = _encoding_cu(64), {}
+                b.put_tensor_map(b"", program.name, "fz_tmap_x", 0x7000, 1024)
+            return super().run(program, config)
+
+    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: (Backend(), ""))  # the forked worker's
+    sup = SupervisedBackend(BackendSpec("sim"), watchdog=60, start_method="fork")
+    try:
+        with pytest.raises(ProgramFault) as e:
+            sup.run(parse_file(LITMUS / "TMA-tensor-load-mbarrier-acquire.litmus"), RunConfig(instances=1000))
+        assert e.value.kind == "gpu-fault" and "harness bug: tensor map fz_tmap_x is 64 bytes" in e.value.detail
+        assert sup.run(parse_file(LITMUS / "TMA-load-mbarrier-acquire.litmus"), RunConfig(instances=1000)).instances == 1000
+    finally:
+        sup.close()
