@@ -86,7 +86,12 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
 
     faulthandler.disable()  # a crash is reported by the parent, in one line
     from .backends import make_backend
+    from .model.event import Unsupported
 
+    # what the campaign handles itself: bad input (a program the harness cannot run, a compile
+    # error), the environment, a program the oracle does not cover; anything else a backend
+    # raises is a bug in it or its harness, reported as the program's fault `error`
+    comes_back = (UserError, EnvError, Unsupported)
     try:
         backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault)
     except Exception as e:  # noqa: BLE001 -- reported to the parent as one line
@@ -119,10 +124,22 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
                 conn.send(("fault", "gpu-fault", str(e)))
                 conn.close()
                 os._exit(0)
+            if not isinstance(e, comes_back):  # a backend or harness bug: this program's fault
+                conn.send(("err", _one_line(e)))
+                continue
             try:
                 conn.send(("exc", e))
             except Exception:  # noqa: BLE001 -- an exception that does not pickle
-                conn.send(("err", f"{type(e).__name__}: {e}"))
+                conn.send(("err", _one_line(e)))
+
+
+def _one_line(e: BaseException) -> str:
+    """``Type: message (at file:line)`` of an exception, where it was raised (the innermost frame)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" (at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})" if tb is not None else ""
+    return f"{type(e).__name__}: {e}{where}"
 
 
 class SupervisedBackend:

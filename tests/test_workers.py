@@ -147,6 +147,35 @@ def test_backend_errors_come_back_as_exceptions(sup):
     assert b.describe().startswith("sim:") and b.identity()[0].startswith("sim:relacq")
 
 
+def test_a_backend_bug_is_the_programs_fault_and_the_worker_goes_on(sup):
+    """An exception that is neither bad input, nor the environment, nor a program the oracle does
+    not cover is a bug in the backend or its harness: the program's fault ``error`` (quarantined),
+    the same worker runs the next program (docs/reliability.md).  It used to come back as itself
+    and end the campaign."""
+    hit, spare = split("error", 0.5)
+    b = sup("error:0.5", watchdog=60)
+    pid = b.pid()
+    with pytest.raises(ProgramFault) as e:
+        b.run(hit, CFG)
+    assert e.value.kind == "error" and "RuntimeError: simulated backend bug" in e.value.detail
+    assert "(at sim.py:" in e.value.detail  # where it was raised
+    assert b.run(spare, CFG).instances == CFG.instances and b.pid() == pid  # no restart needed
+
+
+def test_campaign_quarantines_a_backend_bug_and_goes_on(tmp_path):
+    prof = load_profile("classic")
+    prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})
+    b = SupervisedBackend(BackendSpec("sim", "error:0.2"), watchdog=60)
+    try:
+        res = Campaign(prof, b, tmp_path, "model", seed=11, out=io.StringIO(), live=False).run(7)
+    finally:
+        b.close()
+    st = res.state
+    assert st.quarantined >= 1 and st.faults == {"error": st.quarantined} and st.programs > st.quarantined
+    recs = [json.loads(p.read_text()) for p in (tmp_path / "quarantine").glob("*.json")]
+    assert len(recs) == st.quarantined and all(r["fault"]["kind"] == "error" for r in recs)
+
+
 def test_campaign_quarantines_hangs_and_crashes_and_goes_on(tmp_path):
     prof = load_profile("classic")
     prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})

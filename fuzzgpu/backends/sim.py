@@ -29,7 +29,9 @@ Reliability faults (for testing the campaign's worker supervision, docs/reliabil
 (the run never returns: the process sleeps forever), ``slow`` (the run takes ``SLOW_SECONDS`` then
 returns: a time-out), ``crash`` (the process kills itself with SIGSEGV, like a GPU launch that dies on
 an illegal address), ``exit`` (``os._exit(3)``), ``gpu-fault`` (raises the cuda backend's
-``GpuFault``, as a launch that loses the CUDA context does: the worker reports it and exits).  Each hits the programs whose hash falls in a rate
+``GpuFault``, as a launch that loses the CUDA context does: the worker reports it and exits), ``error``
+(raises a ``RuntimeError``, as a bug in a backend or harness would: the worker reports it as the
+program's fault and goes on).  Each hits the programs whose hash falls in a rate
 (``hang`` = 1 in 16 by default; ``hang:0.5`` = half of them; ``hang:1`` = every program).  Several
 faults combine with commas: ``relacq-as-relaxed,crash:0.1``.  These faults only fire in a process
 that a supervisor owns (the campaign's worker sets ``SimBackend.isolated``); anywhere else the
@@ -60,9 +62,9 @@ from ..ir import (
 )
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
 
-FAULTS = ("relacq-as-relaxed", "timeout", "unwritten", "hang", "slow", "crash", "exit", "gpu-fault")
+FAULTS = ("relacq-as-relaxed", "timeout", "unwritten", "hang", "slow", "crash", "exit", "gpu-fault", "error")
 #: faults that stop the process (or its answer): only in a supervised worker
-PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault")
+PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault", "error")
 SLOW_SECONDS = 30.0
 #: with the ``timeout`` fault: the share of a hit program's instances that time out
 TIMEOUT_FRACTION = 0.01
@@ -218,6 +220,8 @@ class SimBackend:
                 from .cuda import GpuFault
 
                 raise GpuFault("simulated CUDA_ERROR_ILLEGAL_ADDRESS (--sim-fault gpu-fault): the context is lost")
+            if f == "error":  # what a bug in a backend or its harness looks like to the worker
+                raise RuntimeError("simulated backend bug (--sim-fault error)")
 
     def close(self) -> None:
         pass
