@@ -1,5 +1,8 @@
 """Shared test setup: the Hypothesis profile of the test suite, and tests marked ``gpu`` skip, with
-the reason, when there is no usable GPU.
+the reason, when there is no usable GPU -- only then: PyCUDA or cuda-bindings not importable, or the
+driver finds no device; an error of the harness or the backend on a GPU fails its test.  With
+``FUZZGPU_REQUIRE_GPU=1`` (``tox -e gpu``) no usable GPU is a usage error (exit 4), not a run of
+skipped GPU tests that exits 0.
 
 The suite's property tests are derandomized and keep no example database: the test command gives
 the same result on every run and every machine, and a failure cannot stick in ``.hypothesis/`` and
@@ -24,17 +27,17 @@ def gpu_unavailable() -> str | None:
     """None when a CUDA GPU, PyCUDA and cuda-bindings are usable; else why not."""
     try:
         import pycuda.driver as drv
-    except Exception as e:  # ImportError, or libcuda missing
+    except (ImportError, OSError) as e:  # not installed, or libcuda missing
         return f"PyCUDA not importable ({type(e).__name__}: {e})"
     try:
         from cuda.bindings import driver  # noqa: F401
-    except Exception as e:
+    except (ImportError, OSError) as e:
         return f"cuda-bindings not importable ({e})"
     try:
         drv.init()
         if drv.Device.count() == 0:
             return "no CUDA device"
-    except Exception as e:
+    except drv.Error as e:  # cuInit failed: no driver or no device it can use
         return f"no usable CUDA driver/device ({e})"
     return None
 
@@ -44,5 +47,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             reason = reason or gpu_unavailable()
+            if reason and os.environ.get("FUZZGPU_REQUIRE_GPU") == "1":
+                raise pytest.UsageError(f"FUZZGPU_REQUIRE_GPU=1 and {item.nodeid} needs a GPU: {reason}")
             if reason:
                 item.add_marker(pytest.mark.skip(reason=f"needs a GPU: {reason}"))

@@ -11,6 +11,7 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import check_condition
 
 from paths import DAT3M as SUITE
+from paths import dat3m_cases
 
 
 def _rows():
@@ -23,12 +24,13 @@ def _rows():
 ROWS = _rows()
 
 
-@pytest.mark.skipif(not ROWS, reason=f"Dat3M suite not found at {SUITE}")
+@pytest.mark.skipif(not SUITE.is_dir(), reason=f"Dat3M suite not found at {SUITE}")
 def test_suite_is_complete():
+    """The suite is there: all of expected.csv (a truncated or missing file skipped this and ran no verdict)."""
     assert len(ROWS) == 183
 
 
-@pytest.mark.parametrize("path,quantifier,reachable", ROWS, ids=[r[0] for r in ROWS])
+@pytest.mark.parametrize("path,quantifier,reachable", dat3m_cases([pytest.param(*r, id=r[0]) for r in ROWS], 3))
 def test_verdict(path, quantifier, reachable):
     p = parse_file(SUITE / path)
     obs = check_condition(p)

@@ -170,6 +170,8 @@ def test_explain_and_replay_fixed_print_the_greedy_fix(df3, monkeypatch):
     from fuzzgpu.backends.sim import SimBackend
     from fuzzgpu.commands import explain, replay
 
+    # plumbing: explain and replay print the fix; on the sim offending_seen == 0 holds by construction
+    # (it samples the oracle that accepted the fix)
     e, _, _, f, _ = df3
     monkeypatch.setattr(fixes, "find_fix", lambda *a, **k: f)  # the module's search, not run again
     lines = explain.race_lines(e)

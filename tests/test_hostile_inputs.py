@@ -335,6 +335,17 @@ def test_profile_mutants(name, text, tmp_path):
         one_line_naming(err, str(f))
 
 
+def test_profile_mutants_are_mostly_refused(tmp_path):
+    """test_profile_mutants passes a mutant the loader accepts: a loader that refused nothing passed
+    all 160 (115 are refused today)."""
+    refused = 0
+    for _, text in PROFILE_MUTANTS:
+        f = tmp_path / "p.toml"
+        f.write_text(text, encoding="utf-8", errors="surrogateescape")
+        refused += _load_profile(f) is not None
+    assert len(PROFILE_MUTANTS) >= 150 and refused >= len(PROFILE_MUTANTS) // 2, (refused, len(PROFILE_MUTANTS))
+
+
 def test_profile_through_the_campaign_command(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text(PROFILE_HANDMADE["arch-newline"])
@@ -394,6 +405,19 @@ def _write_entry(folder: Path, doc: Any) -> Path:
     f = folder / "entry.json"
     f.write_text(doc if isinstance(doc, str) else json.dumps(doc))
     return f
+
+
+def test_corpus_mutants_are_mostly_refused(tmp_path):
+    """test_corpus_mutants replays a mutant the loader accepts: a loader that refused nothing passed
+    all 340 (219 are refused today)."""
+    refused = 0
+    for stem, _, path, value in ENTRY_MUTANTS:
+        f = _write_entry(tmp_path / "c", json_set(ENTRIES[stem], path, value))
+        try:
+            corpus.load_entry(f)
+        except corpus.CorpusError:
+            refused += 1
+    assert len(ENTRY_MUTANTS) >= 300 and refused >= len(ENTRY_MUTANTS) // 2, (refused, len(ENTRY_MUTANTS))
 
 
 def test_corpus_entries_to_mutate_are_valid():

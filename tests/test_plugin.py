@@ -64,3 +64,22 @@ def test_pytest_without_xdist_still_runs(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "test_one.py"],
                        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+
+
+def test_a_gpu_finding_replayed_on_the_simulation_is_skipped_not_passed(tmp_path):
+    """A corpus entry found on a GPU, replayed with ``--fuzzgpu-backend sim``: the simulation samples
+    the oracle, so the replay checks nothing (``fuzzgpu replay`` says "not-reproducible" and counts it
+    as not checked); the plugin passed it (audit, session 7)."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "corpus" / "73416467ed043580.json"
+    assert json.loads(src.read_text())["environment"]["backend"] == "cuda"
+    d = tmp_path / "corpus"
+    d.mkdir()
+    shutil.copy(src, d / src.name)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", "--fuzzgpu-corpus", str(d),
+                        "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0 and "1 skipped" in r.stdout and "passed" not in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "found on cuda" in r.stdout, r.stdout[-3000:]

@@ -242,8 +242,10 @@ def test_cluster_and_pdl_draws_run_on_the_gpu(draws):
     from fuzzgpu.backends.cuda import CudaBackend
 
     runnable = [p for p in draws if not unrunnable_reasons(p)]
-    sample = ([p for p in runnable if any(isinstance(i, ClusterBarrier) for i in _code(p)) or codegen.uses_dsm(p)][:15]
-              + [p for p in runnable if p.pdl_grids][:15])
+    cluster = [p for p in runnable if any(isinstance(i, ClusterBarrier) for i in _code(p)) or codegen.uses_dsm(p)][:15]
+    pdl = [p for p in runnable if p.pdl_grids][:15]
+    assert cluster and pdl, (len(cluster), len(pdl))  # an empty sample ran nothing
+    sample = cluster + pdl
     b = CudaBackend()
     found: collections.Counter[str] = collections.Counter()
     try:
