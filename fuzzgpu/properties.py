@@ -138,8 +138,8 @@ class Verdict:
         return tuple(sorted(f"{f.get('check')}|{f.get('direction')}|{f.get('function')}|{f.get('op_ptx')}|{f.get('sync_ptx')}" for f in self.sass))
 
     def summary(self) -> str:
-        if self.status == "pass":
-            return f"{self.property}: pass"
+        if self.status == "pass":  # a pass over no run says so (the static backend runs nothing)
+            return f"{self.property}: pass" + ("" if self.instances else " (0 instances ran: no outcome was observed)")
         if self.status == "unsupported":
             return f"{self.property}: not covered by the oracle ({self.reason})"
         parts: list[str] = []

@@ -76,6 +76,18 @@ def fuzzgpu_backend(request: Any) -> Any:
     return _backend(request.config)
 
 
+class NotAHardwareRun(UserWarning):
+    """fuzzgpu_run's backend does not run programs on a GPU (sim, static): what a pass means."""
+
+
+_CAVEATS = {
+    "static": "nothing runs (no GPU): each program is compiled and its SASS checked; a property over "
+              "outcomes sees none (its verdict says '0 instances ran')",
+    "sim": "a CPU SIMULATION: outcomes are sampled from the memory-model oracle, so a property the "
+           "oracle decides passes or fails as the oracle says, not as hardware does",
+}
+
+
 @pytest.fixture(scope="session")
 def fuzzgpu_run(request: Any):
     """``fuzzgpu_run(program, instances=None, **runconfig) -> Histogram`` on the chosen backend."""
@@ -85,6 +97,11 @@ def fuzzgpu_run(request: Any):
 
     backend = _backend(request.config)
     default_n = request.config.getoption("--fuzzgpu-instances")
+    caveat = _CAVEATS.get(getattr(backend, "name", ""))
+    if caveat:  # shown in pytest's warnings summary: a pass here is not a hardware run
+        import warnings
+
+        warnings.warn(NotAHardwareRun(f"fuzzgpu_run on backend {backend.name}: {caveat}"), stacklevel=2)
 
     def run(program: Any, instances: int | None = None, **config: Any):
         cfg = RunConfig(**config)

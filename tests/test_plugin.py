@@ -39,6 +39,17 @@ def test_fixture_runs_programs_on_the_chosen_backend(tmp_path):
                         "--fuzzgpu-instances", "2000", "test_user.py"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "2 passed" in r.stdout
+    # a pass on the simulation is the oracle's, and the run says so (pytest's warnings summary)
+    assert "NotAHardwareRun" in r.stdout and "a CPU SIMULATION" in r.stdout, r.stdout[-3000:]
+
+
+def test_a_pass_over_no_run_says_so():
+    """The static backend runs nothing: a property's pass over its empty histogram says that no
+    instance ran (audit, session 7: it read 'model: pass', the same as a GPU run's)."""
+    from fuzzgpu.properties import Verdict
+
+    assert Verdict("model", "pass", instances=0).summary() == "model: pass (0 instances ran: no outcome was observed)"
+    assert Verdict("model", "pass", instances=10).summary() == "model: pass"
 
 
 def test_options_in_help(tmp_path):
