@@ -1,0 +1,52 @@
+#!/bin/bash
+# The GPU runs left by session 7 (nvidia-h200: one H200, 16 cores), two device calls of one sitting:
+#
+#   bench/h200_session8.sh tensor   which forms of the 1-D tensor map the driver accepts
+#                                   (bench/tensor_map_probe.py), then the tensor copies on the GPU:
+#                                   tests/test_gpu_tensor.py and the four tensor litmus tests under the
+#                                   tuned TMA-store stress (session 7's H200 refused the first form of
+#                                   the map: bench/results/h200-session7.md)              ~3 minutes
+#   bench/h200_session8.sh tests    every GPU test with FUZZGPU_REQUIRE_GPU=1 (session 7's audit made
+#                                   the never-stale tests need every instance judged and the lone
+#                                   try_wait xfail take only the oracle's verdict), then the harness
+#                                   throughput (>= 4e9 instances/s)                        ~8 minutes
+#
+# Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
+# cp312) carried, and $OUT set; the outputs are written straight into $OUT/<part>/.
+set -u
+export PYTHONUNBUFFERED=1
+part=${1:?usage: bench/h200_session8.sh tensor|tests}
+x=$OUT/$part
+mkdir -p "$x"
+if [ ! -d /tmp/site/pycuda ]; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3
+fi
+export PYTHONPATH=/tmp/site:$PWD:${PYTHONPATH:-}
+F="python3 -m fuzzgpu"
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
+
+case "$part" in
+tensor)
+  echo "== the tensor map forms"
+  timeout 60 python3 bench/tensor_map_probe.py --out "$x" 2>&1 | tee "$x/tensor-map-probe.txt"
+  echo "== tests/test_gpu_tensor.py"
+  FUZZGPU_REQUIRE_GPU=1 timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
+    tests/test_gpu_tensor.py > "$x/pytest-gpu-tensor.txt" 2>&1
+  echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR|XFAIL|XPASS)|passed|failed" "$x/pytest-gpu-tensor.txt" | tail -12
+  echo "== the tensor litmus tests under the tuned TMA-store stress (1e8 each)"
+  for t in tests/litmus/async-proxy/*tensor*.litmus; do
+    echo "=== $t"; timeout 25 $F run --instances 1e8 --stress-config strategies/stress/tma-store-tuned.toml "$t" 2>&1 | tail -9; echo "exit ${PIPESTATUS[0]}"
+  done > "$x/tensor-runs.txt" 2>&1; grep -E '^(===|exit|Observation)|error' "$x/tensor-runs.txt"
+  ;;
+tests)
+  echo "== every GPU test"
+  FUZZGPU_REQUIRE_GPU=1 timeout 420 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA tests \
+    > "$x/pytest-gpu.txt" 2>&1
+  echo "exit $?"; grep -E "^(FAILED|ERROR|XPASS)|passed|failed" "$x/pytest-gpu.txt" | tail -30
+  echo "== harness throughput"
+  timeout 70 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
+  echo "exit $?"; tail -6 "$x/harness.txt"
+  ;;
+*)
+  echo "unknown part $part" >&2; exit 2 ;;
+esac
