@@ -255,3 +255,21 @@ def test_a_verdicts_rate_never_leaves_0_1():
     v = Verdict("sc", "fail", (Offence((("P1:r0", 1),), n, "allowed", ""),), ({"check": "crossing"},), "", (), n)
     assert v.rate == 1.0 and v.to_json()["rate"] == 1.0
     assert Verdict("sc", "fail", (Offence((("P1:r0", 1),), 3, "allowed", ""),), (), "", (), 7).rate == 3 / 7
+
+
+def test_refresh_refuses_a_path_that_is_not_a_corpus_folder(tmp_path):
+    """Hostile review, session 7: ``python -m fuzzgpu.corpus refresh /nonexist`` printed nothing and
+    exited 0, as if every entry were up to date; an entry file given instead of its folder likewise."""
+    import subprocess
+    import sys
+
+    path, _ = Corpus(tmp_path).add(_entry())
+    for bad in (tmp_path / "missing", path):
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu.corpus", "refresh", str(bad)], capture_output=True, text=True,
+                           cwd=REPO)
+        assert r.returncode == 2 and r.stdout == "", (bad, r)
+        assert r.stderr.count("\n") == 1 and f"{bad}: not a corpus folder" in r.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu.corpus", "refresh", str(empty)], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0 and r.stdout == "" and "no corpus entries" in r.stderr
