@@ -91,3 +91,11 @@ def test_replay_fixed_runs_the_fixed_nc_program_on_the_static_backend():
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert r.returncode == 0, r.stdout + r.stderr
     assert out["status"] == "fixed" and out["fix"] == "make `ld.global.nc r0, x` in P1 `ld.weak r0, x`"
+    # the static backend runs nothing: no count of offending outcomes (it said "seen 0 times", 1 instance)
+    assert out["offending_seen"] is None and out["instances"] == 0
+    text = subprocess.run([sys.executable, "-m", "fuzzgpu", "replay", str(ROOT / "corpus" / "7be901686d91609a.json"),
+                           "--backend", "static", "--fixed"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert text.returncode == 0, text.stdout + text.stderr
+    line = text.stdout.splitlines()[1]
+    assert "compiled, not run: fixed (property holds)" in line and "its SASS has no finding" in line
+    assert "seen 0 times" not in line and "instances" not in line
