@@ -128,7 +128,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-findings", type=non_negative_int, default=None, metavar="N",
                         help="stop once N new findings are saved (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
-    parser.add_argument("--json", action="store_true", help="print the final report as JSON")
+    parser.add_argument("--json", action="store_true", help="print the final report as JSON, alone on stdout (the progress goes to stderr)")
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
     parser.add_argument("--workers", type=_workers, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
     parser.add_argument("--known", default=None, metavar="FILE",
@@ -170,6 +170,12 @@ def _workers(text: str) -> int:
     return v
 
 
+def _progress(args: argparse.Namespace):
+    """Where the banner and the status lines go: stdout, except with --json, whose stdout is the
+    report's one JSON document alone (a machine reads it; the progress goes to stderr)."""
+    return sys.stderr if args.json else sys.stdout
+
+
 def run(args: argparse.Namespace) -> int:
     import re
 
@@ -193,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"worker {args.worker_id}: pid {os.getpid()}, CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')}",
               flush=True)
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
-                       out=sys.stdout, live=False if args.no_live else None,
+                       out=_progress(args), live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
                        isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known)
     text = (res.report_dir / "report.txt").read_text()
@@ -235,7 +241,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         res = run_ray(address=args.ray, profile=args.profile, backend=args.backend if ray_gpus is None or args.backend != "auto" else "cuda",
                       seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed, sim_fault=args.sim_fault,
                       workers=args.workers or 1, gpus=ray_gpus, watchdog=args.watchdog or DEFAULT_WATCHDOG,
-                      max_findings=args.max_findings, out=sys.stdout, same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1,
+                      max_findings=args.max_findings, out=_progress(args), same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1,
                       gpu_fault=args.gpu_fault, known=args.known)
         return _parallel_report(args, res)
     if args.gpus is not None:
@@ -243,7 +249,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
-                       watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=sys.stdout,
+                       watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1, gpu_fault=args.gpu_fault, known=args.known)
     return _parallel_report(args, res)
 
