@@ -107,7 +107,10 @@ def run(args: argparse.Namespace) -> int:
         program = litmus.parse_file(args.path)
     except OSError as e:
         raise UserError(f"{args.path}: {e.strerror or e}") from None
-    codegen.check_runnable(program)
+    try:
+        codegen.check_runnable(program)
+    except codegen.Unrunnable as e:
+        raise UserError(f"{args.path}: {e}") from None  # the file, not only the test's name
     try:
         sc, weak = sc_and_weak(program)
     except (model.Unsupported, model.TooLarge) as e:
