@@ -95,22 +95,30 @@ def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
     return None
 
 
+def _load(path: str) -> Any:
+    """The test of ``path``, one the GPU can run (else UserError naming the file)."""
+    from .. import codegen, litmus
+
+    try:
+        program = litmus.parse_file(path)
+    except OSError as e:
+        raise UserError(f"{path}: {e.strerror or e}") from None
+    try:
+        codegen.check_runnable(program)
+    except codegen.Unrunnable as e:
+        raise UserError(f"{path}: {e}") from None  # the file, not only the test's name
+    return program
+
+
 def run(args: argparse.Namespace) -> int:
-    from .. import codegen, litmus, model
+    from .. import model
     from ..stress_tune import sc_and_weak, tune_on_gpu
 
     if not args.budget > 0 or args.budget > 86400:
         raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")
     if args.out:
         _check_out(args.out)  # before the GPU-seconds are spent, not after
-    try:
-        program = litmus.parse_file(args.path)
-    except OSError as e:
-        raise UserError(f"{args.path}: {e.strerror or e}") from None
-    try:
-        codegen.check_runnable(program)
-    except codegen.Unrunnable as e:
-        raise UserError(f"{args.path}: {e}") from None  # the file, not only the test's name
+    program = _load(args.path)
     try:
         sc, weak = sc_and_weak(program)
     except (model.Unsupported, model.TooLarge) as e:
