@@ -276,6 +276,7 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
         how = ("its SASS has no finding that matters (nothing ran: no outcome was observed)" if seen is None
                else f"the offending outcomes seen {seen} times")
         extra = f"fixed program ({r['fix']}): {how}" + (f"; {extra}" if extra else "")
-    ran = f"{r['instances']:.3g} instances" if r["instances"] else "compiled, not run"
+    # what ran: nothing when the entry was skipped before its run (no "verdict"), only a compile on static
+    ran = "not run" if "verdict" not in r else f"{r['instances']:.3g} instances" if r["instances"] else "compiled, not run"
     print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {ran}: {what}" + (f": {extra}" if extra else ""), 2000),
           flush=True)
