@@ -125,8 +125,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
                         help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, timeout, unwritten, and for testing the "
                              "worker supervision hang, slow, crash, exit (NAME:RATE hits that fraction of programs)")
-    parser.add_argument("--max-findings", type=non_negative_int, default=None, metavar="N",
-                        help="stop once N new findings are saved (default: run for the whole --time)")
+    parser.add_argument("--max-findings", type=_at_least_one, default=None, metavar="N",
+                        help="stop once N new findings are saved, N >= 1 (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
     parser.add_argument("--json", action="store_true", help="print the final report as JSON, alone on stdout (the progress goes to stderr)")
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
@@ -161,6 +161,14 @@ def _seconds(most: float):
 
     parse.__name__ = "seconds"
     return parse
+
+
+def _at_least_one(text: str) -> int:
+    """--max-findings: 0 ran the whole --time and then said it had stopped at 0 findings."""
+    v = non_negative_int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (without --max-findings the campaign runs for the whole --time): {text!r}")
+    return v
 
 
 def _workers(text: str) -> int:
