@@ -49,7 +49,7 @@ violates its property.
 
 examples:
   fuzzgpu replay corpus/                               on the GPU when there is one, else static
-  fuzzgpu replay corpus/ --backend sim                 the CPU simulation (no fault: should pass)
+  fuzzgpu replay corpus/ --backend sim                 the CPU simulation: the shipped entries (GPU, compiler) are not checked there (exit 3)
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
   fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
   fuzzgpu replay corpus/73416467ed043580.json --backend static --json
