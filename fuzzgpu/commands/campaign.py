@@ -185,6 +185,7 @@ def _progress(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
     import re
 
     from ..campaign import run_campaign
@@ -192,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.worker_id is not None and not re.fullmatch(r"w[0-9]{1,3}", args.worker_id):
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
+    if os.path.lexists(args.corpus) and not os.path.isdir(args.corpus):  # bad input, not the environment
+        raise UserError(f"--corpus {args.corpus}: not a folder (expected a corpus folder; a missing one is created)")
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
