@@ -117,6 +117,21 @@ class CorpusViolation(Exception):
     pass
 
 
+class CorpusBadEntryItem(pytest.Item):
+    """A corpus file that is not a valid entry: a failing test with its one-line reason (it was an
+    INTERNALERROR with a traceback that stopped the whole session)."""
+
+    def __init__(self, *, reason: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        pytest.fail(f"not a valid corpus entry: {self.reason}", pytrace=False)
+
+    def reportinfo(self):
+        return self.path, None, f"fuzzgpu corpus file {self.path.name} (invalid)"
+
+
 class CorpusEntryFile(pytest.File):
     def collect(self):
         from fuzzgpu.corpus import load_entry
@@ -171,6 +186,11 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> Non
         raise pytest.UsageError(f"--fuzzgpu-corpus {corpus}: no such folder")
     from fuzzgpu.corpus import Corpus
 
+    from fuzzgpu.corpus import CorpusError
+
     for path in Corpus(root).entry_paths():
         f = CorpusEntryFile.from_parent(session, path=path.resolve())
-        items.extend(f.collect())
+        try:
+            items.extend(f.collect())
+        except CorpusError as e:  # a bad entry fails as a test of its own, one line naming it; the others run
+            items.append(CorpusBadEntryItem.from_parent(f, name="invalid", reason=str(e).splitlines()[0] if str(e) else "invalid"))

@@ -255,3 +255,34 @@ def test_a_verdicts_rate_never_leaves_0_1():
     v = Verdict("sc", "fail", (Offence((("P1:r0", 1),), n, "allowed", ""),), ({"check": "crossing"},), "", (), n)
     assert v.rate == 1.0 and v.to_json()["rate"] == 1.0
     assert Verdict("sc", "fail", (Offence((("P1:r0", 1),), 3, "allowed", ""),), (), "", (), 7).rate == 3 / 7
+
+
+def test_refresh_refuses_a_path_that_is_not_a_corpus_folder(tmp_path):
+    """Hostile review, session 7: ``python -m fuzzgpu.corpus refresh /nonexist`` printed nothing and
+    exited 0, as if every entry were up to date; an entry file given instead of its folder likewise."""
+    import subprocess
+    import sys
+
+    path, _ = Corpus(tmp_path).add(_entry())
+    for bad in (tmp_path / "missing", path):
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu.corpus", "refresh", str(bad)], capture_output=True, text=True,
+                           cwd=REPO)
+        assert r.returncode == 2 and r.stdout == "", (bad, r)
+        assert r.stderr.count("\n") == 1 and f"{bad}: not a corpus folder" in r.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu.corpus", "refresh", str(empty)], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0 and r.stdout == "" and "no corpus entries" in r.stderr
+
+
+def test_a_value_no_store_wrote_is_one_class_whatever_the_shape():
+    """Hostile review, session 7: ``--sim-fault unwritten`` on profile classic saved 6 entries, one per
+    shape (``model|LB|unwritten``, ``model|SB|unwritten``, ...), for one root cause: a harness or
+    hardware fault is not a property of the program's shape."""
+    from fuzzgpu.corpus import finding_class
+
+    why = "a value no store of the program wrote was read"
+    keys = {finding_class("model", shape, [("unwritten", why, [], 1000)]) for shape in ("MP", "SB", "LB", "CoRR")}
+    assert keys == {"model|*|unwritten"}
+    # an ordering offence seen more often still decides, and the sc property keeps its per-shape kinds
+    assert finding_class("sc", "MP", [("allowed", "", [], 9), ("unwritten", why, [], 1)]) == "sc|MP|allowed"

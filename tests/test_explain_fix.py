@@ -64,6 +64,15 @@ def test_explain_shows_the_racing_pair_and_the_fix_of_each_race_class(tmp_path, 
     assert "--fixed" in text
 
 
+def test_the_race_heading_covers_a_broken_nc_contract(tmp_path):
+    """Hostile review, session 7: the heading quoted only 8.10.1 ("not ordered by causality order")
+    over a racing pair that causality orders -- an ld.global.nc whose read-only contract is broken,
+    after the wait (RACE-1) or after an acquire (RACE-7)."""
+    text = explain_text(_race_entry(tmp_path, "RACE-7-nc-after-acquire.litmus"))
+    heading = next(l for l in text.splitlines() if l.startswith("data race (PTX ISA 8.10.1"))
+    assert "an ld.global.nc whose read-only contract is broken races with each write of its location" in heading
+
+
 def test_explain_shows_the_fix_of_a_moved_nc_load():
     """The shipped SASS entry of class 1 had no fix in explain (its verdict has no offending
     outcome): the oracle's fix is the plain load, and it names the stale outcome it forbids."""
@@ -91,3 +100,15 @@ def test_replay_fixed_runs_the_fixed_nc_program_on_the_static_backend():
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert r.returncode == 0, r.stdout + r.stderr
     assert out["status"] == "fixed" and out["fix"] == "make `ld.global.nc r0, x` in P1 `ld.weak r0, x`"
+    # the static backend runs nothing: no count of offending outcomes (it said "seen 0 times", 1 instance)
+    assert out["offending_seen"] is None and out["instances"] == 0
+    text = subprocess.run([sys.executable, "-m", "fuzzgpu", "replay", str(ROOT / "corpus" / "7be901686d91609a.json"),
+                           "--backend", "static", "--fixed"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert text.returncode == 0, text.stdout + text.stderr
+    line = text.stdout.splitlines()[1]
+    assert "compiled, not run: fixed (property holds)" in line and "its SASS has no finding" in line
+    assert "seen 0 times" not in line and "instances" not in line
+    # an entry the static backend cannot check is not run at all: no count of instances either
+    skipped = subprocess.run([sys.executable, "-m", "fuzzgpu", "replay", str(ROOT / "corpus" / "73416467ed043580.json"),
+                              "--backend", "static"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert skipped.returncode == 3 and "MBAR  model  not run: NOT CHECKED: an observed-outcome finding" in skipped.stdout, skipped.stdout

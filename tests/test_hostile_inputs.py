@@ -587,7 +587,7 @@ for _opt, _bad in [
 for _opt, _bad in [
     ("--time", ["-1", "0", "x", "nan", ""]),
     ("--seed", ["-1", "x", "1.5"]),
-    ("--max-findings", ["-1", "x"]),
+    ("--max-findings", ["-1", "x", "0"]),  # 0: ran the whole --time, then said it stopped at 0 findings
     ("--workers", ["0", "-1", "x", "257"]),
     ("--workers-per-gpu", ["0", "x"]),
     ("--backend", ["gpu", "", "sim;rm"]),

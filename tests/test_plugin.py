@@ -94,3 +94,24 @@ def test_a_gpu_finding_replayed_on_the_simulation_is_skipped_not_passed(tmp_path
                         "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0 and "1 skipped" in r.stdout and "passed" not in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
     assert "found on cuda" in r.stdout, r.stdout[-3000:]
+
+
+def test_a_bad_corpus_file_fails_alone_and_the_entries_still_run(tmp_path):
+    """Hostile review, session 7: a ``.json`` in the corpus folder that is not an entry (a campaign's
+    report.json copied there) was a pytest INTERNALERROR with a traceback, and no entry ran."""
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    d = tmp_path / "corpus"
+    d.mkdir()
+    (d / "report.json").write_text('{"schema": "fuzzgpu.campaign-report", "version": 1}')
+    good = root / "corpus" / "73416467ed043580.json"
+    (d / good.name).write_text(good.read_text())
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--fuzzgpu-corpus", str(d),
+                        "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    out = r.stdout + r.stderr
+    assert "INTERNALERROR" not in out, out[-3000:]
+    assert r.returncode == 1 and "report.json::invalid" in out and "not a fuzzgpu corpus entry (schema 'fuzzgpu.campaign-report'" in out, out[-3000:]
+    assert "1 failed" in r.stdout and ("1 passed" in r.stdout or "1 skipped" in r.stdout), r.stdout[-2000:]

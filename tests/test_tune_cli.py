@@ -43,6 +43,16 @@ def test_bad_inputs_exit_2(tmp_path) -> None:
         assert len(r.stderr.strip().splitlines()) == 1
 
 
+def test_an_out_path_that_cannot_be_written_is_refused_before_tuning(tmp_path) -> None:
+    """Hostile review, session 7: ``--out /no/such/folder/x.toml`` was found only after the tuning
+    budget was spent on the GPU (exit 3, the results and any forbidden outcome not printed); on a
+    machine without a GPU it said "no GPU" instead of naming the path."""
+    for out in (tmp_path / "missing" / "x.toml", tmp_path):
+        r = tune("--budget", "1", "--out", str(out), str(MP))
+        assert r.returncode == 2, (out, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and f"--out {out}" in r.stderr, r.stderr
+
+
 def test_listed_in_fuzzgpu_help() -> None:
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert "tune" in r.stdout

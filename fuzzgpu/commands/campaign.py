@@ -125,10 +125,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
                         help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, timeout, unwritten, and for testing the "
                              "worker supervision hang, slow, crash, exit (NAME:RATE hits that fraction of programs)")
-    parser.add_argument("--max-findings", type=non_negative_int, default=None, metavar="N",
-                        help="stop once N new findings are saved (default: run for the whole --time)")
+    parser.add_argument("--max-findings", type=_at_least_one, default=None, metavar="N",
+                        help="stop once N new findings are saved, N >= 1 (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
-    parser.add_argument("--json", action="store_true", help="print the final report as JSON")
+    parser.add_argument("--json", action="store_true", help="print the final report as JSON, alone on stdout (the progress goes to stderr)")
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
     parser.add_argument("--workers", type=_workers, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
     parser.add_argument("--known", default=None, metavar="FILE",
@@ -163,6 +163,14 @@ def _seconds(most: float):
     return parse
 
 
+def _at_least_one(text: str) -> int:
+    """--max-findings: 0 ran the whole --time and then said it had stopped at 0 findings."""
+    v = non_negative_int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (without --max-findings the campaign runs for the whole --time): {text!r}")
+    return v
+
+
 def _workers(text: str) -> int:
     v = non_negative_int(text)
     if v < 1 or v > 256:
@@ -170,7 +178,14 @@ def _workers(text: str) -> int:
     return v
 
 
+def _progress(args: argparse.Namespace):
+    """Where the banner and the status lines go: stdout, except with --json, whose stdout is the
+    report's one JSON document alone (a machine reads it; the progress goes to stderr)."""
+    return sys.stderr if args.json else sys.stdout
+
+
 def run(args: argparse.Namespace) -> int:
+    import os
     import re
 
     from ..campaign import run_campaign
@@ -178,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.worker_id is not None and not re.fullmatch(r"w[0-9]{1,3}", args.worker_id):
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
+    if os.path.lexists(args.corpus) and not os.path.isdir(args.corpus):  # bad input, not the environment
+        raise UserError(f"--corpus {args.corpus}: not a folder (expected a corpus folder; a missing one is created)")
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
@@ -193,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"worker {args.worker_id}: pid {os.getpid()}, CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')}",
               flush=True)
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
-                       out=sys.stdout, live=False if args.no_live else None,
+                       out=_progress(args), live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
                        isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known)
     text = (res.report_dir / "report.txt").read_text()
@@ -235,7 +252,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         res = run_ray(address=args.ray, profile=args.profile, backend=args.backend if ray_gpus is None or args.backend != "auto" else "cuda",
                       seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed, sim_fault=args.sim_fault,
                       workers=args.workers or 1, gpus=ray_gpus, watchdog=args.watchdog or DEFAULT_WATCHDOG,
-                      max_findings=args.max_findings, out=sys.stdout, same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1,
+                      max_findings=args.max_findings, out=_progress(args), same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1,
                       gpu_fault=args.gpu_fault, known=args.known)
         return _parallel_report(args, res)
     if args.gpus is not None:
@@ -243,7 +260,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
-                       watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=sys.stdout,
+                       watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1, gpu_fault=args.gpu_fault, known=args.known)
     return _parallel_report(args, res)
 

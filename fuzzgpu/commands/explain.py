@@ -163,7 +163,9 @@ def race_lines(entry: Any) -> list[str]:
     offending = [o for o in entry.data["verdict"].get("offending", []) if o.get("verdict") == "racy"]
     if not offending:
         return []
-    lines = ["", "data race (PTX ISA 8.10.1: conflicting accesses, not morally strong, not ordered by causality order):"]
+    lines = ["", "data race (PTX ISA 8.10.1: conflicting accesses, not morally strong, not ordered by causality order; "
+                 "an ld.global.nc whose read-only contract is broken races with each write of its location during its "
+                 "kernel, whatever orders them, docs/fuzzing.md#the-race-property):"]
     try:
         ra = race.analyse_races(entry.program)
         outs = [entry.program.outcome_of(o["outcome"]) for o in offending]

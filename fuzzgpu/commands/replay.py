@@ -37,7 +37,9 @@ own line and the replay goes on with the other entries.
 --fixed runs each entry's fixed program instead (the weakest change, one or two, the oracle says
 removes the finding, else a greedy fix of up to 6 changes, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
 findings of a moved ld.global.nc) and says how often the entry's offending outcomes appeared in it
-(0: the stale value is gone); an entry without a fix is not checked.
+(0: the stale value is gone; on the static backend, which runs nothing, whether the fixed program's
+SASS still has a finding: "compiled, not run", --json "offending_seen": null); an entry without a fix
+is not checked.
 
 Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
 file is bad (one line naming it) or the options are (e.g. --instances 0, a --sim-fault that only a
@@ -47,7 +49,7 @@ violates its property.
 
 examples:
   fuzzgpu replay corpus/                               on the GPU when there is one, else static
-  fuzzgpu replay corpus/ --backend sim                 the CPU simulation (no fault: should pass)
+  fuzzgpu replay corpus/ --backend sim                 the CPU simulation: the shipped entries (GPU, compiler) are not checked there (exit 3)
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
   fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
   fuzzgpu replay corpus/73416467ed043580.json --backend static --json
@@ -149,9 +151,12 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
             # the fixed program of a GPU (or compiler) finding, on outcomes sampled from the oracle that
             # accepted the fix: a check of the plumbing, not of the hardware
             out["note"] = f"on the simulation only (found on {found_on}): the oracle's outcomes, not a hardware run"
+    if not hist.instances:
+        out["instances"] = 0  # compiled, not run (the static backend): no outcome was observed
     if fixed:
         seen = {tuple(sorted(o["outcome"].items())) for o in entry.data["verdict"].get("offending", [])}
-        out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen)
+        # None: nothing ran, so no count of the offending outcomes exists (the SASS decided)
+        out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen) if hist.instances else None
     return out
 
 
@@ -267,6 +272,11 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
     if r.get("note"):
         what += f" [{r['note']}]"
     if "fix" in r and status != "skipped":
-        extra = f"fixed program ({r['fix']}): the offending outcomes seen {r.get('offending_seen', 0)} times" + (f"; {extra}" if extra else "")
-    print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {r['instances']:.3g} instances: {what}" + (f": {extra}" if extra else ""), 2000),
+        seen = r.get("offending_seen", 0)
+        how = ("its SASS has no finding that matters (nothing ran: no outcome was observed)" if seen is None
+               else f"the offending outcomes seen {seen} times")
+        extra = f"fixed program ({r['fix']}): {how}" + (f"; {extra}" if extra else "")
+    # what ran: nothing when the entry was skipped before its run (no "verdict"), only a compile on static
+    ran = "not run" if "verdict" not in r else f"{r['instances']:.3g} instances" if r["instances"] else "compiled, not run"
+    print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {ran}: {what}" + (f": {extra}" if extra else ""), 2000),
           flush=True)

@@ -152,7 +152,10 @@ def run(args: argparse.Namespace) -> int:
         program = litmus.parse_file(args.path)
     except OSError as e:
         raise UserError(f"{args.path}: {e.strerror or e}") from None
-    codegen.check_runnable(program)
+    try:
+        codegen.check_runnable(program)
+    except codegen.Unrunnable as e:
+        raise UserError(f"{args.path}: {e}") from None  # the file, not only the test's name
     from ..backends.cuda import CompileError, CudaBackend, nvcc_path
 
     nvcc_path()  # before the GPU: the harness is compiled first; none is MissingTool (exit 3)

@@ -7,7 +7,7 @@ import json
 import sys
 
 from .. import sass as oracle
-from ..errors import UserError
+from ..errors import EXIT_USAGE, SourceError, UserError, clip
 
 HELP = "find memory operations that ptxas moved across a synchronisation point"
 
@@ -56,8 +56,9 @@ A function is "clean" only when every memory operation and every ordering synchr
 its PTX and SASS is accounted for; otherwise it is "not fully checked" and the lines "not checked:"
 say what was left (--notes shows more).
 
-Exit status: 0 clean (no finding, everything checked), 1 at least one finding, 2 an error (missing
-file, compile error, unknown arch), 3 no finding but not fully checked (never reported as clean), as
+Exit status (the first that applies): 1 at least one finding, 2 an error (missing file, compile
+error, unknown arch: one line on stderr for each such input, and the other inputs are still checked
+and reported), 0 clean (no finding, everything checked), 3 no finding but not fully checked (never reported as clean), as
 for every fuzzgpu command whose result could not be fully checked, and 3 when the environment failed:
 nvcc, ptxas or the disassembler missing (one line naming it; nvdisasm/cuobjdump: `pip install
 nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`).
@@ -137,21 +138,29 @@ def run(args: argparse.Namespace) -> int:
     for a in archs:
         oracle.parse_arch(a)
     reports: list[oracle.Report] = []
+    bad = 0
     for path in args.paths:
-        reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag), keep_dir=args.keep)
+        try:
+            reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag), keep_dir=args.keep)
+        except UserError as e:  # this input (missing, a compile error); the others are still checked
+            bad += 1
+            line = str(e) if isinstance(e, SourceError) else f"fuzzgpu sass: error: {e}"
+            print(clip(line.splitlines()[0] if line.strip() else "fuzzgpu sass: error", 2000), file=sys.stderr, flush=True)
+            continue
         if args.json:
             for r in reps:
                 print(json.dumps(r.to_dict()), flush=True)
         reports.extend(reps)
-    if not args.json:
+    if not args.json and (reports or not bad):  # every input failed: its error lines say all
         _print_human(reports, args.notes)
         n = sum(len(r.findings) for r in reports)
         forb = sum(1 for r in reports for f in r.findings if f.verdict == oracle.FORBIDDEN)
         sys.stdout.flush()
         partial = sum(1 for r in reports for fn in r.functions if not fn.complete) + sum(1 for r in reports if r.unchecked)
-        tail = f", {partial} function(s) not fully checked" if partial else ""
+        tail = (f", {partial} function(s) not fully checked" if partial else "") + (f", {bad} input(s) not checked (the error lines above)" if bad else "")
         print(f"{n} finding(s), {forb} forbidden, in {len(reports)} module(s){tail}", file=sys.stderr)
-    return oracle.exit_status(reports)
+    status = oracle.exit_status(reports)
+    return status if status == oracle.EXIT_FINDING or not bad else EXIT_USAGE
 
 
 __all__ = ["HELP", "DESCRIPTION", "configure", "run", "UserError"]

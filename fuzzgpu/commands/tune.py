@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from ..stress import StressConfig
@@ -35,8 +36,10 @@ it to `fuzzgpu run --stress-config`).  The last line is the `fuzzgpu run` comman
 the test with the best configuration (its knobs as options; with --out, also through the file).
 
 Exit status: 0 tuned; 1 an outcome the model forbids was observed while tuning (a finding: run
-`fuzzgpu run` on the test); 2 bad input (not a valid test, one the GPU cannot run); 3 no GPU (or
-PyCUDA, or nvcc), or an outcome the oracle does not cover.
+`fuzzgpu run` on the test, even when --out could not be written); 2 bad input (not a valid test,
+one the GPU cannot run, an --out path that is a folder or in no existing folder: checked before
+tuning); 3 no GPU (or PyCUDA, or nvcc), an outcome the oracle does not cover, or --out could not be
+written after tuning (the results are printed all the same).
 
 examples:
   fuzzgpu tune tests/litmus/gpu/MP-relaxed-gpu.litmus
@@ -69,17 +72,53 @@ def run_command(path: str, best: StressConfig, stress_config: str | None = None)
     return stress_options.command_line(["fuzzgpu", "run", *opts, *(["--"] if path.startswith("-") else []), path])
 
 
+def _check_out(out: str) -> None:
+    """--out names a file in an existing folder (a tuning run is GPU time: refused before it, not after)."""
+    p = Path(out)
+    if p.is_dir():
+        raise UserError(f"--out {out}: is a folder (expected the path of a .toml file to write)")
+    if not p.parent.is_dir():
+        raise UserError(f"--out {out}: no such folder {str(p.parent)!r} (expected the path of a .toml file to write)")
+
+
+def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
+    """Write the best configuration to ``out``; the error line when that failed (the results, and
+    any forbidden outcome, are printed all the same; the exit status says it)."""
+    from ..stress_tune import table_text
+
+    comment = (f"fuzzgpu tune {Path(path).name}: {r.best.weak} weak in {r.best.instances} instances, "
+               f"{r.best.rate:.3g} weak/GPU-s (default {r.default.rate:.3g}/s); {device}")
+    try:
+        Path(out).write_text(table_text(r.best.config, {"instances": 10_000_000}, comment))
+    except OSError as e:
+        return f"fuzzgpu tune: environment error: {out}: {e.strerror or e} (the configuration was not written)"
+    return None
+
+
+def _load(path: str) -> Any:
+    """The test of ``path``, one the GPU can run (else UserError naming the file)."""
+    from .. import codegen, litmus
+
+    try:
+        program = litmus.parse_file(path)
+    except OSError as e:
+        raise UserError(f"{path}: {e.strerror or e}") from None
+    try:
+        codegen.check_runnable(program)
+    except codegen.Unrunnable as e:
+        raise UserError(f"{path}: {e}") from None  # the file, not only the test's name
+    return program
+
+
 def run(args: argparse.Namespace) -> int:
-    from .. import codegen, litmus, model
-    from ..stress_tune import sc_and_weak, table_text, tune_on_gpu
+    from .. import model
+    from ..stress_tune import sc_and_weak, tune_on_gpu
 
     if not args.budget > 0 or args.budget > 86400:
         raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")
-    try:
-        program = litmus.parse_file(args.path)
-    except OSError as e:
-        raise UserError(f"{args.path}: {e.strerror or e}") from None
-    codegen.check_runnable(program)
+    if args.out:
+        _check_out(args.out)  # before the GPU-seconds are spent, not after
+    program = _load(args.path)
     try:
         sc, weak = sc_and_weak(program)
     except (model.Unsupported, model.TooLarge) as e:
@@ -103,20 +142,18 @@ def run(args: argparse.Namespace) -> int:
     forbidden = {o: n for o, n in t.outcomes.items()
                  if all(v is not None for _, v in o) and o not in a.possible and not unwritten_keys(program, dict(o))}
     r = t.result
-    if args.out:
-        comment = (f"fuzzgpu tune {Path(args.path).name}: {r.best.weak} weak in {r.best.instances} instances, "
-                   f"{r.best.rate:.3g} weak/GPU-s (default {r.default.rate:.3g}/s); {device}")
-        try:
-            Path(args.out).write_text(table_text(r.best.config, {"instances": 10_000_000}, comment))
-        except OSError as e:
-            raise EnvError(f"{args.out}: {e.strerror or e}") from None
+    write_error = _write_out(args.out, args.path, r, device) if args.out else None
     status = EXIT_FINDING if forbidden else EXIT_CLEAN
+    if write_error:
+        print(write_error, file=sys.stderr)
+        if not forbidden:
+            status = EXIT_ENVIRONMENT
     again = run_command(args.path, r.best.config) if r.best.instances else None
     if args.json:
         d = r.to_json()
         d.update({"program": program.name, "device": device, "weak_outcomes": len(weak),
                   "forbidden_instances": sum(forbidden.values()), "instances": t.instances, "out": args.out,
-                  "run_command": again})
+                  "run_command": again, "out_error": write_error})
         json.dump(d, sys.stdout)
         print()
         return status
@@ -131,8 +168,8 @@ def run(args: argparse.Namespace) -> int:
     if forbidden:
         w(f"FORBIDDEN OBSERVED: {sum(forbidden.values())} instance(s) of {len(forbidden)} outcome(s) the model forbids "
           f"(run `fuzzgpu run {args.path}`)\n")
-    if args.out:
+    if args.out and not write_error:
         w(f"Wrote {args.out}\n")
     if again:
         w(f"Run the best: {again}" + (f"  (or: {run_command(args.path, r.best.config, args.out)})" if args.out else "") + "\n")
-    return status if status == EXIT_FINDING else (EXIT_CLEAN if r.best.instances else EXIT_ENVIRONMENT)
+    return status if status != EXIT_CLEAN else (EXIT_CLEAN if r.best.instances else EXIT_ENVIRONMENT)

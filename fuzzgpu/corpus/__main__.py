@@ -12,16 +12,26 @@ def _main(argv: list[str] | None = None) -> int:
     """``python -m fuzzgpu.corpus refresh DIR``: maintenance of a corpus folder."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m fuzzgpu.corpus", description=refresh.__doc__)
+    ap = argparse.ArgumentParser(
+        prog="python -m fuzzgpu.corpus",
+        description="refresh DIR: recompute the signature and class of every entry of a corpus folder (after a "
+                    "change to how fuzzgpu computes signatures or classes: the stored verdicts and explanations "
+                    "are kept, the oracle is not re-run) and rewrite the entries that changed, atomically, under "
+                    "their file names.  One line per entry: 'up to date' or 'signature and class recomputed'.  "
+                    "Exit status: 0 done (also for a folder without entries, said on stderr); 2 DIR is not a "
+                    "corpus folder or an entry is not valid (one line naming it).")
     ap.add_argument("command", choices=("refresh",))
     ap.add_argument("dir")
     args = ap.parse_args(argv)
     try:
-        for path, changed in refresh(args.dir):
-            print(f"{path}: {'signature and class recomputed' if changed else 'up to date'}")
+        done = refresh(args.dir)
     except UserError as e:
         print(f"python -m fuzzgpu.corpus: error: {e}", file=sys.stderr)
         return 2
+    for path, changed in done:
+        print(f"{path}: {'signature and class recomputed' if changed else 'up to date'}")
+    if not done:
+        print(f"python -m fuzzgpu.corpus: {args.dir}: no corpus entries (*.json) to refresh", file=sys.stderr)
     return 0
 
 

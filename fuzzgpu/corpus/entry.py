@@ -182,6 +182,8 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
       a cp.async read before its wait and a dependent reading before griddepcontrol.wait are two
       classes, two missing waits of cp.async one;
     * else a timeout the model forbids: ``timeout`` on this shape;
+    * else a value no store of the program wrote (``unwritten``: a harness or hardware fault, not
+      an ordering verdict), on any shape;
     * else (the ``sc`` property) the verdict of the most frequent offending outcome
       (``allowed``, ``allowed-outside-model``) on this shape: an under-synchronised pattern.
 
@@ -201,6 +203,8 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
         return f"{prop}|*|{kind}"
     if timeout:
         return f"{prop}|{shape}|timeout"
+    if ranked and ranked[0][0] == "unwritten":  # fuzzgpu.properties.UNWRITTEN: a harness or hardware fault
+        return f"{prop}|*|unwritten"
     if ranked:
         return f"{prop}|{shape}|{ranked[0][0]}"
     return f"{prop}|{shape}|none"

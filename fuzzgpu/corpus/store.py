@@ -187,8 +187,11 @@ def refresh(root: str | Path) -> list[tuple[Path, bool]]:
     """Recompute the signature and class of every entry of a corpus folder (after a change to
     :func:`signature` or :func:`finding_class`); rewrite the entries that changed (atomically,
     keeping their file names, which documents and known lists point to).  Returns (path,
-    changed) for each entry."""
+    changed) for each entry.  Raises :class:`CorpusError` when ``root`` is not a folder (a missing
+    path, an entry file: nothing would be refreshed, and saying nothing read as "up to date")."""
     out = []
+    if not Path(root).is_dir():
+        raise CorpusError(f"{root}: not a corpus folder ({'no such file or folder' if not Path(root).exists() else 'not a folder'})")
     c = Corpus(root)
     for e in c.entries():
         new = refreshed(e.data, e.program)

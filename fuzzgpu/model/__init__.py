@@ -27,7 +27,7 @@ from ..ir import Program, eval_expr
 from .candidates import feasible
 from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost
 from .events import program_traces
-from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
+from .ptx import Execution, Violation, check_before_co, check_with_co, coherence_last, sc_consistent, sc_forced_co
 from .relations import Rel
 from .trace import ProgramTraces, Trace
 from .executions import Scopes, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name
@@ -248,7 +248,7 @@ def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int =
             if x.free and outside is None and (check_before_co(x) or check_with_co(x, co)) is None:
                 outside = _nc_reason(p, x)
         if not any(True for _ in _matching(p, pt, keys, combo, x, finals, want, work)):
-            v = check_before_co(x_in)
+            v = check_before_co(x_in) or coherence_last(x_in, _wanted_finals(pt, want))
             if v is not None:
                 violations[v] += 1
     out = tuple(want.items())
@@ -260,6 +260,11 @@ def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int =
         return Judgement(out, "forbidden", "no execution of the program produces these values")
     ranked = tuple(violations.most_common())
     return Judgement(out, "forbidden", f"forbidden by the {ranked[0][0].axiom} axiom", ranked)
+
+
+def _wanted_finals(pt: ProgramTraces, want: Mapping[str, int]) -> dict[str, int]:
+    """The final values ``want`` asks for, by physical location."""
+    return {pt.physical[k]: v for k, v in want.items() if ":" not in k}
 
 
 def _matching(p, pt, keys, combo, x, finals, want, budget: Budget | None = None) -> Iterator[Rel]:
@@ -359,11 +364,15 @@ def explain_forbidden(p: Program, outcome: Mapping[str, int], *, loop_bound: int
         for combo, x in _executions(p, pt, want, work):
             v = check_before_co(x)
             if v is None:
+                matched = False
                 for co in x.coherence_orders(_final_locs(pt, tuple(want)), work):
                     if dict(_outcome(p, pt, tuple(want), combo, _final_values(x, co))) == want:
+                        matched = True
                         v = check_with_co(x, co)
                         if v is not None:
                             break
+                if not matched:
+                    v = coherence_last(x, _wanted_finals(pt, want))
             if v is not None:
                 line = describe_violation(p, x.ev, v)
                 if line not in seen:

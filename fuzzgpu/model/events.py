@@ -238,12 +238,15 @@ def _back_limits(code: tuple[Instruction, ...], labels: Mapping[str, int], loop_
     """How often each backward jump may be taken.  A loop whose body writes nothing and has no
     barrier (a spin loop) is never re-entered: a failed iteration only adds reads, and removing
     reads from a consistent execution leaves it consistent, so every outcome is reached by a path
-    that leaves the loop on its first iteration."""
+    that leaves the loop on its first iteration.  A body that computes in registers (``add``,
+    ``mov``: an iteration count, a sum of the values read) is no spin loop: its registers carry
+    from one iteration to the next, so a path that leaves on its first iteration does not reach
+    every outcome (``add r2, r2, 1`` in a spin on a flag: ``r2 == 3`` after three reads of the flag)."""
     limits = {}
     for pc, ins in enumerate(code):
         if isinstance(ins, (Branch, Goto)) and labels[ins.target] <= pc:
             body = code[labels[ins.target] : pc + 1]
-            writes = any(_written(b) or isinstance(b, (Barrier, CpAsync, CpAsyncBulk)) for b in body)
+            writes = any(_written(b) or isinstance(b, (Barrier, CpAsync, CpAsyncBulk, Arith, Mov)) for b in body)
             limits[pc] = loop_bound if writes else 0
     return limits
 

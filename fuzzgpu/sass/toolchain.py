@@ -353,7 +353,10 @@ def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DE
     if not hasattr(litmus, "parse_file") or not hasattr(codegen, "generate_static"):
         raise UserError("codegen not available yet: needs fuzzgpu.litmus.parse_file and fuzzgpu.codegen.generate_static")
     program = litmus.parse_file(str(path))
-    cu = codegen.generate_static(program)
+    try:
+        cu = codegen.generate_static(program)
+    except codegen.Unrunnable as e:
+        raise UserError(f"{path}: {e}") from None  # the file, not only the test's name
     return check_cu_source(cu, archs, opt, nvcc_flags, source=str(path), name=path.stem, keep_dir=keep_dir)
 
 

@@ -1,0 +1,27 @@
+"""``fuzzgpu campaign --json``: stdout is the report's one JSON document, nothing else.
+
+Hostile review, session 7: the banner ("fuzzgpu campaign: profile ...") and the status lines
+("[ 1 s] programs ...") went to stdout before the report, so ``fuzzgpu campaign --json | jq``
+failed on the first line; they go to stderr with --json now (one worker and several)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_campaign_json_stdout_is_one_json_document(tmp_path: Path, workers: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--profile", "classic", "--backend", "sim", "--time", "2",
+                        "--corpus", str(tmp_path / "c"), "--seed", "1", "--workers", workers, "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    report = json.loads(r.stdout)  # the whole of stdout
+    assert report["schema"] == "fuzzgpu.campaign-report" and report["ended"] == "time"
+    assert "fuzzgpu campaign: profile classic" in r.stderr
