@@ -390,7 +390,14 @@ class RaceProperty(Property):
             if any(v is None for v in d.values()):
                 continue
             known = cast("tuple[tuple[str, int], ...]", o)  # no value is None (checked above)
-            v = ra.verdict(known)
+            try:
+                v = ra.verdict(known)
+            except model.Unsupported as e:  # an outcome past the loop bound: not covered, never judged
+                if sass_bad:
+                    return Verdict(self.name, "fail", (), tuple(sass_bad), f"SASS finding (the oracle does not cover an outcome: {e})",
+                                   tuple(notes), h.instances)
+                _, waits, why = judge_timeouts(program, h)
+                return Verdict(self.name, "unsupported", (), (), str(e), tuple(notes) + ((why,) if why else ()), h.instances, 0, waits)
             if v == "racy":
                 pairs = ra.racy[known]
                 lines = tuple(p.describe() for p in pairs)

@@ -115,6 +115,10 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         raise NotCovered(f"{path}:0:0: not covered by the oracle: {e}") from None
     cond = program.condition
     assert cond is not None
+    if obs.analysis.beyond_bound and (obs.positive == 0 or obs.negative == 0):
+        # 'Never' or 'Always' claims that no final state of the other kind exists; the loop bound
+        # cut paths that may reach one ('Sometimes' is sound: both kinds were reached)
+        raise NotCovered(f"{path}:0:0: {obs.observation} only within the loop bound: {obs.analysis.beyond_bound}")
     allowed = sorted(obs.analysis.allowed)
     outside = sorted(obs.analysis.outside_model)
     ok = {"exists": obs.positive > 0, "~exists": obs.positive == 0, "forall": obs.negative == 0, "final": obs.positive > 0}[

@@ -26,7 +26,7 @@ from typing import Iterator, Mapping
 from ..ir import Program, eval_expr
 from .candidates import feasible
 from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost
-from .events import program_traces
+from .events import beyond_loop_bound, program_traces
 from .ptx import Execution, Violation, check_before_co, check_with_co, coherence_last, sc_consistent, sc_forced_co
 from .relations import Rel
 from .trace import ProgramTraces, Trace
@@ -67,6 +67,9 @@ class Analysis:
     seconds: float
     #: outcomes allowed only because an access is outside the model (``ld.global.nc``)
     outside_model: frozenset[Outcome] = frozenset()
+    #: why an outcome outside the allowed set is not covered: the loop bound cut a re-entered loop
+    #: (``events.beyond_loop_bound``); "" when the enumeration is complete
+    beyond_bound: str = ""
 
     @property
     def weak(self) -> frozenset[Outcome]:
@@ -85,6 +88,8 @@ class Analysis:
             return "allowed"
         if outcome in self.outside_model:
             return "allowed-outside-model"
+        if self.beyond_bound:  # a path longer than the bound may produce it
+            raise Unsupported(self.beyond_bound)
         return "forbidden"
 
 
@@ -165,7 +170,7 @@ def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True, budget: int = O
                     sc_set.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
     return Analysis(
         p, keys, frozenset(allowed), frozenset(sc_set), n_cand, n_ok, time.perf_counter() - t0,
-        frozenset(outside - allowed),
+        frozenset(outside - allowed), beyond_loop_bound(p, pt.cut, loop_bound),
     )
 
 
@@ -256,6 +261,8 @@ def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int =
         return Judgement(out, "allowed", "no interleaving produces it, but a consistent PTX execution does")
     if outside is not None:
         return Judgement(out, "allowed-outside-model", outside, tuple(violations.most_common()))
+    if pt.cut:  # not produced within the loop bound: a longer execution may produce it
+        raise Unsupported(beyond_loop_bound(p, pt.cut, loop_bound))
     if not violations:
         return Judgement(out, "forbidden", "no execution of the program produces these values")
     ranked = tuple(violations.most_common())

@@ -73,6 +73,7 @@ from .candidates import (
 from .trace import ProgramTraces, Trace, Values, _Ctx, _State, copy_with
 
 __all__ = [
+    "beyond_loop_bound",
     "Candidate",
     "Event",
     "FORK_COST",
@@ -188,11 +189,14 @@ def thread_traces(
     loop_bound: int = 1,
     dropped: list[tuple[str, int, tuple[int, ...]]] | None = None,
     budget: Budget | None = None,
+    cut: set[tuple[int, int]] | None = None,
 ) -> list[Trace]:
     """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
     location), with at most ``loop_bound`` traversals of each backward jump.  The writes of paths
     dropped at the loop bound are added to ``dropped`` as (location, value, cost): another thread
-    may read them before this one spins forever."""
+    may read them before this one spins forever.  The (thread, pc) of a re-entered loop's jump
+    (:func:`_back_limits`: a body that writes or computes) that cut a path is added to ``cut``: a
+    longer path may reach an outcome this enumeration does not (a spin loop's cut loses none)."""
     thread = p.threads[tid]
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
@@ -223,6 +227,9 @@ def thread_traces(
             st.steps += 1
             forks = None if st.steps > MAX_TRACE_STEPS else _step(st, code[st.pc], ctx)
             if forks is None:  # path dropped (loop bound)
+                lim = ctx.back_limits.get(st.pc, 0)
+                if cut is not None and lim > 0 and st.back.get(st.pc, 0) > lim:
+                    cut.add((tid, st.pc))
                 if dropped is not None:
                     dropped.extend((*e.access, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 break
@@ -232,6 +239,18 @@ def thread_traces(
                 stack.extend(forks)
                 break
     return out
+
+
+def beyond_loop_bound(p: Program, cut: frozenset[tuple[int, int]], loop_bound: int) -> str:
+    """Why an outcome outside the allowed set is not judged forbidden when the loop bound cut a
+    re-entered loop's paths (``ProgramTraces.cut``): more iterations than the bound may produce
+    it ("" when nothing was cut).  The oracle explores executions of at most ``loop_bound``
+    iterations; one it did not explore is not one the model forbids."""
+    if not cut:
+        return ""
+    where = ", ".join(sorted(f"{p.threads[t].name}'s loop at {getattr(p.threads[t].code[pc], 'target', pc)}" for t, pc in cut))
+    return (f"not covered: the outcome may need more than {loop_bound} iteration(s) of a loop that writes or "
+            f"computes in registers ({where}), past the oracle's loop bound (--loop-bound {loop_bound})")
 
 
 def _back_limits(code: tuple[Instruction, ...], labels: Mapping[str, int], loop_bound: int) -> dict[int, int]:
@@ -665,8 +684,9 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
     while True:
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
+        cut: set[tuple[int, int]] = set()
         traces = tuple(
-            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work)) for tid in range(len(p.threads))
+            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work, cut)) for tid in range(len(p.threads))
         )
         writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
@@ -680,4 +700,4 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
         if any(len(v) > MAX_VALUES_PER_LOCATION for v in grown.values()):
             raise Unsupported(f"more than {MAX_VALUES_PER_LOCATION} values written to one location")
         values = grown
-    return ProgramTraces(physical, virtual, init, traces)
+    return ProgramTraces(physical, virtual, init, traces, frozenset(cut))

@@ -47,8 +47,8 @@ from . import (
     event_name,
 )
 from . import mechanisms as mech
-from .event import Event
-from .events import program_traces
+from .event import Event, Unsupported
+from .events import beyond_loop_bound, program_traces
 from .ptx import nc_free_reads
 from .ptx import Execution, check_before_co, check_with_co
 from .relations import Rel
@@ -87,6 +87,8 @@ class RaceAnalysis:
     clean: frozenset[Outcome]
     #: outcomes only executions with a missed read produce -> the racing pairs of those reads
     racy: Mapping[Outcome, tuple[RacingPair, ...]]
+    #: why an outcome in neither set is not covered (the loop bound cut a re-entered loop), or ""
+    beyond_bound: str = ""
 
     @property
     def is_racy(self) -> bool:
@@ -103,6 +105,8 @@ class RaceAnalysis:
             return "racy"
         if outcome in self.clean:
             return "race-free"
+        if self.beyond_bound:  # a path longer than the bound may produce it
+            raise Unsupported(self.beyond_bound)
         return "forbidden"
 
 
@@ -276,7 +280,7 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
                 else:
                     clean.add(out)
     racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
-    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy)
+    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, beyond_loop_bound(p, pt.cut, loop_bound))
 
 
 __all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "contract_breakers", "intended_order",

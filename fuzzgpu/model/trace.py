@@ -163,3 +163,6 @@ class ProgramTraces:
     virtual: Mapping[str, str]
     init: Mapping[str, int]  # physical location -> initial value
     traces: tuple[tuple[Trace, ...], ...]  # per thread
+    #: (thread, pc) of each re-entered loop's backward jump at which a path was cut by the loop
+    #: bound: an outcome outside the allowed set may need more iterations (not covered)
+    cut: frozenset[tuple[int, int]] = frozenset()

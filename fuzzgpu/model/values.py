@@ -25,7 +25,9 @@ Domain = tuple[tuple[str, frozenset[int]], ...]
 
 
 @functools.lru_cache(maxsize=2048)
-def _domains(p: Program, loop_bound: int) -> tuple[Domain, Domain]:
+def _domains(p: Program, loop_bound: int) -> tuple[Domain, Domain, bool]:
+    """(per key, per location, whether the loop bound cut a re-entered loop: the domains are then
+    those of the executions within the bound, and a longer one may hold other values)."""
     pt = program_traces(p, loop_bound)
     keys: dict[str, set[int]] = {}
     for k in p.outcome_keys():
@@ -44,7 +46,7 @@ def _domains(p: Program, loop_bound: int) -> tuple[Domain, Domain]:
                 if e.kind in ("R", "W") and e.loc in locs and e.value is not None:
                     locs[e.loc].add(e.value)
     return (tuple((k, frozenset(v)) for k, v in keys.items()),
-            tuple((k, frozenset(v)) for k, v in sorted(locs.items())))
+            tuple((k, frozenset(v)) for k, v in sorted(locs.items())), bool(pt.cut))
 
 
 def key_values(p: Program, *, loop_bound: int = 1) -> dict[str, frozenset[int]]:
@@ -63,8 +65,13 @@ def unwritten(p: Program, outcome: Mapping[str, int | None], *, loop_bound: int 
     """The keys of ``outcome`` whose value no candidate execution gives them (``None``: a value the
     run could not name: outside the harness's value table, which holds the key's domain).  A key
     whose domain is empty (a thread with no complete path within the loop bound) is never listed:
-    nothing can be said of it."""
-    dom = key_values(p, loop_bound=loop_bound)
+    nothing can be said of it; nor is any key when the loop bound cut a re-entered loop (a counter
+    that spun longer than the bound holds a value the bounded domain lacks: no fault, and the
+    oracle's verdict on it is "not covered", ``events.beyond_loop_bound``)."""
+    keys, _, cut = _domains(p, loop_bound)
+    if cut:
+        return ()
+    dom = dict(keys)
     return tuple(k for k, v in outcome.items() if dom.get(k) and (v is None or v not in dom[k]))
 
 
