@@ -143,19 +143,27 @@ def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str
     return out
 
 
-def run(args: argparse.Namespace) -> int:
+def load_runnable(path: str) -> Program:
+    """The test of ``path``, one the GPU harness can run (``run`` and ``tune``); else a UserError
+    naming the file, not only the test."""
     from .. import codegen, litmus
-    from ..backends.base import format_outcome
 
-    stress = stress_config(args)  # a bad --stress-config is bad input, before anything runs
     try:
-        program = litmus.parse_file(args.path)
+        program = litmus.parse_file(path)
     except OSError as e:
-        raise UserError(f"{args.path}: {e.strerror or e}") from None
+        raise UserError(f"{path}: {e.strerror or e}") from None
     try:
         codegen.check_runnable(program)
     except codegen.Unrunnable as e:
-        raise UserError(f"{args.path}: {e}") from None  # the file, not only the test's name
+        raise UserError(f"{path}: {e}") from None
+    return program
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..backends.base import format_outcome
+
+    stress = stress_config(args)  # a bad --stress-config is bad input, before anything runs
+    program = load_runnable(args.path)
     from ..backends.cuda import CompileError, CudaBackend, nvcc_path
 
     nvcc_path()  # before the GPU: the harness is compiled first; none is MissingTool (exit 3)

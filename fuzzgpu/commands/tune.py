@@ -95,21 +95,6 @@ def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
     return None
 
 
-def _load(path: str) -> Any:
-    """The test of ``path``, one the GPU can run (else UserError naming the file)."""
-    from .. import codegen, litmus
-
-    try:
-        program = litmus.parse_file(path)
-    except OSError as e:
-        raise UserError(f"{path}: {e.strerror or e}") from None
-    try:
-        codegen.check_runnable(program)
-    except codegen.Unrunnable as e:
-        raise UserError(f"{path}: {e}") from None  # the file, not only the test's name
-    return program
-
-
 def run(args: argparse.Namespace) -> int:
     from .. import model
     from ..stress_tune import sc_and_weak, tune_on_gpu
@@ -118,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")
     if args.out:
         _check_out(args.out)  # before the GPU-seconds are spent, not after
-    program = _load(args.path)
+    from .run import load_runnable
+
+    program = load_runnable(args.path)
     try:
         sc, weak = sc_and_weak(program)
     except (model.Unsupported, model.TooLarge) as e:
