@@ -84,34 +84,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     prefix = f"fuzzgpu {args.command}"
+    as_json = bool(getattr(args, "json", False))
     try:
         return int(args._run(args) or 0)
     except UserError as e:
         line = str(e) if isinstance(e, SourceError) else f"{prefix}: error: {e}"
-        _say(line.splitlines()[0] if line.strip() else f"{prefix}: error")
-        return EXIT_USAGE
+        return _fail(line.splitlines()[0] if line.strip() else f"{prefix}: error", "usage", EXIT_USAGE, as_json)
     except KeyboardInterrupt:
         print("fuzzgpu: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
     except EnvError as e:
-        _say(f"{prefix}: environment error: {e}")
-        return EXIT_ENVIRONMENT
+        return _fail(f"{prefix}: environment error: {e}", "environment", EXIT_ENVIRONMENT, as_json)
     except OSError as e:  # a full or read-only disk, permissions, /proc: the environment, not a finding
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        _say(f"{prefix}: environment error: {where}{e.strerror or e}")
-        return EXIT_ENVIRONMENT
+        return _fail(f"{prefix}: environment error: {where}{e.strerror or e}", "environment", EXIT_ENVIRONMENT, as_json)
     except MemoryError:
-        _say(f"{prefix}: environment error: out of memory")
-        return EXIT_ENVIRONMENT
+        return _fail(f"{prefix}: environment error: out of memory", "environment", EXIT_ENVIRONMENT, as_json)
     except Exception as e:  # noqa: BLE001 -- a bug in fuzzgpu: never exit 1, which means a finding
         if os.environ.get("FUZZGPU_TRACEBACK") == "1":
             import traceback
 
             traceback.print_exc()
-        _say(f"{prefix}: internal error: {type(e).__name__}: {e} (a bug in fuzzgpu; FUZZGPU_TRACEBACK=1 shows where)")
-        return EXIT_ENVIRONMENT
+        return _fail(f"{prefix}: internal error: {type(e).__name__}: {e} (a bug in fuzzgpu; FUZZGPU_TRACEBACK=1 shows where)",
+                     "internal", EXIT_ENVIRONMENT, as_json)
+
+
+def _fail(line: str, kind: str, code: int, as_json: bool) -> int:
+    """Say ``line`` on stderr; with ``--json`` also one JSON object on stdout, so that a program
+    reading stdout gets a document, not nothing: ``{"error": LINE, "kind": "usage" | "environment"
+    | "internal", "exit": CODE}``."""
+    _say(line)
+    if as_json:
+        import json
+
+        try:
+            print(json.dumps({"error": clip(line.splitlines()[0] if line else "error"), "kind": kind, "exit": code}))
+        except (OSError, ValueError):
+            pass
+    return code
 
 
 def _say(line: str) -> None:

@@ -191,3 +191,34 @@ def test_a_static_campaign_counts_sass_it_could_not_fully_check_as_not_covered(t
     assert res.state.programs > 0
     assert sum(n for why, n in res.state.not_covered.items() if "SASS not fully checked" in why) == res.state.programs
     assert all(s["unsupported"] == s["programs"] for s in res.state.shapes.values())
+
+
+@pytest.mark.parametrize("argv,kind,code", [
+    (["run", "--json", "/nonexistent/x.litmus"], "usage", 2),
+    (["tune", "--json", "/nonexistent/x.litmus"], "usage", 2),
+    (["check", "--json", "/nonexistent/x.litmus"], "usage", 2),
+])
+def test_json_commands_print_their_error_as_json(capsys, argv, kind, code):
+    """With --json a failure is one JSON object on stdout besides the line on stderr: a program
+    reading stdout got nothing (hostile review, session 7: run --json and tune --json without a
+    GPU printed nothing on stdout)."""
+    import json
+
+    assert cli_main(argv) == code
+    out, err = capsys.readouterr()
+    doc = json.loads(out.strip().splitlines()[-1])
+    assert doc["kind"] == kind and doc.get("exit", code) == code and "x.litmus" in doc["error"] and "x.litmus" in err
+
+
+def test_json_run_without_a_gpu_is_an_environment_error_as_json(capsys, monkeypatch):
+    import json
+
+    from fuzzgpu.errors import EnvError
+
+    def no_gpu(*a, **k):
+        raise EnvError("no GPU to run on")
+
+    monkeypatch.setattr(cuda, "CudaBackend", no_gpu)
+    assert cli_main(["run", "--json", str(ROOT / "tests/litmus/async-proxy/TMA-store-no-fence.litmus")]) == EXIT_ENVIRONMENT
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "environment" and doc["exit"] == 3 and doc["error"].startswith("fuzzgpu run: environment error: no GPU")

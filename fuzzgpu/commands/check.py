@@ -45,7 +45,7 @@ examples:
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help=".litmus files or folders")
-    p.add_argument("--json", action="store_true", help="one JSON object per test on stdout")
+    p.add_argument("--json", action="store_true", help="one JSON object per test on stdout (a test not checked: {path, error, kind})")
     p.add_argument("--explain", action="store_true", help="say why the condition's witness is forbidden or allowed")
     p.add_argument("--loop-bound", type=_loop_bound, default=1, metavar="K",
                    help=f"backward jumps taken at most K times, 0..{MAX_LOOP_BOUND} (default 1)")
@@ -72,25 +72,32 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         raise UserError(f"no .litmus files under {' '.join(args.paths)}")
     bad_input = not_checked = False
+
+    def skipped(path: object, line: str, kind: str) -> None:
+        """A file not checked: its line on stderr; with --json also its object on stdout."""
+        print(line, file=sys.stderr)
+        if args.json:
+            print(json.dumps({"path": str(path), "error": line, "kind": kind}), flush=True)
+
     for path in files:
         try:
             program = parse_file(path)
         except SourceError as e:
-            print(str(e), file=sys.stderr)
+            skipped(path, str(e), "usage")
             bad_input = True
             continue
         except OSError as e:
-            print(f"{path}:0:0: cannot read: {e.strerror or e}", file=sys.stderr)
+            skipped(path, f"{path}:0:0: cannot read: {e.strerror or e}", "usage")
             bad_input = True
             continue
         if program.condition is None:
-            print(f"{path}:0:0: the test has no final condition (exists, ~exists, forall or final)", file=sys.stderr)
+            skipped(path, f"{path}:0:0: the test has no final condition (exists, ~exists, forall or final)", "usage")
             bad_input = True
             continue
         try:
             result = check_one(program, str(path), args.loop_bound, args.explain)
         except NotCovered as e:  # not covered by the oracle: said, and the other files are checked
-            print(clip(str(e).splitlines()[0] if str(e) else f"{path}: not checked"), file=sys.stderr)
+            skipped(path, clip(str(e).splitlines()[0] if str(e) else f"{path}: not checked"), "not-covered")
             not_checked = True
             continue
         if args.json:
