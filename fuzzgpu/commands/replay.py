@@ -275,6 +275,8 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
         seen = r.get("offending_seen", 0)
         how = ("its SASS has no finding that matters (nothing ran: no outcome was observed)" if seen is None
                else f"the offending outcomes seen {seen} times")
+        if seen is None and status == "fixed":
+            extra = ""  # the verdict's "pass (0 instances ran ...)" says again what `how` said
         extra = f"fixed program ({r['fix']}): {how}" + (f"; {extra}" if extra else "")
     # what ran: nothing when the entry was skipped before its run (no "verdict"), only a compile on static
     ran = "not run" if "verdict" not in r else f"{r['instances']:.3g} instances" if r["instances"] else "compiled, not run"

@@ -27,7 +27,8 @@ from ..ir import Program, eval_expr
 from .candidates import feasible
 from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost
 from .events import beyond_loop_bound, program_traces
-from .ptx import Execution, Violation, check_before_co, check_with_co, coherence_last, sc_consistent, sc_forced_co
+from .coherence import coherence_last
+from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
 from .relations import Rel
 from .trace import ProgramTraces, Trace
 from .executions import Scopes, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import AbstractSet, Iterator, Mapping, Sequence
+from typing import AbstractSet, Iterator, Sequence
 
 from .. import semantics
 from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
@@ -629,7 +629,7 @@ def _bits(x: int) -> Iterator[int]:
 # --------------------------------------------------------------------------------------------
 
 
-def _cycle(x: Execution, axiom: str, isa: str, closing: dict[str, Rel], a: int, b: int) -> Violation:
+def axiom_cycle(x: Execution, axiom: str, isa: str, closing: dict[str, Rel], a: int, b: int) -> Violation:
     """A readable witness: the closing edge a->b, then a path b->a through causality's parts."""
     parts = {
         "po": x.po,
@@ -661,7 +661,7 @@ def fence_sc(x: Execution) -> Violation | None:
         return None
     bad = (x.fence_causality & ~x.sync_fence & x.morally_strong)
     for a, b in bad.pairs():
-        return _cycle(x, "Fence-SC", "Axioms: Fence-SC", {"fence-sc": ~x.sync_fence}, b, a)
+        return axiom_cycle(x, "Fence-SC", "Axioms: Fence-SC", {"fence-sc": ~x.sync_fence}, b, a)
     return None
 
 
@@ -672,7 +672,7 @@ def causality_rf(x: Execution) -> Violation | None:
     for e in bad.reflexive_points():
         for r in _bits(x.rf.rows[e]):
             if x.causality.has(r, e):
-                return _cycle(x, "Causality", "Axioms: Causality", {"rf": x.rf}, e, r)
+                return axiom_cycle(x, "Causality", "Axioms: Causality", {"rf": x.rf}, e, r)
     return None
 
 
@@ -683,7 +683,7 @@ def causality_fr(x: Execution, co: Rel, fr: Rel) -> Violation | None:
     for r in bad.reflexive_points():
         for w in _bits(fr.rows[r]):
             if x.causality.has(w, r):
-                return _cycle(x, "Causality", "Axioms: Causality", {"fr": fr}, r, w)
+                return axiom_cycle(x, "Causality", "Axioms: Causality", {"fr": fr}, r, w)
     return None
 
 
@@ -709,30 +709,6 @@ def sc_per_location(x: Execution, co: Rel, fr: Rel) -> Violation | None:
         return None
     cyc = find_cycle({"rf": ms & x.rf, "co": ms & co, "fr": ms & fr, "po-loc": x.po_vloc})
     return Violation("SC-per-Location", "Axioms: Sequential Consistency Per Location", tuple(cyc or ()))
-
-
-def coherence_last(x: Execution, final: Mapping[str, int]) -> Violation | None:
-    """ISA axiom "Coherence" for observed final values: "If a write W precedes an overlapping write
-    W' in causality order, then W must precede W' in coherence order", so W is not the
-    coherence-last write of its location and its value cannot be the final one.
-
-    :meth:`Execution.coherence_orders` builds the axiom in (:attr:`Execution.required_co`), so a final
-    value that only such writes wrote matches no coherence order; this names the axiom and the
-    cycle ``W' -co-> W -...-> W'`` (W' is coherence-before the final write W, W precedes W' in
-    causality order).  ``final`` maps physical locations to observed final values; None when every
-    one of them is some write's that no causality order puts before another write of its location
-    (an initial value overwritten by a store has no causality path: None too)."""
-    req = x.required_co
-    for loc, value in sorted(final.items()):
-        ws = [e for e in x.ev if e.kind == "W" and e.location == loc]
-        wrote = [e for e in ws if e.access[1] == value]
-        blocked = [(w, next((v for v in ws if req.has(w.eid, v.eid)), None)) for w in wrote]
-        if not wrote or any(v is None or w.init for w, v in blocked):
-            continue
-        w, later = blocked[0]
-        assert later is not None
-        return _cycle(x, "Coherence", "Axioms: Coherence", {"co": req}, later.eid, w.eid)
-    return None
 
 
 def check_before_co(x: Execution) -> Violation | None:
