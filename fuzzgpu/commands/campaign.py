@@ -124,7 +124,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
                         help="with --backend sim: inject faults, comma-separated: relacq-as-relaxed, timeout, unwritten, and for testing the "
-                             "worker supervision hang, slow, crash, exit (NAME:RATE hits that fraction of programs)")
+                             "worker supervision hang, slow, crash, exit, gpu-fault, error (NAME:RATE hits that fraction of programs)")
     parser.add_argument("--max-findings", type=_at_least_one, default=None, metavar="N",
                         help="stop once N new findings are saved, N >= 1 (default: run for the whole --time)")
     parser.add_argument("--no-live", action="store_true", help="plain status lines instead of the live table")
