@@ -43,10 +43,12 @@ def _free_ports(n: int) -> list[int]:
 class Node:
     """One ``ray start --block`` (its own session); ``kill()`` SIGKILLs it and every process under it."""
 
-    def __init__(self, args: list[str], tmp: Path, name: str, ray_tmp: str) -> None:
+    def __init__(self, args: list[str], tmp: Path, name: str, ray_tmp: str, avoid: tuple[int, ...] = ()) -> None:
         p = _free_ports(8)
         lo = 20000 + (os.getpid() * 97 + len(name) * 1013 + p[0]) % 30000
-        while any(lo <= q <= lo + 200 for q in p):  # ray start refuses worker ports that overlap a component's port
+        # ray start refuses worker ports that overlap a component's port, the head's GCS port (``avoid``)
+        # included: a worker range over it failed one run ("worker_ports ... 33049 ... used by other components")
+        while any(lo <= q <= lo + 200 for q in (*p, *avoid)):
             lo = 20000 + (lo - 20000 + 211) % 30000
         ports = ["--node-manager-port", str(p[0]), "--object-manager-port", str(p[1]), "--metrics-export-port", str(p[2]),
                  "--dashboard-agent-listen-port", str(p[3]), "--dashboard-agent-grpc-port", str(p[4]),
@@ -100,10 +102,11 @@ class Cluster:
         self.port = _free_ports(1)[0]
         self.address = f"127.0.0.1:{self.port}"
         self.nodes = [Node(["--head", "--port", str(self.port), "--include-dashboard", "false", "--node-ip-address", "127.0.0.1", *head],
-                           tmp, "head", self.ray_tmp)]
+                           tmp, "head", self.ray_tmp, avoid=(self.port,))]
         self._wait(1)
         if second is not None:
-            self.nodes.append(Node(["--address", self.address, "--node-ip-address", "127.0.0.1", *second], tmp, "node2", self.ray_tmp))
+            self.nodes.append(Node(["--address", self.address, "--node-ip-address", "127.0.0.1", *second], tmp, "node2", self.ray_tmp,
+                                   avoid=(self.port,)))
             self._wait(2)
 
     def _wait(self, n: int, timeout: float = 240) -> None:
