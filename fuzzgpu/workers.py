@@ -31,7 +31,7 @@ from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import EnvError, UserError
+from .errors import EnvError, UserError, clip
 
 #: instances per second a backend is assumed to manage at worst, for the watchdog's deadline
 THROUGHPUT = {"sim": 2e7, "static": 1.0, "cuda": 5e7, "auto": 5e7}
@@ -134,12 +134,13 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
 
 
 def _one_line(e: BaseException) -> str:
-    """``Type: message (at file:line)`` of an exception, where it was raised (the innermost frame)."""
+    """``Type: message (at file:line)`` of an exception, where it was raised (the innermost frame),
+    as one printable line (the message may hold text from a user's file)."""
     tb = e.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     where = f" (at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})" if tb is not None else ""
-    return f"{type(e).__name__}: {e}{where}"
+    return clip(f"{type(e).__name__}: {e}{where}")
 
 
 class SupervisedBackend:

@@ -6,8 +6,6 @@ supervision handles a lost CUDA context (``--sim-fault gpu-fault`` raises the cu
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 import subprocess
 import sys
@@ -17,11 +15,10 @@ import pytest
 from fuzzgpu import codegen
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.cuda import is_sticky, parse_gpu_faults
-from fuzzgpu.campaign import Campaign, load_profile
 from fuzzgpu.errors import UserError
 from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend
 
-from test_workers import CFG, mp, split
+from test_workers import CFG, faulty_campaign, mp, split
 
 
 def test_parse_gpu_faults() -> None:
@@ -73,16 +70,8 @@ def test_a_lost_context_is_a_fault_and_the_worker_restarts() -> None:
 
 
 def test_campaign_quarantines_gpu_faults_and_goes_on(tmp_path) -> None:
-    prof = load_profile("classic")
-    prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})
-    b = SupervisedBackend(BackendSpec("sim", "gpu-fault:0.2"), watchdog=30)
-    try:
-        res = Campaign(prof, b, tmp_path, "model", seed=5, out=io.StringIO(), live=False).run(6)
-    finally:
-        b.close()
-    st = res.state
+    st, recs = faulty_campaign(tmp_path, "gpu-fault:0.2", watchdog=30, seed=5, runs=6)
     assert st.faults.get("gpu-fault", 0) >= 1 and st.programs > st.quarantined
-    recs = [json.loads(p.read_text()) for p in (tmp_path / "quarantine").glob("*.json")]
     assert recs and all(r["fault"]["kind"] == "gpu-fault" for r in recs)
 
 

@@ -162,35 +162,31 @@ def test_a_backend_bug_is_the_programs_fault_and_the_worker_goes_on(sup):
     assert b.run(spare, CFG).instances == CFG.instances and b.pid() == pid  # no restart needed
 
 
-def test_campaign_quarantines_a_backend_bug_and_goes_on(tmp_path):
+def faulty_campaign(tmp_path, fault: str, *, watchdog: float, seed: int, runs: int, out=None):
+    """A short classic campaign on the sim backend with ``fault`` injected, in a supervised worker:
+    its state and the quarantine records it wrote."""
     prof = load_profile("classic")
     prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})
-    b = SupervisedBackend(BackendSpec("sim", "error:0.2"), watchdog=60)
+    b = SupervisedBackend(BackendSpec("sim", fault), watchdog=watchdog)
     try:
-        res = Campaign(prof, b, tmp_path, "model", seed=11, out=io.StringIO(), live=False).run(7)
+        res = Campaign(prof, b, tmp_path, "model", seed=seed, out=out or io.StringIO(), live=False).run(runs)
     finally:
         b.close()
-    st = res.state
+    return res.state, [json.loads(p.read_text()) for p in (tmp_path / "quarantine").glob("*.json")]
+
+
+def test_campaign_quarantines_a_backend_bug_and_goes_on(tmp_path):
+    st, recs = faulty_campaign(tmp_path, "error:0.2", watchdog=60, seed=11, runs=7)
     assert st.quarantined >= 1 and st.faults == {"error": st.quarantined} and st.programs > st.quarantined
-    recs = [json.loads(p.read_text()) for p in (tmp_path / "quarantine").glob("*.json")]
     assert len(recs) == st.quarantined and all(r["fault"]["kind"] == "error" for r in recs)
 
 
 def test_campaign_quarantines_hangs_and_crashes_and_goes_on(tmp_path):
-    prof = load_profile("classic")
-    prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 40})
-    b = SupervisedBackend(BackendSpec("sim", "hang:0.15,crash:0.15"), watchdog=0.3)
     out = io.StringIO()
-    try:
-        c = Campaign(prof, b, tmp_path, "model", seed=11, out=out, live=False)
-        res = c.run(7)
-    finally:
-        b.close()
-    st = res.state
+    st, recs = faulty_campaign(tmp_path, "hang:0.15,crash:0.15", watchdog=0.3, seed=11, runs=7, out=out)
     assert st.quarantined >= 2 and set(st.faults) <= {"hang", "crash"} and sum(st.faults.values()) == st.quarantined
     assert st.programs > st.quarantined  # it went on
     q = tmp_path / "quarantine"
-    recs = [json.loads(p.read_text()) for p in q.glob("*.json")]
     assert len(recs) == st.quarantined
     for r in recs:
         assert r["schema"] == "fuzzgpu.quarantine" and r["fault"]["kind"] in ("hang", "crash")
@@ -264,3 +260,14 @@ def test_strategy_programs_cross_the_process_boundary(sup):
             assert not isinstance(e, ProgramFault), e
 
     t()
+
+
+def test_a_backend_bugs_line_is_one_printable_line():
+    """The message may carry a user's text (a label, a path): one line, no terminal escapes."""
+    from fuzzgpu.workers import _one_line
+
+    try:
+        raise RuntimeError("bad \x1b[31mlabel\nsecond line")
+    except RuntimeError as e:
+        line = _one_line(e)
+    assert "\n" not in line and "\x1b" not in line and line.startswith("RuntimeError: bad ") and "(at test_workers.py:" in line
