@@ -12,9 +12,8 @@
 #                                   throughput (>= 4e9 instances/s)                        ~8 minutes
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
-# cp312) carried, and $OUT set; the outputs are written straight into $OUT/<part>/.  If the rank-1
-# tensor map fails its tests, `tensor` applies bench/tensor-rank2.patch (a 2-D map) to this machine's
-# copy and runs them again; FZ_RANK2=1 makes `tests` apply it first.
+# cp312) carried, and $OUT set; the outputs are written straight into $OUT/<part>/.  Session 8 ran it
+# with a fallback to a 2-D map had the rank-1 tests failed; they passed (bench/results/h200-session8.md).
 set -u
 export PYTHONUNBUFFERED=1
 part=${1:?usage: bench/h200_session8.sh tensor|tests}
@@ -35,21 +34,12 @@ tensor)
   FUZZGPU_REQUIRE_GPU=1 timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
     tests/test_gpu_tensor.py > "$x/pytest-gpu-tensor.txt" 2>&1
   rc=$?; echo "exit $rc"; grep -E "^(PASSED|FAILED|ERROR|XFAIL|XPASS)|passed|failed" "$x/pytest-gpu-tensor.txt" | tail -12
-  if [ "$rc" != 0 ] && [ -f bench/tensor-rank2.patch ]; then
-    # the hedge: the rank-2 map (rows of one slot), applied to this machine's copy only
-    echo "== the rank-1 map failed: tests/test_gpu_tensor.py again with bench/tensor-rank2.patch"
-    git apply bench/tensor-rank2.patch && echo rank2 > "$x/map-form.txt" || echo "patch did not apply"
-    FUZZGPU_REQUIRE_GPU=1 timeout 200 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
-      tests/test_gpu_tensor.py > "$x/pytest-gpu-tensor-rank2.txt" 2>&1
-    echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR|XFAIL|XPASS)|passed|failed" "$x/pytest-gpu-tensor-rank2.txt" | tail -12
-  fi
   echo "== the tensor litmus tests under the tuned TMA-store stress (1e8 each)"
   for t in tests/litmus/async-proxy/*tensor*.litmus; do
     echo "=== $t"; timeout 60 $F run --instances 1e8 --stress-config strategies/stress/tma-store-tuned.toml "$t" 2>&1 | tail -9; echo "exit ${PIPESTATUS[0]}"
   done > "$x/tensor-runs.txt" 2>&1; grep -E '^(===|exit|Observation)|error' "$x/tensor-runs.txt"
   ;;
 tests)
-  if [ "${FZ_RANK2:-0}" = 1 ]; then git apply bench/tensor-rank2.patch && echo "applied bench/tensor-rank2.patch" | tee "$x/map-form.txt"; fi
   echo "== every GPU test"
   FUZZGPU_REQUIRE_GPU=1 timeout 420 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA tests \
     > "$x/pytest-gpu.txt" 2>&1

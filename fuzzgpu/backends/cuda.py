@@ -226,10 +226,11 @@ def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
     aligned -- cuMemAlloc gives 256 --, globalDim non-zero and at most 2^32, boxDim at most 256).
 
     A rank-1 map has no global stride (the driver reads ``tensorRank - 1`` of them), yet the
-    array is not left empty: cuda-bindings passes an empty list as NULL, and the H200's driver
-    (580.159.04) refused that form with CUDA_ERROR_INVALID_VALUE (session 7).  A non-NULL array,
-    here of one entry (the buffer's size in bytes), is what rank-1 users of the C API pass.  That
-    it is the whole cause is not yet measured: bench/tensor_map_probe.py tries each form on a GPU."""
+    array is not left empty: cuda-bindings passes an empty list as NULL, which the H200's driver
+    (580.159.04) refuses with CUDA_ERROR_INVALID_VALUE.  A non-NULL array, here of one entry (the
+    buffer's size in bytes, never read), is what rank-1 users of the C API pass, and the driver
+    accepts it (bench/tensor_map_probe.py at 1024, 2^20 and 2^28 words:
+    bench/results/h200-session8.md)."""
     return (
         cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, address,
         [cu.cuuint64_t(words)], [cu.cuuint64_t(4 * words)], [cu.cuuint32_t(codegen.TENSOR_BOX)], [cu.cuuint32_t(1)],
