@@ -794,7 +794,8 @@ def render(path: Path) -> str:
                 L.append(f"- SASS {k}: {' '.join(v.get('sequence', []))}; data load before ACQBULK: {v.get('data_load_before_ACQBULK')}")
         L.append("")
     if r.get("compile") or r.get("compile_tput"):
-        L += ["## Compilation", "", f"- {r.get('compile')}", f"- throughput: {r.get('compile_tput')}", ""]
+        L += ["## Compilation", ""] + [f"- {line}" for line in (r.get("compile"),
+               None if r.get("compile_tput") is None else f"throughput: {r['compile_tput']}") if line is not None] + [""]
     if r.get("sass"):
         s = r["sass"]
         L += ["## SASS checks", "",
