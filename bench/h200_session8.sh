@@ -10,13 +10,18 @@
 #                                   the never-stale tests need every instance judged and the lone
 #                                   try_wait xfail take only the oracle's verdict), then the harness
 #                                   throughput (>= 4e9 instances/s)                        ~8 minutes
+#   bench/h200_session8.sh draws    the generator's tensor copies on the GPU (bench/tensor_draws.py run
+#                                   of the 39 draws in bench/results/h200-session8/tensor-draws), and
+#                                   docs/tuning.md's two `run --stress-config` examples       ~3 minutes
+#   bench/h200_session8.sh campaigns  a proxy (race) and an all (model) campaign, 270 s each from empty
+#                                   corpora, side by side; explain of every finding            ~5 minutes
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) carried, and $OUT set; the outputs are written straight into $OUT/<part>/.  Session 8 ran it
 # with a fallback to a 2-D map had the rank-1 tests failed; they passed (bench/results/h200-session8.md).
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200_session8.sh tensor|tests}
+part=${1:?usage: bench/h200_session8.sh tensor|tests|draws|campaigns}
 x=$OUT/$part
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -47,6 +52,37 @@ tests)
   echo "== harness throughput"
   timeout 70 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
   echo "exit $?"; tail -6 "$x/harness.txt"
+  ;;
+draws)
+  echo "== the generator's tensor copies: 39 draws (bench/tensor_draws.py draw), 1e7 instances each"
+  timeout 400 python3 bench/tensor_draws.py run bench/results/h200-session8/tensor-draws --out "$x" --instances 1e7 \
+    > "$x/tensor-draws.txt" 2>&1
+  echo "exit $?"; tail -3 "$x/tensor-draws.txt"
+  echo "== docs/tuning.md's examples: the H200-tuned stress on TMA-store-no-fence"
+  for extra in "" "--spin 1000"; do
+    timeout 60 $F run --stress-config strategies/stress/tma-store-tuned.toml $extra tests/litmus/async-proxy/TMA-store-no-fence.litmus \
+      > "$x/tma-store-tuned${extra:+-spin1000}.txt" 2>&1
+    echo "exit $?"; grep -E "^(Observation|Instances)" "$x/tma-store-tuned${extra:+-spin1000}.txt"
+  done
+  ;;
+campaigns)
+  echo "== a proxy campaign (race) and an all campaign (model), 270 s each from empty corpora, side by side"
+  for c in "proxy race 81" "all model 82"; do
+    set -- $c
+    setsid bash -c "$F campaign --profile $1 --backend cuda --property $2 --time 270 --corpus $x/$1-corpus --seed $3 \
+        --no-live --gpus 1 --workers-per-gpu 3 --known corpus/known.json --json > $x/$1.json 2> $x/$1.txt; echo \$? > $x/$1.done" \
+        < /dev/null > /dev/null 2>&1 &
+  done
+  for i in $(seq 1 170); do [ -f "$x/proxy.done" ] && [ -f "$x/all.done" ] && break; sleep 2; done
+  echo "exit status: proxy $(cat $x/proxy.done 2>/dev/null) all $(cat $x/all.done 2>/dev/null) after $SECONDS s"
+  tail -n 4 "$x/proxy.txt" "$x/all.txt"
+  echo "== entries with a tensor copy"
+  grep -l "bulk.tensor\|\"tensor\": true" "$x"/*-corpus/*.json 2>/dev/null | head
+  echo "== explain of every finding"
+  for e in "$x"/*-corpus/*.json; do
+    case "$(basename "$e")" in known.json|state.json) continue;; esac
+    echo "=== $e"; timeout 20 $F explain "$e" 2>&1 | tail -30
+  done > "$x/explain.txt" 2>&1; grep -c "^===" "$x/explain.txt"
   ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;

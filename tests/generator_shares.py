@@ -39,6 +39,7 @@ ROWS = {
     "bulk copy shared->global (TMA store)": lambda p: any(
         isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" for i in _code(p)),
     "cp.async": lambda p: any(isinstance(i, CpAsync) for i in _code(p)),
+    "a tensor copy (cp.async.bulk.tensor)": lambda p: any(isinstance(i, CpAsyncBulk) and i.tensor for i in _code(p)),
 } | {f"fence.{s.value}": (lambda sem: lambda p: any(isinstance(i, Fence) and i.sem is sem for i in _code(p)))(s)
      for s in FENCE_KEYS}
 

@@ -5,7 +5,7 @@ article's four scenes and the PDL handoff are each one draw; the public API."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, assume, find, given, settings
 
 from fuzzgpu import strategies as fst
 from fuzzgpu.codegen import unrunnable_reasons
@@ -28,6 +28,7 @@ from fuzzgpu.ir import (
     validate,
 )
 from fuzzgpu.litmus import format_program, parse
+from fuzzgpu.model import allowed_outcomes
 from fuzzgpu.model.race import analyse_races
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -169,6 +170,51 @@ locations [P1:r0;]
              and any(isinstance(i, GridDepControl) for i in _code(p, 0)), settings=FIND)
     assert p == validate(expected)
     assert not analyse_races(p).racy
+
+
+def _plain(p: Program) -> Program:
+    """``p`` with every tensor copy in its plain form."""
+    import dataclasses
+
+    return validate(dataclasses.replace(p, threads=tuple(
+        dataclasses.replace(t, code=tuple(dataclasses.replace(i, tensor=False) if isinstance(i, CpAsyncBulk) else i
+                                          for i in t.code)) for t in p.threads)))
+
+
+def _tensors(p: Program) -> list[CpAsyncBulk]:
+    return [i for t in p.threads for i in t.code if isinstance(i, CpAsyncBulk) and i.tensor]
+
+
+@pytest.mark.parametrize("direction", ["global -> shared", "shared -> global"])
+def test_a_bulk_copy_may_be_drawn_in_its_tensor_form(direction):
+    """Both directions of a bulk copy come up as cp.async.bulk.tensor (TMA load and TMA store),
+    runnable by the harness (one tensor operand fits its shared memory)."""
+    def wanted(p):
+        return any((locs := {loc.name: loc.space for loc in p.locations})[i.dst_loc] is
+                   (Space.SHARED if direction == "global -> shared" else Space.GLOBAL) for i in _tensors(p))
+    p = find(fst.producer_consumer(mechanisms=("bar", "mbarrier", "bulk-load", "bulk-store"), placements=("same-cta",),
+                                   runnable=True), wanted, settings=FIND)
+    assert unrunnable_reasons(p) == [] and len(_tensors(p)) == 1
+    print(format_program(p))
+
+
+def test_a_tensor_copy_shrinks_to_the_plain_copy():
+    """The plain copy is the simplest draw: a draw asked only for a bulk copy has no tensor form."""
+    p = find(fst.producer_consumer(mechanisms=("bar", "bulk-store"), placements=("same-cta",), reads=("bulk-store",)),
+             lambda p: any(isinstance(i, CpAsyncBulk) for t in p.threads for i in t.code), settings=FIND)
+    assert not _tensors(p)
+
+
+@FAST
+@given(fst.producer_consumer(mechanisms=("bar", "mbarrier", "bulk-load", "bulk-store", "flag", "pdl", "stream"),
+                             reads=("ld", "bulk-store", "bulk-load")))
+def test_a_tensor_copy_is_judged_as_its_plain_copy(p):
+    """The tensor form changes the instruction, not the memory model: the semantics table's
+    cp.async.bulk.tensor row has cp.async.bulk's proxy and ordering (PTX ISA 8.6 Proxies: both are
+    async-proxy accesses; cp.async.bulk.tensor: its completion as cp.async.bulk's), so the oracle
+    allows the same outcomes either way."""
+    assume(_tensors(p))
+    assert allowed_outcomes(p) == allowed_outcomes(_plain(p))
 
 
 def test_public_api():

@@ -256,13 +256,16 @@ def tma_store(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     """Shared memory -> bulk copy (TMA store) -> global: the writer stores ``s`` in shared memory,
     a ``fence.proxy.async.shared::cta`` goes in the writer before its ``bar.sync``, in the issuing
     thread after it, or nowhere, and the issuer copies ``s`` to global ``g`` with
-    ``cp.async.bulk`` and waits for the bulk group.  Observed: the final value of ``g``."""
+    ``cp.async.bulk`` -- or its tensor form, ``cp.async.bulk.tensor.1d`` (UTMASTG, stale at
+    another rate than UBLKCP on an H200: bench/results/h200-session8.md) -- and waits for the bulk
+    group.  Observed: the final value of ``g``."""
     b = _Builder()
     split = draw(st.sampled_from((False, True)))  # one thread writes and issues; or two threads
     fence_at = draw(st.sampled_from(("writer", "none", "issuer")))
+    tensor = draw(st.booleans())
     pf = ProxyFence(ProxyFenceKind.ASYNC, "shared::cta")
     write = (Store("s", b.next_value()),)
-    copy = (CpAsyncBulk("g", "s"), BulkCommit(), BulkWait(0))
+    copy = (CpAsyncBulk("g", "s", tensor=tensor), BulkCommit(), BulkWait(0))
     locs = (Location("g"), Location("s", space=Space.SHARED))
     if not split:
         code = write + ((pf,) if fence_at != "none" else ()) + copy
@@ -276,18 +279,20 @@ def tma_store(draw, options: Options = DEFAULT_OPTIONS) -> Program:
 
 @st.composite
 def tma_load(draw, options: Options = DEFAULT_OPTIONS) -> Program:
-    """Bulk copy (TMA load) global -> shared completing on an mbarrier, then a generic read of the
-    shared data: the reader waits on the mbarrier (acquire or relaxed) and reads ``s``.  ``g`` holds
-    a non-zero initial value (written before the grid starts).  Observed: whether the wait saw the
-    phase complete, and the value read."""
+    """Bulk copy (TMA load, ``cp.async.bulk`` or its tensor form ``cp.async.bulk.tensor.1d``)
+    global -> shared completing on an mbarrier, then a generic read of the shared data: the reader
+    waits on the mbarrier (acquire or relaxed) and reads ``s``.  ``g`` holds a non-zero initial
+    value (written before the grid starts).  Observed: whether the wait saw the phase complete, and
+    the value read."""
     wait_sem = Sem(draw(st.sampled_from(("acquire", "relaxed"))))
     reader = draw(st.sampled_from(("same-thread", "other-thread")))
+    tensor = draw(st.booleans())
     locs = (Location("g", init=1), Location("s", space=Space.SHARED), Location("bar", space=Space.SHARED, kind="mbarrier"))
     issue = (
         MbarrierInit("bar", 1),
         ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"),
         MbarrierArrive("bar", expect_tx=4),
-        CpAsyncBulk("s", "g", completion="mbarrier", bar="bar", size=4),
+        CpAsyncBulk("s", "g", completion="mbarrier", bar="bar", size=4, tensor=tensor),
     )
     read = (MbarrierWait("r1", "bar", 0, sem=wait_sem), Load("r0", "s"))
     if reader == "same-thread":

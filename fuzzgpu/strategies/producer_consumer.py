@@ -40,6 +40,8 @@ read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.asyn
                    data then ``ld`` of the copy, ``async.read`` (a wgmma/tcgen05 operand read)
 =================  =========================================================================
 
+Any one bulk copy of a draw may be its tensor form, ``cp.async.bulk.tensor.1d`` (:func:`_tensor_copy`).
+
 Choices are uniform but for the weights named where they are drawn (``_SIGNAL_SHARES``; the PDL
 trigger, the dependent's work before its wait, ``.nc`` under PDL, the read kind), each listing its
 simplest option first.  Only combinations that make a valid program are drawn (shared data and every barrier in one CTA,
@@ -59,6 +61,7 @@ from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
 
+from ..codegen import unrunnable_reasons
 from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, ONE_WAY_FENCE_SEMS, RELEASE_FENCE_SEMS
 from ..ir import (
     AsyncRead,
@@ -668,7 +671,32 @@ def producer_consumer(
         o = dataclasses.replace(o, tcgen05=False, reads=tuple(r for r in o.reads if r not in UNRUNNABLE) or ("ld",))
     if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
         _stage(draw, pr, o, consumer, 1)
-    return _assemble(pr)
+    return _tensor_copy(draw, _assemble(pr))
+
+
+def _tensor_copy(draw: st.DrawFn, p: Program) -> Program:
+    """``p`` with at most one of its bulk copies in its tensor form (``cp.async.bulk.tensor.1d``
+    over the harness's tensor map; none is the simplest draw, where shrinking goes).  To the oracle
+    it is the same copy (the semantics table's ``cp.async.bulk.tensor`` row has the proxy and
+    ordering of ``cp.async.bulk``); to ptxas and the hardware another instruction (``UTMASTG`` /
+    ``UTMALDG`` for ``UBLKCP``), stale at another rate on an H200 without ``fence.proxy.async``
+    (bench/results/h200-session8.md).  A tensor form the harness could not hold (its operand's
+    128-byte slots past the shared memory it allows, or beside an ``async.read``:
+    :func:`fuzzgpu.codegen.unrunnable_reasons`) stays the plain copy, so a draw stays as runnable
+    as it was."""
+    sites = [(t, n) for t, th in enumerate(p.threads) for n, ins in enumerate(th.code)
+             if isinstance(ins, CpAsyncBulk) and not ins.tensor]
+    k = draw(st.integers(0, len(sites))) if sites else 0
+    if k == 0:
+        return p
+    t, n = sites[k - 1]
+    code = list(p.threads[t].code)
+    code[n] = dataclasses.replace(code[n], tensor=True)
+    threads = p.threads[:t] + (dataclasses.replace(p.threads[t], code=tuple(code)),) + p.threads[t + 1:]
+    q = validate(dataclasses.replace(p, threads=threads))
+    if set(unrunnable_reasons(q)) - set(unrunnable_reasons(p)):
+        return p
+    return q
 
 
 __all__ = ["FENCE_NAMES", "HANDOFF_PLACEMENTS", "ONE_WAY_FENCES", "READ_KINDS", "UNRUNNABLE", "producer_consumer",
