@@ -190,8 +190,9 @@ def test_a_bulk_copy_may_be_drawn_in_its_tensor_form(direction):
     """Both directions of a bulk copy come up as cp.async.bulk.tensor (TMA load and TMA store),
     runnable by the harness (one tensor operand fits its shared memory)."""
     def wanted(p):
-        return any((locs := {loc.name: loc.space for loc in p.locations})[i.dst_loc] is
-                   (Space.SHARED if direction == "global -> shared" else Space.GLOBAL) for i in _tensors(p))
+        space = {loc.name: loc.space for loc in p.locations}
+        return any(space[i.dst_loc] is (Space.SHARED if direction == "global -> shared" else Space.GLOBAL)
+                   for i in _tensors(p))
     p = find(fst.producer_consumer(mechanisms=("bar", "mbarrier", "bulk-load", "bulk-store"), placements=("same-cta",),
                                    runnable=True), wanted, settings=FIND)
     assert unrunnable_reasons(p) == [] and len(_tensors(p)) == 1
