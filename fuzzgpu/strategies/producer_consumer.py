@@ -684,14 +684,14 @@ def _tensor_copy(draw: st.DrawFn, p: Program) -> Program:
     128-byte slots past the shared memory it allows, or beside an ``async.read``:
     :func:`fuzzgpu.codegen.unrunnable_reasons`) stays the plain copy, so a draw stays as runnable
     as it was."""
-    sites = [(t, n) for t, th in enumerate(p.threads) for n, ins in enumerate(th.code)
+    sites = [(t, n, ins) for t, th in enumerate(p.threads) for n, ins in enumerate(th.code)
              if isinstance(ins, CpAsyncBulk) and not ins.tensor]
     k = draw(st.integers(0, len(sites))) if sites else 0
     if k == 0:
         return p
-    t, n = sites[k - 1]
+    t, n, copy = sites[k - 1]
     code = list(p.threads[t].code)
-    code[n] = dataclasses.replace(code[n], tensor=True)
+    code[n] = dataclasses.replace(copy, tensor=True)
     threads = p.threads[:t] + (dataclasses.replace(p.threads[t], code=tuple(code)),) + p.threads[t + 1:]
     q = validate(dataclasses.replace(p, threads=threads))
     if set(unrunnable_reasons(q)) - set(unrunnable_reasons(p)):
