@@ -207,3 +207,20 @@ exists (P1:r1 == 1 /\\ P1:r2 == 0)
 """
     assert judge(parse(text), {"P1:r1": 1, "P1:r2": 0}).verdict == "forbidden"
     assert Space.SHARED is parse(text).location("s").space
+
+
+@pytest.mark.parametrize("ctas, runnable", [(2, True), (3, False), (4, True), (5, False)])
+def test_the_harness_runs_clusters_of_a_power_of_two_ctas(ctas: int, runnable: bool) -> None:
+    """An instance's index is (cluster index * C + CTA rank) << 8 | lane over a power-of-two number
+    of instances, so the test CTAs (a power of two) are whole clusters only when C is one: a
+    cluster of 3 CTAs is refused by name, not at launch with a test_ctas the user cannot fix (an
+    H200 campaign met "test_ctas 256 is not a multiple of the cluster size 3")."""
+    cols = " | ".join(f"P{k}@cta {k},cluster 0,gpu 0" for k in range(ctas))
+    body = " | ".join(["st.relaxed.gpu x, 1"] + [f"ld.relaxed.gpu r{k}, x" for k in range(1, ctas)])
+    keys = " ".join(f"P{k}:r{k};" for k in range(1, ctas))
+    p = parse(f"PTX C{ctas}\n{{\nx=0;\n}}\n {cols} ;\n {body} ;\nlocations [{keys}]\n")
+    reasons = [r for r in codegen.unrunnable_reasons(p) if "cluster" in r]
+    assert (reasons == []) is runnable, reasons
+    if not runnable:
+        assert reasons == [f"{ctas} CTAs in one cluster: the harness runs clusters of 1, 2, 4 or 8 CTAs "
+                           "(its test CTAs, a power of two, are whole clusters)"]

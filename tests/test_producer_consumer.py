@@ -172,6 +172,20 @@ locations [P1:r0;]
     assert not analyse_races(p).racy
 
 
+@FAST
+@given(fst.producer_consumer(mechanisms=("flag", "bar", "mbarrier"), placements=("same-cluster",), runnable=True))
+def test_no_draw_puts_three_ctas_in_one_cluster(p):
+    """A later stage in one cluster joins the cluster's other CTA: the harness runs clusters of 1,
+    2, 4 or 8 CTAs (codegen.layout), and a chain of two same-cluster handoffs made three (an H200
+    campaign: "test_ctas 256 is not a multiple of the cluster size 3")."""
+    sizes = {}
+    for t in p.threads:
+        pl = t.placement
+        sizes.setdefault((pl.grid, pl.cluster_id), set()).add(pl.cta)
+    assert all(len(c) & (len(c) - 1) == 0 for c in sizes.values()), format_program(p)
+    assert unrunnable_reasons(p) == []
+
+
 def _plain(p: Program) -> Program:
     """``p`` with every tensor copy in its plain form."""
     import dataclasses

@@ -85,6 +85,11 @@ def _layout(p: Program) -> Layout:
     cluster = max(ranks.values()) if ranks else 1
     if cluster > MAX_CLUSTER:
         raise _LayoutError(f"{cluster} CTAs in one cluster (at most {MAX_CLUSTER})")
+    if cluster & (cluster - 1):
+        # an instance's index is (cluster index * C + CTA rank) << 8 | lane, over a power-of-two
+        # number of instances (the test CTAs, a multiple of C: _inst_from_lane, launch_geometry)
+        raise _LayoutError(f"{cluster} CTAs in one cluster: the harness runs clusters of 1, 2, 4 or 8 CTAs "
+                           "(its test CTAs, a power of two, are whole clusters)")
     if any(len(w) > CTA_THREADS // 32 for w in warp_classes.values()):
         raise _LayoutError(f"more than {CTA_THREADS // 32} distinct warps in one CTA")
     if any(n > 32 for n in lanes.values()):

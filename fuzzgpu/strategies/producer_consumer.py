@@ -288,7 +288,11 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         consumer = pr.thread(Placement(cta=base.cta, grid=base.grid, cluster=base.cluster,
                                        warp=base.warp if placement == "same-warp" else None))
     elif placement == "same-cluster":
-        consumer = pr.thread(Placement(cta=new_cta, grid=base.grid, cluster=base.cluster_id))
+        # a CTA of its own, but no third CTA in one cluster: the harness runs clusters of 1, 2, 4
+        # or 8 CTAs (codegen.layout), so a later stage joins the cluster's other CTA
+        mates = sorted({pl.cta for pl in pr.placements
+                        if (pl.grid, pl.cluster_id) == (base.grid, base.cluster_id) and pl.cta != base.cta})
+        consumer = pr.thread(Placement(cta=mates[0] if mates else new_cta, grid=base.grid, cluster=base.cluster_id))
     elif placement == "different-ctas":
         consumer = pr.thread(Placement(cta=new_cta, grid=base.grid))
     else:
