@@ -34,6 +34,10 @@ reads it.  It is a harness or hardware fault (a decoding error, a corrupted word
 fails on it with an offence of its own kind (verdict :data:`UNWRITTEN`, ``Verdict.kinds`` ``fault``),
 never as ``forbidden``.
 
+Inside a Hypothesis test, a failing verdict also notes the program as litmus text
+(:func:`note_failure`, ``hypothesis.note``): the minimal failing example's report shows it beside the
+falsifying example's repr of the ``Program`` dataclass.
+
 Timeouts (``Histogram.timeouts``: instances whose bounded wait ran out of its iteration budget) are
 judged by :func:`fuzzgpu.model.termination`, for every property: on a program whose waits must all
 complete, they fail it with a finding of their own kind (``Verdict.timeouts``, reason
@@ -273,6 +277,14 @@ class Property:
         return f"Property({self.name!r})"
 
     def check(self, program: Program, h: Histogram) -> Verdict:
+        """The verdict of ``h``, a run of ``program`` (:meth:`judge`); a failing one, inside a
+        Hypothesis test, also puts the program as litmus text in Hypothesis's report
+        (:func:`note_failure`)."""
+        verdict = self.judge(program, h)
+        note_failure(program, verdict)
+        return verdict
+
+    def judge(self, program: Program, h: Histogram) -> Verdict:
         from . import model
 
         sass_bad, notes = _sass_findings(h)
@@ -319,6 +331,31 @@ class Property:
         return Verdict(self.name, "pass", (), (), "", tuple(notes), h.instances, 0, waits)
 
 
+def failure_note(program: Program, verdict: Verdict) -> str:
+    """What a failing property adds to Hypothesis's report: the verdict's summary and the program
+    as litmus text, which a person reads, saves as a ``.litmus`` file and re-checks (``fuzzgpu
+    check``), where the falsifying example shows the Program dataclass's long repr."""
+    from .litmus import format_program
+
+    try:
+        text = format_program(program)
+    except ValueError as e:  # what the dialect cannot express: said, never a crash of the report
+        text = f"(not expressible as litmus text: {e})\n"
+    return f"fuzzgpu: {verdict.summary()}; the program {program.name}, as litmus text:\n{text}"
+
+
+def note_failure(program: Program, verdict: Verdict) -> None:
+    """Inside a Hypothesis test, :func:`hypothesis.note` the :func:`failure_note` of a failing
+    verdict: Hypothesis prints the notes of the minimal failing example only.  Nothing outside a
+    test (``hypothesis.currently_in_test_context``), nor for a verdict that does not fail."""
+    if not verdict.failed:
+        return
+    from hypothesis import currently_in_test_context, note
+
+    if currently_in_test_context():
+        note(failure_note(program, verdict))
+
+
 def fail_reason(offending: list[Offence], sass_bad: bool, timeouts: int, why: str) -> str:
     """A failing verdict's one-line reason, the same for every property: the verdicts of its
     offending outcomes, then a SASS finding, then the timeouts."""
@@ -361,7 +398,7 @@ class RaceProperty(Property):
     :mod:`fuzzgpu.model.race`), on a forbidden one, and as every property on faults, SASS findings
     and forbidden timeouts."""
 
-    def check(self, program: Program, h: Histogram) -> Verdict:
+    def judge(self, program: Program, h: Histogram) -> Verdict:
         from . import model
         from .model import race
 
@@ -468,5 +505,5 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "get", "judge_timeouts",
-           "predicate", "unwritten_keys", "unwritten_reason"]
+__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts",
+           "note_failure", "predicate", "unwritten_keys", "unwritten_reason"]

@@ -8,7 +8,8 @@ Options:
 * ``--fuzzgpu-corpus DIR`` -- every entry of the corpus folder becomes a test item that replays it
   and fails when the entry still violates its property (with the explanation as the report) or
   cannot be replayed; it is skipped, with the reason, when this backend cannot check it (a GPU
-  finding on ``sim``, an observed-outcome finding on ``static``, ...);
+  finding on ``sim``, an observed-outcome finding on ``static``, ...); a folder without entries
+  is a usage error (pytest exit 4), never a session that passes having replayed nothing;
 * ``--fuzzgpu-sim-fault F`` -- with the sim backend: inject a fault (``relacq-as-relaxed``).
 
 Fixtures (session-scoped, so they work inside Hypothesis ``@given`` tests):
@@ -184,11 +185,20 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> Non
     root = Path(corpus)
     if not root.is_dir():
         raise pytest.UsageError(f"--fuzzgpu-corpus {corpus}: no such folder")
-    from fuzzgpu.corpus import Corpus
+    from fuzzgpu.corpus import Corpus, CorpusError
 
-    from fuzzgpu.corpus import CorpusError
-
-    for path in Corpus(root).entry_paths():
+    c = Corpus(root)
+    paths, rejected = c.entry_paths(), c.rejected_paths()
+    if not paths and not rejected:
+        # zero replay tests would pass the session: a corpus that checked nothing is not clean (as
+        # ``empty_parameter_set_mark = "fail_at_collect"`` for the project's own parametrisations)
+        raise pytest.UsageError(f"--fuzzgpu-corpus {corpus}: no corpus entries: expected a corpus folder with at least one "
+                                "entry file (*.json)")
+    for path in rejected:  # a FIFO, a link... named *.json: never opened, failed as a test of its own (as replay reports it)
+        f = CorpusEntryFile.from_parent(session, path=path.absolute())
+        items.append(CorpusBadEntryItem.from_parent(f, name="invalid", reason=f"{path}: not a regular file (a FIFO, a device, "
+                                                                               "a folder or a symbolic link): not read"))
+    for path in paths:
         f = CorpusEntryFile.from_parent(session, path=path.resolve())
         try:
             items.extend(f.collect())

@@ -286,3 +286,32 @@ def test_a_value_no_store_wrote_is_one_class_whatever_the_shape():
     assert keys == {"model|*|unwritten"}
     # an ordering offence seen more often still decides, and the sc property keeps its per-shape kinds
     assert finding_class("sc", "MP", [("allowed", "", [], 9), ("unwritten", why, [], 1)]) == "sc|MP|allowed"
+
+
+def test_a_class_with_one_finding_has_its_record_too(tmp_path):
+    """Hostile review, session 8: ``classes/<class id>.json`` was written only when a class's second
+    finding came (the first variant), so a class of one finding had no record, though the corpus
+    promises each class's count and variants beside its entry.  The first finding writes it; the
+    next ones count in it; ``refresh`` writes the record of an entry that has none (saved before,
+    or copied in by hand) and moves it with its class."""
+    from fuzzgpu.corpus import entry_class, refresh
+
+    c = Corpus(tmp_path)
+    e = _entry()
+    path, new = c.add(e)
+    key = entry_class(e)
+    assert new and c.class_path(key).is_file(), sorted(p.name for p in tmp_path.rglob("*"))
+    rec = json.loads(c.class_path(key).read_text())
+    assert rec == {"schema": "fuzzgpu.class", "version": 1, "key": key, "entry": path.name, "findings": 1,
+                   "variants": [e["signature"]]}
+    assert c.add(_entry()) == (path, False) and json.loads(c.class_path(key).read_text())["findings"] == 1  # same finding
+    assert [p.name for p in c.entry_paths()] == [path.name]  # the record is no entry (replay, the plugin)
+    c.class_path(key).unlink()  # a corpus from before: refresh writes the record, once
+    assert refresh(tmp_path) == [(path, True)] and json.loads(c.class_path(key).read_text()) == rec
+    assert refresh(tmp_path) == [(path, False)]
+    d = json.loads(path.read_text())  # a stale signature: the record's variant follows it
+    d["signature"] = "0123456789abcdef0123"
+    path.write_text(json.dumps(d))
+    c.class_path(key).write_text(json.dumps({**rec, "variants": ["0123456789abcdef0123", "feedfeedfeedfeedfeed"], "findings": 2}))
+    assert refresh(tmp_path) == [(path, True)]
+    assert json.loads(c.class_path(key).read_text())["variants"] == [e["signature"], "feedfeedfeedfeedfeed"]

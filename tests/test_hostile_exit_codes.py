@@ -167,3 +167,22 @@ def test_an_unreadable_corpus_folder_is_an_environment_error(tmp_path, monkeypat
     monkeypatch.setattr(os, "listdir", denied)
     rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim"])
     assert rc == 3 and "environment error" in err and str(tmp_path) in err and "Permission denied" in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--fixed"], ["--json"], ["--json", "--fixed"]])
+def test_a_replay_of_an_empty_folder_is_bad_input_not_clean(tmp_path, extra):
+    """Hostile review, session 8: ``fuzzgpu replay EMPTY/`` said "no corpus entries" and exited 0, so a
+    CI job pointed at the wrong folder (or a corpus never checked out) read as clean having replayed
+    nothing.  A folder without entries is bad input: exit 2, one line naming it (and with ``--json``
+    the error as a JSON object on stdout, as every command's); a state folder or a known list alone
+    is no entry either."""
+    (tmp_path / ".fuzzgpu").mkdir()
+    (tmp_path / "known.json").write_text('{"schema": "fuzzgpu.known", "version": 1, "known": []}')
+    rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim", *extra])
+    assert rc == 2, (rc, out, err)
+    assert err.count("\n") == 1 and f"{tmp_path}: no corpus entries" in err and "*.json" in err, err
+    if "--json" in extra:
+        doc = json.loads(out)
+        assert doc["exit"] == 2 and doc["kind"] == "usage" and f"{tmp_path}: no corpus entries" in doc["error"]
+    else:
+        assert out == ""

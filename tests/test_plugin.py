@@ -115,3 +115,29 @@ def test_a_bad_corpus_file_fails_alone_and_the_entries_still_run(tmp_path):
     assert "INTERNALERROR" not in out, out[-3000:]
     assert r.returncode == 1 and "report.json::invalid" in out and "not a fuzzgpu corpus entry (schema 'fuzzgpu.campaign-report'" in out, out[-3000:]
     assert "1 failed" in r.stdout and ("1 passed" in r.stdout or "1 skipped" in r.stdout), r.stdout[-2000:]
+
+
+def test_an_empty_corpus_folder_fails_loudly_not_passes(tmp_path):
+    """Hostile review, session 8: ``pytest --fuzzgpu-corpus EMPTY/`` collected no replay test and the
+    session passed (or, alone, said only "no tests ran"): a corpus that checked nothing read as
+    clean.  It is a usage error naming the folder (as an empty parametrisation is a collection error
+    in this project: ``empty_parameter_set_mark = "fail_at_collect"``); a ``*.json`` that is not a
+    regular file (a FIFO) fails as a test of its own, never silently dropped."""
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    d = tmp_path / "corpus"
+    d.mkdir()
+    (d / ".fuzzgpu").mkdir()  # campaign state, no entry
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--fuzzgpu-corpus", str(d),
+           "--fuzzgpu-backend", "sim", "test_one.py"]
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert r.returncode == 4 and "passed" not in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+    assert f"--fuzzgpu-corpus {d}: no corpus entries" in r.stderr, r.stderr[-2000:]
+    os.mkfifo(d / "pipe.json")
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert r.returncode == 1 and "pipe.json::invalid" in r.stdout and "not a regular file" in r.stdout, r.stdout[-2000:]
+    assert "1 failed, 1 passed" in r.stdout, r.stdout[-2000:]

@@ -110,6 +110,8 @@ class Campaign:
         self._seen: set[tuple[str, str]] = set()  # (class, signature) counted this session
         self._pending_variants: dict[tuple[str, Path], list[str]] = {}  # variants not yet counted in the corpus
         self.stop_requested = False
+        #: why the campaign stopped on a fault it cannot recover from (in-process: a GpuFault), else None
+        self.stopped_by_fault: str | None = None
         self.max_findings: int | None = None
         self.max_runs: int | None = None  # stop after this many Hypothesis runs this session (None: the whole time)
         self.close_backend = False  # run() closes the backend when it ends (run_campaign: the one it made)
@@ -207,8 +209,12 @@ class Campaign:
             return  # no weak outcome to expose (or the oracle does not cover it): nothing to tune for
         from ..stress_campaign import shape_family
 
+        from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
+
         try:
             rec = self.tuner.tune(program, a.sc, self.config_for(), self.inner.run, seed=self.state.seed)
+        except GpuFault as e:  # in-process: the context is lost, every later run would fail too
+            self._stop_on_gpu_fault(program, e, self.config_for())
         except Exception as e:  # noqa: BLE001 -- a failed tuning run costs the family its tuning, not the campaign
             self.tuner.failed(program, self.config_for(), f"{type(e).__name__}: {e}")
             self._print(f"TUNING FAILED for {shape_family(program)} ({type(e).__name__}: {e}); it keeps the profile's stress")
@@ -216,6 +222,32 @@ class Campaign:
         self._print(f"TUNED {shape_family(program)}: {rec['weak_per_s']:.3g} weak/GPU-s with {rec['describe']} "
                     f"(profile stress {rec['default_weak_per_s']:.3g}/s; {rec['spent_s']:.2f} GPU-s)")
         self.save_state(force=True)
+
+    def _stop_on_gpu_fault(self, program: Program, error: BaseException, config: RunConfig) -> None:
+        """A :class:`~fuzzgpu.backends.cuda.GpuFault` in this process (``--in-process``: no worker to
+        restart, and the CUDA context is lost): quarantine the program as a supervised worker's
+        fault ``gpu-fault`` would, save the state, say so in one line, and end the campaign
+        (:class:`_Stop`; its exit status is 3).  The corpus and the findings so far are kept."""
+        from ..evidence import program_hash
+        from ..workers import ProgramFault, quarantine
+
+        fault = ProgramFault("gpu-fault", str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__, 0.0, 0.0)
+        self.quarantined.add(program_hash(program)[:16])
+        self.state.quarantined += 1
+        self.state.faults["gpu-fault"] = self.state.faults.get("gpu-fault", 0) + 1
+        self._note_not_covered(program.name, "quarantined: gpu-fault")
+        try:
+            qpath: Path | None = quarantine(self.root, program, fault, self.inner.describe(), config)
+        except OSError:
+            qpath = None  # the state still counts it; the stop line says it was not written
+        self.stopped_by_fault = (f"gpu-fault in process: {fault.detail} (the CUDA context is lost and --in-process has no worker to "
+                                 f"restart); the program is quarantined in {qpath}" if qpath is not None else
+                                 f"gpu-fault in process: {fault.detail} (the CUDA context is lost and --in-process has no worker to "
+                                 f"restart); the program could not be written to {self.root / 'quarantine'}")
+        self.save_state(force=True)
+        self._print(f"QUARANTINED {qpath.name if qpath is not None else '(not written)'}: {program.name}: gpu-fault: {fault.detail} "
+                    "(in-process: no worker to restart; the campaign stops, exit 3)")
+        raise _Stop()
 
     def _note_class(self, key: str, sig: str, file: str, kinds: list[str], known: Any = None) -> bool:
         """Count finding ``sig`` in class ``key`` (once per signature); True when it was not counted
@@ -370,6 +402,7 @@ class Campaign:
         from hypothesis.errors import Flaky
 
         from .. import model, strategies
+        from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
         target_rate: list[float] = []
         best: list[tuple] = []
@@ -414,6 +447,9 @@ class Campaign:
                 self._print(f"QUARANTINED {qpath.name}: {program.name}: {e} (worker restarted, campaign goes on)")
                 self._refresh()
                 return
+            except GpuFault as e:  # in-process only (a supervised worker's comes back as ProgramFault "gpu-fault")
+                st["unsupported"] += 1
+                self._stop_on_gpu_fault(program, e, cfg)
             except (model.Unsupported, UserError) as e:
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, e)
@@ -600,6 +636,9 @@ class Campaign:
                 live_cm = Live(self._table(), console=Console(file=self.out), refresh_per_second=4, transient=False)
                 self._live_obj = live_cm.__enter__()
             while True:
+                if self.stopped_by_fault:
+                    reason = self.stopped_by_fault
+                    break
                 if self.stop_requested:
                     reason = "interrupted"
                     break
@@ -627,9 +666,9 @@ class Campaign:
             for sig, h in old_handlers.items():
                 signal.signal(sig, h)
             self.save_state(force=True)
-        if self.stop_requested:
+        if self.stop_requested and not self.stopped_by_fault:
             reason = "interrupted"
         report_dir = write_report(self, reason)
         return CampaignResult(self.state, self.new_findings, reason, report_dir, self.inner.describe(), self.note,
                               time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0,
-                              list(self.unsaved))
+                              list(self.unsaved), self.stopped_by_fault)

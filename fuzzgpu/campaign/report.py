@@ -30,6 +30,7 @@ class CampaignView(Protocol):
     known_classes: Any
     new_findings: list[dict[str, Any]]
     unsaved: list[str]
+    stopped_by_fault: str | None
 
 
 def report_text(c: CampaignView, reason: str) -> str:
@@ -66,7 +67,7 @@ def report_text(c: CampaignView, reason: str) -> str:
             lines.append(f"  {n:>6}  {why}")
     lines += class_lines(s.classes, s.findings)
     lines += save_error_lines(s.save_errors)
-    lines += ["", exit_status_line(c.new_findings, c.unsaved)]
+    lines += ["", exit_status_line(c.new_findings, c.unsaved, c.stopped_by_fault)]
     return "\n".join(lines) + "\n"
 
 
@@ -115,10 +116,13 @@ def save_error_lines(errors: Any) -> list[str]:
     return out
 
 
-def exit_status_line(new: Any, unsaved: Any) -> str:
+def exit_status_line(new: Any, unsaved: Any, stopped_by_fault: str | None = None) -> str:
     """What the exit status of ``fuzzgpu campaign`` will be, and why."""
+    what = f"{len(new)} new corpus entr{'ies' if len(new) != 1 else 'y'}" + (f" and {len(unsaved)} finding(s) kept raw" if unsaved else "")
+    if stopped_by_fault:  # the run was cut short: not a clean one, whatever it found before
+        return (f"exit status 3: the campaign stopped before its time on a fault it cannot recover from ({stopped_by_fault}); "
+                f"{what} this session, saved")
     if new or unsaved:
-        what = f"{len(new)} new corpus entr{'ies' if len(new) != 1 else 'y'}" + (f" and {len(unsaved)} finding(s) kept raw" if unsaved else "")
         return f"exit status 1: {what} this session (1 means findings were saved; 0: none; 2: bad input; 3: environment)"
     return "exit status 0: no new finding this session (1 would mean findings were saved; 2: bad input; 3: environment)"
 
@@ -149,7 +153,8 @@ def write_report(c: CampaignView, reason: str) -> Path:
     text = report_text(c, reason)
     write_atomic(d / "report.txt", text)
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
-           "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json()}
+           "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json(),
+           "stopped_by_fault": c.stopped_by_fault}
     plot_note = plot_weak_rates(c.state, d / "weak-rates.png", c.inner.describe())
     rep["plot"] = plot_note
     write_atomic(d / "report.json", json.dumps(rep, indent=1))

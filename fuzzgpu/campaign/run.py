@@ -36,6 +36,12 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
         b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault), watchdog or DEFAULT_WATCHDOG)
         note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
     else:
+        from ..backends.sim import PROCESS_FAULTS, parse_faults
+
+        stopping = [f for f in PROCESS_FAULTS if f in parse_faults(sim_fault)]
+        if stopping:  # the sim refuses them in-process: every program would be "not covered", the campaign "clean"
+            raise UserError(f"--sim-fault {','.join(stopping)} stops the process: it runs only in a supervised campaign worker, "
+                            "not with --in-process")
         b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault)
     try:
         c = Campaign(prof, b, corpus_dir, prop, seed, note, out, live, worker_id=worker_id, known=known)

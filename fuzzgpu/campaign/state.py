@@ -107,6 +107,7 @@ class CampaignResult:
     session_programs: int
     session_instances: int
     unsaved: list[str] = field(default_factory=list)  # findings kept raw (not saved as entries) this session
+    stopped_by_fault: str | None = None  # the campaign stopped on a fault it cannot recover from (exit 3), and why
 
 
 def lock_corpus(state_dir: Path, name: str = "lock", what: str = "another campaign is running on this corpus") -> Any:

@@ -79,8 +79,12 @@ Reliability: the backend runs in a worker process under a watchdog (--watchdog S
 the expected run time per program).  A program that hangs, crashes the worker or faults the GPU (a
 trap or an illegal address loses the CUDA context) is saved to DIR/quarantine/ (.json with the fault,
 .litmus, .sass when it compiles), skipped from then on, and the campaign goes on with a fresh worker
-and context.  --gpu-fault trap,illegal-address,hang injects such faults (testing).  See
-docs/reliability.md.
+and context.  --gpu-fault trap,illegal-address,hang injects such faults (testing).  --in-process runs
+the backend in this process, without the worker and its watchdog: a GPU fault there (the CUDA
+context is lost, and there is no worker to restart) quarantines the program, saves the state, the
+corpus and the report, and stops the campaign with one line and exit status 3 (a hang is not caught
+at all); the --sim-fault faults that stop the process (hang, slow, crash, exit, gpu-fault, error)
+are refused with --in-process (exit 2).  See docs/reliability.md.
 
 Report: DIR/report/report.txt, report.json and weak-rates.png (needs matplotlib).
 
@@ -97,7 +101,8 @@ the campaign goes on.
 Exit status: 0 when no new finding was saved this session, 1 when at least one was (a new corpus
 entry, or a finding kept raw in DIR/raw/), 2 on bad usage or input, 3 when the environment failed
 (among others: --backend cuda, static or auto without nvcc, or without nvdisasm/cuobjdump, checked
-before the campaign starts).  The report's last line says which, and why.
+before the campaign starts; a GPU fault with --in-process, which stops the campaign, whatever it
+had saved).  The report's last line says which, and why.
 
 examples:
   fuzzgpu campaign --time 600 --corpus fuzz-corpus --known corpus/known.json
@@ -144,7 +149,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray", default=None, metavar="auto|ADDRESS",
                         help="run the workers as actors on a Ray cluster (auto: the one this machine belongs to; or host:port); "
                              "one per GPU (--gpus all|N, --workers-per-gpu K) or --workers N; needs pip install 'fuzzgpu[ray]'")
-    parser.add_argument("--in-process", action="store_true", help="run the backend in this process (no watchdog)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="run the backend in this process (no worker, no watchdog): a GPU fault quarantines its program "
+                             "and stops the campaign (exit 3)")
     parser.add_argument("--worker-id", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--same-seed", action="store_true", help=argparse.SUPPRESS)  # tests: every worker the same seed
 
@@ -222,6 +229,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"report: {res.report_dir}/report.txt, report.json" + (", weak-rates.png" if (res.report_dir / "weak-rates.png").exists() else " (no plot: matplotlib missing)"))
         print(f"session: {res.session_programs} programs, {res.session_instances:.3g} instances in {res.session_seconds:.1f} s; "
               f"new findings {len(res.new_findings)}" + (f", {len(res.unsaved)} kept raw" if res.unsaved else "") + f"; ended: {res.reason}")
+    if res.stopped_by_fault:  # cut short: never read as clean (nor only as a finding), whatever it saved
+        from ..errors import EXIT_ENVIRONMENT, clip
+
+        print(clip(f"fuzzgpu campaign: environment error: stopped: {res.stopped_by_fault}; {len(res.new_findings)} new finding(s) "
+                   f"saved, state and report in {args.corpus}"), file=sys.stderr, flush=True)
+        return EXIT_ENVIRONMENT
     return 1 if res.new_findings or res.unsaved else 0
 
 

@@ -42,8 +42,9 @@ SASS still has a finding: "compiled, not run", --json "offending_seen": null); a
 is not checked.
 
 Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
-file is bad (one line naming it) or the options are (e.g. --instances 0, a --sim-fault that only a
-supervised campaign worker can run); 3 when the environment failed (a compile error, no nvcc, an
+file is bad (one line naming it), the folder has no entries (a replay that checked nothing is not
+clean), or the options are bad (e.g. --instances 0, a --sim-fault that only a supervised campaign
+worker can run); 3 when the environment failed (a compile error, no nvcc, an
 unreadable corpus) or some entry was not checked; 0 only when every entry was replayed and none
 violates its property.
 
@@ -211,8 +212,8 @@ def run(args: argparse.Namespace) -> int:
 
     entries, errors = _load_all(args.path)
     if not entries and not errors:
-        print(f"{args.path}: no corpus entries", file=sys.stderr)
-        return EXIT_CLEAN
+        # a replay that checked nothing is not clean: most often a wrong path (DESIGN.md, "Exit codes")
+        raise UserError(f"{args.path}: no corpus entries: expected a corpus folder with at least one entry file (*.json)")
     arch = "sm_90"
     for e in entries:
         a = e.data.get("environment", {}).get("arch")

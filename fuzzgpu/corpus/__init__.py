@@ -4,6 +4,8 @@ Layout of a corpus folder ``D``::
 
     D/<hash>.json         one finding (schema ``fuzzgpu.corpus``), named by the hash of its content
     D/<hash>.litmus       the same program as a .litmus file a person can read and re-check
+    D/classes/<id>.json   each class's record (schema ``fuzzgpu.class``): its entry, its count of distinct
+                          findings and the first variants' signatures; written with the class's first finding
     D/.fuzzgpu/           campaign state, Hypothesis's example database, the evidence cache
     D/report/             the last campaign's report (text, JSON, plot)
 

@@ -102,6 +102,12 @@ class Corpus:
         text = json.dumps(entry, indent=1, sort_keys=True, default=str)
         write_atomic(self.root / f"{name}.litmus", entry["litmus"])  # same text from every writer
         if create_exclusive(path, text + "\n"):  # the JSON last: an entry exists once its JSON does
+            try:
+                self.ensure_record(key, path)  # every class with a finding has its record, from its first
+            except OSError:
+                # the entry (the finding) is saved; its record holds nothing the entry does not
+                # (one finding, itself: class_record's default) and the class's next variant writes it
+                pass
             return path, True
         self.add_variants(key, path, [sig])
         return path, False
@@ -109,17 +115,25 @@ class Corpus:
     def class_path(self, key: str) -> Path:
         return self.root / CLASS_DIR / f"{class_id(key)}.json"
 
+    def stored_record(self, key: str) -> dict[str, Any] | None:
+        """The valid record ``classes/<class id>.json`` of class ``key``; None when there is none
+        (or it cannot be read, or is not a record of ``key``)."""
+        try:
+            d = json.loads(read_regular(self.class_path(key), MAX_FILE_BYTES))
+        except (OSError, ValueError, RecursionError):
+            return None
+        if isinstance(d, dict) and d.get("key") == key and isinstance(d.get("variants"), list) \
+                and isinstance(d.get("findings"), int) and not isinstance(d.get("findings"), bool):
+            return d
+        return None
+
     def class_record(self, key: str, entry: Path | None = None) -> dict[str, Any]:
         """``{"key", "entry", "findings", "variants"}`` of a class: its count of distinct findings
         and the signatures of the first :data:`MAX_VARIANTS`; an entry without a record (saved
-        before classes were counted, or shipped) holds one finding, itself."""
-        try:
-            d = json.loads(read_regular(self.class_path(key), MAX_FILE_BYTES))
-            if isinstance(d, dict) and d.get("key") == key and isinstance(d.get("variants"), list) \
-                    and isinstance(d.get("findings"), int) and not isinstance(d.get("findings"), bool):
-                return d
-        except (OSError, ValueError, RecursionError):
-            pass
+        before every class got one, or copied in by hand) holds one finding, itself."""
+        d = self.stored_record(key)
+        if d is not None:
+            return d
         sig = None
         if entry is not None:
             try:
@@ -128,6 +142,24 @@ class Corpus:
                 sig = None
         return {"schema": CLASS_SCHEMA, "version": 1, "key": key, "entry": entry.name if entry is not None else None,
                 "findings": 1 if sig else 0, "variants": [sig] if sig else []}
+
+    def ensure_record(self, key: str, entry: Path) -> bool:
+        """Write the record of class ``key`` (represented by ``entry``) when it has none: one
+        finding, the entry itself.  Under the lock of :meth:`add_variants`, so a variant counted by
+        another process at the same moment is never overwritten.  True when it wrote the record."""
+        if self.stored_record(key) is not None:
+            return False
+        lock = _lock(self.root / CLASS_DIR / ".lock")
+        try:
+            if self.stored_record(key) is not None:
+                return False
+            rec = self.class_record(key, entry)
+            if not rec["variants"]:  # the entry's signature cannot be read: nothing to count
+                return False
+            write_atomic(self.class_path(key), json.dumps(rec, indent=1) + "\n")
+            return True
+        finally:
+            lock.close()
 
     def add_variants(self, key: str, entry: Path, signatures: Iterable[str]) -> int:
         """Count findings in class ``key`` (represented by ``entry``): their signatures are listed
@@ -186,9 +218,12 @@ def refreshed(data: Mapping[str, Any], program: Program) -> dict[str, Any]:
 def refresh(root: str | Path) -> list[tuple[Path, bool]]:
     """Recompute the signature and class of every entry of a corpus folder (after a change to
     :func:`signature` or :func:`finding_class`); rewrite the entries that changed (atomically,
-    keeping their file names, which documents and known lists point to).  Returns (path,
-    changed) for each entry.  Raises :class:`CorpusError` when ``root`` is not a folder (a missing
-    path, an entry file: nothing would be refreshed, and saying nothing read as "up to date")."""
+    keeping their file names, which documents and known lists point to), move each class record
+    to its class's new name (its variants listing the entry's new signature), and write the record
+    of a class that has none (an entry saved before every class got one, or copied in by hand).
+    Returns (path, changed) for each entry: changed when its entry or its record was written.
+    Raises :class:`CorpusError` when ``root`` is not a folder (a missing path, an entry file:
+    nothing would be refreshed, and saying nothing read as "up to date")."""
     out = []
     if not Path(root).is_dir():
         raise CorpusError(f"{root}: not a corpus folder ({'no such file or folder' if not Path(root).exists() else 'not a folder'})")
@@ -196,16 +231,23 @@ def refresh(root: str | Path) -> list[tuple[Path, bool]]:
     for e in c.entries():
         new = refreshed(e.data, e.program)
         changed = new != dict(e.data)
+        new_key = new["class"]["key"]
         if changed:
             old: Mapping[str, Any] = e.data["class"] if isinstance(e.data.get("class"), dict) else {}
             old_key = old.get("key") if isinstance(old.get("key"), str) else None
-            if old_key and old_key != new["class"]["key"] and c.class_path(old_key).is_file():
-                rec = c.class_record(old_key, e.path)  # the count follows the class to its new name
-                rec = {**rec, "key": new["class"]["key"], "entry": e.path.name,
+            moved = old_key is not None and old_key != new_key and c.stored_record(old_key) is not None
+            src = old_key if moved and old_key is not None else new_key
+            rec = c.stored_record(src)
+            if rec is not None and (moved or new["signature"] != e.data.get("signature")):
+                # the count follows the class to its new name, its variants the entry's new signature
+                rec = {**rec, "key": new_key, "entry": e.path.name,
                        "variants": [new["signature"] if v == e.data.get("signature") else v for v in rec["variants"]]}
-                write_atomic(c.class_path(new["class"]["key"]), json.dumps(rec, indent=1) + "\n")
-                c.class_path(old_key).unlink()
+                write_atomic(c.class_path(new_key), json.dumps(rec, indent=1) + "\n")
+                if moved:
+                    c.class_path(src).unlink()
             write_atomic(e.path, json.dumps(new, indent=1, sort_keys=True, default=str) + "\n")
+        if c.ensure_record(new_key, e.path):
+            changed = True
         out.append((e.path, changed))
     return out
 
