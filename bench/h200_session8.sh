@@ -15,13 +15,15 @@
 #                                   docs/tuning.md's two `run --stress-config` examples       ~3 minutes
 #   bench/h200_session8.sh campaigns  a proxy (race) and an all (model) campaign, 270 s each from empty
 #                                   corpora, side by side; explain of every finding            ~5 minutes
+#   bench/h200_session8.sh inprocess  campaign --in-process with an injected trap: the program
+#                                   quarantined, state and report saved, exit 3          ~1 minute
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) carried, and $OUT set; the outputs are written straight into $OUT/<part>/.  Session 8 ran it
 # with a fallback to a 2-D map had the rank-1 tests failed; they passed (bench/results/h200-session8.md).
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200_session8.sh tensor|tests|draws|campaigns}
+part=${1:?usage: bench/h200_session8.sh tensor|tests|draws|campaigns|inprocess}
 x=$OUT/$part
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -83,6 +85,13 @@ campaigns)
     case "$(basename "$e")" in known.json|state.json) continue;; esac
     echo "=== $e"; timeout 20 $F explain "$e" 2>&1 | tail -30
   done > "$x/explain.txt" 2>&1; grep -c "^===" "$x/explain.txt"
+  ;;
+inprocess)
+  echo "== campaign --in-process with an injected trap: the program quarantined, the campaign stopped, exit 3"
+  timeout 150 $F campaign --profile classic --backend cuda --in-process --gpu-fault trap:0.05 --time 90 \
+    --corpus "$x/corpus" --no-live --seed 83 > "$x/inprocess.txt" 2>&1
+  echo "exit $?"; tail -4 "$x/inprocess.txt"; ls "$x/corpus/quarantine" 2>&1 | head
+  tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
   ;;
 *)
   echo "unknown part $part" >&2; exit 2 ;;
