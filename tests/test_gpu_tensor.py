@@ -1,7 +1,7 @@
 """GPU: the tensor copies (``cp.async.bulk.tensor.1d``, a 1-D tiled tensor map in ``__constant__``
 memory encoded by the host with cuTensorMapEncodeTiled) on hardware, issue 16.
 
-The four litmus tests of tests/litmus/async-proxy/TMA-tensor-*.litmus and a spin-loop load:
+The six litmus tests of tests/litmus/async-proxy/TMA-tensor-*.litmus and a spin-loop load:
 
 * TMA-tensor-store-no-fence: the stale copy is allowed (its count is reported, not required);
 * TMA-tensor-store-fence-writer: never stale in at least 1e8 instances, and the copy delivers
@@ -10,7 +10,10 @@ The four litmus tests of tests/litmus/async-proxy/TMA-tensor-*.litmus and a spin
   acquire try_wait of TMA-tensor-load-mbarrier-acquire is the known sm_90 finding of its non-tensor
   twin (a lone try_wait does not hold back the next load: tests/test_gpu.py, LONE_TRY_WAIT), so it
   is xfail (not strict, and only on the oracle's forbidden verdict, tests/gpu_findings.py) like the twin;
-* TMA-tensor-load-mbarrier-relaxed: allowed, reported.
+* TMA-tensor-load-mbarrier-relaxed: allowed, reported;
+* TMA-tensor-reduce-add-no-fence: the reduction adding the stale 0 is allowed (reported); with the
+  fence (TMA-tensor-reduce-add-fence) never in at least 1e8 instances, and the reduction delivers
+  (5 + 2 is read).
 
 Every outcome of every run is judged by the oracle (no value outside the oracle's domain, no
 forbidden verdict) and the histogram accounts for every instance.
@@ -51,7 +54,7 @@ exists (P1:r1 == 1 /\\ P1:r2 == 0)
 """
 
 NAMES = ("TMA-tensor-store-no-fence", "TMA-tensor-store-fence-writer", "TMA-tensor-load-mbarrier-acquire",
-         "TMA-tensor-load-mbarrier-relaxed")
+         "TMA-tensor-load-mbarrier-relaxed", "TMA-tensor-reduce-add-no-fence", "TMA-tensor-reduce-add-fence")
 
 
 def _programs() -> dict[str, Program]:
@@ -150,3 +153,21 @@ def test_every_program_here_is_runnable() -> None:
         assert not codegen.unrunnable_reasons(p), name
         _, spec = codegen.harness_source(p)
         assert spec.tensor_map, name
+
+
+@pytest.mark.gpu
+def test_tensor_reduction_without_fence_is_judged(runner) -> None:
+    p, h = runner("TMA-tensor-reduce-add-no-fence", RunConfig(instances=20_000_000, barrier=True, spin=1000))
+    verdicts = _judged(p, h)
+    print(f"\nTMA-tensor-reduce-add-no-fence: stale {_count(h, P0_r1=5)} / {h.instances} (allowed); verdicts {verdicts}")
+    assert _count(h, P0_r1=7) > 0  # the reduction delivers 5 + 2 (map, coordinates and the .add are right)
+
+
+@pytest.mark.gpu
+def test_tensor_reduction_with_fence_is_never_stale(runner) -> None:
+    p, h = runner("TMA-tensor-reduce-add-fence", RunConfig(instances=FENCED_INSTANCES, barrier=True, spin=1000))
+    _judged(p, h)
+    assert h.instances >= FENCED_INSTANCES and h.timeouts == 0
+    assert _count(h, P0_r1=7) == h.instances  # every instance read 5 + 2: never the stale 0 added
+    print(f"\nTMA-tensor-reduce-add-fence: 0 stale in {h.instances}")
+

@@ -25,6 +25,8 @@ TWINS = {
     "TMA-tensor-store-fence-writer": "TMA-store-fence-writer",
     "TMA-tensor-load-mbarrier-acquire": "TMA-load-mbarrier-acquire",
     "TMA-tensor-load-mbarrier-relaxed": "TMA-load-mbarrier-relaxed",
+    "TMA-tensor-reduce-add-no-fence": "TMA-reduce-add-no-fence",
+    "TMA-tensor-reduce-add-fence": "TMA-reduce-add-fence",
 }
 
 STORE = """PTX T
