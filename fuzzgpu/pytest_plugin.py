@@ -45,8 +45,30 @@ def pytest_addoption(parser: Any) -> None:
     g.addoption("--fuzzgpu-sim-fault", default=None, metavar="FAULT", help="with --fuzzgpu-backend sim: inject a fault")
 
 
+def _corpus_usage_error(corpus: str) -> str | None:
+    """Why ``--fuzzgpu-corpus corpus`` cannot be replayed (a missing folder, a folder without
+    entries: zero replay tests would pass the session, and a corpus that checked nothing is not
+    clean, as ``empty_parameter_set_mark = "fail_at_collect"`` for the project's own
+    parametrisations), else None."""
+    from fuzzgpu.corpus import Corpus
+
+    root = Path(corpus)
+    if not root.is_dir():
+        return f"--fuzzgpu-corpus {corpus}: no such folder"
+    c = Corpus(root)
+    if not c.entry_paths() and not c.rejected_paths():
+        return f"--fuzzgpu-corpus {corpus}: no corpus entries: expected a corpus folder with at least one entry file (*.json)"
+    return None
+
+
 def pytest_configure(config: Any) -> None:
     config.addinivalue_line("markers", "fuzzgpu_corpus: a replayed fuzzgpu corpus entry")
+    corpus = config.getoption("--fuzzgpu-corpus", None)
+    # checked here, before pytest-xdist starts a worker: raised at a worker's collection it was an
+    # INTERNALERROR (exit 3) with no line naming the folder
+    why = _corpus_usage_error(corpus) if corpus else None
+    if why is not None:
+        raise pytest.UsageError(why)
     if config.getoption("--fuzzgpu-backend", "auto") in ("auto", "cuda"):
         gpu = pin_worker_gpu(os.environ.get("PYTEST_XDIST_WORKER"), visible_gpus())
         if gpu is not None:
@@ -182,18 +204,14 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> Non
     corpus = config.getoption("--fuzzgpu-corpus")
     if not corpus:
         return
-    root = Path(corpus)
-    if not root.is_dir():
-        raise pytest.UsageError(f"--fuzzgpu-corpus {corpus}: no such folder")
+    why = _corpus_usage_error(corpus)  # (also at configuration; the folder may have changed since)
+    if why is not None:
+        raise pytest.UsageError(why)
     from fuzzgpu.corpus import Corpus, CorpusError
 
+    root = Path(corpus)
     c = Corpus(root)
     paths, rejected = c.entry_paths(), c.rejected_paths()
-    if not paths and not rejected:
-        # zero replay tests would pass the session: a corpus that checked nothing is not clean (as
-        # ``empty_parameter_set_mark = "fail_at_collect"`` for the project's own parametrisations)
-        raise pytest.UsageError(f"--fuzzgpu-corpus {corpus}: no corpus entries: expected a corpus folder with at least one "
-                                "entry file (*.json)")
     for path in rejected:  # a FIFO, a link... named *.json: never opened, failed as a test of its own (as replay reports it)
         f = CorpusEntryFile.from_parent(session, path=path.absolute())
         items.append(CorpusBadEntryItem.from_parent(f, name="invalid", reason=f"{path}: not a regular file (a FIFO, a device, "

@@ -315,3 +315,22 @@ def test_a_class_with_one_finding_has_its_record_too(tmp_path):
     c.class_path(key).write_text(json.dumps({**rec, "variants": ["0123456789abcdef0123", "feedfeedfeedfeedfeed"], "findings": 2}))
     assert refresh(tmp_path) == [(path, True)]
     assert json.loads(c.class_path(key).read_text())["variants"] == [e["signature"], "feedfeedfeedfeedfeed"]
+
+
+def test_refresh_refuses_a_json_name_that_is_not_a_regular_file(tmp_path):
+    """Hostile review, session 8: replay and the pytest plugin report a ``*.json`` that is not a
+    regular file (a folder, a FIFO, a symbolic link) as an invalid entry, but ``refresh`` dropped it
+    silently and exited 0 ("no corpus entries" for a folder holding only such a name)."""
+    import os
+    import subprocess
+    import sys
+
+    path, _ = Corpus(tmp_path).add(_entry())
+    before = path.read_text()
+    os.symlink(path, tmp_path / "link.json")
+    (tmp_path / "dir.json").mkdir()
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu.corpus", "refresh", str(tmp_path)], capture_output=True, text=True,
+                       cwd=REPO)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr.count("\n") == 1 and f"{tmp_path / 'dir.json'}: not a regular file" in r.stderr
+    assert path.read_text() == before  # refused before anything was written

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from fuzzgpu.pytest_plugin import pin_worker_gpu
 
 
@@ -141,3 +143,26 @@ def test_an_empty_corpus_folder_fails_loudly_not_passes(tmp_path):
     r = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
     assert r.returncode == 1 and "pipe.json::invalid" in r.stdout and "not a regular file" in r.stdout, r.stdout[-2000:]
     assert "1 failed, 1 passed" in r.stdout, r.stdout[-2000:]
+
+
+@pytest.mark.parametrize("folder", ["empty", "missing"])
+def test_a_bad_corpus_folder_is_a_usage_error_under_xdist(tmp_path, folder):
+    """Hostile review, session 8: with pytest-xdist (``-n 2``) the checks of ``--fuzzgpu-corpus`` ran
+    at collection in the workers: an empty or missing folder ended in an INTERNALERROR (exit 3, no
+    line naming the folder) instead of the usage error (exit 4).  They run at configuration, in the
+    controller, before a worker starts."""
+    pytest.importorskip("xdist")
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    d = tmp_path / "corpus"
+    if folder == "empty":
+        d.mkdir()
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "-q", "--fuzzgpu-corpus", str(d),
+           "--fuzzgpu-backend", "sim", "test_one.py"]
+    r = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert r.returncode == 4 and "INTERNALERROR" not in r.stdout + r.stderr, r.stdout[-2000:] + r.stderr[-2000:]
+    assert f"--fuzzgpu-corpus {d}: " in r.stderr, r.stderr[-2000:]

@@ -21,7 +21,8 @@ def _main(argv: list[str] | None = None) -> int:
                     "without one (an entry saved before every class got one, or copied in by hand) gets it.  One "
                     "line per entry: 'up to date' or 'refreshed (signature, class and class record current)'.  "
                     "Exit status: 0 done (also for a folder without entries, said on stderr); 2 DIR is not a "
-                    "corpus folder or an entry is not valid (one line naming it).")
+                    "corpus folder or an entry is not valid, e.g. a *.json that is not a regular file (one line "
+                    "naming it; then nothing is refreshed).")
     ap.add_argument("command", choices=("refresh",))
     ap.add_argument("dir")
     args = ap.parse_args(argv)

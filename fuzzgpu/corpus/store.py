@@ -223,11 +223,17 @@ def refresh(root: str | Path) -> list[tuple[Path, bool]]:
     of a class that has none (an entry saved before every class got one, or copied in by hand).
     Returns (path, changed) for each entry: changed when its entry or its record was written.
     Raises :class:`CorpusError` when ``root`` is not a folder (a missing path, an entry file:
-    nothing would be refreshed, and saying nothing read as "up to date")."""
+    nothing would be refreshed, and saying nothing read as "up to date"), and, before anything is
+    written, when a ``*.json`` of it is not a regular file (a folder, a FIFO, a symbolic link:
+    replay and the pytest plugin report it as an invalid entry; skipping it read as refreshed)."""
     out = []
     if not Path(root).is_dir():
         raise CorpusError(f"{root}: not a corpus folder ({'no such file or folder' if not Path(root).exists() else 'not a folder'})")
     c = Corpus(root)
+    rejected = c.rejected_paths()
+    if rejected:
+        raise CorpusError(f"{rejected[0]}: not a regular file (a FIFO, a device, a folder or a symbolic link): not a corpus "
+                          f"entry; nothing refreshed" + (f" ({len(rejected)} such names)" if len(rejected) > 1 else ""))
     for e in c.entries():
         new = refreshed(e.data, e.program)
         changed = new != dict(e.data)
