@@ -2,7 +2,8 @@
 table's instance counts are each the ``Instances N`` line of a raw ``fuzzgpu run`` output in
 ``h200-session8/tensor/`` or ``h200-session8/tensor-1e9-1e10/``, and the drawn programs' load/store
 count is the manifest's.  The page had reported a 1e10 run (10,000,007,168 instances) whose raw
-file is a copy of the 1e9 run, and "27 tensor loads, 12 tensor stores" for a manifest of 31 and 8."""
+file was a copy of the 1e9 run (a ``cp`` of two files of one name; the run's own output is there
+now), and "27 tensor loads, 12 tensor stores" for a manifest of 31 and 8."""
 
 from __future__ import annotations
 
