@@ -17,13 +17,16 @@
 #                                   corpora, side by side; explain of every finding            ~5 minutes
 #   bench/h200_session8.sh inprocess  campaign --in-process with an injected trap: the program
 #                                   quarantined, state and report saved, exit 3          ~1 minute
+#   bench/h200_session8.sh fence    ten async-proxy litmus tests with the harness's initial values fenced
+#                                   into the async proxy and without (the patch reversed), then the
+#                                   async-proxy GPU tests                                   ~5 minutes
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) carried, and $OUT set; the outputs are written straight into $OUT/<part>/.  Session 8 ran it
 # with a fallback to a 2-D map had the rank-1 tests failed; they passed (bench/results/h200-session8.md).
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200_session8.sh tensor|tests|draws|campaigns|inprocess}
+part=${1:?usage: bench/h200_session8.sh tensor|tests|draws|campaigns|inprocess|fence}
 x=$OUT/$part
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -85,6 +88,26 @@ campaigns)
     case "$(basename "$e")" in known.json|state.json) continue;; esac
     echo "=== $e"; timeout 20 $F explain "$e" 2>&1 | tail -30
   done > "$x/explain.txt" 2>&1; grep -c "^===" "$x/explain.txt"
+  ;;
+fence)
+  # the harness's initial values fenced into the async proxy (this code) against the same harness
+  # without that fence (h200-session8/harness-init-fence.patch reversed on this machine's copy)
+  T=tests/litmus/async-proxy
+  for side in with-init-fence without-init-fence; do
+    if [ $side = without-init-fence ]; then git apply -R bench/results/h200-session8/harness-init-fence.patch || exit 3; fi
+    for t in TMA-tensor-reduce-add-no-fence TMA-reduce-add-no-fence TMA-tensor-reduce-add-fence TMA-reduce-add-fence \
+             TMA-tensor-store-no-fence TMA-store-no-fence TMA-store-same-thread-no-fence TMA-tensor-store-fence-writer \
+             TMA-tensor-load-mbarrier-relaxed TMA-load-mbarrier-relaxed; do
+      echo "=== $side $t"; timeout 60 $F run --instances 1e8 --stress-config strategies/stress/tma-store-tuned.toml $T/$t.litmus 2>&1 \
+        | grep -E "^(Test|HARNESS|Observation|Instances|[0-9]+ +[*:]>)"; echo "exit ${PIPESTATUS[0]}"
+    done > "$x/$side.txt" 2>&1
+    grep -E "^(===|Observation|HARNESS|exit)" "$x/$side.txt"
+    if [ $side = with-init-fence ]; then
+      FUZZGPU_REQUIRE_GPU=1 timeout 240 python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA \
+        tests/test_gpu_tensor.py tests/test_gpu_wgmma.py tests/test_gpu.py > "$x/pytest-gpu-async.txt" 2>&1
+      echo "pytest exit $?"; grep -E "^(FAILED|ERROR|XPASS)|passed|failed" "$x/pytest-gpu-async.txt" | tail -8
+    fi
+  done
   ;;
 inprocess)
   echo "== campaign --in-process with an injected trap: the program quarantined, the campaign stopped, exit 3"

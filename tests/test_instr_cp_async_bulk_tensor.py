@@ -465,3 +465,23 @@ def test_a_campaign_worker_quarantines_a_tensor_map_harness_fault_and_goes_on(mo
         assert sup.run(parse_file(LITMUS / "TMA-load-mbarrier-acquire.litmus"), RunConfig(instances=1000)).instances == 1000
     finally:
         sup.close()
+
+
+@pytest.mark.parametrize("name, prime", [("TMA-tensor-reduce-add-no-fence", True), ("TMA-store-no-fence", False),
+                                         ("TMA-tensor-load-mbarrier-relaxed", True)])
+def test_the_harness_fences_its_initial_values_into_the_async_proxy(name, prime):
+    """The litmus initial state precedes every access in every proxy, so a harness whose program
+    reads memory in the async proxy (a bulk copy's source, a reduction's destination) fences the
+    initial values it writes: shared ones in the test launch before the CTA barrier, global ones at
+    the end of the prime launch (PTX ISA 9.7.9.25.2 Async Proxy: accessing the same location across
+    proxies needs a cross-proxy fence).  A program without an async-proxy access has neither."""
+    src, spec = codegen.harness_source(parse_file(LITMUS / f"{name}.litmus"))
+    test = src[src.index('extern "C" __global__'):]
+    assert 'fence.proxy.async.shared::cta;" ::: "memory");  // harness: initial state' in test
+    assert test.index("harness: initial state to the async proxy") < test.index("// ---- role")
+    assert spec.needs_prime is prime
+    at = src.index("void prime(")
+    prime_fn = src[at:src.index("\n}\n", at)]
+    assert ('fence.proxy.async.global;' in prime_fn) is prime
+    plain, _ = codegen.harness_source(parse_file(LITMUS.parent / "gpu" / "MP-relaxed-gpu.litmus"))
+    assert "harness: initial state to the async proxy" not in plain

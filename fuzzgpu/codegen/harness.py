@@ -42,6 +42,7 @@ from .layout import (
     cluster_rank_of,
     shared_words,
     uses_dsm,
+    uses_async_proxy,
     uses_tensor_maps,
     uses_wgmma,
 )
@@ -349,6 +350,10 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     w("  fz_params(P, epoch, seed0, 0u, NG, nperms, knobs);")
     for j, n in enumerate(gl):
         w(f"  memc[{_gslot(j, 'inst')}] = {codec.c_encode(str(p.location(n).init), 'P.tagh')};")
+    if needs_prime and uses_async_proxy(p) and gl:
+        # the initial values reach the async proxy of the next (test) launch: a bulk copy from, or a
+        # reduction into, a global location reads them there (PTX ISA 9.7.9.25.2 Async Proxy)
+        w('  asm volatile("fence.proxy.async.global;" ::: "memory");  // harness: initial state to the async proxy')
     w("}")
     w("}")
     kernel_at = len(L)
@@ -522,11 +527,16 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             j = sidx[n]
             w(ind + f"fz_sm[{_sm_word(p, lay, n, j, 't')}] = {codec.c_encode(str(p.location(n).init))};")
         if uses_wgmma(p):
-            # the wgmma selection matrix B, and the initial values, reach the async proxy before the
-            # test: a proxy fence in every writer, then the CTA barrier below (PTX ISA, wgmma.fence:
-            # "an async proxy fence must be used to establish an ordering between prior writes to
-            # shared memory matrices and subsequent reads of the same matrices in a wgmma.mma_async")
             w(ind + f"if (t < {wg.B_BYTES // 4}u) fz_sm[NSH * {wg.LOC_WORDS}u + t] = fz_wg_b[t];")
+        if uses_async_proxy(p):
+            # the initial values (and the wgmma selection matrix B) reach the async proxy before the
+            # test: a proxy fence in every writer, then the CTA barrier below.  The litmus initial
+            # state precedes every access in every proxy; without the fence a bulk copy or reduction
+            # could read the slot as the previous launch left it (PTX ISA 9.7.9.25.2 Async Proxy:
+            # "Accessing the same memory location across multiple proxies needs a cross-proxy
+            # fence"; wgmma.fence: "an async proxy fence must be used to establish an ordering
+            # between prior writes to shared memory matrices and subsequent reads of the same
+            # matrices in a wgmma.mma_async")
             w(ind + 'asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // harness: initial state to the async proxy')
         if uses_dsm(p):
             # distributed shared memory: no CTA reaches another's slots before that CTA wrote their

@@ -219,6 +219,14 @@ def tensor_shared_locs(p: Program) -> tuple[str, ...]:
     return tuple(loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED and loc.name in used)
 
 
+def uses_async_proxy(p: Program) -> bool:
+    """Whether ``p`` accesses memory in the async proxy: a bulk copy or reduction
+    (``cp{.reduce}.async.bulk{.tensor}``) or an ``async.read`` (wgmma operands).  Its harness then
+    fences the initial values it writes into the async proxy (PTX ISA 9.7.9.25.2 Async Proxy:
+    "Accessing the same memory location across multiple proxies needs a cross-proxy fence")."""
+    return any(isinstance(i, (CpAsyncBulk, AsyncRead)) for t in p.threads for i in t.code)
+
+
 def uses_tensor_maps(p: Program) -> bool:
     """Whether the harness of ``p`` needs a tensor map (a ``cp.async.bulk.tensor``)."""
     return any(isinstance(i, CpAsyncBulk) and i.tensor for t in p.threads for i in t.code)
