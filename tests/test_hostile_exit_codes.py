@@ -186,3 +186,13 @@ def test_a_replay_of_an_empty_folder_is_bad_input_not_clean(tmp_path, extra):
         assert doc["exit"] == 2 and doc["kind"] == "usage" and f"{tmp_path}: no corpus entries" in doc["error"]
     else:
         assert out == ""
+
+
+def test_replay_of_a_clean_campaigns_folder_says_so(tmp_path):
+    """A campaign that found nothing leaves its state (.fuzzgpu/) and no entry: replaying that folder
+    checks nothing (exit 2, as any folder without entries) and the line says why there is none."""
+    (tmp_path / ".fuzzgpu").mkdir()
+    rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim"])
+    assert rc == 2 and out == "", (rc, out, err)
+    assert err.count("\n") == 1 and "no corpus entries" in err and "saved no finding" in err, err
+

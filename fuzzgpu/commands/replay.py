@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EXIT_USAGE, EnvError, UserError, clip
@@ -179,7 +180,6 @@ def _line(e: BaseException) -> str:
 def _load_all(path: str) -> tuple[list[Any], list[dict[str, Any]]]:
     """(entries, errors): every entry of a corpus folder (or the one entry file), each loaded on
     its own, so that a bad one is reported and the others replayed."""
-    from pathlib import Path
 
     from ..corpus import Corpus, CorpusError, load_entry
 
@@ -213,7 +213,9 @@ def run(args: argparse.Namespace) -> int:
     entries, errors = _load_all(args.path)
     if not entries and not errors:
         # a replay that checked nothing is not clean: most often a wrong path (DESIGN.md, "Exit codes")
-        raise UserError(f"{args.path}: no corpus entries: expected a corpus folder with at least one entry file (*.json)")
+        campaign = (Path(args.path) / ".fuzzgpu").is_dir()  # a campaign's folder: it found nothing to save
+        raise UserError(f"{args.path}: no corpus entries: expected a corpus folder with at least one entry file (*.json)"
+                        + ("; this is a campaign's folder whose campaigns saved no finding" if campaign else ""))
     arch = "sm_90"
     for e in entries:
         a = e.data.get("environment", {}).get("arch")
