@@ -180,7 +180,6 @@ def _line(e: BaseException) -> str:
 def _load_all(path: str) -> tuple[list[Any], list[dict[str, Any]]]:
     """(entries, errors): every entry of a corpus folder (or the one entry file), each loaded on
     its own, so that a bad one is reported and the others replayed."""
-
     from ..corpus import Corpus, CorpusError, load_entry
 
     p = Path(path)
