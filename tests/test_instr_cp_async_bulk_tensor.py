@@ -485,3 +485,18 @@ def test_the_harness_fences_its_initial_values_into_the_async_proxy(name, prime)
     assert ('fence.proxy.async.global;' in prime_fn) is prime
     plain, _ = codegen.harness_source(parse_file(LITMUS.parent / "gpu" / "MP-relaxed-gpu.litmus"))
     assert "harness: initial state to the async proxy" not in plain
+
+
+def test_a_tensor_copy_never_pairs_with_a_plain_bulk_copys_sass():
+    """The SASS checker's token classes: cp.async.bulk makes UBLKCP/UBLKRED (BULK), a tensor copy
+    UTMALDG/UTMASTG/UTMAREDG (TMA); one class for both let a tensor copy's PTX be matched with a
+    UBLKCP (hostile review, session 8)."""
+    from fuzzgpu.sass.ptx_parser import _SASS_OF, _parse_ptx_instr, _table_key
+
+    def tokens(text):
+        ins = _parse_ptx_instr(0, 0, text)
+        return _SASS_OF[_table_key(ins)](ins, _table_key(ins))[1]
+
+    assert tokens("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd1, {%r2}], [%r3]") == ("TMA",)
+    assert tokens("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2}], [%r3]") == ("TMA",)
+    assert tokens("cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r3], 16") == ("BULK",)

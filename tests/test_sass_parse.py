@@ -90,7 +90,9 @@ def test_sass_flags_and_predicates():
         ("ERRBAR", "ERRBAR", None),
         ("CGAERRBAR", "CGAERRBAR", None),
         ("UBLKCP.S.G [UR12], [UR8], UR10", "BULK", "BULK"),
-        ("UTMALDG.2D [UR8], [UR4]", "BULK", "BULK"),
+        # a tensor copy's SASS is its own class: a PTX cp.async.bulk.tensor never pairs with a UBLKCP
+        ("UTMALDG.2D [UR8], [UR4]", "TMA", "TMA"),
+        ("UTMASTG.1D [UR4], [UR6]", "TMA", "TMA"),
         ("UTMACMDFLUSH", "UTMACMDFLUSH", "UTMACMDFLUSH"),
         ("DEPBAR.LE SB0, 0x0", "DEPBAR", "DEPBAR"),
         ("LDGDEPBAR", "LDGDEPBAR", "LDGDEPBAR"),

@@ -428,8 +428,9 @@ def _cp_async_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
 
 
 def _bulk_copy_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
-    """cp{.reduce}.async.bulk{.tensor,.prefetch}: the ``UBLKCP``/``UTMALDG``... family (``BULK``)."""
-    return _sync(ins, ".".join(("cp",) + ins.mods[:3]), key), ("BULK",)
+    """cp{.reduce}.async.bulk{.prefetch}: the ``UBLKCP``/``UBLKRED``/``UBLKPF`` family (``BULK``);
+    with ``.tensor`` (a tensor map) the ``UTMALDG``/``UTMASTG``/``UTMAREDG``/``UTMAPF`` family (``TMA``)."""
+    return _sync(ins, ".".join(("cp",) + ins.mods[:3]), key), ("TMA",) if "tensor" in ins.mods else ("BULK",)
 
 
 def _not_a_point(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:

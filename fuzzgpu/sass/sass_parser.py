@@ -85,7 +85,10 @@ _SASS_MEM = {
     "ATOMG": ("atomic", "global"), "REDG": ("reduction", "global"),
     "ATOMS": ("atomic", "shared"), "ATOM": ("atomic", "generic"), "RED": ("reduction", "generic"),
 }
-_SASS_BULK = {"UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
+#: bulk copies without a tensor map (cp{.reduce}.async.bulk, .prefetch) and with one (.tensor): two
+#: token classes, so that a PTX tensor copy is never matched with a UBLKCP, nor a plain one with a UTMA*
+_SASS_BULK = {"UBLKCP", "UBLKRED", "UBLKPF"}
+_SASS_TMA = {"UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
 
 
 def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
@@ -165,6 +168,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
         return SassSync(ins, op, op)
     if op in _SASS_BULK:
         return SassSync(ins, "BULK", "BULK")
+    if op in _SASS_TMA:
+        return SassSync(ins, "TMA", "TMA")
     if op == "UTMACMDFLUSH":
         return SassSync(ins, "UTMACMDFLUSH", "UTMACMDFLUSH")
     if op == "DEPBAR":
