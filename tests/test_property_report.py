@@ -39,7 +39,9 @@ def _notes_of_failing(prop: str | properties.Property, h: Histogram) -> str:
 def test_a_failing_property_notes_the_program_as_litmus_text(prop):
     notes = _notes_of_failing(prop, STALE)
     name = prop if isinstance(prop, str) else prop.name
-    assert "Falsifying example" in notes  # Hypothesis's own report, which the note joins
+    # Hypothesis's own report, which the note joins (its header is "Falsifying example" before
+    # Hypothesis 6.16x, "Failing test case" after)
+    assert "Falsifying example" in notes or "Failing test case" in notes, notes
     assert f"fuzzgpu: {name}: FAIL: P1:r0=1; P1:r1=0; x7" in notes, notes
     assert litmus.format_program(MP) in notes, notes
     # the noted text is a litmus test: it parses back to the program that failed

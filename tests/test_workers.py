@@ -223,11 +223,14 @@ def test_pytest_configure_sets_the_worker_gpu(monkeypatch):
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw2")
-    cfg = types.SimpleNamespace(getoption=lambda name, default=None: "cuda", addinivalue_line=lambda *a: None)
+    def options(backend):  # only --fuzzgpu-backend is set (no --fuzzgpu-corpus)
+        return lambda name, default=None: backend if name == "--fuzzgpu-backend" else default
+
+    cfg = types.SimpleNamespace(getoption=options("cuda"), addinivalue_line=lambda *a: None)
     pp.pytest_configure(cfg)
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "2"
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
-    cfg = types.SimpleNamespace(getoption=lambda name, default=None: "sim", addinivalue_line=lambda *a: None)
+    cfg = types.SimpleNamespace(getoption=options("sim"), addinivalue_line=lambda *a: None)
     pp.pytest_configure(cfg)  # not a GPU backend: left alone
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1,2"
 
