@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -183,32 +184,17 @@ class _TomlKeys:
         if c in ('"', "'"):
             self._string()
         elif c == "[":
-            self._advance(self.i + 1)
-            while True:
-                self._blank(True)
-                if self._peek() == "]":
-                    break
-                self._value(())  # keys inside an array of inline tables have no path of their own
-                self._blank(True)
-                if self._peek() == ",":
-                    self._advance(self.i + 1)
-            self._advance(self.i + 1)
+            self._items("]", lambda: self._value(()))  # keys inside an array of inline tables have no path
         elif c == "{":
-            self._advance(self.i + 1)
-            while True:
-                self._blank(True)
-                if self._peek() == "}":
-                    break
+            def pair() -> None:
                 key, line = self._key()
                 if path:
                     self._define(path + key, line)
                 self._expect("=")
                 self._blank(False)
                 self._value(path + key if path else ())
-                self._blank(True)
-                if self._peek() == ",":
-                    self._advance(self.i + 1)
-            self._advance(self.i + 1)
+
+            self._items("}", pair)
         else:
             j = self.i
             while j < len(self.text) and self.text[j] not in _SCALAR_END:
@@ -216,6 +202,20 @@ class _TomlKeys:
             if j == self.i:
                 raise ValueError(f"no value at line {self.line}")
             self._advance(j)
+
+    def _items(self, close: str, item: Callable[[], None]) -> None:
+        """An array (``close`` ``]``) or an inline table (``}``) from its opening bracket: ``item``
+        for each element, separated by commas, up to the closing bracket."""
+        self._advance(self.i + 1)
+        while True:
+            self._blank(True)
+            if self._peek() == close:
+                break
+            item()
+            self._blank(True)
+            if self._peek() == ",":
+                self._advance(self.i + 1)
+        self._advance(self.i + 1)
 
     def _expect(self, token: str) -> None:
         self._blank(False)
