@@ -1,39 +1,29 @@
 """The generator's tensor copies on a GPU: draws with a ``cp.async.bulk.tensor`` from the profiles
-``proxy`` (each distinct templated TMA shape with one) and ``all`` (``--n`` general-generator draws), written as litmus files here, then each run with ``fuzzgpu run --json`` on the
-GPU machine and judged by the oracle there (the whole path: printer, parser, harness, tensor map).
+``proxy`` (each distinct templated TMA shape with one) and ``all`` (``--n`` general-generator draws),
+written as litmus files here, then each parsed back and judged on the GPU machine as a campaign
+judges a draw: the cuda backend with every program also checked in its SASS, the model property,
+and a failure's class against the shipped known list.
 
 Two steps, so that the programs are fixed before the GPU sitting::
 
     python3 bench/tensor_draws.py draw --out bench/results/h200-session8/tensor-draws --n 30
     python3 bench/tensor_draws.py run bench/results/h200-session8/tensor-draws --out DIR --instances 1e7
 
-``draw`` writes ``NN-<profile>.litmus`` and ``manifest.json`` (per program: its profile, the tensor
-copy's direction, and whether an ``mbarrier`` wait's result goes untested by any branch: the known
-sm_90 deviation, docs/findings.md#try-wait-predicate-untested).  ``run`` writes ``tensor-draws.json``
-and ``tensor-draws.md``: per program the instances, weak (allowed, not SC) and forbidden counts,
-unwritten values, timeouts and the exit status; its own exit status is 1 when a program showed a
-forbidden outcome outside the known deviation, 3 when one could not be judged, else 0.
+``draw`` writes ``NN-<profile>.litmus`` and ``manifest.json`` (per program: its profile and the
+tensor copy's direction).  ``run`` writes ``tensor-draws.json`` and ``tensor-draws.md``: per program
+the instances, the weak (allowed, not SC) ones, timeouts, the model property's verdict and, for a
+failure, its class and whether ``corpus/known.json`` names it.  Exit status 1 when a failure is in a
+class the known list does not name, 3 when a program could not be checked, else 0.  ``--backend sim``
+checks the script without a GPU (plumbing only: the sim samples the oracle it then checks).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-
-def _untested_wait(p: Any) -> bool:
-    """Whether some ``mbarrier`` wait's result register is read by no branch of its thread."""
-    from fuzzgpu.ir import Branch, MbarrierWait
-
-    for t in p.threads:
-        tested = {op for i in t.code if isinstance(i, Branch) for op in (i.a, i.b)}
-        if any(isinstance(i, MbarrierWait) and i.dst not in tested for i in t.code):
-            return True
-    return False
 
 
 def draw(out: Path, n: int, seed: int) -> int:
@@ -62,8 +52,7 @@ def draw(out: Path, n: int, seed: int) -> int:
             if text in seen or any(text == g for g, _ in got):
                 return
             space = {loc.name: loc.space for loc in p.locations}[tensor[0].dst_loc]
-            got.append((text, {"profile": profile, "copy": "load" if space is Space.SHARED else "store",
-                               "untested_wait": _untested_wait(p)}))
+            got.append((text, {"profile": profile, "copy": "load" if space is Space.SHARED else "store"}))
 
         collect()
         for text, info in got:
@@ -75,45 +64,69 @@ def draw(out: Path, n: int, seed: int) -> int:
     return 0 if sum(1 for v in seen.values() if v["profile"] == "all") == n else 3
 
 
-def run(src: Path, out: Path, instances: str, stress_config: str | None) -> int:
+def _weak(p: Any, h: Any) -> int:
+    """Instances whose outcome the oracle allows though no interleaving produces it."""
+    from fuzzgpu import model
+
+    return sum(c for o, c in h.counts if model.judge(p, dict(o)).verdict in ("allowed", "allowed-outside-model"))
+
+
+def run(src: Path, out: Path, instances: int, backend_name: str) -> int:
+    """Each program of ``src`` through what a campaign does with a draw: the backend
+    (``make_backend``: on cuda every program is also checked in its SASS), the model property
+    (:func:`fuzzgpu.properties.check`), and for a failure its class (``verdict_class``) against
+    the shipped known list (``corpus/known.json``, ``match_known``)."""
+    from fuzzgpu import litmus, model, properties
+    from fuzzgpu.backends import make_backend
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.corpus import load_known, match_known, verdict_class
+    from fuzzgpu.errors import EnvError, UserError
+
     manifest = json.loads((src / "manifest.json").read_text())
+    known = load_known(Path(__file__).resolve().parent.parent / "corpus" / "known.json")
+    backend, note = make_backend(backend_name)
+    print(note, flush=True)
     rows = []
-    for name, info in sorted(manifest.items()):
-        cmd = [sys.executable, "-m", "fuzzgpu", "run", "--json", "--instances", instances]
-        if stress_config:
-            cmd += ["--stress-config", stress_config]
-        r = subprocess.run(cmd + [str(src / name)], capture_output=True, text=True, timeout=120)
-        row: dict[str, Any] = {"program": name, **info, "exit": r.returncode}
-        try:
-            d = json.loads(r.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            row["error"] = (r.stderr.strip().splitlines() or ["no output"])[-1]
-        else:
-            if "error" in d:
-                row["error"] = d["error"]
+    try:
+        for name, info in sorted(manifest.items()):
+            p = litmus.parse_file(src / name)  # the parser reads what the printer wrote
+            row: dict[str, Any] = {"program": name, **info}
+            try:
+                h = backend.run(p, RunConfig(instances=instances))
+                v = properties.check("model", p, h)
+            except (UserError, EnvError, model.Unsupported) as e:
+                row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             else:
-                row.update(instances=d["instances"], timeouts=d["timeouts"], forbidden=d["forbidden"],
-                           unwritten=d["unwritten"], not_judged=d["not_judged"],
-                           weak=sum(o["count"] for o in d["outcomes"] if o["verdict"] in ("allowed", "allowed-outside-model")))
-        rows.append(row)
-        print(f"{name:20s} {info['copy']:5s} exit {r.returncode} " + (row.get("error") or
-              f"instances {row['instances']} weak {row['weak']} forbidden {row['forbidden']} "
-              f"unwritten {row['unwritten']} timeouts {row['timeouts']}"), flush=True)
+                row.update(instances=h.instances, timeouts=h.timeouts, weak=_weak(p, h), verdict=v.status,
+                           faults=v.faults, kinds=list(v.kinds))
+                if v.failed:
+                    key = verdict_class(p.name, v)
+                    k = match_known(key, known)
+                    row.update({"class": key, "known": k.title if k is not None else None})
+            rows.append(row)
+            print(f"{name:20s} {info['copy']:5s} " + (row.get("error") or
+                  f"{row['verdict']} instances {row['instances']} weak {row['weak']} faults {row['faults']} "
+                  f"timeouts {row['timeouts']}" + (f" class {row['class']} ({'known' if row['known'] else 'NEW'})"
+                                                   if "class" in row else "")), flush=True)
+    finally:
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
     out.mkdir(parents=True, exist_ok=True)
-    (out / "tensor-draws.json").write_text(json.dumps(rows, indent=1) + "\n")
-    L = ["| program | profile | copy | untested wait | instances | weak | forbidden | unwritten | timeouts | exit |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+    (out / "tensor-draws.json").write_text(json.dumps({"backend": note, "rows": rows}, indent=1) + "\n")
+    L = [f"backend: {note}", "", "| program | profile | copy | instances | weak | verdict | class | known |",
+         "|---|---|---|---|---|---|---|---|"]
     for w in rows:
-        L.append(f"| {w['program']} | {w['profile']} | {w['copy']} | {'yes' if w['untested_wait'] else 'no'} | "
-                 + (f"error: {w['error']} | | | | | {w['exit']} |" if "error" in w else
-                    f"{w['instances']} | {w['weak']} | {w['forbidden']} | {w['unwritten']} | {w['timeouts']} | {w['exit']} |"))
+        L.append(f"| {w['program']} | {w['profile']} | {w['copy']} | " + (f"error: {w['error']} | | | | |" if "error" in w else
+                 f"{w['instances']} | {w['weak']} | {w['verdict']} | {w.get('class', '')} | "
+                 f"{'yes' if w.get('known') else ('NO' if 'class' in w else '')} |"))
     (out / "tensor-draws.md").write_text("\n".join(L) + "\n")
-    unknown = [w for w in rows if w.get("forbidden") and not w["untested_wait"]]
-    unjudged = [w for w in rows if "error" in w or w.get("unwritten") or w.get("not_judged")]
-    print(f"{len(rows)} programs: {sum(1 for w in rows if w.get('weak'))} showed a weak outcome, "
-          f"{sum(1 for w in rows if w.get('forbidden'))} a forbidden one "
-          f"({len(unknown)} outside the known untested-wait deviation), {len(unjudged)} not fully judged")
-    return 1 if unknown else (3 if unjudged else 0)
+    new = [w for w in rows if "class" in w and not w["known"]]
+    unchecked = [w for w in rows if "error" in w or w.get("verdict") == "unsupported"]
+    print(f"{len(rows)} programs: {sum(1 for w in rows if w.get('weak'))} showed an allowed weak outcome, "
+          f"{sum(1 for w in rows if w.get('verdict') == 'fail')} failed the model property "
+          f"({len(new)} in a class the known list does not name), {len(unchecked)} not checked")
+    return 1 if new else (3 if unchecked else 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,12 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run", help="run each on the GPU with fuzzgpu run --json")
     r.add_argument("src", type=Path)
     r.add_argument("--out", type=Path, required=True)
-    r.add_argument("--instances", default="1e7")
-    r.add_argument("--stress-config")
+    r.add_argument("--instances", type=lambda t: int(float(t)), default=10_000_000)
+    r.add_argument("--backend", default="cuda", choices=("cuda", "sim"),
+                   help="cuda (default); sim checks this script without a GPU (it samples the oracle it then checks)")
     a = ap.parse_args(argv)
     if a.step == "draw":
         return draw(a.out, a.n, a.seed)
-    return run(a.src, a.out, a.instances, a.stress_config)
+    return run(a.src, a.out, a.instances, a.backend)
 
 
 if __name__ == "__main__":
