@@ -57,6 +57,10 @@ gives them as "stress"), so a run can be repeated.  Facts from an H200: the barr
 of 1000-10000 cycles is the cheapest effective stress; a stride of 1 word is needed for
 L1-staleness behaviours.
 
+run judges the outcomes it observed; it does not read the SASS.  What ptxas did to the same test
+(an ld.global.nc moved across a fence, a load not held back by an untested try_wait: findings a
+campaign files even when no outcome showed them) is `fuzzgpu sass FILE.litmus`.
+
 Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
 2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
 abstract surface/texture proxies, values the harness cannot encode); 3 when the environment failed
