@@ -144,3 +144,20 @@ def test_process_faults_are_refused_with_in_process(tmp_path, fault):
                          "--corpus", str(tmp_path / "c"), "--time", "5", "--no-live"])
     assert rc == 2 and err.count("\n") == 1 and "not with --in-process" in err, (rc, err)
     assert not (tmp_path / "c").exists() or not list((tmp_path / "c").glob("*.json"))
+
+
+def test_the_fault_line_is_one_printable_line(tmp_path, monkeypatch):
+    """A GpuFault's text (a driver message, which may carry a program's or a file's text) reaches the
+    terminal, the quarantine record and the report as one printable line (``errors.clip``)."""
+    from fuzzgpu.backends.cuda import GpuFault
+
+    def bad_run(self, program, config):
+        raise GpuFault("trap\x1b[31m in kernel\x07")
+
+    monkeypatch.setattr(SimBackend, "run", bad_run)
+    out = io.StringIO()
+    res = campaign(tmp_path, "", out).run(3600)
+    (rec,) = [json.loads(p.read_text()) for p in (tmp_path / "corpus" / "quarantine").glob("*.json")]
+    for text in (rec["fault"]["detail"], res.stopped_by_fault, out.getvalue()):
+        assert "\x1b" not in text and "\x07" not in text, text
+    assert rec["fault"]["detail"] == "trap\\x1b[31m in kernel\\x07"

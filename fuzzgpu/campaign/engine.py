@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..backends.base import RunConfig
-from ..errors import UserError
+from ..errors import UserError, clip
 from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
 from ..ir import Program
@@ -231,7 +231,8 @@ class Campaign:
         from ..evidence import program_hash
         from ..workers import ProgramFault, quarantine
 
-        fault = ProgramFault("gpu-fault", str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__, 0.0, 0.0)
+        # one printable line: the terminal, the quarantine record and the report show it
+        fault = ProgramFault("gpu-fault", clip(str(error).strip().splitlines()[0]) if str(error).strip() else type(error).__name__, 0.0, 0.0)
         self.quarantined.add(program_hash(program)[:16])
         self.state.quarantined += 1
         self.state.faults["gpu-fault"] = self.state.faults.get("gpu-fault", 0) + 1
