@@ -1,7 +1,7 @@
 """Benchmark: campaigns from an empty corpus -- time to the first (shrunk) finding, programs/s and
 instances/s -- per backend.
 
-    python bench/campaign.py [--backends sim,static] [--time 120] [--seeds 1,2,3] [--out bench/results/campaign.json]
+    python bench/campaign.py [--backends sim,static] [--time 120] [--seeds 1,2,3] [--out bench/results/campaigns/campaign.json]
     python bench/campaign.py --backends cuda --gpus all --time 600        # several GPUs: one worker each
     python bench/campaign.py --backends sim --workers 4 --dry-run         # the same code path on the CPU
 
@@ -9,7 +9,7 @@ instances/s -- per backend.
   (``fuzzgpu campaign --gpus/--workers``: one worker process per GPU, one shared corpus), timed to
   the first finding any worker saves; programs/s and instances/s summed over the workers, and per
   worker.  ``--dry-run`` runs the parallel path with the sim backend for a few seconds and writes
-  to ``bench/results/campaign-dry-run.json`` (nothing about a GPU is measured).
+  to ``bench/results/campaigns/dry-run.json`` (nothing about a GPU is measured).
 
 * ``sim``: profile classic with the injected fault relacq-as-relaxed (what the fuzzer finds when
   release/acquire is broken; a test of the fuzzer, not of a GPU);
@@ -144,7 +144,7 @@ def main() -> int:
     ap.add_argument("--backends", default="sim,static")
     ap.add_argument("--time", type=float, default=120.0, help="budget per run (it stops at the first finding)")
     ap.add_argument("--seeds", default="1,2,3")
-    ap.add_argument("--out", type=Path, default=None, help="default bench/results/campaign.json (campaign-dry-run.json with --dry-run)")
+    ap.add_argument("--out", type=Path, default=None, help="default bench/results/campaigns/campaign.json (campaigns/dry-run.json with --dry-run)")
     ap.add_argument("--gpus", default=None, metavar="all|N|IDS", help="a parallel campaign, one worker per GPU (cuda)")
     ap.add_argument("--workers", type=int, default=None, metavar="N", help="a parallel campaign with N workers (sim, static)")
     ap.add_argument("--dry-run", action="store_true", help="the parallel code path with the sim backend, a few seconds per run")
@@ -157,7 +157,7 @@ def main() -> int:
         args.backends, args.gpus, args.workers = "sim", None, args.workers or 2
         args.time, args.seeds = min(args.time, 30.0), "1"
     if args.out is None:
-        args.out = ROOT / "bench" / "results" / ("campaign-dry-run.json" if args.dry_run else "campaign.json")
+        args.out = ROOT / "bench" / "results" / ("campaigns/dry-run.json" if args.dry_run else "campaigns/campaign.json")
     runs = []
     for name in args.backends.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):

@@ -4,7 +4,7 @@
 set -e
 cd "$(dirname "$0")/.."
 CORPUS=${CORPUS:-/tmp/disc}
-OUT=bench/results/campaign-sim-all-race
+OUT=bench/results/campaigns/sim-all-race
 rm -rf "$CORPUS"
 START=$(date -u +%s)
 CMD="python3 -m fuzzgpu campaign --profile all --property race --backend sim --time 600 --no-live --corpus $CORPUS"

@@ -2,7 +2,7 @@
 """One script that builds, SASS-checks and runs the GPU harness measurements in one device call.
 
     python3 bench/harness.py --out $OUT [--smoke]            # on the GPU machine
-    python3 bench/harness.py --render bench/results/harness-h200.json   # JSON -> markdown table
+    python3 bench/harness.py --render bench/results/harness/h200.json   # JSON -> markdown table
 
 Sections (each written to the JSON as soon as it is done, so a time-out keeps what finished):
   compile   all tests/litmus/gpu programs in one batch; compile throughput with batching

@@ -40,7 +40,7 @@ EOF2
   ls -la raybundle/ray-site-cp312.tar.xz
   exit 0
 fi
-OUT=${OUT:-bench/results/ray-h200}
+OUT=${OUT:-bench/results/ray/h200}
 mkdir -p "$OUT"
 SECS=${SECONDS_PER_RUN:-120}
 BUNDLE=raybundle/ray-site-cp312.tar.xz

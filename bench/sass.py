@@ -2,7 +2,7 @@
 """How long the static SASS oracle takes: one kernel (compile + disassemble + analyse, per stage), and
 batches of N kernels compiled as one translation unit (one nvcc and one nvdisasm call per arch).
 
-    python3 bench/sass.py                       # writes bench/results/sass.json, prints a table
+    python3 bench/sass.py                       # writes bench/results/sass/sass.json, prints a table
     python3 bench/sass.py --sizes 1 8 32 --repeat 3 --archs sm_90 sm_100a
 
 The goal (issue 4): at most 1 s per kernel on the development machine (2 cores, no GPU).
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 8, 32, 64], help="kernels per translation unit")
     ap.add_argument("--archs", nargs="+", default=["sm_90"], help="archs for the batch rows")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "sass.json")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "sass/sass.json")
     args = ap.parse_args(argv)
 
     results: dict = {

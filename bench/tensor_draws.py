@@ -6,8 +6,8 @@ and a failure's class against the shipped known list.
 
 Two steps, so that the programs are fixed before the GPU sitting::
 
-    python3 bench/tensor_draws.py draw --out bench/results/h200-session8/tensor-draws --n 30
-    python3 bench/tensor_draws.py run bench/results/h200-session8/tensor-draws --out DIR --instances 1e7
+    python3 bench/tensor_draws.py draw --out bench/results/tensor/h200-tensor-copies/tensor-draws --n 30
+    python3 bench/tensor_draws.py run bench/results/tensor/h200-tensor-copies/tensor-draws --out DIR --instances 1e7
 
 ``draw`` writes ``NN-<profile>.litmus`` and ``manifest.json`` (per program: its profile and the
 tensor copy's direction).  ``run`` writes ``tensor-draws.json`` and ``tensor-draws.md``: per program

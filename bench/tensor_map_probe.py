@@ -1,5 +1,5 @@
 """Which forms of a 1-D ``cuTensorMapEncodeTiled`` the GPU's driver accepts (a diagnostic run on
-the GPU machine; session 7 found the harness's first form refused with CUDA_ERROR_INVALID_VALUE).
+the GPU machine; an H200 refused the harness's first form with CUDA_ERROR_INVALID_VALUE).
 
 Each form encodes a map of 32-bit elements over one cuMemAlloc buffer, box
 ``codegen.TENSOR_BOX`` elements, element stride 1, no interleave, swizzle, L2 promotion or

@@ -2,7 +2,7 @@
 """wgmma operands written by generic stores, on an sm_90 GPU (issue 16): one device call, <= 90 s.
 
     PYTHONPATH=. python3 bench/wgmma_h200.py --out $OUT [--seconds 60] [--smoke]
-    python3 bench/wgmma_h200.py --render bench/results/wgmma-h200.json     # JSON -> markdown
+    python3 bench/wgmma_h200.py --render bench/results/harness/wgmma-h200.json     # JSON -> markdown
 
 1. The mapping self-check (fuzzgpu.backends.wgmma_selftest.run_selftest): every thread's wgmma returns its
    own slot's word (descriptor strides, B, accumulator fragment) -- without it no count below means

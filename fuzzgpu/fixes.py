@@ -34,12 +34,12 @@ removes a racing pair) and which between them reach every offending outcome.  No
 a thread's start or end (it orders nothing there) nor at a scope wider than the one that already
 includes every thread (the same fence to the oracle).  At most :data:`MAX_CANDIDATES` changed
 programs are judged per finding (singles, pairs and the greedy search together, in that order): the search asks the
-oracle a bounded number of questions (``race:2+bulk-completion`` of the H200 session-4 campaign,
+oracle a bounded number of questions (``race:2+bulk-completion`` of the H200 `all` race campaign,
 PDL with a bulk copy, about 150 of them, 25 s on one core), each as costly as the race analysis of
 one program of that size.
 
 Where no single change or pair is a fix -- a combined finding (``race:A+B``) whose races each need
-their own changes, ``race:4+flag`` of the H200 session-4 campaign: two weak flag handoffs and a
+their own changes, ``race:4+flag`` of the H200 `all` race campaign: two weak flag handoffs and a
 ``cp.async`` nobody waits for, five changes -- a greedy search goes on, within the same budget
 (:func:`greedy_fix`): step by step it makes the weakest single change, else pair, else *completion
 triple* (a wait for an asynchronous copy and the release/acquire annotations after it,

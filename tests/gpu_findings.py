@@ -3,7 +3,7 @@
 A lone ``mbarrier.try_wait`` whose predicate is only stored (no branch on it) does not hold back the
 next load on an H200 (SASS: TRYWAIT P0; LDS with nothing waiting for P0): the oracle's forbidden
 outcome was seen at 0.7% (MBAR-MP-default) and 12.7% (TMA-load-mbarrier-acquire) --
-bench/results/extensions-h200.md, docs/findings.md.  The same tests with the wait in a loop: 0.
+bench/results/harness/extensions-h200.md, docs/findings.md.  The same tests with the wait in a loop: 0.
 
 Only :class:`ForbiddenSeen` -- raised where the oracle judges an observed outcome forbidden -- is the
 finding.  Every other failure of such a test (a CUDA driver error, a harness check: instances not
@@ -30,4 +30,4 @@ def no_forbidden(verdict: str, *what: Any) -> None:
 
 
 LONE_TRY_WAIT = pytest.mark.xfail(reason="lone try_wait does not order the next load on sm_90 (finding, see "
-                                  "bench/results/extensions-h200.md)", strict=False, raises=ForbiddenSeen)
+                                  "bench/results/harness/extensions-h200.md)", strict=False, raises=ForbiddenSeen)

@@ -1,6 +1,6 @@
-"""bench/results/h200-session8.md against its raw outputs (hostile review, session 8): the tensor
+"""bench/results/tensor/h200-tensor-copies.md against its raw outputs (hostile review): the tensor
 table's instance counts are each the ``Instances N`` line of a raw ``fuzzgpu run`` output in
-``h200-session8/tensor/`` or ``h200-session8/tensor-1e9-1e10/``, and the drawn programs' load/store
+``tensor/h200-tensor-copies/tensor/`` or ``tensor/h200-tensor-copies/tensor-1e9-1e10/``, and the drawn programs' load/store
 count is the manifest's.  The page had reported a 1e10 run (10,000,007,168 instances) whose raw
 file was a copy of the 1e9 run (a ``cp`` of two files of one name; the run's own output is there
 now), and "27 tensor loads, 12 tensor stores" for a manifest of 31 and 8."""
@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "bench" / "results"
-PAGE = ROOT / "h200-session8.md"
-RAW = ROOT / "h200-session8"
+PAGE = ROOT / "tensor/h200-tensor-copies.md"
+RAW = ROOT / "tensor/h200-tensor-copies"
 
 
 def _table_instances(text: str) -> list[int]:

@@ -74,7 +74,7 @@ def test_one_entry_per_class_with_its_count_and_variants(tmp_path):
     assert rec["findings"] == len(rec["variants"]) == c.state.classes[MP_CLASS]["findings"] >= 2
     assert mp["signature"] in rec["variants"] and len(set(rec["variants"])) == len(rec["variants"])
     assert rec["entry"] == c.state.classes[MP_CLASS]["file"] == c.corpus.classes()[MP_CLASS].name
-    for d in es:  # every class with an entry has its record, a class of one finding too (hostile review, session 8)
+    for d in es:  # every class with an entry has its record, a class of one finding too (hostile review)
         k = d["class"]["key"]
         r = json.loads(c.corpus.class_path(k).read_text())
         assert r["findings"] == c.state.classes[k]["findings"] and d["signature"] in r["variants"], (k, r)

@@ -1,5 +1,5 @@
 """``campaign --corpus FILE`` (a file, not a folder) is bad input, exit 2 with one line naming it;
-hostile review, session 7: it was "environment error: FILE/.fuzzgpu/state.json: cannot read the
+hostile review: it was "environment error: FILE/.fuzzgpu/state.json: cannot read the
 campaign state: Not a directory", exit 3."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``fuzzgpu campaign --json``: stdout is the report's one JSON document, nothing else.
 
-Hostile review, session 7: the banner ("fuzzgpu campaign: profile ...") and the status lines
+Hostile review: the banner ("fuzzgpu campaign: profile ...") and the status lines
 ("[ 1 s] programs ...") went to stdout before the report, so ``fuzzgpu campaign --json | jq``
 failed on the first line; they go to stderr with --json now (one worker and several)."""
 

@@ -467,7 +467,7 @@ def test_unrunnable_survives_pickling():
     assert isinstance(e, Unrunnable) and e.reasons == ["async.read on the GPU", "tcgen05"] and "cannot run on the GPU" in str(e)
 
 
-# a program of an H200 campaign (profile all, property model, session 4): every instance timed out,
+# a program of an H200 campaign (profile all, property model, 2026-12-01): every instance timed out,
 # because each hardware thread plays P2's spin (segment 0: P2 passes no barrier) before P1's `red`
 # (segment 1: after the litmus bar.sync) -- in every thread, so no write ever came; the model says
 # the wait must complete, and the campaign reported a timeout finding that was the harness's

@@ -7,7 +7,7 @@ so its value cannot be the location's final value.  The oracle builds the axiom 
 orders it enumerates (``Execution.required_co``); before this test the outcome matched no
 coherence order and was explained as "no candidate execution produces these values" -- as if the
 values were impossible, not a failed release/acquire -- and a campaign filed it as a class of its
-own (hostile review, session 7: the sim campaign with relacq-as-relaxed saved an S entry in the
+own (hostile review: the sim campaign with relacq-as-relaxed saved an S entry in the
 class ``forbidden:no execution of the program produces these values`` beside the MP entry of
 ``cycle through sync[memory]``, one root cause in two entries)."""
 

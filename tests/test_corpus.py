@@ -258,7 +258,7 @@ def test_a_verdicts_rate_never_leaves_0_1():
 
 
 def test_refresh_refuses_a_path_that_is_not_a_corpus_folder(tmp_path):
-    """Hostile review, session 7: ``python -m fuzzgpu.corpus refresh /nonexist`` printed nothing and
+    """Hostile review: ``python -m fuzzgpu.corpus refresh /nonexist`` printed nothing and
     exited 0, as if every entry were up to date; an entry file given instead of its folder likewise."""
     import subprocess
     import sys
@@ -276,7 +276,7 @@ def test_refresh_refuses_a_path_that_is_not_a_corpus_folder(tmp_path):
 
 
 def test_a_value_no_store_wrote_is_one_class_whatever_the_shape():
-    """Hostile review, session 7: ``--sim-fault unwritten`` on profile classic saved 6 entries, one per
+    """Hostile review: ``--sim-fault unwritten`` on profile classic saved 6 entries, one per
     shape (``model|LB|unwritten``, ``model|SB|unwritten``, ...), for one root cause: a harness or
     hardware fault is not a property of the program's shape."""
     from fuzzgpu.corpus import finding_class
@@ -289,7 +289,7 @@ def test_a_value_no_store_wrote_is_one_class_whatever_the_shape():
 
 
 def test_a_class_with_one_finding_has_its_record_too(tmp_path):
-    """Hostile review, session 8: ``classes/<class id>.json`` was written only when a class's second
+    """Hostile review: ``classes/<class id>.json`` was written only when a class's second
     finding came (the first variant), so a class of one finding had no record, though the corpus
     promises each class's count and variants beside its entry.  The first finding writes it; the
     next ones count in it; ``refresh`` writes the record of an entry that has none (saved before,
@@ -318,7 +318,7 @@ def test_a_class_with_one_finding_has_its_record_too(tmp_path):
 
 
 def test_refresh_refuses_a_json_name_that_is_not_a_regular_file(tmp_path):
-    """Hostile review, session 8: replay and the pytest plugin report a ``*.json`` that is not a
+    """Hostile review: replay and the pytest plugin report a ``*.json`` that is not a
     regular file (a folder, a FIFO, a symbolic link) as an invalid entry, but ``refresh`` dropped it
     silently and exited 0 ("no corpus entries" for a folder holding only such a name)."""
     import os

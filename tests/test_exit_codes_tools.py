@@ -200,7 +200,7 @@ def test_a_static_campaign_counts_sass_it_could_not_fully_check_as_not_covered(t
 ])
 def test_json_commands_print_their_error_as_json(capsys, argv, kind, code):
     """With --json a failure is one JSON object on stdout besides the line on stderr: a program
-    reading stdout got nothing (hostile review, session 7: run --json and tune --json without a
+    reading stdout got nothing (hostile review: run --json and tune --json without a
     GPU printed nothing on stdout)."""
     import json
 

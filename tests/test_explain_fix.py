@@ -65,7 +65,7 @@ def test_explain_shows_the_racing_pair_and_the_fix_of_each_race_class(tmp_path, 
 
 
 def test_the_race_heading_covers_a_broken_nc_contract(tmp_path):
-    """Hostile review, session 7: the heading quoted only 8.10.1 ("not ordered by causality order")
+    """Hostile review: the heading quoted only 8.10.1 ("not ordered by causality order")
     over a racing pair that causality orders -- an ld.global.nc whose read-only contract is broken,
     after the wait (RACE-1) or after an acquire (RACE-7)."""
     text = explain_text(_race_entry(tmp_path, "RACE-7-nc-after-acquire.litmus"))

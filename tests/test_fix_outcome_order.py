@@ -1,5 +1,5 @@
 """An outcome read back from a corpus entry is the oracle's outcome, whatever the key order of the
-JSON file (found on the H200, session 6: the entry below keeps its outcomes as ``{"P0:r0": .., "P0:r1":
+JSON file (found on the H200, 2026-12-01: the entry below keeps its outcomes as ``{"P0:r0": .., "P0:r1":
 ..}`` while the program's outcome keys are ``P0:r1, P0:r0``; compared as tuples, no offending outcome
 matched any outcome of a changed program, so ``explain`` and ``replay --fixed`` took the first change
 tried -- ``try_wait.relaxed`` -> ``.acquire`` with the wait's result still untested -- for a fix, and the

@@ -1,6 +1,6 @@
 """Fixes of more than two changes, found greedily (fuzzgpu.fixes.greedy_fix, issue 15).
 
-``0df3fb74d88b5f4f`` (race:4+flag, H200 session 4, tests/data/fixes-session4): P0 issues a
+``0df3fb74d88b5f4f`` (race:4+flag, H200 campaign of 2026-12-01, tests/data/fixes-h200-all-race): P0 issues a
 ``cp.async`` of x0 nobody waits for and hands off to P1 through the weak flag f0; P1 reads x0 and
 hands x1 off to P2 through the weak flag f1.  No single change or pair of them is a fix
 (test_fixes_pairs); the greedy search finds the five changes of the hand fix
@@ -33,7 +33,7 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness
 from fuzzgpu.model.race import analyse_races
 
-DATA = Path(__file__).resolve().parent / "data" / "fixes-session4"
+DATA = Path(__file__).resolve().parent / "data" / "fixes-h200-all-race"
 DF3 = "0df3fb74d88b5f4f"
 
 EXPECTED = ("add `cp.async.wait_group 0` in P0 before `st.weak f0, 2` and make `st.weak f0, 2` in P0 "

@@ -1,6 +1,6 @@
 """Fixes of two changes, insertions included (fuzzgpu.fixes): the four race findings of the H200
-campaign of session 4 that got no fix (bench/results/campaign-h200-session4, copied to
-tests/data/fixes-session4), each with the fix argued by hand from the PTX ISA.
+`all` campaign of 2026-12-01 that got no fix (bench/results/campaigns/h200-all-600s, copied to
+tests/data/fixes-h200-all-race), each with the fix argued by hand from the PTX ISA.
 
 * 0ec5a75cd7faf570 (race:bulk-completion): P0 issues ``cp.async.bulk`` with mbarrier completion on
   bar0 and nobody waits on bar0; P1 reads the copy's destination after ``bar.sync 1``.  The ISA
@@ -41,7 +41,7 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness
 from fuzzgpu.model.race import analyse_races
 
-DATA = Path(__file__).resolve().parent / "data" / "fixes-session4"
+DATA = Path(__file__).resolve().parent / "data" / "fixes-h200-all-race"
 
 EXPECTED = {
     "0ec5a75cd7faf570": "add a wait loop `LF00: mbarrier.try_wait.parity.acquire.cta r1, bar0, 0; beq r1, 0, LF00` in P1 "
@@ -61,7 +61,7 @@ def _offending(h: str):
 
 
 @pytest.mark.parametrize("h", sorted(EXPECTED))
-def test_each_session4_finding_gets_the_fix_argued_by_hand(h):
+def test_each_h200_race_finding_gets_the_fix_argued_by_hand(h):
     p, outs = _offending(h)
     assert outs
     f = fixes.find_fix(p, outs)

@@ -126,7 +126,7 @@ def _stale(h: Histogram) -> int:
 def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
     """facts/h200-litmus-probe.md Table 6 through the harness: the primary triggers, runs 30 us,
     then writes; ptxas hoists the dependent's ld.global.nc above ACQBULK (the harness kernel's
-    SASS, see bench/results/extensions-h200.md): stale reads with PDL on, none with PDL off; the
+    SASS, see bench/results/harness/extensions-h200.md): stale reads with PDL on, none with PDL off; the
     plain load never reads stale."""
     nc = litmus.parse_file(str(PDL_HOIST).format(name="nc"))
     plain = litmus.parse_file(str(PDL_HOIST).format(name="plain"))

@@ -171,7 +171,7 @@ def test_an_unreadable_corpus_folder_is_an_environment_error(tmp_path, monkeypat
 
 @pytest.mark.parametrize("extra", [[], ["--fixed"], ["--json"], ["--json", "--fixed"]])
 def test_a_replay_of_an_empty_folder_is_bad_input_not_clean(tmp_path, extra):
-    """Hostile review, session 8: ``fuzzgpu replay EMPTY/`` said "no corpus entries" and exited 0, so a
+    """Hostile review: ``fuzzgpu replay EMPTY/`` said "no corpus entries" and exited 0, so a
     CI job pointed at the wrong folder (or a corpus never checked out) read as clean having replayed
     nothing.  A folder without entries is bad input: exit 2, one line naming it (and with ``--json``
     the error as a JSON object on stdout, as every command's); a state folder or a known list alone

@@ -2,7 +2,7 @@
 to restart.  A ``GpuFault`` there (the CUDA context is lost: nothing else can run in this process)
 ended the campaign with an internal error: the program was not quarantined, the report not written,
 and Hypothesis kept the faulting program as a failing example to replay first on the next run
-(hostile review, session 8).  Now it is quarantined, the state and the report are saved, one line
+(hostile review).  Now it is quarantined, the state and the report are saved, one line
 says why the campaign stopped, and the exit status is 3 (docs/reliability.md).
 
 No GPU here: the sim backend's ``gpu-fault`` raises the cuda backend's ``GpuFault``.  The sim fires

@@ -267,7 +267,7 @@ def test_tensor_map_arguments():
                      "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE")
     assert codegen.TENSOR_BOX * 4 % 16 == 0  # cuTensorMapEncodeTiled: boxDim[0] * element size, a multiple of 16
     # the global strides are never an empty list: cuda-bindings passes it as NULL, and the H200's
-    # driver refused that form with CUDA_ERROR_INVALID_VALUE (session 7; bench/tensor_map_probe.py)
+    # driver refused that form with CUDA_ERROR_INVALID_VALUE (an H200 on 2026-12-01; bench/tensor_map_probe.py)
     assert len(a[4]) == 1
 
 
@@ -281,7 +281,7 @@ def test_a_buffer_past_32_bit_coordinates_is_refused():
 
 
 def test_a_refused_tensor_map_names_what_was_refused():
-    """The driver's refusal (session 7, H200: CUDA_ERROR_INVALID_VALUE) comes back as one line with
+    """The driver's refusal (an H200 on 2026-12-01: CUDA_ERROR_INVALID_VALUE) comes back as one line with
     the map's arguments, so the next failure can be read without a GPU at hand."""
     from fuzzgpu.backends.cuda import CudaBackend
 
@@ -490,7 +490,7 @@ def test_the_harness_fences_its_initial_values_into_the_async_proxy(name, prime)
 def test_a_tensor_copy_never_pairs_with_a_plain_bulk_copys_sass():
     """The SASS checker's token classes: cp.async.bulk makes UBLKCP/UBLKRED (BULK), a tensor copy
     UTMALDG/UTMASTG/UTMAREDG (TMA); one class for both let a tensor copy's PTX be matched with a
-    UBLKCP (hostile review, session 8)."""
+    UBLKCP (hostile review)."""
     from fuzzgpu.sass.ptx_parser import _SASS_OF, _parse_ptx_instr, _table_key
 
     def tokens(text):

@@ -3,8 +3,8 @@
 ``model.events._back_limits`` never re-entered a loop whose body writes no memory, on the argument
 that a failed iteration only adds reads; a body with ``add r2, r2, 1`` carries r2 from one iteration
 to the next, so the outcome ``r2 == 3`` (three reads of the flag: 0, 0, 1) was judged unreachable at
-every ``--loop-bound`` and observing it would have been reported as forbidden (hostile review,
-session 7)."""
+every ``--loop-bound`` and observing it would have been reported as forbidden (hostile
+review)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_an_outcome_past_the_loop_bound_is_not_covered_never_forbidden() -> None
     only more iterations reach is not one the model forbids.  On a GPU the counter above takes any
     value: judged 'forbidden' it was a false finding (an r2 == 3 at bound 1, an r2 == 9 at bound
     3).  It is not covered (model.Unsupported, which properties and run report as such, exit 3);
-    a spin loop's cut paths lose no outcome, so its verdicts stay (session 7)."""
+    a spin loop's cut paths lose no outcome, so its verdicts stay."""
     import pytest
 
     p = parse(COUNT)

@@ -47,7 +47,7 @@ def test_fixture_runs_programs_on_the_chosen_backend(tmp_path):
 
 def test_a_pass_over_no_run_says_so():
     """The static backend runs nothing: a property's pass over its empty histogram says that no
-    instance ran (audit, session 7: it read 'model: pass', the same as a GPU run's)."""
+    instance ran (audit: it read 'model: pass', the same as a GPU run's)."""
     from fuzzgpu.properties import Verdict
 
     assert Verdict("model", "pass", instances=0).summary() == "model: pass (0 instances ran: no outcome was observed)"
@@ -82,7 +82,7 @@ def test_pytest_without_xdist_still_runs(tmp_path):
 def test_a_gpu_finding_replayed_on_the_simulation_is_skipped_not_passed(tmp_path):
     """A corpus entry found on a GPU, replayed with ``--fuzzgpu-backend sim``: the simulation samples
     the oracle, so the replay checks nothing (``fuzzgpu replay`` says "not-reproducible" and counts it
-    as not checked); the plugin passed it (audit, session 7)."""
+    as not checked); the plugin passed it (audit)."""
     import json
     import shutil
     from pathlib import Path
@@ -99,7 +99,7 @@ def test_a_gpu_finding_replayed_on_the_simulation_is_skipped_not_passed(tmp_path
 
 
 def test_a_bad_corpus_file_fails_alone_and_the_entries_still_run(tmp_path):
-    """Hostile review, session 7: a ``.json`` in the corpus folder that is not an entry (a campaign's
+    """Hostile review: a ``.json`` in the corpus folder that is not an entry (a campaign's
     report.json copied there) was a pytest INTERNALERROR with a traceback, and no entry ran."""
     import os
     from pathlib import Path
@@ -120,7 +120,7 @@ def test_a_bad_corpus_file_fails_alone_and_the_entries_still_run(tmp_path):
 
 
 def test_an_empty_corpus_folder_fails_loudly_not_passes(tmp_path):
-    """Hostile review, session 8: ``pytest --fuzzgpu-corpus EMPTY/`` collected no replay test and the
+    """Hostile review: ``pytest --fuzzgpu-corpus EMPTY/`` collected no replay test and the
     session passed (or, alone, said only "no tests ran"): a corpus that checked nothing read as
     clean.  It is a usage error naming the folder (as an empty parametrisation is a collection error
     in this project: ``empty_parameter_set_mark = "fail_at_collect"``); a ``*.json`` that is not a
@@ -147,7 +147,7 @@ def test_an_empty_corpus_folder_fails_loudly_not_passes(tmp_path):
 
 @pytest.mark.parametrize("folder", ["empty", "missing"])
 def test_a_bad_corpus_folder_is_a_usage_error_under_xdist(tmp_path, folder):
-    """Hostile review, session 8: with pytest-xdist (``-n 2``) the checks of ``--fuzzgpu-corpus`` ran
+    """Hostile review: with pytest-xdist (``-n 2``) the checks of ``--fuzzgpu-corpus`` ran
     at collection in the workers: an empty or missing folder ended in an INTERNALERROR (exit 3, no
     line naming the folder) instead of the usage error (exit 4).  They run at configuration, in the
     controller, before a worker starts."""

@@ -1,6 +1,6 @@
 """What a failing property shows in Hypothesis's report: the program as litmus text (a person reads
 it, saves it as a ``.litmus`` file and re-checks it), not only the falsifying example's repr of the
-``Program`` dataclass (hostile review, session 8).  Public Hypothesis API: ``hypothesis.note``."""
+``Program`` dataclass (hostile review).  Public Hypothesis API: ``hypothesis.note``."""
 
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ def test_test_ctas_must_be_a_power_of_two() -> None:
 
 def test_the_shipped_tuned_table_is_the_h200_tune_output() -> None:
     shipped = read_knobs(ROOT / TUNED)
-    bench = read_knobs(ROOT / "bench" / "results" / "campaign-h200-session4" / "tma-store-tuned.toml")
+    bench = read_knobs(ROOT / "bench" / "results" / "campaigns" / "h200-all-600s" / "tma-store-tuned.toml")
     assert shipped == bench
     sc = run_cmd.stress_config(parse_run(["--stress-config", str(ROOT / TUNED), TMA]))
     assert (sc.stride, sc.stress, sc.barrier, sc.spin) == (32, 256, False, 0)

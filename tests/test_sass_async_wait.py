@@ -217,7 +217,7 @@ def test_bulk_full_wait_orders_accesses_of_the_destination():
 
 
 def test_h200_campaign_class_is_allowed():
-    """The campaign's program (bench/results/campaign-h200-all.md, class
+    """The campaign's program (bench/results/campaigns/h200-all-150s.md, class
     ``sass:crossing:hoisted above:st.global``), as ptxas 13.0 compiled it for sm_90: the harness's
     sink store of ``ld.weak r0, f0`` (``STG.E ...+0x100``) above the ``DEPBAR`` of
     ``cp.async.bulk.wait_group.read 0`` whose copy reads shared x0: allowed, not forbidden."""

@@ -248,7 +248,7 @@ def _wait_case(sem: str, *lines: str) -> sass.FunctionReport:
     (("SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R4", "SEL R5, RZ, 0x8, !P0", "LDS R0, [R5+UR4]", "STG.E desc[UR4][R2.64], R0", "EXIT"), False),
     # a fence does not guard: MEMBAR does not consume the predicate, and on an H200 a load after
     # `try_wait.acquire; fence.sc.cta` missed the data in 10% of the instances whose wait returned
-    # true (campaign corpus entry c66b1a8bea6de8d7, bench/results/campaign-h200-session4.md); it
+    # true (campaign corpus entry c66b1a8bea6de8d7, bench/results/campaigns/h200-all-600s.md); it
     # was taken as a guard before that run
     (("SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R4", "MEMBAR.ALL.CTA", "LDS R0, [UR4+0x8]", "STG.E desc[UR4][R2.64], R0", "EXIT"), True),
     (("SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R4", "ISETP.NE.AND P0, PT, R4, RZ, PT", "@!P0 BRA `(.L_x_0)",

@@ -1,5 +1,5 @@
 """``fuzzgpu sass A B C`` with a bad B: A and C are still checked and reported, and A's finding
-decides the exit status (hostile review, session 7: the compile error of B was the only output,
+decides the exit status (hostile review: the compile error of B was the only output,
 exit 2, and A's finding -- already found -- was never shown)."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def test_bad_inputs_exit_2(tmp_path) -> None:
 
 
 def test_an_out_path_that_cannot_be_written_is_refused_before_tuning(tmp_path) -> None:
-    """Hostile review, session 7: ``--out /no/such/folder/x.toml`` was found only after the tuning
+    """Hostile review: ``--out /no/such/folder/x.toml`` was found only after the tuning
     budget was spent on the GPU (exit 3, the results and any forbidden outcome not printed); on a
     machine without a GPU it said "no GPU" instead of naming the path."""
     for out in (tmp_path / "missing" / "x.toml", tmp_path):

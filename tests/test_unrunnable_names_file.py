@@ -1,5 +1,5 @@
 """A test the GPU cannot run is refused with one line that names its file (docs: "one line naming
-the file"); hostile review, session 7: ``run``, ``tune`` and ``sass`` of a Dat3M surface-proxy test
+the file"); hostile review: ``run``, ``tune`` and ``sass`` of a Dat3M surface-proxy test
 named only the test (``Proxy-MP-cta-synonym46: cannot run on the GPU: ...``), not the file."""
 
 from __future__ import annotations

@@ -230,7 +230,7 @@ def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
     (580.159.04) refuses with CUDA_ERROR_INVALID_VALUE.  A non-NULL array, here of one entry (the
     buffer's size in bytes, never read), is what rank-1 users of the C API pass, and the driver
     accepts it (bench/tensor_map_probe.py at 1024, 2^20 and 2^28 words:
-    bench/results/h200-session8.md)."""
+    bench/results/tensor/h200-tensor-copies.md)."""
     return (
         cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, address,
         [cu.cuuint64_t(words)], [cu.cuuint64_t(4 * words)], [cu.cuuint32_t(codegen.TENSOR_BOX)], [cu.cuuint32_t(1)],

@@ -260,7 +260,7 @@ _SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
 #: MEMBAR does not stop it: it does not consume the phase check's predicate either, and on an H200
 #: a load after `try_wait.acquire; fence.sc.cta` (and after `try_wait.relaxed; fence.sc.cta`, the
 #: ISA's fence-based acquire pattern) missed the data in 0.1-10% of the instances whose wait
-#: returned true (bench/results/campaign-h200-session4.md)
+#: returned true (bench/results/campaigns/h200-all-600s.md)
 _WAIT_SCAN_STOPS = ("BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
 #: the SASS of a fence that makes a relaxed wait's later accesses acquire (fence.sc / fence.acq_rel)
 _ACQUIRE_FENCES = ("MEMBAR",)

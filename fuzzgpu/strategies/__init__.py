@@ -257,7 +257,7 @@ def tma_store(draw, options: Options = DEFAULT_OPTIONS) -> Program:
     a ``fence.proxy.async.shared::cta`` goes in the writer before its ``bar.sync``, in the issuing
     thread after it, or nowhere, and the issuer copies ``s`` to global ``g`` with
     ``cp.async.bulk`` -- or its tensor form, ``cp.async.bulk.tensor.1d`` (UTMASTG, stale at
-    another rate than UBLKCP on an H200: bench/results/h200-session8.md) -- and waits for the bulk
+    another rate than UBLKCP on an H200: bench/results/tensor/h200-tensor-copies.md) -- and waits for the bulk
     group.  Observed: the final value of ``g``."""
     b = _Builder()
     split = draw(st.sampled_from((False, True)))  # one thread writes and issues; or two threads

@@ -684,7 +684,7 @@ def _tensor_copy(draw: st.DrawFn, p: Program) -> Program:
     it is the same copy (the semantics table's ``cp.async.bulk.tensor`` row has the proxy and
     ordering of ``cp.async.bulk``); to ptxas and the hardware another instruction (``UTMASTG`` /
     ``UTMALDG`` for ``UBLKCP``), stale at another rate on an H200 without ``fence.proxy.async``
-    (bench/results/h200-session8.md).  A tensor form the harness could not hold (its operand's
+    (bench/results/tensor/h200-tensor-copies.md).  A tensor form the harness could not hold (its operand's
     128-byte slots past the shared memory it allows, or beside an ``async.read``:
     :func:`fuzzgpu.codegen.unrunnable_reasons`) stays the plain copy, so a draw stays as runnable
     as it was."""
