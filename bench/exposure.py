@@ -20,7 +20,7 @@ forbids (a .cta pattern inside one CTA) has no mutant -- it still runs, and ever
 run is judged: the run counts model-forbidden outcomes (must be 0).
 
 Runs.  In one process, within --budget-s seconds of wall time (everything included: the oracle,
-nvcc, the GPU): every program with the default stress (fuzzgpu.stress.StressConfig(): the
+nvcc, the GPU): every program with the default stress (fuzzgpu.stress.space.StressConfig(): the
 campaign profiles' fixed stress), then stress tuned per shape family (shape x placement: successive
 halving on the family's program with the fewest default kills, its weak outcomes the target), then
 every program again with its family's tuned stress, then a deep pass: each program with a mutant
@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 from fuzzgpu import codegen, model  # noqa: E402
 from fuzzgpu.properties import unwritten_keys  # noqa: E402
 from fuzzgpu.ir import Fence, Instruction, Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate  # noqa: E402
-from fuzzgpu.stress import StressConfig  # noqa: E402
+from fuzzgpu.stress.space import StressConfig  # noqa: E402
 from fuzzgpu.strategies import CLASSIC_SKELETONS  # noqa: E402
 
 #: (thread ops, observed final locations) per shape; ops are ("st"|"ld", location): the classic
@@ -348,7 +348,7 @@ def _families(runnable: Sequence[Variant], by_prog: dict[str, list[Mutant]]) -> 
 def _tune(ps: Passes, fams: dict[str, list[Variant]], tune_s: float, default_wall: float) -> dict[str, dict[str, Any]]:
     """Stress tuned per family, on the family's program with the most weak outcomes not seen
     (ties: most mutants), while the budget leaves time for it."""
-    from fuzzgpu.stress_tune import candidates, gpu_measure, successive_halving
+    from fuzzgpu.stress.tune import candidates, gpu_measure, successive_halving
 
     tuned: dict[str, dict[str, Any]] = {}
     for i, (fam, members) in enumerate(fams.items()):

@@ -315,7 +315,7 @@ STATE_SCHEMA: dict[str, Any] = {
                 },
             },
         },
-        # stress tuned per shape family (fuzzgpu.stress_campaign.CampaignTuner)
+        # stress tuned per shape family (fuzzgpu.stress.campaign.CampaignTuner)
         "tuning": {
             "type": "object",
             "properties": {

@@ -147,11 +147,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fuzzgpu", "fuzzgpu.errors", "fuzzgpu.files", "fuzzgpu.ir", "fuzzgpu.schema"),
     ("fuzzgpu.semantics", "fuzzgpu.hashing", "fuzzgpu.litmus"),
     ("fuzzgpu.model",),
-    ("fuzzgpu.codegen", "fuzzgpu.codegen_wgmma", "fuzzgpu.sass", "fuzzgpu.backends.base", "fuzzgpu.backends.gpus"),
-    ("fuzzgpu.evidence", "fuzzgpu.properties", "fuzzgpu.fixes", "fuzzgpu.stress", "fuzzgpu.stress_tune", "fuzzgpu.stress_campaign"),
+    ("fuzzgpu.codegen", "fuzzgpu.sass", "fuzzgpu.backends.base", "fuzzgpu.backends.gpus"),
+    ("fuzzgpu.evidence", "fuzzgpu.properties", "fuzzgpu.fixes", "fuzzgpu.stress"),
     ("fuzzgpu.backends",),
     ("fuzzgpu.profiles", "fuzzgpu.strategies", "fuzzgpu.corpus"),
-    ("fuzzgpu.workers", "fuzzgpu.campaign", "fuzzgpu.parallel", "fuzzgpu.ray_sync", "fuzzgpu.ray_backend"),
+    ("fuzzgpu.workers", "fuzzgpu.campaign"),
     ("fuzzgpu.commands", "fuzzgpu.cli", "fuzzgpu.pytest_plugin", "fuzzgpu.__main__"),
 )
 

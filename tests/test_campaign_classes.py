@@ -175,7 +175,7 @@ def test_a_profile_asking_for_too_many_sim_instances_is_refused(tmp_path):
 
 def test_a_deadline_never_overflows_the_pipe_poll():
     from fuzzgpu.backends.base import RunConfig
-    from fuzzgpu.workers import MAX_DEADLINE, BackendSpec, SupervisedBackend
+    from fuzzgpu.workers.supervised import MAX_DEADLINE, BackendSpec, SupervisedBackend
 
     sup = SupervisedBackend.__new__(SupervisedBackend)  # the deadline is arithmetic: no worker needed
     sup.spec, sup.watchdog = BackendSpec("sim"), 86400.0
@@ -201,8 +201,8 @@ def test_a_known_list_that_is_not_one_is_refused_in_one_line(tmp_path):
     (-9, False, True, 0, 1, "done"),  # the time is up anyway
 ])
 def test_a_worker_that_exits_on_an_error_is_restarted_with_a_bound(rc, finished, progressed, restarts, left, want):
-    from fuzzgpu.parallel import after_exit
-    from fuzzgpu.workers import MAX_RESTARTS
+    from fuzzgpu.workers.local import after_exit
+    from fuzzgpu.workers.supervised import MAX_RESTARTS
 
     assert MAX_RESTARTS == 20
     assert after_exit(rc, finished, progressed, restarts, left) == want

@@ -16,7 +16,7 @@ from fuzzgpu import codegen
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.cuda import is_sticky, parse_gpu_faults
 from fuzzgpu.errors import UserError
-from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend
+from fuzzgpu.workers.supervised import BackendSpec, ProgramFault, SupervisedBackend
 
 from test_workers import CFG, faulty_campaign, mp, split
 

@@ -2,7 +2,7 @@
 
 * The mapping self-check: a stand-alone kernel puts a distinct word in every slot of two locations'
   tiles and checks that the wgmma of each warpgroup returns to each thread exactly its own slot's
-  word (descriptor strides, B, the accumulator fragment: fuzzgpu.codegen_wgmma).
+  word (descriptor strides, B, the accumulator fragment: fuzzgpu.codegen.wgmma).
 * tests/litmus/async-proxy/WGMMA-*.litmus with the oracle's verdict on the stale outcome: where it
   is forbidden (a proxy fence on the path) the test expects 0 stale operands, and the written value
   to have been read (so the 0 is not vacuous); where it is allowed the stale count is printed (``-s``),

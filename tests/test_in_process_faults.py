@@ -21,7 +21,7 @@ import pytest
 from fuzzgpu import cli
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.campaign import Campaign, load_profile
-from fuzzgpu.workers import quarantined_hashes
+from fuzzgpu.workers.supervised import quarantined_hashes
 
 PROFILE = """
 description = "MP and SB, a short Hypothesis run (tests)"

@@ -446,7 +446,7 @@ def test_a_campaign_worker_quarantines_a_tensor_map_harness_fault_and_goes_on(mo
     from fuzzgpu.backends.base import RunConfig
     from fuzzgpu.backends.cuda import CudaBackend
     from fuzzgpu.backends.sim import SimBackend
-    from fuzzgpu.workers import BackendSpec, ProgramFault, SupervisedBackend
+    from fuzzgpu.workers.supervised import BackendSpec, ProgramFault, SupervisedBackend
 
     class Backend(SimBackend):  # a sim whose tensor-copy program meets a wrong-size symbol
         def run(self, program, config=None):

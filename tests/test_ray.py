@@ -1,4 +1,4 @@
-"""Campaigns on a Ray cluster (fuzzgpu.ray_backend, docs/ray.md): a local cluster of two nodes on
+"""Campaigns on a Ray cluster (fuzzgpu.workers.ray_cluster, docs/ray.md): a local cluster of two nodes on
 this machine (a head and a second ``ray start --address``, each with its own resources, its own
 ports and temp dir), started with ``ray start --block`` in their own sessions so that a node is
 "lost" by killing exactly its processes (by id).  Bounded by events (the first finding on disk),
@@ -250,7 +250,7 @@ def test_fake_gpus_one_actor_per_gpu(tmp_path: Path) -> None:
     GPU is touched)."""
     import io
 
-    from fuzzgpu.ray_backend import run_ray
+    from fuzzgpu.workers.ray_cluster import run_ray
 
     cluster = Cluster(tmp_path, ["--num-cpus", "3", "--num-gpus", "2"], None)
     # 30 s: an actor Ray has not placed 5 s after the end is reported, not waited for (UNPLACED_AFTER);

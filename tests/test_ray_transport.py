@@ -1,4 +1,4 @@
-"""The Ray path's pieces that need no Ray (fuzzgpu.ray_backend): without Ray installed ``--ray``
+"""The Ray path's pieces that need no Ray (fuzzgpu.workers.ray_cluster): without Ray installed ``--ray``
 exits 3 in one line and nothing else changes; the driver's file traffic (what an actor sends, what
 the driver keeps, class deduplication across actors) on campaigns run here."""
 
@@ -36,7 +36,7 @@ def test_ray_missing_exits_3_in_one_line(tmp_path: Path) -> None:
 
 
 def test_no_ray_import_without_ray_option(tmp_path: Path) -> None:
-    code = ("import sys, fuzzgpu.cli, fuzzgpu.commands.campaign, fuzzgpu.workers, fuzzgpu.campaign, fuzzgpu.ray_backend; "
+    code = ("import sys, fuzzgpu.cli, fuzzgpu.commands.campaign, fuzzgpu.workers.supervised, fuzzgpu.campaign, fuzzgpu.workers.ray_cluster; "
             "assert 'ray' not in sys.modules, 'ray imported'")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -67,7 +67,7 @@ def test_driver_keeps_one_entry_per_class_across_actors(tmp_path: Path) -> None:
     there); the driver saves the first, counts the second as a variant and lists it in that worker's
     state as saved by another; the file traffic skips temp files, locks and the evidence cache."""
     from fuzzgpu.corpus import Corpus
-    from fuzzgpu.ray_backend import Coordinator, TreeWatch, synced
+    from fuzzgpu.workers.ray_cluster import Coordinator, TreeWatch, synced
 
     driver = tmp_path / "driver"
     driver.mkdir()
@@ -100,7 +100,7 @@ def test_driver_keeps_one_entry_per_class_across_actors(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("rel", ["../x.json", "/tmp/x.json", "raw/../../x.json", "", "raw//x.json", "raw/./x.json"])
 def test_actor_files_stay_inside_the_corpus(tmp_path: Path, rel: str) -> None:
-    from fuzzgpu.ray_backend import Coordinator
+    from fuzzgpu.workers.ray_cluster import Coordinator
 
     root = tmp_path / "a" / "corpus"
     root.mkdir(parents=True)

@@ -135,7 +135,7 @@ def test_a_quarantine_is_in_the_state_before_anything_else_happens(tmp_path):
     import io
 
     from fuzzgpu.campaign import Campaign, load_profile
-    from fuzzgpu.workers import BackendSpec, SupervisedBackend
+    from fuzzgpu.workers.supervised import BackendSpec, SupervisedBackend
 
     prof = load_profile(str(PROFILE_PATH))
     prof = type(prof)(**{**prof.__dict__, "sim_instances": 2000, "max_examples": 30})

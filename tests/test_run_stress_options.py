@@ -24,7 +24,7 @@ from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.commands import run as run_cmd
 from fuzzgpu.commands import stress_options, tune as tune_cmd
-from fuzzgpu.stress import BOUNDS, SPACE, StressConfig, read_knobs, sample
+from fuzzgpu.stress.space import BOUNDS, SPACE, StressConfig, read_knobs, sample
 
 MP = str(LITMUS / "gpu" / "MP-relaxed-gpu.litmus")
 TMA = "tests/litmus/async-proxy/TMA-store-no-fence.litmus"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu.stress import StressConfig, read_knobs
+from fuzzgpu.stress.space import StressConfig, read_knobs
 
 FILES = sorted((Path(__file__).parent.parent / "strategies" / "stress").glob("*.toml"))
 

@@ -11,7 +11,7 @@ import pytest
 from fuzzgpu import codegen, litmus
 from fuzzgpu.backends import cuda
 from fuzzgpu.backends.base import RunConfig
-from fuzzgpu.stress import BOUNDS, SPACE, StressConfig, sample
+from fuzzgpu.stress.space import BOUNDS, SPACE, StressConfig, sample
 from tests.paths import LITMUS
 
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"

@@ -1,4 +1,4 @@
-"""Campaigns tune stress as they go (fuzzgpu.stress_campaign and its hooks in fuzzgpu.campaign):
+"""Campaigns tune stress as they go (fuzzgpu.stress.campaign and its hooks in fuzzgpu.campaign):
 shape families, the GPU-time share, the state and the corpus records, the profile keys, and the
 no-op on backends without stress knobs.  The "cuda" backend below is a FAKE (made-up histograms
 whose weak count grows with the spin knob): these tests check the bookkeeping only."""
@@ -14,8 +14,8 @@ import pytest
 from fuzzgpu import campaign as C
 from fuzzgpu import litmus, model
 from fuzzgpu.backends.base import Histogram, RunConfig
-from fuzzgpu.stress import StressConfig
-from fuzzgpu.stress_campaign import CampaignTuner, shape_family
+from fuzzgpu.stress.space import StressConfig
+from fuzzgpu.stress.campaign import CampaignTuner, shape_family
 from tests.paths import LITMUS
 
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"

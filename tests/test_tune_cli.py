@@ -11,7 +11,7 @@ import sys
 import pytest
 from paths import LITMUS, ROOT
 
-from fuzzgpu.stress import SPACE, StressConfig
+from fuzzgpu.stress.space import SPACE, StressConfig
 
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
 

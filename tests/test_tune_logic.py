@@ -1,4 +1,4 @@
-"""fuzzgpu.stress_tune.successive_halving on a deterministic synthetic response surface.
+"""fuzzgpu.stress.tune.successive_halving on a deterministic synthetic response surface.
 
 These tests check the SEARCH LOGIC ONLY (which configurations survive, how the budget is kept,
 what is reported): the surface below is made up and says nothing about any GPU."""
@@ -9,8 +9,8 @@ import dataclasses
 
 import pytest
 
-from fuzzgpu.stress import StressConfig
-from fuzzgpu.stress_tune import candidates, successive_halving, table_text
+from fuzzgpu.stress.space import StressConfig
+from fuzzgpu.stress.tune import candidates, successive_halving, table_text
 
 
 def surface(c: StressConfig) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""``async.read`` as wgmma (fuzzgpu.codegen_wgmma): the tile / selection-matrix / accumulator maps
+"""``async.read`` as wgmma (fuzzgpu.codegen.wgmma): the tile / selection-matrix / accumulator maps
 (a numpy model of the matrix descriptor and of the m64nNk32 D fragment), what runnability refuses,
 the fence placement in the generated CUDA, and nvcc + SASS for sm_90a (skipped without nvcc).
 The GPU runs are tests/test_gpu_wgmma.py."""
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from fuzzgpu import codegen, litmus
-from fuzzgpu import codegen_wgmma as wg
+from fuzzgpu.codegen import wgmma as wg
 from fuzzgpu.ir import (
     AsyncRead,
     Barrier,

@@ -31,13 +31,13 @@ from fuzzgpu.ir import (
     Thread,
     validate,
 )
-from fuzzgpu.workers import (
+from fuzzgpu.workers.supervised import (
     BackendSpec,
     ProgramFault,
     SupervisedBackend,
     quarantined_hashes,
 )
-from fuzzgpu.parallel import gpu_list
+from fuzzgpu.workers.local import gpu_list
 
 CFG = RunConfig(instances=10_000)
 
@@ -267,7 +267,7 @@ def test_strategy_programs_cross_the_process_boundary(sup):
 
 def test_a_backend_bugs_line_is_one_printable_line():
     """The message may carry a user's text (a label, a path): one line, no terminal escapes."""
-    from fuzzgpu.workers import _one_line
+    from fuzzgpu.workers.supervised import _one_line
 
     try:
         raise RuntimeError("bad \x1b[31mlabel\nsecond line")

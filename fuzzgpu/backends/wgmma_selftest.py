@@ -1,4 +1,4 @@
-"""The wgmma harness's mapping self-check on the GPU (:mod:`fuzzgpu.codegen_wgmma`): every thread's
+"""The wgmma harness's mapping self-check on the GPU (:mod:`fuzzgpu.codegen.wgmma`): every thread's
 ``wgmma.mma_async`` must return the word of its own slot -- descriptor strides, the one-hot B and the
 accumulator fragment as the harness assumes them.  Without it no stale/fresh count of an
 ``async.read`` program means anything (bench/wgmma_h200.py stops on a failure)."""
@@ -11,7 +11,7 @@ def run_selftest(backend: object, n_locations: int = 2) -> tuple[int, int]:
     returns (slots whose thread got its own word, slots checked).  Needs a GPU."""
     import numpy as np
 
-    from ..codegen_wgmma import selftest_source, selftest_word
+    from ..codegen.wgmma import selftest_source, selftest_word
     from .cuda import compile_cubin
 
     drv = getattr(backend, "drv")

@@ -119,12 +119,12 @@ class Campaign:
         self.unsaved: list[str] = []  # signatures of findings kept raw this session (not saved as entries)
         self._raw_classes: set[str] = set()  # classes whose finding could only be kept raw (its variants: counted)
         self.session_findings: list[dict[str, Any]] = []  # new ones and ones another worker saved first
-        from ..workers import quarantined_hashes
+        from ..workers.supervised import quarantined_hashes
 
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
         self._analysis_cache: dict[Program, Any] = {}
-        from ..stress_campaign import CampaignTuner
+        from ..stress.campaign import CampaignTuner
 
         self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
                                    budget_s=profile.tune_budget_s)
@@ -203,11 +203,11 @@ class Campaign:
         return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
 
     def _tune(self, program: Program) -> None:
-        """Tune the stress of ``program``'s shape family (a share of the GPU time: stress_campaign)."""
+        """Tune the stress of ``program``'s shape family (a share of the GPU time: stress.campaign)."""
         a = self._analysis_cache.get(program)
         if not a or not a.weak:
             return  # no weak outcome to expose (or the oracle does not cover it): nothing to tune for
-        from ..stress_campaign import shape_family
+        from ..stress.campaign import shape_family
 
         from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
@@ -229,7 +229,7 @@ class Campaign:
         fault ``gpu-fault`` would, save the state, say so in one line, and end the campaign
         (:class:`_Stop`; its exit status is 3).  The corpus and the findings so far are kept."""
         from ..evidence import program_hash
-        from ..workers import ProgramFault, quarantine
+        from ..workers.supervised import ProgramFault, quarantine
 
         # one printable line: the terminal, the quarantine record and the report show it
         fault = ProgramFault("gpu-fault", clip(str(error).strip().splitlines()[0]) if str(error).strip() else type(error).__name__, 0.0, 0.0)
@@ -409,7 +409,7 @@ class Campaign:
         best: list[tuple] = []
         prop = self.prop
         from ..evidence import program_hash
-        from ..workers import ProgramFault, quarantine
+        from ..workers.supervised import ProgramFault, quarantine
 
         self.known |= self.corpus.signatures()  # findings other workers saved since the last run
         for key, path in self.corpus.classes().items():  # and their classes

@@ -17,12 +17,12 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
                  max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
                  isolate: bool = True, gpu_fault: str | None = None, known: str | None = None) -> CampaignResult:
     """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
-    (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
+    (:class:`fuzzgpu.workers.supervised.SupervisedBackend`): a program that hangs or crashes it is quarantined
     and the campaign goes on."""
     prof = load_profile(profile)
     if isolate:
         from ..backends.sim import parse_faults
-        from ..workers import DEFAULT_WATCHDOG, BackendSpec, SupervisedBackend
+        from ..workers.supervised import DEFAULT_WATCHDOG, BackendSpec, SupervisedBackend
 
         if sim_fault and backend != "sim":
             raise UserError("--sim-fault is only for --backend sim")

@@ -50,7 +50,7 @@ class State:
     #: findings that could not be saved as corpus entries: {"signature", "class", "raw" (the file
     #: under D/raw/ that keeps them, or null when even that failed), "error"}
     save_errors: list[dict[str, Any]] = field(default_factory=list)
-    #: stress tuned per shape family (fuzzgpu.stress_campaign.CampaignTuner): GPU-seconds spent
+    #: stress tuned per shape family (fuzzgpu.stress.campaign.CampaignTuner): GPU-seconds spent
     #: tuning and running, and per family the tuned [stress] knobs and their weak rates
     tuning: dict[str, Any] = field(default_factory=dict)
 

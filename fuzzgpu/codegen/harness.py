@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .. import codegen_wgmma as wg
+from . import wgmma as wg
 from .. import semantics
 from ..ir import (
     AsyncRead,
@@ -252,7 +252,7 @@ class _HarnessCtx(EmitContext):
         return f"if (++k{self.k}__spins > budget) {{ k{self.k}__tmo = 1u; goto L{self.k}___end; }} goto {self.label(target)};"
 
     def async_read(self, ins: AsyncRead) -> list[str]:
-        # one wgmma of the warpgroup over location j's tile of this warpgroup (fuzzgpu.codegen_wgmma):
+        # one wgmma of the warpgroup over location j's tile of this warpgroup (fuzzgpu.codegen.wgmma):
         # every thread of it plays this role for the instance whose word is in its slot
         j = self.sidx[self.p.physical(ins.loc)]
         tile = f"(unsigned)__cvta_generic_to_shared(fz_sm + {j}u * {wg.LOC_WORDS}u + (t >> 7) * {wg.TILE_BYTES // 4}u)"
@@ -376,7 +376,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w(f"  using namespace ns_{name};")
         w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u, SW = {SW}u;  (void)SW; (void)NRES;")
         if NSH and uses_wgmma(p):
-            # async.read programs: every shared location in two 2 KB wgmma tiles, then B (codegen_wgmma)
+            # async.read programs: every shared location in two 2 KB wgmma tiles, then B (codegen.wgmma)
             w(f"  __shared__ __align__(128) unsigned fz_sm[NSH * {wg.LOC_WORDS}u + {wg.B_BYTES // 4}u];")
         elif NSH and tmap is not None:
             # tensor copies: a region per location, 128-byte slots for a tensor copy's operand (layout.py)

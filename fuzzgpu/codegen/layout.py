@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import codegen_wgmma as wg
+from . import wgmma as wg
 from .. import ir
 from ..ir import (
     AsyncRead,
@@ -253,7 +253,7 @@ def _sm_word(p: Program, lay: Layout, loc: str, j: int, L: str) -> str:
     j's region (256 slots each), then the lane's slot in it (:func:`_shared_slot_words`).  Programs with ``async.read``: the slot,
     in location j's tiles, of the hardware thread that plays the CTA's reading role for that
     instance -- the role that reads the location with ``async.read`` -- (the inverse of
-    :func:`_role_inst_expr`; fuzzgpu.codegen_wgmma), so that the warpgroup's wgmma reads, for each
+    :func:`_role_inst_expr`; fuzzgpu.codegen.wgmma), so that the warpgroup's wgmma reads, for each
     of its threads, that thread's own instance's word."""
     if uses_tensor_maps(p):
         # a region of 256 slots per location, 128-byte slots for a tensor copy's operand

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import codegen_wgmma as wg
+from . import wgmma as wg
 from .. import ir, semantics
 from ..errors import UserError
 from ..ir import (
@@ -283,7 +283,7 @@ def harness_arch(programs: Sequence[Program], arch: str) -> str:
 
 
 def _wgmma_reasons(p: Program) -> list[str]:
-    """What the harness cannot run of a program with ``async.read`` (fuzzgpu.codegen_wgmma)."""
+    """What the harness cannot run of a program with ``async.read`` (fuzzgpu.codegen.wgmma)."""
     if not uses_wgmma(p):
         return []
     out: list[str] = []

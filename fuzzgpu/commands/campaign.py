@@ -240,8 +240,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
     from ..errors import UserError
-    from ..parallel import gpu_list, run_parallel
-    from ..workers import DEFAULT_WATCHDOG
+    from ..workers.local import gpu_list, run_parallel
+    from ..workers.supervised import DEFAULT_WATCHDOG
 
     if args.worker_id is not None:
         raise UserError("--worker-id is for the workers a parallel campaign starts")
@@ -254,7 +254,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         if args.workers is not None:
             raise UserError("--gpus and --workers: give one of them (several workers per GPU: --workers-per-gpu K)")
     if args.ray is not None:
-        from ..ray_backend import gpus_arg, run_ray
+        from ..workers.ray_cluster import gpus_arg, run_ray
 
         if args.workers is not None and args.backend not in ("sim", "static"):
             raise UserError(f"--workers with --ray is for the CPU backends; with --backend {args.backend} the actors go one per GPU "

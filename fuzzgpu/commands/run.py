@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from ..backends.base import RunConfig
-from ..stress import StressConfig, read_knobs
+from ..stress.space import StressConfig, read_knobs
 from . import stress_options
 from .argtypes import at_most, non_negative_int, whole_count
 
@@ -48,7 +48,7 @@ is never reset (programs with atom/red or values beyond 16 bits: memory is reset
 values before each launch, and values are plain 32-bit words); outcomes are classified and counted
 on the GPU. Every access is inline PTX, exactly as written.
 
-Stress (the options below, one per knob of fuzzgpu.stress.StressConfig; docs/tuning.md): the
+Stress (the options below, one per knob of fuzzgpu.stress.space.StressConfig; docs/tuning.md): the
 defaults are no stress (stride 1, no barrier, spin 0, no stress CTAs).  --stress-config F.toml
 reads the [stress] table of F (the table `fuzzgpu tune --out` writes, or a profile's): its knobs
 replace the defaults, the options given replace its knobs; its other keys (instances, seed,

@@ -1,9 +1,9 @@
-"""The stress knobs as command-line options, one per :class:`~fuzzgpu.stress.StressConfig` field
+"""The stress knobs as command-line options, one per :class:`~fuzzgpu.stress.space.StressConfig` field
 (the one place: adding a knob to StressConfig adds its option), and back: the options that
 reproduce a configuration (``fuzzgpu tune`` prints them as a ``fuzzgpu run`` command line).
 
 A knob ``name`` is the option ``--name`` with the underscores as dashes: an integer knob takes a
-value within :data:`~fuzzgpu.stress.BOUNDS` (``--stride 32``); a true/false knob is a pair of
+value within :data:`~fuzzgpu.stress.space.BOUNDS` (``--stride 32``); a true/false knob is a pair of
 flags (``--barrier`` / ``--no-barrier``).  Every option defaults to "not given" (None), so a
 command can tell an option given on its command line from a value it fills in:
 :func:`resolve` puts the explicit options over a ``[stress]`` file over the command's defaults."""
@@ -15,7 +15,7 @@ import dataclasses
 import shlex
 from typing import Any, Callable, Mapping, Sequence
 
-from ..stress import BOUNDS, StressConfig, knob_error, knob_type
+from ..stress.space import BOUNDS, StressConfig, knob_error, knob_type
 from ..errors import clip
 
 #: the argparse ``dest`` of knob ``name`` is ``DEST_PREFIX + name``

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
-from ..stress import StressConfig
+from ..stress.space import StressConfig
 from . import stress_options
 from .argtypes import at_most, non_negative_int, whole_count
 
@@ -84,7 +84,7 @@ def _check_out(out: str) -> None:
 def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
     """Write the best configuration to ``out``; the error line when that failed (the results, and
     any forbidden outcome, are printed all the same; the exit status says it)."""
-    from ..stress_tune import table_text
+    from ..stress.tune import table_text
 
     comment = (f"fuzzgpu tune {Path(path).name}: {r.best.weak} weak in {r.best.instances} instances, "
                f"{r.best.rate:.3g} weak/GPU-s (default {r.default.rate:.3g}/s); {device}")
@@ -97,7 +97,7 @@ def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import model
-    from ..stress_tune import sc_and_weak, tune_on_gpu
+    from ..stress.tune import sc_and_weak, tune_on_gpu
 
     if not args.budget > 0 or args.budget > 86400:
         raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")

@@ -16,7 +16,7 @@ from typing import Any
 from ..backends.base import RunConfig
 from ..errors import UserError
 from ..files import read_toml, toml_key_lines, toml_where
-from ..stress import StressConfig, knob_error
+from ..stress.space import StressConfig, knob_error
 
 PROFILE_NAMES = ("all", "classic", "scopes", "pdl", "proxy", "mbarrier", "random", "reliability")
 MAX_PROFILE_INT = 10**15  # no knob needs more (instances: 1e15 is days of an H200)
@@ -89,7 +89,7 @@ class Profile:
     max_examples: int = 300  # examples per Hypothesis run
     shrink_seconds: float = 120.0  # a shrink longer than this is cut short (the best so far is saved)
     static_arch: str = "sm_90"
-    #: share of GPU time spent tuning stress per shape family (fuzzgpu.stress_campaign; 0: off)
+    #: share of GPU time spent tuning stress per shape family (fuzzgpu.stress.campaign; 0: off)
     tune_share: float = 0.0
     tune_budget_s: float = 5.0  # GPU-seconds of tuning per family
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, MutableMapping
 
-from .backends.base import Histogram, RunConfig
-from .ir import Program
-from .stress import StressConfig
-from .stress_tune import candidates, successive_halving, weak_count
+from ..backends.base import Histogram, RunConfig
+from ..ir import Program
+from .space import StressConfig
+from .tune import candidates, successive_halving, weak_count
 
 #: GPU-seconds one family's tuning may take (a campaign's default; profiles can set tune_budget_s)
 TUNE_BUDGET_S = 5.0

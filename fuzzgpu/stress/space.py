@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .backends.base import RunConfig
+from ..backends.base import RunConfig
 
 #: access patterns of a stress access pair (codegen's fz_hammer)
 PATTERNS = {0: "store;load", 1: "store;store", 2: "load;store", 3: "load;load"}
@@ -176,8 +176,8 @@ def read_knobs(path: str | Path) -> dict[str, Any]:
     writes, or a profile with one); keys of :data:`NOT_KNOBS` are skipped, other tables of the
     file (a profile's shapes, ...) are not read.  A bad file raises
     :class:`~fuzzgpu.errors.UserError`, one line naming the file, the line and the key."""
-    from .errors import UserError, clip
-    from .files import read_toml, toml_key_lines, toml_where
+    from ..errors import UserError, clip
+    from ..files import read_toml, toml_key_lines, toml_where
 
     where = clip(str(path), 200)
     try:

@@ -15,8 +15,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Mapping, Sequence
 
-from .backends.base import Histogram, RunConfig
-from .stress import StressConfig, sample
+from ..backends.base import Histogram, RunConfig
+from .space import StressConfig, sample
 
 #: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
 Measure = Callable[[StressConfig, int], "tuple[int, float]"]
@@ -207,7 +207,7 @@ def gpu_measure(backend: Any, compiled: Any, sc: Collection[Any], targets: Colle
 
 def sc_and_weak(program: Any) -> tuple[frozenset[Any], frozenset[Any]]:
     """The oracle's SC outcomes and its allowed weak (non-SC) outcomes of ``program``."""
-    from . import model
+    from .. import model
 
     a = model.analyse(program)
     return a.sc, a.weak | (a.outside_model - a.sc)

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
-from .workers import MAX_RESTARTS, die_with_parent
+from ..errors import UserError
+from .supervised import MAX_RESTARTS, die_with_parent
 
 # --------------------------------------------------------------------------------------------
 # Several campaign workers on one corpus
@@ -25,7 +25,7 @@ from .workers import MAX_RESTARTS, die_with_parent
 
 def gpu_list(spec: str) -> list[str]:
     """``--gpus all`` -> every visible GPU; ``--gpus N`` -> the first N; ``--gpus 0,2`` -> those."""
-    from .backends.gpus import visible_gpus
+    from ..backends.gpus import visible_gpus
 
     gpus = visible_gpus()
     if spec == "all":
@@ -62,10 +62,10 @@ def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, se
     """The corpus lock of a parallel campaign's parent and the campaign's base seed (worker i uses
     base + i), checked against and recorded in ``.fuzzgpu/parallel.json`` (a resumed campaign keeps
     its settings and seed).  Shared by the local workers and the Ray driver (fuzzgpu.ray_backend)."""
-    from .campaign import lock_corpus
+    from ..campaign import lock_corpus
 
     if known is not None:
-        from .corpus import load_known
+        from ..corpus import load_known
 
         load_known(known)  # a bad list is one line here, not one per worker
     corpus.mkdir(parents=True, exist_ok=True)
@@ -85,7 +85,7 @@ def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, se
     if meta is not None and seed is not None and seed != meta.get("seed"):
         lock.close()
         raise UserError(f"{meta_path}: the campaign in this corpus has seed {meta.get('seed')}; resume without --seed or with --seed {meta.get('seed')}")
-    from .files import write_atomic
+    from ..files import write_atomic
 
     write_atomic(meta_path, json.dumps({"schema": "fuzzgpu.parallel", "version": 1, "profile": profile, "backend": backend,
                                         "property": prop, "seed": base_seed}))
@@ -94,7 +94,7 @@ def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, se
 
 def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any]) -> str:
     """The parent's live status line, from the combined state (:func:`fuzzgpu.campaign.combine_states`)."""
-    from .campaign import classes_phrase
+    from ..campaign import classes_phrase
 
     return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
             f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
@@ -108,7 +108,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
     GPU overlap one program's compile (CPU) with another's run (GPU)."""
-    from .campaign import combine_states, write_combined_report
+    from ..campaign import combine_states, write_combined_report
 
     out = out if out is not None else sys.stdout
     corpus = Path(corpus_dir)

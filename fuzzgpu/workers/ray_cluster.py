@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import EnvError, UserError
+from ..errors import EnvError, UserError
 from .ray_sync import Coordinator, TreeWatch, safe_rel, synced, write_files
 
 INSTALL_HINT = "pip install 'fuzzgpu[ray]' (or pip install ray)"
@@ -96,7 +96,7 @@ class _Lines:
 def _in_flight_backend(spec: Any, watchdog: float) -> Any:
     """A :class:`SupervisedBackend` (spawned child: a Ray worker process has threads) that says
     which program it is running, for the driver to quarantine when the whole actor dies."""
-    from .workers import SupervisedBackend
+    from .supervised import SupervisedBackend
 
     class InFlightBackend(SupervisedBackend):
         in_flight: tuple[Any, Any, float] | None = None
@@ -132,8 +132,8 @@ class CampaignActor:
         snapshot ``files``; idempotent while one runs."""
         if self.thread is not None and self.thread.is_alive():
             return self._info()
-        from .campaign import Campaign, load_profile
-        from .workers import BackendSpec
+        from ..campaign import Campaign, load_profile
+        from .supervised import BackendSpec
 
         if self.scratch is None:
             self.scratch = Path(tempfile.mkdtemp(prefix=f"fuzzgpu-ray-{self.wid}-"))
@@ -331,8 +331,8 @@ class _Driver:
 
     def note_in_flight(self, slot: _Slot, fl: dict[str, Any] | None) -> None:
         """``.fuzzgpu/workers/wI/in_flight.json``: the program the actor runs (as of its last poll)."""
-        from .evidence import program_hash
-        from .files import write_atomic
+        from ..evidence import program_hash
+        from ..files import write_atomic
 
         old, slot.in_flight = slot.in_flight, fl
         path = self.worker_dir(slot) / "in_flight.json"
@@ -345,7 +345,7 @@ class _Driver:
                                            "backend": fl["backend"], "deadline": fl["deadline"]}, indent=1))
 
     def state_of(self, slot: _Slot) -> dict[str, Any]:
-        from .parallel import _worker_states
+        from .local import _worker_states
 
         return _worker_states(self.corpus, [slot.wid]).get(slot.wid, {})
 
@@ -368,7 +368,7 @@ class _Driver:
 
     def restart(self, slot: _Slot, why: str) -> None:
         """A lost actor started again (at most MAX_RESTARTS times; not near the end)."""
-        from .workers import MAX_RESTARTS
+        from .supervised import MAX_RESTARTS
 
         if self.end - time.monotonic() <= NEAR_END:
             slot.ended = f"done (lost near the end: {why})"
@@ -392,8 +392,8 @@ class _Driver:
 
     def quarantine_in_flight(self, slot: _Slot, fl: dict[str, Any], why: str) -> None:
         """The program a dead actor was running: quarantined, as a crash of a local worker's backend is."""
-        from .files import write_atomic
-        from .workers import ProgramFault, quarantine
+        from ..files import write_atomic
+        from .supervised import ProgramFault, quarantine
 
         fault = ProgramFault("crash", f"the Ray actor {slot.wid} died while running it ({why})", float(fl["seconds"]), float(fl["deadline"]))
         q = quarantine(self.corpus, fl["program"], fault, fl["backend"], fl["config"])
@@ -415,7 +415,7 @@ class _Driver:
 
     def started(self, slot: _Slot, res: dict[str, Any]) -> None:
         """The answer to a start call: where the actor runs, or why its campaign did not start."""
-        from .files import write_atomic
+        from ..files import write_atomic
 
         if "error" in res:
             if res.get("user_error") and not slot.progress:
@@ -446,7 +446,7 @@ class _Driver:
 
     def campaign_ended(self, slot: _Slot, err: tuple[str, bool] | None) -> None:
         """The actor's campaign ended: done, refused (a bad input) or restarted, as a local worker's exit."""
-        from .parallel import after_exit
+        from .local import after_exit
 
         finished = err is None
         rc = 2 if err and err[1] else 1
@@ -530,8 +530,8 @@ class _Driver:
 
     def status(self, now: float) -> None:
         """The status line, every ``status_every`` seconds."""
-        from .campaign import combine_states
-        from .parallel import _worker_states, status_line
+        from ..campaign import combine_states
+        from .local import _worker_states, status_line
 
         if now - self.last_status > self.status_every:
             self.last_status = now
@@ -611,17 +611,17 @@ def run_ray(*, address: str, profile: str, backend: str, seconds: float, corpus_
     """A parallel campaign whose workers are Ray actors.  ``gpus``: ``"all"`` (every GPU of the
     cluster) or a count -- ``per_gpu`` actors each, ``num_gpus=1/per_gpu``; None: ``workers`` CPU
     actors.  Returns what :func:`fuzzgpu.parallel.run_parallel` returns, plus ``actors``."""
-    from .campaign import profile_path
-    from .files import read_regular
-    from .parallel import open_parallel_corpus
-    from .workers import MAX_RESTARTS
+    from ..campaign import profile_path
+    from ..files import read_regular
+    from .local import open_parallel_corpus
+    from .supervised import MAX_RESTARTS
 
     ray = import_ray()
     out = out if out is not None else sys.stdout
     _check_faults(backend, sim_fault, gpu_fault)
     ppath = profile_path(profile)
     profile_text = read_regular(ppath, 1 << 20, follow_symlinks=True)
-    from .campaign import load_profile
+    from ..campaign import load_profile
 
     load_profile(str(ppath))  # a bad profile is one line here, not one per actor
     known_text = read_regular(Path(known), 1 << 24, follow_symlinks=True) if known is not None else None
@@ -664,8 +664,8 @@ def _result(corpus: Path, slots: list[_Slot], reason: str, head: dict[str, Any],
             known: str | None, address: str) -> dict[str, Any]:
     """The combined report (``head``: profile, backend, property, seed) and what :func:`run_ray`
     returns; a UserError when every worker failed."""
-    from .campaign import combine_states, write_combined_report
-    from .parallel import _worker_states
+    from ..campaign import combine_states, write_combined_report
+    from .local import _worker_states
 
     failed = {s.wid: s.ended for s in slots if s.ended and s.ended.startswith("failed")}
     if failed and len(failed) == len(slots):
@@ -685,13 +685,13 @@ def _result(corpus: Path, slots: list[_Slot], reason: str, head: dict[str, Any],
 
 def _check_faults(backend: str, sim_fault: str | None, gpu_fault: str | None) -> None:
     """The fault options checked once, here (as :func:`fuzzgpu.campaign.run_campaign` does)."""
-    from .backends.sim import parse_faults
+    from ..backends.sim import parse_faults
 
     if sim_fault and backend != "sim":
         raise UserError("--sim-fault is only for --backend sim")
     parse_faults(sim_fault)
     if gpu_fault:
-        from .backends.cuda import parse_gpu_faults
+        from ..backends.cuda import parse_gpu_faults
 
         if backend != "cuda":
             raise UserError("--gpu-fault is only for --backend cuda")

@@ -86,7 +86,7 @@ class TreeWatch:
 def write_files(root: Path, files: dict[str, bytes], watch: TreeWatch | None = None, keep: bool = False) -> None:
     """Write ``files`` under ``root`` atomically; ``keep``: an existing file stays (entries and
     quarantine records never change once written)."""
-    from .files import write_temp
+    from ..files import write_temp
 
     for rel, data in files.items():
         p = root / safe_rel(rel)
@@ -109,7 +109,7 @@ class Coordinator:
     """The driver's side of the file traffic: the corpus on its disk and what the actors send."""
 
     def __init__(self, root: Path) -> None:
-        from .corpus import Corpus
+        from ..corpus import Corpus
 
         self.root = root
         self.corpus = Corpus(root)
@@ -122,8 +122,8 @@ class Coordinator:
     def snapshot(self, wid: str) -> dict[str, bytes]:
         """What actor ``wid`` starts from: the entries and known list (top-level files), the class
         records, the quarantine records, the Hypothesis database and its own state."""
-        from .corpus import CLASS_DIR
-        from .workers import QUARANTINE
+        from ..corpus import CLASS_DIR
+        from .supervised import QUARANTINE
 
         out: dict[str, bytes] = {}
 
@@ -167,8 +167,8 @@ class Coordinator:
 
     def _take(self, wid: str, rel: str, data: bytes) -> list[str]:
         """One file actor ``wid`` wrote, by where it lies; returns lines for the screen."""
-        from .corpus import CLASS_DIR, KNOWN_FILE
-        from .workers import QUARANTINE
+        from ..corpus import CLASS_DIR, KNOWN_FILE
+        from .supervised import QUARANTINE
 
         try:
             parts = safe_rel(rel).parts
@@ -201,7 +201,7 @@ class Coordinator:
     def _worker_file(self, wid: str, rel: str, data: bytes, name: str) -> None:
         """A file of the worker's own folder: its state as the driver's corpus sees it (see
         :meth:`fix_state`), the others as they are; its log is the driver's (from the poll's lines)."""
-        from .files import write_atomic
+        from ..files import write_atomic
 
         if name == "state.json":
             try:
@@ -225,7 +225,7 @@ class Coordinator:
                 pass
 
     def _entry(self, wid: str, rel: str, data: bytes) -> list[str]:
-        from .files import write_atomic
+        from ..files import write_atomic
 
         try:
             entry = json.loads(data)

@@ -31,7 +31,7 @@ from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import EnvError, UserError, clip
+from ..errors import EnvError, UserError, clip
 
 #: instances per second a backend is assumed to manage at worst, for the watchdog's deadline
 THROUGHPUT = {"sim": 2e7, "static": 1.0, "cuda": 5e7, "auto": 5e7}
@@ -85,8 +85,8 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent, in one line
-    from .backends import make_backend
-    from .model.event import Unsupported
+    from ..backends import make_backend
+    from ..model.event import Unsupported
 
     # what the campaign handles itself: bad input (a program the harness cannot run, a compile
     # error), the environment, a program the oracle does not cover; anything else a backend
@@ -118,7 +118,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             h = backend.run(program, config)
             conn.send(("ok", h))
         except Exception as e:  # noqa: BLE001 -- every failure goes back to the campaign
-            from .backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
+            from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
             if isinstance(e, GpuFault):  # the CUDA context is lost: report, and leave
                 conn.send(("fault", "gpu-fault", str(e)))
@@ -291,10 +291,10 @@ def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: st
     """Record a program that hung or crashed its worker: ``D/quarantine/<hash>.json`` (the fault,
     the program, the run configuration), ``<hash>.litmus`` and, when the static compile can make
     it, ``<hash>.sass``.  Atomic writes; a second fault on the same program keeps the first file."""
-    from .corpus import litmus_text
-    from .evidence import program_hash
-    from .files import write_atomic
-    from .ir import program_to_json
+    from ..corpus import litmus_text
+    from ..evidence import program_hash
+    from ..files import write_atomic
+    from ..ir import program_to_json
 
     d = Path(corpus_root) / QUARANTINE
     h = program_hash(program)[:16]
@@ -324,8 +324,8 @@ def _sass_text(program: Any, backend: str) -> str | None:
     if not shutil.which("nvcc"):
         return None
     try:
-        from . import sass
-        from .backends.static import static_source
+        from .. import sass
+        from ..backends.static import static_source
 
         src, _ = static_source(program)
         with tempfile.TemporaryDirectory(prefix="fuzzgpu-quarantine-") as d:
