@@ -337,7 +337,7 @@ def checked(p: Program) -> Program:
     The door every program loader goes through (the litmus parser, the corpus loader, the code
     generators' entries; docs/architecture.md, "Program loaders"): the IR below the table cannot
     check its instructions, so a loader that stopped at ``ir.validate`` / ``ir.program_from_json``
-    would accept a fence the table does not know.  tests/test_program_loaders.py names any
+    would accept a fence the table does not know.  tests/ir/test_program_loaders.py names any
     function of the package that builds, reads or validates a Program without calling this."""
     validate(p)
     bad = unknown_instructions(p)

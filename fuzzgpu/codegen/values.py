@@ -65,7 +65,7 @@ class ValueCodec:
       tag, memory is primed with the initial values before each launch.
 
     The ``c_*`` methods write the device's C++ expressions; the others are their Python mirror
-    (tests/test_codegen.py runs both on the words an RMW chain produces)."""
+    (tests/codegen/test_codegen.py runs both on the words an RMW chain produces)."""
 
     tagged: bool
 

@@ -27,7 +27,7 @@ out of the accumulator:
 
 Each shared location of such a program lives in two tiles (one per warpgroup of the 256-thread
 CTA), 4 KB per location, B after them; mbarrier objects and bulk-copy slots keep their 16-byte,
-16-byte-aligned slots.  ``tests/test_wgmma.py`` checks these maps with a numpy model of the
+16-byte-aligned slots.  ``tests/codegen/test_wgmma.py`` checks these maps with a numpy model of the
 descriptor and the fragment layout.
 """
 

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent / "bench" / "results"
+ROOT = Path(__file__).resolve().parents[2] / "bench" / "results"
 PAGE = ROOT / "tensor/h200-tensor-copies.md"
 RAW = ROOT / "tensor/h200-tensor-copies"
 

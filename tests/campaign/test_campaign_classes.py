@@ -21,7 +21,7 @@ from fuzzgpu import corpus as C
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.campaign import Campaign, example_database, load_profile
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MP_CLASS = "model|*|forbidden:cycle through sync[memory]"
 
 PROFILE = """

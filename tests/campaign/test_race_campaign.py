@@ -23,7 +23,7 @@ from fuzzgpu.semantics import CLASSES
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.properties import race_class_key
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: programs drawn per class at most (generation and shrinking together)
 BUDGET = settings(max_examples=2500, deadline=None, suppress_health_check=list(HealthCheck), database=None,
                   derandomize=False)

@@ -24,7 +24,7 @@ from fuzzgpu.corpus import Corpus, signature, verdict_signature
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.properties import check
 
-TERM = Path(__file__).resolve().parent / "litmus" / "termination"
+TERM = Path(__file__).resolve().parents[1] / "litmus" / "termination"
 
 
 def _p(name: str):

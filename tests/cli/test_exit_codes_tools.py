@@ -20,7 +20,7 @@ from fuzzgpu.backends import cuda
 from fuzzgpu.cli import main as cli_main
 from fuzzgpu.errors import EXIT_ENVIRONMENT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LITMUS = ROOT / "tests" / "litmus" / "cp-async" / "CPASYNC-wait-all.litmus"
 TOOLS = ("nvcc", "ptxas", "nvdisasm", "cuobjdump")
 

@@ -15,7 +15,7 @@ import pytest
 
 from fuzzgpu import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 ENTRIES = {json.loads(p.read_text())["sass"] != []: p for p in sorted(CORPUS.glob("*.json")) if p.name != "known.json"}
 OUTCOME_ENTRY = ENTRIES[False]  # an observed-outcome finding (the sim backend replays it)

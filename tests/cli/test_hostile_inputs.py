@@ -30,7 +30,7 @@ import pytest
 from fuzzgpu import campaign, cli, corpus
 from fuzzgpu.errors import UserError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LITMUS = ROOT / "tests" / "litmus"
 CORPUS = ROOT / "corpus"
 PROFILE = ROOT / "fuzzgpu" / "profiles" / "classic.toml"

@@ -43,7 +43,7 @@ from fuzzgpu.ir import (
 )
 from fuzzgpu.litmus import parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N = int(os.environ.get("FUZZGPU_LOADER_EXAMPLES", "1000"))
 FUZZ = settings(max_examples=N, deadline=None, database=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])

@@ -87,7 +87,7 @@ def test_a_gpu_finding_replayed_on_the_simulation_is_skipped_not_passed(tmp_path
     import shutil
     from pathlib import Path
 
-    src = Path(__file__).resolve().parents[1] / "corpus" / "73416467ed043580.json"
+    src = Path(__file__).resolve().parents[2] / "corpus" / "73416467ed043580.json"
     assert json.loads(src.read_text())["environment"]["backend"] == "cuda"
     d = tmp_path / "corpus"
     d.mkdir()
@@ -104,7 +104,7 @@ def test_a_bad_corpus_file_fails_alone_and_the_entries_still_run(tmp_path):
     import os
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     d = tmp_path / "corpus"
     d.mkdir()
     (d / "report.json").write_text('{"schema": "fuzzgpu.campaign-report", "version": 1}')
@@ -128,7 +128,7 @@ def test_an_empty_corpus_folder_fails_loudly_not_passes(tmp_path):
     import os
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
     d = tmp_path / "corpus"
@@ -155,7 +155,7 @@ def test_a_bad_corpus_folder_is_a_usage_error_under_xdist(tmp_path, folder):
     import os
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
     d = tmp_path / "corpus"

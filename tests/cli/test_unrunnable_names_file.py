@@ -12,7 +12,7 @@ import pytest
 
 from fuzzgpu import sass
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SURFACE = """PTX surface-store
 { x=0; s @ surface aliases x; }
  P0@cta 0,gpu 0 ;

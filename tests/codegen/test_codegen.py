@@ -17,7 +17,7 @@ from fuzzgpu import codegen, litmus
 from fuzzgpu.errors import UserError
 from fuzzgpu.ir import Load, Location, Placement, Program, Proxy, Sem, Store, Thread, validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 from paths import DAT3M
 GPU = ROOT / "tests" / "litmus" / "gpu"
 
@@ -55,7 +55,7 @@ def _nvcc(src: str, arch: str, tmp: Path, name: str) -> subprocess.CompletedProc
 def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
     progs = _programs()
     assert len(progs) >= 12
-    # async.read programs (wgmma) compile for sm_90a only: tests/test_wgmma.py
+    # async.read programs (wgmma) compile for sm_90a only: tests/codegen/test_wgmma.py
     runnable = [p for _, p in progs if not codegen.unrunnable_reasons(p) and not codegen.uses_wgmma(p)]
     harness, _ = codegen.generate_module(runnable)
     static = [codegen.PRELUDE]

@@ -1,6 +1,6 @@
 """The package fuzzgpu.codegen (issue 14's split of codegen.py): the fixed CUDA text is package data
 read with importlib.resources, and the emitter refuses what its split-out typing made explicit.
-(The wheel carrying the .cuh files: tests/test_packaging.py.)"""
+(The wheel carrying the .cuh files: tests/package/test_packaging.py.)"""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from fuzzgpu import codegen, ir, litmus
 from fuzzgpu.errors import SourceError
 from fuzzgpu.ir import ProgramError, program_from_json, program_to_json
 
-LITMUS = Path(__file__).resolve().parent / "litmus"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus"
 
 #: programs covering labels and branches, PDL grids, mbarriers, bulk copies, proxy fences with a
 #: state space, cp.async, clusters, RMWs and register initial values

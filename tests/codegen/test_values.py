@@ -211,7 +211,7 @@ def test_issue_program_tables_hold_every_value_its_keys_can_hold() -> None:
 
 
 def test_codec_choice() -> None:
-    mp = litmus.parse_file(Path(__file__).parent / "litmus" / "gpu" / "MP-relaxed-gpu.litmus")
+    mp = litmus.parse_file(Path(__file__).parents[1] / "litmus" / "gpu" / "MP-relaxed-gpu.litmus")
     assert codegen.value_plan(mp).codec is codegen.TAGGED
     assert codegen.generate_harness(mp)[1].values == "tagged" and not codegen.generate_harness(mp)[1].needs_prime
     # a stored value outside 16 bits: the tagged decode read 40000 back as -25536 ("?")
@@ -283,7 +283,7 @@ def test_unwritten_values_are_a_fault_not_forbidden() -> None:
 
 
 def test_sim_fault_unwritten_is_reported_as_a_fault() -> None:
-    mp = litmus.parse_file(Path(__file__).parent / "litmus" / "gpu" / "MP-relacq-gpu.litmus")
+    mp = litmus.parse_file(Path(__file__).parents[1] / "litmus" / "gpu" / "MP-relacq-gpu.litmus")
     h = SimBackend("unwritten:1").run(mp, RunConfig(instances=20_000))
     assert sum(c for o, c in h.counts if dict(o)[h.keys[-1]] is None) == 200
     v = properties.check("model", mp, h)
@@ -297,7 +297,7 @@ def test_replay_of_a_fault_entry(tmp_path: Path) -> None:
     from fuzzgpu.backends.static import StaticBackend
     from fuzzgpu.commands.replay import replay_entry
 
-    mp = litmus.parse_file(Path(__file__).parent / "litmus" / "gpu" / "MP-relacq-gpu.litmus")
+    mp = litmus.parse_file(Path(__file__).parents[1] / "litmus" / "gpu" / "MP-relacq-gpu.litmus")
     sim = SimBackend("unwritten:1")
     cfg = RunConfig(instances=20_000)
     h = sim.run(mp, cfg)

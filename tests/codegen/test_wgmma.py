@@ -1,7 +1,7 @@
 """``async.read`` as wgmma (fuzzgpu.codegen.wgmma): the tile / selection-matrix / accumulator maps
 (a numpy model of the matrix descriptor and of the m64nNk32 D fragment), what runnability refuses,
 the fence placement in the generated CUDA, and nvcc + SASS for sm_90a (skipped without nvcc).
-The GPU runs are tests/test_gpu_wgmma.py."""
+The GPU runs are tests/gpu/test_gpu_wgmma.py."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from fuzzgpu.ir import (
     validate,
 )
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[1]
 ASYNC = ROOT / "litmus" / "async-proxy"
 WGMMA_FILES = sorted(ASYNC.glob("WGMMA-*.litmus"))
 NVCC = shutil.which("nvcc")

@@ -108,7 +108,7 @@ def test_explain_tells_the_story(tmp_path, capsys):
 
 # -- rates, signatures, classes, known findings (issue 12, items 2, 8, 9) ----------------------
 
-REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 def test_rates_come_from_integer_counts_and_never_leave_0_1():

@@ -12,7 +12,7 @@ from fuzzgpu.ir import Not, eval_expr
 
 from gpu_findings import LONE_TRY_WAIT, no_forbidden
 
-GPU = Path(__file__).resolve().parent / "litmus" / "gpu"
+GPU = Path(__file__).resolve().parents[1] / "litmus" / "gpu"
 pytestmark = pytest.mark.gpu
 
 
@@ -114,7 +114,7 @@ def test_run_command_json(capsys) -> None:
 # Extension IR: PDL (several grids), mbarrier, bulk copies, cp.async
 # --------------------------------------------------------------------------------------------
 
-EXT = Path(__file__).resolve().parent / "litmus"
+EXT = Path(__file__).resolve().parents[1] / "litmus"
 
 PDL_HOIST = GPU.parent / "gpu-pdl" / "PDL-hoist-{name}.litmus"
 
@@ -141,7 +141,7 @@ def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
         assert h.matching(lambda d: d["P1:r1"] == 1) == h.instances, (h.counts, h.timeouts)
 
 
-# LONE_TRY_WAIT: the known sm_90 finding (tests/gpu_findings.py); only the oracle's forbidden verdict
+# LONE_TRY_WAIT: the known sm_90 finding (tests/gpu/gpu_findings.py); only the oracle's forbidden verdict
 # (ForbiddenSeen) is xfail, a driver error or a failed harness check fails.
 
 MBAR_LOOP = """PTX MBAR-MP-loop

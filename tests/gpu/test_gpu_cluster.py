@@ -13,7 +13,7 @@ in the other, the data and the flag in the reader's shared memory, written throu
   with ``try_wait.acquire.cluster`` (tests/litmus/mbarrier-cluster/) is never stale.
 
 Run on an H200 (under 2 minutes):
-``python3 -m pytest -q -s -p no:xdist tests/test_gpu_cluster.py``
+``python3 -m pytest -q -s -p no:xdist tests/gpu/test_gpu_cluster.py``
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.ir import eval_expr
 from fuzzgpu.model import judge
 
-LITMUS = Path(__file__).resolve().parent / "litmus"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus"
 DSM = LITMUS / "dsm"
 pytestmark = pytest.mark.gpu
 

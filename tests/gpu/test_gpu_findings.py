@@ -1,4 +1,4 @@
-"""CPU: the xfail mark of the known lone-try_wait finding (tests/gpu_findings.py) takes only the
+"""CPU: the xfail mark of the known lone-try_wait finding (tests/gpu/gpu_findings.py) takes only the
 oracle's forbidden verdict; a failed harness check or a driver error fails (an H200 run of
 2026-12-01 counted a CUDA_ERROR_INVALID_VALUE as the finding, and ``raises=AssertionError`` still took a
 harness assertion -- instances not accounted for, a value no store wrote -- for it)."""

@@ -14,7 +14,7 @@ import pytest
 from conftest import gpu_unavailable
 from paths import ROOT
 
-GPU_TEST = "tests/test_gpu.py::test_mbarrier_wait_that_never_completes_is_bounded"
+GPU_TEST = "tests/gpu/test_gpu.py::test_mbarrier_wait_that_never_completes_is_bounded"
 
 
 def _pytest(**env: str) -> subprocess.CompletedProcess:

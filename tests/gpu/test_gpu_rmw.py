@@ -7,7 +7,7 @@ oracle's domain (``?``): such a value is a harness or hardware fault (``properti
 
 Run (under 2 minutes on an H200, one nvcc call for all kernels)::
 
-    python3 -m pytest -m gpu -n 0 -q tests/test_gpu_rmw.py
+    python3 -m pytest -m gpu -n 0 -q tests/gpu/test_gpu_rmw.py
 
 The CPU test at the end (not marked) checks that every program here is runnable and exact-coded.
 """

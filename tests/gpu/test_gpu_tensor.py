@@ -8,8 +8,8 @@ The six litmus tests of tests/litmus/async-proxy/TMA-tensor-*.litmus and a spin-
   (the fresh value is seen: the tensor map and its coordinates address the right words);
 * the tensor load with an acquire wait in a loop: never stale in at least 1e8 instances; the lone
   acquire try_wait of TMA-tensor-load-mbarrier-acquire is the known sm_90 finding of its non-tensor
-  twin (a lone try_wait does not hold back the next load: tests/test_gpu.py, LONE_TRY_WAIT), so it
-  is xfail (not strict, and only on the oracle's forbidden verdict, tests/gpu_findings.py) like the twin;
+  twin (a lone try_wait does not hold back the next load: tests/gpu/test_gpu.py, LONE_TRY_WAIT), so it
+  is xfail (not strict, and only on the oracle's forbidden verdict, tests/gpu/gpu_findings.py) like the twin;
 * TMA-tensor-load-mbarrier-relaxed: allowed, reported;
 * TMA-tensor-reduce-add-no-fence: the reduction adding the stale 0 is allowed (reported); with the
   fence (TMA-tensor-reduce-add-fence) never in at least 1e8 instances, and the reduction delivers
@@ -20,7 +20,7 @@ forbidden verdict) and the histogram accounts for every instance.
 
 Run (a few minutes on an H200, one nvcc call)::
 
-    python3 -m pytest -m gpu -n 0 -q -s tests/test_gpu_tensor.py
+    python3 -m pytest -m gpu -n 0 -q -s tests/gpu/test_gpu_tensor.py
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from fuzzgpu.ir import Program
 
 from gpu_findings import LONE_TRY_WAIT, no_forbidden
 
-LITMUS = Path(__file__).resolve().parent / "litmus" / "async-proxy"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "async-proxy"
 FENCED_INSTANCES = 100_000_000
 
 TENSOR_LOAD_LOOP = """PTX TMA-tensor-load-loop
@@ -129,7 +129,7 @@ def test_tensor_load_with_acquire_wait_loop_is_never_stale(runner) -> None:
 
 
 @pytest.mark.gpu
-@LONE_TRY_WAIT  # the non-tensor twin's finding; a CUDA error or a failed harness check fails (tests/gpu_findings.py)
+@LONE_TRY_WAIT  # the non-tensor twin's finding; a CUDA error or a failed harness check fails (tests/gpu/gpu_findings.py)
 def test_tensor_load_with_lone_acquire_wait_is_never_stale(runner) -> None:
     p, h = runner("TMA-tensor-load-mbarrier-acquire", RunConfig(instances=300 * 65536))
     assert _count(h, P1_r1=1, P1_r2=1) > 0, h.counts  # the copy delivered (a map that never does is no finding)

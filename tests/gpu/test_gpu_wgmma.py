@@ -12,7 +12,7 @@
   ... .add``) of a shared word written by a generic store, with and without the proxy fence.
 
 Run on an H200 (well under a minute):
-``python3 -m pytest -q -s -p no:xdist tests/test_gpu_wgmma.py``
+``python3 -m pytest -q -s -p no:xdist tests/gpu/test_gpu_wgmma.py``
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.ir import eval_expr
 from fuzzgpu.model import judge
 
-ASYNC = Path(__file__).resolve().parent / "litmus" / "async-proxy"
+ASYNC = Path(__file__).resolve().parents[1] / "litmus" / "async-proxy"
 pytestmark = pytest.mark.gpu
 
 INSTANCES = 100_000_000

@@ -2,8 +2,8 @@
 (``CpAsyncBulk.tensor``), its semantics-table row, the litmus spellings, the harness (a 1-D tiled
 tensor map in ``__constant__`` memory, 128-byte shared slots), the SASS ptxas makes of it and the
 host's ``cuTensorMapEncodeTiled`` arguments.  The verdicts of tests/litmus/async-proxy/TMA-tensor-*
-are in expected.csv (tests/test_catalogues.py); here they are also pinned to their non-tensor twins.
-The GPU runs are tests/test_gpu_tensor.py."""
+are in expected.csv (tests/model/test_catalogues.py); here they are also pinned to their non-tensor twins.
+The GPU runs are tests/gpu/test_gpu_tensor.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from fuzzgpu.errors import SourceError, UserError
 from fuzzgpu.ir import CpAsyncBulk, ProgramError, RmwOp
 from fuzzgpu.litmus import format_instruction, format_program, parse, parse_file
 
-LITMUS = Path(__file__).resolve().parent / "litmus" / "async-proxy"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "async-proxy"
 TWINS = {
     "TMA-tensor-store-no-fence": "TMA-store-no-fence",
     "TMA-tensor-store-fence-writer": "TMA-store-fence-writer",
@@ -332,7 +332,7 @@ def test_a_corpus_tensor_load_on_a_bulk_group_is_refused(tmp_path):
     from fuzzgpu.corpus import CorpusError
     from fuzzgpu.corpus.entry import validate_entry
 
-    d = json.loads((Path(__file__).resolve().parent / "data" / "findings" / "tma-load-relaxed-lone-wait.json").read_text())
+    d = json.loads((Path(__file__).resolve().parents[1] / "data" / "findings" / "tma-load-relaxed-lone-wait.json").read_text())
     copy = next(i for i in d["program"]["threads"][0]["code"] if i["op"] == "cp.async.bulk")
     copy.update(tensor=True, completion="bulk_group")
     del copy["bar"]

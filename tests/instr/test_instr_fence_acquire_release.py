@@ -19,8 +19,8 @@ from fuzzgpu import ir, model, sass, semantics
 from fuzzgpu.ir import Fence, Scope, Sem
 from fuzzgpu.litmus import format_instruction, format_program, parse, parse_file
 
-LITMUS = Path(__file__).resolve().parent / "litmus" / "fence-acquire-release"
-CAP = Path(__file__).resolve().parent / "kernels" / "captured"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "fence-acquire-release"
+CAP = Path(__file__).resolve().parents[1] / "kernels" / "captured"
 
 
 # -- the table rows ---------------------------------------------------------------------------

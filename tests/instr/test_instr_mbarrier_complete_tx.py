@@ -176,7 +176,7 @@ from pathlib import Path  # noqa: E402
 
 from fuzzgpu import model  # noqa: E402
 
-LITMUS = Path(__file__).resolve().parent / "litmus" / "mbarrier-complete-tx"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "mbarrier-complete-tx"
 
 
 def _file(name: str) -> Path:

@@ -25,7 +25,7 @@ from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.errors import UserError
 from fuzzgpu.ir import Fence, Program, Scope, Sem
 
-PACKAGE = Path(__file__).resolve().parent.parent / "fuzzgpu"
+PACKAGE = Path(__file__).resolve().parents[2] / "fuzzgpu"
 
 MP = """PTX MP-fence
 { x=0; y=0; }

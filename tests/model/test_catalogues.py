@@ -27,7 +27,7 @@ from fuzzgpu.ir import And, Cmp, LocRef, RegRef
 from fuzzgpu.litmus import format_program, parse, parse_file
 from fuzzgpu.model import check_condition, judge
 
-LITMUS = Path(__file__).resolve().parent / "litmus"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus"
 MECHANISMS = ("cluster", "volatile", "nc", "pdl", "mbarrier", "async-proxy", "cp-async", "dsm", "cluster-barrier", "mbarrier-cluster")
 CORE = ("core",)  # one test per rule of the core model (tests/litmus/core)
 FOLDERS = CORE + MECHANISMS + ("h200",)

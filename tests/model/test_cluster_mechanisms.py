@@ -1,7 +1,7 @@
 """Distributed shared memory, cluster barriers, fence.mbarrier_init and remote mbarrier arrives
 (issue 18): the IR's validation, the litmus dialect (parser and printer), JSON, the model's
 phases, and code generation (static kernels; the harness refuses them).  The verdicts themselves
-are in tests/litmus/{dsm,cluster-barrier,mbarrier-cluster} (tests/test_catalogues.py)."""
+are in tests/litmus/{dsm,cluster-barrier,mbarrier-cluster} (tests/model/test_catalogues.py)."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from fuzzgpu import model
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness as T
 
-FOLDER = Path(__file__).resolve().parent / "litmus" / "termination"
-ROOT = Path(__file__).resolve().parent.parent
+FOLDER = Path(__file__).resolve().parents[1] / "litmus" / "termination"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name,why", [

@@ -75,7 +75,7 @@ def test_check_says_never_only_within_the_loop_bound(tmp_path) -> None:
 
     f = tmp_path / "count.litmus"
     f.write_text(COUNT)
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     run = lambda *a: subprocess.run([sys.executable, "-m", "fuzzgpu", "check", *a, str(f)], capture_output=True,  # noqa: E731
                                     text=True, cwd=root, timeout=120)
     r = run()

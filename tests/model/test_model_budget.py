@@ -162,7 +162,7 @@ def test_check_cli_exit_status_for_a_too_large_test_is_3(tmp_path, capsys):
 
     big = tmp_path / "sixty-four.litmus"
     big.write_text(format_program(sixty_four_threads()))
-    small = Path(__file__).parent / "litmus" / "core" / "CoWW.litmus"
+    small = Path(__file__).parents[1] / "litmus" / "core" / "CoWW.litmus"
     rc = main(["check", str(big), str(small)])
     out, err = capsys.readouterr()
     assert rc == 3 and "not covered by the oracle: too large" in err and "Observation CoWW" in out

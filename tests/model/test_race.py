@@ -18,7 +18,7 @@ from fuzzgpu.ir import eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
 
-RACE = Path(__file__).resolve().parent / "litmus" / "race"
+RACE = Path(__file__).resolve().parents[1] / "litmus" / "race"
 
 
 def _rows() -> list[dict[str, str]]:

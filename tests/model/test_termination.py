@@ -19,7 +19,7 @@ from fuzzgpu import strategies as fst
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness as T
 
-FOLDER = Path(__file__).resolve().parent / "litmus" / "termination"
+FOLDER = Path(__file__).resolve().parents[1] / "litmus" / "termination"
 
 
 def _rows() -> list[dict[str, str]]:

@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 
-PACKAGE = Path(__file__).resolve().parent.parent / "fuzzgpu"
+PACKAGE = Path(__file__).resolve().parents[2] / "fuzzgpu"
 MAX_LINES = 800
 
 
@@ -134,7 +134,7 @@ def test_the_models_extensions_are_named_relations_of_the_model():
     for name in ("api_sync", "launch_fence", "grid_order", "nc_free_reads"):
         assert isinstance(vars(ptx.Static)[name], cached_property), name
     assert isinstance(vars(ptx.Execution)["async_release"], cached_property)
-    p = litmus.parse_file(Path(__file__).parent / "litmus" / "gpu-pdl" / "PDL-hoist-nc.litmus")
+    p = litmus.parse_file(Path(__file__).parents[1] / "litmus" / "gpu-pdl" / "PDL-hoist-nc.litmus")
     pt = events.program_traces(p)
     x = next(x for _, x in executions._executions(p, pt))
     primary = {e.eid for e in x.ev if e.tid >= 0 and p.grid_of(e.tid) == min(p.grid_of(t) for t in range(len(p.threads)))}

@@ -21,7 +21,7 @@ from fuzzgpu.commands.explain import explain_text
 from fuzzgpu.corpus import Corpus, load_entry, make_entry
 from fuzzgpu.litmus import parse_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RACE = ROOT / "tests" / "litmus" / "race"
 
 #: the racing pair explain names, and the fix, per class (the classes of issue 15)

@@ -10,7 +10,7 @@ from pathlib import Path
 from fuzzgpu import corpus, fixes
 from fuzzgpu.commands import explain
 
-ENTRY = Path(__file__).parent / "data" / "findings" / "tma-load-relaxed-lone-wait.json"
+ENTRY = Path(__file__).parents[1] / "data" / "findings" / "tma-load-relaxed-lone-wait.json"
 
 
 def test_outcome_of_orders_keys_as_the_program_does():

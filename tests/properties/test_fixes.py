@@ -17,7 +17,7 @@ from fuzzgpu.corpus import Corpus, make_entry
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RACE = ROOT / "tests" / "litmus" / "race"
 
 #: the expected fix of each class's litmus test (the weakest change; tried cheapest first)
@@ -99,7 +99,7 @@ def test_explain_shows_the_racing_pair_and_the_fix(tmp_path):
 def test_replay_fixed_runs_the_fixed_program_and_the_stale_value_is_gone(tmp_path):
     """Plumbing: ``replay`` without ``--fixed`` still violates, with ``--fixed`` it runs the fixed
     program and reports it.  On the sim, "the stale value is gone" holds by construction (the sim
-    samples the oracle that accepted the fix): no hardware claim (tests/test_race.py's GPU test is)."""
+    samples the oracle that accepted the fix): no hardware claim (tests/model/test_race.py's GPU test is)."""
     path = _entry(tmp_path, "RACE-3-tma-store-no-fence.litmus")
     base = [sys.executable, "-m", "fuzzgpu", "replay", str(path), "--backend", "sim", "--json"]
     still = subprocess.run(base, capture_output=True, text=True, cwd=ROOT)

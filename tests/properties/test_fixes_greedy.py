@@ -33,7 +33,7 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness
 from fuzzgpu.model.race import analyse_races
 
-DATA = Path(__file__).resolve().parent / "data" / "fixes-h200-all-race"
+DATA = Path(__file__).resolve().parents[1] / "data" / "fixes-h200-all-race"
 DF3 = "0df3fb74d88b5f4f"
 
 EXPECTED = ("add `cp.async.wait_group 0` in P0 before `st.weak f0, 2` and make `st.weak f0, 2` in P0 "

@@ -41,7 +41,7 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness
 from fuzzgpu.model.race import analyse_races
 
-DATA = Path(__file__).resolve().parent / "data" / "fixes-h200-all-race"
+DATA = Path(__file__).resolve().parents[1] / "data" / "fixes-h200-all-race"
 
 EXPECTED = {
     "0ec5a75cd7faf570": "add a wait loop `LF00: mbarrier.try_wait.parity.acquire.cta r1, bar0, 0; beq r1, 0, LF00` in P1 "
@@ -159,7 +159,7 @@ def test_a_pair_text_names_the_labels_and_registers_of_the_fixed_program():
     from fuzzgpu import corpus
     from fuzzgpu.ir import Branch, Label, MbarrierWait
 
-    p = corpus.load_entry(Path(__file__).parent / "data" / "findings" / "tma-load-relaxed-lone-wait.json").program
+    p = corpus.load_entry(Path(__file__).parents[1] / "data" / "findings" / "tma-load-relaxed-lone-wait.json").program
     cs = fixes.changes(p)
     retry = next(c for c in cs if c.op == "retry")
     loops = [c for c in cs if c.op == "wait-loop"]

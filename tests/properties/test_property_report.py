@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from fuzzgpu import litmus, properties
 from fuzzgpu.backends.base import Histogram
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MP = litmus.parse_file(ROOT / "tests" / "litmus" / "core" / "MP-relacq-gpu.litmus")
 #: the stale read that release/acquire forbids: it fails model, sc and race alike
 STALE = Histogram(("P1:r0", "P1:r1"), (((("P1:r0", 1), ("P1:r1", 0)), 7), ((("P1:r0", 1), ("P1:r1", 1)), 93)), 100, backend="test")

@@ -17,7 +17,7 @@ import pytest
 from fuzzgpu import sass
 from fuzzgpu.cli import main as cli_main
 
-KERNELS = Path(__file__).parent / "kernels"
+KERNELS = Path(__file__).parents[1] / "kernels"
 ARCHS = ("sm_90", "sm_90a", "sm_100a")
 
 needs_toolchain = pytest.mark.skipif(
@@ -68,7 +68,7 @@ SECTION4: dict[str, tuple[str, frozenset[str]]] = {
 #: split-KV decode kernels of FlashMLA's shape before 01a2772 (mbarrier init, __syncthreads, wait,
 #: an int4 __ldg of the tile metadata, then loops of __ldg) and their fixes (plain loads after the
 #: wait): "hoisted" -- an LDG.*.CONSTANT above ACQBULK is reported whether or not the mapping pairs it
-#: with its PTX load; "fixed" -- clean and fully checked.  Checked in tests/test_sass_complete.py.
+#: with its PTX load; "fixed" -- clean and fully checked.  Checked in tests/sass/test_sass_complete.py.
 DECODE: dict[str, str] = {
     "S1_splitkv_ldg_loop": "hoisted",
     "S1_splitkv_fixed": "fixed",
@@ -253,7 +253,7 @@ __global__ void clock_loop(int* out, int n) {
 
 
 def test_ptxas_hoists_shared_load_above_acquire(tmp_path):
-    """A forbidden move ptxas 13.0 makes, found by tests/test_sass_fuzz.py: a weak ld.shared after an
+    """A forbidden move ptxas 13.0 makes, found by tests/sass/test_sass_fuzz.py: a weak ld.shared after an
     ld.acquire.global is issued before it when an earlier ld.shared can be paired with it.  The model
     orders every access after an acquire (of any state space); the oracle flags it forbidden."""
     src = tmp_path / "acq.cu"
@@ -306,7 +306,7 @@ def test_cuobjdump_fallback(monkeypatch):
     assert any(f.sync_sass == "ACQBULK" and "CONSTANT" in f.op_sass for f in rep.findings)
 
 
-LITMUS = Path(__file__).parent / "litmus" / "gpu"
+LITMUS = Path(__file__).parents[1] / "litmus" / "gpu"
 
 
 def test_litmus_input():

@@ -21,7 +21,7 @@ import pytest
 
 from fuzzgpu import sass
 
-CAPTURED = Path(__file__).parent / "kernels" / "captured"
+CAPTURED = Path(__file__).parents[1] / "kernels" / "captured"
 
 # one CTA-local copy: cp.async s <- [p], 4 bytes; s is a shared variable, p the kernel's buffer
 _CP_ASYNC_PTX = """

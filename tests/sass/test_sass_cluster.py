@@ -22,7 +22,7 @@ import pytest
 
 from fuzzgpu import sass
 
-CAPTURED = Path(__file__).resolve().parent / "kernels" / "captured"
+CAPTURED = Path(__file__).resolve().parents[1] / "kernels" / "captured"
 needs_toolchain = pytest.mark.skipif(sass.find_tool("nvcc") is None or sass.find_tool("nvdisasm") is None,
                                      reason="needs nvcc and nvdisasm")
 

@@ -24,7 +24,7 @@ import pytest
 from fuzzgpu import sass
 from fuzzgpu.cli import main as cli_main
 
-KERNELS = Path(__file__).parent / "kernels"
+KERNELS = Path(__file__).parents[1] / "kernels"
 CAPTURED = KERNELS / "captured"
 
 needs_toolchain = pytest.mark.skipif(
@@ -442,7 +442,7 @@ def test_gpu_harness_is_checked_as_compiled():
     from fuzzgpu import codegen, litmus
     from fuzzgpu.backends import cuda
 
-    progs = [litmus.parse_file(f) for f in sorted((Path(__file__).parent / "litmus" / "gpu").glob("MP*.litmus"))[:3]]
+    progs = [litmus.parse_file(f) for f in sorted((Path(__file__).parents[1] / "litmus" / "gpu").glob("MP*.litmus"))[:3]]
     src, specs = codegen.generate_module(progs)
     flags = tuple(f for f in cuda.DEFAULT_FLAGS if not f.startswith("-O"))
     assert "-lineinfo" in flags
@@ -467,7 +467,7 @@ def test_static_backend_flags_the_known_deviation(arch):
     from fuzzgpu import litmus
     from fuzzgpu.backends.static import StaticBackend
 
-    program = litmus.parse_file(str(Path(__file__).parent.parent / "corpus" / "73416467ed043580.litmus"))
+    program = litmus.parse_file(str(Path(__file__).parents[2] / "corpus" / "73416467ed043580.litmus"))
     meta = dict(StaticBackend(arch).run(program).meta)
     waits = [f for f in meta["sass_findings"] if f["check"] == sass.UNGUARDED_WAIT]
     assert len(waits) == 1 and waits[0]["verdict"] == sass.FORBIDDEN and waits[0]["op_ptx"].startswith("ld.")
@@ -498,7 +498,7 @@ def test_static_backend_lone_wait_vs_loop(tmp_path):
 
     loop = tmp_path / "MBAR-MP-loop.litmus"
     loop.write_text(MBAR_LOOP)
-    lone = Path(__file__).parent / "litmus" / "mbarrier" / "MBAR-MP-default.litmus"
+    lone = Path(__file__).parents[1] / "litmus" / "mbarrier" / "MBAR-MP-default.litmus"
     for path, flagged in ((lone, True), (loop, False)):
         meta = dict(StaticBackend("sm_90").run(litmus.parse_file(str(path))).meta)
         waits = [f for f in meta["sass_findings"] if f["check"] == sass.UNGUARDED_WAIT]
@@ -534,10 +534,10 @@ def test_a_synchronising_atom_accounts_for_its_own_access():
 @needs_toolchain
 def test_cluster_barrier_kernels_are_fully_checked():
     """barrier.cluster.arrive/wait order memory (release/acquire at cluster scope); their SASS
-    (UCGABAR_ARV / UCGABAR_WAIT, tests/test_sass_cluster.py) is mapped, so the kernel of a
+    (UCGABAR_ARV / UCGABAR_WAIT, tests/sass/test_sass_cluster.py) is mapped, so the kernel of a
     cluster-barrier litmus test is fully checked (it was "not fully checked", and before that
     "clean (0/0 synchronisation points)", the cluster barriers not even counted)."""
-    path = Path(__file__).parent / "litmus" / "cluster-barrier" / "CB-DSM-MP-release.litmus"
+    path = Path(__file__).parents[1] / "litmus" / "cluster-barrier" / "CB-DSM-MP-release.litmus"
     reports = sass.check_path(str(path), archs=("sm_90",))
     assert reports and all(r.complete for r in reports)
     for fn in (fn for r in reports for fn in r.functions):

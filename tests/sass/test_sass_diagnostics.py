@@ -15,7 +15,7 @@ from fuzzgpu import sass
 from fuzzgpu.cli import main as cli_main
 from fuzzgpu.sass import toolchain
 
-LITMUS = Path(__file__).parent / "litmus"
+LITMUS = Path(__file__).parents[1] / "litmus"
 
 needs_toolchain = pytest.mark.skipif(
     sass.find_tool("nvcc") is None or sass.find_tool("ptxas") is None,

@@ -82,7 +82,7 @@ KNOWN: list[str] = []
 
 
 def known_ptxas_move(f: sass.Finding) -> bool:
-    """A forbidden move ptxas 13.0 is known to make (docs/sass.md, tests/test_sass.py::
+    """A forbidden move ptxas 13.0 is known to make (docs/sass.md, tests/sass/test_sass.py::
     test_ptxas_hoists_shared_load_above_acquire): with an earlier ``ld.shared`` to batch it with, ptxas
     issues a later weak ``ld.shared`` before an ``ld.acquire.{cta,gpu,sys}.global`` (or between the
     acquiring LDG and its CCTL.IVALL).  The model orders every later access after an acquire, whatever

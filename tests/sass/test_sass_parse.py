@@ -13,7 +13,7 @@ from fuzzgpu import sass
 from fuzzgpu.errors import UserError
 from fuzzgpu.sass import ptx_parser, sass_parser, toolchain
 
-CAP = Path(__file__).parent / "kernels" / "captured"
+CAP = Path(__file__).parents[1] / "kernels" / "captured"
 
 
 def _instr(line: str) -> sass.SassInstr:

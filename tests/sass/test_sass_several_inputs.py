@@ -12,7 +12,7 @@ import pytest
 
 from fuzzgpu import sass
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "tests" / "kernels"
 
 pytestmark = pytest.mark.skipif(sass.find_tool("nvcc") is None or (sass.find_tool("nvdisasm") is None and sass.find_tool("cuobjdump") is None),

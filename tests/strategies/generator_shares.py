@@ -1,7 +1,7 @@
 """Shares per mechanism, fence and issue-15 class of the draws of profile ``all`` (the table in
-docs/fuzzing.md, "The general generator"): ``python3 tests/generator_shares.py SEEDS N`` from the
+docs/fuzzing.md, "The general generator"): ``python3 tests/strategies/generator_shares.py SEEDS N`` from the
 repository root draws N programs per Hypothesis seed (``1,2,3,4 500`` for the table) and prints the
-share of runnable draws with each feature.  Not a test: tests/test_producer_consumer_cluster.py
+share of runnable draws with each feature.  Not a test: tests/strategies/test_producer_consumer_cluster.py
 checks the shares with generous bounds."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from fuzzgpu import strategies as fst  # noqa: E402
 from fuzzgpu.codegen import unrunnable_reasons  # noqa: E402
@@ -60,7 +60,7 @@ def draws(seeds: list[int], n: int) -> list[Program]:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python3 tests/generator_shares.py SEEDS(1,2,3,4) DRAWS-PER-SEED(500)", file=sys.stderr)
+        print("usage: python3 tests/strategies/generator_shares.py SEEDS(1,2,3,4) DRAWS-PER-SEED(500)", file=sys.stderr)
         return 2
     ps = draws([int(s) for s in argv[0].split(",")], int(argv[1]))
     run = [not unrunnable_reasons(p) for p in ps]

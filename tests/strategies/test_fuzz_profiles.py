@@ -11,7 +11,7 @@ import pytest
 
 from fuzzgpu.campaign import PROFILE_NAMES, ProfileError, load_profile
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_profiles_shipped_and_in_strategies_are_identical():

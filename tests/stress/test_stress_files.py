@@ -9,7 +9,7 @@ import pytest
 
 from fuzzgpu.stress.space import StressConfig, read_knobs
 
-FILES = sorted((Path(__file__).parent.parent / "strategies" / "stress").glob("*.toml"))
+FILES = sorted((Path(__file__).parents[2] / "strategies" / "stress").glob("*.toml"))
 
 
 def test_there_are_stress_files():
