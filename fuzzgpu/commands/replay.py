@@ -149,7 +149,11 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="not-reproducible", reason=f"found on {found_on}; a simulation cannot fix a hardware finding")
     else:
         out["status"] = "fixed"
-        if backend.name == "sim" and found_on != "sim":
+        fault = _missing_fault(entry, backend)
+        if fault:  # the entry's outcomes came from a simulated fault: without it nothing was fixed, the fault is gone
+            out["note"] = (f"found under the simulated fault --sim-fault {fault}, replayed without it: the property holds "
+                           f"because the fault is off, not because anything changed (replay with --sim-fault {fault})")
+        elif backend.name == "sim" and found_on != "sim":
             # the fixed program of a GPU (or compiler) finding, on outcomes sampled from the oracle that
             # accepted the fix: a check of the plumbing, not of the hardware
             out["note"] = f"on the simulation only (found on {found_on}): the oracle's outcomes, not a hardware run"
@@ -160,6 +164,18 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         # None: nothing ran, so no count of the offending outcomes exists (the SASS decided)
         out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen) if hist.instances else None
     return out
+
+
+def _missing_fault(entry: Any, backend: Any) -> str | None:
+    """The simulated fault the entry was found under (:func:`fuzzgpu.commands.explain.replay_fault`)
+    when this backend does not inject it; else None."""
+    from .explain import replay_fault
+
+    fault = replay_fault(entry.data)
+    if fault is None:
+        return None
+    have = getattr(backend, "faults", None) or {}
+    return fault if any(part.split(":")[0] not in have for part in fault.split(",")) else None
 
 
 def _stored_verdict(entry: Any) -> Any:
