@@ -12,7 +12,7 @@ from .engine import Campaign
 from .state import CampaignResult
 
 
-def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "corpus", prop: str = "model",
+def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "fuzz-corpus", prop: str = "model",
                  seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
                  max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
                  isolate: bool = True, gpu_fault: str | None = None, known: str | None = None) -> CampaignResult:

@@ -13,6 +13,9 @@ from .argtypes import non_negative_int
 #: that should run longer resumes from its corpus; a watchdog past a day never fires
 MAX_TIME = 30 * 86400.0
 MAX_WATCHDOG = 86400.0
+#: where a campaign writes without --corpus: a folder of its own, never the tracked corpus/ of
+#: reproducers (a simulated-fault finding must not land beside the real ones); .gitignore lists it
+DEFAULT_CORPUS = "fuzz-corpus"
 
 HELP = "fuzz for a while: generate, run, judge, shrink and save findings to a corpus"
 
@@ -57,6 +60,10 @@ ISA's sense and the run showed the handoff fail; each finding names the racing p
 that failed and the weakest change (one, else two) that fixes it; on sim and static the finding is the
 oracle's).  Programs whose mechanism the oracle does not cover are counted as
 "not covered", never guessed.
+
+Corpus folder: --corpus DIR (default ./fuzz-corpus): the findings, the state and the report.  The
+default is never the repository's tracked corpus/ (its reviewed reproducers, which CI replays): a
+campaign's findings -- a simulated fault's among them -- are copied there by hand once understood.
 
 Interrupting: Ctrl-C finishes the current program, saves the smallest failing program seen when a
 shrink was under way, and writes the report; a second Ctrl-C stops at once.  Everything is saved
@@ -124,7 +131,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="where programs run (default: auto)")
     parser.add_argument("--time", type=_seconds(MAX_TIME), default=60.0, metavar="SECONDS",
                         help=f"time budget of this session (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes)")
-    parser.add_argument("--corpus", default="corpus", metavar="DIR", help="corpus folder: findings, state, report (default: corpus)")
+    parser.add_argument("--corpus", default=DEFAULT_CORPUS, metavar="DIR",
+                        help=f"corpus folder: findings, state, report (default: ./{DEFAULT_CORPUS}, not the tracked corpus/ of reproducers)")
     parser.add_argument("--property", default="model", choices=("model", "sc", "race"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
