@@ -55,7 +55,8 @@ Backends:
           griddepcontrol.wait)
 
 Properties: model (no outcome the oracle forbids; default), sc (no non-SC outcome: the pattern
-is under-synchronised) or race (no outcome only a data race produces: the program races in the PTX
+is under-synchronised; needs executed outcomes: refused with --backend static, exit 2, and said
+loudly on screen and in the report when --backend auto finds no GPU) or race (no outcome only a data race produces: the program races in the PTX
 ISA's sense and the run showed the handoff fail; each finding names the racing pair, the mechanism
 that failed and the weakest change (one, else two) that fixes it; on sim and static the finding is the
 oracle's).  Programs whose mechanism the oracle does not cover are counted as
@@ -210,6 +211,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
     if os.path.lexists(args.corpus) and not os.path.isdir(args.corpus):  # bad input, not the environment
         raise UserError(f"--corpus {args.corpus}: not a folder (expected a corpus folder; a missing one is created)")
+    from ..campaign.run import refuse_unfailable
+
+    refuse_unfailable(args.property, args.backend)  # before any worker starts (parallel, Ray)
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
