@@ -66,6 +66,14 @@ Corpus folder: --corpus DIR (default ./fuzz-corpus): the findings, the state and
 default is never the repository's tracked corpus/ (its reviewed reproducers, which CI replays): a
 campaign's findings -- a simulated fault's among them -- are copied there by hand once understood.
 
+Deadline: --time SECONDS is a deadline for the whole session.  Hypothesis generates and shrinks until
+15% of it (at most 15 s) is left; the last finding's fix search stops 8% (at most 5 s) before the end,
+and any finding's fix search after the profile's shrink_seconds; then the state and the report are
+written.  What the deadline cut short (a shrink: the smallest failing program so far is saved, "not
+fully shrunk"; a fix search: "fix search stopped at the deadline after N candidates: no fix claimed")
+is printed as "CUT SHORT by the deadline: ..." and listed in the report ("cut short").  A fix search
+that runs longer than the status interval prints "[finishing] fix search ..." lines while it runs.
+
 Interrupting: Ctrl-C finishes the current program, saves the smallest failing program seen when a
 shrink was under way, and writes the report; a second Ctrl-C stops at once.  Everything is saved
 atomically in the corpus folder (.fuzzgpu/ holds the state, Hypothesis's example database and the
@@ -131,7 +139,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="all", metavar="NAME|PATH", help="profile name or .toml path (default: all)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="where programs run (default: auto)")
     parser.add_argument("--time", type=_seconds(MAX_TIME), default=60.0, metavar="SECONDS",
-                        help=f"time budget of this session (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes)")
+                        help=f"this session's deadline (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes); "
+                             "the shrink, the fix search and the report finish inside it")
     parser.add_argument("--corpus", default=DEFAULT_CORPUS, metavar="DIR",
                         help=f"corpus folder: findings, state, report (default: ./{DEFAULT_CORPUS}, not the tracked corpus/ of reproducers)")
     parser.add_argument("--property", default="model", choices=("model", "sc", "race"), help="what counts as a failure (default: model)")

@@ -69,10 +69,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="cap on instances per entry, a positive whole number (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
     parser.add_argument("--fixed", action="store_true", help="run each entry's fixed program (its fix, as explain shows it)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress on stderr, per entry and per fix candidate (default: when stderr is a terminal)")
 
 
 def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
-                 fixed: bool = False) -> dict[str, Any]:
+                 fixed: bool = False, watch: Any = None) -> dict[str, Any]:
     """Re-run one entry (with ``fixed``: its fixed program); returns {"status": violates|fixed|not-reproducible|skipped|error, "reason": ..., ...}.
     ``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler.
     ``skipped``: this backend cannot check the entry (``error_kind`` absent); ``error``: the run
@@ -93,7 +95,9 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
            "backend": backend.describe(), "instances": n}
     program = entry.program
     if fixed:
-        f = fixes.fix_for(entry.program, _stored_verdict(entry), arch=entry.data["environment"].get("arch"))
+        from ..deadline import UNWATCHED  # ``watch``: progress per fix candidate (fuzzgpu.deadline.Watch)
+
+        f = fixes.fix_for(entry.program, _stored_verdict(entry), arch=entry.data["environment"].get("arch"), watch=watch or UNWATCHED)
         if f is None and entry.data.get("sass"):  # a moved ld.global.nc: the fix explain prints
             from .explain import sass_nc_fix
 
@@ -252,14 +256,25 @@ def run(args: argparse.Namespace) -> int:
     results = list(errors)
     for r in errors:
         _show(r, args.json)
-    for e in entries:
-        try:
-            r = replay_entry(e, backend, args.instances, args.max_instances, args.fixed)
-        except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
-            r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
-                 "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
-        results.append(r)
-        _show(r, args.json, e)
+    from ..deadline import Watch
+    from ..progress import Progress, wanted
+
+    with Progress(wanted(args.progress), "replay", total=len(entries)) as bar:
+        for i, e in enumerate(entries):
+            name = clip(e.path.name, 60)
+            bar.update(f"{name}: {'fix search' if args.fixed else 'running'}", completed=i)
+
+            def step(n: int, name: str = name, i: int = i) -> None:
+                bar.update(f"{name}: fix search, candidate {n}", completed=i)
+
+            try:
+                r = replay_entry(e, backend, args.instances, args.max_instances, args.fixed, watch=Watch(on_step=step))
+            except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
+                r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
+                     "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
+            results.append(r)
+            _show(r, args.json, e)
+        bar.update("replay: every entry done", completed=len(entries))
     counts = {k: sum(1 for r in results if r["status"] == k) for k in ("violates", "fixed", "skipped", "not-reproducible", "error")}
     bad_input = sum(1 for r in results if r.get("error_kind") == "input")
     if not args.json:
