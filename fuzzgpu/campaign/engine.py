@@ -116,7 +116,8 @@ class Campaign:
         self._reconcile()
         self.known: set[str] = self.corpus.signatures()
         #: the known-findings list (--known, else D/known.json when present): class key -> Known
-        self.known_path = Path(known) if known is not None else (self.root / KNOWN_FILE if (self.root / KNOWN_FILE).is_file() else None)
+        # (a D/known.json that is not a regular file, a FIFO, is read -- and refused -- not skipped silently)
+        self.known_path = Path(known) if known is not None else (self.root / KNOWN_FILE if os.path.lexists(self.root / KNOWN_FILE) else None)
         self.known_classes = load_known(self.known_path) if self.known_path is not None else {}
         self.classes: dict[str, Path] = self.corpus.classes()  # class key -> its entry
         self._seen: set[tuple[str, str]] = set()  # (class, signature) counted this session
