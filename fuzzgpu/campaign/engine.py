@@ -428,7 +428,11 @@ class Campaign:
         t[kind] = t.get(kind, 0) + 1
 
     def _note_not_covered(self, shape: str, why: Any) -> None:
-        text = f"{shape}: {type(why).__name__ + ': ' if isinstance(why, BaseException) else ''}{str(why).splitlines()[0] if str(why) else ''}"[:240]
+        # the reason as a person reads it: its first line, never a Python class name ("UserError: nvcc: ...")
+        from .. import model
+
+        first = str(why).splitlines()[0] if str(why) else "(no reason given)"
+        text = f"{shape}: {'the oracle does not cover it: ' if isinstance(why, model.Unsupported) else ''}{first}"[:240]
         nc = self.state.not_covered
         if text in nc or len(nc) < 30:
             nc[text] = nc.get(text, 0) + 1
