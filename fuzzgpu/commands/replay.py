@@ -42,6 +42,10 @@ findings of a moved ld.global.nc) and says how often the entry's offending outco
 SASS still has a finding: "compiled, not run", --json "offending_seen": null); an entry without a fix
 is not checked.
 
+Progress (each entry; with --fixed each fix candidate judged) goes to stderr: a rich progress bar
+where stderr is a terminal, plain "progress: ..." lines with --progress elsewhere (a CI log), none
+with --no-progress; stdout (the entry lines, --json) is the same either way.
+
 Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
 file is bad (one line naming it), the folder has no entries (a replay that checked nothing is not
 clean), or the options are bad (e.g. --instances 0, a --sim-fault that only a supervised campaign
