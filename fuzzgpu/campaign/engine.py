@@ -567,7 +567,7 @@ class Campaign:
         except _Stop:
             if best:  # interrupted while shrinking: keep the smallest failing program seen so far
                 _, p, v, h, c = best[0]
-                if not self.stop_requested:
+                if not self.stop_requested and not self.stopped_by_fault:  # the deadline, not Ctrl-C or a GPU fault
                     self._cut(f"{p.name}: the shrink stopped at the deadline: the smallest failing program so far is saved "
                               "(not fully shrunk)")
                 self._record(p, v, h, c, shrunk=False)
