@@ -40,13 +40,17 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("entry", metavar="ENTRY", help="a corpus entry file (.json)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress of the fix search on stderr (default: when stderr is a terminal)")
 
 
 def _fmt_outcome(d: dict) -> str:
     return "; ".join(f"{k}={'?' if v is None else v}" for k, v in d.items()) + ";"
 
 
-def explain_text(entry: Any) -> str:
+def explain_text(entry: Any, watch: Any = None) -> str:
+    """The account of ``entry`` (``watch``: a :class:`fuzzgpu.deadline.Watch` the fix search ticks
+    per candidate, for progress)."""
     from .. import model
 
     d = entry.data
@@ -109,7 +113,7 @@ def explain_text(entry: Any) -> str:
     if uncovered:
         lines += ["", f"the oracle does not cover this program now: {uncovered}"]
     lines += _timeout_lines(entry)
-    lines += race_lines(entry)
+    lines += race_lines(entry, watch)
     lines += deviation_fix_lines(entry)
     oracle = d.get("oracle")
     if isinstance(oracle, dict):
@@ -209,7 +213,7 @@ def _hex(offset: Any) -> str:
     return f"{offset:04x}" if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0 else "----"
 
 
-def race_lines(entry: Any) -> list[str]:
+def race_lines(entry: Any, watch: Any = None) -> list[str]:
     """A race finding: its racing pairs (re-computed by the oracle) and the fix."""
     from .. import fixes, model
     from ..model import race
@@ -225,7 +229,9 @@ def race_lines(entry: Any) -> list[str]:
         outs = [entry.program.outcome_of(o["outcome"]) for o in offending]
         pairs = [pair.describe() for o in outs for pair in ra.racy.get(o, ())]
         lines += [f"  racing pair: {d}" for d in dict.fromkeys(pairs)]  # each pair once, in the order found
-        f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"))
+        from ..deadline import UNWATCHED
+
+        f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"), watch=watch or UNWATCHED)
     except model.Unsupported as e:
         return lines + [f"  the oracle no longer covers this program: {e}"]
     if f is None:
@@ -337,5 +343,11 @@ def _timeout_lines(entry: Any) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..corpus import load_entry
 
-    sys.stdout.write(explain_text(load_entry(args.entry)))
+    from ..deadline import Watch
+    from ..progress import Progress, wanted
+
+    entry = load_entry(args.entry)
+    with Progress(wanted(args.progress), f"explain {entry.path.name}") as bar:
+        text = explain_text(entry, Watch(on_step=lambda n: bar.update(f"explain {entry.path.name}: fix search, candidate {n}")))
+    sys.stdout.write(text)
     return 0
