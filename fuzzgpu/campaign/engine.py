@@ -642,22 +642,25 @@ class Campaign:
         return lock_corpus(self.own_dir, what="another campaign is running on this corpus" if not self.worker_id
                            else f"worker {self.worker_id} is already running on this corpus")
 
-    def run(self, seconds: float) -> CampaignResult:
+    def run(self, seconds: float, started: float | None = None) -> CampaignResult:
+        """Run for ``seconds`` from ``started`` (a ``time.monotonic()`` reading: when the command
+        started, so that the backend's start-up counts; default: now)."""
         lock = self._lock()
         try:
-            return self._run(seconds)
+            return self._run(seconds, started)
         finally:
             lock.close()
             close = getattr(self.inner, "close", None)
             if close is not None and getattr(self, "close_backend", False):
                 close()
 
-    def _run(self, seconds: float) -> CampaignResult:
+    def _run(self, seconds: float, started: float | None = None) -> CampaignResult:
         self._t0 = time.monotonic()
         self._elapsed_base = self.state.elapsed
         self._p0, self._i0 = self.state.programs, self.state.instances
-        self.end, self.seconds = Deadline(self._t0 + seconds), seconds
-        deadline = self._t0 + seconds - end_reserve(seconds)  # generating and shrinking stop here; the rest ends the session
+        # the deadline counts from the command's start (the backend's worker process started before this)
+        self.end, self.seconds = Deadline(min(self._t0, started if started is not None else self._t0) + seconds), seconds
+        deadline = self.end.at - end_reserve(seconds)  # generating and shrinking stop here; the rest ends the session
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.save_state(force=True)  # this session counts from now on, even if it is killed next
         old_handlers = {}

@@ -28,10 +28,14 @@ def refuse_unfailable(prop: str, backend: str) -> None:
 def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpus_dir: str = "fuzz-corpus", prop: str = "model",
                  seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
                  max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
-                 isolate: bool = True, gpu_fault: str | None = None, known: str | None = None) -> CampaignResult:
+                 isolate: bool = True, gpu_fault: str | None = None, known: str | None = None,
+                 started: float | None = None) -> CampaignResult:
     """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
     (:class:`fuzzgpu.workers.SupervisedBackend`): a program that hangs or crashes it is quarantined
     and the campaign goes on."""
+    import time
+
+    t0 = time.monotonic()  # --time counts from here (or ``started``): the backend's start-up is part of it
     refuse_unfailable(prop, backend)
     prof = load_profile(profile)
     if isolate:
@@ -66,4 +70,4 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
         raise
     c.close_backend = isolate
     c.max_findings = max_findings
-    return c.run(seconds)
+    return c.run(seconds, started if started is not None else t0)

@@ -212,6 +212,9 @@ def _progress(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     import os
     import re
+    import time
+
+    started = time.monotonic()  # --time is a deadline from here: the backend's start-up counts
 
     from ..campaign import run_campaign
     from ..errors import UserError
@@ -240,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=_progress(args), live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
-                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known)
+                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known, started=started)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())
