@@ -25,6 +25,10 @@ moved load may read (e.g. ld.global.nc -> ld.weak; `replay --fixed` runs it); a 
 or a forbidden move has no fix in the program (a deviation), and a wait whose result nothing tests
 shows the retry loop the ISA gives.
 
+An entry found under a simulated fault (campaign --sim-fault) says so first -- a test of the fuzzer,
+not a finding about a GPU -- and every replay command it suggests carries the fault.  The fix search
+shows its progress on stderr (--progress; by default when stderr is a terminal).
+
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
 explanation stored in the entry is shown when the oracle no longer covers the program).  Text from
 the entry is shown with anything a terminal would act on (escape sequences) written as escapes.
