@@ -62,30 +62,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import semantics
 from .codegen.emit import one_way_fence_arch_ok
+from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
-    Atom,
-    Branch,
-    Cond,
-    Label,
-    BulkWait,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncWait,
-    Fence,
-    GridDepControl,
-    Instruction,
-    Load,
-    MbarrierArrive,
-    MbarrierWait,
-    Program,
-    ProgramError,
-    ProxyFence,
-    ProxyFenceKind,
-    Red,
-    Scope,
-    Sem,
-    Store,
-    validate,
+    Atom, Branch, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
+    GridDepControl, Instruction, Load, MbarrierArrive, MbarrierWait, Program, ProgramError, ProxyFence, ProxyFenceKind,
+    Red, Scope, Sem, Store, validate,
 )
 
 if TYPE_CHECKING:
@@ -651,11 +632,13 @@ def _key(cs: Sequence[Change]) -> frozenset[tuple[int, int, str, str]]:
     return frozenset((c.thread, c.index, c.op, c.text) for c in cs)
 
 
-def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATES, arch: str | None = None) -> Fix | None:
+def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATES, arch: str | None = None,
+             watch: Watch = UNWATCHED) -> Fix | None:
     """The weakest single change (else pair of changes) after which ``p`` is race-free or produces
     none of ``outcomes``; else a fix of up to :data:`MAX_GREEDY` changes found greedily
     (:func:`greedy_fix`); None when none within ``budget`` changed programs.  ``arch``: the target
-    (:func:`fence_sems`)."""
+    (:func:`fence_sems`).  ``watch`` is ticked before each changed program is judged: it shows
+    progress, and raises :class:`~fuzzgpu.deadline.DeadlinePassed` at its deadline (no fix claimed)."""
     from . import model
     from .model import race
 
@@ -681,6 +664,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         tried += 1
         if tried > budget:
             return None
+        watch.tick(tried)
         j = _judge(orig, c, c.program, want, runnable)
         if j.why:
             return Fix((c,), c.program, j.why)
@@ -691,17 +675,19 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         tried += 1
         if tried > budget:
             return None
+        watch.tick(tried)
         prog, made = described(p, (a, b))
         j = _judge(orig, (a, b), prog, want, runnable)
         if j.why:
             return Fix(made, prog, j.why)
         memo[_key((a, b))] = j
-    return greedy_fix(p, orig, want, runnable, singles, pair_list, memo, budget - tried)
+    return greedy_fix(p, orig, want, runnable, singles, pair_list, memo, budget - tried, watch, tried)
 
 
 def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: bool, singles: Sequence[Change],
                pair_list: Sequence[tuple[Change, Change]],
-               memo: dict[frozenset[tuple[int, int, str, str]], _Judged], budget: int) -> Fix | None:
+               memo: dict[frozenset[tuple[int, int, str, str]], _Judged], budget: int, watch: Watch = UNWATCHED,
+               before: int = 0) -> Fix | None:
     """A fix of up to :data:`MAX_GREEDY` changes, found greedily where no single change or pair is one
     (issue 15: ``race:A+B`` findings, each race needing its own changes).  From the original, each
     step makes the first of its single changes, else of its pairs (:func:`pairs`), else of its
@@ -723,6 +709,7 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
             used += 1
             if used > budget:
                 return None
+            watch.tick(before + used)
             memo[k] = _judge(orig, cs, apply_all(p, cs), want, runnable)
         return memo[k]
 
@@ -772,19 +759,23 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
 FIXABLE = ("racy", "sc", "allowed", "allowed-outside-model")
 
 
-def fix_for(program: Program, verdict: Any, arch: str | None = None) -> Fix | None:
+def fix_for(program: Program, verdict: Any, arch: str | None = None, watch: Watch = UNWATCHED) -> Fix | None:
     """The fix for a failing verdict's fixable offending outcomes (None when it has none)."""
     outs = [o.outcome for o in getattr(verdict, "offending", ()) if o.verdict in FIXABLE]
     if not outs:
         return None
-    return find_fix(program, outs, arch=arch)
+    return find_fix(program, outs, arch=arch, watch=watch)
 
 
-def attach(program: Program, verdict: Verdict) -> Verdict:
-    """``verdict`` with its ``fix`` line (a race finding's; unchanged for others or without a fix)."""
+def attach(program: Program, verdict: Verdict, watch: Watch = UNWATCHED) -> Verdict:
+    """``verdict`` with its ``fix`` line (a race finding's; unchanged for others or without a fix);
+    a search its ``watch`` stopped at the deadline says so (:func:`fuzzgpu.deadline.cut_text`)."""
     if not verdict.failed or verdict.fix or not any(o.verdict == "racy" for o in verdict.offending):
         return verdict
-    f = fix_for(program, verdict)
+    try:
+        f = fix_for(program, verdict, watch=watch)
+    except DeadlinePassed as e:
+        return dataclasses.replace(verdict, fix=cut_text(e))
     return dataclasses.replace(verdict, fix=f.text if f is not None else NO_FIX)
 
 

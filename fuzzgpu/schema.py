@@ -359,7 +359,10 @@ def _validator(name: str) -> Any:
     schema = {"entry": ENTRY_SCHEMA, "state": STATE_SCHEMA, "program": PROGRAM_SCHEMA}[name]
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)
-    return cls(schema)
+    # "integer" is a JSON integer as Python reads it: JSON Schema calls 1.0 an integer, so `"version":
+    # 1.0` was accepted; every integer fuzzgpu writes is written without a fraction
+    strict = cls.TYPE_CHECKER.redefine("integer", lambda checker, v: isinstance(v, int) and not isinstance(v, bool))
+    return jsonschema.validators.extend(cls, type_checker=strict)(schema)
 
 
 def _field(path: Any) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..backends.base import RunConfig
+from ..deadline import NEVER, Deadline, Watch
 from ..errors import UserError, clip
 from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
@@ -54,6 +55,17 @@ def _failed_as(key: str) -> type[PropertyFailed]:
     failures apart by exception type, so a shrink keeps to the kind it started from (a race of one
     class does not shrink into another)."""
     return type(f"PropertyFailed_{key}", (PropertyFailed,), {}) if key else PropertyFailed
+
+
+def end_reserve(seconds: float) -> float:
+    """Seconds of a ``--time`` kept for the end of the campaign (the last finding's save, its fix
+    search, the report): Hypothesis generates and shrinks until ``--time`` minus this."""
+    return min(15.0, 0.15 * seconds)
+
+
+def report_reserve(seconds: float) -> float:
+    """Seconds of a ``--time`` kept for the report alone: a fix search ends this long before the end."""
+    return min(5.0, 0.08 * seconds)
 
 
 def size_key(p: Program) -> tuple:
@@ -104,7 +116,8 @@ class Campaign:
         self._reconcile()
         self.known: set[str] = self.corpus.signatures()
         #: the known-findings list (--known, else D/known.json when present): class key -> Known
-        self.known_path = Path(known) if known is not None else (self.root / KNOWN_FILE if (self.root / KNOWN_FILE).is_file() else None)
+        # (a D/known.json that is not a regular file, a FIFO, is read -- and refused -- not skipped silently)
+        self.known_path = Path(known) if known is not None else (self.root / KNOWN_FILE if os.path.lexists(self.root / KNOWN_FILE) else None)
         self.known_classes = load_known(self.known_path) if self.known_path is not None else {}
         self.classes: dict[str, Path] = self.corpus.classes()  # class key -> its entry
         self._seen: set[tuple[str, str]] = set()  # (class, signature) counted this session
@@ -119,6 +132,12 @@ class Campaign:
         self.unsaved: list[str] = []  # signatures of findings kept raw this session (not saved as entries)
         self._raw_classes: set[str] = set()  # classes whose finding could only be kept raw (its variants: counted)
         self.session_findings: list[dict[str, Any]] = []  # new ones and ones another worker saved first
+        #: the session's deadline (``--time`` from the start of :meth:`run`; none before it starts)
+        self.end: Deadline = NEVER
+        self.seconds = math.inf  # the session's --time
+        self._t0, self._elapsed_base = time.monotonic(), self.state.elapsed  # (run() sets them again when it starts)
+        #: the steps the deadline cut short this session, one line each (the output and the report say them)
+        self.cut_short: list[str] = []
         from ..workers.supervised import quarantined_hashes
 
         self.quarantined: set[str] = quarantined_hashes(self.root)
@@ -296,10 +315,12 @@ class Campaign:
         reported, and the campaign goes on."""
         from .. import corpus, fixes
 
-        try:
-            verdict = fixes.attach(program, verdict)  # the weakest single change that removes the finding
+        try:  # the weakest change that removes the finding, searched until the fix deadline (then said so)
+            verdict = fixes.attach(program, verdict, self._fix_watch(program.name))
         except Exception:  # noqa: BLE001 -- a finding is saved without its fix rather than lost
             pass
+        if str(getattr(verdict, "fix", "") or "").startswith("fix search stopped at the deadline"):
+            self._cut(f"{program.name}: {verdict.fix}")
         sig = corpus.verdict_signature(program, verdict)
         key = corpus.verdict_class(program.name, verdict)
         entry: dict[str, Any] | None = None
@@ -337,6 +358,29 @@ class Campaign:
                 self._print(f"FINDING {path.name} (its class has this entry already, saved by another worker or campaign; "
                             f"counted as a variant): {program.name}: {verdict.summary()}")
         self.save_state(force=True)
+
+    def _fix_watch(self, shape: str) -> Watch:
+        """The fix search's deadline -- the session's, less the report's reserve, and at most the
+        profile's ``shrink_seconds`` from now -- and its progress: a status line every
+        ``status_every`` seconds while it runs."""
+        keep = report_reserve(self.seconds) if math.isfinite(self.seconds) else 0.0
+        deadline = self.end.earlier(keep).sooner(self.profile.shrink_seconds)
+        t0 = deadline.clock()
+        last = [t0]
+
+        def on_step(n: int) -> None:
+            now = deadline.clock()
+            if now - last[0] >= self.status_every:
+                last[0] = now
+                self._print(f"[finishing] fix search for {shape}: {n - 1} candidate(s) judged in {now - t0:.0f} s; "
+                            f"deadline in {max(0.0, deadline.at - now):.0f} s")
+
+        return Watch(deadline, "fix search", on_step)
+
+    def _cut(self, what: str) -> None:
+        """A step the deadline cut short: said now, and in the report."""
+        self.cut_short.append(what)
+        self._print(f"CUT SHORT by the deadline: {what}")
 
     def _keep_raw(self, program: Program, verdict: Any, hist: Any, config: RunConfig, entry: Mapping[str, Any] | None,
                   sig: str, key: str, error: BaseException) -> None:
@@ -384,7 +428,11 @@ class Campaign:
         t[kind] = t.get(kind, 0) + 1
 
     def _note_not_covered(self, shape: str, why: Any) -> None:
-        text = f"{shape}: {type(why).__name__ + ': ' if isinstance(why, BaseException) else ''}{str(why).splitlines()[0] if str(why) else ''}"[:240]
+        # the reason as a person reads it: its first line, never a Python class name ("UserError: nvcc: ...")
+        from .. import model
+
+        first = str(why).splitlines()[0] if str(why) else "(no reason given)"
+        text = f"{shape}: {'the oracle does not cover it: ' if isinstance(why, model.Unsupported) else ''}{first}"[:240]
         nc = self.state.not_covered
         if text in nc or len(nc) < 30:
             nc[text] = nc.get(text, 0) + 1
@@ -519,6 +567,9 @@ class Campaign:
         except _Stop:
             if best:  # interrupted while shrinking: keep the smallest failing program seen so far
                 _, p, v, h, c = best[0]
+                if not self.stop_requested and not self.stopped_by_fault:  # the deadline, not Ctrl-C or a GPU fault
+                    self._cut(f"{p.name}: the shrink stopped at the deadline: the smallest failing program so far is saved "
+                              "(not fully shrunk)")
                 self._record(p, v, h, c, shrunk=False)
             return "stopped"
         except Flaky:
@@ -591,21 +642,25 @@ class Campaign:
         return lock_corpus(self.own_dir, what="another campaign is running on this corpus" if not self.worker_id
                            else f"worker {self.worker_id} is already running on this corpus")
 
-    def run(self, seconds: float) -> CampaignResult:
+    def run(self, seconds: float, started: float | None = None) -> CampaignResult:
+        """Run for ``seconds`` from ``started`` (a ``time.monotonic()`` reading: when the command
+        started, so that the backend's start-up counts; default: now)."""
         lock = self._lock()
         try:
-            return self._run(seconds)
+            return self._run(seconds, started)
         finally:
             lock.close()
             close = getattr(self.inner, "close", None)
             if close is not None and getattr(self, "close_backend", False):
                 close()
 
-    def _run(self, seconds: float) -> CampaignResult:
+    def _run(self, seconds: float, started: float | None = None) -> CampaignResult:
         self._t0 = time.monotonic()
         self._elapsed_base = self.state.elapsed
         self._p0, self._i0 = self.state.programs, self.state.instances
-        deadline = self._t0 + seconds
+        # the deadline counts from the command's start (the backend's worker process started before this)
+        self.end, self.seconds = Deadline(min(self._t0, started if started is not None else self._t0) + seconds), seconds
+        deadline = self.end.at - end_reserve(seconds)  # generating and shrinking stop here; the rest ends the session
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.save_state(force=True)  # this session counts from now on, even if it is killed next
         old_handlers = {}
@@ -669,6 +724,7 @@ class Campaign:
             self.save_state(force=True)
         if self.stop_requested and not self.stopped_by_fault:
             reason = "interrupted"
+        print(f"[finishing] ended: {reason}; writing the report", file=self.out, flush=True)
         report_dir = write_report(self, reason)
         return CampaignResult(self.state, self.new_findings, reason, report_dir, self.inner.describe(), self.note,
                               time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0,

@@ -31,6 +31,7 @@ class CampaignView(Protocol):
     new_findings: list[dict[str, Any]]
     unsaved: list[str]
     stopped_by_fault: str | None
+    cut_short: list[str]
 
 
 def report_text(c: CampaignView, reason: str) -> str:
@@ -46,6 +47,7 @@ def report_text(c: CampaignView, reason: str) -> str:
         f"property    {c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\"",
         f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
         f"ended       {reason}",
+        cut_line(getattr(c, "cut_short", [])),
         f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
         f"findings    {classes_phrase(s.classes)}; {len(s.findings)} corpus entries (one per class)"
         + (f"; {len(s.save_errors)} finding(s) NOT SAVED, kept raw in {c.root / RAW_DIR}" if s.save_errors else ""),
@@ -69,6 +71,11 @@ def report_text(c: CampaignView, reason: str) -> str:
     lines += save_error_lines(s.save_errors)
     lines += ["", exit_status_line(c.new_findings, c.unsaved, c.stopped_by_fault)]
     return "\n".join(lines) + "\n"
+
+
+def cut_line(cut: Any) -> str:
+    """What the session's deadline cut short (a fix search, a shrink), or that nothing was."""
+    return f"cut short   {'; '.join(cut)}" if cut else "cut short   nothing: every step finished before the deadline"
 
 
 def classes_phrase(classes: Mapping[str, Mapping[str, Any]]) -> str:
@@ -154,7 +161,7 @@ def write_report(c: CampaignView, reason: str) -> Path:
     write_atomic(d / "report.txt", text)
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
            "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json(),
-           "stopped_by_fault": c.stopped_by_fault}
+           "stopped_by_fault": c.stopped_by_fault, "cut_short": list(getattr(c, "cut_short", []))}
     plot_note = plot_weak_rates(c.state, d / "weak-rates.png", c.inner.describe())
     rep["plot"] = plot_note
     write_atomic(d / "report.json", json.dumps(rep, indent=1))

@@ -13,6 +13,9 @@ from .argtypes import non_negative_int
 #: that should run longer resumes from its corpus; a watchdog past a day never fires
 MAX_TIME = 30 * 86400.0
 MAX_WATCHDOG = 86400.0
+#: where a campaign writes without --corpus: a folder of its own, never the tracked corpus/ of
+#: reproducers (a simulated-fault finding must not land beside the real ones); .gitignore lists it
+DEFAULT_CORPUS = "fuzz-corpus"
 
 HELP = "fuzz for a while: generate, run, judge, shrink and save findings to a corpus"
 
@@ -52,11 +55,24 @@ Backends:
           griddepcontrol.wait)
 
 Properties: model (no outcome the oracle forbids; default), sc (no non-SC outcome: the pattern
-is under-synchronised) or race (no outcome only a data race produces: the program races in the PTX
+is under-synchronised; needs executed outcomes: refused with --backend static, exit 2, and said
+loudly on screen and in the report when --backend auto finds no GPU) or race (no outcome only a data race produces: the program races in the PTX
 ISA's sense and the run showed the handoff fail; each finding names the racing pair, the mechanism
 that failed and the weakest change (one, else two) that fixes it; on sim and static the finding is the
 oracle's).  Programs whose mechanism the oracle does not cover are counted as
 "not covered", never guessed.
+
+Corpus folder: --corpus DIR (default ./fuzz-corpus): the findings, the state and the report.  The
+default is never the repository's tracked corpus/ (its reviewed reproducers, which CI replays): a
+campaign's findings -- a simulated fault's among them -- are copied there by hand once understood.
+
+Deadline: --time SECONDS is a deadline for the whole session.  Hypothesis generates and shrinks until
+15% of it (at most 15 s) is left; the last finding's fix search stops 8% (at most 5 s) before the end,
+and any finding's fix search after the profile's shrink_seconds; then the state and the report are
+written.  What the deadline cut short (a shrink: the smallest failing program so far is saved, "not
+fully shrunk"; a fix search: "fix search stopped at the deadline after N candidates: no fix claimed")
+is printed as "CUT SHORT by the deadline: ..." and listed in the report ("cut short").  A fix search
+that runs longer than the status interval prints "[finishing] fix search ..." lines while it runs.
 
 Interrupting: Ctrl-C finishes the current program, saves the smallest failing program seen when a
 shrink was under way, and writes the report; a second Ctrl-C stops at once.  Everything is saved
@@ -123,8 +139,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="all", metavar="NAME|PATH", help="profile name or .toml path (default: all)")
     parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "sim", "static"), help="where programs run (default: auto)")
     parser.add_argument("--time", type=_seconds(MAX_TIME), default=60.0, metavar="SECONDS",
-                        help=f"time budget of this session (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes)")
-    parser.add_argument("--corpus", default="corpus", metavar="DIR", help="corpus folder: findings, state, report (default: corpus)")
+                        help=f"this session's deadline (default: 60; at most {MAX_TIME:.0f}, 30 days: a longer campaign resumes); "
+                             "the shrink, the fix search and the report finish inside it")
+    parser.add_argument("--corpus", default=DEFAULT_CORPUS, metavar="DIR",
+                        help=f"corpus folder: findings, state, report (default: ./{DEFAULT_CORPUS}, not the tracked corpus/ of reproducers)")
     parser.add_argument("--property", default="model", choices=("model", "sc", "race"), help="what counts as a failure (default: model)")
     parser.add_argument("--seed", type=non_negative_int, default=None, metavar="N", help="random seed (default: random; kept in the corpus state)")
     parser.add_argument("--sim-fault", default=None, metavar="FAULT",
@@ -194,6 +212,9 @@ def _progress(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     import os
     import re
+    import time
+
+    started = time.monotonic()  # --time is a deadline from here: the backend's start-up counts
 
     from ..campaign import run_campaign
     from ..errors import UserError
@@ -202,6 +223,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--worker-id {args.worker_id!r}: expected wN")
     if os.path.lexists(args.corpus) and not os.path.isdir(args.corpus):  # bad input, not the environment
         raise UserError(f"--corpus {args.corpus}: not a folder (expected a corpus folder; a missing one is created)")
+    from ..campaign.run import refuse_unfailable
+
+    refuse_unfailable(args.property, args.backend)  # before any worker starts (parallel, Ray)
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
@@ -219,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=_progress(args), live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
-                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known)
+                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known, started=started)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())

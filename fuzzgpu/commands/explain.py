@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
@@ -24,6 +25,10 @@ moved load may read (e.g. ld.global.nc -> ld.weak; `replay --fixed` runs it); a 
 or a forbidden move has no fix in the program (a deviation), and a wait whose result nothing tests
 shows the retry loop the ISA gives.
 
+An entry found under a simulated fault (campaign --sim-fault) says so first -- a test of the fuzzer,
+not a finding about a GPU -- and every replay command it suggests carries the fault.  The fix search
+shows its progress on stderr (--progress; by default when stderr is a terminal).
+
 Nothing in the entry is executed; the oracle is re-run on the program to explain the verdicts (the
 explanation stored in the entry is shown when the oracle no longer covers the program).  Text from
 the entry is shown with anything a terminal would act on (escape sequences) written as escapes.
@@ -39,13 +44,17 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("entry", metavar="ENTRY", help="a corpus entry file (.json)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress of the fix search on stderr (default: when stderr is a terminal)")
 
 
 def _fmt_outcome(d: dict) -> str:
     return "; ".join(f"{k}={'?' if v is None else v}" for k, v in d.items()) + ";"
 
 
-def explain_text(entry: Any) -> str:
+def explain_text(entry: Any, watch: Any = None) -> str:
+    """The account of ``entry`` (``watch``: a :class:`fuzzgpu.deadline.Watch` the fix search ticks
+    per candidate, for progress)."""
     from .. import model
 
     d = entry.data
@@ -57,10 +66,9 @@ def explain_text(entry: Any) -> str:
         f"backend {env.get('description', env.get('backend'))}",
         f"arch {env.get('arch')}   GPU {env.get('gpu')}   driver {env.get('driver')}   toolchain {env.get('toolchain')}",
         "stress " + ", ".join(f"{k}={v}" for k, v in sorted(d["stress"].items())),
-        "",
-        "program (.litmus):",
-        "",
     ]
+    lines += _fault_lines(entry)
+    lines += ["", "program (.litmus):", ""]
     lines += ["    " + l for l in d["litmus"].rstrip("\n").splitlines()]
     hist = d["histogram"]
     offending = {tuple(sorted(o["outcome"].items())): o for o in d["verdict"].get("offending", [])}
@@ -109,7 +117,7 @@ def explain_text(entry: Any) -> str:
     if uncovered:
         lines += ["", f"the oracle does not cover this program now: {uncovered}"]
     lines += _timeout_lines(entry)
-    lines += race_lines(entry)
+    lines += race_lines(entry, watch)
     lines += deviation_fix_lines(entry)
     oracle = d.get("oracle")
     if isinstance(oracle, dict):
@@ -135,9 +143,63 @@ def explain_text(entry: Any) -> str:
     else:
         lines += ["", (f"reproduction: rate {rep['rate']:.3g} ({rep.get('failures', '?')} of {rep['instances']:.4g} instances); a replay of "
                        f"{rep['replay_instances']:.4g} instances sees it with probability {rep['confidence']:.2f}")]
-    backend = env.get("backend", "auto")
-    lines.append(f"replay: fuzzgpu replay {entry.path} --backend {backend if backend in ('sim', 'static', 'cuda') else 'auto'}")
+    lines.append(f"replay: {replay_command(entry)}")
     return terminal_safe("\n".join(lines) + "\n")
+
+
+def injected_fault(data: Any) -> str | None:
+    """The simulated fault (``--sim-fault``) an entry was found under, from its histogram's
+    ``meta.fault`` (else the sim backend's id ``sim:FAULT:RATE``); None when it was found without
+    one.  The text comes from a file: a value that is not a valid --sim-fault (:func:`parse_faults`)
+    is shown as ``(unrecognised)`` and never put into a suggested command."""
+    from ..backends.sim import parse_faults
+    from ..errors import UserError
+
+    env = data.get("environment") if isinstance(data.get("environment"), dict) else {}
+    meta = (data.get("histogram") or {}).get("meta")
+    fault = meta.get("fault") if isinstance(meta, dict) else None
+    if fault is None and env.get("backend") == "sim" and isinstance(env.get("backend_id"), str):
+        parts = env["backend_id"].split(":")
+        fault = ":".join(parts[1:-1]) if len(parts) >= 3 and parts[1] != "none" else None
+    if not fault:
+        return None
+    if not isinstance(fault, str) or not re.fullmatch(r"[a-z0-9.,:-]{1,200}", fault):
+        return "(unrecognised)"
+    try:
+        parse_faults(fault)
+    except UserError:
+        return "(unrecognised)"
+    return fault
+
+
+def replay_fault(data: Any) -> str | None:
+    """The part of an entry's :func:`injected_fault` a replay takes (not the faults that stop the
+    process, which only a supervised campaign worker runs); None when there is none."""
+    from ..backends.sim import PROCESS_FAULTS
+
+    fault = injected_fault(data)
+    if fault is None or fault == "(unrecognised)":
+        return None
+    kept = [part for part in fault.split(",") if part.split(":")[0] not in PROCESS_FAULTS]
+    return ",".join(kept) or None
+
+
+def replay_command(entry: Any, fixed: bool = False) -> str:
+    """The replay command for ``entry`` (its backend, and the simulated fault it was found under)."""
+    backend = entry.data["environment"].get("backend", "auto")
+    backend = backend if backend in ("sim", "static", "cuda") else "auto"
+    fault = replay_fault(entry.data) if backend == "sim" else None
+    return (f"fuzzgpu replay {entry.path} --backend {backend}" + (f" --sim-fault {fault}" if fault else "")
+            + (" --fixed" if fixed else ""))
+
+
+def _fault_lines(entry: Any) -> list[str]:
+    """An entry found under a simulated fault says so first: it is a test of the fuzzer."""
+    fault = injected_fault(entry.data)
+    if fault is None:
+        return []
+    return ["", f"FOUND UNDER A SIMULATED FAULT (--sim-fault {fault}): the CPU simulation was told to break the memory model; "
+                "this entry tests the fuzzer and says nothing about a GPU or a compiler (a replay without the fault passes)"]
 
 
 def terminal_safe(text: str) -> str:
@@ -155,7 +217,7 @@ def _hex(offset: Any) -> str:
     return f"{offset:04x}" if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0 else "----"
 
 
-def race_lines(entry: Any) -> list[str]:
+def race_lines(entry: Any, watch: Any = None) -> list[str]:
     """A race finding: its racing pairs (re-computed by the oracle) and the fix."""
     from .. import fixes, model
     from ..model import race
@@ -171,16 +233,16 @@ def race_lines(entry: Any) -> list[str]:
         outs = [entry.program.outcome_of(o["outcome"]) for o in offending]
         pairs = [pair.describe() for o in outs for pair in ra.racy.get(o, ())]
         lines += [f"  racing pair: {d}" for d in dict.fromkeys(pairs)]  # each pair once, in the order found
-        f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"))
+        from ..deadline import UNWATCHED
+
+        f = fixes.find_fix(entry.program, outs, arch=entry.data["environment"].get("arch"), watch=watch or UNWATCHED)
     except model.Unsupported as e:
         return lines + [f"  the oracle no longer covers this program: {e}"]
     if f is None:
         lines.append(f"fix: {fixes.NO_FIX}")
     else:
         lines.append(f"fix: {f.describe()}")
-        backend = entry.data["environment"].get("backend", "auto")
-        backend = backend if backend in ("sim", "static", "cuda") else "auto"
-        lines.append(f"  replay the fixed program: fuzzgpu replay {entry.path} --backend {backend} --fixed")
+        lines.append(f"  replay the fixed program: {replay_command(entry, fixed=True)}")
     return lines
 
 
@@ -248,6 +310,10 @@ def deviation_fix_lines(entry: Any) -> list[str]:
     the retry loop the ISA gives for a wait whose result nothing tests (docs/findings.md)."""
     if not any(o.get("verdict") == "forbidden" for o in entry.data["verdict"].get("offending", [])):
         return []
+    fault = injected_fault(entry.data)
+    if fault is not None:
+        return ["", f"fix: none needed: the PTX ISA forbids the offending outcome(s), and the simulation produced them only "
+                    f"because of the injected fault --sim-fault {fault} (no hardware or compiler deviates here)"]
     return (["", "fix: none in the program: the PTX ISA forbids the offending outcome(s), so the hardware or the "
              "compiler deviates (or the model is wrong); report it, see docs/findings.md"] + _retry_lines(entry.program))
 
@@ -281,5 +347,11 @@ def _timeout_lines(entry: Any) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..corpus import load_entry
 
-    sys.stdout.write(explain_text(load_entry(args.entry)))
+    from ..deadline import Watch
+    from ..progress import Progress, wanted
+
+    entry = load_entry(args.entry)
+    with Progress(wanted(args.progress), f"explain {entry.path.name}") as bar:
+        text = explain_text(entry, Watch(on_step=lambda n: bar.update(f"explain {entry.path.name}: fix search, candidate {n}")))
+    sys.stdout.write(text)
     return 0

@@ -42,6 +42,10 @@ findings of a moved ld.global.nc) and says how often the entry's offending outco
 SASS still has a finding: "compiled, not run", --json "offending_seen": null); an entry without a fix
 is not checked.
 
+Progress (each entry; with --fixed each fix candidate judged) goes to stderr: a rich progress bar
+where stderr is a terminal, plain "progress: ..." lines with --progress elsewhere (a CI log), none
+with --no-progress; stdout (the entry lines, --json) is the same either way.
+
 Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
 file is bad (one line naming it), the folder has no entries (a replay that checked nothing is not
 clean), or the options are bad (e.g. --instances 0, a --sim-fault that only a supervised campaign
@@ -69,10 +73,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="cap on instances per entry, a positive whole number (default: 1e10)")
     parser.add_argument("--json", action="store_true", help="one JSON object per entry")
     parser.add_argument("--fixed", action="store_true", help="run each entry's fixed program (its fix, as explain shows it)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress on stderr, per entry and per fix candidate (default: when stderr is a terminal)")
 
 
 def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
-                 fixed: bool = False) -> dict[str, Any]:
+                 fixed: bool = False, watch: Any = None) -> dict[str, Any]:
     """Re-run one entry (with ``fixed``: its fixed program); returns {"status": violates|fixed|not-reproducible|skipped|error, "reason": ..., ...}.
     ``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler.
     ``skipped``: this backend cannot check the entry (``error_kind`` absent); ``error``: the run
@@ -93,7 +99,9 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
            "backend": backend.describe(), "instances": n}
     program = entry.program
     if fixed:
-        f = fixes.fix_for(entry.program, _stored_verdict(entry), arch=entry.data["environment"].get("arch"))
+        from ..deadline import UNWATCHED  # ``watch``: progress per fix candidate (fuzzgpu.deadline.Watch)
+
+        f = fixes.fix_for(entry.program, _stored_verdict(entry), arch=entry.data["environment"].get("arch"), watch=watch or UNWATCHED)
         if f is None and entry.data.get("sass"):  # a moved ld.global.nc: the fix explain prints
             from .explain import sass_nc_fix
 
@@ -149,7 +157,11 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         out.update(status="not-reproducible", reason=f"found on {found_on}; a simulation cannot fix a hardware finding")
     else:
         out["status"] = "fixed"
-        if backend.name == "sim" and found_on != "sim":
+        fault = _missing_fault(entry, backend)
+        if fault:  # the entry's outcomes came from a simulated fault: without it nothing was fixed, the fault is gone
+            out["note"] = (f"found under the simulated fault --sim-fault {fault}, replayed without it: the property holds "
+                           f"because the fault is off, not because anything changed (replay with --sim-fault {fault})")
+        elif backend.name == "sim" and found_on != "sim":
             # the fixed program of a GPU (or compiler) finding, on outcomes sampled from the oracle that
             # accepted the fix: a check of the plumbing, not of the hardware
             out["note"] = f"on the simulation only (found on {found_on}): the oracle's outcomes, not a hardware run"
@@ -160,6 +172,18 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
         # None: nothing ran, so no count of the offending outcomes exists (the SASS decided)
         out["offending_seen"] = sum(c for o, c in hist.counts if tuple(sorted(o)) in seen) if hist.instances else None
     return out
+
+
+def _missing_fault(entry: Any, backend: Any) -> str | None:
+    """The simulated fault the entry was found under (:func:`fuzzgpu.commands.explain.replay_fault`)
+    when this backend does not inject it; else None."""
+    from .explain import replay_fault
+
+    fault = replay_fault(entry.data)
+    if fault is None:
+        return None
+    have = getattr(backend, "faults", None) or {}
+    return fault if any(part.split(":")[0] not in have for part in fault.split(",")) else None
 
 
 def _stored_verdict(entry: Any) -> Any:
@@ -236,14 +260,25 @@ def run(args: argparse.Namespace) -> int:
     results = list(errors)
     for r in errors:
         _show(r, args.json)
-    for e in entries:
-        try:
-            r = replay_entry(e, backend, args.instances, args.max_instances, args.fixed)
-        except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
-            r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
-                 "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
-        results.append(r)
-        _show(r, args.json, e)
+    from ..deadline import Watch
+    from ..progress import Progress, wanted
+
+    with Progress(wanted(args.progress), "replay", total=len(entries)) as bar:
+        for i, e in enumerate(entries):
+            name = clip(e.path.name, 60)
+            bar.update(f"{name}: {'fix search' if args.fixed else 'running'}", completed=i)
+
+            def step(n: int, name: str = name, i: int = i) -> None:
+                bar.update(f"{name}: fix search, candidate {n}", completed=i)
+
+            try:
+                r = replay_entry(e, backend, args.instances, args.max_instances, args.fixed, watch=Watch(on_step=step))
+            except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
+                r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
+                     "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
+            results.append(r)
+            _show(r, args.json, e)
+        bar.update("replay: every entry done", completed=len(entries))
     counts = {k: sum(1 for r in results if r["status"] == k) for k in ("violates", "fixed", "skipped", "not-reproducible", "error")}
     bad_input = sum(1 for r in results if r.get("error_kind") == "input")
     if not args.json:

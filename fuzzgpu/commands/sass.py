@@ -83,6 +83,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="extra flag for nvcc (repeatable; -Xptxas values are passed to ptxas for .ptx input)")
     parser.add_argument("--json", action="store_true", help="one JSON object per input and arch")
     parser.add_argument("--notes", action="store_true", help="also print what could not be mapped or checked")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress on stderr while each input compiles, disassembles and is checked (default: when stderr is a terminal)")
     parser.add_argument("--keep", metavar="DIR", default=None,
                         help="write the PTX and SASS that the line numbers refer to (STEM.ARCH.ptx/.sass) into DIR")
 
@@ -133,24 +135,35 @@ def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
                 console.print(f"  [dim]note: {escape(note)}[/]")
 
 
+def _check_one(args: argparse.Namespace, path: str, archs: tuple[str, ...], reports: list[oracle.Report]) -> int:
+    """Check one input (its reports added to ``reports``); 1 when it could not be checked (its one
+    error line printed), else 0."""
+    try:
+        reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag), keep_dir=args.keep)
+    except UserError as e:  # this input (missing, a compile error); the others are still checked
+        line = str(e) if isinstance(e, SourceError) else f"fuzzgpu sass: error: {e}"
+        print(clip(line.splitlines()[0] if line.strip() else "fuzzgpu sass: error", 2000), file=sys.stderr, flush=True)
+        return 1
+    if args.json:
+        for r in reps:
+            print(json.dumps(r.to_dict()), flush=True)
+    reports.extend(reps)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     archs = tuple(args.arch) if args.arch else oracle.DEFAULT_ARCHS
     for a in archs:
         oracle.parse_arch(a)
     reports: list[oracle.Report] = []
     bad = 0
-    for path in args.paths:
-        try:
-            reps = oracle.check_path(path, archs, args.opt, tuple(args.nvcc_flag), keep_dir=args.keep)
-        except UserError as e:  # this input (missing, a compile error); the others are still checked
-            bad += 1
-            line = str(e) if isinstance(e, SourceError) else f"fuzzgpu sass: error: {e}"
-            print(clip(line.splitlines()[0] if line.strip() else "fuzzgpu sass: error", 2000), file=sys.stderr, flush=True)
-            continue
-        if args.json:
-            for r in reps:
-                print(json.dumps(r.to_dict()), flush=True)
-        reports.extend(reps)
+    from ..progress import Progress, wanted
+
+    with Progress(wanted(args.progress), "fuzzgpu sass", total=len(args.paths)) as bar:
+        for i, path in enumerate(args.paths):
+            bar.update(f"{clip(str(path), 60)}: compile, disassemble and check for {', '.join(archs)}", completed=i)
+            bad += _check_one(args, path, archs, reports)
+        bar.update("fuzzgpu sass: every input done", completed=len(args.paths))
     if not args.json and (reports or not bad):  # every input failed: its error lines say all
         _print_human(reports, args.notes)
         n = sum(len(r.findings) for r in reports)

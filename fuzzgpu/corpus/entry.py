@@ -431,6 +431,7 @@ def validate_entry(d: Any, where: str) -> Program:
         raise CorpusError(f"{where}: field 'program': {str(e).splitlines()[0] if str(e) else 'invalid'}") from None
     except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as e:  # hostile shapes the IR loader did not expect
         raise CorpusError(f"{where}: field 'program': not a valid program ({type(e).__name__})") from None
+    _check_litmus(d, program, where)
     keys = set(program.outcome_keys())
     hist = d["histogram"]
     for k in hist.get("keys", []):
@@ -447,6 +448,28 @@ def validate_entry(d: Any, where: str) -> Program:
             raise CorpusError(f"{where}: field '{field_name}.outcome': key {_short(sorted(unknown)[0])} is not an outcome "
                               f"key of the program (expected some of {sorted(keys)})")
     return program
+
+
+def _check_litmus(d: Mapping[str, Any], program: Program, where: str) -> None:
+    """The entry's ``litmus`` text says what its ``program`` says (a person reads the one, fuzzgpu runs
+    the other): the text :func:`litmus_text` prints for it, or one that parses to the same program
+    (another printer's layout); CorpusError naming the field otherwise (an escape sequence, an edited
+    instruction)."""
+    from .. import litmus
+
+    keys = d["histogram"].get("keys", [])
+    offending = [tuple((k, o["outcome"].get(k)) for k in keys) for o in d["verdict"].get("offending", [])]
+    expected = litmus_text(program, offending)
+    text = d["litmus"]
+    if text == expected:
+        return
+    try:
+        same = litmus.parse(text) == litmus.parse(expected)
+    except (UserError, RecursionError, ValueError):
+        same = False
+    if not same:
+        raise CorpusError(f"{where}: field 'litmus' does not match field 'program' (expected the program's .litmus text, "
+                          "as fuzzgpu prints it; the entry was edited or corrupted)")
 
 
 def _short(v: Any, n: int = 60) -> str:

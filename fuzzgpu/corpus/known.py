@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import UnreadableFile, read_regular
 from .entry import MAX_FILE_BYTES, SAFE_NAME_RE, CorpusError, _short
 
 
@@ -31,17 +32,17 @@ def load_known(path: str | Path) -> dict[str, Known]:
     KEY, "title": ..., "writeup": ..., "entry": ...}]}``; CorpusError (one line naming the file)
     for anything else."""
     p = Path(path)
-    try:
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise CorpusError(f"{p}: too large for a known-findings file (at most {MAX_FILE_BYTES} bytes)")
-        d = json.loads(p.read_text(encoding="utf-8"))
+    try:  # a regular file only (a FIFO would block the read for ever), as entries are read
+        d = json.loads(read_regular(p, MAX_FILE_BYTES).decode("utf-8"))
+    except UnreadableFile as e:
+        raise CorpusError(f"{p}: cannot read: {e} (expected a known-findings file: a JSON file of at most {MAX_FILE_BYTES} bytes)") from None
     except OSError as e:
         raise CorpusError(f"{p}: cannot read: {e.strerror or e}") from None
     except (ValueError, RecursionError) as e:
         raise CorpusError(f"{p}: not valid JSON ({type(e).__name__})") from None
     if not isinstance(d, dict) or d.get("schema") != KNOWN_SCHEMA:
         raise CorpusError(f"{p}: not a known-findings file (expected schema {KNOWN_SCHEMA!r})")
-    if d.get("version") != 1:
+    if type(d.get("version")) is not int or d["version"] != 1:  # the integer 1: not 1.0, not true
         raise CorpusError(f"{p}: known-findings version {_short(d.get('version'))} is not one this fuzzgpu reads (1)")
     items = d.get("known")
     if not isinstance(items, list):

@@ -33,7 +33,7 @@ class Corpus:
     def entry_paths(self) -> list[Path]:
         """The corpus's entry files: regular files named ``*.json`` (not symbolic links, FIFOs...:
         :meth:`rejected_paths` lists those)."""
-        return [p for p in self._json_paths() if is_regular(p)]
+        return [p for p in self._json_paths() if p.name != KNOWN_FILE and is_regular(p)]
 
     def rejected_paths(self) -> list[Path]:
         """Names ``*.json`` in the corpus that are not regular files (a FIFO, a symbolic link, a
@@ -43,8 +43,9 @@ class Corpus:
     def _json_paths(self) -> list[Path]:
         if not self.root.is_dir():
             return []
-        # known.json is the known-findings list (load_known), not an entry
-        return sorted(p for p in self.root.glob("*.json") if not p.name.startswith(".") and p.name != KNOWN_FILE)
+        # known.json is the known-findings list (load_known), not an entry: entry_paths leaves it out, but
+        # rejected_paths lists it too when it is not a regular file (a FIFO named known.json was ignored silently)
+        return sorted(p for p in self.root.glob("*.json") if not p.name.startswith("."))
 
     def entries(self) -> list[Entry]:
         return [load_entry(p) for p in self.entry_paths()]

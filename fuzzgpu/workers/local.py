@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, UserError
 from .supervised import MAX_RESTARTS, die_with_parent
 
 # --------------------------------------------------------------------------------------------
@@ -30,13 +30,13 @@ def gpu_list(spec: str) -> list[str]:
     gpus = visible_gpus()
     if spec == "all":
         if not gpus:
-            raise UserError("--gpus all: no GPU visible (CUDA_VISIBLE_DEVICES / nvidia-smi -L)")
+            raise EnvError("--gpus all: no GPU visible (CUDA_VISIBLE_DEVICES / nvidia-smi -L)")
         return gpus
     if "," in spec:
         want = [g.strip() for g in spec.split(",") if g.strip()]
         bad = [g for g in want if gpus and g not in gpus]
         if bad:
-            raise UserError(f"--gpus {spec}: GPU {bad[0]} is not visible (visible: {', '.join(gpus) or 'none'})")
+            raise EnvError(f"--gpus {spec}: GPU {bad[0]} is not visible (visible: {', '.join(gpus) or 'none'})")
         return want
     try:
         n = int(spec)
@@ -45,7 +45,7 @@ def gpu_list(spec: str) -> list[str]:
     if n < 1:
         raise UserError(f"--gpus {spec}: must be at least 1")
     if len(gpus) < n:
-        raise UserError(f"--gpus {n}: only {len(gpus)} GPU(s) visible")
+        raise EnvError(f"--gpus {n}: only {len(gpus)} GPU(s) visible")
     return gpus[:n]
 
 
@@ -129,6 +129,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     started: dict[str, float] = {}
     restarts = {w: 0 for w in ids}
     failed: dict[str, str] = {}
+    failed_rc: dict[str, int] = {}  # the exit status of each failed worker: 2 bad input, else the environment
     t0 = time.monotonic()
     end = t0 + seconds
     stop = {"flag": False}
@@ -185,9 +186,13 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     continue
                 if wid in failed:
                     continue
-                what = after_exit(rc, _finished(corpus, wid, started[wid]), _programs(corpus, wid) != progress[wid],
-                                  restarts[wid], end - now)
+                finished = _finished(corpus, wid, started[wid])
+                what = after_exit(rc, finished, _programs(corpus, wid) != progress[wid], restarts[wid], end - now)
                 last_line = _last_line(worker_dir(corpus, wid) / "log.txt")
+                if what == "done" and not finished and rc not in (0, 1):
+                    what = "refused"  # the time ran out while it failed: it ended on its error, not its session
+                if what in ("refused", "give-up"):
+                    failed_rc[wid] = rc
                 if what == "refused":
                     failed[wid] = last_line
                     print(f"worker {wid} failed: {failed[wid]}", file=out, flush=True)
@@ -227,7 +232,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         lock.close()
     if failed and len(failed) == len(ids):
         first = min(failed)
-        raise UserError(f"every worker failed; {first}: {failed[first]}")
+        # every worker refused bad input (2): the input; anything else (no usable GPU, a missing tool, a
+        # crash: 3, a signal) is the environment, as the same failure of a one-process campaign is
+        bad_input = all(rc == EXIT_USAGE for rc in failed_rc.values())
+        raise (UserError if bad_input else EnvError)(f"every worker failed; {first}: {failed[first]}")
     states = _worker_states(corpus, ids)
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
@@ -242,14 +250,15 @@ def after_exit(rc: int, finished: bool, progressed: bool, restarts: int, time_le
 
     * ``done``: it finished its session (``finished``: it wrote its report), whatever its status
       (0 nothing new, 1 findings saved), or the time is up;
-    * ``refused``: exit 2 before its first program (a bad profile or option, in one line in its
-      log): a bad input does not get better by restarting;
+    * ``refused``: exit 2 or 3 before its first program (a bad profile or option; no usable GPU, a
+      missing tool: one line in its log): neither gets better by restarting (restarted until the
+      time was up, a campaign whose every worker found no GPU ended "no new finding", exit 0);
     * ``restart``: it died (a signal, a crash) or exited on an error after it had started (a
       traceback, an error while saving, a full disk): resumed like a crashed one ...
     * ``give-up``: ... at most :data:`MAX_RESTARTS` times."""
     if finished or time_left <= 2:
         return "done"
-    if rc == 2 and not progressed:
+    if rc in (EXIT_USAGE, EXIT_ENVIRONMENT) and not progressed:
         return "refused"
     return "restart" if restarts < MAX_RESTARTS else "give-up"
 

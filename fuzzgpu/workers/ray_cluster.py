@@ -581,7 +581,7 @@ def _actor_count(ray: Any, address: str, gpus: int | str | None, per_gpu: int, w
         have = cluster_gpus(ray)
         count = have if gpus == "all" else int(gpus)
         if count < 1 or count > have:
-            raise UserError(f"--gpus {gpus}: the Ray cluster at {address} has {have} GPU(s)")
+            raise EnvError(f"--gpus {gpus}: the Ray cluster at {address} has {have} GPU(s)")  # no usable GPU: the environment
         n = count * max(1, per_gpu)
         opts["num_gpus"] = 1.0 / max(1, per_gpu)
     else:

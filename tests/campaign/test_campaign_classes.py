@@ -195,7 +195,8 @@ def test_a_known_list_that_is_not_one_is_refused_in_one_line(tmp_path):
     (1, False, True, 0, 100, "restart"),  # a traceback (Python exits 1) before the end
     (2, False, True, 0, 100, "restart"),  # an error after it had started (the reproduction.rate crash)
     (2, False, False, 0, 100, "refused"),  # a bad option or profile: restarting does not help
-    (3, False, False, 0, 100, "restart"),  # the environment (a full disk) may recover
+    (3, False, False, 0, 100, "refused"),  # no usable GPU, a missing tool before the first program: restarting does not help
+    (3, False, True, 0, 100, "restart"),  # the environment failed after it had started (a full disk) may recover
     (-9, False, True, 0, 100, "restart"),  # killed
     (-9, False, True, 20, 100, "give-up"),  # bounded
     (-9, False, True, 0, 1, "done"),  # the time is up anyway

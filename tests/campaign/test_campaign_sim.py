@@ -73,7 +73,8 @@ def check_finds_and_shrinks_release_acquire_mp(corpus):
     assert state["findings"] and report["ended"] == "time"
     n = sum(c["findings"] for c in state["classes"].values())
     text = (corpus / "report" / "report.txt").read_text()
-    assert f"{n} findings in {len(state['classes'])} classes" in text
+    k = len(state["classes"])
+    assert f"{n} findings in {k} class{'es' if k != 1 else ''}" in text
     assert f"{state['classes'][classes[entries.index(e)]]['findings']:>6} findings  {e.path.name}" in text
 
 

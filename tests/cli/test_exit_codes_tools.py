@@ -222,3 +222,38 @@ def test_json_run_without_a_gpu_is_an_environment_error_as_json(capsys, monkeypa
     assert cli_main(["run", "--json", str(ROOT / "tests/litmus/async-proxy/TMA-store-no-fence.litmus")]) == EXIT_ENVIRONMENT
     doc = json.loads(capsys.readouterr().out)
     assert doc["kind"] == "environment" and doc["exit"] == 3 and doc["error"].startswith("fuzzgpu run: environment error: no GPU")
+
+
+def test_no_usable_gpu_is_the_environment_with_gpus_as_with_backend_cuda(tmp_path, capsys, monkeypatch):
+    """Issue 27, item 6: the same condition, one exit code.  ``--backend cuda`` without a GPU exits 3;
+    ``--gpus all`` with no GPU visible exited 2 (bad input), and ``--gpus N`` with fewer than N too:
+    no usable GPU is the environment (docs/reliability.md, "Exit codes"), 3 in every form.  A
+    malformed --gpus stays bad usage (2)."""
+    from fuzzgpu.errors import EXIT_USAGE
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setitem(sys.modules, "pycuda", None)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", None)
+    base = ["campaign", "--profile", "classic", "--time", "1", "--no-live", "--corpus", str(tmp_path / "c")]
+    assert cli_main([*base, "--backend", "cuda"]) == EXIT_ENVIRONMENT
+    capsys.readouterr()
+    for gpus in ("all", "2"):
+        assert cli_main([*base, "--backend", "cuda", "--gpus", gpus]) == EXIT_ENVIRONMENT, gpus
+        err = capsys.readouterr().err
+        assert "environment error" in err and err.count("\n") == 1, err
+    assert cli_main([*base, "--backend", "cuda", "--gpus", "two"]) == EXIT_USAGE
+
+
+def test_a_parallel_campaign_whose_every_worker_finds_no_gpu_exits_3_not_0(tmp_path):
+    """Two (fake) GPUs visible, no PyCUDA: each worker stops with its environment error before its first
+    program.  The parent restarted them until the time was up and ended "no new finding", exit 0;
+    now it stops them at once (nothing heals by restarting) and exits 3 with one line."""
+    import subprocess
+
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="3,5", PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pycuda'] = None; sys.modules['pycuda.driver'] = None; "
+                        "from fuzzgpu.cli import main; sys.exit(main(sys.argv[1:]))", "campaign", "--gpus", "all", "--backend", "cuda",
+                        "--profile", "classic", "--time", "20", "--no-live", "--corpus", str(tmp_path / "c")],
+                       capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "every worker failed" in r.stderr and r.stderr.count("\n") == 1, r.stderr

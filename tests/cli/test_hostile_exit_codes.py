@@ -117,14 +117,20 @@ def test_an_error_never_echoes_a_10MB_line(tmp_path):
 
 def test_explain_does_not_print_terminal_escapes(tmp_path):
     d = json.loads(OUTCOME_ENTRY.read_text())
-    d["litmus"] = "PTX x\x1b]0;pwned\x07\n\x1b[2J\x1b[31mred\r\x08" + d["litmus"]
-    d["environment"]["gpu"] = "\x1b[5mblink\u202e"
+    d["environment"]["gpu"] = "\x1b[5mblink\x1b]0;pwned\x07\x1b[2J\x1b[31mred\r\x08\u202e"
     f = tmp_path / "e.json"
     f.write_text(json.dumps(d))
     rc, out, err = run_main(["explain", str(f)])
     assert rc == 0, err
     assert not any(c in out for c in "\x1b\x07\r\x08\u202e")
     assert "\\x1b[2J" in out and "red" in out
+    # escapes in the litmus text: the text no longer says what the program says -- the entry is
+    # refused (issue 27, item 8), in one line that echoes none of them
+    d["litmus"] = "PTX x\x1b]0;pwned\x07\n\x1b[2J\x1b[31mred\r\x08" + d["litmus"]
+    f.write_text(json.dumps(d))
+    rc, out, err = run_main(["explain", str(f)])
+    assert rc == 2 and "field 'litmus' does not match field 'program'" in err and err.count("\n") == 1
+    assert not any(c in out + err for c in "\x1b\x07\r\x08\u202e")
 
 
 # -- real processes: the status a CI job reads ---------------------------------------------

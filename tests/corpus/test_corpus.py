@@ -82,12 +82,17 @@ def test_loading_never_executes(tmp_path):
     """A corpus file is data: strings that look like code stay strings."""
     d = _entry()
     marker = tmp_path / "pwned"
-    d["litmus"] = f"__import__('os').system('touch {marker}')"
     d["shape"] = "{{7*7}}"
     f = tmp_path / "e.json"
     f.write_text(json.dumps(d))
     e = load_entry(f)
     assert e.shape == "{{7*7}}" and not marker.exists()
+    # code in the litmus text: never run, and the entry is refused (its text does not say what its program says)
+    d["litmus"] = f"__import__('os').system('touch {marker}')"
+    f.write_text(json.dumps(d))
+    with pytest.raises(CorpusError, match="field 'litmus' does not match field 'program'"):
+        load_entry(f)
+    assert not marker.exists()
 
 
 def test_replay_cli_bad_entry_exit_2(tmp_path):

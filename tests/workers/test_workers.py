@@ -19,7 +19,7 @@ from fuzzgpu import strategies as fst
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend, fault_hits, parse_faults
 from fuzzgpu.campaign import Campaign, load_profile
-from fuzzgpu.errors import UserError
+from fuzzgpu.errors import EnvError, UserError
 from fuzzgpu.ir import (
     Load,
     Location,
@@ -240,11 +240,16 @@ def test_gpu_list(monkeypatch):
     assert gpu_list("all") == ["0", "1", "2", "3"]
     assert gpu_list("2") == ["0", "1"]
     assert gpu_list("1,3") == ["1", "3"]
-    for bad, msg in (("5", "only 4"), ("0", "at least 1"), ("x", "expected all"), ("1,9", "not visible")):
+    # a malformed --gpus is bad input (exit 2); GPUs asked for but not there are the environment (exit 3,
+    # docs/reliability.md "Exit codes")
+    for bad, msg in (("0", "at least 1"), ("x", "expected all")):
         with pytest.raises(UserError, match=msg):
             gpu_list(bad)
+    for bad, msg in (("5", "only 4"), ("1,9", "not visible")):
+        with pytest.raises(EnvError, match=msg):
+            gpu_list(bad)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    with pytest.raises(UserError, match="no GPU"):
+    with pytest.raises(EnvError, match="no GPU"):
         gpu_list("all")
 
 
