@@ -113,9 +113,7 @@ from .toolchain import (
     assemble_ptx,
     check_cu,
     check_cu_source,
-    check_cubin,
     check_litmus,
-    check_path,
     check_ptx,
     compile_cu,
     cubin_arch,
@@ -125,6 +123,7 @@ from .toolchain import (
     require_tool,
     toolchain_id,
 )
+from .inputs import check_build, check_cubin, check_path
 
 
 def sync_of_text(text: str) -> PtxSync | None:
@@ -158,5 +157,5 @@ __all__ = [
     "RULE_ASYNC_WAIT_OTHER", "RULE_MERGE_PLAIN", "RULE_MERGE_VOLATILE", "RULE_MERGE_ACROSS", "RULE_DELETED",
     "RULE_UNGUARDED_WAIT", "RULE_LOOP", "judge_deleted", "judge_merge", "sync_of_text", "orders_weak_access",
     "parse_arch", "TOOLKIT_DIRS", "TOOL_HELP", "require_tool", "cubin_arch", "ptx_target", "archs_for_ptx",
-    "toolchain_id", "EnvError", "MissingTool", "UserError",
+    "toolchain_id", "EnvError", "MissingTool", "UserError", "check_build",
 ]

@@ -1,0 +1,135 @@
+"""Kernel names a person reads: demangled by a kept demangler (the ``cxxfilt`` package, which calls
+the C++ runtime's ``abi::__cxa_demangle``; else the toolkit's ``cu++filt`` or binutils' ``c++filt``
+when on PATH), then shortened -- and kept apart: two instantiations of one template (bf16 and fp16)
+never print the same name."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import shutil
+import subprocess
+from typing import Iterable
+
+#: a display name longer than this elides the template arguments its instantiations share
+LONG = 90
+
+
+@functools.lru_cache(maxsize=4096)
+def demangle(name: str) -> str:
+    """The C++ name of a mangled symbol (``_Z...``); an unmangled name (``extern "C"``) as it is."""
+    if not name.startswith("_Z"):
+        return name
+    try:
+        import cxxfilt  # type: ignore[import-untyped,import-not-found]
+
+        return str(cxxfilt.demangle(name))
+    except ImportError:
+        pass
+    except Exception:  # noqa: BLE001 -- cxxfilt.InvalidName: not a C++ name after all
+        return name
+    for tool in ("cu++filt", "c++filt"):
+        exe = shutil.which(tool)
+        if exe:
+            try:
+                r = subprocess.run([exe, name], capture_output=True, text=True, timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            out = r.stdout.strip()
+            if r.returncode == 0 and out:
+                return out
+    return name
+
+
+def _top_level_split(text: str, sep: str = ",") -> list[str]:
+    out, depth, cur = [], 0, []
+    for c in text:
+        if c in "<([":
+            depth += 1
+        elif c in ">)]":
+            depth -= 1
+        if c == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    out.append("".join(cur).strip())
+    return out
+
+
+def split_name(demangled: str) -> tuple[str, list[str] | None]:
+    """``void ns::k<A, B>(int*)`` -> (``ns::k``, [``A``, ``B``]); no template -> (``ns::k``, None)."""
+    s = demangled
+    if s.endswith(")"):  # drop the parameter list: the last top-level (...)
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    args = None
+    if s.endswith(">"):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {">": 1, "<": -1}.get(s[i], 0)
+            if depth == 0:
+                args = _top_level_split(s[i + 1:-1])
+                s = s[:i]
+                break
+    head = _top_level_split(s, " ")
+    return head[-1], args
+
+
+def _unqualify(text: str) -> str:
+    """``cutlass::bfloat16_t`` -> ``bfloat16_t``; ``(anonymous namespace)::`` dropped."""
+    text = text.replace("(anonymous namespace)::", "")
+    return re.sub(r"\b(?:[A-Za-z_]\w*::)+(?=[A-Za-z_~])", "", text)
+
+
+def display_names(mangled: Iterable[str]) -> dict[str, str]:
+    """A short readable name per symbol, distinct for distinct symbols.
+
+    Template arguments lose their namespaces; when the name is still long, the arguments that all
+    instantiations of the template share become ``…`` and the ones that tell them apart stay
+    (``flash_fwd_splitkv_mla_kernel<bfloat16_t, …>``).  A clash left after that gets the symbol's
+    hash (``#1a2b3c``)."""
+    names = sorted(set(mangled))
+    parts = {m: split_name(demangle(m)) for m in names}
+    groups: dict[str, list[str]] = {}
+    for m, (base, _) in parts.items():
+        groups.setdefault(base, []).append(m)
+    out: dict[str, str] = {}
+    for base, members in groups.items():
+        short_base = _unqualify(base)
+        arglists = {m: [_unqualify(a) for a in (parts[m][1] or [])] for m in members}
+        for m in members:
+            args = arglists[m]
+            if parts[m][1] is None:
+                out[m] = short_base
+                continue
+            full = f"{short_base}<{', '.join(args)}>"
+            if len(full) <= LONG:
+                out[m] = full
+                continue
+            others = [arglists[o] for o in members if o != m and len(arglists[o]) == len(args)]
+            kept = [a if any(o[i] != a for o in others) else "…" for i, a in enumerate(args)]
+            kept = [a if len(a) <= 40 else a[:37] + "..." for a in kept]
+            squeezed: list[str] = []
+            for a in kept:  # one … for a run of shared arguments
+                if not (a == "…" and squeezed and squeezed[-1] == "…"):
+                    squeezed.append(a)
+            out[m] = f"{short_base}<{', '.join(squeezed)}>"
+    seen: dict[str, list[str]] = {}
+    for m, d in out.items():
+        seen.setdefault(d, []).append(m)
+    for d, ms in seen.items():
+        if len(ms) > 1:
+            for m in ms:
+                out[m] = f"{d}#{hashlib.sha1(m.encode()).hexdigest()[:6]}"
+    return out
+
+
+def display_name(mangled: str, context: Iterable[str] = ()) -> str:
+    """:func:`display_names` of ``mangled`` among the other symbols of ``context``."""
+    return display_names([mangled, *context])[mangled]
