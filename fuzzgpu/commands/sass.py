@@ -227,8 +227,9 @@ def _summary(rep: oracle.Report, rows: list[_Shown], with_baseline: bool) -> str
     new = sum(1 for s in rows if s.finding is not None and s.new)
     notes = sum(1 for s in rows if s.note is not None)
     n_fn = len(rep.functions)
-    partial = sum(1 for fn in rep.functions if not fn.complete) + (1 if rep.unchecked else 0)
-    state = ("fully checked" + (", clean" if not fs else "")) if not partial else f"not fully checked ({partial} function(s))"
+    partial = sum(1 for fn in rep.functions if not fn.complete)
+    why = ", ".join(([f"{partial} function(s)"] if partial else []) + (["the module"] if rep.unchecked else []))
+    state = f"not fully checked ({why})" if why else "fully checked" + (", clean" if not fs else "")
     base = f" ({new} new, {len(fs) - new} known)" if with_baseline and fs else ""
     pdl = {True: "yes", False: "no", None: "-"}[rep.pdl_compiled_in]
     defines = f"; -D {' '.join(rep.defines)}" if rep.defines else ""

@@ -111,14 +111,20 @@ def check_binary(path: Path, archs: Sequence[str] = (), ptx_given: str | None = 
         if not emb:
             raise UserError(f"{shown}: no cubin for {', '.join(archs)} in it")
     missing = [e for e in emb if e.ptx is None]
-    if missing:
+    if missing and len(missing) == len(emb):
         e = missing[0]
-        raise UserError(
-            f"{shown}: its {e.arch} cubin ({e.cubin}) has no PTX to compare with: build with the PTX embedded "
-            f"(-gencode=arch=compute_{e.arch[3:]},code=[{e.arch},compute_{e.arch[3:]}] or -arch={e.arch}) or pass --ptx FILE")
+        raise UserError(f"{shown}: its {e.arch} cubin ({e.cubin}) has no PTX to compare with: {_how_ptx(e.arch)}")
     reports = []
     for e in emb:
-        assert e.ptx is not None
+        if e.ptx is None:  # another cubin of the binary is checked; this one is said not to be
+            reports.append(Report(str(path), e.arch, (), notes=(f"cubin {e.cubin}",),
+                                  unchecked=(f"cubin {e.cubin} has no PTX to compare with: {_how_ptx(e.arch)}",)))
+            continue
         rep = with_pdl(analyse(e.ptx, e.sass, e.arch, str(path)), e.ptx, e.sass)
         reports.append(dataclasses.replace(rep, notes=rep.notes + (f"cubin {e.cubin} with PTX {e.ptx_name}",)))
     return reports
+
+
+def _how_ptx(arch: str) -> str:
+    v = "compute_" + arch[3:]
+    return f"build with the PTX embedded (-gencode=arch={v},code=[{arch},{v}] or -arch={arch}) or pass --ptx FILE"

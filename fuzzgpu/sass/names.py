@@ -124,10 +124,24 @@ def display_names(mangled: Iterable[str]) -> dict[str, str]:
     for m, d in out.items():
         seen.setdefault(d, []).append(m)
     for d, ms in seen.items():
-        if len(ms) > 1:
+        if len(ms) > 1:  # overloads: their parameter lists tell them apart, else the symbol's hash
+            withp = {m: d + _params(demangle(m)) for m in ms}
+            distinct = len(set(withp.values())) == len(ms)
             for m in ms:
-                out[m] = f"{d}#{hashlib.sha1(m.encode()).hexdigest()[:6]}"
+                out[m] = withp[m] if distinct else f"{d}#{hashlib.sha1(m.encode()).hexdigest()[:6]}"
     return out
+
+
+def _params(demangled: str) -> str:
+    """The parameter list of a demangled function name, without namespaces: ``(int*)``."""
+    if not demangled.endswith(")"):
+        return ""
+    depth = 0
+    for i in range(len(demangled) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(demangled[i], 0)
+        if depth == 0:
+            return _unqualify(demangled[i:])
+    return ""
 
 
 def display_name(mangled: str, context: Iterable[str] = ()) -> str:
