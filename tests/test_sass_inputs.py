@@ -248,3 +248,25 @@ def test_cli_prints_each_instantiation_by_its_own_name(capsys):
     pytest.importorskip("cxxfilt")
     rc, out, _ = _cli(capsys, "--compile-commands", str(DATA / "compile_commands.json"), "--entry", "gdc_macro.cu")
     assert "decode_kernel<float>:" in out and "decode_kernel<int>:" in out and "_Z" not in out
+
+
+@needs_toolchain
+def test_help_examples_of_real_builds_run_as_pasted(tmp_path):
+    """The --help examples of this command that point at real builds run from a clone (the others
+    are run by their own tests); what they write goes to a scratch folder."""
+    import shlex
+    import sys
+
+    help_text = subprocess.run([sys.executable, "-m", "fuzzgpu", "sass", "--help"], capture_output=True, text=True,
+                               cwd=ROOT, check=True).stdout
+    wanted = ("-gencode", "--compile-commands", "-- nvcc", "--sarif", "--pdl-review")
+    examples = [line.strip().split("   ")[0] for line in help_text.splitlines()
+                if line.strip().startswith("fuzzgpu sass") and any(w in line for w in wanted)]
+    assert len(examples) == 5, examples
+    for ex in examples:
+        argv = shlex.split(ex)[1:]
+        argv = [str(ROOT / a) if (ROOT / a).exists() and a.startswith("tests/") else a for a in argv]
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu", *argv], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+        assert r.returncode in (0, 1), (ex, r.stderr[-500:])
+        assert "Traceback" not in r.stderr

@@ -110,7 +110,23 @@ examples:
 """
 
 
+def _strict(parser: argparse.ArgumentParser) -> None:
+    """Unknown options are this command's error ("fuzzgpu sass: error: ..."), as when PATH was
+    required: every positional is optional here (an nvcc line or --compile-commands may stand for
+    them), and argparse would otherwise leave them to the top-level parser."""
+    known = parser.parse_known_args
+
+    def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]
+        ns, extra = known(args, namespace)
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return ns, extra
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
+    _strict(parser)
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help=".cu, .ptx, .cubin, .litmus files or built binaries (.o, .so, .fatbin, executables); "
                              "or, after --, an nvcc command line (fuzzgpu sass -- nvcc -O3 -gencode=... -c x.cu -o x.o)")
@@ -276,12 +292,12 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
                     console.print(f"  [dim]note: {escape(note)}[/]")
         for s in mine:
             if s.note is not None:
-                n = s.note
-                where = f"{n.src_file}:{n.src_line}" if n.src_file else f"ptx:{n.ptx_line}"
+                pn = s.note
+                where = f"{pn.src_file}:{pn.src_line}" if pn.src_file else f"ptx:{pn.ptx_line}"
                 tag = "" if args.baseline is None else (" new" if s.new else " known")
-                console.print(f"  [magenta]pdl-review {n.kind}[/]{tag} {escape(s.display or '(module)')}: {escape(n.text)} "
+                console.print(f"  [magenta]pdl-review {pn.kind}[/]{tag} {escape(s.display or '(module)')}: {escape(pn.text)} "
                               f"[dim]at {escape(where)} {escape(f'[{s.fingerprint}]')}[/]")
-                console.print(f"    [dim]{escape(n.message)}[/]")
+                console.print(f"    [dim]{escape(pn.message)}[/]")
         for reason, k in reasons.items():
             console.print(f"  [dim]why {k}:[/] {escape(reason)}")
         for why in rep.unchecked:
@@ -405,7 +421,9 @@ def run(args: argparse.Namespace) -> int:
         partial = sum(1 for r in reports for fn in r.functions if not fn.complete) + sum(1 for r in reports if r.unchecked)
         tail = (f", {partial} function(s) not fully checked" if partial else "") + (f", {bad} input(s) not checked (the error lines above)" if bad else "")
         base = f" ({sum(1 for s in fs if s.new)} new)" if known else ""
-        print(f"{len(fs)} finding(s){base}, {forb} forbidden, in {len(reports)} module(s){tail}", file=sys.stderr)
+        n_notes = sum(1 for s in rows if s.note is not None)
+        review = f", {n_notes} PDL review warning(s)" + (" (counted: --pdl-review)" if pdl_counts else "") if n_notes else ""
+        print(f"{len(fs)} finding(s){base}, {forb} forbidden{review}, in {len(reports)} module(s){tail}", file=sys.stderr)
     if args.sarif:
         results = [ci.result_of_finding(s.finding, s.display, s.fingerprint, s.new, s.report.source) if s.finding is not None
                    else ci.result_of_note(s.note, s.display, s.fingerprint, s.new, s.report.source)  # type: ignore[arg-type]

@@ -263,18 +263,18 @@ def compile_commands_lines(path: str | Path, entries: Sequence[str] = ()) -> lis
     if not isinstance(data, list):
         raise UserError(f"{path}: not a compile_commands.json: expected a JSON array of entries")
     out: list[BuildLine] = []
-    for n, e in enumerate(data):
-        if not isinstance(e, dict) or not isinstance(e.get("file"), str):
+    for n, ent in enumerate(data):
+        if not isinstance(ent, dict) or not isinstance(ent.get("file"), str):
             raise UserError(f"{path}: entry {n}: expected an object with \"file\" and \"command\" or \"arguments\"")
         # "directory" is absolute in what CMake writes; a relative one is taken from the file's folder
-        d = os.path.normpath(os.path.join(str(p.parent.resolve()), str(e.get("directory") or ".")))
-        argv = e.get("arguments")
+        d = os.path.normpath(os.path.join(str(p.parent.resolve()), str(ent.get("directory") or ".")))
+        argv = ent.get("arguments")
         if not isinstance(argv, list):
-            cmd = e.get("command")
+            cmd = ent.get("command")
             if not isinstance(cmd, str):
-                raise UserError(f"{path}: entry {n} ({clip(e['file'], 100)}): no \"command\" or \"arguments\"")
+                raise UserError(f"{path}: entry {n} ({clip(ent['file'], 100)}): no \"command\" or \"arguments\"")
             argv = shlex.split(cmd)
-        src = os.path.normpath(os.path.join(d, e["file"]))
+        src = os.path.normpath(os.path.join(d, ent["file"]))
         if not src.endswith(_SOURCE_SUFFIXES):
             continue
         if entries and not any(_same_file(src, want) for want in entries):

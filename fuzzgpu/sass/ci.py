@@ -110,10 +110,10 @@ def read_baseline(path: str | Path) -> Known:
         raise UserError(f"{path}: not a fuzzgpu sass baseline: expected {{\"version\": {BASELINE_VERSION}, \"findings\": [...]}} "
                         "(write one with --write-baseline)")
     counts: Counter[str] = Counter()
-    for n, e in enumerate(data["findings"]):
-        if not isinstance(e, dict) or not isinstance(e.get("fingerprint"), str):
+    for n, ent in enumerate(data["findings"]):
+        if not isinstance(ent, dict) or not isinstance(ent.get("fingerprint"), str):
             raise UserError(f"{path}: finding {n}: expected an object with a \"fingerprint\"")
-        counts[e["fingerprint"]] += 1
+        counts[ent["fingerprint"]] += 1
     return Known(dict(counts), str(path))
 
 

@@ -43,7 +43,9 @@ def demangle(name: str) -> str:
 
 
 def _top_level_split(text: str, sep: str = ",") -> list[str]:
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for c in text:
         if c in "<([":
             depth += 1
