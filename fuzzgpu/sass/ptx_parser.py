@@ -99,6 +99,8 @@ class PtxFunction:
     instrs: tuple[PtxInstr, ...]
     events: tuple[PtxEvent, ...]
     loops: tuple[PtxLoop, ...]
+    #: ``(label, index of the instruction it labels)`` (the branch targets; :mod:`fuzzgpu.sass.cfg`)
+    labels: tuple[tuple[str, int], ...] = ()
 
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
@@ -713,7 +715,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]
-        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops)))
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items())))
     return tuple(funcs)
 
 

@@ -65,6 +65,8 @@ class SassFunction:
     loops: tuple[SassLoop, ...]
     #: for a device function that nvdisasm lists inside a kernel's text (``$KERNEL$FUNC:``), the kernel
     container: str = ""
+    #: ``(label, offset)`` of the ``.L_x_N:`` labels (the branch targets; :mod:`fuzzgpu.sass.cfg`)
+    labels: tuple[tuple[str, int], ...] = ()
 
 
 _SASS_LINE_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
@@ -270,4 +272,4 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: di
                 clock = any("SR_CLOCK" in b.operands for b in body)
                 busy = any(b.index in busy_idx for b in body)
                 loops.append(SassLoop(head, ins.index, clock, not busy))
-    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops))
+    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))
