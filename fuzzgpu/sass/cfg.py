@@ -289,3 +289,91 @@ def ptx_cfg(fn: PtxFunction) -> Cfg:
 
 def sass_cfg(fn: SassFunction) -> Cfg:
     return build_cfg(sass_flows(fn))
+
+
+def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: frozenset[int]) -> bool:
+    """Some path runs an instruction of ``sources`` and later ``target`` without running an
+    instruction of ``blockers`` in between."""
+    tb = g.block_of[target]
+    seen: set[int] = set()
+    work: list[int] = []
+    for s in sources:
+        b = g.block_of[s]
+        if b not in g.reachable:
+            continue
+        stop = next((i for i in range(s + 1, g.ends[b] + 1) if i in blockers), None)
+        if b == tb and s < target and (stop is None or target < stop):
+            return True
+        if stop is None:
+            work.extend(g.succs[b])
+    while work:
+        b = work.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        stop = next((i for i in range(g.starts[b], g.ends[b] + 1) if i in blockers), None)
+        if b == tb and (stop is None or target < stop):
+            return True
+        if stop is None:
+            work.extend(g.succs[b])
+    return False
+
+
+def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
+              resets: frozenset[int] = frozenset()) -> Callable[[int], float]:
+    """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
+    ``post``: after ``i``, to an exit); ``inf`` where no such path exists.  Unlike the marks on the
+    dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
+    path runs one copy).  Marks in a row with no ``resets`` instruction (a memory operation)
+    between them count once: the second of two fences with nothing between them orders nothing
+    more, and ptxas drops it on such a path."""
+    import heapq
+
+    nb = len(g.starts)
+    inf = float("inf")
+
+    def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
+        cost = 0
+        rng = range(hi, lo - 1, -1) if post else range(lo, hi + 1)
+        for j in rng:
+            if j in weights:
+                cost += 0 if state else weights[j]
+                state = True
+            elif j in resets:
+                state = False
+        return cost, state
+
+    span = {b: (g.starts[b], g.ends[b]) for b in range(nb)}
+    through = {(b, st): walk(b, st, *span[b]) for b in range(nb) for st in (False, True)}
+    dist: dict[tuple[int, bool], float] = {}  # marks before the block is entered, in walking order
+    heap: list[tuple[float, int, bool]] = []
+    starts = [b for b in g.exits if b in g.reachable] if post else ([0] if nb else [])
+    for b in starts:
+        dist[(b, False)] = 0
+        heap.append((0, b, False))
+    nxt = g.preds if post else g.succs
+    heapq.heapify(heap)
+    while heap:
+        d, b, st = heapq.heappop(heap)
+        if d > dist.get((b, st), inf):
+            continue
+        cost, out = through[(b, st)]
+        for c in nxt[b]:
+            nd = d + cost
+            if nd < dist.get((c, out), inf):
+                dist[(c, out)] = nd
+                heapq.heappush(heap, (nd, c, out))
+
+    def query(i: int) -> float:
+        b = g.block_of[i]
+        if b not in g.reachable:
+            return inf
+        best = inf
+        for st in (False, True):
+            d = dist.get((b, st), inf)
+            if d < inf:
+                part = walk(b, st, i + 1, g.ends[b])[0] if post else walk(b, st, g.starts[b], i - 1)[0]
+                best = min(best, d + part)
+        return best
+
+    return query
