@@ -68,6 +68,12 @@ class Finding:
     #: "" when ``op_*`` is the PTX operation the mapping paired with ``op_sass``; otherwise how the
     #: finding was established without that pairing (a count of the operations on each side)
     evidence: str = ""
+    #: every synchronisation point the operation crossed (its PTX text and source line), nearest
+    #: first; ``sync_*`` is the first of them
+    crossed: tuple[str, ...] = ()
+    #: the source line of the operation (``-lineinfo``): the innermost one outside the CUDA headers
+    src_file: str = ""
+    src_line: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
