@@ -329,11 +329,11 @@ def _compact(s: _Shown, why: int) -> list[str]:
         sync_line = f"{tag:<4} ptx:{f.sync_ptx_line} {f.sync_ptx or '-'}" + (f"  =  sass:{f.sync_sass_offset:04x} {f.sync_sass}" if f.sync_sass else "")
         lines.append(f"    {escape(sync_line)}")
     more = []
-    crossed = [c for c in getattr(f, "crossed", ()) if c != f.sync_ptx]
+    crossed = [c for c in getattr(f, "crossed", ()) if c != f.sync_ptx and not c.startswith(f"{f.sync_ptx} (")]
     if crossed:
         more.append("also crossed: " + ", ".join(crossed))
     if f.evidence:
-        more.append("evidence: " + f.evidence)
+        more.append("evidence: " + clip(f.evidence, 160))  # --details: in full
     if more:
         lines.append(f"    [dim]{escape('; '.join(more))}[/]")
     return lines
