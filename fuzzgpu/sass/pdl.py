@@ -97,6 +97,9 @@ def _functions(ptx: str) -> list[_Fn]:
             f, n = at[-1] if at else (lm[1], lm[2])
             loc = (files.get(int(f), ""), int(n))
             continue
+        if depth == 0 and line.strip().endswith(";"):  # a declaration (.extern .func vprintf(...);): no body
+            cur = None
+            continue
         opened = depth
         depth += line.count("{") - line.count("}")
         if line.strip() and opened > 0:
