@@ -35,10 +35,14 @@ are out-of-line copies (ptxas moves the retry loops of ``mbarrier.try_wait`` the
 predicated on ``!PT`` never execute.
 
 The package, one job per module, each importing only those listed before it:
+:mod:`~fuzzgpu.sass.pdl` (the PDL review, on the PTX text alone),
 :mod:`~fuzzgpu.sass.report` (the report types and verdicts), :mod:`~fuzzgpu.sass.ptx_parser`,
 :mod:`~fuzzgpu.sass.sass_parser`, :mod:`~fuzzgpu.sass.matching` (PTX <-> SASS),
 :mod:`~fuzzgpu.sass.rules` (the forbidden-move table and the verdicts), :mod:`~fuzzgpu.sass.checks`
-(the findings, :func:`analyse`) and :mod:`~fuzzgpu.sass.toolchain` (the subprocesses).  This module
+(the findings, :func:`analyse`), :mod:`~fuzzgpu.sass.buildline` (nvcc command lines, pure),
+:mod:`~fuzzgpu.sass.toolchain` (the subprocesses), :mod:`~fuzzgpu.sass.binaries` (built binaries
+through cuobjdump), :mod:`~fuzzgpu.sass.inputs` (every kind of input), :mod:`~fuzzgpu.sass.names`
+and :mod:`~fuzzgpu.sass.ci` (what the command prints and writes).  This module
 re-exports their public names (a private helper is imported from its own module) and answers the
 two questions :mod:`fuzzgpu.properties` asks of a PTX statement (:func:`sync_of_text`,
 :func:`orders_weak_access`).  A re-exported name is a second reference: patch the module that
