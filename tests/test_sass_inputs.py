@@ -270,3 +270,25 @@ def test_help_examples_of_real_builds_run_as_pasted(tmp_path):
                            timeout=600, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
         assert r.returncode in (0, 1), (ex, r.stderr[-500:])
         assert "Traceback" not in r.stderr
+
+
+def test_exit_4_not_fully_checked_apart_from_3_environment(monkeypatch, capsys, tmp_path):
+    """Item 3: "not fully checked" (4) and "the environment failed" (3) are different statuses,
+    whatever the analysis finds: a report with something unchecked, and a missing tool."""
+    from fuzzgpu.errors import MissingTool
+
+    src = tmp_path / "k.cu"
+    src.write_text("")
+    partial = sass.Report("k.cu", "sm_90", (), unchecked=("kernel k has no SASS",))
+    monkeypatch.setattr(sass, "check_path", lambda *a, **k: [partial])
+    rc, out, _ = _cli(capsys, "--arch", "sm_90", str(src))
+    assert rc == sass.EXIT_NOT_FULLY_CHECKED == 4
+    assert "not fully checked (the module)" in out.splitlines()[0] and "clean" not in out
+
+    def missing(*a, **k):
+        raise MissingTool("nvdisasm", "pip install nvidia-cuda-nvdisasm")
+
+    monkeypatch.setattr(sass, "check_path", missing)
+    rc, _, err = _cli(capsys, "--arch", "sm_90", str(src))
+    assert rc == 3 and "nvdisasm not found" in err
+    assert sass.exit_status([partial]) == 4 and sass.exit_status([sass.Report("k.cu", "sm_90", ())]) == 0
