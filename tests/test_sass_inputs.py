@@ -292,3 +292,17 @@ def test_exit_4_not_fully_checked_apart_from_3_environment(monkeypatch, capsys, 
     rc, _, err = _cli(capsys, "--arch", "sm_90", str(src))
     assert rc == 3 and "nvdisasm not found" in err
     assert sass.exit_status([partial]) == 4 and sass.exit_status([sass.Report("k.cu", "sm_90", ())]) == 0
+
+
+#: a CUTLASS 7107b05 kernel (examples/63_hopper_gemm_with_weight_prefetch, sm_90a): libstdc++'s
+#: demangler (and binutils 2.40's c++filt) refuse its enum template argument (GMMA::ScaleIn)
+CUTLASS_KERNEL = (
+    "_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalIN4cute5tupleIJiiiiEEENS1_10collective13CollectiveMmaINS1_46MainloopSm90TmaGmmaWarpSpecializedWithPrefetchILi13ENS5_IJNS4_1CILi1EEESB_SB_EEENS1_59KernelTmaWarpSpecializedFP8FastAccumWithPrefetchAndSplitDMAEEENS5_IJNSA_ILi64EEESF_NSA_ILi128EEEEEENS_12float_e4m3_tENS5_IJlSB_lEEENS_12float_e5m2_tESJ_NS4_8TiledMMAINS4_8MMA_AtomIJNS4_4SM904GMMA30MMA_64x64x32_F32E4M3E5M2_SS_TNILNSO_7ScaleInE1ELSQ_1EEEEEENS4_6LayoutISC_NS5_IJNSA_ILi0EEESU_SU_EEEEENS5_IJNS4_10UnderscoreESX_SX_EEEEENS4_13SM90_TMA_LOADENS4_14ComposedLayoutINS4_7SwizzleILi3ELi4ELi3EEENS4_18smem_ptr_flag_bitsILi8EEENST_INS5_IJNSA_ILi8EEESG_EEENS5_IJSG_SB_EEEEEEEvNS4_8identityES10_S1A_vS1B_EENS_8epilogue10collective18CollectiveEpilogueINS1D_22Sm90TmaWarpSpecializedILi1ELi1ELi32ELb0ELb0EEEJSH_NS5_IJSF_SF_EEESI_NS5_IJSB_llEEESI_S1J_NS1D_6fusion15FusionCallbacksIS1H_NS1K_17LinearCombinationISI_fSI_fLNS_15FloatRoundStyleE2EEESH_S1I_JEEES10_NS11_INS12_ILi2ELi4ELi3EEES15_NST_INS5_IJSF_S16_EEENS5_IJSB_SF_EEEEEEENS4_39AutoVectorizingCopyWithAssumedAlignmentILi128EEENS4_14SM90_TMA_STOREES1U_S1W_NS4_9Copy_AtomIJNS4_17SM90_U32x4_STSM_NENS_6half_tEEEEvEEEvvEEEEvNT_6ParamsE")
+
+
+@pytest.mark.skipif(__import__("shutil").which("llvm-cxxfilt") is None, reason="needs llvm-cxxfilt")
+def test_a_name_the_runtime_refuses_is_demangled_by_the_next_demangler():
+    names.demangle.cache_clear()
+    full = names.demangle(CUTLASS_KERNEL)
+    assert full.startswith("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>")
+    assert names.display_name(CUTLASS_KERNEL) == "device_kernel<GemmUniversal<tuple<int, int, int, in...>"

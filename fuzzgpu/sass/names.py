@@ -16,9 +16,15 @@ from typing import Iterable
 LONG = 90
 
 
+#: demanglers on PATH, tried in order when the C++ runtime's refuses a name: the toolkit's, LLVM's
+#: (which reads CUTLASS's enum template arguments that libstdc++ and binutils 2.40 refuse), binutils'
+_TOOLS = ("cu++filt", "llvm-cxxfilt", "c++filt")
+
+
 @functools.lru_cache(maxsize=4096)
 def demangle(name: str) -> str:
-    """The C++ name of a mangled symbol (``_Z...``); an unmangled name (``extern "C"``) as it is."""
+    """The C++ name of a mangled symbol (``_Z...``); an unmangled name (``extern "C"``), or one no
+    demangler reads, as it is."""
     if not name.startswith("_Z"):
         return name
     try:
@@ -27,9 +33,9 @@ def demangle(name: str) -> str:
         return str(cxxfilt.demangle(name))
     except ImportError:
         pass
-    except Exception:  # noqa: BLE001 -- cxxfilt.InvalidName: not a C++ name after all
-        return name
-    for tool in ("cu++filt", "c++filt"):
+    except Exception:  # noqa: BLE001 -- cxxfilt.InvalidName: the runtime's demangler refuses it
+        pass
+    for tool in _TOOLS:
         exe = shutil.which(tool)
         if exe:
             try:
@@ -37,7 +43,7 @@ def demangle(name: str) -> str:
             except (OSError, subprocess.TimeoutExpired):
                 continue
             out = r.stdout.strip()
-            if r.returncode == 0 and out:
+            if r.returncode == 0 and out and out != name:
                 return out
     return name
 
@@ -115,7 +121,8 @@ def display_names(mangled: Iterable[str]) -> dict[str, str]:
                 out[m] = full
                 continue
             others = [arglists[o] for o in members if o != m and len(arglists[o]) == len(args)]
-            kept = [a if any(o[i] != a for o in others) else "…" for i, a in enumerate(args)]
+            # the arguments that tell the instantiations apart (all of them for a lone one)
+            kept = [a if not others or any(o[i] != a for o in others) else "…" for i, a in enumerate(args)]
             kept = [a if len(a) <= 40 else a[:37] + "..." for a in kept]
             squeezed: list[str] = []
             for a in kept:  # one … for a run of shared arguments

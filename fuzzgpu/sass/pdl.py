@@ -219,7 +219,10 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = ()) -> tuple[Pdl
                                  f"global read at {where} before griddepcontrol.wait on a path from the kernel's entry: "
                                  "is this written by the primary grid?"))
     if not any(_WAIT.search(line) for line in ptx.splitlines()):
-        srcs = list(sources) or sorted({p for p in _FILE_PATHS(ptx) if Path(p).is_file()})
+        # without the input's source: the translation unit's own .cu files among those the line
+        # information names (a header defines the wait -- cuda_device_runtime_api.h, CUTLASS's
+        # grid_dependency_control.h -- and would read as a call)
+        srcs = list(sources) or sorted({p for p in _FILE_PATHS(ptx) if p.endswith(".cu") and Path(p).is_file()})
         hits = source_waits(srcs)
         if hits:
             file, line, text = hits[0]
