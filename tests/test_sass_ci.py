@@ -234,6 +234,18 @@ def test_review_walks_paths_not_the_listing():
     assert all(n.src_file == "/src/k.cu" for n in notes)
 
 
+def test_review_reports_the_line_a_person_reads():
+    """The innermost inlined frame outside the toolkit's and the libraries' headers."""
+    ldg = [("/src/k.cu", 16), ("/usr/local/cuda-13.0/targets/x86_64-linux/include/sm_32_intrinsics.hpp", 119)]
+    assert pdl.source_line(ldg) == ("/src/k.cu", 16)
+    cutlass = [("/x/include/cutlass/device_kernel.h", 123), ("/x/hopper/flash_fwd_combine_kernel.h", 456),
+               ("/x/include/cute/algorithm/copy.hpp", 80)]
+    assert pdl.source_line(cutlass) == ("/x/hopper/flash_fwd_combine_kernel.h", 456)
+    only_lib = [("/x/include/cutlass/device_kernel.h", 123), ("/x/include/cute/arch/copy_sm90_tma.hpp", 185)]
+    assert pdl.source_line(only_lib) == ("/x/include/cute/arch/copy_sm90_tma.hpp", 185)
+    assert pdl.source_line([]) == ("", 0)
+
+
 def test_review_compiled_out(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text("// cudaGridDependencySynchronize() in a comment does not count\n__global__ void k() {\n"
@@ -251,8 +263,8 @@ def test_cli_pdl_review_is_a_warning_unless_asked(capsys):
     path = str(DATA / "pdl_early_read.cu")
     rc, out, _ = _cli(capsys, "--arch", "sm_90a", "--nvcc-flag=-lineinfo", path)
     assert rc == 0 and "fully checked, clean; 2 PDL review warning(s)" in out.splitlines()[0]
-    assert "pdl-review read-before-wait early:" in out and "pdl_early_read.cu:7" in out and "pdl_early_read.cu:8" in out
-    assert "late:" in out and "pdl-review read-before-wait late" not in out
+    assert "pdl_early_read.cu:7 in early:" in out and "pdl_early_read.cu:8 in early:" in out
+    assert "late:" in out and " in late:" not in out
     rc, _, _ = _cli(capsys, "--arch", "sm_90a", "--pdl-review", path)
     assert rc == 1
     rc, _, _ = _cli(capsys, "--arch", "sm_90a", "--only", "pdl", path)

@@ -306,3 +306,14 @@ def test_a_name_the_runtime_refuses_is_demangled_by_the_next_demangler():
     full = names.demangle(CUTLASS_KERNEL)
     assert full.startswith("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>")
     assert names.display_name(CUTLASS_KERNEL) == "device_kernel<GemmUniversal<tuple<int, int, int, in...>"
+
+
+def test_nested_template_arguments_keep_what_differs():
+    """flash-attention's combine kernels are 108 instantiations of device_kernel<FlashAttnFwdCombine<...>>
+    with one template argument each: what tells them apart is inside it."""
+    a = ["FlashAttnFwdCombine<tuple<C<16>, C<64> >, 4, 256, 1, false, true, bfloat16_t, float, Sm80>"]
+    b = ["FlashAttnFwdCombine<tuple<C<16>, C<64> >, 4, 256, 1, false, true, half_t, float, Sm90>"]
+    c = ["FlashAttnFwdCombine<tuple<C<32>, C<64> >, 4, 256, 1, false, true, half_t, float, Sm90>"]
+    assert names._elide(a, [b, c]) == ["FlashAttnFwdCombine<tuple<C<16>, …>, …, bfloat16_t, …, Sm80>"]
+    assert names._elide(c, [a, b]) == ["FlashAttnFwdCombine<tuple<C<32>, …>, …, half_t, …, Sm90>"]
+    assert names._elide(["int", "x" * 50], []) == ["int", "x" * 37 + "..."]  # a lone one: clipped, all kept

@@ -290,14 +290,8 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
             if args.notes:
                 for note in fn.notes:
                     console.print(f"  [dim]note: {escape(note)}[/]")
-        for s in mine:
-            if s.note is not None:
-                pn = s.note
-                where = f"{pn.src_file}:{pn.src_line}" if pn.src_file else f"ptx:{pn.ptx_line}"
-                tag = "" if args.baseline is None else (" new" if s.new else " known")
-                console.print(f"  [magenta]pdl-review {pn.kind}[/]{tag} {escape(s.display or '(module)')}: {escape(pn.text)} "
-                              f"[dim]at {escape(where)} {escape(f'[{s.fingerprint}]')}[/]")
-                console.print(f"    [dim]{escape(pn.message)}[/]")
+        for line in _review_lines(mine, args.baseline is not None):
+            console.print(line)
         for reason, k in reasons.items():
             console.print(f"  [dim]why {k}:[/] {escape(reason)}")
         for why in rep.unchecked:
@@ -305,6 +299,33 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
         for note in rep.notes:
             if args.notes or note.startswith("kept "):
                 console.print(f"  [dim]note: {escape(note)}[/]")
+
+
+def _review_lines(rows: list[_Shown], with_baseline: bool) -> list[str]:
+    """The PDL review's warnings of one report, one group per kind and source line (or PTX text):
+    a template's instantiations read the same line."""
+    from rich.markup import escape
+
+    groups: dict[tuple, list[_Shown]] = {}
+    for s in rows:
+        if s.note is not None:
+            n = s.note
+            key = (n.kind, n.src_file, n.src_line) if n.src_file else (n.kind, n.function, n.ptx_line)
+            groups.setdefault(key, []).append(s)
+    out = []
+    for group in groups.values():
+        first = group[0].note
+        assert first is not None
+        where = f"{first.src_file}:{first.src_line}" if first.src_file else f"ptx:{first.ptx_line}"
+        names = list(dict.fromkeys(s.display or "(module)" for s in group))
+        who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        new = sum(1 for s in group if s.new)
+        tag = "" if not with_baseline else f" ({new} new)" if new else " (known)"
+        fps = group[0].fingerprint + (f" +{len(group) - 1}" if len(group) > 1 else "")
+        out.append(f"  [magenta]pdl-review {first.kind}[/]{tag} at {escape(where)} in {escape(who)}: "
+                   f"{escape(first.text)} [dim]{escape(f'[{fps}]')}[/]")
+        out.append(f"    [dim]{escape(first.message)}[/]")
+    return out
 
 
 def _compact(s: _Shown, why: int) -> list[str]:

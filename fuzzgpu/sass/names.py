@@ -121,14 +121,7 @@ def display_names(mangled: Iterable[str]) -> dict[str, str]:
                 out[m] = full
                 continue
             others = [arglists[o] for o in members if o != m and len(arglists[o]) == len(args)]
-            # the arguments that tell the instantiations apart (all of them for a lone one)
-            kept = [a if not others or any(o[i] != a for o in others) else "…" for i, a in enumerate(args)]
-            kept = [a if len(a) <= 40 else a[:37] + "..." for a in kept]
-            squeezed: list[str] = []
-            for a in kept:  # one … for a run of shared arguments
-                if not (a == "…" and squeezed and squeezed[-1] == "…"):
-                    squeezed.append(a)
-            out[m] = f"{short_base}<{', '.join(squeezed)}>"
+            out[m] = f"{short_base}<{', '.join(_elide(args, others))}>"
     seen: dict[str, list[str]] = {}
     for m, d in out.items():
         seen.setdefault(d, []).append(m)
@@ -139,6 +132,41 @@ def display_names(mangled: Iterable[str]) -> dict[str, str]:
             for m in ms:
                 out[m] = withp[m] if distinct else f"{d}#{hashlib.sha1(m.encode()).hexdigest()[:6]}"
     return out
+
+
+def _template(text: str) -> tuple[str, list[str]] | None:
+    """``name<a, b>`` -> (``name``, [``a``, ``b``]); anything else -> None."""
+    if not text.endswith(">") or "<" not in text:
+        return None
+    head = text[: text.index("<")]
+    inner = text[len(head) + 1:-1]
+    args = _top_level_split(inner)
+    return (head, args) if f"{head}<{', '.join(args)}>" == text or ", ".join(args) == inner.strip() else None
+
+
+def _elide(args: list[str], others: list[list[str]], depth: int = 0) -> list[str]:
+    """``args`` with what every other instantiation in ``others`` shares at the same place made
+    ``…`` (a run of them one ``…``), descending into template arguments that differ, so that the
+    part that tells them apart shows (``device_kernel<Combine<tuple<C<16>, …>, …, float, …>>``).
+    With no others (a lone instantiation) every argument stays, clipped to 40 characters."""
+    kept: list[str] = []
+    for i, a in enumerate(args):
+        peers = [o[i] for o in others]
+        if others and all(p == a for p in peers):
+            kept.append("…")
+            continue
+        t = _template(a)
+        sub = [_template(p) for p in peers]
+        if others and depth < 4 and t and all(x is not None and x[0] == t[0] and len(x[1]) == len(t[1]) for x in sub):
+            inner = _elide(t[1], [x[1] for x in sub if x is not None], depth + 1)
+            kept.append(f"{t[0]}<{', '.join(inner)}>")
+        else:
+            kept.append(a if len(a) <= 40 else a[:37] + "...")
+    squeezed: list[str] = []
+    for a in kept:  # one … for a run of shared arguments
+        if not (a == "…" and squeezed and squeezed[-1] == "…"):
+            squeezed.append(a)
+    return squeezed
 
 
 def _params(demangled: str) -> str:

@@ -17,6 +17,7 @@ that stops at the wait), kept apart so that a fuller CFG module can replace it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -77,25 +78,29 @@ class _Fn:
 def _functions(ptx: str) -> list[_Fn]:
     """The functions of a PTX module: their statements (one per line, as nvcc writes them) with the
     ``.loc`` source position in force at each."""
-    files = {int(n): p for n, p in _FILE.findall(ptx)}
+    files = {int(n): os.path.normpath(p) if p else p for n, p in _FILE.findall(ptx)}
     out: list[_Fn] = []
     cur: tuple[str, bool] | None = None
     body: list[_Stmt] = []
     depth = 0
+    frames: list[tuple[str, int]] = []  # the .loc run before the next statement, outermost first
     loc = ("", 0)
+    fresh = True  # the next .loc starts a new run
     for i, raw in enumerate(ptx.splitlines(), 1):
         line = raw.split("//", 1)[0]
         if cur is None:
             m = _FUNC.match(line)
             if m:
-                cur, body, depth, loc = (m[2], m[1] == "entry"), [], 0, ("", 0)
+                cur, body, depth, loc, frames, fresh = (m[2], m[1] == "entry"), [], 0, ("", 0), [], True
             if cur is None:
                 continue
         lm = _LOC.match(line)
         if lm:
-            at = _INLINED_AT.findall(line)
-            f, n = at[-1] if at else (lm[1], lm[2])
-            loc = (files.get(int(f), ""), int(n))
+            if fresh:
+                frames, fresh = [], False
+            frames.extend((files.get(int(f), ""), int(n)) for f, n in _INLINED_AT.findall(line))
+            frames.append((files.get(int(lm[1]), ""), int(lm[2])))
+            loc = source_line(frames)
             continue
         if depth == 0 and line.strip().endswith(";"):  # a declaration (.extern .func vprintf(...);): no body
             cur = None
@@ -104,10 +109,30 @@ def _functions(ptx: str) -> list[_Fn]:
         depth += line.count("{") - line.count("}")
         if line.strip() and opened > 0:
             body.append(_Stmt(i, line.strip(), *loc))
+            fresh = True
         if opened > 0 and depth == 0:
             out.append(_Fn(cur[0], cur[1], tuple(body)))
             cur = None
     return out
+
+
+#: where the toolkit's and the libraries' headers live: the line a person reads is rarely there
+_TOOLKIT = re.compile(r"/cuda[^/]*/(?:targets/[^/]+/)?include/|/cccl/|/nvidia/cu\d+/include/")
+_LIBRARY = re.compile(r"/include/(?:cute|cutlass|cub|thrust|cuda)/")
+
+
+def source_line(frames: Sequence[tuple[str, int]]) -> tuple[str, int]:
+    """The source position to report for a statement whose ``.loc`` run (an inlined call chain,
+    outermost first) is ``frames``: the innermost frame outside the toolkit's and the libraries'
+    headers (CUTLASS, CuTe, CUB), else the innermost outside the toolkit, else the innermost.  So
+    an ``__ldg`` is reported at the user's line that calls it, not in ``sm_32_intrinsics.hpp``, and a
+    CUTLASS kernel's read at its kernel header's line, not at ``device_kernel.h``'s call of it."""
+    named = [f for f in frames if f[0]]
+    for keep in (lambda p: not _TOOLKIT.search(p) and not _LIBRARY.search(p), lambda p: not _TOOLKIT.search(p)):
+        for f in reversed(named):
+            if keep(f[0]):
+                return f
+    return named[-1] if named else ("", 0)
 
 
 def _blocks(body: Sequence[_Stmt]) -> tuple[list[list[_Stmt]], dict[str, int], list[set[int]]]:
