@@ -147,11 +147,17 @@ def _template(text: str) -> tuple[str, list[str]] | None:
 def _elide(args: list[str], others: list[list[str]], depth: int = 0) -> list[str]:
     """``args`` with what every other instantiation in ``others`` shares at the same place made
     ``…`` (a run of them one ``…``), descending into template arguments that differ, so that the
-    part that tells them apart shows (``device_kernel<Combine<tuple<C<16>, …>, …, float, …>>``).
+    part that tells them apart shows (``device_kernel<Combine<tuple<C<16>, …>, …, float, …>>``);
+    once the arguments so far tell it apart from every other, the rest is ``…``.
     With no others (a lone instantiation) every argument stays, clipped to 40 characters."""
     kept: list[str] = []
+    alike = list(others)  # the others that agree with every argument so far
     for i, a in enumerate(args):
-        peers = [o[i] for o in others]
+        if others and not alike:  # the arguments so far already tell it apart: the rest is …
+            kept.append("…")
+            break
+        peers = [o[i] for o in alike]
+        alike = [o for o in alike if o[i] == a]
         if others and all(p == a for p in peers):
             kept.append("…")
             continue
