@@ -258,6 +258,26 @@ def test_review_compiled_out(tmp_path):
     assert pdl.review(ptx, "sm_90a", [src]) == ()
 
 
+def test_review_compiled_out_in_a_library_header(tmp_path):
+    """CUTLASS 7107b05 example 48 built without -DCUTLASS_ENABLE_GDC_FOR_SM90: the kernel header
+    whose code is in the PTX calls wait_on_dependent_grids(), the PTX has no griddepcontrol.wait.
+    The header that defines the wait, and a helper header whose own asm waits (ThunderKittens'
+    util.cuh) but that nothing here calls, are no call."""
+    kernel = tmp_path / "sm90_gemm_tma_warpspecialized_cooperative.hpp"
+    kernel.write_text("template <class P> __device__ void run(P p) {\n  load(p);\n  cutlass::arch::wait_on_dependent_grids();\n}\n")
+    definer = tmp_path / "grid_dependency_control.h"
+    definer.write_text("CUTLASS_DEVICE\nvoid wait_on_dependent_grids() {\n#if defined(CUTLASS_GDC_ENABLED)\n"
+                       '  asm volatile("griddepcontrol.wait;" ::: "memory");\n#endif\n}\n')
+    helper = tmp_path / "util.cuh"
+    helper.write_text('__device__ static inline void pdl_wait() {\n  asm volatile("griddepcontrol.wait;" ::: "memory");\n}\n')
+    ptx = (".version 9.0\n.target sm_90a\n.visible .entry _Z1kv()\n{\n\tret;\n}\n"
+           f'.file 1 "{kernel}"\n.file 2 "{definer}"\n.file 3 "{helper}"\n')
+    (note,) = pdl.review(ptx, "sm_90a")
+    assert (note.kind, Path(note.src_file).name, note.src_line) == (pdl.COMPILED_OUT, kernel.name, 3)
+    assert "-DCUTLASS_ENABLE_GDC_FOR_SM90" in note.message
+    assert pdl.review(ptx.replace(f'.file 1 "{kernel}"\n', ""), "sm_90a") == ()
+
+
 @needs_toolchain
 def test_cli_pdl_review_is_a_warning_unless_asked(capsys):
     path = str(DATA / "pdl_early_read.cu")

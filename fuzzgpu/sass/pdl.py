@@ -196,16 +196,35 @@ def _strip_comments(src: str) -> str:
     return re.sub(r"//[^\n]*", "", src)
 
 
-def source_waits(paths: Iterable[str | Path]) -> list[tuple[str, int, str]]:
-    """Where the source files wait for the primary grid: (file, line, text)."""
+#: a definition of a wait, not a call: ``void wait_on_dependent_grids() {``, the runtime's
+#: ``void CUDARTAPI cudaGridDependencySynchronize(void)``, and the ``asm`` in such a body
+_DEFINES_WAIT = re.compile(r"\bvoid\s+(?:CUDARTAPI\s+)?(?:\w+::)*(?:wait_on_dependent_grids|cudaGridDependencySynchronize)\s*\(")
+#: the files that define the waits (their own ``asm("griddepcontrol.wait")`` is no call)
+_WAIT_DEFINERS = ("grid_dependency_control.h", "cuda_device_runtime_api.h")
+
+
+#: a call of a wait function (in a header, an ``asm("griddepcontrol.wait")`` is a helper's body)
+_CALLS_WAIT = re.compile(r"\bcudaGridDependencySynchronize\s*\(|\bwait_on_dependent_grids\s*\(")
+
+
+def source_waits(paths: Iterable[str | Path], asm_too: bool = True) -> list[tuple[str, int, str]]:
+    """Where the source files wait for the primary grid, (file, line, text): a call of
+    ``cudaGridDependencySynchronize()`` or ``wait_on_dependent_grids()``, or (``asm_too``: for the
+    translation unit's own files) a ``griddepcontrol.wait`` in an ``asm`` -- not their definitions,
+    not in comments or preprocessor lines, not in the toolkit's headers nor in the files that
+    define them."""
+    pattern = _SOURCE_WAIT if asm_too else _CALLS_WAIT
     out = []
     for p in paths:
+        norm = os.path.normpath(str(p))
+        if _TOOLKIT.search(norm) or Path(norm).name in _WAIT_DEFINERS:
+            continue
         try:
             text = _strip_comments(Path(p).read_text(errors="replace"))
         except OSError:
             continue
         for n, line in enumerate(text.splitlines(), 1):
-            if _SOURCE_WAIT.search(line) and not line.lstrip().startswith("#"):
+            if pattern.search(line) and not line.lstrip().startswith("#") and not _DEFINES_WAIT.search(line):
                 out.append((str(p), n, line.strip()))
     return out
 
@@ -244,11 +263,11 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = ()) -> tuple[Pdl
                                  f"global read at {where} before griddepcontrol.wait on a path from the kernel's entry: "
                                  "is this written by the primary grid?"))
     if not any(_WAIT.search(line) for line in ptx.splitlines()):
-        # without the input's source: the translation unit's own .cu files among those the line
-        # information names (a header defines the wait -- cuda_device_runtime_api.h, CUTLASS's
-        # grid_dependency_control.h -- and would read as a call)
-        srcs = list(sources) or sorted({p for p in _FILE_PATHS(ptx) if p.endswith(".cu") and Path(p).is_file()})
-        hits = source_waits(srcs)
+        # the input's source, and every file the line information names: a header whose code is in
+        # the PTX (CUTLASS's kernel headers) and that calls the wait had the call compiled out
+        named = sorted({p for p in _FILE_PATHS(ptx) if Path(p).is_file()})
+        own = list(dict.fromkeys([*map(str, sources), *(p for p in named if p.endswith(".cu"))]))
+        hits = source_waits(own) + source_waits([p for p in named if p not in own], asm_too=False)
         if hits:
             file, line, text = hits[0]
             notes.append(PdlNote(COMPILED_OUT, arch, "", text, 0, file, line,
