@@ -35,10 +35,14 @@ are out-of-line copies (ptxas moves the retry loops of ``mbarrier.try_wait`` the
 predicated on ``!PT`` never execute.
 
 The package, one job per module, each importing only those listed before it:
+:mod:`~fuzzgpu.sass.pdl` (the PDL review, on the PTX text alone),
 :mod:`~fuzzgpu.sass.report` (the report types and verdicts), :mod:`~fuzzgpu.sass.ptx_parser`,
 :mod:`~fuzzgpu.sass.sass_parser`, :mod:`~fuzzgpu.sass.matching` (PTX <-> SASS),
 :mod:`~fuzzgpu.sass.rules` (the forbidden-move table and the verdicts), :mod:`~fuzzgpu.sass.checks`
-(the findings, :func:`analyse`) and :mod:`~fuzzgpu.sass.toolchain` (the subprocesses).  This module
+(the findings, :func:`analyse`), :mod:`~fuzzgpu.sass.buildline` (nvcc command lines, pure),
+:mod:`~fuzzgpu.sass.toolchain` (the subprocesses), :mod:`~fuzzgpu.sass.binaries` (built binaries
+through cuobjdump), :mod:`~fuzzgpu.sass.inputs` (every kind of input), :mod:`~fuzzgpu.sass.names`
+and :mod:`~fuzzgpu.sass.ci` (what the command prints and writes).  This module
 re-exports their public names (a private helper is imported from its own module) and answers the
 two questions :mod:`fuzzgpu.properties` asks of a PTX statement (:func:`sync_of_text`,
 :func:`orders_weak_access`).  A re-exported name is a second reference: patch the module that
@@ -113,9 +117,7 @@ from .toolchain import (
     assemble_ptx,
     check_cu,
     check_cu_source,
-    check_cubin,
     check_litmus,
-    check_path,
     check_ptx,
     compile_cu,
     cubin_arch,
@@ -125,6 +127,7 @@ from .toolchain import (
     require_tool,
     toolchain_id,
 )
+from .inputs import check_build, check_cubin, check_path
 
 
 def sync_of_text(text: str) -> PtxSync | None:
@@ -158,5 +161,5 @@ __all__ = [
     "RULE_ASYNC_WAIT_OTHER", "RULE_MERGE_PLAIN", "RULE_MERGE_VOLATILE", "RULE_MERGE_ACROSS", "RULE_DELETED",
     "RULE_UNGUARDED_WAIT", "RULE_LOOP", "judge_deleted", "judge_merge", "sync_of_text", "orders_weak_access",
     "parse_arch", "TOOLKIT_DIRS", "TOOL_HELP", "require_tool", "cubin_arch", "ptx_target", "archs_for_ptx",
-    "toolchain_id", "EnvError", "MissingTool", "UserError",
+    "toolchain_id", "EnvError", "MissingTool", "UserError", "check_build",
 ]

@@ -9,24 +9,23 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from .cfg import ptx_cfg, sass_cfg
 from .matching import _forwarding_store, _map_memory, _map_syncs, _sass_mem_class
-from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxLoop, parse_ptx
+from .order import cfg_findings, local_registers, private, sass_private
+from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, parse_ptx
 from .report import (
-    CROSSING,
     DELETED,
     FORBIDDEN,
     HAZARD,
-    HOISTED,
     LOOP_DELETED,
     MERGED,
-    SUNK,
     UNGUARDED_WAIT,
     Finding,
     FunctionReport,
     Report,
     short_name,
 )
-from .rules import RULE_LOOP, RULE_UNGUARDED_WAIT, judge_crossing, judge_deleted, judge_merge
+from .rules import RULE_LOOP, RULE_UNGUARDED_WAIT, judge_deleted, judge_merge, merge_is_finding
 from .sass_parser import _SASS_MEM, SassFunction, SassInstr, SassMemOp, parse_sass
 
 
@@ -55,7 +54,8 @@ class _Where:
 
 
 def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos: dict, instrs: Sequence[PtxInstr],
-             where: _Where, elsewhere: Sequence[SassMemOp] = ()) -> tuple[list[Finding], list[str], list[str], set[int]]:
+             where: _Where, elsewhere: Sequence[SassMemOp] = (), ignore: set[int] = frozenset()  # type: ignore[assignment]
+             ) -> tuple[list[Finding], list[str], list[str], set[int]]:
     """Unmapped PTX memory operations: deleted (no SASS operation of the family left over: a
     finding), forwarded from a store (a note), left to :func:`_counted_crossings` (SASS of their
     class left over), or not checked.  Returns the findings, notes, what is not checked, and the
@@ -70,7 +70,7 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
     # a family with SASS out of line (after the first EXIT) is not deleted, only not checked
     families_left = {c.split(".")[0] for c in left_classes} | {_sass_mem_class(m).split(".")[0] for m in elsewhere}
     for k, e in enumerate(events):
-        if e.mem is None or k in mem_pos:
+        if e.mem is None or k in mem_pos or k in ignore:
             continue
         if _forwarding_store(e.mem, all_mems, instrs) is not None:
             skip.add(k)
@@ -89,171 +89,9 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
     return findings, notes, unchecked, skip
 
 
-def _crossings(events: Sequence[PtxEvent], mem_pos: dict, intervals: dict, merges: list, where: _Where) -> list[Finding]:
-    """Every mapped memory operation against every mapped synchronisation point: before it in PTX
-    means before its first SASS instruction, after it means after its last.  A load merged into an
-    earlier one is judged by the merge check instead."""
-    findings = []
-    merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
-    for k, e in enumerate(events):
-        if e.mem is None or k not in mem_pos or k in merged_later:
-            continue
-        p = mem_pos[k].instr
-        for s, (first, last) in intervals.items():
-            sync = events[s].sync
-            if s == k or sync is None:
-                continue
-            if k < s and p.index > first.index:
-                direction, anchor = SUNK, first
-            elif k > s and p.index < last.index:
-                direction, anchor = HOISTED, last
-            else:
-                continue
-            if events[s].mem is not None and s in mem_pos and mem_pos[s].instr.index == p.index:
-                continue  # one SASS instruction for both
-            verdict, reason = judge_crossing(e.mem, sync, direction)
-            findings.append(where.finding(CROSSING, verdict, direction, e.instr, p, sync.instr, anchor, reason))
-    return findings
-
-
+#: which side of a synchronisation point an operation executes on (kept for callers of the former
+#: counting check; the crossings are on the control-flow graph now, :mod:`fuzzgpu.sass.order`)
 BEFORE, AFTER, BOTH = "before", "after", "both"
-_MANY = 1 << 30  # a PTX operation in a loop may stand for any number of SASS copies (unrolling)
-
-
-def _loops_of(index: int, loops: Sequence[PtxLoop]) -> set[int]:
-    return {i for i, lp in enumerate(loops) if lp.head <= index <= lp.tail}
-
-
-def _side(k: int, s: int, events: Sequence[PtxEvent], loops: Sequence[PtxLoop]) -> str:
-    """Where PTX event ``k`` executes relative to synchronisation point ``s``: before, after, or both
-    (one loop holds both, so a later iteration of ``k`` follows ``s``, an earlier one precedes it)."""
-    if k == s or _loops_of(events[k].instr.index, loops) & _loops_of(events[s].instr.index, loops):
-        return BOTH
-    return BEFORE if k < s else AFTER
-
-
-@dataclass(frozen=True)
-class _Counted:
-    findings: tuple[Finding, ...]
-    notes: tuple[str, ...]
-    unchecked: tuple[str, ...]
-
-
-def _counted_crossings(events: Sequence[PtxEvent], loops: Sequence[PtxLoop], sass_mem: Sequence[SassMemOp],
-                       mem_pos: dict, intervals: dict, skip: set[int], where: _Where) -> _Counted:
-    """Crossings that need no one-to-one mapping: the SASS memory operations the mapping left over,
-    counted on each side of every mapped synchronisation point, per class (family and strength).
-
-    A leftover SASS operation of class C on one side of a point must stand for a PTX operation of
-    class C on that side.  Each PTX operation the mapping left unpaired stands for one SASS
-    operation, or for any number of them when it sits in a loop (unrolling); a mapped one in a loop
-    stands for its extra copies.  When a side holds more leftover SASS operations than its PTX
-    operations can stand for, the rest came from the other side: a crossing, reported whichever
-    PTX operation it was (FlashMLA before 01a2772 with its loop of ``__ldg``: the metadata's
-    ``LDG.E.128.CONSTANT`` above ``ACQBULK``).  The verdict is forbidden only when it is forbidden
-    for every PTX operation of that class on the other side.  When both sides have PTX operations
-    that could stand for a leftover, which one it is cannot be told: the function is not fully
-    checked.  ``skip``: PTX events with no SASS by design (forwarded loads, deleted loads)."""
-    used = {id(m) for m in mem_pos.values()}
-    left: dict[str, list[SassMemOp]] = {}
-    for m in sass_mem:
-        if id(m) not in used:
-            left.setdefault(_sass_mem_class(m), []).append(m)
-    findings: list[Finding] = []
-    notes: list[str] = []
-    unchecked: list[str] = []
-    for cls, ops in left.items():
-        cands = [k for k, e in enumerate(events)
-                 if e.mem is not None and e.mem_class == cls and k not in skip
-                 and (k not in mem_pos or _loops_of(e.instr.index, loops))]
-        if not cands:
-            if all(m.space == "local" for m in ops):
-                notes.append(f"{len(ops)} SASS {cls} with no PTX counterpart: spills (thread-private)")
-            else:
-                unchecked.append(f"{len(ops)} SASS {cls} operation(s) with no PTX {cls} to account for them: "
-                                 + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in ops[:6])
-                                 + (" ..." if len(ops) > 6 else ""))
-            continue
-        unpaired = [k for k in cands if k not in mem_pos and not _loops_of(events[k].instr.index, loops)]
-        if len(unpaired) > len(ops):
-            unchecked.append(f"{len(unpaired)} PTX {cls} operation(s) not mapped but only {len(ops)} SASS {cls} left: "
-                             "which were deleted or merged is not known")
-        for s, (first, last) in intervals.items():
-            sync = events[s].sync
-            if sync is None:
-                continue
-            side = {k: _side(k, s, events, loops) for k in cands}
-            cap = {BEFORE: 0, AFTER: 0}
-            for k, sd in side.items():
-                n = _MANY if (sd == BOTH or _loops_of(events[k].instr.index, loops)) else 1
-                for where_ in ((BEFORE, AFTER) if sd == BOTH else (sd,)):
-                    cap[where_] += n
-            only = {BEFORE: [k for k in cands if side[k] == BEFORE], AFTER: [k for k in cands if side[k] == AFTER]}
-            before = [m for m in ops if m.instr.index < first.index]
-            after = [m for m in ops if m.instr.index > last.index]
-            inside = [m for m in ops if first.index <= m.instr.index <= last.index]
-            # as for mapped crossings: hoisted means above the point's last instruction, sunk below its first
-            groups = [(before, BEFORE, AFTER, HOISTED, last), (after, AFTER, BEFORE, SUNK, first)]
-            for here, this_side, other_side, direction, anchor in groups:
-                if not here:
-                    continue
-                if len(here) > cap[this_side]:
-                    excess = len(here) - cap[this_side]
-                    if not only[other_side]:
-                        unchecked.append(f"{excess} SASS {cls} {this_side} `{sync.instr.text}` with no PTX {cls} to account for them")
-                        continue
-                    chosen = sorted(here, key=lambda m: m.instr.index)
-                    chosen = chosen[-excess:] if this_side == BEFORE else chosen[:excess]
-                    findings.extend(_counted_finding(m, only[other_side], cap[this_side], len(here), this_side, direction,
-                                                     events, s, anchor, cls, where) for m in chosen)
-                elif only[other_side] and cap[this_side]:
-                    unchecked.append(f"{len(here)} SASS {cls} {this_side} `{sync.instr.text}`: PTX {cls} on both sides "
-                                     "could stand for them, so whether one crossed is not known")
-            if inside:
-                # the point's own access (atom.acq_rel, ld.acquire, st.release, unmapped) lies inside
-                # the point's SASS and stands for one of them; one in a loop with the point, for any
-                own = 1 if s in side else 0
-                looped = any(sd == BOTH for k, sd in side.items() if k != s)
-                surplus = sorted(inside, key=lambda m: m.instr.index)[own:]
-                sides = {sd for sd in side.values() if sd != BOTH}
-                if not surplus:
-                    pass
-                elif looped:
-                    unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}`: a PTX {cls} in a loop "
-                                     "with it could stand for them, so whether one crossed is not known")
-                elif len(sides) == 1:
-                    (sd,) = sides
-                    direction, anchor = (SUNK, first) if sd == BEFORE else (HOISTED, last)
-                    findings.extend(_counted_finding(m, only[sd], 0, len(inside), "inside", direction, events, s, anchor, cls, where)
-                                    for m in surplus)
-                elif sides:
-                    unchecked.append(f"{len(inside)} SASS {cls} inside the SASS of `{sync.instr.text}` with PTX {cls} on both sides")
-    return _Counted(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)))
-
-
-def _counted_finding(m: SassMemOp, cands: Sequence[int], cap: int, n_here: int, this_side: str, direction: str,
-                     events: Sequence[PtxEvent], s: int, anchor: SassInstr, cls: str, where: _Where) -> Finding:
-    """One crossing established by counting: the verdict is forbidden only when it is for every
-    candidate PTX operation; the finding names the candidate of the same width when there is
-    exactly one, else the first in program order, and says which it could have been."""
-    sync = events[s].sync
-    assert sync is not None
-    judged = [(k, *judge_crossing(events[k].mem, sync, direction)) for k in cands]  # type: ignore[arg-type]
-    if all(v == FORBIDDEN for _, v, _ in judged):
-        verdict, reason = FORBIDDEN, judged[0][2]
-    else:
-        verdict, reason = next((v, r) for _, v, r in judged if v == HAZARD)
-    same_width = [k for k in cands if events[k].mem.width == m.width]  # type: ignore[union-attr]
-    named = same_width[0] if len(same_width) == 1 else cands[0]
-    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
-    where_side = "inside the SASS of" if this_side == "inside" else this_side
-    evidence = (f"not mapped one-to-one; by count: {n_here} SASS {cls} {where_side} {anchor.full_opcode}@{anchor.offset:04x} "
-                f"but PTX {cls} {'' if this_side == 'inside' else this_side + ' '}`{sync.instr.text}` (line {sync.instr.line}) "
-                f"stand for {'none' if cap == 0 else cap}; it is one of the PTX {cls} at line(s) {lines}"
-                + ("; named by its width" if len(same_width) == 1 and len(cands) > 1 else ""))
-    f = where.finding(CROSSING, verdict, direction, events[named].instr, m.instr, sync.instr, anchor, reason)
-    return dataclasses.replace(f, evidence=evidence)
-
 
 _SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
 #: instructions after which the scan for an unguarded wait stops: a CTA barrier, a new wait.  A
@@ -397,6 +235,8 @@ def _merge_findings(events: Sequence[PtxEvent], merges: list, where: _Where) -> 
         first = events[ks[0]]
         for k in ks[1:]:
             e = events[k]
+            if not merge_is_finding(first.mem, e.mem):  # type: ignore[arg-type]
+                continue
             between = [ev.sync for ev in events[ks[0] + 1:k] if ev.sync is not None]
             verdict, reason = judge_merge(first.mem, e.mem, between)  # type: ignore[arg-type]
             findings.append(where.finding(MERGED, verdict, "", e.instr, s_op.instr, first.instr, s_op.instr, reason))
@@ -424,33 +264,52 @@ def _loop_findings(ptx: PtxFunction, sass: SassFunction, where: _Where) -> list[
 
 
 def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: str = "") -> FunctionReport:
-    """Map one function's PTX events to its SASS and report crossings (mapped and counted), merges,
-    deleted loads, deleted delay loops and unguarded mbarrier waits, and what was not checked."""
+    """Map one function's PTX events to its SASS and report crossings (on the control-flow graphs,
+    :mod:`fuzzgpu.sass.order`), merges, deleted loads, deleted delay loops and unguarded mbarrier
+    waits, and what was not checked."""
     where = _Where(arch, ptx.name, source)
     events = ptx.events
-    sass_mem = [m for m in sass.mem_ops if m.instr.mainline]
+    g_sass = sass_cfg(sass)
+    sass_mem = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     mem_pos, merges, notes = _map_memory(events, sass_mem, ptx.instrs)
-    out_of_line = [m for m in sass.mem_ops if not m.instr.mainline and m.instr.predicate != "@!PT"]
-    deleted, del_notes, del_unchecked, skip = _deleted(events, sass_mem, mem_pos, ptx.instrs, where, out_of_line)
-    intervals, sync_notes, sync_unchecked = _map_syncs(events, sass, mem_pos)
-    counted = _counted_crossings(events, ptx.loops, sass_mem, mem_pos, intervals, skip, where)
-    ool = ([f"{len(out_of_line)} SASS memory operation(s) out of line (after the first EXIT): "
-            + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in out_of_line[:6])] if out_of_line else [])
-    findings = (_crossings(events, mem_pos, intervals, merges, where) + list(counted.findings)
-                + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
-                + _unguarded_waits(events, sass, mem_pos, intervals, where))
+    local_regs = local_registers(ptx)
+    ignore = {k for k, e in enumerate(events) if e.mem is not None and private(e, local_regs)}
+    deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
+                                                       ptx.instrs, where, (), ignore)
+    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source)
+    intervals = _wait_intervals(events, sass, result.mem_pos)
+    findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
+                + _unguarded_waits(events, sass, result.mem_pos, intervals, where))
     return FunctionReport(
         name=ptx.name,
         short_name=short_name(ptx.name),
         ptx_mem_ops=sum(1 for e in events if e.mem is not None),
         sass_mem_ops=len(sass_mem),
-        mapped_mem_ops=len(mem_pos),
+        mapped_mem_ops=len(result.mem_pos),
         ptx_syncs=sum(1 for e in events if e.sync is not None),
-        mapped_syncs=len(intervals),
+        mapped_syncs=result.mapped_syncs,
         findings=tuple(findings),
-        notes=tuple(notes + del_notes + sync_notes + list(counted.notes)),
-        unchecked=tuple(del_unchecked + sync_unchecked + list(counted.unchecked) + ool),
+        notes=tuple(notes + del_notes + list(result.notes)),
+        unchecked=tuple(del_unchecked + list(result.unchecked)),
     )
+
+
+def _wait_intervals(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> dict:
+    """The SASS of each PTX ``mbarrier.try_wait``/``test_wait`` (for :func:`_unguarded_waits`): the
+    longest common subsequence of the synchronisation tokens (:func:`_map_syncs`) when that is
+    cheap, else the waits paired by source line when both sides carry one."""
+    n_ptx = sum(len(e.sync_classes) for e in events)
+    n_sass = sum(1 for t in sass.syncs if t.token)
+    if n_ptx * n_sass <= 250_000:
+        return _map_syncs(events, sass, mem_pos)[0]
+    checks = [t.instr for t in sass.syncs if t.token == "SYNCS.PHASECHK" and t.instr.mainline and t.instr.src]
+    out = {}
+    for k, e in enumerate(events):
+        if e.sync is not None and e.sync.kind in ("mbarrier.try_wait", "mbarrier.test_wait") and e.instr.src:
+            same = [c for c in checks if c.src[:1] == e.instr.src[:1]]
+            if len(same) == 1:
+                out[k] = (same[0], same[0])
+    return out
 
 
 def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "") -> Report:

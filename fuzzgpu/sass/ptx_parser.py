@@ -26,6 +26,9 @@ class PtxInstr:
     opcode: str
     mods: tuple[str, ...]
     operands: tuple[str, ...]
+    #: the source location of ``nvcc -lineinfo``/``-G`` (the ``.loc`` before it): the innermost
+    #: ``(file, line)`` first, then the ``inlined_at`` call site when the ``.loc`` names one
+    src: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class PtxFunction:
     instrs: tuple[PtxInstr, ...]
     events: tuple[PtxEvent, ...]
     loops: tuple[PtxLoop, ...]
+    #: ``(label, index of the instruction it labels)`` (the branch targets; :mod:`fuzzgpu.sass.cfg`)
+    labels: tuple[tuple[str, int], ...] = ()
 
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
@@ -129,6 +134,36 @@ def _strip_line_directives(text: str) -> str:
     not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
     Directives)."""
     return _PTX_LINE_DIRECTIVE_RE.sub("", text)
+
+
+_PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
+_PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
+_PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)")
+
+
+def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
+    """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there:
+    ``((file, line), (call-site file, line)?)`` (PTX ISA, Debugging Directives: ``.loc``, ``.file``;
+    ``inlined_at``).  Empty when the PTX has no line information."""
+    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
+    if not files:
+        return {}
+    out: dict[int, tuple[tuple[str, int], ...]] = {}
+    cur: tuple[tuple[str, int], ...] = ()
+    for n, raw in enumerate(text.split("\n"), start=1):
+        m = _PTX_LOC_RE.match(raw)
+        if m:
+            line = int(m.group(2))
+            cur = ((files.get(m.group(1), m.group(1)), line),) if line else ()
+            at = _PTX_INLINED_AT_RE.search(m.group(3))
+            if cur and at:
+                cur += ((files.get(at.group(1), at.group(1)), int(at.group(2))),)
+            continue
+        if re.match(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b", raw):
+            cur = ()
+        if cur:
+            out[n] = cur
+    return out
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
@@ -673,6 +708,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
     clean = _strip_line_directives(_strip_ptx_comments(text))
+    src_at = _source_lines(text)
     funcs = []
     for name, entry, header, body, first in _find_functions(clean):
         stmts = _ptx_statements(body, first)
@@ -681,7 +717,8 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         for idx, (line, stmt, labels) in enumerate(stmts):
             for lab in labels:
                 label_at[lab] = idx
-            instrs.append(_parse_ptx_instr(idx, line, stmt))
+            ins = _parse_ptx_instr(idx, line, stmt)
+            instrs.append(dataclasses.replace(ins, src=src_at[line]) if line in src_at else ins)
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []
@@ -713,7 +750,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]
-        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops)))
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items())))
     return tuple(funcs)
 
 

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Sequence
 
 from ..errors import UserError
+from .pdl import PdlNote
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")
 DEFAULT_OPT = 3
@@ -27,8 +28,10 @@ UNGUARDED_WAIT = "unguarded-wait"
 EXIT_CLEAN = 0  # every function fully checked, no finding
 EXIT_FINDING = 1  # at least one finding
 EXIT_ERROR = 2  # bad input (the CLI's UserError)
-EXIT_NOT_FULLY_CHECKED = 3  # no finding, but something was not checked: never "clean" (the exit status of
-#: every command for a result that could not be fully checked, docs/reliability.md "Exit codes")
+EXIT_ENVIRONMENT = 3  # the environment failed: nvcc, ptxas or the disassembler missing (errors.EnvError)
+EXIT_NOT_FULLY_CHECKED = 4  # no finding, but something was not checked: never "clean"; a status of its own,
+#: apart from 3, so that a CI gate can tell "the tool could not run" from "the kernel was only partly
+#: checked" (docs/sass.md "Exit status", docs/reliability.md "Exit codes")
 
 HOISTED = "hoisted above"
 SUNK = "sunk below"
@@ -65,6 +68,12 @@ class Finding:
     #: "" when ``op_*`` is the PTX operation the mapping paired with ``op_sass``; otherwise how the
     #: finding was established without that pairing (a count of the operations on each side)
     evidence: str = ""
+    #: every synchronisation point the operation crossed (its PTX text and source line), nearest
+    #: first; ``sync_*`` is the first of them
+    crossed: tuple[str, ...] = ()
+    #: the source line of the operation (``-lineinfo``): the innermost one outside the CUDA headers
+    src_file: str = ""
+    src_line: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -99,6 +108,12 @@ class Report:
 
     #: why the module is not fully checked beyond its functions (a kernel with no SASS)
     unchecked: tuple[str, ...] = ()
+    #: the PDL review's warnings (fuzzgpu.sass.pdl): not findings, not compiler verdicts
+    pdl: tuple[PdlNote, ...] = ()
+    #: the PTX has griddepcontrol or the SASS ACQBULK/PREEXIT (None: not looked at)
+    pdl_compiled_in: bool | None = None
+    #: the -D macros the input was compiled with
+    defines: tuple[str, ...] = ()
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -134,6 +149,9 @@ class Report:
                 for fn in self.functions
             ],
             "notes": list(self.notes),
+            "pdl_compiled_in": self.pdl_compiled_in,
+            "defines": list(self.defines),
+            "pdl_review": [n.to_dict() for n in self.pdl],
         }
 
 
@@ -166,7 +184,7 @@ def _int(text: str) -> int:
 
 
 def exit_status(reports: Sequence[Report]) -> int:
-    """1 when there is a finding, else 3 when something was not fully checked, else 0."""
+    """1 when there is a finding, else 4 when something was not fully checked, else 0."""
     if any(r.findings for r in reports):
         return EXIT_FINDING
     if not all(r.complete for r in reports):

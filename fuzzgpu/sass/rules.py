@@ -83,6 +83,18 @@ RULE_LOOP = (
 )
 
 
+RULE_MERGE_NC = (
+    "both loads are ld.global.nc: the location is read-only for the lifetime of the kernel (PTX ISA ld.global.nc), "
+    "so they read one value and reading it once is not observable; no finding"
+)
+
+
+def merge_is_finding(first: PtxMemOp, later: PtxMemOp) -> bool:
+    """Is merging two loads of one address a finding at all?  Not for two ``ld.global.nc``
+    (:data:`RULE_MERGE_NC`); every other merge is judged by :func:`judge_merge`."""
+    return not (first.sem == "nc" and later.sem == "nc")
+
+
 def judge_deleted(mem: PtxMemOp) -> tuple[str, str]:
     """A PTX memory operation with no SASS at all (pure)."""
     if mem.sem in ("volatile", "mmio"):
@@ -143,3 +155,54 @@ def judge_crossing(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, s
     if not semantics.proxy_fence_covers(sync.space, {"cluster": "shared"}.get(mem.space, mem.space)):
         return HAZARD, RULE_NO_ORDER.format(sync=name, why=f"it orders the .{sync.space} state space only and this access is .{mem.space}")
     return FORBIDDEN, RULE_FORBIDDEN[_rule_key(sync)]
+
+
+RULE_PROXY_NO_ASYNC = (
+    "{sync} orders generic-proxy accesses before it with async-proxy accesses after it and vice versa (PTX ISA "
+    "membar/fence: fence.proxy; 8.6 Proxies) -- not one generic access with another; {why}, so this move "
+    "changes no order the fence gives"
+)
+
+
+def judge_move(mem: PtxMemOp, sync: PtxSync, direction: str, async_before: bool = True,
+               async_after: bool = True) -> tuple[str, str] | None:
+    """Is moving ``mem`` ``direction`` across ``sync`` a finding, and with which verdict (pure)?
+
+    Forbidden: the point orders the access in that direction (:func:`judge_crossing`).  A hazard:
+    an access outside the model (``ld.global.nc``) moved across a point that would order a weak
+    access of its state space in that direction -- the FlashMLA pattern, an ``__ldg`` hoisted above
+    ``griddepcontrol.wait``.  None (no finding): a move the model allows and that no other thread
+    can tell from the source order -- thread-private ``.local`` and read-only ``.const`` accesses,
+    roach-motel moves (an earlier access sunk below an acquire only, a later one raised above a
+    release only), points that order nothing, and accesses an async-group wait does not order."""
+    if mem.space in ("local", "const", "param"):
+        return None
+    if sync.kind == "fence.proxy.async" and not _proxy_orders(mem, direction, async_before, async_after):
+        return None
+    verdict, reason = judge_crossing(mem, sync, direction)
+    if verdict == FORBIDDEN:
+        return verdict, reason
+    if mem.sem != "nc":
+        return None
+    orders = sync.release if direction == SUNK else sync.acquire
+    if not orders or not semantics.proxy_fence_covers(sync.space, {"cluster": "shared"}.get(mem.space, mem.space)):
+        return None
+    if direction == HOISTED and sync.orders_only is not None and mem.instr.index not in sync.orders_only:
+        return None
+    return HAZARD, RULE_NC
+
+
+def _proxy_orders(mem: PtxMemOp, direction: str, async_before: bool, async_after: bool) -> bool:
+    """Does a ``fence.proxy.async`` order this generic access moved ``direction``?  The fence orders
+    generic accesses before it with async-proxy accesses after it, and async-proxy accesses before
+    it with generic accesses after it (PTX ISA membar/fence: fence.proxy; 8.6 Proxies).  So sinking
+    a generic access below it matters only when the thread runs an async-proxy operation after it
+    (``async_after``: a TMA store, a wgmma reading what it wrote); raising one above it only when it
+    is a write (an async write is made visible to a later generic read by its completion -- the
+    implicit proxy fence of complete_tx, wgmma.wait_group --, not by this fence; DESIGN, async
+    proxy) and an async-proxy operation before the fence may still be pending there
+    (``async_before``: one reaches the fence with no completion wait -- wgmma.wait_group,
+    cp.async.bulk.wait_group, an mbarrier wait -- on the way)."""
+    if direction == SUNK:
+        return async_after
+    return mem.kind != "load" and async_before

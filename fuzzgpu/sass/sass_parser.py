@@ -21,6 +21,9 @@ class SassInstr:
     mods: tuple[str, ...]  # e.g. ("E", "128", "CONSTANT")
     operands: str
     mainline: bool  # False: after the first unconditional EXIT, or predicated on !PT
+    #: the source location nvdisasm's ``-g``/``-gi`` comments give (``//## File "F", line N
+    #: inlined at "G", line M``): the innermost ``(file, line)`` first, then the call sites
+    src: tuple[tuple[str, int], ...] = ()
 
     @property
     def full_opcode(self) -> str:
@@ -65,6 +68,8 @@ class SassFunction:
     loops: tuple[SassLoop, ...]
     #: for a device function that nvdisasm lists inside a kernel's text (``$KERNEL$FUNC:``), the kernel
     container: str = ""
+    #: ``(label, offset)`` of the ``.L_x_N:`` labels (the branch targets; :mod:`fuzzgpu.sass.cfg`)
+    labels: tuple[tuple[str, int], ...] = ()
 
 
 _SASS_LINE_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
@@ -75,6 +80,8 @@ _SASS_FUNC_RES = (
 _SASS_SUBROUTINE_RE = re.compile(r"^\$([\w.]+)\$([\w$.]+):\s*$")  # nvdisasm: $KERNEL$FUNC:
 _SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
 _SASS_LABEL_RE = re.compile(r"^\s*(\.L_[\w$]+):\s*$")
+_SASS_FILE_RE = re.compile(r"^\s*//## File ")
+_SASS_LOC_RE = re.compile(r'"([^"]*)", line (\d+)')
 
 _SASS_MEM = {
     "LDG": ("load", "global"), "STG": ("store", "global"),
@@ -202,7 +209,16 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int], str]] = []
     pending: list[str] = []
     kernel = ""
+    # source locations (nvdisasm -g / -gi): the one in force at each instruction line
+    src_of: dict[int, tuple[tuple[str, int], ...]] = {}
+    src: tuple[tuple[str, int], ...] = ()
+    chained = False  # the comments since the last instruction named an inlining chain
     for lineno, raw in enumerate(text.split("\n"), start=1):
+        if _SASS_FILE_RE.match(raw):
+            locs = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
+            if locs and (len(locs) > 1 or not chained):
+                src, chained = locs, len(locs) > 1
+            continue
         sub = _SASS_SUBROUTINE_RE.match(raw)
         if sub and sub.group(1) == kernel:
             funcs.append((sub.group(2), [], {}, kernel))
@@ -222,6 +238,9 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             if m and funcs:
                 off = int(m.group(1), 16)
                 funcs[-1][1].append((lineno, off, m.group(2)))
+                if src:
+                    src_of[lineno] = src
+                chained = False
                 for lab in pending:
                     funcs[-1][2][lab] = off
                 pending = []
@@ -229,8 +248,22 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             lm = _SASS_LABEL_RE.match(raw)
             if lm:
                 pending.append(lm.group(1))
-    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels), container=container)
-                 for name, rows, labels, container in funcs)
+    out = []
+    for name, rows, labels, container in funcs:
+        fn = _build_sass_function(name, rows, labels)
+        if src_of:
+            fn = _with_sources(fn, src_of)
+        out.append(dataclasses.replace(fn, container=container))
+    return tuple(out)
+
+
+def _with_sources(fn: SassFunction, src_of: dict[int, tuple[tuple[str, int], ...]]) -> SassFunction:
+    """``fn`` with each instruction's source location (by its line in the listing)."""
+    new = {i.index: dataclasses.replace(i, src=src_of.get(i.line, ())) for i in fn.instrs}
+    return dataclasses.replace(
+        fn, instrs=tuple(new[i.index] for i in fn.instrs),
+        mem_ops=tuple(dataclasses.replace(m, instr=new[m.instr.index]) for m in fn.mem_ops),
+        syncs=tuple(dataclasses.replace(x, instr=new[x.instr.index]) for x in fn.syncs))
 
 
 def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None) -> SassFunction:
@@ -270,4 +303,4 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: di
                 clock = any("SR_CLOCK" in b.operands for b in body)
                 busy = any(b.index in busy_idx for b in body)
                 loops.append(SassLoop(head, ins.index, clock, not busy))
-    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops))
+    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))

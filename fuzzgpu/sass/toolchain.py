@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from ..errors import EnvError, MissingTool, UserError, clip
+from . import pdl
+from .buildline import defines_of
 from .checks import analyse
 from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report, parse_arch
 
@@ -63,6 +65,27 @@ def require_tool(name: str) -> str:
     if p:
         return p
     raise MissingTool(name, TOOL_HELP.get(name, _TOOLKIT_HELP))
+
+
+def temp_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A scratch folder for a tool's outputs (the other modules of the package import no tempfile)."""
+    return tempfile.TemporaryDirectory(prefix=prefix)
+
+
+def demangle_with_tools(name: str, tools: Sequence[str]) -> str | None:
+    """``name`` demangled by the first of ``tools`` on PATH that reads it (a demangler's command
+    line: ``cu++filt NAME``); None when none does."""
+    for tool in tools:
+        exe = shutil.which(tool)
+        if exe:
+            try:
+                r = subprocess.run([exe, name], capture_output=True, text=True, timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            out = r.stdout.strip()
+            if r.returncode == 0 and out and out != name:
+                return out
+    return None
 
 
 def _first_error(stderr: str, tool: str) -> str:
@@ -117,11 +140,11 @@ def intermediate_ptx_error(line: str, keep_dir: Path, shown: str) -> str:
 
 
 def _run(cmd: list[str], tool: str, names: Mapping[str, str] | None = None,
-         explain: Callable[[str], str] | None = None) -> subprocess.CompletedProcess:
-    """Run a tool; a failure is one line: its first error, with the paths of ``names`` renamed
-    (:func:`rename_paths`) and then passed through ``explain``."""
+         explain: Callable[[str], str] | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
+    """Run a tool (in ``cwd``); a failure is one line: its first error, with the paths of ``names``
+    renamed (:func:`rename_paths`) and then passed through ``explain``."""
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd or None)
     except OSError as e:
         raise EnvError(f"cannot run {tool}: {e}") from None
     if r.returncode != 0:
@@ -141,24 +164,50 @@ def _ptxas_flags(nvcc_flags: Sequence[str]) -> list[str]:
     return [f for f in out if f]
 
 
+#: a hint for an nvcc error line that names no way out by itself
+_HINTS = (
+    ("Optimized debugging not supported",
+     "-G (device debug) needs ptxas -O0: add -O 0 (fuzzgpu sass --nvcc-flag=-G -O 0 FILE.cu)"),
+    ("is not allowed when compiling for multiple GPU code instances",
+     "give one target per arch (-gencode=arch=compute_90a,code=sm_90a); fuzzgpu sass compiles each target alone"),
+)
+
+
+def hint(line: str) -> str:
+    """nvcc's error ``line`` with a hint of what to do, when one of :data:`_HINTS` applies."""
+    for needle, what in _HINTS:
+        if needle in line:
+            return f"{line} (hint: {what})"
+    return line
+
+
+def arch_flags(arch: str, virtual: str = "") -> list[str]:
+    """nvcc's flags for one GPU code: ``-arch=sm_90a`` (PTX of its own arch), or the PTX of another
+    virtual arch assembled for ``arch`` (``-arch=compute_80 -code=sm_90``)."""
+    if not virtual or virtual == "compute_" + arch[3:]:
+        return [f"-arch={arch}"]
+    return [f"--gpu-architecture={virtual}", f"--gpu-code={arch}"]
+
+
 def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_flags: Sequence[str] = (),
-               shown: str | None = None) -> tuple[str, Path]:
-    """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``).
+               shown: str | None = None, virtual: str = "", cwd: str | None = None) -> tuple[str, Path]:
+    """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``), in ``cwd``.
 
     A compile error is one line about ``shown`` (default: ``src``), never about a file of the
     temporary ``outdir``: nvcc's ``file:line`` names it, and a ptxas error on nvcc's intermediate
-    PTX gives that PTX's line and text (:func:`intermediate_ptx_error`)."""
+    PTX gives that PTX's line and text (:func:`intermediate_ptx_error`); an error with a known way
+    out gets a hint (:func:`hint`: ``-G`` without ``-O 0``)."""
     parse_arch(arch)
     nvcc = require_tool("nvcc")
     outdir.mkdir(parents=True, exist_ok=True)
     cubin = outdir / (src.stem + f".{arch}.cubin")
-    arg = arg_path(src)
+    arg = str(src) if src.is_absolute() else arg_path(src)
     name = shown_path(src) if shown is None else shown
     # nvcc takes its input's language from the suffix and knows no .cuh ("Don't know what to do with")
     lang = [] if src.suffix == ".cu" else ["-x", "cu"]
-    cmd = [nvcc, f"-arch={arch}", "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}", f"-Xptxas=-O{opt}",
-           *nvcc_flags, "-o", str(cubin), *lang, arg]
-    _run(cmd, "nvcc", {arg: name}, lambda line: intermediate_ptx_error(line, outdir, name))
+    cmd = [nvcc, *arch_flags(arch, virtual), "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}",
+           f"-Xptxas=-O{opt}", *nvcc_flags, "-o", str(cubin), *lang, arg]
+    _run(cmd, "nvcc", {arg: name}, lambda line: hint(intermediate_ptx_error(line, outdir, name)), cwd=cwd)
     ptx = outdir / (src.stem + ".ptx")
     if not ptx.is_file():
         cands = sorted(outdir.glob("*.ptx"))
@@ -166,6 +215,29 @@ def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_
             raise UserError(f"nvcc kept no PTX for {name}")
         ptx = cands[0]
     return ptx.read_text(), cubin
+
+
+def preprocessed_hash(src: Path, arch: str, nvcc_flags: Sequence[str], virtual: str = "",
+                      cwd: str | None = None, shown: str | None = None) -> str:
+    """The SHA-256 of nvcc's device-side preprocessed source (``nvcc -E``, with ``__CUDA_ARCH__`` of
+    ``arch`` and the flags' defines and include paths): every header the kernel reads is in it, so
+    a cached result is never used after an edit of any of them."""
+    import hashlib
+
+    nvcc = require_tool("nvcc")
+    arg = str(src) if src.is_absolute() else arg_path(src)
+    lang = [] if src.suffix == ".cu" else ["-x", "cu"]
+    cmd = [nvcc, *arch_flags(arch, virtual), "-E", *nvcc_flags, *lang, arg]
+    name = shown_path(src) if shown is None else shown
+    out = _run(cmd, "nvcc", {arg: name}, hint, cwd=cwd).stdout
+    return hashlib.sha256(out.encode()).hexdigest()
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/fuzzgpu/sass``, else ``~/.cache/fuzzgpu/sass``: where ``fuzzgpu sass``
+    keeps the PTX and SASS of the ``.cu`` files it compiled (``--no-cache`` to go without)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fuzzgpu" / "sass"
 
 
 def assemble_ptx(ptx: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, ptxas_flags: Sequence[str] = ()) -> Path:
@@ -210,6 +282,15 @@ def archs_for_ptx(ptx_text: str, archs: Sequence[str]) -> list[str]:
     if suffix:
         return [a for a in archs if a == tgt] or [tgt]
     return [a for a in archs if parse_arch(a)[0] >= n]
+
+
+def with_pdl(rep: Report, ptx_text: str, sass_text: str, sources: Sequence[str | Path] = (),
+             nvcc_flags: Sequence[str] = ()) -> Report:
+    """``rep`` with the PDL review of its PTX (:func:`fuzzgpu.sass.pdl.review`; ``sources``: the
+    files to look for a wait in), whether PDL code is compiled in, and the ``-D`` macros."""
+    return dataclasses.replace(rep, pdl=pdl.review(ptx_text, rep.arch, sources),
+                               pdl_compiled_in=pdl.pdl_compiled_in(ptx_text, sass_text),
+                               defines=defines_of(nvcc_flags))
 
 
 def _pmap(fn, items: Sequence):
@@ -275,28 +356,42 @@ def _with_cache(cache: Path | None, key_parts: Sequence[str], make) -> tuple[str
 def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
              nvcc_flags: Sequence[str] = (), source: str | None = None,
              keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-             cache_key: str | None = None, shown: str | None = None) -> list[Report]:
+             cache_key: str | None = None, shown: str | None = None,
+             virtual: Mapping[str, str] | None = None, cwd: str | None = None,
+             file_cache: str | Path | None = None) -> list[Report]:
     """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
 
     ``shown``: what a compile error calls the file (default: ``path``; :func:`check_cu_source`
-    names the user's file the text was generated from, never its temporary copy).
+    names the user's file the text was generated from, never its temporary copy).  ``virtual``:
+    the PTX arch of each real arch when it is not the arch's own (``-arch=compute_80 -code=sm_90``);
+    ``cwd``: the folder nvcc runs in (a compile command's).
 
     ``keep_dir``: write ``STEM.ARCH.ptx``/``.sass`` there.  ``cache_key`` (the full source text, for
     generated sources without local includes) with ``cache_dir`` or ``$FUZZGPU_SASS_CACHE`` memoises the
-    toolchain output by content hash (with the toolchain versions, arch, -O and flags in the key)."""
+    toolchain output by content hash (with the toolchain versions, arch, -O and flags in the key).
+    ``file_cache``: a folder that memoises a ``.cu`` file's output keyed by its preprocessed source
+    (:func:`preprocessed_hash`: the file and every header it includes), the arch, -O, the flags and
+    the toolchain versions."""
     for a in archs:
         parse_arch(a)
     src_name = source or str(path)
-    cache = _cache_dir(cache_dir) if cache_key is not None else None
+    virt = dict(virtual or {})
+    cache = Path(file_cache) if file_cache is not None else _cache_dir(cache_dir) if cache_key is not None else None
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-") as tmp:
         def one(arch: str) -> Report:
+            v = virt.get(arch, "")
+
             def make() -> tuple[str, str]:
-                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags, shown)
+                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags, shown, v, cwd)
                 return ptx_text, disassemble(cubin)
-            ptx_text, sass_text = _with_cache(cache, ("cu", cache_key or "", arch, str(opt), *nvcc_flags), make)
-            rep = analyse(ptx_text, sass_text, arch, src_name)
+            key = cache_key if cache_key is not None else (
+                "pp:" + preprocessed_hash(path, arch, nvcc_flags, v, cwd, shown) if file_cache is not None else "")
+            ptx_text, sass_text = _with_cache(cache, ("cu", key, arch, v, str(opt), *nvcc_flags), make)
+            rep = with_pdl(analyse(ptx_text, sass_text, arch, src_name), ptx_text, sass_text,
+                           () if cache_key is not None else (path if cwd is None or path.is_absolute() else Path(cwd) / path,),
+                           nvcc_flags)
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
             return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, list(archs))
@@ -323,24 +418,10 @@ def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAU
         def one(arch: str) -> Report:
             cubin = assemble_ptx(path, arch, Path(tmp) / arch, opt, _ptxas_flags(nvcc_flags))
             sass_text = disassemble(cubin)
-            rep = analyse(ptx_text, sass_text, arch, str(path))
+            rep = with_pdl(analyse(ptx_text, sass_text, arch, str(path)), ptx_text, sass_text, (), nvcc_flags)
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
             return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, use)
-
-
-def check_cubin(path: Path) -> list[Report]:
-    """A cubin carries no PTX: the PTX it was built from must sit beside it (``NAME.ptx``)."""
-    sass_text = disassemble(path)
-    arch = cubin_arch(sass_text)
-    stem = path.name[: -len(".cubin")]
-    cands = [path.with_name(stem + ".ptx")]
-    if "." in stem:
-        cands.append(path.with_name(stem.split(".")[0] + ".ptx"))
-    for c in cands:
-        if c.is_file():
-            return [analyse(c.read_text(), sass_text, arch, str(path))]
-    raise UserError(f"{path}: a cubin has no PTX to compare with; put the PTX it was built from at {cands[0]} or pass the .cu/.ptx")
 
 
 def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
@@ -358,23 +439,3 @@ def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DE
     except codegen.Unrunnable as e:
         raise UserError(f"{path}: {e}") from None  # the file, not only the test's name
     return check_cu_source(cu, archs, opt, nvcc_flags, source=str(path), name=path.stem, keep_dir=keep_dir)
-
-
-def check_path(path: str | Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
-               nvcc_flags: Sequence[str] = (), keep_dir: str | Path | None = None) -> list[Report]:
-    """Check one input of any supported kind; ``keep_dir`` receives the PTX and SASS of each arch."""
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"{path}: no such file")
-    if p.is_dir():
-        raise UserError(f"{path}: is a folder; pass .cu, .ptx, .cubin or .litmus files")
-    suffix = p.suffix.lower()
-    if suffix in (".cu", ".cuh"):
-        return check_cu(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
-    if suffix == ".ptx":
-        return check_ptx(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
-    if suffix == ".cubin":
-        return check_cubin(p)
-    if suffix == ".litmus":
-        return check_litmus(p, archs, opt, nvcc_flags, keep_dir=keep_dir)
-    raise UserError(f"{path}: unknown input type {suffix or '(none)'}; expected .cu, .ptx, .cubin or .litmus")

@@ -14,7 +14,7 @@ from paths import ROOT
 
 COMMANDS = ("check", "sass", "run", "campaign", "replay", "explain", "tune")
 #: options whose value names a file that the command writes, not one it reads
-OUTPUT_OPTIONS = {"--keep", "--out", "-o", "--corpus"}
+OUTPUT_OPTIONS = {"--keep", "--out", "-o", "--corpus", "--sarif", "--write-baseline"}
 PATHLIKE = re.compile(r"^[\w./-]+\.(litmus|json|cu|ptx|cubin|toml)$|^[\w.-]+/[\w./-]*$")
 
 

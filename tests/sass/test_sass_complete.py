@@ -169,7 +169,7 @@ def test_ambiguous_count_is_not_fully_checked():
     (fn,) = rep.functions
     assert fn.findings == ()
     assert not fn.complete and any("whether one crossed is not known" in u for u in fn.unchecked)
-    assert sass.exit_status([rep]) == sass.EXIT_NOT_FULLY_CHECKED == 3
+    assert sass.exit_status([rep]) == sass.EXIT_NOT_FULLY_CHECKED == 4
     d = rep.to_dict()
     assert d["clean"] is False and d["complete"] is False and d["functions"][0]["unchecked"]
 
@@ -328,16 +328,16 @@ def test_cli_not_fully_checked_exit_status(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(sass, "check_path", lambda *a, **k: [rep])
     rc = cli_main(["sass", "--arch", "sm_90", str(src)])
     out, err = capsys.readouterr()
-    assert rc == 3
+    assert rc == 4  # not 3, which says the environment failed
     assert "not fully checked" in out and "clean" not in out and "not checked:" in out
     assert "not fully checked" in err
 
 
-def test_help_documents_exit_status_3(capsys):
+def test_help_documents_exit_status_4(capsys):
     with pytest.raises(SystemExit):
         cli_main(["sass", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "3 no finding but not fully checked" in out and "unguarded-wait" in out
+    assert "4 no finding but not fully checked" in out and "3 the environment failed" in out and "unguarded-wait" in out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -409,7 +409,7 @@ def test_cli_lineinfo_flags_the_flashmla_shape(capsys):
 
 
 @needs_toolchain
-def test_unknown_sync_kernel_exits_3(tmp_path, capsys):
+def test_unknown_sync_kernel_exits_4(tmp_path, capsys):
     src = tmp_path / "alias.cu"
     src.write_text(r"""
 __global__ void alias_fence(int* p, int* out) {
@@ -421,7 +421,7 @@ __global__ void alias_fence(int* p, int* out) {
 """)
     rc = cli_main(["sass", "--arch", "sm_90", str(src)])
     out, _ = capsys.readouterr()
-    assert rc == 3 and "not fully checked" in out and "clean" not in out
+    assert rc == 4 and "not fully checked" in out and "clean" not in out
 
 
 @needs_toolchain

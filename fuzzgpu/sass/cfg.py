@@ -1,0 +1,379 @@
+"""Control-flow graphs of PTX and SASS functions: basic blocks, successors, dominators and
+post-dominators, reachability (:class:`Cfg`, :func:`build_cfg`, :func:`ptx_cfg`, :func:`sass_cfg`).
+
+The checker orders a memory operation against the synchronisation points on its *dominator* chain
+(the points every path from the entry runs before it) and on its *post-dominator* chain (the points
+every path to an exit runs after it), in the PTX and in the SASS -- not against listing offsets
+(docs/sass.md, "Order on the control-flow graph").  Operations of mutually exclusive branches never
+dominate each other, so they never pair; inlined copies and warp-role branches keep their own points.
+
+A graph is built from one :class:`Flow` per instruction: where control goes after it.  A branch
+that is predicated (``@%p bra``, ``@P0 BRA``) also falls through; ``ret``/``exit``/``EXIT``/``RET``
+leave the function (predicated: and fall through); an indirect branch (``brx.idx``, ``BRX``,
+``JMX``) may go to any labelled instruction.  Everything here is pure."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Hashable, Mapping, Sequence
+
+from .ptx_parser import PtxFunction
+from .sass_parser import SassFunction
+
+
+@dataclass(frozen=True)
+class Flow:
+    """Where control goes after one instruction: ``targets`` (instruction indices it may branch to),
+    whether it may fall through to the next instruction, and whether it may leave the function."""
+
+    targets: tuple[int, ...] = ()
+    falls_through: bool = True
+    exits: bool = False
+
+
+_PLAIN = Flow()
+
+
+@dataclass(frozen=True)
+class Cfg:
+    """Basic blocks over instruction indices ``0..n-1``.  Block ``b`` holds the instructions
+    ``starts[b]..ends[b]`` (inclusive).  ``idom[b]`` is its immediate dominator (-1: the entry, or
+    unreachable), ``ipdom[b]`` its immediate post-dominator (-1: it leaves the function itself, or no
+    path from it leaves the function, or it is unreachable)."""
+
+    n: int
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    block_of: tuple[int, ...]
+    succs: tuple[tuple[int, ...], ...]
+    preds: tuple[tuple[int, ...], ...]
+    exits: frozenset[int]
+    reachable: frozenset[int]
+    idom: tuple[int, ...]
+    ipdom: tuple[int, ...]
+
+    def is_reachable(self, i: int) -> bool:
+        return self.block_of[i] in self.reachable
+
+    def _tree_above(self, b: int, tree: Sequence[int]) -> list[int]:
+        out = []
+        while tree[b] >= 0:
+            b = tree[b]
+            out.append(b)
+        return out
+
+    def dominates(self, a: int, i: int) -> bool:
+        """Instruction ``a`` runs before ``i`` on every path from the entry to ``i`` (strictly)."""
+        ba, bi = self.block_of[a], self.block_of[i]
+        if ba not in self.reachable or bi not in self.reachable:
+            return False
+        if ba == bi:
+            return a < i
+        return ba in self._tree_above(bi, self.idom)
+
+    def post_dominates(self, a: int, i: int) -> bool:
+        """Instruction ``a`` runs after ``i`` on every path from ``i`` to an exit (strictly)."""
+        ba, bi = self.block_of[a], self.block_of[i]
+        if ba not in self.reachable or bi not in self.reachable:
+            return False
+        if ba == bi:
+            return a > i
+        return ba in self._tree_above(bi, self.ipdom)
+
+    def reaches(self, a: int, i: int) -> bool:
+        """Some path runs ``a`` and later ``i`` (``a`` before ``i`` in one block, or a path of
+        edges from ``a``'s block to ``i``'s; a block on a cycle reaches itself)."""
+        ba, bi = self.block_of[a], self.block_of[i]
+        if ba == bi and a < i:
+            return True
+        seen: set[int] = set()
+        stack = list(self.succs[ba])
+        while stack:
+            b = stack.pop()
+            if b == bi:
+                return True
+            if b not in seen:
+                seen.add(b)
+                stack.extend(self.succs[b])
+        return False
+
+    def marks_on_chain(self, marks: Mapping[int, Hashable], post: bool = False) -> Callable[[int], tuple[int, ...]]:
+        """A function ``i -> the marked instructions that dominate i`` (``post``: post-dominate),
+        nearest last (dominators: in the order a path from the entry runs them; post-dominators: in
+        the reverse of the order a path to the exit runs them, so again nearest to ``i`` last).
+        ``marks`` maps instruction index -> anything (only its keys are used).  Per-block chains
+        are computed once, so each query costs the length of one block."""
+        tree = self.ipdom if post else self.idom
+        in_block: dict[int, list[int]] = {}
+        for i in sorted(marks):
+            in_block.setdefault(self.block_of[i], []).append(i)
+        chain: dict[int, tuple[int, ...]] = {}
+
+        def chain_of(b: int) -> tuple[int, ...]:
+            # the marks of the strict tree ancestors of b, farthest first
+            if b in chain:
+                return chain[b]
+            path = []
+            x = b
+            while x not in chain and tree[x] >= 0:
+                path.append(x)
+                x = tree[x]
+            base = chain.get(x, ())
+            if x not in chain:
+                chain[x] = base = ()
+            for y in reversed(path):
+                parent = tree[y]
+                own = in_block.get(parent, [])
+                base = base + tuple(reversed(own) if post else own)
+                chain[y] = base
+            return chain[b]
+
+        def query(i: int) -> tuple[int, ...]:
+            b = self.block_of[i]
+            if b not in self.reachable:
+                return ()
+            here = in_block.get(b, [])
+            local = tuple(reversed([m for m in here if m > i])) if post else tuple(m for m in here if m < i)
+            return chain_of(b) + local
+
+        return query
+
+
+def build_cfg(flows: Sequence[Flow]) -> Cfg:
+    """The control-flow graph of a function whose instruction ``i`` has flow ``flows[i]``; instruction
+    0 is the entry."""
+    n = len(flows)
+    if n == 0:
+        return Cfg(0, (), (), (), (), (), frozenset(), frozenset(), (), ())
+    leaders = {0}
+    for i, f in enumerate(flows):
+        leaders.update(t for t in f.targets if 0 <= t < n)
+        if (f.targets or f.exits or not f.falls_through) and i + 1 < n:
+            leaders.add(i + 1)
+    starts = sorted(leaders)
+    ends = [s - 1 for s in starts[1:]] + [n - 1]
+    block_of = [0] * n
+    for b, (s, e) in enumerate(zip(starts, ends)):
+        for i in range(s, e + 1):
+            block_of[i] = b
+    nb = len(starts)
+    succs: list[list[int]] = [[] for _ in range(nb)]
+    exits = set()
+    for b, e in enumerate(ends):
+        f = flows[e]
+        out = [block_of[t] for t in f.targets if 0 <= t < n]
+        if f.falls_through and e + 1 < n:
+            out.append(block_of[e + 1])
+        if f.exits or (f.falls_through and e + 1 >= n):
+            exits.add(b)
+        succs[b] = list(dict.fromkeys(out))
+    preds: list[list[int]] = [[] for _ in range(nb)]
+    for b, ss in enumerate(succs):
+        for s in ss:
+            preds[s].append(b)
+    idom, reachable = _dominators(nb, succs, preds, [0])
+    # post-dominators: the reverse graph from a virtual exit (index nb) joined to every exit block
+    rsuccs = [list(p) for p in preds] + [sorted(exits)]
+    rpreds = [list(s) + ([nb] if b in exits else []) for b, s in enumerate(succs)] + [[]]
+    pidom, _ = _dominators(nb + 1, rsuccs, rpreds, [nb])
+    ipdom = [(-1 if d == nb or b not in reachable else d) for b, d in enumerate(pidom[:nb])]
+    return Cfg(n, tuple(starts), tuple(ends), tuple(block_of), tuple(tuple(s) for s in succs),
+               tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable), tuple(idom), tuple(ipdom))
+
+
+def _dominators(n: int, succs: Sequence[Sequence[int]], preds: Sequence[Sequence[int]],
+                roots: Sequence[int]) -> tuple[list[int], set[int]]:
+    """Immediate dominators from ``roots[0]`` (Cooper, Harvey, Kennedy, "A Simple, Fast Dominance
+    Algorithm", 2001): -1 for the root and for nodes it does not reach; and the reached nodes."""
+    root = roots[0]
+    order: list[int] = []
+    seen = {root}
+    stack: list[tuple[int, int]] = [(root, 0)]
+    while stack:  # iterative post-order
+        node, k = stack[-1]
+        if k < len(succs[node]):
+            stack[-1] = (node, k + 1)
+            nxt = succs[node][k]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, 0))
+        else:
+            stack.pop()
+            order.append(node)
+    rpo = list(reversed(order))
+    pos = {b: i for i, b in enumerate(rpo)}
+    idom = [-2] * n
+    idom[root] = root
+    changed = True
+    while changed:
+        changed = False
+        for b in rpo[1:]:
+            new = -2
+            for p in preds[b]:
+                if p in pos and idom[p] != -2:
+                    new = p if new == -2 else _intersect(p, new, idom, pos)
+            if new != idom[b]:
+                idom[b] = new
+                changed = True
+    out = [(-1 if d == -2 or b == root else d) for b, d in enumerate(idom)]
+    return out, seen
+
+
+def _intersect(a: int, b: int, idom: Sequence[int], pos: Mapping[int, int]) -> int:
+    while a != b:
+        while pos[a] > pos[b]:
+            a = idom[a]
+        while pos[b] > pos[a]:
+            b = idom[b]
+    return a
+
+
+def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
+    """One :class:`Flow` per PTX instruction of ``fn``: ``bra`` to its label (predicated: also on),
+    ``ret``/``exit``/``trap`` out, ``brx.idx`` to any labelled instruction, ``call`` on (opaque)."""
+    labels = dict(fn.labels)
+    anywhere = tuple(sorted(set(labels.values())))
+    out = []
+    for ins in fn.instrs:
+        pred = bool(ins.predicate)
+        if ins.opcode == "bra" and ins.operands:
+            t = labels.get(ins.operands[0].strip())
+            # a label with no statement after it ends the function
+            out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
+        elif ins.opcode == "brx":
+            out.append(Flow(anywhere, pred))
+        elif ins.opcode in ("ret", "exit", "trap"):
+            out.append(Flow((), pred, True))
+        else:
+            out.append(_PLAIN)
+    return tuple(out)
+
+
+_SASS_TARGET_RE = re.compile(r"\((\.L_[\w$]+)\)")
+_SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
+
+
+def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
+    """One :class:`Flow` per SASS instruction of ``fn``: ``BRA``/``JMP`` to their target (a label
+    or an offset; predicated: also on), ``EXIT``/``RET``/``BPT.TRAP`` out, ``BRX``/``JMX`` to any
+    labelled instruction; ``CALL`` and everything else on.  An instruction predicated on ``!PT``
+    never runs: it falls through."""
+    labels = dict(fn.labels)
+    index_at = {ins.offset: ins.index for ins in fn.instrs}
+    anywhere = tuple(sorted(index_at[o] for o in set(labels.values()) if o in index_at))
+    out = []
+    for ins in fn.instrs:
+        if ins.predicate == "@!PT":
+            out.append(_PLAIN)
+            continue
+        pred = bool(ins.predicate) and ins.predicate != "@PT"
+        if ins.opcode in ("BRA", "JMP"):
+            lm = _SASS_TARGET_RE.search(ins.operands)
+            am = _SASS_ABS_RE.match(ins.operands)
+            off = labels.get(lm.group(1)) if lm else (int(am.group(1), 16) if am else None)
+            t = index_at.get(off) if off is not None else None
+            out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
+        elif ins.opcode in ("BRX", "JMX"):
+            out.append(Flow(anywhere, pred))
+        elif ins.opcode in ("EXIT", "RET") or (ins.opcode == "BPT" and "TRAP" in ins.mods):
+            out.append(Flow((), pred, True))
+        else:
+            out.append(_PLAIN)
+    return tuple(out)
+
+
+def ptx_cfg(fn: PtxFunction) -> Cfg:
+    return build_cfg(ptx_flows(fn))
+
+
+def sass_cfg(fn: SassFunction) -> Cfg:
+    return build_cfg(sass_flows(fn))
+
+
+def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: frozenset[int]) -> bool:
+    """Some path runs an instruction of ``sources`` and later ``target`` without running an
+    instruction of ``blockers`` in between."""
+    tb = g.block_of[target]
+    seen: set[int] = set()
+    work: list[int] = []
+    for s in sources:
+        b = g.block_of[s]
+        if b not in g.reachable:
+            continue
+        stop = next((i for i in range(s + 1, g.ends[b] + 1) if i in blockers), None)
+        if b == tb and s < target and (stop is None or target < stop):
+            return True
+        if stop is None:
+            work.extend(g.succs[b])
+    while work:
+        b = work.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        stop = next((i for i in range(g.starts[b], g.ends[b] + 1) if i in blockers), None)
+        if b == tb and (stop is None or target < stop):
+            return True
+        if stop is None:
+            work.extend(g.succs[b])
+    return False
+
+
+def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
+              resets: frozenset[int] = frozenset()) -> Callable[[int], float]:
+    """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
+    ``post``: after ``i``, to an exit); ``inf`` where no such path exists.  Unlike the marks on the
+    dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
+    path runs one copy).  Marks in a row with no ``resets`` instruction (a memory operation)
+    between them count once: the second of two fences with nothing between them orders nothing
+    more, and ptxas drops it on such a path."""
+    import heapq
+
+    nb = len(g.starts)
+    inf = float("inf")
+
+    def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
+        cost = 0
+        rng = range(hi, lo - 1, -1) if post else range(lo, hi + 1)
+        for j in rng:
+            if j in weights:
+                cost += 0 if state else weights[j]
+                state = True
+            elif j in resets:
+                state = False
+        return cost, state
+
+    span = {b: (g.starts[b], g.ends[b]) for b in range(nb)}
+    through = {(b, st): walk(b, st, *span[b]) for b in range(nb) for st in (False, True)}
+    dist: dict[tuple[int, bool], float] = {}  # marks before the block is entered, in walking order
+    heap: list[tuple[float, int, bool]] = []
+    starts = [b for b in g.exits if b in g.reachable] if post else ([0] if nb else [])
+    for b in starts:
+        dist[(b, False)] = 0
+        heap.append((0, b, False))
+    nxt = g.preds if post else g.succs
+    heapq.heapify(heap)
+    while heap:
+        d, b, st = heapq.heappop(heap)
+        if d > dist.get((b, st), inf):
+            continue
+        cost, out = through[(b, st)]
+        for c in nxt[b]:
+            nd = d + cost
+            if nd < dist.get((c, out), inf):
+                dist[(c, out)] = nd
+                heapq.heappush(heap, (nd, c, out))
+
+    def query(i: int) -> float:
+        b = g.block_of[i]
+        if b not in g.reachable:
+            return inf
+        best = inf
+        for st in (False, True):
+            d = dist.get((b, st), inf)
+            if d < inf:
+                part = walk(b, st, i + 1, g.ends[b])[0] if post else walk(b, st, g.starts[b], i - 1)[0]
+                best = min(best, d + part)
+        return best
+
+    return query

@@ -1,0 +1,491 @@
+"""Crossings on the control-flow graph (docs/sass.md, "Order on the control-flow graph").
+
+A PTX memory operation M that is *dominated* in the PTX CFG by synchronisation points of kind K
+(every path from the entry runs them before M) must, in SASS, be dominated by at least as many SASS
+instances of K; fewer means M's SASS was hoisted above the nearest of them.  Symmetrically, M
+*post-dominated* by points of kind K (every path from M to an exit runs them) must be
+post-dominated by as many SASS instances; fewer means M was sunk below.  Operations of mutually
+exclusive branches never dominate each other, so they never pair; inlined copies and warp-role
+branches keep their own points.
+
+A kind K is the SASS token class that orders M in that direction -- the *last* token of an
+acquiring point for a later operation (``CCTL.IVALL`` of ``fence.acq_rel.gpu``; the acquire load
+itself for ``ld.acquire.cta``), the *first* token of a releasing point for an earlier one
+(``MEMBAR``) -- and, for CTA barriers, the barrier id.  Only points that order M in the direction
+(a release for sinking, an acquire for hoisting) are counted; which moves are findings, and their
+verdicts, are :func:`fuzzgpu.sass.rules.judge_move`'s.
+
+Operations are paired by class (family and strength), width and, with line information, source
+line; a SASS operation that cannot be paired to one PTX operation is checked against every PTX
+operation it could stand for, and is a finding only when it crossed for every one of them."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Hashable, Sequence
+
+from .cfg import Cfg, min_marks, reaches_avoiding
+from .matching import _sass_mem_class
+from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync
+from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
+from .rules import RULE_PROXY_NO_ASYNC, judge_crossing, judge_move
+from .sass_parser import SassFunction, SassInstr, SassMemOp
+
+#: what a move crossed: (PTX event index of the point, direction)
+Crossed = tuple[int, str]
+
+
+def _bar_id(operands: Sequence[str], red: bool) -> str:
+    ops = [o.strip() for o in operands]
+    if red:
+        ops = ops[1:]
+    if ops and re.fullmatch(r"0x[0-9a-fA-F]+|\d+", ops[0]):
+        return str(int(ops[0], 0))
+    return "?"
+
+
+def ptx_keys(e: PtxEvent, k: int) -> tuple[Hashable | None, Hashable | None]:
+    """``(hoist_key, sink_key)`` of a PTX synchronisation point: the SASS kind a later operation
+    must follow (None: the point acquires nothing) and the one an earlier operation must precede
+    (None: it releases nothing).  ``("@mem", k)``: the point's own SASS access."""
+    sync = e.sync
+    if sync is None:
+        return None, None
+    _, classes = _classify_ptx_sync(e.instr, e.mem)
+    if not classes:
+        return None, None
+
+    def key(tok: str) -> Hashable:
+        if tok == "@mem":
+            return ("@mem", k)
+        if tok.startswith("BAR."):
+            return f"{tok}#{_bar_id(e.instr.operands, tok == 'BAR.RED')}"
+        return tok
+
+    return (key(classes[-1]) if sync.acquire else None), (key(classes[0]) if sync.release else None)
+
+
+def sass_key(ins: SassInstr, token: str) -> str:
+    if token.startswith("BAR."):
+        ops = [o.strip() for o in ins.operands.split(",")]
+        return f"{token}#{int(ops[0], 16) if ops and re.fullmatch(r'0x[0-9a-fA-F]+', ops[0]) else '?'}"
+    return token
+
+
+def _covers(have: Hashable, want: Hashable) -> bool:
+    """A SASS instance of kind ``have`` stands for a PTX point of kind ``want``: the same kind, or
+    a CTA barrier whose id one side does not give as an immediate."""
+    if have == want:
+        return True
+    if isinstance(have, str) and isinstance(want, str) and have.startswith("BAR.") and want.startswith("BAR."):
+        (t1, i1), (t2, i2) = have.split("#", 1), want.split("#", 1)
+        return t1 == t2 and "?" in (i1, i2)
+    return False
+
+
+def _applies(pred_point: str, block_point: int, pred_op: str, block_op: int) -> bool:
+    """A predicated point orders only an operation under the same predicate in its block (an
+    if-converted branch); an unpredicated one everything it dominates."""
+    return not pred_point or pred_point in ("@PT",) or (pred_point == pred_op and block_point == block_op)
+
+
+@dataclass(frozen=True)
+class Sides:
+    """For one operation and each kind: the fewest points of that kind any path runs before it
+    (``before``: from the entry) and after it (``after``: to an exit).  For a PTX operation also
+    its dominator and post-dominator chains of points (event indices, nearest last), which name
+    the points a move crossed."""
+
+    before: dict
+    after: dict
+    chain_before: tuple[int, ...] = ()
+    chain_after: tuple[int, ...] = ()
+
+
+def ptx_sides(fn: PtxFunction, g: Cfg, points: dict[int, tuple[Hashable | None, Hashable | None]]) -> dict[int, Sides]:
+    """For each memory event (index into ``fn.events``): the fewest ordering points of each kind on
+    a path to it (hoist kinds) and from it (sink kinds).  A predicated point (``@%p bar.sync``)
+    counts on no path: it may not run."""
+    idx = {k: fn.events[k].instr.index for k in points}
+    ev_of = {i: k for k, i in idx.items()}
+    resets = frozenset(e.instr.index for e in fn.events if e.mem is not None) | frozenset(
+        i.index for i in fn.instrs if _is_async_op(i))
+    counts = {}
+    for which, post in ((0, False), (1, True)):
+        kinds = {v[which] for v in points.values() if v[which] is not None}
+        for kind in kinds:
+            w = {idx[k]: 1 for k, v in points.items() if v[which] == kind and not fn.events[k].instr.predicate}
+            counts[(which, kind)] = min_marks(g, w, post, resets)
+    dom = g.marks_on_chain({idx[k]: 0 for k, (h, _) in points.items() if h is not None})
+    pdom = g.marks_on_chain({idx[k]: 0 for k, (_, s) in points.items() if s is not None}, post=True)
+    out: dict[int, Sides] = {}
+    for k, e in enumerate(fn.events):
+        if e.mem is None:
+            continue
+        i = e.instr.index
+        before = {kind: n for (which, kind), q in counts.items() if which == 0 and 0 < (n := q(i)) < float("inf")}
+        after = {kind: n for (which, kind), q in counts.items() if which == 1 and 0 < (n := q(i)) < float("inf")}
+        out[k] = Sides(before, after, tuple(ev_of[j] for j in dom(i) if ev_of[j] != k),
+                       tuple(ev_of[j] for j in pdom(i) if ev_of[j] != k))
+    return out
+
+
+def sass_sides(fn: SassFunction, g: Cfg, marks: dict[int, tuple[Hashable, ...]], ops: Sequence[SassMemOp],
+               kinds: tuple[set, set]) -> dict[int, Sides]:
+    """For each SASS memory operation (by instruction index) and each PTX kind (``kinds``: the
+    hoist kinds and the sink kinds): the fewest SASS instances of that kind any path runs before
+    it and after it.  A predicated instance counts: ptxas predicates a point that the PTX runs
+    unconditionally (``@P0 MEMBAR; @P0 ATOMG`` for a warp-aggregated release atomic), and
+    counting more instances can only hide a move, never invent one.  An instance at the
+    operation's own instruction (an acquire load that is one ``LDS.64`` with its neighbour) is on
+    both sides."""
+    queries = {}
+    resets = frozenset(m.instr.index for m in fn.mem_ops) | frozenset(
+        t.instr.index for t in fn.syncs if t.kind in ("BULK", "TMA", "LDGSTS")) | frozenset(
+        i.index for i in fn.instrs if i.opcode in ("HGMMA", "UTCHMMA", "UTCBAR", "UTCQMMA"))
+    for which, post in ((0, False), (1, True)):
+        for kind in kinds[which]:
+            w = {i: n for i, ks in marks.items() if (n := sum(1 for x in ks if _covers(x, kind)))}
+            queries[(which, kind)] = (min_marks(g, w, post, resets), w)
+    out: dict[int, Sides] = {}
+    for m in ops:
+        i = m.instr.index
+        sides: tuple[dict, dict] = ({}, {})
+        for (which, kind), (q, w) in queries.items():
+            sides[which][kind] = q(i) + w.get(i, 0)
+        out[i] = Sides(sides[0], sides[1])
+    return out
+
+
+def crossed(ptx: Sides, sass: Sides, all_points: dict[Hashable, tuple[list[int], list[int]]], here: int,
+            index_of: Callable[[int], int]) -> list[Crossed]:
+    """The PTX points a SASS copy of a PTX operation crossed: for each kind, when every path to the
+    SASS copy runs fewer instances than the fewest any PTX path runs (hoisted above), or every path
+    from it fewer than the fewest after it in PTX (sunk below), the nearest points of that kind on
+    its dominator (post-dominator) chain; nearest first."""
+    out: list[Crossed] = []
+    for which, pts, have, chain, direction in ((0, ptx.before, sass.before, ptx.chain_before, HOISTED),
+                                                 (1, ptx.after, sass.after, ptx.chain_after, SUNK)):
+        for kind, need in pts.items():
+            got = have.get(kind, 0)
+            if got == float("inf") or got >= need:
+                continue
+            missing = int(need - got)
+            mine = [p for p in reversed(chain) if p in all_points[kind][which]][:missing]
+            if not mine:  # no point of the kind on every path: the nearest one on the side it was on
+                side = [p for p in all_points[kind][which] if (index_of(p) < here) == (which == 0)]
+                mine = sorted(side, key=lambda p: abs(index_of(p) - here))[:1]
+            out.extend((p, direction) for p in mine)
+    out.sort(key=lambda c: abs(index_of(c[0]) - here))
+    return list(dict.fromkeys(out))
+
+
+_TOOLKIT_RE = re.compile(r"/cuda[^/]*/(?:bin/\.\./)?(?:targets/[^/]+/)?include/|/cuda/include/|/nvidia/cu\d+/include/")
+
+
+def user_src(src: Sequence[tuple[str, int]]) -> tuple[str, int]:
+    """The source location a person reads: the innermost one not in the CUDA toolkit's headers (an
+    ``__ldg`` is ``sm_32_intrinsics.hpp:119`` inlined at the user's line); ``("", 0)`` when none."""
+    for f, n in src:
+        if not _TOOLKIT_RE.search(f):
+            return f, n
+    return src[0] if src else ("", 0)
+
+
+_LOCAL_SEEDS = ("%SP", "%SPL")
+_ADDR_OPS = ("add", "sub", "mov", "cvt", "cvta", "mad", "shl", "or", "and")
+
+
+def local_registers(fn: PtxFunction) -> frozenset[str]:
+    """Registers that hold an address of the thread's local memory (its stack): ``%SP``/``%SPL``,
+    a ``cvta.local`` or a ``mov`` of ``__local_depot``, and address arithmetic on those (nvcc's
+    code for a local array, ``-G``)."""
+    regs = set(_LOCAL_SEEDS)
+    for ins in fn.instrs:
+        if not ins.operands or ins.opcode not in _ADDR_OPS or ins.operands[0].startswith("["):
+            continue
+        dest, srcs = ins.operands[0].strip(), [o.strip() for o in ins.operands[1:]]
+        local = (ins.opcode == "cvta" and "local" in ins.mods and "to" not in ins.mods) or any(
+            s in regs or s.startswith("__local_depot") for s in srcs)
+        if local:
+            regs.add(dest)
+        else:
+            regs.discard(dest)
+    return frozenset(regs)
+
+
+def private(e: PtxEvent, local_regs: frozenset[str]) -> bool:
+    """A thread-private or read-only access: ``.local``, ``.const``, ``.param``, or a generic one
+    whose address is on the thread's stack.  No other thread can tell its order."""
+    mem = e.mem
+    if mem is None:
+        return False
+    if mem.space in ("local", "const", "param"):
+        return True
+    if mem.space != "generic":
+        return False
+    addr = next((o for o in e.instr.operands if o.startswith("[")), "")
+    reg = re.match(r"\[\s*([%\w$]+)", addr)
+    return mem.root.startswith("__local_depot") or mem.root in local_regs or bool(reg and (reg.group(1) in local_regs or reg.group(1).startswith("__local_depot")))
+
+
+def sass_private(m: SassMemOp) -> bool:
+    """``LDL``/``STL`` (the thread's local memory) and ``LDC`` (a constant bank: read-only)."""
+    return m.space in ("local", "constant")
+
+
+_MAX_ALLOWED_NOTES = 20
+
+
+@dataclass(frozen=True)
+class Result:
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    unchecked: tuple[str, ...]
+    mapped_syncs: int
+    mem_pos: dict
+
+
+def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple) -> bool:
+    """May ``sm`` be the SASS of ``pm``?  The same width (or a wider access that several PTX
+    operations share: two loads combined into ``LDS.64``), and the same source line when both
+    carry one."""
+    narrowed = pm.kind == "load" and sm.width < pm.width and pm.offset == sm.offset != 0  # only part of the value used
+    if sm.width != pm.width and not (shared and sm.width > pm.width) and not narrowed:
+        return False
+    return shared or not (src_p and src_s) or src_p[0] == src_s[0]
+
+
+def _describe(ins: PtxInstr) -> str:
+    f, n = user_src(ins.src)
+    return ins.text + (f" ({f}:{n})" if f else f" (ptx:{ins.line})")
+
+
+def _is_async_op(ins: PtxInstr) -> bool:
+    """An operation of the async proxy: wgmma.mma_async (reads shared memory), a bulk copy
+    (cp{.reduce}.async.bulk{.tensor}, not a prefetch), tcgen05.mma/cp (semantics table)."""
+    m = ins.mods
+    return ((ins.opcode == "wgmma" and m[:1] == ("mma_async",))
+            or (ins.opcode == "cp" and (m[:2] == ("async", "bulk") or m[:3] == ("reduce", "async", "bulk"))
+                and "prefetch" not in m and "commit_group" not in m and "wait_group" not in m)
+            or (ins.opcode == "tcgen05" and m[:1] in (("mma",), ("cp",))))
+
+
+def _is_async_completion(ins: PtxInstr) -> bool:
+    """A wait that completes the thread's async-proxy operations: wgmma.wait_group,
+    cp.async.bulk.wait_group, an mbarrier wait (complete_tx), tcgen05.wait."""
+    m = ins.mods
+    return ((ins.opcode == "wgmma" and m[:1] == ("wait_group",)) or (ins.opcode == "cp" and "wait_group" in m and "bulk" in m)
+            or (ins.opcode == "mbarrier" and m[:1] in (("try_wait",), ("test_wait",))) or (ins.opcode == "tcgen05" and m[:1] == ("wait",)))
+
+
+def proxy_context(fn: PtxFunction, g: Cfg, points: Sequence[int]) -> dict[int, tuple[bool, bool]]:
+    """For each ``fence.proxy.async`` among ``points`` (event indices): whether an async-proxy
+    operation may still be pending when the fence runs (one reaches it with no completion wait on
+    the way), and whether one may run after it (:func:`fuzzgpu.sass.rules.judge_move`)."""
+    fences = [k for k in points if fn.events[k].sync is not None and fn.events[k].sync.kind == "fence.proxy.async"]  # type: ignore[union-attr]
+    if not fences:
+        return {}
+    ops = [i.index for i in fn.instrs if _is_async_op(i)]
+    waits = frozenset(i.index for i in fn.instrs if _is_async_completion(i))
+    out = {}
+    for k in fences:
+        f = fn.events[k].instr.index
+        out[k] = (reaches_avoiding(g, ops, f, waits), any(g.reaches(f, o) for o in ops))
+    return out
+
+
+def _judged(events: Sequence[PtxEvent], k: int, cr: Sequence[Crossed], allowed: list[str] | None = None,
+            proxy: dict[int, tuple[bool, bool]] | None = None) -> list[tuple[int, str, str, str]]:
+    """``(point, direction, verdict, reason)`` of the crossed points whose move is a finding; the
+    moves the ISA allows and no other thread can tell go to ``allowed`` (one line each)."""
+    out = []
+    mem = events[k].mem
+    assert mem is not None
+    for p, direction in cr:
+        sync = events[p].sync
+        assert sync is not None
+        j = judge_move(mem, sync, direction, *(proxy or {}).get(p, (True, True)))
+        if j is not None:
+            out.append((p, direction, j[0], j[1]))
+        elif allowed is not None:
+            why = judge_crossing(mem, sync, direction)
+            if why[0] == FORBIDDEN:  # a proxy fence with no async-proxy operation on the far side
+                pending, later = (proxy or {}).get(p, (True, True))
+                why = (HAZARD, RULE_PROXY_NO_ASYNC.format(sync=sync.instr.text, why=(
+                    "no async-proxy operation of the thread runs after it" if direction == SUNK and not later else
+                    "this access is a read, and an async write is made visible to it by its completion" if mem.kind == "load" else
+                    "no async-proxy operation of the thread is pending when it runs (each is completed by a wait before it)")))
+            allowed.append(f"allowed move (no finding): `{events[k].instr.text}` (PTX line {events[k].instr.line}) {direction} "
+                           f"`{sync.instr.text}` (PTX line {sync.instr.line}): {why[1]}")
+    return out
+
+
+def _sass_anchor(sass: SassFunction, marks: dict[int, tuple[Hashable, ...]], want: Hashable, m: SassMemOp, direction: str) -> SassInstr | None:
+    """The SASS instance of the crossed kind nearest to ``m`` on the side it should have been on."""
+    cands = [i for i, kinds in marks.items() if any(_covers(kind, want) for kind in kinds)]
+    if direction == HOISTED:
+        after = [i for i in cands if i > m.instr.index]
+        pick = min(after) if after else (max(cands) if cands else None)
+    else:
+        before = [i for i in cands if i < m.instr.index]
+        pick = max(before) if before else (min(cands) if cands else None)
+    return sass.instrs[pick] if pick is not None else None
+
+
+def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, mem_pos: dict, merges: list,
+                 skip: set[int], arch: str, source: str) -> Result:
+    """The crossings of one function on the two control-flow graphs, and what they left
+    unchecked (see the module docstring)."""
+    events = ptx.events
+    local_regs = local_registers(ptx)
+    notes: list[str] = []
+    unchecked: list[str] = []
+    points = {k: ptx_keys(e, k) for k, e in enumerate(events) if e.sync is not None}
+    # a point that orders nothing in SASS terms (launch_dependents, mbarrier.init, a bulk copy):
+    # mapped when its tokens are in the SASS
+    tokens = {t.token for t in sass.syncs if t.token}
+    others = [k for k, v in points.items() if v == (None, None) and events[k].sync_classes
+              and all(c in tokens for c in events[k].sync_classes)]
+    points = {k: v for k, v in points.items() if v != (None, None)}
+    is_private = {k: private(e, local_regs) for k, e in enumerate(events) if e.mem is not None}
+    # exact pairs the address mapping found, kept only where kind, width and source line agree
+    shares = Counter(id(m) for m in mem_pos.values())
+    # an address identifies an operation only when no other operation of its class has the same
+    # offset, width and source line (inlined copies and unrolled loops repeat all three)
+    def ptx_key(e: PtxEvent) -> tuple:
+        return (e.mem_class, e.mem.root, e.mem.offset, e.mem.width, e.instr.src[:1])  # type: ignore[union-attr]
+
+    def sass_key_(m: SassMemOp) -> tuple:
+        return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src[:1])
+
+    same_ptx = Counter(ptx_key(e) for e in events if e.mem is not None)
+    same_sass = Counter(sass_key_(m) for m in sass.mem_ops)
+    pairs = {k: m for k, m in mem_pos.items()
+             if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
+             and same_ptx[ptx_key(events[k])] == 1 and (shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)}
+    dropped = len(mem_pos) - len(pairs)
+    if dropped:
+        notes.append(f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another "
+                     "operation has the same address, width and line (an inlined copy, an unrolled loop); checked "
+                     "against every operation they could stand for")
+    # SASS instances of each kind (reachable), with the acquire loads' own SASS access
+    marks: dict[int, tuple[Hashable, ...]] = {}
+    for t in sass.syncs:
+        if t.token and g_sass.is_reachable(t.instr.index) and t.instr.predicate != "@!PT":
+            marks[t.instr.index] = marks.get(t.instr.index, ()) + (sass_key(t.instr, t.token),)
+    for k, (h, _) in points.items():
+        if isinstance(h, tuple) and k in pairs:
+            marks[pairs[k].instr.index] = marks.get(pairs[k].instr.index, ()) + (h,)
+    # a point of a kind the SASS has no instance of, that orders memory: not checked, and left out
+    # of the chains (else every operation after it would look hoisted above it)
+    mapped_syncs = len(others)
+    present = {kind for kinds in marks.values() for kind in kinds}
+    for k, (h, s) in list(points.items()):
+        kinds = [x for x in (h, s) if x is not None]
+        if all(any(_covers(have, want) for have in present) for want in kinds):
+            mapped_syncs += 1
+            continue
+        del points[k]
+        if g_ptx.is_reachable(events[k].instr.index):
+            unchecked.append(f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked")
+    for k, e in enumerate(events):
+        if e.sync is not None and not e.sync_classes and e.mem is None:
+            if e.sync.release or e.sync.acquire:
+                unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
+            else:
+                notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")
+    ptx_side = ptx_sides(ptx, g_ptx, points)
+    proxy = proxy_context(ptx, g_ptx, list(points))
+    reachable = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
+    unreachable = len([m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index)])
+    if unreachable:
+        notes.append(f"{unreachable} SASS memory operation(s) no path from the entry reaches: not checked (they never run)")
+    checked_sass = [m for m in reachable if not sass_private(m)]
+    sass_side = sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
+                                                               {x for _, x in points.values() if x is not None}))
+    all_points: dict[Hashable, tuple[list[int], list[int]]] = {}
+    for k, (h, x) in points.items():
+        if h is not None:
+            all_points.setdefault(h, ([], []))[0].append(k)
+        if x is not None:
+            all_points.setdefault(x, ([], []))[1].append(k)
+
+    def cross(k: int, m: SassMemOp) -> list[Crossed]:
+        return crossed(ptx_side[k], sass_side[m.instr.index], all_points, events[k].instr.index, lambda p: events[p].instr.index)
+
+    merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
+    findings: list[Finding] = []
+    allowed: list[str] = []
+
+    def report(k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
+        for direction in (HOISTED, SUNK):
+            per = [[j for j in js if j[1] == direction] for js in judged_all]
+            if not all(per):
+                continue
+            mine = per[cands.index(k)]
+            worst = FORBIDDEN if all(any(j[2] == FORBIDDEN for j in js) for js in per) else HAZARD
+            mine.sort(key=lambda j: abs(events[j[0]].instr.index - events[k].instr.index))
+            near = mine[0]
+            reason = next(j[3] for j in mine if j[2] == worst) if any(j[2] == worst for j in mine) else near[3]
+            want = ptx_keys(events[near[0]], near[0])[0 if direction == HOISTED else 1]
+            anchor = _sass_anchor(sass, marks, want, m, direction)
+            findings.append(_finding(arch, ptx.name, source, events[k].instr, m, events[near[0]].instr, anchor, worst,
+                                     direction, reason, evidence, tuple(_describe(events[j[0]].instr) for j in mine)))
+
+    for k, m in pairs.items():
+        if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in sass_side:
+            continue
+        js = _judged(events, k, cross(k, m), allowed, proxy)
+        if js:
+            report(k, m, [k], [js], "")
+    # the rest: each SASS operation against every PTX operation it could stand for
+    paired_sass = {id(m) for m in pairs.values()}
+    # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
+    left_ptx = [k for k, e in enumerate(events) if e.mem is not None and k not in skip and k not in merged_later
+                and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
+    local_generic = any(is_private[k] and events[k].mem.space == "generic" for k in is_private)  # type: ignore[union-attr]
+    no_ptx: list[SassMemOp] = []
+    for m in checked_sass:
+        if id(m) in paired_sass:
+            continue
+        cls = _sass_mem_class(m)
+        # the PTX operations it could be: its class and source line; any width (ptxas narrows a load
+        # whose value is used in part, and combines neighbours into a wider access)
+        cands = [k for k in left_ptx if events[k].mem_class == cls and (not m.instr.src or events[k].instr.src[:1] == m.instr.src[:1])]
+        if not cands:
+            cands = [k for k in left_ptx if events[k].mem_class == cls]
+        if not cands:
+            if m.space == "generic" and local_generic:
+                notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: a generic access with no PTX counterpart "
+                             "but the thread's generic stack accesses (thread-private)")
+            else:
+                no_ptx.append(m)
+            continue
+        judged_all = [_judged(events, k, cross(k, m), None, proxy) for k in cands]
+        if all(judged_all):
+            lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
+            evidence = ("" if len(cands) == 1 else
+                        f"not paired one-to-one: it is one of {len(cands)} PTX {cls} of its class and source line "
+                        f"(PTX line(s) {lines}), and crossed for each of them")
+            report(cands[0], m, cands, judged_all, evidence)
+    notes.extend(allowed[:_MAX_ALLOWED_NOTES])
+    if len(allowed) > _MAX_ALLOWED_NOTES:
+        notes.append(f"... and {len(allowed) - _MAX_ALLOWED_NOTES} more allowed move(s)")
+    if no_ptx:
+        unchecked.append(f"{len(no_ptx)} SASS memory operation(s) with no PTX operation of their class to account for them: "
+                         + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in no_ptx[:6]) + (" ..." if len(no_ptx) > 6 else ""))
+    return Result(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)), mapped_syncs, pairs)
+
+
+def _finding(arch: str, function: str, source: str, op: PtxInstr, m: SassMemOp, sync: PtxInstr, anchor: SassInstr | None,
+             verdict: str, direction: str, reason: str, evidence: str, crossed_points: tuple[str, ...]) -> Finding:
+    f, n = user_src(op.src or m.instr.src)
+    return Finding(
+        check=CROSSING, verdict=verdict, direction=direction, arch=arch, function=function,
+        op_ptx=op.text, op_ptx_line=op.line, op_sass=m.instr.text, op_sass_line=m.instr.line, op_sass_offset=m.instr.offset,
+        sync_ptx=sync.text, sync_ptx_line=sync.line, sync_sass=anchor.text if anchor else "",
+        sync_sass_line=anchor.line if anchor else 0, sync_sass_offset=anchor.offset if anchor else -1,
+        reason=reason, source=source, evidence=evidence, crossed=crossed_points, src_file=f, src_line=n)

@@ -1,0 +1,79 @@
+"""The control-flow graphs of PTX and SASS functions (fuzzgpu.sass.cfg): blocks, dominators,
+post-dominators, reachability, and the marked points on a dominator chain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fuzzgpu.sass import parse_ptx, parse_sass
+from fuzzgpu.sass.cfg import Flow, build_cfg, ptx_cfg, sass_cfg
+
+CAPTURED = Path(__file__).resolve().parents[1] / "kernels" / "captured"
+
+_ = Flow()
+
+
+def _diamond():
+    # 0: entry; 1: @p bra 4 (then/else); 2: else; 3: bra 5; 4: then; 5: join; 6: ret
+    return build_cfg([_, Flow((4,), True), _, Flow((5,), False), _, _, Flow((), False, True)])
+
+
+def test_diamond_branches_never_dominate_each_other():
+    g = _diamond()
+    assert g.dominates(0, 2) and g.dominates(0, 4) and g.dominates(1, 5)
+    assert not g.dominates(2, 4) and not g.dominates(4, 2)  # mutually exclusive
+    assert not g.dominates(2, 5) and not g.dominates(4, 5)  # neither branch runs on every path to the join
+    assert g.post_dominates(5, 2) and g.post_dominates(5, 4) and g.post_dominates(6, 0)
+    assert not g.post_dominates(2, 0) and not g.post_dominates(4, 0)
+    assert not g.reaches(2, 4) and not g.reaches(4, 2) and g.reaches(2, 5)
+
+
+def test_loop_body_dominance_and_reachability():
+    # 0; 1 (head); 2; 3: @p bra 1 (back edge); 4: ret
+    g = build_cfg([_, _, _, Flow((1,), True), Flow((), False, True)])
+    assert g.dominates(1, 2) and not g.dominates(2, 1)
+    assert g.reaches(2, 1)  # the back edge runs a later iteration's head after this one's body
+    assert g.post_dominates(4, 1) and g.post_dominates(3, 1)
+
+
+def test_early_exit_breaks_post_dominance():
+    # 0: st; 1: @p exit; 2: bar; 3: ret -- the barrier does not run on the exiting path
+    g = build_cfg([_, Flow((), True, True), _, Flow((), False, True)])
+    assert not g.post_dominates(2, 0)
+    assert g.dominates(1, 2)
+
+
+def test_marks_on_chain_nearest_last():
+    g = _diamond()
+    dom = g.marks_on_chain({0: "a", 2: "b", 4: "c", 5: "d"})
+    assert dom(5) == (0,)  # neither branch's mark dominates the join
+    assert dom(6) == (0, 5)
+    assert dom(2) == (0,)
+    post = g.marks_on_chain({0: "a", 2: "b", 4: "c", 5: "d", 6: "e"}, post=True)
+    assert post(2) == (6, 5)
+    assert post(1) == (6, 5)  # neither branch post-dominates the branch
+
+
+def test_sass_retry_loop_out_of_line_keeps_the_wait_on_the_chain():
+    # mbarrier_lone_wait `loop`: PHASECHK; @!P0 BRA retry (after EXIT); LDS -- the retry loop
+    # branches back to the LDS, so the main-line PHASECHK dominates the LDS and the out-of-line one
+    # does not; both run on paths to it
+    fn = next(f for f in parse_sass((CAPTURED / "mbarrier_lone_wait.sm_90.sass").read_text()) if f.name == "_Z4loopPi")
+    g = sass_cfg(fn)
+    checks = [i.index for i in fn.instrs if i.opcode == "SYNCS" and i.mods[0] == "PHASECHK"]
+    lds = next(m.instr.index for m in fn.mem_ops if m.instr.opcode == "LDS")
+    main, retry = checks
+    assert g.dominates(main, lds) and not g.dominates(retry, lds)
+    assert g.reaches(retry, lds) and g.is_reachable(retry)
+    self_loop = next(i.index for i in fn.instrs if i.opcode == "BRA" and i.index > retry + 2)
+    assert not g.is_reachable(self_loop)  # the end-of-function self loop
+
+
+def test_ptx_loop_and_labels():
+    text = (CAPTURED / "mbarrier_lone_wait.sm_90.ptx").read_text()
+    fn = next(f for f in parse_ptx(text) if f.name == "_Z4loopPi")
+    g = ptx_cfg(fn)
+    wait = next(i.index for i in fn.instrs if i.opcode == "mbarrier" and "try_wait" in i.mods)
+    ld = next(e.instr.index for e in fn.events if e.mem is not None and e.mem.kind == "load" and e.instr.index > wait)
+    assert fn.labels and g.dominates(wait, ld)
+    assert g.reaches(wait, wait)  # the retry loop
