@@ -177,6 +177,39 @@ def test_the_shipped_known_list_names_the_try_wait_class():
     assert match_known("model|MP|allowed", known) is None
 
 
+def test_the_known_list_is_true_to_the_corpus():
+    """Issue 27, item 1: the README's main job on a CPU machine saved FlashMLA's class as a NEW FINDING,
+    though corpus/ holds that very class: known.json listed only the try_wait classes.  Every class
+    of the tracked corpus is known, shown by the entry its known item names; every known item names
+    an entry of the corpus."""
+    from fuzzgpu.corpus import entry_class, load_known, match_known
+
+    known = load_known(REPO / "corpus" / "known.json")
+    entries = {e.path.stem: e for e in Corpus(REPO / "corpus").entries()}
+    for name, e in entries.items():
+        k = match_known(entry_class(e.data), known)
+        assert k is not None and k.entry == name, (name, entry_class(e.data))
+    for k in known.values():
+        assert k.entry in entries, (k.key, k.entry)
+
+
+def test_the_readme_main_job_counts_flashmlas_class_as_known():
+    """What the campaign of the README's main job computes for the FlashMLA program on a machine
+    without a GPU (the static backend: nvcc and the SASS oracle): its class, matched against
+    corpus/known.json, is known -- counted, not saved, exit 0."""
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.static import StaticBackend
+    from fuzzgpu.corpus import load_known, match_known, verdict_class
+    from fuzzgpu.properties import check
+
+    known = load_known(REPO / "corpus" / "known.json")
+    entry = load_entry(REPO / "corpus" / "7be901686d91609a.json")
+    v = check("model", entry.program, StaticBackend().run(entry.program, RunConfig(instances=1)))
+    assert v.failed and v.sass
+    k = match_known(verdict_class(entry.shape, v), known)
+    assert k is not None and k.writeup == "docs/findings.md#nc-hoisted-above-sync"
+
+
 def _mp(ld_scope, fence=False):
     from fuzzgpu.ir import Fence
 
