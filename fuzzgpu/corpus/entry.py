@@ -357,6 +357,7 @@ def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: 
         "shrunk": shrunk,
         "found": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "campaign": dict(campaign or {}),
+        "expect": "new",  # nobody has judged it yet (fuzzgpu.corpus.expect): replay fails while it still violates
     }
 
 
