@@ -35,7 +35,7 @@ from __future__ import annotations
 from .entry import (
     MAX_FILE_BYTES, MAX_INSTANCES, MAX_INSTRUCTIONS, MAX_THREADS, SAFE_NAME_RE, SCHEMA, STATE_DIR, VERSION, CorpusError, Entry, class_id,
     condition_for, cycle_kinds, entry_class, entry_signature, environment, finding_class, finding_kinds, litmus_text, load_entry,
-    make_entry, oracle_view, parse_entry_text, reproduction, sass_key, signature, validate_entry, verdict_class, verdict_hits,
+    make_entry, oracle_view, parse_entry_text, readable_class_key, readable_kind, reproduction, sass_key, signature, validate_entry, verdict_class, verdict_hits,
     verdict_signature,
 )
 from .expect import EXPECTATIONS, expectation
@@ -78,6 +78,8 @@ __all__ = [
     "match_known",
     "oracle_view",
     "parse_entry_text",
+    "readable_class_key",
+    "readable_kind",
     "refresh",
     "refreshed",
     "reproduction",

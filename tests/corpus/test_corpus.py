@@ -367,3 +367,47 @@ def test_refresh_refuses_a_json_name_that_is_not_a_regular_file(tmp_path):
     assert r.returncode == 2 and r.stdout == "", r
     assert r.stderr.count("\n") == 1 and f"{tmp_path / 'dir.json'}: not a regular file" in r.stderr
     assert path.read_text() == before  # refused before anything was written
+
+
+# -- class keys name the mechanism (issue 28, item 5) -----------------------------------------
+
+
+def test_race_class_keys_name_what_failed():
+    """``race:5`` and ``race:1+4`` said nothing to a reader: every part of a race key is a name
+    (a known class's, else the failed mechanism's), distinct, with no number left."""
+    from fuzzgpu.semantics import CLASS_NAMES, CLASSES, MECHANISMS, race_name
+
+    assert set(CLASS_NAMES) == set(CLASSES)
+    names = [race_name(str(c)) for c in CLASSES] + [race_name(m) for m in MECHANISMS]
+    assert not [n for n in names if any(ch.isdigit() for ch in n)], names
+    assert len(set(race_name(str(c)) for c in CLASSES)) == len(CLASSES)
+    assert race_name("3") == "missing-proxy-fence" and race_name("flag") == "flag-without-release-acquire"
+
+
+def test_an_entry_saved_with_a_numbered_race_key_loads_under_its_name(tmp_path):
+    """An entry of the H200 `all` race campaign (``race|*|race:4+flag``): it loads, its class is the named key, a
+    known list written with the old key still matches it, and its class record follows it."""
+    import shutil
+
+    from fuzzgpu.corpus import entry_class, load_known, match_known
+
+    src = REPO / "tests" / "data" / "fixes-h200-all-race" / "0df3fb74d88b5f4f.json"
+    old = json.loads(src.read_text())["class"]["key"]
+    assert old == "race|*|race:4+flag"
+    shutil.copy(src, tmp_path / src.name)
+    (entry,) = Corpus(tmp_path).entries()
+    new = entry_class(entry.data)
+    assert new == "race|*|race:cp-async-without-wait+flag-without-release-acquire"
+    known = tmp_path / "known.json"
+    known.write_text(json.dumps({"schema": "fuzzgpu.known", "version": 1, "known": [
+        {"class": "race|*|race:4+flag", "title": "t", "writeup": "docs/findings.md#x"},
+        {"class": "*|*|race:5", "title": "t", "writeup": "docs/findings.md#y"}]}))
+    k = load_known(known)
+    assert match_known(new, k) is not None and match_known("race|*|race:scope-too-small", k) is not None
+    # its class record, written under the old key, is the named class's
+    c = Corpus(tmp_path)
+    c.class_path(old).parent.mkdir(parents=True, exist_ok=True)
+    c.class_path(old).write_text(json.dumps({"schema": "fuzzgpu.class", "version": 1, "key": old, "entry": src.name,
+                                             "findings": 7, "variants": [entry.signature]}))
+    rec = c.class_record(new, entry.path)
+    assert rec["findings"] == 7 and rec["key"] == new
