@@ -19,8 +19,10 @@ from ..files import write_atomic
 from .plot import plot_findings_over_time, plot_programs_per_second, plot_weak_rates
 from .timeline import first_seen
 
-#: ("h1"|"h2"|"p"|"strong"|"ul"|"table"|"img"|"pre", ...): one piece of the document
+#: ("h1"|"h2"|"p"|"strong"|"ul"|"table"|"img", ...): one piece of the document
 Block = tuple[Any, ...]
+#: "What to look at" names at most this many new classes (the table lists them all)
+MAX_ACT = 12
 
 
 def campaign_blocks(*, title: str, exit_line: str, head: Sequence[tuple[str, str]], classes: Mapping[str, Mapping[str, Any]],
@@ -39,6 +41,8 @@ def campaign_blocks(*, title: str, exit_line: str, head: Sequence[tuple[str, str
                        f"`fuzzgpu explain {corpus / str(c['file'])}`, then judge it (docs/fuzzing.md, \"What CI expects of an entry\")")
         else:
             act.append(f"`{key}`: NOT SAVED as an entry" + (f", kept raw in `{c['raw']}`" if c.get("raw") else "") + " -- look at it first")
+    if len(act) > MAX_ACT:
+        act = act[:MAX_ACT] + [f"... and {len(act) - MAX_ACT} more new class(es): the table below lists them all"]
     known = [(k, c) for k, c in classes.items() if c.get("known")]
     if known:
         act.append(f"{sum(int(c.get('findings', 0)) for _, c in known)} finding(s) in {len(known)} known class(es), counted, "

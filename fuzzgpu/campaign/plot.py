@@ -118,7 +118,7 @@ def plot_weak_rates(shapes: Mapping[str, Mapping[str, Any]], path: Path, backend
         return None, _NO_MPL
     names = sorted(rates_)
     vals = [rates_[n] for n in names]
-    fig, ax = plt.subplots(figsize=(max(5, 0.8 * len(names) + 2), 3.8))
+    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(names) + 2), 4))
     bars = ax.bar(names, vals, color="tab:blue")
     for b, v in zip(bars, vals):
         ax.annotate(f"{v:.2g}" if v else "0", (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=7)
@@ -126,7 +126,7 @@ def plot_weak_rates(shapes: Mapping[str, Mapping[str, Any]], path: Path, backend
     kind = backend.split(":")[0]
     src = "sampled from the memory model, not hardware" if kind == "sim" else "observed"
     ax.set_ylabel("weak outcomes / instance (linear)")
-    ax.set_title(f"weak (non-SC) outcomes per instance, per shape ({kind}: {src})", fontsize=9)
+    ax.set_title(f"weak (non-SC) outcomes per instance, per shape\n({kind}: {src})", fontsize=9)
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
     return _save(fig, plt, path), ""
 

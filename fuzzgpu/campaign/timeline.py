@@ -62,7 +62,7 @@ def rates(timeline: Sequence[Mapping[str, Any]], min_dt: float = EVERY_S) -> lis
     a = timeline[0]
     for b in timeline[1:]:
         dt = float(b["t"]) - float(a["t"])
-        if dt >= min_dt or (b is timeline[-1] and dt > 0):
+        if dt >= min_dt or (b is timeline[-1] and dt > 0 and not out):  # (a last, shorter interval: the end's save)
             out.append((float(b["t"]), max(0.0, (int(b["programs"]) - int(a["programs"])) / dt)))
             a = b
     return out
