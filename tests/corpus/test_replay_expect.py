@@ -125,10 +125,16 @@ def test_a_hazard_that_silently_stops_reproducing_is_red(tmp_path):
     """The FlashMLA entry with its .nc load made a plain load (what a toolchain that stops the move, or
     a fuzzgpu that lost the check, looks like to the replay): no SASS finding, so expect
     reproduces FAILS -- not "fixed", green."""
+    from fuzzgpu.corpus import litmus_text, refreshed
+    from fuzzgpu.ir import program_from_json
+
     data = json.loads(PDL.read_text())
     load = data["program"]["threads"][1]["code"][-1]
     assert load["op"] == "ld" and load.pop("nc") is True
-    data["litmus"] = data["litmus"].replace("ld.global.nc r0, x", "ld.weak r0, x")
+    program = program_from_json(data["program"])
+    data["litmus"] = litmus_text(program)  # the entry stays true to itself: its text and signature follow the program
+    assert "ld.weak r0, x" in data["litmus"] and ".nc" not in data["litmus"]
+    data = refreshed(data, program)
     d = tmp_path / "c"
     d.mkdir()
     (d / PDL.name).write_text(json.dumps(data, indent=1))
