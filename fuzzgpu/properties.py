@@ -459,16 +459,19 @@ class RaceProperty(Property):
 
 
 def race_class_key(program: Program, ra: Any, offending: list[Offence]) -> str:
-    """``race:4`` (the classes of :data:`fuzzgpu.semantics.CLASSES`, else the mechanisms, of the
-    racing pairs of the racy offences), ``race:other`` without one."""
-    from .semantics import finding_class
+    """``race:cp-async-without-wait`` -- what failed, named: the classes of
+    :data:`fuzzgpu.semantics.CLASSES` (:data:`~fuzzgpu.semantics.CLASS_NAMES`), else the failed
+    mechanisms (:func:`fuzzgpu.semantics.race_name`), of the racing pairs of the racy offences,
+    joined by ``+`` (``race:cp-async-without-wait+flag-without-release-acquire``); ``race:other``
+    without one."""
+    from .semantics import finding_class, race_name
 
     keys = set()
     for o in offending:
         if o.verdict == RACY:
             for p in ra.racy.get(o.outcome, ()):
                 c = finding_class(program, p.mechanism, p.other_at)
-                keys.add(str(c) if c is not None else p.mechanism)
+                keys.add(race_name(str(c)) if c is not None else race_name(p.mechanism))
     return "race:" + ("+".join(sorted(keys)) or "other")
 
 

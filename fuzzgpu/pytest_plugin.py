@@ -6,10 +6,14 @@ Options:
   (default ``auto``: the GPU when there is one, else the static SASS oracle);
 * ``--fuzzgpu-instances N`` -- instances per run (default: the backend's / the entry's);
 * ``--fuzzgpu-corpus DIR`` -- every entry of the corpus folder becomes a test item that replays it
-  and fails when the entry still violates its property (with the explanation as the report) or
-  cannot be replayed; it is skipped, with the reason, when this backend cannot check it (a GPU
-  finding on ``sim``, an observed-outcome finding on ``static``, ...); a folder without entries
-  is a usage error (pytest exit 4), never a session that passes having replayed nothing;
+  and judges it against the entry's expectation (``expect``: ``reproduces``, ``fixed``, ``new``,
+  :mod:`fuzzgpu.corpus.expect`), as ``fuzzgpu replay`` does: it passes when the replay shows what
+  the entry expects, and fails when it does not (with the explanation as the report), when the
+  entry cannot be replayed, and when this backend cannot check it (a SASS finding on ``sim``...:
+  NOT CHECKED is not green); an entry that expects to reproduce and that this backend cannot run
+  (a GPU finding on a CPU machine) is checked by the model, its recorded outcomes re-judged; a
+  folder without entries is a usage error (pytest exit 4), never a session that passes having
+  replayed nothing;
 * ``--fuzzgpu-sim-fault F`` -- with the sim backend: inject a fault (``relacq-as-relaxed``).
 
 Fixtures (session-scoped, so they work inside Hypothesis ``@given`` tests):
@@ -170,30 +174,35 @@ class CorpusEntryItem(pytest.Item):
         self.add_marker("fuzzgpu_corpus")
 
     def runtest(self) -> None:
-        from fuzzgpu.commands.replay import replay_entry
+        from fuzzgpu.commands.replay import against_expectation, replay_entry
 
         arch = self.entry.data.get("environment", {}).get("arch", "sm_90")
         backend = _backend(self.config, arch if isinstance(arch, str) and arch.startswith("sm_") else "sm_90")
         n = self.config.getoption("--fuzzgpu-instances")
-        r = replay_entry(self.entry, backend, int(n) if n else None)
-        status = r["status"]
-        self.user_properties.append(("fuzzgpu_replay", status))
-        # only "fixed" passes; "not-reproducible" (a GPU or compiler finding on the simulation, which
-        # samples the oracle) was not checked, as `fuzzgpu replay` counts it: a skip, never a pass
-        if status in ("skipped", "not-reproducible"):
-            pytest.skip(r.get("reason", "cannot replay on this backend"))
-        if status == "violates":
-            raise CorpusViolation(r.get("summary", "still violates"))
-        if status == "error":  # the run failed (a compile error...): never a pass
+        r = against_expectation(self.entry, replay_entry(self.entry, backend, int(n) if n else None))
+        status, check = r["status"], r["check"]
+        self.user_properties += [("fuzzgpu_replay", status), ("fuzzgpu_expect", r["expect"]), ("fuzzgpu_check", check)]
+        if check == "pass":
+            if r.get("model_only"):  # said in the report (-rA, JUnit's properties), not a warning
+                self.user_properties.append(("fuzzgpu_checked_by", r["checked_by"]))
+            return
+        # an entry this backend cannot check (a SASS finding on the simulation...) is no pass: a
+        # corpus replay that skipped what it could not check read as green having checked nothing
+        if check == "not-checked":
+            pytest.fail(f"NOT CHECKED on backend {backend.name} (expect {r['expect']}): {r['check_reason']}; a corpus replay "
+                        "that does not check an entry is not green (on a CPU machine: --fuzzgpu-backend static or auto)",
+                        pytrace=False)
+        if check == "error":  # the run failed (a compile error...): never a pass
             pytest.fail(f"corpus entry could not be replayed: {r.get('reason', 'error')}", pytrace=False)
-        if status != "fixed":
-            pytest.fail(f"corpus entry replay returned an unknown status {status!r}", pytrace=False)
+        if status == "violates":
+            raise CorpusViolation(f"{r['check_reason']}: {r.get('summary', 'still violates')}")
+        pytest.fail(f"corpus entry (expect {r['expect']}): {r['check_reason']}", pytrace=False)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CorpusViolation):
             from fuzzgpu.commands.explain import explain_text
 
-            return f"corpus entry still violates its property: {excinfo.value}\n\n" + explain_text(self.entry)
+            return f"corpus entry: {excinfo.value}\n\n" + explain_text(self.entry)
         return super().repr_failure(excinfo)
 
     def reportinfo(self):

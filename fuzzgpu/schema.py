@@ -182,6 +182,8 @@ ENTRY_SCHEMA: dict[str, Any] = {
         "shape": {"type": "string", "maxLength": 200},
         "program": PROGRAM_SCHEMA,
         "litmus": _LONG,
+        # what CI expects of the entry (fuzzgpu.corpus.expect); absent: "new"
+        "expect": {"enum": ["reproduces", "fixed", "new"]},
         "property": {"type": "string", "pattern": r"^(model|sc|race|user:[A-Za-z0-9_.:+\-]{1,100})$"},
         "verdict": {
             "type": "object",

@@ -471,6 +471,9 @@ class Mechanism:
     fixes: tuple[str, ...]
     isa: str
     drawn: bool = True  # the generator draws it (False: a failure name only)
+    #: the failure's name in a race finding's class key (``race:flag-without-release-acquire``) when
+    #: no known class (:data:`CLASS_NAMES`) names it; "" for the mechanism's own name
+    race_name: str = ""
 
 
 MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
@@ -478,7 +481,8 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a release pattern synchronizes with an acquire pattern that reads its write, when the first "
               "and last operations are morally strong",
               "the flag handoff has no release/acquire pattern (a weak or relaxed flag, no fence)",
-              ("strengthen", "fence"), "8.8 Release and Acquire Patterns; 8.9.4 Synchronizes-with"),
+              ("strengthen", "fence"), "8.8 Release and Acquire Patterns; 8.9.4 Synchronizes-with",
+              race_name="flag-without-release-acquire"),
     Mechanism("bar", ("bar.sync", "bar.arrive"),
               "bar.sync/bar.arrive synchronizes with a bar.sync on the same barrier",
               "the barrier orders the threads' own accesses only", ("wait", "fence.proxy"),
@@ -536,7 +540,8 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
     Mechanism("nc", ("ld.global.nc",),
               "a non-coherent load reads data that is read-only for the lifetime of the kernel",
               "ld.global.nc read data written during the reading kernel's lifetime: its read-only contract is broken",
-              ("strengthen",), "8.1 Scope and applicability of the model; ld (.nc)", drawn=False),
+              ("strengthen",), "8.1 Scope and applicability of the model; ld (.nc)", drawn=False,
+              race_name="nc-load-of-written-data"),
     Mechanism("scope", (".cta", ".cluster", ".gpu", ".sys"),
               "two strong operations are morally strong when each one's scope includes the other's thread",
               "a release/acquire or fence whose scope does not include the other thread (.cta across CTAs, "
@@ -544,12 +549,14 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
     Mechanism("proxy", ("fence.proxy.async",),
               "accesses of different proxies are ordered only through a proxy fence on the causality path",
               "accesses in different proxies without the proxy fence on the path", ("fence.proxy",),
-              "8.6 Proxies; 8.9.7 Proxy-preserved base causality order", drawn=False),
+              "8.6 Proxies; 8.9.7 Proxy-preserved base causality order", drawn=False,
+              race_name="cross-proxy-without-fence"),
     Mechanism("bulk-completion", ("cp.async.bulk", "cp.async.bulk.wait_group", "mbarrier.try_wait"),
               "the bulk copy's write (async proxy) is visible to generic accesses through the implicit proxy fence "
               "once its completion is observed (mbarrier phase, cp.async.bulk.wait_group without .read)",
               "the bulk copy's write was accessed before its completion was observed", ("wait", "strengthen"),
-              "cp.async.bulk; cp.async.bulk.wait_group; 8.6 Proxies (implicit proxy fence at completion)", drawn=False),
+              "cp.async.bulk; cp.async.bulk.wait_group; 8.6 Proxies (implicit proxy fence at completion)", drawn=False,
+              race_name="bulk-copy-read-before-completion"),
     Mechanism("proxy-fence", ("fence.proxy.async",),
               "a generic write is seen by the async proxy only through a fence.proxy.async on the causality path",
               "the generic write was read by the async proxy without fence.proxy.async on the path", ("fence.proxy",),
@@ -557,7 +564,8 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
-              "8.10.1 Data races (conflict, morally strong, causality order)", drawn=False),
+              "8.10.1 Data races (conflict, morally strong, causality order)", drawn=False,
+              race_name="unordered-accesses"),
 )}
 
 #: the handoff means the generator draws (profile ``all`` draws every one)
@@ -580,6 +588,29 @@ CLASSES: dict[int, str] = {
     7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
 }
 
+#: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
+#: words.  Keys saved before the names existed hold the number (``race:3``): :func:`race_name` maps it.
+CLASS_NAMES: dict[int, str] = {
+    1: "nc-load-after-pdl-wait",
+    2: "pdl-read-before-wait",
+    3: "missing-proxy-fence",
+    4: "cp-async-without-wait",
+    5: "scope-too-small",
+    6: "relaxed-mbarrier",
+    7: "nc-load-across-sync",
+}
+
+
+def race_name(part: str) -> str:
+    """The readable name of one part of a race finding's class key: a known class (:data:`CLASS_NAMES`;
+    its number, as keys saved before the names had it, maps to its name), else the failure of a
+    mechanism (:attr:`Mechanism.race_name`, else the mechanism's name); a name passes through."""
+    if part.isdigit() and int(part) in CLASS_NAMES:
+        return CLASS_NAMES[int(part)]
+    m = MECHANISMS.get(part)
+    return (m.race_name or m.name) if m is not None else part
+
+
 def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) -> int | None:
     """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
     access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
@@ -599,6 +630,6 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
 
 
 __all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
-           "unknown_instructions", "CLASSES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+           "unknown_instructions", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
-           "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]
+           "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]

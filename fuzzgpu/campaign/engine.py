@@ -24,6 +24,7 @@ from ..files import write_atomic
 from ..ir import Program
 from ..profiles import Profile
 from .database import example_database
+from . import timeline
 from .report import _kinds_note, classes_phrase, write_report
 from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
 
@@ -198,6 +199,8 @@ class Campaign:
         now = time.monotonic()
         if force or now - self._last_save > 1.0:
             self.state.elapsed = self._elapsed_base + (time.monotonic() - self._t0)
+            timeline.sample(self.state.timeline, self.state.elapsed, self.state.programs, self.state.instances, self.state.classes,
+                            force=force)
             write_atomic(self.state_path, json.dumps(self.state.to_json(), indent=1))
             self._last_save = now
 
@@ -528,10 +531,13 @@ class Campaign:
 
                 sig = verdict_signature(program, verdict)
                 key = verdict_class(program.name, verdict)
-                if sig in self.known or key in self.classes or match_known(key, self.known_classes) or key in self._raw_classes:
+                known = match_known(key, self.known_classes)
+                if sig in self.known or key in self.classes or known or key in self._raw_classes:
                     # its class has an entry or is known: a variant, counted (while generating, not
-                    # while shrinking another finding); look elsewhere (shrinks avoid it too)
-                    st["known"] = st.get("known", 0) + 1
+                    # while shrinking another finding); look elsewhere (shrinks avoid it too).  Per
+                    # shape: "known" a class of the known list, "repeats" one with an entry already
+                    # (saved this session or before) -- "known" counted both
+                    st["known" if known else "repeats"] = st.get("known" if known else "repeats", 0) + 1
                     if not first_failure:
                         self._variant(key, sig, verdict)
                     return

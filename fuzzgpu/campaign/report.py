@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..files import write_atomic
-from .plot import plot_weak_rates
+from .document import campaign_blocks, draw_plots, write_documents
 from .state import RAW_DIR, State, _new_shape_stats
+from .timeline import merge
 
 
 class CampaignView(Protocol):
@@ -155,6 +156,9 @@ def _finding_line(f: Mapping[str, Any]) -> str:
 
 
 def write_report(c: CampaignView, reason: str) -> Path:
+    """``report/``: report.txt (the terminal's), report.json (the machines'), and the report a person
+    reads first, report.md and report.html with the plots (:mod:`.document`) -- not for a parallel
+    campaign's worker, whose parent writes the combined one."""
     d = c.report_root / "report"
     d.mkdir(parents=True, exist_ok=True)
     text = report_text(c, reason)
@@ -162,8 +166,26 @@ def write_report(c: CampaignView, reason: str) -> Path:
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
            "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json(),
            "stopped_by_fault": c.stopped_by_fault, "cut_short": list(getattr(c, "cut_short", []))}
-    plot_note = plot_weak_rates(c.state, d / "weak-rates.png", c.inner.describe())
-    rep["plot"] = plot_note
+    if getattr(c, "worker_id", None) is None:
+        s = c.state
+        plots = draw_plots(d, s.timeline, s.classes, s.shapes, c.inner.describe(), f"profile {c.profile.name}, {c.inner.name}")
+        head = [("ended", reason), ("profile", f"{c.profile.name} ({c.profile.path})"), ("backend", c.inner.describe()),
+                ("property", f"{c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\""),
+                ("seed", f"{s.seed} (sessions {s.sessions}, Hypothesis runs {s.run_index})"),
+                ("totals", f"{s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s"),
+                ("findings", classes_phrase(s.classes)),
+                ("known list", f"{c.known_path}: {len(c.known_classes)} known class(es)" if c.known_path else "none"),
+                ("quarantined", str(s.quarantined)), ("timeouts", timeouts_line(s.timeouts).split(None, 1)[1])]
+        if c.note:
+            head.insert(3, ("note", c.note))
+        if getattr(c, "cut_short", None):
+            head.append(("cut short by the deadline", "; ".join(c.cut_short)))
+        write_documents(d, campaign_blocks(
+            title=f"fuzzgpu campaign report: profile {c.profile.name}, {c.inner.name} backend, property {c.prop.name}",
+            exit_line=exit_status_line(c.new_findings, c.unsaved, c.stopped_by_fault), head=head, classes=s.classes,
+            findings=s.findings, shapes=s.shapes, not_covered=s.not_covered, timeline=s.timeline, corpus=c.root, plots=plots))
+        rep["plots"] = {k: {"file": f, "note": n} for k, (f, n) in plots.items()}
+        rep["plot"] = plots["weak-rates"][0] or plots["weak-rates"][1]
     write_atomic(d / "report.json", json.dumps(rep, indent=1))
     return d
 
@@ -245,7 +267,21 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
     lines += ["", exit_status_line(new, comb["save_errors"])]
     text = "\n".join(lines) + "\n"
     write_atomic(d / "report.txt", text)
+    tl = merge([st.get("timeline") or [] for st in states.values()])
+    what = f"profile {info.get('profile')}, {len(states)} workers"
+    plots = draw_plots(d, tl, comb["classes"], comb["shapes"], str(info.get("backend")), what)
+    head = [("ended", reason), ("profile", str(info.get("profile"))), ("backend", lines[2].split(None, 1)[1]),
+            ("property", str(info.get("property"))), ("seed", f"{info.get('seed')} (worker i uses seed + i)"),
+            ("workers", lines[5].split(None, 1)[1]), ("totals", lines[7].split(None, 1)[1]),
+            ("findings", classes_phrase(comb["classes"])), ("known list", str(info.get("known") or "none given")),
+            ("quarantined", str(comb["quarantined"])), ("timeouts", timeouts_line(comb["timeouts"]).split(None, 1)[1])]
+    write_documents(d, campaign_blocks(
+        title=f"fuzzgpu parallel campaign report: profile {info.get('profile')}, {len(states)} workers, property {info.get('property')}",
+        exit_line=exit_status_line(new, comb["save_errors"]), head=head,
+        classes=comb["classes"], findings=comb["findings"], shapes=comb["shapes"], not_covered=comb["not_covered"],
+        timeline=tl, corpus=Path(corpus), plots=plots))
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),
-           "combined": comb, "workers_state": dict(states)}
+           "combined": comb, "workers_state": dict(states), "timeline": tl,
+           "plots": {k: {"file": f, "note": n} for k, (f, n) in plots.items()}}
     write_atomic(d / "report.json", json.dumps(rep, indent=1, default=str))
     return d

@@ -53,6 +53,9 @@ class State:
     #: stress tuned per shape family (fuzzgpu.stress.campaign.CampaignTuner): GPU-seconds spent
     #: tuning and running, and per family the tuned [stress] knobs and their weak rates
     tuning: dict[str, Any] = field(default_factory=dict)
+    #: the campaign's course (fuzzgpu.campaign.timeline): samples {"t", "programs", "instances",
+    #: "findings": {class key: findings}} for the report's plots over time
+    timeline: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -92,6 +95,15 @@ class State:
         d.pop("version", None)
         names = {f.name: f for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in d.items() if k in names}
+        from ..corpus import readable_class_key
+
+        # class keys saved before race classes had names (race:5) count with the named ones
+        kw["classes"] = {readable_class_key(k): v for k, v in (kw.get("classes") or {}).items()}
+        for f in kw.get("findings") or []:
+            if isinstance(f, dict) and isinstance(f.get("class"), str):
+                f["class"] = readable_class_key(f["class"])
+        tl = kw.get("timeline")
+        kw["timeline"] = [x for x in tl if isinstance(x, dict)] if isinstance(tl, list) else []
         return cls(**kw)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import math
 
@@ -102,7 +103,10 @@ corpus and the report, and stops the campaign with one line and exit status 3 (a
 at all); the --sim-fault faults that stop the process (hang, slow, crash, exit, gpu-fault, error)
 are refused with --in-process (exit 2).  See docs/reliability.md.
 
-Report: DIR/report/report.txt, report.json and weak-rates.png (needs matplotlib).
+Report: DIR/report/report.md and report.html (read these first: what to act on, findings per class,
+findings and programs/s over time, the shapes; the HTML has the plots embedded), the plots
+findings-over-time.png, programs-per-second.png and weak-rates.png (needs matplotlib; a plot with
+nothing to show is not drawn, the report says why), report.txt and report.json.
 
 Classes: findings are grouped by root cause (the property, the shape, and what breaks it: the kinds
 of the edges of the forbidding cycle, the verdict, the SASS reordering, or a forbidden timeout).  The
@@ -250,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(text, end="")
-        print(f"report: {res.report_dir}/report.txt, report.json" + (", weak-rates.png" if (res.report_dir / "weak-rates.png").exists() else " (no plot: matplotlib missing)"))
+        print(f"report: {_report_files(res.report_dir)}")
         print(f"session: {res.session_programs} programs, {res.session_instances:.3g} instances in {res.session_seconds:.1f} s; "
               f"new findings {len(res.new_findings)}" + (f", {len(res.unsaved)} kept raw" if res.unsaved else "") + f"; ended: {res.reason}")
     if res.stopped_by_fault:  # cut short: never read as clean (nor only as a finding), whatever it saved
@@ -302,6 +306,13 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
     return _parallel_report(args, res)
 
 
+def _report_files(d: Path) -> str:
+    """``DIR/report/report.md`` (read first), then the other files the report wrote."""
+    plots = [p for p in ("findings-over-time.png", "programs-per-second.png", "weak-rates.png") if (d / p).exists()]
+    return (f"{d}/report.md (read first), report.html, report.txt, report.json"
+            + (f", {', '.join(plots)}" if plots else " (no plot: nothing to plot, or matplotlib missing: see report.md)"))
+
+
 def _parallel_report(args: argparse.Namespace, res: dict) -> int:
     """Print a parallel campaign's combined report (local workers or Ray actors); the exit status."""
     rd = res["report_dir"]
@@ -310,6 +321,6 @@ def _parallel_report(args: argparse.Namespace, res: dict) -> int:
     else:
         print()
         print((rd / "report.txt").read_text(), end="")
-        print(f"report: {rd}/report.txt, report.json; worker logs: {args.corpus}/.fuzzgpu/workers/*/log.txt")
+        print(f"report: {_report_files(rd)}; worker logs: {args.corpus}/.fuzzgpu/workers/*/log.txt")
     new = any(not f.get("saved_by_another") for st in res["states"].values() for f in st.get("findings", []))
     return 1 if (res["combined"]["findings"] and new) or res["combined"]["save_errors"] else 0

@@ -7,55 +7,65 @@ import dataclasses
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EXIT_USAGE, EnvError, UserError, clip
 from .argtypes import whole_count
 
-HELP = "re-run the reproducers of a corpus; exit 1 when any still violates its property"
+HELP = "re-run the reproducers of a corpus, each against its expectation (reproduces, fixed, new); exit 1 when any fails it"
 
 DESCRIPTION = """\
-Re-run every entry of a corpus folder (or one entry file) on a backend and judge the outcomes with
-the entry's property (model, sc or race).  Each entry runs with the number of instances its reproduction
-record asks for: 3 / the measured failure rate (95% confidence of seeing the failure again if it is
-still there), and at least as many as when it was found.  Nothing in an entry is executed as code:
-entries are JSON, validated on load, and the program goes through the IR.
+Re-run every entry of a corpus folder (or one entry file) on a backend, judge the outcomes with
+the entry's property (model, sc or race), and report each entry against what CI expects of it.
+Each entry runs with the number of instances its reproduction record asks for: 3 / the measured
+failure rate (95% confidence of seeing the failure again if it is still there), and at least as
+many as when it was found.  Nothing in an entry is executed as code: entries are JSON, validated on
+load, and the program goes through the IR.
 
 An entry "still violates" when its property fails again on this backend (any offending outcome, a
-timeout on a program whose waits the model says must complete, or for the static backend a SASS
-finding that matters); "fixed" when it does not, on the kind of backend that found it.  A value no
-store of the program wrote (`?`) is reported as a HARNESS OR HARDWARE FAULT, apart from the
-memory-model verdicts.  An entry this backend cannot check (an observed-outcome or timeout finding
-on the static backend, which executes nothing; a SASS finding on an executing backend; a program
+timeout on a program whose waits the model says must complete, or a SASS finding that matters);
+"fixed" when it does not, on the kind of backend that found it.  A value no store of the program
+wrote (`?`) is reported as a HARNESS OR HARDWARE FAULT, apart from the memory-model verdicts.
+
+Each entry's "expect" field says what CI expects of it: "reproduces" (a known hazard kept on
+purpose: PASS while it still violates, FAIL when it stops -- the hardware or toolchain changed, or
+fuzzgpu lost it), "fixed" (PASS while the property holds, FAIL when the finding is back) or "new"
+(a finding nobody has judged, what a campaign saves, and an entry without the field: FAIL while it
+still violates).  An entry this backend cannot check is NOT CHECKED, never a pass: an observed
+outcome on the static backend, which executes nothing; a SASS finding on the simulation; a GPU or
+compiler finding on the simulation, which samples the model ("not reproducible on sim"); a program
 the oracle does not cover; on the static backend, a program whose SASS the oracle could not fully
-check and found nothing in) is "NOT CHECKED"; an entry found on a GPU or by the compiler that the
-simulation passes is "not reproducible on sim" (a simulation samples the model: it cannot fix a
-hardware finding), which counts as not checked; an entry that
+check and found nothing in.  An entry that expects to reproduce and that this backend cannot run is
+checked by the model instead: its recorded outcomes re-judged by this fuzzgpu's oracle (the tool
+still sees it; the hardware was not re-run, as the line says).  On a CPU machine the shipped corpus
+is checked that way: FlashMLA's entry by its SASS, the H200 entry by the model.  An entry that
 cannot be read or validated, or whose kernels do not compile, is an ERROR: each is reported on its
-own line and the replay goes on with the other entries.
+own line and the replay goes on with the other entries.  --junit-xml FILE writes each entry as a
+JUnit test case (FAIL a failure; ERROR and NOT CHECKED errors) for CI systems.
 
 --fixed runs each entry's fixed program instead (the weakest change, one or two, the oracle says
 removes the finding, else a greedy fix of up to 6 changes, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
 findings of a moved ld.global.nc) and says how often the entry's offending outcomes appeared in it
 (0: the stale value is gone; on the static backend, which runs nothing, whether the fixed program's
 SASS still has a finding: "compiled, not run", --json "offending_seen": null); an entry without a fix
-is not checked.
+is not checked.  Expectations do not apply there: exit 1 when a fixed program still violates.
 
 Progress (each entry; with --fixed each fix candidate judged) goes to stderr: a rich progress bar
 where stderr is a terminal, plain "progress: ..." lines with --progress elsewhere (a CI log), none
 with --no-progress; stdout (the entry lines, --json) is the same either way.
 
-Exit status (the first that applies): 1 when any entry still violates its property; 2 when an entry
+Exit status (the first that applies): 1 when any entry FAILS its expectation; 2 when an entry
 file is bad (one line naming it), the folder has no entries (a replay that checked nothing is not
 clean), or the options are bad (e.g. --instances 0, a --sim-fault that only a supervised campaign
 worker can run); 3 when the environment failed (a compile error, no nvcc, an
-unreadable corpus) or some entry was not checked; 0 only when every entry was replayed and none
-violates its property.
+unreadable corpus) or some entry was NOT CHECKED; 0 only when every entry was checked and passed.
 
 examples:
-  fuzzgpu replay corpus/                               on the GPU when there is one, else static
-  fuzzgpu replay corpus/ --backend sim                 the CPU simulation: the shipped entries (GPU, compiler) are not checked there (exit 3)
+  fuzzgpu replay corpus/                               on the GPU when there is one, else static and the model: CI's replay
+  fuzzgpu replay corpus/ --junit-xml replay.xml        the same, with JUnit XML for a CI system
+  fuzzgpu replay corpus/ --backend sim                 the CPU simulation: the SASS entry is not checked there (exit 3)
   fuzzgpu replay /tmp/c --backend sim --sim-fault relacq-as-relaxed
   fuzzgpu replay /tmp/t --backend sim --sim-fault timeout:1      a timeout finding, with the fault
   fuzzgpu replay corpus/73416467ed043580.json --backend static --json
@@ -75,6 +85,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fixed", action="store_true", help="run each entry's fixed program (its fix, as explain shows it)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress on stderr, per entry and per fix candidate (default: when stderr is a terminal)")
+    parser.add_argument("--junit-xml", default=None, metavar="FILE",
+                        help="also write the result of each entry against its expectation as JUnit XML (for CI systems)")
 
 
 def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
@@ -118,7 +130,8 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
         return out
-    if backend.name != "static" and not outcome_finding and entry.data.get("sass"):
+    if backend.name != "static" and not outcome_finding and entry.data.get("sass") and getattr(backend, "static", None) is None:
+        # (a GPU backend that also checks every program's SASS -- auto and cuda -- checks it)
         out.update(status="skipped", reason="a SASS (compile-time) finding: replay it with --backend static")
         return out
     from ..backends.cuda import CompileError
@@ -184,6 +197,53 @@ def _missing_fault(entry: Any, backend: Any) -> str | None:
         return None
     have = getattr(backend, "faults", None) or {}
     return fault if any(part.split(":")[0] not in have for part in fault.split(",")) else None
+
+
+def against_expectation(entry: Any, r: dict[str, Any]) -> dict[str, Any]:
+    """Replay result ``r`` of ``entry`` judged against the entry's expectation (its ``expect``:
+    :mod:`fuzzgpu.corpus.expect`): ``check`` PASS / FAIL / NOT CHECKED / ERROR with ``check_reason``,
+    and ``checked_by`` (what checked it).  An entry this backend cannot run that expects to
+    reproduce is checked by the model: its recorded outcomes re-judged by this fuzzgpu's oracle
+    (:func:`rejudge`) -- the tool still sees the finding; the hardware was not re-run."""
+    from ..corpus.expect import NOT_CHECKED, PASS, REPRODUCES, expectation, judge
+
+    expect = expectation(entry.data)
+    check, why = judge(expect, r["status"], str(r.get("reason", "")))
+    by = r.get("backend", "?")
+    if check == NOT_CHECKED and expect == REPRODUCES and entry.data["verdict"].get("offending"):
+        seen, detail = rejudge(entry)
+        by = f"the model only: the recorded outcomes re-judged by this fuzzgpu's oracle ({detail}); not re-run here ({r.get('reason', '')})"
+        check, why = judge(expect, "violates" if seen else "fixed")
+        if not seen:
+            why += f" (by the model: {detail})"
+    out = dict(r, expect=expect, check=check, check_reason=why, checked_by=by if check != NOT_CHECKED else None)
+    if check == PASS and r["status"] in ("skipped", "not-reproducible"):
+        out["model_only"] = True
+    return out
+
+
+def rejudge(entry: Any) -> tuple[bool, str]:
+    """Whether this fuzzgpu's oracle still finds the entry's finding in the outcomes it recorded
+    (its histogram, SASS findings left out): the property fails on them, in the entry's class.
+    Returns (seen, what it found)."""
+    from .. import model, properties
+    from ..backends.base import Histogram
+    from ..corpus import entry_class, verdict_class
+
+    h = entry.data["histogram"]
+    counts = tuple((entry.program.outcome_of(o["outcome"]), int(o["count"])) for o in h.get("outcomes", []))
+    hist = Histogram(tuple(h.get("keys", [])), counts, int(h.get("instances") or 0), int(h.get("timeouts") or 0),
+                     0.0, str(h.get("backend", "")))
+    try:
+        v = properties.get(entry.prop).judge(entry.program, hist)
+    except model.Unsupported as e:
+        return False, f"the oracle no longer covers the program ({_line(e)})"
+    if not v.failed or not v.offending:
+        return False, f"the recorded outcomes no longer violate the {entry.prop} property ({v.summary()})"
+    key, want = verdict_class(entry.shape, v), entry_class(entry.data)
+    if key != want:
+        return False, f"the recorded outcomes violate the property as class {key}, not the entry's {want}"
+    return True, clip(v.offending[0].reason or v.summary(), 300)
 
 
 def _stored_verdict(entry: Any) -> Any:
@@ -257,8 +317,8 @@ def run(args: argparse.Namespace) -> int:
                         "replay takes relacq-as-relaxed and timeout[:RATE]")
     if not args.json:
         print(note)
-    results = list(errors)
-    for r in errors:
+    results = [dict(r, check="error", check_reason=r["reason"]) for r in errors]
+    for r in results:
         _show(r, args.json)
     from ..deadline import Watch
     from ..progress import Progress, wanted
@@ -271,24 +331,47 @@ def run(args: argparse.Namespace) -> int:
             def step(n: int, name: str = name, i: int = i) -> None:
                 bar.update(f"{name}: fix search, candidate {n}", completed=i)
 
+            t0 = time.monotonic()
             try:
                 r = replay_entry(e, backend, args.instances, args.max_instances, args.fixed, watch=Watch(on_step=step))
             except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
                 r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
                      "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
+            if not args.fixed:  # (the fixed programs answer another question: does the fix remove the finding)
+                r = against_expectation(e, r)
+            r["seconds"] = round(time.monotonic() - t0, 3)
             results.append(r)
             _show(r, args.json, e)
         bar.update("replay: every entry done", completed=len(entries))
     counts = {k: sum(1 for r in results if r["status"] == k) for k in ("violates", "fixed", "skipped", "not-reproducible", "error")}
+    checks = {k: sum(1 for r in results if r.get("check") == k) for k in ("pass", "fail", "not-checked", "error")}
     bad_input = sum(1 for r in results if r.get("error_kind") == "input")
     if not args.json:
         print(f"{len(results)} entries: {counts['violates']} still violate their property, {counts['fixed']} fixed, "
-              f"{counts['skipped'] + counts['not-reproducible']} not checked, {counts['error']} error(s) ({backend.describe()})")
-    if counts["violates"]:
+              f"{counts['skipped'] + counts['not-reproducible']} not checked"
+              + (f" ({sum(1 for r in results if r.get('model_only'))} of them checked by the model instead)"
+                 if any(r.get("model_only") for r in results) else "")
+              + f", {counts['error']} error(s) ({backend.describe()})")
+        if not args.fixed:
+            print(f"against their expectations: {checks['pass']} PASS, {checks['fail']} FAIL, {checks['not-checked']} NOT CHECKED, "
+                  f"{checks['error']} ERROR" + (" (a replay that did not check every entry is not green)" if checks["not-checked"] else ""))
+    if args.junit_xml:
+        from .junit import write_junit
+
+        write_junit(args.junit_xml, results, suite=f"fuzzgpu replay {args.path}", backend=backend.describe())
+        if not args.json:
+            print(f"JUnit XML: {args.junit_xml}")
+    if args.fixed:  # each fixed program: does it still violate the property
+        failed = counts["violates"]
+        unchecked = counts["error"] or counts["skipped"] or counts["not-reproducible"]
+    else:
+        failed = checks["fail"]
+        unchecked = checks["error"] or checks["not-checked"]
+    if failed:
         return EXIT_FINDING
     if bad_input:
         return EXIT_USAGE
-    if counts["error"] or counts["skipped"] or counts["not-reproducible"]:
+    if unchecked:
         return EXIT_ENVIRONMENT
     return EXIT_CLEAN
 
@@ -300,7 +383,8 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
     status = r["status"]
     if status == "error":
         print(f"ERROR {clip(r['reason'])}", file=sys.stderr, flush=True)
-        return
+        if e is None or "check" not in r:
+            return
     what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "NOT CHECKED",
             "not-reproducible": "not reproducible on sim"}[status]
     if status == "violates" and r.get("kinds") == ["fault"]:
@@ -317,5 +401,17 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
         extra = f"fixed program ({r['fix']}): {how}" + (f"; {extra}" if extra else "")
     # what ran: nothing when the entry was skipped before its run (no "verdict"), only a compile on static
     ran = "not run" if "verdict" not in r else f"{r['instances']:.3g} instances" if r["instances"] else "compiled, not run"
-    print(clip(f"{e.path.name}  {e.shape}  {r['property']}  {ran}: {what}" + (f": {extra}" if extra else ""), 2000),
-          flush=True)
+    head = f"{e.path.name}  {e.shape}  {r.get('property', e.prop)}  {ran}: "
+    if "check" in r:  # judged against the entry's expectation: the mark, why, then what the replay saw
+        mark = {"pass": "PASS", "fail": "FAIL", "not-checked": "NOT CHECKED", "error": "ERROR"}[r["check"]]
+        line = f"{head}{mark} [expect {r['expect']}]: {r['check_reason']}"
+        if r["check"] == "not-checked":
+            line = f"{head}{mark} [expect {r['expect']}]: " + ("not reproducible on sim: " if status == "not-reproducible" else "") \
+                + str(r.get("reason", ""))
+        elif r.get("model_only"):
+            line += f"; checked by {r['checked_by']}"
+        elif status in ("violates", "fixed"):
+            line += f" -- {what}" + (f": {extra}" if extra else "")
+        print(clip(line, 2000), flush=True)
+        return
+    print(clip(head + what + (f": {extra}" if extra else ""), 2000), flush=True)

@@ -22,8 +22,11 @@ Findings are deduplicated by :func:`signature`: the hash of the (shrunk) program
 the set of offending outcomes (or SASS findings), marked when the finding is a timeout the model
 forbids (``verdict.timeouts``: instances that timed out although every wait must complete).
 
+An entry's ``expect`` (``reproduces``, ``fixed``, ``new``; absent: ``new``) says what CI expects of
+its replay (:mod:`.expect`).
+
 The package, one module per job: :mod:`.entry` (one entry: limits, signature, class, making and
-loading it), :mod:`.known` (the known-findings list), :mod:`.store` (a corpus folder: entries,
+loading it), :mod:`.expect` (an entry's expectation, a replay judged against it), :mod:`.known` (the known-findings list), :mod:`.store` (a corpus folder: entries,
 class records, refresh); ``python -m fuzzgpu.corpus refresh DIR`` is :mod:`.__main__`.
 """
 
@@ -32,9 +35,10 @@ from __future__ import annotations
 from .entry import (
     MAX_FILE_BYTES, MAX_INSTANCES, MAX_INSTRUCTIONS, MAX_THREADS, SAFE_NAME_RE, SCHEMA, STATE_DIR, VERSION, CorpusError, Entry, class_id,
     condition_for, cycle_kinds, entry_class, entry_signature, environment, finding_class, finding_kinds, litmus_text, load_entry,
-    make_entry, oracle_view, parse_entry_text, reproduction, sass_key, signature, validate_entry, verdict_class, verdict_hits,
+    make_entry, oracle_view, parse_entry_text, readable_class_key, readable_kind, reproduction, sass_key, signature, validate_entry, verdict_class, verdict_hits,
     verdict_signature,
 )
+from .expect import EXPECTATIONS, expectation
 from .known import KNOWN_FILE, KNOWN_SCHEMA, Known, load_known, match_known
 from .store import CLASS_DIR, CLASS_SCHEMA, MAX_VARIANTS, Corpus, find_entries, refresh, refreshed
 
@@ -54,6 +58,7 @@ __all__ = [
     "VERSION",
     "Corpus",
     "CorpusError",
+    "EXPECTATIONS",
     "Entry",
     "Known",
     "class_id",
@@ -62,6 +67,7 @@ __all__ = [
     "entry_class",
     "entry_signature",
     "environment",
+    "expectation",
     "find_entries",
     "finding_class",
     "finding_kinds",
@@ -72,6 +78,8 @@ __all__ = [
     "match_known",
     "oracle_view",
     "parse_entry_text",
+    "readable_class_key",
+    "readable_kind",
     "refresh",
     "refreshed",
     "reproduction",

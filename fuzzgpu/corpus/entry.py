@@ -178,7 +178,8 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
       scopes, load types, values and instructions off the cycle; without a cycle, the oracle's
       reason (a value no store wrote: a harness or hardware fault);
     * else the property's own kind of failure when it names one (``kind``: the race property's
-      ``race:4`` -- the bug class or mechanism of the racing pairs, fuzzgpu.semantics), on any shape:
+      ``race:cp-async-without-wait`` -- the bug class or failed mechanism of the racing pairs, named
+      (fuzzgpu.semantics.CLASS_NAMES, race_name; an old numbered key maps to its name), on any shape:
       a cp.async read before its wait and a dependent reading before griddepcontrol.wait are two
       classes, two missing waits of cp.async one;
     * else a timeout the model forbids: ``timeout`` on this shape;
@@ -200,7 +201,7 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
         lines = [ln for ln in explanation if "): " in ln]
         return f"{prop}|*|forbidden:{cycle_kinds(lines) if lines else reason}"
     if kind:
-        return f"{prop}|*|{kind}"
+        return f"{prop}|*|{readable_kind(kind)}"
     if timeout:
         return f"{prop}|{shape}|timeout"
     if ranked and ranked[0][0] == "unwritten":  # fuzzgpu.properties.UNWRITTEN: a harness or hardware fault
@@ -208,6 +209,23 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
     if ranked:
         return f"{prop}|{shape}|{ranked[0][0]}"
     return f"{prop}|{shape}|none"
+
+
+def readable_kind(kind: str) -> str:
+    """A property's kind of failure with every part named: ``race:4+flag`` (a key saved before
+    classes had names) -> ``race:cp-async-without-wait+flag-without-release-acquire``
+    (:func:`fuzzgpu.semantics.race_name`); a kind already named is unchanged."""
+    if not kind.startswith("race:"):
+        return kind
+    return "race:" + "+".join(sorted({semantics.race_name(part) for part in kind[len("race:"):].split("+")}))
+
+
+def readable_class_key(key: str) -> str:
+    """A class key (``PROPERTY|SHAPE|KIND``, or a pattern of the known-findings list) with its kind
+    named (:func:`readable_kind`): ``race|*|race:5`` -> ``race|*|race:scope-too-small``.  Old keys
+    in entries, campaign states and known lists load through it."""
+    parts = key.split("|", 2)
+    return key if len(parts) < 3 else f"{parts[0]}|{parts[1]}|{readable_kind(parts[2])}"
 
 
 def class_id(key: str) -> str:
@@ -357,6 +375,7 @@ def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: 
         "shrunk": shrunk,
         "found": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "campaign": dict(campaign or {}),
+        "expect": "new",  # nobody has judged it yet (fuzzgpu.corpus.expect): replay fails while it still violates
     }
 
 

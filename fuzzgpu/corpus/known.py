@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import UnreadableFile, read_regular
-from .entry import MAX_FILE_BYTES, SAFE_NAME_RE, CorpusError, _short
+from .entry import MAX_FILE_BYTES, SAFE_NAME_RE, CorpusError, _short, readable_class_key
 
 
 KNOWN_SCHEMA = "fuzzgpu.known"
@@ -60,7 +60,8 @@ def load_known(path: str | Path) -> dict[str, Known]:
         entry = k.get("entry", "")
         if not isinstance(entry, str) or (entry and not SAFE_NAME_RE.fullmatch(entry)):
             raise CorpusError(f"{where}: field 'entry' must be an entry name")
-        out[k["class"]] = Known(k["class"], k["title"], k["writeup"], entry)
+        key = readable_class_key(k["class"])  # a key written before race classes had names (race:5) still matches
+        out[key] = Known(key, k["title"], k["writeup"], entry)
     return out
 
 

@@ -22,6 +22,15 @@ def _signature_of(p: Path) -> Any:
         return None
 
 
+def _stored_key(p: Path) -> str | None:
+    """The class key stored in the entry file ``p`` (None when it cannot be read)."""
+    try:
+        k = json.loads(read_regular(p, MAX_FILE_BYTES)).get("class", {}).get("key")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return None
+    return k if isinstance(k, str) else None
+
+
 class Corpus:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -135,6 +144,11 @@ class Corpus:
         d = self.stored_record(key)
         if d is not None:
             return d
+        old = _stored_key(entry) if entry is not None else None
+        if old is not None and old != key:  # the record of an entry saved under an older key (race:5)
+            d = self.stored_record(old)
+            if d is not None:
+                return {**d, "key": key}
         sig = None
         if entry is not None:
             try:

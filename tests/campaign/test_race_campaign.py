@@ -19,7 +19,7 @@ from fuzzgpu import fixes, properties
 from fuzzgpu import strategies as fst
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
-from fuzzgpu.semantics import CLASSES
+from fuzzgpu.semantics import CLASS_NAMES, CLASSES
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.properties import race_class_key
 
@@ -37,7 +37,7 @@ def _key(p) -> str:
 
 @pytest.mark.parametrize("cls", sorted(CLASSES))
 def test_each_class_is_found_shrunk_and_fixed_from_the_general_generator(cls):
-    want = f"race:{cls}"
+    want = f"race:{CLASS_NAMES[cls]}"
     p = find(fst.producer_consumer(), lambda p: _key(p) == want, settings=BUDGET, random=Random(cls))
     h = SimBackend().run(p, RunConfig(instances=100_000, seed=1))
     v = properties.RACE.check(p, h)

@@ -70,8 +70,12 @@ def test_a_compile_failure_is_an_error_not_a_skip(tmp_path, monkeypatch):
 
 def test_a_gpu_entry_on_the_sim_is_not_checked(tmp_path):
     """The shipped outcome entry was found on an H200: the simulation samples the model, so its
-    passing is "not reproducible on sim", not "fixed", and the replay is not clean (exit 3)."""
-    (tmp_path / OUTCOME_ENTRY.name).write_text(OUTCOME_ENTRY.read_text())
+    passing is "not reproducible on sim", not "fixed", and the replay is not clean (exit 3) -- for an
+    entry nobody has judged (``expect`` new; the shipped one expects to reproduce and is checked by
+    the model: tests/corpus/test_replay_expect.py)."""
+    data = json.loads(OUTCOME_ENTRY.read_text())
+    data["expect"] = "new"
+    (tmp_path / OUTCOME_ENTRY.name).write_text(json.dumps(data))
     rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim", "--max-instances", "100000"])
     assert rc == 3, (out, err)
     assert "not reproducible on sim" in out and "0 fixed" in out and "1 not checked" in out

@@ -79,23 +79,29 @@ def test_pytest_without_xdist_still_runs(tmp_path):
     assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
 
 
-def test_a_gpu_finding_replayed_on_the_simulation_is_skipped_not_passed(tmp_path):
-    """A corpus entry found on a GPU, replayed with ``--fuzzgpu-backend sim``: the simulation samples
-    the oracle, so the replay checks nothing (``fuzzgpu replay`` says "not-reproducible" and counts it
-    as not checked); the plugin passed it (audit)."""
+def test_a_gpu_finding_replayed_on_the_simulation_is_not_passed(tmp_path):
+    """A corpus entry found on a GPU that nobody has judged (``expect`` new), replayed with
+    ``--fuzzgpu-backend sim``: the simulation samples the oracle, so the replay checks nothing
+    (``fuzzgpu replay`` says "not-reproducible" and counts it as not checked); the plugin passed it
+    (an audit), then skipped it -- and a session of skips passed, green having checked
+    nothing (issue 28, item 3).  Not checked is a failure that says so."""
     import json
-    import shutil
+    import os
     from pathlib import Path
 
-    src = Path(__file__).resolve().parents[2] / "corpus" / "73416467ed043580.json"
-    assert json.loads(src.read_text())["environment"]["backend"] == "cuda"
+    root = Path(__file__).resolve().parents[2]
+    src = root / "corpus" / "73416467ed043580.json"
+    data = json.loads(src.read_text())
+    assert data["environment"]["backend"] == "cuda"
+    data["expect"] = "new"
     d = tmp_path / "corpus"
     d.mkdir()
-    shutil.copy(src, d / src.name)
+    (d / src.name).write_text(json.dumps(data))
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", "--fuzzgpu-corpus", str(d),
-                        "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    assert r.returncode == 0 and "1 skipped" in r.stdout and "passed" not in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
-    assert "found on cuda" in r.stdout, r.stdout[-3000:]
+                        "--fuzzgpu-backend", "sim"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert r.returncode == 1 and "1 failed" in r.stdout and "passed" not in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "NOT CHECKED on backend sim" in r.stdout and "found on cuda" in r.stdout, r.stdout[-3000:]
 
 
 def test_a_bad_corpus_file_fails_alone_and_the_entries_still_run(tmp_path):

@@ -182,6 +182,39 @@ def test_the_shipped_known_list_names_the_try_wait_class():
     assert match_known("model|MP|allowed", known) is None
 
 
+def test_the_known_list_is_true_to_the_corpus():
+    """Issue 27, item 1: the README's main job on a CPU machine saved FlashMLA's class as a NEW FINDING,
+    though corpus/ holds that very class: known.json listed only the try_wait classes.  Every class
+    of the tracked corpus is known, shown by the entry its known item names; every known item names
+    an entry of the corpus."""
+    from fuzzgpu.corpus import entry_class, load_known, match_known
+
+    known = load_known(REPO / "corpus" / "known.json")
+    entries = {e.path.stem: e for e in Corpus(REPO / "corpus").entries()}
+    for name, e in entries.items():
+        k = match_known(entry_class(e.data), known)
+        assert k is not None and k.entry == name, (name, entry_class(e.data))
+    for k in known.values():
+        assert k.entry in entries, (k.key, k.entry)
+
+
+def test_the_readme_main_job_counts_flashmlas_class_as_known():
+    """What the campaign of the README's main job computes for the FlashMLA program on a machine
+    without a GPU (the static backend: nvcc and the SASS oracle): its class, matched against
+    corpus/known.json, is known -- counted, not saved, exit 0."""
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.static import StaticBackend
+    from fuzzgpu.corpus import load_known, match_known, verdict_class
+    from fuzzgpu.properties import check
+
+    known = load_known(REPO / "corpus" / "known.json")
+    entry = load_entry(REPO / "corpus" / "7be901686d91609a.json")
+    v = check("model", entry.program, StaticBackend().run(entry.program, RunConfig(instances=1)))
+    assert v.failed and v.sass
+    k = match_known(verdict_class(entry.shape, v), known)
+    assert k is not None and k.writeup == "docs/findings.md#nc-hoisted-above-sync"
+
+
 def _mp(ld_scope, fence=False):
     from fuzzgpu.ir import Fence
 
@@ -339,3 +372,47 @@ def test_refresh_refuses_a_json_name_that_is_not_a_regular_file(tmp_path):
     assert r.returncode == 2 and r.stdout == "", r
     assert r.stderr.count("\n") == 1 and f"{tmp_path / 'dir.json'}: not a regular file" in r.stderr
     assert path.read_text() == before  # refused before anything was written
+
+
+# -- class keys name the mechanism (issue 28, item 5) -----------------------------------------
+
+
+def test_race_class_keys_name_what_failed():
+    """``race:5`` and ``race:1+4`` said nothing to a reader: every part of a race key is a name
+    (a known class's, else the failed mechanism's), distinct, with no number left."""
+    from fuzzgpu.semantics import CLASS_NAMES, CLASSES, MECHANISMS, race_name
+
+    assert set(CLASS_NAMES) == set(CLASSES)
+    names = [race_name(str(c)) for c in CLASSES] + [race_name(m) for m in MECHANISMS]
+    assert not [n for n in names if any(ch.isdigit() for ch in n)], names
+    assert len(set(race_name(str(c)) for c in CLASSES)) == len(CLASSES)
+    assert race_name("3") == "missing-proxy-fence" and race_name("flag") == "flag-without-release-acquire"
+
+
+def test_an_entry_saved_with_a_numbered_race_key_loads_under_its_name(tmp_path):
+    """An entry of the H200 `all` race campaign (``race|*|race:4+flag``): it loads, its class is the named key, a
+    known list written with the old key still matches it, and its class record follows it."""
+    import shutil
+
+    from fuzzgpu.corpus import entry_class, load_known, match_known
+
+    src = REPO / "tests" / "data" / "fixes-h200-all-race" / "0df3fb74d88b5f4f.json"
+    old = json.loads(src.read_text())["class"]["key"]
+    assert old == "race|*|race:4+flag"
+    shutil.copy(src, tmp_path / src.name)
+    (entry,) = Corpus(tmp_path).entries()
+    new = entry_class(entry.data)
+    assert new == "race|*|race:cp-async-without-wait+flag-without-release-acquire"
+    known = tmp_path / "known.json"
+    known.write_text(json.dumps({"schema": "fuzzgpu.known", "version": 1, "known": [
+        {"class": "race|*|race:4+flag", "title": "t", "writeup": "docs/findings.md#x"},
+        {"class": "*|*|race:5", "title": "t", "writeup": "docs/findings.md#y"}]}))
+    k = load_known(known)
+    assert match_known(new, k) is not None and match_known("race|*|race:scope-too-small", k) is not None
+    # its class record, written under the old key, is the named class's
+    c = Corpus(tmp_path)
+    c.class_path(old).parent.mkdir(parents=True, exist_ok=True)
+    c.class_path(old).write_text(json.dumps({"schema": "fuzzgpu.class", "version": 1, "key": old, "entry": src.name,
+                                             "findings": 7, "variants": [entry.signature]}))
+    rec = c.class_record(new, entry.path)
+    assert rec["findings"] == 7 and rec["key"] == new

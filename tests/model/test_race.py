@@ -59,7 +59,7 @@ def test_race_property_finds_the_stale_cp_async_read_that_sc_cannot_see():
     assert properties.SC.check(p, h).status == "pass"
     assert properties.MODEL.check(p, h).status == "pass"
     v = properties.RACE.check(p, h)
-    assert v.failed and v.class_key == "race:4"
+    assert v.failed and v.class_key == "race:cp-async-without-wait"
     (o,) = v.offending
     assert dict(o.outcome) == {"P1:r1": 0} and o.verdict == properties.RACY and o.count > 0
     assert "P0:cp.async s, g races with P1:ld.weak r1, s on s" in o.reason
