@@ -1,0 +1,116 @@
+"""Repeated loads of one location in a thread (issue 27, corr3): the harness gives ptxas the same
+address for them unless every access of the location in the thread is a weak load, so that ptxas
+keeps their program order; and every forbidden instance is logged with its provenance."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fuzzgpu import codegen, litmus
+from fuzzgpu.codegen.emit import spread_locations
+
+GPU = Path(__file__).resolve().parent / "litmus" / "gpu"
+CORR3 = GPU / "corr3-volatile-relaxed.litmus"
+
+
+def _corr3(first: str = "ld.volatile", second: str = "ld.relaxed.sys", p2: str = "st.relaxed.sys y, 6") -> litmus.Program:
+    text = CORR3.read_text().replace("ld.volatile r1, y", f"{first} r1, y").replace("ld.relaxed.sys r2, y", f"{second} r2, y")
+    return litmus.parse(text.replace("st.relaxed.sys y, 6", p2))
+
+
+def test_only_locations_read_by_weak_loads_alone_are_spread() -> None:
+    p = _corr3()
+    assert spread_locations(p, p.threads[0]) == frozenset()  # a strong load of y: same address
+    p = _corr3("ld.weak", "ld.weak")
+    assert spread_locations(p, p.threads[0]) == {"y"}
+    p = _corr3("ld.weak", "ld.relaxed.gpu")
+    assert spread_locations(p, p.threads[0]) == frozenset()
+    # a thread that also writes the location: a later load must see its store (no spread)
+    p = litmus.parse("PTX t\n{ x=0; }\n P0 ;\n ld.weak r0, x ;\n st.weak x, 1 ;\n ld.weak r1, x ;\nexists (P0:r0 == 0)\n")
+    assert spread_locations(p, p.threads[0]) == frozenset()
+
+
+def test_the_harness_loads_a_strongly_read_location_through_one_address() -> None:
+    src, _ = codegen.harness_source(_corr3())
+    loads = re.findall(r'asm volatile\("ld\.[\w.]+ %0, \[%1\];" : "=r"\(raw_\) : "l"\(([^)]*\)?)\)', src)
+    y_loads = [a for a in loads if "k0_a1" in a]
+    assert len(y_loads) == 2 and y_loads[0] == y_loads[1] == "k0_a1", y_loads
+    src, _ = codegen.harness_source(_corr3("ld.weak", "ld.weak"))
+    assert "((k0_a1) + 1u * fz_zero)" in src  # weak loads alone: still kept apart (ptxas merges them)
+
+
+def _tools() -> bool:
+    from fuzzgpu.sass import find_tool
+
+    return bool(shutil.which("nvcc") or find_tool("nvcc")) and bool(find_tool("nvdisasm") or find_tool("cuobjdump"))
+
+
+@pytest.mark.skipif(not _tools(), reason="needs nvcc and nvdisasm/cuobjdump")
+def test_ptxas_issues_the_two_loads_in_program_order() -> None:
+    """ld.volatile (LDG.E.STRONG.SYS) then ld.relaxed.gpu (LDG.E.STRONG.GPU) of y, a third role in
+    another CTA: with the second address ``y + fz_zero`` ptxas 13.0 issued the .gpu load first
+    (the SASS of issue 27's corr3 had the same swap, hidden by two .SYS loads); with one address
+    it keeps the order, as SC per location requires of two morally strong loads."""
+    from fuzzgpu.backends.cuda import compile_cubin
+    from fuzzgpu.sass.toolchain import disassemble
+
+    src, _ = codegen.harness_source(_corr3("ld.volatile", "ld.relaxed.gpu"))
+    with tempfile.TemporaryDirectory() as d:
+        cub = Path(d) / "k.cubin"
+        cub.write_bytes(compile_cubin(src, "sm_90", use_cache=False))
+        sass = disassemble(cub)
+    body = sass.split("MEMBAR.SC.CTA", 1)[1]  # P0's fence.sc.cta, then its two loads of y
+    kinds = re.findall(r"\bLDG\.E\.STRONG\.(SYS|GPU) ", body)[:2]
+    assert kinds == ["SYS", "GPU"], kinds
+
+
+def test_provenance_log_decodes() -> None:
+    from fuzzgpu.backends import cuda
+
+    p = _corr3()
+    _, spec = codegen.harness_source(p)
+    forbidden = {"P0:r1": 6, "P0:r2": 0}
+    bits = cuda.watch_bitmap(spec, lambda d: d == forbidden)
+    want = [b for b in range(spec.nbins) if spec.decode_bin(b) == forbidden]
+    assert [b for b in range(spec.nbins) if int(bits[b // 64]) >> (b % 64) & 1] == want
+    ctl = np.zeros(cuda.PROV_LOG + cuda.PROV_CAP * (2 + spec.roles), dtype=np.uint64)
+    ctl[cuda.PROV_COUNT] = 1
+    where = [(17 << 24) | (300 << 8) | (5 << 5) | 9, (3 << 24) | (12 << 8) | 31, (17 << 24) | (300 << 8) | (6 << 5) | 9]
+    ctl[cuda.PROV_LOG: cuda.PROV_LOG + 2 + spec.roles] = [(7 << 32) | (42 << 8) | 9, want[0], *where]
+    prov = cuda.provenance(spec, ctl)
+    assert prov["seen"] == prov["logged"] == 1
+    e = prov["entries"][0]
+    assert (e["launch"], e["logical_cta"], e["outcome"]) == (7, 42, forbidden)
+    assert e["roles"][0] == {"sm": 17, "cta": 300, "warp": 5, "lane": 9}
+    assert e["roles"][1] == {"sm": 3, "cta": 12, "warp": 0, "lane": 31}
+
+
+def test_the_harness_records_where_every_role_ran() -> None:
+    src, spec = codegen.harness_source(_corr3())
+    assert spec.n_results == 2 + 2 * 3  # two register keys, a timeout flag and a where word per role
+    assert src.count("= fz_where();  // provenance") == 3
+    assert "ctl[FZ_PROV_WATCH + bin / 64u]" in src
+
+
+@pytest.mark.gpu
+def test_corr3_never_forbidden_on_the_gpu() -> None:
+    from fuzzgpu.backends.base import RunConfig
+    from fuzzgpu.backends.cuda import CudaBackend
+    from fuzzgpu.commands.run import forbidden_watch
+
+    pytest.importorskip("pycuda")
+    b = CudaBackend()
+    try:
+        p = _corr3()
+        h = b.run(p, RunConfig(instances=20_000_000, barrier=True, spin=3000), watch=forbidden_watch(p))
+    finally:
+        b.close()
+    assert h.count({"P0:r1": 6, "P0:r2": 0}) == 0
+    assert dict(h.meta)["provenance"]["seen"] == 0
+    assert sum(c for _, c in h.counts) + h.timeouts == h.instances
