@@ -6,7 +6,7 @@ each launch; the outcome (r1, r2) of every instance is counted on the device, an
 (6, 0) instances that fill a whole warp.  Prints, per kernel, the ptxas issue order of P0's loads
 (cuobjdump -sass with line info is not needed: nvdisasm -g when present) and the counts.
 
-    python3 bench/corr3_hand.py --instances 1e9 --spin 3000 [--cubin F]
+    python3 bench/corr3_hand.py --instances 1e9 --spins 3000,30000 [--out F.json]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--instances", type=float, default=1e8)
-    ap.add_argument("--spin", type=int, default=3000)
+    ap.add_argument("--spins", default="3000", help="comma-separated per-warp delays (cycles), one run of each")
     ap.add_argument("--blocks", type=int, default=2048)
     ap.add_argument("--out")
     a = ap.parse_args()
@@ -48,8 +48,8 @@ def main() -> int:
     y = cp.zeros(n, dtype=cp.uint32)
     x = cp.zeros(n, dtype=cp.uint32)
     out = cp.zeros(3 * n, dtype=cp.uint32)
-    result = {"instances_per_launch": n, "launches": launches, "spin": a.spin, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
-    for name in ("corr3_same", "corr3_offset"):
+    result: dict = {"instances_per_launch": n, "launches": launches, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
+    for spin, name in [(int(s), k) for s in a.spins.split(",") for k in ("corr3_same", "corr3_offset")]:
         k = mod.get_function(name)
         counts = cp.zeros(4, dtype=cp.uint64)
         whole = cp.zeros(1, dtype=cp.uint64)
@@ -57,7 +57,7 @@ def main() -> int:
         t0 = time.perf_counter()
         for i in range(launches):
             y.fill(0)
-            k((B,), (T,), (y, x, out, cp.uint32(a.spin), cp.uint32(i * 2654435761 & 0xFFFFFFFF)))
+            k((B,), (T,), (y, x, out, cp.uint32(spin), cp.uint32(i * 2654435761 & 0xFFFFFFFF)))
             o = out.reshape(n, 3)
             code = (o[:, 0] == 6).astype(cp.int32) * 2 + (o[:, 1] == 6).astype(cp.int32)
             counts += cp.bincount(code, minlength=4).astype(cp.uint64)
@@ -70,8 +70,8 @@ def main() -> int:
         c = [int(v) for v in counts.get()]
         r = {"(0,0)": c[0], "(0,6)": c[1], "(6,0)": c[2], "(6,6)": c[3], "whole_warps_(6,0)": int(whole.get()[0]),
              "sms_with_(6,0)": int(cp.count_nonzero(sms).get()), "seconds": round(time.perf_counter() - t0, 2)}
-        result[name] = r
-        print(name, json.dumps(r), flush=True)
+        result[f"{name} spin {spin}"] = r
+        print(name, "spin", spin, json.dumps(r), flush=True)
     # the issue order of P0's loads (source lines 17: ld.volatile r1, 18: ld.relaxed.sys r2, 19: x)
     orders = {}
     cur_fn, cur_line = None, None
