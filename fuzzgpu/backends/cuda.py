@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .. import codegen
+from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
@@ -527,8 +527,11 @@ class CudaBackend:
     def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None,
             watch: Callable[[dict[str, int | None]], bool] | None = None) -> Histogram:
         """Run ``program``; ``watch``: the outcomes (a decoded bin) whose instances are logged with
-        their provenance (:func:`provenance`), e.g. the oracle's forbidden ones."""
+        their provenance (:func:`provenance`); by default the oracle's forbidden ones
+        (:func:`properties.forbidden_watch`), so that a campaign's corpus entry keeps them."""
         config = config or RunConfig()
+        if watch is None:
+            watch = properties.forbidden_watch(program)
         c = compiled or self.compile(program, inject=self.injected(program))
         try:
             return self.run_compiled(c, config, watch)

@@ -147,27 +147,6 @@ def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str
     return out
 
 
-def forbidden_watch(program: Program):
-    """The outcomes whose instances the harness logs with their provenance: those the oracle
-    forbids (a decoded bin with a ``?`` is not judged here; None without an oracle)."""
-    try:
-        from .. import model
-    except ImportError:
-        return None
-
-    from .. import properties
-
-    def watch(d: dict[str, int | None]) -> bool:
-        if any(v is None for v in d.values()) or properties.unwritten_keys(program, d):
-            return False
-        try:
-            return model.judge(program, {k: v for k, v in d.items() if v is not None}).verdict == "forbidden"
-        except model.Unsupported:
-            return False
-
-    return watch
-
-
 def provenance_lines(program: Program, prov: dict) -> list[str]:
     """The text form of a run's provenance (the harness's log of forbidden instances): how many,
     how they group (launches, whole warps, SMs), and the first entries with every role's place."""
@@ -223,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
         backend = CudaBackend()
     except (UserError, EnvError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    from .. import properties
+
     cfg = run_config(args, stress)
     judged = program
     if args.no_pdl and program.pdl_grids:
@@ -230,7 +211,9 @@ def run(args: argparse.Namespace) -> int:
 
         judged = dataclasses.replace(program, pdl_grids=())  # what actually ran: stream order
     try:
-        hist = backend.run(program, cfg, watch=forbidden_watch(judged))
+        # the backend logs the instances of the oracle's forbidden outcomes (provenance); those of
+        # the program that actually ran when --no-pdl dropped its PDL grids
+        hist = backend.run(program, cfg) if judged is program else backend.run(program, cfg, watch=properties.forbidden_watch(judged))
     except CompileError as e:
         raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
     finally:

@@ -86,8 +86,7 @@ FENCE_SEMS = semantics.MEMORY_FENCE_SEMS  # fences both: fence.acq_rel and fence
 # --------------------------------------------------------------------------------------------
 
 
-def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]],
-               first_triggers: Sequence[int] = ()) -> set[tuple[int, int]]:
+def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]], first_triggers: Sequence[int] = ()) -> set[tuple[int, int]]:
     """[ISA and fuzzgpu's reading] Order between grids launched one after another in one stream (part of base causality).
 
     * Kernel boundary, no PDL (CUDA stream semantics): every operation of an earlier grid precedes
@@ -138,30 +137,13 @@ def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[i
     return pairs
 
 
-def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]],
-                       first_triggers: Sequence[int] = ()) -> set[tuple[int, int]]:
-    """[ISA, "griddepcontrol"] PDL: a release fence of ``.gpu``/``.sys`` scope before the primary
-    CTA's first ``griddepcontrol.launch_dependents`` synchronises with the start of the dependent
-    grid (see :func:`grid_order`).
-
-    PTX ISA, griddepcontrol: "A release fence preceding a griddepcontrol.launch_dependents in
-    program-order synchronizes with the start of a dependent grid if either both grids have the
-    same memory synchronization domain and the fence scope is gpu, or if the fence scope is sys"
-    (fuzzgpu takes every pair of grids to share one domain), and "Repeated invocations of this
-    instruction by threads in the current CTA will have no additional side effects past that of
-    the first invocation".  So:
-
-    * only a *release* fence counts (:data:`RELEASE_FENCE_SEMS`: ``fence.acq_rel``, ``fence.sc``,
-      ``fence.release``), not ``fence.acquire``;
-    * only a fence before the CTA's *first* trigger: the one ``first_triggers`` names for this
-      candidate (:func:`.mechanisms.grid_start_choices`: which thread of the CTA triggers first is
-      a choice of the execution).  A fence after the thread's first trigger (issue 27's M1), or
-      before a trigger of a thread that was not the CTA's first (M2), comes after the dependent
-      may have started: it synchronises with nothing.
-
-    A generic memory fence's synchronisation: it is base causality, and preserved across proxies
-    only through proxy fences (:attr:`Execution.proxy_preserved_base_causality`), unlike
-    :func:`api_sync_order`."""
+def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]], first_triggers: Sequence[int] = ()) -> set[tuple[int, int]]:
+    """[ISA, "griddepcontrol"] PDL: a ``.gpu``/``.sys`` release fence (not ``fence.acquire``) before the primary
+    CTA's *first* ``launch_dependents`` (``first_triggers``: this candidate's choice,
+    :func:`.mechanisms.grid_start_choices`) synchronises with the dependent grid's start: "A release fence
+    preceding a griddepcontrol.launch_dependents in program-order synchronizes with the start of a dependent
+    grid if ... the fence scope is gpu, or if the fence scope is sys"; "Repeated invocations ... will have no
+    additional side effects past that of the first invocation".  Base causality (unlike :func:`api_sync_order`)."""
     grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
     pdl = set(p.pdl_grids)
     thread_of = {e: tid for tid, mine in enumerate(ids) for e in mine}
@@ -173,8 +155,7 @@ def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequen
         dep = [y for b, b_ids in enumerate(ids) if grid[b] == grid[a] + 1 for y in b_ids]
         for f in ids[a]:
             ev = events[f]
-            if (ev.kind == "F" and ev.sem in RELEASE_FENCE_SEMS and ev.scope in (Scope.GPU, Scope.SYS)
-                    and _po_before(events, ids[a], f, t)):
+            if ev.kind == "F" and ev.sem in RELEASE_FENCE_SEMS and ev.scope in (Scope.GPU, Scope.SYS) and _po_before(events, ids[a], f, t):
                 pairs.update((f, y) for y in dep)
     return pairs
 
@@ -768,9 +749,7 @@ def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
     pairs += [(i, n + j) for i, j in x.cand.barrier_order]  # a relaxed barrier.cluster.arrive
-    # grids in stream order: kernel boundaries and griddepcontrol.wait (execution order).  Not the
-    # launch fences (memory order): in an interleaving a fence before the CTA's first trigger
-    # precedes the dependent's start through program order and the grid_start edges already
+    # grids: kernel boundaries and griddepcontrol.wait, not the launch fences (memory order; po and grid_start imply them)
     pairs += [(out(a), b) for a, b in x.api_sync.pairs()]
     pairs += list(x.rf.pairs())
     return pairs, bars
