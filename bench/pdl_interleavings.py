@@ -7,7 +7,7 @@ tests/test_model_grids.py's ``grid_programs`` (2-4 threads in 2-3 grids), keeps 
 runs, and counts the programs whose oracle sc set equals the interleavings' outcomes.  Prints the
 counts and the first disagreements (the program, both sets).
 
-    python3 bench/pdl_interleavings.py --programs 3000 [--seed 0]
+    python3 bench/pdl_interleavings.py --programs 3000 [--seed 0] [--strategies pdl,all,grids]
 """
 
 from __future__ import annotations
@@ -54,10 +54,16 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--programs", type=int, default=3000, help="programs checked per strategy")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--strategies", default="pdl,all,grids", help="comma-separated: pdl, all, grids")
     a = ap.parse_args()
     bad = 0
-    for name, strat in (("fuzzgpu.strategies.programs('pdl')", fst.programs("pdl")),
-                        ("tests/test_model_grids.py grid_programs", grid_programs())):
+    strategies = {
+        "pdl": ("fuzzgpu.strategies.programs('pdl')", fst.programs("pdl")),
+        "all": ("fuzzgpu.strategies.programs('all'), programs of several grids", fst.programs("all").filter(lambda p: len({t.placement.grid for t in p.threads}) > 1)),
+        "grids": ("tests/test_model_grids.py grid_programs", grid_programs()),
+    }
+    for key in a.strategies.split(","):
+        name, strat = strategies[key]
         t0 = time.perf_counter()
         t = run(name, strat, a.programs, a.seed)
         print(f"{name}: drawn {t['drawn']}, checked {t['checked']}, agree {t['agree']}, "

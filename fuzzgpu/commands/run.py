@@ -61,6 +61,12 @@ run judges the outcomes it observed; it does not read the SASS.  What ptxas did 
 (an ld.global.nc moved across a fence, a load not held back by an untested try_wait: findings a
 campaign files even when no outcome showed them) is `fuzzgpu sass FILE.litmus`.
 
+Provenance: every instance of a forbidden outcome is logged (the first 256 of a run) with its launch,
+its instance, and for each thread of the test the SM, hardware CTA, warp and lane that played it;
+the output groups them (launches, warps, SMs) and --json lists them under meta.provenance.  Whole
+warps of one CTA per launch point at the compiled code, spread lanes and SMs at the memory system
+(docs/harness.md, "Provenance"; docs/findings.md, section 3).
+
 Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
 2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
 abstract surface/texture proxies, values the harness cannot encode); 3 when the environment failed
