@@ -130,3 +130,26 @@ def test_corr3_never_forbidden_on_the_gpu() -> None:
     assert h.count({"P0:r1": 6, "P0:r2": 0}) == 0
     assert dict(h.meta)["provenance"]["seen"] == 0
     assert sum(c for _, c in h.counts) + h.timeouts == h.instances
+
+
+@pytest.mark.gpu
+def test_the_provenance_log_places_every_role() -> None:
+    """The log on the GPU (watching an SC outcome, so that it fills): each entry's roles ran where
+    the test puts them -- P0 and P2 (cta 0) in one hardware CTA, P1 (cta 2) in another -- on a real
+    SM, and the log keeps its first 256 entries of many."""
+    from fuzzgpu.backends import cuda
+    from fuzzgpu.backends.base import RunConfig
+
+    pytest.importorskip("pycuda")
+    b = cuda.CudaBackend()
+    try:
+        h = b.run(_corr3(), RunConfig(instances=1 << 16), watch=lambda d: d == {"P0:r1": 0, "P0:r2": 0})
+    finally:
+        b.close()
+    prov = dict(h.meta)["provenance"]
+    assert prov["seen"] == h.count({"P0:r1": 0, "P0:r2": 0}) > cuda.PROV_CAP and prov["logged"] == cuda.PROV_CAP
+    for e in prov["entries"]:
+        p0, p1, p2 = e["roles"]
+        assert e["launch"] == 0 and e["outcome"] == {"P0:r1": 0, "P0:r2": 0}
+        assert p0["cta"] == p2["cta"] != p1["cta"] and p0["warp"] != p2["warp"], e
+        assert all(r["sm"] < 256 and r["lane"] < 32 for r in e["roles"])
