@@ -20,13 +20,15 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, seed
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's fuzzgpu and test helpers, not an installed one
 
 from fuzzgpu import strategies as fst  # noqa: E402
 from fuzzgpu.litmus import format_program  # noqa: E402
 from fuzzgpu.model import analyse  # noqa: E402
 from interleavings import Interleavings, supported  # noqa: E402
 from test_model_grids import grid_programs  # noqa: E402
+from test_pdl_interleavings import trigger_programs  # noqa: E402
 
 
 def run(name: str, strategy: st.SearchStrategy, n: int, s: int) -> dict:
@@ -54,13 +56,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--programs", type=int, default=3000, help="programs checked per strategy")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--strategies", default="pdl,all,grids", help="comma-separated: pdl, all, grids")
+    ap.add_argument("--strategies", default="pdl,all,grids,triggers", help="comma-separated: pdl, all, grids, triggers")
     a = ap.parse_args()
     bad = 0
     strategies = {
         "pdl": ("fuzzgpu.strategies.programs('pdl')", fst.programs("pdl")),
         "all": ("fuzzgpu.strategies.programs('all'), programs of several grids", fst.programs("all").filter(lambda p: len({t.placement.grid for t in p.threads}) > 1)),
         "grids": ("tests/test_model_grids.py grid_programs", grid_programs()),
+        "triggers": ("tests/test_pdl_interleavings.py trigger_programs", trigger_programs()),
     }
     for key in a.strategies.split(","):
         name, strat = strategies[key]
