@@ -48,6 +48,7 @@ where the oracle cannot say (``unknown``) they are noted, not failed.
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -510,3 +511,34 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
 
 __all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts",
            "note_failure", "predicate", "unwritten_keys", "unwritten_reason"]
+
+
+def forbidden_watch(program: Program) -> Callable[[dict[str, int | None]], bool] | None:
+    """The outcomes whose instances the GPU harness logs with their provenance (where each role
+    ran: docs/harness.md, "Provenance"): those the oracle forbids -- written values, outside the
+    model's possible set (one ``model.analyse``).  None when the oracle does not cover the program
+    (then nothing is logged)."""
+    possible = _possible(program)
+    if possible is None:
+        return None
+
+    def watch(d: dict[str, int | None]) -> bool:
+        if any(v is None for v in d.values()) or unwritten_keys(program, d):
+            return False
+        return tuple(d.items()) not in possible
+
+    return watch
+
+
+@functools.lru_cache(maxsize=256)
+def _possible(program: Program) -> frozenset | None:
+    """The outcomes the oracle allows (in or outside the model), once per program (a campaign runs
+    one program many times); None when it does not cover the program completely."""
+    from . import model
+
+    try:
+        a = model.analyse(program, sc=False)
+    except model.Unsupported:
+        return None
+    return None if a.beyond_bound else a.possible
+

@@ -206,8 +206,10 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
           "memory operations: every operation of that grid precedes them, across proxies (an API synchronization "
           "mechanism)", FUZZGPU, "griddepcontrol; 8.9.4 API synchronization", rule="griddep"),
     Instr("griddepcontrol.launch_dependents", "GridDepControl (launch_dependents)", "", "-", "-", False, False,
-          "no memory ordering of its own: when the dependent grid may start (execution order); a .gpu/.sys release "
-          "fence before it synchronizes with the dependent grid's start", ISA, "griddepcontrol"),
+          "no memory ordering of its own: when the dependent grid may start (execution order: once every CTA of "
+          "the primary has executed its first one, or completed); a .gpu/.sys release fence (fence.acq_rel, fence.sc, "
+          "fence.release; not fence.acquire) before the CTA's first one synchronizes with the dependent grid's start "
+          "(repeated invocations 'have no additional side effects past that of the first invocation')", ISA, "griddepcontrol"),
     # -- mbarrier -----------------------------------------------------------------------------
     Instr("mbarrier.init", "MbarrierInit", "generic", "weak", "-", False, False,
           "nothing: a weak write of the mbarrier object (ordered to other CTAs by fence.mbarrier_init)", ISA,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .. import codegen
+from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
@@ -328,6 +328,46 @@ class KernelArgs:
         return ctypes.addressof(self.arr)
 
 
+#: the control block's provenance words (harness_helpers.cuh FZ_PROV_*)
+PROV_COUNT, PROV_WATCH, PROV_BINS, PROV_LOG, PROV_CAP = 64, 65, 4096, 129, 256
+
+
+def watch_bitmap(spec: codegen.HarnessSpec, watch: Callable[[dict[str, int | None]], bool] | None) -> Any:
+    """The 64 words of the device's watch bitmap: bit ``b`` set for each bin ``b`` (below
+    :data:`PROV_BINS`) whose decoded outcome ``watch`` accepts."""
+    import numpy as np
+
+    bits = np.zeros(PROV_BINS // 64, dtype=np.uint64)
+    if watch is not None:
+        for b in range(min(spec.nbins, PROV_BINS)):
+            if watch(spec.decode_bin(b)):
+                bits[b // 64] |= np.uint64(1 << (b % 64))
+    return bits
+
+
+def decode_where(word: int) -> dict[str, int]:
+    """A role's where word (harness_helpers.cuh fz_where): the SM, hardware CTA, warp and lane."""
+    return {"sm": word >> 24 & 0xFF, "cta": word >> 8 & 0xFFFF, "warp": word >> 5 & 7, "lane": word & 31}
+
+
+def provenance(spec: codegen.HarnessSpec, ctl: Any) -> dict[str, Any]:
+    """The logged instances of watched outcomes, from the control block's words ``ctl``: per
+    instance its launch, instance number (logical CTA ``instance >> 8``), outcome and, per role, where
+    it ran (:func:`decode_where`); ``logged`` of ``seen`` (the log keeps the first
+    :data:`PROV_CAP`)."""
+    seen = int(ctl[PROV_COUNT])
+    n = 2 + spec.roles
+    entries = []
+    for i in range(min(seen, PROV_CAP)):
+        e = [int(x) for x in ctl[PROV_LOG + i * n: PROV_LOG + (i + 1) * n]]
+        entries.append({
+            "launch": e[0] >> 32, "instance": e[0] & 0xFFFFFFFF, "logical_cta": (e[0] & 0xFFFFFFFF) >> 8,
+            "outcome": spec.decode_bin(e[1]),
+            "roles": [decode_where(w & 0xFFFFFFFF) for w in e[2:]],
+        })
+    return {"seen": seen, "logged": len(entries), "entries": entries}
+
+
 class CudaBackend:
     """Runs harness kernels on one GPU.  ``CudaBackend()`` creates a PyCUDA context on device 0."""
 
@@ -484,17 +524,24 @@ class CudaBackend:
         """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
         return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
 
-    def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None) -> Histogram:
+    def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None,
+            watch: Callable[[dict[str, int | None]], bool] | None = None) -> Histogram:
+        """Run ``program``; ``watch``: the outcomes (a decoded bin) whose instances are logged with
+        their provenance (:func:`provenance`); by default the oracle's forbidden ones
+        (:func:`properties.forbidden_watch`), so that a campaign's corpus entry keeps them."""
         config = config or RunConfig()
+        if watch is None:
+            watch = properties.forbidden_watch(program)
         c = compiled or self.compile(program, inject=self.injected(program))
         try:
-            return self.run_compiled(c, config)
+            return self.run_compiled(c, config, watch)
         except self.drv.Error as e:  # PyCUDA's errors (a synchronize after a faulting launch)
             if is_sticky(str(e)):
                 raise GpuFault(str(e).strip().splitlines()[0]) from None
             raise UserError(f"{program.name}: CUDA error: {e}") from None
 
-    def run_compiled(self, c: Compiled, config: RunConfig) -> Histogram:
+    def run_compiled(self, c: Compiled, config: RunConfig,
+                     watch: Callable[[dict[str, int | None]], bool] | None = None) -> Histogram:
         """Run a compiled harness.  A program with several grids launches one kernel per grid, in
         order, on one stream, per launch; grid ``g`` with ``spec.pdl[g]`` (and ``config.pdl``)
         through ``cuLaunchKernelEx`` with ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``
@@ -518,7 +565,7 @@ class CudaBackend:
         mem = drv.mem_alloc(2 * mem_words * 4)
         res = drv.mem_alloc(2 * spec.n_results * ninst * 4)
         hist = drv.mem_alloc((spec.nbins + 1) * 8)
-        ctl_bytes = 64 * max(1, G)
+        ctl_bytes = 8 * (PROV_LOG + PROV_CAP * (2 + spec.roles))
         ctl = drv.mem_alloc(ctl_bytes)
         scratch = drv.mem_alloc(max(1, config.stress_lines) * 32 * 4)
         nperms = 64
@@ -535,6 +582,9 @@ class CudaBackend:
                 for buf in (mem, res, hist, ctl, scratch):
                     buf.free()
                 raise
+        watched = watch_bitmap(spec, watch)
+        if watched.any():
+            drv.memcpy_htod(int(ctl) + 8 * PROV_WATCH, watched)
         self.sync()
         pdl_delay = max(0, int(config.pdl_delay_ns)) if any(pdl_flags) else 0
 
@@ -594,8 +644,9 @@ class CudaBackend:
         self.sync()
         drv.memcpy_dtoh(h, hist)
         secs = time.perf_counter() - t0
-        epoch = np.zeros(8, dtype=np.uint64)
+        epoch = np.zeros(ctl_bytes // 8, dtype=np.uint64)
         drv.memcpy_dtoh(epoch, ctl)
+        prov = provenance(spec, epoch) if watched.any() else None
         total = int(h.sum())
         expect = launches * ninst
         counts = []
@@ -620,6 +671,8 @@ class CudaBackend:
             "dynamic_shared_bytes": shared,
             "values": spec.values,  # the value encoding: tagged, or exact (primed before each launch)
         }
+        if prov is not None:
+            meta["provenance"] = prov
         if G > 1:
             meta.update({
                 "grids": G,

@@ -53,6 +53,29 @@ from ..ir import (
 # --------------------------------------------------------------------------------------------
 
 
+def spread_locations(p: ir.Program, t: ir.Thread) -> frozenset[str]:
+    """The locations of ``p`` whose repeated loads in thread ``t`` may go through
+    ``address + k * fz_zero`` (a run-time 0 ptxas cannot prove): those whose physical location ``t``
+    accesses only with weak generic loads.
+
+    The offset keeps ptxas from merging two loads of one address, but it also tells ptxas that the
+    addresses may differ, and ptxas 13.0 then reorders the loads (corr3 of issue 27: the harness's
+    ``ld.relaxed.sys r2, y`` issued before its ``ld.volatile r1, y``, so an H200 run counted the
+    SC outcome (r1, r2) = (0, 6) as the forbidden (6, 0); docs/findings.md).  The model orders two
+    loads of one location in a thread when either is strong (SC per location for morally strong
+    operations; ld.volatile is relaxed.sys), and a load after a store or RMW of the thread must
+    see it, so only a location read by weak loads alone may be spread: there a merge would lose an
+    observation and a reorder is an execution the model allows (two weak loads read any two
+    writes in either coherence order)."""
+    out: dict[str, bool] = {}
+    for ins in t.code:
+        for name in ins.locations():
+            phys = p.physical(name)
+            weak_load = isinstance(ins, ir.Load) and ins.sem is ir.Sem.WEAK and ins.proxy is ir.Proxy.GENERIC
+            out[phys] = out.get(phys, True) and weak_load
+    return frozenset(loc.name for loc in p.locations if out.get(p.physical(loc.name), False))
+
+
 class EmitContext:
     """How one instruction's operands become C++.  The static and the harness emitters differ only
     here: register names, location addresses, value encoding and what a backward jump does."""
@@ -86,6 +109,10 @@ class EmitContext:
         n = seen.get(loc, 0)
         seen[loc] = n + 1
         return n
+
+    #: the locations whose repeated loads go through ``address + k * fz_zero``
+    #: (:func:`spread_locations` of the thread being emitted); none unless the emitter sets it
+    spread: frozenset[str] = frozenset()
 
     def addr(self, loc: str) -> tuple[str, Space]:
         """A C++ expression for the location's address: ``unsigned*`` for global, a 32-bit shared
@@ -246,9 +273,11 @@ def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[
     if isinstance(ins, Load):
         a, space = _address(ctx, ins, ins.loc)
         # ptxas merges two loads of one address even as separate asm volatile statements
-        # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0)
+        # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0),
+        # but only where every access of the location in the thread is a weak load
+        # (spread_locations: ptxas then also reorders them, which the model allows)
         k = ctx.note_load(ins.loc)
-        if k:
+        if k and ins.loc in ctx.spread:
             a = f"(({a}) + {k if space is Space.GLOBAL else 4 * k}u * fz_zero)"
         return [
             "{ unsigned raw_;",

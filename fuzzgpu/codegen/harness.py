@@ -29,7 +29,7 @@ from ..ir import (
     Space,
 )
 
-from .emit import BULK_SLOT_BYTES, EmitContext, _labels, _registers, comment_text, emit_instruction
+from .emit import BULK_SLOT_BYTES, EmitContext, _labels, _registers, comment_text, emit_instruction, spread_locations
 from .layout import (
     Layout,
     _gslot,
@@ -90,7 +90,7 @@ class HarnessSpec:
     cluster: int
     n_global_locs: int
     global_locs: tuple[str, ...]
-    n_results: int  # result words per instance (register keys, shared finals, timeout flags)
+    n_results: int  # result words per instance (register keys, shared finals, timeout flags, where words)
     needs_prime: bool  # exact-value programs: memory initialised before each launch
     roles: int
     source_hash: str = ""
@@ -194,6 +194,7 @@ class _HarnessCtx(EmitContext):
         self.nsh = nsh
         self.lazy = lazy
         self.pending: dict[str, str] = {}  # register -> location whose raw word it holds
+        self.spread = spread_locations(p, p.threads[role])
 
     def read(self, r: str) -> str:
         if r in self.pending:
@@ -313,13 +314,16 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     NSH = len(sl)
     if len(gl) > 16:
         raise Unrunnable(p.name, ["more than 16 global locations"])
+    if G > 8:  # the control block keeps 8 words per grid below the provenance words (FZ_PROV_COUNT)
+        raise Unrunnable(p.name, ["more than 8 grids"])
     keys = _key_specs(p, lay)
     nbins = 1
     for k in keys:
         nbins *= k.radix
-    # result words: one per register key or shared-final key, then one timeout flag per role
+    # result words: one per register key or shared-final key, then one timeout flag per role, then
+    # one "where" word per role (fz_where: the SM, CTA, warp and lane that played it; provenance)
     res_keys = [k for k in keys if k.kind in ("reg", "sloc")]
-    n_results = len(res_keys) + len(p.threads)
+    n_results = len(res_keys) + 2 * len(p.threads)
     # programs with the exact codec (value_plan: RMWs, copies from a global location, values outside
     # 16 bits) get their global locations' initial values written before each launch ("prime"): an
     # RMW must act on the initial value, and a word without a launch tag must not be read as this
@@ -442,7 +446,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if g == 0:
             w("  if (testing && (mode == 1u || (mode == 0u && epoch > epoch0))) {")
             hist_arg = "fz_hist" if shared_hist else "nullptr"
-            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch, knobs);")
+            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch, knobs, ctl);")
             w("  }")
         w("  if (mode == 0u || mode == 3u) {")
         w("    __syncthreads();")
@@ -465,7 +469,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     CK: list[str] = []
     CK.append(f"__device__ __noinline__ void fzc_{name}(const unsigned* mem, const unsigned* res, "
              "unsigned long long* hist, unsigned* fz_hist, unsigned lcta, unsigned ninst, unsigned stride, "
-             "unsigned seed0, unsigned nperms, unsigned long long epoch, unsigned knobs) {")
+             "unsigned seed0, unsigned nperms, unsigned long long epoch, unsigned knobs, unsigned long long* ctl) {")
     CK.append(f"  constexpr unsigned NG = {NG}u, NRES = {n_results}u, NBINS = {nbins}u;")
     CK.append("  const unsigned t = threadIdx.x;")
     _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append, codec)
@@ -624,6 +628,8 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
                 w(ind + f"resc[{ri}ull * ninst + sinst{ri}] = fz_sm[{_sm_word(p, lay, ks.loc, sidx[ks.loc], 't')}];")
     for k in roles:
         w(ind + f"resc[{len(res_keys) + k}ull * ninst + inst{k}] = k{k}__tmo;")
+    for k in roles:
+        w(ind + f"resc[{len(res_keys) + len(p.threads) + k}ull * ninst + inst{k}] = fz_where();  // provenance")
     if uses_dsm(p):
         # a CTA's shared memory must outlive the other CTAs' accesses to it (and the next launch's
         # initialisation must not overtake them): the cluster meets once more
@@ -642,7 +648,7 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: 
     w(ind + "const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)NRES * ninst);")
     w(ind + "const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * NG * stride);")
     w(ind + "unsigned tmo = 0u;")
-    w(ind + f"for (unsigned k = {len(res_keys)}u; k < NRES; ++k) tmo |= resp[(unsigned long long)k * ninst + inst];")
+    w(ind + f"for (unsigned k = {len(res_keys)}u; k < {len(res_keys) + len(p.threads)}u; ++k) tmo |= resp[(unsigned long long)k * ninst + inst];")
     w(ind + "unsigned bin = 0u, mult = 1u; int v;")
     ri = {ks.key: i for i, ks in enumerate(res_keys)}
     gidx = {n: i for i, n in enumerate(gl)}
@@ -658,6 +664,17 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: 
         conds = " ".join(f"v == {val} ? {d}u :" for d, val in enumerate(ks.values))
         w(ind + f"bin += mult * ({conds} {len(ks.values)}u); mult *= {ks.radix}u;")
     w(ind + "if (tmo) bin = NBINS;")
+    # provenance: an instance whose bin the host marked (the oracle's forbidden outcomes) is logged
+    # with its launch, instance and every role's where word (fz_where) -- PROV_* in the prelude
+    nroles = len(p.threads)
+    w(ind + "if (bin < FZ_PROV_BINS && ((ctl[FZ_PROV_WATCH + bin / 64u] >> (bin % 64u)) & 1ull)) {")
+    w(ind + "  const unsigned long long slot = atomicAdd(ctl + FZ_PROV_COUNT, 1ull);")
+    w(ind + f"  if (slot < FZ_PROV_CAP) {{ unsigned long long* e = ctl + FZ_PROV_LOG + slot * {2 + nroles}ull;")
+    w(ind + "    e[0] = (pe << 32) | inst; e[1] = bin;")
+    for k in range(nroles):
+        w(ind + f"    e[{2 + k}] = resp[{len(res_keys) + nroles + k}ull * ninst + inst];")
+    w(ind + "  }")
+    w(ind + "}")
     if shared_hist:
         w(ind + "for (unsigned b = t; b <= NBINS; b += 256u) fz_hist[b] = 0u;")
         w(ind + "__syncthreads();")

@@ -4,6 +4,20 @@ __device__ __forceinline__ int fz_dec(unsigned raw, unsigned tagh, int init) {
   // a word written in this launch carries its tag; anything else was written before the launch
   return ((raw & 0xffff0000u) == tagh) ? (int)(short)(raw & 0xffffu) : init;
 }
+// provenance (the control block, unsigned long long words; backends/cuda.py PROV_*): words
+// [FZ_PROV_WATCH, +64) a bitmap of the bins to log (the host marks the oracle's forbidden outcomes),
+// FZ_PROV_COUNT the entries logged, FZ_PROV_LOG on: FZ_PROV_CAP entries of (launch << 32 | instance,
+// bin, one where word per role)
+#define FZ_PROV_COUNT 64u
+#define FZ_PROV_WATCH 65u
+#define FZ_PROV_BINS 4096u
+#define FZ_PROV_LOG 129u
+#define FZ_PROV_CAP 256u
+// where this thread runs: %smid << 24 | blockIdx.x (16 bits) << 8 | warp << 5 | lane
+__device__ __forceinline__ unsigned fz_where() {
+  unsigned sm; asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  return (sm & 0xffu) << 24 | (blockIdx.x & 0xffffu) << 8 | (threadIdx.x & 255u);
+}
 __device__ __forceinline__ unsigned fz_rot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
   return ((((x >> 5) + w * mw) & 7u) << 5) | (((x & 31u) + l * ml) & 31u);
 }

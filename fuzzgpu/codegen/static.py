@@ -12,7 +12,7 @@ from ..ir import (
     Space,
 )
 
-from .emit import EmitContext, _labels, _registers, comment_text, emit_instruction
+from .emit import EmitContext, _labels, _registers, comment_text, emit_instruction, spread_locations
 from .layout import cluster_rank_of
 from .resources import PRELUDE
 from .runnable import Unrunnable, _static_reasons
@@ -87,7 +87,8 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     live in a ``__shared__`` array.  Registers start at the thread's initial values; after the
     thread's code, one guarded store of all load results combined (to the word after the last
     location) keeps every load alive, so ptxas deletes none; a repeated load of one location goes
-    through ``address + k * fz_zero`` (a run-time 0) so that ptxas does not merge it.  Raises
+    through ``address + k * fz_zero`` (a run-time 0) so that ptxas does not merge it, where the thread
+    reads the location with weak loads alone (:func:`emit.spread_locations`).  Raises
     :class:`Unrunnable` for constructs without a PTX form (abstract proxies, async-proxy loads and
     stores, a bulk reduction into shared memory) and, with ``arch``, for instructions that arch
     lacks (``tcgen05.fence`` before sm_100a; without ``arch`` the kernel carries an ``#error`` for
@@ -113,6 +114,7 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     )
     for t in program.threads:
         ctx = _StaticCtx(program, offsets)
+        ctx.spread = spread_locations(program, t)
         body: list[str] = []
         labels = _labels(t)
         for n, ins in enumerate(t.code):

@@ -90,6 +90,7 @@ def explain_text(entry: Any, watch: Any = None) -> str:
                     verdict, uncovered = "not covered", str(e)
             mark = "*>" if key in offending else ":>"
             lines.append(f"  {o['count']:>{width}} {mark} {_fmt_outcome(out)}  {verdict}")
+    lines += _provenance(entry, hist, offending)
     if offending:
         lines += ["", f"why the oracle says so ({d['property']} property):"]
         for o in offending.values():
@@ -355,3 +356,19 @@ def run(args: argparse.Namespace) -> int:
         text = explain_text(entry, Watch(on_step=lambda n: bar.update(f"explain {entry.path.name}: fix search, candidate {n}")))
     sys.stdout.write(text)
     return 0
+
+
+def _provenance(entry, hist: dict, offending: dict) -> list[str]:
+    """Where the forbidden instances ran (the harness's provenance log, docs/harness.md
+    "Provenance"), or why the entry has none: a GPU entry saved before the harness kept it."""
+    from .run import provenance_lines
+
+    prov = (hist.get("meta") or {}).get("provenance")
+    forbidden = [o for o in offending.values() if o.get("verdict") == "forbidden"]
+    if prov:
+        return [""] + provenance_lines(entry.program, prov)
+    if forbidden and str(hist.get("backend", "")).startswith("cuda"):
+        return ["", "provenance: none recorded (the entry predates the harness's provenance log): which launch, "
+                "CTA, warp and SM each forbidden instance came from is unknown; `fuzzgpu run` of its .litmus records it"]
+    return []
+

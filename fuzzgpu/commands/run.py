@@ -61,6 +61,12 @@ run judges the outcomes it observed; it does not read the SASS.  What ptxas did 
 (an ld.global.nc moved across a fence, a load not held back by an untested try_wait: findings a
 campaign files even when no outcome showed them) is `fuzzgpu sass FILE.litmus`.
 
+Provenance: every instance of a forbidden outcome is logged (the first 256 of a run) with its launch,
+its instance, and for each thread of the test the SM, hardware CTA, warp and lane that played it;
+the output groups them (launches, warps, SMs) and --json lists them under meta.provenance.  Whole
+warps of one CTA per launch point at the compiled code, spread lanes and SMs at the memory system
+(docs/harness.md, "Provenance"; docs/findings.md, section 3).
+
 Exit status: 1 when a forbidden outcome was observed; 0 when none was and every outcome was judged;
 2 on bad input (a file that is not a valid test, a construct the GPU cannot run such as the
 abstract surface/texture proxies, values the harness cannot encode); 3 when the environment failed
@@ -147,6 +153,32 @@ def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str
     return out
 
 
+def provenance_lines(program: Program, prov: dict) -> list[str]:
+    """The text form of a run's provenance (the harness's log of forbidden instances): how many,
+    how they group (launches, whole warps, SMs), and the first entries with every role's place."""
+    from collections import Counter
+
+    names = [t.name for t in program.threads]
+    ents = prov.get("entries", [])
+    out = [f"Provenance of the forbidden instances: {prov.get('logged', 0)} logged of {prov.get('seen', 0)} "
+           "(launch, instance, and for each role the SM, hardware CTA, warp and lane that played it)"]
+    if not ents:
+        return out
+    warps = Counter((e["launch"], tuple((r["sm"], r["cta"], r["warp"]) for r in e["roles"])) for e in ents)
+    launches = Counter(e["launch"] for e in ents)
+    sms = Counter(r["sm"] for e in ents for r in e["roles"][:1])
+    out.append(f"  {len(launches)} launch(es); {len(warps)} group(s) of (launch, each role's SM/CTA/warp), "
+               f"largest {max(warps.values())} instance(s); {names[0]} on {len(sms)} SM(s)")
+    for e in ents[:8]:
+        where = "; ".join(f"{n} sm {r['sm']} cta {r['cta']} warp {r['warp']} lane {r['lane']}"
+                          for n, r in zip(names, e["roles"]))
+        vals = " ".join(f"{k}={v}" for k, v in e["outcome"].items())
+        out.append(f"  launch {e['launch']} instance {e['instance']} ({vals}): {where}")
+    if len(ents) > 8:
+        out.append(f"  ... {len(ents) - 8} more in --json (meta.provenance)")
+    return out
+
+
 def load_runnable(path: str) -> Program:
     """The test of ``path``, one the GPU harness can run (``run`` and ``tune``); else a UserError
     naming the file, not only the test."""
@@ -176,18 +208,22 @@ def run(args: argparse.Namespace) -> int:
         backend = CudaBackend()
     except (UserError, EnvError, ImportError, OSError) as e:  # no GPU, no PyCUDA, no driver: the environment
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    from .. import properties
+
     cfg = run_config(args, stress)
-    try:
-        hist = backend.run(program, cfg)
-    except CompileError as e:
-        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
-    finally:
-        backend.close()
     judged = program
     if args.no_pdl and program.pdl_grids:
         import dataclasses
 
         judged = dataclasses.replace(program, pdl_grids=())  # what actually ran: stream order
+    try:
+        # the backend logs the instances of the oracle's forbidden outcomes (provenance); those of
+        # the program that actually ran when --no-pdl dropped its PDL grids
+        hist = backend.run(program, cfg) if judged is program else backend.run(program, cfg, watch=properties.forbidden_watch(judged))
+    except CompileError as e:
+        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
+    finally:
+        backend.close()
     verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
     faults = sum(c for o, c in hist.counts if verdicts[o][0] == "unwritten")
@@ -237,6 +273,9 @@ def run(args: argparse.Namespace) -> int:
         w(f"Grids {meta['grids']} PDL grids {meta['pdl_grids']} launched {'with' if meta['pdl_launch'] else 'WITHOUT'} "
           f"the PDL attribute; primary delay {meta['pdl_delay_ns']} ns after launch_dependents; "
           f"{meta['us_per_launch']} us per launch\n")
+    if meta.get("provenance") and forbidden:
+        for line in provenance_lines(program, meta["provenance"]):
+            w(line + "\n")
     if unjudged and not forbidden:
         w(f"Not judged {unjudged} instance(s): their outcomes are not covered by the oracle (not a clean result)\n")
     return status

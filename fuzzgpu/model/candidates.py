@@ -36,6 +36,10 @@ class Candidate:
     #: when a PDL dependent grid may start (execution order, for interleavings only): one edge set
     #: per choice of the first thread to trigger in each primary CTA (see mechanisms.grid_start)
     grid_start: tuple[tuple[tuple[int, int], ...], ...] = ((),)
+    #: the ``launch_dependents`` event chosen as the first of each triggering primary CTA in this
+    #: candidate (mechanisms.grid_start_choices; one candidate per choice): the release fences
+    #: before it synchronise with the dependent grid's start (ptx.launch_fence_order)
+    first_triggers: tuple[int, ...] = ()
     #: barrier orders that are execution order only, not synchronization (a relaxed
     #: ``barrier.cluster.arrive`` before the waits of its phase: mechanisms.cluster_barrier_syncs)
     barrier_order: tuple[tuple[int, int], ...] = ()
@@ -102,14 +106,16 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
     if not barrier_options:
         return  # some barrier can never complete: no terminating execution
     fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
-    start = mech.grid_start(p, events, ids)
+    starts = mech.grid_start_choices(p, events, ids)
     po_frozen = frozenset(po)
-    for rf in itertools.product(*choices):
-        for bs in barrier_options:
-            for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
-                if budget is not None:
-                    budget.spend(check_cost(len(events)))
-                yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, start, barrier_exec)
+    for start, firsts in starts:  # which thread of each primary CTA triggers first
+        for rf in itertools.product(*choices):
+            for bs in barrier_options:
+                for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
+                    if budget is not None:
+                        budget.spend(check_cost(len(events)))
+                    yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, (start,),
+                                    barrier_order=barrier_exec, first_triggers=firsts)
 
 
 def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -56,10 +56,12 @@ def _executions(
     scopes = Scopes(p)
     statics: dict[tuple, Static] = {}  # the value-independent relations, shared by equal shapes
     for combo in _combos(pt, p, want, budget):
-        static = None
+        static, firsts = None, None
         for cand in candidates(p, pt, combo, budget):
-            if static is None:
-                key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po)
+            if static is None or cand.first_triggers != firsts:  # one per choice of the CTAs' first triggers
+                firsts = cand.first_triggers
+                key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po,
+                       firsts)
                 static = statics.get(key)
                 if static is None:
                     static = statics[key] = Static(cand, scopes)

@@ -160,8 +160,17 @@ def bulk_copy_events(tid: int, pc: int, src: tuple[str, str], dst: tuple[str, st
 
 
 def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The ``(before, after)`` edges of each option of :func:`grid_start_choices` (execution order)."""
+    return tuple(edges for edges, _ in grid_start_choices(p, events, ids))
+
+
+def grid_start_choices(
+    p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
+) -> tuple[tuple[tuple[tuple[int, int], ...], tuple[int, ...]], ...]:
     """When a PDL dependent grid may start: execution order, not memory order (it enters the
-    interleavings of the ``sc`` set, :func:`.ptx.sc_consistent`, and no axiom).
+    interleavings of the ``sc`` set, :func:`.ptx.sc_consistent`), and which ``launch_dependents``
+    is each primary CTA's first (the release fences before it synchronise with the dependent's
+    start: :func:`.ptx.launch_fence_order`).
 
     PTX ISA "griddepcontrol": ``.launch_dependents`` "signals that specific dependents ... can be
     scheduled as soon as all other CTAs in the grid issue the same instruction or have completed
@@ -172,11 +181,13 @@ def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
     primary grid, the first ``launch_dependents`` some thread of that CTA executes -- or, where no
     thread of the CTA executes one, after every event of the CTA's threads.
 
-    Which thread of a CTA triggers first is a choice of the execution: one option per choice (a
-    tuple of ``(before, after)`` edges each); a CTA where a single thread triggers gives one.
+    Which thread of a CTA triggers first is a choice of the execution: one option per choice, each
+    ``(edges, first_triggers)``: the ``(before, after)`` edges and the trigger event chosen as the
+    first of each triggering primary CTA; a CTA where a single thread triggers gives one.
     Kernel boundaries without PDL and ``griddepcontrol.wait`` are in :attr:`.ptx.Static.grid_order` already."""
     pdl = set(p.pdl_grids)
-    per_choice: list[list[tuple[int, ...]]] = []  # per primary CTA: the events it may start after
+    # per primary CTA: the options (events it may start after, the chosen first trigger or None)
+    per_choice: list[list[tuple[tuple[int, ...], int | None]]] = []
     dependents: dict[int, list[int]] = {}
     for g in sorted(pdl):
         dep = [e for tid, mine in enumerate(ids) if p.grid_of(tid) == g for e in mine]
@@ -190,14 +201,16 @@ def grid_start(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
         for tids in ctas.values():
             triggers = [next(e for e in ids[t] if events[e].action == "gdc_launch") for t in tids
                         if any(events[e].action == "gdc_launch" for e in ids[t])]
-            choices: list[tuple[int, ...]] = [(e,) for e in triggers] if triggers else [tuple(e for t in tids for e in ids[t])]
+            choices: list[tuple[tuple[int, ...], int | None]] = (
+                [((e,), e) for e in triggers] if triggers else [(tuple(e for t in tids for e in ids[t]), None)])
             per_choice.append(choices)
             dependents[len(per_choice) - 1] = dep
     options = []
     for combo in itertools.product(*per_choice):
-        edges = {(a, b) for i, before in enumerate(combo) for a in before for b in dependents[i]}
-        options.append(tuple(sorted(edges)))
-    return tuple(options) if options else ((),)
+        edges = {(a, b) for i, (before, _) in enumerate(combo) for a in before for b in dependents[i]}
+        firsts = tuple(sorted({t for _, t in combo if t is not None}))
+        options.append((tuple(sorted(edges)), firsts))
+    return tuple(options) if options else (((), ()),)
 
 
 # --------------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ FENCE_SEMS = semantics.MEMORY_FENCE_SEMS  # fences both: fence.acq_rel and fence
 # --------------------------------------------------------------------------------------------
 
 
-def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
+def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]], first_triggers: Sequence[int] = ()) -> set[tuple[int, int]]:
     """[ISA and fuzzgpu's reading] Order between grids launched one after another in one stream (part of base causality).
 
     * Kernel boundary, no PDL (CUDA stream semantics): every operation of an earlier grid precedes
@@ -96,13 +96,13 @@ def grid_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
       operation that follows the wait in program order.  Grids before the prerequisite are
       complete when the dependent starts.
     * PDL, ``griddepcontrol.launch_dependents``: no memory ordering of its own; a release fence
-      (``fence.acq_rel``/``fence.sc``) of ``.gpu`` or ``.sys`` scope before it in program order
-      synchronises with the start of the dependent grid.
+      of ``.gpu`` or ``.sys`` scope before the primary CTA's first one (``first_triggers``, a
+      choice of the execution) synchronises with the start of the dependent grid.
 
     The first two are :func:`api_sync_order` (they also preserve causality across proxies); the
     third is :func:`launch_fence_order`.  When a dependent grid may *start* (execution order, not
     memory order) is :func:`.mechanisms.grid_start`."""
-    return api_sync_order(p, events, ids) | launch_fence_order(p, events, ids)
+    return api_sync_order(p, events, ids) | launch_fence_order(p, events, ids, first_triggers)
 
 
 def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
@@ -137,27 +137,28 @@ def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[i
     return pairs
 
 
-def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
-    """[fuzzgpu's reading of "griddepcontrol" and the CUDA Programming Guide] PDL: a ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` in the
-    primary synchronises with the start of the dependent grid (see :func:`grid_order`).  A generic
-    memory fence's synchronisation: it is base causality, and preserved across proxies only through
-    proxy fences (:attr:`Execution.proxy_preserved_base_causality`), unlike
-    :func:`api_sync_order`."""
+def launch_fence_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]], first_triggers: Sequence[int] = ()) -> set[tuple[int, int]]:
+    """[ISA, "griddepcontrol"] PDL: a ``.gpu``/``.sys`` release fence (not ``fence.acquire``) before the primary
+    CTA's *first* ``launch_dependents`` (``first_triggers``: this candidate's choice,
+    :func:`.mechanisms.grid_start_choices`) synchronises with the dependent grid's start: "A release fence
+    preceding a griddepcontrol.launch_dependents in program-order synchronizes with the start of a dependent
+    grid if ... the fence scope is gpu, or if the fence scope is sys"; "Repeated invocations ... will have no
+    additional side effects past that of the first invocation".  Base causality (unlike :func:`api_sync_order`)."""
     grid = {tid: p.grid_of(tid) for tid in range(len(p.threads))}
     pdl = set(p.pdl_grids)
+    thread_of = {e: tid for tid, mine in enumerate(ids) for e in mine}
     pairs: set[tuple[int, int]] = set()
-    for a, a_ids in enumerate(ids):
-        for b, b_ids in enumerate(ids):
-            ga, gb = grid[a], grid[b]
-            if gb not in pdl or ga != gb - 1:
-                continue
-            for f in a_ids:
-                ev = events[f]
-                if ev.kind == "F" and ev.scope in (Scope.GPU, Scope.SYS) and any(
-                    events[t].action == "gdc_launch" and _po_before(events, a_ids, f, t) for t in a_ids
-                ):
-                    pairs.update((f, y) for y in b_ids)
+    for t in first_triggers:
+        a = thread_of[t]
+        if grid[a] + 1 not in pdl:
+            continue
+        dep = [y for b, b_ids in enumerate(ids) if grid[b] == grid[a] + 1 for y in b_ids]
+        for f in ids[a]:
+            ev = events[f]
+            if ev.kind == "F" and ev.sem in RELEASE_FENCE_SEMS and ev.scope in (Scope.GPU, Scope.SYS) and _po_before(events, ids[a], f, t):
+                pairs.update((f, y) for y in dep)
     return pairs
+
 
 
 def _po_before(events: Sequence[Event], thread_ids: Sequence[int], a: int, b: int) -> bool:
@@ -261,6 +262,7 @@ class Static:
         self.program: Program = scopes_include.program
         threads = len(self.program.threads)
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
+        self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -273,7 +275,7 @@ class Static:
     def launch_fence(self) -> Rel:
         """A ``.gpu``/``.sys`` release fence before ``griddepcontrol.launch_dependents`` with the
         dependent grid [fuzzgpu's reading] (:func:`launch_fence_order`)."""
-        return Rel.from_pairs(self.n, launch_fence_order(self.program, self.ev, self.ids))
+        return Rel.from_pairs(self.n, launch_fence_order(self.program, self.ev, self.ids, self.first_triggers))
 
     @cached_property
     def grid_order(self) -> Rel:
@@ -747,7 +749,8 @@ def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
     pairs += [(b, n + b) for b in bars]
     pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
     pairs += [(i, n + j) for i, j in x.cand.barrier_order]  # a relaxed barrier.cluster.arrive
-    pairs += [(out(a), b) for a, b in x.grid.pairs()]  # grids in stream order
+    # grids: kernel boundaries and griddepcontrol.wait, not the launch fences (memory order; po and grid_start imply them)
+    pairs += [(out(a), b) for a, b in x.api_sync.pairs()]
     pairs += list(x.rf.pairs())
     return pairs, bars
 

@@ -118,6 +118,8 @@ def _big_entry(tmp_path):
     """A corpus entry (as someone could write it) holding the 6 x 8 program."""
     from test_corpus import _entry
 
+    from fuzzgpu.corpus.entry import litmus_text
+
     d = _entry()
     p = six_by_eight(0)
     keys = list(p.outcome_keys())
@@ -127,6 +129,9 @@ def _big_entry(tmp_path):
     d["verdict"]["offending"] = [{"outcome": outcomes[1], "count": 10, "verdict": "forbidden", "reason": "r",
                                   "explanation": ["stored"]}]
     d["oracle"] = {"covered": False, "reason": "too large"}
+    # the litmus text an entry carries says what its program and offending outcome say (entry.py's
+    # _check_litmus): the text fuzzgpu prints, with the offending outcome as its condition
+    d["litmus"] = litmus_text(p, [tuple((k, outcomes[1][k]) for k in keys)])
     path = tmp_path / "big.json"
     path.write_text(json.dumps(d))
     return path

@@ -11,11 +11,12 @@ order between grids of one stream as the PTX ISA and the CUDA Programming Guide 
 * a PDL dependent grid starts once every CTA of its primary grid has issued
   ``griddepcontrol.launch_dependents`` (the first invocation in the CTA counts) or completed
   (PTX ISA "griddepcontrol"; CUDA Programming Guide, PDL: without a trigger "it implicitly occurs
-  after all thread blocks in the primary kernel exit"), once every grid before the primary has
-  completed, and once every release fence of ``.gpu``/``.sys`` scope that precedes a
-  ``launch_dependents`` in a primary thread has executed (PTX ISA "griddepcontrol": "A release
-  fence preceding a griddepcontrol.launch_dependents in program-order synchronizes with the start
-  of a dependent grid");
+  after all thread blocks in the primary kernel exit"), and once every grid before the primary has
+  completed.  Nothing else gates the start: a release fence before the CTA's first trigger precedes
+  that trigger in the interleaving already, and one after it ("Repeated invocations of this
+  instruction by threads in the current CTA will have no additional side effects past that of the
+  first invocation") comes after the dependent may have started (issue 27: this interpreter used to
+  wait for every such fence of every primary thread, the oracle's old rule, and so missed M1);
 * ``griddepcontrol.wait`` in a dependent grid blocks until every earlier grid has completed;
 * ``bar.sync ID`` (no thread count): the k-th ``bar.sync ID`` of each thread of one CTA is one
   barrier instance, whose participants are the CTA's threads that have a k-th one (Dat3M's reading
@@ -57,137 +58,7 @@ from fuzzgpu.model import analyse
 LOCS = ("x", "y")
 SCOPES = (Scope.CTA, Scope.GPU, Scope.SYS)
 
-# --------------------------------------------------------------------------------------------
-# The interleaving interpreter
-# --------------------------------------------------------------------------------------------
-
-
-def _is_launch(ins: Instruction) -> bool:
-    return isinstance(ins, GridDepControl) and ins.action == "launch_dependents"
-
-
-def _is_wait(ins: Instruction) -> bool:
-    return isinstance(ins, GridDepControl) and ins.action == "wait"
-
-
-class Interleavings:
-    """Every interleaving of a straight-line program (loads, stores, atoms, fences,
-    griddepcontrol), with the execution order between grids of the module docstring."""
-
-    def __init__(self, p: Program) -> None:
-        self.p = p
-        self.codes = [t.code for t in p.threads]
-        self.grid = [t.placement.grid for t in p.threads]
-        self.cta = [(t.placement.grid, t.placement.gpu, t.placement.cluster_id, t.placement.cta) for t in p.threads]
-        self.pdl = set(p.pdl_grids)
-        # release fences (.gpu/.sys) that precede a launch_dependents in their thread
-        self.gating_fences = []
-        for tid, code in enumerate(self.codes):
-            for i, ins in enumerate(code):
-                if isinstance(ins, Fence) and ins.scope in (Scope.GPU, Scope.SYS) and any(_is_launch(c) for c in code[i + 1 :]):
-                    self.gating_fences.append((tid, i))
-        self.first_launch = [next((i for i, ins in enumerate(code) if _is_launch(ins)), None) for code in self.codes]
-        # barrier instances: (thread, pc) of a bar.sync -> the (thread, pc) of every participant
-        uses: dict[tuple, list[tuple[int, int]]] = {}
-        for tid, code in enumerate(self.codes):
-            count: dict[object, int] = {}
-            for i, ins in enumerate(code):
-                if isinstance(ins, Barrier):
-                    k = count.get(ins.id, 0)
-                    count[ins.id] = k + 1
-                    uses.setdefault((self.cta[tid], ins.id, k), []).append((tid, i))
-        self.instance = {member: members for members in uses.values() for member in members}
-
-    def _done(self, pcs: tuple[int, ...], tid: int) -> bool:
-        return pcs[tid] >= len(self.codes[tid])
-
-    def _grids_done(self, pcs: tuple[int, ...], below: int) -> bool:
-        return all(self._done(pcs, t) for t in range(len(pcs)) if self.grid[t] < below)
-
-    def _triggered(self, pcs: tuple[int, ...], tid: int) -> bool:
-        """Has the CTA of ``tid`` triggered its dependents (first launch executed) or completed?"""
-        mates = [t for t in range(len(pcs)) if self.cta[t] == self.cta[tid]]
-        launched = any(self.first_launch[t] is not None and pcs[t] > self.first_launch[t] for t in mates)
-        return launched or all(self._done(pcs, t) for t in mates)
-
-    def _started(self, pcs: tuple[int, ...], g: int) -> bool:
-        if g not in self.pdl:
-            return self._grids_done(pcs, g)
-        if not self._grids_done(pcs, g - 1):
-            return False
-        primary = [t for t in range(len(pcs)) if self.grid[t] == g - 1]
-        if not all(self._triggered(pcs, t) for t in primary):
-            return False
-        return all(pcs[t] > i for t, i in self.gating_fences if self.grid[t] == g - 1)
-
-    def _enabled(self, pcs: tuple[int, ...], arrived: tuple[bool, ...], tid: int) -> bool:
-        if self._done(pcs, tid):
-            return False
-        g = self.grid[tid]
-        if pcs[tid] == 0 and not arrived[tid] and not self._started(pcs, g):
-            return False
-        ins = self.codes[tid][pcs[tid]]
-        if _is_wait(ins) and g in self.pdl:
-            return self._grids_done(pcs, g)
-        if isinstance(ins, Barrier) and arrived[tid]:  # released once every participant has arrived
-            return all(pcs[t] > i or (pcs[t] == i and arrived[t]) for t, i in self.instance[(tid, pcs[tid])])
-        return True
-
-    def _step(self, ins: Instruction, regs: dict[str, int], mem: dict[str, int]) -> None:
-        if isinstance(ins, Load):
-            regs[ins.dst] = mem[ins.loc]
-        elif isinstance(ins, Store):
-            mem[ins.loc] = ins.src if isinstance(ins.src, int) else regs.get(ins.src, 0)
-        elif isinstance(ins, Atom):
-            old = mem[ins.loc]
-            b = ins.operands[0]
-            assert isinstance(b, int)
-            mem[ins.loc] = {RmwOp.EXCH: b, RmwOp.ADD: old + b}[ins.operation]
-            regs[ins.dst] = old
-        # fences and griddepcontrol change no value
-
-    def outcomes(self) -> set[tuple[tuple[str, int], ...]]:
-        keys = self.p.outcome_keys()
-        n = len(self.codes)
-        start = (tuple([0] * n), tuple(() for _ in range(n)), tuple(sorted((loc.name, loc.init) for loc in self.p.locations)),
-                 tuple([False] * n))
-        seen = set()
-        stack = [start]
-        out = set()
-        while stack:
-            state = stack.pop()
-            if state in seen:
-                continue
-            seen.add(state)
-            pcs, regs, mem, arrived = state
-            moved = False
-            for tid in range(n):
-                if not self._enabled(pcs, arrived, tid):
-                    continue
-                moved = True
-                ins = self.codes[tid][pcs[tid]]
-                if isinstance(ins, Barrier) and not arrived[tid]:  # arrive, then wait
-                    stack.append((pcs, regs, mem, arrived[:tid] + (True,) + arrived[tid + 1 :]))
-                    continue
-                r, m = dict(regs[tid]), dict(mem)
-                self._step(ins, r, m)
-                new_pcs = pcs[:tid] + (pcs[tid] + 1,) + pcs[tid + 1 :]
-                new_regs = regs[:tid] + (tuple(sorted(r.items())),) + regs[tid + 1 :]
-                stack.append((new_pcs, new_regs, tuple(sorted(m.items())), arrived[:tid] + (False,) + arrived[tid + 1 :]))
-            if not moved and all(self._done(pcs, t) for t in range(n)):
-                out.add(self._outcome(keys, regs, dict(mem)))  # else: threads wait for ever, no final state
-        return out
-
-    def _outcome(self, keys, regs, mem) -> tuple[tuple[str, int], ...]:
-        names = [t.name for t in self.p.threads]
-        vals = []
-        for k in keys:
-            if ":" in k:
-                t, r = k.split(":", 1)
-                vals.append((k, dict(regs[names.index(t)]).get(r, 0)))
-            else:
-                vals.append((k, mem[k]))
-        return tuple(vals)
+from interleavings import Interleavings  # noqa: E402 -- the interpreter (tests/model/interleavings.py)
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,7 +78,7 @@ def instructions(draw, reg: str, value: int, atom_ok: bool) -> Instruction:
         sem = draw(st.sampled_from((Sem.WEAK, Sem.RELAXED, Sem.RELEASE, Sem.VOLATILE)))
         return Store(loc, value, sem, None if sem in (Sem.WEAK, Sem.VOLATILE) else draw(st.sampled_from(SCOPES)))
     if kind == "fence":
-        return Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC))), draw(st.sampled_from(SCOPES)))
+        return Fence(draw(st.sampled_from((Sem.ACQ_REL, Sem.SC, Sem.ACQUIRE, Sem.RELEASE))), draw(st.sampled_from(SCOPES)))
     if kind == "bar":
         return Barrier(draw(st.integers(0, 1)))
     if kind == "atom":
@@ -274,6 +145,13 @@ def _cases() -> Iterator[tuple[str, Program, set]]:
     # the first trigger in a CTA counts, whichever thread of the CTA issues it
     yield "first trigger of the CTA", _program([(0, 0, (launch,)), (0, 0, (Store("x", 1),)),
                                                 (1, 0, (Load("r1", "x"),))], (1,)), {(("P2:r1", 0),), (("P2:r1", 1),)}
+    # issue 27, M1: a fence after the thread's first trigger synchronises with nothing
+    yield "fence after the first trigger", _program([(0, 0, (launch, Load("r0", "x"), Fence(Sem.ACQ_REL, Scope.GPU), launch)),
+                                                     (1, 0, (Store("x", 1),))], (1,)), {(("P0:r0", 0),), (("P0:r0", 1),)}
+    # issue 27, M2: nor one before a trigger of a thread that was not the CTA's first
+    yield "fence before a later trigger of the CTA", _program(
+        [(0, 0, (Load("r0", "x"), Fence(Sem.ACQ_REL, Scope.GPU), launch)), (0, 0, (launch,)), (1, 0, (Store("x", 1),))],
+        (1,)), {(("P0:r0", 0),), (("P0:r0", 1),)}
     # every CTA of the primary must trigger or complete
     yield "every CTA", _program([(0, 0, (launch,)), (0, 1, (Store("x", 1),)),
                                  (1, 0, (Load("r1", "x"),))], (1,)), {(("P2:r1", 1),)}

@@ -208,7 +208,7 @@ class _Recorder:
     def __init__(self, *_: Any, **__: Any) -> None:
         self.sim = SimBackend()
 
-    def run(self, program: Any, config: RunConfig) -> Any:
+    def run(self, program: Any, config: RunConfig, watch: Any = None) -> Any:
         type(self).configs.append(config)
         return self.sim.run(program, dataclasses.replace(config, instances=min(config.instances, 1 << 16)))
 
