@@ -233,12 +233,13 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per PTX instruction of ``fn``: ``bra`` to its label (predicated: also on),
     ``ret``/``exit``/``trap`` out, ``brx.idx`` to any labelled instruction, ``call`` on (opaque)."""
     labels = dict(fn.labels)
+    resolved = dict(fn.branches)
     anywhere = tuple(sorted(set(labels.values())))
     out = []
     for ins in fn.instrs:
         pred = bool(ins.predicate)
         if ins.opcode == "bra" and ins.operands:
-            t = labels.get(ins.operands[0].strip())
+            t = resolved.get(ins.index, labels.get(ins.operands[0].strip()) if not fn.branches else None)
             # a label with no statement after it ends the function
             out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
         elif ins.opcode == "brx":

@@ -30,7 +30,7 @@ from .cfg import Cfg, min_marks, reaches_avoiding
 from .matching import _sass_mem_class
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
-from .rules import RULE_PROXY_NO_ASYNC, judge_crossing, judge_move
+from .rules import judge_move, why_not
 from .sass_parser import SassFunction, SassInstr, SassMemOp
 
 #: what a move crossed: (PTX event index of the point, direction)
@@ -248,6 +248,21 @@ class Result:
     mem_pos: dict
 
 
+def same_source(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:
+    """Can two source locations be one instruction's?  The innermost lines agree, and so do the
+    call sites they were inlined at when both sides give one (PTX ``.loc ... inlined_at``,
+    ``nvdisasm -gi``): every ``__ldg`` is ``sm_32_intrinsics.hpp:112`` inlined at its own line.
+    No location on one side: anything."""
+    if not a or not b:
+        return True
+    if a[0] != b[0] or (len(a) > 1 and len(b) > 1 and a[1] != b[1]):
+        return False
+    # the outermost frames (the kernel's own lines) agree; the middle of a deep template chain is
+    # rebuilt from the PTX heuristically (a .loc names one call site), so it is not compared
+    k = min(len(a), len(b), 5) - 2
+    return k <= 0 or tuple(a[-k:]) == tuple(b[-k:])
+
+
 def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple) -> bool:
     """May ``sm`` be the SASS of ``pm``?  The same width (or a wider access that several PTX
     operations share: two loads combined into ``LDS.64``), and the same source line when both
@@ -255,7 +270,7 @@ def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: 
     narrowed = pm.kind == "load" and sm.width < pm.width and pm.offset == sm.offset != 0  # only part of the value used
     if sm.width != pm.width and not (shared and sm.width > pm.width) and not narrowed:
         return False
-    return shared or not (src_p and src_s) or src_p[0] == src_s[0]
+    return shared or same_source(src_p, src_s)
 
 
 def _describe(ins: PtxInstr) -> str:
@@ -307,19 +322,13 @@ def _judged(events: Sequence[PtxEvent], k: int, cr: Sequence[Crossed], allowed: 
     for p, direction in cr:
         sync = events[p].sync
         assert sync is not None
-        j = judge_move(mem, sync, direction, *(proxy or {}).get(p, (True, True)))
+        ctx = (proxy or {}).get(p, (True, True))
+        j = judge_move(mem, sync, direction, *ctx)
         if j is not None:
             out.append((p, direction, j[0], j[1]))
         elif allowed is not None:
-            why = judge_crossing(mem, sync, direction)
-            if why[0] == FORBIDDEN:  # a proxy fence with no async-proxy operation on the far side
-                pending, later = (proxy or {}).get(p, (True, True))
-                why = (HAZARD, RULE_PROXY_NO_ASYNC.format(sync=sync.instr.text, why=(
-                    "no async-proxy operation of the thread runs after it" if direction == SUNK and not later else
-                    "this access is a read, and an async write is made visible to it by its completion" if mem.kind == "load" else
-                    "no async-proxy operation of the thread is pending when it runs (each is completed by a wait before it)")))
             allowed.append(f"allowed move (no finding): `{events[k].instr.text}` (PTX line {events[k].instr.line}) {direction} "
-                           f"`{sync.instr.text}` (PTX line {sync.instr.line}): {why[1]}")
+                           f"`{sync.instr.text}` (PTX line {sync.instr.line}): {why_not(mem, sync, direction, *ctx)}")
     return out
 
 
@@ -356,16 +365,29 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     # an address identifies an operation only when no other operation of its class has the same
     # offset, width and source line (inlined copies and unrolled loops repeat all three)
     def ptx_key(e: PtxEvent) -> tuple:
-        return (e.mem_class, e.mem.root, e.mem.offset, e.mem.width, e.instr.src[:1])  # type: ignore[union-attr]
+        return (e.mem_class, e.mem.root, e.mem.offset, e.mem.width, e.instr.src)  # type: ignore[union-attr]
 
     def sass_key_(m: SassMemOp) -> tuple:
-        return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src[:1])
+        return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src)
 
     same_ptx = Counter(ptx_key(e) for e in events if e.mem is not None)
     same_sass = Counter(sass_key_(m) for m in sass.mem_ops)
+    by_line_sass = Counter((_sass_mem_class(m), m.instr.src) for m in sass.mem_ops if m.instr.src)
+
+    def unique(k: int, m: SassMemOp) -> bool:
+        """With line information on both sides, the address mapping is used only for an operation
+        that is alone of its class at its source location on both sides (copies of one line have
+        unrelated registers, so their addresses prove nothing); without it, only where no other
+        operation has the same address, width and line."""
+        e = events[k]
+        if e.instr.src and m.instr.src:
+            return by_line_sass[(_sass_mem_class(m), m.instr.src)] == 1 and sum(
+                1 for x in events if x.mem is not None and x.mem_class == e.mem_class and same_source(x.instr.src, m.instr.src)) == 1
+        return same_ptx[ptx_key(e)] == 1 and (shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)
+
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
-             and same_ptx[ptx_key(events[k])] == 1 and (shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)}
+             and unique(k, m)}
     dropped = len(mem_pos) - len(pairs)
     if dropped:
         notes.append(f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another "
@@ -419,6 +441,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     findings: list[Finding] = []
     allowed: list[str] = []
+    ambiguous: list[str] = []
 
     def report(k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
         for direction in (HOISTED, SUNK):
@@ -444,8 +467,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     # the rest: each SASS operation against every PTX operation it could stand for
     paired_sass = {id(m) for m in pairs.values()}
     # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
-    left_ptx = [k for k, e in enumerate(events) if e.mem is not None and k not in skip and k not in merged_later
-                and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
+    left_ptx = [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
     local_generic = any(is_private[k] and events[k].mem.space == "generic" for k in is_private)  # type: ignore[union-attr]
     no_ptx: list[SassMemOp] = []
     for m in checked_sass:
@@ -454,7 +476,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         cls = _sass_mem_class(m)
         # the PTX operations it could be: its class and source line; any width (ptxas narrows a load
         # whose value is used in part, and combines neighbours into a wider access)
-        cands = [k for k in left_ptx if events[k].mem_class == cls and (not m.instr.src or events[k].instr.src[:1] == m.instr.src[:1])]
+        cands = [k for k in left_ptx if events[k].mem_class == cls and same_source(events[k].instr.src, m.instr.src)]
         if not cands:
             cands = [k for k in left_ptx if events[k].mem_class == cls]
         if not cands:
@@ -465,15 +487,21 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                 no_ptx.append(m)
             continue
         judged_all = [_judged(events, k, cross(k, m), None, proxy) for k in cands]
+        lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
         if all(judged_all):
-            lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
-            evidence = ("" if len(cands) == 1 else
-                        f"not paired one-to-one: it is one of {len(cands)} PTX {cls} of its class and source line "
-                        f"(PTX line(s) {lines}), and crossed for each of them")
+            evidence = (f"not paired one-to-one; by count on the control-flow graphs: it is {'the only' if len(cands) == 1 else f'one of {len(cands)}'} "
+                        f"PTX {cls} of its class{' and source line' if m.instr.src else ''} (PTX line(s) {lines}), and every path "
+                        "runs fewer of the points listed in `crossed` on its side of it than for each of them")
             report(cands[0], m, cands, judged_all, evidence)
+        elif any(judged_all):
+            ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at line(s) {lines}: "
+                             "for some it crossed a point that orders it, for others not, so whether one crossed is not known")
     notes.extend(allowed[:_MAX_ALLOWED_NOTES])
     if len(allowed) > _MAX_ALLOWED_NOTES:
         notes.append(f"... and {len(allowed) - _MAX_ALLOWED_NOTES} more allowed move(s)")
+    unchecked.extend(ambiguous[:_MAX_ALLOWED_NOTES])
+    if len(ambiguous) > _MAX_ALLOWED_NOTES:
+        unchecked.append(f"... and {len(ambiguous) - _MAX_ALLOWED_NOTES} more such SASS operation(s)")
     if no_ptx:
         unchecked.append(f"{len(no_ptx)} SASS memory operation(s) with no PTX operation of their class to account for them: "
                          + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in no_ptx[:6]) + (" ..." if len(no_ptx) > 6 else ""))

@@ -102,8 +102,10 @@ class PtxFunction:
     instrs: tuple[PtxInstr, ...]
     events: tuple[PtxEvent, ...]
     loops: tuple[PtxLoop, ...]
-    #: ``(label, index of the instruction it labels)`` (the branch targets; :mod:`fuzzgpu.sass.cfg`)
+    #: ``(label, index of the instruction it labels)`` (the first of a name; :mod:`fuzzgpu.sass.cfg`)
     labels: tuple[tuple[str, int], ...] = ()
+    #: ``(index of a bra, index of its target)``: the label visible from the branch, scope by scope
+    branches: tuple[tuple[int, int], ...] = ()
 
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
@@ -137,27 +139,36 @@ def _strip_line_directives(text: str) -> str:
 
 
 _PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
-_PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
-_PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)")
+_PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
+_PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
 def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
-    """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there:
-    ``((file, line), (call-site file, line)?)`` (PTX ISA, Debugging Directives: ``.loc``, ``.file``;
-    ``inlined_at``).  Empty when the PTX has no line information."""
+    """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there,
+    innermost first: ``((file, line), (call site), (its call site), ...)`` (PTX ISA, Debugging
+    Directives: ``.loc``, ``.file``; ``inlined_at``).  A ``.loc`` names only its immediate call site;
+    that call site's own chain is the one of the last ``.loc`` of that file, line and column (nvcc
+    writes the call's ``.loc`` before the callee's).  Empty when the PTX has no line information."""
     files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
     if not files:
         return {}
     out: dict[int, tuple[tuple[str, int], ...]] = {}
     cur: tuple[tuple[str, int], ...] = ()
+    chain_at: dict[tuple[str, str, str], tuple[tuple[str, int], ...]] = {}
     for n, raw in enumerate(text.split("\n"), start=1):
         m = _PTX_LOC_RE.match(raw)
         if m:
-            line = int(m.group(2))
-            cur = ((files.get(m.group(1), m.group(1)), line),) if line else ()
-            at = _PTX_INLINED_AT_RE.search(m.group(3))
-            if cur and at:
-                cur += ((files.get(at.group(1), at.group(1)), int(at.group(2))),)
+            here = (files.get(m.group(1), m.group(1)), int(m.group(2)))
+            at_m = _PTX_INLINED_AT_RE.search(m.group(4))
+            if not here[1]:
+                cur = ()
+                continue
+            if at_m:
+                at = (files.get(at_m.group(1), at_m.group(1)), int(at_m.group(2)))
+                cur = (here,) + chain_at.get((at_m.group(1), at_m.group(2), at_m.group(3)), (at,))
+            else:
+                cur = (here,)
+            chain_at[(m.group(1), m.group(2), m.group(3))] = cur
             continue
         if re.match(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b", raw):
             cur = ()
@@ -185,33 +196,56 @@ def _split_operands(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[str, ...]]]:
-    """Split a function body into ``(line, statement, labels)``: statements end at ``;``; braces of
-    inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next statement."""
-    out: list[tuple[int, str, tuple[str, ...]]] = []
-    labels: list[str] = []
+
+_Scope = tuple[int, ...]
+
+
+def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]]:
+    """Split a function body into ``(line, statement, labels, scope)``: statements end at ``;``;
+    braces of inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next
+    statement.  ``scope`` (and each label's) is the stack of ``{ }`` scopes it is in: a label is
+    visible in its scope only (PTX ISA, Scope: labels of an inline-asm ``{ }`` block), so the
+    ``DONE:`` of one inlined wait loop is not the ``DONE:`` of the next."""
+    out: list[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]] = []
+    labels: list[tuple[str, _Scope]] = []
     chunks: list[tuple[int, str]] = []
+    stack: list[int] = []
+    counter = [0]
+
+    def leading(rest: str) -> str:
+        """Consume the scope braces, blanks and labels before a statement's text."""
+        while True:
+            i = 0
+            while i < len(rest) and rest[i] in " \t{}\r":
+                if rest[i] == "{":
+                    counter[0] += 1
+                    stack.append(counter[0])
+                elif rest[i] == "}" and stack:
+                    stack.pop()
+                i += 1
+            rest = rest[i:]
+            m = _PTX_LABEL_RE.match(rest)
+            if not m or rest[m.end() - 1 : m.end() + 1] == "::":
+                return rest
+            labels.append((m.group(1), tuple(stack)))
+            rest = rest[m.end():]
 
     def flush() -> None:
         nonlocal labels
         line = chunks[0][0] if chunks else first_line
         text = ""
+        scope: _Scope = tuple(stack)
         for ln, part in chunks:
             rest = part
             if not text.strip():
-                while True:
-                    rest = rest.lstrip(" \t{}")
-                    m = _PTX_LABEL_RE.match(rest)
-                    if not m or rest[m.end() - 1 : m.end() + 1] == "::":
-                        break
-                    labels.append(m.group(1))
-                    rest = rest[m.end():]
+                rest = leading(rest)
+                scope = tuple(stack)
                 if rest.strip(" \t{}"):
                     line = ln
             text += " " + rest
         stmt = text.strip(" \t{}")
         if stmt and not stmt.startswith("."):
-            out.append((line, stmt, tuple(labels)))
+            out.append((line, stmt, tuple(labels), scope))
             labels = []
         chunks.clear()
 
@@ -224,6 +258,24 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[st
     if chunks:
         flush()
     return out
+
+
+def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]],
+                    instrs: Sequence[PtxInstr]) -> tuple[tuple[int, int], ...]:
+    """``(branch index, target index)`` of each ``bra`` whose label is visible from it: the label
+    of the innermost enclosing scope (a scope's stack is a prefix of the branch's)."""
+    defs: dict[str, list[tuple[_Scope, int]]] = {}
+    for idx, (_, _, labels, _) in enumerate(stmts):
+        for name, scope in labels:
+            defs.setdefault(name, []).append((scope, idx))
+    out = []
+    for ins, (_, _, _, scope) in zip(instrs, stmts):
+        if ins.opcode != "bra" or not ins.operands:
+            continue
+        seen = [(len(sc), idx) for sc, idx in defs.get(ins.operands[0].strip(), []) if scope[:len(sc)] == sc]
+        if seen:
+            out.append((ins.index, max(seen)[1]))
+    return tuple(out)
 
 
 def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
@@ -274,6 +326,8 @@ def _mem_class(family: str, strength: str) -> str:
 
 def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
     op = ins.opcode
+    if op in ("ldmatrix", "stmatrix"):  # a warp's matrix fragments to/from shared memory (LDSM/STSM)
+        return _matrix_access(ins, defs)
     if op not in ("ld", "st", "atom", "red", "ldu"):
         return None
     mods = ins.mods
@@ -312,6 +366,18 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         root, off = r0, o0 + off
     width = _ptx_width(mods)
     return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _matrix_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp:
+    """ldmatrix/stmatrix (PTX ISA, warp-level matrix load/store): a weak shared-memory access of
+    the thread's fragments, 32 bits per matrix (``.x1/.x2/.x4``; SASS ``LDSM``/``STSM .1/.2/.4``)."""
+    n = next((int(m[1:]) for m in ins.mods if m in ("x1", "x2", "x4")), 1)
+    addr = next((o for o in ins.operands if o.startswith("[")), "")
+    root, off = _ptx_address(addr) if addr else ("", 0)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    return PtxMemOp(ins, "load" if ins.opcode == "ldmatrix" else "store", "shared", "weak", "", 32 * n, root, off)
 
 
 def _sass_strength_for(mem: PtxMemOp) -> str:
@@ -360,7 +426,7 @@ def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> 
 
 #: the opcodes whose instructions are memory operations (:func:`_classify_ptx_mem`); their table
 #: entries (``ld``, ``st``, ``atom``, ``red``) are read there, not as synchronisation points
-_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red")
+_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red", "ldmatrix", "stmatrix")
 
 
 def _table_name(ins: PtxInstr) -> tuple[str, ...]:
@@ -512,7 +578,7 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
     instruction is the table entry :func:`_table_key` names, with the SASS of :data:`_SASS_OF`."""
     op = ins.opcode
     if mem is not None:
-        rel, acq = semantics.entry({"ldu": "ld"}.get(op, op)).orders_directions(mem.sem)
+        rel, acq = semantics.entry({"ldu": "ld", "ldmatrix": "ld", "stmatrix": "st"}.get(op, op)).orders_directions(mem.sem)
         if not (rel or acq):
             return None, ()
         classes: list[str] = []
@@ -714,9 +780,9 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         stmts = _ptx_statements(body, first)
         instrs = []
         label_at: dict[str, int] = {}
-        for idx, (line, stmt, labels) in enumerate(stmts):
-            for lab in labels:
-                label_at[lab] = idx
+        for idx, (line, stmt, labels, _) in enumerate(stmts):
+            for lab, _ in labels:
+                label_at.setdefault(lab, idx)
             ins = _parse_ptx_instr(idx, line, stmt)
             instrs.append(dataclasses.replace(ins, src=src_at[line]) if line in src_at else ins)
         defs: dict[str, tuple[str, int]] = {}
@@ -734,11 +800,10 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
             events.append(PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem")))
         loops = []
-        for ins in instrs:
-            if ins.opcode == "bra" and ins.operands:
-                target = ins.operands[0]
-                head = label_at.get(target)
-                if head is not None and head <= ins.index:
+        targets = _branch_targets(stmts, instrs)
+        for bra, head in targets:
+            ins = instrs[bra]
+            if head <= ins.index:
                     body_ins = instrs[head:ins.index]
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
                     busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
@@ -750,7 +815,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]
-        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items())))
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items()), targets))
     return tuple(funcs)
 
 

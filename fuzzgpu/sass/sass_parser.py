@@ -132,6 +132,9 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
             if not m or int(m.group(1), 16) == 0:
                 return None  # kernel parameters and driver constants
         width = 32
+        if op in ("LDSM", "STSM"):  # LDSM.16.M88.4: four 8x8 matrices, 32 bits of each per thread
+            width = 32 * next((int(m) for m in reversed(mods) if m in ("1", "2", "4")), 1)
+            mods = ()
         for mod in mods:
             if mod in ("U8", "S8", "8"):
                 width = 8
@@ -215,8 +218,12 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     chained = False  # the comments since the last instruction named an inlining chain
     for lineno, raw in enumerate(text.split("\n"), start=1):
         if _SASS_FILE_RE.match(raw):
+            # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
+            # H:1171", then the outermost "H:1171" alone), innermost first
             locs = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
-            if locs and (len(locs) > 1 or not chained):
+            if len(locs) > 1 and chained and src and src[-1] == locs[0]:
+                src = src + locs[1:]
+            elif locs and (len(locs) > 1 or not chained):
                 src, chained = locs, len(locs) > 1
             continue
         sub = _SASS_SUBROUTINE_RE.match(raw)
