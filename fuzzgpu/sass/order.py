@@ -64,6 +64,12 @@ def ptx_keys(e: PtxEvent, k: int) -> tuple[Hashable | None, Hashable | None]:
             return f"{tok}#{_bar_id(e.instr.operands, tok == 'BAR.RED')}"
         return tok
 
+    if sync.kind.startswith("barrier.cluster"):
+        # ptxas 13.0 (sm_90) tests at run time whether the CTA is in a cluster of more than one:
+        # if not, the cluster barrier is a CTA barrier (BAR.SYNC) and the UCGABAR path is skipped;
+        # the kind is the cluster barrier itself, which a CTA barrier also stands for (_covers)
+        cluster = [c for c in classes if c.startswith("UCGABAR")]
+        return (cluster[-1] if sync.acquire else None), (cluster[0] if sync.release else None)
     return (key(classes[-1]) if sync.acquire else None), (key(classes[0]) if sync.release else None)
 
 
@@ -78,6 +84,12 @@ def _covers(have: Hashable, want: Hashable) -> bool:
     """A SASS instance of kind ``have`` stands for a PTX point of kind ``want``: the same kind, or
     a CTA barrier whose id one side does not give as an immediate."""
     if have == want:
+        return True
+    if isinstance(have, str) and isinstance(want, str) and want.startswith("UCGABAR") and (
+            have.startswith("BAR.SYNC") or have == "UCGABAR_WAIT"):
+        # a cluster of one CTA: the cluster barrier is a CTA barrier (ptx_keys); and a thread waits
+        # on a cluster barrier only after it arrived (PTX ISA barrier.cluster), so a wait stands for
+        # the arrive on the paths the CFG cannot tell infeasible (two branches on one predicate)
         return True
     if isinstance(have, str) and isinstance(want, str) and have.startswith("BAR.") and want.startswith("BAR."):
         (t1, i1), (t2, i2) = have.split("#", 1), want.split("#", 1)
@@ -263,6 +275,14 @@ def same_source(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> b
     return k <= 0 or tuple(a[-k:]) == tuple(b[-k:])
 
 
+def _agreement(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> int:
+    """How many frames of two source chains agree, from the innermost and from the outermost."""
+    n = min(len(a), len(b))
+    inner = next((i for i in range(n) if a[i] != b[i]), n)
+    outer = next((i for i in range(n) if a[-1 - i] != b[-1 - i]), n)
+    return inner + outer
+
+
 def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple) -> bool:
     """May ``sm`` be the SASS of ``pm``?  The same width (or a wider access that several PTX
     operations share: two loads combined into ``LDS.64``), and the same source line when both
@@ -372,8 +392,6 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
 
     same_ptx = Counter(ptx_key(e) for e in events if e.mem is not None)
     same_sass = Counter(sass_key_(m) for m in sass.mem_ops)
-    by_line_sass = Counter((_sass_mem_class(m), m.instr.src) for m in sass.mem_ops if m.instr.src)
-
     def unique(k: int, m: SassMemOp) -> bool:
         """With line information on both sides, the address mapping is used only for an operation
         that is alone of its class at its source location on both sides (copies of one line have
@@ -381,8 +399,14 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         operation has the same address, width and line."""
         e = events[k]
         if e.instr.src and m.instr.src:
-            return by_line_sass[(_sass_mem_class(m), m.instr.src)] == 1 and sum(
-                1 for x in events if x.mem is not None and x.mem_class == e.mem_class and same_source(x.instr.src, m.instr.src)) == 1
+            here = [x.mem for x in events if x.mem is not None and x.mem_class == e.mem_class and same_source(x.instr.src, m.instr.src)]
+            there = [x for x in sass.mem_ops if x.instr.src == m.instr.src and _sass_mem_class(x) == _sass_mem_class(m)]
+            if len(here) == 1 and len(there) == 1:
+                return True
+            # several at one line (a macro, an unrolled access): their offsets from one root tell them apart
+            return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
+                    and len({x.offset for x in here}) == len(here)  # type: ignore[union-attr]
+                    and len({(x.base, x.offset) for x in there}) == len(there) and len({x.base for x in there}) == 1)
         return same_ptx[ptx_key(e)] == 1 and (shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)
 
     pairs = {k: m for k, m in mem_pos.items()
@@ -424,7 +448,8 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     reachable = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     unreachable = len([m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index)])
     if unreachable:
-        notes.append(f"{unreachable} SASS memory operation(s) no path from the entry reaches: not checked (they never run)")
+        unchecked.append(f"{unreachable} SASS memory operation(s) out of line that no path from the entry reaches "
+                         "(a branch the parser could not follow?): not checked")
     checked_sass = [m for m in reachable if not sass_private(m)]
     sass_side = sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                                {x for _, x in points.values() if x is not None}))
@@ -442,6 +467,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     findings: list[Finding] = []
     allowed: list[str] = []
     ambiguous: list[str] = []
+    groups: dict[frozenset[int], list[tuple[SassMemOp, frozenset[int]]]] = {}
 
     def report(k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
         for direction in (HOISTED, SUNK):
@@ -477,6 +503,9 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         # the PTX operations it could be: its class and source line; any width (ptxas narrows a load
         # whose value is used in part, and combines neighbours into a wider access)
         cands = [k for k in left_ptx if events[k].mem_class == cls and same_source(events[k].instr.src, m.instr.src)]
+        if m.instr.src and cands:  # the ones whose location agrees the furthest (a .loc with no inlining chain agrees with any)
+            best = max(_agreement(events[k].instr.src, m.instr.src) for k in cands)
+            cands = [k for k in cands if _agreement(events[k].instr.src, m.instr.src) == best]
         if not cands:
             cands = [k for k in left_ptx if events[k].mem_class == cls]
         if not cands:
@@ -493,19 +522,58 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                         f"PTX {cls} of its class{' and source line' if m.instr.src else ''} (PTX line(s) {lines}), and every path "
                         "runs fewer of the points listed in `crossed` on its side of it than for each of them")
             report(cands[0], m, cands, judged_all, evidence)
-        elif any(judged_all):
-            ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at line(s) {lines}: "
-                             "for some it crossed a point that orders it, for others not, so whether one crossed is not known")
+        else:
+            groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
+    in_loop = {k for k, e in enumerate(events) if any(lp.head <= e.instr.index <= lp.tail for lp in ptx.loops)}
+    for cands_set, members in groups.items():
+        for m in unexplained(members, in_loop):
+            lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
+            ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {_sass_mem_class(m)} at "
+                             f"line(s) {lines}: for some it crossed a point that orders it, and no one-to-one pairing of "
+                             "these SASS and PTX operations (a PTX operation in a loop may stand for any number) has none "
+                             "crossing, so whether one crossed is not known")
     notes.extend(allowed[:_MAX_ALLOWED_NOTES])
     if len(allowed) > _MAX_ALLOWED_NOTES:
         notes.append(f"... and {len(allowed) - _MAX_ALLOWED_NOTES} more allowed move(s)")
     unchecked.extend(ambiguous[:_MAX_ALLOWED_NOTES])
     if len(ambiguous) > _MAX_ALLOWED_NOTES:
         unchecked.append(f"... and {len(ambiguous) - _MAX_ALLOWED_NOTES} more such SASS operation(s)")
-    if no_ptx:
-        unchecked.append(f"{len(no_ptx)} SASS memory operation(s) with no PTX operation of their class to account for them: "
-                         + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in no_ptx[:6]) + (" ..." if len(no_ptx) > 6 else ""))
+    for cls in dict.fromkeys(_sass_mem_class(m) for m in no_ptx):
+        ops = [m for m in no_ptx if _sass_mem_class(m) == cls]
+        unchecked.append(f"{len(ops)} SASS {cls} operation(s) with no PTX {cls} to account for them: "
+                         + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in ops[:6]) + (" ..." if len(ops) > 6 else ""))
     return Result(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)), mapped_syncs, pairs)
+
+
+def unexplained(members: Sequence[tuple[SassMemOp, frozenset[int]]], unlimited: set[int]) -> list[SassMemOp]:
+    """The SASS operations of one group (one set of candidate PTX operations) that no pairing can
+    explain: each SASS operation needs a PTX operation under which it crossed nothing
+    (``members``: the operation and those PTX operations); a PTX operation stands for one SASS
+    operation, or any number when it is in a loop (``unlimited``: unrolling).  A maximum bipartite
+    matching (augmenting paths); what it leaves unmatched is unexplained."""
+    owner: dict[int, list[int]] = {}  # PTX operation -> the members it stands for
+
+    def place(i: int, seen: set[int]) -> bool:
+        for k in sorted(members[i][1]):
+            if k in seen:
+                continue
+            seen.add(k)
+            taken = owner.setdefault(k, [])
+            if k in unlimited or not taken:
+                taken.append(i)
+                return True
+            if place(taken[0], seen):
+                owner[k] = [i]
+                return True
+        return False
+
+    left = []
+    for i, (m, ks) in enumerate(members):
+        if len(ks) == len({k for _, kk in members for k in kk}) and any(k in unlimited for k in ks):
+            continue  # explained by a looped operation whatever the others do
+        if not place(i, set()):
+            left.append(m)
+    return left
 
 
 def _finding(arch: str, function: str, source: str, op: PtxInstr, m: SassMemOp, sync: PtxInstr, anchor: SassInstr | None,

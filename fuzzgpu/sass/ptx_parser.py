@@ -7,6 +7,7 @@ rule a forbidden move across it cites."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -278,7 +279,7 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
     return tuple(out)
 
 
-def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
+def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int], ...] = ()) -> PtxInstr:
     pred = ""
     m = _PTX_PRED_RE.match(stmt)
     if m:
@@ -291,7 +292,7 @@ def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
     operands = _split_operands(parts[1]) if len(parts) > 1 else ()
     pieces = op.split(".")
     # re-join "shared::cta" style qualifiers, which contain no dots, so a plain split is right
-    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands)
+    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands, src)
 
 
 def _ptx_width(mods: Sequence[str]) -> int:
@@ -453,7 +454,11 @@ def _table_key(ins: PtxInstr) -> str | None:
     (:data:`_MEM_OPCODES`) and for an instruction the table does not know."""
     if ins.opcode in _MEM_OPCODES:
         return None
-    name = _table_name(ins)
+    return _key_of_name(_table_name(ins))
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_of_name(name: tuple[str, ...]) -> str | None:
     keys = [k for k in semantics.TABLE if name[:len(k.split("."))] == tuple(k.split("."))]
     return max(keys, key=len, default=None)
 
@@ -783,8 +788,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         for idx, (line, stmt, labels, _) in enumerate(stmts):
             for lab, _ in labels:
                 label_at.setdefault(lab, idx)
-            ins = _parse_ptx_instr(idx, line, stmt)
-            instrs.append(dataclasses.replace(ins, src=src_at[line]) if line in src_at else ins)
+            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at.get(line, ())))
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []
