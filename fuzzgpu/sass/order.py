@@ -527,6 +527,12 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     in_loop = {k for k, e in enumerate(events) if any(lp.head <= e.instr.index <= lp.tail for lp in ptx.loops)}
     for cands_set, members in groups.items():
         for m in unexplained(members, in_loop):
+            if m.instr.src:
+                # ptxas's line table is coarse (two loads of neighbouring lines under one entry):
+                # any PTX operation of the class under which it crossed nothing explains it
+                cls = _sass_mem_class(m)
+                if any(not _judged(events, k, cross(k, m), None, proxy) for k in left_ptx if events[k].mem_class == cls):
+                    continue
             lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
             ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {_sass_mem_class(m)} at "
                              f"line(s) {lines}: for some it crossed a point that orders it, and no one-to-one pairing of "
