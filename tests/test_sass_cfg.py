@@ -77,3 +77,36 @@ def test_ptx_loop_and_labels():
     ld = next(e.instr.index for e in fn.events if e.mem is not None and e.mem.kind == "load" and e.instr.index > wait)
     assert fn.labels and g.dominates(wait, ld)
     assert g.reaches(wait, wait)  # the retry loop
+
+
+def _listing(*lines: str) -> str:
+    """A listing of function k: lines are instructions, or ``.L_x_N:`` labels."""
+    out, off = [".text.k:"], 0
+    for ln in lines:
+        if ln.endswith(":"):
+            out.append(ln)
+        else:
+            out.append(f"        /*{off:04x}*/                   {ln} ;")
+            off += 16
+    return "\n".join(out) + "\n"
+
+
+def test_sass_indirect_branch_goes_to_its_listed_targets_only():
+    """nvdisasm names a BRX's targets (CUTLASS 63's warp-role dispatch): a block that no listed
+    target leads to is not reached through it (before: any label, so an LDS after a wait seemed
+    reachable without the wait)."""
+    (fn,) = parse_sass(_listing(
+        "BRX R6 -0x10 (*\"BRANCH_TARGETS .L_x_1,.L_x_2\"*)", ".L_x_1:", "EXIT", ".L_x_2:",
+        "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R3", ".L_x_3:", "LDS R1, [UR4]", "EXIT"))
+    g = sass_cfg(fn)
+    wait = next(i.index for i in fn.instrs if i.opcode == "SYNCS")
+    lds = next(i.index for i in fn.instrs if i.opcode == "LDS")
+    assert g.dominates(wait, lds)
+
+
+def test_sass_divergence_branch_falls_through():
+    """BRA.DIV UR4, target: taken only when the warp diverged, so the code after it runs too."""
+    (fn,) = parse_sass(_listing("BRA.DIV UR4, `(.L_x_1)", "STS [R14], R16", "EXIT", ".L_x_1:", "EXIT"))
+    g = sass_cfg(fn)
+    sts = next(i.index for i in fn.instrs if i.opcode == "STS")
+    assert g.is_reachable(sts)

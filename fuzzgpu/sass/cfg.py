@@ -252,6 +252,7 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
 
 
 _SASS_TARGET_RE = re.compile(r"\((\.L_[\w$]+)\)")
+_SASS_BRANCH_TARGETS_RE = re.compile(r'BRANCH_TARGETS\s+([^"*)]*)')
 _SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
 
 
@@ -269,6 +270,9 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             out.append(_PLAIN)
             continue
         pred = bool(ins.predicate) and ins.predicate != "@PT"
+        # BRA.DIV UR4, target (and any branch with a condition operand before its target) is taken
+        # only when the warp diverged: it falls through too
+        pred = pred or "DIV" in ins.mods or bool(re.match(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,", ins.operands))
         if ins.opcode in ("BRA", "JMP"):
             lm = _SASS_TARGET_RE.search(ins.operands)
             am = _SASS_ABS_RE.match(ins.operands)
@@ -276,7 +280,11 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             t = index_at.get(off) if off is not None else None
             out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
         elif ins.opcode in ("BRX", "JMX"):
-            out.append(Flow(anywhere, pred))
+            # nvdisasm names an indirect branch's targets: BRX R6 -0x2b90 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)
+            listed = _SASS_BRANCH_TARGETS_RE.search(ins.operands)
+            named = [index_at[labels[t.strip()]] for t in listed.group(1).split(",")
+                     if t.strip() in labels and labels[t.strip()] in index_at] if listed else []
+            out.append(Flow(tuple(named) if named else anywhere, pred))
         elif ins.opcode in ("EXIT", "RET") or (ins.opcode == "BPT" and "TRAP" in ins.mods):
             out.append(Flow((), pred, True))
         else:
@@ -321,13 +329,13 @@ def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: froz
 
 
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
-              resets: frozenset[int] = frozenset()) -> Callable[[int], float]:
+              resets: frozenset[int] | None = None) -> Callable[[int], float]:
     """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
     ``post``: after ``i``, to an exit); ``inf`` where no such path exists.  Unlike the marks on the
     dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
-    path runs one copy).  Marks in a row with no ``resets`` instruction (a memory operation)
+    path runs one copy).  With ``resets`` (memory operations), marks in a row with no reset
     between them count once: the second of two fences with nothing between them orders nothing
-    more, and ptxas drops it on such a path."""
+    more, and ptxas drops it on such a path.  Without, every mark counts."""
     import heapq
 
     nb = len(g.starts)
@@ -339,8 +347,8 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
         for j in rng:
             if j in weights:
                 cost += 0 if state else weights[j]
-                state = True
-            elif j in resets:
+                state = resets is not None
+            elif resets is not None and j in resets:
                 state = False
         return cost, state
 

@@ -274,7 +274,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     mem_pos, merges, notes = _map_memory(events, sass_mem, ptx.instrs)
     local_regs = local_registers(ptx)
     ignore = {k for k, e in enumerate(events) if e.mem is not None and private(e, local_regs)}
-    unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index)]
+    unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
                                                        ptx.instrs, where, unreachable, ignore)
     result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source)

@@ -150,17 +150,16 @@ def sass_sides(fn: SassFunction, g: Cfg, marks: dict[int, tuple[Hashable, ...]],
     hoist kinds and the sink kinds): the fewest SASS instances of that kind any path runs before
     it and after it.  A predicated instance counts: ptxas predicates a point that the PTX runs
     unconditionally (``@P0 MEMBAR; @P0 ATOMG`` for a warp-aggregated release atomic), and
-    counting more instances can only hide a move, never invent one.  An instance at the
+    counting more instances can only hide a move, never invent one.  Instances in a row are all
+    counted (the PTX side merges those with no memory operation between them: fewer there, too,
+    only hides a move).  An instance at the
     operation's own instruction (an acquire load that is one ``LDS.64`` with its neighbour) is on
     both sides."""
     queries = {}
-    resets = frozenset(m.instr.index for m in fn.mem_ops) | frozenset(
-        t.instr.index for t in fn.syncs if t.kind in ("BULK", "TMA", "LDGSTS")) | frozenset(
-        i.index for i in fn.instrs if i.opcode in ("HGMMA", "UTCHMMA", "UTCBAR", "UTCQMMA"))
     for which, post in ((0, False), (1, True)):
         for kind in kinds[which]:
             w = {i: n for i, ks in marks.items() if (n := sum(1 for x in ks if _covers(x, kind)))}
-            queries[(which, kind)] = (min_marks(g, w, post, resets), w)
+            queries[(which, kind)] = (min_marks(g, w, post), w)
     out: dict[int, Sides] = {}
     for m in ops:
         i = m.instr.index
@@ -391,6 +390,8 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src)
 
     same_ptx = Counter(ptx_key(e) for e in events if e.mem is not None)
+    class_count = Counter(e.mem_class for e in events if e.mem is not None)
+    root_count = Counter((e.mem_class, e.mem.root) for e in events if e.mem is not None)
     same_sass = Counter(sass_key_(m) for m in sass.mem_ops)
     def unique(k: int, m: SassMemOp) -> bool:
         """With line information on both sides, the address mapping is used only for an operation
@@ -407,7 +408,12 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
             return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
                     and len({x.offset for x in here}) == len(here)  # type: ignore[union-attr]
                     and len({(x.base, x.offset) for x in there}) == len(there) and len({x.base for x in there}) == 1)
-        return same_ptx[ptx_key(e)] == 1 and (shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)
+        # an address tells operations apart only as an offset from a root others of the class share
+        # (fuzzgpu's kernels: every location an offset of one pointer); one alone of its class is
+        # its own evidence
+        alone = class_count[e.mem_class] == 1
+        return (alone or root_count[(e.mem_class, e.mem.root)] > 1) and same_ptx[ptx_key(e)] == 1 and (  # type: ignore[union-attr]
+            shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)
 
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
@@ -446,7 +452,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     ptx_side = ptx_sides(ptx, g_ptx, points)
     proxy = proxy_context(ptx, g_ptx, list(points))
     reachable = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
-    unreachable = len([m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index)])
+    unreachable = len([m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"])
     if unreachable:
         unchecked.append(f"{unreachable} SASS memory operation(s) out of line that no path from the entry reaches "
                          "(a branch the parser could not follow?): not checked")
