@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fuzzgpu.sass import parse_ptx, parse_sass
-from fuzzgpu.sass.cfg import Flow, build_cfg, ptx_cfg, sass_cfg
+from fuzzgpu.sass.cfg import Flow, build_cfg, min_marks, ptx_cfg, sass_cfg
 
 CAPTURED = Path(__file__).parent / "kernels" / "captured"
 
@@ -110,3 +110,20 @@ def test_sass_divergence_branch_falls_through():
     g = sass_cfg(fn)
     sts = next(i.index for i in fn.instrs if i.opcode == "STS")
     assert g.is_reachable(sts)
+
+
+def test_a_second_branch_on_one_predicate_follows_the_first():
+    """ptxas's cluster barrier with its one-CTA fallback: ``@!P0 BRA L5; ARV; BRA L6; L5: NOP;
+    L6: @!P0 BRA L7; WAIT; EXIT; L7: BAR.SYNC``.  The path that skips the arrive and then runs the
+    wait never runs (P0 is not written between the branches), so the store is followed by the
+    arrive or the CTA barrier on every path that runs."""
+    (fn,) = parse_sass(_listing(
+        "ISETP.EQ.U32.AND P0, PT, R0, 0x1, PT", "STS [UR4], R2", "@!P0 BRA `(.L_x_5)", "UCGABAR_ARV", "BRA `(.L_x_6)",
+        ".L_x_5:", "NOP", ".L_x_6:", "@!P0 BRA `(.L_x_7)", "UCGABAR_WAIT", "EXIT", ".L_x_7:", "BAR.SYNC.DEFER_BLOCKING 0x0", "EXIT"))
+    g = sass_cfg(fn)
+    sts = next(i.index for i in fn.instrs if i.opcode == "STS")
+    arrive_or_bar = {i.index: 1 for i in fn.instrs if i.opcode in ("UCGABAR_ARV", "BAR")}
+    assert min_marks(g, arrive_or_bar, post=True)(sts) == 1
+    nop = next(i.index for i in fn.instrs if i.opcode == "NOP")
+    wait = next(i.index for i in fn.instrs if i.opcode == "UCGABAR_WAIT")
+    assert not g.reaches(nop, wait) and g.reaches(sts, wait)

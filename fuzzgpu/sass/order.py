@@ -67,9 +67,9 @@ def ptx_keys(e: PtxEvent, k: int) -> tuple[Hashable | None, Hashable | None]:
     if sync.kind.startswith("barrier.cluster"):
         # ptxas 13.0 (sm_90) tests at run time whether the CTA is in a cluster of more than one:
         # if not, the cluster barrier is a CTA barrier (BAR.SYNC) and the UCGABAR path is skipped;
-        # the kind is the cluster barrier itself, which a CTA barrier also stands for (_covers)
-        cluster = [c for c in classes if c.startswith("UCGABAR")]
-        return (cluster[-1] if sync.acquire else None), (cluster[0] if sync.release else None)
+        # the kinds are the release arrive's MEMBAR and the wait, which a CTA barrier also stands for (_covers)
+        wait = [c for c in classes if c == "UCGABAR_WAIT"]
+        return (("CLUSTER:" + wait[-1]) if sync.acquire and wait else None), (("CLUSTER:" + classes[0]) if sync.release else None)
     return (key(classes[-1]) if sync.acquire else None), (key(classes[0]) if sync.release else None)
 
 
@@ -85,12 +85,10 @@ def _covers(have: Hashable, want: Hashable) -> bool:
     a CTA barrier whose id one side does not give as an immediate."""
     if have == want:
         return True
-    if isinstance(have, str) and isinstance(want, str) and want.startswith("UCGABAR") and (
-            have.startswith("BAR.SYNC") or have == "UCGABAR_WAIT"):
-        # a cluster of one CTA: the cluster barrier is a CTA barrier (ptx_keys); and a thread waits
-        # on a cluster barrier only after it arrived (PTX ISA barrier.cluster), so a wait stands for
-        # the arrive on the paths the CFG cannot tell infeasible (two branches on one predicate)
-        return True
+    if isinstance(have, str) and isinstance(want, str) and want.startswith("CLUSTER:"):
+        # the release arrive's MEMBAR / the wait itself; in a cluster of one CTA the cluster barrier
+        # is a CTA barrier (ptx_keys)
+        return have == want[len("CLUSTER:"):] or have.startswith("BAR.SYNC")
     if isinstance(have, str) and isinstance(want, str) and have.startswith("BAR.") and want.startswith("BAR."):
         (t1, i1), (t2, i2) = have.split("#", 1), want.split("#", 1)
         return t1 == t2 and "?" in (i1, i2)
@@ -391,7 +389,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
 
     same_ptx = Counter(ptx_key(e) for e in events if e.mem is not None)
     class_count = Counter(e.mem_class for e in events if e.mem is not None)
-    root_count = Counter((e.mem_class, e.mem.root) for e in events if e.mem is not None)
+    root_count = Counter(e.mem.root for e in events if e.mem is not None)
     same_sass = Counter(sass_key_(m) for m in sass.mem_ops)
     def unique(k: int, m: SassMemOp) -> bool:
         """With line information on both sides, the address mapping is used only for an operation
@@ -408,11 +406,11 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
             return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
                     and len({x.offset for x in here}) == len(here)  # type: ignore[union-attr]
                     and len({(x.base, x.offset) for x in there}) == len(there) and len({x.base for x in there}) == 1)
-        # an address tells operations apart only as an offset from a root others of the class share
+        # an address tells operations apart only as an offset from a root other operations share
         # (fuzzgpu's kernels: every location an offset of one pointer); one alone of its class is
         # its own evidence
         alone = class_count[e.mem_class] == 1
-        return (alone or root_count[(e.mem_class, e.mem.root)] > 1) and same_ptx[ptx_key(e)] == 1 and (  # type: ignore[union-attr]
+        return (alone or root_count[e.mem.root] > 1) and same_ptx[ptx_key(e)] == 1 and (  # type: ignore[union-attr]
             shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)
 
     pairs = {k: m for k, m in mem_pos.items()
