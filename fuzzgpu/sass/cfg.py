@@ -207,7 +207,7 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
             reg, neg = t.lstrip("!"), t.startswith("!")
             target = [block_of[x] for x in flows[ends[b]].targets]
             taken = c in target and not (flows[ends[b]].falls_through and ends[b] + 1 < len(block_of) and block_of[ends[b] + 1] == c)
-            fall = not (c in target)
+            fall = c not in target
             if taken or fall:
                 out[reg] = (not neg) if taken else neg
         return out

@@ -194,15 +194,19 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: di
         pred = sorted(preds)[0]
         unguarded: list[tuple[SassMemOp, int | None]] = []
         tainted = {pred}  # registers whose value depends on the phase check
+        joins = {off for _, off in sass.labels}
         for ins in sass.instrs[check.index + 1:]:
-            if not ins.mainline:
-                break
+            if not ins.mainline or ins.offset in joins:
+                break  # a branch target: what follows is also reached from elsewhere (a loop, a join)
             reads = _sass_reads(ins)
             depends = bool(reads & tainted)
             if ins.opcode in ("BRA", "JMP", "BRX") and depends:
                 break
             if ins.opcode == "EXIT" and not ins.predicate:
                 break
+            if ins.opcode in ("BRA", "JMP", "BRX", "JMX", "RET") and not ins.predicate and "DIV" not in ins.mods \
+                    and not re.match(r"^\s*!?U?P", ins.operands):
+                break  # control leaves the straight line: what follows in the listing is not what runs next
             if ins.full_opcode.startswith(_WAIT_SCAN_STOPS):
                 break
             if ins.full_opcode.startswith(_ACQUIRE_FENCES):

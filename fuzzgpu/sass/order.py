@@ -246,6 +246,9 @@ def sass_private(m: SassMemOp) -> bool:
 
 
 _MAX_ALLOWED_NOTES = 20
+#: PTX instructions that are no memory operation here but that ptxas expands into SASS memory
+#: accesses of the thread (tcgen05.alloc stores the allocated address; cluster launch control)
+_EXPANDED = ("tcgen05", "clusterlaunchcontrol", "mbarrier", "cp", "st", "ld")
 
 
 @dataclass(frozen=True)
@@ -510,6 +513,16 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         if m.instr.src and cands:  # the ones whose location agrees the furthest (a .loc with no inlining chain agrees with any)
             best = max(_agreement(events[k].instr.src, m.instr.src) for k in cands)
             cands = [k for k in cands if _agreement(events[k].instr.src, m.instr.src) == best]
+        if not cands and m.instr.src:
+            # none at its source location: ptxas expanded a PTX instruction that is no memory
+            # operation here (tcgen05.alloc writes the address it allocated to shared memory)
+            origin = next((i for i in ptx.instrs if i.src and i.opcode in _EXPANDED and same_source(i.src, m.instr.src)), None)
+            if origin is not None:
+                notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} is ptxas's expansion of `{origin.text}` "
+                             f"(PTX line {origin.line}; its source line): an access of that instruction, not checked")
+                continue
+            no_ptx.append(m)
+            continue
         if not cands:
             cands = [k for k in left_ptx if events[k].mem_class == cls]
         if not cands:
@@ -521,7 +534,14 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
             continue
         judged_all = [_judged(events, k, cross(k, m), None, proxy) for k in cands]
         lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
-        if all(judged_all):
+        # a finding must also hold for every PTX operation of its class and width elsewhere: ptxas's
+        # line table is coarse (an access can carry a neighbouring line), so a line alone convicts nothing
+        wide = [k for k in left_ptx if events[k].mem_class == cls and events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
+        if all(judged_all) and m.instr.src and any(not _judged(events, k, cross(k, m), None, proxy) for k in wide):
+            ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "
+                             f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
+                             "so whether it crossed is not known")
+        elif all(judged_all):
             evidence = (f"not paired one-to-one; by count on the control-flow graphs: it is {'the only' if len(cands) == 1 else f'one of {len(cands)}'} "
                         f"PTX {cls} of its class{' and source line' if m.instr.src else ''} (PTX line(s) {lines}), and every path "
                         "runs fewer of the points listed in `crossed` on its side of it than for each of them")
