@@ -119,6 +119,10 @@ def _print_human(reports: list[oracle.Report], show_notes: bool) -> None:
                     console.print(f"    {tag:<4} ptx:{line:<5} {escape(ptx)}" if ptx else f"    {tag:<4} ptx:-     (not mapped)")
                     if sass:
                         console.print(f"         sass:{off:04x}  {escape(sass)}")
+                if f.src_line:
+                    console.print(f"    src  {escape(f.src_file)}:{f.src_line}")
+                if len(f.crossed) > 1:
+                    console.print(f"    also crossed: {escape('; '.join(f.crossed[1:]))}")
                 if f.evidence:
                     console.print(f"    [dim]evidence: {escape(f.evidence)}[/]")
             for reason, n in reasons.items():
