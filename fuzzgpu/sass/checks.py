@@ -158,6 +158,14 @@ def _sass_writes(ins: SassInstr) -> set[str]:
     return out
 
 
+def _leaves(ins: SassInstr) -> bool:
+    """Control leaves the straight line here for good: an unconditional ``EXIT``, or an
+    unconditional branch (what follows in the listing is not what runs next)."""
+    if ins.predicate or "DIV" in ins.mods:
+        return False
+    return ins.opcode == "EXIT" or (ins.opcode in ("BRA", "JMP", "BRX", "JMX", "RET") and not re.match(r"^\s*!?U?P", ins.operands))
+
+
 def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict, intervals: dict,
                      where: _Where) -> list[Finding]:
     """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` (or a relaxed one and
@@ -202,11 +210,8 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: di
             depends = bool(reads & tainted)
             if ins.opcode in ("BRA", "JMP", "BRX") and depends:
                 break
-            if ins.opcode == "EXIT" and not ins.predicate:
+            if _leaves(ins):
                 break
-            if ins.opcode in ("BRA", "JMP", "BRX", "JMX", "RET") and not ins.predicate and "DIV" not in ins.mods \
-                    and not re.match(r"^\s*!?U?P", ins.operands):
-                break  # control leaves the straight line: what follows in the listing is not what runs next
             if ins.full_opcode.startswith(_WAIT_SCAN_STOPS):
                 break
             if ins.full_opcode.startswith(_ACQUIRE_FENCES):
