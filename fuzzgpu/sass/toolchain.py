@@ -186,9 +186,10 @@ def disassemble(cubin: Path) -> str:
     """SASS text of a cubin: ``nvdisasm -c`` when found, else ``cuobjdump -sass``."""
     nvd = find_tool("nvdisasm")
     if nvd:
-        # -ndf: no dataflow analysis; the -c listing is identical and ~0.15 s faster.  -gi: the source
-        # line of each instruction with its inlining chain (comments; nothing without line info)
-        return _run([nvd, "-c", "-ndf", "-gi", arg_path(cubin)], "nvdisasm", {arg_path(cubin): shown_path(cubin)}).stdout
+        # -gi: the source line of each instruction with its inlining chain (comments; nothing
+        # without line info).  No -ndf: without its dataflow analysis nvdisasm does not name an
+        # indirect branch's targets (BRX ... BRANCH_TARGETS), which the control-flow graph needs
+        return _run([nvd, "-c", "-gi", arg_path(cubin)], "nvdisasm", {arg_path(cubin): shown_path(cubin)}).stdout
     cuo = find_tool("cuobjdump")
     if cuo:
         return _run([cuo, "-sass", arg_path(cubin)], "cuobjdump", {arg_path(cubin): shown_path(cubin)}).stdout
