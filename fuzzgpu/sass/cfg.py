@@ -30,6 +30,10 @@ class Flow:
     targets: tuple[int, ...] = ()
     falls_through: bool = True
     exits: bool = False
+    #: a conditional branch's predicate: "P0" (taken when P0 is true) or "!P0"
+    test: str = ""
+    #: the predicate registers the instruction writes
+    writes: frozenset[str] = frozenset()
 
 
 _PLAIN = Flow()
@@ -168,6 +172,7 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
         if f.exits or (f.falls_through and e + 1 >= n):
             exits.add(b)
         succs[b] = list(dict.fromkeys(out))
+    _thread_correlated_branches(flows, starts, ends, block_of, succs)
     preds: list[list[int]] = [[] for _ in range(nb)]
     for b, ss in enumerate(succs):
         for s in ss:
@@ -180,6 +185,61 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     ipdom = [(-1 if d == nb or b not in reachable else d) for b, d in enumerate(pidom[:nb])]
     return Cfg(n, tuple(starts), tuple(ends), tuple(block_of), tuple(tuple(s) for s in succs),
                tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable), tuple(idom), tuple(ipdom))
+
+
+def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], ends: Sequence[int],
+                                block_of: Sequence[int], succs: list[list[int]]) -> None:
+    """An edge into a block that is one conditional branch on a predicate whose value the edge
+    already knows (an earlier branch on it, no write of it between) goes straight to where that
+    branch goes: ptxas tests one predicate twice (the cluster barrier's one-CTA fallback:
+    ``@!P0 BRA L5; ...ARV...; BRA L6; L5: NOP; L6: @!P0 BRA L7``), and the path that takes the first
+    branch one way and the second the other never runs."""
+    nb = len(starts)
+    tests = {b: flows[ends[b]].test for b in range(nb) if flows[ends[b]].test}
+    if not tests:
+        return
+    writes = [frozenset().union(*(flows[i].writes for i in range(starts[b], ends[b] + 1))) for b in range(nb)]
+
+    def edge_fact(b: int, c: int, known: dict[str, bool]) -> dict[str, bool]:
+        out = {p: v for p, v in known.items() if p not in writes[b]}
+        t = tests.get(b)
+        if t:
+            reg, neg = t.lstrip("!"), t.startswith("!")
+            target = [block_of[x] for x in flows[ends[b]].targets]
+            taken = c in target and not (flows[ends[b]].falls_through and ends[b] + 1 < len(block_of) and block_of[ends[b] + 1] == c)
+            fall = c not in target
+            if taken or fall:
+                out[reg] = (not neg) if taken else neg
+        return out
+
+    entry: dict[int, dict[str, bool] | None] = {b: None for b in range(nb)}
+    entry[0] = {}
+    for _ in range(4):  # a few rounds of a forward must-analysis are enough for these shapes
+        for b in range(nb):
+            if entry[b] is None:
+                continue
+            for c in succs[b]:
+                fact = edge_fact(b, c, entry[b])  # type: ignore[arg-type]
+                old = entry[c]
+                entry[c] = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
+    for b in range(nb):
+        if entry[b] is None:
+            continue
+        new = []
+        for c in succs[b]:
+            t = tests.get(c)
+            if t and starts[c] == ends[c]:
+                fact = edge_fact(b, c, entry[b])  # type: ignore[arg-type]
+                reg, neg = t.lstrip("!"), t.startswith("!")
+                if reg in fact:
+                    go = fact[reg] != neg  # the second branch is taken
+                    f = flows[ends[c]]
+                    nxt = [block_of[x] for x in f.targets] if go else ([block_of[ends[c] + 1]] if ends[c] + 1 < len(block_of) else [])
+                    if nxt:
+                        new.extend(nxt)
+                        continue
+            new.append(c)
+        succs[b] = list(dict.fromkeys(new))
 
 
 def _dominators(n: int, succs: Sequence[Sequence[int]], preds: Sequence[Sequence[int]],
@@ -233,12 +293,13 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per PTX instruction of ``fn``: ``bra`` to its label (predicated: also on),
     ``ret``/``exit``/``trap`` out, ``brx.idx`` to any labelled instruction, ``call`` on (opaque)."""
     labels = dict(fn.labels)
+    resolved = dict(fn.branches)
     anywhere = tuple(sorted(set(labels.values())))
     out = []
     for ins in fn.instrs:
         pred = bool(ins.predicate)
         if ins.opcode == "bra" and ins.operands:
-            t = labels.get(ins.operands[0].strip())
+            t = resolved.get(ins.index, labels.get(ins.operands[0].strip()) if not fn.branches else None)
             # a label with no statement after it ends the function
             out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
         elif ins.opcode == "brx":
@@ -251,6 +312,8 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
 
 
 _SASS_TARGET_RE = re.compile(r"\((\.L_[\w$]+)\)")
+_SASS_PRED_DEST_RE = re.compile(r"\b(P[0-6])\b")
+_SASS_BRANCH_TARGETS_RE = re.compile(r'BRANCH_TARGETS\s+([^"*)]*)')
 _SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
 
 
@@ -268,18 +331,27 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             out.append(_PLAIN)
             continue
         pred = bool(ins.predicate) and ins.predicate != "@PT"
+        # BRA.DIV UR4, target (and any branch with a condition operand before its target) is taken
+        # only when the warp diverged: it falls through too
+        pred = pred or "DIV" in ins.mods or bool(re.match(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,", ins.operands))
         if ins.opcode in ("BRA", "JMP"):
             lm = _SASS_TARGET_RE.search(ins.operands)
             am = _SASS_ABS_RE.match(ins.operands)
             off = labels.get(lm.group(1)) if lm else (int(am.group(1), 16) if am else None)
             t = index_at.get(off) if off is not None else None
-            out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
+            test = ins.predicate[1:] if re.fullmatch(r"@!?P\d", ins.predicate) and not ins.mods else ""
+            out.append(Flow((t,), pred, test=test) if t is not None else Flow((), pred, True))
         elif ins.opcode in ("BRX", "JMX"):
-            out.append(Flow(anywhere, pred))
+            # nvdisasm names an indirect branch's targets: BRX R6 -0x2b90 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)
+            listed = _SASS_BRANCH_TARGETS_RE.search(ins.operands)
+            named = [index_at[labels[t.strip()]] for t in listed.group(1).split(",")
+                     if t.strip() in labels and labels[t.strip()] in index_at] if listed else []
+            out.append(Flow(tuple(named) if named else anywhere, pred))
         elif ins.opcode in ("EXIT", "RET") or (ins.opcode == "BPT" and "TRAP" in ins.mods):
             out.append(Flow((), pred, True))
         else:
-            out.append(_PLAIN)
+            w = _SASS_PRED_DEST_RE.findall(ins.operands.split(",", 2)[0] + "," + (ins.operands.split(",", 2)[1] if "," in ins.operands else ""))
+            out.append(Flow(writes=frozenset(w)) if w and ins.opcode not in ("ST", "STG", "STS") else _PLAIN)
     return tuple(out)
 
 
@@ -320,13 +392,13 @@ def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: froz
 
 
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
-              resets: frozenset[int] = frozenset()) -> Callable[[int], float]:
+              resets: frozenset[int] | None = None) -> Callable[[int], float]:
     """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
     ``post``: after ``i``, to an exit); ``inf`` where no such path exists.  Unlike the marks on the
     dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
-    path runs one copy).  Marks in a row with no ``resets`` instruction (a memory operation)
+    path runs one copy).  With ``resets`` (memory operations), marks in a row with no reset
     between them count once: the second of two fences with nothing between them orders nothing
-    more, and ptxas drops it on such a path."""
+    more, and ptxas drops it on such a path.  Without, every mark counts."""
     import heapq
 
     nb = len(g.starts)
@@ -338,8 +410,8 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
         for j in rng:
             if j in weights:
                 cost += 0 if state else weights[j]
-                state = True
-            elif j in resets:
+                state = resets is not None
+            elif resets is not None and j in resets:
                 state = False
         return cost, state
 

@@ -158,6 +158,14 @@ def _sass_writes(ins: SassInstr) -> set[str]:
     return out
 
 
+def _leaves(ins: SassInstr) -> bool:
+    """Control leaves the straight line here for good: an unconditional ``EXIT``, or an
+    unconditional branch (what follows in the listing is not what runs next)."""
+    if ins.predicate or "DIV" in ins.mods:
+        return False
+    return ins.opcode == "EXIT" or (ins.opcode in ("BRA", "JMP", "BRX", "JMX", "RET") and not re.match(r"^\s*!?U?P", ins.operands))
+
+
 def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict, intervals: dict,
                      where: _Where) -> list[Finding]:
     """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` (or a relaxed one and
@@ -194,14 +202,15 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: di
         pred = sorted(preds)[0]
         unguarded: list[tuple[SassMemOp, int | None]] = []
         tainted = {pred}  # registers whose value depends on the phase check
+        joins = {off for _, off in sass.labels}
         for ins in sass.instrs[check.index + 1:]:
-            if not ins.mainline:
-                break
+            if not ins.mainline or ins.offset in joins:
+                break  # a branch target: what follows is also reached from elsewhere (a loop, a join)
             reads = _sass_reads(ins)
             depends = bool(reads & tainted)
             if ins.opcode in ("BRA", "JMP", "BRX") and depends:
                 break
-            if ins.opcode == "EXIT" and not ins.predicate:
+            if _leaves(ins):
                 break
             if ins.full_opcode.startswith(_WAIT_SCAN_STOPS):
                 break
@@ -274,8 +283,9 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     mem_pos, merges, notes = _map_memory(events, sass_mem, ptx.instrs)
     local_regs = local_registers(ptx)
     ignore = {k for k, e in enumerate(events) if e.mem is not None and private(e, local_regs)}
+    unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
-                                                       ptx.instrs, where, (), ignore)
+                                                       ptx.instrs, where, unreachable, ignore)
     result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source)
     intervals = _wait_intervals(events, sass, result.mem_pos)
     findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)

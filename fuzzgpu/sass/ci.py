@@ -11,6 +11,7 @@ and SASS offsets, which any edit shifts, are not part of it."""
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import re
 from collections import Counter
@@ -50,7 +51,21 @@ def sync_kinds(f: Finding) -> tuple[str, ...]:
 
 
 def source_location(f: Finding) -> tuple[str, int]:
-    return str(getattr(f, "src_file", "") or ""), int(getattr(f, "src_line", 0) or 0)
+    """The finding's source file (as the line table names it, normalised; relative to the current
+    folder when it lies under it, as SARIF and a reader want it) and line; ("", 0) when unknown."""
+    file = str(getattr(f, "src_file", "") or "")
+    return _readable_path(file), int(getattr(f, "src_line", 0) or 0)
+
+
+def _readable_path(path: str) -> str:
+    if not path:
+        return ""
+    norm = os.path.normpath(path)
+    if os.path.isabs(norm):
+        rel = os.path.relpath(norm)
+        if not rel.startswith(".."):
+            return rel
+    return norm
 
 
 def _short_path(path: str) -> str:

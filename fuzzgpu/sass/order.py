@@ -30,7 +30,7 @@ from .cfg import Cfg, min_marks, reaches_avoiding
 from .matching import _sass_mem_class
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
-from .rules import RULE_PROXY_NO_ASYNC, judge_crossing, judge_move
+from .rules import judge_move, why_not
 from .sass_parser import SassFunction, SassInstr, SassMemOp
 
 #: what a move crossed: (PTX event index of the point, direction)
@@ -64,6 +64,12 @@ def ptx_keys(e: PtxEvent, k: int) -> tuple[Hashable | None, Hashable | None]:
             return f"{tok}#{_bar_id(e.instr.operands, tok == 'BAR.RED')}"
         return tok
 
+    if sync.kind.startswith("barrier.cluster"):
+        # ptxas 13.0 (sm_90) tests at run time whether the CTA is in a cluster of more than one:
+        # if not, the cluster barrier is a CTA barrier (BAR.SYNC) and the UCGABAR path is skipped;
+        # the kinds are the release arrive's MEMBAR and the wait, which a CTA barrier also stands for (_covers)
+        wait = [c for c in classes if c == "UCGABAR_WAIT"]
+        return (("CLUSTER:" + wait[-1]) if sync.acquire and wait else None), (("CLUSTER:" + classes[0]) if sync.release else None)
     return (key(classes[-1]) if sync.acquire else None), (key(classes[0]) if sync.release else None)
 
 
@@ -79,6 +85,10 @@ def _covers(have: Hashable, want: Hashable) -> bool:
     a CTA barrier whose id one side does not give as an immediate."""
     if have == want:
         return True
+    if isinstance(have, str) and isinstance(want, str) and want.startswith("CLUSTER:"):
+        # the release arrive's MEMBAR / the wait itself; in a cluster of one CTA the cluster barrier
+        # is a CTA barrier (ptx_keys)
+        return have == want[len("CLUSTER:"):] or have.startswith("BAR.SYNC")
     if isinstance(have, str) and isinstance(want, str) and have.startswith("BAR.") and want.startswith("BAR."):
         (t1, i1), (t2, i2) = have.split("#", 1), want.split("#", 1)
         return t1 == t2 and "?" in (i1, i2)
@@ -138,17 +148,16 @@ def sass_sides(fn: SassFunction, g: Cfg, marks: dict[int, tuple[Hashable, ...]],
     hoist kinds and the sink kinds): the fewest SASS instances of that kind any path runs before
     it and after it.  A predicated instance counts: ptxas predicates a point that the PTX runs
     unconditionally (``@P0 MEMBAR; @P0 ATOMG`` for a warp-aggregated release atomic), and
-    counting more instances can only hide a move, never invent one.  An instance at the
+    counting more instances can only hide a move, never invent one.  Instances in a row are all
+    counted (the PTX side merges those with no memory operation between them: fewer there, too,
+    only hides a move).  An instance at the
     operation's own instruction (an acquire load that is one ``LDS.64`` with its neighbour) is on
     both sides."""
     queries = {}
-    resets = frozenset(m.instr.index for m in fn.mem_ops) | frozenset(
-        t.instr.index for t in fn.syncs if t.kind in ("BULK", "TMA", "LDGSTS")) | frozenset(
-        i.index for i in fn.instrs if i.opcode in ("HGMMA", "UTCHMMA", "UTCBAR", "UTCQMMA"))
     for which, post in ((0, False), (1, True)):
         for kind in kinds[which]:
             w = {i: n for i, ks in marks.items() if (n := sum(1 for x in ks if _covers(x, kind)))}
-            queries[(which, kind)] = (min_marks(g, w, post, resets), w)
+            queries[(which, kind)] = (min_marks(g, w, post), w)
     out: dict[int, Sides] = {}
     for m in ops:
         i = m.instr.index
@@ -237,6 +246,9 @@ def sass_private(m: SassMemOp) -> bool:
 
 
 _MAX_ALLOWED_NOTES = 20
+#: PTX instructions that are no memory operation here but that ptxas expands into SASS memory
+#: accesses of the thread (tcgen05.alloc stores the allocated address; cluster launch control)
+_EXPANDED = ("tcgen05", "clusterlaunchcontrol")
 
 
 @dataclass(frozen=True)
@@ -248,6 +260,29 @@ class Result:
     mem_pos: dict
 
 
+def same_source(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:
+    """Can two source locations be one instruction's?  The innermost lines agree, and so do the
+    call sites they were inlined at when both sides give one (PTX ``.loc ... inlined_at``,
+    ``nvdisasm -gi``): every ``__ldg`` is ``sm_32_intrinsics.hpp:112`` inlined at its own line.
+    No location on one side: anything."""
+    if not a or not b:
+        return True
+    if a[0] != b[0] or (len(a) > 1 and len(b) > 1 and a[1] != b[1]):
+        return False
+    # the outermost frames (the kernel's own lines) agree; the middle of a deep template chain is
+    # rebuilt from the PTX heuristically (a .loc names one call site), so it is not compared
+    k = min(len(a), len(b), 5) - 2
+    return k <= 0 or tuple(a[-k:]) == tuple(b[-k:])
+
+
+def _agreement(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> int:
+    """How many frames of two source chains agree, from the innermost and from the outermost."""
+    n = min(len(a), len(b))
+    inner = next((i for i in range(n) if a[i] != b[i]), n)
+    outer = next((i for i in range(n) if a[-1 - i] != b[-1 - i]), n)
+    return inner + outer
+
+
 def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple) -> bool:
     """May ``sm`` be the SASS of ``pm``?  The same width (or a wider access that several PTX
     operations share: two loads combined into ``LDS.64``), and the same source line when both
@@ -255,7 +290,7 @@ def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: 
     narrowed = pm.kind == "load" and sm.width < pm.width and pm.offset == sm.offset != 0  # only part of the value used
     if sm.width != pm.width and not (shared and sm.width > pm.width) and not narrowed:
         return False
-    return shared or not (src_p and src_s) or src_p[0] == src_s[0]
+    return shared or same_source(src_p, src_s)
 
 
 def _describe(ins: PtxInstr) -> str:
@@ -307,19 +342,13 @@ def _judged(events: Sequence[PtxEvent], k: int, cr: Sequence[Crossed], allowed: 
     for p, direction in cr:
         sync = events[p].sync
         assert sync is not None
-        j = judge_move(mem, sync, direction, *(proxy or {}).get(p, (True, True)))
+        ctx = (proxy or {}).get(p, (True, True))
+        j = judge_move(mem, sync, direction, *ctx)
         if j is not None:
             out.append((p, direction, j[0], j[1]))
         elif allowed is not None:
-            why = judge_crossing(mem, sync, direction)
-            if why[0] == FORBIDDEN:  # a proxy fence with no async-proxy operation on the far side
-                pending, later = (proxy or {}).get(p, (True, True))
-                why = (HAZARD, RULE_PROXY_NO_ASYNC.format(sync=sync.instr.text, why=(
-                    "no async-proxy operation of the thread runs after it" if direction == SUNK and not later else
-                    "this access is a read, and an async write is made visible to it by its completion" if mem.kind == "load" else
-                    "no async-proxy operation of the thread is pending when it runs (each is completed by a wait before it)")))
             allowed.append(f"allowed move (no finding): `{events[k].instr.text}` (PTX line {events[k].instr.line}) {direction} "
-                           f"`{sync.instr.text}` (PTX line {sync.instr.line}): {why[1]}")
+                           f"`{sync.instr.text}` (PTX line {sync.instr.line}): {why_not(mem, sync, direction, *ctx)}")
     return out
 
 
@@ -335,43 +364,56 @@ def _sass_anchor(sass: SassFunction, marks: dict[int, tuple[Hashable, ...]], wan
     return sass.instrs[pick] if pick is not None else None
 
 
-def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, mem_pos: dict, merges: list,
-                 skip: set[int], arch: str, source: str) -> Result:
-    """The crossings of one function on the two control-flow graphs, and what they left
-    unchecked (see the module docstring)."""
-    events = ptx.events
-    local_regs = local_registers(ptx)
-    notes: list[str] = []
-    unchecked: list[str] = []
-    points = {k: ptx_keys(e, k) for k, e in enumerate(events) if e.sync is not None}
-    # a point that orders nothing in SASS terms (launch_dependents, mbarrier.init, a bulk copy):
-    # mapped when its tokens are in the SASS
-    tokens = {t.token for t in sass.syncs if t.token}
-    others = [k for k, v in points.items() if v == (None, None) and events[k].sync_classes
-              and all(c in tokens for c in events[k].sync_classes)]
-    points = {k: v for k, v in points.items() if v != (None, None)}
-    is_private = {k: private(e, local_regs) for k, e in enumerate(events) if e.mem is not None}
-    # exact pairs the address mapping found, kept only where kind, width and source line agree
+def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str]]:
+    """The pairs of the address mapping that are kept: kind, width and source line agree, and the
+    address identifies the operation (:func:`_identifies`)."""
     shares = Counter(id(m) for m in mem_pos.values())
-    # an address identifies an operation only when no other operation of its class has the same
-    # offset, width and source line (inlined copies and unrolled loops repeat all three)
-    def ptx_key(e: PtxEvent) -> tuple:
-        return (e.mem_class, e.mem.root, e.mem.offset, e.mem.width, e.instr.src[:1])  # type: ignore[union-attr]
-
-    def sass_key_(m: SassMemOp) -> tuple:
-        return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src[:1])
-
-    same_ptx = Counter(ptx_key(e) for e in events if e.mem is not None)
-    same_sass = Counter(sass_key_(m) for m in sass.mem_ops)
+    counts = (Counter(_ptx_addr_key(e) for e in events if e.mem is not None),
+              Counter(_sass_addr_key(m) for m in sass.mem_ops),
+              Counter(e.mem_class for e in events if e.mem is not None),
+              Counter(e.mem.root for e in events if e.mem is not None))
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
-             and same_ptx[ptx_key(events[k])] == 1 and (shares[id(m)] > 1 or same_sass[sass_key_(m)] == 1)}
+             and _identifies(events, sass, k, m, shares[id(m)] > 1, counts)}
     dropped = len(mem_pos) - len(pairs)
-    if dropped:
-        notes.append(f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another "
-                     "operation has the same address, width and line (an inlined copy, an unrolled loop); checked "
-                     "against every operation they could stand for")
-    # SASS instances of each kind (reachable), with the acquire loads' own SASS access
+    notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
+             "has the same address, width and line (an inlined copy, an unrolled loop); checked against every "
+             "operation they could stand for"] if dropped else []
+    return pairs, notes
+
+
+def _ptx_addr_key(e: PtxEvent) -> tuple:
+    return (e.mem_class, e.mem.root, e.mem.offset, e.mem.width, e.instr.src)  # type: ignore[union-attr]
+
+
+def _sass_addr_key(m: SassMemOp) -> tuple:
+    return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src)
+
+
+def _identifies(events: Sequence[PtxEvent], sass: SassFunction, k: int, m: SassMemOp, shared: bool,
+                counts: tuple[Counter, Counter, Counter, Counter]) -> bool:
+    """Does the address tell this operation apart?  With line information on both sides: it is alone
+    of its class at its source location on both sides, or several there are offsets of one root
+    (copies of one line have unrelated registers, so their addresses prove nothing).  Without: it is
+    alone of its class, or an offset of a root other operations share (fuzzgpu's kernels: every
+    location an offset of one pointer), and no other operation has its address, width and line."""
+    same_ptx, same_sass, class_count, root_count = counts
+    e = events[k]
+    if e.instr.src and m.instr.src:
+        here = [x.mem for x in events if x.mem is not None and x.mem_class == e.mem_class and same_source(x.instr.src, m.instr.src)]
+        there = [x for x in sass.mem_ops if x.instr.src == m.instr.src and _sass_mem_class(x) == _sass_mem_class(m)]
+        if len(here) == 1 and len(there) == 1:
+            return True
+        return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
+                and len({x.offset for x in here}) == len(here)  # type: ignore[union-attr]
+                and len({(x.base, x.offset) for x in there}) == len(there) and len({x.base for x in there}) == 1)
+    alone = class_count[e.mem_class] == 1
+    return (alone or root_count[e.mem.root] > 1) and same_ptx[_ptx_addr_key(e)] == 1 and (  # type: ignore[union-attr]
+        shared or same_sass[_sass_addr_key(m)] == 1)
+
+
+def _sass_marks(sass: SassFunction, g_sass: Cfg, points: dict, pairs: dict) -> dict[int, tuple[Hashable, ...]]:
+    """The SASS instances of each kind (reachable), with the acquire loads' own SASS access."""
     marks: dict[int, tuple[Hashable, ...]] = {}
     for t in sass.syncs:
         if t.token and g_sass.is_reachable(t.instr.index) and t.instr.predicate != "@!PT":
@@ -379,105 +421,246 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     for k, (h, _) in points.items():
         if isinstance(h, tuple) and k in pairs:
             marks[pairs[k].instr.index] = marks.get(pairs[k].instr.index, ()) + (h,)
-    # a point of a kind the SASS has no instance of, that orders memory: not checked, and left out
-    # of the chains (else every operation after it would look hoisted above it)
-    mapped_syncs = len(others)
+    return marks
+
+
+def _present(events: Sequence[PtxEvent], points: dict, marks: dict, g_ptx: Cfg) -> tuple[dict, int, list[str]]:
+    """The points of a kind the SASS has an instance of (the others are not checked, and left out
+    of the counts: else every operation after one would look hoisted above it), their number, and
+    what is not checked."""
     present = {kind for kinds in marks.values() for kind in kinds}
-    for k, (h, s) in list(points.items()):
-        kinds = [x for x in (h, s) if x is not None]
-        if all(any(_covers(have, want) for have in present) for want in kinds):
-            mapped_syncs += 1
-            continue
-        del points[k]
-        if g_ptx.is_reachable(events[k].instr.index):
+    kept, unchecked = {}, []
+    for k, (h, x) in points.items():
+        if all(any(_covers(have, want) for have in present) for want in (h, x) if want is not None):
+            kept[k] = (h, x)
+        elif g_ptx.is_reachable(events[k].instr.index):
             unchecked.append(f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked")
-    for k, e in enumerate(events):
+    return kept, len(kept), unchecked
+
+
+def _without_sass(events: Sequence[PtxEvent]) -> tuple[list[str], list[str]]:
+    """(notes, not checked) for the points that emit no SASS at all."""
+    notes, unchecked = [], []
+    for e in events:
         if e.sync is not None and not e.sync_classes and e.mem is None:
             if e.sync.release or e.sync.acquire:
                 unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
             else:
                 notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")
-    ptx_side = ptx_sides(ptx, g_ptx, points)
-    proxy = proxy_context(ptx, g_ptx, list(points))
-    reachable = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
-    unreachable = len([m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index)])
-    if unreachable:
-        notes.append(f"{unreachable} SASS memory operation(s) no path from the entry reaches: not checked (they never run)")
-    checked_sass = [m for m in reachable if not sass_private(m)]
-    sass_side = sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
-                                                               {x for _, x in points.values() if x is not None}))
-    all_points: dict[Hashable, tuple[list[int], list[int]]] = {}
-    for k, (h, x) in points.items():
-        if h is not None:
-            all_points.setdefault(h, ([], []))[0].append(k)
-        if x is not None:
-            all_points.setdefault(x, ([], []))[1].append(k)
+    return notes, unchecked
 
-    def cross(k: int, m: SassMemOp) -> list[Crossed]:
-        return crossed(ptx_side[k], sass_side[m.instr.index], all_points, events[k].instr.index, lambda p: events[p].instr.index)
 
-    merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
-    findings: list[Finding] = []
-    allowed: list[str] = []
+@dataclass(frozen=True)
+class _Ctx:
+    """One function's checking state: the two graphs' counts and what was found (lists filled in)."""
 
-    def report(k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
+    ptx: PtxFunction
+    sass: SassFunction
+    arch: str
+    source: str
+    marks: dict
+    ptx_side: dict
+    sass_side: dict
+    all_points: dict
+    proxy: dict
+    left_ptx: list
+    findings: list
+    allowed: list
+    ambiguous: list
+    notes: list
+    no_ptx: list
+
+    def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
+        ev = self.ptx.events
+        return crossed(self.ptx_side[k], self.sass_side[m.instr.index], self.all_points, ev[k].instr.index, lambda p: ev[p].instr.index)
+
+    def judged(self, k: int, m: SassMemOp, note: bool = False) -> list[tuple[int, str, str, str]]:
+        return _judged(self.ptx.events, k, self.cross(k, m), self.allowed if note else None, self.proxy)
+
+    def report(self, k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
+        """One finding per direction in which ``m`` crossed for every candidate: the nearest point,
+        forbidden only when forbidden for every candidate, all the points it crossed."""
+        events = self.ptx.events
         for direction in (HOISTED, SUNK):
             per = [[j for j in js if j[1] == direction] for js in judged_all]
             if not all(per):
                 continue
-            mine = per[cands.index(k)]
+            mine = sorted(per[cands.index(k)], key=lambda j: abs(events[j[0]].instr.index - events[k].instr.index))
             worst = FORBIDDEN if all(any(j[2] == FORBIDDEN for j in js) for js in per) else HAZARD
-            mine.sort(key=lambda j: abs(events[j[0]].instr.index - events[k].instr.index))
             near = mine[0]
-            reason = next(j[3] for j in mine if j[2] == worst) if any(j[2] == worst for j in mine) else near[3]
+            reason = next((j[3] for j in mine if j[2] == worst), near[3])
             want = ptx_keys(events[near[0]], near[0])[0 if direction == HOISTED else 1]
-            anchor = _sass_anchor(sass, marks, want, m, direction)
-            findings.append(_finding(arch, ptx.name, source, events[k].instr, m, events[near[0]].instr, anchor, worst,
-                                     direction, reason, evidence, tuple(_describe(events[j[0]].instr) for j in mine)))
+            anchor = _sass_anchor(self.sass, self.marks, want, m, direction)
+            self.findings.append(_finding(self.arch, self.ptx.name, self.source, events[k].instr, m, events[near[0]].instr, anchor,
+                                          worst, direction, reason, evidence, tuple(_describe(events[j[0]].instr) for j in mine)))
 
-    for k, m in pairs.items():
-        if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in sass_side:
-            continue
-        js = _judged(events, k, cross(k, m), allowed, proxy)
-        if js:
-            report(k, m, [k], [js], "")
-    # the rest: each SASS operation against every PTX operation it could stand for
-    paired_sass = {id(m) for m in pairs.values()}
-    # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
-    left_ptx = [k for k, e in enumerate(events) if e.mem is not None and k not in skip and k not in merged_later
-                and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
-    local_generic = any(is_private[k] and events[k].mem.space == "generic" for k in is_private)  # type: ignore[union-attr]
-    no_ptx: list[SassMemOp] = []
-    for m in checked_sass:
-        if id(m) in paired_sass:
-            continue
-        cls = _sass_mem_class(m)
-        # the PTX operations it could be: its class and source line; any width (ptxas narrows a load
-        # whose value is used in part, and combines neighbours into a wider access)
-        cands = [k for k in left_ptx if events[k].mem_class == cls and (not m.instr.src or events[k].instr.src[:1] == m.instr.src[:1])]
-        if not cands:
-            cands = [k for k in left_ptx if events[k].mem_class == cls]
-        if not cands:
-            if m.space == "generic" and local_generic:
-                notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: a generic access with no PTX counterpart "
+
+def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
+    """The PTX operations a SASS operation could be: its class and source location, any width
+    (ptxas narrows a load used in part and combines neighbours), the ones whose location agrees the
+    furthest (a ``.loc`` with no inlining chain agrees with any); None when it is accounted for
+    otherwise (an expansion, a stack access) or not at all (then in ``ctx.no_ptx``)."""
+    events, cls = ctx.ptx.events, _sass_mem_class(m)
+    cands = [k for k in ctx.left_ptx if events[k].mem_class == cls and same_source(events[k].instr.src, m.instr.src)]
+    if m.instr.src and cands:
+        best = max(_agreement(events[k].instr.src, m.instr.src) for k in cands)
+        return [k for k in cands if _agreement(events[k].instr.src, m.instr.src) == best]
+    if m.instr.src:
+        # none at its source location: ptxas expanded a PTX instruction that is no memory operation
+        # here (tcgen05.alloc writes the address it allocated to shared memory)
+        origin = next((i for i in ctx.ptx.instrs if i.src and i.opcode in _EXPANDED and same_source(i.src, m.instr.src)), None)
+        if origin is not None:
+            ctx.notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} is ptxas's expansion of `{origin.text}` "
+                             f"(PTX line {origin.line}; its source line): an access of that instruction, not checked")
+            return None
+    # else any of its class (a coarse line table gave it a neighbour's line)
+    cands = [k for k in ctx.left_ptx if events[k].mem_class == cls]
+    if not cands:
+        if m.space == "generic" and any(events[k].mem.space == "generic" and k not in ctx.left_ptx  # type: ignore[union-attr]
+                                        for k, e in enumerate(events) if e.mem is not None):
+            ctx.notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: a generic access with no PTX counterpart "
                              "but the thread's generic stack accesses (thread-private)")
-            else:
-                no_ptx.append(m)
+        else:
+            ctx.no_ptx.append(m)
+        return None
+    return cands
+
+
+def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
+    """A SASS operation the address mapping did not pair: a finding when it crossed for every PTX
+    operation it could be (and, with line information, for every one of its class and width: line
+    tables are coarse); grouped for a one-to-one pairing when for some only."""
+    cands = _candidates(ctx, m)
+    if cands is None:
+        return
+    events, cls = ctx.ptx.events, _sass_mem_class(m)
+    judged_all = [ctx.judged(k, m) for k in cands]
+    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
+    if not all(judged_all):
+        groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
+        return
+    wide = [k for k in ctx.left_ptx if events[k].mem_class == cls and events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
+    if m.instr.src and any(not ctx.judged(k, m) for k in wide):
+        ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "
+                             f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
+                             "so whether it crossed is not known")
+        return
+    evidence = (f"not paired one-to-one; by count on the control-flow graphs: it is {'the only' if len(cands) == 1 else f'one of {len(cands)}'} "
+                f"PTX {cls} of its class{' and source line' if m.instr.src else ''} (PTX line(s) {lines}), and every path "
+                "runs fewer of the points listed in `crossed` on its side of it than for each of them")
+    ctx.report(cands[0], m, cands, judged_all, evidence)
+
+
+def _explain_groups(ctx: _Ctx, groups: dict) -> None:
+    """The groups' SASS operations that no one-to-one pairing explains are not fully checked."""
+    events = ctx.ptx.events
+    in_loop = {k for k, e in enumerate(events) if any(lp.head <= e.instr.index <= lp.tail for lp in ctx.ptx.loops)}
+    for cands_set, members in groups.items():
+        for m in unexplained(members, in_loop):
+            cls = _sass_mem_class(m)
+            # ptxas's line table is coarse (two loads of neighbouring lines under one entry): any
+            # PTX operation of the class under which it crossed nothing explains it
+            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_ptx if events[k].mem_class == cls):
+                continue
+            lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
+            ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at "
+                                 f"line(s) {lines}: for some it crossed a point that orders it, and no one-to-one pairing of "
+                                 "these SASS and PTX operations (a PTX operation in a loop may stand for any number) has none "
+                                 "crossing, so whether one crossed is not known")
+
+
+def _capped(lines: Sequence[str], what: str) -> list[str]:
+    return list(lines[:_MAX_ALLOWED_NOTES]) + ([f"... and {len(lines) - _MAX_ALLOWED_NOTES} more {what}"]
+                                               if len(lines) > _MAX_ALLOWED_NOTES else [])
+
+
+def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, mem_pos: dict, merges: list,
+                 skip: set[int], arch: str, source: str) -> Result:
+    """The crossings of one function on the two control-flow graphs, and what they left
+    unchecked (see the module docstring)."""
+    events = ptx.events
+    local_regs = local_registers(ptx)
+    points = {k: ptx_keys(e, k) for k, e in enumerate(events) if e.sync is not None}
+    # a point that orders nothing in SASS terms (launch_dependents, mbarrier.init, a bulk copy):
+    # mapped when its tokens are in the SASS
+    tokens = {t.token for t in sass.syncs if t.token}
+    others = [k for k, v in points.items() if v == (None, None) and events[k].sync_classes
+              and all(c in tokens for c in events[k].sync_classes)]
+    is_private = {k: private(e, local_regs) for k, e in enumerate(events) if e.mem is not None}
+    pairs, notes = _credible_pairs(events, sass, mem_pos)
+    marks = _sass_marks(sass, g_sass, {k: v for k, v in points.items() if v != (None, None)}, pairs)
+    points, mapped, unchecked = _present(events, {k: v for k, v in points.items() if v != (None, None)}, marks, g_ptx)
+    more_notes, more_unchecked = _without_sass(events)
+    notes += more_notes
+    unchecked += more_unchecked
+    unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
+    if unreachable:
+        unchecked.append(f"{len(unreachable)} SASS memory operation(s) out of line that no path from the entry reaches "
+                         "(a branch the parser could not follow?): not checked")
+    checked_sass = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"
+                    and not sass_private(m)]
+    all_points: dict[Hashable, tuple[list[int], list[int]]] = {}
+    for k, (h, x) in points.items():
+        for which, kind in ((0, h), (1, x)):
+            if kind is not None:
+                all_points.setdefault(kind, ([], []))[which].append(k)
+    ctx = _Ctx(ptx, sass, arch, source, marks, ptx_sides(ptx, g_ptx, points),
+               sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
+                                                             {x for _, x in points.values() if x is not None})),
+               all_points, proxy_context(ptx, g_ptx, list(points)),
+               # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
+               [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)],
+               [], [], [], notes, [])
+    merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
+    for k, m in pairs.items():
+        if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:
             continue
-        judged_all = [_judged(events, k, cross(k, m), None, proxy) for k in cands]
-        if all(judged_all):
-            lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
-            evidence = ("" if len(cands) == 1 else
-                        f"not paired one-to-one: it is one of {len(cands)} PTX {cls} of its class and source line "
-                        f"(PTX line(s) {lines}), and crossed for each of them")
-            report(cands[0], m, cands, judged_all, evidence)
-    notes.extend(allowed[:_MAX_ALLOWED_NOTES])
-    if len(allowed) > _MAX_ALLOWED_NOTES:
-        notes.append(f"... and {len(allowed) - _MAX_ALLOWED_NOTES} more allowed move(s)")
-    if no_ptx:
-        unchecked.append(f"{len(no_ptx)} SASS memory operation(s) with no PTX operation of their class to account for them: "
-                         + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in no_ptx[:6]) + (" ..." if len(no_ptx) > 6 else ""))
-    return Result(tuple(findings), tuple(notes), tuple(dict.fromkeys(unchecked)), mapped_syncs, pairs)
+        js = ctx.judged(k, m, note=True)
+        if js:
+            ctx.report(k, m, [k], [js], "")
+    paired_sass = {id(m) for m in pairs.values()}
+    groups: dict[frozenset[int], list[tuple[SassMemOp, frozenset[int]]]] = {}
+    for m in checked_sass:
+        if id(m) not in paired_sass:
+            _check_unpaired(ctx, m, groups)
+    _explain_groups(ctx, groups)
+    for cls in dict.fromkeys(_sass_mem_class(m) for m in ctx.no_ptx):
+        ops = [m for m in ctx.no_ptx if _sass_mem_class(m) == cls]
+        unchecked.append(f"{len(ops)} SASS {cls} operation(s) with no PTX {cls} to account for them: "
+                         + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in ops[:6]) + (" ..." if len(ops) > 6 else ""))
+    return Result(tuple(ctx.findings), tuple(ctx.notes + _capped(ctx.allowed, "allowed move(s)")),
+                  tuple(dict.fromkeys(unchecked + _capped(ctx.ambiguous, "such SASS operation(s)"))), mapped + len(others), pairs)
+
+
+def unexplained(members: Sequence[tuple[SassMemOp, frozenset[int]]], unlimited: set[int]) -> list[SassMemOp]:
+    """The SASS operations of one group (one set of candidate PTX operations) that no pairing can
+    explain: each SASS operation needs a PTX operation under which it crossed nothing
+    (``members``: the operation and those PTX operations); a PTX operation stands for one SASS
+    operation, or any number when it is in a loop (``unlimited``: unrolling).  A maximum bipartite
+    matching (augmenting paths); what it leaves unmatched is unexplained."""
+    owner: dict[int, list[int]] = {}  # PTX operation -> the members it stands for
+
+    def place(i: int, seen: set[int]) -> bool:
+        for k in sorted(members[i][1]):
+            if k in seen:
+                continue
+            seen.add(k)
+            taken = owner.setdefault(k, [])
+            if k in unlimited or not taken:
+                taken.append(i)
+                return True
+            if place(taken[0], seen):
+                owner[k] = [i]
+                return True
+        return False
+
+    left = []
+    for i, (m, ks) in enumerate(members):
+        if len(ks) == len({k for _, kk in members for k in kk}) and any(k in unlimited for k in ks):
+            continue  # explained by a looped operation whatever the others do
+        if not place(i, set()):
+            left.append(m)
+    return left
 
 
 def _finding(arch: str, function: str, source: str, op: PtxInstr, m: SassMemOp, sync: PtxInstr, anchor: SassInstr | None,

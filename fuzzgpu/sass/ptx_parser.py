@@ -7,11 +7,22 @@ rule a forbidden move across it cites."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .. import semantics
+from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read from here too
+    _PTX_FUNC_RE,
+    _Scope,
+    _find_functions,
+    _ptx_statements,
+    _source_lines,
+    _split_operands,
+    _strip_line_directives,
+    _strip_ptx_comments,
+)
 from .report import _int
 
 
@@ -102,12 +113,12 @@ class PtxFunction:
     instrs: tuple[PtxInstr, ...]
     events: tuple[PtxEvent, ...]
     loops: tuple[PtxLoop, ...]
-    #: ``(label, index of the instruction it labels)`` (the branch targets; :mod:`fuzzgpu.sass.cfg`)
+    #: ``(label, index of the instruction it labels)`` (the first of a name; :mod:`fuzzgpu.sass.cfg`)
     labels: tuple[tuple[str, int], ...] = ()
+    #: ``(index of a bra, index of its target)``: the label visible from the branch, scope by scope
+    branches: tuple[tuple[int, int], ...] = ()
 
 
-_PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
-_PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
 _PTX_PRED_RE = re.compile(r"^@!?%?[\w$]+\s+")
 _SPACES = {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "generic"}
 _SEMS = {"relaxed", "acquire", "release", "acq_rel", "volatile", "weak", "mmio", "sc"}
@@ -121,112 +132,25 @@ _TYPE_BITS = {
 }
 
 
-def _strip_ptx_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
-
-_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
-
-
-def _strip_line_directives(text: str) -> str:
-    """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
-    not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
-    Directives)."""
-    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
-
-
-_PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
-_PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
-_PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)")
-
-
-def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
-    """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there:
-    ``((file, line), (call-site file, line)?)`` (PTX ISA, Debugging Directives: ``.loc``, ``.file``;
-    ``inlined_at``).  Empty when the PTX has no line information."""
-    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
-    if not files:
-        return {}
-    out: dict[int, tuple[tuple[str, int], ...]] = {}
-    cur: tuple[tuple[str, int], ...] = ()
-    for n, raw in enumerate(text.split("\n"), start=1):
-        m = _PTX_LOC_RE.match(raw)
-        if m:
-            line = int(m.group(2))
-            cur = ((files.get(m.group(1), m.group(1)), line),) if line else ()
-            at = _PTX_INLINED_AT_RE.search(m.group(3))
-            if cur and at:
-                cur += ((files.get(at.group(1), at.group(1)), int(at.group(2))),)
+def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]],
+                    instrs: Sequence[PtxInstr]) -> tuple[tuple[int, int], ...]:
+    """``(branch index, target index)`` of each ``bra`` whose label is visible from it: the label
+    of the innermost enclosing scope (a scope's stack is a prefix of the branch's)."""
+    defs: dict[str, list[tuple[_Scope, int]]] = {}
+    for idx, (_, _, labels, _) in enumerate(stmts):
+        for name, scope in labels:
+            defs.setdefault(name, []).append((scope, idx))
+    out = []
+    for ins, (_, _, _, scope) in zip(instrs, stmts):
+        if ins.opcode != "bra" or not ins.operands:
             continue
-        if re.match(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b", raw):
-            cur = ()
-        if cur:
-            out[n] = cur
-    return out
-
-
-def _split_operands(text: str) -> tuple[str, ...]:
-    out: list[str] = []
-    depth = 0
-    cur: list[str] = []
-    for ch in text:
-        if ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
+        seen = [(len(sc), idx) for sc, idx in defs.get(ins.operands[0].strip(), []) if scope[:len(sc)] == sc]
+        if seen:
+            out.append((ins.index, max(seen)[1]))
     return tuple(out)
 
 
-def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[str, ...]]]:
-    """Split a function body into ``(line, statement, labels)``: statements end at ``;``; braces of
-    inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next statement."""
-    out: list[tuple[int, str, tuple[str, ...]]] = []
-    labels: list[str] = []
-    chunks: list[tuple[int, str]] = []
-
-    def flush() -> None:
-        nonlocal labels
-        line = chunks[0][0] if chunks else first_line
-        text = ""
-        for ln, part in chunks:
-            rest = part
-            if not text.strip():
-                while True:
-                    rest = rest.lstrip(" \t{}")
-                    m = _PTX_LABEL_RE.match(rest)
-                    if not m or rest[m.end() - 1 : m.end() + 1] == "::":
-                        break
-                    labels.append(m.group(1))
-                    rest = rest[m.end():]
-                if rest.strip(" \t{}"):
-                    line = ln
-            text += " " + rest
-        stmt = text.strip(" \t{}")
-        if stmt and not stmt.startswith("."):
-            out.append((line, stmt, tuple(labels)))
-            labels = []
-        chunks.clear()
-
-    for n, line_text in enumerate(body.split("\n")):
-        parts = line_text.split(";")
-        for i, part in enumerate(parts):
-            chunks.append((first_line + n, part))
-            if i < len(parts) - 1:
-                flush()
-    if chunks:
-        flush()
-    return out
-
-
-def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
+def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int], ...] = ()) -> PtxInstr:
     pred = ""
     m = _PTX_PRED_RE.match(stmt)
     if m:
@@ -239,7 +163,7 @@ def _parse_ptx_instr(index: int, line: int, stmt: str) -> PtxInstr:
     operands = _split_operands(parts[1]) if len(parts) > 1 else ()
     pieces = op.split(".")
     # re-join "shared::cta" style qualifiers, which contain no dots, so a plain split is right
-    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands)
+    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands, src)
 
 
 def _ptx_width(mods: Sequence[str]) -> int:
@@ -274,6 +198,8 @@ def _mem_class(family: str, strength: str) -> str:
 
 def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
     op = ins.opcode
+    if op in ("ldmatrix", "stmatrix"):  # a warp's matrix fragments to/from shared memory (LDSM/STSM)
+        return _matrix_access(ins, defs)
     if op not in ("ld", "st", "atom", "red", "ldu"):
         return None
     mods = ins.mods
@@ -312,6 +238,18 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         root, off = r0, o0 + off
     width = _ptx_width(mods)
     return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _matrix_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp:
+    """ldmatrix/stmatrix (PTX ISA, warp-level matrix load/store): a weak shared-memory access of
+    the thread's fragments, 32 bits per matrix (``.x1/.x2/.x4``; SASS ``LDSM``/``STSM .1/.2/.4``)."""
+    n = next((int(m[1:]) for m in ins.mods if m in ("x1", "x2", "x4")), 1)
+    addr = next((o for o in ins.operands if o.startswith("[")), "")
+    root, off = _ptx_address(addr) if addr else ("", 0)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    return PtxMemOp(ins, "load" if ins.opcode == "ldmatrix" else "store", "shared", "weak", "", 32 * n, root, off)
 
 
 def _sass_strength_for(mem: PtxMemOp) -> str:
@@ -360,7 +298,7 @@ def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> 
 
 #: the opcodes whose instructions are memory operations (:func:`_classify_ptx_mem`); their table
 #: entries (``ld``, ``st``, ``atom``, ``red``) are read there, not as synchronisation points
-_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red")
+_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red", "ldmatrix", "stmatrix")
 
 
 def _table_name(ins: PtxInstr) -> tuple[str, ...]:
@@ -387,7 +325,11 @@ def _table_key(ins: PtxInstr) -> str | None:
     (:data:`_MEM_OPCODES`) and for an instruction the table does not know."""
     if ins.opcode in _MEM_OPCODES:
         return None
-    name = _table_name(ins)
+    return _key_of_name(_table_name(ins))
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_of_name(name: tuple[str, ...]) -> str | None:
     keys = [k for k in semantics.TABLE if name[:len(k.split("."))] == tuple(k.split("."))]
     return max(keys, key=len, default=None)
 
@@ -512,7 +454,7 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
     instruction is the table entry :func:`_table_key` names, with the SASS of :data:`_SASS_OF`."""
     op = ins.opcode
     if mem is not None:
-        rel, acq = semantics.entry({"ldu": "ld"}.get(op, op)).orders_directions(mem.sem)
+        rel, acq = semantics.entry({"ldu": "ld", "ldmatrix": "ld", "stmatrix": "st"}.get(op, op)).orders_directions(mem.sem)
         if not (rel or acq):
             return None, ()
         classes: list[str] = []
@@ -642,68 +584,6 @@ def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> None:
         defs[d] = src
 
 
-def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
-    """``(name, entry, header_line, body, body_first_line)`` for every function with a body."""
-    lines = text.split("\n")
-    out = []
-    i = 0
-    while i < len(lines):
-        m = _PTX_FUNC_RE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        name, entry, header = m.group(2), m.group(1) == "entry", i + 1
-        # find the opening brace of the body (after the parameter list)
-        j = i
-        depth_paren = 0
-        found = None
-        while j < len(lines):
-            seg = lines[j] if j != i else lines[j][m.end():]
-            for k, ch in enumerate(seg):
-                if ch == "(":
-                    depth_paren += 1
-                elif ch == ")":
-                    depth_paren -= 1
-                elif ch == ";" and depth_paren == 0:
-                    found = ("decl", j, k)
-                    break
-                elif ch == "{" and depth_paren == 0:
-                    found = ("body", j, k)
-                    break
-            if found:
-                break
-            j += 1
-        if not found or found[0] == "decl":
-            i = (found[1] if found else j) + 1
-            continue
-        _, bj, bk = found
-        depth = 0
-        body_lines: list[str] = []
-        end = bj
-        done = False
-        for jj in range(bj, len(lines)):
-            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
-            if jj == bj:
-                depth = 1
-            keep = []
-            for ch in seg:
-                if ch == "{":
-                    depth += 1
-                elif ch == "}":
-                    depth -= 1
-                    if depth == 0:
-                        done = True
-                        break
-                keep.append(ch)
-            body_lines.append("".join(keep))
-            end = jj
-            if done:
-                break
-        out.append((name, entry, header, "\n".join(body_lines), bj + 1))
-        i = end + 1
-    return out
-
-
 def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
@@ -714,11 +594,10 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         stmts = _ptx_statements(body, first)
         instrs = []
         label_at: dict[str, int] = {}
-        for idx, (line, stmt, labels) in enumerate(stmts):
-            for lab in labels:
-                label_at[lab] = idx
-            ins = _parse_ptx_instr(idx, line, stmt)
-            instrs.append(dataclasses.replace(ins, src=src_at[line]) if line in src_at else ins)
+        for idx, (line, stmt, labels, _) in enumerate(stmts):
+            for lab, _ in labels:
+                label_at.setdefault(lab, idx)
+            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at.get(line, ())))
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []
@@ -734,11 +613,10 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
             events.append(PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem")))
         loops = []
-        for ins in instrs:
-            if ins.opcode == "bra" and ins.operands:
-                target = ins.operands[0]
-                head = label_at.get(target)
-                if head is not None and head <= ins.index:
+        targets = _branch_targets(stmts, instrs)
+        for bra, head in targets:
+            ins = instrs[bra]
+            if head <= ins.index:
                     body_ins = instrs[head:ins.index]
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
                     busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
@@ -750,7 +628,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]
-        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items())))
+        funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items()), targets))
     return tuple(funcs)
 
 

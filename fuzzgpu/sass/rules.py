@@ -164,32 +164,61 @@ RULE_PROXY_NO_ASYNC = (
 )
 
 
+RULE_NC_SUNK = (
+    "an ld.global.nc sunk below {sync}: the ISA lets an .nc load read only data that is read-only for the lifetime of "
+    "the kernel (ld.global.nc); the point releases, so the only writes it could order after the load are later ones of "
+    "this grid -- data that is then not read-only after the load, so the load breaks the .nc contract wherever it is "
+    "issued; the move adds no hazard (unlike a hoist above an acquire or griddepcontrol.wait, which lets the load read "
+    "data written before the point: what the program meant to be read-only from there on)"
+)
+RULE_PRIVATE = "the access is thread-private or read-only ({space}): no other thread can tell its order"
+
+
 def judge_move(mem: PtxMemOp, sync: PtxSync, direction: str, async_before: bool = True,
                async_after: bool = True) -> tuple[str, str] | None:
     """Is moving ``mem`` ``direction`` across ``sync`` a finding, and with which verdict (pure)?
 
     Forbidden: the point orders the access in that direction (:func:`judge_crossing`).  A hazard:
-    an access outside the model (``ld.global.nc``) moved across a point that would order a weak
-    access of its state space in that direction -- the FlashMLA pattern, an ``__ldg`` hoisted above
-    ``griddepcontrol.wait``.  None (no finding): a move the model allows and that no other thread
-    can tell from the source order -- thread-private ``.local`` and read-only ``.const`` accesses,
-    roach-motel moves (an earlier access sunk below an acquire only, a later one raised above a
-    release only), points that order nothing, and accesses an async-group wait does not order."""
+    an access outside the model (``ld.global.nc``) *raised above* a point that would order a weak
+    access of its state space -- the FlashMLA pattern, an ``__ldg`` hoisted above
+    ``griddepcontrol.wait`` (one sunk below a release is no hazard: :data:`RULE_NC_SUNK`).  None
+    (no finding, :func:`why_not`): a move the model allows and that no other thread can tell from
+    the source order -- thread-private ``.local`` and read-only ``.const`` accesses, roach-motel
+    moves (an earlier access sunk below an acquire only, a later one raised above a release only),
+    points that order nothing, accesses an async-group wait does not order, and generic accesses
+    a proxy fence does not order (:func:`_proxy_orders`)."""
+    return None if why_not(mem, sync, direction, async_before, async_after) else _verdict(mem, sync, direction)
+
+
+def _verdict(mem: PtxMemOp, sync: PtxSync, direction: str) -> tuple[str, str]:
+    verdict, reason = judge_crossing(mem, sync, direction)
+    return (verdict, reason) if verdict == FORBIDDEN else (HAZARD, RULE_NC)
+
+
+def why_not(mem: PtxMemOp, sync: PtxSync, direction: str, async_before: bool = True, async_after: bool = True) -> str:
+    """Why moving ``mem`` ``direction`` across ``sync`` is no finding ("" when it is one)."""
+    name = sync.instr.text.split()[0] if sync.instr.text else sync.kind
     if mem.space in ("local", "const", "param"):
-        return None
+        return RULE_PRIVATE.format(space="." + mem.space)
     if sync.kind == "fence.proxy.async" and not _proxy_orders(mem, direction, async_before, async_after):
-        return None
+        return RULE_PROXY_NO_ASYNC.format(sync=name, why=(
+            "no async-proxy operation of the thread runs after it" if direction == SUNK else
+            "this access is a read, and an async write is made visible to it by its completion" if mem.kind == "load" else
+            "no async-proxy operation of the thread is pending when it runs (each is completed by a wait before it)"))
     verdict, reason = judge_crossing(mem, sync, direction)
     if verdict == FORBIDDEN:
-        return verdict, reason
+        return ""
     if mem.sem != "nc":
-        return None
-    orders = sync.release if direction == SUNK else sync.acquire
-    if not orders or not semantics.proxy_fence_covers(sync.space, {"cluster": "shared"}.get(mem.space, mem.space)):
-        return None
-    if direction == HOISTED and sync.orders_only is not None and mem.instr.index not in sync.orders_only:
-        return None
-    return HAZARD, RULE_NC
+        return reason
+    if direction == SUNK:
+        return RULE_NC_SUNK.format(sync=name)
+    if not sync.acquire:
+        return RULE_RELEASE_ONLY.format(sync=name) if sync.release else RULE_NO_ORDER.format(sync=name, why="it neither releases nor acquires")
+    if not semantics.proxy_fence_covers(sync.space, {"cluster": "shared"}.get(mem.space, mem.space)):
+        return RULE_NO_ORDER.format(sync=name, why=f"it orders the .{sync.space} state space only and this access is .{mem.space}")
+    if sync.orders_only is not None and mem.instr.index not in sync.orders_only:
+        return RULE_ASYNC_WAIT_OTHER.format(sync=name)
+    return ""
 
 
 def _proxy_orders(mem: PtxMemOp, direction: str, async_before: bool, async_after: bool) -> bool:

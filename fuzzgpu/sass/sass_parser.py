@@ -132,6 +132,9 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
             if not m or int(m.group(1), 16) == 0:
                 return None  # kernel parameters and driver constants
         width = 32
+        if op in ("LDSM", "STSM"):  # LDSM.16.M88.4: four 8x8 matrices, 32 bits of each per thread
+            width = 32 * next((int(m) for m in reversed(mods) if m in ("1", "2", "4")), 1)
+            mods = ()
         for mod in mods:
             if mod in ("U8", "S8", "8"):
                 width = 8
@@ -188,7 +191,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     return None
 
 
-def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool) -> SassInstr:
+def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool,
+                      src: tuple[tuple[str, int], ...] = ()) -> SassInstr:
     pred = ""
     m = _SASS_PRED_RE.match(text)
     body = text
@@ -199,7 +203,7 @@ def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: b
     op = parts[0] if parts else ""
     pieces = op.split(".")
     operands = parts[1] if len(parts) > 1 else ""
-    return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline)
+    return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline, src)
 
 
 def parse_sass(text: str) -> tuple[SassFunction, ...]:
@@ -215,8 +219,12 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     chained = False  # the comments since the last instruction named an inlining chain
     for lineno, raw in enumerate(text.split("\n"), start=1):
         if _SASS_FILE_RE.match(raw):
+            # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
+            # H:1171", then the outermost "H:1171" alone), innermost first
             locs = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
-            if locs and (len(locs) > 1 or not chained):
+            if len(locs) > 1 and chained and src and src[-1] == locs[0]:
+                src = src + locs[1:]
+            elif locs and (len(locs) > 1 or not chained):
                 src, chained = locs, len(locs) > 1
             continue
         sub = _SASS_SUBROUTINE_RE.match(raw)
@@ -248,33 +256,21 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             lm = _SASS_LABEL_RE.match(raw)
             if lm:
                 pending.append(lm.group(1))
-    out = []
-    for name, rows, labels, container in funcs:
-        fn = _build_sass_function(name, rows, labels)
-        if src_of:
-            fn = _with_sources(fn, src_of)
-        out.append(dataclasses.replace(fn, container=container))
-    return tuple(out)
+    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels, src_of), container=container)
+                 for name, rows, labels, container in funcs)
 
 
-def _with_sources(fn: SassFunction, src_of: dict[int, tuple[tuple[str, int], ...]]) -> SassFunction:
-    """``fn`` with each instruction's source location (by its line in the listing)."""
-    new = {i.index: dataclasses.replace(i, src=src_of.get(i.line, ())) for i in fn.instrs}
-    return dataclasses.replace(
-        fn, instrs=tuple(new[i.index] for i in fn.instrs),
-        mem_ops=tuple(dataclasses.replace(m, instr=new[m.instr.index]) for m in fn.mem_ops),
-        syncs=tuple(dataclasses.replace(x, instr=new[x.instr.index]) for x in fn.syncs))
-
-
-def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None) -> SassFunction:
+def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None,
+                         src_of: dict[int, tuple[tuple[str, int], ...]] | None = None) -> SassFunction:
     labels = labels or {}
+    src_of = src_of or {}
     instrs = []
     after_exit = False
     for i, (line, off, text) in enumerate(rows):
-        ins = _parse_sass_instr(i, line, off, text, True)
+        ins = _parse_sass_instr(i, line, off, text, True, src_of.get(line, ()))
         mainline = not after_exit and ins.predicate != "@!PT"
         if not mainline:
-            ins = SassInstr(ins.index, ins.offset, ins.line, ins.text, ins.predicate, ins.opcode, ins.mods, ins.operands, False)
+            ins = dataclasses.replace(ins, mainline=False)
         instrs.append(ins)
         if ins.opcode in ("EXIT", "RET") and not ins.predicate:
             after_exit = True  # a device function's main line ends at its first unconditional RET

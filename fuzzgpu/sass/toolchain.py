@@ -205,8 +205,12 @@ def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_
     name = shown_path(src) if shown is None else shown
     # nvcc takes its input's language from the suffix and knows no .cuh ("Don't know what to do with")
     lang = [] if src.suffix == ".cu" else ["-x", "cu"]
+    # line information (.loc in the PTX, .debug_line in the cubin) attributes each finding to its
+    # source line and pairs inlined copies; it does not change the code (the SASS of tests/kernels
+    # is identical with and without it on sm_90 and sm_100a, docs/sass.md)
+    lineinfo = [] if {"-G", "--device-debug", "-lineinfo", "--generate-line-info"} & set(nvcc_flags) else ["-lineinfo"]
     cmd = [nvcc, *arch_flags(arch, virtual), "-cubin", "-keep", "-keep-dir", str(outdir), f"-O{opt}",
-           f"-Xptxas=-O{opt}", *nvcc_flags, "-o", str(cubin), *lang, arg]
+           f"-Xptxas=-O{opt}", *lineinfo, *nvcc_flags, "-o", str(cubin), *lang, arg]
     _run(cmd, "nvcc", {arg: name}, lambda line: hint(intermediate_ptx_error(line, outdir, name)), cwd=cwd)
     ptx = outdir / (src.stem + ".ptx")
     if not ptx.is_file():
@@ -254,8 +258,10 @@ def disassemble(cubin: Path) -> str:
     """SASS text of a cubin: ``nvdisasm -c`` when found, else ``cuobjdump -sass``."""
     nvd = find_tool("nvdisasm")
     if nvd:
-        # -ndf: no dataflow analysis; the -c listing is identical and ~0.15 s faster
-        return _run([nvd, "-c", "-ndf", arg_path(cubin)], "nvdisasm", {arg_path(cubin): shown_path(cubin)}).stdout
+        # -gi: the source line of each instruction with its inlining chain (comments; nothing
+        # without line info).  No -ndf: without its dataflow analysis nvdisasm does not name an
+        # indirect branch's targets (BRX ... BRANCH_TARGETS), which the control-flow graph needs
+        return _run([nvd, "-c", "-gi", arg_path(cubin)], "nvdisasm", {arg_path(cubin): shown_path(cubin)}).stdout
     cuo = find_tool("cuobjdump")
     if cuo:
         return _run([cuo, "-sass", arg_path(cubin)], "cuobjdump", {arg_path(cubin): shown_path(cubin)}).stdout
@@ -337,7 +343,8 @@ def _with_cache(cache: Path | None, key_parts: Sequence[str], make) -> tuple[str
         return make()
     import hashlib
 
-    key = hashlib.sha256("\0".join((toolchain_id(), *key_parts)).encode()).hexdigest()
+    # "lineinfo-gi": the listings carry line information since issue 26 (an older entry does not)
+    key = hashlib.sha256("\0".join((toolchain_id(), "lineinfo-gi", *key_parts)).encode()).hexdigest()
     d = cache / key[:2] / key
     if (d / "ptx").is_file() and (d / "sass").is_file():
         return (d / "ptx").read_text(), (d / "sass").read_text()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fuzzgpu.sass import parse_ptx, parse_sass
-from fuzzgpu.sass.cfg import Flow, build_cfg, ptx_cfg, sass_cfg
+from fuzzgpu.sass.cfg import Flow, build_cfg, min_marks, ptx_cfg, sass_cfg
 
 CAPTURED = Path(__file__).resolve().parents[1] / "kernels" / "captured"
 
@@ -77,3 +77,53 @@ def test_ptx_loop_and_labels():
     ld = next(e.instr.index for e in fn.events if e.mem is not None and e.mem.kind == "load" and e.instr.index > wait)
     assert fn.labels and g.dominates(wait, ld)
     assert g.reaches(wait, wait)  # the retry loop
+
+
+def _listing(*lines: str) -> str:
+    """A listing of function k: lines are instructions, or ``.L_x_N:`` labels."""
+    out, off = [".text.k:"], 0
+    for ln in lines:
+        if ln.endswith(":"):
+            out.append(ln)
+        else:
+            out.append(f"        /*{off:04x}*/                   {ln} ;")
+            off += 16
+    return "\n".join(out) + "\n"
+
+
+def test_sass_indirect_branch_goes_to_its_listed_targets_only():
+    """nvdisasm names a BRX's targets (CUTLASS 63's warp-role dispatch): a block that no listed
+    target leads to is not reached through it (before: any label, so an LDS after a wait seemed
+    reachable without the wait)."""
+    (fn,) = parse_sass(_listing(
+        "BRX R6 -0x10 (*\"BRANCH_TARGETS .L_x_1,.L_x_2\"*)", ".L_x_1:", "EXIT", ".L_x_2:",
+        "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R3", ".L_x_3:", "LDS R1, [UR4]", "EXIT"))
+    g = sass_cfg(fn)
+    wait = next(i.index for i in fn.instrs if i.opcode == "SYNCS")
+    lds = next(i.index for i in fn.instrs if i.opcode == "LDS")
+    assert g.dominates(wait, lds)
+
+
+def test_sass_divergence_branch_falls_through():
+    """BRA.DIV UR4, target: taken only when the warp diverged, so the code after it runs too."""
+    (fn,) = parse_sass(_listing("BRA.DIV UR4, `(.L_x_1)", "STS [R14], R16", "EXIT", ".L_x_1:", "EXIT"))
+    g = sass_cfg(fn)
+    sts = next(i.index for i in fn.instrs if i.opcode == "STS")
+    assert g.is_reachable(sts)
+
+
+def test_a_second_branch_on_one_predicate_follows_the_first():
+    """ptxas's cluster barrier with its one-CTA fallback: ``@!P0 BRA L5; ARV; BRA L6; L5: NOP;
+    L6: @!P0 BRA L7; WAIT; EXIT; L7: BAR.SYNC``.  The path that skips the arrive and then runs the
+    wait never runs (P0 is not written between the branches), so the store is followed by the
+    arrive or the CTA barrier on every path that runs."""
+    (fn,) = parse_sass(_listing(
+        "ISETP.EQ.U32.AND P0, PT, R0, 0x1, PT", "STS [UR4], R2", "@!P0 BRA `(.L_x_5)", "UCGABAR_ARV", "BRA `(.L_x_6)",
+        ".L_x_5:", "NOP", ".L_x_6:", "@!P0 BRA `(.L_x_7)", "UCGABAR_WAIT", "EXIT", ".L_x_7:", "BAR.SYNC.DEFER_BLOCKING 0x0", "EXIT"))
+    g = sass_cfg(fn)
+    sts = next(i.index for i in fn.instrs if i.opcode == "STS")
+    arrive_or_bar = {i.index: 1 for i in fn.instrs if i.opcode in ("UCGABAR_ARV", "BAR")}
+    assert min_marks(g, arrive_or_bar, post=True)(sts) == 1
+    nop = next(i.index for i in fn.instrs if i.opcode == "NOP")
+    wait = next(i.index for i in fn.instrs if i.opcode == "UCGABAR_WAIT")
+    assert not g.reaches(nop, wait) and g.reaches(sts, wait)

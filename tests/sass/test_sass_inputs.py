@@ -139,15 +139,17 @@ def test_dash_G_alone_gets_a_hint(capsys):
 @needs_toolchain
 @pytest.mark.parametrize("form", ["object", "executable", "shared", "fatbin"])
 def test_binaries_give_the_verdict_of_the_cu(tmp_path, capsys, form):
-    """A kernel compiled to a .o, an executable, a .so and a fatbin (PTX embedded): the same findings
-    (fingerprints, verdicts) as the .cu."""
+    """A kernel compiled to a .o, an executable, a .so and a fatbin (PTX embedded), with -lineinfo as
+    `fuzzgpu sass` compiles a .cu: the same findings (fingerprints, verdicts) as the .cu.  (A build
+    without line information has no source line in its fingerprints: docs/sass.md.)"""
     main = tmp_path / "main.cu"
     main.write_text("int main() { return 0; }\n")
     out = tmp_path / {"object": "k.o", "executable": "app", "shared": "libk.so", "fatbin": "k.fatbin"}[form]
     cmd = {"object": ["-c", str(SHAPE)], "executable": [str(SHAPE), str(main)],
            "shared": ["-shared", "-Xcompiler", "-fPIC", str(SHAPE)], "fatbin": ["-fatbin", str(SHAPE)]}[form]
     target = ["-arch=sm_90a"] if form != "fatbin" else ["-gencode=arch=compute_90a,code=[sm_90a,compute_90a]"]
-    subprocess.run([sass.find_tool("nvcc") or "nvcc", *target, "-O3", *cmd, "-o", str(out)], check=True, capture_output=True)
+    subprocess.run([sass.find_tool("nvcc") or "nvcc", *target, "-O3", "-lineinfo", *cmd, "-o", str(out)], check=True,
+                   capture_output=True)
     rc_bin, from_bin = _json(capsys, str(out))
     rc_cu, from_cu = _json(capsys, "--arch", "sm_90a", str(SHAPE))
     assert rc_bin == rc_cu == 1
@@ -159,11 +161,11 @@ def test_binaries_give_the_verdict_of_the_cu(tmp_path, capsys, form):
 def test_binary_without_ptx_and_cubin_with_given_ptx(tmp_path, capsys):
     nvcc = sass.find_tool("nvcc") or "nvcc"
     obj = tmp_path / "sass_only.o"
-    subprocess.run([nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-c", str(SHAPE), "-o", str(obj)], check=True)
+    subprocess.run([nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-lineinfo", "-c", str(SHAPE), "-o", str(obj)], check=True)
     rc, _, err = _cli(capsys, str(obj))
     assert rc == 2 and "has no PTX to compare with" in err and "code=[sm_90a,compute_90a]" in err
     ptx, cubin = tmp_path / "k.ptx", tmp_path / "lonely.cubin"
-    subprocess.run([nvcc, "-arch=sm_90a", "-ptx", str(SHAPE), "-o", str(ptx)], check=True)
+    subprocess.run([nvcc, "-arch=sm_90a", "-lineinfo", "-ptx", str(SHAPE), "-o", str(ptx)], check=True)
     subprocess.run([sass.find_tool("ptxas") or "ptxas", "-arch=sm_90a", "-O3", str(ptx), "-o", str(cubin)], check=True)
     rc_obj, with_ptx = _json(capsys, "--ptx", str(ptx), str(obj))
     rc_cubin, cub = _json(capsys, "--ptx", str(ptx), str(cubin))

@@ -1,0 +1,211 @@
+"""PTX text before it is parsed: comments and line directives taken out, the source location of
+each line (``.loc``/``.file``, with inlining chains), functions found, bodies split into statements
+with their labels and ``{ }`` scopes (:mod:`fuzzgpu.sass.ptx_parser` reads these)."""
+
+from __future__ import annotations
+
+import re
+
+_PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
+_PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
+
+
+def _strip_ptx_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
+
+
+def _strip_line_directives(text: str) -> str:
+    """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
+    not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
+    Directives)."""
+    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
+
+
+_PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
+_PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
+_PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
+
+
+def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
+    """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there,
+    innermost first: ``((file, line), (call site), (its call site), ...)`` (PTX ISA, Debugging
+    Directives: ``.loc``, ``.file``; ``inlined_at``).  A ``.loc`` names only its immediate call site;
+    that call site's own chain is the one of the last ``.loc`` of that file, line and column (nvcc
+    writes the call's ``.loc`` before the callee's).  Empty when the PTX has no line information."""
+    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
+    if not files:
+        return {}
+    out: dict[int, tuple[tuple[str, int], ...]] = {}
+    cur: tuple[tuple[str, int], ...] = ()
+    chain_at: dict[tuple[str, str, str], tuple[tuple[str, int], ...]] = {}
+    for n, raw in enumerate(text.split("\n"), start=1):
+        m = _PTX_LOC_RE.match(raw)
+        if m:
+            here = (files.get(m.group(1), m.group(1)), int(m.group(2)))
+            at_m = _PTX_INLINED_AT_RE.search(m.group(4))
+            if not here[1]:
+                cur = ()
+                continue
+            if at_m:
+                at = (files.get(at_m.group(1), at_m.group(1)), int(at_m.group(2)))
+                cur = (here,) + chain_at.get((at_m.group(1), at_m.group(2), at_m.group(3)), (at,))
+            else:
+                cur = (here,)
+            chain_at[(m.group(1), m.group(2), m.group(3))] = cur
+            continue
+        if re.match(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b", raw):
+            cur = ()
+        if cur:
+            out[n] = cur
+    return out
+
+
+def _split_operands(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return tuple(out)
+
+
+
+_Scope = tuple[int, ...]
+
+
+def _leading(rest: str, stack: list[int], counter: list[int], labels: list[tuple[str, _Scope]]) -> str:
+    """Consume the scope braces, blanks and labels before a statement's text: a ``{`` opens a new
+    scope (numbered by ``counter``), a ``}`` closes one, a label is recorded with its scope."""
+    while True:
+        i = 0
+        while i < len(rest) and rest[i] in " \t{}\r":
+            if rest[i] == "{":
+                counter[0] += 1
+                stack.append(counter[0])
+            elif rest[i] == "}" and stack:
+                stack.pop()
+            i += 1
+        rest = rest[i:]
+        m = _PTX_LABEL_RE.match(rest)
+        if not m or rest[m.end() - 1 : m.end() + 1] == "::":
+            return rest
+        labels.append((m.group(1), tuple(stack)))
+        rest = rest[m.end():]
+
+
+def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]]:
+    """Split a function body into ``(line, statement, labels, scope)``: statements end at ``;``;
+    braces of inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next
+    statement.  ``scope`` (and each label's) is the stack of ``{ }`` scopes it is in: a label is
+    visible in its scope only (PTX ISA, Scope: labels of an inline-asm ``{ }`` block), so the
+    ``DONE:`` of one inlined wait loop is not the ``DONE:`` of the next."""
+    out: list[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]] = []
+    labels: list[tuple[str, _Scope]] = []
+    chunks: list[tuple[int, str]] = []
+    stack: list[int] = []
+    counter = [0]
+
+    def flush() -> None:
+        nonlocal labels
+        line = chunks[0][0] if chunks else first_line
+        text = ""
+        scope: _Scope = tuple(stack)
+        for ln, part in chunks:
+            rest = part
+            if not text.strip():
+                rest = _leading(rest, stack, counter, labels)
+                scope = tuple(stack)
+                if rest.strip(" \t{}"):
+                    line = ln
+            text += " " + rest
+        stmt = text.strip(" \t{}")
+        if stmt and not stmt.startswith("."):
+            out.append((line, stmt, tuple(labels), scope))
+            labels = []
+        chunks.clear()
+
+    for n, line_text in enumerate(body.split("\n")):
+        parts = line_text.split(";")
+        for i, part in enumerate(parts):
+            chunks.append((first_line + n, part))
+            if i < len(parts) - 1:
+                flush()
+    if chunks:
+        flush()
+    return out
+
+
+def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
+    """``(name, entry, header_line, body, body_first_line)`` for every function with a body."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        m = _PTX_FUNC_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        name, entry, header = m.group(2), m.group(1) == "entry", i + 1
+        # find the opening brace of the body (after the parameter list)
+        j = i
+        depth_paren = 0
+        found = None
+        while j < len(lines):
+            seg = lines[j] if j != i else lines[j][m.end():]
+            for k, ch in enumerate(seg):
+                if ch == "(":
+                    depth_paren += 1
+                elif ch == ")":
+                    depth_paren -= 1
+                elif ch == ";" and depth_paren == 0:
+                    found = ("decl", j, k)
+                    break
+                elif ch == "{" and depth_paren == 0:
+                    found = ("body", j, k)
+                    break
+            if found:
+                break
+            j += 1
+        if not found or found[0] == "decl":
+            i = (found[1] if found else j) + 1
+            continue
+        _, bj, bk = found
+        depth = 0
+        body_lines: list[str] = []
+        end = bj
+        done = False
+        for jj in range(bj, len(lines)):
+            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
+            if jj == bj:
+                depth = 1
+            keep = []
+            for ch in seg:
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+                    if depth == 0:
+                        done = True
+                        break
+                keep.append(ch)
+            body_lines.append("".join(keep))
+            end = jj
+            if done:
+                break
+        out.append((name, entry, header, "\n".join(body_lines), bj + 1))
+        i = end + 1
+    return out
