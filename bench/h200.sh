@@ -23,6 +23,12 @@
 #                            hang), $TIME s (default 270), and campaign --in-process with a trap -> campaigns/ ~7 min
 #   bench/h200.sh replay     replay --fixed of the stored H200 race and proxy corpora, 1e8 instances
 #                            each                                                   -> campaigns/  ~7 min
+#   bench/h200.sh all-race   the profile `all` with the race property from an empty corpus, $TIME s
+#                            (default 270), 8 workers on the GPU; its report (markdown, HTML, plots);
+#                            every saved entry's SASS finding re-checked by `fuzzgpu sass --details`;
+#                            the shipped corpus replayed on the GPU with JUnit XML  -> campaigns/ TIME+2 min
+#                            (X=DIR writes there instead of $OUT/all-race: a campaign longer than one
+#                            call runs under setsid and a second call collects DIR)
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -31,8 +37,8 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|ray}
-x=$OUT/$part
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|ray}
+x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3
@@ -148,6 +154,23 @@ replay)
     timeout 270 $F replay "/tmp/replay-$n" --backend cuda --fixed --instances 1e8 > "$x/replay-fixed-$n.txt" 2>&1
     echo "exit $?"; tail -5 "$x/replay-fixed-$n.txt"
   done
+  ;;
+all-race)
+  echo "== profile all, property race, from an empty corpus, $TIME s, 8 workers on the GPU"
+  $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 91 --no-live \
+      --gpus 1 --workers-per-gpu 8 --known corpus/known.json --json > "$x/campaign.json" 2> "$x/campaign.txt"
+  echo "exit $?"; tail -n 25 "$x/campaign.txt"
+  echo "== each saved entry's SASS, with the checker's details"
+  for e in "$x"/corpus/*.litmus; do
+    [ -e "$e" ] || continue
+    echo "=== $e"; timeout 120 $F sass --arch sm_90 --details --no-cache "$e" 2>&1 | head -40
+  done > "$x/sass-of-entries.txt" 2>&1
+  grep -c "^===" "$x/sass-of-entries.txt"
+  echo "== the shipped corpus replayed on the GPU"
+  timeout 240 $F replay corpus --junit-xml "$x/replay.xml" > "$x/replay.txt" 2>&1; echo "exit $?"; tail -n 6 "$x/replay.txt"
+  echo "== harness throughput"
+  timeout 90 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
+  echo "exit $?"; tail -4 "$x/harness.txt"
   ;;
 ray)
   SECONDS_PER_RUN=${SECONDS_PER_RUN:-120} OUT="$x" timeout 500 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1
