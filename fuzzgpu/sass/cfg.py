@@ -312,7 +312,8 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
 
 
 _SASS_TARGET_RE = re.compile(r"\((\.L_[\w$]+)\)")
-_SASS_PRED_DEST_RE = re.compile(r"\b(P[0-6])\b")
+_SASS_UNIFORM_TEST_RE = re.compile(r"^\s*(!?UP[0-6])\s*,")
+_SASS_PRED_DEST_RE = re.compile(r"\b(U?P[0-6])\b")
 _SASS_BRANCH_TARGETS_RE = re.compile(r'BRANCH_TARGETS\s+([^"*)]*)')
 _SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
 
@@ -340,6 +341,11 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             off = labels.get(lm.group(1)) if lm else (int(am.group(1), 16) if am else None)
             t = index_at.get(off) if off is not None else None
             test = ins.predicate[1:] if re.fullmatch(r"@!?P\d", ins.predicate) and not ins.mods else ""
+            um = _SASS_UNIFORM_TEST_RE.match(ins.operands)
+            if not test and not ins.predicate and tuple(ins.mods) == ("U",) and um:
+                # a uniform branch takes its condition as an operand: BRA.U !UP0, `(.L_x_5) (sm_100a's
+                # cluster-barrier fallback tests UP0 twice, as sm_90's tests P0)
+                test = um.group(1)
             out.append(Flow((t,), pred, test=test) if t is not None else Flow((), pred, True))
         elif ins.opcode in ("BRX", "JMX"):
             # nvdisasm names an indirect branch's targets: BRX R6 -0x2b90 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fuzzgpu import sass
 from fuzzgpu.sass import parse_ptx, parse_sass
 from fuzzgpu.sass.cfg import Flow, build_cfg, min_marks, ptx_cfg, sass_cfg
 
@@ -127,3 +128,25 @@ def test_a_second_branch_on_one_predicate_follows_the_first():
     nop = next(i.index for i in fn.instrs if i.opcode == "NOP")
     wait = next(i.index for i in fn.instrs if i.opcode == "UCGABAR_WAIT")
     assert not g.reaches(nop, wait) and g.reaches(sts, wait)
+
+
+def test_sm100a_cluster_barrier_fallback_is_no_crossing():
+    """ptxas (sm_100a) lowers `barrier.cluster.arrive; barrier.cluster.wait` to two uniform branches
+    on one condition, `BRA.U !UP0`: in a cluster the release arrive (MEMBAR.ALL.GPU ... UCGABAR_ARV)
+    and the wait; in a cluster of one CTA a NOP and BAR.SYNC 0.  The path that takes one branch one
+    way and the other the other way never runs, so `st x; barrier.cluster.arrive` is no store "sunk
+    below" the arrive (the H200 campaign of `--profile all` saved it as forbidden before uniform
+    branches were read as tests: tests/data/sass/cluster_fallback.sm_100a.*, a campaign draw).
+    The same listing with the STG moved past UCGABAR_ARV is a finding, so the test can fail."""
+    data = Path(__file__).resolve().parents[1] / "data" / "sass"
+    ptx = (data / "cluster_fallback.sm_100a.ptx").read_text()
+    sass_text = (data / "cluster_fallback.sm_100a.sass").read_text()
+    rep = sass.analyse(ptx, sass_text, "sm_100a")
+    assert not rep.findings, [f.to_dict() for f in rep.findings]
+    assert rep.complete
+    lines = sass_text.splitlines()
+    i = next(k for k, line in enumerate(lines) if "STG.E desc[UR4][R2.64], R5" in line)
+    j = next(k for k, line in enumerate(lines) if "UCGABAR_ARV" in line)
+    lines.insert(j, lines.pop(i))  # the store now after the arrive on the cluster path
+    moved = sass.analyse(ptx, "\n".join(lines) + "\n", "sm_100a")
+    assert any(f.check == "crossing" and f.verdict == "forbidden" and f.op_sass.startswith("STG") for f in moved.findings)
