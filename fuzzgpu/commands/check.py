@@ -37,7 +37,7 @@ large": its work budget ran out) or the environment failed. One line on stderr f
 (file:line:col: message); the other files are still checked.
 
 examples:
-  fuzzgpu check ../shared/peer-suites/dat3m-ptx
+  fuzzgpu check tests/litmus/dat3m              Dat3M's PTX suite (183 tests, in the repository)
   fuzzgpu check --json tests/litmus/pdl/PDL-wait-nc.litmus
   fuzzgpu check --explain tests/litmus/core/MP-relacq-gpu.litmus   why the witness is forbidden (axiom and cycle)
 """
