@@ -1,8 +1,13 @@
 """What a person reads when something fails (issue 28.5): a failing Hypothesis test's falsifying
 example is a short, litmus-like summary of the Program (it was the dataclass's repr, field by field:
-~60-100 lines before the litmus text)."""
+~60-100 lines before the litmus text); pytest's ``NotAHardwareRun`` warning names the user's test."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +16,7 @@ from hypothesis import strategies as st
 from fuzzgpu import litmus
 from fuzzgpu.ir import Program
 
-from paths import DAT3M, LITMUS, own_litmus
+from paths import DAT3M, LITMUS, ROOT, own_litmus
 
 MP = litmus.parse_file(LITMUS / "core" / "MP-relacq-gpu.litmus")
 
@@ -52,3 +57,32 @@ def test_every_program_has_a_short_summary(path) -> None:
     text = repr(p)
     assert len(text.splitlines()) == 2 + len(p.threads) + (p.condition is not None)
     assert all(t.name + "@" in text for t in p.threads)
+
+
+def test_the_not_a_hardware_run_warning_points_at_the_users_test(tmp_path) -> None:
+    """pytest's warnings summary names the line of the user's test that called ``fuzzgpu_run`` (it
+    named ``_pytest/fixtures.py``, where the session fixture was set up), once per test and line
+    however many examples Hypothesis draws."""
+    (tmp_path / "test_user.py").write_text(textwrap.dedent('''
+        from hypothesis import given, settings, strategies as st
+        from fuzzgpu import litmus
+
+        MP = litmus.parse_file(%r)
+
+        def test_once(fuzzgpu_run):
+            assert fuzzgpu_run(MP, instances=500).instances == 500
+
+        @settings(max_examples=5, deadline=None, database=None, derandomize=True)
+        @given(st.integers(1, 3))
+        def test_drawn(fuzzgpu_run, k):
+            assert fuzzgpu_run(MP, instances=100 * k).instances == 100 * k
+    ''' % str(LITMUS / "core" / "MP-relacq-gpu.litmus")))
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--fuzzgpu-backend", "sim",
+                        "test_user.py"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    summary = r.stdout[r.stdout.index("warnings summary"):]
+    assert "fixtures.py" not in summary and "pytest_plugin.py" not in summary, summary
+    assert f"{tmp_path / 'test_user.py'}:8: NotAHardwareRun: fuzzgpu_run on backend sim" in summary, summary
+    assert f"{tmp_path / 'test_user.py'}:13: NotAHardwareRun: fuzzgpu_run on backend sim" in summary, summary
+    assert "2 passed, 2 warnings" in r.stdout, r.stdout[-2000:]
