@@ -48,6 +48,7 @@ def _nvcc(src: str, arch: str, tmp: Path, name: str) -> subprocess.CompletedProc
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # ~90 CPU-seconds of nvcc/ptxas (the whole catalogue and Dat3M's suite, two arches)
 @needs_nvcc
 def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
     progs = _programs()
