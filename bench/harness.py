@@ -37,9 +37,7 @@ from fuzzgpu.backends.base import RunConfig  # noqa: E402
 from fuzzgpu.ir import eval_expr  # noqa: E402
 
 GPU_DIR = ROOT / "tests" / "litmus" / "gpu"
-DAT3M = ROOT.parent / "shared" / "peer-suites" / "dat3m-ptx"
-if not DAT3M.exists():  # on the device machine: a copy carried in an ignored folder
-    DAT3M = ROOT / ".device-shared" / "dat3m-ptx"
+DAT3M = ROOT / "tests" / "litmus" / "dat3m"  # Dat3M's PTX suite and verdicts, in the repository
 
 # facts/h200-litmus-probe.md Table 1 (rate of the weak outcome)
 TABLE1 = {

@@ -1,6 +1,6 @@
 """Benchmark: the oracle over Dat3M's PTX suite (183 tests) -- per-test time and total.
 
-    python bench/oracle.py [--suite ../shared/peer-suites/dat3m-ptx] [--out bench/results/oracle/oracle.json]
+    python bench/oracle.py [--suite tests/litmus/dat3m] [--out bench/results/oracle/oracle.json]
 
 Writes the figures as JSON (machine, date, command, per-test seconds) and prints a table.
 Target (DESIGN.md): the whole suite in <= 10 s on this 2-core machine; a 2-thread test <= 5 ms.
@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", type=Path, default=ROOT.parent / "shared" / "peer-suites" / "dat3m-ptx")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "oracle/oracle.json")
+    ap.add_argument("--suite", type=Path, default=ROOT / "tests" / "litmus" / "dat3m")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "oracle" / "oracle.json")
     ap.add_argument("--repeat", type=int, default=3, help="runs of the whole suite; the best total is kept")
     args = ap.parse_args()
     with open(args.suite / "expected.csv") as f:

@@ -335,7 +335,7 @@ class Property:
 def failure_note(program: Program, verdict: Verdict) -> str:
     """What a failing property adds to Hypothesis's report: the verdict's summary and the program
     as litmus text, which a person reads, saves as a ``.litmus`` file and re-checks (``fuzzgpu
-    check``), where the falsifying example shows the Program dataclass's long repr."""
+    check``); the falsifying example shows only the Program's summary (``Program.__repr__``)."""
     from .litmus import format_program
 
     try:

@@ -125,12 +125,16 @@ def fuzzgpu_run(request: Any):
     backend = _backend(request.config)
     default_n = request.config.getoption("--fuzzgpu-instances")
     caveat = _CAVEATS.get(getattr(backend, "name", ""))
-    if caveat:  # shown in pytest's warnings summary: a pass here is not a hardware run
-        import warnings
-
-        warnings.warn(NotAHardwareRun(f"fuzzgpu_run on backend {backend.name}: {caveat}"), stacklevel=2)
 
     def run(program: Any, instances: int | None = None, **config: Any):
+        if caveat:
+            # shown in pytest's warnings summary (a pass here is not a hardware run), at the line of
+            # the user's test that called fuzzgpu_run (stacklevel 2: the caller of run), once per
+            # test and line (Python's default action; pytest resets it for each test).  Warned at
+            # the session fixture's set-up, it pointed into _pytest/fixtures.py.
+            import warnings
+
+            warnings.warn(NotAHardwareRun(f"fuzzgpu_run on backend {backend.name}: {caveat}"), stacklevel=2)
         cfg = RunConfig(**config)
         n = instances or default_n
         if n:

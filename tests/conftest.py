@@ -42,7 +42,25 @@ def gpu_unavailable() -> str | None:
     return None
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (deselected without this option, -m or a test named by its node id)")
+
+
+def _deselect_slow(config, items) -> None:
+    """The tests marked ``slow`` (README, "Tests") are left out of a run unless it asks for them:
+    ``--slow``, a ``-m`` expression (``-m slow`` runs only them, ``-m gpu`` every GPU test) or a test
+    named by its node id.  CI runs them in a step of their own (.ci/run)."""
+    if config.getoption("--slow") or config.getoption("markexpr") or any("::" in a for a in config.args):
+        return
+    slow = [i for i in items if i.get_closest_marker("slow") is not None]
+    if slow:
+        items[:] = [i for i in items if i.get_closest_marker("slow") is None]
+        config.hook.pytest_deselected(items=slow)
+
+
 def pytest_collection_modifyitems(config, items):
+    _deselect_slow(config, items)
     reason = None
     for item in items:
         if "gpu" in item.keywords:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Union
+from typing import Any, Iterator, Mapping, Union
 
 from .enums import ProgramError, Proxy, Scope, Space
 from .instructions import Atom, Instruction, Load
@@ -202,6 +204,20 @@ class Program:
     #: every other grid starts after the one before it completes
     pdl_grids: tuple[int, ...] = ()
 
+    def __repr__(self) -> str:
+        """A short, litmus-like summary (one line per thread), not the dataclass's field-by-field
+        repr of ~100 lines: what a failing Hypothesis test shows as its falsifying example.  The IR
+        does not import the printer (layering); ``fuzzgpu.litmus.format_program`` writes the text."""
+        return "\n".join(_summary(self))
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """Hypothesis's (and IPython's) pretty-printer protocol: the summary of :meth:`__repr__`
+        (without it Hypothesis prints a dataclass field by field, ignoring ``__repr__``)."""
+        for i, line in enumerate(_summary(self)):
+            if i:
+                printer.break_()
+            printer.text(line)
+
     def grid_of(self, tid: int) -> int:
         return self.threads[tid].placement.grid
 
@@ -253,3 +269,61 @@ class Program:
                     if isinstance(ins, (Load, Atom)) and f"{t.name}:{ins.dst}" not in keys:
                         keys.append(f"{t.name}:{ins.dst}")
         return tuple(keys)
+
+
+# The summary of Program.__repr__ ------------------------------------------------------------
+
+
+def _summary(p: Program) -> list[str]:
+    """``Program(NAME`` with its locations, one line per thread (its placement's non-default fields,
+    its initial registers, its instructions), the condition, ``)``."""
+    locs = "; ".join(_brief(loc, f"{loc.name}={loc.init}", ("name", "init"), " ") for loc in p.locations)
+    extra = [f"{name}={getattr(p, name)!r}" for name in ("observed", "pdl_grids", "arch") if getattr(p, name) != _default(p, name)]
+    lines = [f"Program({p.name}" + "".join(f", {e}" for e in extra), f"  {{ {locs} }}"]
+    for t in p.threads:
+        where = ",".join(f"{f} {getattr(t.placement, f)}" for f in ("cta", "gpu", "grid", "cluster", "warp")
+                         if f == "cta" or getattr(t.placement, f) != _default(t.placement, f))
+        init = " {" + ", ".join(f"{r}={v}" for r, v in t.init) + "}" if t.init else ""
+        lines.append(f"  {t.name}@{where}{init}: " + "; ".join(_brief(i, i.OP or type(i).__name__) for i in t.code))
+    if p.condition is not None:
+        lines.append(f"  {p.condition.quantifier} {_expr_text(p.condition.expr)}")
+    lines[-1] += ")"
+    return lines
+
+
+def _default(obj: Any, name: str) -> Any:
+    f = {f.name: f for f in dataclasses.fields(obj)}[name]
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _brief(obj: Any, head: str, skip: tuple[str, ...] = (), sep: str = ".") -> str:
+    """``head.QUAL... OPERAND, ...``: the fields that differ from their defaults -- enum values and
+    true flags as qualifiers, required fields as operands, the others as ``field=value``."""
+    quals, ops = [], []
+    for f in dataclasses.fields(obj):
+        v, d = getattr(obj, f.name), _default(obj, f.name)
+        if f.name in skip or (d is not dataclasses.MISSING and type(v) is type(d) and v == d):
+            continue
+        if isinstance(v, enum.Enum):
+            quals.append(str(v.value))
+        elif v is True and d is False:
+            quals.append(f.name)
+        elif d is dataclasses.MISSING:
+            ops.append(",".join(map(str, v)) if isinstance(v, tuple) else str(v))
+        else:
+            ops.append(f"{f.name}={v}")
+    return sep.join([head, *quals]) + (" " + ", ".join(ops) if ops else "")
+
+
+def _expr_text(e: Expr) -> str:
+    if isinstance(e, Cmp):
+        return f"{e.lhs} {e.op} {e.rhs}"
+    if isinstance(e, Not):
+        return f"~{_expr_text(e.arg)}"
+    if isinstance(e, BoolConst):
+        return "true" if e.value else "false"
+    return "(" + (r" /\ " if isinstance(e, And) else r" \/ ").join(_expr_text(a) for a in e.args) + ")"

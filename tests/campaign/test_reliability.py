@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from fuzzgpu.campaign import State
 from fuzzgpu.corpus import Corpus
 
@@ -48,6 +50,7 @@ def check_files(corpus: Path, saved: dict[str, bytes], round_: int) -> dict[str,
     return now
 
 
+@pytest.mark.slow  # 20 campaigns killed after 0.5-3.5 s each, then an 8-s one: ~1 min of wall time, mostly waiting
 def test_sigkill_20_times_loses_nothing_and_resumes(tmp_path):
     corpus = tmp_path / "c"
     rng = random.Random(int(os.environ.get("FUZZGPU_KILL_SEED", "11")))
@@ -91,6 +94,7 @@ def test_sigkill_20_times_loses_nothing_and_resumes(tmp_path):
           f"programs {state.programs} over {state.sessions} sessions")
 
 
+@pytest.mark.slow  # 4 parallel campaigns killed after 1.5-4 s, then a 4-s one
 def test_sigkill_of_a_parallel_campaign(tmp_path):
     corpus = tmp_path / "c"
     rng = random.Random(3)

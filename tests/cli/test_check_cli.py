@@ -67,7 +67,6 @@ BAD = [
     ("unterminated comment", MP.replace('"message passing with release/acquire across CTAs"', '"oops'), "2:1", "unterminated"),
     ("bad placement", MP.replace("P1@cta 1,gpu 0", "P1@cat 1,gpu 0"), "4:27", "cat"),
     ("unknown thread in condition", MP.replace("P1:r1 == 0", "P7:r1 == 0"), "7:23", "P7"),
-    ("missing condition", MP.replace("exists (P1:r0 == 1 /\\ P1:r1 == 0)\n", ""), "0:0", "condition"),
     ("bad scope", MP.replace("ld.acquire.gpu", "ld.acquire.galaxy"), "5:35", "galaxy"),
     ("duplicate location", MP.replace("{ x=0; y=0; }", "{ x=0; x=1; y=0; }"), "3:8", "x"),
     ("undefined label", MP.replace("ld.weak r1, x", "goto LC09"), "6:29", "LC09"),
@@ -86,6 +85,23 @@ def test_malformed_file_one_line_exit_2(tmp_path, what, text, where, word):
     assert "Traceback" not in err
     assert err.startswith(f"{f}:{where}:"), err
     assert word.lower() in err.lower(), err
+
+
+def test_a_test_without_condition_is_checked_as_herd7_reads_it(tmp_path):
+    """docs/litmus-format.md: the condition may be absent.  herd7's parser reads no condition as
+    ``forall (true)`` (ConstrGen.ForallStates (And [])): every final state is listed and the test is
+    "Ok", "Always".  It was refused, exit 2 at 0:0."""
+    f = tmp_path / "nocond.litmus"
+    f.write_text(MP.replace("exists (P1:r0 == 1 /\\ P1:r1 == 0)\n", ""))
+    r = fuzzgpu("check", str(f))
+    assert r.returncode == 0 and not r.stderr, (r.stdout, r.stderr)
+    lines = r.stdout.splitlines()
+    assert lines[:2] == ["Test MP-relacq Required", "States 3"], r.stdout
+    # every final state the model allows, over the registers the loads write; r0=1, r1=0 is forbidden
+    assert lines[2:5] == ["P1:r0=0; P1:r1=0;", "P1:r0=0; P1:r1=1;", "P1:r0=1; P1:r1=1;"], r.stdout
+    assert "Ok" in lines and "Condition forall (true)" in lines and "Observation MP-relacq Always 3 0" in lines, r.stdout
+    j = json.loads(fuzzgpu("check", "--json", str(f)).stdout)
+    assert (j["quantifier"], j["condition"], j["ok"], j["observation"]) == ("forall", "forall (true)", True, "Always")
 
 
 def test_unreadable_path():

@@ -192,7 +192,6 @@ LITMUS_HANDMADE: dict[str, str | bytes] = {
     "json-huge": 'PTX t\n{ x=0; }\n P0 ;\n {"op": "ld", "dst": [' + "1," * 1_000_000 + '1]} ;\nexists (x == 1)\n',
     "json-deep": 'PTX t\n{ x=0; }\n P0 ;\n {"op": ' + "[" * 10_000 + "]" * 10_000 + "} ;\nexists (x == 1)\n",
     "unterminated": 'PTX t\n"never closed\n{ x=0; }\n',
-    "no-condition": "PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\n",
     "unknown-thread": "PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\nexists (P7:r0 == 1)\n",
     "big-number": "PTX t\n{ x=99999999999; }\n P0 ;\n st.weak x, 1 ;\nexists (x == 1)\n",
     "placement-huge": "PTX t\n{ x=0; }\n P0@cta 99999999 ;\n st.weak x, 1 ;\nexists (x == 1)\n",

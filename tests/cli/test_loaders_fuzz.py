@@ -44,6 +44,7 @@ from fuzzgpu.ir import (
 from fuzzgpu.litmus import parse
 
 ROOT = Path(__file__).resolve().parents[2]
+from paths import own_litmus
 N = int(os.environ.get("FUZZGPU_LOADER_EXAMPLES", "1000"))
 FUZZ = settings(max_examples=N, deadline=None, database=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
@@ -132,7 +133,7 @@ def hostile():
 
 # -- .litmus -----------------------------------------------------------------------------------
 
-LITMUS_TEXTS = sorted(p.read_text() for p in (ROOT / "tests" / "litmus").rglob("*.litmus"))[:60]
+LITMUS_TEXTS = sorted(p.read_text() for p in own_litmus())[:60]
 LITMUS_TOKENS = ["(", ")", "{", "}", ";", "|", ",", "=", "==", "/\\", "\\/", "~", "exists", "forall", "P0", "P1@cta 0,gpu 0",
                  "ld.acquire.gpu", "st.release.sys", "fence.sc.cta", "r0", "x", "0x", "99999999999999999999999", "-1",
                  "bar.cta.sync", "griddepcontrol.wait", "\n", "(*", "*)", "//", "\"", *HOSTILE_STRINGS[:5]]

@@ -14,9 +14,9 @@ from fuzzgpu.litmus import parse_file
 from test_litmus_roundtrip import programs
 from test_model_extension_properties import extension_programs
 
-from paths import DAT3M, LITMUS, ROOT
+from paths import DAT3M, ROOT, own_litmus
 
-FILES = sorted(LITMUS.rglob("*.litmus")) + sorted(DAT3M.rglob("*.litmus"))
+FILES = own_litmus() + sorted(DAT3M.rglob("*.litmus"))
 
 
 def roundtrip(p):

@@ -47,12 +47,11 @@ from fuzzgpu.ir import (
 from fuzzgpu.errors import SourceError
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
-from paths import DAT3M, dat3m_cases
-needs_dat3m = pytest.mark.skipif(not DAT3M.is_dir(), reason=f"Dat3M PTX suite not found at {DAT3M}")
+from paths import DAT3M
 
 
 def dat3m_files() -> list[Path]:
-    return parse_path_tree([DAT3M]) if DAT3M.is_dir() else []
+    return parse_path_tree([DAT3M])
 
 
 def dat3m(rel: str):
@@ -64,7 +63,6 @@ def dat3m(rel: str):
 # --------------------------------------------------------------------------------------------
 
 
-@needs_dat3m
 def test_suite_has_the_expected_files():
     listed = set()
     with open(DAT3M / "expected.csv") as f:
@@ -75,14 +73,12 @@ def test_suite_has_the_expected_files():
     assert len(found) == 183
 
 
-@needs_dat3m
-@pytest.mark.parametrize("path", dat3m_cases(dat3m_files()), ids=lambda p: str(p.relative_to(DAT3M)))
+@pytest.mark.parametrize("path", dat3m_files(), ids=lambda p: str(p.relative_to(DAT3M)))
 def test_every_dat3m_file_parses(path):
     p = parse_file(path)
     assert p.threads and p.condition is not None
 
 
-@needs_dat3m
 def test_quantifiers_match_expected_csv():
     with open(DAT3M / "expected.csv") as f:
         rows = [row for row in csv.reader(line for line in f if not line.startswith("#")) if row]
@@ -91,7 +87,6 @@ def test_quantifiers_match_expected_csv():
         assert dat3m(row[0]).condition.quantifier == row[1], row[0]
 
 
-@needs_dat3m
 def test_whole_suite_parses():
     """Every Dat3M file parses (its speed is measured by bench/oracle.py, not asserted here: tests
     must not depend on the CI machine's load)."""
@@ -104,7 +99,6 @@ def test_whole_suite_parses():
 # --------------------------------------------------------------------------------------------
 
 
-@needs_dat3m
 def test_mp_structure():
     p = dat3m("Nvidia/Co-Total-3-threads-scope-diff.litmus")
     assert p.name == "Co-Total-3-threads-scope-diff"
@@ -122,7 +116,6 @@ def test_mp_structure():
     )
 
 
-@needs_dat3m
 def test_barrier_forms():
     quorum = dat3m("Barrier/quorum1-fail.litmus")
     assert quorum.threads[1].code[0] == Barrier(instance=1, id=1, count=3)
@@ -133,7 +126,6 @@ def test_barrier_forms():
     assert plain.threads[2].code[1] == Barrier(id=2)
 
 
-@needs_dat3m
 def test_branches_labels_and_rmw():
     p = dat3m("Manual/Ticketlock-diff-gpu.litmus")
     code = p.threads[0].code
@@ -152,7 +144,6 @@ def test_branches_labels_and_rmw():
     assert "\n" in sl.comments[0]
 
 
-@needs_dat3m
 def test_aliases_and_proxies():
     p = dat3m("Nvidia/proxy/Proxy-MP-Alias+diffProxy-aliasFence+proxyFence-correctOrder2.litmus")
     assert p.location("y") == Location("y", alias_of="x", proxy=Proxy.GENERIC)
@@ -167,7 +158,6 @@ def test_aliases_and_proxies():
     assert p.condition.quantifier == "~exists"
 
 
-@needs_dat3m
 def test_forall_with_nested_condition():
     p = dat3m("Manual/barrier-instance-id-forall.litmus")
     assert p.condition.quantifier == "forall"
@@ -176,7 +166,6 @@ def test_forall_with_nested_condition():
     assert p.condition.expr == And((Or((a("P0"), a("P1"))), Or((b("P2"), b("P3")))))
 
 
-@needs_dat3m
 def test_thread_number_form_single_equals_and_mov():
     p = dat3m("Manual/LB+RMW-a.litmus")
     assert p.condition.expr.args[0] == Cmp("==", RegRef("P0", "r0"), 1)

@@ -69,9 +69,8 @@ from fuzzgpu.ir import (
 )
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
-from paths import DAT3M, dat3m_cases
-needs_dat3m = pytest.mark.skipif(not DAT3M.is_dir(), reason=f"Dat3M PTX suite not found at {DAT3M}")
-DAT3M_FILES = parse_path_tree([DAT3M]) if DAT3M.is_dir() else []
+from paths import DAT3M
+DAT3M_FILES = parse_path_tree([DAT3M])
 
 # --------------------------------------------------------------------------------------------
 # A strategy for valid Programs
@@ -330,8 +329,7 @@ def test_degenerate_conjunctions_round_trip():
 # --------------------------------------------------------------------------------------------
 
 
-@needs_dat3m
-@pytest.mark.parametrize("path", dat3m_cases(DAT3M_FILES), ids=lambda p: str(p.relative_to(DAT3M)))
+@pytest.mark.parametrize("path", DAT3M_FILES, ids=lambda p: str(p.relative_to(DAT3M)))
 def test_dat3m_round_trip(path):
     p = parse_file(path)
     text = format_program(p)
@@ -368,7 +366,6 @@ def mutate(text: str, rng: random.Random) -> str:
     return text
 
 
-@needs_dat3m
 @pytest.mark.parametrize("seed", range(4))
 def test_mutated_dat3m_files_parse_or_raise_source_error(seed):
     rng = random.Random(seed)

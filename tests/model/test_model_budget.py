@@ -66,6 +66,23 @@ def budgets(monkeypatch):
     return made
 
 
+#: the budget of the tests that follow a "too large" answer through a caller (check, explain, replay,
+#: termination): any budget the program exceeds gives the same answer, and the real one costs each
+#: test ~8 CPU-seconds; the tests above spend the real ORACLE_BUDGET
+SMALL_BUDGET = 100_000
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    """Every Budget the oracle makes is at most SMALL_BUDGET."""
+    orig = event.Budget.__init__
+
+    def init(self, limit: int = ORACLE_BUDGET) -> None:
+        orig(self, min(limit, SMALL_BUDGET))
+
+    monkeypatch.setattr(event.Budget, "__init__", init)
+
+
 def test_too_large_is_not_covered():
     assert issubclass(TooLarge, Unsupported)
     assert ORACLE_BUDGET == 4_000_000  # docs/oracle.md and docs/reliability.md give this number
@@ -101,7 +118,7 @@ def test_sixty_four_threads_check_is_answered_or_too_large():
         assert obs.observation in ("Never", "Sometimes", "Always")
 
 
-def test_check_cli_says_not_covered_too_large():
+def test_check_cli_says_not_covered_too_large(small_budget):
     from fuzzgpu.commands.check import check_one
     from fuzzgpu.errors import UserError
 
@@ -109,7 +126,7 @@ def test_check_cli_says_not_covered_too_large():
         check_one(sixty_four_threads(), "sixty-four.litmus", 1, False)
 
 
-def test_termination_of_a_large_program_is_unknown():
+def test_termination_of_a_large_program_is_unknown(small_budget):
     t = termination(six_by_eight(0))
     assert t.status == "unknown" and "too large" in t.reason
 
@@ -137,7 +154,7 @@ def _big_entry(tmp_path):
     return path
 
 
-def test_explain_a_large_entry_asks_the_oracle_once(tmp_path, capsys, budgets):
+def test_explain_a_large_entry_asks_the_oracle_once(tmp_path, capsys, small_budget, budgets):
     from fuzzgpu.cli import main
 
     path = _big_entry(tmp_path)
@@ -148,7 +165,7 @@ def test_explain_a_large_entry_asks_the_oracle_once(tmp_path, capsys, budgets):
     assert len(spent) == 1, "one too-large answer per entry, not one per outcome"
 
 
-def test_replay_sim_skips_a_large_entry(tmp_path, capsys):
+def test_replay_sim_skips_a_large_entry(tmp_path, capsys, small_budget):
     from fuzzgpu.cli import main
 
     path = _big_entry(tmp_path)
@@ -160,7 +177,7 @@ def test_replay_sim_skips_a_large_entry(tmp_path, capsys):
     assert rows[0]["status"] != "fixed"
 
 
-def test_check_cli_exit_status_for_a_too_large_test_is_3(tmp_path, capsys):
+def test_check_cli_exit_status_for_a_too_large_test_is_3(tmp_path, capsys, small_budget):
     """A test the oracle could not finish is not checked: never exit 0, and not a usage error (2)."""
     from fuzzgpu.cli import main
     from fuzzgpu.litmus import format_program

@@ -106,6 +106,7 @@ def test_flashmla_scene_1_softmax_to_smem_to_tensor_core_is_one_draw():
     print(format_program(p))
 
 
+@pytest.mark.slow  # a search of up to 20,000 draws for a rare scene: ~130 CPU-seconds
 def test_flashmla_scene_2_kv_dequant_is_one_draw():
     """Scene 2: TMA loads the FP8 KV into shared memory (async write, mbarrier complete_tx); the dequant
     warp waits, reads it with ordinary loads, writes the result to shared memory, fence.proxy.async,

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fuzzgpu.corpus import Corpus
 
 SIM = ["--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--profile", "classic", "--no-live"]
@@ -24,6 +26,7 @@ def worker_report(corpus: Path, wid: str) -> dict:
     return json.loads((corpus / ".fuzzgpu" / "workers" / wid / "report" / "report.json").read_text())
 
 
+@pytest.mark.slow  # campaigns of a fixed 10 s (3 workers) and 2 s: ~13 CPU-seconds
 def test_workers_share_one_corpus_and_one_report(tmp_path):
     corpus = tmp_path / "c"
     r = fuzzgpu(*SIM, "--workers", "3", "--seed", "3", "--time", "10", "--corpus", str(corpus))
@@ -113,6 +116,7 @@ def test_corpus_add_races_leave_one_entry(tmp_path):
         assert len(list(root.glob("*.json"))) == 1 and not list(root.glob(".*"))
 
 
+@pytest.mark.slow  # a campaign of a fixed 20 s: ~10 CPU-seconds
 def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
     """``--gpus all`` with two (fake) visible GPUs: one worker each, pinned by CUDA_VISIBLE_DEVICES.
     There is no GPU here, so each worker then stops with its one-line 'no PyCUDA / no driver' error
