@@ -24,14 +24,21 @@ def test_the_report_a_person_reads_first(tmp_path):
     assert md.startswith("# fuzzgpu campaign report") and "**exit status 1:" in md
     assert "## What to look at" in md and f"`{MP_CLASS}`" in md and "fuzzgpu explain" in md
     assert "## Findings per class" in md and "## Over time" in md and "## Shapes" in md
-    for png in ("findings-over-time.png", "programs-per-second.png", "weak-rates.png"):
-        assert (d / png).is_file() and f"]({png})" in md, png
-    page = (d / "report.html").read_text()
-    assert page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,") == 3
-    assert MP_CLASS.replace("|", "|") in page
     rep = json.loads((d / "report.json").read_text())
     assert set(rep["plots"]) == {"findings-over-time", "programs-per-second", "weak-rates"}
-    assert all(p["file"] for p in rep["plots"].values())
+    # programs/s needs samples at least 2 s apart (timeline.rates): a campaign this short may end
+    # sooner on a fast machine, and then the report says "nothing to plot" instead of drawing it
+    drawn = [k for k, p in rep["plots"].items() if p["file"]]
+    assert {"findings-over-time", "weak-rates"} <= set(drawn), rep["plots"]
+    for name, p in rep["plots"].items():
+        png = f"{name}.png"
+        if p["file"]:
+            assert (d / png).is_file() and f"]({png})" in md, png
+        else:
+            assert name == "programs-per-second" and p["note"] and not (d / png).exists(), p
+    page = (d / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,") == len(drawn)
+    assert MP_CLASS.replace("|", "|") in page
 
 
 def test_the_timeline_follows_the_campaign(tmp_path):

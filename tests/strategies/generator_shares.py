@@ -18,7 +18,7 @@ from fuzzgpu.codegen import unrunnable_reasons  # noqa: E402
 from fuzzgpu.ir import Atom, ClusterBarrier, CpAsync, CpAsyncBulk, Fence, Load, Program, Red, Store  # noqa: E402
 from fuzzgpu.model.race import analyse_races  # noqa: E402
 from fuzzgpu.semantics import FENCE_KEYS, finding_class  # noqa: E402
-from tests.test_producer_consumer_cluster import FEATURES, _manifest  # noqa: E402
+from tests.strategies.test_producer_consumer_cluster import FEATURES, _manifest  # noqa: E402
 
 
 def _code(p: Program) -> list:
