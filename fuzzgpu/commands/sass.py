@@ -330,14 +330,24 @@ def _review_lines(rows: list[_Shown], with_baseline: bool) -> list[str]:
     return out
 
 
+#: the word for a finding's point, by check
+_POINT = {"crossing": "sync", "merged": "with", "loop-deleted": "loop", "unguarded-wait": "wait"}
+
+
+def _head_parts(f: oracle.Finding) -> tuple[str, str, str]:
+    """A finding's colour (forbidden red), what happened (the direction of a crossing, else the
+    check) and the word for its point."""
+    return ("red" if f.verdict == oracle.FORBIDDEN else "yellow",
+            f.direction if f.check == oracle.CROSSING else f.check, _POINT.get(f.check, ""))
+
+
 def _compact(s: _Shown, why: int) -> list[str]:
     """A finding in two or three lines."""
     from rich.markup import escape
 
     f = s.finding
     assert f is not None
-    colour = "red" if f.verdict == oracle.FORBIDDEN else "yellow"
-    what = f.direction if f.check == oracle.CROSSING else f.check
+    colour, what, tag = _head_parts(f)
     file, line = ci.source_location(f)
     at = f" at {file}:{line}" if file else ""
     state = "" if s.new else " [dim](known)[/]"
@@ -347,7 +357,6 @@ def _compact(s: _Shown, why: int) -> list[str]:
     op = f"op   ptx:{f.op_ptx_line} {f.op_ptx}" if f.op_ptx else "op   ptx:- (not mapped)"
     op += f"  =  sass:{f.op_sass_offset:04x} {f.op_sass}" if f.op_sass else ""
     lines.append(f"    {escape(op)}")
-    tag = {"crossing": "sync", "merged": "with", "loop-deleted": "loop", "unguarded-wait": "wait"}.get(f.check, "")
     if f.sync_ptx or f.sync_sass:
         sync_line = f"{tag:<4} ptx:{f.sync_ptx_line} {f.sync_ptx or '-'}" + (f"  =  sass:{f.sync_sass_offset:04x} {f.sync_sass}" if f.sync_sass else "")
         lines.append(f"    {escape(sync_line)}")
@@ -368,11 +377,9 @@ def _details(s: _Shown, why: int) -> list[str]:
 
     f = s.finding
     assert f is not None
-    colour = "red" if f.verdict == oracle.FORBIDDEN else "yellow"
-    what = f.direction if f.check == oracle.CROSSING else f.check
+    colour, what, label = _head_parts(f)
     out = [f"  [{colour}]{f.verdict}[/] {what} [dim](why: {why}) {escape(f'[{s.fingerprint}' + ('' if s.new else ', known') + ']')}[/]"]
     rows = [("op", f.op_ptx, f.op_ptx_line, f.op_sass, f.op_sass_offset)]
-    label = {"crossing": "sync", "merged": "with", "loop-deleted": "loop", "unguarded-wait": "wait"}.get(f.check, "")
     if f.sync_ptx:
         rows.append((label, f.sync_ptx, f.sync_ptx_line, f.sync_sass, f.sync_sass_offset))
     for tag, ptx, line, sass_text, off in rows:
