@@ -69,7 +69,21 @@ def match_known(key: str, known: Mapping[str, Known]) -> Known | None:
     """The known class a finding's class key belongs to: an exact key, else the first pattern
     (``*`` for any text, every other character literal: keys hold ``[``) that matches it, e.g.
     ``*|*|sass:unguarded-wait:*`` for the SASS check of a lone try_wait whatever the property and
-    the moved load."""
+    the moved load; a class of several root causes (``A + B``) when each of them is known."""
+    found = _match_one(key, known)
+    if found is not None:
+        return found
+    # a program that shows several root causes has the class "A + B" (one per finding of it): it is
+    # known when every one of them is -- two known deviations at once teach nothing new
+    head, sep, causes = key.rpartition("|")
+    parts = causes.split(" + ")
+    if not sep or len(parts) < 2:
+        return None
+    each = [_match_one(f"{head}|{p}", known) for p in parts]
+    return each[0] if all(k is not None for k in each) else None
+
+
+def _match_one(key: str, known: Mapping[str, Known]) -> Known | None:
     if key in known:
         return known[key]
     return next((k for pat, k in known.items() if "*" in pat and _glob(pat).fullmatch(key)), None)

@@ -416,3 +416,18 @@ def test_an_entry_saved_with_a_numbered_race_key_loads_under_its_name(tmp_path):
                                              "findings": 7, "variants": [entry.signature]}))
     rec = c.class_record(new, entry.path)
     assert rec["findings"] == 7 and rec["key"] == new
+
+
+def test_a_class_of_several_known_root_causes_is_known():
+    """The H200 campaign of `--profile all` filed `.nc hoisted + unguarded wait` programs as new
+    classes though each root cause is in the known list (bench/results/campaigns/
+    h200-all-race-600s-cfg.md); a class "A + B" is known when A and B both are, not when one is."""
+    from fuzzgpu.corpus import load_known, match_known
+
+    known = load_known(REPO / "corpus" / "known.json")
+    nc, wait = "sass:crossing:hoisted above:ld.global.nc", "sass:unguarded-wait::ld.shared"
+    both = match_known(f"race|*|{nc} + {wait}", known)
+    assert both is not None and both.writeup == "docs/findings.md#nc-hoisted-above-sync"
+    assert match_known(f"race|*|{nc} + race:scope-too-small", known) is None
+    assert match_known(f"race|*|race:scope-too-small + {wait}", known) is None
+    assert match_known("race|*|race:scope-too-small", known) is None
