@@ -70,6 +70,21 @@ def read_regular(path: str | Path, limit: int, follow_symlinks: bool = False) ->
         os.close(fd)
 
 
+def read_json(path: str | Path, limit: int, what: str) -> object:
+    """The JSON document in the regular file ``path`` (at most ``limit`` bytes, symlinks followed),
+    ``what`` naming what it should be (``a compile_commands.json``).  Every way it can fail is a
+    ValueError of one line, ``cannot read WHAT: ...`` or ``not WHAT (JSON): ...``, that the caller
+    makes its own input error; a FIFO or a folder is refused without blocking (:func:`read_regular`)."""
+    import json
+
+    try:
+        return json.loads(read_regular(path, limit, follow_symlinks=True).decode("utf-8"))
+    except OSError as e:
+        raise ValueError(f"cannot read {what}: {getattr(e, 'strerror', None) or e}") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"not {what} (JSON): {str(e).splitlines()[0][:120] if str(e) else 'parse error'}") from None
+
+
 def read_toml(path: str | Path, limit: int, where: str) -> tuple[str, dict]:
     """(the text, the TOML document) of the regular file ``path`` (at most ``limit`` bytes, symlinks followed);
     every way it can fail is a ValueError of one line starting with ``where`` (the caller makes it

@@ -6,7 +6,6 @@ line: ``fuzzgpu sass -- nvcc ...``, ``--nvcc-flag``, and an entry of a ``compile
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -15,6 +14,10 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import UserError, clip
+from ..files import read_json
+
+#: the largest JSON input (a compile_commands.json, a baseline) read
+MAX_JSON_BYTES = 256 << 20
 
 #: nvcc options that take their value as the next argument (when not written ``-X=V`` or ``-XV``)
 _WITH_VALUE = frozenset({
@@ -255,11 +258,9 @@ def compile_commands_lines(path: str | Path, entries: Sequence[str] = ()) -> lis
     written in the entry, relative to the current folder, or a path suffix)."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text())
-    except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise UserError(f"{path}: not a compile_commands.json: {clip(str(e), 120)}") from None
+        data = read_json(p, MAX_JSON_BYTES, "a compile_commands.json")
+    except ValueError as e:
+        raise UserError(f"{path}: {e}") from None
     if not isinstance(data, list):
         raise UserError(f"{path}: not a compile_commands.json: expected a JSON array of entries")
     out: list[BuildLine] = []

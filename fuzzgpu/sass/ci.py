@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import UserError, clip
+from ..errors import UserError
+from ..files import read_json
+from .buildline import MAX_JSON_BYTES
 from .pdl import PdlNote
 from .report import CROSSING, FORBIDDEN, UNGUARDED_WAIT, Finding
 
@@ -114,13 +115,10 @@ class Known:
 
 
 def read_baseline(path: str | Path) -> Known:
-    p = Path(path)
     try:
-        data = json.loads(p.read_text())
-    except OSError as e:
-        raise UserError(f"{path}: cannot read the baseline: {e.strerror or e}") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise UserError(f"{path}: not a fuzzgpu sass baseline (JSON): {clip(str(e), 120)}") from None
+        data = read_json(path, MAX_JSON_BYTES, "a fuzzgpu sass baseline")
+    except ValueError as e:
+        raise UserError(f"{path}: {e}") from None
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("findings"), list):
         raise UserError(f"{path}: not a fuzzgpu sass baseline: expected {{\"version\": {BASELINE_VERSION}, \"findings\": [...]}} "
                         "(write one with --write-baseline)")

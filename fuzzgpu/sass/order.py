@@ -511,7 +511,8 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
         origin = next((i for i in ctx.ptx.instrs if i.src and i.opcode in _EXPANDED and same_source(i.src, m.instr.src)), None)
         if origin is not None:
             ctx.notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} is ptxas's expansion of `{origin.text}` "
-                             f"(PTX line {origin.line}; its source line): an access of that instruction, not checked")
+                             f"(PTX line {origin.line}; its source line): accounted to that instruction, which is no "
+                             "memory operation of the PTX memory model (its order is not checked as one)")
             return None
     # else any of its class (a coarse line table gave it a neighbour's line)
     cands = [k for k in ctx.left_ptx if events[k].mem_class == cls]

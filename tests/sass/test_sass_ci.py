@@ -142,7 +142,7 @@ def test_cli_baseline_round_trip(tmp_path, capsys):
     rc, out, _ = _cli(capsys, "--arch", "sm_90", "--arch", "sm_90a", "--baseline", str(base), str(SHAPE))
     assert rc == 1 and f"({n} new, 0 known)" in out  # sm_90a's are not in the baseline
     rc, _, err = _cli(capsys, "--arch", "sm_90", "--baseline", str(tmp_path / "missing.json"), str(SHAPE))
-    assert rc == 2 and "cannot read the baseline" in err
+    assert rc == 2 and "cannot read a fuzzgpu sass baseline: No such file" in err
 
 
 @needs_toolchain
@@ -289,3 +289,19 @@ def test_cli_pdl_review_is_a_warning_unless_asked(capsys):
     assert rc == 1
     rc, _, _ = _cli(capsys, "--arch", "sm_90a", "--only", "pdl", path)
     assert rc == 1
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs mkfifo")
+def test_a_fifo_or_bad_json_as_baseline_or_compile_commands_is_refused_without_blocking(tmp_path, capsys):
+    """A FIFO named as --baseline or --compile-commands blocked `fuzzgpu sass` forever (Path.read_text);
+    both now go through files.read_json: one line, exit 2."""
+    import os
+
+    fifo = tmp_path / "baseline.json"
+    os.mkfifo(fifo)
+    rc, _, err = _cli(capsys, "--baseline", str(fifo), "--ptx", "x.ptx", "x.cubin")
+    assert rc == 2 and "cannot read a fuzzgpu sass baseline: not a regular file (a FIFO)" in err and err.count("\n") == 1
+    bad = tmp_path / "compile_commands.json"
+    bad.write_text("{")
+    rc, _, err = _cli(capsys, "--compile-commands", str(bad))
+    assert rc == 2 and "not a compile_commands.json (JSON)" in err and err.count("\n") == 1
