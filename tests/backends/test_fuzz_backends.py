@@ -20,8 +20,6 @@ from fuzzgpu.ir import (
     Location,
     Placement,
     Program,
-    Scope,
-    Sem,
     Space,
     Store,
     Thread,
@@ -29,10 +27,7 @@ from fuzzgpu.ir import (
 )
 from fuzzgpu.model import analyse
 
-MP = validate(Program("MP", (
-    Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
-    Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
-), (Location("x"), Location("y"))))
+from programs import MP  # noqa: E402 -- tests/programs.py
 BAD = (("P1:r0", 2), ("P1:r1", 0))
 
 

@@ -25,10 +25,7 @@ from fuzzgpu.ir import (
     validate,
 )
 
-MP = validate(Program("MP", (
-    Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
-    Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
-), (Location("x"), Location("y"))))
+from programs import MP  # noqa: E402 -- tests/programs.py
 
 
 def _entry():

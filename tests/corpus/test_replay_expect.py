@@ -20,7 +20,6 @@ from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.corpus import Corpus, expectation, load_entry, make_entry
 from fuzzgpu.corpus.expect import judge
-from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
@@ -171,10 +170,7 @@ def test_not_checked_is_never_green(tmp_path):
 
 # -- an entry found on the simulation: all three expectations, real runs -------------------------
 
-MP = validate(Program("MP", (
-    Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
-    Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
-), (Location("x"), Location("y"))))
+from programs import MP  # noqa: E402 -- tests/programs.py
 
 
 def _sim_entry(d: Path, expect: str | None) -> Path:

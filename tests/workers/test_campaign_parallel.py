@@ -81,23 +81,10 @@ def test_corpus_add_races_leave_one_entry(tmp_path):
     from fuzzgpu import properties
     from fuzzgpu.backends.base import RunConfig
     from fuzzgpu.backends.sim import SimBackend
-    from fuzzgpu.corpus import make_entry
-    from fuzzgpu.ir import (
-        Load,
-        Location,
-        Placement,
-        Program,
-        Scope,
-        Sem,
-        Store,
-        Thread,
-        validate,
-    )
+    from programs import MP as prog
 
-    prog = validate(Program("MP", (
-        Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
-        Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
-    ), (Location("x"), Location("y"))))
+    from fuzzgpu.corpus import make_entry
+
     b = SimBackend("relacq-as-relaxed")
     cfg = RunConfig(instances=100_000)
     h = b.run(prog, cfg)
