@@ -552,38 +552,8 @@ EXT_HOIST = tuple(ROOT / "tests" / "litmus" / "gpu-pdl" / f"PDL-hoist-{n}.litmus
 
 # a lone try_wait (MBAR-MP-default, TMA-load-mbarrier-acquire) compiles to TRYWAIT followed at
 # once by the LDS, with nothing that waits for the predicate; the same tests with the wait in a
-# loop (the load after a branch on the predicate), as CUDA code writes it
-EXT_LOOPS = {
-    "MBAR-MP-loop": """PTX MBAR-MP-loop
-"MBAR-MP-default with the wait in a loop: the load follows a branch on the try_wait predicate."
-{
-x @ shared = 0;
-bar @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0       | P1@cta 0,gpu 0                      ;
- mbarrier.init bar, 1 | bar.sync 0                          ;
- bar.sync 0           | LC00:                               ;
- st.weak x, 1         | mbarrier.try_wait.parity r1, bar, 0 ;
- mbarrier.arrive bar  | beq r1, 0, LC00                     ;
-                      | ld.weak r2, x                       ;
-exists (P1:r1 == 1 /\\ P1:r2 == 0)
-""",
-    "TMA-load-loop": """PTX TMA-load-loop
-"TMA-load-mbarrier-acquire with the wait in a loop: the load follows a branch on the try_wait predicate."
-{
-g = 1;
-s @ shared = 0;
-bar @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0                        | P1@cta 0,gpu 0                      ;
- mbarrier.init bar, 1                  | bar.sync 0                          ;
- bar.sync 0                            | LC00:                               ;
- mbarrier.arrive.expect_tx bar, 4      | mbarrier.try_wait.parity r1, bar, 0 ;
- cp.async.bulk.shared.global s, g, bar | beq r1, 0, LC00                     ;
-                                       | ld.weak r2, s                       ;
-exists (P1:r1 == 1 /\\ P1:r2 == 0)
-""",
-}
+# loop (the load after a branch on the predicate), as CUDA code writes it (tests/litmus/wait-loop/)
+EXT_LOOPS = tuple(ROOT / "tests" / "litmus" / "wait-loop" / f"{n}.litmus" for n in ("MBAR-MP-loop", "TMA-load-loop"))
 
 #: extra runs of one test: the primary's delay after its trigger (facts Table 7: 2 us -> rare)
 EXT_VARIANTS = {"PDL-hoist-nc": [["--pdl-delay-ns", "2000"], ["--pdl-delay-ns", "0"]]}
@@ -592,16 +562,12 @@ EXT_VARIANTS = {"PDL-hoist-nc": [["--pdl-delay-ns", "2000"], ["--pdl-delay-ns", 
 EXT_PDL_OFF = ("PDL-hoist-nc", "PDL-hoist-plain", "PDL-wait-nc", "PDL-wait-plain", "PDL-read-before-wait")
 
 
-def ext_files(tmp: Path) -> list[Path]:
+def ext_files() -> list[Path]:
     """The two hoist tests first (the headline), then the catalogues."""
     files = list(EXT_HOIST)
     for d in EXT_DIRS:
         files += sorted((ROOT / "tests" / "litmus" / d).glob("*.litmus"))
-    for name, text in EXT_LOOPS.items():
-        f = tmp / f"{name}.litmus"
-        f.write_text(text)
-        files.append(f)
-    return files
+    return files + list(EXT_LOOPS)
 
 
 def run_extensions(out: Path, smoke: bool, only: str = "", name: str = "extensions-h200.json") -> dict:
@@ -609,7 +575,6 @@ def run_extensions(out: Path, smoke: bool, only: str = "", name: str = "extensio
     extension litmus test the harness can run; the refused ones with their reasons."""
     import contextlib
     import io
-    import tempfile
 
     from fuzzgpu.commands import run as runcmd
 
@@ -622,8 +587,7 @@ def run_extensions(out: Path, smoke: bool, only: str = "", name: str = "extensio
         res["nvcc"] = subprocess.run([cudab.nvcc_path(), "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     except Exception as e:  # noqa: BLE001
         res["nvidia_smi"] = f"? ({e})"
-    tmp = Path(tempfile.mkdtemp(prefix="fzext-"))
-    files = ext_files(tmp)
+    files = ext_files()
     if only:
         files = [f for f in files if any(k in f.stem for k in only.split(","))]
     runnable, refused = [], {}
@@ -718,12 +682,10 @@ def render_extensions(path: Path) -> str:
 def ext_sass(path: Path) -> dict:
     """fuzzgpu.sass over the harness module of the PDL programs (CPU machine): which dependent
     loads ptxas put above ACQBULK."""
-    import tempfile
 
     from fuzzgpu import sass
 
-    tmp = Path(tempfile.mkdtemp(prefix="fzext-"))
-    progs = [litmus.parse_file(f) for f in ext_files(tmp) if "pdl" in str(f) or "PDL-hoist" in f.name]
+    progs = [litmus.parse_file(f) for f in ext_files() if "pdl" in str(f) or "PDL-hoist" in f.name]
     progs = [p for p in progs if not codegen.unrunnable_reasons(p)]
     src, specs = codegen.generate_module(progs)
     out = {}

@@ -144,36 +144,6 @@ def test_pdl_hoisted_nc_load_reads_stale_and_plain_does_not(backend) -> None:
 # LONE_TRY_WAIT: the known sm_90 finding (tests/gpu/gpu_findings.py); only the oracle's forbidden verdict
 # (ForbiddenSeen) is xfail, a driver error or a failed harness check fails.
 
-MBAR_LOOP = """PTX MBAR-MP-loop
-{
-x @ shared = 0;
-bar @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0       | P1@cta 0,gpu 0                      ;
- mbarrier.init bar, 1 | bar.sync 0                          ;
- bar.sync 0           | LC00:                               ;
- st.weak x, 1         | mbarrier.try_wait.parity r1, bar, 0 ;
- mbarrier.arrive bar  | beq r1, 0, LC00                     ;
-                      | ld.weak r2, x                       ;
-exists (P1:r1 == 1 /\\ P1:r2 == 0)
-"""
-
-TMA_LOOP = """PTX TMA-load-loop
-{
-g = 1;
-s @ shared = 0;
-bar @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0                        | P1@cta 0,gpu 0                      ;
- mbarrier.init bar, 1                  | bar.sync 0                          ;
- bar.sync 0                            | LC00:                               ;
- mbarrier.arrive.expect_tx bar, 4      | mbarrier.try_wait.parity r1, bar, 0 ;
- cp.async.bulk.shared.global s, g, bar | beq r1, 0, LC00                     ;
-                                       | ld.weak r2, s                       ;
-exists (P1:r1 == 1 /\\ P1:r2 == 0)
-"""
-
-
 #: the xfail cases: the outcome of a handoff that happened (the wait returned true and the load read
 #: the written value); never seen, the harness is broken (no store or copy lands), not the finding
 LONE_WAITS = ("mbarrier/MBAR-MP-default.litmus", "async-proxy/TMA-load-mbarrier-acquire.litmus")
@@ -182,13 +152,12 @@ LONE_WAITS = ("mbarrier/MBAR-MP-default.litmus", "async-proxy/TMA-load-mbarrier-
 @pytest.mark.parametrize("path", ["pdl/PDL-wait-plain.litmus", "pdl/PDL-off-stream-order.litmus",
                                   "pdl/PDL-chain-grid-before-primary.litmus",
                                   *(pytest.param(w, marks=LONE_TRY_WAIT) for w in LONE_WAITS),
-                                  "MBAR-MP-loop", "TMA-load-loop",
+                                  "wait-loop/MBAR-MP-loop.litmus", "wait-loop/TMA-load-loop.litmus",
                                   "async-proxy/TMA-store-fence-writer.litmus", "cp-async/CPASYNC-wait-all.litmus"])
 def test_extension_forbidden_outcomes_never_seen(backend, path) -> None:
     from fuzzgpu import model
 
-    texts = {"MBAR-MP-loop": MBAR_LOOP, "TMA-load-loop": TMA_LOOP}
-    p = litmus.parse(texts[path]) if path in texts else litmus.parse_file(EXT / path)
+    p = litmus.parse_file(EXT / path)
     h = backend.run(p, RunConfig(instances=(100 if p.pdl_grids else 300) * 65536))
     assert sum(c for _, c in h.counts) + h.timeouts == h.instances
     assert h.counts, f"{path}: every instance timed out ({h.timeouts}): nothing was judged"

@@ -38,28 +38,13 @@ from gpu_findings import LONE_TRY_WAIT, no_forbidden
 LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "async-proxy"
 FENCED_INSTANCES = 100_000_000
 
-TENSOR_LOAD_LOOP = """PTX TMA-tensor-load-loop
-{
-g = 1;
-s @ shared = 0;
-bar @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0                   | P1@cta 0,gpu 0                      ;
- mbarrier.init bar, 1             | bar.sync 0                          ;
- bar.sync 0                       | LC00:                               ;
- mbarrier.arrive.expect_tx bar, 4 | mbarrier.try_wait.parity r1, bar, 0 ;
- cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes s, g, bar | beq r1, 0, LC00 ;
-                                  | ld.weak r2, s                       ;
-exists (P1:r1 == 1 /\\ P1:r2 == 0)
-"""
-
 NAMES = ("TMA-tensor-store-no-fence", "TMA-tensor-store-fence-writer", "TMA-tensor-load-mbarrier-acquire",
          "TMA-tensor-load-mbarrier-relaxed", "TMA-tensor-reduce-add-no-fence", "TMA-tensor-reduce-add-fence")
 
 
 def _programs() -> dict[str, Program]:
     out = {n: litmus.parse_file(LITMUS / f"{n}.litmus") for n in NAMES}
-    loop = litmus.parse(TENSOR_LOAD_LOOP)
+    loop = litmus.parse_file(LITMUS.parent / "wait-loop" / "TMA-tensor-load-loop.litmus")
     out[loop.name] = loop
     return out
 

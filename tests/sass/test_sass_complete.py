@@ -493,29 +493,13 @@ def test_static_backend_flags_the_known_deviation(arch):
     assert isinstance(meta["sass_unchecked"], list)
 
 
-MBAR_LOOP = """PTX MBAR-MP-loop
-{
-x @ shared = 0;
-bar @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0       | P1@cta 0,gpu 0                      ;
- mbarrier.init bar, 1 | bar.sync 0                          ;
- bar.sync 0           | LC00:                               ;
- st.weak x, 1         | mbarrier.try_wait.parity r1, bar, 0 ;
- mbarrier.arrive bar  | beq r1, 0, LC00                     ;
-                      | ld.weak r2, x                       ;
-exists (P1:r1 == 1 /\\ P1:r2 == 0)
-"""
-
-
 @needs_toolchain
-def test_static_backend_lone_wait_vs_loop(tmp_path):
+def test_static_backend_lone_wait_vs_loop():
     """docs/findings.md: MBAR-MP-default (a lone wait) is flagged, its loop form is not."""
     from fuzzgpu import litmus
     from fuzzgpu.backends.static import StaticBackend
 
-    loop = tmp_path / "MBAR-MP-loop.litmus"
-    loop.write_text(MBAR_LOOP)
+    loop = Path(__file__).parents[1] / "litmus" / "wait-loop" / "MBAR-MP-loop.litmus"
     lone = Path(__file__).parents[1] / "litmus" / "mbarrier" / "MBAR-MP-default.litmus"
     for path, flagged in ((lone, True), (loop, False)):
         meta = dict(StaticBackend("sm_90").run(litmus.parse_file(str(path))).meta)
