@@ -50,31 +50,28 @@ def _s32(x: int) -> int:
     return x - (1 << 32) if x & 0x80000000 else x
 
 
+#: PTX ISA "atom", the operation table, on the 32-bit words codegen emits (add.u32, and/or/xor.b32,
+#: exch/cas.b32, min/max.s32, inc/dec.u32): an independent reference for the oracle's unbounded
+#: arithmetic (``rmw_result``), so written as the ISA's table, not by calling the code under test.
+#: sub is emitted as add.u32 of the negated operand; cas writes nothing (None) when old != b.
+_PTX_ATOM = {
+    RmwOp.ADD: lambda old, b, c: (old + b) & U32,
+    RmwOp.SUB: lambda old, b, c: (old + b) & U32,
+    RmwOp.AND: lambda old, b, c: old & b,
+    RmwOp.OR: lambda old, b, c: old | b,
+    RmwOp.XOR: lambda old, b, c: old ^ b,
+    RmwOp.EXCH: lambda old, b, c: b,
+    RmwOp.CAS: lambda old, b, c: c if old == b else None,
+    RmwOp.MIN: lambda old, b, c: min(old, b, key=_s32),
+    RmwOp.MAX: lambda old, b, c: max(old, b, key=_s32),
+    RmwOp.INC: lambda old, b, c: 0 if old >= b else (old + 1) & U32,  # ((old >= b) ? 0 : (old + 1))
+    RmwOp.DEC: lambda old, b, c: b if old == 0 or old > b else (old - 1) & U32,  # (((old == 0) || (old > b)) ? b : (old - 1))
+}
+
+
 def ptx_atom(op: RmwOp, old: int, ops: tuple[int, ...]) -> int | None:
-    """The word ``atom.<op>`` (as codegen emits it: add.u32, and/or/xor.b32, exch/cas.b32,
-    min/max.s32, inc/dec.u32) leaves in memory; None when a cas writes nothing."""
-    b = ops[0]
-    if op in (RmwOp.ADD, RmwOp.SUB):  # sub: emitted as add.u32 of the negated operand
-        return (old + b) & U32
-    if op is RmwOp.AND:
-        return old & b
-    if op is RmwOp.OR:
-        return old | b
-    if op is RmwOp.XOR:
-        return old ^ b
-    if op is RmwOp.EXCH:
-        return b
-    if op is RmwOp.CAS:
-        return ops[1] if old == b else None
-    if op is RmwOp.MIN:
-        return min(old, b, key=_s32)
-    if op is RmwOp.MAX:
-        return max(old, b, key=_s32)
-    if op is RmwOp.INC:  # ((old >= b) ? 0 : (old + 1)), unsigned
-        return 0 if old >= b else (old + 1) & U32
-    if op is RmwOp.DEC:  # (((old == 0) || (old > b)) ? b : (old - 1)), unsigned
-        return b if old == 0 or old > b else (old - 1) & U32
-    raise AssertionError(op)
+    """The word ``atom.<op>`` leaves in memory (see :data:`_PTX_ATOM`); None when a cas writes nothing."""
+    return _PTX_ATOM[op](old, ops[0], ops[1] if len(ops) > 1 else None)
 
 
 def test_emitted_rmw_types_are_the_ones_mirrored() -> None:
