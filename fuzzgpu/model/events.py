@@ -387,11 +387,15 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
         return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, ins.scope, "complete_tx", 0, ins.tx)
     if isinstance(ins, MbarrierWait):
         return _mbarrier_wait(st, ctx, ins)
-    if isinstance(ins, CpAsync):
+    if isinstance(ins, (CpAsync, CpAsyncBulk)):
         return _async_copy(st, ctx, ins)
-    if isinstance(ins, CpAsyncCommit):
-        st.cp_groups.append(st.cp_open)
-        st.cp_open = []
+    if isinstance(ins, (CpAsyncCommit, BulkCommit)):  # the thread's open copies of that kind become a group
+        if isinstance(ins, CpAsyncCommit):
+            st.cp_groups.append(st.cp_open)
+            st.cp_open = []
+        else:
+            st.bulk_groups.append(st.bulk_open)
+            st.bulk_open = []
         st.pc += 1
         return []
     if isinstance(ins, CpAsyncWait):
@@ -410,13 +414,6 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
         # (ISA: ordered after "all prior cp.async operations initiated by the executing thread",
         # waited for or not); it publishes their writes (the relation: ptx.async_release)
         return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=list(st.cp_all))
-    if isinstance(ins, CpAsyncBulk):
-        return _async_copy(st, ctx, ins)
-    if isinstance(ins, BulkCommit):
-        st.bulk_groups.append(st.bulk_open)
-        st.bulk_open = []
-        st.pc += 1
-        return []
     if isinstance(ins, BulkWait):
         k = max(0, len(st.bulk_groups) - ins.n)
         done = [(r if ins.read else f) for g in st.bulk_groups[:k] for r, f in g]
