@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,3 +17,13 @@ KILL_PROFILE = ROOT / "tests" / "profiles" / "kill-mp.toml"
 def own_litmus() -> list[Path]:
     """The project's own .litmus files under tests/litmus (Dat3M's suite, under tests/litmus/dat3m, not included)."""
     return sorted(f for f in LITMUS.rglob("*.litmus") if DAT3M not in f.parents)
+
+
+def catalogue_rows(folder: Path) -> list[dict[str, str]]:
+    """The rows of a litmus catalogue's ``expected.csv`` (a header line; blank lines and ``#``
+    comments skipped); none when the folder has no such file."""
+    path = folder / "expected.csv"
+    if not path.exists():
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))

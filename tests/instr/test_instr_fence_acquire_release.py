@@ -10,7 +10,6 @@ acquire-release memory fence followed by a strong write on M in program order'; 
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ import pytest
 from fuzzgpu import ir, model, sass, semantics
 from fuzzgpu.ir import Fence, Scope, Sem
 from fuzzgpu.litmus import format_instruction, format_program, parse, parse_file
+
+from paths import catalogue_rows
 
 LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "fence-acquire-release"
 CAP = Path(__file__).resolve().parents[1] / "kernels" / "captured"
@@ -71,8 +72,7 @@ def test_a_fence_that_is_not_one_still_names_the_fences():
 # -- the litmus tests: verdicts written from the ISA ------------------------------------------
 
 def _rows() -> list[dict[str, str]]:
-    with open(LITMUS / "expected.csv") as f:
-        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+    return catalogue_rows(LITMUS)
 
 
 def test_catalogue_shape():

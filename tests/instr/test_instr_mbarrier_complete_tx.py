@@ -171,8 +171,8 @@ def test_the_gpu_harness_emits_it():
 
 # -- the litmus tests: verdicts written from the ISA (tests/litmus/mbarrier-complete-tx) -------
 
-import csv  # noqa: E402
 from pathlib import Path  # noqa: E402
+from paths import catalogue_rows  # noqa: E402
 
 from fuzzgpu import model  # noqa: E402
 
@@ -184,8 +184,7 @@ def _file(name: str) -> Path:
 
 
 def _rows() -> list[dict[str, str]]:
-    with open(LITMUS / "expected.csv") as f:
-        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+    return catalogue_rows(LITMUS)
 
 
 def test_catalogue_shape():

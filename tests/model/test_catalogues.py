@@ -18,7 +18,6 @@ reason (XFAIL below) instead of changing the expectation.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,8 @@ import pytest
 from fuzzgpu.ir import And, Cmp, LocRef, RegRef
 from fuzzgpu.litmus import format_program, parse, parse_file
 from fuzzgpu.model import check_condition, judge
+
+from paths import catalogue_rows
 
 LITMUS = Path(__file__).resolve().parents[1] / "litmus"
 MECHANISMS = ("cluster", "volatile", "nc", "pdl", "mbarrier", "async-proxy", "cp-async", "dsm", "cluster-barrier", "mbarrier-cluster")
@@ -57,12 +58,7 @@ class VerdictDisagrees(AssertionError):
 
 
 def _rows(folder: str) -> list[dict[str, str]]:
-    path = LITMUS / folder / "expected.csv"
-    if not path.exists():
-        return []
-    with open(path) as f:
-        lines = [line for line in f if line.strip() and not line.startswith("#")]
-    return list(csv.DictReader(lines))
+    return catalogue_rows(LITMUS / folder)
 
 
 def _cases(folders):

@@ -5,7 +5,6 @@ asynchronous copies)."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
@@ -18,15 +17,12 @@ from fuzzgpu.ir import eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
 
+from paths import catalogue_rows
+
 RACE = Path(__file__).resolve().parents[1] / "litmus" / "race"
 
 
-def _rows() -> list[dict[str, str]]:
-    with open(RACE / "expected.csv") as f:
-        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
-
-
-@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
+@pytest.mark.parametrize("row", catalogue_rows(RACE), ids=lambda r: r["path"])
 def test_race_catalogue(row):
     p = parse_file(RACE / row["path"])
     ra = analyse_races(p)
@@ -44,7 +40,7 @@ def test_race_catalogue(row):
 
 
 def test_catalogue_lists_every_file():
-    assert {r["path"] for r in _rows()} == {f.name for f in RACE.glob("*.litmus")}
+    assert {r["path"] for r in catalogue_rows(RACE)} == {f.name for f in RACE.glob("*.litmus")}
 
 
 def _sim(p, n=200_000):

@@ -7,7 +7,6 @@ of waits"), each with a comment quoting the PTX ISA sentence that decides it, an
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 from pathlib import Path
 
@@ -19,15 +18,12 @@ from fuzzgpu import strategies as fst
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import liveness as T
 
+from paths import catalogue_rows
+
 FOLDER = Path(__file__).resolve().parents[1] / "litmus" / "termination"
 
 
-def _rows() -> list[dict[str, str]]:
-    with open(FOLDER / "expected.csv") as f:
-        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
-
-
-@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
+@pytest.mark.parametrize("row", catalogue_rows(FOLDER), ids=lambda r: r["path"])
 def test_termination_catalogue(row):
     p = parse_file(FOLDER / row["path"])
     t = model.termination(p)
@@ -40,7 +36,7 @@ def test_termination_catalogue(row):
 
 
 def test_catalogue_shape():
-    rows = _rows()
+    rows = catalogue_rows(FOLDER)
     files = sorted(f.name for f in FOLDER.glob("*.litmus"))
     assert sorted(r["path"] for r in rows) == files
     assert {r["status"] for r in rows} == set(T.STATUSES)
