@@ -3,6 +3,7 @@ than spelling the same IR again."""
 
 from __future__ import annotations
 
+from fuzzgpu import litmus
 from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
 
 #: message passing across two CTAs with a .gpu release store and acquire load: the handoff holds
@@ -11,3 +12,13 @@ MP = validate(Program("MP", (
     Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
     Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
 ), (Location("x"), Location("y"))))
+
+#: issue 12's example: two atom.add on one location beside plain loads (one CTA); no condition, so
+#: every register is an outcome key.  On an H200 it read values the harness could not decode.
+RMW_ISSUE12 = litmus.parse("""PTX issue12-rmw
+{ x=0; }
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0                | P2@cta 0,gpu 0 ;
+ fence.acq_rel.cta   | fence.acq_rel.cta             | ld.weak r0, x  ;
+ ld.weak r1, x       | atom.relaxed.cta.add r1, x, 5 |                ;
+ ld.weak r2, x       | atom.relaxed.cta.add r2, x, 6 |                ;
+""")

@@ -24,20 +24,14 @@ from fuzzgpu.ir import Atom, Load, Location, Placement, Program, Red, RmwOp, Sto
 from fuzzgpu.model import values
 from fuzzgpu.model.events import rmw_result
 
-U32 = 0xFFFFFFFF
+from programs import RMW_ISSUE12
 
-#: the issue's example (one CTA); no condition: every register is an outcome key
-ISSUE = """PTX issue12-rmw
-{ x=0; }
- P0@cta 0,gpu 0      | P1@cta 0,gpu 0                | P2@cta 0,gpu 0 ;
- fence.acq_rel.cta   | fence.acq_rel.cta             | ld.weak r0, x  ;
- ld.weak r1, x       | atom.relaxed.cta.add r1, x, 5 |                ;
- ld.weak r2, x       | atom.relaxed.cta.add r2, x, 6 |                ;
-"""
+U32 = 0xFFFFFFFF
 
 
 def issue_program() -> Program:
-    return litmus.parse(ISSUE)
+    """Issue 12's example (tests/programs.py)."""
+    return RMW_ISSUE12
 
 
 # --------------------------------------------------------------------------------------------

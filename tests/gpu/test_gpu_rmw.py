@@ -2,7 +2,7 @@
 
 On an H200 a random campaign saved three false "forbidden: a value no store of the program wrote
 was read" findings, all programs with several ``atom.add`` on one location (the issue's example is
-:data:`ISSUE` below).  Every program here runs on the GPU and must show no value outside the
+:data:`RMW_ISSUE12` of tests/programs.py).  Every program here runs on the GPU and must show no value outside the
 oracle's domain (``?``): such a value is a harness or hardware fault (``properties.UNWRITTEN``).
 
 Run (under 2 minutes on an H200, one nvcc call for all kernels)::
@@ -16,17 +16,11 @@ from __future__ import annotations
 
 import pytest
 
-from fuzzgpu import codegen, litmus, properties
+from fuzzgpu import codegen, properties
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.ir import Atom, Load, Location, Placement, Program, Red, RmwOp, Scope, Sem, Store, Thread, validate
 
-ISSUE = """PTX issue12-rmw
-{ x=0; }
- P0@cta 0,gpu 0      | P1@cta 0,gpu 0                | P2@cta 0,gpu 0 ;
- fence.acq_rel.cta   | fence.acq_rel.cta             | ld.weak r0, x  ;
- ld.weak r1, x       | atom.relaxed.cta.add r1, x, 5 |                ;
- ld.weak r2, x       | atom.relaxed.cta.add r2, x, 6 |                ;
-"""
+from programs import RMW_ISSUE12
 
 #: per operation: (the store's value, the first atom's operand(s), the second's, red's operand, the
 #: initial value) -- negative values, values beyond 16 bits and 32-bit wrap-around where the
@@ -73,7 +67,7 @@ def rmw_mix(op: RmwOp, shape: str) -> Program:
 
 
 def programs() -> list[Program]:
-    out = [litmus.parse(ISSUE)]
+    out = [RMW_ISSUE12]
     out += [rmw_mix(op, shape) for op in _MIX for shape in SHAPES]
     return out
 
