@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from fuzzgpu import sass
-from fuzzgpu.cli import main as cli_main
 from fuzzgpu.sass import ci, pdl
+
+from sass_cli import own_cache, sass_cli  # noqa: F401 -- own_cache: the autouse fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 SHAPE = ROOT / "tests" / "kernels" / "D_flashmla_shape.cu"
@@ -23,15 +24,6 @@ SCHEMA = ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json"
 needs_toolchain = pytest.mark.skipif(sass.find_tool("nvcc") is None, reason="needs nvcc")
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-
-
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    rc = cli_main(["sass", *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +102,7 @@ def test_sarif_with_source_locations_validates():
 @needs_toolchain
 def test_cli_sarif_validates_against_the_schema(tmp_path, capsys):
     out = tmp_path / "r.sarif"
-    rc, _, _ = _cli(capsys, "--arch", "sm_90a", "--pdl-review", "--nvcc-flag=-lineinfo", "--sarif", str(out),
+    rc, _, _ = sass_cli(capsys, "--arch", "sm_90a", "--pdl-review", "--nvcc-flag=-lineinfo", "--sarif", str(out),
                     str(SHAPE), str(DATA / "pdl_early_read.cu"))
     assert rc == 1
     doc = json.loads(out.read_text())
@@ -124,7 +116,7 @@ def test_cli_sarif_validates_against_the_schema(tmp_path, capsys):
 
 
 def _n_findings(capsys, *args: str) -> int:
-    rc, out, _ = _cli(capsys, "--json", *args)
+    rc, out, _ = sass_cli(capsys, "--json", *args)
     return sum(len(json.loads(line)["findings"]) for line in out.splitlines())
 
 
@@ -133,32 +125,32 @@ def test_cli_baseline_round_trip(tmp_path, capsys):
     n = _n_findings(capsys, "--arch", "sm_90", str(SHAPE))
     assert n >= 1  # the metadata __ldg above griddepcontrol.wait
     base = tmp_path / "baseline.json"
-    rc, _, _ = _cli(capsys, "--arch", "sm_90", "--write-baseline", str(base), str(SHAPE))
+    rc, _, _ = sass_cli(capsys, "--arch", "sm_90", "--write-baseline", str(base), str(SHAPE))
     assert rc == 1 and len(json.loads(base.read_text())["findings"]) == n
-    rc, out, err = _cli(capsys, "--arch", "sm_90", "--baseline", str(base), str(SHAPE))
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90", "--baseline", str(base), str(SHAPE))
     assert rc == 0, out + err  # nothing new
     assert f"(0 new, {n} known)" in out.splitlines()[0] and f"{n} finding(s) (0 new)" in err
     assert "(known)" in out
-    rc, out, _ = _cli(capsys, "--arch", "sm_90", "--arch", "sm_90a", "--baseline", str(base), str(SHAPE))
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", "--arch", "sm_90a", "--baseline", str(base), str(SHAPE))
     assert rc == 1 and f"({n} new, 0 known)" in out  # sm_90a's are not in the baseline
-    rc, _, err = _cli(capsys, "--arch", "sm_90", "--baseline", str(tmp_path / "missing.json"), str(SHAPE))
+    rc, _, err = sass_cli(capsys, "--arch", "sm_90", "--baseline", str(tmp_path / "missing.json"), str(SHAPE))
     assert rc == 2 and "cannot read a fuzzgpu sass baseline: No such file" in err
 
 
 @needs_toolchain
 def test_cli_only_filters(capsys):
-    rc, out, _ = _cli(capsys, "--arch", "sm_90", "--json", "--only", "mbarrier", str(FIXED))
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", "--json", "--only", "mbarrier", str(FIXED))
     assert rc == 0
-    rc, out, _ = _cli(capsys, "--arch", "sm_90", "--json", "--only", "proxy", str(SHAPE))
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", "--json", "--only", "proxy", str(SHAPE))
     assert rc == 0 and json.loads(out)["findings"] == []  # its finding is an .nc load crossing the wait (and bar.sync)
-    rc, out, _ = _cli(capsys, "--arch", "sm_90", "--json", "--only", "pdl", str(SHAPE))
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", "--json", "--only", "pdl", str(SHAPE))
     assert rc == 1 and [f["sync_sass"] for f in json.loads(out)["findings"]] == ["ACQBULK"]
 
 
 @needs_toolchain
 def test_summary_line_comes_first(capsys):
     n = _n_findings(capsys, "--arch", "sm_90", str(SHAPE))
-    rc, out, _ = _cli(capsys, "--arch", "sm_90", str(SHAPE))
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", str(SHAPE))
     first = out.splitlines()[0]
     assert rc == 1
     assert first == (f"{SHAPE} sm_90: {n} finding(s) ({n} permitted-hazard, 0 forbidden) in 1 function(s); "
@@ -281,13 +273,13 @@ def test_review_compiled_out_in_a_library_header(tmp_path):
 @needs_toolchain
 def test_cli_pdl_review_is_a_warning_unless_asked(capsys):
     path = str(DATA / "pdl_early_read.cu")
-    rc, out, _ = _cli(capsys, "--arch", "sm_90a", "--nvcc-flag=-lineinfo", path)
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90a", "--nvcc-flag=-lineinfo", path)
     assert rc == 0 and "fully checked, clean; 2 PDL review warning(s)" in out.splitlines()[0]
     assert "pdl_early_read.cu:7 in early:" in out and "pdl_early_read.cu:8 in early:" in out
     assert "late:" in out and " in late:" not in out
-    rc, _, _ = _cli(capsys, "--arch", "sm_90a", "--pdl-review", path)
+    rc, _, _ = sass_cli(capsys, "--arch", "sm_90a", "--pdl-review", path)
     assert rc == 1
-    rc, _, _ = _cli(capsys, "--arch", "sm_90a", "--only", "pdl", path)
+    rc, _, _ = sass_cli(capsys, "--arch", "sm_90a", "--only", "pdl", path)
     assert rc == 1
 
 
@@ -299,9 +291,9 @@ def test_a_fifo_or_bad_json_as_baseline_or_compile_commands_is_refused_without_b
 
     fifo = tmp_path / "baseline.json"
     os.mkfifo(fifo)
-    rc, _, err = _cli(capsys, "--baseline", str(fifo), "--ptx", "x.ptx", "x.cubin")
+    rc, _, err = sass_cli(capsys, "--baseline", str(fifo), "--ptx", "x.ptx", "x.cubin")
     assert rc == 2 and "cannot read a fuzzgpu sass baseline: not a regular file (a FIFO)" in err and err.count("\n") == 1
     bad = tmp_path / "compile_commands.json"
     bad.write_text("{")
-    rc, _, err = _cli(capsys, "--compile-commands", str(bad))
+    rc, _, err = sass_cli(capsys, "--compile-commands", str(bad))
     assert rc == 2 and "not a compile_commands.json (JSON)" in err and err.count("\n") == 1

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from fuzzgpu import sass
-from fuzzgpu.cli import main as cli_main
 from fuzzgpu.errors import UserError
 from fuzzgpu.sass import buildline, names, toolchain
+
+from sass_cli import own_cache, sass_cli  # noqa: F401 -- own_cache: the autouse fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "tests" / "kernels"
@@ -27,20 +28,10 @@ needs_toolchain = pytest.mark.skipif(
     reason="needs nvcc and cuobjdump (pip install nvidia-cuda-cuobjdump)")
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path, monkeypatch):
-    """The CLI caches .cu inputs under $XDG_CACHE_HOME: a test's own folder, never the user's."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-
-
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    rc = cli_main(["sass", *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def _json(capsys, *args: str) -> tuple[int, list[dict]]:
-    rc, out, _ = _cli(capsys, "--json", *args)
+    rc, out, _ = sass_cli(capsys, "--json", *args)
     return rc, [json.loads(line) for line in out.splitlines()]
 
 
@@ -102,7 +93,7 @@ def test_gencode_flag_checks_that_target(capsys):
     rc, objs = _json(capsys, "--nvcc-flag=-gencode=arch=compute_90a,code=sm_90a", str(SHAPE))
     assert rc == 1 and [d["arch"] for d in objs] == ["sm_90a"]
     assert any(f["sync_sass"] == "ACQBULK" and "CONSTANT" in f["op_sass"] for f in objs[0]["findings"])
-    rc, _, err = _cli(capsys, "--arch", "sm_100a", "--nvcc-flag=-gencode=arch=compute_90a,code=sm_90a", str(SHAPE))
+    rc, _, err = sass_cli(capsys, "--arch", "sm_100a", "--nvcc-flag=-gencode=arch=compute_90a,code=sm_90a", str(SHAPE))
     assert rc == 2 and "names none of the targets" in err
 
 
@@ -119,7 +110,7 @@ def test_nvcc_command_line_after_dashes(capsys):
 def test_compile_commands_entry_with_its_defines_and_gdc(capsys):
     """The same file with and without the CUTLASS GDC define: the output says whether the PDL code
     is compiled in, lists the -D flags, and warns that PDL was compiled out."""
-    rc, out, _ = _cli(capsys, "--compile-commands", str(DATA / "compile_commands.json"), "--entry", "gdc_macro.cu")
+    rc, out, _ = sass_cli(capsys, "--compile-commands", str(DATA / "compile_commands.json"), "--entry", "gdc_macro.cu")
     assert rc == 1
     summaries = [line for line in out.splitlines() if "PDL code compiled in" in line]
     assert len(summaries) == 2
@@ -131,7 +122,7 @@ def test_compile_commands_entry_with_its_defines_and_gdc(capsys):
 
 @needs_toolchain
 def test_dash_G_alone_gets_a_hint(capsys):
-    rc, _, err = _cli(capsys, "--arch", "sm_90", "--nvcc-flag=-G", str(SHAPE))
+    rc, _, err = sass_cli(capsys, "--arch", "sm_90", "--nvcc-flag=-G", str(SHAPE))
     assert rc == 2 and err.count("\n") == 1
     assert "Optimized debugging not supported" in err and "-O 0" in err
 
@@ -162,7 +153,7 @@ def test_binary_without_ptx_and_cubin_with_given_ptx(tmp_path, capsys):
     nvcc = sass.find_tool("nvcc") or "nvcc"
     obj = tmp_path / "sass_only.o"
     subprocess.run([nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-lineinfo", "-c", str(SHAPE), "-o", str(obj)], check=True)
-    rc, _, err = _cli(capsys, str(obj))
+    rc, _, err = sass_cli(capsys, str(obj))
     assert rc == 2 and "has no PTX to compare with" in err and "code=[sm_90a,compute_90a]" in err
     ptx, cubin = tmp_path / "k.ptx", tmp_path / "lonely.cubin"
     subprocess.run([nvcc, "-arch=sm_90a", "-lineinfo", "-ptx", str(SHAPE), "-o", str(ptx)], check=True)
@@ -179,7 +170,7 @@ def test_not_a_cuda_binary_is_bad_input(tmp_path, capsys):
     elf.write_bytes(Path("/bin/true").read_bytes() if Path("/bin/true").is_file() else b"\x7fELF" + b"\0" * 60)
     if sass.find_tool("cuobjdump") is None:
         pytest.skip("needs cuobjdump")
-    rc, _, err = _cli(capsys, str(elf))
+    rc, _, err = sass_cli(capsys, str(elf))
     assert rc == 2 and err.count("\n") == 1 and "tool" in err
 
 
@@ -248,7 +239,7 @@ def test_overloads_without_templates_stay_apart():
 @needs_toolchain
 def test_cli_prints_each_instantiation_by_its_own_name(capsys):
     pytest.importorskip("cxxfilt")
-    rc, out, _ = _cli(capsys, "--compile-commands", str(DATA / "compile_commands.json"), "--entry", "gdc_macro.cu")
+    rc, out, _ = sass_cli(capsys, "--compile-commands", str(DATA / "compile_commands.json"), "--entry", "gdc_macro.cu")
     assert "decode_kernel<float>:" in out and "decode_kernel<int>:" in out and "_Z" not in out
 
 
@@ -283,7 +274,7 @@ def test_exit_4_not_fully_checked_apart_from_3_environment(monkeypatch, capsys, 
     src.write_text("")
     partial = sass.Report("k.cu", "sm_90", (), unchecked=("kernel k has no SASS",))
     monkeypatch.setattr(sass, "check_path", lambda *a, **k: [partial])
-    rc, out, _ = _cli(capsys, "--arch", "sm_90", str(src))
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", str(src))
     assert rc == sass.EXIT_NOT_FULLY_CHECKED == 4
     assert "not fully checked (the module)" in out.splitlines()[0] and "clean" not in out
 
@@ -291,7 +282,7 @@ def test_exit_4_not_fully_checked_apart_from_3_environment(monkeypatch, capsys, 
         raise MissingTool("nvdisasm", "pip install nvidia-cuda-nvdisasm")
 
     monkeypatch.setattr(sass, "check_path", missing)
-    rc, _, err = _cli(capsys, "--arch", "sm_90", str(src))
+    rc, _, err = sass_cli(capsys, "--arch", "sm_90", str(src))
     assert rc == 3 and "nvdisasm not found" in err
     assert sass.exit_status([partial]) == 4 and sass.exit_status([sass.Report("k.cu", "sm_90", ())]) == 0
 
