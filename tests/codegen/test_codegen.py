@@ -7,8 +7,6 @@ from __future__ import annotations
 import concurrent.futures
 import random
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,8 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from paths import DAT3M, own_litmus
 GPU = ROOT / "tests" / "litmus" / "gpu"
 
-NVCC = shutil.which("nvcc")
-needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not on PATH")
+from nvcc import compile_cubin as _nvcc, needs_nvcc
 
 
 def _all_litmus() -> list[Path]:
@@ -31,16 +28,6 @@ def _all_litmus() -> list[Path]:
 
 def _programs() -> list[tuple[Path, Program]]:
     return [(f, litmus.parse_file(f)) for f in _all_litmus()]
-
-
-def _nvcc(src: str, arch: str, tmp: Path, name: str) -> subprocess.CompletedProcess:
-    cu = tmp / f"{name}-{arch}.cu"
-    cu.write_text(src)
-    return subprocess.run(
-        [NVCC, "-cubin", f"-arch={arch}", "-O3", "-w", "-o", str(cu.with_suffix(".cubin")), str(cu)],
-        capture_output=True,
-        text=True,
-    )
 
 
 # --------------------------------------------------------------------------------------------

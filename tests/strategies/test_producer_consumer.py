@@ -5,7 +5,7 @@ article's four scenes and the PDL handoff are each one draw; the public API."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, find, given, settings
+from hypothesis import assume, find, given, settings
 
 from fuzzgpu import strategies as fst
 from fuzzgpu.codegen import unrunnable_reasons
@@ -31,8 +31,9 @@ from fuzzgpu.litmus import format_program, parse
 from fuzzgpu.model import allowed_outcomes
 from fuzzgpu.model.race import analyse_races
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-FIND = settings(max_examples=20000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+from draws import examples
+
+FAST, FIND = examples(60), examples(20000)
 
 #: what the harness refuses in a draw, by design: the async.read shapes the wgmma harness cannot run
 #: (docs/harness.md, "Async-proxy readers"), or sm_100a only

@@ -12,8 +12,6 @@ docs/fuzzing.md)."""
 from __future__ import annotations
 
 import collections
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,8 +42,10 @@ from fuzzgpu.ir import (
 )
 from fuzzgpu.model.race import analyse_races
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-FIND = settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+from draws import examples
+from nvcc import compile_cubin, needs_nvcc
+
+FAST, FIND = examples(60), examples(5000)
 CLUSTER = dict(mechanisms=("flag", "cluster-barrier", "remote-arrive", "dsm"), placements=("same-cluster",))
 KNOWN_REFUSALS = ("async.read (a wgmma/tcgen05 operand read)", "tcgen05.fence::", "control flow in a program with async.read",
                   "async.read in a program with distributed shared memory")
@@ -210,10 +210,7 @@ def test_bulk_copies_read_an_earlier_grids_data_in_stream_order_and_under_pdl():
         assert stream.threads[rp.write_at[0]].placement.grid == 1, rp.describe()
 
 
-NVCC = shutil.which("nvcc")
-
-
-@pytest.mark.skipif(NVCC is None, reason="nvcc not on PATH")
+@needs_nvcc
 def test_a_sample_of_draws_compiles_for_sm_90(draws, tmp_path: Path):
     cluster, other = [], []
     for p in draws:
@@ -224,10 +221,7 @@ def test_a_sample_of_draws_compiles_for_sm_90(draws, tmp_path: Path):
     assert len(cluster) >= 20
     src, specs = codegen.generate_module(sample)
     assert len(specs) == len(sample)
-    cu = tmp_path / "draws.cu"
-    cu.write_text(src)
-    r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", "-O3", "-w", "-o", str(tmp_path / "draws.cubin"), str(cu)],
-                       capture_output=True, text=True)
+    r = compile_cubin(src, "sm_90", tmp_path, "draws")
     assert r.returncode == 0, r.stderr[-3000:]
 
 

@@ -10,12 +10,10 @@ PTX ISA 8.6+, sm_90)."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import find, given, settings
 
 from fuzzgpu import codegen, properties, semantics
 from fuzzgpu import strategies as fst
@@ -27,8 +25,10 @@ from fuzzgpu.litmus import format_program
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.profiles import load_profile
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-FIND = settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+from draws import examples
+from nvcc import compile_cubin, needs_nvcc
+
+FAST, FIND = examples(60), examples(5000)
 #: one flag handoff across CTAs: P0 produces, P1 consumes
 FLAG = dict(mechanisms=("flag",), placements=("different-ctas",), stages=1, runnable=True)
 SIDE_THREAD = {"producer": 0, "consumer": 1}
@@ -149,10 +149,7 @@ def test_a_wrong_sided_one_way_fence_gives_a_racy_program(side):
     assert unrunnable_reasons(p) == []
 
 
-NVCC = shutil.which("nvcc")
-
-
-@pytest.mark.skipif(NVCC is None, reason="nvcc not on PATH")
+@needs_nvcc
 def test_every_fence_at_every_scope_compiles_for_sm_90(tmp_path: Path):
     """A drawn fenced handoff with its producer's and consumer's fence set to each fence of the
     table at each scope: one module, compiled for sm_90 (fence.acquire/release need PTX ISA 8.6)."""
@@ -167,10 +164,7 @@ def test_every_fence_at_every_scope_compiles_for_sm_90(tmp_path: Path):
     assert all(unrunnable_reasons(p) == [] for p in sample)
     src, specs = codegen.generate_module(sample)
     assert len(specs) == len(sample)
-    cu = tmp_path / "fences.cu"
-    cu.write_text(src)
-    r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", "-O3", "-w", "-o", str(tmp_path / "fences.cubin"), str(cu)],
-                       capture_output=True, text=True)
+    r = compile_cubin(src, "sm_90", tmp_path, "fences")
     assert r.returncode == 0, r.stderr[-3000:]
 
 
