@@ -125,6 +125,18 @@ def mutate_text(text: str, rng: random.Random) -> str:
     return "".join(lines)
 
 
+def mutants(text: str, count: int, most_edits: int, rng: random.Random, prefix: str) -> list[tuple[str, str]]:
+    """``count`` mutants of ``text``, named PREFIX0, PREFIX1...: each 1 to ``most_edits`` - 1 edits
+    of :func:`mutate_text`."""
+    out = []
+    for i in range(count):
+        t = text
+        for _ in range(rng.randrange(1, most_edits)):
+            t = mutate_text(t, rng)
+        out.append((f"{prefix}{i}", t))
+    return out
+
+
 def json_paths(d: Any, path: tuple = ()) -> Iterator[tuple]:
     yield path
     if isinstance(d, dict):
@@ -203,15 +215,7 @@ LITMUS_HANDMADE: dict[str, str | bytes] = {
 
 def _litmus_mutants() -> list[tuple[str, str]]:
     rng = random.Random(13)
-    out = []
-    for base in LITMUS_BASES:
-        text = base.read_text()
-        for i in range(36):
-            t = text
-            for _ in range(rng.randrange(1, 4)):
-                t = mutate_text(t, rng)
-            out.append((f"{base.stem}-{i}", t))
-    return out
+    return [m for base in LITMUS_BASES for m in mutants(base.read_text(), 36, 4, rng, f"{base.stem}-")]
 
 
 LITMUS_MUTANTS = _litmus_mutants()
@@ -293,14 +297,7 @@ PROFILE_HANDMADE = {
 
 
 def _profile_mutants() -> list[tuple[str, str]]:
-    rng = random.Random(7)
-    out = []
-    for i in range(160):
-        t = PROFILE_TEXT
-        for _ in range(rng.randrange(1, 3)):
-            t = mutate_text(t, rng)
-        out.append((f"m{i}", t))
-    return out
+    return mutants(PROFILE_TEXT, 160, 3, random.Random(7), "m")
 
 
 PROFILE_MUTANTS = _profile_mutants()
