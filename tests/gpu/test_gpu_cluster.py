@@ -48,6 +48,15 @@ def _count(p, h: Histogram, expr) -> int:
     return h.matching(lambda d: eval_expr(expr, d))
 
 
+def _run(backend, p, instances: int = INSTANCES) -> tuple[Histogram, int]:
+    """``instances`` instances (barrier, spin 1000), none timed out, every one with an outcome; the
+    histogram and how many instances met the condition."""
+    h = backend.run(p, RunConfig(instances=instances, barrier=True, spin=1000))
+    assert h.instances >= instances and h.timeouts == 0
+    assert sum(c for _, c in h.counts) == h.instances
+    return h, _count(p, h, p.condition.expr)
+
+
 def _witness(p) -> dict[str, int]:
     from fuzzgpu.ir import And
 
@@ -60,10 +69,7 @@ def test_dsm_message_passing_at_cluster_scope_is_never_stale(backend, stem) -> N
     p = litmus.parse_file(DSM / f"{stem}.litmus")
     assert judge(p, _witness(p)).verdict == "forbidden"
     assert codegen.generate_harness(p)[1].cluster == 2  # launched as clusters of 2 CTAs
-    h = backend.run(p, RunConfig(instances=INSTANCES, barrier=True, spin=1000))
-    assert h.instances >= INSTANCES and h.timeouts == 0
-    assert sum(c for _, c in h.counts) == h.instances
-    stale = _count(p, h, p.condition.expr)
+    h, stale = _run(backend, p)
     passed = h.matching(lambda d: d["P0:r1"] == 1 and d["P0:r2"] == 1)
     print(f"{stem}: stale {stale} / {h.instances}; flag and data seen in {passed}")
     assert passed > 0, "the message never passed: the remote stores did not reach the reader's CTA"
@@ -74,10 +80,7 @@ def test_dsm_message_passing_at_cluster_scope_is_never_stale(backend, stem) -> N
 def test_dsm_message_passing_at_cta_scope_records_the_weak_rate(backend, stem) -> None:
     p = litmus.parse_file(DSM / f"{stem}.litmus")
     assert judge(p, _witness(p)).verdict == "allowed"
-    h = backend.run(p, RunConfig(instances=INSTANCES, barrier=True, spin=1000))
-    assert h.instances >= INSTANCES and h.timeouts == 0
-    assert sum(c for _, c in h.counts) == h.instances
-    weak = _count(p, h, p.condition.expr)
+    h, weak = _run(backend, p)
     passed = h.matching(lambda d: d["P0:r1"] == 1 and d["P0:r2"] == 1)
     print(f"{stem}: weak {weak} / {h.instances} = {weak / h.instances:.3g} (allowed); flag and data seen in {passed}")
     assert passed > 0
@@ -90,12 +93,10 @@ def test_dsm_message_passing_at_cta_scope_records_the_weak_rate(backend, stem) -
 def test_cluster_barrier_and_remote_arrive_handoffs_are_never_stale(backend, path) -> None:
     p = litmus.parse_file(LITMUS / f"{path}.litmus")
     assert judge(p, _witness(p)).verdict == "forbidden"
-    h = backend.run(p, RunConfig(instances=INSTANCES // 2, barrier=True, spin=1000))
-    assert h.instances >= INSTANCES // 2 and h.timeouts == 0
+    h, stale = _run(backend, p, INSTANCES // 2)
     # every instance judged: stale counts no outcome with a "?" (a value no store wrote), so an
     # all-"?" histogram showed 0 stale
     assert h.matching(lambda d: True) == h.instances, h.counts
-    stale = _count(p, h, p.condition.expr)
     print(f"{path}: stale {stale} / {h.instances}")
     assert stale == 0
 
@@ -103,7 +104,5 @@ def test_cluster_barrier_and_remote_arrive_handoffs_are_never_stale(backend, pat
 def test_relaxed_cluster_barrier_records_the_weak_rate(backend) -> None:
     p = litmus.parse_file(LITMUS / "cluster-barrier" / "CB-MP-relaxed-both.litmus")
     assert judge(p, _witness(p)).verdict == "allowed"
-    h = backend.run(p, RunConfig(instances=INSTANCES // 2, barrier=True, spin=1000))
-    assert h.instances >= INSTANCES // 2 and h.timeouts == 0
-    weak = _count(p, h, p.condition.expr)
+    h, weak = _run(backend, p, INSTANCES // 2)
     print(f"CB-MP-relaxed-both: weak {weak} / {h.instances} = {weak / h.instances:.3g} (allowed)")
