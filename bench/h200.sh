@@ -29,6 +29,10 @@
 #                            the shipped corpus replayed on the GPU with JUnit XML  -> campaigns/ TIME+2 min
 #                            (X=DIR writes there instead of $OUT/all-race: a campaign longer than one
 #                            call runs under setsid and a second call collects DIR)
+#   bench/h200.sh necessity  `fuzzgpu necessity --backend cuda` over examples/necessity (the ten programs
+#                            shaped after issue 32's field bugs): every annotation dropped or weakened
+#                            alone, each changed program run 1e8 times (barrier, spin 1000), .txt and
+#                            .json per program                                      -> necessity/  ~5 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -37,7 +41,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|ray}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|ray}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -171,6 +175,17 @@ all-race)
   echo "== harness throughput"
   timeout 90 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
   echo "exit $?"; tail -4 "$x/harness.txt"
+  ;;
+necessity)
+  for t in examples/necessity/NEC-*.litmus; do
+    n=$(basename "$t" .litmus)
+    echo "== fuzzgpu necessity --backend cuda --instances 1e8 --barrier --spin 1000 $t"
+    timeout 55 $F necessity --backend cuda --instances 1e8 --barrier --spin 1000 --json "$t" > "$x/$n.json" 2> "$x/$n.err"
+    echo "exit $?"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['summary'], 'original:', d['original']['gpu'])
+for c in d['changes']: print(c['thread'], c['from'], '->', c['to'], c['verdict'], c['gpu'])" "$x/$n.json" > "$x/$n.txt" 2>&1
+    tail -12 "$x/$n.txt"
+  done
   ;;
 ray)
   SECONDS_PER_RUN=${SECONDS_PER_RUN:-120} OUT="$x" timeout 500 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1

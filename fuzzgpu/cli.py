@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "replay": "replay",
     "explain": "explain",
     "tune": "tune",
+    "necessity": "necessity",
 }
 
 EPILOG = """\
@@ -37,6 +38,7 @@ examples:
   fuzzgpu check --json tests/litmus/core/MP-relacq-gpu.litmus   one JSON object per test
   fuzzgpu sass tests/kernels/D_flashmla_shape.cu   memory operations ptxas moved across a sync
   fuzzgpu tune tests/litmus/gpu/MP-relaxed-gpu.litmus   tune the GPU stress for a test
+  fuzzgpu necessity examples/necessity/NEC-06-mp-release-fence.litmus   is each fence needed?
   fuzzgpu <command> --help                   the options of one command
 """
 

@@ -4,8 +4,8 @@ checked by the oracle; else a fix of more changes found greedily (:func:`greedy_
 
 A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, weak or volatile -> relaxed or
 acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait ->
-release/acquire, ``fence.acq_rel`` -> ``fence.sc``, a larger scope, ``cp.async.bulk.wait_group.read``
--> without ``.read``), or one instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
+release/acquire, a one-way fence -> ``fence.acq_rel`` -> ``fence.sc``, ``barrier.cluster.arrive.relaxed``
+-> release, a larger scope, ``cp.async.bulk.wait_group.read`` -> without ``.read``, ``wait_group N`` -> 0), or one instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
 ``cp.async.bulk.wait_group 0``, ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
 loop on an mbarrier of the thread's CTA; a ``fence.proxy.async``; a memory fence, drawn from the
 semantics table's fence rows, :data:`fuzzgpu.semantics.FENCE_KEYS`, one-way ``fence.release`` /
@@ -64,7 +64,7 @@ from . import semantics
 from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
-    Atom, Branch, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
+    Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
     GridDepControl, Instruction, Load, MbarrierArrive, MbarrierWait, Program, ProgramError, ProxyFence, ProxyFenceKind,
     Red, Scope, Sem, Store, validate,
 )
@@ -266,12 +266,16 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         yield r(ins, sem=Sem.RELEASE)
     elif isinstance(ins, MbarrierWait) and ins.sem is Sem.RELAXED:
         yield r(ins, sem=Sem.ACQUIRE)
+    elif isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS:
+        yield r(ins, sem=Sem.ACQ_REL)  # membar/fence: fence.acq_rel is a release and an acquire fence
     elif isinstance(ins, Fence) and ins.sem is Sem.ACQ_REL:
         yield r(ins, sem=Sem.SC)
-    elif isinstance(ins, BulkWait) and ins.read:
+    elif isinstance(ins, ClusterBarrier) and ins.mode == "arrive" and ins.sem is Sem.RELAXED:
+        yield r(ins, sem=None)  # barrier.cluster.arrive: .release is the default
+    if isinstance(ins, BulkWait) and ins.read:
         yield r(ins, read=False)
-    elif isinstance(ins, CpAsyncWait) and ins.n not in (None, 0):
-        yield r(ins, n=0)
+    if isinstance(ins, (CpAsyncWait, BulkWait)) and ins.n not in (None, 0):
+        yield r(ins, n=0)  # wait_group N: the N most recent groups may still be pending
     scope = getattr(ins, "scope", None)
     if scope is not None and isinstance(ins, (Load, Store, Atom, Red, Fence, MbarrierArrive, MbarrierWait)):
         top = Scope.CLUSTER if isinstance(ins, (MbarrierArrive, MbarrierWait)) else Scope.SYS
@@ -755,6 +759,9 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
                greedy=True)
 
 
+#: the table of changes by its public names: :mod:`fuzzgpu.necessity` walks it the other way (each change's inverse)
+stronger, inserts = _stronger, _inserts
+
 #: verdicts of offences a change of the program can remove (not faults, not forbidden outcomes)
 FIXABLE = ("racy", "sc", "allowed", "allowed-outside-model")
 
@@ -781,4 +788,4 @@ def attach(program: Program, verdict: Verdict, watch: Watch = UNWATCHED) -> Verd
 
 __all__ = ["COST", "Change", "FENCE_SEMS", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "MAX_GREEDY", "NO_FIX",
            "apply", "apply_all", "attach", "changes", "compatible", "completion_triples", "described",
-           "fence_sems", "find_fix", "fix_for", "greedy_fix", "pairs"]
+           "fence_sems", "find_fix", "fix_for", "greedy_fix", "inserts", "pairs", "stronger"]
