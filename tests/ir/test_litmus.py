@@ -405,6 +405,15 @@ def test_async_and_pdl_extensions():
     assert parse(text) == p
 
 
+def _error_of_edit(text: str, old: str, new: str, *name: str) -> tuple[SourceError, int]:
+    """The SourceError of ``text`` with its first ``old`` replaced by ``new``, and the line ``old`` is on."""
+    assert old in text
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if old in s)
+    with pytest.raises(SourceError) as info:
+        parse(text.replace(old, new, 1), *name)
+    return info.value, line
+
+
 @pytest.mark.parametrize(
     "old, new, col, gist",
     [
@@ -418,12 +427,9 @@ def test_async_and_pdl_extensions():
     ],
 )
 def test_async_extension_errors(old, new, col, gist):
-    assert old in ASYNC
-    line = next(i for i, text in enumerate(ASYNC.splitlines(), 1) if old in text)
-    with pytest.raises(SourceError) as info:
-        parse(ASYNC.replace(old, new, 1))
-    assert (info.value.line, info.value.col) == (line, col), str(info.value)
-    assert gist in info.value.message
+    err, line = _error_of_edit(ASYNC, old, new)
+    assert (err.line, err.col) == (line, col), str(err)
+    assert gist in err.message
 
 
 @pytest.mark.parametrize(
@@ -497,16 +503,13 @@ def test_bulk_copy_ptx_spellings():
     ],
 )
 def test_bulk_copy_ptx_spelling_errors(old, new, col, gist):
-    assert old in PTX_SPELLINGS
-    line = next(i for i, text in enumerate(PTX_SPELLINGS.splitlines(), 1) if old in text)
-    with pytest.raises(SourceError) as info:
-        parse(PTX_SPELLINGS.replace(old, new, 1), "spell.litmus")
-    assert (info.value.line, info.value.col) == (line, col), str(info.value)
+    err, line = _error_of_edit(PTX_SPELLINGS, old, new, "spell.litmus")
+    assert (err.line, err.col) == (line, col), str(err)
     if gist == "bad_reduction":
-        assert "cp.reduce.async.bulk has no .cas" in info.value.message or "reduction" in info.value.message
+        assert "cp.reduce.async.bulk has no .cas" in err.message or "reduction" in err.message
     else:
-        assert gist in info.value.message
-    assert str(info.value).startswith(f"spell.litmus:{line}:{col}:")
+        assert gist in err.message
+    assert str(err).startswith(f"spell.litmus:{line}:{col}:")
 
 
 @st.composite
