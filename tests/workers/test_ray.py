@@ -6,6 +6,7 @@ with generous timeouts; the campaign's --time is a budget, not a measurement."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -150,6 +152,20 @@ def _campaign(args: list[str], corpus: Path, log: Path) -> subprocess.Popen:
                             cwd=ROOT, stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)  # noqa: SIM115
 
 
+@contextlib.contextmanager
+def _campaign_on(cluster: Cluster, args: list[str], corpus: Path, log: Path) -> Iterator[subprocess.Popen]:
+    """``fuzzgpu campaign ARGS --ray`` on ``cluster``; on leaving, a campaign still running is killed
+    and the cluster closed."""
+    p = None
+    try:
+        p = _campaign([*args, "--ray", cluster.address], corpus, log)
+        yield p
+    finally:
+        if p is not None and p.poll() is None:
+            p.kill()
+        cluster.close()
+
+
 def _report(log: Path) -> dict:
     text = log.read_text()
     start = text.index('{\n "schema": "fuzzgpu.campaign-report"')
@@ -189,9 +205,8 @@ def test_two_nodes_four_sim_workers_a_node_lost(tmp_path: Path) -> None:
                 pass
         return out
 
-    try:
-        p = _campaign(["--profile", "classic", "--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--workers", "4",
-                       "--ray", cluster.address, "--time", "75", "--seed", "11"], corpus, log)
+    with _campaign_on(cluster, ["--profile", "classic", "--backend", "sim", "--sim-fault", "relacq-as-relaxed", "--workers", "4",
+                                "--time", "75", "--seed", "11"], corpus, log) as p:
         t0 = time.monotonic()
         # the kill waits for every actor's state to reach the driver (the copy a restarted actor resumes
         # from; an actor killed before its first poll answer has none and restarts as a first session)
@@ -207,10 +222,6 @@ def test_two_nodes_four_sim_workers_a_node_lost(tmp_path: Path) -> None:
         assert all(placed()[w]["pid"] in pids for w in on_node2)
         cluster.nodes[1].kill()
         rc = p.wait(900)
-    finally:
-        if p.poll() is None:
-            p.kill()
-        cluster.close()
     text = log.read_text()
     assert rc == 1, text[-3000:]
     rep = _report(log)
@@ -278,9 +289,8 @@ def test_in_flight_program_quarantined_when_its_node_is_lost(tmp_path: Path) -> 
     cluster = Cluster(tmp_path, ["--num-cpus", "0", "--num-gpus", "0"], ["--num-cpus", "1", "--num-gpus", "0"])
     corpus, log = tmp_path / "corpus", tmp_path / "campaign.log"
     flight = corpus / ".fuzzgpu" / "workers" / "w0" / "in_flight.json"
-    try:
-        p = _campaign(["--profile", "classic", "--backend", "sim", "--sim-fault", "hang", "--workers", "1", "--watchdog", "3000",
-                       "--ray", cluster.address, "--time", "60", "--seed", "2"], corpus, log)
+    with _campaign_on(cluster, ["--profile", "classic", "--backend", "sim", "--sim-fault", "hang", "--workers", "1",
+                                "--watchdog", "3000", "--time", "60", "--seed", "2"], corpus, log) as p:
         t0 = time.monotonic()
         while not flight.exists() and p.poll() is None and time.monotonic() - t0 < 600:
             time.sleep(0.5)
@@ -288,10 +298,6 @@ def test_in_flight_program_quarantined_when_its_node_is_lost(tmp_path: Path) -> 
         want = json.loads(flight.read_text())["program_hash"]
         cluster.nodes[1].kill()
         rc = p.wait(900)
-    finally:
-        if p.poll() is None:
-            p.kill()
-        cluster.close()
     text = log.read_text()
     assert rc == 0, text[-3000:]
     q = json.loads((corpus / "quarantine" / f"{want[:16]}.json").read_text())
