@@ -6,7 +6,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .. import semantics
 from ..errors import SourceError
@@ -535,18 +535,18 @@ class _Parser:
         self.condition = Condition(quantifier, self.parse_disjunction(0))
 
     def parse_disjunction(self, depth: int) -> Expr:
-        args = [self.parse_conjunction(depth)]
-        while self.at("\\/"):
-            self.next()
-            args.append(self.parse_conjunction(depth))
-        return args[0] if len(args) == 1 else Or(tuple(args))
+        return self._joined(depth, "\\/", self.parse_conjunction, Or)
 
     def parse_conjunction(self, depth: int) -> Expr:
-        args = [self.parse_unary(depth)]
-        while self.at("/\\"):
+        return self._joined(depth, "/\\", self.parse_unary, And)
+
+    def _joined(self, depth: int, op: str, part: Callable[[int], Expr], make: Callable[[tuple[Expr, ...]], Expr]) -> Expr:
+        """``part (op part)*``: the one part, or ``make`` of all of them."""
+        args = [part(depth)]
+        while self.at(op):
             self.next()
-            args.append(self.parse_unary(depth))
-        return args[0] if len(args) == 1 else And(tuple(args))
+            args.append(part(depth))
+        return args[0] if len(args) == 1 else make(tuple(args))
 
     def parse_unary(self, depth: int) -> Expr:
         tok = self.peek()
