@@ -320,27 +320,16 @@ class Bench:
             return
         # order: probe-faithful replica, our harness, then the replica's toggles (which the
         # --budget-s wall-time budget may cut short: skipped runs are recorded as such)
-        if ok and "replica" in sections:
-            t0 = time.perf_counter()
-            try:
-                self.run_replica_base()
-            except Exception as e:
-                self.error("replica", e)
-            self.res["replica_base_seconds"] = round(time.perf_counter() - t0, 2)
-        if "ours" in sections:
-            t0 = time.perf_counter()
-            try:
-                self.run_ours()
-            except Exception as e:
-                self.error("ours", e)
-            self.res["ours_seconds"] = round(time.perf_counter() - t0, 2)
-        if ok and "replica" in sections:
-            t0 = time.perf_counter()
-            try:
-                self.run_replica_toggles()
-            except Exception as e:
-                self.error("replica toggles", e)
-            self.res["replica_toggles_seconds"] = round(time.perf_counter() - t0, 2)
+        for part, key, run, wanted in (("replica", "replica_base", self.run_replica_base, ok and "replica" in sections),
+                                       ("ours", "ours", self.run_ours, "ours" in sections),
+                                       ("replica toggles", "replica_toggles", self.run_replica_toggles, ok and "replica" in sections)):
+            if wanted:
+                t0 = time.perf_counter()
+                try:
+                    run()
+                except Exception as e:
+                    self.error(part, e)
+                self.res[f"{key}_seconds"] = round(time.perf_counter() - t0, 2)
         self.save()
         render(self.res)
 
