@@ -188,15 +188,19 @@ class _Parser:
             raise self.error(f"unexpected {tok.describe()} after the condition", tok)
         return self.build()
 
+    def _separator(self, close: str, where: str) -> None:
+        """A ';' between the items of a list (consumed), or its closing ``close`` (left for the caller)."""
+        if self.at(";"):
+            self.next()
+        elif not self.at(close):
+            tok = self.peek()
+            raise self.error(f"expected ';' or '{close}' {where}, found {tok.describe()}", tok)
+
     def parse_init_block(self) -> None:
         self.expect("{", " to open the init block")
         while not self.at("}"):
             self.parse_declaration()
-            if self.at(";"):
-                self.next()
-            elif not self.at("}"):
-                tok = self.peek()
-                raise self.error(f"expected ';' or '}}' after a declaration, found {tok.describe()}", tok)
+            self._separator("}", "after a declaration")
         self.next()
         if self.at(";"):
             self.next()
@@ -511,11 +515,7 @@ class _Parser:
         self.expect("[", " after 'locations'")
         while not self.at("]"):
             self.observed.append(str(self.parse_term(allow_int=False)))
-            if self.at(";"):
-                self.next()
-            elif not self.at("]"):
-                tok = self.peek()
-                raise self.error(f"expected ';' or ']' in the locations clause, found {tok.describe()}", tok)
+            self._separator("]", "in the locations clause")
         self.next()
 
     def parse_condition(self) -> None:
