@@ -556,6 +556,16 @@ int main(int argc, char** argv) {
   step(n, ks);
   for (auto& k : ks) launch(k);
   ++n;
+  // a graph node launching k's grid with the parameter block params
+  auto node_params = [&](const auto& k, void** params) {
+    cudaKernelNodeParams kp;
+    memset(&kp, 0, sizeof(kp));
+    kp.func = (void*)k.fn;
+    kp.gridDim = dim3(grid);
+    kp.blockDim = dim3(THREADS);
+    kp.kernelParams = params;
+    return kp;
+  };
   if (o.graph && o.launches - n >= PER) {
     cudaGraph_t g;
     CK(cudaGraphCreate(&g, 0));
@@ -568,12 +578,7 @@ int main(int argc, char** argv) {
       for (auto& k : ks) {
         store.push_back(k.a);
         void* params[] = {(void*)&store.back()};
-        cudaKernelNodeParams kp;
-        memset(&kp, 0, sizeof(kp));
-        kp.func = (void*)k.fn;
-        kp.gridDim = dim3(grid);
-        kp.blockDim = dim3(THREADS);
-        kp.kernelParams = params;
+        cudaKernelNodeParams kp = node_params(k, params);
         cudaGraphNode_t node;
         CK(cudaGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, &kp));
         nodes.push_back(node);
@@ -591,12 +596,7 @@ int main(int argc, char** argv) {
           for (auto& k : ks) {
             Args a = k.a;
             void* params[] = {(void*)&a};
-            cudaKernelNodeParams kp;
-            memset(&kp, 0, sizeof(kp));
-            kp.func = (void*)k.fn;
-            kp.gridDim = dim3(grid);
-            kp.blockDim = dim3(THREADS);
-            kp.kernelParams = params;
+            cudaKernelNodeParams kp = node_params(k, params);
             CK(cudaGraphExecKernelNodeSetParams(ge, nodes[j++], &kp));
           }
         }
