@@ -210,12 +210,8 @@ class _Parser:
         if first.kind == WORD and first.text == "grid" and self.peek(1).kind == NUM:
             self.parse_grid_declaration()
             return
-        if first.kind == NUM or (first.kind == WORD and self.at(":", 1)):
-            thread = self.parse_thread_ref()
-            self.expect(":")
-            reg = self.next()
-            if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
-                raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+        if self.at_thread_register(first):
+            thread, reg = self.parse_thread_register()
             self.expect("=", " after the register")
             if len(self.register_inits) == MAX_THREADS * MAX_INIT_REGISTERS:
                 raise self.error(f"more than {MAX_THREADS * MAX_INIT_REGISTERS} initialised registers (the limit of a litmus test)", reg)
@@ -297,6 +293,19 @@ class _Parser:
     def check_location_name(self, tok: Token) -> None:
         if REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a location, found register {tok.text!r}", tok)
+
+    def at_thread_register(self, tok: Token) -> bool:
+        """Whether ``tok`` (the next token) starts a register of a thread, ``P0:r1`` or ``0:r1``."""
+        return tok.kind == NUM or (tok.kind == WORD and self.at(":", 1))
+
+    def parse_thread_register(self) -> tuple[Token, Token]:
+        """``THREAD:REGISTER``: the thread's and the register's tokens."""
+        thread = self.parse_thread_ref()
+        self.expect(":")
+        reg = self.next()
+        if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
+            raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+        return thread, reg
 
     def parse_thread_ref(self) -> Token:
         """``P1`` or ``1`` (the thread number form, meaning ``P1``)."""
@@ -600,12 +609,8 @@ class _Parser:
                 raise self.error(f"expected a location or register, found {tok.describe()}", tok)
             self.next()
             return self.int_value(tok)
-        if tok.kind == NUM or (tok.kind == WORD and self.at(":", 1)):
-            thread = self.parse_thread_ref()
-            self.expect(":")
-            reg = self.next()
-            if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
-                raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+        if self.at_thread_register(tok):
+            thread, reg = self.parse_thread_register()
             if thread.text not in self.thread_names:
                 raise self.error(f"unknown thread {thread.text!r}", thread)
             return RegRef(thread.text, reg.text)
