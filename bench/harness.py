@@ -418,6 +418,19 @@ def variants(programs, n):
 # PDL
 # ----------------------------------------------------------------------------------------
 
+#: a dependent that loads its element after griddepcontrol.wait, with a shared-memory prologue
+#: before the wait (@NAME@: the kernel's suffix, @LD@: the load instruction)
+_PDL_DEP_AFTER = r"""extern "C" __global__ void pdl_dep_@NAME@(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
+  __shared__ unsigned sm[256];
+  sm[threadIdx.x] = meta[threadIdx.x];
+  __syncthreads();
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  unsigned v;
+  asm volatile("@LD@ %0, [%1];" : "=r"(v) : "l"(data + blockIdx.x * blockDim.x + threadIdx.x) : "memory");
+  count_stale(stale, v != val);
+  if (sm[threadIdx.x ^ 1u] == 0xdeadbeefu) stale[1] = 1u;
+}"""
+
 PDL_SRC = r"""
 __device__ __forceinline__ unsigned long long gtime() {
   unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory"); return t;
@@ -437,27 +450,9 @@ __device__ __forceinline__ void count_stale(unsigned* stale, bool bad) {
 }
 // ld.global.nc written AFTER griddepcontrol.wait, with a shared-memory prologue before the wait:
 // ptxas hoists the LDG.CONSTANT above ACQBULK (facts/toolchain-and-ptxas.md, T3 / pdl_hoist_asmnc)
-extern "C" __global__ void pdl_dep_nc(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
-  __shared__ unsigned sm[256];
-  sm[threadIdx.x] = meta[threadIdx.x];
-  __syncthreads();
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  unsigned v;
-  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(data + blockIdx.x * blockDim.x + threadIdx.x) : "memory");
-  count_stale(stale, v != val);
-  if (sm[threadIdx.x ^ 1u] == 0xdeadbeefu) stale[1] = 1u;
-}
+""" + _PDL_DEP_AFTER.replace("@NAME@", "nc").replace("@LD@", "ld.global.nc.u32") + r"""
 // the same with a plain (weak) load: it stays after ACQBULK
-extern "C" __global__ void pdl_dep_plain(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
-  __shared__ unsigned sm[256];
-  sm[threadIdx.x] = meta[threadIdx.x];
-  __syncthreads();
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  unsigned v;
-  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(data + blockIdx.x * blockDim.x + threadIdx.x) : "memory");
-  count_stale(stale, v != val);
-  if (sm[threadIdx.x ^ 1u] == 0xdeadbeefu) stale[1] = 1u;
-}
+""" + _PDL_DEP_AFTER.replace("@NAME@", "plain").replace("@LD@", "ld.global.u32") + r"""
 // a plain load BEFORE the wait: stale with PDL on (the control)
 extern "C" __global__ void pdl_dep_before(const unsigned* data, const unsigned* meta, unsigned* stale, unsigned val) {
   unsigned v;

@@ -143,30 +143,22 @@ __device__ __forceinline__ unsigned smid32() {
 }
 
 // ---- litmus accesses: inline PTX, asm volatile, "memory" clobbers -------------------------------
-__device__ __forceinline__ void st_rlx(unsigned* p, unsigned v) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ unsigned ld_rlx(const unsigned* p) {
-  unsigned r;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
-  return r;
-}
-__device__ __forceinline__ void st_weak(unsigned* p, unsigned v) {
-  asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ unsigned ld_weak(const unsigned* p) {
-  unsigned r;
-  asm volatile("ld.global.u32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
-  return r;
-}
-__device__ __forceinline__ void st_rel_cta(unsigned* p, unsigned v) {
-  asm volatile("st.release.cta.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ unsigned ld_acq_cta(const unsigned* p) {
-  unsigned r;
-  asm volatile("ld.acquire.cta.global.u32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
-  return r;
-}
+#define PTX_STORE(name, ins)                                                \
+  __device__ __forceinline__ void name(unsigned* p, unsigned v) {           \
+    asm volatile(ins " [%0], %1;" ::"l"(p), "r"(v) : "memory");             \
+  }
+#define PTX_LOAD(name, ins)                                                 \
+  __device__ __forceinline__ unsigned name(const unsigned* p) {             \
+    unsigned r;                                                             \
+    asm volatile(ins " %0, [%1];" : "=r"(r) : "l"(p) : "memory");           \
+    return r;                                                               \
+  }
+PTX_STORE(st_rlx, "st.relaxed.gpu.global.u32")
+PTX_LOAD(ld_rlx, "ld.relaxed.gpu.global.u32")
+PTX_STORE(st_weak, "st.global.u32")
+PTX_LOAD(ld_weak, "ld.global.u32")
+PTX_STORE(st_rel_cta, "st.release.cta.global.u32")
+PTX_LOAD(ld_acq_cta, "ld.acquire.cta.global.u32")
 
 // stress CTA (not inlined: keeps the test's straight-line code readable in SASS)
 __device__ __noinline__ void stress_body(unsigned* scratch, unsigned lines, const unsigned long long* ctl,
@@ -564,6 +556,16 @@ int main(int argc, char** argv) {
   step(n, ks);
   for (auto& k : ks) launch(k);
   ++n;
+  // a graph node launching k's grid with the parameter block params
+  auto node_params = [&](const auto& k, void** params) {
+    cudaKernelNodeParams kp;
+    memset(&kp, 0, sizeof(kp));
+    kp.func = (void*)k.fn;
+    kp.gridDim = dim3(grid);
+    kp.blockDim = dim3(THREADS);
+    kp.kernelParams = params;
+    return kp;
+  };
   if (o.graph && o.launches - n >= PER) {
     cudaGraph_t g;
     CK(cudaGraphCreate(&g, 0));
@@ -576,12 +578,7 @@ int main(int argc, char** argv) {
       for (auto& k : ks) {
         store.push_back(k.a);
         void* params[] = {(void*)&store.back()};
-        cudaKernelNodeParams kp;
-        memset(&kp, 0, sizeof(kp));
-        kp.func = (void*)k.fn;
-        kp.gridDim = dim3(grid);
-        kp.blockDim = dim3(THREADS);
-        kp.kernelParams = params;
+        cudaKernelNodeParams kp = node_params(k, params);
         cudaGraphNode_t node;
         CK(cudaGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, &kp));
         nodes.push_back(node);
@@ -599,12 +596,7 @@ int main(int argc, char** argv) {
           for (auto& k : ks) {
             Args a = k.a;
             void* params[] = {(void*)&a};
-            cudaKernelNodeParams kp;
-            memset(&kp, 0, sizeof(kp));
-            kp.func = (void*)k.fn;
-            kp.gridDim = dim3(grid);
-            kp.blockDim = dim3(THREADS);
-            kp.kernelParams = params;
+            cudaKernelNodeParams kp = node_params(k, params);
             CK(cudaGraphExecKernelNodeSetParams(ge, nodes[j++], &kp));
           }
         }

@@ -42,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from harness import TABLE1  # noqa: E402 -- bench/harness.py, beside this script
+
 REPLICA_SRC = ROOT / "bench" / "probe_replica.cu"
 T1_DIR = ROOT / "tests" / "litmus" / "h200"
 TESTS = {  # short name -> litmus file stem (ours)
@@ -50,17 +52,13 @@ TESTS = {  # short name -> litmus file stem (ours)
     "LB": "T1-lb_relaxed_gpu",
     "MPcta": "T1-mp_relacq_cta",
 }
-# facts/h200-litmus-probe.md Table 1 (the same figures as bench/harness.py TABLE1)
-PROBE = {
-    "plain_s1": {"MP": 7.77e-3, "SB": 1.04e-2, "LB": 1.58e-3, "MPcta": 2.17e-3},
-    "plain_s32": {"MP": 5.23e-3, "SB": 6.99e-3, "LB": 1.66e-3, "MPcta": 1.97e-7},
-    "barrier_s1": {"MP": 1.76e-2, "SB": 2.40e-2, "LB": 8.22e-3, "MPcta": 3.08e-3},
-}
 CELLS = {
     "plain_s1": dict(stride=1, barrier=False),
     "plain_s32": dict(stride=32, barrier=False),
     "barrier_s1": dict(stride=1, barrier=True),
 }
+# facts/h200-litmus-probe.md Table 1, the probe's cells (bench/harness.py holds the table)
+PROBE = {cell: TABLE1[cell] for cell in CELLS}
 TOGGLES = ["graph", "devparams", "inline-check", "samekernel", "twobuf", "tail", "tight", "stl"]
 # the test body's memory operations in SASS order, per test (replica kernels)
 EXPECT_SASS = {
@@ -322,27 +320,16 @@ class Bench:
             return
         # order: probe-faithful replica, our harness, then the replica's toggles (which the
         # --budget-s wall-time budget may cut short: skipped runs are recorded as such)
-        if ok and "replica" in sections:
-            t0 = time.perf_counter()
-            try:
-                self.run_replica_base()
-            except Exception as e:
-                self.error("replica", e)
-            self.res["replica_base_seconds"] = round(time.perf_counter() - t0, 2)
-        if "ours" in sections:
-            t0 = time.perf_counter()
-            try:
-                self.run_ours()
-            except Exception as e:
-                self.error("ours", e)
-            self.res["ours_seconds"] = round(time.perf_counter() - t0, 2)
-        if ok and "replica" in sections:
-            t0 = time.perf_counter()
-            try:
-                self.run_replica_toggles()
-            except Exception as e:
-                self.error("replica toggles", e)
-            self.res["replica_toggles_seconds"] = round(time.perf_counter() - t0, 2)
+        for part, key, run, wanted in (("replica", "replica_base", self.run_replica_base, ok and "replica" in sections),
+                                       ("ours", "ours", self.run_ours, "ours" in sections),
+                                       ("replica toggles", "replica_toggles", self.run_replica_toggles, ok and "replica" in sections)):
+            if wanted:
+                t0 = time.perf_counter()
+                try:
+                    run()
+                except Exception as e:
+                    self.error(part, e)
+                self.res[f"{key}_seconds"] = round(time.perf_counter() - t0, 2)
         self.save()
         render(self.res)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
+from typing import Callable, TypeVar
 
 from ..errors import clip
 
@@ -14,21 +14,26 @@ def _shown(text: str) -> str:
     return clip(repr(text), 60)
 
 
-def non_negative_int(text: str) -> int:
+N = TypeVar("N", int, float)
+
+
+def number(text: str, kind: Callable[[str], N], what: str) -> N:
+    """``kind(text)`` (``int`` or ``float``), or the one-line error "not WHAT: TEXT"."""
     try:
-        v = int(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {_shown(text)}") from None
+        raise argparse.ArgumentTypeError(f"not {what}: {_shown(text)}") from None
+
+
+def non_negative_int(text: str) -> int:
+    v = number(text, int, "an integer")
     if v < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0: {_shown(text)}")
     return v
 
 
 def positive_seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    v = number(text, float, "a number of seconds")
     if not v > 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return v
@@ -53,10 +58,7 @@ def at_most(kind: Callable[[str], int], limit: int) -> Callable[[str], int]:
 
 def whole_count(text: str) -> int:
     """A positive whole number, also written as 1e9, at most :data:`MAX_COUNT`."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {_shown(text)}") from None
+    v = number(text, float, "a number")
     if not math.isfinite(v) or v < 1 or v != int(v):
         raise argparse.ArgumentTypeError(f"must be a positive whole number: {_shown(text)}")
     if v > MAX_COUNT:

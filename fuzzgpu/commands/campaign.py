@@ -8,7 +8,7 @@ from pathlib import Path
 
 import math
 
-from .argtypes import non_negative_int
+from .argtypes import non_negative_int, number
 
 #: the longest session --time accepts (30 days) and the longest --watchdog (one day): a campaign
 #: that should run longer resumes from its corpus; a watchdog past a day never fires
@@ -180,10 +180,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _seconds(most: float):
     def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        v = number(text, float, "a number of seconds")
         if not math.isfinite(v) or not 0 < v <= most:
             raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 and at most {most:.0f}: {text!r}")
         return v

@@ -16,7 +16,7 @@ import shlex
 from typing import Any, Callable, Mapping, Sequence
 
 from ..stress.space import BOUNDS, StressConfig, knob_error, knob_type
-from ..errors import clip
+from .argtypes import number
 
 #: the argparse ``dest`` of knob ``name`` is ``DEST_PREFIX + name``
 DEST_PREFIX = "stress_knob_"
@@ -34,10 +34,7 @@ def option(name: str) -> str:
 
 def _int_of(name: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {clip(repr(text), 60)}") from None
+        v = number(text, int, "an integer")
         why = knob_error(name, v)
         if why is not None:
             raise argparse.ArgumentTypeError(why)

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .. import semantics
 from ..errors import SourceError
@@ -188,15 +188,19 @@ class _Parser:
             raise self.error(f"unexpected {tok.describe()} after the condition", tok)
         return self.build()
 
+    def _separator(self, close: str, where: str) -> None:
+        """A ';' between the items of a list (consumed), or its closing ``close`` (left for the caller)."""
+        if self.at(";"):
+            self.next()
+        elif not self.at(close):
+            tok = self.peek()
+            raise self.error(f"expected ';' or '{close}' {where}, found {tok.describe()}", tok)
+
     def parse_init_block(self) -> None:
         self.expect("{", " to open the init block")
         while not self.at("}"):
             self.parse_declaration()
-            if self.at(";"):
-                self.next()
-            elif not self.at("}"):
-                tok = self.peek()
-                raise self.error(f"expected ';' or '}}' after a declaration, found {tok.describe()}", tok)
+            self._separator("}", "after a declaration")
         self.next()
         if self.at(";"):
             self.next()
@@ -206,12 +210,8 @@ class _Parser:
         if first.kind == WORD and first.text == "grid" and self.peek(1).kind == NUM:
             self.parse_grid_declaration()
             return
-        if first.kind == NUM or (first.kind == WORD and self.at(":", 1)):
-            thread = self.parse_thread_ref()
-            self.expect(":")
-            reg = self.next()
-            if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
-                raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+        if self.at_thread_register(first):
+            thread, reg = self.parse_thread_register()
             self.expect("=", " after the register")
             if len(self.register_inits) == MAX_THREADS * MAX_INIT_REGISTERS:
                 raise self.error(f"more than {MAX_THREADS * MAX_INIT_REGISTERS} initialised registers (the limit of a litmus test)", reg)
@@ -293,6 +293,19 @@ class _Parser:
     def check_location_name(self, tok: Token) -> None:
         if REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a location, found register {tok.text!r}", tok)
+
+    def at_thread_register(self, tok: Token) -> bool:
+        """Whether ``tok`` (the next token) starts a register of a thread, ``P0:r1`` or ``0:r1``."""
+        return tok.kind == NUM or (tok.kind == WORD and self.at(":", 1))
+
+    def parse_thread_register(self) -> tuple[Token, Token]:
+        """``THREAD:REGISTER``: the thread's and the register's tokens."""
+        thread = self.parse_thread_ref()
+        self.expect(":")
+        reg = self.next()
+        if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
+            raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+        return thread, reg
 
     def parse_thread_ref(self) -> Token:
         """``P1`` or ``1`` (the thread number form, meaning ``P1``)."""
@@ -511,11 +524,7 @@ class _Parser:
         self.expect("[", " after 'locations'")
         while not self.at("]"):
             self.observed.append(str(self.parse_term(allow_int=False)))
-            if self.at(";"):
-                self.next()
-            elif not self.at("]"):
-                tok = self.peek()
-                raise self.error(f"expected ';' or ']' in the locations clause, found {tok.describe()}", tok)
+            self._separator("]", "in the locations clause")
         self.next()
 
     def parse_condition(self) -> None:
@@ -535,18 +544,18 @@ class _Parser:
         self.condition = Condition(quantifier, self.parse_disjunction(0))
 
     def parse_disjunction(self, depth: int) -> Expr:
-        args = [self.parse_conjunction(depth)]
-        while self.at("\\/"):
-            self.next()
-            args.append(self.parse_conjunction(depth))
-        return args[0] if len(args) == 1 else Or(tuple(args))
+        return self._joined(depth, "\\/", self.parse_conjunction, Or)
 
     def parse_conjunction(self, depth: int) -> Expr:
-        args = [self.parse_unary(depth)]
-        while self.at("/\\"):
+        return self._joined(depth, "/\\", self.parse_unary, And)
+
+    def _joined(self, depth: int, op: str, part: Callable[[int], Expr], make: Callable[[tuple[Expr, ...]], Expr]) -> Expr:
+        """``part (op part)*``: the one part, or ``make`` of all of them."""
+        args = [part(depth)]
+        while self.at(op):
             self.next()
-            args.append(self.parse_unary(depth))
-        return args[0] if len(args) == 1 else And(tuple(args))
+            args.append(part(depth))
+        return args[0] if len(args) == 1 else make(tuple(args))
 
     def parse_unary(self, depth: int) -> Expr:
         tok = self.peek()
@@ -600,12 +609,8 @@ class _Parser:
                 raise self.error(f"expected a location or register, found {tok.describe()}", tok)
             self.next()
             return self.int_value(tok)
-        if tok.kind == NUM or (tok.kind == WORD and self.at(":", 1)):
-            thread = self.parse_thread_ref()
-            self.expect(":")
-            reg = self.next()
-            if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
-                raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
+        if self.at_thread_register(tok):
+            thread, reg = self.parse_thread_register()
             if thread.text not in self.thread_names:
                 raise self.error(f"unknown thread {thread.text!r}", thread)
             return RegRef(thread.text, reg.text)

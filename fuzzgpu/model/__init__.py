@@ -25,7 +25,7 @@ from typing import Iterator, Mapping
 
 from ..ir import Program, eval_expr
 from .candidates import feasible
-from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost
+from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost, first_verdict
 from .events import beyond_loop_bound, program_traces
 from .coherence import coherence_last
 from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
@@ -83,15 +83,8 @@ class Analysis:
         return self.allowed | self.outside_model
 
     def verdict(self, outcome: Outcome) -> str:
-        if outcome in self.sc:
-            return "sc"
-        if outcome in self.allowed:
-            return "allowed"
-        if outcome in self.outside_model:
-            return "allowed-outside-model"
-        if self.beyond_bound:  # a path longer than the bound may produce it
-            raise Unsupported(self.beyond_bound)
-        return "forbidden"
+        return first_verdict(outcome, (("sc", self.sc), ("allowed", self.allowed), ("allowed-outside-model", self.outside_model)),
+                             self.beyond_bound)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from ..ir import Proxy, ProxyFenceKind, Scope, Sem
@@ -9,6 +10,18 @@ from ..ir import Proxy, ProxyFenceKind, Scope, Sem
 
 class Unsupported(Exception):
     """The Program uses a mechanism the oracle does not cover (the message says which)."""
+
+
+def first_verdict(outcome: object, verdicts: Sequence[tuple[str, Container[object]]], beyond_bound: str) -> str:
+    """The name of the first of ``verdicts`` whose outcomes hold ``outcome``; else ``forbidden``,
+    unless a path longer than the loop bound may produce it (``beyond_bound`` says why):
+    :class:`Unsupported` then."""
+    for name, outcomes in verdicts:
+        if outcome in outcomes:
+            return name
+    if beyond_bound:
+        raise Unsupported(beyond_bound)
+    return "forbidden"
 
 
 #: The most work one question to the oracle (``analyse``, ``judge``, ``termination``...) may take,

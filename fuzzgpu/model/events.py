@@ -336,17 +336,7 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         return []
     if isinstance(ins, Load):
         sem, scope = effective(ins.sem, ins.scope)
-        loc = ctx.physical[ins.loc]
-        forks = []
-        for v, cost in sorted(ctx.values[loc].items()):
-            s2 = st.fork()
-            idx = s2.add(Event(-1, tid, pc, "R", sem, scope, ins.proxy, loc, ctx.virtual[ins.loc], v, nc=ins.nc))
-            s2.cost[idx] = cost
-            s2.regs[ins.dst] = v
-            s2.taint[ins.dst] = frozenset({idx})
-            s2.pc += 1
-            forks.append(s2)
-        return forks
+        return _read(st, ctx, ins.loc, sem, scope, ins.proxy, ins.dst, nc=ins.nc)
     if isinstance(ins, (Atom, Red)):
         return _rmw(st, ins, ctx)
     return _extension_step(st, ins, ctx)
@@ -424,18 +414,23 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
     raise Unsupported(f"the oracle does not model {type(ins).__name__} instructions yet")
 
 
-def _read(st: _State, ctx: _Ctx, name: str, sem: Sem, scope: Scope | None, proxy: Proxy, dst: str) -> list[_State]:
+def _read(st: _State, ctx: _Ctx, name: str, sem: Sem, scope: Scope | None, proxy: Proxy, dst: str,
+          nc: bool = False) -> list[_State]:
+    """A read of ``name`` into ``dst``: one state per value the location can hold."""
     loc = ctx.physical[name]
-    forks = []
-    for v, cost in sorted(ctx.values[loc].items()):
-        s2 = st.fork()
-        idx = s2.add(Event(-1, ctx.tid, st.pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v))
-        s2.cost[idx] = cost
-        s2.regs[dst] = v
-        s2.taint[dst] = frozenset({idx})
-        s2.pc += 1
-        forks.append(s2)
-    return forks
+    return [_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc), cost, dst, v)
+            for v, cost in sorted(ctx.values[loc].items())]
+
+
+def _past_read(st: _State, ev: Event, cost: tuple[int, ...], dst: str, value: int) -> _State:
+    """A copy of ``st`` after the read ``ev`` (of that cost): ``dst`` holds ``value``, tainted by the read."""
+    s2 = st.fork()
+    idx = s2.add(ev)
+    s2.cost[idx] = cost
+    s2.regs[dst] = value
+    s2.taint[dst] = frozenset({idx})
+    s2.pc += 1
+    return s2
 
 
 def _mbarrier_rmw(
@@ -485,15 +480,9 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: MbarrierWait) -> list[_State]:
     loc, vloc = ctx.physical[ins.bar], ctx.virtual[ins.bar]
     forks = []
     for v, cost in sorted(ctx.values[loc].items()):
-        s2 = st.fork()
         done = mech.mbarrier_wait_result(v, ins.parity)
         sem = ins.sem if done else Sem.RELAXED
-        idx = s2.add(Event(-1, ctx.tid, st.pc, "R", sem, ins.scope, Proxy.GENERIC, loc, vloc, v))
-        s2.cost[idx] = cost
-        s2.regs[ins.dst] = done
-        s2.taint[ins.dst] = frozenset({idx})
-        s2.pc += 1
-        forks.append(s2)
+        forks.append(_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, ins.scope, Proxy.GENERIC, loc, vloc, v), cost, ins.dst, done))
     return forks
 
 

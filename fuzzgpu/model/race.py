@@ -47,7 +47,7 @@ from . import (
     event_name,
 )
 from . import mechanisms as mech
-from .event import Event, Unsupported
+from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
 from .ptx import nc_free_reads
 from .ptx import Execution, check_before_co, check_with_co
@@ -101,13 +101,7 @@ class RaceAnalysis:
     def verdict(self, outcome: Outcome) -> str:
         """``racy`` (only a racy execution produces it), ``forbidden`` (no consistent execution does),
         or ``race-free`` (some execution without a missed read does)."""
-        if outcome in self.racy:
-            return "racy"
-        if outcome in self.clean:
-            return "race-free"
-        if self.beyond_bound:  # a path longer than the bound may produce it
-            raise Unsupported(self.beyond_bound)
-        return "forbidden"
+        return first_verdict(outcome, (("racy", self.racy), ("race-free", self.clean)), self.beyond_bound)
 
 
 def _conflicting(a: Event, b: Event) -> bool:

@@ -23,6 +23,17 @@ from .supervised import MAX_RESTARTS, die_with_parent
 # --------------------------------------------------------------------------------------------
 
 
+def gpu_count(spec: str, expected: str) -> int:
+    """``--gpus N``: N, at least 1; else a UserError saying what the option takes (``expected``)."""
+    try:
+        n = int(spec)
+    except ValueError:
+        raise UserError(f"--gpus {spec!r}: expected {expected}") from None
+    if n < 1:
+        raise UserError(f"--gpus {spec}: must be at least 1")
+    return n
+
+
 def gpu_list(spec: str) -> list[str]:
     """``--gpus all`` -> every visible GPU; ``--gpus N`` -> the first N; ``--gpus 0,2`` -> those."""
     from ..backends.gpus import visible_gpus
@@ -38,12 +49,7 @@ def gpu_list(spec: str) -> list[str]:
         if bad:
             raise EnvError(f"--gpus {spec}: GPU {bad[0]} is not visible (visible: {', '.join(gpus) or 'none'})")
         return want
-    try:
-        n = int(spec)
-    except ValueError:
-        raise UserError(f"--gpus {spec!r}: expected all, a count or a comma-separated list of GPU ids") from None
-    if n < 1:
-        raise UserError(f"--gpus {spec}: must be at least 1")
+    n = gpu_count(spec, "all, a count or a comma-separated list of GPU ids")
     if len(gpus) < n:
         raise EnvError(f"--gpus {n}: only {len(gpus)} GPU(s) visible")
     return gpus[:n]

@@ -700,15 +700,11 @@ def _check_faults(backend: str, sim_fault: str | None, gpu_fault: str | None) ->
 
 def gpus_arg(spec: str | None) -> int | str | None:
     """``--gpus`` on a cluster: ``all`` or a count (GPU ids name one host's devices: not here)."""
+    from .local import gpu_count
+
     if spec is None or spec == "all":
         return spec
-    try:
-        v = int(spec)
-    except ValueError:
-        raise UserError(f"--gpus {spec!r} with --ray: expected all or a count (Ray places the actors; GPU ids are per host)") from None
-    if v < 1:
-        raise UserError(f"--gpus {spec}: must be at least 1")
-    return v
+    return gpu_count(spec, "all or a count with --ray (Ray places the actors; GPU ids are per host)")
 
 
 __all__ = ["CampaignActor", "Coordinator", "INSTALL_HINT", "TreeWatch", "gpus_arg", "import_ray", "run_ray", "safe_rel", "synced",

@@ -1,10 +1,7 @@
 // toolchain-and-ptxas.md section 4: weak ld.global in asm -> after
-#include <cuda_runtime.h>
+#include "section4.cuh"
 __global__ void L_asm_weak(const int* in, int* out) {
-    __shared__ int s[256];
-    s[threadIdx.x] = threadIdx.x * 3;
-    __syncthreads();
-    cudaGridDependencySynchronize();
-    int v = [&]{ int r; asm volatile("ld.global.u32 %0, [%1];" : "=r"(r) : "l"(in + blockIdx.x) : "memory"); return r; }() + s[(threadIdx.x + 1) % 256];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+    STS_SYNC_WAIT();
+    int v = ASM_LOAD("ld.global.u32") + NEIGHBOUR;
+    STORE_OUT(v);
 }

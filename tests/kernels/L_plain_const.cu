@@ -1,10 +1,7 @@
 // toolchain-and-ptxas.md section 4: L_plain_const: plain deref of a const pointer (no __restrict__) -> after
-#include <cuda_runtime.h>
+#include "section4.cuh"
 __global__ void L_plain_const(const int* in, int* out) {
-    __shared__ int s[256];
-    s[threadIdx.x] = threadIdx.x * 3;
-    __syncthreads();
-    cudaGridDependencySynchronize();
-    int v = in[blockIdx.x] + s[(threadIdx.x + 1) % 256];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+    STS_SYNC_WAIT();
+    int v = in[blockIdx.x] + NEIGHBOUR;
+    STORE_OUT(v);
 }

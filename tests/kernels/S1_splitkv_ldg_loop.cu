@@ -1,16 +1,9 @@
 // split-KV decode, pre-01a2772 shape: mbarrier init, __syncthreads, wait, int4 __ldg of the tile
 // metadata, then a loop of __ldg (seqlens) -> the metadata LDG.E.128.CONSTANT is HOISTED above ACQBULK
-#include <cuda_runtime.h>
-#include <cstdint>
+#include "splitkv_common.cuh"
 struct DecodeParams_S1 { const int4* metadata; const int* seqlens_k; int* out; };
 __global__ void S1_splitkv_ldg_loop(DecodeParams_S1 params) {
-    __shared__ uint64_t bar;
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"((unsigned)__cvta_generic_to_shared(&bar)), "r"(1));
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    __syncthreads();
-    cudaGridDependencySynchronize();
+    SPLITKV_PROLOGUE_AND_WAIT();
     int4 md = __ldg(params.metadata + blockIdx.x);  // begin batch, begin split, end batch, end split
     int acc = 0;
     for (int b = md.x; b <= md.z; ++b) {

@@ -1,16 +1,9 @@
 // split-KV decode, pre-01a2772 shape: a rolled loop (unroll 1) with three __ldg per iteration
 // (seqlens, num_splits, block table) -> the metadata LDG.E.128.CONSTANT HOISTED above ACQBULK
-#include <cuda_runtime.h>
-#include <cstdint>
+#include "splitkv_common.cuh"
 struct DecodeParams_S3 { const int4* metadata; const int* seqlens_k; const int* num_splits; const int* block_table; int* out; };
 __global__ void S3_splitkv_ldg_several(DecodeParams_S3 params) {
-    __shared__ uint64_t bar;
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"((unsigned)__cvta_generic_to_shared(&bar)), "r"(1));
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    __syncthreads();
-    cudaGridDependencySynchronize();
+    SPLITKV_PROLOGUE_AND_WAIT();
     int4 md = __ldg(params.metadata + blockIdx.x);
     int acc = 0;
     #pragma unroll 1

@@ -1,16 +1,9 @@
 // split-KV decode, pre-01a2772 shape through const __restrict__ pointers: plain dereferences that NVVM
 // turns into ld.global.nc -> the metadata LDG.E.128.CONSTANT HOISTED above ACQBULK
-#include <cuda_runtime.h>
-#include <cstdint>
+#include "splitkv_common.cuh"
 __global__ void S4_splitkv_restrict(const int4* __restrict__ metadata, const int* __restrict__ seqlens_k,
                                     int* __restrict__ out) {
-    __shared__ uint64_t bar;
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"((unsigned)__cvta_generic_to_shared(&bar)), "r"(1));
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    __syncthreads();
-    cudaGridDependencySynchronize();
+    SPLITKV_PROLOGUE_AND_WAIT();
     int4 md = metadata[blockIdx.x];
     int acc = 0;
     for (int b = md.x; b <= md.z; ++b) acc += seqlens_k[b] * (b == md.x ? md.y : 1);

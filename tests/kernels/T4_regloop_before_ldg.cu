@@ -1,10 +1,7 @@
 // toolchain-and-ptxas.md section 4: T4: register loop before the wait, __ldg -> HOISTED
-#include <cuda_runtime.h>
+#include "section4.cuh"
 __global__ void T4_regloop_before_ldg(const int* in, int* out, int n) {
-    int acc = threadIdx.x;
-    #pragma unroll 1
-    for (int i = 0; i < n; ++i) acc = acc * 3 + (i ^ acc);
-    cudaGridDependencySynchronize();
+    REGLOOP_WAIT();
     int v = __ldg(in + blockIdx.x) + acc;
-    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+    STORE_OUT(v);
 }

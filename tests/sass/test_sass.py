@@ -19,6 +19,8 @@ from fuzzgpu.cli import main as cli_main
 
 KERNELS = Path(__file__).parents[1] / "kernels"
 ARCHS = ("sm_90", "sm_90a", "sm_100a")
+#: the kernels' shared headers (splitkv_common.cuh, section4.cuh) for a batch compiled from a copy
+INCLUDE = (f"-I{KERNELS}",)
 
 needs_toolchain = pytest.mark.skipif(
     sass.find_tool("nvcc") is None or sass.find_tool("ptxas") is None,
@@ -92,7 +94,8 @@ def _kernel_name(path: Path) -> str:
 
 
 def _batch_source() -> str:
-    """Every kernel file as one translation unit (includes hoisted to the top)."""
+    """Every kernel file as one translation unit (includes hoisted to the top; the families' shared
+    headers, ``tests/kernels/*.cuh``, found through ``-I``: :data:`INCLUDE`)."""
     includes, bodies = set(), []
     for p in sorted(KERNELS.glob("*.cu")):
         lines = p.read_text().splitlines()
@@ -104,7 +107,7 @@ def _batch_source() -> str:
 @pytest.fixture(scope="module")
 def section4() -> dict[tuple[str, str], sass.FunctionReport]:
     out = {}
-    for rep in sass.check_cu_source(_batch_source(), ARCHS, source="tests/kernels/*.cu", name="section4"):
+    for rep in sass.check_cu_source(_batch_source(), ARCHS, nvcc_flags=INCLUDE, source="tests/kernels/*.cu", name="section4"):
         for fn in rep.functions:
             out[(rep.arch, fn.short_name)] = fn
     return out
@@ -213,7 +216,7 @@ def test_section4_opt_levels():
     hoisted_o3 = {k for k, (v, _) in SECTION4.items() if v == "hoisted"}
     loops = {"T4_regloop_before_ldg", "D2_regloop_before_ldg_restrict"}
     for opt, expected in ((0, set()), (1, hoisted_o3 - loops), (2, hoisted_o3)):
-        reps = sass.check_cu_source(_batch_source(), ("sm_90",), opt=opt, name=f"o{opt}")
+        reps = sass.check_cu_source(_batch_source(), ("sm_90",), opt=opt, nvcc_flags=INCLUDE, name=f"o{opt}")
         got = {fn.short_name for r in reps for fn in r.functions
                if fn.short_name in SECTION4 and any(c.startswith("griddepcontrol.wait") for f in fn.findings for c in f.crossed)}
         assert got == expected, (opt, got ^ expected)
@@ -289,7 +292,7 @@ def test_keep_and_cache(tmp_path, monkeypatch):
     toolchain on a repeat."""
     src = (KERNELS / "T3_sts_syncthreads_before_ldg.cu").read_text()
     keep, cache = tmp_path / "keep", tmp_path / "cache"
-    (rep,) = sass.check_cu_source(src, ("sm_90",), name="t3", keep_dir=keep, cache_dir=cache)
+    (rep,) = sass.check_cu_source(src, ("sm_90",), name="t3", nvcc_flags=INCLUDE, keep_dir=keep, cache_dir=cache)
     ptx = (keep / "t3.sm_90.ptx").read_text()
     (f, *_) = rep.findings
     assert f.op_ptx in " ".join(ptx.splitlines()[f.op_ptx_line - 1].split())
@@ -299,7 +302,7 @@ def test_keep_and_cache(tmp_path, monkeypatch):
         raise AssertionError("the toolchain ran although the result was cached")
 
     monkeypatch.setattr(sass.toolchain, "compile_cu", boom)
-    (again,) = sass.check_cu_source(src, ("sm_90",), name="t3", cache_dir=cache)
+    (again,) = sass.check_cu_source(src, ("sm_90",), name="t3", nvcc_flags=INCLUDE, cache_dir=cache)
     assert again.findings == rep.findings
 
 

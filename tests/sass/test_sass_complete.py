@@ -379,7 +379,7 @@ def decode_reports() -> dict[tuple[str, bool, str], sass.FunctionReport]:
     out = {}
     src = _batch(DECODE_FILES)
     for lineinfo in (False, True):
-        flags = ("-lineinfo",) if lineinfo else ()
+        flags = (f"-I{KERNELS}", *(("-lineinfo",) if lineinfo else ()))
         for rep in sass.check_cu_source(src, ("sm_90", "sm_100a"), nvcc_flags=flags, name="decode"):
             for fn in rep.functions:
                 out[(rep.arch, lineinfo, fn.short_name)] = fn
