@@ -29,6 +29,10 @@
 #                            the shipped corpus replayed on the GPU with JUnit XML  -> campaigns/ TIME+2 min
 #                            (X=DIR writes there instead of $OUT/all-race: a campaign longer than one
 #                            call runs under setsid and a second call collects DIR)
+#   bench/h200.sh throughput bench/stages.py with the harness runs (CPU ms per stage), then profile all,
+#                            property race, $TIME s (TIME=600 for issue 29's figure), W (default 8)
+#                            workers on the GPU: programs/h, instances/program, GPU busy share
+#                            (bench/throughput.py)                                  -> throughput/ TIME+5 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -37,7 +41,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|ray}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|throughput|ray}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -171,6 +175,18 @@ all-race)
   echo "== harness throughput"
   timeout 90 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
   echo "exit $?"; tail -4 "$x/harness.txt"
+  ;;
+throughput)
+  echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
+  timeout 300 python3 bench/stages.py --programs 32 --batch 32 --run --instances 10000000 --label h200 --out "$x" \
+    > "$x/stages.txt" 2>&1
+  echo "exit $?"; tail -n 9 "$x/stages.txt"
+  echo "== profile all, property race, from an empty corpus, $TIME s, ${W:-8} workers on the GPU; programs/h, busy share"
+  $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
+      --gpus 1 --workers-per-gpu "${W:-8}" --json > "$x/campaign.json" 2> "$x/campaign.txt"
+  echo "exit $?"; tail -n 25 "$x/campaign.txt"
+  python3 bench/throughput.py "$x/corpus" --time "$TIME" > "$x/throughput.json"; cat "$x/throughput.json"
+  tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
   ;;
 ray)
   SECONDS_PER_RUN=${SECONDS_PER_RUN:-120} OUT="$x" timeout 500 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1

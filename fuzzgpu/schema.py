@@ -287,6 +287,7 @@ STATE_SCHEMA: dict[str, Any] = {
         "duplicates": _BIG_COUNT,
         "quarantined": _BIG_COUNT,
         "elapsed": {"type": "number", "minimum": 0, "maximum": 1e12},
+        "gpu_seconds": {"type": "number", "minimum": 0, "maximum": 1e12},
         "last_finding_elapsed": {"type": ["number", "null"], "minimum": 0, "maximum": 1e12},
         "findings": {"type": "array", "items": _FINDING_RECORD, "maxItems": 1 << 20},
         "shapes": {

@@ -32,6 +32,8 @@ class State:
     programs: int = 0
     instances: int = 0
     elapsed: float = 0.0
+    #: the GPU's busy time over the campaign: CUDA events around each run's harness launches
+    gpu_seconds: float = 0.0
     last_finding_elapsed: float | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
     duplicates: int = 0
