@@ -178,7 +178,7 @@ all-race)
   ;;
 throughput)
   echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
-  timeout 300 python3 bench/stages.py --programs 32 --batch 32 --run --instances 10000000 --label h200 --out "$x" \
+  timeout 300 python3 bench/stages.py --programs "${PROGRAMS:-32}" --batch 32 --run --instances 10000000 --label h200 --out "$x" \
     > "$x/stages.txt" 2>&1
   echo "exit $?"; tail -n 9 "$x/stages.txt"
   echo "== profile all, property race, from an empty corpus, $TIME s, ${W:-8} workers on the GPU; programs/h, busy share"

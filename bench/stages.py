@@ -101,6 +101,32 @@ def oracle(programs: list[Any], prop: str) -> int:
     return done
 
 
+def run_on_gpu(compiled: list[Any], instances: int, row: Callable[..., None]) -> dict[str, Any]:
+    """Each compiled harness run on the GPU at ``instances``: the host's CPU time and the GPU's busy
+    time (CUDA events around the launches, the histogram's ``gpu_s``)."""
+    from fuzzgpu.backends import cuda
+    from fuzzgpu.backends.base import RunConfig
+
+    be = cuda.CudaBackend()
+    cfg = RunConfig(instances=instances)
+    busy = [0.0]
+    failed: list[str] = []
+
+    def run_all() -> None:
+        for comp in compiled:
+            try:
+                h = be.run_compiled(comp, cfg)
+            except Exception as e:  # noqa: BLE001 -- counted and named, the others still run
+                failed.append(f"{comp.program}: {type(e).__name__}: {str(e)[:120]}")
+                continue
+            busy[0] += float(dict(h.meta)["gpu_s"])
+
+    _, c, w = timed(run_all)
+    row("run", "single", c, w, len(compiled), f"{instances:.3g} instances each; GPU busy {busy[0] / max(w, 1e-9):.0%} of "
+        f"the wall time of the runs; {len(failed)} failed")
+    return {"device": be.describe(), "gpu_busy_s": busy[0], "wall_s": w, "instances": instances, "failed": failed}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", default="all")
@@ -178,30 +204,20 @@ def main() -> int:
             res, c, w = timed(lambda: [check_batch(statics[i : i + k], args.arch, 3) for i in range(0, len(statics), k)])
             row("sass", f"batch{k}", c, w, len(statics), f"static kernels: one nvcc + nvdisasm per {k} programs")
 
-    gpu: dict[str, Any] = {}
-    if args.run:
-        from fuzzgpu.backends.base import RunConfig
+    gpu = run_on_gpu(compiled, args.instances, row) if args.run else {}
+    write(args, rows, gpu, len(programs), len(runnable), len(statics))
+    return 0
 
-        be = cuda.CudaBackend()
-        cfg = RunConfig(instances=args.instances)
-        busy = [0.0]
 
-        def run_all() -> None:
-            for comp in compiled:
-                h = be.run_compiled(comp, cfg)
-                busy[0] += float(dict(h.meta).get("gpu_busy_s", h.seconds))
-
-        _, c, w = timed(run_all)
-        row("run", "single", c, w, len(compiled), f"{args.instances:.3g} instances each; GPU busy {busy[0] / max(w, 1e-9):.0%} of the wall time")
-        gpu = {"device": be.describe(), "gpu_busy_s": busy[0], "wall_s": w, "instances": args.instances}
-
+def write(args: argparse.Namespace, rows: dict[str, dict[str, Any]], gpu: dict[str, Any], n: int, runnable: int, statics: int) -> None:
+    """``stages-<label>.json`` and ``.md`` under ``--out``."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     doc = {"machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.processor() or platform.machine()})",
            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "command": "python " + " ".join([os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]),
-           "profile": args.profile, "seed": args.seed, "programs": len(programs), "runnable": len(runnable),
-           "static_checkable": len(statics), "stages": rows, "gpu": gpu}
+           "profile": args.profile, "seed": args.seed, "programs": n, "runnable": runnable,
+           "static_checkable": statics, "stages": rows, "gpu": gpu}
     (out / f"stages-{args.label}.json").write_text(json.dumps(doc, indent=1) + "\n")
     lines = [f"# Stage profile `{args.label}`", "", f"{doc['machine']}, {doc['date']}", "", f"`{doc['command']}`", "",
              "| stage | mode | programs | CPU ms/program | wall ms/program | note |", "|---|---|---|---|---|---|"]
@@ -209,7 +225,6 @@ def main() -> int:
               for r in rows.values()]
     (out / f"stages-{args.label}.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out / f'stages-{args.label}.json'}")
-    return 0
 
 
 if __name__ == "__main__":

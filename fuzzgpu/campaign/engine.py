@@ -25,7 +25,7 @@ from ..ir import Program
 from ..profiles import Profile
 from .database import example_database
 from . import timeline
-from .report import _kinds_note, classes_phrase, write_report
+from .report import _kinds_note, classes_phrase, live_table, write_report
 from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
 
 if TYPE_CHECKING:
@@ -675,26 +675,8 @@ class Campaign:
     _live_obj: Any = None
     _last_status = 0.0
 
-    def _table(self):
-        from rich.table import Table
-
-        el = self._elapsed_base + (time.monotonic() - self._t0)
-        sess = max(1e-9, time.monotonic() - self._t0)
-        t = Table(title=f"fuzzgpu campaign  profile={self.profile.name}  property={self.prop.name}  {self.inner.describe()}",
-                  title_justify="left")
-        for col in ("shape", "programs", "instances", "weak rate", "failures", "entries", "not covered"):
-            t.add_column(col, justify="right" if col != "shape" else "left")
-        for name, s in sorted(self.state.shapes.items()):
-            rate = f"{s['weak'] / s['instances']:.2e}" if s["instances"] else "-"
-            t.add_row(name, str(int(s["programs"])), f"{int(s['instances']):.3g}", rate, str(int(s["failures"])),
-                      str(int(s["findings"])), str(int(s["unsupported"])))
-        since = "never" if self.state.last_finding_elapsed is None else f"{el - self.state.last_finding_elapsed:.0f} s ago"
-        t.caption = (f"{(self.state.programs - self._p0) / sess:.1f} programs/s  {(self.state.instances - self._i0) / sess:.3g} instances/s  "
-                     + self._busy(sess)
-                     + f"{classes_phrase(self.state.classes)}, {len(self.state.findings)} entr{'y' if len(self.state.findings) == 1 else 'ies'}"
-                     + (f", {len(self.state.save_errors)} NOT SAVED (kept raw)" if self.state.save_errors else "")
-                     + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
-        return t
+    def _table(self) -> Any:
+        return live_table(self)
 
     def _busy(self, sess: float) -> str:
         """``GPU busy 37%,  ``: this session's GPU time (CUDA events around the harness launches)
