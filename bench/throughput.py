@@ -28,12 +28,14 @@ def main() -> int:
         print(f"{args.corpus}: no campaign state", file=sys.stderr)
         return 2
     programs = sum(int(s.get("programs", 0)) for s in states)
+    shrinking = sum(int(s.get("shrink_programs", 0)) for s in states)
     instances = sum(int(s.get("instances", 0)) for s in states)
     gpu_s = sum(float(s.get("gpu_seconds", 0.0)) for s in states)
     wall = args.time or max(float(s.get("elapsed", 0.0)) for s in states)
     print(json.dumps({
         "workers": len(states), "programs": programs, "wall_s": round(wall, 1),
         "programs_per_hour": round(3600 * programs / wall) if wall else None,
+        "shrink_share": round(shrinking / programs, 3) if programs else None,  # programs judged while shrinking
         "instances_per_program": round(instances / programs) if programs else None,
         "gpu_seconds": round(gpu_s, 1), "gpu_busy_share": round(gpu_s / (wall * args.gpus), 3) if wall else None,
         "classes": sorted({k for s in states for k in (s.get("classes") or {})}),

@@ -283,6 +283,7 @@ STATE_SCHEMA: dict[str, Any] = {
         "run_index": _BIG_COUNT,
         "sessions": _BIG_COUNT,
         "programs": _BIG_COUNT,
+        "shrink_programs": _BIG_COUNT,
         "instances": _BIG_COUNT,
         "duplicates": _BIG_COUNT,
         "quarantined": _BIG_COUNT,

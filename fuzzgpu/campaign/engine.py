@@ -504,6 +504,7 @@ class Campaign:
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
             self.state.programs += 1
+            self.state.shrink_programs += replay or bool(first_failure)  # a candidate of a shrink (or the replayed draw)
             ph = program_hash(program)[:16]
             if ph in self.quarantined:  # hung or crashed a worker before: skipped
                 st["unsupported"] += 1

@@ -193,12 +193,12 @@ def write_report(c: CampaignView, reason: str) -> Path:
 def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
     statistics added, findings listed once per corpus file with the workers that found them."""
-    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "gpu_seconds": 0.0, "faults": {}, "timeouts": {}, "shapes": {},
+    out: dict[str, Any] = {"programs": 0, "shrink_programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "gpu_seconds": 0.0, "faults": {}, "timeouts": {}, "shapes": {},
                            "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states), "classes": {},
                            "save_errors": []}
     by_file: dict[str, dict[str, Any]] = {}
     for wid, st in sorted(states.items()):
-        for k in ("programs", "instances", "duplicates", "quarantined", "gpu_seconds"):
+        for k in ("programs", "shrink_programs", "instances", "duplicates", "quarantined", "gpu_seconds"):
             v = st.get(k, 0)
             out[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
         out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))

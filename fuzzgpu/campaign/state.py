@@ -30,6 +30,8 @@ class State:
     run_index: int = 0
     sessions: int = 0
     programs: int = 0
+    #: of them, programs judged while shrinking a failure (its candidates; with batches, the replayed draw too)
+    shrink_programs: int = 0
     instances: int = 0
     elapsed: float = 0.0
     #: the GPU's busy time over the campaign: CUDA events around each run's harness launches

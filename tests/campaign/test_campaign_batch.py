@@ -37,3 +37,4 @@ def test_a_batch_failure_is_replayed_and_shrunk(tmp_path, monkeypatch) -> None:
     assert runs[1] == (True, "finding")  # the next replayed that draw and shrank it
     assert len(result.new_findings) == 1 and result.new_findings[0]["shrunk"]
     assert c.state.programs > engine.BATCH  # a whole batch judged, then the shrink's candidates
+    assert 1 <= c.state.shrink_programs <= c.state.programs - engine.BATCH  # counted apart: the replayed draw and the candidates
