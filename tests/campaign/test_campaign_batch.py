@@ -30,11 +30,11 @@ def test_a_batch_failure_is_replayed_and_shrunk(tmp_path, monkeypatch) -> None:
 
     monkeypatch.setattr(Campaign, "_one_run", spy)
     c = Campaign(load_profile("pdl"), StaticBackend("sm_90"), tmp_path / "corpus", "model", seed=1, out=io.StringIO(), live=False)
-    assert c.batch == engine.BATCH > 1
+    assert c.batch == engine.BATCH["static"] > 1
     c.max_findings = 1
     result = c.run(300)
     assert runs[0] == (False, "replay")  # the generating run ended on its batch's failure
     assert runs[1] == (True, "finding")  # the next replayed that draw and shrank it
     assert len(result.new_findings) == 1 and result.new_findings[0]["shrunk"]
-    assert c.state.programs > engine.BATCH  # a whole batch judged, then the shrink's candidates
-    assert 1 <= c.state.shrink_programs <= c.state.programs - engine.BATCH  # counted apart: the replayed draw and the candidates
+    assert c.state.programs > c.batch  # a whole batch judged, then the shrink's candidates
+    assert 1 <= c.state.shrink_programs <= c.state.programs - c.batch  # counted apart: the replayed draw and the candidates
