@@ -32,7 +32,8 @@
 #   bench/h200.sh throughput bench/stages.py with the harness runs (CPU ms per stage), then profile all,
 #                            property race, $TIME s (TIME=600 for issue 29's figure), W (default 8)
 #                            workers on the GPU: programs/h, instances/program, GPU busy share
-#                            (bench/throughput.py)                                  -> throughput/ TIME+5 min
+#                            (CUDA events; NVML utilisation beside it), share of programs judged
+#                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -182,10 +183,15 @@ throughput)
     > "$x/stages.txt" 2>&1
   echo "exit $?"; tail -n 9 "$x/stages.txt"
   echo "== profile all, property race, from an empty corpus, $TIME s, ${W:-8} workers on the GPU; programs/h, busy share"
+  # NVML's utilisation (a kernel running on the GPU, sampled each second) beside the CUDA-event sum
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -i 0 -lms 1000 > "$x/nvml-util.txt" 2>&1 &
+  smi=$!
   $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
       --gpus 1 --workers-per-gpu "${W:-8}" --json > "$x/campaign.json" 2> "$x/campaign.txt"
   echo "exit $?"; tail -n 25 "$x/campaign.txt"
-  python3 bench/throughput.py "$x/corpus" --time "$TIME" > "$x/throughput.json"; cat "$x/throughput.json"
+  kill $smi 2>/dev/null
+  python3 bench/throughput.py "$x/corpus" --time "$TIME" --nvml "$x/nvml-util.txt" > "$x/throughput.json"; cat "$x/throughput.json"
+  mv "$x/nvml-util.txt" "$x/corpus/"
   tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
   ;;
 ray)
