@@ -33,6 +33,11 @@
 #                            shaped after issue 32's field bugs): every annotation dropped or weakened
 #                            alone, each changed program run 1e8 times (barrier, spin 1000), .txt and
 #                            .json per program                                      -> necessity/  ~5 min
+#   bench/h200.sh throughput bench/stages.py with the harness runs (CPU ms per stage), then profile all,
+#                            property race, $TIME s (TIME=600 for issue 29's figure), W (default 8)
+#                            workers on the GPU: programs/h, instances/program, GPU busy share
+#                            (CUDA events; NVML utilisation beside it), share of programs judged
+#                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -41,7 +46,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|ray}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|ray}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -186,6 +191,23 @@ necessity)
 for c in d['changes']: print(c['thread'], c['from'], '->', c['to'], c['verdict'], c['gpu'])" "$x/$n.json" > "$x/$n.txt" 2>&1
     tail -12 "$x/$n.txt"
   done
+  ;;
+throughput)
+  echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
+  timeout 300 python3 bench/stages.py --programs "${PROGRAMS:-32}" --batch 32 --run --instances 10000000 --label h200 --out "$x" \
+    > "$x/stages.txt" 2>&1
+  echo "exit $?"; tail -n 9 "$x/stages.txt"
+  echo "== profile all, property race, from an empty corpus, $TIME s, ${W:-8} workers on the GPU; programs/h, busy share"
+  # NVML's utilisation (a kernel running on the GPU, sampled each second) beside the CUDA-event sum
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -i 0 -lms 1000 > "$x/nvml-util.txt" 2>&1 &
+  smi=$!
+  $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
+      --gpus 1 --workers-per-gpu "${W:-8}" --json > "$x/campaign.json" 2> "$x/campaign.txt"
+  echo "exit $?"; tail -n 25 "$x/campaign.txt"
+  kill $smi 2>/dev/null
+  python3 bench/throughput.py "$x/corpus" --time "$TIME" --nvml "$x/nvml-util.txt" > "$x/throughput.json"; cat "$x/throughput.json"
+  mv "$x/nvml-util.txt" "$x/corpus/"
+  tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
   ;;
 ray)
   SECONDS_PER_RUN=${SECONDS_PER_RUN:-120} OUT="$x" timeout 500 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1

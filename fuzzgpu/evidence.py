@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -160,6 +160,7 @@ class EvidenceBackend:
         self.fresh_instances = 0  # instances actually run (not answered from the cache)
         self.fresh_runs = 0
         self.cached_runs = 0
+        self.gpu_seconds = 0.0  # the GPU's busy time of the fresh runs (their histograms' ``gpu_s``)
 
     def describe(self) -> str:
         return self.inner.describe()
@@ -172,6 +173,21 @@ class EvidenceBackend:
         backend, arch, toolchain = self.identity()
         return self.cache.key(program, config, backend, arch, toolchain)
 
+    def prepare(self, programs: Sequence[Program], config: RunConfig) -> None:
+        """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs
+        the cache will not answer with ``config``."""
+        prepare = getattr(self.inner, "prepare", None)
+        if prepare is None:
+            return
+        deterministic = getattr(self.inner, "deterministic", False)
+        todo = []
+        for p in programs:
+            ev = self.cache.get(self.key(p, config))
+            if ev is None or not (deterministic or ev.instances >= config.instances):
+                todo.append(p)
+        if todo:
+            prepare(todo)
+
     def run(self, program: Program, config: RunConfig) -> Histogram:
         key = self.key(program, config)
         ev = self.cache.get(key)
@@ -183,6 +199,7 @@ class EvidenceBackend:
         need = max(1, config.instances - have)
         h = self.inner.run(program, replace(config, instances=need, seed=config.seed + (ev.runs if ev else 0)))
         self.fresh_instances += h.instances
+        self.gpu_seconds += float(dict(h.meta).get("gpu_s", 0.0))
         self.fresh_runs += 1
         new = Evidence(tuple(h.keys)) if ev is None else Evidence.from_json(ev.to_json())
         new.merge(h)

@@ -283,10 +283,12 @@ STATE_SCHEMA: dict[str, Any] = {
         "run_index": _BIG_COUNT,
         "sessions": _BIG_COUNT,
         "programs": _BIG_COUNT,
+        "shrink_programs": _BIG_COUNT,
         "instances": _BIG_COUNT,
         "duplicates": _BIG_COUNT,
         "quarantined": _BIG_COUNT,
         "elapsed": {"type": "number", "minimum": 0, "maximum": 1e12},
+        "gpu_seconds": {"type": "number", "minimum": 0, "maximum": 1e12},
         "last_finding_elapsed": {"type": ["number", "null"], "minimum": 0, "maximum": 1e12},
         "findings": {"type": "array", "items": _FINDING_RECORD, "maxItems": 1 << 20},
         "shapes": {

@@ -143,6 +143,22 @@ def compile_programs(
     return out
 
 
+def compile_batch(programs: Sequence[Program], arch: str, inject: str | None = None) -> dict[Program, Compiled]:
+    """The harnesses of ``programs`` (all runnable, one harness arch) in one nvcc call; a batch nvcc
+    refuses is split in halves and each compiled again, and a program refused on its own is left
+    out (its own compile, when it runs, says why)."""
+    if not programs:
+        return {}
+    try:
+        # not kept in the cubin cache: a batch's translation unit is never compiled again
+        return dict(zip(programs, compile_programs(programs, arch, batch=len(programs), jobs=1, use_cache=False, inject=inject)))
+    except UserError:
+        if len(programs) == 1:
+            return {}
+        half = len(programs) // 2
+        return {**compile_batch(programs[:half], arch, inject), **compile_batch(programs[half:], arch, inject)}
+
+
 # --------------------------------------------------------------------------------------------
 # Running (GPU)
 # --------------------------------------------------------------------------------------------
@@ -391,6 +407,8 @@ class CudaBackend:
         self.stream = drv.Stream()
         self.custream = cu.CUstream(self.stream.handle)
         self._modules: dict[bytes, Any] = {}
+        #: harnesses compiled ahead (:meth:`prepare`), taken by :meth:`run`
+        self._prepared: dict[Program, Compiled] = {}
         self.sms = self.device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
         smem_attr = getattr(drv.device_attribute, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", None)
         self.smem_per_sm = int(self.device.get_attribute(smem_attr)) if smem_attr is not None else 228 * 1024
@@ -520,6 +538,24 @@ class CudaBackend:
     def compile(self, program: Program, inject: str | None = None) -> Compiled:
         return compile_programs([program], self.arch, batch=1, jobs=1, inject=inject)[0]
 
+    def prepare(self, programs: Sequence[Program]) -> None:
+        """Compile the harnesses of ``programs`` ahead, as few nvcc calls as their fault injection
+        and harness arch allow (:func:`compile_batch`); :meth:`run` takes them from there.  A
+        program the harness cannot run is left to :meth:`run` (which says why)."""
+        groups: dict[tuple[str | None, str], list[Program]] = {}
+        for p in programs:
+            if p in self._prepared or codegen.unrunnable_reasons(p):
+                continue
+            try:
+                arch = codegen.harness_arch([p], self.arch)
+            except UserError:
+                continue
+            groups.setdefault((self.injected(p), arch), []).append(p)
+        for (inject, _), group in groups.items():
+            self._prepared.update(compile_batch(group, self.arch, inject))
+        while len(self._prepared) > 4096:  # programs prepared but never run (a run cut short): the oldest go
+            del self._prepared[next(iter(self._prepared))]
+
     def injected(self, program: Program) -> str | None:
         """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
         return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
@@ -532,7 +568,7 @@ class CudaBackend:
         config = config or RunConfig()
         if watch is None:
             watch = properties.forbidden_watch(program)
-        c = compiled or self.compile(program, inject=self.injected(program))
+        c = compiled or self._prepared.pop(program, None) or self.compile(program, inject=self.injected(program))
         try:
             return self.run_compiled(c, config, watch)
         except self.drv.Error as e:  # PyCUDA's errors (a synchronize after a faulting launch)
@@ -630,6 +666,8 @@ class CudaBackend:
             else None
         )
         t0 = time.perf_counter()
+        busy = (drv.Event(), drv.Event())  # the GPU's time on this harness: its launches, first to last
+        busy[0].record(self.stream)
         done = 0
         if gexec is not None:
             while done + per <= launches:
@@ -640,10 +678,12 @@ class CudaBackend:
             done += 1
         if config.inline_check:
             self.launch(func, grid, 256, at(a_check, launches), shared=shared)  # classify the last launch
+        busy[1].record(self.stream)
         h = np.zeros(spec.nbins + 1, dtype=np.uint64)
         self.sync()
         drv.memcpy_dtoh(h, hist)
         secs = time.perf_counter() - t0
+        gpu_s = busy[1].time_since(busy[0]) / 1e3
         epoch = np.zeros(ctl_bytes // 8, dtype=np.uint64)
         drv.memcpy_dtoh(epoch, ctl)
         prov = provenance(spec, epoch) if watched.any() else None
@@ -670,6 +710,7 @@ class CudaBackend:
             "stride": stride,
             "dynamic_shared_bytes": shared,
             "values": spec.values,  # the value encoding: tagged, or exact (primed before each launch)
+            "gpu_s": gpu_s,  # CUDA events around the launches: the campaign's GPU busy share
         }
         if prov is not None:
             meta["provenance"] = prov

@@ -16,8 +16,10 @@ each location a distinct compile-time offset, every op ``asm volatile(... ::: "m
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import codegen
@@ -50,6 +52,102 @@ def static_source(p: Program) -> tuple[str, str]:
     by a sink store so ptxas cannot delete it -- and with it the reordering this backend looks
     for)."""
     return codegen.generate_static(p), "codegen.generate_static"
+
+
+def batch_kernel_name(index: int, thread: str) -> str:
+    """The name of program ``index``'s kernel of ``thread`` in a batch (:func:`check_batch`)."""
+    return f"fuzzgpu_b{index}_{thread}"
+
+
+def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[dict[str, list[Any]] | None]:
+    """The static check of many programs at once: their kernels (each renamed
+    :func:`batch_kernel_name`) in one translation unit, one nvcc and one nvdisasm, the SASS analysis
+    function by function -- ptxas compiles each kernel on its own, so a kernel's SASS is the one a
+    single compile gives (tests/backends/test_static_batch.py checks that the findings and the
+    property verdicts agree with single checks).
+
+    Per program, what :meth:`StaticBackend.run` puts in its histogram's meta (``sass_findings``,
+    ``sass_notes``, ``sass_unchecked``), each finding named as in a single check (its kernel, its
+    ``.litmus``, its CUDA source line); its PTX and SASS line numbers are those of the batch's
+    listing.  ``None`` for a program the single check must answer: one with something not checked,
+    with no static kernels, or whose kernels are missing from the batch's SASS.  A batch nvcc
+    refuses is split in halves and each half checked again; a program refused on its own is
+    ``None`` (its single check says why)."""
+    texts: dict[int, str] = {}
+    for i, p in enumerate(programs):
+        try:
+            src = codegen.generate_static(p)
+        except UserError:
+            continue
+        for t in p.threads:
+            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
+        texts[i] = src
+    out: list[dict[str, list[Any]] | None] = [None] * len(programs)
+    _check_group(programs, texts, sorted(texts), arch, opt, out)
+    return out
+
+
+_BATCH_NAME = re.compile(r"\bfuzzgpu_b(\d+)_(\w+)")
+
+
+def _single_name(m: re.Match[str]) -> str:
+    return codegen.static_kernel_name(m.group(2))
+
+
+def _as_single(d: dict[str, Any], function: str, program: str, shift: int) -> dict[str, Any]:
+    """A finding of a batch as the program's own check states it: its kernel's name, its ``.litmus``,
+    its source lines (``shift`` lines earlier in the batch's file than in its own)."""
+
+    def line(m: re.Match[str]) -> str:
+        return f":{int(m.group(1)) - shift})"
+
+    d.update(function=function, source=f"{program}.litmus", reason=_BATCH_NAME.sub(_single_name, d["reason"]),
+             crossed=tuple(re.sub(r":(\d+)\)$", line, _BATCH_NAME.sub(_single_name, c)) for c in d["crossed"]))
+    if d["src_line"]:
+        d["src_line"] -= shift
+    return d
+
+
+def _check_group(programs: Sequence[Program], texts: Mapping[int, str], idx: list[int], arch: str, opt: int,
+                 out: list[dict[str, list[Any]] | None]) -> None:
+    from .. import sass
+
+    if not idx:
+        return
+    try:
+        reports = sass.check_cu_source("".join(texts[i] for i in idx), (arch,), opt, source="batch.litmus", name="fuzzgpu_static")
+    except UserError:
+        if len(idx) > 1:  # one program's error breaks its batch: check the halves again
+            _check_group(programs, texts, idx[: len(idx) // 2], arch, opt, out)
+            _check_group(programs, texts, idx[len(idx) // 2 :], arch, opt, out)
+        return
+    first_line, line = {}, 1
+    for i in idx:
+        first_line[i] = line
+        line += texts[i].count("\n")
+    single = {batch_kernel_name(i, t.name): (i, codegen.static_kernel_name(t.name)) for i in idx for t in programs[i].threads}
+    found: dict[int, dict[str, list[Any]]] = {i: {"sass_findings": [], "sass_notes": [], "sass_unchecked": []} for i in idx}
+    seen: dict[int, set[str]] = {i: set() for i in idx}
+    bad: set[int] = set()
+    for rep in reports:
+        for fn in rep.functions:
+            if fn.name not in single:  # a function that is no program's kernel (a device function not inlined)
+                return  # single checks for all
+            i, name = single[fn.name]
+            seen[i].add(fn.name)
+            if fn.unchecked:
+                bad.add(i)
+            found[i]["sass_findings"] += [_as_single(f.to_dict(), name, programs[i].name, first_line[i] - 1) for f in fn.findings]
+            found[i]["sass_notes"] += [_BATCH_NAME.sub(_single_name, n) for n in fn.notes]
+        for text in rep.unchecked + rep.notes:
+            hit = {single[m.group(0)][0] for m in _BATCH_NAME.finditer(text) if m.group(0) in single}
+            if not hit:
+                return  # a module note naming no kernel: every program of the batch gets its single check
+            bad |= hit
+    for i in idx:
+        if i not in bad and seen[i] == {batch_kernel_name(i, t.name) for t in programs[i].threads}:
+            out[i] = {**found[i], "sass_listing": [f"one compile of {len(idx)} programs' kernels: a finding's PTX and SASS "
+                                                   "line numbers are that listing's"]}
 
 
 class StaticBackend:
@@ -91,13 +189,35 @@ class StaticBackend:
             return self.arch
         return TCGEN05_ARCH
 
+    def _key(self, program: Program, src: str) -> str:
+        return hashlib.sha256(f"{self.arch_for(program)}:{self.opt}:{src}".encode()).hexdigest()
+
+    def prepare(self, programs: Sequence[Program]) -> None:
+        """Check ``programs`` ahead, in batches per arch (:func:`check_batch`): a later :meth:`run`
+        of a program the batch found clean answers from memory; the others are checked one by one
+        when they run."""
+        todo: dict[str, list[tuple[Program, str]]] = {}
+        for p in programs:
+            try:
+                src = codegen.generate_static(p)
+            except UserError:
+                continue
+            if self._key(p, src) not in _SOURCE_CACHE:
+                todo.setdefault(self.arch_for(p), []).append((p, src))
+        for arch, group in todo.items():
+            for (p, src), res in zip(group, check_batch([p for p, _ in group], arch, self.opt)):
+                if res is not None:
+                    _SOURCE_CACHE[self._key(p, src)] = res
+        while len(_SOURCE_CACHE) > 20_000:  # a long campaign: the oldest answers go first
+            del _SOURCE_CACHE[next(iter(_SOURCE_CACHE))]
+
     def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
         from .. import sass
 
         t0 = time.perf_counter()
         src, generator = static_source(program)
         arch = self.arch_for(program)
-        key = hashlib.sha256(f"{arch}:{self.opt}:{src}".encode()).hexdigest()
+        key = self._key(program, src)
         res = _SOURCE_CACHE.get(key)
         if res is None:
             reports = sass.check_cu_source(src, (arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static")
@@ -116,7 +236,7 @@ class StaticBackend:
             ("sass_findings", res["sass_findings"]),
             ("sass_notes", res["sass_notes"]),
             ("sass_unchecked", res["sass_unchecked"]),
-        )
+        ) + ((("sass_listing", res["sass_listing"][0]),) if res.get("sass_listing") else ())
         return Histogram(program.outcome_keys(), (), 0, 0, time.perf_counter() - t0, "static", meta)
 
     def close(self) -> None:
@@ -157,6 +277,20 @@ class CheckedBackend:
 
     def describe(self) -> str:
         return f"{self.inner.describe()} + static SASS checks ({self.static.arch})"
+
+    def prepare(self, programs: Sequence[Program]) -> None:
+        """Both ahead: the static check in the worker thread while the harnesses compile here."""
+        import concurrent.futures
+
+        if not hasattr(self, "_pool"):
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="fuzzgpu-static")
+        fut = self._pool.submit(self.static.prepare, programs)
+        prepare = getattr(self.inner, "prepare", None)
+        try:
+            if prepare is not None:
+                prepare(programs)
+        finally:
+            fut.result()
 
     def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
         import concurrent.futures

@@ -25,7 +25,7 @@ from ..ir import Program
 from ..profiles import Profile
 from .database import example_database
 from . import timeline
-from .report import _kinds_note, classes_phrase, write_report
+from .report import _kinds_note, classes_phrase, live_table, write_report
 from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
 
 if TYPE_CHECKING:
@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 class _Stop(BaseException):
     """Raised inside the Hypothesis test to end a run now (time up, Ctrl-C): a BaseException, so
     Hypothesis neither shrinks nor retries it."""
+
+
+class _Replay(BaseException):
+    """A program drawn ahead (a batch) failed: its draw is in the example database, and the next
+    Hypothesis run replays it first and shrinks it (Hypothesis shrinks only the example it is
+    running)."""
 
 
 class _ShrinkTimeout(BaseException):
@@ -56,6 +62,15 @@ def _failed_as(key: str) -> type[PropertyFailed]:
     failures apart by exception type, so a shrink keeps to the kind it started from (a race of one
     class does not shrink into another)."""
     return type(f"PropertyFailed_{key}", (PropertyFailed,), {}) if key else PropertyFailed
+
+
+#: programs drawn ahead and compiled and checked together (one nvcc, one nvdisasm) by the backends
+#: that compile, by backend name; the others judge each program as it is drawn.  The static check
+#: costs ~55 CPU ms per program in batches of 32 and ~35 in batches of 64; on a GPU a batch is also
+#: the delay before its first run (32 harnesses: ~5 CPU s of nvcc)
+BATCH = {"static": 64, "cuda": 32, "auto": 32}
+#: the example database's key of a campaign's Hypothesis test (the namespace keeps runs apart)
+DATABASE_KEY = b"fuzzgpu-campaign"
 
 
 def end_reserve(seconds: float) -> float:
@@ -144,6 +159,9 @@ class Campaign:
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
         self._analysis_cache: dict[Program, Any] = {}
+        #: programs drawn ahead per batch (1: each judged as it is drawn)
+        self.batch = BATCH.get(getattr(backend, "name", ""), 1)
+        self._replay = False  # the next Hypothesis run replays a batch's failing draw first
         from ..stress.campaign import CampaignTuner
 
         self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
@@ -448,9 +466,16 @@ class Campaign:
 
     # -- the Hypothesis run ----------------------------------------------------------------
 
-    def _one_run(self, deadline: float) -> str:
-        """One Hypothesis run (generation until a failure, then shrinking); returns why it ended."""
+    def _one_run(self, deadline: float, replay: bool = False) -> str:
+        """One Hypothesis run (generation until a failure, then shrinking); returns why it ended.
+        With :attr:`batch` > 1 the run draws ahead: it keeps each drawn program (and its draw) until
+        :attr:`batch` are drawn, has the backend compile and check them together (its
+        ``prepare``), then judges them in order; the first new failure's draw goes into the example
+        database and the run ends (``"replay"``); the next run (``replay``) replays the database
+        first -- that draw among them -- and shrinks it as a failure found while generating is."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+        from hypothesis.control import current_build_context
+        from hypothesis.database import choices_to_bytes
         from hypothesis.errors import Flaky
 
         from .. import model, strategies
@@ -468,7 +493,7 @@ class Campaign:
 
         first_failure: list[float] = []
 
-        def body(program: Program) -> None:
+        def judge(program: Program) -> None:
             if self.stop_requested or time.monotonic() > deadline:
                 raise _Stop()
             if first_failure and time.monotonic() - first_failure[0] > self.profile.shrink_seconds:
@@ -480,13 +505,16 @@ class Campaign:
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
             self.state.programs += 1
+            self.state.shrink_programs += replay or bool(first_failure)  # a candidate of a shrink (or the replayed draw)
             ph = program_hash(program)[:16]
             if ph in self.quarantined:  # hung or crashed a worker before: skipped
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, "quarantined (hung or crashed the backend before)")
                 return
             try:
+                gpu0 = self.backend.gpu_seconds
                 hist = self.backend.run(program, cfg)
+                self.state.gpu_seconds += self.backend.gpu_seconds - gpu0
                 verdict = prop.check(program, hist)
             except ProgramFault as e:
                 self.quarantined.add(ph)
@@ -549,20 +577,61 @@ class Campaign:
                     best[:] = [(k, program, verdict, hist, cfg)]
                 raise _failed_as(getattr(verdict, "class_key", ""))(program, verdict, hist, cfg)
 
+        db = example_database(self.state_dir / "hypothesis", self._run_namespace())
+        ahead: list[tuple[Program, bytes]] = []  # drawn, not judged yet: (program, its draw)
+
+        def judge_ahead() -> None:
+            """Judge the programs drawn ahead, compiled and checked as one batch.  The first new
+            failure's draw goes into the database for the replay; the batch's other programs are
+            judged still (their compiles are done: variants counted, programs counted), a second
+            new failure among them is counted as a failure and left for a later draw to find."""
+            batch = list(ahead)
+            ahead.clear()
+            if batch:
+                self.backend.prepare([p for p, _ in batch], self.config_for())
+            failed = False
+            for p, draw in batch:
+                try:
+                    judge(p)
+                except PropertyFailed:
+                    if not failed:
+                        db.save(DATABASE_KEY, draw)
+                    failed = True
+                    first_failure.clear()  # judged as found while generating: the replay shrinks it
+                    target_rate.clear()
+                    best.clear()
+            if failed:
+                raise _Replay()
+
+        def body(program: Program) -> None:
+            if replay or self.batch <= 1:
+                judge(program)
+                return
+            if self.stop_requested or time.monotonic() > deadline:
+                raise _Stop()
+            ahead.append((program, choices_to_bytes(current_build_context().data.choices)))
+            if len(ahead) >= self.batch:
+                judge_ahead()
+
         strategy = strategies.weighted(self.profile.shapes, self.profile.options)
         test = settings(
-            database=example_database(self.state_dir / "hypothesis", self._run_namespace()),
+            database=db,
             max_examples=self.profile.max_examples,
             deadline=None,
             derandomize=False,  # explicit: a loaded settings profile (the test suite's is derandomized) must not fix the draws
             suppress_health_check=list(HealthCheck),
-            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+            # a replay: the database's draws (a batch's failure among them) and their shrinks, no new draws
+            phases=(Phase.explicit, Phase.reuse, Phase.shrink) if replay else (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
             verbosity=Verbosity.quiet,
             report_multiple_bugs=False,
             print_blob=False,
         )(seed(self.state.seed * 1_000_003 + self.state.run_index)(given(strategy)(body)))
+        test._hypothesis_internal_database_key = DATABASE_KEY  # type: ignore[attr-defined]  # one key, whatever body's source
         try:
             test()
+            judge_ahead()  # the run's last draws (max_examples reached)
+        except _Replay:
+            return "replay"
         except PropertyFailed as e:
             self._record(e.program, e.verdict, e.hist, e.config, shrunk=True)
             return "finding"
@@ -587,8 +656,10 @@ class Campaign:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             cause: BaseException | None = e
-            while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed)):
+            while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed, _Replay)):
                 cause = cause.__cause__ or cause.__context__
+            if isinstance(cause, _Replay):
+                return "replay"
             if isinstance(cause, PropertyFailed):
                 self._record(cause.program, cause.verdict, cause.hist, cause.config, shrunk=True)
                 return "finding"
@@ -606,25 +677,14 @@ class Campaign:
     _live_obj: Any = None
     _last_status = 0.0
 
-    def _table(self):
-        from rich.table import Table
+    def _table(self) -> Any:
+        return live_table(self)
 
-        el = self._elapsed_base + (time.monotonic() - self._t0)
-        sess = max(1e-9, time.monotonic() - self._t0)
-        t = Table(title=f"fuzzgpu campaign  profile={self.profile.name}  property={self.prop.name}  {self.inner.describe()}",
-                  title_justify="left")
-        for col in ("shape", "programs", "instances", "weak rate", "failures", "entries", "not covered"):
-            t.add_column(col, justify="right" if col != "shape" else "left")
-        for name, s in sorted(self.state.shapes.items()):
-            rate = f"{s['weak'] / s['instances']:.2e}" if s["instances"] else "-"
-            t.add_row(name, str(int(s["programs"])), f"{int(s['instances']):.3g}", rate, str(int(s["failures"])),
-                      str(int(s["findings"])), str(int(s["unsupported"])))
-        since = "never" if self.state.last_finding_elapsed is None else f"{el - self.state.last_finding_elapsed:.0f} s ago"
-        t.caption = (f"{(self.state.programs - self._p0) / sess:.1f} programs/s  {(self.state.instances - self._i0) / sess:.3g} instances/s  "
-                     f"{classes_phrase(self.state.classes)}, {len(self.state.findings)} entr{'y' if len(self.state.findings) == 1 else 'ies'}"
-                     + (f", {len(self.state.save_errors)} NOT SAVED (kept raw)" if self.state.save_errors else "")
-                     + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
-        return t
+    def _busy(self, sess: float) -> str:
+        """``GPU busy 37%,  ``: this session's GPU time (CUDA events around the harness launches)
+        over its wall time; empty on a backend that runs nothing on a GPU."""
+        gpu = self.state.gpu_seconds - self._g0
+        return f"GPU busy {gpu / sess:.0%}  " if gpu > 0 else ""
 
     def _refresh(self) -> None:
         self.save_state()
@@ -637,7 +697,7 @@ class Campaign:
             self._last_status = now
             sess = max(1e-9, now - self._t0)
             print(f"[{sess:6.0f} s] programs {self.state.programs} ({(self.state.programs - self._p0) / sess:.1f}/s), "
-                  f"instances {self.state.instances:.3g}, {classes_phrase(self.state.classes)}"
+                  f"instances {self.state.instances:.3g}, {self._busy(sess)}{classes_phrase(self.state.classes)}"
                   + (f", {len(self.state.save_errors)} not saved (kept raw)" if self.state.save_errors else ""), file=self.out, flush=True)
 
     # -- main loop -------------------------------------------------------------------------
@@ -663,7 +723,7 @@ class Campaign:
     def _run(self, seconds: float, started: float | None = None) -> CampaignResult:
         self._t0 = time.monotonic()
         self._elapsed_base = self.state.elapsed
-        self._p0, self._i0 = self.state.programs, self.state.instances
+        self._p0, self._i0, self._g0 = self.state.programs, self.state.instances, self.state.gpu_seconds
         # the deadline counts from the command's start (the backend's worker process started before this)
         self.end, self.seconds = Deadline(min(self._t0, started if started is not None else self._t0) + seconds), seconds
         deadline = self.end.at - end_reserve(seconds)  # generating and shrinking stop here; the rest ends the session
@@ -708,16 +768,17 @@ class Campaign:
                     reason = "time"
                     break
                 try:
-                    why = self._one_run(deadline)
+                    why = self._one_run(deadline, replay=self._replay)
                 finally:
                     self._flush_variants()
+                self._replay = why == "replay"
                 if why in ("finding", "exhausted", "flaky"):
                     self.state.run_index += 1
                 self.save_state(force=True)
                 if self.max_findings is not None and len(self.session_findings) >= self.max_findings:
                     reason = f"found {len(self.session_findings)} finding(s) (--max-findings)"
                     break
-                runs += 1
+                runs += why != "replay"  # a batch's failure and its replay are one run
                 if self.max_runs is not None and runs >= self.max_runs:
                     reason = f"{runs} Hypothesis run(s) done"
                     break

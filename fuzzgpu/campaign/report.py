@@ -193,12 +193,12 @@ def write_report(c: CampaignView, reason: str) -> Path:
 def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
     statistics added, findings listed once per corpus file with the workers that found them."""
-    out: dict[str, Any] = {"programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "faults": {}, "timeouts": {}, "shapes": {},
+    out: dict[str, Any] = {"programs": 0, "shrink_programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "gpu_seconds": 0.0, "faults": {}, "timeouts": {}, "shapes": {},
                            "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states), "classes": {},
                            "save_errors": []}
     by_file: dict[str, dict[str, Any]] = {}
     for wid, st in sorted(states.items()):
-        for k in ("programs", "instances", "duplicates", "quarantined"):
+        for k in ("programs", "shrink_programs", "instances", "duplicates", "quarantined", "gpu_seconds"):
             v = st.get(k, 0)
             out[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
         out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))
@@ -285,3 +285,26 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
            "plots": {k: {"file": f, "note": n} for k, (f, n) in plots.items()}}
     write_atomic(d / "report.json", json.dumps(rep, indent=1, default=str))
     return d
+
+
+def live_table(c: Any) -> Any:
+    """The live display of campaign ``c`` (a :class:`~fuzzgpu.campaign.engine.Campaign`): a rich table."""
+    from rich.table import Table
+
+    el = c._elapsed_base + (time.monotonic() - c._t0)
+    sess = max(1e-9, time.monotonic() - c._t0)
+    t = Table(title=f"fuzzgpu campaign  profile={c.profile.name}  property={c.prop.name}  {c.inner.describe()}",
+              title_justify="left")
+    for col in ("shape", "programs", "instances", "weak rate", "failures", "entries", "not covered"):
+        t.add_column(col, justify="right" if col != "shape" else "left")
+    for name, s in sorted(c.state.shapes.items()):
+        rate = f"{s['weak'] / s['instances']:.2e}" if s["instances"] else "-"
+        t.add_row(name, str(int(s["programs"])), f"{int(s['instances']):.3g}", rate, str(int(s["failures"])),
+                  str(int(s["findings"])), str(int(s["unsupported"])))
+    since = "never" if c.state.last_finding_elapsed is None else f"{el - c.state.last_finding_elapsed:.0f} s ago"
+    t.caption = (f"{(c.state.programs - c._p0) / sess:.1f} programs/s  {(c.state.instances - c._i0) / sess:.3g} instances/s  "
+                 + c._busy(sess)
+                 + f"{classes_phrase(c.state.classes)}, {len(c.state.findings)} entr{'y' if len(c.state.findings) == 1 else 'ies'}"
+                 + (f", {len(c.state.save_errors)} NOT SAVED (kept raw)" if c.state.save_errors else "")
+                 + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
+    return t

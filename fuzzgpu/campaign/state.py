@@ -30,8 +30,12 @@ class State:
     run_index: int = 0
     sessions: int = 0
     programs: int = 0
+    #: of them, programs judged while shrinking a failure (its candidates; with batches, the replayed draw too)
+    shrink_programs: int = 0
     instances: int = 0
     elapsed: float = 0.0
+    #: the GPU's busy time over the campaign: CUDA events around each run's harness launches
+    gpu_seconds: float = 0.0
     last_finding_elapsed: float | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
     duplicates: int = 0

@@ -14,6 +14,8 @@ consistent.
 
 from __future__ import annotations
 
+import sys
+from collections import OrderedDict
 from typing import Mapping
 
 from ..ir import (
@@ -648,7 +650,34 @@ def _label_index(code: tuple[Instruction, ...], name: str) -> int:
     return next(i for i, ins in enumerate(code) if isinstance(ins, Label) and ins.name == name)
 
 
+#: the traces of the programs asked about most recently (:func:`program_traces`): a program's race,
+#: model, class and fix questions each ask for the same traces; with the work they cost
+_TRACES: OrderedDict[tuple[Program, int], tuple[ProgramTraces, int]] = OrderedDict()
+_TRACES_KEPT = 32
+
+
 def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
+    """:func:`compute_traces`, computed once for the questions asked of one program (a campaign asks
+    the race analysis, the model, the class and the fix search of each): the traces of the last
+    :data:`_TRACES_KEPT` programs are kept, and a repeated question charges ``work`` the units the
+    computation spent, so a budget runs out exactly where it did when every question computed them."""
+    key = (p, loop_bound)
+    hit = _TRACES.get(key)
+    if hit is None:  # computed under the caller's budget (never unbounded where it was bounded)
+        counted = work if work is not None else Budget(sys.maxsize)
+        before = counted.used
+        pt = compute_traces(p, loop_bound, counted)
+        _TRACES[key] = (pt, counted.used - before)
+        while len(_TRACES) > _TRACES_KEPT:
+            _TRACES.popitem(last=False)
+        return pt
+    _TRACES.move_to_end(key)
+    if work is not None:
+        work.spend(hit[1])
+    return hit[0]
+
+
+def compute_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
 
     Each value carries a cost vector: how many writes to each location, and how many executions of

@@ -98,11 +98,15 @@ def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, se
     return lock, base_seed
 
 
-def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any]) -> str:
-    """The parent's live status line, from the combined state (:func:`fuzzgpu.campaign.combine_states`)."""
+def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: int = 0) -> str:
+    """The parent's live status line, from the combined state (:func:`fuzzgpu.campaign.combine_states`):
+    with ``gpus``, the GPUs' busy share (the workers' GPU seconds -- CUDA events around their harness
+    launches -- over the wall time of that many GPUs)."""
     from ..campaign import classes_phrase
 
-    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']}  instances {st['instances']:.3g}  "
+    busy = f"GPU busy {st.get('gpu_seconds', 0.0) / (elapsed * gpus):.0%}  " if gpus and elapsed > 0 else ""
+    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']} ({st['programs'] / max(elapsed, 1e-9):.1f}/s)  "
+            f"instances {st['instances']:.3g}  {busy}"
             f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
             + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""))
 
@@ -213,7 +217,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
             if now - last > status_every:
                 last = now
-                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids))), file=out, flush=True)
+                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ())), file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"

@@ -64,6 +64,15 @@ class BackendSpec:
     gpu_fault: str | None = None
 
 
+@dataclass(frozen=True)
+class Prepare:
+    """The message that asks the worker to compile and check ``programs`` ahead (its backend's
+    ``prepare``); answered ``("ok", None)``, whatever became of it (a program the batch could not
+    prepare is compiled when it runs)."""
+
+    programs: tuple[Any, ...]
+
+
 def die_with_parent() -> None:
     """Linux: this process gets SIGKILL when its parent dies (a campaign killed by SIGKILL leaves
     no worker behind, not even one stuck in a hung launch).  A no-op elsewhere."""
@@ -113,6 +122,13 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             return
         if msg is None:
             return
+        if isinstance(msg, Prepare):
+            try:
+                getattr(backend, "prepare", lambda programs: None)(list(msg.programs))
+            except Exception:  # noqa: BLE001, S110 -- ahead of time only: each program's run says what is wrong with it
+                pass
+            conn.send(("ok", None))
+            continue
         program, config = msg
         try:
             h = backend.run(program, config)
@@ -217,6 +233,25 @@ class SupervisedBackend:
     def deadline_for(self, config: Any) -> float:
         rate = THROUGHPUT.get(self.spec.name, 5e7)
         return min(MAX_DEADLINE, self.watchdog + 10.0 * getattr(config, "instances", 1) / rate)
+
+    def prepare(self, programs: Any) -> None:
+        """Compile and check ``programs`` ahead in the worker (:class:`Prepare`), under the watchdog
+        (its seconds plus a second per program); a worker that hangs or dies meanwhile is replaced
+        and nothing is raised: each program is then compiled when it runs, and a fault shows there,
+        on its own program."""
+        if self._proc is None or not self._proc.is_alive():
+            if self._proc is not None:
+                self._kill()
+            self.restarts += 1
+            self._start()
+        try:
+            self._conn.send(Prepare(tuple(programs)))
+            if self._conn.poll(self.watchdog + len(programs)):
+                self._conn.recv()
+                return
+        except (EOFError, OSError):
+            pass
+        self._kill()
 
     def run(self, program: Any, config: Any) -> Any:
         if self._proc is None or not self._proc.is_alive():
@@ -342,5 +377,5 @@ def quarantined_hashes(corpus_root: Path) -> set[str]:
     return {p.stem for p in d.glob("*.json")} if d.is_dir() else set()
 
 
-__all__ = ["DEFAULT_WATCHDOG", "MAX_DEADLINE", "MAX_RESTARTS", "BackendSpec", "ProgramFault", "SupervisedBackend", "quarantine",
+__all__ = ["DEFAULT_WATCHDOG", "MAX_DEADLINE", "MAX_RESTARTS", "BackendSpec", "Prepare", "ProgramFault", "SupervisedBackend", "quarantine",
            "quarantined_hashes"]

@@ -1,0 +1,231 @@
+"""Benchmark: CPU milliseconds per program of each stage of a campaign (issue 29) -- draw, oracle,
+codegen, compile, SASS check, run -- over one stream of programs drawn from a profile.
+
+    python bench/stages.py [--profile all] [--programs 32] [--property race] [--batch 16] [--label after]
+    python bench/stages.py --run --instances 10000000        # on a GPU: the harness runs too
+
+CPU time is this process's user+system time plus its children's (nvcc, ptxas, nvdisasm), from
+``resource.getrusage``; each stage is timed over the whole stream and divided by the number of
+programs it applied to.  Stages:
+
+* ``draw``: Hypothesis draws the programs (the profile's weighted strategy, one seed);
+* ``oracle``: what a campaign asks of the model per program: the property's verdict on a histogram
+  of the program's allowed outcomes (as a GPU run would show them) and ``model.analyse`` (the weak
+  count), each question from a fresh program object (no cache between programs);
+* ``codegen``: the static kernels and the harness source;
+* ``compile``: the harness, one nvcc per program (``single``) or one per ``--batch`` programs;
+* ``sass``: the static SASS check (nvcc of the static kernels, nvdisasm, the analysis), one per
+  program (``single``) or one per batch (``batch``, :func:`fuzzgpu.backends.static.check_batch`);
+* ``run`` (``--run``, a GPU): the harness at ``--instances`` instances, CPU time and GPU busy share.
+
+Writes ``bench/results/throughput/stages-<label>.json`` and ``.md`` (machine, date, command, table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # this checkout's fuzzgpu, run as a script
+
+
+def cpu() -> float:
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    c0, w0 = cpu(), time.perf_counter()
+    out = fn()
+    return out, cpu() - c0, time.perf_counter() - w0
+
+
+def draw(profile: str, n: int, seed: int) -> list[Any]:
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hseed
+
+    from fuzzgpu import strategies
+    from fuzzgpu.profiles import load_profile
+
+    prof = load_profile(profile)
+    out: list[Any] = []
+
+    class Enough(BaseException):
+        pass
+
+    def body(p: Any) -> None:
+        out.append(p)
+        if len(out) >= n:
+            raise Enough()
+
+    test = settings(database=None, max_examples=10 * n, deadline=None, phases=(Phase.generate,), derandomize=False,
+                    suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)(
+        hseed(seed)(given(strategies.weighted(prof.shapes, prof.options))(body)))
+    try:
+        test()
+    except Enough:
+        pass
+    return out
+
+
+def fresh(p: Any) -> Any:
+    """An equal program that is not the same object (a cache keyed by identity does not answer)."""
+    from fuzzgpu.ir import program_from_json, program_to_json
+
+    return program_from_json(program_to_json(p))
+
+
+def oracle(programs: list[Any], prop: str) -> int:
+    from fuzzgpu import model, properties
+    from fuzzgpu.backends.base import Histogram
+
+    done = 0
+    for p in programs:
+        try:
+            a = model.analyse(p)
+        except model.Unsupported:
+            continue
+        hist = Histogram(a.keys, tuple((o, 1000) for o in sorted(a.allowed, key=repr)), 1000 * max(1, len(a.allowed)), 0, 0.0, "bench")
+        properties.get(prop).check(p, hist)
+        done += 1
+    return done
+
+
+def run_on_gpu(compiled: list[Any], instances: int, row: Callable[..., None]) -> dict[str, Any]:
+    """Each compiled harness run on the GPU at ``instances``: the host's CPU time and the GPU's busy
+    time (CUDA events around the launches, the histogram's ``gpu_s``)."""
+    from fuzzgpu.backends import cuda
+    from fuzzgpu.backends.base import RunConfig
+
+    be = cuda.CudaBackend()
+    cfg = RunConfig(instances=instances)
+    busy = [0.0]
+    failed: list[str] = []
+
+    def run_all() -> None:
+        for comp in compiled:
+            try:
+                h = be.run_compiled(comp, cfg)
+            except Exception as e:  # noqa: BLE001 -- counted and named, the others still run
+                failed.append(f"{comp.program}: {type(e).__name__}: {str(e)[:120]}")
+                continue
+            busy[0] += float(dict(h.meta)["gpu_s"])
+
+    _, c, w = timed(run_all)
+    row("run", "single", c, w, len(compiled), f"{instances:.3g} instances each; GPU busy {busy[0] / max(w, 1e-9):.0%} of "
+        f"the wall time of the runs; {len(failed)} failed")
+    return {"device": be.describe(), "gpu_busy_s": busy[0], "wall_s": w, "instances": instances, "failed": failed}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--profile", default="all")
+    ap.add_argument("--programs", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--property", default="race")
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--batch", type=int, default=16, help="programs per batched compile / SASS check (0: single only)")
+    ap.add_argument("--label", default="now")
+    ap.add_argument("--run", action="store_true", help="run each harness on the GPU")
+    ap.add_argument("--instances", type=int, default=10_000_000)
+    ap.add_argument("--out", default=str(ROOT / "bench/results/throughput"))
+    args = ap.parse_args()
+
+    from fuzzgpu import codegen, sass
+    from fuzzgpu.backends import cuda
+    from fuzzgpu.backends.static import StaticBackend
+
+    rows: dict[str, dict[str, Any]] = {}
+
+    def row(stage: str, mode: str, cpu_s: float, wall_s: float, n: int, note: str = "") -> None:
+        rows[f"{stage} ({mode})"] = {"stage": stage, "mode": mode, "programs": n, "cpu_ms_per_program": round(1e3 * cpu_s / max(1, n), 1),
+                                     "wall_ms_per_program": round(1e3 * wall_s / max(1, n), 1), "note": note}
+        print(f"{stage:8} {mode:8} {n:4} programs  {1e3 * cpu_s / max(1, n):8.1f} CPU ms/program  {1e3 * wall_s / max(1, n):8.1f} wall ms/program  {note}",
+              flush=True)
+
+    programs, c, w = timed(lambda: draw(args.profile, args.programs, args.seed))
+    row("draw", "single", c, w, len(programs))
+    copies = [fresh(p) for p in programs]
+    n_or, c, w = timed(lambda: oracle(copies, args.property))
+    row("oracle", "single", c, w, len(programs), f"{n_or} covered by the oracle; property {args.property}")
+
+    static = StaticBackend(args.arch)
+    runnable = [p for p in programs if not codegen.unrunnable_reasons(p)]
+    statics = []
+    for p in programs:
+        try:
+            codegen.generate_static(p)
+            statics.append(p)
+        except codegen.Unrunnable:
+            pass
+
+    def gen() -> None:
+        for p in statics:
+            codegen.generate_static(p)
+        for p in runnable:
+            codegen.generate_module([p])
+
+    _, c, w = timed(gen)
+    row("codegen", "single", c, w, len(programs))
+
+    def compile_single() -> list[Any]:
+        return [cuda.compile_programs([p], args.arch, batch=1, jobs=1, use_cache=False)[0] for p in runnable]
+
+    compiled, c, w = timed(compile_single)
+    row("compile", "single", c, w, len(runnable), "harness, one nvcc per program")
+
+    def sass_single() -> list[Any]:
+        return [sass.check_cu_source(codegen.generate_static(p), (static.arch_for(p),), 3, source=f"{p.name}.litmus", name="fuzzgpu_static")
+                for p in statics]
+
+    single_reports, c, w = timed(sass_single)
+    row("sass", "single", c, w, len(statics), "static kernels: nvcc + nvdisasm + analysis per program")
+
+    if args.batch > 1:
+        k = args.batch
+
+        def compile_batch() -> list[Any]:
+            return cuda.compile_programs(runnable, args.arch, batch=k, jobs=1, use_cache=False)
+
+        _, c, w = timed(compile_batch)
+        row("compile", f"batch{k}", c, w, len(runnable), f"harness, one nvcc per {k} programs")
+        check_batch = getattr(sys.modules["fuzzgpu.backends.static"], "check_batch", None)
+        if check_batch is not None:
+            res, c, w = timed(lambda: [check_batch(statics[i : i + k], args.arch, 3) for i in range(0, len(statics), k)])
+            row("sass", f"batch{k}", c, w, len(statics), f"static kernels: one nvcc + nvdisasm per {k} programs")
+
+    gpu = run_on_gpu(compiled, args.instances, row) if args.run else {}
+    write(args, rows, gpu, len(programs), len(runnable), len(statics))
+    return 0
+
+
+def write(args: argparse.Namespace, rows: dict[str, dict[str, Any]], gpu: dict[str, Any], n: int, runnable: int, statics: int) -> None:
+    """``stages-<label>.json`` and ``.md`` under ``--out``."""
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {"machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.processor() or platform.machine()})",
+           "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "command": "python " + " ".join([os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]),
+           "profile": args.profile, "seed": args.seed, "programs": n, "runnable": runnable,
+           "static_checkable": statics, "stages": rows, "gpu": gpu}
+    (out / f"stages-{args.label}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    lines = [f"# Stage profile `{args.label}`", "", f"{doc['machine']}, {doc['date']}", "", f"`{doc['command']}`", "",
+             "| stage | mode | programs | CPU ms/program | wall ms/program | note |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r['stage']} | {r['mode']} | {r['programs']} | {r['cpu_ms_per_program']} | {r['wall_ms_per_program']} | {r['note']} |"
+              for r in rows.values()]
+    (out / f"stages-{args.label}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / f'stages-{args.label}.json'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""A campaign's throughput from its corpus (issue 29): programs per hour, instances per program and
+the GPU's busy share (the workers' GPU seconds -- CUDA events around their harness launches -- over
+the wall time of the GPUs), from the state files the campaign's workers wrote.
+
+    python bench/throughput.py CORPUS [--gpus 1] [--time SECONDS] [--nvml nvidia-smi-samples.txt]
+
+Prints one JSON object.  ``--time``: the campaign's wall time (default: the longest worker's
+``elapsed``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus")
+    ap.add_argument("--gpus", type=int, default=1)
+    ap.add_argument("--time", type=float, default=0.0)
+    ap.add_argument("--nvml", help="nvidia-smi's utilization.gpu, one sample a line (the mean is the NVML busy share)")
+    args = ap.parse_args()
+    root = Path(args.corpus) / ".fuzzgpu"
+    paths = sorted(root.glob("workers/*/state.json")) or [root / "state.json"]
+    states = [json.loads(p.read_text()) for p in paths if p.is_file()]
+    if not states:
+        print(f"{args.corpus}: no campaign state", file=sys.stderr)
+        return 2
+    programs = sum(int(s.get("programs", 0)) for s in states)
+    shrinking = sum(int(s.get("shrink_programs", 0)) for s in states)
+    instances = sum(int(s.get("instances", 0)) for s in states)
+    gpu_s = sum(float(s.get("gpu_seconds", 0.0)) for s in states)
+    wall = args.time or max(float(s.get("elapsed", 0.0)) for s in states)
+    util = [float(x) for x in Path(args.nvml).read_text().split() if x.replace(".", "", 1).isdigit()] if args.nvml else []
+    print(json.dumps({
+        "workers": len(states), "programs": programs, "wall_s": round(wall, 1),
+        "programs_per_hour": round(3600 * programs / wall) if wall else None,
+        "shrink_share": round(shrinking / programs, 3) if programs else None,  # programs judged while shrinking
+        "instances_per_program": round(instances / programs) if programs else None,
+        "gpu_seconds": round(gpu_s, 1), "gpu_busy_share": round(gpu_s / (wall * args.gpus), 3) if wall else None,
+        "gpu_util_nvml_mean": round(sum(util) / len(util) / 100, 3) if util else None,  # over the samples taken
+        "nvml_samples": len(util),
+        "classes": sorted({k for s in states for k in (s.get("classes") or {})}),
+    }, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

