@@ -55,6 +55,7 @@ class StressConfig:
     stress_lines: int = _knob(64, "scratch lines the stress CTAs and the pre-test stress hammer")
     stress_pattern: int = _knob(0, "the stress CTAs' access pair: " + _PATTERN_CODES)
     stress_by_cta: bool = _knob(False, "stress lines chosen per CTA (off: round-robin over warps)")
+    stripe_ctas: bool = _knob(False, "roles in different CTAs in neighbouring CTAs, as cuda-litmus places them (off: a random distance)")
     barrier: bool = _knob(True, "a loose global barrier before the test")
     spin: int = _knob(1000, "a random delay of [0, N) %clock cycles per warp before the test")
 
@@ -110,6 +111,7 @@ SPACE: dict[str, tuple[Any, ...]] = {
     "stress_lines": (1, 4, 16, 64, 256),
     "stress_pattern": (0, 1, 2, 3),
     "stress_by_cta": (False, True),
+    "stripe_ctas": (False, True),
     "barrier": (True, False),
     "spin": (0, 300, 1000, 3000, 10000),
 }

@@ -130,8 +130,8 @@ def successive_halving(
         for c in live:
             a = arms[c]
             if trials and spent + estimate(a, n) > budget_s:
-                stopped = "budget"
-                break
+                stopped = "budget"  # a cheaper configuration later in the round may still fit
+                continue
             weak, secs = measure(c, n)
             secs = max(0.0, float(secs))
             trials.append(Trial(c, rnd, n, int(weak), secs))
@@ -168,24 +168,133 @@ def candidates(n: int, seed: int = 1) -> list[StressConfig]:
     return sample(random.Random(seed), n)
 
 
+def spend_budget(
+    batch: Callable[[int], Sequence[StressConfig]],
+    measure: Measure,
+    budget_s: float,
+    instances: int,
+    eta: int = 3,
+    max_instances: int = 1 << 34,
+    default: StressConfig | None = None,
+    max_brackets: int = 16,
+) -> TuneResult:
+    """Successive halving that spends ``budget_s``: bracket 0 halves over ``batch(0)``; while
+    budget is left and no configuration has shown a weak outcome, a further bracket halves over
+    ``batch(i)`` (new random points: Hyperband's restarts, without its schedule); what is left
+    then goes to the best configuration, in runs of up to ``eta`` times its last size.  The
+    evidence of a configuration is summed over every bracket and run.  The budget holds as in
+    :func:`successive_halving`; the result's ``stopped`` is "budget" once what is left is less
+    than one first-round run of the best, or "max brackets"."""
+    default = default if default is not None else StressConfig()
+    arms: dict[StressConfig, ArmResult] = {}
+    trials: list[Trial] = []
+    spent = 0.0
+    rounds = 0
+
+    def fold(r: TuneResult) -> None:
+        nonlocal spent, rounds
+        for a in r.arms:
+            o = arms.get(a.config)
+            arms[a.config] = a if o is None else ArmResult(a.config, o.weak + a.weak, o.instances + a.instances,
+                                                           o.seconds + a.seconds)
+        trials.extend(r.trials)
+        spent += r.spent_s
+        rounds += r.rounds
+
+    def best() -> ArmResult:
+        order = list(arms)
+        return max(arms.values(), key=lambda a: (a.rate, -order.index(a.config)))
+
+    stopped = "max brackets"
+    for i in range(max_brackets):
+        left = budget_s - spent
+        if left <= 0 or (i > 0 and (best().weak > 0 or not _fits(arms, instances, left))):
+            break
+        # later brackets re-measure nothing already measured: the default only in bracket 0
+        cands = [c for c in batch(i) if c not in arms] if i else list(batch(i))
+        if i and not cands:
+            break
+        r = successive_halving(cands, measure, left, instances, eta, max_instances,
+                               default=default if i == 0 else cands[0])
+        fold(r)
+    # exploit: what is left runs the best configuration
+    b = best()
+    n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
+    while b.instances:
+        per = b.seconds / b.instances
+        fit = int((budget_s - spent) / per) if per > 0 else n * eta
+        if fit < instances:
+            stopped = "budget"
+            break
+        n = min(fit, n * eta, max_instances)
+        weak, secs = measure(b.config, n)
+        secs = max(0.0, float(secs))
+        trials.append(Trial(b.config, rounds, n, int(weak), secs))
+        spent += secs
+        b = ArmResult(b.config, b.weak + int(weak), b.instances + n, b.seconds + secs)
+        arms[b.config] = b
+    final = best()
+    return TuneResult(final, arms.get(default, ArmResult(default, 0, 0, 0.0)), tuple(trials), spent, rounds + 1, stopped,
+                      tuple(arms.values()))
+
+
+def _fits(arms: Mapping[StressConfig, ArmResult], instances: int, left: float) -> bool:
+    """Whether a first-round run of the slowest configuration measured so far fits in ``left``."""
+    per = max((a.seconds / a.instances for a in arms.values() if a.instances), default=0.0)
+    return per * instances <= left
+
+
 # --------------------------------------------------------------------------------------------
 # Weak outcomes and the GPU runner
 # --------------------------------------------------------------------------------------------
 
 
-def weak_count(hist: Histogram, sc: Collection[Any], targets: Collection[Any] | None = None) -> int:
+def weak_count(hist: Histogram, sc: Collection[Any], targets: Collection[Any] | Callable[[Any], bool] | None = None) -> int:
     """Instances of ``hist`` whose outcome is not in ``sc`` (or, with ``targets``, is one of
-    them).  Outcomes with a value outside the program's value table (``?``) never count."""
+    them, or satisfies it when it is a predicate).  Outcomes with a value outside the program's
+    value table (``?``) never count."""
     n = 0
     for o, c in hist.counts:
         if any(v is None for _, v in o):
             continue
-        if (o in targets) if targets is not None else (o not in sc):
+        if callable(targets):
+            hit = bool(targets(o))
+        else:
+            hit = (o in targets) if targets is not None else (o not in sc)
+        if hit:
             n += c
     return n
 
 
-def gpu_measure(backend: Any, compiled: Any, sc: Collection[Any], targets: Collection[Any] | None = None,
+def condition_target(program: Any, sc: Collection[Any], possible: Collection[Any]) -> Callable[[Any], bool] | None:
+    """The outcomes a test's own final condition looks for, as a predicate on an outcome, or
+    None when the test has no condition.  The witness is the condition (``exists``, ``~exists``,
+    ``final``) or its negation (``forall``); when some outcome the model allows satisfies it and
+    is not SC, only such non-SC witnesses count (a condition that also matches interleavings
+    would tune for them); otherwise every witness counts (a witness the model forbids is what
+    the run looks for)."""
+    from ..ir.program import eval_expr
+
+    cond = getattr(program, "condition", None)
+    if cond is None:
+        return None
+    neg = cond.quantifier == "forall"
+
+    def witness(o: Any) -> bool:
+        try:
+            return eval_expr(cond.expr, dict(o)) != neg
+        except KeyError:
+            return False
+
+    scs = frozenset(sc)
+    weak_witness = any(witness(o) and o not in scs for o in possible)
+    if weak_witness:
+        return lambda o: o not in scs and witness(o)
+    return witness
+
+
+def gpu_measure(backend: Any, compiled: Any, sc: Collection[Any],
+                targets: Collection[Any] | Callable[[Any], bool] | None = None,
                 base: RunConfig | None = None, seed: int = 1,
                 record: Callable[[StressConfig, Histogram], None] | None = None) -> Measure:
     """The ``measure`` of :func:`successive_halving` for one compiled program on ``backend``
@@ -224,11 +333,14 @@ class GpuTuning:
 
 
 def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int = 27, instances: int = 1 << 20,
-                seed: int = 1, targets: Collection[Any] | None = None, base: RunConfig | None = None,
-                compiled: Any = None, sc: Collection[Any] | None = None) -> GpuTuning:
+                seed: int = 1, targets: Collection[Any] | Callable[[Any], bool] | None = None,
+                base: RunConfig | None = None, compiled: Any = None, sc: Collection[Any] | None = None,
+                spend: bool = False) -> GpuTuning:
     """Tune ``program``'s stress on ``backend`` (a CudaBackend) within ``budget_s`` GPU-seconds:
     successive halving over ``n_candidates`` configurations, first runs of ``instances``
-    instances, maximising the non-SC outcomes per GPU-second (or those in ``targets``)."""
+    instances, maximising the non-SC outcomes per GPU-second (or the ``targets``).  With
+    ``spend``, :func:`spend_budget`: further brackets of new random candidates while nothing
+    weak was seen, then the rest of the budget on the best (its runs count as its evidence)."""
     if sc is None:
         sc, _ = sc_and_weak(program)
     c = compiled if compiled is not None else backend.compile(program)
@@ -241,7 +353,15 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
             seen[o] = seen.get(o, 0) + n
 
     m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
-    r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances)
+    if spend:
+        rng = random.Random(seed)
+
+        def batch(i: int) -> Sequence[StressConfig]:
+            return candidates(n_candidates, seed) if i == 0 else sample(rng, n_candidates, seeds=())
+
+        r = spend_budget(batch, m, budget_s, instances)
+    else:
+        r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances)
     return GpuTuning(r, seen, total[0])
 
 
@@ -259,5 +379,6 @@ def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, com
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "candidates", "weak_count",
+__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "spend_budget", "candidates", "weak_count",
+           "condition_target",
            "gpu_measure", "sc_and_weak", "table_text", "tune_on_gpu", "GpuTuning"]
