@@ -335,7 +335,7 @@ class GpuTuning:
 def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int = 27, instances: int = 1 << 20,
                 seed: int = 1, targets: Collection[Any] | Callable[[Any], bool] | None = None,
                 base: RunConfig | None = None, compiled: Any = None, sc: Collection[Any] | None = None,
-                spend: bool = False) -> GpuTuning:
+                spend: bool = False, default: StressConfig | None = None) -> GpuTuning:
     """Tune ``program``'s stress on ``backend`` (a CudaBackend) within ``budget_s`` GPU-seconds:
     successive halving over ``n_candidates`` configurations, first runs of ``instances``
     instances, maximising the non-SC outcomes per GPU-second (or the ``targets``).  With
@@ -359,9 +359,9 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
         def batch(i: int) -> Sequence[StressConfig]:
             return candidates(n_candidates, seed) if i == 0 else sample(rng, n_candidates, seeds=())
 
-        r = spend_budget(batch, m, budget_s, instances)
+        r = spend_budget(batch, m, budget_s, instances, default=default)
     else:
-        r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances)
+        r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances, default=default)
     return GpuTuning(r, seen, total[0])
 
 
