@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from ..backends.base import RunConfig
@@ -222,16 +222,8 @@ def run(args: argparse.Namespace) -> int:
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     from .. import properties
 
-    tuned = None
-    if args.tune is not None:
-        try:
-            tuned = _tune(args, program, backend, stress)
-        except CompileError as e:
-            backend.close()
-            raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
-        except BaseException:
-            backend.close()
-            raise
+    tuned = _maybe_tune(args, program, backend, stress)
+    if tuned is not None:
         stress = tuned.result.best.config
     cfg = run_config(args, stress)
     judged = program
@@ -249,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
         backend.close()
     verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
-    tune_forbidden = _forbidden_while_tuning(judged, tuned.outcomes) if tuned is not None else 0
+    tune_forbidden = _forbidden_while_tuning(judged, tuned)
     forbidden += tune_forbidden
     faults = sum(c for o, c in hist.counts if verdicts[o][0] == "unwritten")
     unjudged = sum(c for o, c in hist.counts if verdicts[o][0] == "not covered")
@@ -266,9 +258,7 @@ def run(args: argparse.Namespace) -> int:
         d["forbidden"] = forbidden
         d["unwritten"] = faults
         d["not_judged"] = unjudged
-        if tuned is not None:
-            d["tune"] = {**tuned.result.to_json(), "budget_s": args.tune, "instances": tuned.instances,
-                         "forbidden_instances": tune_forbidden}
+        d["tune"] = _tune_json(args, tuned, tune_forbidden)
         json.dump(d, sys.stdout)
         print()
         return status
@@ -294,14 +284,8 @@ def run(args: argparse.Namespace) -> int:
         obs = "Never" if pos == 0 else ("Always" if pos == hist.instances - hist.timeouts else "Sometimes")
         w(f"Observation {program.name} {obs} {pos} {hist.instances - hist.timeouts - pos}\n")
     w(f"Instances {hist.instances} in {hist.seconds:.3f} s ({hist.rate:.3g}/s) on {backend.describe()}\n")
-    src = f"; knobs from {args.stress_config}" if args.stress_config else ""
-    if tuned is not None:
-        r = tuned.result
-        src += "; tuned"
-        w(f"Tuned {len(r.arms)} configuration(s) in {r.spent_s:.2f} of {args.tune:g} GPU-s ({tuned.instances} instances, "
-          f"stopped: {r.stopped}): best {r.best.rate:.4g} target/GPU-s ({r.best.weak} in {r.best.instances}), "
-          f"first candidate {r.default.rate:.4g}/GPU-s ({r.default.weak} in {r.default.instances})"
-          + (f"; FORBIDDEN OBSERVED while tuning: {tune_forbidden} instance(s)" if tune_forbidden else "") + "\n")
+    w("".join(line + "\n" for line in _tune_lines(args, tuned, tune_forbidden)))
+    src = (f"; knobs from {args.stress_config}" if args.stress_config else "") + ("; tuned" * (tuned is not None))
     w(f"Stress {stress_line(stress)} (seed={cfg.seed}{src})\n")
     meta = dict(hist.meta)
     if meta.get("grids"):
@@ -314,6 +298,22 @@ def run(args: argparse.Namespace) -> int:
     if unjudged and not forbidden:
         w(f"Not judged {unjudged} instance(s): their outcomes are not covered by the oracle (not a clean result)\n")
     return status
+
+
+def _maybe_tune(args: argparse.Namespace, program: "Program", backend: Any, stress: StressConfig) -> "GpuTuning | None":
+    """``--tune``'s search, or None without it; the backend is closed when it fails."""
+    if args.tune is None:
+        return None
+    from ..backends.cuda import CompileError
+
+    try:
+        return _tune(args, program, backend, stress)
+    except CompileError as e:
+        backend.close()
+        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
+    except BaseException:
+        backend.close()
+        raise
 
 
 def _tune(args: argparse.Namespace, program: "Program", backend: object, stress: StressConfig) -> "GpuTuning":
@@ -332,12 +332,31 @@ def _tune(args: argparse.Namespace, program: "Program", backend: object, stress:
                             spend=True, default=stress)
 
 
-def _forbidden_while_tuning(program: "Program", outcomes: dict) -> int:
+def _tune_json(args: argparse.Namespace, tuned: "GpuTuning | None", forbidden: int) -> dict | None:
+    if tuned is None:
+        return None
+    return {**tuned.result.to_json(), "budget_s": args.tune, "instances": tuned.instances, "forbidden_instances": forbidden}
+
+
+def _tune_lines(args: argparse.Namespace, tuned: "GpuTuning | None", forbidden: int) -> list[str]:
+    """The ``Tuned`` line of ``--tune`` (none without it)."""
+    if tuned is None:
+        return []
+    r = tuned.result
+    return [f"Tuned {len(r.arms)} configuration(s) in {r.spent_s:.2f} of {args.tune:g} GPU-s ({tuned.instances} instances, "
+            f"stopped: {r.stopped}): best {r.best.rate:.4g} target/GPU-s ({r.best.weak} in {r.best.instances}), "
+            f"first candidate {r.default.rate:.4g}/GPU-s ({r.default.weak} in {r.default.instances})"
+            + (f"; FORBIDDEN OBSERVED while tuning: {forbidden} instance(s)" if forbidden else "")]
+
+
+def _forbidden_while_tuning(program: "Program", tuned: "GpuTuning | None") -> int:
     """Instances of the tuning runs whose outcome the model forbids (outcomes that read a value no
     store wrote are faults, not counted here)."""
+    if tuned is None:
+        return 0
     from .. import model
     from ..properties import unwritten_keys
 
     possible = model.analyse(program).possible
-    return sum(n for o, n in outcomes.items()
+    return sum(n for o, n in tuned.outcomes.items()
                if all(v is not None for _, v in o) and o not in possible and not unwritten_keys(program, dict(o)))
