@@ -161,6 +161,13 @@ SEEDS: tuple[StressConfig, ...] = (
     StressConfig(stress=256, stress_lines=1),
     StressConfig(ctas_per_sm=1, spin=3000),
     StressConfig(pre_stress=64, spin=3000, shuffle_locations=False),
+    # cuda-litmus's placement: the roles of an instance in neighbouring CTAs at the same thread
+    # index, started together (no per-warp delay); then its stored params/stress_params.txt as far as
+    # the knobs go (988 CTAs of 128 threads ~ 512 of 256, barrier, memStride 4, pre-stress 57
+    # load;load iterations on lines chosen per CTA, no workgroup shuffle)
+    StressConfig(stripe_ctas=True, permute_threads=False, spin=0),
+    ANCHOR_LIKE := StressConfig(test_ctas=512, permute_ctas=False, permute_threads=False, stripe_ctas=True, stride=4,
+                                pre_stress=64, pre_stress_pattern=3, stress_lines=16, stress_by_cta=True, spin=0),
 )
 
 
@@ -229,5 +236,5 @@ def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) ->
     return out
 
 
-__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "knob_type", "knob_error",
+__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "ANCHOR_LIKE", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "knob_type", "knob_error",
            "read_knobs", "sample"]
