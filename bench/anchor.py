@@ -598,6 +598,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--deadline-s", type=float, default=420.0, help="wall-clock limit of the whole run")
     ap.add_argument("--build-only", type=int, default=0, help="dry run: build the anchor runner of N variants")
+    ap.add_argument("--include", type=Path, help="a file of variant names (one a line) run first, besides the sample")
     args = ap.parse_args(argv)
     t_start = time.monotonic()
     deadline = t_start + args.deadline_s
@@ -621,11 +622,16 @@ def main(argv: list[str] | None = None) -> int:
     log(f"converted {oracle['converted']}; oracle agrees {oracle['agree']}; disagrees {len(oracle['disagree'])}; "
         f"errors {len(oracle['errors'])}")
     pick = [v for v in choose(seen + forb, args.seen_per_family, args.forbidden_per_family, args.seed) if v.name in progs]
+    if args.include:
+        named = set(args.include.read_text().split())
+        first = [v for v in seen + forb if v.name in named and v.name in progs]
+        pick = first + [v for v in pick if v.name not in named]
+        log(f"included first: {len(first)} named variants")
     log(f"sample (seed {args.seed}): {len(pick)} variants ({sum(v.seen for v in pick)} seen, {sum(v.forbidden for v in pick)} forbidden)")
     doc: dict[str, Any] = {"command": " ".join(sys.argv), "seed": args.seed, "gpu_s_per_variant": args.gpu_s,
                            "seen_per_family": args.seen_per_family, "forbidden_per_family": args.forbidden_per_family,
                            "variants": len(vs), "seen": len(seen), "forbidden": len(forb), "oracle": oracle,
-                           "sample": [v.name for v in pick]}
+                           "sample": [v.name for v in pick], "included": str(args.include or "")}
     bindir = args.out.parent / "anchor-bin" if args.dry_run else Path("/tmp/anchor-bin")
     bindir.mkdir(parents=True, exist_ok=True)
     if args.dry_run:

@@ -57,7 +57,8 @@ TIME=${TIME:-270}
 case "$part" in
 anchor)
   timeout $((${ANCHOR_TIME:-360} + 90)) python3 bench/anchor.py --src "${SRC:-cuda-litmus}" --out "$x" --gpu-s "${GPU_S:-1}" \
-    --seen-per-family "${SEEN:-6}" --forbidden-per-family "${FORB:-6}" --deadline-s "${ANCHOR_TIME:-360}" > "$x/anchor.txt" 2>&1
+    --seen-per-family "${SEEN:-6}" --forbidden-per-family "${FORB:-6}" --deadline-s "${ANCHOR_TIME:-360}" \
+    --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} > "$x/anchor.txt" 2>&1
   echo "exit $?"; tail -40 "$x/anchor.txt"
   ;;
 tests)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 from ..backends.base import Histogram, RunConfig
-from .space import StressConfig, sample
+from .space import SEEDS, StressConfig, sample
 
 #: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
 Measure = Callable[[StressConfig, int], "tuple[int, float]"]
@@ -93,6 +93,7 @@ def successive_halving(
     max_instances: int = 1 << 34,
     default: StressConfig | None = None,
     blind_factor: float = 16.0,
+    prior_per_instance: float = 0.0,
 ) -> TuneResult:
     """Successive halving (Jamieson & Talwalkar 2016) over ``candidates``: every live
     configuration runs ``instances`` instances, the best ``1/eta`` by weak outcomes per GPU-second
@@ -105,7 +106,9 @@ def successive_halving(
     instance seen so far (stress CTAs and occupancy caps cost up to ~10x throughput on an H200);
     only the very first run is made blind.  So the budget holds whenever no configuration is more
     than ``blind_factor`` times slower per instance than the slowest one measured before it.  Ties
-    keep the earlier candidate (the default first)."""
+    keep the earlier candidate (the default first).  ``prior_per_instance`` (seconds per instance
+    of the slowest configuration measured before this call) makes even the first run an estimated
+    one: a call that starts with too little budget runs nothing."""
     if eta < 2:
         raise ValueError("eta must be >= 2")
     default = default if default is not None else StressConfig()
@@ -122,14 +125,14 @@ def successive_halving(
     def estimate(a: _Arm, n_: int) -> float:
         if a.instances:
             return a.seconds / a.instances * n_
-        slowest = max((x.seconds / x.instances for x in arms.values() if x.instances), default=0.0)
-        return blind_factor * slowest * n_
+        slowest = max((x.seconds / x.instances for x in arms.values() if x.instances), default=prior_per_instance)
+        return blind_factor * max(slowest, prior_per_instance) * n_
 
     while True:
         ran: list[_Arm] = []
         for c in live:
             a = arms[c]
-            if trials and spent + estimate(a, n) > budget_s:
+            if (trials or prior_per_instance > 0) and spent + estimate(a, n) > budget_s:
                 stopped = "budget"  # a cheaper configuration later in the round may still fit
                 continue
             weak, secs = measure(c, n)
@@ -179,9 +182,9 @@ def spend_budget(
     max_brackets: int = 16,
 ) -> TuneResult:
     """Successive halving that spends ``budget_s``: bracket 0 halves over ``batch(0)``; while
-    budget is left and no configuration has shown a weak outcome, a further bracket halves over
-    ``batch(i)`` (new random points: Hyperband's restarts, without its schedule); what is left
-    then goes to the best configuration, in runs of up to ``eta`` times its last size.  The
+    budget is left and no configuration has shown a weak outcome (a rare target), bracket i halves
+    over ``batch(i)`` with ``eta**i`` times the first-round instances; what is left then goes to
+    the best configuration, in runs of up to ``eta`` times its last size.  The
     evidence of a configuration is summed over every bracket and run.  The budget holds as in
     :func:`successive_halving`; the result's ``stopped`` is "budget" once what is left is less
     than one first-round run of the best, or "max brackets"."""
@@ -208,15 +211,21 @@ def spend_budget(
     stopped = "max brackets"
     for i in range(max_brackets):
         left = budget_s - spent
-        if left <= 0 or (i > 0 and (best().weak > 0 or not _fits(arms, instances, left))):
+        if left <= 0 or (i > 0 and best().weak > 0):
             break
-        # later brackets re-measure nothing already measured: the default only in bracket 0
-        cands = [c for c in batch(i) if c not in arms] if i else list(batch(i))
-        if i and not cands:
+        # a rare target: bracket i halves over its candidates (batch(i): the seeds again, say, and
+        # new random points) with eta^i times the first-round instances; every run is estimated
+        # from the slowest configuration measured so far (no blind run after bracket 0)
+        cands = list(dict.fromkeys(batch(i)))
+        if not cands:
             break
-        r = successive_halving(cands, measure, left, instances, eta, max_instances,
-                               default=default if i == 0 else cands[0])
+        n_i = min(max_instances, instances * eta ** i)
+        prior = max((a.seconds / a.instances for a in arms.values() if a.instances), default=0.0)
+        r = successive_halving(cands, measure, left, n_i, eta, max_instances,
+                               default=default if i == 0 else cands[0], prior_per_instance=prior if i else 0.0)
         fold(r)
+        if not r.trials:
+            break
     # exploit: what is left runs the best configuration
     b = best()
     n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
@@ -238,10 +247,6 @@ def spend_budget(
                       tuple(arms.values()))
 
 
-def _fits(arms: Mapping[StressConfig, ArmResult], instances: int, left: float) -> bool:
-    """Whether a first-round run of the slowest configuration measured so far fits in ``left``."""
-    per = max((a.seconds / a.instances for a in arms.values() if a.instances), default=0.0)
-    return per * instances <= left
 
 
 # --------------------------------------------------------------------------------------------
@@ -354,10 +359,10 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
 
     m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
     if spend:
-        rng = random.Random(seed)
-
         def batch(i: int) -> Sequence[StressConfig]:
-            return candidates(n_candidates, seed) if i == 0 else sample(rng, n_candidates, seeds=())
+            # later brackets: the known-effective seeds again, with eta^i times the instances (their
+            # cost is known from bracket 0, so the budget holds); new random points only in bracket 0
+            return candidates(n_candidates, seed) if i == 0 else [default or StressConfig(), *SEEDS]
 
         r = spend_budget(batch, m, budget_s, instances, default=default)
     else:

@@ -143,3 +143,36 @@ def test_condition_target_counts_the_tests_own_witness() -> None:
     # SB's exists clause (r0 == 0 /\\ r1 == 0) is its one non-SC outcome; no SC outcome counts
     assert len(hits) == 1 and not hits & set(sc)
     assert all(v == 0 for _, v in next(iter(hits)))
+
+
+def test_spend_budget_later_brackets_make_no_blind_run() -> None:
+    """Many brackets, each meeting a configuration 10x slower than any before it (within the 16x
+    blind factor): every run after bracket 0's first is estimated, so the budget holds however many
+    brackets there are (on an H200 the earlier code's brackets of new random points, each with an
+    unestimated first run, spent up to 5 GPU-s of a 1 s budget)."""
+    from fuzzgpu.stress.tune import spend_budget
+
+    speed = {StressConfig(spin=300 + i): 4e9 / 10 ** min(i, 3) for i in range(16)}
+
+    def meter(c: StressConfig, n: int) -> tuple[int, float]:
+        return 0, n / speed.get(c, 4e9)
+
+    for budget in (0.002, 0.01, 0.05):
+        r = spend_budget(lambda i: [StressConfig(spin=300 + i)], meter, budget_s=budget, instances=1 << 20)
+        assert r.spent_s <= budget + (1 << 20) / 4e9 + 1e-12, (budget, r.spent_s)  # bracket 0's first run alone may be blind
+
+
+def test_spend_budget_reruns_the_seeds_with_more_instances_for_a_rare_target() -> None:
+    """A target seen once per 5e6 instances under one seed: bracket 0's 1M-instance runs miss it;
+    the seeds' later brackets (3^i times the instances) find it, and the rest of the budget goes to it."""
+    from fuzzgpu.stress.tune import spend_budget
+
+    rare = StressConfig(stripe_ctas=True, permute_threads=False, spin=0)
+
+    def meter(c: StressConfig, n: int) -> tuple[int, float]:
+        return (n // 5_000_000 if c == rare else 0), n / 4e9
+
+    r = spend_budget(lambda i: candidates(27, seed=1) if i == 0 else [StressConfig(), rare], meter,
+                     budget_s=1.0, instances=1 << 20)
+    assert r.best.config == rare and r.best.weak > 0
+    assert r.spent_s <= 1.0 + 1e-9
