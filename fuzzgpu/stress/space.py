@@ -152,6 +152,12 @@ def knob_error(name: str, value: Any) -> str | None:
     return None
 
 
+#: cuda-litmus's stored params/stress_params.txt as far as the knobs go: 988 CTAs of 128 threads ~
+#: 512 of 256, no workgroup shuffle, its placement (stripe_ctas, same thread index), barrier,
+#: memStride 4, pre-stress (57 load;load iterations) on lines chosen per CTA, no spin
+ANCHOR_LIKE = StressConfig(test_ctas=512, permute_ctas=False, permute_threads=False, stripe_ctas=True, stride=4,
+                           pre_stress=64, pre_stress_pattern=3, stress_lines=16, stress_by_cta=True, spin=0)
+
 #: configurations the anchors and facts/h200-litmus-probe.md found effective, tried first
 SEEDS: tuple[StressConfig, ...] = (
     StressConfig(),
@@ -162,12 +168,10 @@ SEEDS: tuple[StressConfig, ...] = (
     StressConfig(ctas_per_sm=1, spin=3000),
     StressConfig(pre_stress=64, spin=3000, shuffle_locations=False),
     # cuda-litmus's placement: the roles of an instance in neighbouring CTAs at the same thread
-    # index, started together (no per-warp delay); then its stored params/stress_params.txt as far as
-    # the knobs go (988 CTAs of 128 threads ~ 512 of 256, barrier, memStride 4, pre-stress 57
-    # load;load iterations on lines chosen per CTA, no workgroup shuffle)
+    # index, started together (no per-warp delay); on an H200 the best of fixed configurations for
+    # WRW+2W with a .cta fence, 15-200x (bench/results/anchor/README.md)
     StressConfig(stripe_ctas=True, permute_threads=False, spin=0),
-    ANCHOR_LIKE := StressConfig(test_ctas=512, permute_ctas=False, permute_threads=False, stripe_ctas=True, stride=4,
-                                pre_stress=64, pre_stress_pattern=3, stress_lines=16, stress_by_cta=True, spin=0),
+    ANCHOR_LIKE,
 )
 
 
