@@ -231,7 +231,9 @@ def spend_budget(
     n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
     while b.instances:
         per = b.seconds / b.instances
-        fit = int((budget_s - spent) / per) if per > 0 else n * eta
+        if per <= 0:  # a measure that takes no time cannot spend a budget
+            break
+        fit = int((budget_s - spent) / per)
         if fit < instances:
             stopped = "budget"
             break

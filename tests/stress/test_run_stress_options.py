@@ -283,7 +283,7 @@ def test_arguments_are_minimal() -> None:
 
 def test_tune_prints_the_run_line_of_its_best(recorder: type[_Recorder], tmp_path: Path) -> None:
     out_file = tmp_path / "tuned.toml"
-    base = ["tune", "--budget", "1000", "--candidates", "4", "--instances", "65536"]
+    base = ["tune", "--budget", "0.2", "--candidates", "4", "--instances", "65536"]
     rc, out, err = main([*base, "--out", str(out_file), MP])
     assert rc == 0, err
     last = out.strip().splitlines()[-1]

@@ -176,3 +176,11 @@ def test_spend_budget_reruns_the_seeds_with_more_instances_for_a_rare_target() -
                      budget_s=1.0, instances=1 << 20)
     assert r.best.config == rare and r.best.weak > 0
     assert r.spent_s <= 1.0 + 1e-9
+
+
+def test_spend_budget_ends_when_the_runs_take_no_time() -> None:
+    from fuzzgpu.stress.tune import spend_budget
+
+    r = spend_budget(lambda i: candidates(5, seed=1) if i == 0 else [], lambda c, n: (1, 0.0), budget_s=1.0,
+                     instances=1 << 16)
+    assert r.spent_s == 0.0 and r.best.instances > 0
