@@ -38,6 +38,9 @@
 #                            workers on the GPU: programs/h, instances/program, GPU busy share
 #                            (CUDA events; NVML utilisation beside it), share of programs judged
 #                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
+#   bench/h200.sh anchor     fuzzgpu beside cuda-litmus's own runner on its variants (bench/anchor.py; carry
+#                            the artifact's files as SRC=DIR, default cuda-litmus/: no licence, never
+#                            committed), a seeded sample per family, GPU_S per variant per tool -> anchor/ TIME+1 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -46,7 +49,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|ray}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|ray|anchor}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -61,6 +64,12 @@ TIME=${TIME:-270}
   git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
 
 case "$part" in
+anchor)
+  timeout $((${ANCHOR_TIME:-360} + 90)) python3 bench/anchor.py --src "${SRC:-cuda-litmus}" --out "$x" --gpu-s "${GPU_S:-1}" \
+    --seen-per-family "${SEEN:-6}" --forbidden-per-family "${FORB:-6}" --deadline-s "${ANCHOR_TIME:-360}" \
+    --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} > "$x/anchor.txt" 2>&1
+  echo "exit $?"; tail -40 "$x/anchor.txt"
+  ;;
 tests)
   echo "== every GPU test"
   FUZZGPU_REQUIRE_GPU=1 timeout 420 $PYTEST_GPU tests > "$x/pytest-gpu.txt" 2>&1

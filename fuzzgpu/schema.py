@@ -75,6 +75,7 @@ _STRESS = {
         "pre_stress_pattern": {"type": "integer", "minimum": 0, "maximum": 3},
         "stress_pattern": {"type": "integer", "minimum": 0, "maximum": 3},
         "stress_by_cta": {"type": "boolean"},
+        "stripe_ctas": {"type": "boolean"},
     },
     "additionalProperties": _SCALAR,
 }

@@ -65,6 +65,9 @@ class RunConfig:
     pre_stress_pattern: int = 0  # 0 store;load 1 store;store 2 load;store 3 load;load
     stress_pattern: int = 0  # the stress CTAs' access pattern (same codes)
     stress_by_cta: bool = False  # stress lines: one per CTA (True) or round-robin over warps
+    # roles of different CTA groups in neighbouring CTAs (the next cluster, the one after, ...), the
+    # same for every instance (cuda-litmus's stripe_workgroup), instead of a random distance
+    stripe_ctas: bool = False
 
     def knobs_word(self) -> int:
         """The harness kernels' ``knobs`` argument (see codegen's fz_params): the runtime knobs
@@ -72,7 +75,7 @@ class RunConfig:
         pre = min(max(0, int(self.pre_stress)), (1 << 24) - 1)
         return ((0 if self.permute_threads else 1) | (0 if self.shuffle_locations else 2)
                 | (int(self.stress_pattern) & 3) << 2 | (int(self.pre_stress_pattern) & 3) << 4
-                | (64 if self.stress_by_cta else 0) | pre << 8)
+                | (64 if self.stress_by_cta else 0) | (128 if self.stripe_ctas else 0) | pre << 8)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -174,7 +174,10 @@ def _inst_from_lane(lay: Layout, r: RoleLayout, L: str, out: str) -> list[str]:
     a = r.cluster_group
     if lay.n_cluster_groups > 1 and a > 0:
         m = f"((nQ - 1u) / {lay.n_cluster_groups - 1}u)"
-        dq = f"({a}u * (1u + (({L} + P.seed) % {m})))"
+        # knob bit 7 (stripe_ctas): cluster group a sits a clusters on, every instance alike
+        # (cuda-litmus's stripe_workgroup: the roles in neighbouring CTAs, started together);
+        # off: a random distance per lane and launch
+        dq = f"({a}u * ((knobs & 128u) ? 1u : (1u + (({L} + P.seed) % {m}))))"
     else:
         dq = "0u"
     C = lay.cluster

@@ -6,17 +6,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from ..backends.base import RunConfig
 from ..stress.space import StressConfig, read_knobs
 from . import stress_options
-from .argtypes import at_most, non_negative_int, whole_count
+from .argtypes import at_most, non_negative_int, positive_seconds, whole_count
 
 if TYPE_CHECKING:  # the backends and the IR load on use
     from ..backends.base import Histogram, Outcome
     from ..ir import Program
+    from ..stress.tune import GpuTuning
 
 _WORD = 2**31 - 1  # the harness's knobs are 32-bit words
 
@@ -74,8 +75,16 @@ abstract surface/texture proxies, values the harness cannot encode); 3 when the 
 value no store of the program wrote was read (a HARNESS OR HARDWARE FAULT, not a memory-model
 verdict: the run cannot be trusted).
 
+--tune SECONDS: tune first, then run, in one command: `fuzzgpu tune`'s search (docs/tuning.md) spends
+SECONDS GPU-seconds on short runs -- the stress the options give is its first candidate -- aiming at
+the test's own condition (the non-SC outcomes its exists clause names; without a condition, every
+non-SC outcome), then --instances run under the best configuration found.  The `Tuned` line names
+it with its rate and the first candidate's; a forbidden outcome seen while tuning counts as one
+seen in the run (exit 1).  Needs the oracle to cover the test (else exit 3).
+
 examples:
   fuzzgpu run tests/litmus/gpu/MP-relaxed-gpu.litmus
+  fuzzgpu run --tune 2 --instances 1e8 tests/litmus/gpu/SB-relaxed-gpu.litmus
   fuzzgpu run --instances 1e9 --barrier --spin 3000 tests/litmus/gpu/MP-relaxed-gpu.litmus
   fuzzgpu run --stride 32 --stress 256 --json tests/litmus/gpu/LB-relaxed-gpu.litmus
   fuzzgpu run --stress-config strategies/stress/tma-store-tuned.toml tests/litmus/async-proxy/TMA-store-no-fence.litmus
@@ -100,6 +109,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="replay launches from a CUDA graph, the launch number read on the device (~5%% more "
                              "instances/s; without --barrier the threads start more in step than the probe's harness)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    parser.add_argument("--tune", type=positive_seconds, metavar="SECONDS",
+                        help="tune the stress for SECONDS GPU-seconds first (the options' stress is the first "
+                             "candidate), then run under the best configuration")
     parser.add_argument("--stress-config", metavar="F.toml",
                         help="read the stress knobs of F's [stress] table (as `fuzzgpu tune --out` writes it); "
                              "the options below override it")
@@ -210,6 +222,9 @@ def run(args: argparse.Namespace) -> int:
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     from .. import properties
 
+    tuned = _maybe_tune(args, program, backend, stress)
+    if tuned is not None:
+        stress = tuned.result.best.config
     cfg = run_config(args, stress)
     judged = program
     if args.no_pdl and program.pdl_grids:
@@ -226,6 +241,8 @@ def run(args: argparse.Namespace) -> int:
         backend.close()
     verdicts = _verdicts(judged, hist)
     forbidden = sum(c for o, c in hist.counts if verdicts[o][0] == "forbidden")
+    tune_forbidden = _forbidden_while_tuning(judged, tuned)
+    forbidden += tune_forbidden
     faults = sum(c for o, c in hist.counts if verdicts[o][0] == "unwritten")
     unjudged = sum(c for o, c in hist.counts if verdicts[o][0] == "not covered")
     status = EXIT_FINDING if forbidden else (EXIT_ENVIRONMENT if unjudged or faults else EXIT_CLEAN)
@@ -241,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
         d["forbidden"] = forbidden
         d["unwritten"] = faults
         d["not_judged"] = unjudged
+        d["tune"] = _tune_json(args, tuned, tune_forbidden)
         json.dump(d, sys.stdout)
         print()
         return status
@@ -266,7 +284,8 @@ def run(args: argparse.Namespace) -> int:
         obs = "Never" if pos == 0 else ("Always" if pos == hist.instances - hist.timeouts else "Sometimes")
         w(f"Observation {program.name} {obs} {pos} {hist.instances - hist.timeouts - pos}\n")
     w(f"Instances {hist.instances} in {hist.seconds:.3f} s ({hist.rate:.3g}/s) on {backend.describe()}\n")
-    src = f"; knobs from {args.stress_config}" if args.stress_config else ""
+    w("".join(line + "\n" for line in _tune_lines(args, tuned, tune_forbidden)))
+    src = (f"; knobs from {args.stress_config}" if args.stress_config else "") + ("; tuned" * (tuned is not None))
     w(f"Stress {stress_line(stress)} (seed={cfg.seed}{src})\n")
     meta = dict(hist.meta)
     if meta.get("grids"):
@@ -279,3 +298,65 @@ def run(args: argparse.Namespace) -> int:
     if unjudged and not forbidden:
         w(f"Not judged {unjudged} instance(s): their outcomes are not covered by the oracle (not a clean result)\n")
     return status
+
+
+def _maybe_tune(args: argparse.Namespace, program: "Program", backend: Any, stress: StressConfig) -> "GpuTuning | None":
+    """``--tune``'s search, or None without it; the backend is closed when it fails."""
+    if args.tune is None:
+        return None
+    from ..backends.cuda import CompileError
+
+    try:
+        return _tune(args, program, backend, stress)
+    except CompileError as e:
+        backend.close()
+        raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
+    except BaseException:
+        backend.close()
+        raise
+
+
+def _tune(args: argparse.Namespace, program: "Program", backend: object, stress: StressConfig) -> "GpuTuning":
+    """``--tune``: the stress search of ``fuzzgpu tune`` on ``backend`` (spending ``args.tune``
+    GPU-seconds, ``stress`` its first candidate), aimed at the test's condition."""
+    from .. import model
+    from ..stress import tune
+
+    try:
+        a = model.analyse(program)
+    except (model.Unsupported, model.TooLarge) as e:
+        raise EnvError(f"{args.path}: --tune: the oracle does not cover this test ({e}): its weak outcomes are unknown") from None
+    target = tune.condition_target(program, a.sc, a.possible)
+    base = run_config(args, stress)
+    return tune.tune_on_gpu(backend, program, args.tune, seed=args.seed, targets=target, base=base, sc=a.sc,
+                            spend=True, default=stress)
+
+
+def _tune_json(args: argparse.Namespace, tuned: "GpuTuning | None", forbidden: int) -> dict | None:
+    if tuned is None:
+        return None
+    return {**tuned.result.to_json(), "budget_s": args.tune, "instances": tuned.instances, "forbidden_instances": forbidden}
+
+
+def _tune_lines(args: argparse.Namespace, tuned: "GpuTuning | None", forbidden: int) -> list[str]:
+    """The ``Tuned`` line of ``--tune`` (none without it)."""
+    if tuned is None:
+        return []
+    r = tuned.result
+    return [f"Tuned {len(r.arms)} configuration(s) in {r.spent_s:.2f} of {args.tune:g} GPU-s ({tuned.instances} instances, "
+            f"stopped: {r.stopped}): best {r.best.rate:.4g} target/GPU-s ({r.best.weak} in {r.best.instances}), "
+            f"first candidate {r.default.rate:.4g}/GPU-s ({r.default.weak} in {r.default.instances})"
+            + (f"; FORBIDDEN OBSERVED while tuning: {forbidden} instance(s)" if forbidden else "")]
+
+
+def _forbidden_while_tuning(program: "Program", tuned: "GpuTuning | None") -> int:
+    """Instances of the tuning runs whose outcome the model forbids (outcomes that read a value no
+    store wrote are faults, not counted here)."""
+    if tuned is None:
+        return 0
+    from .. import model
+    from ..properties import unwritten_keys
+
+    possible = model.analyse(program).possible
+    return sum(n for o, n in tuned.outcomes.items()
+               if all(v is not None for _, v in o) and o not in possible and not unwritten_keys(program, dict(o)))

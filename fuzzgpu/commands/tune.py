@@ -19,10 +19,13 @@ HELP = "tune the GPU harness's stress for a .litmus test; write the best as a pr
 
 DESCRIPTION = """\
 Search the harness's stress knobs (docs/tuning.md) for the configuration that shows the test's
-weak outcomes -- those no interleaving produces (the oracle's non-SC outcomes) -- most often per
-GPU-second.  Successive halving: every candidate (the profiles' fixed stress first, then the
-configurations the anchors found effective, then random points of the space) runs a short run;
-the best third go on with three times the instances, until one is left or the budget is spent.
+target most often per GPU-second: the outcomes its own condition names (an `exists` clause: its
+non-SC witnesses, or every witness when none is SC-free) or, for a test without a condition, its
+weak outcomes -- those no interleaving produces (the oracle's non-SC outcomes).  Successive halving:
+every candidate (the profiles' fixed stress first, then the configurations the anchors found
+effective, then random points of the space) runs a short run; the best third go on with three
+times the instances, until one is left.  The budget is spent: while no candidate has shown the
+target, a new set of random candidates is halved; what is left then runs the best (its evidence).
 
 The knobs: testing CTAs and CTAs per SM (occupancy), CTA and thread permutation, location stride
 and whether an instance's locations share a cache line, pre-test stress, concurrent stress CTAs
@@ -97,7 +100,7 @@ def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import model
-    from ..stress.tune import sc_and_weak, tune_on_gpu
+    from ..stress.tune import condition_target, sc_and_weak, tune_on_gpu
 
     if not args.budget > 0 or args.budget > 86400:
         raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")
@@ -108,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     program = load_runnable(args.path)
     try:
         sc, weak = sc_and_weak(program)
+        target = condition_target(program, sc, model.analyse(program).possible)
     except (model.Unsupported, model.TooLarge) as e:
         raise EnvError(f"{args.path}: the oracle does not cover this test ({e}): its weak outcomes are unknown") from None
     from ..backends.cuda import CompileError, CudaBackend
@@ -117,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     except (UserError, EnvError, ImportError, OSError) as e:
         raise EnvError(f"no GPU to run on: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     try:
-        t = tune_on_gpu(backend, program, args.budget, args.candidates, args.instances, args.seed, sc=sc)
+        t = tune_on_gpu(backend, program, args.budget, args.candidates, args.instances, args.seed, sc=sc,
+                        targets=target, spend=True)
         device = backend.describe()
     except CompileError as e:
         raise EnvError(f"{args.path}: the kernels did not compile: {str(e).splitlines()[0] if str(e) else 'nvcc failed'}") from None
@@ -139,13 +144,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         d = r.to_json()
         d.update({"program": program.name, "device": device, "weak_outcomes": len(weak),
+                  "target": "condition" if target is not None else "non-SC",
                   "forbidden_instances": sum(forbidden.values()), "instances": t.instances, "out": args.out,
                   "run_command": again, "out_error": write_error})
         json.dump(d, sys.stdout)
         print()
         return status
     w = sys.stdout.write
-    w(f"Test {program.name}: {len(weak)} weak outcome(s) allowed by the model\n")
+    w(f"Test {program.name}: {len(weak)} weak outcome(s) allowed by the model; tuned for "
+      + ("the outcomes its condition names" if target is not None else "any non-SC outcome") + "\n")
     if not weak:
         w("  (none: tuning counted any non-SC outcome, which the model forbids)\n")
     for name, arm in (("best", r.best), ("default", r.default)):

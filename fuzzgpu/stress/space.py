@@ -55,6 +55,7 @@ class StressConfig:
     stress_lines: int = _knob(64, "scratch lines the stress CTAs and the pre-test stress hammer")
     stress_pattern: int = _knob(0, "the stress CTAs' access pair: " + _PATTERN_CODES)
     stress_by_cta: bool = _knob(False, "stress lines chosen per CTA (off: round-robin over warps)")
+    stripe_ctas: bool = _knob(False, "roles in different CTAs in neighbouring CTAs, as cuda-litmus places them (off: a random distance)")
     barrier: bool = _knob(True, "a loose global barrier before the test")
     spin: int = _knob(1000, "a random delay of [0, N) %clock cycles per warp before the test")
 
@@ -110,6 +111,7 @@ SPACE: dict[str, tuple[Any, ...]] = {
     "stress_lines": (1, 4, 16, 64, 256),
     "stress_pattern": (0, 1, 2, 3),
     "stress_by_cta": (False, True),
+    "stripe_ctas": (False, True),
     "barrier": (True, False),
     "spin": (0, 300, 1000, 3000, 10000),
 }
@@ -150,6 +152,12 @@ def knob_error(name: str, value: Any) -> str | None:
     return None
 
 
+#: cuda-litmus's stored params/stress_params.txt as far as the knobs go: 988 CTAs of 128 threads ~
+#: 512 of 256, no workgroup shuffle, its placement (stripe_ctas, same thread index), barrier,
+#: memStride 4, pre-stress (57 load;load iterations) on lines chosen per CTA, no spin
+ANCHOR_LIKE = StressConfig(test_ctas=512, permute_ctas=False, permute_threads=False, stripe_ctas=True, stride=4,
+                           pre_stress=64, pre_stress_pattern=3, stress_lines=16, stress_by_cta=True, spin=0)
+
 #: configurations the anchors and facts/h200-litmus-probe.md found effective, tried first
 SEEDS: tuple[StressConfig, ...] = (
     StressConfig(),
@@ -159,6 +167,11 @@ SEEDS: tuple[StressConfig, ...] = (
     StressConfig(stress=256, stress_lines=1),
     StressConfig(ctas_per_sm=1, spin=3000),
     StressConfig(pre_stress=64, spin=3000, shuffle_locations=False),
+    # cuda-litmus's placement: the roles of an instance in neighbouring CTAs at the same thread
+    # index, started together (no per-warp delay); on an H200 the best of fixed configurations for
+    # WRW+2W with a .cta fence, 15-200x (bench/results/anchor/README.md)
+    StressConfig(stripe_ctas=True, permute_threads=False, spin=0),
+    ANCHOR_LIKE,
 )
 
 
@@ -227,5 +240,5 @@ def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) ->
     return out
 
 
-__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "knob_type", "knob_error",
+__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "ANCHOR_LIKE", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "knob_type", "knob_error",
            "read_knobs", "sample"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 from ..backends.base import Histogram, RunConfig
-from .space import StressConfig, sample
+from .space import SEEDS, StressConfig, sample
 
 #: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
 Measure = Callable[[StressConfig, int], "tuple[int, float]"]
@@ -93,6 +93,7 @@ def successive_halving(
     max_instances: int = 1 << 34,
     default: StressConfig | None = None,
     blind_factor: float = 16.0,
+    prior_per_instance: float = 0.0,
 ) -> TuneResult:
     """Successive halving (Jamieson & Talwalkar 2016) over ``candidates``: every live
     configuration runs ``instances`` instances, the best ``1/eta`` by weak outcomes per GPU-second
@@ -105,7 +106,9 @@ def successive_halving(
     instance seen so far (stress CTAs and occupancy caps cost up to ~10x throughput on an H200);
     only the very first run is made blind.  So the budget holds whenever no configuration is more
     than ``blind_factor`` times slower per instance than the slowest one measured before it.  Ties
-    keep the earlier candidate (the default first)."""
+    keep the earlier candidate (the default first).  ``prior_per_instance`` (seconds per instance
+    of the slowest configuration measured before this call) makes even the first run an estimated
+    one: a call that starts with too little budget runs nothing."""
     if eta < 2:
         raise ValueError("eta must be >= 2")
     default = default if default is not None else StressConfig()
@@ -122,16 +125,16 @@ def successive_halving(
     def estimate(a: _Arm, n_: int) -> float:
         if a.instances:
             return a.seconds / a.instances * n_
-        slowest = max((x.seconds / x.instances for x in arms.values() if x.instances), default=0.0)
-        return blind_factor * slowest * n_
+        slowest = max((x.seconds / x.instances for x in arms.values() if x.instances), default=prior_per_instance)
+        return blind_factor * max(slowest, prior_per_instance) * n_
 
     while True:
         ran: list[_Arm] = []
         for c in live:
             a = arms[c]
-            if trials and spent + estimate(a, n) > budget_s:
-                stopped = "budget"
-                break
+            if (trials or prior_per_instance > 0) and spent + estimate(a, n) > budget_s:
+                stopped = "budget"  # a cheaper configuration later in the round may still fit
+                continue
             weak, secs = measure(c, n)
             secs = max(0.0, float(secs))
             trials.append(Trial(c, rnd, n, int(weak), secs))
@@ -168,24 +171,137 @@ def candidates(n: int, seed: int = 1) -> list[StressConfig]:
     return sample(random.Random(seed), n)
 
 
+def spend_budget(
+    batch: Callable[[int], Sequence[StressConfig]],
+    measure: Measure,
+    budget_s: float,
+    instances: int,
+    eta: int = 3,
+    max_instances: int = 1 << 34,
+    default: StressConfig | None = None,
+    max_brackets: int = 16,
+) -> TuneResult:
+    """Successive halving that spends ``budget_s``: bracket 0 halves over ``batch(0)``; while
+    budget is left and no configuration has shown a weak outcome (a rare target), bracket i halves
+    over ``batch(i)`` with ``eta**i`` times the first-round instances; what is left then goes to
+    the best configuration, in runs of up to ``eta`` times its last size.  The
+    evidence of a configuration is summed over every bracket and run.  The budget holds as in
+    :func:`successive_halving`; the result's ``stopped`` is "budget" once what is left is less
+    than one first-round run of the best, or "max brackets"."""
+    default = default if default is not None else StressConfig()
+    arms: dict[StressConfig, ArmResult] = {}
+    trials: list[Trial] = []
+    spent = 0.0
+    rounds = 0
+
+    def fold(r: TuneResult) -> None:
+        nonlocal spent, rounds
+        for a in r.arms:
+            o = arms.get(a.config)
+            arms[a.config] = a if o is None else ArmResult(a.config, o.weak + a.weak, o.instances + a.instances,
+                                                           o.seconds + a.seconds)
+        trials.extend(r.trials)
+        spent += r.spent_s
+        rounds += r.rounds
+
+    def best() -> ArmResult:
+        order = list(arms)
+        return max(arms.values(), key=lambda a: (a.rate, -order.index(a.config)))
+
+    stopped = "max brackets"
+    for i in range(max_brackets):
+        left = budget_s - spent
+        if left <= 0 or (i > 0 and best().weak > 0):
+            break
+        # a rare target: bracket i halves over its candidates (batch(i): the seeds again, say, and
+        # new random points) with eta^i times the first-round instances; every run is estimated
+        # from the slowest configuration measured so far (no blind run after bracket 0)
+        cands = list(dict.fromkeys(batch(i)))
+        if not cands:
+            break
+        n_i = min(max_instances, instances * eta ** i)
+        prior = max((a.seconds / a.instances for a in arms.values() if a.instances), default=0.0)
+        r = successive_halving(cands, measure, left, n_i, eta, max_instances,
+                               default=default if i == 0 else cands[0], prior_per_instance=prior if i else 0.0)
+        fold(r)
+        if not r.trials:
+            break
+    # exploit: what is left runs the best configuration
+    b = best()
+    n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
+    while b.instances:
+        per = b.seconds / b.instances
+        if per <= 0:  # a measure that takes no time cannot spend a budget
+            break
+        fit = int((budget_s - spent) / per)
+        if fit < instances:
+            stopped = "budget"
+            break
+        n = min(fit, n * eta, max_instances)
+        weak, secs = measure(b.config, n)
+        secs = max(0.0, float(secs))
+        trials.append(Trial(b.config, rounds, n, int(weak), secs))
+        spent += secs
+        b = ArmResult(b.config, b.weak + int(weak), b.instances + n, b.seconds + secs)
+        arms[b.config] = b
+    final = best()
+    return TuneResult(final, arms.get(default, ArmResult(default, 0, 0, 0.0)), tuple(trials), spent, rounds + 1, stopped,
+                      tuple(arms.values()))
+
+
+
+
 # --------------------------------------------------------------------------------------------
 # Weak outcomes and the GPU runner
 # --------------------------------------------------------------------------------------------
 
 
-def weak_count(hist: Histogram, sc: Collection[Any], targets: Collection[Any] | None = None) -> int:
+def weak_count(hist: Histogram, sc: Collection[Any], targets: Collection[Any] | Callable[[Any], bool] | None = None) -> int:
     """Instances of ``hist`` whose outcome is not in ``sc`` (or, with ``targets``, is one of
-    them).  Outcomes with a value outside the program's value table (``?``) never count."""
+    them, or satisfies it when it is a predicate).  Outcomes with a value outside the program's
+    value table (``?``) never count."""
     n = 0
     for o, c in hist.counts:
         if any(v is None for _, v in o):
             continue
-        if (o in targets) if targets is not None else (o not in sc):
+        if callable(targets):
+            hit = bool(targets(o))
+        else:
+            hit = (o in targets) if targets is not None else (o not in sc)
+        if hit:
             n += c
     return n
 
 
-def gpu_measure(backend: Any, compiled: Any, sc: Collection[Any], targets: Collection[Any] | None = None,
+def condition_target(program: Any, sc: Collection[Any], possible: Collection[Any]) -> Callable[[Any], bool] | None:
+    """The outcomes a test's own final condition looks for, as a predicate on an outcome, or
+    None when the test has no condition.  The witness is the condition (``exists``, ``~exists``,
+    ``final``) or its negation (``forall``); when some outcome the model allows satisfies it and
+    is not SC, only such non-SC witnesses count (a condition that also matches interleavings
+    would tune for them); otherwise every witness counts (a witness the model forbids is what
+    the run looks for)."""
+    from ..ir.program import eval_expr
+
+    cond = getattr(program, "condition", None)
+    if cond is None:
+        return None
+    neg = cond.quantifier == "forall"
+
+    def witness(o: Any) -> bool:
+        try:
+            return eval_expr(cond.expr, dict(o)) != neg
+        except KeyError:
+            return False
+
+    scs = frozenset(sc)
+    weak_witness = any(witness(o) and o not in scs for o in possible)
+    if weak_witness:
+        return lambda o: o not in scs and witness(o)
+    return witness
+
+
+def gpu_measure(backend: Any, compiled: Any, sc: Collection[Any],
+                targets: Collection[Any] | Callable[[Any], bool] | None = None,
                 base: RunConfig | None = None, seed: int = 1,
                 record: Callable[[StressConfig, Histogram], None] | None = None) -> Measure:
     """The ``measure`` of :func:`successive_halving` for one compiled program on ``backend``
@@ -224,11 +340,14 @@ class GpuTuning:
 
 
 def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int = 27, instances: int = 1 << 20,
-                seed: int = 1, targets: Collection[Any] | None = None, base: RunConfig | None = None,
-                compiled: Any = None, sc: Collection[Any] | None = None) -> GpuTuning:
+                seed: int = 1, targets: Collection[Any] | Callable[[Any], bool] | None = None,
+                base: RunConfig | None = None, compiled: Any = None, sc: Collection[Any] | None = None,
+                spend: bool = False, default: StressConfig | None = None) -> GpuTuning:
     """Tune ``program``'s stress on ``backend`` (a CudaBackend) within ``budget_s`` GPU-seconds:
     successive halving over ``n_candidates`` configurations, first runs of ``instances``
-    instances, maximising the non-SC outcomes per GPU-second (or those in ``targets``)."""
+    instances, maximising the non-SC outcomes per GPU-second (or the ``targets``).  With
+    ``spend``, :func:`spend_budget`: further brackets of new random candidates while nothing
+    weak was seen, then the rest of the budget on the best (its runs count as its evidence)."""
     if sc is None:
         sc, _ = sc_and_weak(program)
     c = compiled if compiled is not None else backend.compile(program)
@@ -241,7 +360,15 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
             seen[o] = seen.get(o, 0) + n
 
     m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
-    r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances)
+    if spend:
+        def batch(i: int) -> Sequence[StressConfig]:
+            # later brackets: the known-effective seeds again, with eta^i times the instances (their
+            # cost is known from bracket 0, so the budget holds); new random points only in bracket 0
+            return candidates(n_candidates, seed) if i == 0 else [default or StressConfig(), *SEEDS]
+
+        r = spend_budget(batch, m, budget_s, instances, default=default)
+    else:
+        r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances, default=default)
     return GpuTuning(r, seen, total[0])
 
 
@@ -259,5 +386,6 @@ def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, com
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "candidates", "weak_count",
+__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "spend_budget", "candidates", "weak_count",
+           "condition_target",
            "gpu_measure", "sc_and_weak", "table_text", "tune_on_gpu", "GpuTuning"]

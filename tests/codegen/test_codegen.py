@@ -194,7 +194,7 @@ def test_layout_is_a_bijection_that_honours_placement(path: Path) -> None:
     C = lay.cluster
     nQ = ntest // C
     rng = random.Random(path.stem)
-    for _ in range(2):
+    for stripe in (False, True):  # knob stripe_ctas: neighbouring CTAs, or a random distance
         h0 = rng.getrandbits(32)
         seed, h = h0, _mix(h0 + 1)
         mw, ml = (h & 7) | 1, ((h >> 3) & 31) | 1
@@ -210,7 +210,7 @@ def test_layout_is_a_bijection_that_honours_placement(path: Path) -> None:
                     dq = 0
                     if lay.n_cluster_groups > 1 and r.cluster_group > 0:
                         m = (nQ - 1) // (lay.n_cluster_groups - 1)
-                        dq = r.cluster_group * (1 + ((L + seed) % m))
+                        dq = r.cluster_group * (1 if stripe else 1 + ((L + seed) % m))
                     rk = (rank + C - r.rank) % C if C > 1 else 0
                     inst = ((((lq + nQ - dq) % nQ) * C + rk) << 8) | L
                     assert (inst, r.index) not in where
@@ -222,6 +222,8 @@ def test_layout_is_a_bijection_that_honours_placement(path: Path) -> None:
                     (ca, ta), (cb, tb) = where[(inst, a.index)], where[(inst, b.index)]
                     pa, pb = p.threads[a.index].placement, p.threads[b.index].placement
                     assert (ca == cb) == pa.same_cta(pb)
+                    if stripe:  # cluster group g sits g clusters on from group 0's
+                        assert (cb // C - ca // C) % nQ == (b.cluster_group - a.cluster_group) % nQ
                     if C > 1:
                         assert (ca // C == cb // C) == pa.same_cluster(pb)
                     if ca == cb and a.index != b.index:

@@ -126,10 +126,11 @@ def test_test_ctas_must_be_a_power_of_two() -> None:
 def test_the_shipped_tuned_table_is_the_h200_tune_output() -> None:
     shipped = read_knobs(ROOT / TUNED)
     bench = read_knobs(ROOT / "bench" / "results" / "campaigns" / "h200-all-600s" / "tma-store-tuned.toml")
-    assert shipped == bench
+    # a knob added after the tune (stripe_ctas) is at its default in the shipped table
+    assert shipped == {**{k: v for k, v in StressConfig().to_table().items() if k not in bench}, **bench}
     sc = run_cmd.stress_config(parse_run(["--stress-config", str(ROOT / TUNED), TMA]))
     assert (sc.stride, sc.stress, sc.barrier, sc.spin) == (32, 256, False, 0)
-    assert sc == StressConfig(**bench)
+    assert sc == StressConfig(**bench) and not sc.stripe_ctas
 
 
 def test_precedence_option_over_file_over_default(tmp_path: Path) -> None:
@@ -282,7 +283,7 @@ def test_arguments_are_minimal() -> None:
 
 def test_tune_prints_the_run_line_of_its_best(recorder: type[_Recorder], tmp_path: Path) -> None:
     out_file = tmp_path / "tuned.toml"
-    base = ["tune", "--budget", "1000", "--candidates", "4", "--instances", "65536"]
+    base = ["tune", "--budget", "0.2", "--candidates", "4", "--instances", "65536"]
     rc, out, err = main([*base, "--out", str(out_file), MP])
     assert rc == 0, err
     last = out.strip().splitlines()[-1]

@@ -91,3 +91,96 @@ def test_table_text_is_a_loadable_profile_table(tmp_path) -> None:
     sc = dataclasses.replace(StressConfig(), spin=3000, barrier=False, stress=64)
     d = tomllib.loads(table_text(sc, {"instances": 10_000_000}, comment="tuned\nfor MP"))
     assert StressConfig.from_table(d["stress"]) == sc and d["stress"]["instances"] == 10_000_000
+
+
+# --------------------------------------------------------------------------------------------
+# spend_budget: the budget is spent (issue 31: `tune --budget 1` stopped after 0.1 s)
+# --------------------------------------------------------------------------------------------
+
+
+def test_spend_budget_spends_what_it_is_given_and_no_more() -> None:
+    from fuzzgpu.stress.tune import spend_budget
+
+    for budget in (0.05, 1.0, 5.0):
+        m = Meter()
+        r = spend_budget(lambda i: candidates(27, seed=1 + i), m, budget_s=budget, instances=1 << 20)
+        halving = successive_halving(candidates(27, seed=1), Meter(), budget_s=budget, instances=1 << 20)
+        # spent: within one first-round run of the best of the budget, and more than halving alone
+        per = r.best.seconds / r.best.instances
+        assert budget - per * (1 << 20) <= r.spent_s <= budget + 1e-9, (budget, r.spent_s)
+        assert r.spent_s >= halving.spent_s
+        assert r.stopped == "budget"
+        assert r.spent_s == pytest.approx(sum(n / surface(c)[1] for c, n in m.calls))
+        # the rest of the budget went to the best: its evidence is the most instances
+        assert r.best.instances == max(a.instances for a in r.arms)
+
+
+def test_spend_budget_tries_new_candidates_while_nothing_weak_was_seen() -> None:
+    from fuzzgpu.stress.tune import spend_budget
+
+    magic = StressConfig(stress=64, stress_lines=4, stress_pattern=1, spin=0)
+
+    def meter(c: StressConfig, n: int) -> tuple[int, float]:
+        return (n // 1000 if c == magic else 0), n / 4e9
+
+    batches = [candidates(9, seed=3), [StressConfig(spin=10), magic], [StressConfig(spin=20)]]
+    r = spend_budget(lambda i: batches[i] if i < len(batches) else [], meter, budget_s=0.1, instances=1 << 16)
+    assert r.best.config == magic and r.best.weak > 0
+    assert StressConfig(spin=20) not in {a.config for a in r.arms}  # found in bracket 1: no bracket 2
+    assert r.default.config == StressConfig() and r.default.weak == 0
+
+
+def test_condition_target_counts_the_tests_own_witness() -> None:
+    from fuzzgpu import litmus, model
+    from fuzzgpu.stress.tune import condition_target, sc_and_weak
+    from tests.paths import LITMUS
+
+    p = litmus.parse_file(LITMUS / "gpu" / "SB-relaxed-gpu.litmus")
+    sc, weak = sc_and_weak(p)
+    pred = condition_target(p, sc, model.analyse(p).possible)
+    assert pred is not None
+    hits = {o for o in weak | set(sc) if pred(o)}
+    # SB's exists clause (r0 == 0 /\\ r1 == 0) is its one non-SC outcome; no SC outcome counts
+    assert len(hits) == 1 and not hits & set(sc)
+    assert all(v == 0 for _, v in next(iter(hits)))
+
+
+def test_spend_budget_later_brackets_make_no_blind_run() -> None:
+    """Many brackets, each meeting a configuration 10x slower than any before it (within the 16x
+    blind factor): every run after bracket 0's first is estimated, so the budget holds however many
+    brackets there are (on an H200 the earlier code's brackets of new random points, each with an
+    unestimated first run, spent up to 5 GPU-s of a 1 s budget)."""
+    from fuzzgpu.stress.tune import spend_budget
+
+    speed = {StressConfig(spin=300 + i): 4e9 / 10 ** min(i, 3) for i in range(16)}
+
+    def meter(c: StressConfig, n: int) -> tuple[int, float]:
+        return 0, n / speed.get(c, 4e9)
+
+    for budget in (0.002, 0.01, 0.05):
+        r = spend_budget(lambda i: [StressConfig(spin=300 + i)], meter, budget_s=budget, instances=1 << 20)
+        assert r.spent_s <= budget + (1 << 20) / 4e9 + 1e-12, (budget, r.spent_s)  # bracket 0's first run alone may be blind
+
+
+def test_spend_budget_reruns_the_seeds_with_more_instances_for_a_rare_target() -> None:
+    """A target seen once per 5e6 instances under one seed: bracket 0's 1M-instance runs miss it;
+    the seeds' later brackets (3^i times the instances) find it, and the rest of the budget goes to it."""
+    from fuzzgpu.stress.tune import spend_budget
+
+    rare = StressConfig(stripe_ctas=True, permute_threads=False, spin=0)
+
+    def meter(c: StressConfig, n: int) -> tuple[int, float]:
+        return (n // 5_000_000 if c == rare else 0), n / 4e9
+
+    r = spend_budget(lambda i: candidates(27, seed=1) if i == 0 else [StressConfig(), rare], meter,
+                     budget_s=1.0, instances=1 << 20)
+    assert r.best.config == rare and r.best.weak > 0
+    assert r.spent_s <= 1.0 + 1e-9
+
+
+def test_spend_budget_ends_when_the_runs_take_no_time() -> None:
+    from fuzzgpu.stress.tune import spend_budget
+
+    r = spend_budget(lambda i: candidates(5, seed=1) if i == 0 else [], lambda c, n: (1, 0.0), budget_s=1.0,
+                     instances=1 << 16)
+    assert r.spent_s == 0.0 and r.best.instances > 0

@@ -1,0 +1,131 @@
+"""bench/anchor.py, on the CPU: the conversion of a kernel written in the anchor's style (the
+variant's `#ifdef` blocks, each thread's libcu++ accesses, the check kernel's `weak` line) into a
+litmus test, judged by the oracle; and bench/results/anchor/README.md's combined table against the
+two runs' raw figures (anchor.json).  The artifact itself is not in the repository (no licence):
+the kernel below is a stand-in written for this test, in its style."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from fuzzgpu import model
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results" / "anchor"
+
+KERNEL = r"""
+__global__ void litmus_test(d_atomic_uint* test_locations) {
+  if (shuffled_workgroup < kernel_params->testing_workgroups) {
+#ifdef RELAXED
+    cuda::memory_order store_order = cuda::memory_order_relaxed;
+    cuda::memory_order load_order = cuda::memory_order_relaxed;
+    #define FENCE_0()
+    #define FENCE_1()
+#elif defined(BOTH_FENCE)
+    cuda::memory_order store_order = cuda::memory_order_relaxed;
+    cuda::memory_order load_order = cuda::memory_order_relaxed;
+    #define FENCE_0() cuda::atomic_thread_fence(cuda::memory_order_acq_rel, FENCE_SCOPE);
+    #define FENCE_1() cuda::atomic_thread_fence(cuda::memory_order_acq_rel, FENCE_SCOPE);
+#else
+    cuda::memory_order store_order = cuda::memory_order_release;
+    cuda::memory_order load_order = cuda::memory_order_acquire;
+    #define FENCE_0()
+    #define FENCE_1()
+#endif
+    DEFINE_IDS();
+    PRE_STRESS();
+    if (id_0 != id_1) {
+      test_locations[x_0].store(1, cuda::memory_order_relaxed);
+      FENCE_0()
+      test_locations[y_0].store(1, store_order);
+      uint r0 = test_locations[y_1].load(load_order);
+      FENCE_1()
+      uint r1 = test_locations[x_1].load(cuda::memory_order_relaxed);
+      cuda::atomic_thread_fence(cuda::memory_order_seq_cst);
+      read_results[id_1].r0 = r0;
+    }
+  }
+}
+__global__ void check_results(TestResults* test_results) {
+  if (r0 == 1 && r1 == 1) {
+    test_results->res0.fetch_add(1);
+  } else if (r0 == 1 && r1 == 0) {
+    test_results->weak.fetch_add(1);
+  }
+}
+"""
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("anchor_bench", ROOT / "bench" / "anchor.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["anchor_bench"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _convert(tmp_path: Path, name: str) -> str:
+    a = _bench()
+    (tmp_path / "kernels").mkdir(exist_ok=True)
+    (tmp_path / "kernels" / "mpx.cu").write_text(KERNEL)
+    a.KERNEL["mpx"] = "mpx"
+    m = a.NAME.match(name)
+    assert m is not None
+    v = a.Variant(name, m["fam"], m["tb"], m["scope"], m["fs"], m["var"], "INSTANCE", True)
+    return a.convert(v, tmp_path)
+
+
+def test_a_variant_becomes_the_litmus_test_its_kernel_runs(tmp_path: Path) -> None:
+    text = _convert(tmp_path, "mpx_TB_0_1_SCOPE_BLOCK_FENCE_SCOPE_DEVICE_BOTH_FENCE")
+    body = text.splitlines()
+    assert " P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;" in body
+    assert " fence.acq_rel.gpu   | fence.acq_rel.gpu    ;" in body  # FENCE_SCOPE_DEVICE; accesses at SCOPE_BLOCK
+    assert " st.relaxed.cta y, 1 | ld.relaxed.cta r1, x ;" in body
+    assert body[-1] == "exists (P1:r0 == 1 /\\ P1:r1 == 0)"
+    # the trailing seq_cst fence orders nothing of the test: not converted
+    assert "fence.sc" not in text
+    p = _bench()._parse(text)
+    # the flag accesses are .cta-scoped and the threads in different CTAs: not morally strong (PTX ISA,
+    # Memory Consistency Model, "Morally strong operations": each in the other's scope), so the
+    # .gpu fences never synchronise through them and MP's weak outcome is allowed
+    assert model.check_condition(p).witness_reachable
+
+
+def test_the_else_block_and_release_acquire_in_one_cta(tmp_path: Path) -> None:
+    text = _convert(tmp_path, "mpx_TB_01_SCOPE_BLOCK_NO_FENCE_DEFAULTED")
+    assert " st.relaxed.cta x, 1 | ld.acquire.cta r0, y ;" in text.splitlines()
+    assert " st.release.cta y, 1 | ld.relaxed.cta r1, x ;" in text.splitlines()
+    assert "P0@cta 0,gpu 0" in text and "P1@cta 0,gpu 0" in text
+    # release/acquire at .cta inside one CTA: MP's weak outcome is forbidden
+    assert not model.check_condition(_bench()._parse(text)).witness_reachable
+
+
+def test_the_combined_table_is_the_two_runs_figures() -> None:
+    runs = [json.loads((RESULTS / f"h200-seed{s}" / "anchor.json").read_text()) for s in (31, 32)]
+    agg: dict[str, dict] = {}
+    for d in runs:
+        for r in d["rows"]:
+            if "condition" not in r["fuzzgpu"] or "condition" not in r["anchor"]:
+                continue
+            a = agg.setdefault(r["variant"], {"fam": r["family"], "kind": "forbidden" if r["forbidden"] else "seen",
+                                              "fz": 0, "an": 0})
+            a["fz"] += r["fuzzgpu"]["condition"]
+            a["an"] += r["anchor"]["condition"]
+    fam: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for a in agg.values():
+        c = fam[(a["fam"], a["kind"])]
+        c[0] += 1
+        c[1] += a["fz"] > 0
+        c[2] += a["an"] > 0
+        c[3] += a["fz"] > 0 and a["an"] > 0
+    page = (RESULTS / "README.md").read_text()
+    for (f, k), (n, fz, an, both) in fam.items():
+        assert f"| {f} | {k} | {n} | {fz} | {an} | {both} | {fz - both} | {an - both} |" in page, (f, k)
+    assert sum(a["fz"] for a in agg.values() if a["kind"] == "forbidden") == 0
+    assert sum(a["an"] for a in agg.values() if a["kind"] == "forbidden") == 0
+    assert "**fuzzgpu 0, anchor 0**" in page
