@@ -38,6 +38,8 @@
 #                            workers on the GPU: programs/h, instances/program, GPU busy share
 #                            (CUDA events; NVML utilisation beside it), share of programs judged
 #                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
+#                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CLASSES=1 adds
+#                            the bug classes found (bench/discovery_classes.py) and each entry's SASS)
 #   bench/h200.sh anchor     fuzzgpu beside cuda-litmus's own runner on its variants (bench/anchor.py; carry
 #                            the artifact's files as SRC=DIR, default cuda-litmus/: no licence, never
 #                            committed), a seeded sample per family, GPU_S per variant per tool -> anchor/ TIME+1 min
@@ -202,20 +204,33 @@ for c in d['changes']: print(c['thread'], c['from'], '->', c['to'], c['verdict']
   done
   ;;
 throughput)
-  echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
-  timeout 300 python3 bench/stages.py --programs "${PROGRAMS:-32}" --batch 32 --run --instances 10000000 --label h200 --out "$x" \
-    > "$x/stages.txt" 2>&1
-  echo "exit $?"; tail -n 9 "$x/stages.txt"
+  if [ "${STAGES:-1}" != 0 ]; then
+    echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
+    timeout 300 python3 bench/stages.py --programs "${PROGRAMS:-32}" --batch 32 --run --instances 10000000 --label h200 --out "$x" \
+      > "$x/stages.txt" 2>&1
+    echo "exit $?"; tail -n 9 "$x/stages.txt"
+  fi
   echo "== profile all, property race, from an empty corpus, $TIME s, ${W:-8} workers on the GPU; programs/h, busy share"
   # NVML's utilisation (a kernel running on the GPU, sampled each second) beside the CUDA-event sum
   nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -i 0 -lms 1000 > "$x/nvml-util.txt" 2>&1 &
   smi=$!
+  start=$(date -u +%s)
   $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
-      --gpus 1 --workers-per-gpu "${W:-8}" --json > "$x/campaign.json" 2> "$x/campaign.txt"
+      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} --json > "$x/campaign.json" 2> "$x/campaign.txt"
   echo "exit $?"; tail -n 25 "$x/campaign.txt"
   kill $smi 2>/dev/null
   python3 bench/throughput.py "$x/corpus" --time "$TIME" --nvml "$x/nvml-util.txt" > "$x/throughput.json"; cat "$x/throughput.json"
   mv "$x/nvml-util.txt" "$x/corpus/"
+  if [ "${CLASSES:-0}" != 0 ]; then  # the issue classes in the corpus (the oracle's finding_class), each entry's SASS
+    echo "== the bug classes in the corpus (bench/discovery_classes.py)"
+    timeout 200 python3 bench/discovery_classes.py "$x/corpus" "$start" --json "$x/classes.json" > "$x/classes.txt" 2>&1
+    echo "exit $?"; cat "$x/classes.txt"
+    echo "== each saved entry's SASS, with the checker's details"
+    ls "$x"/corpus/*.litmus 2>/dev/null | xargs -P 8 -I{} sh -c \
+      'timeout 60 python3 -m fuzzgpu sass --arch sm_90 --details --no-cache "{}" > "{}.sass.txt" 2>&1; echo "exit $?" >> "{}.sass.txt"'
+    for e in "$x"/corpus/*.litmus; do [ -e "$e" ] && { echo "=== $e"; head -40 "$e.sass.txt"; }; done > "$x/sass-of-entries.txt"
+    grep -c "^===" "$x/sass-of-entries.txt"
+  fi
   tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
   ;;
 ray)
