@@ -322,16 +322,18 @@ def _wait_intervals(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
     return out
 
 
-def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "") -> Report:
-    """Pure: compare the PTX of a module with its disassembly."""
-    ptx_funcs = {f.name: f for f in parse_ptx(ptx_text)}
+def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "",
+            ptx_funcs: Sequence[PtxFunction] | None = None) -> Report:
+    """Pure: compare the PTX of a module with its disassembly (``ptx_funcs``: the PTX already
+    parsed by :func:`~fuzzgpu.sass.ptx_parser.parse_ptx`, when the caller has it)."""
+    by_name = {f.name: f for f in (parse_ptx(ptx_text) if ptx_funcs is None else ptx_funcs)}
     sass_funcs: dict[str, list[SassFunction]] = {}
     for f in parse_sass(sass_text):
         sass_funcs.setdefault(f.name, []).append(f)
     reports = []
     notes: list[str] = []
     unchecked: list[str] = []
-    for name, pf in ptx_funcs.items():
+    for name, pf in by_name.items():
         copies = sass_funcs.get(name, [])
         if not copies:
             if pf.entry:

@@ -9,7 +9,28 @@ from dataclasses import asdict, dataclass
 from typing import Sequence
 
 from ..errors import UserError
-from .pdl import PdlNote
+
+#: the PDL review's kinds of warning (fuzzgpu.sass.pdl)
+READ_BEFORE_WAIT = "read-before-wait"
+COMPILED_OUT = "compiled-out"
+
+
+@dataclass(frozen=True)
+class PdlNote:
+    """One PDL-review warning (:mod:`fuzzgpu.sass.pdl`): not a finding, not a compiler verdict."""
+
+    kind: str  # READ_BEFORE_WAIT or COMPILED_OUT
+    arch: str
+    function: str  # the kernel (mangled); "" for a whole translation unit
+    text: str  # the PTX read, or the source text that waits
+    ptx_line: int
+    src_file: str
+    src_line: int
+    message: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")
 DEFAULT_OPT = 3
