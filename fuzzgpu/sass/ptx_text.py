@@ -30,6 +30,9 @@ _PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
+_PTX_FUNC_START_RE = re.compile(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b")
+
+
 def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
     """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there,
     innermost first: ``((file, line), (call site), (its call site), ...)`` (PTX ISA, Debugging
@@ -43,7 +46,7 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
     cur: tuple[tuple[str, int], ...] = ()
     chain_at: dict[tuple[str, str, str], tuple[tuple[str, int], ...]] = {}
     for n, raw in enumerate(text.split("\n"), start=1):
-        m = _PTX_LOC_RE.match(raw)
+        m = _PTX_LOC_RE.match(raw) if ".loc" in raw else None
         if m:
             here = (files.get(m.group(1), m.group(1)), int(m.group(2)))
             at_m = _PTX_INLINED_AT_RE.search(m.group(4))
@@ -57,7 +60,7 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
                 cur = (here,)
             chain_at[(m.group(1), m.group(2), m.group(3))] = cur
             continue
-        if re.match(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b", raw):
+        if (".entry" in raw or ".func" in raw) and _PTX_FUNC_START_RE.match(raw):
             cur = ()
         if cur:
             out[n] = cur
@@ -65,6 +68,11 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
+    if "[" not in text and "{" not in text and "(" not in text and "]" not in text and "}" not in text and ")" not in text:
+        # no nesting: the commas split (a last operand that is empty is no operand)
+        parts = text.split(",")
+        last = parts[-1].strip()
+        return tuple([p.strip() for p in parts[:-1]] + ([last] if last else []))
     out: list[str] = []
     depth = 0
     cur: list[str] = []
@@ -192,6 +200,12 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
             seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
             if jj == bj:
                 depth = 1
+            closes = seg.count("}")
+            if closes < depth:  # the body cannot end on this line: take it whole
+                depth += seg.count("{") - closes
+                body_lines.append(seg)
+                end = jj
+                continue
             keep = []
             for ch in seg:
                 if ch == "{":

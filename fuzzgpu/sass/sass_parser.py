@@ -218,6 +218,18 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
     for lineno, raw in enumerate(text.split("\n"), start=1):
+        if raw.lstrip().startswith("/*"):  # an instruction line (the other patterns cannot match it)
+            m = _SASS_LINE_RE.match(raw)
+            if m and funcs:
+                off = int(m.group(1), 16)
+                funcs[-1][1].append((lineno, off, m.group(2)))
+                if src:
+                    src_of[lineno] = src
+                chained = False
+                for lab in pending:
+                    funcs[-1][2][lab] = off
+                pending = []
+            continue
         if _SASS_FILE_RE.match(raw):
             # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
             # H:1171", then the outermost "H:1171" alone), innermost first
@@ -267,9 +279,8 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: di
     instrs = []
     after_exit = False
     for i, (line, off, text) in enumerate(rows):
-        ins = _parse_sass_instr(i, line, off, text, True, src_of.get(line, ()))
-        mainline = not after_exit and ins.predicate != "@!PT"
-        if not mainline:
+        ins = _parse_sass_instr(i, line, off, text, not after_exit, src_of.get(line, ()))
+        if ins.mainline and ins.predicate == "@!PT":
             ins = dataclasses.replace(ins, mainline=False)
         instrs.append(ins)
         if ins.opcode in ("EXIT", "RET") and not ins.predicate:
