@@ -316,6 +316,10 @@ _SASS_UNIFORM_TEST_RE = re.compile(r"^\s*(!?UP[0-6])\s*,")
 _SASS_PRED_DEST_RE = re.compile(r"\b(U?P[0-6])\b")
 _SASS_BRANCH_TARGETS_RE = re.compile(r'BRANCH_TARGETS\s+([^"*)]*)')
 _SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
+#: a branch whose first operand is a condition (``BRA.DIV UR4, target``, ``BRA !P0, target``)
+_SASS_COND_OPERAND_RE = re.compile(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,")
+_SASS_P_PRED_RE = re.compile(r"@!?P\d")
+_SASS_FLOW_OPCODES = frozenset(("BRA", "JMP", "BRX", "JMX", "EXIT", "RET", "BPT"))
 
 
 def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
@@ -331,16 +335,21 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
         if ins.predicate == "@!PT":
             out.append(_PLAIN)
             continue
+        if ins.opcode not in _SASS_FLOW_OPCODES or (ins.opcode == "BPT" and "TRAP" not in ins.mods):
+            w = _SASS_PRED_DEST_RE.findall(ins.operands.split(",", 2)[0] + "," + (ins.operands.split(",", 2)[1] if "," in ins.operands else "")) \
+                if "P" in ins.operands else ()
+            out.append(Flow(writes=frozenset(w)) if w and ins.opcode not in ("ST", "STG", "STS") else _PLAIN)
+            continue
         pred = bool(ins.predicate) and ins.predicate != "@PT"
         # BRA.DIV UR4, target (and any branch with a condition operand before its target) is taken
         # only when the warp diverged: it falls through too
-        pred = pred or "DIV" in ins.mods or bool(re.match(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,", ins.operands))
+        pred = pred or "DIV" in ins.mods or bool(_SASS_COND_OPERAND_RE.match(ins.operands))
         if ins.opcode in ("BRA", "JMP"):
             lm = _SASS_TARGET_RE.search(ins.operands)
             am = _SASS_ABS_RE.match(ins.operands)
             off = labels.get(lm.group(1)) if lm else (int(am.group(1), 16) if am else None)
             t = index_at.get(off) if off is not None else None
-            test = ins.predicate[1:] if re.fullmatch(r"@!?P\d", ins.predicate) and not ins.mods else ""
+            test = ins.predicate[1:] if _SASS_P_PRED_RE.fullmatch(ins.predicate) and not ins.mods else ""
             um = _SASS_UNIFORM_TEST_RE.match(ins.operands)
             if not test and not ins.predicate and tuple(ins.mods) == ("U",) and um:
                 # a uniform branch takes its condition as an operand: BRA.U !UP0, `(.L_x_5) (sm_100a's
@@ -353,11 +362,8 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             named = [index_at[labels[t.strip()]] for t in listed.group(1).split(",")
                      if t.strip() in labels and labels[t.strip()] in index_at] if listed else []
             out.append(Flow(tuple(named) if named else anywhere, pred))
-        elif ins.opcode in ("EXIT", "RET") or (ins.opcode == "BPT" and "TRAP" in ins.mods):
+        else:  # EXIT, RET, BPT.TRAP
             out.append(Flow((), pred, True))
-        else:
-            w = _SASS_PRED_DEST_RE.findall(ins.operands.split(",", 2)[0] + "," + (ins.operands.split(",", 2)[1] if "," in ins.operands else ""))
-            out.append(Flow(writes=frozenset(w)) if w and ins.opcode not in ("ST", "STG", "STS") else _PLAIN)
     return tuple(out)
 
 
@@ -397,6 +403,16 @@ def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: froz
     return False
 
 
+def _stops_by_block(g: Cfg, weights: Mapping[int, int], resets: frozenset[int] | None) -> dict[int, list[int]]:
+    """The marked and reset instructions of each block, in order: only those change a walk through
+    it (:func:`min_marks`), so a walk visits those, not every instruction."""
+    stops: dict[int, list[int]] = {}
+    for j in sorted(set(weights) | (resets if resets is not None else frozenset())):
+        if 0 <= j < g.n:
+            stops.setdefault(g.block_of[j], []).append(j)
+    return stops
+
+
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
               resets: frozenset[int] | None = None) -> Callable[[int], float]:
     """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
@@ -405,14 +421,20 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
     path runs one copy).  With ``resets`` (memory operations), marks in a row with no reset
     between them count once: the second of two fences with nothing between them orders nothing
     more, and ptxas drops it on such a path.  Without, every mark counts."""
+    import bisect
     import heapq
 
     nb = len(g.starts)
     inf = float("inf")
+    stops = _stops_by_block(g, weights, resets)
 
     def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
         cost = 0
-        rng = range(hi, lo - 1, -1) if post else range(lo, hi + 1)
+        here = stops.get(b)
+        if not here:
+            return 0, state
+        a, z = bisect.bisect_left(here, lo), bisect.bisect_right(here, hi)
+        rng = reversed(here[a:z]) if post else here[a:z]
         for j in rng:
             if j in weights:
                 cost += 0 if state else weights[j]

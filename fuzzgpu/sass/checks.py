@@ -286,7 +286,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
                                                        ptx.instrs, where, unreachable, ignore)
-    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source)
+    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs)
     intervals = _wait_intervals(events, sass, result.mem_pos)
     findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
                 + _unguarded_waits(events, sass, result.mem_pos, intervals, where))

@@ -372,9 +372,16 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
               Counter(_sass_addr_key(m) for m in sass.mem_ops),
               Counter(e.mem_class for e in events if e.mem is not None),
               Counter(e.mem.root for e in events if e.mem is not None))
+    of_class: dict[str | None, list[PtxEvent]] = {}
+    for e in events:
+        if e.mem is not None:
+            of_class.setdefault(e.mem_class, []).append(e)
+    at_line: dict[tuple, list[SassMemOp]] = {}
+    for x in sass.mem_ops:
+        at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
-             and _identifies(events, sass, k, m, shares[id(m)] > 1, counts)}
+             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line)}
     dropped = len(mem_pos) - len(pairs)
     notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
              "has the same address, width and line (an inlined copy, an unrolled loop); checked against every "
@@ -390,8 +397,9 @@ def _sass_addr_key(m: SassMemOp) -> tuple:
     return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src)
 
 
-def _identifies(events: Sequence[PtxEvent], sass: SassFunction, k: int, m: SassMemOp, shared: bool,
-                counts: tuple[Counter, Counter, Counter, Counter]) -> bool:
+def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
+                counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, list[PtxEvent]],
+                at_line: dict[tuple, list[SassMemOp]]) -> bool:
     """Does the address tell this operation apart?  With line information on both sides: it is alone
     of its class at its source location on both sides, or several there are offsets of one root
     (copies of one line have unrelated registers, so their addresses prove nothing).  Without: it is
@@ -400,8 +408,9 @@ def _identifies(events: Sequence[PtxEvent], sass: SassFunction, k: int, m: SassM
     same_ptx, same_sass, class_count, root_count = counts
     e = events[k]
     if e.instr.src and m.instr.src:
-        here = [x.mem for x in events if x.mem is not None and x.mem_class == e.mem_class and same_source(x.instr.src, m.instr.src)]
-        there = [x for x in sass.mem_ops if x.instr.src == m.instr.src and _sass_mem_class(x) == _sass_mem_class(m)]
+        # (of_class: the function's memory events by class; at_line: its SASS operations by line and class)
+        here = [x.mem for x in of_class.get(e.mem_class, ()) if same_source(x.instr.src, m.instr.src)]
+        there = at_line.get((m.instr.src, _sass_mem_class(m)), [])
         if len(here) == 1 and len(there) == 1:
             return True
         return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
@@ -469,6 +478,10 @@ class _Ctx:
     ambiguous: list
     notes: list
     no_ptx: list
+    #: ``left_ptx`` by memory class, in the same order
+    left_of_class: dict
+    #: ``left_ptx`` by memory class and then source location (``instr.src``)
+    left_by_src: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
@@ -501,10 +514,14 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     furthest (a ``.loc`` with no inlining chain agrees with any); None when it is accounted for
     otherwise (an expansion, a stack access) or not at all (then in ``ctx.no_ptx``)."""
     events, cls = ctx.ptx.events, _sass_mem_class(m)
-    cands = [k for k in ctx.left_ptx if events[k].mem_class == cls and same_source(events[k].instr.src, m.instr.src)]
+    of_class = ctx.left_of_class.get(cls, [])
+    # each source location once (the class's operations grouped by it, in order)
+    at = [(src, ks) for src, ks in ctx.left_by_src.get(cls, {}).items() if same_source(src, m.instr.src)]
+    cands = sorted(k for _, ks in at for k in ks)
     if m.instr.src and cands:
-        best = max(_agreement(events[k].instr.src, m.instr.src) for k in cands)
-        return [k for k in cands if _agreement(events[k].instr.src, m.instr.src) == best]
+        agree = [(_agreement(src, m.instr.src), ks) for src, ks in at]
+        best = max(a for a, _ in agree)
+        return sorted(k for a, ks in agree if a == best for k in ks)
     if m.instr.src:
         # none at its source location: ptxas expanded a PTX instruction that is no memory operation
         # here (tcgen05.alloc writes the address it allocated to shared memory)
@@ -515,7 +532,7 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
                              "memory operation of the PTX memory model (its order is not checked as one)")
             return None
     # else any of its class (a coarse line table gave it a neighbour's line)
-    cands = [k for k in ctx.left_ptx if events[k].mem_class == cls]
+    cands = list(of_class)
     if not cands:
         if m.space == "generic" and any(events[k].mem.space == "generic" and k not in ctx.left_ptx  # type: ignore[union-attr]
                                         for k, e in enumerate(events) if e.mem is not None):
@@ -540,7 +557,7 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     if not all(judged_all):
         groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
         return
-    wide = [k for k in ctx.left_ptx if events[k].mem_class == cls and events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
+    wide = [k for k in ctx.left_of_class.get(cls, []) if events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
     if m.instr.src and any(not ctx.judged(k, m) for k in wide):
         ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "
                              f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
@@ -561,7 +578,7 @@ def _explain_groups(ctx: _Ctx, groups: dict) -> None:
             cls = _sass_mem_class(m)
             # ptxas's line table is coarse (two loads of neighbouring lines under one entry): any
             # PTX operation of the class under which it crossed nothing explains it
-            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_ptx if events[k].mem_class == cls):
+            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_of_class.get(cls, [])):
                 continue
             lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
             ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at "
@@ -576,11 +593,13 @@ def _capped(lines: Sequence[str], what: str) -> list[str]:
 
 
 def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, mem_pos: dict, merges: list,
-                 skip: set[int], arch: str, source: str) -> Result:
+                 skip: set[int], arch: str, source: str, local_regs: frozenset[str] | None = None) -> Result:
     """The crossings of one function on the two control-flow graphs, and what they left
-    unchecked (see the module docstring)."""
+    unchecked (see the module docstring); ``local_regs``: :func:`local_registers` of ``ptx``, when
+    the caller has them."""
     events = ptx.events
-    local_regs = local_registers(ptx)
+    if local_regs is None:
+        local_regs = local_registers(ptx)
     points = {k: ptx_keys(e, k) for k, e in enumerate(events) if e.sync is not None}
     # a point that orders nothing in SASS terms (launch_dependents, mbarrier.init, a bulk copy):
     # mapped when its tokens are in the SASS
@@ -605,13 +624,18 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         for which, kind in ((0, h), (1, x)):
             if kind is not None:
                 all_points.setdefault(kind, ([], []))[which].append(k)
+    # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
+    left = [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
+    left_of_class: dict[str | None, list[int]] = {}
+    left_by_src: dict[str | None, dict[tuple, list[int]]] = {}
+    for k in left:
+        left_of_class.setdefault(events[k].mem_class, []).append(k)
+        left_by_src.setdefault(events[k].mem_class, {}).setdefault(events[k].instr.src, []).append(k)
     ctx = _Ctx(ptx, sass, arch, source, marks, ptx_sides(ptx, g_ptx, points),
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
-               [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)],
-               [], [], [], notes, [])
+               left, [], [], [], notes, [], left_of_class, left_by_src)
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:

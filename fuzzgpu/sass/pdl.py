@@ -121,7 +121,7 @@ def _cutlass_hint(arch: str, text: str) -> str:
 
 def pdl_compiled_in(ptx: str, sass: str = "") -> bool:
     """The PDL code is in the build: the PTX has ``griddepcontrol`` or the SASS ``ACQBULK``/``PREEXIT``."""
-    return "griddepcontrol." in ptx or bool(re.search(r"\b(ACQBULK|PREEXIT)\b", sass))
+    return "griddepcontrol." in ptx or (("ACQBULK" in sass or "PREEXIT" in sass) and bool(re.search(r"\b(ACQBULK|PREEXIT)\b", sass)))
 
 
 def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
@@ -131,7 +131,7 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
     ``funcs``: the module's functions as :func:`~fuzzgpu.sass.ptx_parser.parse_ptx` gives them, when
     the caller has them (else the PTX is parsed here, only if it has a wait)."""
     notes: list[PdlNote] = []
-    if _WAIT.search(ptx):
+    if "griddepcontrol.wait" in ptx and _WAIT.search(ptx):
         fns = parse_ptx(ptx) if funcs is None else funcs
         waiting = {f.name for f in fns if any(_WAIT.search(i.text) for i in f.instrs)}
 

@@ -152,7 +152,7 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
 
 def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int], ...] = ()) -> PtxInstr:
     pred = ""
-    m = _PTX_PRED_RE.match(stmt)
+    m = _PTX_PRED_RE.match(stmt) if stmt[:1] == "@" else None
     if m:
         pred = m.group(0).strip()
         stmt_body = stmt[m.end():]
@@ -557,9 +557,11 @@ def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
     return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
 
 
-def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> None:
-    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)."""
-    dests = _ptx_dests(ins)
+def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]], dests: tuple[str, ...] | None = None) -> None:
+    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)
+    (``dests``: :func:`_ptx_dests` of ``ins``, when the caller has them)."""
+    if dests is None:
+        dests = _ptx_dests(ins)
     for d in dests:
         defs.pop(d, None)
     if len(dests) != 1:
@@ -601,13 +603,17 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []
+        writes: dict[str, int] = {}
         for ins in instrs:
             mem = _classify_ptx_mem(ins, defs)
             sync, classes = _classify_ptx_sync(ins, mem)
-            copy = _async_copy(ins, defs)
+            copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
             if copy is not None:
                 copies.append((ins.index, *copy))
-            _track_defs(ins, defs)
+            dests = _ptx_dests(ins)
+            for d in dests:
+                writes[d] = writes.get(d, 0) + 1
+            _track_defs(ins, defs, dests)
             if mem is None and sync is None:
                 continue
             mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
@@ -619,12 +625,8 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             if head <= ins.index:
                     body_ins = instrs[head:ins.index]
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
-                    busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
+                    busy = any(head <= e.instr.index <= ins.index for e in events)
                     loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
-        writes: dict[str, int] = {}
-        for ins in instrs:
-            for d in _ptx_dests(ins):
-                writes[d] = writes.get(d, 0) + 1
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]

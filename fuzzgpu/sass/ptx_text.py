@@ -68,28 +68,26 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
-    if "[" not in text and "{" not in text and "(" not in text and "]" not in text and "}" not in text and ")" not in text:
-        # no nesting: the commas split (a last operand that is empty is no operand)
-        parts = text.split(",")
-        last = parts[-1].strip()
-        return tuple([p.strip() for p in parts[:-1]] + ([last] if last else []))
+    """The operands of a statement: split at the commas outside brackets, braces and parentheses
+    (a comma splits where the count of openers minus closers before it is 0), each stripped; an
+    empty last one is no operand."""
     out: list[str] = []
-    depth = 0
     cur: list[str] = []
-    for ch in text:
-        if ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
+    depth = 0
+    for part in text.split(","):
+        cur.append(part)
+        if "[" in part or "]" in part or "{" in part or "}" in part or "(" in part or ")" in part:
+            depth += (part.count("[") + part.count("{") + part.count("(")
+                      - part.count("]") - part.count("}") - part.count(")"))
+        if depth == 0:
+            out.append(",".join(cur).strip())
             cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
+    last = ",".join(cur).strip()
+    if cur and last:
+        out.append(last)
+    elif not cur and out and not out[-1]:
+        out.pop()  # the text ended at depth 0 with an empty operand: no operand
     return tuple(out)
-
 
 
 _Scope = tuple[int, ...]
@@ -135,7 +133,10 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
         for ln, part in chunks:
             rest = part
             if not text.strip():
-                rest = _leading(rest, stack, counter, labels)
+                if ":" in rest or "{" in rest or "}" in rest:
+                    rest = _leading(rest, stack, counter, labels)
+                else:  # no scope brace and no label: only the blanks go
+                    rest = rest.lstrip(" \t\r")
                 scope = tuple(stack)
                 if rest.strip(" \t{}"):
                     line = ln

@@ -123,8 +123,17 @@ def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
     return (base, off)
 
 
+#: the opcodes :func:`_classify_sass` may classify (every other one is neither a memory operation nor
+#: a synchronisation instruction)
+_SASS_CLASSIFIED = frozenset(_SASS_MEM) | _SASS_BULK | _SASS_TMA | frozenset((
+    "ACQBULK", "PREEXIT", "MEMBAR", "FENCE", "BAR", "SYNCS", "CCTL", "ERRBAR", "CGAERRBAR", "UCGABAR_ARV",
+    "UCGABAR_WAIT", "UTMACMDFLUSH", "DEPBAR", "LDGDEPBAR", "LDGSTS"))
+
+
 def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     op, mods = ins.opcode, ins.mods
+    if op not in _SASS_CLASSIFIED:
+        return None
     if op in _SASS_MEM:
         kind, space = _SASS_MEM[op]
         if op == "LDC":
@@ -194,7 +203,7 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
 def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool,
                       src: tuple[tuple[str, int], ...] = ()) -> SassInstr:
     pred = ""
-    m = _SASS_PRED_RE.match(text)
+    m = _SASS_PRED_RE.match(text) if text[:1] == "@" else None
     body = text
     if m:
         pred = m.group(0).strip()
@@ -217,10 +226,11 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     src_of: dict[int, tuple[tuple[str, int], ...]] = {}
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
+    loc_of: dict[str, tuple[tuple[str, int], ...]] = {}  # the locations of a //## File line (they repeat)
     for lineno, raw in enumerate(text.split("\n"), start=1):
-        if raw.lstrip().startswith("/*"):  # an instruction line (the other patterns cannot match it)
-            m = _SASS_LINE_RE.match(raw)
-            if m and funcs:
+        m = _SASS_LINE_RE.match(raw)
+        if m:  # an instruction line (the other patterns cannot match it)
+            if funcs:
                 off = int(m.group(1), 16)
                 funcs[-1][1].append((lineno, off, m.group(2)))
                 if src:
@@ -233,7 +243,9 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
         if _SASS_FILE_RE.match(raw):
             # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
             # H:1171", then the outermost "H:1171" alone), innermost first
-            locs = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
+            locs = loc_of.get(raw)
+            if locs is None:
+                locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
             if len(locs) > 1 and chained and src and src[-1] == locs[0]:
                 src = src + locs[1:]
             elif locs and (len(locs) > 1 or not chained):
@@ -254,17 +266,6 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
                 pending = []
                 break
         else:
-            m = _SASS_LINE_RE.match(raw)
-            if m and funcs:
-                off = int(m.group(1), 16)
-                funcs[-1][1].append((lineno, off, m.group(2)))
-                if src:
-                    src_of[lineno] = src
-                chained = False
-                for lab in pending:
-                    funcs[-1][2][lab] = off
-                pending = []
-                continue
             lm = _SASS_LABEL_RE.match(raw)
             if lm:
                 pending.append(lm.group(1))
