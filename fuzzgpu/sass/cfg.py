@@ -413,6 +413,34 @@ def _stops_by_block(g: Cfg, weights: Mapping[int, int], resets: frozenset[int] |
     return stops
 
 
+def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: bool) -> dict[tuple[int, bool], float]:
+    """For each (block, state): the fewest marks any path runs before it enters the block, in walking
+    order (from the entry; ``post``: from the exits, backwards); ``through``: what a walk through a
+    block costs and the state it leaves (Dijkstra)."""
+    import heapq
+
+    inf = float("inf")
+    dist: dict[tuple[int, bool], float] = {}
+    heap: list[tuple[float, int, bool]] = []
+    starts = [b for b in g.exits if b in g.reachable] if post else ([0] if g.starts else [])
+    for b in starts:
+        dist[(b, False)] = 0
+        heap.append((0, b, False))
+    nxt = g.preds if post else g.succs
+    heapq.heapify(heap)
+    while heap:
+        d, b, st = heapq.heappop(heap)
+        if d > dist.get((b, st), inf):
+            continue
+        cost, out = through[(b, st)]
+        for c in nxt[b]:
+            nd = d + cost
+            if nd < dist.get((c, out), inf):
+                dist[(c, out)] = nd
+                heapq.heappush(heap, (nd, c, out))
+    return dist
+
+
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
               resets: frozenset[int] | None = None) -> Callable[[int], float]:
     """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
@@ -422,7 +450,6 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
     between them count once: the second of two fences with nothing between them orders nothing
     more, and ptxas drops it on such a path.  Without, every mark counts."""
     import bisect
-    import heapq
 
     nb = len(g.starts)
     inf = float("inf")
@@ -445,29 +472,14 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
 
     span = {b: (g.starts[b], g.ends[b]) for b in range(nb)}
     through = {(b, st): walk(b, st, *span[b]) for b in range(nb) for st in (False, True)}
-    dist: dict[tuple[int, bool], float] = {}  # marks before the block is entered, in walking order
-    heap: list[tuple[float, int, bool]] = []
-    starts = [b for b in g.exits if b in g.reachable] if post else ([0] if nb else [])
-    for b in starts:
-        dist[(b, False)] = 0
-        heap.append((0, b, False))
-    nxt = g.preds if post else g.succs
-    heapq.heapify(heap)
-    while heap:
-        d, b, st = heapq.heappop(heap)
-        if d > dist.get((b, st), inf):
-            continue
-        cost, out = through[(b, st)]
-        for c in nxt[b]:
-            nd = d + cost
-            if nd < dist.get((c, out), inf):
-                dist[(c, out)] = nd
-                heapq.heappush(heap, (nd, c, out))
+    dist = _fewest(g, through, post)
 
     def query(i: int) -> float:
         b = g.block_of[i]
         if b not in g.reachable:
             return inf
+        if b not in stops:  # nothing in the block changes the count
+            return min(dist.get((b, False), inf), dist.get((b, True), inf))
         best = inf
         for st in (False, True):
             d = dist.get((b, st), inf)

@@ -131,12 +131,15 @@ def ptx_sides(fn: PtxFunction, g: Cfg, points: dict[int, tuple[Hashable | None, 
     dom = g.marks_on_chain({idx[k]: 0 for k, (h, _) in points.items() if h is not None})
     pdom = g.marks_on_chain({idx[k]: 0 for k, (_, s) in points.items() if s is not None}, post=True)
     out: dict[int, Sides] = {}
+    hoist = [(kind, q) for (which, kind), q in counts.items() if which == 0]
+    sink = [(kind, q) for (which, kind), q in counts.items() if which == 1]
+    inf = float("inf")
     for k, e in enumerate(fn.events):
         if e.mem is None:
             continue
         i = e.instr.index
-        before = {kind: n for (which, kind), q in counts.items() if which == 0 and 0 < (n := q(i)) < float("inf")}
-        after = {kind: n for (which, kind), q in counts.items() if which == 1 and 0 < (n := q(i)) < float("inf")}
+        before = {kind: n for kind, q in hoist if 0 < (n := q(i)) < inf}
+        after = {kind: n for kind, q in sink if 0 < (n := q(i)) < inf}
         out[k] = Sides(before, after, tuple(ev_of[j] for j in dom(i) if ev_of[j] != k),
                        tuple(ev_of[j] for j in pdom(i) if ev_of[j] != k))
     return out
