@@ -69,6 +69,9 @@ class PtxSync:
     #: operations of the function that conflict with a copy the wait completes (see
     #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
     orders_only: frozenset[int] | None = None
+    #: for an mbarrier operation: its mbarrier operand as (root, byte offset), the address followed
+    #: through ``mov``/``add``/``cvta`` as a memory operation's is (None: not an mbarrier operation)
+    address: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,6 +241,18 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         root, off = r0, o0 + off
     width = _ptx_width(mods)
     return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _operand_address(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
+    """The first ``[...]`` operand of ``ins`` as (root, offset), followed through ``defs``."""
+    addr = next((o for o in ins.operands if o.startswith("[")), "")
+    if not addr:
+        return None
+    root, off = _ptx_address(addr)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    return (root, off)
 
 
 def _matrix_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp:
@@ -610,6 +625,8 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
             if copy is not None:
                 copies.append((ins.index, *copy))
+            if sync is not None and ins.opcode == "mbarrier":
+                sync = dataclasses.replace(sync, address=_operand_address(ins, defs))
             dests = _ptx_dests(ins)
             for d in dests:
                 writes[d] = writes.get(d, 0) + 1
