@@ -159,8 +159,7 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     ends = [s - 1 for s in starts[1:]] + [n - 1]
     block_of = [0] * n
     for b, (s, e) in enumerate(zip(starts, ends)):
-        for i in range(s, e + 1):
-            block_of[i] = b
+        block_of[s:e + 1] = [b] * (e + 1 - s)
     nb = len(starts)
     succs: list[list[int]] = [[] for _ in range(nb)]
     exits = set()
@@ -432,7 +431,7 @@ def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: 
         d, b, st = heapq.heappop(heap)
         if d > dist.get((b, st), inf):
             continue
-        cost, out = through[(b, st)]
+        cost, out = through.get((b, st), (0, st))
         for c in nxt[b]:
             nd = d + cost
             if nd < dist.get((c, out), inf):
@@ -451,7 +450,6 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
     more, and ptxas drops it on such a path.  Without, every mark counts."""
     import bisect
 
-    nb = len(g.starts)
     inf = float("inf")
     stops = _stops_by_block(g, weights, resets)
 
@@ -470,8 +468,8 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
                 state = False
         return cost, state
 
-    span = {b: (g.starts[b], g.ends[b]) for b in range(nb)}
-    through = {(b, st): walk(b, st, *span[b]) for b in range(nb) for st in (False, True)}
+    # a block with no mark and no reset costs 0 and keeps the state (_fewest's default)
+    through = {(b, st): walk(b, st, g.starts[b], g.ends[b]) for b in stops for st in (False, True)}
     dist = _fewest(g, through, post)
 
     def query(i: int) -> float:

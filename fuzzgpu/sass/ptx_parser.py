@@ -569,6 +569,9 @@ def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
     first = ins.operands[0]
     if first.startswith("["):
         return ()
+    if "," not in first:  # one register (the common case)
+        r = first.strip("{}").strip()
+        return (r,) if r.startswith("%") else ()
     return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
 
 

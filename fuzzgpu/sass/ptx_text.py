@@ -150,6 +150,8 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
     for n, line_text in enumerate(body.split("\n")):
         parts = line_text.split(";")
         for i, part in enumerate(parts):
+            if not chunks and not part.strip(" \t\r") and i == len(parts) - 1:
+                continue  # a blank start of the next statement (a blanked .loc line): nothing to keep
             chunks.append((first_line + n, part))
             if i < len(parts) - 1:
                 flush()
