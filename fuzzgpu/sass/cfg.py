@@ -186,6 +186,15 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
                tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable), tuple(idom), tuple(ipdom))
 
 
+def _block_writes(flows: Sequence[Flow], block_of: Sequence[int], nb: int) -> list[frozenset[str]]:
+    """The predicate registers each block writes."""
+    written: list[set[str]] = [set() for _ in range(nb)]
+    for i, f in enumerate(flows):
+        if f.writes:
+            written[block_of[i]].update(f.writes)
+    return [frozenset(w) for w in written]
+
+
 def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], ends: Sequence[int],
                                 block_of: Sequence[int], succs: list[list[int]]) -> None:
     """An edge into a block that is one conditional branch on a predicate whose value the edge
@@ -195,9 +204,9 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
     branch one way and the second the other never runs."""
     nb = len(starts)
     tests = {b: flows[ends[b]].test for b in range(nb) if flows[ends[b]].test}
-    if not tests:
-        return
-    writes = [frozenset().union(*(flows[i].writes for i in range(starts[b], ends[b] + 1))) for b in range(nb)]
+    if not any(starts[c] == ends[c] for c in tests):
+        return  # no block is one conditional branch: no edge to redirect
+    writes = _block_writes(flows, block_of, nb)
 
     def edge_fact(b: int, c: int, known: dict[str, bool]) -> dict[str, bool]:
         out = {p: v for p, v in known.items() if p not in writes[b]}

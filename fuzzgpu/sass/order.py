@@ -375,10 +375,10 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
               Counter(_sass_addr_key(m) for m in sass.mem_ops),
               Counter(e.mem_class for e in events if e.mem is not None),
               Counter(e.mem.root for e in events if e.mem is not None))
-    of_class: dict[str | None, list[PtxEvent]] = {}
+    of_class: dict[str | None, dict[tuple, list[PtxMemOp]]] = {}  # by class, then source location
     for e in events:
         if e.mem is not None:
-            of_class.setdefault(e.mem_class, []).append(e)
+            of_class.setdefault(e.mem_class, {}).setdefault(e.instr.src, []).append(e.mem)
     at_line: dict[tuple, list[SassMemOp]] = {}
     for x in sass.mem_ops:
         at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
@@ -401,7 +401,7 @@ def _sass_addr_key(m: SassMemOp) -> tuple:
 
 
 def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
-                counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, list[PtxEvent]],
+                counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, dict[tuple, list[PtxMemOp]]],
                 at_line: dict[tuple, list[SassMemOp]]) -> bool:
     """Does the address tell this operation apart?  With line information on both sides: it is alone
     of its class at its source location on both sides, or several there are offsets of one root
@@ -411,8 +411,9 @@ def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
     same_ptx, same_sass, class_count, root_count = counts
     e = events[k]
     if e.instr.src and m.instr.src:
-        # (of_class: the function's memory events by class; at_line: its SASS operations by line and class)
-        here = [x.mem for x in of_class.get(e.mem_class, ()) if same_source(x.instr.src, m.instr.src)]
+        # (of_class: the function's memory operations by class and source location; at_line: its SASS
+        # operations by line and class)
+        here = [x for src, mems in of_class.get(e.mem_class, {}).items() if same_source(src, m.instr.src) for x in mems]
         there = at_line.get((m.instr.src, _sass_mem_class(m)), [])
         if len(here) == 1 and len(there) == 1:
             return True
@@ -485,13 +486,20 @@ class _Ctx:
     left_of_class: dict
     #: ``left_ptx`` by memory class and then source location (``instr.src``)
     left_by_src: dict
+    #: :meth:`judged` without notes, by (PTX event, SASS instruction index)
+    memo: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
         return crossed(self.ptx_side[k], self.sass_side[m.instr.index], self.all_points, ev[k].instr.index, lambda p: ev[p].instr.index)
 
     def judged(self, k: int, m: SassMemOp, note: bool = False) -> list[tuple[int, str, str, str]]:
-        return _judged(self.ptx.events, k, self.cross(k, m), self.allowed if note else None, self.proxy)
+        if note:
+            return _judged(self.ptx.events, k, self.cross(k, m), self.allowed, self.proxy)
+        key = (k, m.instr.index)
+        if key not in self.memo:  # a pure function of the two operations (the notes aside)
+            self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
+        return self.memo[key]
 
     def report(self, k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
         """One finding per direction in which ``m`` crossed for every candidate: the nearest point,
@@ -638,7 +646,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               left, [], [], [], notes, [], left_of_class, left_by_src)
+               left, [], [], [], notes, [], left_of_class, left_by_src, {})
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:
