@@ -41,6 +41,13 @@ class PtxInstr:
     #: ``(file, line)`` first, then the ``inlined_at`` call site when the ``.loc`` names one
     src: tuple[tuple[str, int], ...] = ()
 
+    def __init__(self, index: int, line: int, text: str, predicate: str, opcode: str, mods: tuple[str, ...],
+                 operands: tuple[str, ...], src: tuple[tuple[str, int], ...] = ()) -> None:
+        # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
+        # at a time, a fifth of the parse of a large module (one instance per PTX statement)
+        self.__dict__.update(index=index, line=line, text=text, predicate=predicate, opcode=opcode, mods=mods,
+                             operands=operands, src=src)
+
 
 @dataclass(frozen=True)
 class PtxMemOp:

@@ -25,6 +25,13 @@ class SassInstr:
     #: inlined at "G", line M``): the innermost ``(file, line)`` first, then the call sites
     src: tuple[tuple[str, int], ...] = ()
 
+    def __init__(self, index: int, offset: int, line: int, text: str, predicate: str, opcode: str, mods: tuple[str, ...],
+                 operands: str, mainline: bool, src: tuple[tuple[str, int], ...] = ()) -> None:
+        # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
+        # at a time, a fifth of the parse of a large listing (one instance per SASS instruction)
+        self.__dict__.update(index=index, offset=offset, line=line, text=text, predicate=predicate, opcode=opcode,
+                             mods=mods, operands=operands, mainline=mainline, src=src)
+
     @property
     def full_opcode(self) -> str:
         return ".".join((self.opcode,) + self.mods)
