@@ -14,6 +14,7 @@ leave the function (predicated: and fall through); an indirect branch (``brx.idx
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Hashable, Mapping, Sequence
@@ -44,7 +45,8 @@ class Cfg:
     """Basic blocks over instruction indices ``0..n-1``.  Block ``b`` holds the instructions
     ``starts[b]..ends[b]`` (inclusive).  ``idom[b]`` is its immediate dominator (-1: the entry, or
     unreachable), ``ipdom[b]`` its immediate post-dominator (-1: it leaves the function itself, or no
-    path from it leaves the function, or it is unreachable)."""
+    path from it leaves the function, or it is unreachable); both are computed when first asked for
+    (the SASS graphs need neither)."""
 
     n: int
     starts: tuple[int, ...]
@@ -54,8 +56,21 @@ class Cfg:
     preds: tuple[tuple[int, ...], ...]
     exits: frozenset[int]
     reachable: frozenset[int]
-    idom: tuple[int, ...]
-    ipdom: tuple[int, ...]
+
+    @functools.cached_property
+    def idom(self) -> tuple[int, ...]:
+        return tuple(_dominators(len(self.starts), self.succs, self.preds, [0])[0]) if self.starts else ()
+
+    @functools.cached_property
+    def ipdom(self) -> tuple[int, ...]:
+        # the reverse graph from a virtual exit (index nb) joined to every exit block
+        nb = len(self.starts)
+        if not nb:
+            return ()
+        rsuccs = [list(p) for p in self.preds] + [sorted(self.exits)]
+        rpreds = [list(s) + ([nb] if b in self.exits else []) for b, s in enumerate(self.succs)] + [[]]
+        pidom, _ = _dominators(nb + 1, rsuccs, rpreds, [nb])
+        return tuple((-1 if d == nb or b not in self.reachable else d) for b, d in enumerate(pidom[:nb]))
 
     def is_reachable(self, i: int) -> bool:
         return self.block_of[i] in self.reachable
@@ -149,7 +164,7 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     0 is the entry."""
     n = len(flows)
     if n == 0:
-        return Cfg(0, (), (), (), (), (), frozenset(), frozenset(), (), ())
+        return Cfg(0, (), (), (), (), (), frozenset(), frozenset())
     leaders = {0}
     for i, f in enumerate(flows):
         leaders.update(t for t in f.targets if 0 <= t < n)
@@ -176,14 +191,15 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     for b, ss in enumerate(succs):
         for s in ss:
             preds[s].append(b)
-    idom, reachable = _dominators(nb, succs, preds, [0])
-    # post-dominators: the reverse graph from a virtual exit (index nb) joined to every exit block
-    rsuccs = [list(p) for p in preds] + [sorted(exits)]
-    rpreds = [list(s) + ([nb] if b in exits else []) for b, s in enumerate(succs)] + [[]]
-    pidom, _ = _dominators(nb + 1, rsuccs, rpreds, [nb])
-    ipdom = [(-1 if d == nb or b not in reachable else d) for b, d in enumerate(pidom[:nb])]
+    reachable = {0}
+    stack = [0]
+    while stack:
+        for c in succs[stack.pop()]:
+            if c not in reachable:
+                reachable.add(c)
+                stack.append(c)
     return Cfg(n, tuple(starts), tuple(ends), tuple(block_of), tuple(tuple(s) for s in succs),
-               tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable), tuple(idom), tuple(ipdom))
+               tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable))
 
 
 def _block_writes(flows: Sequence[Flow], block_of: Sequence[int], nb: int) -> list[frozenset[str]]:
