@@ -355,14 +355,23 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     index_at = {ins.offset: ins.index for ins in fn.instrs}
     anywhere = tuple(sorted(index_at[o] for o in set(labels.values()) if o in index_at))
     out = []
+    writers: dict[frozenset[str], Flow] = {}
     for ins in fn.instrs:
         if ins.predicate == "@!PT":
             out.append(_PLAIN)
             continue
         if ins.opcode not in _SASS_FLOW_OPCODES or (ins.opcode == "BPT" and "TRAP" not in ins.mods):
-            w = _SASS_PRED_DEST_RE.findall(ins.operands.split(",", 2)[0] + "," + (ins.operands.split(",", 2)[1] if "," in ins.operands else "")) \
-                if "P" in ins.operands else ()
-            out.append(Flow(writes=frozenset(w)) if w and ins.opcode not in ("ST", "STG", "STS") else _PLAIN)
+            head = ins.operands.split(",", 2)
+            dest = head[0] + "," + (head[1] if len(head) > 1 else "")  # the first two operands
+            w = _SASS_PRED_DEST_RE.findall(dest) if "P" in dest else ()
+            if w and ins.opcode not in ("ST", "STG", "STS"):
+                key = frozenset(w)
+                flow = writers.get(key)
+                if flow is None:
+                    flow = writers[key] = Flow(writes=key)  # one per set of predicates (they repeat)
+                out.append(flow)
+            else:
+                out.append(_PLAIN)
             continue
         pred = bool(ins.predicate) and ins.predicate != "@PT"
         # BRA.DIV UR4, target (and any branch with a condition operand before its target) is taken

@@ -691,8 +691,9 @@ def unexplained(members: Sequence[tuple[SassMemOp, frozenset[int]]], unlimited: 
         return False
 
     left = []
+    every = len({k for _, kk in members for k in kk})
     for i, (m, ks) in enumerate(members):
-        if len(ks) == len({k for _, kk in members for k in kk}) and any(k in unlimited for k in ks):
+        if len(ks) == every and any(k in unlimited for k in ks):
             continue  # explained by a looped operation whatever the others do
         if not place(i, set()):
             left.append(m)

@@ -71,6 +71,9 @@ def _split_operands(text: str) -> tuple[str, ...]:
     """The operands of a statement: split at the commas outside brackets, braces and parentheses
     (a comma splits where the count of openers minus closers before it is 0), each stripped; an
     empty last one is no operand."""
+    if "[" not in text and "{" not in text and "(" not in text and "]" not in text and "}" not in text and ")" not in text:
+        parts = [p.strip() for p in text.split(",")]
+        return tuple(parts if parts[-1] else parts[:-1])
     out: list[str] = []
     cur: list[str] = []
     depth = 0
@@ -177,6 +180,9 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
         found = None
         while j < len(lines):
             seg = lines[j] if j != i else lines[j][m.end():]
+            if "(" not in seg and ")" not in seg and ";" not in seg and "{" not in seg:
+                j += 1  # nothing on this line that the scan reacts to
+                continue
             for k, ch in enumerate(seg):
                 if ch == "(":
                     depth_paren += 1
