@@ -5,9 +5,12 @@ functions is the review of the text."""
 
 from __future__ import annotations
 
+import gc
 import gzip
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from fuzzgpu import sass
 from fuzzgpu.sass import pdl, toolchain
@@ -100,3 +103,21 @@ def test_review_of_the_parsed_functions_is_the_review_of_the_text():
                           ("flash_fwd_combine_kernel.h", 456), ("flash_fwd_combine_kernel.h", 465),
                           ("seqlen.h", 21), ("seqlen.h", 25)}, lines
     assert all(n.kind == pdl.READ_BEFORE_WAIT for n in rep.pdl) and len(rep.pdl) >= len(lines) > 0
+
+
+def test_analysed_leaves_the_garbage_collector_as_it_was():
+    """``toolchain.analysed`` pauses Python's cyclic collector while it works (a seventh of the
+    analysis of a large module) and resumes it after, also when the analysis raises; a collector
+    the caller had disabled stays disabled."""
+    assert gc.isenabled()
+    toolchain.analysed(_TWO_INLINED_WAIT_LOOPS, "", "sm_90a", "roles")
+    assert gc.isenabled()
+    with pytest.raises(TypeError):
+        toolchain.analysed(None, "", "sm_90a", "x")  # type: ignore[arg-type]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        toolchain.analysed(_TWO_INLINED_WAIT_LOOPS, "", "sm_90a", "roles")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
