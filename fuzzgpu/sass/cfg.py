@@ -438,7 +438,9 @@ def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: froz
 
 def _stops_by_block(g: Cfg, weights: Mapping[int, int], resets: frozenset[int] | None) -> dict[int, list[int]]:
     """The marked and reset instructions of each block, in order: only those change a walk through
-    it (:func:`min_marks`), so a walk visits those, not every instruction."""
+    it (:func:`min_marks`), so a walk visits those, not every instruction.  ``_stops_by_block(g, {},
+    resets)`` is :func:`min_marks`'s ``reset_stops`` (the resets of ``resets``, bucketed once for
+    several calls)."""
     stops: dict[int, list[int]] = {}
     for j in sorted(set(weights) | (resets if resets is not None else frozenset())):
         if 0 <= j < g.n:
@@ -475,7 +477,8 @@ def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: 
 
 
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
-              resets: frozenset[int] | None = None) -> Callable[[int], float]:
+              resets: frozenset[int] | None = None,
+              reset_stops: Mapping[int, list[int]] | None = None) -> Callable[[int], float]:
     """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
     ``post``: after ``i``, to an exit); ``inf`` where no such path exists.  Unlike the marks on the
     dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
@@ -485,7 +488,14 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
     import bisect
 
     inf = float("inf")
-    stops = _stops_by_block(g, weights, resets)
+    if reset_stops is None:
+        stops = _stops_by_block(g, weights, resets)
+    else:  # the resets bucketed once by the caller (the same for every kind): add the marks
+        stops = dict(reset_stops)
+        for j in weights:
+            if 0 <= j < g.n:
+                b = g.block_of[j]
+                stops[b] = sorted(set(stops.get(b, ())) | {j})
 
     def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
         cost = 0

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Hashable, Sequence
 
-from .cfg import Cfg, min_marks, reaches_avoiding
+from .cfg import Cfg, _stops_by_block, min_marks, reaches_avoiding
 from .matching import _sass_mem_class
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
@@ -123,11 +123,12 @@ def ptx_sides(fn: PtxFunction, g: Cfg, points: dict[int, tuple[Hashable | None, 
     resets = frozenset(e.instr.index for e in fn.events if e.mem is not None) | frozenset(
         i.index for i in fn.instrs if _is_async_op(i))
     counts = {}
+    reset_stops = _stops_by_block(g, {}, resets)
     for which, post in ((0, False), (1, True)):
         kinds = {v[which] for v in points.values() if v[which] is not None}
         for kind in kinds:
             w = {idx[k]: 1 for k, v in points.items() if v[which] == kind and not fn.events[k].instr.predicate}
-            counts[(which, kind)] = min_marks(g, w, post, resets)
+            counts[(which, kind)] = min_marks(g, w, post, resets, reset_stops)
     dom = g.marks_on_chain({idx[k]: 0 for k, (h, _) in points.items() if h is not None})
     pdom = g.marks_on_chain({idx[k]: 0 for k, (_, s) in points.items() if s is not None}, post=True)
     out: dict[int, Sides] = {}
