@@ -10,19 +10,16 @@ from typing import Sequence
 
 from ..errors import UserError
 
-#: the PDL review's kinds of warning (fuzzgpu.sass.pdl)
-READ_BEFORE_WAIT = "read-before-wait"
-COMPILED_OUT = "compiled-out"
-
-
 @dataclass(frozen=True)
 class PdlNote:
-    """One PDL-review warning (:mod:`fuzzgpu.sass.pdl`): not a finding, not a compiler verdict."""
+    """One PDL-review warning (:mod:`fuzzgpu.sass.pdl`): not a finding, not a compiler verdict.
+    ``kind`` is :data:`READ_BEFORE_WAIT` or :data:`COMPILED_OUT`; ``function`` the kernel (mangled),
+    "" for a whole translation unit; ``text`` the PTX read, or the source text that waits."""
 
-    kind: str  # READ_BEFORE_WAIT or COMPILED_OUT
+    kind: str
     arch: str
-    function: str  # the kernel (mangled); "" for a whole translation unit
-    text: str  # the PTX read, or the source text that waits
+    function: str
+    text: str
     ptx_line: int
     src_file: str
     src_line: int
@@ -30,6 +27,11 @@ class PdlNote:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: the PDL review's kinds of warning (fuzzgpu.sass.pdl)
+READ_BEFORE_WAIT = "read-before-wait"
+COMPILED_OUT = "compiled-out"
 
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")

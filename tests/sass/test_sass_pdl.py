@@ -38,29 +38,11 @@ _TWO_INLINED_WAIT_LOOPS = """
 \tsetp.eq.s32 %p1, %r1, 0;
 \t@%p1 bra $L__BB0_2;
 \t.loc 1 5 0
-\t// begin inline asm
-\t{
-\t.reg .pred P1;
-\tLAB_WAIT:
-\tmbarrier.try_wait.parity.shared::cta.b64 P1, [%r2], %r3;
-\t@P1 bra DONE;
-\tbra LAB_WAIT;
-\tDONE:
-\t}
-\t// end inline asm
+{WAIT_LOOP}
 \t.loc 1 6 0
 \tld.global.u32 %r4, [%rd1];
 \t.loc 1 7 0
-\t// begin inline asm
-\t{
-\t.reg .pred P1;
-\tLAB_WAIT:
-\tmbarrier.try_wait.parity.shared::cta.b64 P1, [%r2], %r3;
-\t@P1 bra DONE;
-\tbra LAB_WAIT;
-\tDONE:
-\t}
-\t// end inline asm
+{WAIT_LOOP}
 \t.loc 1 8 0
 \tld.global.u32 %r5, [%rd1+8];
 \tret;
@@ -71,7 +53,16 @@ $L__BB0_2:
 \tld.global.u32 %r6, [%rd1+4];
 \tret;
 }
-"""
+""".replace("{WAIT_LOOP}", """\t// begin inline asm
+\t{
+\t.reg .pred P1;
+\tLAB_WAIT:
+\tmbarrier.try_wait.parity.shared::cta.b64 P1, [%r2], %r3;
+\t@P1 bra DONE;
+\tbra LAB_WAIT;
+\tDONE:
+\t}
+\t// end inline asm""")
 
 
 def test_review_reaches_the_code_after_each_inlined_wait_loop():

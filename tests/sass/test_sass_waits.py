@@ -8,6 +8,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from test_sass_cfg import _listing  # a listing of function k from instruction and label lines
+
 from fuzzgpu import sass
 from fuzzgpu.sass import sass_parser, waits
 
@@ -15,7 +17,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "real-kernels"
 
 #: the lone wait of fuzzgpu's generated kernels: the predicate is only stored (selp), then a load
 _PTX = """
-.visible .entry w(.param .u64 p)
+.visible .entry k(.param .u64 p)
 {
 \tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
 \tselp.u32 %r2, 1, 0, %p1;
@@ -26,20 +28,8 @@ _PTX = """
 """
 
 
-def _listing(*lines: str) -> str:
-    """``.text.w:`` with one instruction per line; a line ending in ``:`` is a label."""
-    out, off = [".text.w:"], 0
-    for ins in lines:
-        if ins.endswith(":"):
-            out.append(ins)
-        else:
-            out.append(f"        /*{off:04x}*/                   {ins} ;")
-            off += 16
-    return "\n".join(out) + "\n"
-
-
 def _waits(ptx: str, *lines: str) -> list[sass.Finding]:
-    (fn,) = sass.analyse(ptx, _listing(*lines), "sm_90", "w").functions
+    (fn,) = sass.analyse(ptx, _listing(*lines), "sm_90", "k").functions
     return [f for f in fn.findings if f.check == sass.UNGUARDED_WAIT]
 
 
@@ -79,7 +69,7 @@ def test_a_dropped_result_guards_nothing_and_orders_nothing_observable():
 
 _TWO_WAITS = """
 .shared .align 8 .b8 bars[16];
-.visible .entry w(.param .u64 p)
+.visible .entry k(.param .u64 p)
 {
 \tmbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 %p2, [bars], 0;
 \tmbarrier.try_wait.parity.shared::cta.b64 %p1, [bars+8], 0;
