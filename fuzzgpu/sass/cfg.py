@@ -463,16 +463,17 @@ def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: 
         heap.append((0, b, False))
     nxt = g.preds if post else g.succs
     heapq.heapify(heap)
+    pop, push, known = heapq.heappop, heapq.heappush, dist.get
     while heap:
-        d, b, st = heapq.heappop(heap)
-        if d > dist.get((b, st), inf):
+        d, b, st = pop(heap)
+        if d > known((b, st), inf):
             continue
         cost, out = through.get((b, st), (0, st))
+        nd = d + cost
         for c in nxt[b]:
-            nd = d + cost
-            if nd < dist.get((c, out), inf):
+            if nd < known((c, out), inf):
                 dist[(c, out)] = nd
-                heapq.heappush(heap, (nd, c, out))
+                push(heap, (nd, c, out))
     return dist
 
 
