@@ -35,10 +35,11 @@ are out-of-line copies (ptxas moves the retry loops of ``mbarrier.try_wait`` the
 predicated on ``!PT`` never execute.
 
 The package, one job per module, each importing only those listed before it:
-:mod:`~fuzzgpu.sass.pdl` (the PDL review, on the PTX text alone),
 :mod:`~fuzzgpu.sass.report` (the report types and verdicts), :mod:`~fuzzgpu.sass.ptx_parser`,
-:mod:`~fuzzgpu.sass.sass_parser`, :mod:`~fuzzgpu.sass.matching` (PTX <-> SASS),
-:mod:`~fuzzgpu.sass.rules` (the forbidden-move table and the verdicts), :mod:`~fuzzgpu.sass.checks`
+:mod:`~fuzzgpu.sass.sass_parser`, :mod:`~fuzzgpu.sass.cfg` (the control-flow graphs),
+:mod:`~fuzzgpu.sass.pdl` (the PDL review, on the PTX CFG), :mod:`~fuzzgpu.sass.matching` (PTX <-> SASS),
+:mod:`~fuzzgpu.sass.rules` (the forbidden-move table and the verdicts), :mod:`~fuzzgpu.sass.waits`
+(unguarded mbarrier waits on the SASS CFG), :mod:`~fuzzgpu.sass.checks`
 (the findings, :func:`analyse`), :mod:`~fuzzgpu.sass.buildline` (nvcc command lines, pure),
 :mod:`~fuzzgpu.sass.toolchain` (the subprocesses), :mod:`~fuzzgpu.sass.binaries` (built binaries
 through cuobjdump), :mod:`~fuzzgpu.sass.inputs` (every kind of input), :mod:`~fuzzgpu.sass.names`

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import UserError
-from .checks import analyse
 from .report import Report
-from .toolchain import _run, arg_path, disassemble, ptx_target, require_tool, shown_path, temp_dir, with_pdl
+from .toolchain import _run, analysed, arg_path, disassemble, ptx_target, require_tool, shown_path, temp_dir
 
 #: the file name cuobjdump gives an extracted cubin or PTX: STEM.N.sm_90a.cubin / .ptx
 _EXTRACTED = re.compile(r"\.(\d+)\.(sm_\w+)\.(cubin|ptx)$")
@@ -119,7 +118,7 @@ def check_binary(path: Path, archs: Sequence[str] = (), ptx_given: str | None = 
             reports.append(Report(str(path), e.arch, (), notes=(f"cubin {e.cubin}",),
                                   unchecked=(f"cubin {e.cubin} has no PTX to compare with: {_how_ptx(e.arch)}",)))
             continue
-        rep = with_pdl(analyse(e.ptx, e.sass, e.arch, str(path)), e.ptx, e.sass)
+        rep = analysed(e.ptx, e.sass, e.arch, str(path))
         reports.append(dataclasses.replace(rep, notes=rep.notes + (f"cubin {e.cubin} with PTX {e.ptx_name}",)))
     return reports
 

@@ -14,6 +14,7 @@ leave the function (predicated: and fall through); an indirect branch (``brx.idx
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Hashable, Mapping, Sequence
@@ -44,7 +45,8 @@ class Cfg:
     """Basic blocks over instruction indices ``0..n-1``.  Block ``b`` holds the instructions
     ``starts[b]..ends[b]`` (inclusive).  ``idom[b]`` is its immediate dominator (-1: the entry, or
     unreachable), ``ipdom[b]`` its immediate post-dominator (-1: it leaves the function itself, or no
-    path from it leaves the function, or it is unreachable)."""
+    path from it leaves the function, or it is unreachable); both are computed when first asked for
+    (the SASS graphs need neither)."""
 
     n: int
     starts: tuple[int, ...]
@@ -54,8 +56,21 @@ class Cfg:
     preds: tuple[tuple[int, ...], ...]
     exits: frozenset[int]
     reachable: frozenset[int]
-    idom: tuple[int, ...]
-    ipdom: tuple[int, ...]
+
+    @functools.cached_property
+    def idom(self) -> tuple[int, ...]:
+        return tuple(_dominators(len(self.starts), self.succs, self.preds, [0])[0]) if self.starts else ()
+
+    @functools.cached_property
+    def ipdom(self) -> tuple[int, ...]:
+        # the reverse graph from a virtual exit (index nb) joined to every exit block
+        nb = len(self.starts)
+        if not nb:
+            return ()
+        rsuccs = [list(p) for p in self.preds] + [sorted(self.exits)]
+        rpreds = [list(s) + ([nb] if b in self.exits else []) for b, s in enumerate(self.succs)] + [[]]
+        pidom, _ = _dominators(nb + 1, rsuccs, rpreds, [nb])
+        return tuple((-1 if d == nb or b not in self.reachable else d) for b, d in enumerate(pidom[:nb]))
 
     def is_reachable(self, i: int) -> bool:
         return self.block_of[i] in self.reachable
@@ -149,7 +164,7 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     0 is the entry."""
     n = len(flows)
     if n == 0:
-        return Cfg(0, (), (), (), (), (), frozenset(), frozenset(), (), ())
+        return Cfg(0, (), (), (), (), (), frozenset(), frozenset())
     leaders = {0}
     for i, f in enumerate(flows):
         leaders.update(t for t in f.targets if 0 <= t < n)
@@ -159,8 +174,7 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     ends = [s - 1 for s in starts[1:]] + [n - 1]
     block_of = [0] * n
     for b, (s, e) in enumerate(zip(starts, ends)):
-        for i in range(s, e + 1):
-            block_of[i] = b
+        block_of[s:e + 1] = [b] * (e + 1 - s)
     nb = len(starts)
     succs: list[list[int]] = [[] for _ in range(nb)]
     exits = set()
@@ -177,14 +191,24 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     for b, ss in enumerate(succs):
         for s in ss:
             preds[s].append(b)
-    idom, reachable = _dominators(nb, succs, preds, [0])
-    # post-dominators: the reverse graph from a virtual exit (index nb) joined to every exit block
-    rsuccs = [list(p) for p in preds] + [sorted(exits)]
-    rpreds = [list(s) + ([nb] if b in exits else []) for b, s in enumerate(succs)] + [[]]
-    pidom, _ = _dominators(nb + 1, rsuccs, rpreds, [nb])
-    ipdom = [(-1 if d == nb or b not in reachable else d) for b, d in enumerate(pidom[:nb])]
+    reachable = {0}
+    stack = [0]
+    while stack:
+        for c in succs[stack.pop()]:
+            if c not in reachable:
+                reachable.add(c)
+                stack.append(c)
     return Cfg(n, tuple(starts), tuple(ends), tuple(block_of), tuple(tuple(s) for s in succs),
-               tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable), tuple(idom), tuple(ipdom))
+               tuple(tuple(p) for p in preds), frozenset(exits), frozenset(reachable))
+
+
+def _block_writes(flows: Sequence[Flow], block_of: Sequence[int], nb: int) -> list[frozenset[str]]:
+    """The predicate registers each block writes."""
+    written: list[set[str]] = [set() for _ in range(nb)]
+    for i, f in enumerate(flows):
+        if f.writes:
+            written[block_of[i]].update(f.writes)
+    return [frozenset(w) for w in written]
 
 
 def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], ends: Sequence[int],
@@ -196,9 +220,9 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
     branch one way and the second the other never runs."""
     nb = len(starts)
     tests = {b: flows[ends[b]].test for b in range(nb) if flows[ends[b]].test}
-    if not tests:
-        return
-    writes = [frozenset().union(*(flows[i].writes for i in range(starts[b], ends[b] + 1))) for b in range(nb)]
+    if not any(starts[c] == ends[c] for c in tests):
+        return  # no block is one conditional branch: no edge to redirect
+    writes = _block_writes(flows, block_of, nb)
 
     def edge_fact(b: int, c: int, known: dict[str, bool]) -> dict[str, bool]:
         out = {p: v for p, v in known.items() if p not in writes[b]}
@@ -316,6 +340,10 @@ _SASS_UNIFORM_TEST_RE = re.compile(r"^\s*(!?UP[0-6])\s*,")
 _SASS_PRED_DEST_RE = re.compile(r"\b(U?P[0-6])\b")
 _SASS_BRANCH_TARGETS_RE = re.compile(r'BRANCH_TARGETS\s+([^"*)]*)')
 _SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
+#: a branch whose first operand is a condition (``BRA.DIV UR4, target``, ``BRA !P0, target``)
+_SASS_COND_OPERAND_RE = re.compile(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,")
+_SASS_P_PRED_RE = re.compile(r"@!?P\d")
+_SASS_FLOW_OPCODES = frozenset(("BRA", "JMP", "BRX", "JMX", "EXIT", "RET", "BPT"))
 
 
 def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
@@ -327,20 +355,34 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     index_at = {ins.offset: ins.index for ins in fn.instrs}
     anywhere = tuple(sorted(index_at[o] for o in set(labels.values()) if o in index_at))
     out = []
+    writers: dict[frozenset[str], Flow] = {}
     for ins in fn.instrs:
         if ins.predicate == "@!PT":
             out.append(_PLAIN)
             continue
+        if ins.opcode not in _SASS_FLOW_OPCODES or (ins.opcode == "BPT" and "TRAP" not in ins.mods):
+            head = ins.operands.split(",", 2)
+            dest = head[0] + "," + (head[1] if len(head) > 1 else "")  # the first two operands
+            w = _SASS_PRED_DEST_RE.findall(dest) if "P" in dest else ()
+            if w and ins.opcode not in ("ST", "STG", "STS"):
+                key = frozenset(w)
+                flow = writers.get(key)
+                if flow is None:
+                    flow = writers[key] = Flow(writes=key)  # one per set of predicates (they repeat)
+                out.append(flow)
+            else:
+                out.append(_PLAIN)
+            continue
         pred = bool(ins.predicate) and ins.predicate != "@PT"
         # BRA.DIV UR4, target (and any branch with a condition operand before its target) is taken
         # only when the warp diverged: it falls through too
-        pred = pred or "DIV" in ins.mods or bool(re.match(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,", ins.operands))
+        pred = pred or "DIV" in ins.mods or bool(_SASS_COND_OPERAND_RE.match(ins.operands))
         if ins.opcode in ("BRA", "JMP"):
             lm = _SASS_TARGET_RE.search(ins.operands)
             am = _SASS_ABS_RE.match(ins.operands)
             off = labels.get(lm.group(1)) if lm else (int(am.group(1), 16) if am else None)
             t = index_at.get(off) if off is not None else None
-            test = ins.predicate[1:] if re.fullmatch(r"@!?P\d", ins.predicate) and not ins.mods else ""
+            test = ins.predicate[1:] if _SASS_P_PRED_RE.fullmatch(ins.predicate) and not ins.mods else ""
             um = _SASS_UNIFORM_TEST_RE.match(ins.operands)
             if not test and not ins.predicate and tuple(ins.mods) == ("U",) and um:
                 # a uniform branch takes its condition as an operand: BRA.U !UP0, `(.L_x_5) (sm_100a's
@@ -353,11 +395,8 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             named = [index_at[labels[t.strip()]] for t in listed.group(1).split(",")
                      if t.strip() in labels and labels[t.strip()] in index_at] if listed else []
             out.append(Flow(tuple(named) if named else anywhere, pred))
-        elif ins.opcode in ("EXIT", "RET") or (ins.opcode == "BPT" and "TRAP" in ins.mods):
+        else:  # EXIT, RET, BPT.TRAP
             out.append(Flow((), pred, True))
-        else:
-            w = _SASS_PRED_DEST_RE.findall(ins.operands.split(",", 2)[0] + "," + (ins.operands.split(",", 2)[1] if "," in ins.operands else ""))
-            out.append(Flow(writes=frozenset(w)) if w and ins.opcode not in ("ST", "STG", "STS") else _PLAIN)
     return tuple(out)
 
 
@@ -397,22 +436,75 @@ def reaches_avoiding(g: Cfg, sources: Sequence[int], target: int, blockers: froz
     return False
 
 
+def _stops_by_block(g: Cfg, weights: Mapping[int, int], resets: frozenset[int] | None) -> dict[int, list[int]]:
+    """The marked and reset instructions of each block, in order: only those change a walk through
+    it (:func:`min_marks`), so a walk visits those, not every instruction.  ``_stops_by_block(g, {},
+    resets)`` is :func:`min_marks`'s ``reset_stops`` (the resets of ``resets``, bucketed once for
+    several calls)."""
+    stops: dict[int, list[int]] = {}
+    for j in sorted(set(weights) | (resets if resets is not None else frozenset())):
+        if 0 <= j < g.n:
+            stops.setdefault(g.block_of[j], []).append(j)
+    return stops
+
+
+def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: bool) -> dict[tuple[int, bool], float]:
+    """For each (block, state): the fewest marks any path runs before it enters the block, in walking
+    order (from the entry; ``post``: from the exits, backwards); ``through``: what a walk through a
+    block costs and the state it leaves (Dijkstra)."""
+    import heapq
+
+    inf = float("inf")
+    dist: dict[tuple[int, bool], float] = {}
+    heap: list[tuple[float, int, bool]] = []
+    starts = [b for b in g.exits if b in g.reachable] if post else ([0] if g.starts else [])
+    for b in starts:
+        dist[(b, False)] = 0
+        heap.append((0, b, False))
+    nxt = g.preds if post else g.succs
+    heapq.heapify(heap)
+    pop, push, known = heapq.heappop, heapq.heappush, dist.get
+    while heap:
+        d, b, st = pop(heap)
+        if d > known((b, st), inf):
+            continue
+        cost, out = through.get((b, st), (0, st))
+        nd = d + cost
+        for c in nxt[b]:
+            if nd < known((c, out), inf):
+                dist[(c, out)] = nd
+                push(heap, (nd, c, out))
+    return dist
+
+
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
-              resets: frozenset[int] | None = None) -> Callable[[int], float]:
+              resets: frozenset[int] | None = None,
+              reset_stops: Mapping[int, list[int]] | None = None) -> Callable[[int], float]:
     """A function ``i -> the fewest marked instructions any path runs before i`` (from the entry;
     ``post``: after ``i``, to an exit); ``inf`` where no such path exists.  Unlike the marks on the
     dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
     path runs one copy).  With ``resets`` (memory operations), marks in a row with no reset
     between them count once: the second of two fences with nothing between them orders nothing
     more, and ptxas drops it on such a path.  Without, every mark counts."""
-    import heapq
+    import bisect
 
-    nb = len(g.starts)
     inf = float("inf")
+    if reset_stops is None:
+        stops = _stops_by_block(g, weights, resets)
+    else:  # the resets bucketed once by the caller (the same for every kind): add the marks
+        stops = dict(reset_stops)
+        for j in weights:
+            if 0 <= j < g.n:
+                b = g.block_of[j]
+                stops[b] = sorted(set(stops.get(b, ())) | {j})
 
     def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
         cost = 0
-        rng = range(hi, lo - 1, -1) if post else range(lo, hi + 1)
+        here = stops.get(b)
+        if not here:
+            return 0, state
+        a, z = bisect.bisect_left(here, lo), bisect.bisect_right(here, hi)
+        rng = reversed(here[a:z]) if post else here[a:z]
         for j in rng:
             if j in weights:
                 cost += 0 if state else weights[j]
@@ -421,31 +513,16 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
                 state = False
         return cost, state
 
-    span = {b: (g.starts[b], g.ends[b]) for b in range(nb)}
-    through = {(b, st): walk(b, st, *span[b]) for b in range(nb) for st in (False, True)}
-    dist: dict[tuple[int, bool], float] = {}  # marks before the block is entered, in walking order
-    heap: list[tuple[float, int, bool]] = []
-    starts = [b for b in g.exits if b in g.reachable] if post else ([0] if nb else [])
-    for b in starts:
-        dist[(b, False)] = 0
-        heap.append((0, b, False))
-    nxt = g.preds if post else g.succs
-    heapq.heapify(heap)
-    while heap:
-        d, b, st = heapq.heappop(heap)
-        if d > dist.get((b, st), inf):
-            continue
-        cost, out = through[(b, st)]
-        for c in nxt[b]:
-            nd = d + cost
-            if nd < dist.get((c, out), inf):
-                dist[(c, out)] = nd
-                heapq.heappush(heap, (nd, c, out))
+    # a block with no mark and no reset costs 0 and keeps the state (_fewest's default)
+    through = {(b, st): walk(b, st, g.starts[b], g.ends[b]) for b in stops for st in (False, True)}
+    dist = _fewest(g, through, post)
 
     def query(i: int) -> float:
         b = g.block_of[i]
         if b not in g.reachable:
             return inf
+        if b not in stops:  # nothing in the block changes the count
+            return min(dist.get((b, False), inf), dist.get((b, True), inf))
         best = inf
         for st in (False, True):
             d = dist.get((b, st), inf)

@@ -5,11 +5,10 @@ and what was not checked (:func:`analyse_function`, :func:`analyse`)."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .cfg import ptx_cfg, sass_cfg
+from .cfg import Cfg, ptx_cfg, sass_cfg
 from .matching import _forwarding_store, _map_memory, _map_syncs, _sass_mem_class
 from .order import cfg_findings, local_registers, private, sass_private
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, parse_ptx
@@ -26,7 +25,8 @@ from .report import (
     short_name,
 )
 from .rules import RULE_LOOP, RULE_UNGUARDED_WAIT, judge_deleted, judge_merge, merge_is_finding
-from .sass_parser import _SASS_MEM, SassFunction, SassInstr, SassMemOp, parse_sass
+from .sass_parser import SassFunction, SassInstr, SassMemOp, parse_sass
+from .waits import checks_by_operand, pred_writes, unguarded_accesses
 
 
 def _finding(check, verdict, direction, arch, fn, op_ptx: PtxInstr | None, op_sass: SassInstr | None,
@@ -93,135 +93,40 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
 #: counting check; the crossings are on the control-flow graph now, :mod:`fuzzgpu.sass.order`)
 BEFORE, AFTER, BOTH = "before", "after", "both"
 
-_SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
-#: instructions after which the scan for an unguarded wait stops: a CTA barrier, a new wait.  A
-#: MEMBAR does not stop it: it does not consume the phase check's predicate either, and on an H200
-#: a load after `try_wait.acquire; fence.sc.cta` (and after `try_wait.relaxed; fence.sc.cta`, the
-#: ISA's fence-based acquire pattern) missed the data in 0.1-10% of the instances whose wait
-#: returned true (bench/results/campaigns/h200-all-600s.md)
-_WAIT_SCAN_STOPS = ("BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
-#: the SASS of a fence that makes a relaxed wait's later accesses acquire (fence.sc / fence.acq_rel)
-_ACQUIRE_FENCES = ("MEMBAR",)
-
-
-def _pred_writes(ins: SassInstr) -> set[str]:
-    """Predicate registers an instruction writes: its leading predicate operands (``ISETP.NE.AND
-    P0, PT, ...``, ``SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [...]``); branches write none."""
-    if ins.opcode in ("BRA", "JMP", "BRX", "CALL", "RET", "EXIT"):
-        return set()
-    out = set()
-    for o in ins.operands.split(","):
-        m = _SASS_PRED_REG_RE.match(o.strip())
-        if not m and o.strip() != "PT":
-            break
-        if m:
-            out.add(m.group(1))
-    return out
-
-
-def _guarded_by(ins: SassInstr, pred: str) -> bool:
-    return ins.predicate in (f"@{pred}", f"@!{pred}")
-
-
-_SASS_REG_RE = re.compile(r"\b(U?R\d+|U?P\d+)\b")
-_SASS_NO_DEST = {"ST", "STG", "STS", "STL", "RED", "REDG", "BRA", "JMP", "BRX", "EXIT", "BAR", "MEMBAR", "FENCE", "CCTL",
-                 "ERRBAR", "CGAERRBAR", "DEPBAR", "ACQBULK", "PREEXIT", "NOP", "WARPSYNC", "BSSY", "BSYNC"}
-
-
-def _sass_reads(ins: SassInstr) -> set[str]:
-    """Registers an instruction reads: its predicate guard and its source operands (for a store
-    or a branch every operand; otherwise all but the first)."""
-    ops = ins.operands.split(",")
-    srcs = ops if ins.opcode in _SASS_NO_DEST else ops[1:]
-    regs = {r for o in srcs for r in _SASS_REG_RE.findall(o)}
-    if ins.opcode in _SASS_MEM and ins.opcode not in _SASS_NO_DEST:
-        regs |= set(_SASS_REG_RE.findall(ops[1] if len(ops) > 1 else ""))
-    if ins.predicate:
-        regs |= set(_SASS_REG_RE.findall(ins.predicate))
-    return regs
-
-
-def _sass_writes(ins: SassInstr) -> set[str]:
-    """Registers an instruction writes: its first operand (a 64/128-bit destination covers the
-    following registers too); stores, branches and barriers write none."""
-    if ins.opcode in _SASS_NO_DEST or not ins.operands:
-        return set()
-    first = ins.operands.split(",")[0]
-    if "[" in first:
-        return set()
-    out = set(_SASS_REG_RE.findall(first)) | _pred_writes(ins)
-    n = 4 if "128" in ins.mods else (2 if "64" in ins.mods else 1)
-    for r in list(out):
-        m = re.fullmatch(r"(U?R)(\d+)", r)
-        if m:
-            out |= {f"{m.group(1)}{int(m.group(2)) + i}" for i in range(1, n)}
-    return out
-
-
-def _leaves(ins: SassInstr) -> bool:
-    """Control leaves the straight line here for good: an unconditional ``EXIT``, or an
-    unconditional branch (what follows in the listing is not what runs next)."""
-    if ins.predicate or "DIV" in ins.mods:
-        return False
-    return ins.opcode == "EXIT" or (ins.opcode in ("BRA", "JMP", "BRX", "JMX", "RET") and not re.match(r"^\s*!?U?P", ins.operands))
-
-
-def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict, intervals: dict,
+def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg, mem_pos: dict, intervals: dict,
                      where: _Where) -> list[Finding]:
     """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` (or a relaxed one and
-    a fence) whose predicate no
-    branch tests before them (docs/findings.md): ``SYNCS.PHASECHK.TRANS64[.TRYWAIT] P0, [...]``
-    then the access, with no ``@P0``/``@!P0 BRA`` between them and the access not predicated on
-    ``P0``.  Nothing then makes the access wait for the phase check; on an H200 such a load missed
-    the data the completed phase published (corpus/73416467ed043580).  The scan stops at a branch
-    on the predicate (guarded from there on), and an access predicated on it or computed from it
-    (an address or a value that depends on it) is guarded too; it stops at a CTA barrier
-    (``BAR.SYNC``/``RED``), another phase check and ``EXIT`` -- not at a ``MEMBAR``, which does not
-    consume the predicate (on an H200 a load after ``try_wait.acquire; fence.sc.cta`` missed the
-    data too).  A ``.relaxed`` wait followed by a fence is the fence-based acquire pattern: the
-    accesses after the fence are checked.  One finding per wait: the first unguarded access, with
-    the others in its evidence."""
+    a fence) whose predicate nothing tests before them (docs/findings.md): ``SYNCS.PHASECHK.TRANS64[.TRYWAIT]
+    P0, [...]``, then an access that some path of the SASS control-flow graph reaches with no
+    ``@P0``/``@!P0 BRA`` on it, not predicated on ``P0`` nor computed from it
+    (:func:`fuzzgpu.sass.waits.unguarded_accesses`).  Nothing then makes the access wait for the
+    phase check; on an H200 such a load missed the data the completed phase published
+    (corpus/73416467ed043580).  A ``MEMBAR`` does not guard (on an H200 a load after
+    ``try_wait.acquire; fence.sc.cta`` missed the data too); a ``.relaxed`` wait followed by a fence is
+    the fence-based acquire pattern: the accesses after the fence are checked.  The phase check of a
+    PTX wait is the one with its mbarrier operand where that tells them apart
+    (:func:`fuzzgpu.sass.waits.checks_by_operand`), else the one the synchronisation tokens pair with
+    it.  An access mapped to a PTX operation before the wait is not its (a later iteration's).  One
+    finding per wait: the first unguarded access, with the others in its evidence."""
     findings: list[Finding] = []
-    by_index = {m.instr.index: m for m in sass.mem_ops}
     ptx_of: dict[int, int] = {}
     for k, m in mem_pos.items():
         ptx_of.setdefault(m.instr.index, k)
-    for s, (first, _last) in intervals.items():
+    checks = {s: first for s, (first, _last) in intervals.items()} | checks_by_operand(events, sass)
+    for s, check in sorted(checks.items()):
         sync = events[s].sync
         if sync is None or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
             continue
-        # an acquiring wait orders the accesses after it; a relaxed one those after a later fence
-        # (the fence-based acquire pattern): only those may the hardware not hold back
-        acquiring = sync.acquire
-        check = first
         if check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] or not check.mainline:
             continue
-        preds = _pred_writes(check)
+        preds = pred_writes(check)
         if not preds:
             continue
         pred = sorted(preds)[0]
-        unguarded: list[tuple[SassMemOp, int | None]] = []
-        tainted = {pred}  # registers whose value depends on the phase check
-        joins = {off for _, off in sass.labels}
-        for ins in sass.instrs[check.index + 1:]:
-            if not ins.mainline or ins.offset in joins:
-                break  # a branch target: what follows is also reached from elsewhere (a loop, a join)
-            reads = _sass_reads(ins)
-            depends = bool(reads & tainted)
-            if ins.opcode in ("BRA", "JMP", "BRX") and depends:
-                break
-            if _leaves(ins):
-                break
-            if ins.full_opcode.startswith(_WAIT_SCAN_STOPS):
-                break
-            if ins.full_opcode.startswith(_ACQUIRE_FENCES):
-                acquiring = True
-            writes = _sass_writes(ins)
-            tainted = (tainted | writes) if depends else (tainted - writes)
-            m = by_index.get(ins.index)
-            k = ptx_of.get(ins.index)
-            if m is not None and acquiring and not depends and (k is None or k > s):
-                unguarded.append((m, k))
+        # an acquiring wait orders the accesses after it; a relaxed one those after a later fence
+        # (the fence-based acquire pattern): only those may the hardware not hold back
+        unguarded = [(m, ptx_of.get(m.instr.index)) for m in unguarded_accesses(sass, g_sass, check, pred, sync.acquire)]
+        unguarded = [(m, k) for m, k in unguarded if k is None or k > s]
         if not unguarded:
             continue
         # one finding per wait (one root cause): the first unguarded access, the others in the evidence
@@ -286,10 +191,10 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
                                                        ptx.instrs, where, unreachable, ignore)
-    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source)
+    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs)
     intervals = _wait_intervals(events, sass, result.mem_pos)
     findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
-                + _unguarded_waits(events, sass, result.mem_pos, intervals, where))
+                + _unguarded_waits(events, sass, g_sass, result.mem_pos, intervals, where))
     return FunctionReport(
         name=ptx.name,
         short_name=short_name(ptx.name),
@@ -322,16 +227,18 @@ def _wait_intervals(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
     return out
 
 
-def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "") -> Report:
-    """Pure: compare the PTX of a module with its disassembly."""
-    ptx_funcs = {f.name: f for f in parse_ptx(ptx_text)}
+def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "",
+            ptx_funcs: Sequence[PtxFunction] | None = None) -> Report:
+    """Pure: compare the PTX of a module with its disassembly (``ptx_funcs``: the PTX already
+    parsed by :func:`~fuzzgpu.sass.ptx_parser.parse_ptx`, when the caller has it)."""
+    by_name = {f.name: f for f in (parse_ptx(ptx_text) if ptx_funcs is None else ptx_funcs)}
     sass_funcs: dict[str, list[SassFunction]] = {}
     for f in parse_sass(sass_text):
         sass_funcs.setdefault(f.name, []).append(f)
     reports = []
     notes: list[str] = []
     unchecked: list[str] = []
-    for name, pf in ptx_funcs.items():
+    for name, pf in by_name.items():
         copies = sass_funcs.get(name, [])
         if not copies:
             if pf.entry:

@@ -12,9 +12,8 @@ from typing import Sequence
 from ..errors import UserError
 from .binaries import check_binary
 from .buildline import BuildLine, split_target_flags
-from .checks import analyse
 from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report
-from .toolchain import check_cu, check_litmus, check_ptx, cubin_arch, disassemble, shown_path, with_pdl
+from .toolchain import analysed, check_cu, check_litmus, check_ptx, cubin_arch, disassemble, shown_path
 
 #: suffixes of built binaries whose embedded cubins and PTX cuobjdump extracts
 BINARY_SUFFIXES = (".o", ".obj", ".so", ".a", ".fatbin", ".exe", ".out")
@@ -50,7 +49,7 @@ def check_cubin(path: Path, ptx_given: str | None = None) -> list[Report]:
                 raise UserError(f"{shown_path(path)}: a cubin has no PTX to compare with; put the PTX it was built from at "
                                 f"{shown_path(cands[0])}, pass --ptx FILE, or pass the .cu/.ptx") from None
     sass_text = disassemble(path)
-    return [with_pdl(analyse(ptx_given, sass_text, cubin_arch(sass_text), str(path)), ptx_given, sass_text)]
+    return [analysed(ptx_given, sass_text, cubin_arch(sass_text), str(path))]
 
 
 def targets_of(archs: Sequence[str] | None, nvcc_flags: Sequence[str]) -> tuple[tuple[str, ...], dict[str, str], tuple[str, ...]]:

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Hashable, Sequence
 
-from .cfg import Cfg, min_marks, reaches_avoiding
+from .cfg import Cfg, _stops_by_block, min_marks, reaches_avoiding
 from .matching import _sass_mem_class
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
@@ -123,20 +123,24 @@ def ptx_sides(fn: PtxFunction, g: Cfg, points: dict[int, tuple[Hashable | None, 
     resets = frozenset(e.instr.index for e in fn.events if e.mem is not None) | frozenset(
         i.index for i in fn.instrs if _is_async_op(i))
     counts = {}
+    reset_stops = _stops_by_block(g, {}, resets)
     for which, post in ((0, False), (1, True)):
         kinds = {v[which] for v in points.values() if v[which] is not None}
         for kind in kinds:
             w = {idx[k]: 1 for k, v in points.items() if v[which] == kind and not fn.events[k].instr.predicate}
-            counts[(which, kind)] = min_marks(g, w, post, resets)
+            counts[(which, kind)] = min_marks(g, w, post, resets, reset_stops)
     dom = g.marks_on_chain({idx[k]: 0 for k, (h, _) in points.items() if h is not None})
     pdom = g.marks_on_chain({idx[k]: 0 for k, (_, s) in points.items() if s is not None}, post=True)
     out: dict[int, Sides] = {}
+    hoist = [(kind, q) for (which, kind), q in counts.items() if which == 0]
+    sink = [(kind, q) for (which, kind), q in counts.items() if which == 1]
+    inf = float("inf")
     for k, e in enumerate(fn.events):
         if e.mem is None:
             continue
         i = e.instr.index
-        before = {kind: n for (which, kind), q in counts.items() if which == 0 and 0 < (n := q(i)) < float("inf")}
-        after = {kind: n for (which, kind), q in counts.items() if which == 1 and 0 < (n := q(i)) < float("inf")}
+        before = {kind: n for kind, q in hoist if 0 < (n := q(i)) < inf}
+        after = {kind: n for kind, q in sink if 0 < (n := q(i)) < inf}
         out[k] = Sides(before, after, tuple(ev_of[j] for j in dom(i) if ev_of[j] != k),
                        tuple(ev_of[j] for j in pdom(i) if ev_of[j] != k))
     return out
@@ -372,9 +376,16 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
               Counter(_sass_addr_key(m) for m in sass.mem_ops),
               Counter(e.mem_class for e in events if e.mem is not None),
               Counter(e.mem.root for e in events if e.mem is not None))
+    of_class: dict[str | None, dict[tuple, list[PtxMemOp]]] = {}  # by class, then source location
+    for e in events:
+        if e.mem is not None:
+            of_class.setdefault(e.mem_class, {}).setdefault(e.instr.src, []).append(e.mem)
+    at_line: dict[tuple, list[SassMemOp]] = {}
+    for x in sass.mem_ops:
+        at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
-             and _identifies(events, sass, k, m, shares[id(m)] > 1, counts)}
+             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line)}
     dropped = len(mem_pos) - len(pairs)
     notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
              "has the same address, width and line (an inlined copy, an unrolled loop); checked against every "
@@ -390,8 +401,9 @@ def _sass_addr_key(m: SassMemOp) -> tuple:
     return (_sass_mem_class(m), m.base, m.offset, m.width, m.instr.src)
 
 
-def _identifies(events: Sequence[PtxEvent], sass: SassFunction, k: int, m: SassMemOp, shared: bool,
-                counts: tuple[Counter, Counter, Counter, Counter]) -> bool:
+def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
+                counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, dict[tuple, list[PtxMemOp]]],
+                at_line: dict[tuple, list[SassMemOp]]) -> bool:
     """Does the address tell this operation apart?  With line information on both sides: it is alone
     of its class at its source location on both sides, or several there are offsets of one root
     (copies of one line have unrelated registers, so their addresses prove nothing).  Without: it is
@@ -400,8 +412,10 @@ def _identifies(events: Sequence[PtxEvent], sass: SassFunction, k: int, m: SassM
     same_ptx, same_sass, class_count, root_count = counts
     e = events[k]
     if e.instr.src and m.instr.src:
-        here = [x.mem for x in events if x.mem is not None and x.mem_class == e.mem_class and same_source(x.instr.src, m.instr.src)]
-        there = [x for x in sass.mem_ops if x.instr.src == m.instr.src and _sass_mem_class(x) == _sass_mem_class(m)]
+        # (of_class: the function's memory operations by class and source location; at_line: its SASS
+        # operations by line and class)
+        here = [x for src, mems in of_class.get(e.mem_class, {}).items() if same_source(src, m.instr.src) for x in mems]
+        there = at_line.get((m.instr.src, _sass_mem_class(m)), [])
         if len(here) == 1 and len(there) == 1:
             return True
         return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
@@ -469,13 +483,24 @@ class _Ctx:
     ambiguous: list
     notes: list
     no_ptx: list
+    #: ``left_ptx`` by memory class, in the same order
+    left_of_class: dict
+    #: ``left_ptx`` by memory class and then source location (``instr.src``)
+    left_by_src: dict
+    #: :meth:`judged` without notes, by (PTX event, SASS instruction index)
+    memo: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
         return crossed(self.ptx_side[k], self.sass_side[m.instr.index], self.all_points, ev[k].instr.index, lambda p: ev[p].instr.index)
 
     def judged(self, k: int, m: SassMemOp, note: bool = False) -> list[tuple[int, str, str, str]]:
-        return _judged(self.ptx.events, k, self.cross(k, m), self.allowed if note else None, self.proxy)
+        if note:
+            return _judged(self.ptx.events, k, self.cross(k, m), self.allowed, self.proxy)
+        key = (k, m.instr.index)
+        if key not in self.memo:  # a pure function of the two operations (the notes aside)
+            self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
+        return self.memo[key]
 
     def report(self, k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
         """One finding per direction in which ``m`` crossed for every candidate: the nearest point,
@@ -501,10 +526,14 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     furthest (a ``.loc`` with no inlining chain agrees with any); None when it is accounted for
     otherwise (an expansion, a stack access) or not at all (then in ``ctx.no_ptx``)."""
     events, cls = ctx.ptx.events, _sass_mem_class(m)
-    cands = [k for k in ctx.left_ptx if events[k].mem_class == cls and same_source(events[k].instr.src, m.instr.src)]
+    of_class = ctx.left_of_class.get(cls, [])
+    # each source location once (the class's operations grouped by it, in order)
+    at = [(src, ks) for src, ks in ctx.left_by_src.get(cls, {}).items() if same_source(src, m.instr.src)]
+    cands = sorted(k for _, ks in at for k in ks)
     if m.instr.src and cands:
-        best = max(_agreement(events[k].instr.src, m.instr.src) for k in cands)
-        return [k for k in cands if _agreement(events[k].instr.src, m.instr.src) == best]
+        agree = [(_agreement(src, m.instr.src), ks) for src, ks in at]
+        best = max(a for a, _ in agree)
+        return sorted(k for a, ks in agree if a == best for k in ks)
     if m.instr.src:
         # none at its source location: ptxas expanded a PTX instruction that is no memory operation
         # here (tcgen05.alloc writes the address it allocated to shared memory)
@@ -515,7 +544,7 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
                              "memory operation of the PTX memory model (its order is not checked as one)")
             return None
     # else any of its class (a coarse line table gave it a neighbour's line)
-    cands = [k for k in ctx.left_ptx if events[k].mem_class == cls]
+    cands = list(of_class)
     if not cands:
         if m.space == "generic" and any(events[k].mem.space == "generic" and k not in ctx.left_ptx  # type: ignore[union-attr]
                                         for k, e in enumerate(events) if e.mem is not None):
@@ -540,7 +569,7 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     if not all(judged_all):
         groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
         return
-    wide = [k for k in ctx.left_ptx if events[k].mem_class == cls and events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
+    wide = [k for k in ctx.left_of_class.get(cls, []) if events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
     if m.instr.src and any(not ctx.judged(k, m) for k in wide):
         ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "
                              f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
@@ -561,7 +590,7 @@ def _explain_groups(ctx: _Ctx, groups: dict) -> None:
             cls = _sass_mem_class(m)
             # ptxas's line table is coarse (two loads of neighbouring lines under one entry): any
             # PTX operation of the class under which it crossed nothing explains it
-            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_ptx if events[k].mem_class == cls):
+            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_of_class.get(cls, [])):
                 continue
             lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
             ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at "
@@ -576,11 +605,13 @@ def _capped(lines: Sequence[str], what: str) -> list[str]:
 
 
 def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, mem_pos: dict, merges: list,
-                 skip: set[int], arch: str, source: str) -> Result:
+                 skip: set[int], arch: str, source: str, local_regs: frozenset[str] | None = None) -> Result:
     """The crossings of one function on the two control-flow graphs, and what they left
-    unchecked (see the module docstring)."""
+    unchecked (see the module docstring); ``local_regs``: :func:`local_registers` of ``ptx``, when
+    the caller has them."""
     events = ptx.events
-    local_regs = local_registers(ptx)
+    if local_regs is None:
+        local_regs = local_registers(ptx)
     points = {k: ptx_keys(e, k) for k, e in enumerate(events) if e.sync is not None}
     # a point that orders nothing in SASS terms (launch_dependents, mbarrier.init, a bulk copy):
     # mapped when its tokens are in the SASS
@@ -605,13 +636,18 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
         for which, kind in ((0, h), (1, x)):
             if kind is not None:
                 all_points.setdefault(kind, ([], []))[which].append(k)
+    # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
+    left = [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
+    left_of_class: dict[str | None, list[int]] = {}
+    left_by_src: dict[str | None, dict[tuple, list[int]]] = {}
+    for k in left:
+        left_of_class.setdefault(events[k].mem_class, []).append(k)
+        left_by_src.setdefault(events[k].mem_class, {}).setdefault(events[k].instr.src, []).append(k)
     ctx = _Ctx(ptx, sass, arch, source, marks, ptx_sides(ptx, g_ptx, points),
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               # every PTX operation a SASS copy could stand for, the paired ones included (ptxas may duplicate one)
-               [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)],
-               [], [], [], notes, [])
+               left, [], [], [], notes, [], left_of_class, left_by_src, {})
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:
@@ -656,8 +692,9 @@ def unexplained(members: Sequence[tuple[SassMemOp, frozenset[int]]], unlimited: 
         return False
 
     left = []
+    every = len({k for _, kk in members for k in kk})
     for i, (m, ks) in enumerate(members):
-        if len(ks) == len({k for _, kk in members for k in kk}) and any(k in unlimited for k in ks):
+        if len(ks) == every and any(k in unlimited for k in ks):
             continue  # explained by a looped operation whatever the others do
         if not place(i, set()):
             left.append(m)

@@ -10,29 +10,24 @@
    ``griddepcontrol.wait`` (cccl #9134, flashinfer #2708; CUTLASS compiles it in only with
    ``-DCUTLASS_ENABLE_GDC_FOR_SM90`` / ``_SM100``).
 
-The path question is answered on a small control-flow graph of the PTX of each kernel
-(:func:`reads_before_wait`: blocks split at labels and branches, a breadth-first walk from the entry
-that stops at the wait), kept apart so that a fuller CFG module can replace it.
+The path question is answered on the PTX control-flow graph of :mod:`fuzzgpu.sass.cfg`, the one the
+crossing check uses, over the functions :func:`fuzzgpu.sass.ptx_parser.parse_ptx` parsed (the analysis
+passes its own, so the PTX is parsed once): a read is before the wait when some path from the entry
+runs no wait before it (:func:`fuzzgpu.sass.cfg.min_marks`, the fewest waits on a path, is 0).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
-READ_BEFORE_WAIT = "read-before-wait"
-COMPILED_OUT = "compiled-out"
+from .cfg import min_marks, ptx_cfg
+from .ptx_parser import PtxFunction, PtxInstr, parse_ptx
+from .report import COMPILED_OUT, READ_BEFORE_WAIT, PdlNote
 
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', re.M)
-_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)")
-#: an inlined callee's ``.loc`` names the call site of the outermost caller last: the user's line
-_INLINED_AT = re.compile(r"inlined_at\s+(\d+)\s+(\d+)")
-_FUNC = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
-_LABEL = re.compile(r"^\s*([\w$]+):\s*$")
-_BRA = re.compile(r"^\s*(@!?%\w+\s+)?bra(?:\.uni)?\s+([\w$]+)\s*;")
 _CALL = re.compile(r"\bcall(?:\.uni)?\s*(?:\([^)]*\)\s*,\s*)?([\w$]+)")
 #: a read of global memory: ld/ldu of .global (``.nc`` included), a copy or bulk copy from .global,
 #: an atomic on .global; generic loads (no state space) are not reported
@@ -42,78 +37,8 @@ _WAIT = re.compile(r"\bgriddepcontrol\.wait\b")
 #: what a source writes to wait for the primary grid (comments removed first)
 _SOURCE_WAIT = re.compile(r"\bcudaGridDependencySynchronize\s*\(|griddepcontrol\.wait|\bwait_on_dependent_grids\s*\(")
 
-
-@dataclass(frozen=True)
-class PdlNote:
-    """One PDL-review warning."""
-
-    kind: str  # READ_BEFORE_WAIT or COMPILED_OUT
-    arch: str
-    function: str  # the kernel (mangled); "" for a whole translation unit
-    text: str  # the PTX read, or the source text that waits
-    ptx_line: int
-    src_file: str
-    src_line: int
-    message: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class _Stmt:
-    line: int  # 1-based PTX line
-    text: str
-    src_file: str
-    src_line: int
-
-
-@dataclass(frozen=True)
-class _Fn:
-    name: str
-    entry: bool
-    body: tuple[_Stmt, ...]
-
-
-def _functions(ptx: str) -> list[_Fn]:
-    """The functions of a PTX module: their statements (one per line, as nvcc writes them) with the
-    ``.loc`` source position in force at each."""
-    files = {int(n): os.path.normpath(p) if p else p for n, p in _FILE.findall(ptx)}
-    out: list[_Fn] = []
-    cur: tuple[str, bool] | None = None
-    body: list[_Stmt] = []
-    depth = 0
-    frames: list[tuple[str, int]] = []  # the .loc run before the next statement, outermost first
-    loc = ("", 0)
-    fresh = True  # the next .loc starts a new run
-    for i, raw in enumerate(ptx.splitlines(), 1):
-        line = raw.split("//", 1)[0]
-        if cur is None:
-            m = _FUNC.match(line)
-            if m:
-                cur, body, depth, loc, frames, fresh = (m[2], m[1] == "entry"), [], 0, ("", 0), [], True
-            if cur is None:
-                continue
-        lm = _LOC.match(line)
-        if lm:
-            if fresh:
-                frames, fresh = [], False
-            frames.extend((files.get(int(f), ""), int(n)) for f, n in _INLINED_AT.findall(line))
-            frames.append((files.get(int(lm[1]), ""), int(lm[2])))
-            loc = source_line(frames)
-            continue
-        if depth == 0 and line.strip().endswith(";"):  # a declaration (.extern .func vprintf(...);): no body
-            cur = None
-            continue
-        opened = depth
-        depth += line.count("{") - line.count("}")
-        if line.strip() and opened > 0:
-            body.append(_Stmt(i, line.strip(), *loc))
-            fresh = True
-        if opened > 0 and depth == 0:
-            out.append(_Fn(cur[0], cur[1], tuple(body)))
-            cur = None
-    return out
+__all__ = ["COMPILED_OUT", "READ_BEFORE_WAIT", "PdlNote", "pdl_compiled_in", "reads_before_wait", "review",
+           "source_line", "source_waits"]
 
 
 #: where the toolkit's and the libraries' headers live: the line a person reads is rarely there
@@ -135,60 +60,18 @@ def source_line(frames: Sequence[tuple[str, int]]) -> tuple[str, int]:
     return named[-1] if named else ("", 0)
 
 
-def _blocks(body: Sequence[_Stmt]) -> tuple[list[list[_Stmt]], dict[str, int], list[set[int]]]:
-    """Basic blocks of a body, the block of each label, and each block's successors."""
-    blocks: list[list[_Stmt]] = [[]]
-    labels: dict[str, int] = {}
-    for s in body:
-        m = _LABEL.match(s.text)
-        if m:
-            if blocks[-1]:
-                blocks.append([])
-            labels[m[1]] = len(blocks) - 1
-            continue
-        blocks[-1].append(s)
-        if _BRA.match(s.text) or re.match(r"^\s*(?:@!?%\w+\s+)?(ret|exit|trap)\b", s.text):
-            blocks.append([])
-    succ: list[set[int]] = []
-    for n, b in enumerate(blocks):
-        nxt: set[int] = set()
-        last = b[-1].text if b else ""
-        m = _BRA.match(last)
-        if m:
-            if m[2] in labels:
-                nxt.add(labels[m[2]])
-            if m[1] and n + 1 < len(blocks):  # a conditional branch also falls through
-                nxt.add(n + 1)
-        elif re.match(r"^\s*(ret|exit|trap)\b", last):
-            pass
-        elif n + 1 < len(blocks):
-            nxt.add(n + 1)
-        succ.append(nxt)
-    return blocks, labels, succ
+def _user_line(ins: PtxInstr) -> tuple[str, int]:
+    """The source line of a PTX instruction to report (:func:`source_line` over its inlining chain,
+    outermost first, the file names normalised)."""
+    return source_line([(os.path.normpath(f) if f else f, n) for f, n in reversed(ins.src)])
 
 
-def reads_before_wait(body: Sequence[_Stmt], is_wait) -> list[_Stmt]:
-    """The global reads on a path from the entry that does not pass a wait (``is_wait(stmt)``):
-    a walk over the basic blocks that stops inside a block at its first wait."""
-    blocks, _, succ = _blocks(body)
-    seen: set[int] = set()
-    todo = [0]
-    out: list[_Stmt] = []
-    while todo:
-        n = todo.pop()
-        if n in seen or n >= len(blocks):
-            continue
-        seen.add(n)
-        stopped = False
-        for s in blocks[n]:
-            if is_wait(s):
-                stopped = True
-                break
-            if _GLOBAL_READ.match(s.text):
-                out.append(s)
-        if not stopped:
-            todo.extend(succ[n])
-    return sorted(out, key=lambda s: s.line)
+def reads_before_wait(fn: PtxFunction, is_wait: Callable[[PtxInstr], bool]) -> list[PtxInstr]:
+    """The global reads of ``fn`` on a path from the entry that runs no wait (``is_wait``) before
+    them: on the PTX control-flow graph, the fewest waits any path runs before the read is 0."""
+    waits = {ins.index: 1 for ins in fn.instrs if is_wait(ins)}
+    before = min_marks(ptx_cfg(fn), waits)
+    return [ins for ins in fn.instrs if _GLOBAL_READ.match(ins.text) and before(ins.index) == 0]
 
 
 def _strip_comments(src: str) -> str:
@@ -238,31 +121,36 @@ def _cutlass_hint(arch: str, text: str) -> str:
 
 def pdl_compiled_in(ptx: str, sass: str = "") -> bool:
     """The PDL code is in the build: the PTX has ``griddepcontrol`` or the SASS ``ACQBULK``/``PREEXIT``."""
-    return "griddepcontrol." in ptx or bool(re.search(r"\b(ACQBULK|PREEXIT)\b", sass))
+    return "griddepcontrol." in ptx or (("ACQBULK" in sass or "PREEXIT" in sass) and bool(re.search(r"\b(ACQBULK|PREEXIT)\b", sass)))
 
 
-def review(ptx: str, arch: str, sources: Sequence[str | Path] = ()) -> tuple[PdlNote, ...]:
+def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
+           funcs: Sequence[PtxFunction] | None = None) -> tuple[PdlNote, ...]:
     """The PDL-review warnings of one module (``ptx``) for ``arch``; ``sources``: the source files to
-    look for a wait in (the ``.cu`` input; else the files the PTX's ``.file`` directives name)."""
-    fns = _functions(ptx)
-    waiting = {f.name for f in fns if any(_WAIT.search(s.text) for s in f.body)}
-
-    def is_wait(s: _Stmt) -> bool:
-        if _WAIT.search(s.text):
-            return True
-        m = _CALL.search(s.text)
-        return bool(m and m[1] in waiting)
-
+    look for a wait in (the ``.cu`` input; else the files the PTX's ``.file`` directives name);
+    ``funcs``: the module's functions as :func:`~fuzzgpu.sass.ptx_parser.parse_ptx` gives them, when
+    the caller has them (else the PTX is parsed here, only if it has a wait)."""
     notes: list[PdlNote] = []
-    for f in fns:
-        if not f.entry or not any(is_wait(s) for s in f.body):
-            continue
-        for s in reads_before_wait(f.body, is_wait):
-            where = f"{s.src_file}:{s.src_line}" if s.src_file else f"ptx:{s.line}"
-            notes.append(PdlNote(READ_BEFORE_WAIT, arch, f.name, " ".join(s.text.rstrip(";").split()), s.line, s.src_file, s.src_line,
-                                 f"global read at {where} before griddepcontrol.wait on a path from the kernel's entry: "
-                                 "is this written by the primary grid?"))
-    if not any(_WAIT.search(line) for line in ptx.splitlines()):
+    if "griddepcontrol.wait" in ptx and _WAIT.search(ptx):
+        fns = parse_ptx(ptx) if funcs is None else funcs
+        waiting = {f.name for f in fns if any(_WAIT.search(i.text) for i in f.instrs)}
+
+        def is_wait(ins: PtxInstr) -> bool:
+            if _WAIT.search(ins.text):
+                return True
+            m = _CALL.search(ins.text) if ins.opcode == "call" else None
+            return bool(m and m[1] in waiting)
+
+        for f in fns:
+            if not f.entry or not any(is_wait(i) for i in f.instrs):
+                continue
+            for ins in reads_before_wait(f, is_wait):
+                file, line = _user_line(ins)
+                where = f"{file}:{line}" if file else f"ptx:{ins.line}"
+                notes.append(PdlNote(READ_BEFORE_WAIT, arch, f.name, ins.text.rstrip(";"), ins.line, file, line,
+                                     f"global read at {where} before griddepcontrol.wait on a path from the kernel's entry: "
+                                     "is this written by the primary grid?"))
+    else:
         # the input's source, and every file the line information names: a header whose code is in
         # the PTX (CUTLASS's kernel headers) and that calls the wait had the call compiled out
         named = sorted({p for p in _FILE_PATHS(ptx) if Path(p).is_file()})

@@ -41,6 +41,13 @@ class PtxInstr:
     #: ``(file, line)`` first, then the ``inlined_at`` call site when the ``.loc`` names one
     src: tuple[tuple[str, int], ...] = ()
 
+    def __init__(self, index: int, line: int, text: str, predicate: str, opcode: str, mods: tuple[str, ...],
+                 operands: tuple[str, ...], src: tuple[tuple[str, int], ...] = ()) -> None:
+        # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
+        # at a time, a fifth of the parse of a large module (one instance per PTX statement)
+        self.__dict__.update(index=index, line=line, text=text, predicate=predicate, opcode=opcode, mods=mods,
+                             operands=operands, src=src)
+
 
 @dataclass(frozen=True)
 class PtxMemOp:
@@ -69,6 +76,9 @@ class PtxSync:
     #: operations of the function that conflict with a copy the wait completes (see
     #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
     orders_only: frozenset[int] | None = None
+    #: for an mbarrier operation: its mbarrier operand as (root, byte offset), the address followed
+    #: through ``mov``/``add``/``cvta`` as a memory operation's is (None: not an mbarrier operation)
+    address: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +162,7 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
 
 def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int], ...] = ()) -> PtxInstr:
     pred = ""
-    m = _PTX_PRED_RE.match(stmt)
+    m = _PTX_PRED_RE.match(stmt) if stmt[:1] == "@" else None
     if m:
         pred = m.group(0).strip()
         stmt_body = stmt[m.end():]
@@ -238,6 +248,18 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         root, off = r0, o0 + off
     width = _ptx_width(mods)
     return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _operand_address(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
+    """The first ``[...]`` operand of ``ins`` as (root, offset), followed through ``defs``."""
+    addr = next((o for o in ins.operands if o.startswith("[")), "")
+    if not addr:
+        return None
+    root, off = _ptx_address(addr)
+    if root in defs:
+        r0, o0 = defs[root]
+        root, off = r0, o0 + off
+    return (root, off)
 
 
 def _matrix_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp:
@@ -554,12 +576,17 @@ def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
     first = ins.operands[0]
     if first.startswith("["):
         return ()
+    if "," not in first:  # one register (the common case)
+        r = first.strip("{}").strip()
+        return (r,) if r.startswith("%") else ()
     return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
 
 
-def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> None:
-    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)."""
-    dests = _ptx_dests(ins)
+def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]], dests: tuple[str, ...] | None = None) -> None:
+    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)
+    (``dests``: :func:`_ptx_dests` of ``ins``, when the caller has them)."""
+    if dests is None:
+        dests = _ptx_dests(ins)
     for d in dests:
         defs.pop(d, None)
     if len(dests) != 1:
@@ -601,13 +628,19 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []
+        writes: dict[str, int] = {}
         for ins in instrs:
             mem = _classify_ptx_mem(ins, defs)
             sync, classes = _classify_ptx_sync(ins, mem)
-            copy = _async_copy(ins, defs)
+            copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
             if copy is not None:
                 copies.append((ins.index, *copy))
-            _track_defs(ins, defs)
+            if sync is not None and ins.opcode == "mbarrier":
+                sync = dataclasses.replace(sync, address=_operand_address(ins, defs))
+            dests = _ptx_dests(ins)
+            for d in dests:
+                writes[d] = writes.get(d, 0) + 1
+            _track_defs(ins, defs, dests)
             if mem is None and sync is None:
                 continue
             mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
@@ -619,12 +652,8 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             if head <= ins.index:
                     body_ins = instrs[head:ins.index]
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
-                    busy = any(e.instr.index in range(head, ins.index + 1) for e in events)
+                    busy = any(head <= e.instr.index <= ins.index for e in events)
                     loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
-        writes: dict[str, int] = {}
-        for ins in instrs:
-            for d in _ptx_dests(ins):
-                writes[d] = writes.get(d, 0) + 1
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]

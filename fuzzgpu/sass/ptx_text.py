@@ -30,6 +30,9 @@ _PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
+_PTX_FUNC_START_RE = re.compile(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b")
+
+
 def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
     """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there,
     innermost first: ``((file, line), (call site), (its call site), ...)`` (PTX ISA, Debugging
@@ -43,7 +46,7 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
     cur: tuple[tuple[str, int], ...] = ()
     chain_at: dict[tuple[str, str, str], tuple[tuple[str, int], ...]] = {}
     for n, raw in enumerate(text.split("\n"), start=1):
-        m = _PTX_LOC_RE.match(raw)
+        m = _PTX_LOC_RE.match(raw) if ".loc" in raw else None
         if m:
             here = (files.get(m.group(1), m.group(1)), int(m.group(2)))
             at_m = _PTX_INLINED_AT_RE.search(m.group(4))
@@ -57,7 +60,7 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
                 cur = (here,)
             chain_at[(m.group(1), m.group(2), m.group(3))] = cur
             continue
-        if re.match(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b", raw):
+        if (".entry" in raw or ".func" in raw) and _PTX_FUNC_START_RE.match(raw):
             cur = ()
         if cur:
             out[n] = cur
@@ -65,23 +68,29 @@ def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
+    """The operands of a statement: split at the commas outside brackets, braces and parentheses
+    (a comma splits where the count of openers minus closers before it is 0), each stripped; an
+    empty last one is no operand."""
+    if "[" not in text and "{" not in text and "(" not in text and "]" not in text and "}" not in text and ")" not in text:
+        parts = [p.strip() for p in text.split(",")]
+        return tuple(parts if parts[-1] else parts[:-1])
     out: list[str] = []
-    depth = 0
     cur: list[str] = []
-    for ch in text:
-        if ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
+    depth = 0
+    for part in text.split(","):
+        cur.append(part)
+        if "[" in part or "]" in part or "{" in part or "}" in part or "(" in part or ")" in part:
+            depth += (part.count("[") + part.count("{") + part.count("(")
+                      - part.count("]") - part.count("}") - part.count(")"))
+        if depth == 0:
+            out.append(",".join(cur).strip())
             cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
+    last = ",".join(cur).strip()
+    if cur and last:
+        out.append(last)
+    elif not cur and out and not out[-1]:
+        out.pop()  # the text ended at depth 0 with an empty operand: no operand
     return tuple(out)
-
 
 
 _Scope = tuple[int, ...]
@@ -127,7 +136,10 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
         for ln, part in chunks:
             rest = part
             if not text.strip():
-                rest = _leading(rest, stack, counter, labels)
+                if ":" in rest or "{" in rest or "}" in rest:
+                    rest = _leading(rest, stack, counter, labels)
+                else:  # no scope brace and no label: only the blanks go
+                    rest = rest.lstrip(" \t\r")
                 scope = tuple(stack)
                 if rest.strip(" \t{}"):
                     line = ln
@@ -141,6 +153,8 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
     for n, line_text in enumerate(body.split("\n")):
         parts = line_text.split(";")
         for i, part in enumerate(parts):
+            if not chunks and not part.strip(" \t\r") and i == len(parts) - 1:
+                continue  # a blank start of the next statement (a blanked .loc line): nothing to keep
             chunks.append((first_line + n, part))
             if i < len(parts) - 1:
                 flush()
@@ -166,6 +180,9 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
         found = None
         while j < len(lines):
             seg = lines[j] if j != i else lines[j][m.end():]
+            if "(" not in seg and ")" not in seg and ";" not in seg and "{" not in seg:
+                j += 1  # nothing on this line that the scan reacts to
+                continue
             for k, ch in enumerate(seg):
                 if ch == "(":
                     depth_paren += 1
@@ -192,6 +209,12 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
             seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
             if jj == bj:
                 depth = 1
+            closes = seg.count("}")
+            if closes < depth:  # the body cannot end on this line: take it whole
+                depth += seg.count("{") - closes
+                body_lines.append(seg)
+                end = jj
+                continue
             keep = []
             for ch in seg:
                 if ch == "{":

@@ -9,7 +9,30 @@ from dataclasses import asdict, dataclass
 from typing import Sequence
 
 from ..errors import UserError
-from .pdl import PdlNote
+
+@dataclass(frozen=True)
+class PdlNote:
+    """One PDL-review warning (:mod:`fuzzgpu.sass.pdl`): not a finding, not a compiler verdict.
+    ``kind`` is :data:`READ_BEFORE_WAIT` or :data:`COMPILED_OUT`; ``function`` the kernel (mangled),
+    "" for a whole translation unit; ``text`` the PTX read, or the source text that waits."""
+
+    kind: str
+    arch: str
+    function: str
+    text: str
+    ptx_line: int
+    src_file: str
+    src_line: int
+    message: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+#: the PDL review's kinds of warning (fuzzgpu.sass.pdl)
+READ_BEFORE_WAIT = "read-before-wait"
+COMPILED_OUT = "compiled-out"
+
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_90", "sm_90a", "sm_100a")
 DEFAULT_OPT = 3

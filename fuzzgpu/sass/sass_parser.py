@@ -25,6 +25,13 @@ class SassInstr:
     #: inlined at "G", line M``): the innermost ``(file, line)`` first, then the call sites
     src: tuple[tuple[str, int], ...] = ()
 
+    def __init__(self, index: int, offset: int, line: int, text: str, predicate: str, opcode: str, mods: tuple[str, ...],
+                 operands: str, mainline: bool, src: tuple[tuple[str, int], ...] = ()) -> None:
+        # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
+        # at a time, a fifth of the parse of a large listing (one instance per SASS instruction)
+        self.__dict__.update(index=index, offset=offset, line=line, text=text, predicate=predicate, opcode=opcode,
+                             mods=mods, operands=operands, mainline=mainline, src=src)
+
     @property
     def full_opcode(self) -> str:
         return ".".join((self.opcode,) + self.mods)
@@ -123,8 +130,17 @@ def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
     return (base, off)
 
 
+#: the opcodes :func:`_classify_sass` may classify (every other one is neither a memory operation nor
+#: a synchronisation instruction)
+_SASS_CLASSIFIED = frozenset(_SASS_MEM) | _SASS_BULK | _SASS_TMA | frozenset((
+    "ACQBULK", "PREEXIT", "MEMBAR", "FENCE", "BAR", "SYNCS", "CCTL", "ERRBAR", "CGAERRBAR", "UCGABAR_ARV",
+    "UCGABAR_WAIT", "UTMACMDFLUSH", "DEPBAR", "LDGDEPBAR", "LDGSTS"))
+
+
 def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     op, mods = ins.opcode, ins.mods
+    if op not in _SASS_CLASSIFIED:
+        return None
     if op in _SASS_MEM:
         kind, space = _SASS_MEM[op]
         if op == "LDC":
@@ -194,7 +210,7 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
 def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool,
                       src: tuple[tuple[str, int], ...] = ()) -> SassInstr:
     pred = ""
-    m = _SASS_PRED_RE.match(text)
+    m = _SASS_PRED_RE.match(text) if text[:1] == "@" else None
     body = text
     if m:
         pred = m.group(0).strip()
@@ -217,11 +233,26 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     src_of: dict[int, tuple[tuple[str, int], ...]] = {}
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
+    loc_of: dict[str, tuple[tuple[str, int], ...]] = {}  # the locations of a //## File line (they repeat)
     for lineno, raw in enumerate(text.split("\n"), start=1):
+        m = _SASS_LINE_RE.match(raw)
+        if m:  # an instruction line (the other patterns cannot match it)
+            if funcs:
+                off = int(m.group(1), 16)
+                funcs[-1][1].append((lineno, off, m.group(2)))
+                if src:
+                    src_of[lineno] = src
+                chained = False
+                for lab in pending:
+                    funcs[-1][2][lab] = off
+                pending = []
+            continue
         if _SASS_FILE_RE.match(raw):
             # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
             # H:1171", then the outermost "H:1171" alone), innermost first
-            locs = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
+            locs = loc_of.get(raw)
+            if locs is None:
+                locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
             if len(locs) > 1 and chained and src and src[-1] == locs[0]:
                 src = src + locs[1:]
             elif locs and (len(locs) > 1 or not chained):
@@ -242,17 +273,6 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
                 pending = []
                 break
         else:
-            m = _SASS_LINE_RE.match(raw)
-            if m and funcs:
-                off = int(m.group(1), 16)
-                funcs[-1][1].append((lineno, off, m.group(2)))
-                if src:
-                    src_of[lineno] = src
-                chained = False
-                for lab in pending:
-                    funcs[-1][2][lab] = off
-                pending = []
-                continue
             lm = _SASS_LABEL_RE.match(raw)
             if lm:
                 pending.append(lm.group(1))
@@ -267,9 +287,8 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: di
     instrs = []
     after_exit = False
     for i, (line, off, text) in enumerate(rows):
-        ins = _parse_sass_instr(i, line, off, text, True, src_of.get(line, ()))
-        mainline = not after_exit and ins.predicate != "@!PT"
-        if not mainline:
+        ins = _parse_sass_instr(i, line, off, text, not after_exit, src_of.get(line, ()))
+        if ins.mainline and ins.predicate == "@!PT":
             ins = dataclasses.replace(ins, mainline=False)
         instrs.append(ins)
         if ins.opcode in ("EXIT", "RET") and not ins.predicate:

@@ -5,20 +5,23 @@ on-disk cache of their output, and the ``check_*`` entry points that feed it to 
 from __future__ import annotations
 
 import concurrent.futures as _futures
+import contextlib
 import dataclasses
 import functools
+import gc
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from ..errors import EnvError, MissingTool, UserError, clip
 from . import pdl
 from .buildline import defines_of
 from .checks import analyse
+from .ptx_parser import parse_ptx
 from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report, parse_arch
 
 
@@ -290,13 +293,32 @@ def archs_for_ptx(ptx_text: str, archs: Sequence[str]) -> list[str]:
     return [a for a in archs if parse_arch(a)[0] >= n]
 
 
-def with_pdl(rep: Report, ptx_text: str, sass_text: str, sources: Sequence[str | Path] = (),
+def analysed(ptx_text: str, sass_text: str, arch: str, source: str, sources: Sequence[str | Path] = (),
              nvcc_flags: Sequence[str] = ()) -> Report:
-    """``rep`` with the PDL review of its PTX (:func:`fuzzgpu.sass.pdl.review`; ``sources``: the
-    files to look for a wait in), whether PDL code is compiled in, and the ``-D`` macros."""
-    return dataclasses.replace(rep, pdl=pdl.review(ptx_text, rep.arch, sources),
-                               pdl_compiled_in=pdl.pdl_compiled_in(ptx_text, sass_text),
+    """:func:`~fuzzgpu.sass.checks.analyse` with the PDL review of the same PTX, parsed once
+    (:func:`fuzzgpu.sass.pdl.review`; ``sources``: the files to look for a wait in), whether PDL code
+    is compiled in, and the ``-D`` macros."""
+    with _gc_paused():
+        funcs = parse_ptx(ptx_text)
+        rep = analyse(ptx_text, sass_text, arch, source, funcs)
+        notes = pdl.review(ptx_text, rep.arch, sources, funcs)
+    return dataclasses.replace(rep, pdl=notes, pdl_compiled_in=pdl.pdl_compiled_in(ptx_text, sass_text),
                                defines=defines_of(nvcc_flags))
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while one module is analysed, and resumed after
+    (if it ran before): the parsers and the analysis make tens of thousands of small objects that
+    form no cycles (reference counting frees them), and the collections they trigger cost about a
+    seventh of the analysis of a large module (DeepEP's intranode.cu)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _pmap(fn, items: Sequence):
@@ -396,7 +418,7 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
             key = cache_key if cache_key is not None else (
                 "pp:" + preprocessed_hash(path, arch, nvcc_flags, v, cwd, shown) if file_cache is not None else "")
             ptx_text, sass_text = _with_cache(cache, ("cu", key, arch, v, str(opt), *nvcc_flags), make)
-            rep = with_pdl(analyse(ptx_text, sass_text, arch, src_name), ptx_text, sass_text,
+            rep = analysed(ptx_text, sass_text, arch, src_name,
                            () if cache_key is not None else (path if cwd is None or path.is_absolute() else Path(cwd) / path,),
                            nvcc_flags)
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
@@ -425,7 +447,7 @@ def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAU
         def one(arch: str) -> Report:
             cubin = assemble_ptx(path, arch, Path(tmp) / arch, opt, _ptxas_flags(nvcc_flags))
             sass_text = disassemble(cubin)
-            rep = with_pdl(analyse(ptx_text, sass_text, arch, str(path)), ptx_text, sass_text, (), nvcc_flags)
+            rep = analysed(ptx_text, sass_text, arch, str(path), (), nvcc_flags)
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
             return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
         return _pmap(one, use)

@@ -1,0 +1,114 @@
+"""The PDL review (``fuzzgpu.sass.pdl``) on the shared PTX control-flow graph (``fuzzgpu.sass.cfg``)
+and on the functions the analysis parsed: an inline-asm label is visible in its own ``{ }`` block
+only, so the code after each inlined ``mbarrier`` wait loop is reached; the review of the parsed
+functions is the review of the text."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import sass
+from fuzzgpu.sass import pdl, toolchain
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "real-kernels"
+
+#: two warp roles: role 0 waits for the primary grid; the other role never waits, and reads global
+#: memory after an inlined mbarrier wait loop (CUTLASS's ClusterBarrier::wait) that is inlined twice,
+#: so its ``LAB_WAIT:``/``DONE:`` labels occur twice in the function (one per ``{ }`` block)
+_TWO_INLINED_WAIT_LOOPS = """
+.version 9.0
+.target sm_90a
+.address_size 64
+.file 1 "/src/roles.cu"
+.visible .entry roles(
+\t.param .u64 p
+)
+{
+\t.reg .pred %p<3>;
+\t.reg .b32 %r<9>;
+\t.reg .b64 %rd<3>;
+\t.loc 1 3 0
+\tld.param.u64 %rd1, [p];
+\tmov.u32 %r1, %tid.x;
+\tsetp.eq.s32 %p1, %r1, 0;
+\t@%p1 bra $L__BB0_2;
+\t.loc 1 5 0
+{WAIT_LOOP}
+\t.loc 1 6 0
+\tld.global.u32 %r4, [%rd1];
+\t.loc 1 7 0
+{WAIT_LOOP}
+\t.loc 1 8 0
+\tld.global.u32 %r5, [%rd1+8];
+\tret;
+$L__BB0_2:
+\t.loc 1 10 0
+\tgriddepcontrol.wait;
+\t.loc 1 11 0
+\tld.global.u32 %r6, [%rd1+4];
+\tret;
+}
+""".replace("{WAIT_LOOP}", """\t// begin inline asm
+\t{
+\t.reg .pred P1;
+\tLAB_WAIT:
+\tmbarrier.try_wait.parity.shared::cta.b64 P1, [%r2], %r3;
+\t@P1 bra DONE;
+\tbra LAB_WAIT;
+\tDONE:
+\t}
+\t// end inline asm""")
+
+
+def test_review_reaches_the_code_after_each_inlined_wait_loop():
+    """The read at line 6 follows the first inlined wait loop in the role that never waits: a path
+    from the entry reaches it without the wait.  The review's own CFG took every ``DONE:`` for the
+    last one, so that read was on no path at all and went unreported (CUTLASS 7107b05 example 93:
+    58 such reads, example 70: 34; ThunderKittens' B200 GEMM: 22).  The read after the wait
+    (line 11) is not reported."""
+    notes = pdl.review(_TWO_INLINED_WAIT_LOOPS, "sm_90a")
+    assert [(n.kind, n.src_line, n.text) for n in notes] == [
+        (pdl.READ_BEFORE_WAIT, 6, "ld.global.u32 %r4, [%rd1]"),
+        (pdl.READ_BEFORE_WAIT, 8, "ld.global.u32 %r5, [%rd1+8]")]
+    assert all(n.src_file == "/src/roles.cu" for n in notes)
+
+
+def test_review_of_the_parsed_functions_is_the_review_of_the_text():
+    """``toolchain.analysed`` parses the PTX once and gives the parsed functions to the review:
+    the same warnings as the review of the text.  On flash-attention's combine kernel (one
+    instantiation of 108) every warning is a read the source places before
+    ``wait_on_dependent_grids()`` (flash_fwd_combine_kernel.h:484): the scheduler's metadata and
+    ``SeqlenInfo``'s ``cu_seqlens``/``seqused`` (seqlen.h:21, :25, inlined at two call sites)."""
+    ptx = gzip.decompress((DATA / "flash-attention" / "flash_fwd_combine-0251105a.sm_90a.ptx.gz").read_bytes()).decode()
+    listing = gzip.decompress((DATA / "flash-attention" / "flash_fwd_combine-0251105a.sm_90a.sass.gz").read_bytes()).decode()
+    rep = toolchain.analysed(ptx, listing, "sm_90a", "flash_fwd_combine.cu")
+    assert rep.pdl == pdl.review(ptx, "sm_90a", (), sass.parse_ptx(ptx)) == pdl.review(ptx, "sm_90a")
+    assert rep.findings == () and rep.complete
+    lines = Counter((Path(n.src_file).name, n.src_line) for n in rep.pdl)
+    assert set(lines) <= {("flash_fwd_combine_kernel.h", 357), ("flash_fwd_combine_kernel.h", 365),
+                          ("flash_fwd_combine_kernel.h", 456), ("flash_fwd_combine_kernel.h", 465),
+                          ("seqlen.h", 21), ("seqlen.h", 25)}, lines
+    assert all(n.kind == pdl.READ_BEFORE_WAIT for n in rep.pdl) and len(rep.pdl) >= len(lines) > 0
+
+
+def test_analysed_leaves_the_garbage_collector_as_it_was():
+    """``toolchain.analysed`` pauses Python's cyclic collector while it works (a seventh of the
+    analysis of a large module) and resumes it after, also when the analysis raises; a collector
+    the caller had disabled stays disabled."""
+    assert gc.isenabled()
+    toolchain.analysed(_TWO_INLINED_WAIT_LOOPS, "", "sm_90a", "roles")
+    assert gc.isenabled()
+    with pytest.raises(TypeError):
+        toolchain.analysed(None, "", "sm_90a", "x")  # type: ignore[arg-type]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        toolchain.analysed(_TWO_INLINED_WAIT_LOOPS, "", "sm_90a", "roles")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
