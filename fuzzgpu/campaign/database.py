@@ -17,7 +17,7 @@ def _digest(data: bytes) -> str:
     return hashlib.sha384(data).hexdigest()[:16]
 
 
-def example_database(path: Path, namespace: bytes) -> Any:
+def example_database(path: Path, namespace: bytes, read_only: bool = False) -> Any:
     """Hypothesis's example database for one campaign run, through Hypothesis's public API only
     (an :class:`hypothesis.database.ExampleDatabase` subclass implementing ``save``, ``fetch``,
     ``delete`` and ``move``).
@@ -26,7 +26,9 @@ def example_database(path: Path, namespace: bytes) -> Any:
     file *in its own key folder*, fsynced and renamed (a kill leaves the old file or the new one,
     never a torn one); a value's file name is its hash, so several processes may share the folder.
     ``namespace`` keeps each run's keys apart (profile, backend, property, seed, run index): a
-    resumed run finds its own failing examples and shrink progress, and never another run's."""
+    resumed run finds its own failing examples and shrink progress, and never another run's.
+    ``read_only``: saves, deletes and moves do nothing (a run that draws ahead leaves the database as
+    it found it, so that its replay, under the same seed, draws the same programs)."""
     from hypothesis.database import ExampleDatabase
 
     class CampaignDatabase(ExampleDatabase):
@@ -34,6 +36,7 @@ def example_database(path: Path, namespace: bytes) -> Any:
             super().__init__()
             self.root = root
             self.ns = ns
+            self.read_only = read_only
 
         def __repr__(self) -> str:
             return f"CampaignDatabase({str(self.root)!r})"
@@ -45,7 +48,7 @@ def example_database(path: Path, namespace: bytes) -> Any:
             d = self._key_dir(key)
             target = d / _digest(value)
             try:
-                if target.exists():
+                if self.read_only or target.exists():
                     return
                 d.mkdir(parents=True, exist_ok=True)
                 os.replace(write_temp(d, value), target)
@@ -66,7 +69,8 @@ def example_database(path: Path, namespace: bytes) -> Any:
 
         def delete(self, key: bytes, value: bytes) -> None:
             try:
-                (self._key_dir(key) / _digest(value)).unlink()
+                if not self.read_only:
+                    (self._key_dir(key) / _digest(value)).unlink()
             except OSError:
                 pass
 

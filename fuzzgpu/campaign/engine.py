@@ -38,9 +38,9 @@ class _Stop(BaseException):
 
 
 class _Replay(BaseException):
-    """A program drawn ahead (a batch) failed: its draw is in the example database, and the next
-    Hypothesis run replays it first and shrinks it (Hypothesis shrinks only the example it is
-    running)."""
+    """A program drawn ahead failed: the next run, under the same seed, re-draws up to it and shrinks
+    it (Hypothesis shrinks only the example it runs).  ``args``: its draw's index, its program's
+    hash, (program, verdict, histogram, config) saved unshrunk if the draws differ."""
 
 
 class _ShrinkTimeout(BaseException):
@@ -69,8 +69,6 @@ def _failed_as(key: str) -> type[PropertyFailed]:
 #: costs ~55 CPU ms per program in batches of 32 and ~35 in batches of 64; on a GPU a batch is also
 #: the delay before its first run (32 harnesses: ~5 CPU s of nvcc)
 BATCH = {"static": 64, "cuda": 32, "auto": 32}
-#: the example database's key of a campaign's Hypothesis test (the namespace keeps runs apart)
-DATABASE_KEY = b"fuzzgpu-campaign"
 
 
 def end_reserve(seconds: float) -> float:
@@ -161,7 +159,7 @@ class Campaign:
         self._analysis_cache: dict[Program, Any] = {}
         #: programs drawn ahead per batch (1: each judged as it is drawn)
         self.batch = BATCH.get(getattr(backend, "name", ""), 1)
-        self._replay = False  # the next Hypothesis run replays a batch's failing draw first
+        self._replay: tuple | None = None  # _Replay's args: the next run re-draws to that failure
         from ..stress.campaign import CampaignTuner
 
         self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
@@ -466,16 +464,14 @@ class Campaign:
 
     # -- the Hypothesis run ----------------------------------------------------------------
 
-    def _one_run(self, deadline: float, replay: bool = False) -> str:
+    def _one_run(self, deadline: float, replay: tuple | None = None) -> str:
         """One Hypothesis run (generation until a failure, then shrinking); returns why it ended.
         With :attr:`batch` > 1 the run draws ahead: it keeps each drawn program (and its draw) until
         :attr:`batch` are drawn, has the backend compile and check them together (its
-        ``prepare``), then judges them in order; the first new failure's draw goes into the example
-        database and the run ends (``"replay"``); the next run (``replay``) replays the database
-        first -- that draw among them -- and shrinks it as a failure found while generating is."""
+        ``prepare``), then judges them in order; at the first new failure the run ends (``"replay"``);
+        the next run (``replay``: :class:`_Replay`'s args), under the same seed, re-draws the same
+        programs up to that one and shrinks it as a failure found while generating is."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
-        from hypothesis.control import current_build_context
-        from hypothesis.database import choices_to_bytes
         from hypothesis.errors import Flaky
 
         from .. import model, strategies
@@ -505,7 +501,7 @@ class Campaign:
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
             self.state.programs += 1
-            self.state.shrink_programs += replay or bool(first_failure)  # a candidate of a shrink (or the replayed draw)
+            self.state.shrink_programs += bool(replay) or bool(first_failure)  # a candidate of a shrink (or the replayed draw)
             ph = program_hash(program)[:16]
             if ph in self.quarantined:  # hung or crashed a worker before: skipped
                 st["unsupported"] += 1
@@ -577,39 +573,44 @@ class Campaign:
                     best[:] = [(k, program, verdict, hist, cfg)]
                 raise _failed_as(getattr(verdict, "class_key", ""))(program, verdict, hist, cfg)
 
-        db = example_database(self.state_dir / "hypothesis", self._run_namespace())
-        ahead: list[tuple[Program, bytes]] = []  # drawn, not judged yet: (program, its draw)
+        db = example_database(self.state_dir / "hypothesis", self._run_namespace(), read_only=self.batch > 1 and not replay)
+        ahead: list[tuple[Program, int]] = []  # drawn, not judged yet: (program, its draw's index)
+        drawn = [0]  # the programs drawn in this run
 
         def judge_ahead() -> None:
             """Judge the programs drawn ahead, compiled and checked as one batch.  The first new
-            failure's draw goes into the database for the replay; the batch's other programs are
-            judged still (their compiles are done: variants counted, programs counted), a second
-            new failure among them is counted as a failure and left for a later draw to find."""
+            failure is replayed by the next run; the batch's other programs are judged still
+            (their compiles are done: variants counted, programs counted), a second new failure
+            among them is counted as a failure and left for a later draw to find."""
             batch = list(ahead)
             ahead.clear()
             if batch:
                 self.backend.prepare([p for p, _ in batch], self.config_for())
-            failed = False
-            for p, draw in batch:
+            failed: tuple | None = None
+            for p, index in batch:
                 try:
                     judge(p)
-                except PropertyFailed:
-                    if not failed:
-                        db.save(DATABASE_KEY, draw)
-                    failed = True
+                except PropertyFailed as e:
+                    failed = failed or (index, program_hash(p)[:16], (p, e.verdict, e.hist, e.config))
                     first_failure.clear()  # judged as found while generating: the replay shrinks it
                     target_rate.clear()
                     best.clear()
             if failed:
-                raise _Replay()
+                raise _Replay(*failed)
 
         def body(program: Program) -> None:
+            drawn[0] += 1
+            if replay and drawn[0] < replay[0]:
+                return  # judged by the run that drew ahead (it passed, or failed in a class known then)
+            if replay and not first_failure and (drawn[0] > replay[0] or program_hash(program)[:16] != replay[1]):
+                best[:] = [(0, *replay[2])]  # not the same draw, or it passed now: the batch's failure saved as it was
+                raise _ShrinkTimeout()
             if replay or self.batch <= 1:
                 judge(program)
                 return
             if self.stop_requested or time.monotonic() > deadline:
                 raise _Stop()
-            ahead.append((program, choices_to_bytes(current_build_context().data.choices)))
+            ahead.append((program, drawn[0]))
             if len(ahead) >= self.batch:
                 judge_ahead()
 
@@ -620,17 +621,16 @@ class Campaign:
             deadline=None,
             derandomize=False,  # explicit: a loaded settings profile (the test suite's is derandomized) must not fix the draws
             suppress_health_check=list(HealthCheck),
-            # a replay: the database's draws (a batch's failure among them) and their shrinks, no new draws
-            phases=(Phase.explicit, Phase.reuse, Phase.shrink) if replay else (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
             verbosity=Verbosity.quiet,
             report_multiple_bugs=False,
             print_blob=False,
         )(seed(self.state.seed * 1_000_003 + self.state.run_index)(given(strategy)(body)))
-        test._hypothesis_internal_database_key = DATABASE_KEY  # type: ignore[attr-defined]  # one key, whatever body's source
         try:
             test()
             judge_ahead()  # the run's last draws (max_examples reached)
-        except _Replay:
+        except _Replay as e:
+            self._replay = e.args
             return "replay"
         except PropertyFailed as e:
             self._record(e.program, e.verdict, e.hist, e.config, shrunk=True)
@@ -659,6 +659,7 @@ class Campaign:
             while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed, _Replay)):
                 cause = cause.__cause__ or cause.__context__
             if isinstance(cause, _Replay):
+                self._replay = cause.args
                 return "replay"
             if isinstance(cause, PropertyFailed):
                 self._record(cause.program, cause.verdict, cause.hist, cause.config, shrunk=True)
@@ -771,7 +772,7 @@ class Campaign:
                     why = self._one_run(deadline, replay=self._replay)
                 finally:
                     self._flush_variants()
-                self._replay = why == "replay"
+                self._replay = self._replay if why == "replay" else None
                 if why in ("finding", "exhausted", "flaky"):
                     self.state.run_index += 1
                 self.save_state(force=True)

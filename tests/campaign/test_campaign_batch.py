@@ -1,7 +1,7 @@
 """Draw-ahead campaigns (issue 29): on a compiling backend a Hypothesis run draws a batch, has it
-compiled and checked at once, judges it; the batch's first new failure is replayed from the example
-database by the next run and shrunk there -- the finding is saved shrunk, as one found while
-generating is.  Real runs: nvcc and the static SASS oracle; skipped without them."""
+compiled and checked at once, judges it; the batch's first new failure is replayed by the next run
+(the same seed draws the same programs: none judged before it) and shrunk there -- the finding is
+saved shrunk, as one found while generating is.  Real runs: nvcc and the static SASS oracle; skipped without them."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_a_batch_failure_is_replayed_and_shrunk(tmp_path, monkeypatch) -> None:
     runs: list[tuple[bool, str]] = []
     one_run = Campaign._one_run
 
-    def spy(self: Campaign, deadline: float, replay: bool = False) -> str:
+    def spy(self: Campaign, deadline: float, replay: tuple | None = None) -> str:
         why = one_run(self, deadline, replay)
         runs.append((replay, why))
         return why
@@ -33,8 +33,8 @@ def test_a_batch_failure_is_replayed_and_shrunk(tmp_path, monkeypatch) -> None:
     assert c.batch == engine.BATCH["static"] > 1
     c.max_findings = 1
     result = c.run(300)
-    assert runs[0] == (False, "replay")  # the generating run ended on its batch's failure
-    assert runs[1] == (True, "finding")  # the next replayed that draw and shrank it
-    assert len(result.new_findings) == 1 and result.new_findings[0]["shrunk"]
+    assert runs[0] == (None, "replay")  # the generating run ended on its batch's failure
+    assert runs[1][0] is not None and runs[1][1] == "finding"  # the next re-drew that program and shrank it
+    assert len(result.new_findings) == 1 and result.new_findings[0]["shrunk"]  # the same draw (else saved unshrunk)
     assert c.state.programs > c.batch  # a whole batch judged, then the shrink's candidates
     assert 1 <= c.state.shrink_programs <= c.state.programs - c.batch  # counted apart: the replayed draw and the candidates
