@@ -563,6 +563,14 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a generic write is seen by the async proxy only through a fence.proxy.async on the causality path",
               "the generic write was read by the async proxy without fence.proxy.async on the path", ("fence.proxy",),
               "8.6 Proxies; fence.proxy.async; 8.9.7 Proxy-preserved base causality order", drawn=False),
+    Mechanism("mbarrier-init", ("mbarrier.init", "fence.mbarrier_init"),
+              "an mbarrier is used by other threads only after its mbarrier.init is ordered before their use "
+              "(a release cluster barrier, or fence.mbarrier_init.release.cluster before a relaxed one, in the "
+              "initialising thread)",
+              "the mbarrier was used before its mbarrier.init was made visible: no fence.mbarrier_init in the "
+              "initialising thread before a relaxed cluster barrier", ("fence", "strengthen"),
+              "mbarrier.init; membar/fence (fence.mbarrier_init); barrier.cluster", drawn=False,
+              race_name="mbarrier-used-before-init"),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -588,6 +596,9 @@ CLASSES: dict[int, str] = {
     5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
     6: "mbarrier .relaxed arrive or wait with no fence",
     7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
+    15: "H. mbarrier lifecycle: an mbarrier used by another CTA before its mbarrier.init is visible (fence.mbarrier_init "
+        "missing, or issued by a thread that did not initialise it)",
+    16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
 }
 
 #: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
@@ -600,6 +611,8 @@ CLASS_NAMES: dict[int, str] = {
     5: "scope-too-small",
     6: "relaxed-mbarrier",
     7: "nc-load-across-sync",
+    15: "mbarrier-lifecycle",
+    16: "mbarrier-wrong-parity",
 }
 
 
@@ -613,11 +626,32 @@ def race_name(part: str) -> str:
     return (m.race_name or m.name) if m is not None else part
 
 
+def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
+    """Does thread ``at[0]`` reach instruction ``at[1]`` through an ``mbarrier.try_wait``/``test_wait``
+    on the wrong parity: its k-th wait (in program order, a loop counted once) on an mbarrier asks for
+    parity other than k mod 2?  PTX ISA mbarrier.test_wait/try_wait: ``phaseParity`` is 'the integer
+    parity of either the current phase or the immediately preceding phase'; a fresh mbarrier is in
+    phase 0, each wait of the thread's bookkeeping the next phase -- so a wait one phase off tests the
+    immediately preceding one, 'for which waitComplete returns True', at once (issue 32, class I).
+    fuzzgpu's reading of the bookkeeping: each thread waits on every phase in turn."""
+    tid, pc = at
+    seen: dict[str, int] = {}
+    for ins in program.threads[tid].code[:pc]:
+        if isinstance(ins, MbarrierWait):
+            k = seen.get(ins.bar, 0)
+            if ins.parity != k % 2:
+                return True
+            seen[ins.bar] = k + 1
+    return False
+
+
 def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) -> int | None:
     """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
     access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
     assert isinstance(program, Program)
-    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6}
+    if wrong_parity(program, other_at):
+        return 16  # whatever else failed, the wait the read follows tested the wrong phase
+    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15}
     if mechanism in simple:
         return simple[mechanism]
     if mechanism != "nc":
@@ -632,6 +666,6 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
 
 
 __all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
-           "unknown_instructions", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+           "unknown_instructions", "wrong_parity", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]
