@@ -627,21 +627,20 @@ def race_name(part: str) -> str:
 
 
 def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
-    """Does thread ``at[0]`` reach instruction ``at[1]`` through an ``mbarrier.try_wait``/``test_wait``
-    on the wrong parity: its k-th wait (in program order, a loop counted once) on an mbarrier asks for
-    parity other than k mod 2?  PTX ISA mbarrier.test_wait/try_wait: ``phaseParity`` is 'the integer
-    parity of either the current phase or the immediately preceding phase'; a fresh mbarrier is in
-    phase 0, each wait of the thread's bookkeeping the next phase -- so a wait one phase off tests the
-    immediately preceding one, 'for which waitComplete returns True', at once (issue 32, class I).
-    fuzzgpu's reading of the bookkeeping: each thread waits on every phase in turn."""
+    """Does thread ``at[0]`` reach instruction ``at[1]`` through a first ``mbarrier.try_wait`` /
+    ``test_wait`` on an mbarrier that asks for parity 1?  PTX ISA mbarrier.test_wait/try_wait:
+    ``phaseParity`` is 'the integer parity of either the current phase or the immediately preceding
+    phase'; an mbarrier starts in phase 0 (parity 0), so until a wait of the thread has seen phase 0
+    complete, parity 1 names the immediately preceding phase, 'for which waitComplete returns True':
+    the wait returns at once (issue 32, class I: the phase bookkeeping off by one).  Later waits are
+    not judged (which phase they mean depends on the program's bookkeeping)."""
     tid, pc = at
-    seen: dict[str, int] = {}
+    seen: set[str] = set()
     for ins in program.threads[tid].code[:pc]:
         if isinstance(ins, MbarrierWait):
-            k = seen.get(ins.bar, 0)
-            if ins.parity != k % 2:
+            if ins.bar not in seen and ins.parity == 1:
                 return True
-            seen[ins.bar] = k + 1
+            seen.add(ins.bar)
     return False
 
 
@@ -649,8 +648,8 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
     access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
     assert isinstance(program, Program)
-    if wrong_parity(program, other_at):
-        return 16  # whatever else failed, the wait the read follows tested the wrong phase
+    if mechanism in ("mbarrier", "flag", "unordered") and wrong_parity(program, other_at):
+        return 16  # the handoff's wait tested the wrong phase (not an .nc, proxy or async-copy failure)
     simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15}
     if mechanism in simple:
         return simple[mechanism]
