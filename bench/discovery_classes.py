@@ -1,5 +1,6 @@
-"""The seven classes of issue 15 in a race campaign's corpus: for each, how many findings, the time
-to the first (from the campaign's start), whether it was shrunk, its rate and its fix.
+"""The known classes in a race campaign's corpus (issue 15's seven and issue 32's, every number of
+fuzzgpu.semantics.CLASSES: H = 15, I = 16 among them; K is class 2): for each, how many findings, the
+time to the first (from the campaign's start), whether it was shrunk, its rate and its fix.
 
     python3 bench/discovery_classes.py CORPUS START_EPOCH [--json OUT.json]
 

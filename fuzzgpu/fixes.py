@@ -65,7 +65,7 @@ from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
     Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
-    GridDepControl, Instruction, Load, MbarrierArrive, MbarrierWait, Program, ProgramError, ProxyFence, ProxyFenceKind,
+    FenceMbarrierInit, GridDepControl, Instruction, Load, MbarrierArrive, MbarrierInit, MbarrierWait, Program, ProgramError, ProxyFence, ProxyFenceKind,
     Red, Scope, Sem, Store, validate,
 )
 
@@ -276,6 +276,8 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         yield r(ins, read=False)
     if isinstance(ins, (CpAsyncWait, BulkWait)) and ins.n not in (None, 0):
         yield r(ins, n=0)  # wait_group N: the N most recent groups may still be pending
+    if isinstance(ins, MbarrierWait):  # the other phase (class I: a wrong parity returns at once)
+        yield r(ins, parity=1 - ins.parity)
     scope = getattr(ins, "scope", None)
     if scope is not None and isinstance(ins, (Load, Store, Atom, Red, Fence, MbarrierArrive, MbarrierWait)):
         top = Scope.CLUSTER if isinstance(ins, (MbarrierArrive, MbarrierWait)) else Scope.SYS
@@ -311,6 +313,10 @@ def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[st
         yield "wait", "wait-loop", MbarrierWait("r0", bar, 0)
     for space in ("shared::cta", "global", None):
         yield "fence.proxy", "insert", ProxyFence(ProxyFenceKind.ASYNC, space)
+    me = p.threads[tid].placement
+    if any(isinstance(i, MbarrierInit) for i in code) and any(
+            t.placement.same_cluster(me) and not t.placement.same_cta(me) for t in p.threads):
+        yield "fence", "insert", FenceMbarrierInit()  # class H: the init published to the cluster
     for sem in fence_sems(arch):
         for s in _SCOPES[:_SCOPES.index(_widest(p)) + 1]:
             yield "fence", "insert", Fence(sem, s)

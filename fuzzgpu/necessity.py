@@ -40,8 +40,9 @@ from typing import Any
 from .fixes import inserts, stronger
 from .ir import (
     Atom, Branch, BulkWait, ClusterBarrier, Cond, CpAsyncWait, Fence, GridDepControl, Instruction, Label, Load,
-    MbarrierArrive, MbarrierWait, Program, ProgramError, ProxyFence, Red, Scope, Sem, Store, eval_expr, validate,
+    MbarrierArrive, MbarrierWait, Program, ProgramError, ProxyFence, Red, Scope, Sem, Store, eval_expr,
 )
+from .semantics import checked
 
 _SCOPES = (Scope.CTA, Scope.CLUSTER, Scope.GPU, Scope.SYS)
 #: the ``.sem`` values each instruction with one may carry (``.volatile`` left out: see the module text)
@@ -59,8 +60,8 @@ VERDICTS = ("needed", "race-only", "not-needed", "not-judged")
 
 
 def _variants(ins: Instruction) -> Iterator[Instruction]:
-    """Every annotation of ``ins`` (its ``.sem``, scope, ``.nc``, ``.read``, group count) the IR can
-    spell, the instruction otherwise the same."""
+    """Every annotation of ``ins`` (its ``.sem``, scope, ``.nc``, ``.read``, group count, a wait's
+    parity) the IR can spell, the instruction otherwise the same."""
     r = dataclasses.replace
     if isinstance(ins, (CpAsyncWait, BulkWait)):
         for n in sorted({0, 1} | ({ins.n} if ins.n is not None else set())):
@@ -80,6 +81,8 @@ def _variants(ins: Instruction) -> Iterator[Instruction]:
         unscoped = isinstance(ins, (Load, Store)) and sem is Sem.WEAK
         for scope in ((None,) if unscoped else scopes):
             yield r(ins, sem=sem, scope=scope)
+            if isinstance(ins, MbarrierWait):
+                yield r(ins, sem=sem, scope=scope, parity=1 - ins.parity)
             if isinstance(ins, Load) and unscoped:
                 yield r(ins, sem=sem, scope=scope, nc=True)
 
@@ -178,7 +181,7 @@ def weakenings(p: Program, arch: str | None = None) -> list[Weakening]:
             for w in weaker(ins):
                 q = _with(p, tid, code[:k] + (w,) + code[k + 1:])
                 try:
-                    validate(q)
+                    checked(q)
                 except ProgramError:
                     continue  # no such instruction (ld.global.nc of shared memory)
                 out.append(Weakening(tid, k, "replace", ins, w, "strengthen", q))
@@ -247,7 +250,7 @@ def judge(p: Program, orig: Any, w: Weakening, before: frozenset[Any], loop_boun
 
     q = w.program
     try:
-        validate(q)
+        checked(q)
         ra = race.analyse_races(q, loop_bound=loop_bound)
     except (ProgramError, model.Unsupported) as e:
         return Judged(w, "not-judged", why=(f"the oracle does not cover the changed program: {e}",))

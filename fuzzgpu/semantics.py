@@ -563,6 +563,14 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a generic write is seen by the async proxy only through a fence.proxy.async on the causality path",
               "the generic write was read by the async proxy without fence.proxy.async on the path", ("fence.proxy",),
               "8.6 Proxies; fence.proxy.async; 8.9.7 Proxy-preserved base causality order", drawn=False),
+    Mechanism("mbarrier-init", ("mbarrier.init", "fence.mbarrier_init"),
+              "an mbarrier is used by other threads only after its mbarrier.init is ordered before their use "
+              "(a release cluster barrier, or fence.mbarrier_init.release.cluster before a relaxed one, in the "
+              "initialising thread)",
+              "the mbarrier was used before its mbarrier.init was made visible: no fence.mbarrier_init in the "
+              "initialising thread before a relaxed cluster barrier", ("fence", "strengthen"),
+              "mbarrier.init; membar/fence (fence.mbarrier_init); barrier.cluster", drawn=False,
+              race_name="mbarrier-used-before-init"),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -588,6 +596,9 @@ CLASSES: dict[int, str] = {
     5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
     6: "mbarrier .relaxed arrive or wait with no fence",
     7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
+    15: "H. mbarrier lifecycle: an mbarrier used by another CTA before its mbarrier.init is visible (fence.mbarrier_init "
+        "missing, or issued by a thread that did not initialise it)",
+    16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
 }
 
 #: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
@@ -600,6 +611,8 @@ CLASS_NAMES: dict[int, str] = {
     5: "scope-too-small",
     6: "relaxed-mbarrier",
     7: "nc-load-across-sync",
+    15: "mbarrier-lifecycle",
+    16: "mbarrier-wrong-parity",
 }
 
 
@@ -613,11 +626,31 @@ def race_name(part: str) -> str:
     return (m.race_name or m.name) if m is not None else part
 
 
+def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
+    """Does thread ``at[0]`` reach instruction ``at[1]`` through a first ``mbarrier.try_wait`` /
+    ``test_wait`` on an mbarrier that asks for parity 1?  PTX ISA mbarrier.test_wait/try_wait:
+    ``phaseParity`` is 'the integer parity of either the current phase or the immediately preceding
+    phase'; an mbarrier starts in phase 0 (parity 0), so until a wait of the thread has seen phase 0
+    complete, parity 1 names the immediately preceding phase, 'for which waitComplete returns True':
+    the wait returns at once (issue 32, class I: the phase bookkeeping off by one).  Later waits are
+    not judged (which phase they mean depends on the program's bookkeeping)."""
+    tid, pc = at
+    seen: set[str] = set()
+    for ins in program.threads[tid].code[:pc]:
+        if isinstance(ins, MbarrierWait):
+            if ins.bar not in seen and ins.parity == 1:
+                return True
+            seen.add(ins.bar)
+    return False
+
+
 def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) -> int | None:
     """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
     access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
     assert isinstance(program, Program)
-    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6}
+    if mechanism in ("mbarrier", "flag", "unordered") and wrong_parity(program, other_at):
+        return 16  # the handoff's wait tested the wrong phase (not an .nc, proxy or async-copy failure)
+    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15}
     if mechanism in simple:
         return simple[mechanism]
     if mechanism != "nc":
@@ -632,6 +665,6 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
 
 
 __all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
-           "unknown_instructions", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+           "unknown_instructions", "wrong_parity", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]

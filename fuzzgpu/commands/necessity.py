@@ -30,7 +30,8 @@ fence.proxy.async, cp.async.wait_group/wait_all, cp.async.bulk.wait_group or gri
 dropped ("-"); an mbarrier wait loop dropped ("-") or its wait tried once ("once"); an annotation
 weakened one step (`ld.acquire.gpu` -> `ld.relaxed.gpu` and -> `ld.acquire.cluster`; `fence.sc` ->
 `fence.acq_rel` -> `fence.release` / `fence.acquire`; `mbarrier.arrive` -> `.relaxed`;
-`cp.async.bulk.wait_group 0` -> `.read 0` and -> `1`; `ld.weak` -> `ld.global.nc`).  Barriers
+`cp.async.bulk.wait_group 0` -> `.read 0` and -> `1`; `ld.weak` -> `ld.global.nc`; an mbarrier
+wait's parity flipped).  Barriers
 (bar.sync) are not changed.  Verdicts:
 
   needed      an outcome of the condition becomes possible (shown, with why)

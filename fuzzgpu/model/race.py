@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..semantics import MECHANISMS
-from ..ir import CpAsync, CpAsyncBulk, MbarrierWait, Program, Proxy, Sem
+from ..ir import CpAsync, CpAsyncBulk, MbarrierArrive, MbarrierInit, MbarrierWait, Program, Proxy, Sem
 from . import (
     Outcome,
     _executions,
@@ -150,7 +150,18 @@ def intended_order(p: Program, x: Execution) -> Rel:
             if (a.tid == b.tid and a.eid < b.eid) or p.grid_of(a.tid) < p.grid_of(b.tid):
                 pairs.append((a.eid, b.eid))
     seen = [(w, r) for w, r in x.rf_all.pairs() if not _failed_wait(p, x.ev[r])]
-    return (Rel.from_pairs(x.n, pairs + seen) | x.sync_barrier).plus()
+    # a relaxed barrier.cluster.arrive orders execution only, but the program means what precedes
+    # it to come first, as with any barrier (issue 32, class H: an mbarrier.init published so)
+    return (Rel.from_pairs(x.n, pairs + seen + list(x.cand.barrier_order) + _phase_edges(p, x)) | x.sync_barrier).plus()
+
+
+def _phase_edges(p: Program, x: Execution) -> list[tuple[int, int]]:
+    """A wait that told its thread the phase completed is meant to come after the arrivals on its
+    mbarrier (issue 32, class I: a wait on the wrong parity returns True at once, before them)."""
+    arrives = [e for e in x.ev if e.kind == "W" and e.tid >= 0 and isinstance(p.threads[e.tid].code[e.pc], MbarrierArrive)]
+    waits = [e for e in x.ev if e.kind == "R" and e.tid >= 0 and isinstance(p.threads[e.tid].code[e.pc], MbarrierWait)
+             and not _failed_wait(p, e)]
+    return [(a.eid, w.eid) for a in arrives for w in waits if a.loc == w.loc and a.tid != w.tid]
 
 
 def _failed_wait(p: Program, r: Event) -> bool:
@@ -167,6 +178,8 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "nc"  # the write is ordered before the read, but the nc load escapes that order
     # otherwise what leaves them unordered would fail a weak load too: name that
     ins_w = p.threads[w.tid].code[w.pc]
+    if isinstance(ins_w, MbarrierInit):
+        return "mbarrier-init"  # the object used before its initialisation was made visible (class H)
     gw, go = p.grid_of(w.tid), p.grid_of(o.tid)
     if gw < go and go in p.pdl_grids:
         return "pdl"  # before the proxies: griddepcontrol.wait orders the grids across proxies (issue 18)

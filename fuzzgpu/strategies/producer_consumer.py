@@ -412,10 +412,11 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         # the consumer's CTA initialises an mbarrier and publishes it to the cluster (a release cluster
         # barrier, or fence.mbarrier_init.release.cluster before a relaxed one); the producer then
         # writes the data and arrives on it remotely (mbarrier.arrive.shared::cluster)
-        publish = draw(st.sampled_from(("release", "relaxed+fence", "release+fence")))
-        cb = ClusterBarrier("arrive", Sem.RELAXED if publish == "relaxed+fence" else None)
+        # "relaxed": neither, the mbarrier.init published by nothing (class H)
+        publish = draw(st.sampled_from(("release", "relaxed", "relaxed+fence", "release+fence")))
+        cb = ClusterBarrier("arrive", Sem.RELAXED if publish.startswith("relaxed") else None)
         bar = pr.loc("bar", space=Space.SHARED, kind="mbarrier", cta=pr.placements[consumer].cta)
-        C += [MbarrierInit(bar, 1)] + ([FenceMbarrierInit()] if publish != "release" else []) + [cb, ClusterBarrier("wait")]
+        C += [MbarrierInit(bar, 1)] + ([FenceMbarrierInit()] if publish.endswith("+fence") else []) + [cb, ClusterBarrier("wait")]
         P[start:start] = [cb, ClusterBarrier("wait")]
         P.append(MbarrierArrive(bar, draw(st.sampled_from((Sem.RELEASE, Sem.RELAXED))),
                                 draw(st.sampled_from((Scope.CLUSTER, Scope.CTA))), shared_cluster=True))
@@ -547,12 +548,15 @@ def _mbar_wait(draw: st.DrawFn, pr: _Prog, tid: int, bar: str, o: _Opts, observe
     kind = draw(st.sampled_from(("try_wait", "test_wait")))
     sem = draw(st.sampled_from((Sem.ACQUIRE, Sem.RELAXED)))
     scope = draw(st.sampled_from((Scope.CTA, Scope.CLUSTER)))
+    # the phase: 0, the first of a fresh mbarrier; 1 is the bookkeeping off by one (class I: the
+    # immediately preceding phase, whose wait returns True at once)
+    parity = draw(st.sampled_from((0, 0, 0, 1)))  # one wait in four off by one
     r = pr.reg(tid)
     if loop and draw(st.sampled_from(("once", "loop"))) == "loop":
         lab = pr.label(tid)
-        pr.code[tid] += [Label(lab), MbarrierWait(r, bar, 0, kind, sem, scope), Branch(Cond.EQ, r, 0, lab)]
+        pr.code[tid] += [Label(lab), MbarrierWait(r, bar, parity, kind, sem, scope), Branch(Cond.EQ, r, 0, lab)]
     else:
-        pr.code[tid].append(MbarrierWait(r, bar, 0, kind, sem, scope))
+        pr.code[tid].append(MbarrierWait(r, bar, parity, kind, sem, scope))
     if observe:
         pr.observed.append(f"{pr_name(tid)}:{r}")
 

@@ -1,0 +1,79 @@
+"""Classes H (mbarrier lifecycle) and I (phase/parity bookkeeping) of issue 32: the hand-written
+catalogue tests/litmus/race-lifecycle (verdicts argued from the PTX ISA in each file), the race
+property's class of each, and the fix."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import fixes
+from fuzzgpu.ir import eval_expr
+from fuzzgpu.litmus import parse_file
+from fuzzgpu.model.race import analyse_races
+from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
+
+HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-lifecycle"
+
+
+def _rows() -> list[dict[str, str]]:
+    with open(HERE / "expected.csv") as f:
+        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+
+
+#: rows whose witness verdict the oracle does not give yet: kept as written (an expectation never changes to
+#: match the code) and checked to still differ, so a model change that closes the gap fails here
+MODEL_GAPS = {
+    "RACE-15-mbarrier-init-no-fence.litmus": (
+        "the racing pair (mbarrier.init, the remote arrive) is found and classed H, but P0:r1 == 0 comes out "
+        "'race-free': in the execution where the arrive reads the initialised object the init still overwrites "
+        "it (a lost write, not a missed read), and the race analysis enumerates coherence only for the final "
+        "locations, so it cannot see the lost write; the race property therefore flags the program as racy "
+        "(a note) but not the outcome"),
+}
+MODEL_GAPS["RACE-15-fence-mbarrier-init-other-thread.litmus"] = MODEL_GAPS["RACE-15-mbarrier-init-no-fence.litmus"]
+
+
+@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
+def test_lifecycle_catalogue(row):
+    p = parse_file(HERE / row["path"])
+    ra = analyse_races(p)
+    assert ra.is_racy == (row["racy"] == "true")
+    witnesses = [o for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    if row["witness"] == "forbidden":
+        assert witnesses == []
+        return
+    assert len(witnesses) == 1
+    if row["path"] in MODEL_GAPS:
+        assert ra.verdict(witnesses[0]) != row["witness"], "the gap is closed: remove it from MODEL_GAPS"
+        assert {finding_class(p, pr.mechanism, pr.other_at) for pr in ra.races} == {int(row["class"])}
+        assert {pr.mechanism for pr in ra.races} == {row["mechanism"]}
+        return
+    assert ra.verdict(witnesses[0]) == row["witness"]
+    pairs = ra.racy[witnesses[0]]
+    if row["mechanism"]:
+        assert {pr.mechanism for pr in pairs} == {row["mechanism"]}
+    assert {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs} == {int(row["class"])}
+
+
+def test_catalogue_lists_every_file():
+    assert {r["path"] for r in _rows()} == {f.name for f in HERE.glob("*.litmus")}
+
+
+def test_the_classes_have_their_fixed_numbers():
+    assert CLASS_NAMES[15] == "mbarrier-lifecycle" and CLASS_NAMES[16] == "mbarrier-wrong-parity"
+    assert "fence.mbarrier_init" in CLASSES[15] and "parity" in CLASSES[16]
+
+
+@pytest.mark.parametrize("racy, fixed", [("RACE-15-mbarrier-init-no-fence", "NORACE-15-mbarrier-init-fence"),
+                                         ("RACE-16-mbarrier-wrong-parity", "NORACE-16-mbarrier-right-parity")])
+def test_the_fix_is_the_race_free_program(racy, fixed):
+    p = parse_file(HERE / f"{racy}.litmus")
+    ra = analyse_races(p)
+    outs = [dict(o) for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    fix = fixes.find_fix(p, outs)
+    assert fix is not None and len(fix.changes) == 1, fix
+    want = parse_file(HERE / f"{fixed}.litmus")
+    assert [t.code for t in fix.program.threads] == [t.code for t in want.threads], fix.text

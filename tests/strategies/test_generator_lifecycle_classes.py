@@ -1,0 +1,51 @@
+"""Classes H (mbarrier lifecycle) and I (phase/parity bookkeeping) of issue 32 are drawn by the default
+profile ``all``: a wait on parity 1 of a fresh mbarrier (class I, a racy outcome the race property
+names) and an mbarrier initialised in one CTA and published to the cluster by nothing (class H: the
+racing pair (mbarrier.init, remote arrive) classed 15; its outcome is not yet flagged, see
+tests/model/test_race_lifecycle.py MODEL_GAPS), each runnable by the GPU harness."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from fuzzgpu import strategies as fst
+from fuzzgpu.codegen import unrunnable_reasons
+from fuzzgpu.ir import ClusterBarrier, FenceMbarrierInit, MbarrierArrive, Program, Sem
+from fuzzgpu.model.race import analyse_races
+from fuzzgpu.semantics import finding_class
+
+N = 300
+
+
+@pytest.fixture(scope="module")
+def draws() -> list[Program]:
+    out: list[Program] = []
+
+    @seed(20261202)
+    @settings(max_examples=N, deadline=None, suppress_health_check=list(HealthCheck), database=None, phases=[Phase.generate])
+    @given(fst.programs("all"))
+    def collect(p: Program) -> None:
+        out.append(p)
+
+    collect()
+    return out
+
+
+def _unpublished_init(p: Program) -> bool:
+    code = [i for t in p.threads for i in t.code]
+    return (any(isinstance(i, MbarrierArrive) and i.shared_cluster for i in code)
+            and not any(isinstance(i, FenceMbarrierInit) for i in code)
+            and any(isinstance(i, ClusterBarrier) and i.mode == "arrive" and i.sem is Sem.RELAXED for i in code))
+
+
+def test_class_i_is_drawn_racy_and_runnable(draws):
+    n = sum(any(finding_class(p, rp.mechanism, rp.other_at) == 16 for pairs in analyse_races(p).racy.values()
+                for rp in pairs) and not unrunnable_reasons(p) for p in draws)
+    assert n >= 2, f"class 16: {n} of {N}"
+
+
+def test_class_h_is_drawn_with_its_racing_pair_and_runnable(draws):
+    hs = [p for p in draws if _unpublished_init(p) and not unrunnable_reasons(p)]
+    assert len(hs) >= 2, f"{len(hs)} of {N}"
+    assert sum(any(finding_class(p, rp.mechanism, rp.other_at) == 15 for rp in analyse_races(p).races) for p in hs) >= 2
