@@ -4,9 +4,9 @@ checked by the oracle; else a fix of more changes found greedily (:func:`greedy_
 
 A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, weak or volatile -> relaxed or
 acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait ->
-release/acquire, ``fence.acq_rel`` -> ``fence.sc``, a larger scope, ``cp.async.bulk.wait_group.read``
--> without ``.read``), or one instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
-``cp.async.bulk.wait_group 0``, ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
+release/acquire, ``fence.acq_rel`` -> ``fence.sc``, a larger scope, ``cp.async.bulk.wait_group{.read} n``
+-> ``n`` 0, then without ``.read``), or one instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
+``cp.async.bulk.wait_group.read 0``, ``cp.async.bulk.wait_group 0``, ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
 loop on an mbarrier of the thread's CTA; a ``fence.proxy.async``; a memory fence, drawn from the
 semantics table's fence rows, :data:`fuzzgpu.semantics.FENCE_KEYS`, one-way ``fence.release`` /
 ``fence.acquire`` before ``fence.acq_rel`` before ``fence.sc``), or one wait made a retry loop (an
@@ -268,8 +268,11 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         yield r(ins, sem=Sem.ACQUIRE)
     elif isinstance(ins, Fence) and ins.sem is Sem.ACQ_REL:
         yield r(ins, sem=Sem.SC)
-    elif isinstance(ins, BulkWait) and ins.read:
-        yield r(ins, read=False)
+    elif isinstance(ins, BulkWait):
+        if ins.n:
+            yield r(ins, n=0)  # the copy among the n most recent groups (issue 32, class 9)
+        if ins.read:
+            yield r(ins, read=False)
     elif isinstance(ins, CpAsyncWait) and ins.n not in (None, 0):
         yield r(ins, n=0)
     scope = getattr(ins, "scope", None)
@@ -297,6 +300,7 @@ def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[st
         yield "wait", "insert", CpAsyncWait(0)
         yield "wait", "insert", CpAsyncWait(None)  # wait_all: also copies no commit_group closed
     if any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" for i in code):
+        yield "wait", "insert", BulkWait(0, read=True)  # the sources may be reused (issue 32, class 9)
         yield "wait", "insert", BulkWait(0)
     if p.threads[tid].placement.grid in p.pdl_grids:
         yield "wait", "insert", GridDepControl("wait")

@@ -270,7 +270,10 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
           "nothing: closes the thread's bulk group", ISA, "cp.async.bulk.commit_group"),
     Instr("cp.async.bulk.wait_group", "BulkWait", "async", "-", "the thread", False, True,
           "the thread's own bulk copies of the completed groups (and their implicit proxy fences) before its later "
-          "accesses; .read: only their source reads", ISA, "cp.async.bulk.wait_group", rule="cp.async.wait"),
+          "accesses; .read: only their source reads -- fuzzgpu's reading: in every proxy, as if the implicit proxy "
+          "fence followed the reads' completion (model.mechanisms.copy_read_completion; issue 32 class 9)", ISA,
+          "cp.async.bulk.wait_group; 9.7.9.25.2 Async Proxy (implicit generic-async proxy fence at completion)",
+          rule="cp.async.wait"),
     # -- tcgen05 --------------------------------------------------------------------------------
     Instr("tcgen05.fence", "Tcgen05Fence", "", "-", "-", False, False,
           "tcgen05 operations against thread synchronisation; no memory effect in the model (compile-checked only)",
@@ -563,6 +566,19 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a generic write is seen by the async proxy only through a fence.proxy.async on the causality path",
               "the generic write was read by the async proxy without fence.proxy.async on the path", ("fence.proxy",),
               "8.6 Proxies; fence.proxy.async; 8.9.7 Proxy-preserved base causality order", drawn=False),
+    # issue 32: write-after-read across proxies (model/race.py: a read that saw a later write)
+    Mechanism("async-overwrite", ("fence.proxy.async",),
+              "a generic access of a buffer is ordered before a later async-proxy write of it (a TMA load into the "
+              "stage) only through a fence.proxy.async on the causality path between them",
+              "the buffer was overwritten by an async-proxy write (TMA load) while a generic read still read it: no "
+              "fence.proxy.async between the generic access and the async reuse", ("fence.proxy",),
+              "8.6 Proxies; 8.9.7 Proxy-preserved base causality order; cp.async.bulk", drawn=False),
+    Mechanism("bulk-source-overwrite", ("cp.async.bulk", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group"),
+              "a bulk copy's source reads are performed once a cp.async.bulk.wait_group(.read) of the issuing thread "
+              "covers its group; the source may be written after that wait (and what it orders)",
+              "the bulk copy's source was overwritten before its read completed: no wait_group of the issuing thread "
+              "covering its group (a wait by another thread, or wait_group N with the copy among the N most recent)",
+              ("wait",), "cp.async.bulk.wait_group (.read); cp.async.bulk.commit_group (per-thread groups)", drawn=False),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -588,6 +604,11 @@ CLASSES: dict[int, str] = {
     5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
     6: "mbarrier .relaxed arrive or wait with no fence",
     7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
+    8: "generic access of a shared stage, then async-proxy reuse of it (TMA load into it) without fence.proxy.async",
+    9: "bulk-group completion covers only the issuing thread: a TMA store's source reused after a wait_group by another "
+       "thread, or wait_group N with the copy among the N most recent, or none",
+    10: "cp.async.bulk.wait_group.read (or no wait) taken for write completion: a TMA store's global write consumed "
+        "after a signal before it landed",
 }
 
 #: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
@@ -600,6 +621,9 @@ CLASS_NAMES: dict[int, str] = {
     5: "scope-too-small",
     6: "relaxed-mbarrier",
     7: "nc-load-across-sync",
+    8: "generic-then-async-reuse",
+    9: "bulk-source-reused-before-read",
+    10: "bulk-read-wait-taken-for-write",
 }
 
 
@@ -620,6 +644,8 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6}
     if mechanism in simple:
         return simple[mechanism]
+    if mechanism in ASYNC_CLASS_MECHANISMS:
+        return async_class(program, mechanism, other_at)
     if mechanism != "nc":
         return None
     tid, pc = other_at
@@ -631,7 +657,29 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     return 7 if any(directions(i)[1] for i in code) else None
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+#: the mechanisms of a racing pair that may be one of issue 32's async-proxy classes (:func:`async_class`)
+ASYNC_CLASS_MECHANISMS = ("async-overwrite", "bulk-source-overwrite", "bulk-completion")
+
+
+def async_class(program: Program, mechanism: str, other_at: tuple[int, int]) -> int | None:
+    """Issue 32's async-proxy classes: a read that saw a later async-proxy write of its buffer (8, the
+    race property's ``async-overwrite``); a bulk copy's source read that saw a later generic write (9,
+    ``bulk-source-overwrite``); a generic read of a location a bulk_group copy (a TMA store) writes,
+    before that write's completion reached it (10: ``bulk-completion`` of a TMA store -- completion on
+    an mbarrier is another mechanism's)."""
+    if mechanism == "async-overwrite":
+        return 8
+    if mechanism == "bulk-source-overwrite":
+        return 9
+    tid, pc = other_at
+    ins = program.threads[tid].code[pc] if 0 <= tid < len(program.threads) and pc >= 0 else None
+    locs = set(ins.locations()) if ins is not None else set()
+    stores = any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" and i.dst_loc in locs
+                 for t in program.threads for i in t.code)
+    return 10 if mechanism == "bulk-completion" and stores else None
+
+
+__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "async_class", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
            "unknown_instructions", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]
