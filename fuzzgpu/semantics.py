@@ -49,6 +49,7 @@ from .ir import (
     Proxy,
     ProxyFence,
     ProxyFenceKind,
+    Scope,
     Sem,
     validate,
 )
@@ -609,6 +610,8 @@ CLASSES: dict[int, str] = {
        "thread, or wait_group N with the copy among the N most recent, or none",
     10: "cp.async.bulk.wait_group.read (or no wait) taken for write completion: a TMA store's global write consumed "
         "after a signal before it landed",
+    17: "cluster mbarrier handoff with a .cta scope: a remote mbarrier.arrive (.shared::cluster) of release .cta, or "
+        "an acquire wait of .cta scope on an mbarrier another CTA arrives on",
 }
 
 #: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
@@ -624,6 +627,7 @@ CLASS_NAMES: dict[int, str] = {
     8: "generic-then-async-reuse",
     9: "bulk-source-reused-before-read",
     10: "bulk-read-wait-taken-for-write",
+    17: "remote-mbarrier-cta-scope",
 }
 
 
@@ -641,6 +645,8 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
     access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
     assert isinstance(program, Program)
+    if mechanism == "mbarrier" and remote_cta_scope(program):
+        return 17
     simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6}
     if mechanism in simple:
         return simple[mechanism]
@@ -679,7 +685,25 @@ def async_class(program: Program, mechanism: str, other_at: tuple[int, int]) -> 
     return 10 if mechanism == "bulk-completion" and stores else None
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "async_class", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+def remote_cta_scope(program: Program) -> bool:
+    """Issue 32 class 17 (J): an mbarrier that a thread of another CTA arrives on through
+    ``.shared::cluster`` (a remote arrive), with a release arrive of ``.cta`` scope or an acquire wait
+    of ``.cta`` scope on it: the scope excludes the other CTA, so the release and acquire patterns
+    are not morally strong (ISA "Morally strong operations"; mbarrier.arrive: ".scope ... the set of
+    threads that directly observe the memory synchronizing effect").  A ``.relaxed`` arrive or wait
+    there is class 6's."""
+    arrives = [i for t in program.threads for i in t.code if isinstance(i, MbarrierArrive) and i.shared_cluster]
+    waits = [i for t in program.threads for i in t.code if isinstance(i, MbarrierWait)]
+    for a in arrives:
+        mine = [w for w in waits if w.bar == a.bar]
+        if a.sem is Sem.RELAXED or any(w.sem is Sem.RELAXED for w in mine):
+            continue
+        if a.scope is Scope.CTA or any(w.scope is Scope.CTA for w in mine):
+            return True
+    return False
+
+
+__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "async_class", "remote_cta_scope", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
            "unknown_instructions", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]
