@@ -1,4 +1,4 @@
-"""The seven classes of issue 15 in a race campaign's corpus: for each, how many findings, the time
+"""The known classes (fuzzgpu.semantics.CLASSES: issue 15's seven, issue 32's since) in a race campaign's corpus: for each, how many findings, the time
 to the first (from the campaign's start), whether it was shrunk, its rate and its fix.
 
     python3 bench/discovery_classes.py CORPUS START_EPOCH [--json OUT.json]

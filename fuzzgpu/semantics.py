@@ -525,6 +525,14 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "on the causality path between them",
               "the generic write of shared memory was read by the async proxy without fence.proxy.async on the path",
               ("fence.proxy",), "8.6 Proxies; fence.proxy.async; cp.async.bulk"),
+    Mechanism("bulk-store-data", ("st", "fence.proxy.async", "cp.async.bulk", "cp.async.bulk.commit_group",
+                                  "cp.async.bulk.wait_group"),
+              "data written to global memory by a TMA store of a staged shared buffer: its write is complete and "
+              "visible to the issuing thread after cp.async.bulk.wait_group (without .read), whose release then "
+              "publishes it",
+              "the TMA store's global write was consumed before its completion: cp.async.bulk.wait_group.read (only "
+              "the source reads) or no wait before the signal", ("strengthen", "wait"),
+              "cp.async.bulk.wait_group; cp.async.bulk (issue 32, class 10)", race_name="bulk-copy-read-before-completion"),
     Mechanism("dsm", ("ld", "st", "atom", "red", ".cluster"),  # on .shared::cluster addresses (through mapa)
               "a thread of another CTA of the cluster reaches the shared memory of the data's CTA through its "
               ".shared::cluster address; the handoff orders the accesses as for any other location",

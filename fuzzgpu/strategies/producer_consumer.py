@@ -15,7 +15,8 @@ data write         ``st`` (every semantics and scope, global or shared), ``red.a
                    ``atom.add`` (distributed shared memory),
                    ``cp.async`` (completed by ``wait_group 0``, ``wait_all``,
                    ``cp.async.mbarrier.arrive`` or nothing), ``cp.async.bulk`` global->shared
-                   (TMA load, ``complete_tx`` on an mbarrier)
+                   (TMA load, ``complete_tx`` on an mbarrier), a TMA store of a staged shared
+                   buffer (``bulk-store-data``: ``wait_group 0``, ``.read`` or none)
 fence              none, a fence of the semantics table (every scope): ``fence.acq_rel``,
                    ``fence.sc``, ``fence.release``, then the wrong-sided ``fence.acquire``
                    (:func:`side_fences`); ``fence.proxy.async`` (every state space),
@@ -38,6 +39,9 @@ read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.asyn
                    shared->global (TMA store, ``bulk_group`` completion: ``wait_group 0``,
                    ``.read``, or none), ``cp.async.bulk`` global->shared of an earlier grid's
                    data then ``ld`` of the copy, ``async.read`` (a wgmma/tcgen05 operand read)
+reuse              (issue 32) the shared stage an ``ld`` read reused by a TMA load into it
+                   (``fence.proxy.async`` before or none), the TMA store's source reused by
+                   ``st`` after its wait (or none)
 =================  =========================================================================
 
 Any one bulk copy of a draw may be its tensor form, ``cp.async.bulk.tensor.1d`` (:func:`_tensor_copy`).
@@ -325,7 +329,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         writes.append("bulk-load")
     if home != "global":
         writes.append("atom")
-    elif "bulk-store" in o.mechanisms:
+    elif "bulk-store-data" in o.mechanisms:
         writes.append("bulk-store")  # the data written by a TMA store of a staged buffer (issue 32, class 10)
     write = draw(st.sampled_from(writes))
     reads = [r for r in o.reads if r == "ld" or (one_cta and r == "async-read")
@@ -483,7 +487,9 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
                 scope = _scope(draw, o.scopes)
             C.append(Load(r, data, sem, scope, shared_cluster=remote(consumer)))
         pr.observed.append(f"{pr_name(consumer)}:{r}")
-        if shared and home == "global" and _async_reuse_ok(pr, o) and draw(st.booleans()):
+        # the same thread reuses the stage (DeepEP #621); the cross-thread form (a barrier frees the stage for
+        # another thread's TMA load) is tests/litmus/race/RACE-8-flag-poll-bar-then-tma-load.litmus
+        if placement == "same-thread" and shared and _async_reuse_ok(pr, o) and draw(st.booleans()):
             _async_reuse(draw, pr, o, consumer, data)
     elif read == "bulk-load":  # TMA global -> shared of the earlier grid's data, then ld of the copy
         copy, cbar = pr.loc("s", space=Space.SHARED), pr.mbarrier()
@@ -690,7 +696,7 @@ def producer_consumer(
     """A producer/consumer handoff (one stage, or with ``stages=2`` a chain of two whose middle
     thread consumes the first and produces the second) drawn from ``mechanisms`` (names of
     :data:`fuzzgpu.semantics.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
-    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``dsm``, ``cluster-barrier``,
+    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``bulk-store-data``, ``dsm``, ``cluster-barrier``,
     ``remote-arrive``) and ``placements``
     (:data:`HANDOFF_PLACEMENTS`).  ``fences`` names the fences of the semantics table it may
     draw (:data:`FENCE_NAMES`: ``acquire``, ``release``, ``acq_rel``, ``sc``; ``none`` for no
