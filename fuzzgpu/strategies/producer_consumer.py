@@ -329,9 +329,9 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         writes.append("bulk-load")
     if home != "global":
         writes.append("atom")
-    elif "bulk-store-data" in o.mechanisms:
-        writes.append("bulk-store")  # the data written by a TMA store of a staged buffer (issue 32, class 10)
     write = draw(st.sampled_from(writes))
+    if write == "st" and home == "global" and "bulk-store-data" in o.mechanisms and draw(st.integers(0, 3)) == 3:
+        write = "bulk-store"  # one st in four: the data written by a TMA store of a staged buffer (issue 32, class 10)
     reads = [r for r in o.reads if r == "ld" or (one_cta and r == "async-read")
              or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)
              or (r == "bulk-load" and placement == "different-grids" and "bulk-load" in o.mechanisms
