@@ -263,9 +263,10 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         elif ins.sem in (Sem.RELEASE, Sem.ACQUIRE):
             yield r(ins, sem=Sem.ACQ_REL)
     elif isinstance(ins, MbarrierArrive) and ins.sem is Sem.RELAXED:
-        yield r(ins, sem=Sem.RELEASE)
+        # release at its scope, then at .cluster (a remote arrive's waiter is in another CTA: issue 32, class 17)
+        yield from (r(ins, sem=Sem.RELEASE, scope=s) for s in (Scope.CTA, Scope.CLUSTER) if s.rank >= ins.scope.rank)
     elif isinstance(ins, MbarrierWait) and ins.sem is Sem.RELAXED:
-        yield r(ins, sem=Sem.ACQUIRE)
+        yield from (r(ins, sem=Sem.ACQUIRE, scope=s) for s in (Scope.CTA, Scope.CLUSTER) if s.rank >= ins.scope.rank)
     elif isinstance(ins, Fence) and ins.sem is Sem.ACQ_REL:
         yield r(ins, sem=Sem.SC)
     elif isinstance(ins, BulkWait):
