@@ -5,8 +5,9 @@ checked by the oracle; else a fix of more changes found greedily (:func:`greedy_
 A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, weak or volatile -> relaxed or
 acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait ->
 release/acquire, a one-way fence -> ``fence.acq_rel`` -> ``fence.sc``, ``barrier.cluster.arrive.relaxed``
--> release, a larger scope, ``cp.async.bulk.wait_group.read`` -> without ``.read``, ``wait_group N`` -> 0), or one instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
-``cp.async.bulk.wait_group 0``, ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
+-> release, a larger scope, ``cp.async.bulk.wait_group{.read} n`` -> ``n`` 0, then without ``.read``), or one
+instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
+``cp.async.bulk.wait_group.read 0``, ``cp.async.bulk.wait_group 0``, ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
 loop on an mbarrier of the thread's CTA; a ``fence.proxy.async``; a memory fence, drawn from the
 semantics table's fence rows, :data:`fuzzgpu.semantics.FENCE_KEYS`, one-way ``fence.release`` /
 ``fence.acquire`` before ``fence.acq_rel`` before ``fence.sc``), or one wait made a retry loop (an
@@ -263,19 +264,20 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         elif ins.sem in (Sem.RELEASE, Sem.ACQUIRE):
             yield r(ins, sem=Sem.ACQ_REL)
     elif isinstance(ins, MbarrierArrive) and ins.sem is Sem.RELAXED:
-        yield r(ins, sem=Sem.RELEASE)
+        # release at its scope, then at .cluster (a remote arrive's waiter is in another CTA: issue 32, class 17)
+        yield from (r(ins, sem=Sem.RELEASE, scope=s) for s in (Scope.CTA, Scope.CLUSTER) if s.rank >= ins.scope.rank)
     elif isinstance(ins, MbarrierWait) and ins.sem is Sem.RELAXED:
-        yield r(ins, sem=Sem.ACQUIRE)
+        yield from (r(ins, sem=Sem.ACQUIRE, scope=s) for s in (Scope.CTA, Scope.CLUSTER) if s.rank >= ins.scope.rank)
     elif isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS:
         yield r(ins, sem=Sem.ACQ_REL)  # membar/fence: fence.acq_rel is a release and an acquire fence
     elif isinstance(ins, Fence) and ins.sem is Sem.ACQ_REL:
         yield r(ins, sem=Sem.SC)
     elif isinstance(ins, ClusterBarrier) and ins.mode == "arrive" and ins.sem is Sem.RELAXED:
         yield r(ins, sem=None)  # barrier.cluster.arrive: .release is the default
+    if isinstance(ins, (CpAsyncWait, BulkWait)) and ins.n not in (None, 0):
+        yield r(ins, n=0)  # wait_group N: the N most recent groups may still be pending (issue 32, class 9)
     if isinstance(ins, BulkWait) and ins.read:
         yield r(ins, read=False)
-    if isinstance(ins, (CpAsyncWait, BulkWait)) and ins.n not in (None, 0):
-        yield r(ins, n=0)  # wait_group N: the N most recent groups may still be pending
     if isinstance(ins, MbarrierWait):  # the other phase (class I: a wrong parity returns at once)
         yield r(ins, parity=1 - ins.parity)
     scope = getattr(ins, "scope", None)
@@ -303,6 +305,7 @@ def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[st
         yield "wait", "insert", CpAsyncWait(0)
         yield "wait", "insert", CpAsyncWait(None)  # wait_all: also copies no commit_group closed
     if any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" for i in code):
+        yield "wait", "insert", BulkWait(0, read=True)  # the sources may be reused (issue 32, class 9)
         yield "wait", "insert", BulkWait(0)
     if p.threads[tid].placement.grid in p.pdl_grids:
         yield "wait", "insert", GridDepControl("wait")

@@ -49,6 +49,7 @@ from .ir import (
     Proxy,
     ProxyFence,
     ProxyFenceKind,
+    Scope,
     Sem,
     validate,
 )
@@ -270,7 +271,10 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
           "nothing: closes the thread's bulk group", ISA, "cp.async.bulk.commit_group"),
     Instr("cp.async.bulk.wait_group", "BulkWait", "async", "-", "the thread", False, True,
           "the thread's own bulk copies of the completed groups (and their implicit proxy fences) before its later "
-          "accesses; .read: only their source reads", ISA, "cp.async.bulk.wait_group", rule="cp.async.wait"),
+          "accesses; .read: only their source reads -- fuzzgpu's reading: in every proxy, as if the implicit proxy "
+          "fence followed the reads' completion (model.mechanisms.copy_read_completion; issue 32 class 9)", ISA,
+          "cp.async.bulk.wait_group; 9.7.9.25.2 Async Proxy (implicit generic-async proxy fence at completion)",
+          rule="cp.async.wait"),
     # -- tcgen05 --------------------------------------------------------------------------------
     Instr("tcgen05.fence", "Tcgen05Fence", "", "-", "-", False, False,
           "tcgen05 operations against thread synchronisation; no memory effect in the model (compile-checked only)",
@@ -521,6 +525,14 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "on the causality path between them",
               "the generic write of shared memory was read by the async proxy without fence.proxy.async on the path",
               ("fence.proxy",), "8.6 Proxies; fence.proxy.async; cp.async.bulk"),
+    Mechanism("bulk-store-data", ("st", "fence.proxy.async", "cp.async.bulk", "cp.async.bulk.commit_group",
+                                  "cp.async.bulk.wait_group"),
+              "data written to global memory by a TMA store of a staged shared buffer: its write is complete and "
+              "visible to the issuing thread after cp.async.bulk.wait_group (without .read), whose release then "
+              "publishes it",
+              "the TMA store's global write was consumed before its completion: cp.async.bulk.wait_group.read (only "
+              "the source reads) or no wait before the signal", ("strengthen", "wait"),
+              "cp.async.bulk.wait_group; cp.async.bulk (issue 32, class 10)", race_name="bulk-copy-read-before-completion"),
     Mechanism("dsm", ("ld", "st", "atom", "red", ".cluster"),  # on .shared::cluster addresses (through mapa)
               "a thread of another CTA of the cluster reaches the shared memory of the data's CTA through its "
               ".shared::cluster address; the handoff orders the accesses as for any other location",
@@ -571,6 +583,19 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "initialising thread before a relaxed cluster barrier", ("fence", "strengthen"),
               "mbarrier.init; membar/fence (fence.mbarrier_init); barrier.cluster", drawn=False,
               race_name="mbarrier-used-before-init"),
+    # issue 32: write-after-read across proxies (model/race.py: a read that saw a later write)
+    Mechanism("async-overwrite", ("fence.proxy.async",),
+              "a generic access of a buffer is ordered before a later async-proxy write of it (a TMA load into the "
+              "stage) only through a fence.proxy.async on the causality path between them",
+              "the buffer was overwritten by an async-proxy write (TMA load) while a generic read still read it: no "
+              "fence.proxy.async between the generic access and the async reuse", ("fence.proxy",),
+              "8.6 Proxies; 8.9.7 Proxy-preserved base causality order; cp.async.bulk", drawn=False),
+    Mechanism("bulk-source-overwrite", ("cp.async.bulk", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group"),
+              "a bulk copy's source reads are performed once a cp.async.bulk.wait_group(.read) of the issuing thread "
+              "covers its group; the source may be written after that wait (and what it orders)",
+              "the bulk copy's source was overwritten before its read completed: no wait_group of the issuing thread "
+              "covering its group (a wait by another thread, or wait_group N with the copy among the N most recent)",
+              ("wait",), "cp.async.bulk.wait_group (.read); cp.async.bulk.commit_group (per-thread groups)", drawn=False),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -596,9 +621,16 @@ CLASSES: dict[int, str] = {
     5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
     6: "mbarrier .relaxed arrive or wait with no fence",
     7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
+    8: "A. generic access of a shared stage, then async-proxy reuse of it (TMA load into it) without fence.proxy.async",
+    9: "B. bulk-group completion covers only the issuing thread: a TMA store's source reused after a wait_group by another "
+       "thread, or wait_group N with the copy among the N most recent, or none",
+    10: "C. cp.async.bulk.wait_group.read (or no wait) taken for write completion: a TMA store's global write consumed "
+        "after a signal before it landed",
     15: "H. mbarrier lifecycle: an mbarrier used by another CTA before its mbarrier.init is visible (fence.mbarrier_init "
         "missing, or issued by a thread that did not initialise it)",
     16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
+    17: "J. cluster mbarrier handoff with a .cta scope: a remote mbarrier.arrive (.shared::cluster) of release .cta, or "
+        "an acquire wait of .cta scope on an mbarrier another CTA arrives on",
 }
 
 #: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
@@ -611,8 +643,12 @@ CLASS_NAMES: dict[int, str] = {
     5: "scope-too-small",
     6: "relaxed-mbarrier",
     7: "nc-load-across-sync",
+    8: "generic-then-async-reuse",
+    9: "bulk-source-reused-before-read",
+    10: "bulk-read-wait-taken-for-write",
     15: "mbarrier-lifecycle",
     16: "mbarrier-wrong-parity",
+    17: "remote-mbarrier-cta-scope",
 }
 
 
@@ -650,9 +686,13 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     assert isinstance(program, Program)
     if mechanism in ("mbarrier", "flag", "unordered") and wrong_parity(program, other_at):
         return 16  # the handoff's wait tested the wrong phase (not an .nc, proxy or async-copy failure)
+    if mechanism == "mbarrier" and remote_cta_scope(program):
+        return 17
     simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15}
     if mechanism in simple:
         return simple[mechanism]
+    if mechanism in ASYNC_CLASS_MECHANISMS:
+        return async_class(program, mechanism, other_at)
     if mechanism != "nc":
         return None
     tid, pc = other_at
@@ -664,7 +704,47 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     return 7 if any(directions(i)[1] for i in code) else None
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+#: the mechanisms of a racing pair that may be one of issue 32's async-proxy classes (:func:`async_class`)
+ASYNC_CLASS_MECHANISMS = ("async-overwrite", "bulk-source-overwrite", "bulk-completion")
+
+
+def async_class(program: Program, mechanism: str, other_at: tuple[int, int]) -> int | None:
+    """Issue 32's async-proxy classes: a read that saw a later async-proxy write of its buffer (8, the
+    race property's ``async-overwrite``); a bulk copy's source read that saw a later generic write (9,
+    ``bulk-source-overwrite``); a generic read of a location a bulk_group copy (a TMA store) writes,
+    before that write's completion reached it (10: ``bulk-completion`` of a TMA store -- completion on
+    an mbarrier is another mechanism's)."""
+    if mechanism == "async-overwrite":
+        return 8
+    if mechanism == "bulk-source-overwrite":
+        return 9
+    tid, pc = other_at
+    ins = program.threads[tid].code[pc] if 0 <= tid < len(program.threads) and pc >= 0 else None
+    locs = set(ins.locations()) if ins is not None else set()
+    stores = any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" and i.dst_loc in locs
+                 for t in program.threads for i in t.code)
+    return 10 if mechanism == "bulk-completion" and stores else None
+
+
+def remote_cta_scope(program: Program) -> bool:
+    """Issue 32 class 17 (J): an mbarrier that a thread of another CTA arrives on through
+    ``.shared::cluster`` (a remote arrive), with a release arrive of ``.cta`` scope or an acquire wait
+    of ``.cta`` scope on it: the scope excludes the other CTA, so the release and acquire patterns
+    are not morally strong (ISA "Morally strong operations"; mbarrier.arrive: ".scope ... the set of
+    threads that directly observe the memory synchronizing effect").  A ``.relaxed`` arrive or wait
+    there is class 6's."""
+    arrives = [i for t in program.threads for i in t.code if isinstance(i, MbarrierArrive) and i.shared_cluster]
+    waits = [i for t in program.threads for i in t.code if isinstance(i, MbarrierWait)]
+    for a in arrives:
+        mine = [w for w in waits if w.bar == a.bar]
+        if a.sem is Sem.RELAXED or any(w.sem is Sem.RELAXED for w in mine):
+            continue
+        if a.scope is Scope.CTA or any(w.scope is Scope.CTA for w in mine):
+            return True
+    return False
+
+
+__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "async_class", "remote_cta_scope", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
            "unknown_instructions", "wrong_parity", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]

@@ -154,6 +154,30 @@ def bulk_copy_events(tid: int, pc: int, src: tuple[str, str], dst: tuple[str, st
     return read, write, fence
 
 
+def copy_read_completion(events: Sequence[Event]) -> tuple[int, int]:
+    """[fuzzgpu's reading] ``cp.async.bulk.wait_group`` (``.read`` or not) and the copies' source
+    reads: (the bulk copies' async-proxy reads, the threads' own events) as bitmasks; program order
+    restricted to them (:attr:`.ptx.Static.read_completion`) pairs each copy read that a wait of its
+    thread completed with the thread's events after that wait (a unit's events precede only the
+    waits that complete them, :meth:`.trace._State.complete`).  Proxy-preserved base causality
+    starts at such a pair whatever the proxies (``ptx.proxy_preserved_base_causality``).
+
+    ISA "cp.async.bulk.wait_group": ``.read`` waits until the operations "have completed ... the
+    reading from their source locations"; "Async Proxy": "The completion of a cp{.reduce}.async.bulk
+    operation is followed by an implicit generic-async proxy fence".  fuzzgpu takes that implicit
+    fence to follow the completion of the reads ``.read`` waits for, for those reads only: a
+    performed read cannot return a later write of its source, in any proxy -- the purpose of
+    ``.read`` (the source may be reused: CUTLASS's TMA store pipeline; issue 32, class 9).  The
+    copy's write is not ordered by it (class 10)."""
+    reads = own = 0
+    for e in events:
+        if e.kind == "R" and e.unit > 0 and e.proxy is Proxy.ASYNC:
+            reads |= 1 << e.eid
+        elif e.unit == 0 and e.tid >= 0:
+            own |= 1 << e.eid
+    return reads, own
+
+
 # --------------------------------------------------------------------------------------------
 # Grids in one stream: kernel boundaries and programmatic dependent launch
 # --------------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
 from ..semantics import proxy_fence_covers
 from .candidates import Candidate
 from .event import Budget, Event, check_cost
-from .relations import Rel, find_cycle
+from . import mechanisms as mech
+from .relations import Rel, _bits, find_cycle
 
 # --------------------------------------------------------------------------------------------
 # Event sets
@@ -295,6 +296,11 @@ class Static:
         bulk copy's implicit proxy fence) [ISA] (:func:`async_release`)."""
         return Rel.from_pairs(self.n, async_release(self.ev))
 
+    @cached_property
+    def read_completion(self) -> Rel:
+        """[fuzzgpu's reading] Bulk copy reads a wait completed, with their thread's later events (:func:`.mechanisms.copy_read_completion`)."""
+        return self.po.restrict(*mech.copy_read_completion(self.ev))
+
     # -- strength and scope ------------------------------------------------------------------
     @cached_property
     def strong(self) -> int:
@@ -522,6 +528,7 @@ class Execution:
             loc & (gen @ cb @ alias @ cb @ out_fence),
             loc & (into_fence @ cb @ alias @ cb @ out_fence),
             self.api_proxy_preserved,
+            vloc & (self.read_completion @ cb.opt() @ m),  # read_completion: a completed copy read first
         ]
         out = parts[0]
         for p in parts[1:]:
@@ -617,13 +624,6 @@ def _closed_order(edges: AbstractSet[tuple[int, int]], nodes: list[int]) -> froz
     if any(v in succ[v] for v in nodes):
         return None
     return frozenset((a, b) for a in nodes for b in succ[a])
-
-
-def _bits(x: int) -> Iterator[int]:
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,10 +23,13 @@ is not W and not coherence-after W, and the program *meant* W to come first: W p
 *intended order* -- each thread's issue order (an asynchronous copy at its issue), reads-from,
 barrier synchronisation and stream order between grids (as if without PDL).  That is, the consumer
 saw evidence that the producer wrote the data (a flag, a barrier, a phase, its own issue order) and
-still read older data.  An outcome is *racy* when every consistent execution producing it has such
-a missed read; the racing pairs of those reads are its explanation.  A consistent execution with a
-race but no missed read (the consumer came early, or read the racing write itself) produces nothing
-only a race explains.
+still read older data.  Symmetrically, a read R *saw a later write* W when W and R race, R reads
+from W, and W does not precede R in intended order while R precedes W: the buffer was reused
+(overwritten) while it was still being read, a write-after-read hazard (issue 32: a generic read
+then a TMA load into the stage, class 8; a TMA store's source overwritten, class 9).  An outcome is *racy* when every consistent execution producing it has such
+a missed read (or a read of a later write); the racing pairs of those reads are its explanation.  A
+consistent execution with a race but neither (the consumer came early, or read the racing write
+itself, meant to come first) produces nothing only a race explains.
 """
 
 from __future__ import annotations
@@ -137,11 +140,12 @@ def racing_pairs(p: Program, x: Execution) -> list[tuple[int, int]]:
     return out
 
 
-def intended_order(p: Program, x: Execution) -> Rel:
+def intended_order(p: Program, x: Execution, skip: tuple[int, int] | None = None) -> Rel:
     """What the program means to come first: each thread's issue order (events are numbered in
     issue order, an asynchronous copy at its issue), reads-from (every read, strong or not, in any
     proxy: what the consumer saw), barrier synchronisation, and stream order between grids as if
-    none were a PDL dependent (a later kernel of the stream is meant to see the earlier one)."""
+    none were a PDL dependent (a later kernel of the stream is meant to see the earlier one).
+    ``skip``: a reads-from edge left out (whether a read meant to come before the write it read)."""
     pairs: list[tuple[int, int]] = []
     for a in x.ev:
         for b in x.ev:
@@ -149,7 +153,7 @@ def intended_order(p: Program, x: Execution) -> Rel:
                 continue
             if (a.tid == b.tid and a.eid < b.eid) or p.grid_of(a.tid) < p.grid_of(b.tid):
                 pairs.append((a.eid, b.eid))
-    seen = [(w, r) for w, r in x.rf_all.pairs() if not _failed_wait(p, x.ev[r])]
+    seen = [(w, r) for w, r in x.rf_all.pairs() if not _failed_wait(p, x.ev[r]) and (w, r) != skip]
     # a relaxed barrier.cluster.arrive orders execution only, but the program means what precedes
     # it to come first, as with any barrier (issue 32, class H: an mbarrier.init published so)
     return (Rel.from_pairs(x.n, pairs + seen + list(x.cand.barrier_order) + _phase_edges(p, x)) | x.sync_barrier).plus()
@@ -209,6 +213,28 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
     return "unordered"
 
 
+def _later_write(p: Program, x: Execution, w: int, r: int) -> bool:
+    """Read ``r`` reads from ``w``, which the program meant to come after it: ``r`` precedes ``w``
+    in intended order without the edge of that read, and ``w`` does not precede ``r``."""
+    vo = intended_order(p, x, skip=(w, r))
+    return vo.has(r, w) and not vo.has(w, r)
+
+
+def overwrite(p: Program, w: Event, o: Event) -> str | None:
+    """The mechanism (a key of :data:`fuzzgpu.semantics.MECHANISMS`) of a racing read ``o`` that
+    returned the value of ``w``, a write the program meant to come after it (a write-after-read
+    hazard: the buffer was reused while still being read), when the two are in different proxies:
+    a generic read then an async-proxy write (``async-overwrite``, issue 32 class 8), or a bulk
+    copy's source read then a generic write (``bulk-source-overwrite``, class 9); None otherwise
+    (the read is then named by :func:`classify`)."""
+    ins_o = p.threads[o.tid].code[o.pc] if o.tid >= 0 else None
+    if w.proxy is Proxy.ASYNC and o.proxy is Proxy.GENERIC:
+        return "async-overwrite"
+    if w.proxy is Proxy.GENERIC and o.proxy is Proxy.ASYNC and isinstance(ins_o, CpAsyncBulk):
+        return "bulk-source-overwrite"
+    return None
+
+
 def _has_patterns(x: Execution, w: Event, o: Event, s: int, t: int) -> bool:
     """A release pattern on the producer's side (a release signal, or a fence between the data and
     the signal) and an acquire pattern on the consumer's (an acquire read of the signal, or a fence
@@ -263,10 +289,15 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
             pairs = racing_pairs(p, v)
             vo = intended_order(p, v) if pairs else Rel.empty(v.n)
             named: dict[tuple[int, int], RacingPair] = {}
+            early: set[tuple[int, int]] = set()  # (w, o): o read w, which the program meant to come after it
             for a, b in pairs:
                 w, o = v.ev[a], v.ev[b]
                 contract = bool(o.kind == "R" and o.nc and w in contract_breakers(p, v, o))
-                rp = _pair(p, v, w, o, classify(p, v, w, o, contract, vo))
+                if o.kind == "R" and v.rf_all.has(a, b) and _later_write(p, v, a, b):
+                    early.add((a, b))
+                    rp = _pair(p, v, w, o, overwrite(p, w, o) or classify(p, v, w, o, contract, vo))
+                else:
+                    rp = _pair(p, v, w, o, classify(p, v, w, o, contract, vo))
                 named[(a, b)] = rp
                 races.setdefault((rp.write_at, rp.other_at, rp.location), rp)
             for co in cos:
@@ -274,6 +305,9 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
                 stale = []
                 for (a, b), rp in named.items():
                     r = v.ev[b]
+                    if (a, b) in early:
+                        stale.append(rp)
+                        continue
                     if r.kind != "R" or not vo.has(a, b):
                         continue
                     src = next((s for s, rr in v.rf_all.pairs() if rr == b), None)
@@ -291,4 +325,4 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
 
 
 __all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "contract_breakers", "intended_order",
-           "racing_pairs"]
+           "overwrite", "racing_pairs"]

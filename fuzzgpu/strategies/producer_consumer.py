@@ -15,7 +15,8 @@ data write         ``st`` (every semantics and scope, global or shared), ``red.a
                    ``atom.add`` (distributed shared memory),
                    ``cp.async`` (completed by ``wait_group 0``, ``wait_all``,
                    ``cp.async.mbarrier.arrive`` or nothing), ``cp.async.bulk`` global->shared
-                   (TMA load, ``complete_tx`` on an mbarrier)
+                   (TMA load, ``complete_tx`` on an mbarrier), a TMA store of a staged shared
+                   buffer (``bulk-store-data``: ``wait_group 0``, ``.read`` or none)
 fence              none, a fence of the semantics table (every scope): ``fence.acq_rel``,
                    ``fence.sc``, ``fence.release``, then the wrong-sided ``fence.acquire``
                    (:func:`side_fences`); ``fence.proxy.async`` (every state space),
@@ -38,6 +39,9 @@ read               ``ld`` (weak, relaxed, acquire, volatile, ``.nc``), ``cp.asyn
                    shared->global (TMA store, ``bulk_group`` completion: ``wait_group 0``,
                    ``.read``, or none), ``cp.async.bulk`` global->shared of an earlier grid's
                    data then ``ld`` of the copy, ``async.read`` (a wgmma/tcgen05 operand read)
+reuse              (issue 32) the shared stage an ``ld`` read reused by a TMA load into it
+                   (``fence.proxy.async`` before or none), the TMA store's source reused by
+                   ``st`` after its wait (or none)
 =================  =========================================================================
 
 Any one bulk copy of a draw may be its tensor form, ``cp.async.bulk.tensor.1d`` (:func:`_tensor_copy`).
@@ -326,6 +330,8 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     if home != "global":
         writes.append("atom")
     write = draw(st.sampled_from(writes))
+    if write == "st" and home == "global" and "bulk-store-data" in o.mechanisms and draw(st.integers(0, 3)) == 3:
+        write = "bulk-store"  # one st in four: the data written by a TMA store of a staged buffer (issue 32, class 10)
     reads = [r for r in o.reads if r == "ld" or (one_cta and r == "async-read")
              or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)
              or (r == "bulk-load" and placement == "different-grids" and "bulk-load" in o.mechanisms
@@ -339,9 +345,11 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     others += [r for r in others if r != "async-read"]
     one_in = 3 if placement == "different-grids" else 6
     read = "ld" if not others or ("ld" in reads and draw(st.integers(0, one_in - 1)) < one_in - 1) else draw(st.sampled_from(others))
+    if write == "bulk-store" and read not in ("ld", "bulk-load"):
+        read = "ld"  # a TMA store writes global memory: no shared-memory read of it
     # drawn whatever the write and read force, so that a plain st stays the simplest draw
     in_shared = one_cta and draw(st.sampled_from((False, True)))
-    shared = write in ("cp.async", "bulk-load") or read in ("bulk-store", "async-read") or in_shared
+    shared = write != "bulk-store" and (write in ("cp.async", "bulk-load") or read in ("bulk-store", "async-read") or in_shared)
     data = where("x") if home != "global" else pr.loc("x", space=Space.SHARED if shared else Space.GLOBAL)
     bar = None
     if write == "st":
@@ -366,6 +374,8 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         elif done == "mbarrier":
             bar = pr.mbarrier()
             P.append(CpAsyncMbarrierArrive(bar))
+    elif write == "bulk-store":
+        P += _bulk_store_write(draw, pr, data)
     else:  # bulk-load: TMA global -> shared, complete_tx on an mbarrier
         src = pr.loc("g", init=pr.next_value())
         bar = pr.mbarrier()
@@ -478,6 +488,10 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
                 scope = _scope(draw, o.scopes)
             C.append(Load(r, data, sem, scope, shared_cluster=remote(consumer)))
         pr.observed.append(f"{pr_name(consumer)}:{r}")
+        # the same thread reuses the stage (DeepEP #621); the cross-thread form (a barrier frees the stage for
+        # another thread's TMA load) is tests/litmus/race/RACE-8-flag-poll-bar-then-tma-load.litmus
+        if placement == "same-thread" and shared and _async_reuse_ok(pr, o) and draw(st.booleans()):
+            _async_reuse(draw, pr, o, consumer, data)
     elif read == "bulk-load":  # TMA global -> shared of the earlier grid's data, then ld of the copy
         copy, cbar = pr.loc("s", space=Space.SHARED), pr.mbarrier()
         C += [MbarrierArrive(cbar, expect_tx=4), CpAsyncBulk(copy, data, completion="mbarrier", bar=cbar, size=4)]
@@ -491,14 +505,52 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
         pr.observed.append(f"{pr_name(consumer)}:{r}")
     else:  # bulk-store: TMA shared -> global, observed through the global copy's final value
         out = pr.loc("out")
+        # the stage reused by a generic write after the copy (issue 32, class 9 where no wait covers
+        # the copy); the issuer then fences before its copy (the writer's fence is class 3's business)
+        reuse = draw(st.booleans())
+        if reuse:
+            C.append(ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"))
         C += [CpAsyncBulk(out, data), BulkCommit()]
         how = draw(st.sampled_from(("wait_group", "read", "none")))
         if how != "none":
             C.append(BulkWait(0, read=how == "read"))
+        if reuse:
+            C.append(Store(data, pr.next_value()))
         pr.observed.append(out)
     if wait_after_read:
         C.append(GridDepControl("wait"))
     return consumer
+
+
+def _bulk_store_write(draw: st.DrawFn, pr: _Prog, data: str) -> list[Instruction]:
+    """The data written by a TMA store (issue 32, class 10; ThunderKittens #194): ``st.shared`` of a
+    staging buffer, ``fence.proxy.async.shared::cta``, ``cp.async.bulk`` shared->global of it into
+    the data, commit, then ``wait_group 0`` (the write complete and visible to the issuing thread),
+    ``wait_group.read 0`` (only the source read: the write may land after the signal) or none."""
+    stage = pr.loc("s", space=Space.SHARED)
+    code: list[Instruction] = [Store(stage, pr.next_value()), ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"),
+                               CpAsyncBulk(data, stage), BulkCommit()]
+    how = draw(st.sampled_from(("wait_group", "read", "none")))
+    if how != "none":
+        code.append(BulkWait(0, read=how == "read"))
+    return code
+
+
+def _async_reuse_ok(pr: _Prog, o: _Opts) -> bool:
+    """Room for one more bulk copy into an mbarrier (at most one, and two mbarriers: see ``_stage``)."""
+    copies = any(isinstance(i, CpAsyncBulk) and i.bar for c in pr.code for i in c)
+    return "bulk-load" in o.mechanisms and not copies and len(pr.mbarriers) < 2 and not pr.pdl
+
+
+def _async_reuse(draw: st.DrawFn, pr: _Prog, o: _Opts, tid: int, data: str) -> None:
+    """The shared stage thread ``tid`` just read with ``ld`` reused as the destination of a TMA load
+    (issue 32, class 8; DeepEP #621): ``fence.proxy.async.shared::cta`` between (the right way) or
+    none, ``mbarrier.arrive.expect_tx``, ``cp.async.bulk`` global->shared, a wait on its phase."""
+    if draw(st.booleans()):
+        pr.code[tid].append(ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"))
+    src, bar = pr.loc("g", init=pr.next_value()), pr.mbarrier()
+    pr.code[tid] += [MbarrierArrive(bar, expect_tx=4), CpAsyncBulk(data, src, completion="mbarrier", bar=bar, size=4)]
+    _mbar_wait(draw, pr, tid, bar, o, observe=False)
 
 
 def pr_name(tid: int) -> str:
@@ -648,7 +700,7 @@ def producer_consumer(
     """A producer/consumer handoff (one stage, or with ``stages=2`` a chain of two whose middle
     thread consumes the first and produces the second) drawn from ``mechanisms`` (names of
     :data:`fuzzgpu.semantics.DRAWN`: ``flag``, ``bar``, ``mbarrier``, ``pdl``, ``stream``,
-    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``dsm``, ``cluster-barrier``,
+    ``same-thread``, ``cp.async``, ``bulk-load``, ``bulk-store``, ``bulk-store-data``, ``dsm``, ``cluster-barrier``,
     ``remote-arrive``) and ``placements``
     (:data:`HANDOFF_PLACEMENTS`).  ``fences`` names the fences of the semantics table it may
     draw (:data:`FENCE_NAMES`: ``acquire``, ``release``, ``acq_rel``, ``sc``; ``none`` for no

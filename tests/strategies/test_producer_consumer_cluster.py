@@ -214,8 +214,8 @@ def test_bulk_copies_read_an_earlier_grids_data_in_stream_order_and_under_pdl():
 def test_a_sample_of_draws_compiles_for_sm_90(draws, tmp_path: Path):
     cluster, other = [], []
     for p in draws:
-        if unrunnable_reasons(p):
-            continue
+        if unrunnable_reasons(p) or codegen.uses_wgmma(p):
+            continue  # async.read programs (wgmma) compile for sm_90a only (tests/codegen/test_wgmma.py)
         (cluster if codegen.uses_dsm(p) or any(isinstance(i, ClusterBarrier) for i in _code(p)) else other).append(p)
     sample = cluster[:40] + [p for p in other if p.pdl_grids][:20] + other[:20]
     assert len(cluster) >= 20
