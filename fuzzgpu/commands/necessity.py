@@ -137,6 +137,7 @@ def _run_all(args: argparse.Namespace, report: Necessity, cfg: Any) -> tuple[dic
     """Run the original (key -1) and each changed program; per program the instances, the ones
     showing an outcome of the condition, and the ones showing the outcomes the model says appear."""
     from ..backends import make_backend
+    from ..stress.campaign import may_hang_capped
 
     why = _runnable(report.program)
     if why:
@@ -159,7 +160,7 @@ def _run_all(args: argparse.Namespace, report: Necessity, cfg: Any) -> tuple[dic
                 out[key] = {"ran": False, "why": f"the GPU harness cannot run it: {why}"}
                 continue
             try:
-                hist = backend.run(prog, cfg)
+                hist = backend.run(prog, may_hang_capped(prog, cfg))  # a wait that may spin: fewer instances
             except Exception as e:  # noqa: BLE001 -- one program's compile or run failure is said, the others run
                 if isinstance(e, (EnvError,)) and key == -1:
                     raise

@@ -17,11 +17,12 @@ so, and the campaign's report prints it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, MutableMapping
 
 from ..backends.base import Histogram, RunConfig
-from ..ir import Program
+from ..ir import MbarrierWait, Program
 from .space import StressConfig
 from .tune import candidates, successive_halving, weak_count
 
@@ -62,6 +63,30 @@ def shape_family(p: Program) -> str:
     return f"{p.name.split('+')[0]}|{mechanism(p)}|{placement(p)}"
 
 
+#: the instances of one run of a program with a wait on parity 1 that the model says may spin for ever
+#: (issue 32's class I draws such waits: on the hardware the wait on the other phase returns at once
+#: before the phase completes, and spins to the harness's budget after -- at the profile's 1e7
+#: instances such a run outlasts the worker's watchdog: an H200 `all` race campaign quarantined 41,
+#: each after 122 s)
+MAY_HANG_INSTANCES = 100_000
+
+
+def may_hang_capped(program: Program, config: RunConfig) -> RunConfig:
+    """``config`` with at most :data:`MAY_HANG_INSTANCES` instances when ``program`` waits on parity 1
+    and :func:`fuzzgpu.model.termination` says a wait of it may spin for ever; else ``config``.  The
+    oracle is asked only for programs with such a wait (it costs about 0.1 s)."""
+    if config.instances <= MAY_HANG_INSTANCES or not any(
+            isinstance(i, MbarrierWait) and i.parity == 1 for t in program.threads for i in t.code):
+        return config
+    from ..model import Unsupported, termination
+
+    try:
+        hangs = termination(program).may_hang
+    except Unsupported:
+        hangs = False
+    return dataclasses.replace(config, instances=MAY_HANG_INSTANCES) if hangs else config
+
+
 @dataclass
 class CampaignTuner:
     """The tuning share of one campaign.  ``state`` is the campaign state's ``tuning`` dict
@@ -95,7 +120,9 @@ class CampaignTuner:
                 f"{self.state['spent_s']:.1f} GPU-s tuning / {self.state['run_s']:.1f} GPU-s runs")
 
     def stress_for(self, program: Program, base: RunConfig) -> tuple[RunConfig, str]:
-        """``base`` with the program's family's tuned knobs, and where the knobs came from."""
+        """``base`` with the program's family's tuned knobs, and where the knobs came from; at most
+        :data:`MAY_HANG_INSTANCES` instances for a program whose wait may spin for ever."""
+        base = may_hang_capped(program, base)
         if not self.active:
             return base, "profile"
         fam = shape_family(program)
