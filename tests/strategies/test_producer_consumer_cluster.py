@@ -15,7 +15,7 @@ import collections
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, seed, settings
+from hypothesis import find, given
 
 from fuzzgpu import codegen
 from fuzzgpu import strategies as fst
@@ -42,7 +42,7 @@ from fuzzgpu.ir import (
 )
 from fuzzgpu.model.race import analyse_races
 
-from draws import examples
+from draws import examples, sample
 from nvcc import compile_cubin, needs_nvcc
 
 FAST, FIND = examples(60), examples(5000)
@@ -99,16 +99,7 @@ def _manifest(p: Program, c: int) -> bool:
 
 @pytest.fixture(scope="module")
 def draws() -> list[Program]:
-    out: list[Program] = []
-
-    @seed(20261201)
-    @settings(max_examples=N, deadline=None, suppress_health_check=list(HealthCheck), database=None, phases=[Phase.generate])
-    @given(fst.programs("all"))
-    def collect(p: Program) -> None:
-        out.append(p)
-
-    collect()
-    return out
+    return sample(N, 20261201)
 
 
 @pytest.fixture(scope="module")
