@@ -13,21 +13,18 @@ from fuzzgpu import properties
 from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.semantics import MECHANISMS, finding_class
-from fuzzgpu.ir import eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
 
 from paths import catalogue_rows
+from race_catalogue import judged
 
 RACE = Path(__file__).resolve().parents[1] / "litmus" / "race"
 
 
 @pytest.mark.parametrize("row", catalogue_rows(RACE), ids=lambda r: r["path"])
 def test_race_catalogue(row):
-    p = parse_file(RACE / row["path"])
-    ra = analyse_races(p)
-    assert ra.is_racy == (row["racy"] == "true")
-    witnesses = [o for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    p, ra, witnesses = judged(RACE / row["path"], row)
     if row["witness"] == "forbidden":
         assert witnesses == []
         return

@@ -15,6 +15,8 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
 
+from race_catalogue import judged
+
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-lifecycle"
 
 
@@ -38,10 +40,7 @@ MODEL_GAPS["RACE-15-fence-mbarrier-init-other-thread.litmus"] = MODEL_GAPS["RACE
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
 def test_lifecycle_catalogue(row):
-    p = parse_file(HERE / row["path"])
-    ra = analyse_races(p)
-    assert ra.is_racy == (row["racy"] == "true")
-    witnesses = [o for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    p, ra, witnesses = judged(HERE / row["path"], row)
     if row["witness"] == "forbidden":
         assert witnesses == []
         return
