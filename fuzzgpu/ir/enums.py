@@ -188,3 +188,10 @@ def effective(sem: Sem, scope: Scope | None) -> tuple[Sem, Scope | None]:
     if sem is Sem.WEAK:
         return sem, None
     return sem, scope if scope is not None else Scope.GPU
+
+__all__ = ["KEYWORD_RE", "LOAD_SEMS", "MAX_COMMENT_CHARS", "MAX_COMMENTS", "MAX_CONDITION_DEPTH",
+           "MAX_CONDITION_TERMS", "MAX_INIT_REGISTERS", "MAX_INSTRUCTIONS", "MAX_LOCATIONS", "MAX_OBSERVED",
+           "MAX_PLACEMENT", "MAX_THREADS", "MAX_VALUE", "NAME_GRAMMARS", "NAME_RE", "PROGRAM_NAME_RE",
+           "PROXY_FENCE_SPACES", "REGISTER_RE", "RMW_SEMS", "SCHEMA_NAME", "SCHEMA_VERSION", "STORE_SEMS",
+           "STRONG_SEMS", "ArithOp", "Cond", "Operand", "ProgramError", "Proxy", "ProxyFenceKind", "RmwOp",
+           "Scope", "Sem", "Space", "effective"]

@@ -511,3 +511,11 @@ for _cls in (*CORE_INSTRUCTIONS, *EXTENSION_INSTRUCTIONS, *NOT_EMITTED_INSTRUCTI
     register_instruction(_cls)
 
 MemoryAccess = (Load, Store, Atom, Red)
+
+__all__ = ["CORE_INSTRUCTIONS", "EXTENSION_INSTRUCTIONS", "NOT_EMITTED_INSTRUCTIONS", "FILLER_KINDS",
+           "INSTRUCTION_TYPES", "Arith", "AsyncRead", "Atom", "Barrier", "Branch", "BulkCommit", "BulkWait",
+           "ClusterBarrier", "CpAsync", "CpAsyncBulk", "CpAsyncCommit", "CpAsyncMbarrierArrive", "CpAsyncWait",
+           "Fence", "FenceMbarrierInit", "Filler", "Goto", "GridDepControl", "HasLoc", "Instruction", "Label",
+           "Load", "MbarrierArrive", "MbarrierCompleteTx", "MbarrierExpectTx", "MbarrierInit", "MbarrierWait",
+           "MemoryAccess", "Mov", "ProxyFence", "Red", "Store", "Tcgen05Fence", "has_loc", "loc_of",
+           "register_instruction"]

@@ -327,3 +327,6 @@ def _expr_text(e: Expr) -> str:
     if isinstance(e, BoolConst):
         return "true" if e.value else "false"
     return "(" + (r" /\ " if isinstance(e, And) else r" \/ ").join(_expr_text(a) for a in e.args) + ")"
+
+__all__ = ["CMP_OPS", "QUANTIFIERS", "And", "BoolConst", "Cmp", "Condition", "Expr", "Location", "LocRef",
+           "Not", "Or", "Placement", "Program", "RegRef", "Term", "Thread", "eval_expr", "eval_term"]
