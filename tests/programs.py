@@ -4,14 +4,23 @@ than spelling the same IR again."""
 from __future__ import annotations
 
 from fuzzgpu import litmus
-from fuzzgpu.ir import Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
+from fuzzgpu.ir import Instruction, Load, Location, Placement, Program, Scope, Sem, Store, Thread, validate
+
+
+def mp(name: str = "MP", x: int = 1, y: int = 2, p1: tuple[Instruction, ...] | None = None) -> Program:
+    """Message passing across two CTAs: P0 stores ``x`` to x, then ``y`` to y with a .gpu release;
+    P1 (by default) loads y with a .gpu acquire, then x -- or runs ``p1``, its reads of y and x."""
+    if p1 is None:
+        p1 = (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))
+    return validate(Program(name, (
+        Thread("P0", Placement(cta=0), (Store("x", x), Store("y", y, Sem.RELEASE, Scope.GPU))),
+        Thread("P1", Placement(cta=1), p1),
+    ), (Location("x"), Location("y"))))
+
 
 #: message passing across two CTAs with a .gpu release store and acquire load: the handoff holds
 #: (P1:r0=2 /\ P1:r1=0 is forbidden), so a backend that weakens release/acquire shows it
-MP = validate(Program("MP", (
-    Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
-    Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
-), (Location("x"), Location("y"))))
+MP = mp()
 
 #: issue 12's example: two atom.add on one location beside plain loads (one CTA); no condition, so
 #: every register is an outcome key.  On an H200 it read values the harness could not decode.

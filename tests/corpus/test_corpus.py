@@ -13,19 +13,9 @@ from fuzzgpu import properties
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.corpus import Corpus, CorpusError, load_entry, make_entry
-from fuzzgpu.ir import (
-    Load,
-    Location,
-    Placement,
-    Program,
-    Scope,
-    Sem,
-    Store,
-    Thread,
-    validate,
-)
+from fuzzgpu.ir import Fence, Load, Scope, Sem
 
-from programs import MP  # noqa: E402 -- tests/programs.py
+from programs import MP, mp  # noqa: E402 -- tests/programs.py
 
 
 def _entry():
@@ -213,14 +203,8 @@ def test_the_readme_main_job_counts_flashmlas_class_as_known():
 
 
 def _mp(ld_scope, fence=False):
-    from fuzzgpu.ir import Fence
-
-    p1 = ((Load("r0", "y", Sem.RELAXED, Scope.GPU), Fence(Sem.ACQ_REL, Scope.GPU), Load("r1", "x")) if fence
-          else (Load("r0", "y", Sem.ACQUIRE, ld_scope), Load("r1", "x")))
-    return validate(Program("MP", (
-        Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
-        Thread("P1", Placement(cta=1), p1),
-    ), (Location("x"), Location("y"))))
+    return mp(p1=(Load("r0", "y", Sem.RELAXED, Scope.GPU), Fence(Sem.ACQ_REL, Scope.GPU), Load("r1", "x")) if fence
+              else (Load("r0", "y", Sem.ACQUIRE, ld_scope), Load("r1", "x")))
 
 
 def _finding(program, fault="relacq-as-relaxed"):

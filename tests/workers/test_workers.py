@@ -20,17 +20,7 @@ from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend, fault_hits, parse_faults
 from fuzzgpu.campaign import Campaign, load_profile
 from fuzzgpu.errors import EnvError, UserError
-from fuzzgpu.ir import (
-    Load,
-    Location,
-    Placement,
-    Program,
-    Scope,
-    Sem,
-    Store,
-    Thread,
-    validate,
-)
+from fuzzgpu.ir import Program
 from fuzzgpu.workers.supervised import (
     BackendSpec,
     ProgramFault,
@@ -39,15 +29,14 @@ from fuzzgpu.workers.supervised import (
 )
 from fuzzgpu.workers.local import gpu_list
 
+import programs  # tests/programs.py
+
 CFG = RunConfig(instances=10_000)
 
 
 def mp(value: int) -> Program:
     """Message passing, different store values give different programs (and hashes)."""
-    return validate(Program(f"MP{value}", (
-        Thread("P0", Placement(cta=0), (Store("x", value), Store("y", value + 1, Sem.RELEASE, Scope.GPU))),
-        Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.ACQUIRE, Scope.GPU), Load("r1", "x"))),
-    ), (Location("x"), Location("y"))))
+    return programs.mp(f"MP{value}", value, value + 1)
 
 
 def split(fault: str, rate: float) -> tuple[Program, Program]:
