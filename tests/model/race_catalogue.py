@@ -1,6 +1,7 @@
 """The first steps of a race-catalogue test (tests/litmus/race, tests/litmus/race-lifecycle): the
-program, its race analysis, the row's racy/race-free verdict checked, and the outcomes that satisfy
-the test's condition."""
+program, its race analysis, the row's racy/race-free verdict checked, and the row's witness: none
+when the row says ``forbidden`` (no outcome satisfies the test's condition), else the one outcome
+that does."""
 
 from __future__ import annotations
 
@@ -12,8 +13,13 @@ from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import RaceAnalysis, analyse_races
 
 
-def judged(path: Path, row: dict[str, Any]) -> tuple[Program, RaceAnalysis, list[Any]]:
+def judged(path: Path, row: dict[str, Any]) -> tuple[Program, RaceAnalysis, Any | None]:
     p = parse_file(path)
     ra = analyse_races(p)
     assert ra.is_racy == (row["racy"] == "true")
-    return p, ra, [o for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    witnesses = [o for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    if row["witness"] == "forbidden":
+        assert witnesses == []
+        return p, ra, None
+    assert len(witnesses) == 1
+    return p, ra, witnesses[0]
