@@ -5,25 +5,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
-from paths import LITMUS, ROOT
+from command import fuzzgpu
+from conftest import gpu_unavailable
+from paths import LITMUS
 
 from fuzzgpu.stress.space import StressConfig
 
 SB = LITMUS / "gpu" / "SB-relaxed-gpu.litmus"
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fuzzgpu", "run", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
-
-
-def _has_gpu() -> bool:
-    from conftest import gpu_unavailable
-
-    return gpu_unavailable() is None
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return fuzzgpu("run", *args)
 
 
 def test_bad_tune_seconds_exit_2_with_one_line() -> None:
@@ -33,7 +27,7 @@ def test_bad_tune_seconds_exit_2_with_one_line() -> None:
         assert "--tune" in r.stderr and len(r.stderr.strip().splitlines()) <= 2  # usage line + error line
 
 
-@pytest.mark.skipif(_has_gpu(), reason="a GPU is present")
+@pytest.mark.skipif(gpu_unavailable() is None, reason="a GPU is present")
 def test_without_a_gpu_exits_3() -> None:
     r = run("--tune", "1", str(SB))
     assert r.returncode in (3,), r.stderr

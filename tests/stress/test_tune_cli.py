@@ -6,28 +6,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-import sys
 
 import pytest
-from paths import LITMUS, ROOT
+from command import fuzzgpu
+from conftest import gpu_unavailable
+from paths import LITMUS
 
 from fuzzgpu.stress.space import SPACE, StressConfig
 
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
 
 
-def tune(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fuzzgpu", "tune", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+def tune(*args: str) -> subprocess.CompletedProcess[str]:
+    return fuzzgpu("tune", *args)
 
 
-def _has_gpu() -> bool:
-    from conftest import gpu_unavailable
-
-    return gpu_unavailable() is None
-
-
-@pytest.mark.skipif(_has_gpu(), reason="a GPU is present")
+@pytest.mark.skipif(gpu_unavailable() is None, reason="a GPU is present")
 def test_without_a_gpu_exits_3_with_one_line() -> None:
     r = tune("--budget", "1", str(MP))
     assert r.returncode == 3, r.stderr
@@ -54,7 +48,7 @@ def test_an_out_path_that_cannot_be_written_is_refused_before_tuning(tmp_path) -
 
 
 def test_listed_in_fuzzgpu_help() -> None:
-    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    r = fuzzgpu("--help", timeout=120)
     assert "tune" in r.stdout
 
 
