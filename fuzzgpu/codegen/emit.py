@@ -8,44 +8,6 @@ from __future__ import annotations
 import re
 
 from .. import ir, semantics
-from ..ir import (
-    AsyncRead,
-    BulkCommit,
-    BulkWait,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
-    ClusterBarrier,
-    FenceMbarrierInit,
-    GridDepControl,
-    MbarrierArrive,
-    MbarrierCompleteTx,
-    MbarrierExpectTx,
-    MbarrierInit,
-    MbarrierWait,
-    Tcgen05Fence,
-    Arith,
-    ArithOp,
-    Atom,
-    Barrier,
-    Branch,
-    Cond,
-    Fence,
-    Filler,
-    Goto,
-    Instruction,
-    Label,
-    Load,
-    Mov,
-    ProxyFence,
-    Red,
-    RmwOp,
-    Sem,
-    Space,
-    Store,
-)
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,7 +76,7 @@ class EmitContext:
     #: (:func:`spread_locations` of the thread being emitted); none unless the emitter sets it
     spread: frozenset[str] = frozenset()
 
-    def addr(self, loc: str) -> tuple[str, Space]:
+    def addr(self, loc: str) -> tuple[str, ir.Space]:
         """A C++ expression for the location's address: ``unsigned*`` for global, a 32-bit shared
         address (``unsigned``) for shared."""
         raise NotImplementedError
@@ -130,7 +92,7 @@ class EmitContext:
         """The raw 32-bit word stored for litmus value ``expr`` (launch-unique in the harness)."""
         return f"(unsigned)({expr})"
 
-    def enc_rmw(self, op: RmwOp, expr: str) -> str:
+    def enc_rmw(self, op: ir.RmwOp, expr: str) -> str:
         """The raw operand of an RMW whose memory word is encoded."""
         return f"(unsigned)({expr})"
 
@@ -138,7 +100,7 @@ class EmitContext:
         """The litmus value of a raw word read from ``loc``."""
         return f"(int)({raw})"
 
-    def async_read(self, ins: AsyncRead) -> list[str]:
+    def async_read(self, ins: ir.AsyncRead) -> list[str]:
         """An ``async.read`` (a wgmma/tcgen05 operand read).  Static kernels: a generic
         ``ld.shared`` with a comment (so the SASS oracle sees a read of the location at that point;
         it is no async-proxy read).  The harness runs a wgmma (:class:`_HarnessCtx`)."""
@@ -160,7 +122,7 @@ class EmitContext:
     def jump(self, target: str, backward: bool) -> str:
         return f"goto {self.label(target)};"
 
-    def barrier(self, ins: Barrier) -> str:
+    def barrier(self, ins: ir.Barrier) -> str:
         # litmus counts are in threads of the litmus program; one litmus thread is one warp here
         parts: list[str] = []
         inputs: list[str] = []
@@ -179,65 +141,65 @@ class EmitContext:
         return f'asm volatile("barrier.{ins.mode} {", ".join(parts)};" :: {", ".join(inputs)} : "memory");'
 
 
-def _ss(space: Space) -> str:
-    return ".shared" if space is Space.SHARED else ".global"
+def _ss(space: ir.Space) -> str:
+    return ".shared" if space is ir.Space.SHARED else ".global"
 
 
-def _acon(space: Space) -> str:
-    return '"r"' if space is Space.SHARED else '"l"'
+def _acon(space: ir.Space) -> str:
+    return '"r"' if space is ir.Space.SHARED else '"l"'
 
 
-def _sem_scope(sem: Sem, scope: ir.Scope | None, default_scope: ir.Scope = ir.Scope.GPU) -> str:
-    if sem is Sem.WEAK:
+def _sem_scope(sem: ir.Sem, scope: ir.Scope | None, default_scope: ir.Scope = ir.Scope.GPU) -> str:
+    if sem is ir.Sem.WEAK:
         return ""
-    if sem is Sem.VOLATILE:
+    if sem is ir.Sem.VOLATILE:
         return ".volatile"
     return f".{sem}.{scope if scope is not None else default_scope}"
 
 
 _RMW_TYPE = {
-    RmwOp.ADD: "add.u32",
-    RmwOp.SUB: "add.u32",
-    RmwOp.AND: "and.b32",
-    RmwOp.OR: "or.b32",
-    RmwOp.XOR: "xor.b32",
-    RmwOp.EXCH: "exch.b32",
-    RmwOp.CAS: "cas.b32",
-    RmwOp.MIN: "min.s32",  # the oracle's min/max are signed
-    RmwOp.MAX: "max.s32",
-    RmwOp.INC: "inc.u32",
-    RmwOp.DEC: "dec.u32",
+    ir.RmwOp.ADD: "add.u32",
+    ir.RmwOp.SUB: "add.u32",
+    ir.RmwOp.AND: "and.b32",
+    ir.RmwOp.OR: "or.b32",
+    ir.RmwOp.XOR: "xor.b32",
+    ir.RmwOp.EXCH: "exch.b32",
+    ir.RmwOp.CAS: "cas.b32",
+    ir.RmwOp.MIN: "min.s32",  # the oracle's min/max are signed
+    ir.RmwOp.MAX: "max.s32",
+    ir.RmwOp.INC: "inc.u32",
+    ir.RmwOp.DEC: "dec.u32",
 }
 
 _ARITH = {
-    ArithOp.ADD: "+",
-    ArithOp.SUB: "-",
-    ArithOp.MUL: "*",
-    ArithOp.AND: "&",
-    ArithOp.OR: "|",
-    ArithOp.XOR: "^",
+    ir.ArithOp.ADD: "+",
+    ir.ArithOp.SUB: "-",
+    ir.ArithOp.MUL: "*",
+    ir.ArithOp.AND: "&",
+    ir.ArithOp.OR: "|",
+    ir.ArithOp.XOR: "^",
 }
 
-_COND = {Cond.EQ: "==", Cond.NE: "!=", Cond.LT: "<", Cond.LE: "<=", Cond.GT: ">", Cond.GE: ">="}
+_COND = {ir.Cond.EQ: "==", ir.Cond.NE: "!=", ir.Cond.LT: "<", ir.Cond.LE: "<=", ir.Cond.GT: ">", ir.Cond.GE: ">="}
 
 
-def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
+def ptx_of(ins: ir.Instruction, space: ir.Space = ir.Space.GLOBAL) -> str:
     """The PTX mnemonic (with qualifiers) of a memory operation or fence, operands not included.
     A distributed-shared-memory access (``shared_cluster``) is ``.shared::cluster``."""
     ss = ".shared::cluster" if getattr(ins, "shared_cluster", False) else _ss(space)
-    if isinstance(ins, Load):
+    if isinstance(ins, ir.Load):
         if ins.nc:
             return "ld.global.nc.u32"
         return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
-    if isinstance(ins, Store):
+    if isinstance(ins, ir.Store):
         return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
-    if isinstance(ins, Atom) or (isinstance(ins, Red) and ins.sem in (Sem.ACQUIRE, Sem.ACQ_REL)):
+    if isinstance(ins, ir.Atom) or (isinstance(ins, ir.Red) and ins.sem in (ir.Sem.ACQUIRE, ir.Sem.ACQ_REL)):
         return f"atom.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
-    if isinstance(ins, Red):
+    if isinstance(ins, ir.Red):
         return f"red.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
-    if isinstance(ins, Fence):
+    if isinstance(ins, ir.Fence):
         return f"fence.{ins.sem}.{ins.scope}"
-    if isinstance(ins, ProxyFence):
+    if isinstance(ins, ir.ProxyFence):
         return f"fence.proxy.{ins.kind}" + (f".{ins.space}" if ins.space else "")
     raise TypeError(f"{ins.OP} has no single PTX mnemonic")
 
@@ -250,27 +212,28 @@ def _mapa(ctx: "EmitContext", loc: str, local: str) -> list[str]:
     return [f'unsigned ra_; asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra_) : "r"({local}), "r"({ctx.home_rank(loc)}));']
 
 
-def emit_instruction(ins: Instruction, ctx: EmitContext, backward: bool = False) -> list[str]:
+def emit_instruction(ins: ir.Instruction, ctx: EmitContext, backward: bool = False) -> list[str]:
     """C++ statements for one instruction.  ``backward``: a branch/goto to an earlier label.  A
     distributed-shared-memory access (``.shared::cluster``) first maps the location's address into
     its CTA with ``mapa`` (:func:`_mapa`), in a block of its own."""
-    if getattr(ins, "shared_cluster", False) and isinstance(ins, (Load, Store, Atom, Red, MbarrierArrive, MbarrierCompleteTx)):
-        name = ins.bar if isinstance(ins, (MbarrierArrive, MbarrierCompleteTx)) else ins.loc
+    if getattr(ins, "shared_cluster", False) and isinstance(
+            ins, (ir.Load, ir.Store, ir.Atom, ir.Red, ir.MbarrierArrive, ir.MbarrierCompleteTx)):
+        name = ins.bar if isinstance(ins, (ir.MbarrierArrive, ir.MbarrierCompleteTx)) else ins.loc
         return ["{"] + ["  " + x for x in _mapa(ctx, name, ctx.addr(name)[0])] + [
             "  " + x for x in _emit(ins, ctx, backward)] + ["}"]
     return _emit(ins, ctx, backward)
 
 
-def _address(ctx: "EmitContext", ins: Instruction, loc: str) -> tuple[str, Space]:
+def _address(ctx: "EmitContext", ins: ir.Instruction, loc: str) -> tuple[str, ir.Space]:
     """The address operand of ``ins``'s access of ``loc``: the ``mapa`` result ``ra_`` for a
     ``.shared::cluster`` access (see :func:`emit_instruction`), else the context's address."""
     if getattr(ins, "shared_cluster", False):
-        return "ra_", Space.SHARED
+        return "ra_", ir.Space.SHARED
     return ctx.addr(loc)
 
 
-def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[str]:
-    if isinstance(ins, Load):
+def _emit(ins: ir.Instruction, ctx: "EmitContext", backward: bool = False) -> list[str]:
+    if isinstance(ins, ir.Load):
         a, space = _address(ctx, ins, ins.loc)
         # ptxas merges two loads of one address even as separate asm volatile statements
         # (facts/h200-litmus-probe.md): a repeated load goes through address + k * (a run-time 0),
@@ -278,26 +241,26 @@ def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[
         # (spread_locations: ptxas then also reorders them, which the model allows)
         k = ctx.note_load(ins.loc)
         if k and ins.loc in ctx.spread:
-            a = f"(({a}) + {k if space is Space.GLOBAL else 4 * k}u * fz_zero)"
+            a = f"(({a}) + {k if space is ir.Space.GLOBAL else 4 * k}u * fz_zero)"
         return [
             "{ unsigned raw_;",
             f'  asm volatile("{ptx_of(ins, space)} %0, [%1];" : "=r"(raw_) : {_acon(space)}({a}) : "memory");',
             f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}",
         ]
-    if isinstance(ins, Store):
+    if isinstance(ins, ir.Store):
         a, space = _address(ctx, ins, ins.loc)
         return [
             f'asm volatile("{ptx_of(ins, space)} [%0], %1;" :: {_acon(space)}({a}), '
             f'"r"({ctx.enc(ctx.operand(ins.src))}) : "memory");'
         ]
-    if isinstance(ins, (Atom, Red)):
+    if isinstance(ins, (ir.Atom, ir.Red)):
         a, space = _address(ctx, ins, ins.loc)
         mnem = ptx_of(ins, space)
-        ops = ins.operands if isinstance(ins, Atom) else (ins.value,)
+        ops = ins.operands if isinstance(ins, ir.Atom) else (ins.value,)
         raw_ops = []
         for v in ops:
             e = ctx.operand(v)
-            if ins.operation is RmwOp.SUB:
+            if ins.operation is ir.RmwOp.SUB:
                 e = f"(-({e}))"
             raw_ops.append(ctx.enc_rmw(ins.operation, e))
         if mnem.startswith("red."):
@@ -310,47 +273,46 @@ def _emit(ins: Instruction, ctx: "EmitContext", backward: bool = False) -> list[
             "{ unsigned raw_;",
             f'  asm volatile("{mnem} %0, [%1], {operand_list};" : "=r"(raw_) : {_acon(space)}({a}), {ins_list} : "memory");',
         ]
-        if isinstance(ins, Atom):
+        if isinstance(ins, ir.Atom):
             lines.append(f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}")
         else:
             lines.append("  (void)raw_; }")
         return lines
-    if isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS:
+    if isinstance(ins, ir.Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS:
         # the one-way fences exist from sm_90 (one_way_fence_arch_ok): the device pass of an older
         # arch stops here with a message instead of ptxas writing a cubin nvdisasm cannot read
         return [f"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < {ONE_WAY_FENCE_SM}0",
                 f'#error "fuzzgpu: fence.{ins.sem.value} needs sm_{ONE_WAY_FENCE_SM} or later (PTX ISA 8.6, membar/fence); '
                 'this compile targets an older arch"',
                 "#else", f'asm volatile("{ptx_of(ins)};" ::: "memory");', "#endif"]
-    if isinstance(ins, (Fence, ProxyFence)):
+    if isinstance(ins, (ir.Fence, ir.ProxyFence)):
         return [f'asm volatile("{ptx_of(ins)};" ::: "memory");']
-    if isinstance(ins, Barrier):
+    if isinstance(ins, ir.Barrier):
         return [ctx.barrier(ins)]
-    if isinstance(ins, Mov):
+    if isinstance(ins, ir.Mov):
         src = ctx.operand(ins.src)
         return [f"{ctx.write(ins.dst)} = {src};"]
-    if isinstance(ins, Arith):
+    if isinstance(ins, ir.Arith):
         a, b = ctx.operand(ins.a), ctx.operand(ins.b)
-        if ins.operation is ArithOp.DIV:
+        if ins.operation is ir.ArithOp.DIV:
             return [f"{ctx.write(ins.dst)} = ({b}) == 0 ? 0 : ({a}) / ({b});"]
         return [f"{ctx.write(ins.dst)} = ({a}) {_ARITH[ins.operation]} ({b});"]
-    if isinstance(ins, Label):
+    if isinstance(ins, ir.Label):
         return [f"{ctx.label(ins.name)}: ;"]
-    if isinstance(ins, Branch):
+    if isinstance(ins, ir.Branch):
         a, b = ctx.operand(ins.a), ctx.operand(ins.b)
         return [f"if (({a}) {_COND[ins.cond]} ({b})) {{ {ctx.jump(ins.target, backward)} }}"]
-    if isinstance(ins, Goto):
+    if isinstance(ins, ir.Goto):
         return [f"{{ {ctx.jump(ins.target, backward)} }}"]
-    if isinstance(ins, Filler):
+    if isinstance(ins, ir.Filler):
         return _emit_filler(ins)
     if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
         return _emit_extension(ins, ctx)
     raise TypeError(f"no code generation for {ins.OP}")
 
 
-_KNOWN = (Load, Store, Atom, Red, Fence, ProxyFence, Barrier, Mov, Arith, Label, Branch, Goto, Filler) + tuple(
-    ir.EXTENSION_INSTRUCTIONS
-)
+_KNOWN = (ir.Load, ir.Store, ir.Atom, ir.Red, ir.Fence, ir.ProxyFence, ir.Barrier, ir.Mov, ir.Arith, ir.Label, ir.Branch, ir.Goto,
+          ir.Filler, *ir.EXTENSION_INSTRUCTIONS)
 
 #: A litmus location is one 32-bit word; a bulk (TMA) copy moves at least 16 bytes, 16-byte aligned.
 #: Code generation gives every location a 16-byte slot (the litmus word first) and scales every
@@ -362,19 +324,19 @@ BULK_SLOT_BYTES = 16
 
 #: cp.reduce.async.bulk operation -> PTX type suffix
 _BULK_REDUCE = {
-    RmwOp.ADD: "add.u32",
-    RmwOp.MIN: "min.u32",
-    RmwOp.MAX: "max.u32",
-    RmwOp.INC: "inc.u32",
-    RmwOp.DEC: "dec.u32",
-    RmwOp.AND: "and.b32",
-    RmwOp.OR: "or.b32",
-    RmwOp.XOR: "xor.b32",
+    ir.RmwOp.ADD: "add.u32",
+    ir.RmwOp.MIN: "min.u32",
+    ir.RmwOp.MAX: "max.u32",
+    ir.RmwOp.INC: "inc.u32",
+    ir.RmwOp.DEC: "dec.u32",
+    ir.RmwOp.AND: "and.b32",
+    ir.RmwOp.OR: "or.b32",
+    ir.RmwOp.XOR: "xor.b32",
 }
 
 #: the bulk reductions the harness runs: two's-complement arithmetic and bitwise operations, the
 #: same on the device's 32-bit words as in the oracle (with the exact value codec: value_plan)
-_BULK_REDUCE_RUNNABLE = (RmwOp.ADD, RmwOp.AND, RmwOp.OR, RmwOp.XOR)
+_BULK_REDUCE_RUNNABLE = (ir.RmwOp.ADD, ir.RmwOp.AND, ir.RmwOp.OR, ir.RmwOp.XOR)
 
 #: true when the device pass compiles for an arch with tcgen05 (sm_100a / sm_101a / sm_103a, or
 #: the sm_100f family)
@@ -410,21 +372,21 @@ def _bulk_bytes(litmus_bytes: int) -> int:
     return (n + BULK_SLOT_BYTES - 1) // BULK_SLOT_BYTES * BULK_SLOT_BYTES
 
 
-def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
+def _emit_extension(ins: ir.Instruction, ctx: EmitContext) -> list[str]:
     """The PDL / mbarrier / async-proxy / cp.async instructions, each one inline-PTX statement with
     a ``"memory"`` clobber.  mbarrier objects and bulk-copy operands are 32-bit shared addresses
     (``ctx.addr``); the context keeps them 8- (mbarrier) and 16-byte (bulk) aligned."""
-    if isinstance(ins, GridDepControl):
+    if isinstance(ins, ir.GridDepControl):
         return [f'asm volatile("griddepcontrol.{ins.action};" ::: "memory");']
-    if isinstance(ins, MbarrierInit):
+    if isinstance(ins, ir.MbarrierInit):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {ins.count};" :: "r"({a}) : "memory");']
-    if isinstance(ins, ClusterBarrier):
+    if isinstance(ins, ir.ClusterBarrier):
         sem = f".{ins.sem}" if ins.sem is not None else ""
         return [f'asm volatile("barrier.cluster.{ins.mode}{sem};" ::: "memory");']
-    if isinstance(ins, FenceMbarrierInit):
+    if isinstance(ins, ir.FenceMbarrierInit):
         return ['asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");']
-    if isinstance(ins, MbarrierArrive):
+    if isinstance(ins, ir.MbarrierArrive):
         a, _ = _address(ctx, ins, ins.bar)
         space = "shared::cluster" if ins.shared_cluster else "shared::cta"
         q = f".{ins.sem}.{ins.scope}.{space}.b64"
@@ -441,14 +403,14 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
             ]
         cnt = f", {ins.count}" if ins.count != 1 else ""
         return [f'asm volatile("{{ {decl}mbarrier.arrive{q} {state}, [%0]{cnt}; }}" :: "r"({a}) : "memory");']
-    if isinstance(ins, MbarrierExpectTx):
+    if isinstance(ins, ir.MbarrierExpectTx):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
-    if isinstance(ins, MbarrierCompleteTx):
+    if isinstance(ins, ir.MbarrierCompleteTx):
         a, _ = _address(ctx, ins, ins.bar)
         space = "shared::cluster" if ins.shared_cluster else "shared::cta"
         return [f'asm volatile("mbarrier.complete_tx.relaxed.{ins.scope}.{space}.b64 [%0], {ins.tx * BULK_SCALE};" :: "r"({a}) : "memory");']
-    if isinstance(ins, MbarrierWait):
+    if isinstance(ins, ir.MbarrierWait):
         a, _ = ctx.addr(ins.bar)
         # one try: try_wait itself gives up after a hardware time limit (false), test_wait at once
         return [
@@ -457,13 +419,13 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
             f'selp.u32 %0, 1, 0, p_; }}" : "=r"(ok_) : "r"({a}) : "memory");',
             f"  {ctx.set_result(ins.dst, '(int)ok_')} }}",
         ]
-    if isinstance(ins, CpAsyncBulk) and ins.tensor:
+    if isinstance(ins, ir.CpAsyncBulk) and ins.tensor:
         return _emit_tensor_copy(ins, ctx)
-    if isinstance(ins, CpAsyncBulk):
+    if isinstance(ins, ir.CpAsyncBulk):
         d, dsp = ctx.addr(ins.dst_loc)
         src, ssp = ctx.addr(ins.src_loc)
         n = _bulk_bytes(ins.size)
-        if dsp is Space.SHARED:  # global -> shared, completes on the mbarrier
+        if dsp is ir.Space.SHARED:  # global -> shared, completes on the mbarrier
             if ins.reduce is not None:
                 raise TypeError("cp.reduce.async.bulk has no global -> shared form")
             if ins.completion != "mbarrier" or ins.bar is None:
@@ -476,37 +438,37 @@ def _emit_extension(ins: Instruction, ctx: EmitContext) -> list[str]:
         op = "cp.async.bulk" if ins.reduce is None else "cp.reduce.async.bulk"
         red = "" if ins.reduce is None else "." + _BULK_REDUCE[ins.reduce]
         return [f'asm volatile("{op}.global.shared::cta.bulk_group{red} [%0], [%1], {n};" :: "l"({d}), "r"({src}) : "memory");']
-    if isinstance(ins, BulkCommit):
+    if isinstance(ins, ir.BulkCommit):
         return ['asm volatile("cp.async.bulk.commit_group;" ::: "memory");']
-    if isinstance(ins, BulkWait):
+    if isinstance(ins, ir.BulkWait):
         return [f'asm volatile("cp.async.bulk.wait_group{".read" if ins.read else ""} {ins.n};" ::: "memory");']
-    if isinstance(ins, CpAsync):
+    if isinstance(ins, ir.CpAsync):
         d, _ = ctx.addr(ins.dst_loc)
         src, _ = ctx.addr(ins.src_loc)
         return [f'asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"({d}), "l"({src}) : "memory");']
-    if isinstance(ins, CpAsyncCommit):
+    if isinstance(ins, ir.CpAsyncCommit):
         return ['asm volatile("cp.async.commit_group;" ::: "memory");']
-    if isinstance(ins, CpAsyncWait):
+    if isinstance(ins, ir.CpAsyncWait):
         if ins.n is None:
             return ['asm volatile("cp.async.wait_all;" ::: "memory");']
         return [f'asm volatile("cp.async.wait_group {ins.n};" ::: "memory");']
-    if isinstance(ins, CpAsyncMbarrierArrive):
+    if isinstance(ins, ir.CpAsyncMbarrierArrive):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"({a}) : "memory");']
-    if isinstance(ins, AsyncRead):
+    if isinstance(ins, ir.AsyncRead):
         return ctx.async_read(ins)
-    if isinstance(ins, Tcgen05Fence):
+    if isinstance(ins, ir.Tcgen05Fence):
         return _emit_tcgen05_fence(ins)
     raise TypeError(f"no code generation for {ins.OP}")
 
 
-def _emit_tensor_copy(ins: CpAsyncBulk, ctx: EmitContext) -> list[str]:
+def _emit_tensor_copy(ins: ir.CpAsyncBulk, ctx: EmitContext) -> list[str]:
     """``cp{.reduce}.async.bulk.tensor.1d`` (PTX ISA cp.async.bulk.tensor, cp.reduce.async.bulk.tensor):
     the global side is ``[tensorMap, {c}]`` (``ctx.tensor_map``: the 1-D map over the location
     buffer, whose box is the location's 16-byte slot -- 4 32-bit elements -- so the copy moves and
     completes the same bytes as the non-tensor copy); ``.tile`` load mode."""
     _, dsp = ctx.addr(ins.dst_loc)
-    if dsp is Space.SHARED:  # global -> shared, completes on the mbarrier
+    if dsp is ir.Space.SHARED:  # global -> shared, completes on the mbarrier
         if ins.reduce is not None or ins.completion != "mbarrier" or ins.bar is None:
             raise TypeError("cp.async.bulk.tensor global -> shared completes on an mbarrier (no reduction)")
         d, _ = ctx.addr(ins.dst_loc)
@@ -524,7 +486,7 @@ def _emit_tensor_copy(ins: CpAsyncBulk, ctx: EmitContext) -> list[str]:
             f':: "l"({tmap}), "r"({c}), "r"({src}) : "memory");']
 
 
-def _emit_tcgen05_fence(ins: Tcgen05Fence) -> list[str]:
+def _emit_tcgen05_fence(ins: ir.Tcgen05Fence) -> list[str]:
     return [
         _TCGEN05_GUARD,
         f'#error "fuzzgpu: tcgen05.fence::{ins.kind} exists only on sm_100a/sm_101a/sm_103a (or the sm_100f family); this compile targets another arch"',
@@ -534,7 +496,7 @@ def _emit_tcgen05_fence(ins: Tcgen05Fence) -> list[str]:
     ]
 
 
-def _emit_filler(ins: Filler) -> list[str]:
+def _emit_filler(ins: ir.Filler) -> list[str]:
     n = ins.n
     if ins.kind == "delay":
         # %clock is read by asm volatile, so the loop cannot be folded or deleted (an empty loop is).
@@ -569,7 +531,7 @@ def _registers(t: ir.Thread) -> list[str]:
 
 
 def _labels(t: ir.Thread) -> dict[str, int]:
-    return {ins.name: n for n, ins in enumerate(t.code) if isinstance(ins, Label)}
+    return {ins.name: n for n, ins in enumerate(t.code) if isinstance(ins, ir.Label)}
 
 
 _COMMENT_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:;=+-()[]{}<>@#!$&*|^~'\"/")

@@ -7,35 +7,7 @@ from typing import Mapping, Protocol, TypeVar
 
 from .. import semantics
 from ..errors import SourceError
-from ..ir import (
-    LOAD_SEMS,
-    NAME_RE,
-    PROXY_FENCE_SPACES,
-    REGISTER_RE,
-    RMW_SEMS,
-    STORE_SEMS,
-    Atom,
-    Barrier,
-    CpAsync,
-    CpAsyncBulk,
-    Fence,
-    Instruction,
-    Label,
-    Load,
-    MbarrierArrive,
-    MbarrierWait,
-    Mov,
-    Operand,
-    Proxy,
-    ProxyFence,
-    ProxyFenceKind,
-    Red,
-    RmwOp,
-    Scope,
-    Sem,
-    Space,
-    Store,
-)
+from .. import ir
 from .mnemonics import (
     ATOM_BASES,
     BULK_COMPLETION_SPELLINGS,
@@ -87,12 +59,12 @@ def qualifier_value(found: Mapping[str, tuple[object, Qualifier]], category: str
 class Cell:
     """One parsed instruction with the tokens errors may point at."""
 
-    instr: Instruction
+    instr: ir.Instruction
     token: Token
     targets: list[Token] = field(default_factory=list)  # label operands
     locations: list[Token] = field(default_factory=list)  # location operands
     #: (operand token, state space its mnemonic says it is in): ``cp.async.bulk.shared.global ...``
-    spaces: list[tuple[Token, Space]] = field(default_factory=list)
+    spaces: list[tuple[Token, ir.Space]] = field(default_factory=list)
 
 
 
@@ -125,7 +97,7 @@ class InstructionBuilder:
             self.quals.append(Qualifier(part, col))
             col += len(part) + 1
         self.operands = operands
-        self.cell = Cell(Label("?"), mnemonic)
+        self.cell = Cell(ir.Label("?"), mnemonic)
 
     def error(self, message: str, tok: Token | None = None) -> SourceError:
         return self.p.error(message, tok or self.tok)
@@ -145,7 +117,7 @@ class InstructionBuilder:
         self.cell.instr = instr
         return self.cell
 
-    def form(self, form: Form) -> Instruction:
+    def form(self, form: Form) -> ir.Instruction:
         """A fixed spelling: its operands, in order, into the fields the table names."""
         self.count(len(form.operands))
         read = {"register": self.register, "value": self.value, "location": self.location, "label": self.label,
@@ -164,11 +136,11 @@ class InstructionBuilder:
 
     def register(self, i: int) -> str:
         tok = self.operands[i]
-        if tok.kind != WORD or not REGISTER_RE.fullmatch(tok.text):
+        if tok.kind != WORD or not ir.REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a register, found {tok.describe()}", tok)
         return tok.text
 
-    def value(self, i: int) -> Operand:
+    def value(self, i: int) -> ir.Operand:
         tok = self.operands[i]
         if tok.kind == NUM:
             return self.p.int_value(tok)
@@ -176,21 +148,21 @@ class InstructionBuilder:
 
     def location(self, i: int) -> str:
         tok = self.operands[i]
-        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text) or REGISTER_RE.fullmatch(tok.text):
+        if tok.kind != WORD or not ir.NAME_RE.fullmatch(tok.text) or ir.REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a location, found {tok.describe()}", tok)
         self.cell.locations.append(tok)
         return tok.text
 
     def label(self, i: int) -> str:
         tok = self.operands[i]
-        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
+        if tok.kind != WORD or not ir.NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected a label, found {tok.describe()}", tok)
         self.cell.targets.append(tok)
         return tok.text
 
     # qualifiers -------------------------------------------------------------------------
 
-    def no_qualifiers(self) -> Instruction:
+    def no_qualifiers(self) -> ir.Instruction:
         """``mov``, arithmetic, branches, ``goto``: a qualified spelling (no :class:`Form` has one)."""
         q = self.quals[0]
         raise self.qual_error(f"{self.base} takes no qualifier, found '.{q.text}'", q)
@@ -213,31 +185,31 @@ class InstructionBuilder:
         return found
 
     def sem_scope(
-        self, found: dict[str, tuple[object, Qualifier]], sems: frozenset[Sem], what: str
-    ) -> tuple[Sem, Scope | None]:
+        self, found: dict[str, tuple[object, Qualifier]], sems: frozenset[ir.Sem], what: str
+    ) -> tuple[ir.Sem, ir.Scope | None]:
         """A load's or store's ``.sem.scope`` (``.weak`` when absent; a scope needs a semantics)."""
-        sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
+        sem, scope = qualifier_value(found, "sem", ir.Sem), qualifier_value(found, "scope", ir.Scope)
         if sem is None and scope is not None:
             raise self.qual_error(f"a scope needs a semantics, as in {self.base}.relaxed.{scope[0]}", scope[1])
         if sem is None:
-            return Sem.WEAK, None
+            return ir.Sem.WEAK, None
         if sem[0] not in sems:
             raise self.qual_error(f"{what} cannot be .{sem[0]}", sem[1])
-        if sem[0] in (Sem.WEAK, Sem.VOLATILE) and scope is not None:
+        if sem[0] in (ir.Sem.WEAK, ir.Sem.VOLATILE) and scope is not None:
             raise self.qual_error(f".{sem[0]} takes no scope", scope[1])
         return sem[0], None if scope is None else scope[0]
 
-    def proxy(self, bases: dict[str, Proxy], found: dict[str, tuple[object, Qualifier]]) -> Proxy:
+    def proxy(self, bases: dict[str, ir.Proxy], found: dict[str, tuple[object, Qualifier]]) -> ir.Proxy:
         proxy = bases[self.base]
         if "proxy" in found:
-            if proxy is not Proxy.GENERIC:
+            if proxy is not ir.Proxy.GENERIC:
                 raise self.qual_error(f"'.async' cannot be combined with {self.base}", found["proxy"][1])
-            proxy = Proxy.ASYNC
+            proxy = ir.Proxy.ASYNC
         return proxy
 
     # instruction kinds ------------------------------------------------------------------
 
-    def access(self) -> Instruction:
+    def access(self) -> ir.Instruction:
         """``ld``/``st``/``atom``/``red`` and their proxy bases (``suld``, ``tld``, ``cold``...)."""
         if self.base in LOAD_BASES:
             return self.load()
@@ -247,20 +219,20 @@ class InstructionBuilder:
             return self.atom()
         return self.red()
 
-    def load(self) -> Instruction:
+    def load(self) -> ir.Instruction:
         found = self.classify(
-            {"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True},
+            {"sem": SEMS, "scope": SCOPES, "proxy": {"async": ir.Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True},
              **DSM_QUALIFIER}
         )
         self.count(2)
         dst = self.register(0)
         if self.base == "ld" and not found and self.operands[1].kind == NUM:
-            return Mov(dst, self.value(1))
+            return ir.Mov(dst, self.value(1))
         if "nc" in found or "space" in found:
             self.check_nc(found)
-            return Load(dst, self.location(1), nc=True)
-        sem, scope = self.sem_scope(found, LOAD_SEMS, "a load")
-        return Load(dst, self.location(1), sem, scope, self.proxy(LOAD_BASES, found), shared_cluster=self.dsm(found))
+            return ir.Load(dst, self.location(1), nc=True)
+        sem, scope = self.sem_scope(found, ir.LOAD_SEMS, "a load")
+        return ir.Load(dst, self.location(1), sem, scope, self.proxy(LOAD_BASES, found), shared_cluster=self.dsm(found))
 
     def dsm(self, found: dict[str, tuple[object, Qualifier]]) -> bool:
         """``.shared::cluster`` (distributed shared memory): generic ld/st/atom/red only."""
@@ -282,85 +254,85 @@ class InstructionBuilder:
         if self.base != "ld":
             raise self.error(f"{self.base} cannot be .global.nc (only ld)")
 
-    def store(self) -> Instruction:
-        found = self.classify({"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, **DSM_QUALIFIER})
+    def store(self) -> ir.Instruction:
+        found = self.classify({"sem": SEMS, "scope": SCOPES, "proxy": {"async": ir.Proxy.ASYNC}, **DSM_QUALIFIER})
         self.count(2)
-        sem, scope = self.sem_scope(found, STORE_SEMS, "a store")
-        return Store(self.location(0), self.value(1), sem, scope, self.proxy(STORE_BASES, found), shared_cluster=self.dsm(found))
+        sem, scope = self.sem_scope(found, ir.STORE_SEMS, "a store")
+        return ir.Store(self.location(0), self.value(1), sem, scope, self.proxy(STORE_BASES, found), shared_cluster=self.dsm(found))
 
-    def rmw_qualifiers(self, bases: dict[str, Proxy]) -> tuple[RmwOp, Sem, Scope, Proxy, bool]:
+    def rmw_qualifiers(self, bases: dict[str, ir.Proxy]) -> tuple[ir.RmwOp, ir.Sem, ir.Scope, ir.Proxy, bool]:
         found = self.classify(
-            {"sem": SEMS, "scope": SCOPES, "proxy": {"async": Proxy.ASYNC}, "operation": RMW_OPS, **DSM_QUALIFIER}
+            {"sem": SEMS, "scope": SCOPES, "proxy": {"async": ir.Proxy.ASYNC}, "operation": RMW_OPS, **DSM_QUALIFIER}
         )
-        op = qualifier_value(found, "operation", RmwOp)
+        op = qualifier_value(found, "operation", ir.RmwOp)
         if op is None:
             raise self.error(f"{self.tok.text!r} needs an operation (.add, .cas, .exch...)")
-        sem = qualifier_value(found, "sem", Sem)  # absent: .relaxed, one of RMW_SEMS
-        if sem is not None and sem[0] not in RMW_SEMS:
+        sem = qualifier_value(found, "sem", ir.Sem)  # absent: .relaxed, one of RMW_SEMS
+        if sem is not None and sem[0] not in ir.RMW_SEMS:
             raise self.qual_error(f"{self.base} cannot be .{sem[0]}", sem[1])
-        scope = qualifier_value(found, "scope", Scope)
-        return (op[0], Sem.RELAXED if sem is None else sem[0], Scope.GPU if scope is None else scope[0], self.proxy(bases, found),
+        scope = qualifier_value(found, "scope", ir.Scope)
+        return (op[0], ir.Sem.RELAXED if sem is None else sem[0], ir.Scope.GPU if scope is None else scope[0], self.proxy(bases, found),
                 self.dsm(found))
 
-    def atom(self) -> Instruction:
+    def atom(self) -> ir.Instruction:
         op, sem, scope, proxy, dsm = self.rmw_qualifiers(ATOM_BASES)
-        self.count(4 if op is RmwOp.CAS else 3)
+        self.count(4 if op is ir.RmwOp.CAS else 3)
         dst, loc = self.register(0), self.location(1)
         operands = tuple(self.value(i) for i in range(2, len(self.operands)))
-        return Atom(dst, loc, op, operands, sem, scope, proxy, shared_cluster=dsm)
+        return ir.Atom(dst, loc, op, operands, sem, scope, proxy, shared_cluster=dsm)
 
-    def red(self) -> Instruction:
+    def red(self) -> ir.Instruction:
         op, sem, scope, proxy, dsm = self.rmw_qualifiers(RED_BASES)
-        if op in (RmwOp.CAS, RmwOp.EXCH):
+        if op in (ir.RmwOp.CAS, ir.RmwOp.EXCH):
             raise self.error(f"red has no .{op}")
         self.count(2)
-        return Red(self.location(0), op, self.value(1), sem, scope, proxy, shared_cluster=dsm)
+        return ir.Red(self.location(0), op, self.value(1), sem, scope, proxy, shared_cluster=dsm)
 
-    def fence(self) -> Instruction:
+    def fence(self) -> ir.Instruction:
         self.count(0)
         if self.quals and self.quals[0].text == "proxy":
             return self.proxy_fence()
         if self.quals and self.quals[0].text == "mbarrier_init":  # the right spelling is a Form
             raise self.error(f"unknown fence {self.tok.text!r} (fence.mbarrier_init.release.cluster)")
         found = self.classify({"sem": SEMS, "scope": SCOPES})
-        sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
+        sem, scope = qualifier_value(found, "sem", ir.Sem), qualifier_value(found, "scope", ir.Scope)
         if sem is None or scope is None:
             raise self.error(f"{self.tok.text!r}: a fence needs a semantics and a scope, as in fence.sc.gpu")
         unknown = semantics.unknown_fence(sem[0])  # the fences of the semantics table
         if unknown is not None:
             raise self.qual_error(unknown, sem[1])
-        return Fence(sem[0], scope[0])
+        return ir.Fence(sem[0], scope[0])
 
-    def proxy_fence(self) -> Instruction:
+    def proxy_fence(self) -> ir.Instruction:
         if len(self.quals) < 2:
             raise self.error("fence.proxy needs a kind (alias, surface, texture, constant, async)")
         kind_q = self.quals[1]
-        kinds = {k.value: k for k in ProxyFenceKind}
+        kinds = {k.value: k for k in ir.ProxyFenceKind}
         if kind_q.text not in kinds:
             raise self.qual_error(f"unknown proxy fence kind '.{kind_q.text}'", kind_q)
         space = None
         if len(self.quals) > 2:
             space_q = self.quals[2]
-            if space_q.text not in PROXY_FENCE_SPACES or len(self.quals) > 3:
-                bad = space_q if space_q.text not in PROXY_FENCE_SPACES else self.quals[3]
+            if space_q.text not in ir.PROXY_FENCE_SPACES or len(self.quals) > 3:
+                bad = space_q if space_q.text not in ir.PROXY_FENCE_SPACES else self.quals[3]
                 raise self.qual_error(
                     f"bad proxy fence state space '.{bad.text}' (global, shared::cta, shared::cluster)", bad
                 )
             space = space_q.text
-        return ProxyFence(kinds[kind_q.text], space)
+        return ir.ProxyFence(kinds[kind_q.text], space)
 
-    def unknown_membar(self) -> Instruction:
+    def unknown_membar(self) -> ir.Instruction:
         """``membar.{cta,gl,sys}`` are Forms (``fence.sc``); any other spelling is wrong."""
         self.count(0)
         raise self.error(f"{self.tok.text!r}: expected membar.cta, membar.gl or membar.sys")
 
-    def cluster_barrier(self) -> Instruction:
+    def cluster_barrier(self) -> ir.Instruction:
         """``barrier.cluster...``: the right spellings are Forms; this one is wrong."""
         raise self.error(
             f"unknown barrier {self.tok.text!r} (barrier.cluster.arrive{{.release,.relaxed}} or barrier.cluster.wait{{.acquire}})"
         )
 
-    def barrier(self) -> Instruction:
+    def barrier(self) -> ir.Instruction:
         texts = [q.text for q in self.quals]
         if self.base == "barrier" and texts and texts[0] == "cluster":
             return self.cluster_barrier()
@@ -373,18 +345,18 @@ class InstructionBuilder:
         n = len(self.operands)
         if not dat3m:  # PTX: bar.sync id{, count}
             self.count(1, 2)
-            return Barrier(id=self.value(0), count=self.barrier_count(1) if n == 2 else None, mode=mode)
+            return ir.Barrier(id=self.value(0), count=self.barrier_count(1) if n == 2 else None, mode=mode)
         # Dat3M: bar.cta.sync id | bar.cta.sync instance, id{, quorum}
         self.count(1, 2, 3)
         if n == 1:
-            return Barrier(id=self.value(0), mode=mode)
+            return ir.Barrier(id=self.value(0), mode=mode)
         instance = self.operands[0]
         if instance.kind != NUM:
             raise self.error(f"the barrier instance must be a number, found {instance.describe()}", instance)
         count = self.barrier_count(2) if n == 3 else None
-        return Barrier(id=self.value(1), count=count, mode=mode, instance=self.p.int_value(instance))
+        return ir.Barrier(id=self.value(1), count=count, mode=mode, instance=self.p.int_value(instance))
 
-    def barrier_count(self, i: int) -> Operand | None:
+    def barrier_count(self, i: int) -> ir.Operand | None:
         tok = self.operands[i]
         if tok.kind == WORD and tok.text == "all":
             return None
@@ -399,21 +371,21 @@ class InstructionBuilder:
             raise self.error(f"expected a number, found {tok.describe()}", tok)
         return self.p.int_value(tok)
 
-    def unknown_griddepcontrol(self) -> Instruction:
+    def unknown_griddepcontrol(self) -> ir.Instruction:
         raise self.error(f"unknown {self.tok.text!r} (griddepcontrol.launch_dependents or griddepcontrol.wait)")
 
-    def unknown_tcgen05(self) -> Instruction:
+    def unknown_tcgen05(self) -> ir.Instruction:
         raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync)")
 
-    def unknown_async(self) -> Instruction:
+    def unknown_async(self) -> ir.Instruction:
         raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")
 
-    def mbarrier_sem_scope(self, quals: list[Qualifier], sems: dict[str, Sem], default: Sem) -> tuple[Sem, Scope]:
+    def mbarrier_sem_scope(self, quals: list[Qualifier], sems: dict[str, ir.Sem], default: ir.Sem) -> tuple[ir.Sem, ir.Scope]:
         found = self.classify({"sem": sems, "scope": MBAR_SCOPES}, quals)
-        sem, scope = qualifier_value(found, "sem", Sem), qualifier_value(found, "scope", Scope)
-        return default if sem is None else sem[0], Scope.CTA if scope is None else scope[0]
+        sem, scope = qualifier_value(found, "sem", ir.Sem), qualifier_value(found, "scope", ir.Scope)
+        return default if sem is None else sem[0], ir.Scope.CTA if scope is None else scope[0]
 
-    def mbarrier(self) -> Instruction:
+    def mbarrier(self) -> ir.Instruction:
         texts = self.texts()
         op = texts[0] if texts else ""
         rest = self.quals[1:]
@@ -422,18 +394,18 @@ class InstructionBuilder:
             rest = rest[1:] if expect else rest
             dsm = bool(rest) and rest[-1].text == DSM_SPACE
             rest = rest[:-1] if dsm else rest
-            sem, scope = self.mbarrier_sem_scope(rest, MBAR_ARRIVE_SEMS, Sem.RELEASE)
+            sem, scope = self.mbarrier_sem_scope(rest, MBAR_ARRIVE_SEMS, ir.Sem.RELEASE)
             self.count(*((2, 3) if expect else (1, 2)))
             tx = self.number(1) if expect else None
             extra = 2 if expect else 1
             count = self.number(extra) if len(self.operands) > extra else 1
-            return MbarrierArrive(self.location(0), sem, scope, tx, count, shared_cluster=dsm)
+            return ir.MbarrierArrive(self.location(0), sem, scope, tx, count, shared_cluster=dsm)
         if op in ("try_wait", "test_wait"):
             if not rest or rest[0].text != "parity":
                 raise self.error(f"{self.tok.text!r}: write mbarrier.{op}.parity")
-            sem, scope = self.mbarrier_sem_scope(rest[1:], MBAR_WAIT_SEMS, Sem.ACQUIRE)
+            sem, scope = self.mbarrier_sem_scope(rest[1:], MBAR_WAIT_SEMS, ir.Sem.ACQUIRE)
             self.count(3)
-            return MbarrierWait(self.register(0), self.location(1), self.number(2), op, sem, scope)
+            return ir.MbarrierWait(self.register(0), self.location(1), self.number(2), op, sem, scope)
         fixed = [f.mnemonic for f in FORMS.values() if f.printed and f.mnemonic.split(".")[:2] == ["mbarrier", op]]
         if fixed:  # an operation the table spells out: its spellings
             raise self.error(f"unknown instruction {self.tok.text!r} (write {' or '.join(fixed)})")
@@ -442,7 +414,7 @@ class InstructionBuilder:
             f"unknown instruction {self.tok.text!r} (mbarrier.{', .'.join(ops)}, .arrive, .try_wait.parity, .test_wait.parity)"
         )
 
-    def copy(self) -> Instruction:
+    def copy(self) -> ir.Instruction:
         """``cp.async...`` and ``cp.reduce.async.bulk...``."""
         texts = self.texts()
         if texts[:1] == ["reduce"]:
@@ -454,9 +426,9 @@ class InstructionBuilder:
             if texts[2:] not in (["shared", "global"], ["shared::cta", "global"]):
                 raise self.error(f"unknown instruction {self.tok.text!r} (cp.async.{texts[1]}.shared.global DST, SRC)")
             self.count(2)
-            self.expect_space(0, Space.SHARED)
-            self.expect_space(1, Space.GLOBAL)
-            return CpAsync(self.location(0), self.location(1))
+            self.expect_space(0, ir.Space.SHARED)
+            self.expect_space(1, ir.Space.GLOBAL)
+            return ir.CpAsync(self.location(0), self.location(1))
         if tuple(texts) == ("async", "mbarrier", "arrive"):
             raise self.error(
                 f"write {self.tok.text}.noinc: the arrival of cp.async.mbarrier.arrive counts against the mbarrier's "
@@ -464,11 +436,11 @@ class InstructionBuilder:
             )
         raise self.error(f"unknown instruction {self.tok.text!r}")
 
-    def expect_space(self, i: int, space: Space) -> None:
+    def expect_space(self, i: int, space: ir.Space) -> None:
         if i < len(self.operands):
             self.cell.spaces.append((self.operands[i], space))
 
-    def bulk_copy(self, texts: list[str], reduce: bool) -> Instruction:
+    def bulk_copy(self, texts: list[str], reduce: bool) -> ir.Instruction:
         if texts[:2] != ["async", "bulk"] or len(texts) < 3:
             raise self.error(f"unknown instruction {self.tok.text!r}")
         tail = texts[2:]  # commit_group and wait_group{.read} are Forms
@@ -486,14 +458,14 @@ class InstructionBuilder:
         self.count(4 if completion == "mbarrier" else 3)
         dst, src, size = self.location(0), self.location(1), self.number(2)
         bar = self.location(3) if completion == "mbarrier" else None
-        return CpAsyncBulk(dst, src, completion, bar, op, size)
+        return ir.CpAsyncBulk(dst, src, completion, bar, op, size)
 
-    def reduction(self, text: str) -> RmwOp:
+    def reduction(self, text: str) -> ir.RmwOp:
         if text not in RMW_OPS:
             raise self.error(f"unknown reduction '.{text}' in {self.tok.text!r}")
         return RMW_OPS[text]
 
-    def bulk_copy_spaces(self, tail: list[str], reduce: bool) -> Instruction:
+    def bulk_copy_spaces(self, tail: list[str], reduce: bool) -> ir.Instruction:
         """The PTX form ``cp{.reduce}.async.bulk.DST.SRC{.COMPLETION}{.op} dst, src{, size}{, bar}``:
         ``DST``/``SRC`` are ``global``, ``shared`` (``shared::cta``, ``shared::cluster``) and must match
         the declared locations; the completion defaults to ``mbarrier`` for a copy into shared memory and
@@ -506,7 +478,7 @@ class InstructionBuilder:
             completion = BULK_COMPLETION_SPELLINGS[rest[0]]
             rest = rest[1:]
         else:
-            completion = "mbarrier" if dst_space is Space.SHARED else "bulk_group"
+            completion = "mbarrier" if dst_space is ir.Space.SHARED else "bulk_group"
         if len(rest) != (1 if reduce else 0):
             what = "one reduction (.add, .min...)" if reduce else "nothing"
             raise self.error(f"{self.tok.text!r}: after the state spaces and completion comes {what}")
@@ -519,9 +491,9 @@ class InstructionBuilder:
         bar = self.location(len(self.operands) - 1) if with_bar else None
         self.expect_space(0, dst_space)
         self.expect_space(1, src_space)
-        return CpAsyncBulk(dst, src, completion, bar, op, size)
+        return ir.CpAsyncBulk(dst, src, completion, bar, op, size)
 
-    def tensor_copy(self, tail: list[str], reduce: bool) -> Instruction:
+    def tensor_copy(self, tail: list[str], reduce: bool) -> ir.Instruction:
         """The PTX form ``cp{.reduce}.async.bulk.tensor.1d.DST.SRC{.op}{.tile}{.COMPLETION} dst, src{, bar}``
         (PTX ISA cp.async.bulk.tensor, cp.reduce.async.bulk.tensor): the global operand names the
         location whose 1-D tensor map and coordinate the harness builds (``[tensorMap, {c}]`` in
@@ -535,7 +507,7 @@ class InstructionBuilder:
             raise self.error(f"{self.tok.text!r}: write the destination and the source state space ({form})")
         dst_space, src_space = COPY_SPACES[spaces[0]], COPY_SPACES[spaces[1]]
         completion: str | None = None
-        op: RmwOp | None = None
+        op: ir.RmwOp | None = None
         tile = False
         for q in tail[3:]:
             if q in BULK_COMPLETION_SPELLINGS and completion is None:
@@ -549,13 +521,13 @@ class InstructionBuilder:
         if reduce and op is None:
             raise self.error(f"{self.tok.text!r}: cp.reduce.async.bulk.tensor names its reduction (.add, .min...)")
         if completion is None:
-            completion = "mbarrier" if dst_space is Space.SHARED else "bulk_group"
+            completion = "mbarrier" if dst_space is ir.Space.SHARED else "bulk_group"
         self.count(3 if completion == "mbarrier" else 2)
         dst, src = self.location(0), self.location(1)
         bar = self.location(2) if completion == "mbarrier" else None
         self.expect_space(0, dst_space)
         self.expect_space(1, src_space)
-        return CpAsyncBulk(dst, src, completion, bar, op, 4, tensor=True)
+        return ir.CpAsyncBulk(dst, src, completion, bar, op, 4, tensor=True)
 
-    def unknown_filler(self) -> Instruction:
+    def unknown_filler(self) -> ir.Instruction:
         raise self.error(f"unknown filler {self.tok.text!r} (filler.regloop, filler.smem, filler.delay)")

@@ -23,69 +23,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal, Mapping
 
-from ..ir import (
-    FILLER_KINDS,
-    PROXY_FENCE_SPACES,
-    Arith,
-    ArithOp,
-    AsyncRead,
-    Atom,
-    Barrier,
-    Branch,
-    BulkCommit,
-    BulkWait,
-    ClusterBarrier,
-    Cond,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
-    Fence,
-    FenceMbarrierInit,
-    Filler,
-    Goto,
-    GridDepControl,
-    Instruction,
-    Load,
-    MbarrierArrive,
-    MbarrierCompleteTx,
-    MbarrierExpectTx,
-    MbarrierInit,
-    MbarrierWait,
-    Mov,
-    Proxy,
-    ProxyFence,
-    Red,
-    RmwOp,
-    Scope,
-    Sem,
-    Space,
-    Store,
-    Tcgen05Fence,
-)
+from .. import ir
+from ..ir import Instruction
 
 # --------------------------------------------------------------------------------------------
 # Qualifier spellings (read by the family builders and writers)
 # --------------------------------------------------------------------------------------------
 
-LOAD_BASES = {"ld": Proxy.GENERIC, "suld": Proxy.SURFACE, "tld": Proxy.TEXTURE, "cold": Proxy.CONSTANT}
-STORE_BASES = {"st": Proxy.GENERIC, "sust": Proxy.SURFACE, "tst": Proxy.TEXTURE, "cost": Proxy.CONSTANT}
-ATOM_BASES = {"atom": Proxy.GENERIC, "suatom": Proxy.SURFACE, "tatom": Proxy.TEXTURE, "coatom": Proxy.CONSTANT}
-RED_BASES = {"red": Proxy.GENERIC, "sured": Proxy.SURFACE, "tred": Proxy.TEXTURE, "cored": Proxy.CONSTANT}
-PROXY_PREFIX = {Proxy.GENERIC: "", Proxy.SURFACE: "su", Proxy.TEXTURE: "t", Proxy.CONSTANT: "co"}
-BRANCHES = {"b" + c.value: c for c in Cond}
-ARITH = {op.value: op for op in ArithOp}
-MEMBAR = {"cta": Scope.CTA, "gl": Scope.GPU, "sys": Scope.SYS}
+LOAD_BASES = {"ld": ir.Proxy.GENERIC, "suld": ir.Proxy.SURFACE, "tld": ir.Proxy.TEXTURE, "cold": ir.Proxy.CONSTANT}
+STORE_BASES = {"st": ir.Proxy.GENERIC, "sust": ir.Proxy.SURFACE, "tst": ir.Proxy.TEXTURE, "cost": ir.Proxy.CONSTANT}
+ATOM_BASES = {"atom": ir.Proxy.GENERIC, "suatom": ir.Proxy.SURFACE, "tatom": ir.Proxy.TEXTURE, "coatom": ir.Proxy.CONSTANT}
+RED_BASES = {"red": ir.Proxy.GENERIC, "sured": ir.Proxy.SURFACE, "tred": ir.Proxy.TEXTURE, "cored": ir.Proxy.CONSTANT}
+PROXY_PREFIX = {ir.Proxy.GENERIC: "", ir.Proxy.SURFACE: "su", ir.Proxy.TEXTURE: "t", ir.Proxy.CONSTANT: "co"}
+BRANCHES = {"b" + c.value: c for c in ir.Cond}
+ARITH = {op.value: op for op in ir.ArithOp}
+MEMBAR = {"cta": ir.Scope.CTA, "gl": ir.Scope.GPU, "sys": ir.Scope.SYS}
 GRIDDEP_ACTIONS = ("launch_dependents", "wait")
-MBAR_ARRIVE_SEMS = {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}
-MBAR_WAIT_SEMS = {"acquire": Sem.ACQUIRE, "relaxed": Sem.RELAXED}
-MBAR_SCOPES = {"cta": Scope.CTA, "cluster": Scope.CLUSTER}
+MBAR_ARRIVE_SEMS = {"release": ir.Sem.RELEASE, "relaxed": ir.Sem.RELAXED}
+MBAR_WAIT_SEMS = {"acquire": ir.Sem.ACQUIRE, "relaxed": ir.Sem.RELAXED}
+MBAR_SCOPES = {"cta": ir.Scope.CTA, "cluster": ir.Scope.CLUSTER}
 BULK_COMPLETIONS = ("mbarrier", "bulk_group")
 #: PTX spellings of the completion mechanism in the state-space form of cp{.reduce}.async.bulk
 BULK_COMPLETION_SPELLINGS = {"mbarrier": "mbarrier", "mbarrier::complete_tx::bytes": "mbarrier", "bulk_group": "bulk_group"}
 #: state-space qualifiers of copies (``.shared::cta``/``.shared::cluster`` are both a shared location here)
-COPY_SPACES = {"global": Space.GLOBAL, "shared": Space.SHARED, "shared::cta": Space.SHARED, "shared::cluster": Space.SHARED}
+COPY_SPACES = {"global": ir.Space.GLOBAL, "shared": ir.Space.SHARED, "shared::cta": ir.Space.SHARED, "shared::cluster": ir.Space.SHARED}
 #: the tensor copies' dimension and load mode (``cp.async.bulk.tensor.1d...tile``: fuzzgpu's tensor
 #: maps are 1-D and tiled) and the state spaces the printer writes for them, as the PTX ISA spells
 #: the two forms fuzzgpu emits (cp.async.bulk.tensor: ``.shared::cluster.global`` with
@@ -102,10 +63,10 @@ PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 DSM_SPACE = "shared::cluster"
 DSM_QUALIFIER: dict[str, Mapping[str, object]] = {"dsm": {DSM_SPACE: True}}
 #: ``barrier.cluster`` modes and their semantics qualifiers (the first is the default)
-CLUSTER_BARRIER_SEMS = {"arrive": {"release": Sem.RELEASE, "relaxed": Sem.RELAXED}, "wait": {"acquire": Sem.ACQUIRE}}
-SEMS = {s.value: s for s in Sem}
-SCOPES = {s.value: s for s in Scope}
-RMW_OPS = {o.value: o for o in RmwOp}
+CLUSTER_BARRIER_SEMS = {"arrive": {"release": ir.Sem.RELEASE, "relaxed": ir.Sem.RELAXED}, "wait": {"acquire": ir.Sem.ACQUIRE}}
+SEMS = {s.value: s for s in ir.Sem}
+SCOPES = {s.value: s for s in ir.Scope}
+RMW_OPS = {o.value: o for o in ir.RmwOp}
 CMP_PUNCT = {"==": "==", "=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
@@ -189,7 +150,7 @@ def _n(name: str) -> Slot:
 # -- family writers ----------------------------------------------------------------------------
 
 
-def sem_scope(sem: Sem, scope: Scope | None) -> str:
+def sem_scope(sem: ir.Sem, scope: ir.Scope | None) -> str:
     return f".{sem.value}" + (f".{scope.value}" if scope is not None else "")
 
 
@@ -197,25 +158,25 @@ def dsm(shared_cluster: bool) -> str:
     return f".{DSM_SPACE}" if shared_cluster else ""
 
 
-def proxied(base: str, proxy: Proxy) -> str:
-    if proxy is Proxy.ASYNC:
+def proxied(base: str, proxy: ir.Proxy) -> str:
+    if proxy is ir.Proxy.ASYNC:
         return f"{base}.async"
     return PROXY_PREFIX[proxy] + base
 
 
 def write_access(ins: Instruction) -> str | None:
     """``ld``/``st``/``atom``/``red`` and their proxy spellings (``suld``, ``ld.async``...)."""
-    if isinstance(ins, Load):
+    if isinstance(ins, ir.Load):
         if ins.nc:
             return f"ld.global.nc {ins.dst}, {ins.loc}"
         return f"{proxied('ld', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)} {ins.dst}, {ins.loc}"
-    if isinstance(ins, Store):
+    if isinstance(ins, ir.Store):
         return f"{proxied('st', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)} {ins.loc}, {ins.src}"
-    if isinstance(ins, Atom):
+    if isinstance(ins, ir.Atom):
         ops = ", ".join(str(v) for v in ins.operands)
         head = f"{proxied('atom', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}.{ins.operation.value}"
         return f"{head} {ins.dst}, {ins.loc}, {ops}"
-    if isinstance(ins, Red):
+    if isinstance(ins, ir.Red):
         head = f"{proxied('red', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}.{ins.operation.value}"
         return f"{head} {ins.loc}, {ins.value}"
     return None
@@ -223,10 +184,10 @@ def write_access(ins: Instruction) -> str | None:
 
 def write_fence(ins: Instruction) -> str | None:
     """``fence.{acq_rel,sc}.scope`` and ``fence.proxy.<kind>{.space}``."""
-    if isinstance(ins, Fence):
+    if isinstance(ins, ir.Fence):
         return f"fence.{ins.sem.value}.{ins.scope.value}"
-    if isinstance(ins, ProxyFence):
-        if ins.space is not None and ins.space not in PROXY_FENCE_SPACES:
+    if isinstance(ins, ir.ProxyFence):
+        if ins.space is not None and ins.space not in ir.PROXY_FENCE_SPACES:
             raise ValueError(f"proxy fence state space {ins.space!r} has no litmus syntax")
         return f"fence.proxy.{ins.kind.value}" + (f".{ins.space}" if ins.space else "")
     return None
@@ -235,7 +196,7 @@ def write_fence(ins: Instruction) -> str | None:
 def write_barrier(ins: Instruction) -> str | None:
     """Dat3M's ``bar.cta.sync id`` / ``bar.cta.sync instance, id{, quorum}``; PTX's
     ``bar.sync id, count`` when there is a count but no instance."""
-    if not isinstance(ins, Barrier):
+    if not isinstance(ins, ir.Barrier):
         return None
     if ins.instance is None:
         if ins.count is None:
@@ -248,14 +209,14 @@ def write_barrier(ins: Instruction) -> str | None:
 
 def write_mbarrier(ins: Instruction) -> str | None:
     """``mbarrier.arrive{.expect_tx}.sem.scope{.shared::cluster}`` and ``mbarrier.{try,test}_wait.parity.sem.scope``."""
-    if isinstance(ins, MbarrierArrive):
+    if isinstance(ins, ir.MbarrierArrive):
         if ins.sem.value not in MBAR_ARRIVE_SEMS or ins.scope.value not in MBAR_SCOPES:
             return None
         head = "mbarrier.arrive" + (".expect_tx" if ins.expect_tx is not None else "")
         args = [ins.bar] + ([str(ins.expect_tx)] if ins.expect_tx is not None else [])
         args += [str(ins.count)] if ins.count != 1 else []
         return f"{head}.{ins.sem.value}.{ins.scope.value}{dsm(ins.shared_cluster)} {', '.join(args)}"
-    if isinstance(ins, MbarrierWait):
+    if isinstance(ins, ir.MbarrierWait):
         if ins.sem.value not in MBAR_WAIT_SEMS or ins.scope.value not in MBAR_SCOPES or ins.kind not in ("try_wait", "test_wait"):
             return None
         return f"mbarrier.{ins.kind}.parity.{ins.sem.value}.{ins.scope.value} {ins.dst}, {ins.bar}, {ins.parity}"
@@ -265,7 +226,7 @@ def write_mbarrier(ins: Instruction) -> str | None:
 def write_bulk_copy(ins: Instruction) -> str | None:
     """``cp{.reduce}.async.bulk.{mbarrier,bulk_group}{.op} dst, src, size{, bar}``; a tensor copy
     ``cp{.reduce}.async.bulk.tensor.1d.DST.SRC{.op}.COMPLETION dst, src{, bar}``."""
-    if not isinstance(ins, CpAsyncBulk):
+    if not isinstance(ins, ir.CpAsyncBulk):
         return None
     if ins.completion not in BULK_COMPLETIONS or (ins.bar is not None) != (ins.completion == "mbarrier"):
         return None
@@ -288,9 +249,9 @@ def _cluster_barrier_forms() -> list[Form]:
     forms = []
     for mode, sems in CLUSTER_BARRIER_SEMS.items():
         for aligned in ("", ".aligned"):
-            spellings: list[tuple[str, Sem | None]] = [("", None), *((f".{k}", v) for k, v in sems.items())]
+            spellings: list[tuple[str, ir.Sem | None]] = [("", None), *((f".{k}", v) for k, v in sems.items())]
             for qual, sem in spellings:
-                forms.append(Form(f"barrier.cluster.{mode}{qual}{aligned}", ClusterBarrier,
+                forms.append(Form(f"barrier.cluster.{mode}{qual}{aligned}", ir.ClusterBarrier,
                                   fields=(("mode", mode), ("sem", sem)), printed=not aligned))
     return forms
 
@@ -303,58 +264,58 @@ def _complete_tx_forms() -> list[Form]:
     forms = []
     for scope in MBAR_SCOPES.values():
         for space, remote, printed in (("", False, True), (".shared::cta", False, False), (f".{DSM_SPACE}", True, True)):
-            forms.append(Form(f"mbarrier.complete_tx.relaxed.{scope.value}{space}", MbarrierCompleteTx,
+            forms.append(Form(f"mbarrier.complete_tx.relaxed.{scope.value}{space}", ir.MbarrierCompleteTx,
                               (_loc("bar"), _n("tx")), (("scope", scope), ("shared_cluster", remote)), printed=printed))
     # no .sem.scope (PTX ISA 9.1: mbarrier.complete_tx{.sem.scope}{.space}.b64; the ISA's example
     # mbarrier.complete_tx.shared.b64): .relaxed.cta, on the given state space
     for space, remote in (("", False), (".shared", False), (".shared::cta", False), (f".{DSM_SPACE}", True)):
-        forms.append(Form(f"mbarrier.complete_tx{space}", MbarrierCompleteTx, (_loc("bar"), _n("tx")),
-                          (("scope", Scope.CTA), ("shared_cluster", remote)), printed=False))
+        forms.append(Form(f"mbarrier.complete_tx{space}", ir.MbarrierCompleteTx, (_loc("bar"), _n("tx")),
+                          (("scope", ir.Scope.CTA), ("shared_cluster", remote)), printed=False))
     return forms
 
 
 #: The one table: builder and printer read it (see the module docstring).
 TABLE: tuple[Form | Family, ...] = (
     # ld/st/atom/red, in the generic proxy and the surface/texture/constant/async ones
-    Form("ld", Mov, (_r("dst"), _n("src")), parsed=False),  # Dat3M's ``ld r0, 1``: read by the ld family
-    Family((*LOAD_BASES, *STORE_BASES, *ATOM_BASES, *RED_BASES), "access", (Load, Store, Atom, Red), write_access),
+    Form("ld", ir.Mov, (_r("dst"), _n("src")), parsed=False),  # Dat3M's ``ld r0, 1``: read by the ld family
+    Family((*LOAD_BASES, *STORE_BASES, *ATOM_BASES, *RED_BASES), "access", (ir.Load, ir.Store, ir.Atom, ir.Red), write_access),
     # local computation and control flow
-    Form("mov", Mov, (_r("dst"), _v("src"))),
-    *(Form(op.value, Arith, (_r("dst"), _v("a"), _v("b")), (("operation", op),)) for op in ArithOp),
-    *(Form(f"b{c.value}", Branch, (_v("a"), _v("b"), Slot("target", "label")), (("cond", c),)) for c in Cond),
-    Form("goto", Goto, (Slot("target", "label"),)),
+    Form("mov", ir.Mov, (_r("dst"), _v("src"))),
+    *(Form(op.value, ir.Arith, (_r("dst"), _v("a"), _v("b")), (("operation", op),)) for op in ir.ArithOp),
+    *(Form(f"b{c.value}", ir.Branch, (_v("a"), _v("b"), Slot("target", "label")), (("cond", c),)) for c in ir.Cond),
+    Form("goto", ir.Goto, (Slot("target", "label"),)),
     Family(("mov", *ARITH, *BRANCHES, "goto"), "no_qualifiers"),
-    *(Form(f"filler.{k}", Filler, (_n("n"),), (("kind", k),)) for k in sorted(FILLER_KINDS)),
+    *(Form(f"filler.{k}", ir.Filler, (_n("n"),), (("kind", k),)) for k in sorted(ir.FILLER_KINDS)),
     Family(("filler",), "unknown_filler"),
     # fences and barriers
-    Form("fence.mbarrier_init.release.cluster", FenceMbarrierInit),
-    Family(("fence",), "fence", (Fence, ProxyFence), write_fence),
-    *(Form(f"membar.{q}", Fence, (), (("sem", Sem.SC), ("scope", s)), printed=False) for q, s in MEMBAR.items()),
+    Form("fence.mbarrier_init.release.cluster", ir.FenceMbarrierInit),
+    Family(("fence",), "fence", (ir.Fence, ir.ProxyFence), write_fence),
+    *(Form(f"membar.{q}", ir.Fence, (), (("sem", ir.Sem.SC), ("scope", s)), printed=False) for q, s in MEMBAR.items()),
     Family(("membar",), "unknown_membar"),
     *_cluster_barrier_forms(),
-    Family(("bar", "barrier"), "barrier", (Barrier,), write_barrier),
+    Family(("bar", "barrier"), "barrier", (ir.Barrier,), write_barrier),
     # programmatic dependent launch, tcgen05, the async-proxy read
-    *(Form(f"griddepcontrol.{a}", GridDepControl, (), (("action", a),)) for a in GRIDDEP_ACTIONS),
+    *(Form(f"griddepcontrol.{a}", ir.GridDepControl, (), (("action", a),)) for a in GRIDDEP_ACTIONS),
     Family(("griddepcontrol",), "unknown_griddepcontrol"),
-    *(Form(f"tcgen05.fence::{k}", Tcgen05Fence, (), (("kind", k),)) for k in TCGEN05_FENCES),
+    *(Form(f"tcgen05.fence::{k}", ir.Tcgen05Fence, (), (("kind", k),)) for k in TCGEN05_FENCES),
     Family(("tcgen05",), "unknown_tcgen05"),
-    Form("async.read", AsyncRead, (_r("dst"), _loc("loc"))),
+    Form("async.read", ir.AsyncRead, (_r("dst"), _loc("loc"))),
     Family(("async",), "unknown_async"),
     # mbarrier
-    Form("mbarrier.init", MbarrierInit, (_loc("bar"), _n("count"))),
-    Form("mbarrier.expect_tx", MbarrierExpectTx, (_loc("bar"), _n("tx"))),
+    Form("mbarrier.init", ir.MbarrierInit, (_loc("bar"), _n("count"))),
+    Form("mbarrier.expect_tx", ir.MbarrierExpectTx, (_loc("bar"), _n("tx"))),
     *_complete_tx_forms(),
-    Family(("mbarrier",), "mbarrier", (MbarrierArrive, MbarrierWait), write_mbarrier),
+    Family(("mbarrier",), "mbarrier", (ir.MbarrierArrive, ir.MbarrierWait), write_mbarrier),
     # cp.async.bulk (TMA) and cp.async (LDGSTS)
-    Form("cp.async.bulk.commit_group", BulkCommit),
-    Form("cp.async.bulk.wait_group", BulkWait, (_n("n"),), (("read", False),)),
-    Form("cp.async.bulk.wait_group.read", BulkWait, (_n("n"),), (("read", True),)),
-    Form("cp.async", CpAsync, (_loc("dst_loc"), _loc("src_loc"))),
-    Form("cp.async.commit_group", CpAsyncCommit),
-    Form("cp.async.wait_all", CpAsyncWait, (), (("n", None),)),
-    Form("cp.async.wait_group", CpAsyncWait, (_n("n"),)),
-    Form("cp.async.mbarrier.arrive.noinc", CpAsyncMbarrierArrive, (_loc("bar"),)),
-    Family(("cp",), "copy", (CpAsyncBulk,), write_bulk_copy),
+    Form("cp.async.bulk.commit_group", ir.BulkCommit),
+    Form("cp.async.bulk.wait_group", ir.BulkWait, (_n("n"),), (("read", False),)),
+    Form("cp.async.bulk.wait_group.read", ir.BulkWait, (_n("n"),), (("read", True),)),
+    Form("cp.async", ir.CpAsync, (_loc("dst_loc"), _loc("src_loc"))),
+    Form("cp.async.commit_group", ir.CpAsyncCommit),
+    Form("cp.async.wait_all", ir.CpAsyncWait, (), (("n", None),)),
+    Form("cp.async.wait_group", ir.CpAsyncWait, (_n("n"),)),
+    Form("cp.async.mbarrier.arrive.noinc", ir.CpAsyncMbarrierArrive, (_loc("bar"),)),
+    Family(("cp",), "copy", (ir.CpAsyncBulk,), write_bulk_copy),
 )
 
 #: the rows the builder reads: each parsed Form by its whole mnemonic, each Family by its bases

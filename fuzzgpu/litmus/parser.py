@@ -10,44 +10,15 @@ from typing import Callable, Iterable
 
 from .. import semantics
 from ..errors import SourceError
-from ..ir import (
-    MAX_COMMENTS,
-    MAX_CONDITION_TERMS,
-    MAX_INIT_REGISTERS,
-    MAX_INSTRUCTIONS,
-    MAX_LOCATIONS,
-    MAX_THREADS,
-    MAX_VALUE,
-    NAME_RE,
-    REGISTER_RE,
-    And,
-    BoolConst,
-    Cmp,
-    Condition,
-    Expr,
-    Label,
-    Location,
-    LocRef,
-    Not,
-    Or,
-    Placement,
-    Program,
-    ProgramError,
-    Proxy,
-    RegRef,
-    Space,
-    Term,
-    Thread,
-    instruction_from_json,
-)
+from .. import ir
 from .builder import Cell, InstructionBuilder
 from .mnemonics import CMP_PUNCT, LOC_KINDS, MNEMONICS, PLACEMENT_KEYS
 from .tokens import (BLANK_RUN, EOF, MAX_LITMUS_BYTES, MAX_TOKENS, NOT_SPACE_RUN, NUM, PUNCT, SPACE_RUN, STR, WORD, Token, Tokenizer,
                      run_end)
 
 MAX_NESTING = 100  # condition parentheses / negations
-_LOC_PROXIES = {p.value: p for p in Proxy}
-_LOC_SPACES = {s.value: s for s in Space}
+_LOC_PROXIES = {p.value: p for p in ir.Proxy}
+_LOC_SPACES = {s.value: s for s in ir.Space}
 _QUANTIFIERS = ("exists", "forall", "final")
 _JSON_WORDS: dict[str, object] = {"true": True, "false": False, "null": None}
 _VALIDATE_WHERE = re.compile(r"^(\w+), instruction (\d+) ")
@@ -57,7 +28,7 @@ _VALIDATE_WHERE = re.compile(r"^(\w+), instruction (\d+) ")
 class _ThreadHeader:
     name: str
     token: Token
-    placement: Placement
+    placement: ir.Placement
 
 
 class _Parser:
@@ -72,14 +43,14 @@ class _Parser:
         self._comparisons = 0  # in the condition
         self.first = self._fill(0)
         self.comments: list[str] = []
-        self.locations: dict[str, Location] = {}
+        self.locations: dict[str, ir.Location] = {}
         self.location_tokens: dict[str, Token] = {}
         self.register_inits: list[tuple[Token, Token, int]] = []  # (thread token, register token, value)
         self.headers: list[_ThreadHeader] = []
         self.thread_names: set[str] = set()
         self.cells: list[list[Cell]] = []
         self.observed: list[str] = []
-        self.condition: Condition | None = None
+        self.condition: ir.Condition | None = None
         self.condition_token: Token | None = None
         self.alias_targets: list[Token] = []
         self.location_uses: list[Token] = []  # location operands in text order (row by row)
@@ -128,7 +99,7 @@ class _Parser:
 
     def expect_name(self, what: str) -> Token:
         tok = self.next()
-        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
+        if tok.kind != WORD or not ir.NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected {what}, found {tok.describe()}", tok)
         return tok
 
@@ -143,7 +114,7 @@ class _Parser:
 
     def int_value(self, tok: Token) -> int:
         value = int(tok.text)
-        if not -MAX_VALUE < value < MAX_VALUE:
+        if not -ir.MAX_VALUE < value < ir.MAX_VALUE:
             raise self.error(f"value {value} does not fit in 32 bits", tok)
         return value
 
@@ -168,10 +139,10 @@ class _Parser:
             raise SourceError("missing test name after 'PTX'", self.path, line, name_start - line_start + 1)
         return text[name_start:name_end], "PTX", name_end, line, line_start
 
-    def parse(self) -> Program:
+    def parse(self) -> ir.Program:
         while self.peek().kind == STR:
-            if len(self.comments) == MAX_COMMENTS:
-                raise self.error(f"more than {MAX_COMMENTS} comment strings (the limit of a litmus test)", self.peek())
+            if len(self.comments) == ir.MAX_COMMENTS:
+                raise self.error(f"more than {ir.MAX_COMMENTS} comment strings (the limit of a litmus test)", self.peek())
             self.comments.append(self.next().text)
         self.parse_init_block()
         self.parse_thread_headers()
@@ -213,15 +184,16 @@ class _Parser:
         if self.at_thread_register(first):
             thread, reg = self.parse_thread_register()
             self.expect("=", " after the register")
-            if len(self.register_inits) == MAX_THREADS * MAX_INIT_REGISTERS:
-                raise self.error(f"more than {MAX_THREADS * MAX_INIT_REGISTERS} initialised registers (the limit of a litmus test)", reg)
+            if len(self.register_inits) == ir.MAX_THREADS * ir.MAX_INIT_REGISTERS:
+                raise self.error(f"more than {ir.MAX_THREADS * ir.MAX_INIT_REGISTERS} initialised registers "
+                                 "(the limit of a litmus test)", reg)
             self.register_inits.append((thread, reg, self.expect_int("an initial value")))
             return
         name = self.expect_name("a location declaration")
         self.check_location_name(name)
         if name.text in self.locations:
             raise self.error(f"location {name.text!r} declared twice", name)
-        loc = Location(name.text)
+        loc = ir.Location(name.text)
         if self.at("@"):
             loc = self.parse_location_attributes(loc)
             if self.at("="):
@@ -235,9 +207,9 @@ class _Parser:
             loc = _replace(loc, init=self.expect_int("an initial value"))
         self.add_location(name, loc)
 
-    def add_location(self, tok: Token, loc: Location) -> None:
-        if len(self.locations) == MAX_LOCATIONS:
-            raise self.error(f"more than {MAX_LOCATIONS} locations (the limit of a litmus test)", tok)
+    def add_location(self, tok: Token, loc: ir.Location) -> None:
+        if len(self.locations) == ir.MAX_LOCATIONS:
+            raise self.error(f"more than {ir.MAX_LOCATIONS} locations (the limit of a litmus test)", tok)
         self.locations[tok.text] = loc
         self.location_tokens[tok.text] = tok
 
@@ -246,8 +218,8 @@ class _Parser:
         self.next()
         number = self.peek()
         grid = self.expect_int("a grid number", minimum=1)
-        if len(self.pdl_grids) == MAX_THREADS:
-            raise self.error(f"more than {MAX_THREADS} PDL grids (the limit of a litmus test)", number)
+        if len(self.pdl_grids) == ir.MAX_THREADS:
+            raise self.error(f"more than {ir.MAX_THREADS} PDL grids (the limit of a litmus test)", number)
         if grid in self.pdl_grids:
             raise self.error(f"grid {grid} declared twice", number)
         self.expect("@", f" after 'grid {grid}'")
@@ -256,7 +228,7 @@ class _Parser:
             raise self.error(f"expected 'pdl' (the only grid attribute), found {attr.describe()}", attr)
         self.pdl_grids.append(grid)
 
-    def parse_location_attributes(self, loc: Location) -> Location:
+    def parse_location_attributes(self, loc: ir.Location) -> ir.Location:
         """``@ [proxy] [space] [mbarrier] [aliases OTHER]`` -- at least one of them, each at most once."""
         self.expect("@")
         seen: set[str] = set()
@@ -291,7 +263,7 @@ class _Parser:
         return loc
 
     def check_location_name(self, tok: Token) -> None:
-        if REGISTER_RE.fullmatch(tok.text):
+        if ir.REGISTER_RE.fullmatch(tok.text):
             raise self.error(f"expected a location, found register {tok.text!r}", tok)
 
     def at_thread_register(self, tok: Token) -> bool:
@@ -303,7 +275,7 @@ class _Parser:
         thread = self.parse_thread_ref()
         self.expect(":")
         reg = self.next()
-        if reg.kind != WORD or not REGISTER_RE.fullmatch(reg.text):
+        if reg.kind != WORD or not ir.REGISTER_RE.fullmatch(reg.text):
             raise self.error(f"expected a register (r0, r1...), found {reg.describe()}", reg)
         return thread, reg
 
@@ -314,7 +286,7 @@ class _Parser:
             if tok.text.startswith("-"):
                 raise self.error(f"bad thread number {tok.text}", tok)
             return Token(WORD, f"P{int(tok.text)}", tok.line, tok.col)
-        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
+        if tok.kind != WORD or not ir.NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected a thread name, found {tok.describe()}", tok)
         return tok
 
@@ -322,8 +294,8 @@ class _Parser:
 
     def parse_thread_headers(self) -> None:
         while True:
-            if len(self.headers) == MAX_THREADS:
-                raise self.error(f"more than {MAX_THREADS} threads (the limit of a litmus test)", self.peek())
+            if len(self.headers) == ir.MAX_THREADS:
+                raise self.error(f"more than {ir.MAX_THREADS} threads (the limit of a litmus test)", self.peek())
             self.headers.append(self.parse_thread_header())
             tok = self.next()
             if tok.kind == PUNCT and tok.text == ";":
@@ -334,18 +306,18 @@ class _Parser:
 
     def parse_thread_header(self) -> _ThreadHeader:
         tok = self.next()
-        if tok.kind != WORD or not NAME_RE.fullmatch(tok.text):
+        if tok.kind != WORD or not ir.NAME_RE.fullmatch(tok.text):
             raise self.error(f"expected a thread header such as 'P0@cta 0,gpu 0', found {tok.describe()}", tok)
         if tok.text in self.thread_names:
             raise self.error(f"thread {tok.text!r} declared twice", tok)
         self.thread_names.add(tok.text)
-        placement = Placement()
+        placement = ir.Placement()
         if self.at("@"):
             self.next()
             placement = self.parse_placement()
         return _ThreadHeader(tok.text, tok, placement)
 
-    def parse_placement(self) -> Placement:
+    def parse_placement(self) -> ir.Placement:
         values: dict[str, int] = {}
         while True:
             key = self.next()
@@ -357,7 +329,7 @@ class _Parser:
                 raise self.error(f"bad placement: {key.text!r} given twice", key)
             values[key.text] = self.expect_int(f"the {key.text} number", minimum=0)
             if not self.at(","):
-                return Placement(**values)
+                return ir.Placement(**values)
             self.next()
 
     def at_rows_end(self) -> bool:
@@ -373,14 +345,14 @@ class _Parser:
         rows = 0
         while not self.at_rows_end():
             rows += 1
-            if rows > MAX_THREADS * MAX_INSTRUCTIONS:
-                raise self.error(f"more than {MAX_THREADS * MAX_INSTRUCTIONS} rows (the limit of a litmus test)", self.peek())
+            if rows > ir.MAX_THREADS * ir.MAX_INSTRUCTIONS:
+                raise self.error(f"more than {ir.MAX_THREADS * ir.MAX_INSTRUCTIONS} rows (the limit of a litmus test)", self.peek())
             column = 0
             while True:
                 cell = self.parse_cell()
                 if cell is not None:
-                    if len(self.cells[column]) == MAX_INSTRUCTIONS:
-                        raise self.error(f"thread {self.headers[column].name} has more than {MAX_INSTRUCTIONS} instructions "
+                    if len(self.cells[column]) == ir.MAX_INSTRUCTIONS:
+                        raise self.error(f"thread {self.headers[column].name} has more than {ir.MAX_INSTRUCTIONS} instructions "
                                          "(the limit of a litmus test)", cell.token)
                     self.cells[column].append(cell)
                     self.location_uses.extend(cell.locations)
@@ -410,9 +382,9 @@ class _Parser:
         self.next()
         if self.at(":"):
             self.next()
-            if not NAME_RE.fullmatch(tok.text):
+            if not ir.NAME_RE.fullmatch(tok.text):
                 raise self.error(f"bad label name {tok.text!r}", tok)
-            return Cell(Label(tok.text), tok)
+            return Cell(ir.Label(tok.text), tok)
         if tok.text.split(".", 1)[0] not in MNEMONICS:
             raise self.error(f"unknown instruction {tok.text!r}", tok)
         operands = self.parse_operands()
@@ -426,12 +398,12 @@ class _Parser:
         if not isinstance(obj, dict):
             raise self.error("expected a JSON object", start)
         try:
-            instr = instruction_from_json(obj)
-        except (ProgramError, TypeError) as e:
+            instr = ir.instruction_from_json(obj)
+        except (ir.ProgramError, TypeError) as e:
             raise self.error(str(e), start) from None
         cell = Cell(instr, start)
         for loc in instr.locations():
-            if isinstance(loc, str) and NAME_RE.fullmatch(loc) and not REGISTER_RE.fullmatch(loc):
+            if isinstance(loc, str) and ir.NAME_RE.fullmatch(loc) and not ir.REGISTER_RE.fullmatch(loc):
                 cell.locations.append(Token(WORD, loc, start.line, start.col))
         target = getattr(instr, "target", None)
         if isinstance(target, str):
@@ -489,7 +461,7 @@ class _Parser:
                 raise self.error(f"location {target.text!r} is aliased but not declared", target)
         for tok in self.location_uses:
             if tok.text not in self.locations:
-                self.add_location(tok, Location(tok.text))
+                self.add_location(tok, ir.Location(tok.text))
 
     def check_operand_spaces(self) -> None:
         """State spaces written in a mnemonic (``cp.async.bulk.shared.global``) must be those declared."""
@@ -508,7 +480,7 @@ class _Parser:
         for column in self.cells:
             defined: set[str] = set()
             for cell in column:
-                if isinstance(cell.instr, Label):
+                if isinstance(cell.instr, ir.Label):
                     if cell.instr.name in defined:
                         raise self.error(f"label {cell.instr.name!r} defined twice in this thread", cell.token)
                     defined.add(cell.instr.name)
@@ -541,15 +513,15 @@ class _Parser:
             raise self.error(
                 f"expected the condition (exists, ~exists, forall or final), found {tok.describe()}", tok
             )
-        self.condition = Condition(quantifier, self.parse_disjunction(0))
+        self.condition = ir.Condition(quantifier, self.parse_disjunction(0))
 
-    def parse_disjunction(self, depth: int) -> Expr:
-        return self._joined(depth, "\\/", self.parse_conjunction, Or)
+    def parse_disjunction(self, depth: int) -> ir.Expr:
+        return self._joined(depth, "\\/", self.parse_conjunction, ir.Or)
 
-    def parse_conjunction(self, depth: int) -> Expr:
-        return self._joined(depth, "/\\", self.parse_unary, And)
+    def parse_conjunction(self, depth: int) -> ir.Expr:
+        return self._joined(depth, "/\\", self.parse_unary, ir.And)
 
-    def _joined(self, depth: int, op: str, part: Callable[[int], Expr], make: Callable[[tuple[Expr, ...]], Expr]) -> Expr:
+    def _joined(self, depth: int, op: str, part: Callable[[int], ir.Expr], make: Callable[[tuple[ir.Expr, ...]], ir.Expr]) -> ir.Expr:
         """``part (op part)*``: the one part, or ``make`` of all of them."""
         args = [part(depth)]
         while self.at(op):
@@ -557,13 +529,13 @@ class _Parser:
             args.append(part(depth))
         return args[0] if len(args) == 1 else make(tuple(args))
 
-    def parse_unary(self, depth: int) -> Expr:
+    def parse_unary(self, depth: int) -> ir.Expr:
         tok = self.peek()
         if depth > MAX_NESTING:
             raise self.error(f"condition nested more than {MAX_NESTING} deep", tok)
         if self.at("~") or (self.at_word("not") and self.is_keyword_here()):
             self.next()
-            return Not(self.parse_unary(depth + 1))
+            return ir.Not(self.parse_unary(depth + 1))
         if self.at("("):
             self.next()
             expr = self.parse_group(depth + 1)
@@ -571,23 +543,23 @@ class _Parser:
             return expr
         if tok.kind == WORD and tok.text in ("true", "false") and self.is_keyword_here():
             self.next()
-            return BoolConst(tok.text == "true")
+            return ir.BoolConst(tok.text == "true")
         self._comparisons += 1
-        if self._comparisons > MAX_CONDITION_TERMS:
-            raise self.error(f"more than {MAX_CONDITION_TERMS} comparisons in the condition (the limit of a litmus test)", tok)
+        if self._comparisons > ir.MAX_CONDITION_TERMS:
+            raise self.error(f"more than {ir.MAX_CONDITION_TERMS} comparisons in the condition (the limit of a litmus test)", tok)
         lhs = self.parse_term()
         op = self.next()
         if op.kind != PUNCT or op.text not in CMP_PUNCT:
             raise self.error(f"expected a comparison (==, !=, <, <=, >, >=), found {op.describe()}", op)
-        return Cmp(CMP_PUNCT[op.text], lhs, self.parse_term())
+        return ir.Cmp(CMP_PUNCT[op.text], lhs, self.parse_term())
 
-    def parse_group(self, depth: int) -> Expr:
+    def parse_group(self, depth: int) -> ir.Expr:
         """Inside parentheses.  A leading ``/\\`` or ``\\/`` makes an explicit n-ary group, which may
         have zero or one member: ``(/\\)`` is ``And(())``, ``(\\/ a)`` is ``Or((a,))``."""
-        for op, cls in (("/\\", And), ("\\/", Or)):
+        for op, cls in (("/\\", ir.And), ("\\/", ir.Or)):
             if self.at(op):
                 self.next()
-                args: list[Expr] = []
+                args: list[ir.Expr] = []
                 if not self.at(")"):
                     args.append(self.parse_unary(depth))
                     while self.at(op):
@@ -602,7 +574,7 @@ class _Parser:
         tok = self.peek(1)
         return not (tok.kind == PUNCT and (tok.text in CMP_PUNCT or tok.text == ":"))
 
-    def parse_term(self, allow_int: bool = True) -> Term:
+    def parse_term(self, allow_int: bool = True) -> ir.Term:
         tok = self.peek()
         if tok.kind == NUM and not self.at(":", 1):
             if not allow_int:
@@ -613,19 +585,19 @@ class _Parser:
             thread, reg = self.parse_thread_register()
             if thread.text not in self.thread_names:
                 raise self.error(f"unknown thread {thread.text!r}", thread)
-            return RegRef(thread.text, reg.text)
-        if tok.kind == WORD and NAME_RE.fullmatch(tok.text):
+            return ir.RegRef(thread.text, reg.text)
+        if tok.kind == WORD and ir.NAME_RE.fullmatch(tok.text):
             self.next()
-            if REGISTER_RE.fullmatch(tok.text):
+            if ir.REGISTER_RE.fullmatch(tok.text):
                 raise self.error(f"register {tok.text!r} needs a thread, as in P0:{tok.text}", tok)
             if tok.text not in self.locations:
                 raise self.error(f"undeclared location {tok.text!r}", tok)
-            return LocRef(tok.text)
+            return ir.LocRef(tok.text)
         raise self.error(f"expected a register, location or number, found {tok.describe()}", tok)
 
     # -- building the Program --------------------------------------------------------------
 
-    def build(self) -> Program:
+    def build(self) -> ir.Program:
         inits: list[dict[str, int]] = [{} for _ in self.headers]
         names = [h.name for h in self.headers]
         for thread, reg, value in self.register_inits:
@@ -636,10 +608,10 @@ class _Parser:
                 raise self.error(f"register {thread.text}:{reg.text} initialised twice", reg)
             init[reg.text] = value
         threads = tuple(
-            Thread(h.name, h.placement, tuple(c.instr for c in cells), tuple(sorted(init.items())))
+            ir.Thread(h.name, h.placement, tuple(c.instr for c in cells), tuple(sorted(init.items())))
             for h, cells, init in zip(self.headers, self.cells, inits)
         )
-        program = Program(
+        program = ir.Program(
             name=self.name,
             threads=threads,
             locations=tuple(self.locations.values()),
@@ -651,7 +623,7 @@ class _Parser:
         )
         try:
             return semantics.checked(program)  # ir.validate, then the fences of the semantics table
-        except ProgramError as e:
+        except ir.ProgramError as e:
             raise self.error(str(e), self.token_for(str(e))) from None
 
     def token_for(self, message: str) -> Token:
@@ -672,17 +644,17 @@ class _Parser:
 
 
 
-def _replace(loc: Location, **changes: object) -> Location:
+def _replace(loc: ir.Location, **changes: object) -> ir.Location:
     return dataclasses.replace(loc, **changes)  # type: ignore[arg-type]
 
 
 
-def parse(text: str, path: str = "<input>") -> Program:
+def parse(text: str, path: str = "<input>") -> ir.Program:
     """Parse litmus text; raise :class:`SourceError` (``path:line:col: message``) if it is malformed."""
     return _Parser(text, path).parse()
 
 
-def parse_file(path: str | Path) -> Program:
+def parse_file(path: str | Path) -> ir.Program:
     """Parse a ``.litmus`` file: a regular file (a FIFO or a device is refused without blocking;
     a symbolic link named on purpose is followed) of at most :data:`MAX_LITMUS_BYTES` bytes."""
     from ..files import UnreadableFile, read_regular

@@ -2,29 +2,7 @@
 
 from __future__ import annotations
 
-from ..ir import (
-    NAME_RE,
-    REGISTER_RE,
-    And,
-    BoolConst,
-    Cmp,
-    Condition,
-    Expr,
-    Instruction,
-    Label,
-    Location,
-    LocRef,
-    Not,
-    Or,
-    Placement,
-    Program,
-    Proxy,
-    RegRef,
-    Space,
-    Term,
-    Thread,
-    instruction_to_json,
-)
+from .. import ir
 from .mnemonics import (
     CMP_PUNCT,
     LOC_KINDS,
@@ -38,7 +16,7 @@ from .tokens import SPACE
 MAX_PRINTED_DEPTH = 40  # expression trees up to this depth print within MAX_NESTING
 
 
-def format_program(p: Program) -> str:
+def format_program(p: ir.Program) -> str:
     """Write ``p`` in the litmus dialect.  Raise ``ValueError`` for what the dialect cannot express
     (a name with whitespace, a comment with a double quote, an unknown instruction type...)."""
     if p.arch != "PTX":
@@ -68,16 +46,16 @@ def format_program(p: Program) -> str:
 
 def _check_observed(key: str) -> str:
     thread, _, reg = key.partition(":")
-    if (reg and NAME_RE.fullmatch(thread) and REGISTER_RE.fullmatch(reg)) or (not reg and NAME_RE.fullmatch(key)):
+    if (reg and ir.NAME_RE.fullmatch(thread) and ir.REGISTER_RE.fullmatch(reg)) or (not reg and ir.NAME_RE.fullmatch(key)):
         return key
     raise ValueError(f"bad observed key {key!r}")
 
 
-def _format_location(loc: Location) -> str:
+def _format_location(loc: ir.Location) -> str:
     attrs = []
-    if loc.proxy is not Proxy.GENERIC or loc.alias_of is not None:
+    if loc.proxy is not ir.Proxy.GENERIC or loc.alias_of is not None:
         attrs.append(loc.proxy.value)
-    if loc.space is not Space.GLOBAL:
+    if loc.space is not ir.Space.GLOBAL:
         attrs.append(loc.space.value)
     if loc.kind != "data":
         if loc.kind not in LOC_KINDS:
@@ -95,7 +73,7 @@ def _format_location(loc: Location) -> str:
     return text
 
 
-def _format_placement(pl: Placement) -> str:
+def _format_placement(pl: ir.Placement) -> str:
     for key in PLACEMENT_KEYS:
         value = getattr(pl, key)
         if value is not None and (not isinstance(value, int) or value < 0):
@@ -110,7 +88,7 @@ def _format_placement(pl: Placement) -> str:
     return ",".join(parts)
 
 
-def _format_table(threads: tuple[Thread, ...]) -> list[str]:
+def _format_table(threads: tuple[ir.Thread, ...]) -> list[str]:
     columns = [[f"{t.name}@{_format_placement(t.placement)}"] + [format_instruction(i) for i in t.code] for t in threads]
     height = max(len(c) for c in columns) if columns else 0
     widths = [max(len(cell) for cell in c) for c in columns]
@@ -121,20 +99,20 @@ def _format_table(threads: tuple[Thread, ...]) -> list[str]:
     return lines
 
 
-def format_instruction(ins: Instruction) -> str:
+def format_instruction(ins: ir.Instruction) -> str:
     """One instruction as a table cell (``ld.acquire.gpu r0, x``): written by the first row of the
     mnemonic table that can write it, else in the generic JSON form."""
-    if isinstance(ins, Label):
+    if isinstance(ins, ir.Label):
         return f"{_label(ins.name)}:"
     for cls in type(ins).__mro__:
         for row in printer_rows(cls):
             text = _write(row, ins)
             if text is not None:
                 return text
-    return _format_json(instruction_to_json(ins))
+    return _format_json(ir.instruction_to_json(ins))
 
 
-def _write(row: Form | Family, ins: Instruction) -> str | None:
+def _write(row: Form | Family, ins: ir.Instruction) -> str | None:
     if isinstance(row, Family):
         return row.write(ins) if row.write is not None else None
     if not row.matches(ins):
@@ -159,41 +137,41 @@ def _format_json(value: object) -> str:
 
 
 def _label(name: str) -> str:
-    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+    if not isinstance(name, str) or not ir.NAME_RE.fullmatch(name):
         raise ValueError(f"label {name!r} is not an identifier")
     return name
 
 
-def _format_condition(c: Condition) -> str:
+def _format_condition(c: ir.Condition) -> str:
     if _depth(c.expr) > MAX_PRINTED_DEPTH:
         raise ValueError(f"condition nested more than {MAX_PRINTED_DEPTH} deep")
     return f"{c.quantifier} ({_format_expr(c.expr, top=True)})"
 
 
-def _depth(e: Expr) -> int:
+def _depth(e: ir.Expr) -> int:
     """Nesting depth of an expression tree (iterative: the tree may be deep)."""
     deepest, stack = 0, [(e, 1)]
     while stack:
         node, d = stack.pop()
         deepest = max(deepest, d)
-        if isinstance(node, Not):
+        if isinstance(node, ir.Not):
             stack.append((node.arg, d + 1))
-        elif isinstance(node, (And, Or)):
+        elif isinstance(node, (ir.And, ir.Or)):
             stack.extend((a, d + 1) for a in node.args)
     return deepest
 
 
-def _format_expr(e: Expr, top: bool = False) -> str:
-    if isinstance(e, BoolConst):
+def _format_expr(e: ir.Expr, top: bool = False) -> str:
+    if isinstance(e, ir.BoolConst):
         return "true" if e.value else "false"
-    if isinstance(e, Cmp):
+    if isinstance(e, ir.Cmp):
         if e.op not in CMP_PUNCT.values():
             raise ValueError(f"unknown comparison {e.op!r}")
         return f"{_format_term(e.lhs)} {e.op} {_format_term(e.rhs)}"
-    if isinstance(e, Not):
+    if isinstance(e, ir.Not):
         return f"~({_format_expr(e.arg, top=True)})"
-    if isinstance(e, (And, Or)):
-        op = "/\\" if isinstance(e, And) else "\\/"
+    if isinstance(e, (ir.And, ir.Or)):
+        op = "/\\" if isinstance(e, ir.And) else "\\/"
         if len(e.args) < 2:
             inner = f"{op} " + "".join(_format_expr(a) for a in e.args)
             return f"({inner.rstrip()})"
@@ -202,9 +180,9 @@ def _format_expr(e: Expr, top: bool = False) -> str:
     raise ValueError(f"not a condition expression: {e!r}")
 
 
-def _format_term(t: Term) -> str:
-    if isinstance(t, RegRef):
+def _format_term(t: ir.Term) -> str:
+    if isinstance(t, ir.RegRef):
         return f"{t.thread}:{t.reg}"
-    if isinstance(t, LocRef):
+    if isinstance(t, ir.LocRef):
         return t.loc
     return str(t)

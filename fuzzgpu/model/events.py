@@ -18,47 +18,7 @@ import sys
 from collections import OrderedDict
 from typing import Mapping
 
-from ..ir import (
-    Arith,
-    ArithOp,
-    AsyncRead,
-    Atom,
-    Barrier,
-    Branch,
-    BulkCommit,
-    BulkWait,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
-    ClusterBarrier,
-    Fence,
-    FenceMbarrierInit,
-    Filler,
-    Goto,
-    GridDepControl,
-    MbarrierArrive,
-    MbarrierCompleteTx,
-    MbarrierExpectTx,
-    MbarrierInit,
-    MbarrierWait,
-    Tcgen05Fence,
-    Instruction,
-    Label,
-    Load,
-    Mov,
-    Operand,
-    Program,
-    Proxy,
-    ProxyFence,
-    Red,
-    RmwOp,
-    Scope,
-    Sem,
-    Store,
-    effective,
-)
+from .. import ir
 
 from .. import semantics
 from .event import Budget, Event, Unsupported
@@ -111,7 +71,7 @@ FORK_COST = 20
 # --------------------------------------------------------------------------------------------
 
 
-def address_maps(p: Program) -> tuple[dict[str, str], dict[str, str]]:
+def address_maps(p: ir.Program) -> tuple[dict[str, str], dict[str, str]]:
     """(physical, virtual): the physical location and the virtual address of each location name.
 
     ``y @ generic aliases x`` is a second virtual address for x's memory (PTX "virtual aliases"):
@@ -123,7 +83,7 @@ def address_maps(p: Program) -> tuple[dict[str, str], dict[str, str]]:
     for name in by_name:
         physical[name] = p.physical(name)
         loc = by_name[name]
-        while loc.alias_of is not None and loc.proxy is not Proxy.GENERIC:
+        while loc.alias_of is not None and loc.proxy is not ir.Proxy.GENERIC:
             loc = by_name[loc.alias_of]
         virtual[name] = loc.name
     return physical, virtual
@@ -134,56 +94,56 @@ def address_maps(p: Program) -> tuple[dict[str, str], dict[str, str]]:
 # --------------------------------------------------------------------------------------------
 
 
-def _operand(v: Operand, regs: Mapping[str, int]) -> int:
+def _operand(v: ir.Operand, regs: Mapping[str, int]) -> int:
     return v if isinstance(v, int) else regs.get(v, 0)
 
 
-def _arith(op: ArithOp, a: int, b: int) -> int:
-    if op is ArithOp.ADD:
+def _arith(op: ir.ArithOp, a: int, b: int) -> int:
+    if op is ir.ArithOp.ADD:
         return a + b
-    if op is ArithOp.SUB:
+    if op is ir.ArithOp.SUB:
         return a - b
-    if op is ArithOp.MUL:
+    if op is ir.ArithOp.MUL:
         return a * b
-    if op is ArithOp.DIV:
+    if op is ir.ArithOp.DIV:
         return 0 if b == 0 else int(a / b)
-    if op is ArithOp.AND:
+    if op is ir.ArithOp.AND:
         return a & b
-    if op is ArithOp.OR:
+    if op is ir.ArithOp.OR:
         return a | b
     return a ^ b
 
 
-def rmw_result(op: RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
+def rmw_result(op: ir.RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
     """The value an atom writes, or None when it writes nothing (a failed cas)."""
     b = operands[0]
-    if op is RmwOp.ADD:
+    if op is ir.RmwOp.ADD:
         return old + b
-    if op is RmwOp.SUB:
+    if op is ir.RmwOp.SUB:
         return old - b
-    if op is RmwOp.AND:
+    if op is ir.RmwOp.AND:
         return old & b
-    if op is RmwOp.OR:
+    if op is ir.RmwOp.OR:
         return old | b
-    if op is RmwOp.XOR:
+    if op is ir.RmwOp.XOR:
         return old ^ b
-    if op is RmwOp.EXCH:
+    if op is ir.RmwOp.EXCH:
         return b
-    if op is RmwOp.CAS:
+    if op is ir.RmwOp.CAS:
         return operands[1] if old == b else None
-    if op is RmwOp.MIN:
+    if op is ir.RmwOp.MIN:
         return min(old, b)
-    if op is RmwOp.MAX:
+    if op is ir.RmwOp.MAX:
         return max(old, b)
-    if op is RmwOp.INC:
+    if op is ir.RmwOp.INC:
         return 0 if old >= b else old + 1
-    if op is RmwOp.DEC:
+    if op is ir.RmwOp.DEC:
         return b if old == 0 or old > b else old - 1
     raise Unsupported(f"atom.{op}")
 
 
 def thread_traces(
-    p: Program,
+    p: ir.Program,
     tid: int,
     values: Values,
     physical: Mapping[str, str],
@@ -201,7 +161,7 @@ def thread_traces(
     longer path may reach an outcome this enumeration does not (a spin loop's cut loses none)."""
     thread = p.threads[tid]
     code = thread.code
-    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
+    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, ir.Label)}
     loc_index = {loc: i for i, loc in enumerate(sorted(values))}
     sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
     ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
@@ -243,7 +203,7 @@ def thread_traces(
     return out
 
 
-def beyond_loop_bound(p: Program, cut: frozenset[tuple[int, int]], loop_bound: int) -> str:
+def beyond_loop_bound(p: ir.Program, cut: frozenset[tuple[int, int]], loop_bound: int) -> str:
     """Why an outcome outside the allowed set is not judged forbidden when the loop bound cut a
     re-entered loop's paths (``ProgramTraces.cut``): more iterations than the bound may produce
     it ("" when nothing was cut).  The oracle explores executions of at most ``loop_bound``
@@ -255,7 +215,7 @@ def beyond_loop_bound(p: Program, cut: frozenset[tuple[int, int]], loop_bound: i
             f"computes in registers ({where}), past the oracle's loop bound (--loop-bound {loop_bound})")
 
 
-def _back_limits(code: tuple[Instruction, ...], labels: Mapping[str, int], loop_bound: int) -> dict[int, int]:
+def _back_limits(code: tuple[ir.Instruction, ...], labels: Mapping[str, int], loop_bound: int) -> dict[int, int]:
     """How often each backward jump may be taken.  A loop whose body writes nothing and has no
     barrier (a spin loop) is never re-entered: a failed iteration only adds reads, and removing
     reads from a consistent execution leaves it consistent, so every outcome is reached by a path
@@ -265,33 +225,33 @@ def _back_limits(code: tuple[Instruction, ...], labels: Mapping[str, int], loop_
     every outcome (``add r2, r2, 1`` in a spin on a flag: ``r2 == 3`` after three reads of the flag)."""
     limits = {}
     for pc, ins in enumerate(code):
-        if isinstance(ins, (Branch, Goto)) and labels[ins.target] <= pc:
+        if isinstance(ins, (ir.Branch, ir.Goto)) and labels[ins.target] <= pc:
             body = code[labels[ins.target] : pc + 1]
-            writes = any(_written(b) or isinstance(b, (Barrier, CpAsync, CpAsyncBulk, Arith, Mov)) for b in body)
+            writes = any(_written(b) or isinstance(b, (ir.Barrier, ir.CpAsync, ir.CpAsyncBulk, ir.Arith, ir.Mov)) for b in body)
             limits[pc] = loop_bound if writes else 0
     return limits
 
 
-def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
+def _step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State] | None:
     """Execute one instruction in place.  Returns None to drop the path, a list of states to
     continue with instead of ``st`` (a read forks on its value), or [] to continue with ``st``."""
     pc, tid = st.pc, ctx.tid
-    if isinstance(ins, (Label, Filler)):
+    if isinstance(ins, (ir.Label, ir.Filler)):
         st.pc += 1
         return []
-    if isinstance(ins, Mov):
+    if isinstance(ins, ir.Mov):
         st.regs[ins.dst] = _operand(ins.src, st.regs)
         st.taint[ins.dst] = _taint(ins.src, st.taint)
         st.pc += 1
         return []
-    if isinstance(ins, Arith):
+    if isinstance(ins, ir.Arith):
         st.regs[ins.dst] = _arith(ins.operation, _operand(ins.a, st.regs), _operand(ins.b, st.regs))
         st.taint[ins.dst] = _taint(ins.a, st.taint) | _taint(ins.b, st.taint)
         st.pc += 1
         return []
-    if isinstance(ins, (Branch, Goto)):
+    if isinstance(ins, (ir.Branch, ir.Goto)):
         taken = True
-        if isinstance(ins, Branch):
+        if isinstance(ins, ir.Branch):
             taken = ins.cond.holds(_operand(ins.a, st.regs), _operand(ins.b, st.regs))
             st.ctrl = st.ctrl | _taint(ins.a, st.taint) | _taint(ins.b, st.taint)
         if taken:
@@ -304,8 +264,8 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         else:
             st.pc += 1
         return []
-    if isinstance(ins, Store):
-        sem, scope = effective(ins.sem, ins.scope)
+    if isinstance(ins, ir.Store):
+        sem, scope = ir.effective(ins.sem, ins.scope)
         loc = ctx.physical[ins.loc]
         idx = st.add(Event(-1, tid, pc, "W", sem, scope, ins.proxy, loc, ctx.virtual[ins.loc], _operand(ins.src, st.regs)))
         deps = _taint(ins.src, st.taint)
@@ -314,21 +274,22 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         st.write_cost(idx, deps, ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
-    if isinstance(ins, Fence):
+    if isinstance(ins, ir.Fence):
         unknown = semantics.unknown_fence(ins.sem)
         if unknown is not None:
             raise Unsupported(unknown)
         st.add(Event(-1, tid, pc, "F", ins.sem, ins.scope))
         st.pc += 1
         return []
-    if isinstance(ins, ProxyFence):
-        st.add(Event(-1, tid, pc, "PF", Sem.WEAK, None, semantics.proxy_fence_proxy(ins.kind), fence_kind=ins.kind, fence_space=ins.space))
+    if isinstance(ins, ir.ProxyFence):
+        st.add(Event(-1, tid, pc, "PF", ir.Sem.WEAK, None, semantics.proxy_fence_proxy(ins.kind), fence_kind=ins.kind,
+                     fence_space=ins.space))
         st.pc += 1
         return []
-    if isinstance(ins, Barrier):
+    if isinstance(ins, ir.Barrier):
         st.add(
             Event(
-                -1, tid, pc, "B", Sem.WEAK, Scope.CTA,
+                -1, tid, pc, "B", ir.Sem.WEAK, ir.Scope.CTA,
                 barrier=(ins.instance, _operand(ins.id, st.regs)),
                 barrier_count=None if ins.count is None else _operand(ins.count, st.regs),
                 barrier_mode=ins.mode,
@@ -336,53 +297,53 @@ def _step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State] | None:
         )
         st.pc += 1
         return []
-    if isinstance(ins, Load):
-        sem, scope = effective(ins.sem, ins.scope)
+    if isinstance(ins, ir.Load):
+        sem, scope = ir.effective(ins.sem, ins.scope)
         return _read(st, ctx, ins.loc, sem, scope, ins.proxy, ins.dst, nc=ins.nc)
-    if isinstance(ins, (Atom, Red)):
+    if isinstance(ins, (ir.Atom, ir.Red)):
         return _rmw(st, ins, ctx)
     return _extension_step(st, ins, ctx)
 
 
-def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
+def _extension_step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
     """PDL, mbarrier, asynchronous copies (see :mod:`.mechanisms` for each rule)."""
     pc, tid = st.pc, ctx.tid
-    if isinstance(ins, GridDepControl):
+    if isinstance(ins, ir.GridDepControl):
         st.add(Event(-1, tid, pc, "X", action="gdc_wait" if ins.action == "wait" else "gdc_launch"))
         st.pc += 1
         return []
-    if isinstance(ins, Tcgen05Fence):
+    if isinstance(ins, ir.Tcgen05Fence):
         st.add(Event(-1, tid, pc, "X", action="tcgen05"))
         st.pc += 1
         return []
-    if isinstance(ins, ClusterBarrier):  # mechanisms.cluster_barrier_syncs
-        st.add(Event(-1, tid, pc, "B", ins.effective_sem, Scope.CLUSTER, barrier_mode=f"cluster_{ins.mode}"))
+    if isinstance(ins, ir.ClusterBarrier):  # mechanisms.cluster_barrier_syncs
+        st.add(Event(-1, tid, pc, "B", ins.effective_sem, ir.Scope.CLUSTER, barrier_mode=f"cluster_{ins.mode}"))
         st.pc += 1
         return []
-    if isinstance(ins, FenceMbarrierInit):  # mechanisms.cluster_barrier_syncs
-        st.add(Event(-1, tid, pc, "X", Sem.RELEASE, Scope.CLUSTER, action="mbarrier_init_fence"))
+    if isinstance(ins, ir.FenceMbarrierInit):  # mechanisms.cluster_barrier_syncs
+        st.add(Event(-1, tid, pc, "X", ir.Sem.RELEASE, ir.Scope.CLUSTER, action="mbarrier_init_fence"))
         st.pc += 1
         return []
-    if isinstance(ins, AsyncRead):
-        return _read(st, ctx, ins.loc, Sem.WEAK, None, Proxy.ASYNC, ins.dst)
-    if isinstance(ins, MbarrierInit):
+    if isinstance(ins, ir.AsyncRead):
+        return _read(st, ctx, ins.loc, ir.Sem.WEAK, None, ir.Proxy.ASYNC, ins.dst)
+    if isinstance(ins, ir.MbarrierInit):
         loc = ctx.physical[ins.bar]
-        idx = st.add(Event(-1, tid, pc, "W", Sem.WEAK, None, Proxy.GENERIC, loc, ctx.virtual[ins.bar], mech.mbarrier_init(ins.count)))
+        idx = st.add(Event(-1, tid, pc, "W", ir.Sem.WEAK, None, ir.Proxy.GENERIC, loc, ctx.virtual[ins.bar], mech.mbarrier_init(ins.count)))
         st.write_cost(idx, set(), ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
-    if isinstance(ins, MbarrierArrive):
+    if isinstance(ins, ir.MbarrierArrive):
         return _mbarrier_rmw(st, ctx, ins.bar, ins.sem, ins.scope, "arrive", ins.count, ins.expect_tx or 0)
-    if isinstance(ins, MbarrierExpectTx):
-        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "expect_tx", 0, ins.tx)
-    if isinstance(ins, MbarrierCompleteTx):  # ISA "mbarrier.complete_tx": .relaxed; the tx-count drops by tx
-        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, ins.scope, "complete_tx", 0, ins.tx)
-    if isinstance(ins, MbarrierWait):
+    if isinstance(ins, ir.MbarrierExpectTx):
+        return _mbarrier_rmw(st, ctx, ins.bar, ir.Sem.RELAXED, ir.Scope.CTA, "expect_tx", 0, ins.tx)
+    if isinstance(ins, ir.MbarrierCompleteTx):  # ISA "mbarrier.complete_tx": .relaxed; the tx-count drops by tx
+        return _mbarrier_rmw(st, ctx, ins.bar, ir.Sem.RELAXED, ins.scope, "complete_tx", 0, ins.tx)
+    if isinstance(ins, ir.MbarrierWait):
         return _mbarrier_wait(st, ctx, ins)
-    if isinstance(ins, (CpAsync, CpAsyncBulk)):
+    if isinstance(ins, (ir.CpAsync, ir.CpAsyncBulk)):
         return _async_copy(st, ctx, ins)
-    if isinstance(ins, (CpAsyncCommit, BulkCommit)):  # the thread's open copies of that kind become a group
-        if isinstance(ins, CpAsyncCommit):
+    if isinstance(ins, (ir.CpAsyncCommit, ir.BulkCommit)):  # the thread's open copies of that kind become a group
+        if isinstance(ins, ir.CpAsyncCommit):
             st.cp_groups.append(st.cp_open)
             st.cp_open = []
         else:
@@ -390,7 +351,7 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
             st.bulk_open = []
         st.pc += 1
         return []
-    if isinstance(ins, CpAsyncWait):
+    if isinstance(ins, ir.CpAsyncWait):
         if ins.n is None:
             done, st.cp_groups, st.cp_open = list(st.cp_all), [], []
         else:
@@ -401,12 +362,12 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
         st.complete(done, Event(-1, tid, pc, "X", action="wait"))
         st.pc += 1
         return []
-    if isinstance(ins, CpAsyncMbarrierArrive):
+    if isinstance(ins, ir.CpAsyncMbarrierArrive):
         # an arrive-on operation once every earlier cp.async of the thread has completed
         # (ISA: ordered after "all prior cp.async operations initiated by the executing thread",
         # waited for or not); it publishes their writes (the relation: ptx.async_release)
-        return _mbarrier_rmw(st, ctx, ins.bar, Sem.RELAXED, Scope.CTA, "arrive", 1, 0, unit_after=list(st.cp_all))
-    if isinstance(ins, BulkWait):
+        return _mbarrier_rmw(st, ctx, ins.bar, ir.Sem.RELAXED, ir.Scope.CTA, "arrive", 1, 0, unit_after=list(st.cp_all))
+    if isinstance(ins, ir.BulkWait):
         k = max(0, len(st.bulk_groups) - ins.n)
         done = [(r if ins.read else f) for g in st.bulk_groups[:k] for r, f in g]
         st.bulk_groups = st.bulk_groups[k:]
@@ -416,7 +377,7 @@ def _extension_step(st: _State, ins: Instruction, ctx: _Ctx) -> list[_State]:
     raise Unsupported(f"the oracle does not model {type(ins).__name__} instructions yet")
 
 
-def _read(st: _State, ctx: _Ctx, name: str, sem: Sem, scope: Scope | None, proxy: Proxy, dst: str,
+def _read(st: _State, ctx: _Ctx, name: str, sem: ir.Sem, scope: ir.Scope | None, proxy: ir.Proxy, dst: str,
           nc: bool = False) -> list[_State]:
     """A read of ``name`` into ``dst``: one state per value the location can hold."""
     loc = ctx.physical[name]
@@ -439,8 +400,8 @@ def _mbarrier_rmw(
     st: _State,
     ctx: _Ctx,
     bar: str,
-    sem: Sem,
-    scope: Scope,
+    sem: ir.Sem,
+    scope: ir.Scope,
     op: str,
     n: int,
     tx: int,
@@ -456,8 +417,8 @@ def _mbarrier_rmw(
     for v, cost in sorted(ctx.values[loc].items()):
         s2 = st.fork()
         new = mech.mbarrier_update(v, op, n, tx)
-        r = Event(-1, ctx.tid, st.pc, "R", Sem.RELAXED, scope, Proxy.GENERIC, loc, vloc, v, rmw=True)
-        w = Event(-1, ctx.tid, st.pc, "W", sem, scope, Proxy.GENERIC, loc, vloc, new, rmw=True,
+        r = Event(-1, ctx.tid, st.pc, "R", ir.Sem.RELAXED, scope, ir.Proxy.GENERIC, loc, vloc, v, rmw=True)
+        w = Event(-1, ctx.tid, st.pc, "W", sem, scope, ir.Proxy.GENERIC, loc, vloc, new, rmw=True,
                   action=None if unit_after is None else "cp_async_arrive")
         if unit_after is None:
             ridx, widx = s2.add(r), s2.add(w)
@@ -474,7 +435,7 @@ def _mbarrier_rmw(
     return forks
 
 
-def _mbarrier_wait(st: _State, ctx: _Ctx, ins: MbarrierWait) -> list[_State]:
+def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     """``mbarrier.test_wait/try_wait.parity``: a read of the mbarrier object; ``dst`` is 1 when
     the phase of that parity has completed, and then the read has the wait's semantics (acquire by
     default: "the memory operations of the threads that arrived are visible" -- ISA
@@ -483,12 +444,12 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: MbarrierWait) -> list[_State]:
     forks = []
     for v, cost in sorted(ctx.values[loc].items()):
         done = mech.mbarrier_wait_result(v, ins.parity)
-        sem = ins.sem if done else Sem.RELAXED
-        forks.append(_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, ins.scope, Proxy.GENERIC, loc, vloc, v), cost, ins.dst, done))
+        sem = ins.sem if done else ir.Sem.RELAXED
+        forks.append(_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v), cost, ins.dst, done))
     return forks
 
 
-def _async_copy(st: _State, ctx: _Ctx, ins: CpAsync | CpAsyncBulk) -> list[_State]:
+def _async_copy(st: _State, ctx: _Ctx, ins: ir.CpAsync | ir.CpAsyncBulk) -> list[_State]:
     """Issue one asynchronous copy: its events form a unit of the issuing thread (see
     :meth:`_State.add_unit`).  ``cp.async``: generic read then write (:func:`mech.cp_async_events`);
     ``cp.async.bulk``: async-proxy read, write (a read-modify-write for ``cp.reduce``), the implicit
@@ -498,8 +459,8 @@ def _async_copy(st: _State, ctx: _Ctx, ins: CpAsync | CpAsyncBulk) -> list[_Stat
     dst = (ctx.physical[ins.dst_loc], ctx.virtual[ins.dst_loc])
     forks = []
     for v, cost in sorted(ctx.values[src[0]].items()):
-        olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, CpAsyncBulk) and ins.reduce is not None else [(None, None)]
-        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, CpAsyncBulk) and ins.bar else [(None, None)]
+        olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.reduce is not None else [(None, None)]
+        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.bar else [(None, None)]
         for old, old_cost in olds:
             for bv, bcost in bars:
                 forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost))
@@ -507,7 +468,7 @@ def _async_copy(st: _State, ctx: _Ctx, ins: CpAsync | CpAsyncBulk) -> list[_Stat
 
 
 def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _State:
-    bulk = isinstance(ins, CpAsyncBulk)
+    bulk = isinstance(ins, ir.CpAsyncBulk)
     if not bulk:
         read, write = mech.cp_async_events(ctx.tid, s2.pc, src, dst)
         evs = [copy_with(read, value=v), copy_with(write, value=v)]
@@ -515,7 +476,7 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         read, write, fence = mech.bulk_copy_events(ctx.tid, s2.pc, src, dst)
         evs = [copy_with(read, value=v)]
         if ins.reduce is not None:
-            evs.append(Event(-1, ctx.tid, s2.pc, "R", Sem.WEAK, None, Proxy.ASYNC, dst[0], dst[1], old, rmw=True))
+            evs.append(Event(-1, ctx.tid, s2.pc, "R", ir.Sem.WEAK, None, ir.Proxy.ASYNC, dst[0], dst[1], old, rmw=True))
             new = rmw_result(ins.reduce, old, (v,))
             evs.append(copy_with(write, value=new, rmw=True))
         else:
@@ -523,9 +484,10 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
         evs.append(fence)
         if ins.bar is not None:
             bloc, bvloc = ctx.physical[ins.bar], ctx.virtual[ins.bar]
-            evs.append(Event(-1, ctx.tid, s2.pc, "R", Sem.RELAXED, Scope.CLUSTER, Proxy.GENERIC, bloc, bvloc, bv, rmw=True))
+            evs.append(Event(-1, ctx.tid, s2.pc, "R", ir.Sem.RELAXED, ir.Scope.CLUSTER, ir.Proxy.GENERIC, bloc, bvloc, bv, rmw=True))
             nb = mech.mbarrier_update(bv, "complete_tx", tx=ins.size)
-            evs.append(Event(-1, ctx.tid, s2.pc, "W", Sem.RELAXED, Scope.CLUSTER, Proxy.GENERIC, bloc, bvloc, nb, rmw=True, action="complete_tx"))
+            evs.append(Event(-1, ctx.tid, s2.pc, "W", ir.Sem.RELAXED, ir.Scope.CLUSTER, ir.Proxy.GENERIC, bloc, bvloc, nb, rmw=True,
+                             action="complete_tx"))
     ids = s2.add_unit(evs)
     s2.cost[ids[0]] = cost
     if bulk and ins.reduce is not None:
@@ -556,16 +518,16 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
 
 
 
-def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
+def _rmw(st: _State, ins: ir.Atom | ir.Red, ctx: _Ctx) -> list[_State]:
     """``atom``/``red``: a read and (unless a cas fails) a write, related by ``rmw``.  The read
     carries the acquire half of the semantics, the write the release half (PTX ISA, "atom":
     ``.acq_rel`` is both)."""
-    sem, scope = effective(ins.sem, ins.scope)
-    rsem = Sem.ACQUIRE if sem in (Sem.ACQUIRE, Sem.ACQ_REL) else Sem.RELAXED
-    wsem = Sem.RELEASE if sem in (Sem.RELEASE, Sem.ACQ_REL) else Sem.RELAXED
+    sem, scope = ir.effective(ins.sem, ins.scope)
+    rsem = ir.Sem.ACQUIRE if sem in (ir.Sem.ACQUIRE, ir.Sem.ACQ_REL) else ir.Sem.RELAXED
+    wsem = ir.Sem.RELEASE if sem in (ir.Sem.RELEASE, ir.Sem.ACQ_REL) else ir.Sem.RELAXED
     loc = ctx.physical[ins.loc]
     vloc = ctx.virtual[ins.loc]
-    operands = ins.operands if isinstance(ins, Atom) else (ins.value,)
+    operands = ins.operands if isinstance(ins, ir.Atom) else (ins.value,)
     forks = []
     for v, cost in sorted(ctx.values[loc].items()):
         s2 = st.fork()
@@ -578,12 +540,12 @@ def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
             deps: set[int] = set()
             for o in operands:
                 deps |= _taint(o, s2.taint)
-            if ins.operation is not RmwOp.EXCH:  # the value written depends on the value read
+            if ins.operation is not ir.RmwOp.EXCH:  # the value written depends on the value read
                 deps.add(ridx)
             for r in deps:
                 s2.data.append((r, widx))
             s2.write_cost(widx, deps, ctx.loc_index[loc], ctx.width, ctx.sites[(ctx.tid, st.pc)])
-        if isinstance(ins, Atom):
+        if isinstance(ins, ir.Atom):
             s2.regs[ins.dst] = v
             s2.taint[ins.dst] = frozenset({ridx})
         s2.pc += 1
@@ -591,7 +553,7 @@ def _rmw(st: _State, ins: Atom | Red, ctx: _Ctx) -> list[_State]:
     return forks
 
 
-def _taint(v: Operand, taint: Mapping[str, frozenset[int]]) -> frozenset[int]:
+def _taint(v: ir.Operand, taint: Mapping[str, frozenset[int]]) -> frozenset[int]:
     return taint.get(v, frozenset()) if isinstance(v, str) else frozenset()
 
 
@@ -600,27 +562,27 @@ def _taint(v: Operand, taint: Mapping[str, frozenset[int]]) -> frozenset[int]:
 # --------------------------------------------------------------------------------------------
 
 
-def _times(code: tuple[Instruction, ...], loop_bound: int) -> list[int]:
+def _times(code: tuple[ir.Instruction, ...], loop_bound: int) -> list[int]:
     """How often each instruction can execute in one execution: once, times the iterations of the
     loops around it."""
-    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, Label)}
+    labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, ir.Label)}
     times = [1] * len(code)
     for pc, limit in _back_limits(code, labels, loop_bound).items():
         jump = code[pc]
-        assert isinstance(jump, (Branch, Goto))  # _back_limits: the pcs of backward jumps
+        assert isinstance(jump, (ir.Branch, ir.Goto))  # _back_limits: the pcs of backward jumps
         for i in range(labels[jump.target], pc + 1):
             times[i] *= limit + 1
     return times
 
 
-def rmw_sites(p: Program) -> list[tuple[int, int]]:
+def rmw_sites(p: ir.Program) -> list[tuple[int, int]]:
     """The (thread, pc) of every ``atom``/``red``, in order: each has a cost component, so that a
     read-modify-write's result is never fed back into more executions of the same instruction
     than it can have (without it, ``atom.add`` would seem to produce x+b, x+2b, x+3b...)."""
-    return [(tid, pc) for tid, t in enumerate(p.threads) for pc, ins in enumerate(t.code) if isinstance(ins, (Atom, Red))]
+    return [(tid, pc) for tid, t in enumerate(p.threads) for pc, ins in enumerate(t.code) if isinstance(ins, (ir.Atom, ir.Red))]
 
 
-def _write_budget(p: Program, physical: Mapping[str, str], loop_bound: int) -> dict[str, int]:
+def _write_budget(p: ir.Program, physical: Mapping[str, str], loop_bound: int) -> dict[str, int]:
     """How many writes to each physical location one execution can perform at most: one per
     write instruction, times the iterations of the loops around it."""
     budget: dict[str, int] = {}
@@ -633,30 +595,30 @@ def _write_budget(p: Program, physical: Mapping[str, str], loop_bound: int) -> d
     return budget
 
 
-def _written(ins: Instruction) -> tuple[str, ...]:
+def _written(ins: ir.Instruction) -> tuple[str, ...]:
     """The locations an instruction may write."""
-    if isinstance(ins, (Store, Atom, Red)):
+    if isinstance(ins, (ir.Store, ir.Atom, ir.Red)):
         return (ins.loc,)
-    if isinstance(ins, (MbarrierInit, MbarrierArrive, MbarrierExpectTx, MbarrierCompleteTx, CpAsyncMbarrierArrive)):
+    if isinstance(ins, (ir.MbarrierInit, ir.MbarrierArrive, ir.MbarrierExpectTx, ir.MbarrierCompleteTx, ir.CpAsyncMbarrierArrive)):
         return (ins.bar,)
-    if isinstance(ins, CpAsync):
+    if isinstance(ins, ir.CpAsync):
         return (ins.dst_loc,)
-    if isinstance(ins, CpAsyncBulk):
+    if isinstance(ins, ir.CpAsyncBulk):
         return (ins.dst_loc,) + ((ins.bar,) if ins.bar else ())
     return ()
 
 
-def _label_index(code: tuple[Instruction, ...], name: str) -> int:
-    return next(i for i, ins in enumerate(code) if isinstance(ins, Label) and ins.name == name)
+def _label_index(code: tuple[ir.Instruction, ...], name: str) -> int:
+    return next(i for i, ins in enumerate(code) if isinstance(ins, ir.Label) and ins.name == name)
 
 
 #: the traces of the programs asked about most recently (:func:`program_traces`): a program's race,
 #: model, class and fix questions each ask for the same traces; with the work they cost
-_TRACES: OrderedDict[tuple[Program, int], tuple[ProgramTraces, int]] = OrderedDict()
+_TRACES: OrderedDict[tuple[ir.Program, int], tuple[ProgramTraces, int]] = OrderedDict()
 _TRACES_KEPT = 32
 
 
-def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
+def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """:func:`compute_traces`, computed once for the questions asked of one program (a campaign asks
     the race analysis, the model, the class and the fix search of each): the traces of the last
     :data:`_TRACES_KEPT` programs are kept, and a repeated question charges ``work`` the units the
@@ -677,7 +639,7 @@ def program_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) 
     return hit[0]
 
 
-def compute_traces(p: Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
+def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
 
     Each value carries a cost vector: how many writes to each location, and how many executions of
