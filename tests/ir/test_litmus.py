@@ -12,38 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fuzzgpu import ir
-from fuzzgpu.ir import (
-    And,
-    Arith,
-    ArithOp,
-    Atom,
-    Barrier,
-    BoolConst,
-    Branch,
-    Cmp,
-    Cond,
-    Fence,
-    Filler,
-    Goto,
-    Label,
-    Load,
-    Location,
-    LocRef,
-    Mov,
-    Not,
-    Or,
-    Placement,
-    Proxy,
-    ProxyFence,
-    ProxyFenceKind,
-    Red,
-    RegRef,
-    RmwOp,
-    Scope,
-    Sem,
-    Space,
-    Store,
-)
 from fuzzgpu.errors import SourceError
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
@@ -107,53 +75,53 @@ def test_mp_structure():
         "https://github.com/NVlabs/mixedproxy/blob/main/tests/ISA2.test",
     )
     assert [loc.name for loc in p.locations] == ["x", "flag1", "flag2"]
-    assert [t.placement for t in p.threads] == [Placement(cta=0), Placement(cta=0), Placement(cta=1)]
-    assert p.threads[0].code == (Store("x", 42), Store("flag1", 1, Sem.RELEASE, Scope.CTA))
-    assert p.threads[2].code == (Load("r1", "flag2", Sem.ACQUIRE, Scope.GPU), Load("r2", "x"))
+    assert [t.placement for t in p.threads] == [ir.Placement(cta=0), ir.Placement(cta=0), ir.Placement(cta=1)]
+    assert p.threads[0].code == (ir.Store("x", 42), ir.Store("flag1", 1, ir.Sem.RELEASE, ir.Scope.CTA))
+    assert p.threads[2].code == (ir.Load("r1", "flag2", ir.Sem.ACQUIRE, ir.Scope.GPU), ir.Load("r2", "x"))
     assert p.condition.quantifier == "exists"
-    assert p.condition.expr == And(
-        (Cmp("==", RegRef("P1", "r0"), 1), Cmp("==", RegRef("P2", "r1"), 1), Cmp("==", RegRef("P2", "r2"), 42))
+    assert p.condition.expr == ir.And(
+        (ir.Cmp("==", ir.RegRef("P1", "r0"), 1), ir.Cmp("==", ir.RegRef("P2", "r1"), 1), ir.Cmp("==", ir.RegRef("P2", "r2"), 42))
     )
 
 
 def test_barrier_forms():
     quorum = dat3m("Barrier/quorum1-fail.litmus")
-    assert quorum.threads[1].code[0] == Barrier(instance=1, id=1, count=3)
+    assert quorum.threads[1].code[0] == ir.Barrier(instance=1, id=1, count=3)
     named = dat3m("Manual/SB+named-bar-reg-diff.litmus")
-    assert named.threads[0].code[1] == Barrier(instance=1, id="r2")  # Dat3M: instance, id
+    assert named.threads[0].code[1] == ir.Barrier(instance=1, id="r2")  # Dat3M: instance, id
     assert named.threads[0].init == (("r0", 0), ("r2", 1))
     plain = dat3m("Manual/barrier-instance-id-forall.litmus")
-    assert plain.threads[2].code[1] == Barrier(id=2)
+    assert plain.threads[2].code[1] == ir.Barrier(id=2)
 
 
 def test_branches_labels_and_rmw():
     p = dat3m("Manual/Ticketlock-diff-gpu.litmus")
     code = p.threads[0].code
-    assert code[0] == Atom("r1", "in", RmwOp.ADD, (1,), Sem.ACQUIRE, Scope.GPU)
-    assert code[1] == Label("LC00")
-    assert code[3] == Branch(Cond.EQ, "r1", "r2", "LC01")
-    assert code[4] == Goto("LC00")
-    assert p.threads[1].placement == Placement(cta=0, gpu=1)
+    assert code[0] == ir.Atom("r1", "in", ir.RmwOp.ADD, (1,), ir.Sem.ACQUIRE, ir.Scope.GPU)
+    assert code[1] == ir.Label("LC00")
+    assert code[3] == ir.Branch(ir.Cond.EQ, "r1", "r2", "LC01")
+    assert code[4] == ir.Goto("LC00")
+    assert p.threads[1].placement == ir.Placement(cta=0, gpu=1)
     sl = dat3m("Manual/SL-future-plus.litmus")
     assert sl.threads[1].code[:2] == (
-        Atom("r2", "m", RmwOp.CAS, (0, 1), Sem.RELAXED, Scope.GPU),
-        Branch(Cond.NE, "r2", 0, "LC00"),
+        ir.Atom("r2", "m", ir.RmwOp.CAS, (0, 1), ir.Sem.RELAXED, ir.Scope.GPU),
+        ir.Branch(ir.Cond.NE, "r2", 0, "LC00"),
     )
-    assert sl.threads[0].code[2] == Atom("r1", "m", RmwOp.EXCH, (0,))
-    assert sl.location("m") == Location("m", init=1)
+    assert sl.threads[0].code[2] == ir.Atom("r1", "m", ir.RmwOp.EXCH, (0,))
+    assert sl.location("m") == ir.Location("m", init=1)
     assert "\n" in sl.comments[0]
 
 
 def test_aliases_and_proxies():
     p = dat3m("Nvidia/proxy/Proxy-MP-Alias+diffProxy-aliasFence+proxyFence-correctOrder2.litmus")
-    assert p.location("y") == Location("y", alias_of="x", proxy=Proxy.GENERIC)
-    assert p.location("s1") == Location("s1", alias_of="y", proxy=Proxy.SURFACE)
-    assert p.location("t") == Location("t", alias_of="y", proxy=Proxy.TEXTURE)
-    assert p.threads[0].code[:2] == (Store("s", 2, proxy=Proxy.SURFACE), ProxyFence(ProxyFenceKind.SURFACE))
+    assert p.location("y") == ir.Location("y", alias_of="x", proxy=ir.Proxy.GENERIC)
+    assert p.location("s1") == ir.Location("s1", alias_of="y", proxy=ir.Proxy.SURFACE)
+    assert p.location("t") == ir.Location("t", alias_of="y", proxy=ir.Proxy.TEXTURE)
+    assert p.threads[0].code[:2] == (ir.Store("s", 2, proxy=ir.Proxy.SURFACE), ir.ProxyFence(ir.ProxyFenceKind.SURFACE))
     assert p.threads[1].code[1:] == (
-        ProxyFence(ProxyFenceKind.ALIAS),
-        ProxyFence(ProxyFenceKind.TEXTURE),
-        Load("r1", "t", proxy=Proxy.TEXTURE),
+        ir.ProxyFence(ir.ProxyFenceKind.ALIAS),
+        ir.ProxyFence(ir.ProxyFenceKind.TEXTURE),
+        ir.Load("r1", "t", proxy=ir.Proxy.TEXTURE),
     )
     assert p.condition.quantifier == "~exists"
 
@@ -161,17 +129,17 @@ def test_aliases_and_proxies():
 def test_forall_with_nested_condition():
     p = dat3m("Manual/barrier-instance-id-forall.litmus")
     assert p.condition.quantifier == "forall"
-    a = lambda t: Cmp("==", RegRef(t, "r0"), 1)  # noqa: E731
-    b = lambda t: Cmp("==", RegRef(t, "r1"), 1)  # noqa: E731
-    assert p.condition.expr == And((Or((a("P0"), a("P1"))), Or((b("P2"), b("P3")))))
+    a = lambda t: ir.Cmp("==", ir.RegRef(t, "r0"), 1)  # noqa: E731
+    b = lambda t: ir.Cmp("==", ir.RegRef(t, "r1"), 1)  # noqa: E731
+    assert p.condition.expr == ir.And((ir.Or((a("P0"), a("P1"))), ir.Or((b("P2"), b("P3")))))
 
 
 def test_thread_number_form_single_equals_and_mov():
     p = dat3m("Manual/LB+RMW-a.litmus")
-    assert p.condition.expr.args[0] == Cmp("==", RegRef("P0", "r0"), 1)
+    assert p.condition.expr.args[0] == ir.Cmp("==", ir.RegRef("P0", "r0"), 1)
     m = dat3m("Memalloy/IRRWIW1.litmus")
-    assert m.threads[0].code[0] == Mov("r0", 2)
-    assert Cmp("==", LocRef("x"), 2) in m.condition.expr.args
+    assert m.threads[0].code[0] == ir.Mov("r0", 2)
+    assert ir.Cmp("==", ir.LocRef("x"), 2) in m.condition.expr.args
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,49 +179,49 @@ final (x == 2 \/ ~(P0:r0 >= 1) /\ not (P1:r8 < -1) \/ true)
 def test_extensions_parse():
     p = parse(EXTENSIONS)
     t0, t1 = p.threads
-    assert t0.placement == Placement(cta=0, gpu=0, grid=1, cluster=0, warp=2)
+    assert t0.placement == ir.Placement(cta=0, gpu=0, grid=1, cluster=0, warp=2)
     assert t0.init == (("r1", 5),)
-    assert p.location("s") == Location("s", init=3, space=Space.SHARED)
-    assert p.location("sc") == Location("sc", space=Space.SHARED, alias_of="s", proxy=Proxy.TEXTURE)
+    assert p.location("s") == ir.Location("s", init=3, space=ir.Space.SHARED)
+    assert p.location("sc") == ir.Location("sc", space=ir.Space.SHARED, alias_of="s", proxy=ir.Proxy.TEXTURE)
     assert t0.code[:8] == (
-        Load("r0", "x", Sem.VOLATILE),
-        Load("r2", "x", nc=True),
-        Load("r3", "s", Sem.RELAXED, Scope.CLUSTER),
-        Fence(Sem.ACQ_REL, Scope.CLUSTER),
-        ProxyFence(ProxyFenceKind.ASYNC),
-        ProxyFence(ProxyFenceKind.ASYNC, "global"),
-        ProxyFence(ProxyFenceKind.ASYNC, "shared::cta"),
-        ProxyFence(ProxyFenceKind.ASYNC, "shared::cluster"),
+        ir.Load("r0", "x", ir.Sem.VOLATILE),
+        ir.Load("r2", "x", nc=True),
+        ir.Load("r3", "s", ir.Sem.RELAXED, ir.Scope.CLUSTER),
+        ir.Fence(ir.Sem.ACQ_REL, ir.Scope.CLUSTER),
+        ir.ProxyFence(ir.ProxyFenceKind.ASYNC),
+        ir.ProxyFence(ir.ProxyFenceKind.ASYNC, "global"),
+        ir.ProxyFence(ir.ProxyFenceKind.ASYNC, "shared::cta"),
+        ir.ProxyFence(ir.ProxyFenceKind.ASYNC, "shared::cluster"),
     )
     assert t0.code[8:] == (
-        Atom("r4", "x", RmwOp.ADD, (1,)),
-        Atom("r5", "x", RmwOp.EXCH, (7,), Sem.ACQUIRE, Scope.GPU),
-        Filler("regloop", 64),
-        Filler("delay", 3000),
-        Arith(ArithOp.MUL, "r7", "r6", 3),
-        Mov("r9", -4),
-        Label("L1"),
+        ir.Atom("r4", "x", ir.RmwOp.ADD, (1,)),
+        ir.Atom("r5", "x", ir.RmwOp.EXCH, (7,), ir.Sem.ACQUIRE, ir.Scope.GPU),
+        ir.Filler("regloop", 64),
+        ir.Filler("delay", 3000),
+        ir.Arith(ir.ArithOp.MUL, "r7", "r6", 3),
+        ir.Mov("r9", -4),
+        ir.Label("L1"),
     )
     assert t1.code[:9] == (
-        Store("x", 2, Sem.VOLATILE),
-        Fence(Sem.SC, Scope.CTA),
-        Fence(Sem.SC, Scope.GPU),
-        Fence(Sem.SC, Scope.SYS),
-        Barrier(id=0),
-        Barrier(id=1, count=2, mode="arrive"),
-        Barrier(id=3),
-        Barrier(id=2, mode="arrive", instance=1),
-        Red("x", RmwOp.ADD, "r1"),
+        ir.Store("x", 2, ir.Sem.VOLATILE),
+        ir.Fence(ir.Sem.SC, ir.Scope.CTA),
+        ir.Fence(ir.Sem.SC, ir.Scope.GPU),
+        ir.Fence(ir.Sem.SC, ir.Scope.SYS),
+        ir.Barrier(id=0),
+        ir.Barrier(id=1, count=2, mode="arrive"),
+        ir.Barrier(id=3),
+        ir.Barrier(id=2, mode="arrive", instance=1),
+        ir.Red("x", ir.RmwOp.ADD, "r1"),
     )
-    assert t1.code[9] == Red("x", RmwOp.AND, 6, Sem.RELEASE, Scope.SYS)
-    assert t1.code[13] == Branch(Cond.LT, "r8", 3, "L1")
+    assert t1.code[9] == ir.Red("x", ir.RmwOp.AND, 6, ir.Sem.RELEASE, ir.Scope.SYS)
+    assert t1.code[13] == ir.Branch(ir.Cond.LT, "r8", 3, "L1")
     assert p.observed == ("x", "P0:r2", "P1:r6")
     assert p.condition.quantifier == "final"
-    assert p.condition.expr == Or(
+    assert p.condition.expr == ir.Or(
         (
-            Cmp("==", LocRef("x"), 2),
-            And((Not(Cmp(">=", RegRef("P0", "r0"), 1)), Not(Cmp("<", RegRef("P1", "r8"), -1)))),
-            BoolConst(True),
+            ir.Cmp("==", ir.LocRef("x"), 2),
+            ir.And((ir.Not(ir.Cmp(">=", ir.RegRef("P0", "r0"), 1)), ir.Not(ir.Cmp("<", ir.RegRef("P1", "r8"), -1)))),
+            ir.BoolConst(True),
         )
     )
     assert parse(format_program(p)) == p
@@ -262,13 +230,13 @@ def test_extensions_parse():
 def test_implicit_locations_in_first_use_order():
     p = parse("PTX t\n{ }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak b, 1 | ld.weak r0, c ;\n st.weak a, 1 | ld.weak r1, b ;\nexists (a == 1)\n")
     assert [loc.name for loc in p.locations] == ["b", "c", "a"]  # row by row, left to right
-    assert all(loc == Location(loc.name) for loc in p.locations)
+    assert all(loc == ir.Location(loc.name) for loc in p.locations)
 
 
 def test_no_condition_and_herd_style_header():
     p = parse("PTX t\n{ x=0; }\n P0 ;\n st.weak x, 1 ;\n")
     assert p.condition is None
-    assert p.threads[0].placement == Placement()
+    assert p.threads[0].placement == ir.Placement()
 
 
 def test_printer_aligns_columns():
@@ -314,13 +282,13 @@ def test_unknown_instruction_types_print_and_parse_as_json(probe_instruction):
     from fuzzgpu.ir import Program, Thread, validate
 
     Probe = probe_instruction
-    code = (Probe("bar", "r1", Scope.GPU, (1, "r2"), "shared::cta"), Probe("x", 3), Label("L"), Goto("L"))
-    p = validate(Program("t", (Thread("P0", Placement(), code),), (Location("x"), Location("bar", space=Space.SHARED))))
+    code = (Probe("bar", "r1", ir.Scope.GPU, (1, "r2"), "shared::cta"), Probe("x", 3), ir.Label("L"), ir.Goto("L"))
+    p = validate(Program("t", (Thread("P0", ir.Placement(), code),), (ir.Location("x"), ir.Location("bar", space=ir.Space.SHARED))))
     text = format_program(p)
     assert ' {"op": "test.litmus.probe", "loc": "x", "phase": 3} ' in text
     assert parse(text) == p
     # a location named only inside a JSON instruction is declared implicitly, like any other
-    assert parse(text.replace("bar @ shared = 0;\n", "")).location("bar") == Location("bar")
+    assert parse(text.replace("bar @ shared = 0;\n", "")).location("bar") == ir.Location("bar")
 
 
 def test_json_form_errors(probe_instruction):
@@ -338,7 +306,7 @@ def test_json_form_errors(probe_instruction):
         assert (info.value.line, info.value.col) == (line, col) and gist in info.value.message, str(info.value)
     assert parse(base.replace("INSTR", '{"op": "ld", "dst": "r0", "loc": "x", "sem": "acquire", "scope": "gpu"}')).threads[
         0
-    ].code == (Load("r0", "x", Sem.ACQUIRE, Scope.GPU),)
+    ].code == (ir.Load("r0", "x", ir.Sem.ACQUIRE, ir.Scope.GPU),)
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,15 +346,15 @@ exists (P1:r0 == 0)
 def test_async_and_pdl_extensions():
     p = parse(ASYNC)
     assert p.pdl_grids == (1,)
-    assert p.location("bar") == Location("bar", space=Space.SHARED, kind="mbarrier")
-    assert p.threads[1].placement == Placement(grid=1)
-    assert p.threads[1].code == (ir.GridDepControl("wait"), Load("r0", "g", nc=True), ir.Tcgen05Fence("after_thread_sync"))
+    assert p.location("bar") == ir.Location("bar", space=ir.Space.SHARED, kind="mbarrier")
+    assert p.threads[1].placement == ir.Placement(grid=1)
+    assert p.threads[1].code == (ir.GridDepControl("wait"), ir.Load("r0", "g", nc=True), ir.Tcgen05Fence("after_thread_sync"))
     assert p.threads[0].code[1:] == (
         ir.MbarrierInit("bar", 1),
         ir.CpAsyncBulk("s", "g", "mbarrier", "bar", None, 4),
-        ir.MbarrierArrive("bar", Sem.RELEASE, Scope.CTA, expect_tx=4),
-        ir.MbarrierWait("r1", "bar", 0, "try_wait", Sem.ACQUIRE, Scope.CTA),
-        ir.CpAsyncBulk("g", "s", "bulk_group", None, RmwOp.ADD, 4),
+        ir.MbarrierArrive("bar", ir.Sem.RELEASE, ir.Scope.CTA, expect_tx=4),
+        ir.MbarrierWait("r1", "bar", 0, "try_wait", ir.Sem.ACQUIRE, ir.Scope.CTA),
+        ir.CpAsyncBulk("g", "s", "bulk_group", None, ir.RmwOp.ADD, 4),
         ir.BulkCommit(),
         ir.BulkWait(0, read=True),
         ir.CpAsync("s", "g"),
@@ -395,8 +363,8 @@ def test_async_and_pdl_extensions():
         ir.CpAsyncWait(None),
         ir.CpAsyncMbarrierArrive("bar"),
         ir.MbarrierExpectTx("bar", 8),
-        ir.MbarrierArrive("bar", Sem.RELAXED, Scope.CLUSTER, None, 2),
-        ir.MbarrierWait("r3", "bar", 1, "test_wait", Sem.RELAXED, Scope.CTA),
+        ir.MbarrierArrive("bar", ir.Sem.RELAXED, ir.Scope.CLUSTER, None, 2),
+        ir.MbarrierWait("r3", "bar", 1, "test_wait", ir.Sem.RELAXED, ir.Scope.CTA),
         ir.AsyncRead("r4", "s"),
         ir.GridDepControl("launch_dependents"),
     )
@@ -477,8 +445,8 @@ def test_bulk_copy_ptx_spellings():
         ir.CpAsyncBulk("s", "g", "mbarrier", "bar", None, 16),
         ir.CpAsyncBulk("h", "s", "bulk_group", None, None, 4),
         ir.CpAsyncBulk("h", "s", "bulk_group", None, None, 8),
-        ir.CpAsyncBulk("h", "s", "bulk_group", None, RmwOp.ADD, 4),
-        ir.CpAsyncBulk("h", "s", "bulk_group", None, RmwOp.MIN, 16),
+        ir.CpAsyncBulk("h", "s", "bulk_group", None, ir.RmwOp.ADD, 4),
+        ir.CpAsyncBulk("h", "s", "bulk_group", None, ir.RmwOp.MIN, 16),
         ir.CpAsync("s", "g"),
         ir.CpAsync("s", "g"),
     )
@@ -518,7 +486,7 @@ def _bulk_copy_spelling(draw):
     to_shared = draw(st.booleans())
     # PTX ISA cp.reduce.async.bulk: .src = { .shared::cta } (into .shared::cluster or .global), so a
     # reduction never reads global memory: global -> shared has no reduce form
-    ops = st.sampled_from([RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC])
+    ops = st.sampled_from([ir.RmwOp.ADD, ir.RmwOp.MIN, ir.RmwOp.MAX, ir.RmwOp.AND, ir.RmwOp.OR, ir.RmwOp.XOR, ir.RmwOp.INC, ir.RmwOp.DEC])
     reduce = None if to_shared else draw(st.none() | ops)
     size = draw(st.integers(1, 2**20 - 1))
     shared = draw(st.sampled_from(["shared", "shared::cta", "shared::cluster"]))

@@ -12,61 +12,7 @@ from hypothesis import strategies as st
 
 from fuzzgpu.errors import SourceError
 from fuzzgpu.semantics import FENCE_KEYS
-from fuzzgpu.ir import (
-    AsyncRead,
-    BulkCommit,
-    BulkWait,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
-    GridDepControl,
-    MbarrierArrive,
-    MbarrierExpectTx,
-    MbarrierInit,
-    MbarrierWait,
-    ProgramError,
-    Tcgen05Fence,
-    FILLER_KINDS,
-    LOAD_SEMS,
-    RMW_SEMS,
-    STORE_SEMS,
-    And,
-    Arith,
-    ArithOp,
-    Atom,
-    Barrier,
-    BoolConst,
-    Branch,
-    Cmp,
-    Cond,
-    Condition,
-    Fence,
-    Filler,
-    Goto,
-    Label,
-    Load,
-    Location,
-    LocRef,
-    Mov,
-    Not,
-    Or,
-    Placement,
-    Program,
-    Proxy,
-    ProxyFence,
-    ProxyFenceKind,
-    Red,
-    RegRef,
-    RmwOp,
-    Scope,
-    Sem,
-    Space,
-    Store,
-    Thread,
-    validate,
-)
+from fuzzgpu import ir
 from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 
 from paths import DAT3M
@@ -85,13 +31,13 @@ LABEL_NAMES = ["LC00", "LC01", "loop", "exists", "r1", "done"]
 values = st.integers(min_value=-(2**32) + 1, max_value=2**32 - 1) | st.integers(-3, 3)
 registers = st.integers(0, 12).map(lambda n: f"r{n}")
 operands = values | registers
-scopes = st.sampled_from(list(Scope))
+scopes = st.sampled_from(list(ir.Scope))
 small = st.integers(0, 5)
 
 
 def sem_and_scope(sems):
     def scope_for(sem):
-        if sem in (Sem.WEAK, Sem.VOLATILE):
+        if sem in (ir.Sem.WEAK, ir.Sem.VOLATILE):
             return st.just((sem, None))
         return st.tuples(st.just(sem), st.none() | scopes)
 
@@ -101,20 +47,20 @@ def sem_and_scope(sems):
 @st.composite
 def locations(draw):
     names = draw(st.lists(st.sampled_from(LOCATION_NAMES), min_size=1, max_size=5, unique=True))
-    locs: list[Location] = []
+    locs: list[ir.Location] = []
     for i, name in enumerate(names):
         if i and draw(st.integers(0, 4)) == 0:
-            locs.append(Location(name, init=draw(values), space=Space.SHARED, kind="mbarrier"))
+            locs.append(ir.Location(name, init=draw(values), space=ir.Space.SHARED, kind="mbarrier"))
             continue
         data = [loc.name for loc in locs if loc.kind == "data"]
         alias_of = draw(st.none() | st.sampled_from(data)) if data else None
         locs.append(
-            Location(
+            ir.Location(
                 name,
                 init=draw(values),
-                space=draw(st.sampled_from(list(Space))),
+                space=draw(st.sampled_from(list(ir.Space))),
                 alias_of=alias_of,
-                proxy=draw(st.sampled_from(list(Proxy))),
+                proxy=draw(st.sampled_from(list(ir.Proxy))),
             )
         )
     return tuple(locs)
@@ -123,54 +69,55 @@ def locations(draw):
 def extension_instruction(locs):
     """PDL, mbarrier, async-proxy and cp.async instructions, on locations of the right kind."""
     data = [loc for loc in locs if loc.kind == "data"]
-    shared = st.sampled_from([loc.name for loc in data if loc.space is Space.SHARED] or [None])
-    global_ = st.sampled_from([loc.name for loc in data if loc.space is Space.GLOBAL] or [None])
+    shared = st.sampled_from([loc.name for loc in data if loc.space is ir.Space.SHARED] or [None])
+    global_ = st.sampled_from([loc.name for loc in data if loc.space is ir.Space.GLOBAL] or [None])
     bars = [loc.name for loc in locs if loc.kind == "mbarrier"]
     choices = [
-        st.builds(GridDepControl, st.sampled_from(["launch_dependents", "wait"])),
-        st.builds(Tcgen05Fence, st.sampled_from(["before_thread_sync", "after_thread_sync"])),
-        st.just(BulkCommit()),
-        st.builds(BulkWait, st.integers(0, 63), st.booleans()),
-        st.just(CpAsyncCommit()),
-        st.builds(CpAsyncWait, st.none() | st.integers(0, 63)),
+        st.builds(ir.GridDepControl, st.sampled_from(["launch_dependents", "wait"])),
+        st.builds(ir.Tcgen05Fence, st.sampled_from(["before_thread_sync", "after_thread_sync"])),
+        st.just(ir.BulkCommit()),
+        st.builds(ir.BulkWait, st.integers(0, 63), st.booleans()),
+        st.just(ir.CpAsyncCommit()),
+        st.builds(ir.CpAsyncWait, st.none() | st.integers(0, 63)),
     ]
     if bars:
         bar = st.sampled_from(bars)
         choices += [
-            st.builds(MbarrierInit, bar, st.integers(1, 2**20 - 1)),
+            st.builds(ir.MbarrierInit, bar, st.integers(1, 2**20 - 1)),
             st.builds(
-                MbarrierArrive,
+                ir.MbarrierArrive,
                 bar,
-                st.sampled_from([Sem.RELEASE, Sem.RELAXED]),
-                st.sampled_from([Scope.CTA, Scope.CLUSTER]),
+                st.sampled_from([ir.Sem.RELEASE, ir.Sem.RELAXED]),
+                st.sampled_from([ir.Scope.CTA, ir.Scope.CLUSTER]),
                 st.none() | st.integers(0, 2**20 - 1),
                 st.integers(1, 5),
             ),
-            st.builds(MbarrierExpectTx, bar, st.integers(0, 2**20 - 1)),
+            st.builds(ir.MbarrierExpectTx, bar, st.integers(0, 2**20 - 1)),
             st.builds(
-                MbarrierWait,
+                ir.MbarrierWait,
                 registers,
                 bar,
                 st.integers(0, 1),
                 st.sampled_from(["try_wait", "test_wait"]),
-                st.sampled_from([Sem.ACQUIRE, Sem.RELAXED]),
-                st.sampled_from([Scope.CTA, Scope.CLUSTER]),
+                st.sampled_from([ir.Sem.ACQUIRE, ir.Sem.RELAXED]),
+                st.sampled_from([ir.Scope.CTA, ir.Scope.CLUSTER]),
             ),
-            st.builds(CpAsyncMbarrierArrive, bar),
+            st.builds(ir.CpAsyncMbarrierArrive, bar),
         ]
-    reductions = st.none() | st.sampled_from([RmwOp.ADD, RmwOp.MIN, RmwOp.MAX, RmwOp.AND, RmwOp.OR, RmwOp.XOR, RmwOp.INC, RmwOp.DEC])
+    reductions = st.none() | st.sampled_from([ir.RmwOp.ADD, ir.RmwOp.MIN, ir.RmwOp.MAX, ir.RmwOp.AND, ir.RmwOp.OR, ir.RmwOp.XOR,
+                                              ir.RmwOp.INC, ir.RmwOp.DEC])
     sizes = st.integers(1, 2**20 - 1)
-    if any(loc.space is Space.SHARED for loc in data):
-        choices.append(st.builds(AsyncRead, registers, shared))
-        if any(loc.space is Space.GLOBAL for loc in data):
+    if any(loc.space is ir.Space.SHARED for loc in data):
+        choices.append(st.builds(ir.AsyncRead, registers, shared))
+        if any(loc.space is ir.Space.GLOBAL for loc in data):
             choices += [
-                st.builds(CpAsync, shared, global_),
-                st.builds(CpAsyncBulk, global_, shared, st.just("bulk_group"), st.none(), reductions, sizes),
-                st.builds(CpAsyncBulk, shared, global_, st.just("bulk_group"), st.none(), reductions, sizes),
+                st.builds(ir.CpAsync, shared, global_),
+                st.builds(ir.CpAsyncBulk, global_, shared, st.just("bulk_group"), st.none(), reductions, sizes),
+                st.builds(ir.CpAsyncBulk, shared, global_, st.just("bulk_group"), st.none(), reductions, sizes),
             ]
             if bars:
                 choices.append(
-                    st.builds(CpAsyncBulk, shared, global_, st.just("mbarrier"), st.sampled_from(bars), reductions, sizes)
+                    st.builds(ir.CpAsyncBulk, shared, global_, st.just("mbarrier"), st.sampled_from(bars), reductions, sizes)
                 )
     return st.one_of(choices)
 
@@ -178,54 +125,54 @@ def extension_instruction(locs):
 def memory_instruction(locs):
     locs = [loc for loc in locs if loc.kind == "data"]
     names = [loc.name for loc in locs]
-    global_names = [loc.name for loc in locs if loc.space is Space.GLOBAL]
+    global_names = [loc.name for loc in locs if loc.space is ir.Space.GLOBAL]
     loc = st.sampled_from(names)
-    proxy = st.sampled_from(list(Proxy))
+    proxy = st.sampled_from(list(ir.Proxy))
     load = st.builds(
-        lambda dst, l, ss, p: Load(dst, l, ss[0], ss[1], p), registers, loc, sem_and_scope(LOAD_SEMS), proxy
+        lambda dst, l, ss, p: ir.Load(dst, l, ss[0], ss[1], p), registers, loc, sem_and_scope(ir.LOAD_SEMS), proxy
     )
     store = st.builds(
-        lambda l, src, ss, p: Store(l, src, ss[0], ss[1], p), loc, operands, sem_and_scope(STORE_SEMS), proxy
+        lambda l, src, ss, p: ir.Store(l, src, ss[0], ss[1], p), loc, operands, sem_and_scope(ir.STORE_SEMS), proxy
     )
-    rmw_sem = st.sampled_from(sorted(RMW_SEMS, key=str))
-    atom = st.sampled_from(list(RmwOp)).flatmap(
+    rmw_sem = st.sampled_from(sorted(ir.RMW_SEMS, key=str))
+    atom = st.sampled_from(list(ir.RmwOp)).flatmap(
         lambda op: st.builds(
-            Atom,
+            ir.Atom,
             registers,
             loc,
             st.just(op),
-            st.tuples(operands, operands) if op is RmwOp.CAS else st.tuples(operands),
+            st.tuples(operands, operands) if op is ir.RmwOp.CAS else st.tuples(operands),
             rmw_sem,
             scopes,
             proxy,
         )
     )
     red = st.builds(
-        Red, loc, st.sampled_from([o for o in RmwOp if o not in (RmwOp.CAS, RmwOp.EXCH)]), operands, rmw_sem, scopes, proxy
+        ir.Red, loc, st.sampled_from([o for o in ir.RmwOp if o not in (ir.RmwOp.CAS, ir.RmwOp.EXCH)]), operands, rmw_sem, scopes, proxy
     )
     choices = [load, store, atom, red]
     if global_names:
-        choices.append(st.builds(lambda d, l: Load(d, l, nc=True), registers, st.sampled_from(global_names)))
+        choices.append(st.builds(lambda d, l: ir.Load(d, l, nc=True), registers, st.sampled_from(global_names)))
     return st.one_of(choices)
 
 
 local_instruction = st.one_of(
-    st.builds(Fence, st.sampled_from(sorted(FENCE_KEYS, key=str)), scopes),
+    st.builds(ir.Fence, st.sampled_from(sorted(FENCE_KEYS, key=str)), scopes),
     st.builds(
-        ProxyFence,
-        st.sampled_from(list(ProxyFenceKind)),
+        ir.ProxyFence,
+        st.sampled_from(list(ir.ProxyFenceKind)),
         st.sampled_from([None, "global", "shared::cta", "shared::cluster"]),
     ),
     st.builds(
-        Barrier,
+        ir.Barrier,
         id=st.integers(0, 15) | registers,
         count=st.none() | st.integers(1, 1024) | registers,
         mode=st.sampled_from(["sync", "arrive"]),
         instance=st.none() | st.integers(0, 4),
     ),
-    st.builds(Mov, registers, operands),
-    st.builds(Arith, st.sampled_from(list(ArithOp)), registers, operands, operands),
-    st.builds(Filler, st.sampled_from(sorted(FILLER_KINDS)), st.integers(0, 1_000_000)),
+    st.builds(ir.Mov, registers, operands),
+    st.builds(ir.Arith, st.sampled_from(list(ir.ArithOp)), registers, operands, operands),
+    st.builds(ir.Filler, st.sampled_from(sorted(ir.FILLER_KINDS)), st.integers(0, 1_000_000)),
 )
 
 
@@ -234,31 +181,31 @@ def thread_code(draw, locs):
     code = draw(st.lists(memory_instruction(locs) | local_instruction | extension_instruction(locs), max_size=6))
     labels = draw(st.lists(st.sampled_from(LABEL_NAMES), max_size=2, unique=True))
     for name in labels:
-        code.insert(draw(st.integers(0, len(code))), Label(name))
-        jump = st.builds(Branch, st.sampled_from(list(Cond)), operands, operands, st.just(name)) | st.just(Goto(name))
+        code.insert(draw(st.integers(0, len(code))), ir.Label(name))
+        jump = st.builds(ir.Branch, st.sampled_from(list(ir.Cond)), operands, operands, st.just(name)) | st.just(ir.Goto(name))
         code.insert(draw(st.integers(0, len(code))), draw(jump))
     return tuple(code)
 
 
 placements = st.builds(
-    Placement, cta=small, gpu=small, grid=small, cluster=st.none() | small, warp=st.none() | small
+    ir.Placement, cta=small, gpu=small, grid=small, cluster=st.none() | small, warp=st.none() | small
 )
 
 
 def terms(threads, locs):
-    regrefs = st.builds(RegRef, st.sampled_from([t.name for t in threads]), registers)
-    return st.one_of(values, regrefs, st.sampled_from([LocRef(loc.name) for loc in locs]))
+    regrefs = st.builds(ir.RegRef, st.sampled_from([t.name for t in threads]), registers)
+    return st.one_of(values, regrefs, st.sampled_from([ir.LocRef(loc.name) for loc in locs]))
 
 
 def exprs(threads, locs):
-    cmp = st.builds(Cmp, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), terms(threads, locs), terms(threads, locs))
-    leaves = cmp | st.builds(BoolConst, st.booleans())
+    cmp = st.builds(ir.Cmp, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), terms(threads, locs), terms(threads, locs))
+    leaves = cmp | st.builds(ir.BoolConst, st.booleans())
     return st.recursive(
         leaves,
         lambda inner: st.one_of(
-            st.builds(Not, inner),
-            st.builds(And, st.lists(inner, max_size=3).map(tuple)),
-            st.builds(Or, st.lists(inner, max_size=3).map(tuple)),
+            st.builds(ir.Not, inner),
+            st.builds(ir.And, st.lists(inner, max_size=3).map(tuple)),
+            st.builds(ir.Or, st.lists(inner, max_size=3).map(tuple)),
         ),
         max_leaves=8,
     )
@@ -276,8 +223,8 @@ def programs(draw):
     threads = []
     for name in names:
         init = draw(st.dictionaries(registers, values, max_size=3))
-        threads.append(Thread(name, draw(placements), draw(thread_code(locs)), tuple(sorted(init.items()))))
-    if any(loc.space is Space.SHARED for loc in locs):
+        threads.append(ir.Thread(name, draw(placements), draw(thread_code(locs)), tuple(sorted(init.items()))))
+    if any(loc.space is ir.Space.SHARED for loc in locs):
         # shared memory belongs to one CTA: keep every thread in the first thread's CTA
         home = threads[0].placement
         threads = [
@@ -285,17 +232,17 @@ def programs(draw):
         ]
     condition = draw(
         st.none()
-        | st.builds(Condition, st.sampled_from(["exists", "~exists", "forall", "final"]), exprs(threads, locs))
+        | st.builds(ir.Condition, st.sampled_from(["exists", "~exists", "forall", "final"]), exprs(threads, locs))
     )
     keys = [loc.name for loc in locs] + [f"{t.name}:{r}" for t in threads for r in ("r0", "r11")]
     observed = tuple(draw(st.lists(st.sampled_from(keys), max_size=3)))
     name = draw(st.text(alphabet="abcXYZ019+-_.=~{}", min_size=1, max_size=20))
     comments = tuple(draw(st.lists(comment_text, max_size=2)))
     pdl_grids = tuple(draw(st.lists(st.integers(1, 3), unique=True, max_size=2)))
-    program = Program(name, tuple(threads), locs, condition, comments, observed, pdl_grids=pdl_grids)
+    program = ir.Program(name, tuple(threads), locs, condition, comments, observed, pdl_grids=pdl_grids)
     try:
-        return validate(program)
-    except ProgramError:
+        return ir.validate(program)
+    except ir.ProgramError:
         pass
     # Shared memory belongs to one CTA: put every thread in the first thread's CTA and try again.
     first = threads[0].placement
@@ -304,8 +251,8 @@ def programs(draw):
     ]
     program = dataclasses.replace(program, threads=tuple(same_cta))
     try:
-        return validate(program)
-    except ProgramError:
+        return ir.validate(program)
+    except ir.ProgramError:
         assume(False)
 
 
@@ -318,9 +265,10 @@ def test_parse_inverts_format(p):
 
 
 def test_degenerate_conjunctions_round_trip():
-    t = Thread("P0", Placement(), (Mov("r0", 1),))
-    for expr in (And(()), Or(()), And((BoolConst(False),)), Not(Or((Cmp("==", 1, 2),))), And((And((BoolConst(True),)),))):
-        p = Program("t", (t,), condition=Condition("exists", expr))
+    t = ir.Thread("P0", ir.Placement(), (ir.Mov("r0", 1),))
+    for expr in (ir.And(()), ir.Or(()), ir.And((ir.BoolConst(False),)), ir.Not(ir.Or((ir.Cmp("==", 1, 2),))),
+                 ir.And((ir.And((ir.BoolConst(True),)),))):
+        p = ir.Program("t", (t,), condition=ir.Condition("exists", expr))
         assert parse(format_program(p)) == p, format_program(p)
 
 
