@@ -12,19 +12,7 @@ from fuzzgpu import properties
 from fuzzgpu.backends.base import Backend, RunConfig
 from fuzzgpu.backends.sim import SimBackend, weaken_relacq
 from fuzzgpu.evidence import EvidenceBackend, EvidenceCache
-from fuzzgpu.ir import (
-    Barrier,
-    Filler,
-    GridDepControl,
-    Load,
-    Location,
-    Placement,
-    Program,
-    Space,
-    Store,
-    Thread,
-    validate,
-)
+from fuzzgpu.ir import Barrier, Filler, GridDepControl, Load, Location, Placement, Program, Space, Store, Thread, validate
 from fuzzgpu.model import analyse
 
 from programs import MP  # noqa: E402 -- tests/programs.py

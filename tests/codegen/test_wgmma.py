@@ -15,21 +15,7 @@ import pytest
 
 from fuzzgpu import codegen, litmus
 from fuzzgpu.codegen import wgmma as wg
-from fuzzgpu.ir import (
-    AsyncRead,
-    Barrier,
-    Branch,
-    Cond,
-    Label,
-    Load,
-    Location,
-    Placement,
-    Program,
-    Space,
-    Store,
-    Thread,
-    validate,
-)
+from fuzzgpu.ir import AsyncRead, Barrier, Branch, Cond, Label, Load, Location, Placement, Program, Space, Store, Thread, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 ASYNC = ROOT / "litmus" / "async-proxy"

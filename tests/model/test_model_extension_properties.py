@@ -25,35 +25,9 @@ from typing import Iterator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzzgpu.ir import (
-    AsyncRead,
-    Barrier,
-    BulkCommit,
-    BulkWait,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
-    Fence,
-    GridDepControl,
-    Instruction,
-    Load,
-    Location,
-    MbarrierArrive,
-    MbarrierInit,
-    MbarrierWait,
-    Placement,
-    Program,
-    ProxyFence,
-    ProxyFenceKind,
-    Scope,
-    Sem,
-    Space,
-    Store,
-    Thread,
-    validate,
-)
+from fuzzgpu.ir import (AsyncRead, Barrier, BulkCommit, BulkWait, CpAsync, CpAsyncBulk, CpAsyncCommit, CpAsyncMbarrierArrive, CpAsyncWait,
+                        Fence, GridDepControl, Instruction, Load, Location, MbarrierArrive, MbarrierInit, MbarrierWait, Placement, Program,
+                        ProxyFence, ProxyFenceKind, Scope, Sem, Space, Store, Thread, validate)
 from fuzzgpu.litmus import format_program, parse
 from fuzzgpu.model import analyse, judge
 
