@@ -48,22 +48,23 @@ op = st.one_of(
 program = st.lists(op, min_size=2, max_size=10)
 
 
+#: each operation's inline PTX (its qualifiers ``q``, its byte offset ``off``, the value ``v`` it
+#: writes); a read adds its register into the kernel's result; the others (fences, barriers, PDL)
+#: are their own text
+_ASM = {
+    "ld": 'asm volatile("ld{q}.global.u32 %0, [%1+{off}];" : "=r"(r) : "l"(p) : "memory"); acc = acc * 3 + r;',
+    "st": 'asm volatile("st{q}.global.u32 [%0+{off}], %1;" :: "l"(p), "r"({v}) : "memory");',
+    "atom": 'asm volatile("atom{q}.global.add.u32 %0, [%1+{off}], {v};" : "=r"(r) : "l"(p) : "memory"); acc = acc * 3 + r;',
+    "lds": 'asm volatile("ld{q}.shared.u32 %0, [%1+{off}];" : "=r"(r) : "r"(s) : "memory"); acc = acc * 3 + r;',
+    "sts": 'asm volatile("st{q}.shared.u32 [%0+{off}], %1;" :: "r"(s), "r"({v}) : "memory");',
+}
+_OTHER_ASM = 'asm volatile("{q};" ::: "memory");'
+
+
 def kernel_source(name: str, prog: list[tuple[str, str, int]]) -> str:
     lines = [f"__global__ void {name}(int* p, int* out) {{", "    __shared__ int sm[64];",
              "    unsigned s = (unsigned)__cvta_generic_to_shared(sm);", "    int acc = 0, r;"]
-    for i, (kind, q, off) in enumerate(prog):
-        if kind == "ld":
-            lines.append(f'    asm volatile("ld{q}.global.u32 %0, [%1+{off}];" : "=r"(r) : "l"(p) : "memory"); acc = acc * 3 + r;')
-        elif kind == "st":
-            lines.append(f'    asm volatile("st{q}.global.u32 [%0+{off}], %1;" :: "l"(p), "r"({i + 1}) : "memory");')
-        elif kind == "atom":
-            lines.append(f'    asm volatile("atom{q}.global.add.u32 %0, [%1+{off}], {i + 1};" : "=r"(r) : "l"(p) : "memory"); acc = acc * 3 + r;')
-        elif kind == "lds":
-            lines.append(f'    asm volatile("ld{q}.shared.u32 %0, [%1+{off}];" : "=r"(r) : "r"(s) : "memory"); acc = acc * 3 + r;')
-        elif kind == "sts":
-            lines.append(f'    asm volatile("st{q}.shared.u32 [%0+{off}], %1;" :: "r"(s), "r"({i + 1}) : "memory");')
-        else:
-            lines.append(f'    asm volatile("{q};" ::: "memory");')
+    lines += ["    " + _ASM.get(kind, _OTHER_ASM).format(q=q, off=off, v=i + 1) for i, (kind, q, off) in enumerate(prog)]
     lines.append("    out[threadIdx.x] = acc;")
     lines.append("}")
     return "\n".join(lines)
