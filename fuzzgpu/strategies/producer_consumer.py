@@ -67,45 +67,10 @@ import hypothesis.strategies as st
 
 from ..codegen import unrunnable_reasons
 from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, ONE_WAY_FENCE_SEMS, RELEASE_FENCE_SEMS
-from ..ir import (
-    AsyncRead,
-    Barrier,
-    Branch,
-    ClusterBarrier,
-    BulkCommit,
-    BulkWait,
-    Cond,
-    CpAsync,
-    CpAsyncBulk,
-    CpAsyncCommit,
-    CpAsyncMbarrierArrive,
-    CpAsyncWait,
-    Atom,
-    Fence,
-    FenceMbarrierInit,
-    Filler,
-    GridDepControl,
-    Instruction,
-    Label,
-    Load,
-    Location,
-    MbarrierArrive,
-    MbarrierInit,
-    MbarrierWait,
-    Placement,
-    Program,
-    ProxyFence,
-    ProxyFenceKind,
-    Red,
-    RmwOp,
-    Scope,
-    Sem,
-    Space,
-    Store,
-    Tcgen05Fence,
-    Thread,
-    validate,
-)
+from ..ir import (AsyncRead, Barrier, Branch, ClusterBarrier, BulkCommit, BulkWait, Cond, CpAsync, CpAsyncBulk, CpAsyncCommit,
+                  CpAsyncMbarrierArrive, CpAsyncWait, Atom, Fence, FenceMbarrierInit, Filler, GridDepControl, Instruction, Label, Load,
+                  Location, MbarrierArrive, MbarrierInit, MbarrierWait, Placement, Program, ProxyFence, ProxyFenceKind, Red, RmwOp, Scope,
+                  Sem, Space, Store, Tcgen05Fence, Thread, validate)
 
 #: where the producer and the consumer run, simplest first
 HANDOFF_PLACEMENTS = ("same-thread", "same-cta", "same-warp", "different-ctas", "same-cluster", "different-grids")
