@@ -7,13 +7,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fuzzgpu import cli
+
+from command import fuzzgpu
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
@@ -30,10 +30,6 @@ def run_main(argv: list[str]) -> tuple[int, str, str]:
         except SystemExit as e:
             rc = e.code if isinstance(e.code, int) else 2
     return rc, out.getvalue(), err.getvalue()
-
-
-def fuzzgpu(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fuzzgpu", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
 def test_replay_instances_must_be_positive():

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
-from paths import ROOT
+from command import fuzzgpu
 
 NEC = "examples/necessity"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzzgpu", "necessity", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600, check=False)
+    return fuzzgpu("necessity", *args)
 
 
 def test_the_table_names_each_change_its_verdict_and_the_outcome():
