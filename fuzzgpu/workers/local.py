@@ -55,6 +55,23 @@ def gpu_list(spec: str) -> list[str]:
     return gpus[:n]
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the OS says, else ``os.cpu_count``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def default_workers_per_gpu(cores: int, gpus: int) -> int:
+    """``--workers-per-gpu``'s default: the cores shared out over the GPUs, at least one worker per
+    GPU.  A worker is a campaign process (the draw, the oracle) and its backend's process (compile,
+    SASS check, run), which take turns, so one worker keeps about one core busy; while it waits for
+    the GPU its CUDA context sleeps (CU_CTX_SCHED_BLOCKING_SYNC) instead of spinning a core, so K
+    workers on one GPU cost K cores, not 2K (bench/results/throughput/)."""
+    return max(1, cores // max(1, gpus))
+
+
 def worker_dir(corpus: Path, wid: str) -> Path:
     return Path(corpus) / ".fuzzgpu" / "workers" / wid
 

@@ -5,6 +5,7 @@ workers find the same violation at the same moment."""
 from __future__ import annotations
 
 import json
+import os
 import multiprocessing as mp
 import subprocess
 import sys
@@ -113,8 +114,9 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
 
     corpus = tmp_path / "c"
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="3,5")
-    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "cuda", "--profile", "pdl",
-                        "--time", "20", "--corpus", str(corpus)], check=False, capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--workers-per-gpu", "1", "--backend", "cuda",
+                        "--profile", "pdl", "--time", "20", "--corpus", str(corpus)], check=False, capture_output=True, text=True,
+                       timeout=120, env=env)
     assert "2 workers (GPUs 3, 5)" in r.stdout
     logs = {w: (corpus / ".fuzzgpu" / "workers" / w / "log.txt").read_text() for w in ("w0", "w1")}
     assert "CUDA_VISIBLE_DEVICES=3" in logs["w0"] and "CUDA_VISIBLE_DEVICES=5" in logs["w1"]
@@ -128,3 +130,26 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "sim", "--corpus", str(corpus)],
                        check=False, capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 2 and "use --workers" in r.stderr
+
+
+def test_workers_per_gpu_default_is_the_cores_over_the_gpus():
+    from fuzzgpu.workers.local import default_workers_per_gpu
+
+    assert default_workers_per_gpu(16, 1) == 16  # one H200 with 16 cores: 16 workers
+    assert default_workers_per_gpu(128, 8) == 16
+    assert default_workers_per_gpu(4, 8) == 1  # never fewer than one worker per GPU
+    assert default_workers_per_gpu(1, 1) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_gpus_without_workers_per_gpu_starts_a_worker_per_core(tmp_path):
+    """``--gpus 1`` alone: as many workers as the cores the campaign may use (here 2, by affinity),
+    said on the start line.  No GPU here: each worker stops with its one-line error (exit 3)."""
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    if len(cores) < 2:
+        pytest.skip("needs 2 cores")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="3")
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "1", "--backend", "cuda", "--profile", "pdl",
+                        "--time", "20", "--corpus", str(tmp_path / "c")], check=False, capture_output=True, text=True,
+                       timeout=120, env=env, preexec_fn=lambda: os.sched_setaffinity(0, cores))
+    assert "2 workers (GPUs 3, 2 workers each)" in r.stdout, r.stdout + r.stderr
