@@ -153,3 +153,15 @@ def test_gpus_without_workers_per_gpu_starts_a_worker_per_core(tmp_path):
                         "--time", "20", "--corpus", str(tmp_path / "c")], check=False, capture_output=True, text=True,
                        timeout=120, env=env, preexec_fn=lambda: os.sched_setaffinity(0, cores))
     assert "2 workers (GPUs 3, 2 workers each)" in r.stdout, r.stdout + r.stderr
+
+
+def test_status_line_says_the_busy_share_is_a_bound_with_several_workers_per_gpu():
+    """One worker per GPU: its CUDA-event seconds over the wall time.  Several: their spans overlap
+    (the GPU time-slices between their contexts), so the sum is an upper bound -- said, and at most 100%."""
+    from fuzzgpu.workers.local import status_line
+
+    st = {"programs": 10, "instances": 1e8, "gpu_seconds": 30.0, "classes": {}, "findings": [], "quarantined": 0, "save_errors": []}
+    assert "GPU busy 30%" in status_line(100.0, 1, 1, st, gpus=1, per_gpu=1)
+    assert "GPU busy ≤30%" in status_line(100.0, 8, 8, st, gpus=1, per_gpu=8)
+    assert "GPU busy ≤100%" in status_line(100.0, 8, 8, dict(st, gpu_seconds=250.0), gpus=1, per_gpu=8)
+    assert "GPU busy" not in status_line(100.0, 2, 2, st)  # no GPU (--workers N)
