@@ -39,7 +39,13 @@
 #                            (CUDA events; NVML utilisation beside it), share of programs judged
 #                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
 #                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CLASSES=1 adds
-#                            the bug classes found (bench/discovery_classes.py) and each entry's SASS)
+#                            the bug classes found (bench/discovery_classes.py) and each entry's SASS;
+#                            the CPU seconds of the campaign's every process go to cpu.json; PROFILE=w0
+#                            cProfiles that worker and its backend: where its wall time goes,
+#                            bench/worker_split.py -> worker-split.json)
+#   bench/h200.sh runcost    the context flag's GPU test, then bench/run_cost.py: CPU, wall and GPU ms per
+#                            harness run with 1, 8 and 14 processes on the GPU, the CUDA context's
+#                            scheduling auto (spins) against blocking, test_ctas 256 and 1024 -> throughput/ ~2 min
 #   bench/h200.sh anchor     fuzzgpu beside cuda-litmus's own runner on its variants (bench/anchor.py; carry
 #                            the artifact's files as SRC=DIR, default cuda-litmus/: no licence, never
 #                            committed), a seeded sample per family, GPU_S per variant per tool -> anchor/ TIME+1 min
@@ -51,7 +57,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|ray|anchor}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|ray|anchor}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -215,10 +221,23 @@ throughput)
   nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -i 0 -lms 1000 > "$x/nvml-util.txt" 2>&1 &
   smi=$!
   start=$(date -u +%s)
-  $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
+  if [ -n "${PROFILE:-}" ]; then  # cProfile these workers (and their backends): bench/cprofile_site
+    mkdir -p "$x/prof"; export FUZZGPU_CPROFILE_DIR="$x/prof" FUZZGPU_CPROFILE_WORKERS="$PROFILE" PYTHONPATH=$PYTHONPATH:$PWD/bench/cprofile_site
+  fi
+  # the CPU seconds of the campaign's every process (its workers, their backends, nvcc: all waited for)
+  python3 -c "import json, resource, subprocess, sys, time
+t = time.time(); rc = subprocess.call(sys.argv[2:]); u = resource.getrusage(resource.RUSAGE_CHILDREN)
+json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime, 'sys_s': u.ru_stime}, open(sys.argv[1], 'w'))" \
+    "$x/cpu.json" $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
       --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} --json > "$x/campaign.json" 2> "$x/campaign.txt"
-  echo "exit $?"; tail -n 25 "$x/campaign.txt"
+  echo "exit $(python3 -c "import json; print(json.load(open('$x/cpu.json'))['exit'])")"; tail -n 25 "$x/campaign.txt"; cat "$x/cpu.json"; echo
   kill $smi 2>/dev/null
+  if [ -n "${PROFILE:-}" ]; then
+    unset FUZZGPU_CPROFILE_DIR
+    w=${PROFILE%%,*}; b=$(ls "$x"/prof/cprofile-"$w"-backend-*.pstats 2>/dev/null | tail -1)
+    python3 bench/worker_split.py "$x/prof/cprofile-$w.pstats" ${b:+--backend "$b"} > "$x/worker-split.json"; head -c 2500 "$x/worker-split.json"
+    tar -C "$x" -czf "$x/prof.tar.gz" prof && rm -rf "$x/prof"
+  fi
   python3 bench/throughput.py "$x/corpus" --time "$TIME" --nvml "$x/nvml-util.txt" > "$x/throughput.json"; cat "$x/throughput.json"
   mv "$x/nvml-util.txt" "$x/corpus/"
   if [ "${CLASSES:-0}" != 0 ]; then  # the issue classes in the corpus (the oracle's finding_class), each entry's SASS
@@ -232,6 +251,12 @@ throughput)
     grep -c "^===" "$x/sass-of-entries.txt"
   fi
   tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
+  ;;
+runcost)
+  FUZZGPU_REQUIRE_GPU=1 timeout 60 $PYTEST_GPU tests/gpu/test_gpu.py -k context_waits_block > "$x/pytest-context.txt" 2>&1
+  echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR)|passed|failed" "$x/pytest-context.txt" | tail -3
+  timeout 240 python3 bench/run_cost.py --programs "${PROGRAMS:-16}" --out "$x" > "$x/run-cost.txt" 2>&1
+  echo "exit $?"; cat "$x/run-cost.md"
   ;;
 ray)
   SECONDS_PER_RUN=${SECONDS_PER_RUN:-120} OUT="$x" timeout 500 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1

@@ -384,13 +384,33 @@ def provenance(spec: codegen.HarnessSpec, ctl: Any) -> dict[str, Any]:
     return {"seen": seen, "logged": len(entries), "entries": entries}
 
 
+#: how the host thread waits for the GPU (CUDA driver API, cuCtxCreate: CUctx_flags), by name
+CTX_SCHED = {"auto": 0x00, "spin": 0x01, "yield": 0x02, "blocking": 0x04}
+CTX_SCHED_MASK = 0x07
+
+
+def ctx_sched_flags(sched: str) -> int:
+    """The context flag for ``sched`` (:data:`CTX_SCHED`).  ``blocking`` (the default of
+    :class:`CudaBackend`): CU_CTX_SCHED_BLOCKING_SYNC, the host thread sleeps on a synchronisation
+    primitive until the GPU is done.  With ``auto`` the driver spins (CU_CTX_SCHED_SPIN) while a
+    process's contexts are fewer than the cores -- every campaign worker's backend is one process
+    with one context, so each of K workers on one GPU spins a core on every wait, also while the GPU
+    runs the other workers' kernels (bench/results/throughput/).  A flag of this process's context,
+    not a setting of the GPU."""
+    if sched not in CTX_SCHED:
+        raise UserError(f"unknown CUDA context scheduling {sched!r} (one of {', '.join(CTX_SCHED)})")
+    return CTX_SCHED[sched]
+
+
 class CudaBackend:
-    """Runs harness kernels on one GPU.  ``CudaBackend()`` creates a PyCUDA context on device 0."""
+    """Runs harness kernels on one GPU.  ``CudaBackend()`` creates a PyCUDA context on device 0,
+    whose waits block (``sched``: :func:`ctx_sched_flags`)."""
 
     name = "cuda"
 
-    def __init__(self, device: int = 0, arch: str | None = None, fault: str | None = None) -> None:
+    def __init__(self, device: int = 0, arch: str | None = None, fault: str | None = None, sched: str = "blocking") -> None:
         self.faults = parse_gpu_faults(fault)
+        flags = ctx_sched_flags(sched)
         drv, cu = _import_gpu()
         self.drv, self.cu = drv, cu
         try:
@@ -398,7 +418,7 @@ class CudaBackend:
             if drv.Device.count() == 0:
                 raise EnvError("no CUDA device")
             self.device = drv.Device(device)
-            self.ctx = self.device.make_context()
+            self.ctx = self.device.make_context(flags=flags)
         except drv.Error as e:
             raise EnvError(f"cannot open a CUDA context: {e}") from None
         _ck(cu.cuInit(0))
@@ -425,6 +445,11 @@ class CudaBackend:
                 ctx.pop()
             except Exception:
                 pass
+
+    def context_flags(self) -> int:
+        """The flags of this backend's CUDA context (cuCtxGetFlags; its scheduling:
+        ``& CTX_SCHED_MASK``)."""
+        return int(_ck(self.cu.cuCtxGetFlags()))
 
     def describe(self) -> str:
         major, minor = self.device.compute_capability()
@@ -738,5 +763,5 @@ class CudaBackend:
         )
 
 
-__all__ = ["TENSOR_MAP_MAX_WORDS", "check_tensor_map_words", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "TENSOR_MAP_MAX_WORDS", "check_tensor_map_words", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]

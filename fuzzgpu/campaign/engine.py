@@ -66,9 +66,9 @@ def _failed_as(key: str) -> type[PropertyFailed]:
 
 #: programs drawn ahead and compiled and checked together (one nvcc, one nvdisasm) by the backends
 #: that compile, by backend name; the others judge each program as it is drawn.  The static check
-#: costs ~55 CPU ms per program in batches of 32 and ~35 in batches of 64; on a GPU a batch is also
-#: the delay before its first run (32 harnesses: ~5 CPU s of nvcc)
-BATCH = {"static": 64, "cuda": 32, "auto": 32}
+#: costs ~55 CPU ms per program in batches of 32 and ~35 in batches of 64, the harness nvcc ~111 and ~102 (16, 64:
+#: issue 29); on a GPU a batch is also the delay before its first run (64 harnesses: ~7 CPU s of nvcc)
+BATCH = {"static": 64, "cuda": 64, "auto": 64}
 
 
 def end_reserve(seconds: float) -> float:

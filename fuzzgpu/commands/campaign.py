@@ -84,7 +84,8 @@ Several GPUs: --gpus all|N|0,2 starts one worker process per GPU (pinned with CU
 all sharing the corpus, the Hypothesis example database and the evidence cache; --workers N does the
 same with N worker processes on the CPU backends (sim, static).  One combined status and report.
 Compiling dominates a GPU campaign (the GPU runs 1e7 instances in a few ms): --workers-per-gpu K puts
-K workers on each GPU, so that K programs compile on the CPU while another runs (K ~ CPU cores / 2 / GPUs).
+K workers on each GPU, so that K programs compile on the CPU while another runs (default: the CPU cores
+over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).
 
 A Ray cluster: --ray auto|ADDRESS runs the same workers as Ray actors, one per GPU of the cluster
 (--gpus all|N, --workers-per-gpu K: K actors per GPU) or --workers N on the CPU backends; the
@@ -161,8 +162,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--known", default=None, metavar="FILE",
                         help="known-findings list (default: DIR/known.json when present): classes counted, never saved")
     parser.add_argument("--workers-per-gpu", type=_workers, default=None, metavar="K",
-                        help="with --gpus: K worker processes per GPU (default 1); several overlap one program's compile "
-                             "on the CPU with another's run on the GPU -- the way to more programs per hour")
+                        help="with --gpus: K worker processes per GPU (default: the CPU cores over the GPUs, at least 1; "
+                             "with --ray 1); several overlap one program's compile on the CPU with another's run on the GPU "
+                             "-- the way to more programs per hour")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
@@ -265,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
     from ..errors import UserError
-    from ..workers.local import gpu_list, run_parallel
+    from ..workers.local import default_workers_per_gpu, gpu_list, run_parallel, usable_cores
     from ..workers.supervised import DEFAULT_WATCHDOG
 
     if args.worker_id is not None:
@@ -293,13 +295,15 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
                       max_findings=args.max_findings, out=_progress(args), same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1,
                       gpu_fault=args.gpu_fault, known=args.known)
         return _parallel_report(args, res)
+    per_gpu = args.workers_per_gpu or 1
     if args.gpus is not None:
         gpus = gpu_list(args.gpus)
+        per_gpu = args.workers_per_gpu or default_workers_per_gpu(usable_cores(), len(gpus))
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
-                       same_seed=args.same_seed, per_gpu=args.workers_per_gpu or 1, gpu_fault=args.gpu_fault, known=args.known)
+                       same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known)
     return _parallel_report(args, res)
 
 

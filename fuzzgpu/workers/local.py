@@ -55,6 +55,23 @@ def gpu_list(spec: str) -> list[str]:
     return gpus[:n]
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the OS says, else ``os.cpu_count``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def default_workers_per_gpu(cores: int, gpus: int) -> int:
+    """``--workers-per-gpu``'s default: the cores shared out over the GPUs, at least one worker per
+    GPU.  A worker is a campaign process (the draw, the oracle) and its backend's process (compile,
+    SASS check, run), which take turns, so one worker keeps about one core busy; while it waits for
+    the GPU its CUDA context sleeps (CU_CTX_SCHED_BLOCKING_SYNC) instead of spinning a core, so K
+    workers on one GPU cost K cores, not 2K (bench/results/throughput/)."""
+    return max(1, cores // max(1, gpus))
+
+
 def worker_dir(corpus: Path, wid: str) -> Path:
     return Path(corpus) / ".fuzzgpu" / "workers" / wid
 
@@ -98,13 +115,18 @@ def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, se
     return lock, base_seed
 
 
-def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: int = 0) -> str:
+def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: int = 0, per_gpu: int = 1) -> str:
     """The parent's live status line, from the combined state (:func:`fuzzgpu.campaign.combine_states`):
     with ``gpus``, the GPUs' busy share (the workers' GPU seconds -- CUDA events around their harness
-    launches -- over the wall time of that many GPUs)."""
+    launches -- over the wall time of that many GPUs).  With ``per_gpu`` > 1 workers on a GPU the
+    GPU time-slices between their contexts, and one worker's span of launches also holds the other
+    workers' kernels: the sum is then an upper bound, shown ``GPU busy ≤N%`` (at most 100%)."""
     from ..campaign import classes_phrase
 
-    busy = f"GPU busy {st.get('gpu_seconds', 0.0) / (elapsed * gpus):.0%}  " if gpus and elapsed > 0 else ""
+    busy = ""
+    if gpus and elapsed > 0:
+        share = st.get("gpu_seconds", 0.0) / (elapsed * gpus)
+        busy = f"GPU busy {share:.0%}  " if per_gpu <= 1 else f"GPU busy ≤{min(1.0, share):.0%}  "
     return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']} ({st['programs'] / max(elapsed, 1e-9):.1f}/s)  "
             f"instances {st['instances']:.3g}  {busy}"
             f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
@@ -217,7 +239,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
             if now - last > status_every:
                 last = now
-                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ())), file=out, flush=True)
+                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ()), per_gpu),
+                      file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"

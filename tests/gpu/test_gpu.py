@@ -201,3 +201,12 @@ def test_xdist_worker_is_pinned_to_its_own_gpu() -> None:
     got = drv.Device(0).pci_bus_id().lower().split(":", 1)[1]
     assert bus[want].lower().endswith(got), (bus[want], got)
     print(f"{worker}: CUDA_VISIBLE_DEVICES={want}, device 0 = {drv.Device(0).name()} at {got} (nvidia-smi GPU {want}: {bus[want]})")
+
+
+def test_context_waits_block(backend) -> None:
+    """The backend's context is made with CU_CTX_SCHED_BLOCKING_SYNC: a worker waiting for the
+    GPU (its kernels or other workers' kernels on the same GPU) sleeps instead of spinning a core
+    (issue 29: with the driver's default, K workers on one GPU spun K cores)."""
+    from fuzzgpu.backends.cuda import CTX_SCHED, CTX_SCHED_MASK
+
+    assert backend.context_flags() & CTX_SCHED_MASK == CTX_SCHED["blocking"]

@@ -5,6 +5,7 @@ workers find the same violation at the same moment."""
 from __future__ import annotations
 
 import json
+import os
 import multiprocessing as mp
 import subprocess
 import sys
@@ -113,8 +114,9 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
 
     corpus = tmp_path / "c"
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="3,5")
-    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "cuda", "--profile", "pdl",
-                        "--time", "20", "--corpus", str(corpus)], check=False, capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--workers-per-gpu", "1", "--backend", "cuda",
+                        "--profile", "pdl", "--time", "20", "--corpus", str(corpus)], check=False, capture_output=True, text=True,
+                       timeout=120, env=env)
     assert "2 workers (GPUs 3, 5)" in r.stdout
     logs = {w: (corpus / ".fuzzgpu" / "workers" / w / "log.txt").read_text() for w in ("w0", "w1")}
     assert "CUDA_VISIBLE_DEVICES=3" in logs["w0"] and "CUDA_VISIBLE_DEVICES=5" in logs["w1"]
@@ -128,3 +130,38 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "sim", "--corpus", str(corpus)],
                        check=False, capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 2 and "use --workers" in r.stderr
+
+
+def test_workers_per_gpu_default_is_the_cores_over_the_gpus():
+    from fuzzgpu.workers.local import default_workers_per_gpu
+
+    assert default_workers_per_gpu(16, 1) == 16  # one H200 with 16 cores: 16 workers
+    assert default_workers_per_gpu(128, 8) == 16
+    assert default_workers_per_gpu(4, 8) == 1  # never fewer than one worker per GPU
+    assert default_workers_per_gpu(1, 1) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_gpus_without_workers_per_gpu_starts_a_worker_per_core(tmp_path):
+    """``--gpus 1`` alone: as many workers as the cores the campaign may use (here 2, by affinity),
+    said on the start line.  No GPU here: each worker stops with its one-line error (exit 3)."""
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    if len(cores) < 2:
+        pytest.skip("needs 2 cores")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="3")
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "1", "--backend", "cuda", "--profile", "pdl",
+                        "--time", "20", "--corpus", str(tmp_path / "c")], check=False, capture_output=True, text=True,
+                       timeout=120, env=env, preexec_fn=lambda: os.sched_setaffinity(0, cores))
+    assert "2 workers (GPUs 3, 2 workers each)" in r.stdout, r.stdout + r.stderr
+
+
+def test_status_line_says_the_busy_share_is_a_bound_with_several_workers_per_gpu():
+    """One worker per GPU: its CUDA-event seconds over the wall time.  Several: their spans overlap
+    (the GPU time-slices between their contexts), so the sum is an upper bound -- said, and at most 100%."""
+    from fuzzgpu.workers.local import status_line
+
+    st = {"programs": 10, "instances": 1e8, "gpu_seconds": 30.0, "classes": {}, "findings": [], "quarantined": 0, "save_errors": []}
+    assert "GPU busy 30%" in status_line(100.0, 1, 1, st, gpus=1, per_gpu=1)
+    assert "GPU busy ≤30%" in status_line(100.0, 8, 8, st, gpus=1, per_gpu=8)
+    assert "GPU busy ≤100%" in status_line(100.0, 8, 8, dict(st, gpu_seconds=250.0), gpus=1, per_gpu=8)
+    assert "GPU busy" not in status_line(100.0, 2, 2, st)  # no GPU (--workers N)

@@ -1,0 +1,55 @@
+"""cProfile chosen campaign workers of a parallel campaign, for bench/h200.sh's throughput part
+(issue 29: where a worker's wall time goes).  Put this folder first on PYTHONPATH and set
+
+    FUZZGPU_CPROFILE_DIR=DIR  FUZZGPU_CPROFILE_WORKERS=w0[,w1...]
+
+A ``python -m fuzzgpu campaign ... --worker-id wN`` process of the list then runs under cProfile and
+writes ``DIR/cprofile-wN.pstats`` and ``.txt`` (top functions by cumulative and own time) at exit;
+so does its backend's worker process (multiprocessing spawn: ``cprofile-wN-backend-PID.*``, its main
+thread only: the static check's thread shows as the main thread's wait for it).  Other processes
+(the parent, the other workers and their backends) are not profiled.
+cProfile slows the Python of the profiled worker (the draw, the oracle) more than its waits."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _start() -> None:
+    out = os.environ.get("FUZZGPU_CPROFILE_DIR")
+    if not out:
+        return
+    parent = os.environ.get("FUZZGPU_CPROFILE_PARENT", "")
+    if parent and "--multiprocessing-fork" in sys.argv:  # the backend process a profiled worker spawned
+        wid = f"{parent}-backend-{os.getpid()}"
+    elif "--worker-id" in sys.argv and sys.argv.index("--worker-id") + 1 < len(sys.argv):
+        wid = sys.argv[sys.argv.index("--worker-id") + 1]
+        if wid not in os.environ.get("FUZZGPU_CPROFILE_WORKERS", "w0").split(","):
+            return
+        os.environ["FUZZGPU_CPROFILE_PARENT"] = wid  # inherited by its backend process (and by nvcc: ignored)
+    else:
+        return
+    import atexit
+    import cProfile
+
+    prof = cProfile.Profile()
+
+    def dump() -> None:
+        import io
+        import pstats
+
+        prof.disable()
+        prof.dump_stats(os.path.join(out, f"cprofile-{wid}.pstats"))
+        s = io.StringIO()
+        st = pstats.Stats(prof, stream=s)
+        st.sort_stats("cumulative").print_stats(60)
+        st.sort_stats("tottime").print_stats(40)
+        with open(os.path.join(out, f"cprofile-{wid}.txt"), "w") as f:
+            f.write(s.getvalue())
+
+    atexit.register(dump)
+    prof.enable()
+
+
+_start()
