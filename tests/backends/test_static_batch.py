@@ -93,7 +93,8 @@ def test_batched_findings_and_verdicts_are_the_single_checks() -> None:
 
 def one_way_fence() -> Program:
     """MP whose reader orders with ``fence.acquire.cta``: the SASS oracle knows no SASS for it, so
-    the single check says that fence was not checked."""
+    the single check says that fence was not checked.  (Should the oracle learn that fence, the
+    test below needs another construct it cannot check: it fails rather than pass unexercised.)"""
     return validate(Program("MPA", (
         Thread("P0", Placement(cta=0), (Store("x", 1), Store("y", 2, Sem.RELEASE, Scope.GPU))),
         Thread("P1", Placement(cta=1), (Load("r0", "y", Sem.RELAXED, Scope.GPU), Fence(Sem.ACQUIRE, Scope.CTA), Load("r1", "x"))),
