@@ -69,7 +69,9 @@ def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[di
     Per program, what :meth:`StaticBackend.run` puts in its histogram's meta (``sass_findings``,
     ``sass_notes``, ``sass_unchecked``), each finding named as in a single check (its kernel, its
     ``.litmus``, its CUDA source line); its PTX and SASS line numbers are those of the batch's
-    listing.  ``None`` for a program the single check must answer: one with something not checked,
+    listing, and so are the PTX lines its ``sass_unchecked`` items name (what the analysis of a
+    kernel could not check is the single check's: the same kernel, the same SASS).  ``None`` for a
+    program the single check must answer: one a note or unchecked item of the whole module names,
     with no static kernels, or whose kernels are missing from the batch's SASS.  A batch nvcc
     refuses is split in halves and each half checked again; a program refused on its own is
     ``None`` (its single check says why)."""
@@ -135,8 +137,9 @@ def _check_group(programs: Sequence[Program], texts: Mapping[int, str], idx: lis
                 return  # single checks for all
             i, name = single[fn.name]
             seen[i].add(fn.name)
-            if fn.unchecked:
-                bad.add(i)
+            # what the analysis of this kernel could not check: the single check's items (the same
+            # kernel, the same SASS), their PTX lines the batch listing's
+            found[i]["sass_unchecked"] += [_BATCH_NAME.sub(_single_name, u) for u in fn.unchecked]
             found[i]["sass_findings"] += [_as_single(f.to_dict(), name, programs[i].name, first_line[i] - 1) for f in fn.findings]
             found[i]["sass_notes"] += [_BATCH_NAME.sub(_single_name, n) for n in fn.notes]
         for text in rep.unchecked + rep.notes:
@@ -147,7 +150,7 @@ def _check_group(programs: Sequence[Program], texts: Mapping[int, str], idx: lis
     for i in idx:
         if i not in bad and seen[i] == {batch_kernel_name(i, t.name) for t in programs[i].threads}:
             out[i] = {**found[i], "sass_listing": [f"one compile of {len(idx)} programs' kernels: a finding's PTX and SASS "
-                                                   "line numbers are that listing's"]}
+                                                   "line numbers, and a PTX line an unchecked item names, are that listing's"]}
 
 
 class StaticBackend:

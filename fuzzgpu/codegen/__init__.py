@@ -61,6 +61,7 @@ from .layout import (  # noqa: F401
 )
 from .resources import PRELUDE  # noqa: F401
 from .runnable import (  # noqa: F401
+    added_reasons,
     MAX_GRIDS,
     WGMMA_ARCHES,
     Unrunnable,
@@ -96,6 +97,7 @@ __all__ = [
     "generate_module",
     "harness_source",
     "unrunnable_reasons",
+    "added_reasons",
     "check_runnable",
     "HarnessSpec",
     "TENSOR_BOX",

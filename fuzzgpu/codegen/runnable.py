@@ -42,7 +42,7 @@ from .emit import (ONE_WAY_FENCE_SM, _BULK_REDUCE, _BULK_REDUCE_RUNNABLE, _KNOWN
                    tcgen05_arch_ok)
 from .layout import (Layout, _layout, _LayoutError, _wgmma_readers, shared_words, tensor_shared_locs, uses_dsm,
                      uses_tensor_maps, uses_wgmma)
-from .values import VALUE_MAX, VALUE_MIN, _ins_immediates, value_plan
+from .values import VALUE_MAX, VALUE_MIN, _ins_immediates, _plain_copies, value_plan
 
 
 class Unrunnable(UserError):
@@ -98,6 +98,33 @@ def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
 
 def unrunnable_reasons(p: Program) -> list[str]:
     """Every reason the harness refuses ``p`` (empty: runnable)."""
+    before, asks_values, after = _reason_parts(p)
+    # keep order, drop duplicates
+    return list(dict.fromkeys(before + (list(value_plan(p).reasons) if asks_values else []) + after))
+
+
+def added_reasons(p: Program, q: Program) -> set[str]:
+    """``set(unrunnable_reasons(q)) - set(unrunnable_reasons(p))``: the reasons ``q`` is refused
+    that ``p`` is not.  Where ``p`` and ``q`` differ only in their copies' tensor forms (the
+    producer/consumer generator's question, :func:`~fuzzgpu.strategies.producer_consumer`) their
+    value plans are one (:func:`value_plan` reads the plain form), so the value plan -- the
+    oracle's traces, most of the cost -- is not asked: the reasons the two do not share are then
+    among the others, less the plan's; and a tensor copy's own reasons (:func:`_tensor_reasons`,
+    each starting ``cp.async.bulk.tensor``) are never the plan's, which start with an outcome key,
+    a location, a thread (IR names: identifiers, no ``.``) or "the outcome table"."""
+    if _plain_copies(p) == _plain_copies(q):
+        before_p, values_p, after_p = _reason_parts(p)
+        before_q, values_q, after_q = _reason_parts(q)
+        if values_p == values_q:  # the one plan's reasons asked of both or of neither
+            new = set(before_q + after_q) - set(before_p + after_p)
+            if all(r.startswith(_TENSOR_REASON) for r in new):
+                return new
+    return set(unrunnable_reasons(q)) - set(unrunnable_reasons(p))
+
+
+def _reason_parts(p: Program) -> tuple[list[str], bool, list[str]]:
+    """:func:`unrunnable_reasons` in three parts: the reasons before the value plan's, whether the
+    value plan's are asked (only when every constant fits in a word), the reasons after it."""
     out = _static_reasons(p)
     out.extend(_extension_reasons(p))
     out.extend(_tensor_reasons(p))
@@ -125,18 +152,17 @@ def unrunnable_reasons(p: Program) -> list[str]:
     for loc in p.locations:
         if not VALUE_MIN <= loc.init <= VALUE_MAX:
             out.append(f"initial value of {loc.name} ({loc.init}) does not fit in a signed 32-bit word (the harness's decoding)")
-    if not any("32-bit word" in r for r in out):  # the value plan needs in-range constants
-        out.extend(value_plan(p).reasons)
+    asks_values = not any("32-bit word" in r for r in out)  # the value plan needs in-range constants
+    after: list[str] = []
     try:
         lay = _layout(p)
     except _LayoutError as e:
-        out.append(str(e))
+        after.append(str(e))
     else:
-        out.extend(_barrier_reasons(p, lay))
-        out.extend(_spin_order_reasons(p, lay))
-        out.extend(_wgmma_reasons(p))
-    # keep order, drop duplicates
-    return list(dict.fromkeys(out))
+        after.extend(_barrier_reasons(p, lay))
+        after.extend(_spin_order_reasons(p, lay))
+        after.extend(_wgmma_reasons(p))
+    return out, asks_values, after
 
 
 #: grids one harness launch may hold
@@ -369,6 +395,8 @@ def _spin_order_reasons(p: Program, lay: "Layout") -> list[str]:
 
 #: the static shared memory a kernel may declare (48 KB) less the harness's histogram room
 _TENSOR_SHARED_MAX = 40 * 1024
+#: how each of :func:`_tensor_reasons` starts (:func:`added_reasons` relies on it)
+_TENSOR_REASON = "cp.async.bulk.tensor"
 
 
 def _tensor_reasons(p: Program) -> list[str]:
@@ -378,11 +406,11 @@ def _tensor_reasons(p: Program) -> list[str]:
         return []
     out = []
     if uses_wgmma(p):
-        out.append("cp.async.bulk.tensor and async.read in one program: the wgmma tiles and the tensor copies' "
+        out.append(f"{_TENSOR_REASON} and async.read in one program: the wgmma tiles and the tensor copies' "
                    "128-byte slots are different shared layouts")
     nbytes = 4 * shared_words(p)
     if nbytes > _TENSOR_SHARED_MAX:
-        out.append(f"cp.async.bulk.tensor: {len(tensor_shared_locs(p))} shared tensor operand(s) of 128-byte slots "
+        out.append(f"{_TENSOR_REASON}: {len(tensor_shared_locs(p))} shared tensor operand(s) of 128-byte slots "
                    f"need {nbytes} bytes of shared memory per CTA (256 instances), more than {_TENSOR_SHARED_MAX}")
     return out
 

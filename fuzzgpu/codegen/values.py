@@ -4,6 +4,7 @@ refusals; :func:`_value_universe`: the heuristic table where the oracle gives no
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Iterable
@@ -122,7 +123,17 @@ def _data_locations(p: Program) -> set[str]:
     return {p.physical(loc.name) for loc in p.locations if loc.kind != "mbarrier"}
 
 
-@functools.lru_cache(maxsize=2048)
+def _plain_copies(p: Program) -> Program:
+    """``p`` with every ``cp.async.bulk.tensor`` copy in its plain form (``p`` itself when it has
+    none): the same memory-model operation (the IR's ``CpAsyncBulk.tensor``; the oracle never reads
+    the flag), so the same values."""
+    if not any(isinstance(i, CpAsyncBulk) and i.tensor for t in p.threads for i in t.code):
+        return p
+    threads = tuple(dataclasses.replace(t, code=tuple(dataclasses.replace(i, tensor=False) if isinstance(i, CpAsyncBulk) else i
+                                                      for i in t.code)) for t in p.threads)
+    return dataclasses.replace(p, threads=threads)
+
+
 def value_plan(p: Program) -> ValuePlan:
     """The codec, the value tables and the refusals for ``p``'s values.
 
@@ -131,7 +142,16 @@ def value_plan(p: Program) -> ValuePlan:
     the oracle says some key or location can hold that does not fit in 32 bits; ``atom.inc`` /
     ``atom.dec`` (``.u32`` in PTX: an unsigned comparison) unless their operand is a non-negative
     constant and the location never holds a negative value (the oracle compares signed); a value
-    table of more than ``MAX_BINS`` bins."""
+    table of more than ``MAX_BINS`` bins.
+
+    A tensor copy's plan is its plain copy's (:func:`_plain_copies`: the tensor form changes the
+    global side's addressing, not the values), so a program and its tensor form share one plan --
+    and one computation of the oracle's traces."""
+    return _value_plan(_plain_copies(p))
+
+
+@functools.lru_cache(maxsize=2048)
+def _value_plan(p: Program) -> ValuePlan:
     from .. import model
     from ..model import values
 
