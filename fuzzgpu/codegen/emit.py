@@ -228,9 +228,9 @@ def ptx_of(ins: Instruction, space: Space = Space.GLOBAL) -> str:
     if isinstance(ins, Load):
         if ins.nc:
             return "ld.global.nc.u32"
-        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
+        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u{ins.width}"  # a narrow ld zero-extends into the 32-bit register
     if isinstance(ins, Store):
-        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
+        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u{ins.width}"  # a narrow st writes the register's low bits
     if isinstance(ins, Atom) or (isinstance(ins, Red) and ins.sem in (Sem.ACQUIRE, Sem.ACQ_REL)):
         return f"atom.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
     if isinstance(ins, Red):

@@ -58,6 +58,7 @@ from .enums import (  # noqa: F401
     effective,
 )
 from .instructions import (  # noqa: F401
+    ACCESS_WIDTHS,
     CORE_INSTRUCTIONS,
     EXTENSION_INSTRUCTIONS,
     NOT_EMITTED_INSTRUCTIONS,
@@ -133,6 +134,7 @@ from .validate import (  # noqa: F401
 )
 
 __all__ = [
+    "ACCESS_WIDTHS",
     "ArithOp",
     "Cond",
     "KEYWORD_RE",
