@@ -12,6 +12,8 @@ from fuzzgpu.ir import Load, ProgramError, Store, program_from_json, program_to_
 from fuzzgpu.litmus import parse
 from fuzzgpu.litmus.printer import format_program
 
+from nvcc import needs_nvcc
+
 TEXT = """PTX W
 {{
 x=0;
@@ -62,3 +64,19 @@ def test_the_harness_emits_the_sizes_and_primes_exact_words():
     assert not value_plan(p).codec.tagged  # a 16-bit st would keep another launch's tag in the high half
     assert value_plan(prog("ld.acquire.gpu r1, f")).codec.tagged
     assert "ld.acquire.gpu.global.u16" in generate_static(p)
+
+
+@needs_nvcc
+def test_the_static_sass_check_maps_the_narrow_accesses_one_to_one():
+    """ptxas's ``LDG.E.U16.STRONG.GPU`` pairs with the PTX ``ld.acquire.gpu.global.u16`` (sass_parser reads
+    the width): the SASS check of a class-L program is as complete as the same-size one's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "litmus" / "race-mixed"
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "sass", "--arch", "sm_90", "--no-progress",
+                        str(here / "RACE-19-mixed-size-flag.litmus"), str(here / "RACE-19-narrow-store-wide-load.litmus")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("fully checked, clean") == 2 and "3/3 memory operations" in r.stdout, r.stdout
