@@ -49,7 +49,8 @@ def test_the_class_has_its_fixed_number():
 
 
 @pytest.mark.parametrize("racy, fixed", [("RACE-19-mixed-size-flag", "NORACE-19-same-size-flag"),
-                                         ("RACE-19-narrow-store-wide-load", "NORACE-19-same-size-flag")])
+                                         ("RACE-19-narrow-store-wide-load", "NORACE-19-same-size-flag"),
+                                         ("RACE-19-byte-poll-of-half-word-store", "NORACE-19-both-narrow-flag")])
 def test_the_fix_makes_the_sizes_agree(racy, fixed):
     p = parse_file(HERE / f"{racy}.litmus")
     ra = analyse_races(p)
