@@ -2,7 +2,7 @@
 race-free or its offending outcomes forbidden, searched over single changes and pairs of them and
 checked by the oracle; else a fix of more changes found greedily (:func:`greedy_fix`).
 
-A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, weak or volatile -> relaxed or
+A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, a ``.u8``/``.u16`` ld/st -> wider, weak or volatile -> relaxed or
 acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait ->
 release/acquire, a one-way fence -> ``fence.acq_rel`` -> ``fence.sc``, ``barrier.cluster.arrive.relaxed``
 -> release, a larger scope, ``cp.async.bulk.wait_group{.read} n`` -> ``n`` 0, then without ``.read``), or one
@@ -65,7 +65,7 @@ from . import semantics
 from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
-    Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
+    ACCESS_WIDTHS, Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
     FenceMbarrierInit, GridDepControl, Instruction, Load, MbarrierArrive, MbarrierInit, MbarrierWait, Program, ProgramError, ProxyFence, ProxyFenceKind,
     Red, Scope, Sem, Store, validate,
 )
@@ -244,6 +244,8 @@ def _replace(p: Program, tid: int, code: tuple[Instruction, ...]) -> Program:
 def _stronger(ins: Instruction) -> Iterator[Instruction]:
     """``ins`` strengthened one step, weakest first."""
     r = dataclasses.replace
+    if isinstance(ins, (Load, Store)):  # class L: the sizes made to agree, the next wider first (semantics.access_extent)
+        yield from (r(ins, width=w) for w in ACCESS_WIDTHS if w > ins.width)
     if isinstance(ins, Load):
         if ins.nc:
             yield r(ins, nc=False)
@@ -427,8 +429,7 @@ class _Judged:
 
 
 def _origin(c: Change, at: tuple[int, int]) -> tuple[int, int] | None:
-    """The place in the original program of the instruction at ``at`` in ``c``'s program (None
-    for an instruction ``c`` added)."""
+    """The place in the original program of the instruction at ``at`` in ``c``'s program (None for an instruction ``c`` added)."""
     tid, k = at
     if tid != c.thread or c.op == "replace" or k < c.index:
         return at
@@ -523,8 +524,7 @@ def _on_path(w: tuple[int, int], o: tuple[int, int], x: Change, y: Change) -> bo
     """Are ``x`` and ``y`` on a causality path from the access at ``w`` to the one at ``o`` in another
     thread: ``x`` in ``w``'s thread at or after it, ``y`` in ``o``'s thread at or before it?  An
     annotation elsewhere cannot order the two (ISA 8.9: causality order leaves the writer's thread
-    after its write -- program order, then a release pattern -- and enters the reader's before its
-    read)."""
+    after its write -- program order, then a release pattern -- and enters the reader's before its read)."""
     return (x.thread == w[0] != o[0] == y.thread and x.index >= w[1] and y.index <= o[1])
 
 

@@ -596,6 +596,13 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "the bulk copy's source was overwritten before its read completed: no wait_group of the issuing thread "
               "covering its group (a wait by another thread, or wait_group N with the copy among the N most recent)",
               ("wait",), "cp.async.bulk.wait_group (.read); cp.async.bulk.commit_group (per-thread groups)", drawn=False),
+    # issue 32, class L: the flag's two accesses of different sizes (access_extent)
+    Mechanism("mixed-size", ("ld", "st"),
+              "a release pattern synchronizes with an acquire pattern that reads its write only when the two "
+              "accesses of the flag are morally strong: they overlap completely (the same address and size)",
+              "the flag was written and read with accesses of different sizes (a partial overlap): they are not "
+              "morally strong, so the release/acquire handoff synchronizes nothing", ("strengthen",),
+              "8.2 Memory operations (Overlap); 8.7 Morally strong operations; 8.10.1 Data races", drawn=False),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -631,6 +638,8 @@ CLASSES: dict[int, str] = {
     16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
     17: "J. cluster mbarrier handoff with a .cta scope: a remote mbarrier.arrive (.shared::cluster) of release .cta, or "
         "an acquire wait of .cta scope on an mbarrier another CTA arrives on",
+    19: "L. mixed-size accesses: a flag (or any word) written and read with accesses of different sizes (a 32-bit st "
+        "and a 16-bit ld of its low half): a partial overlap, not morally strong, so no synchronization (vllm #2760)",
 }
 
 #: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
@@ -649,6 +658,7 @@ CLASS_NAMES: dict[int, str] = {
     15: "mbarrier-lifecycle",
     16: "mbarrier-wrong-parity",
     17: "remote-mbarrier-cta-scope",
+    19: "mixed-size-access",
 }
 
 
@@ -688,7 +698,7 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
         return 16  # the handoff's wait tested the wrong phase (not an .nc, proxy or async-copy failure)
     if mechanism == "mbarrier" and remote_cta_scope(program):
         return 17
-    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15}
+    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15, "mixed-size": 19}
     if mechanism in simple:
         return simple[mechanism]
     if mechanism in ASYNC_CLASS_MECHANISMS:
@@ -726,6 +736,20 @@ def async_class(program: Program, mechanism: str, other_at: tuple[int, int]) -> 
     return 10 if mechanism == "bulk-completion" and stores else None
 
 
+def access_extent(width: int) -> tuple[int, int]:
+    """The bytes an ``ld``/``st`` of ``width`` bits covers in its location's word: (offset, size).
+    Every access is at offset 0 (``ir.Load.width``), so two accesses of one address overlap
+    completely exactly when their sizes agree.  PTX ISA 9.x, 8.2 "Memory operations" (Overlap): two
+    memory operations overlap when they specify the same virtual address and their memory locations
+    overlap; the overlap is complete when both specify the same virtual address and the memory
+    locations overlap exactly, and partial otherwise.  8.7 "Morally strong operations": two
+    operations are morally strong only if, both being memory operations, "they overlap completely"
+    -- so a 32-bit ``st`` and a 16-bit ``ld`` of one word are never morally strong, whatever their
+    semantics and scopes: conflicting and unordered, they are a data race (8.10.1), and a
+    release/acquire handoff through them synchronizes nothing (8.9.4; issue 32, class L)."""
+    return 0, width // 8
+
+
 def remote_cta_scope(program: Program) -> bool:
     """Issue 32 class 17 (J): an mbarrier that a thread of another CTA arrives on through
     ``.shared::cluster`` (a remote arrive), with a release arrive of ``.cta`` scope or an acquire wait
@@ -744,7 +768,7 @@ def remote_cta_scope(program: Program) -> bool:
     return False
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "async_class", "remote_cta_scope", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "access_extent", "async_class", "remote_cta_scope", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
            "unknown_instructions", "wrong_parity", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]

@@ -190,9 +190,9 @@ def ptx_of(ins: ir.Instruction, space: ir.Space = ir.Space.GLOBAL) -> str:
     if isinstance(ins, ir.Load):
         if ins.nc:
             return "ld.global.nc.u32"
-        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
+        return f"ld{_sem_scope(ins.sem, ins.scope)}{ss}.u{ins.width}"  # a narrow ld zero-extends into the 32-bit register
     if isinstance(ins, ir.Store):
-        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u32"
+        return f"st{_sem_scope(ins.sem, ins.scope)}{ss}.u{ins.width}"  # a narrow st writes the register's low bits
     if isinstance(ins, ir.Atom) or (isinstance(ins, ir.Red) and ins.sem in (ir.Sem.ACQUIRE, ir.Sem.ACQ_REL)):
         return f"atom.{ins.sem}.{ins.scope}{ss}.{_RMW_TYPE[ins.operation]}"
     if isinstance(ins, ir.Red):

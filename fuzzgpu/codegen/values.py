@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..ir import (
+    Load,
+    Store,
     CpAsync,
     CpAsyncBulk,
     Arith,
@@ -138,7 +140,8 @@ def value_plan(p: Program) -> ValuePlan:
     """The codec, the value tables and the refusals for ``p``'s values.
 
     Exact (primed) when the program has a read-modify-write (a bulk reduction is one), copies from
-    global memory (a copy moves the raw word), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
+    global memory (a copy moves the raw word), a narrow ld/st (a 16-bit st would keep another launch's
+    tag in the word's high half), or can hold a value outside 16 bits; tagged otherwise.  Refused: a value
     the oracle says some key or location can hold that does not fit in 32 bits; ``atom.inc`` /
     ``atom.dec`` (``.u32`` in PTX: an unsigned comparison) unless their operand is a non-negative
     constant and the location never holds a negative value (the oracle compares signed); a value
@@ -160,6 +163,8 @@ def _value_plan(p: Program) -> ValuePlan:
                  for t in p.threads for i in t.code)
     # a bulk reduction is a read-modify-write of its destination: exact values, primed (like an RMW)
     copies = copies or any(isinstance(i, CpAsyncBulk) and i.reduce is not None for t in p.threads for i in t.code)
+    # a narrow st (class L) writes the word's low bits only: exact values, primed, keep its high bits 0
+    copies = copies or any(isinstance(i, (Load, Store)) and i.width != 32 for t in p.threads for i in t.code)
     reasons: list[str] = []
     keys: dict[str, frozenset[int]] | None
     try:

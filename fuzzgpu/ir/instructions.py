@@ -69,6 +69,10 @@ def loc_of(ins: Instruction) -> str | None:
     """The ``loc`` field of an instruction that has one (:func:`has_loc`), else ``None``."""
     return ins.loc if has_loc(ins) else None
 
+#: the sizes in bits of an ``ld``/``st`` (``.u8``, ``.u16``, ``.u32``): the IR's words are 32 bits
+ACCESS_WIDTHS = (8, 16, 32)
+
+
 @dataclass(frozen=True)
 class Load(Instruction):
     """``ld{.sem}{.scope}{.space}{.nc} dst, [loc]`` (PTX ISA "ld", "ld.global.nc") -- in the generic
@@ -77,7 +81,11 @@ class Load(Instruction):
 
     ``shared_cluster``: ``.shared::cluster`` -- the address is the location's address in the shared
     memory of its CTA (:attr:`Location.cta`), obtained with ``mapa.shared::cluster`` (distributed
-    shared memory); a thread of another CTA of the cluster reaches the location only so."""
+    shared memory); a thread of another CTA of the cluster reaches the location only so.
+
+    ``width``: the access's size in bits (:data:`ACCESS_WIDTHS`: ``.u8``/``.u16``/``.u32``), at byte
+    offset 0 of the location's 32-bit word (its low bits: the GPU is little-endian).  Accesses of
+    different widths of one location overlap partially (issue 32, class L)."""
 
     OP: ClassVar[str] = "ld"
     dst: str
@@ -87,12 +95,13 @@ class Load(Instruction):
     proxy: Proxy = Proxy.GENERIC
     nc: bool = False
     shared_cluster: bool = False
+    width: int = 32
 
 
 @dataclass(frozen=True)
 class Store(Instruction):
     """``st{.sem}{.scope}{.shared::cluster} [loc], src`` (PTX ISA "st"; ``sust`` when ``proxy`` is surface;
-    ``shared_cluster`` as in :class:`Load`)."""
+    ``shared_cluster`` and ``width`` as in :class:`Load`)."""
 
     OP: ClassVar[str] = "st"
     loc: str
@@ -101,6 +110,7 @@ class Store(Instruction):
     scope: Scope | None = None
     proxy: Proxy = Proxy.GENERIC
     shared_cluster: bool = False
+    width: int = 32
 
 
 @dataclass(frozen=True)
@@ -512,7 +522,7 @@ for _cls in (*CORE_INSTRUCTIONS, *EXTENSION_INSTRUCTIONS, *NOT_EMITTED_INSTRUCTI
 
 MemoryAccess = (Load, Store, Atom, Red)
 
-__all__ = ["CORE_INSTRUCTIONS", "EXTENSION_INSTRUCTIONS", "NOT_EMITTED_INSTRUCTIONS", "FILLER_KINDS",
+__all__ = ["ACCESS_WIDTHS", "CORE_INSTRUCTIONS", "EXTENSION_INSTRUCTIONS", "NOT_EMITTED_INSTRUCTIONS", "FILLER_KINDS",
            "INSTRUCTION_TYPES", "Arith", "AsyncRead", "Atom", "Barrier", "Branch", "BulkCommit", "BulkWait",
            "ClusterBarrier", "CpAsync", "CpAsyncBulk", "CpAsyncCommit", "CpAsyncMbarrierArrive", "CpAsyncWait",
            "Fence", "FenceMbarrierInit", "Filler", "Goto", "GridDepControl", "HasLoc", "Instruction", "Label",

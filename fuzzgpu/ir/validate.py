@@ -33,6 +33,7 @@ from .enums import (
     Space,
 )
 from .instructions import (
+    ACCESS_WIDTHS,
     FILLER_KINDS,
     INSTRUCTION_TYPES,
     AsyncRead,
@@ -224,6 +225,7 @@ def validate(p: Program) -> Program:
     for t in p.threads:
         _validate_thread(t, locs)
     _validate_placement(p, locs, physical)
+    _check_widths(p, locs, physical)
     for key in p.observed:
         _check_observed(p, key, names, locs)
     if p.condition is not None:
@@ -451,10 +453,12 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
         if ins.nc and locs[ins.loc].space is not Space.GLOBAL:
             raise ProgramError(f"ld.global.nc of shared location {ins.loc!r}")
         _check_scope(ins.sem, ins.scope)
+        _check_width(ins)
     elif isinstance(ins, Store):
         if ins.sem not in STORE_SEMS:
             raise ProgramError(f"a store cannot be .{ins.sem}")
         _check_scope(ins.sem, ins.scope)
+        _check_width(ins)
     elif isinstance(ins, (Atom, Red)):
         if ins.sem not in RMW_SEMS:
             raise ProgramError(f"{ins.OP} cannot be .{ins.sem}")
@@ -570,3 +574,46 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
 def _check_scope(sem: Sem, scope: Scope | None) -> None:
     if sem in (Sem.WEAK, Sem.VOLATILE) and scope is not None:
         raise ProgramError(f".{sem} takes no scope")
+
+
+def _check_width(ins: Load | Store) -> None:
+    """An ``ld``/``st`` of 8, 16 or 32 bits; a narrower one is a generic access (not ``.nc``), and a
+    narrower store writes an immediate that fits in its width (unsigned)."""
+    if type(ins.width) is not int or ins.width not in ACCESS_WIDTHS:
+        raise ProgramError(f"{ins.OP} of {_clip(ins.width)} bits (one of {', '.join(map(str, ACCESS_WIDTHS))})")
+    if ins.width == 32:
+        return
+    if ins.proxy is not Proxy.GENERIC or (isinstance(ins, Load) and ins.nc):
+        raise ProgramError(f"a {ins.width}-bit {ins.OP} is a generic access (not .nc, not another proxy)")
+    if isinstance(ins, Store) and not (isinstance(ins.src, int) and 0 <= ins.src < 1 << ins.width):
+        raise ProgramError(f"st.u{ins.width} {ins.loc}: the value must be an immediate 0..{(1 << ins.width) - 1}")
+
+
+def _check_widths(p: Program, locs: Mapping[str, Location], physical: Mapping[str, str]) -> None:
+    """A location accessed narrower than 32 bits (issue 32, class L) holds only values that fit in its
+    narrowest access: its initial value and every write of it are ``st`` of an immediate 0..2^w-1
+    (no read-modify-write, no copy).  Its word then always holds the low part's value, which every
+    access of it reads or writes alike; the model keeps one value per location on that ground."""
+    narrow: dict[str, int] = {}
+    for t in p.threads:
+        for ins in t.code:
+            if isinstance(ins, (Load, Store)) and ins.width != 32:
+                ph = physical[ins.loc]
+                narrow[ph] = min(narrow.get(ph, 32), ins.width)
+    if not narrow:
+        return
+    for name, w in narrow.items():
+        if not 0 <= locs[name].init < 1 << w:
+            raise ProgramError(f"location {name!r}, accessed in {w} bits, must start at 0..{(1 << w) - 1}")
+    for t in p.threads:
+        for ins in t.code:
+            hit = sorted({physical[n] for n in ins.locations() if n in physical} & narrow.keys())
+            if not hit:
+                continue
+            w = narrow[hit[0]]
+            if isinstance(ins, Store) and not (isinstance(ins.src, int) and 0 <= ins.src < 1 << w):
+                raise ProgramError(f"thread {t.name}: location {hit[0]!r} is accessed in {w} bits: a store of it "
+                                   f"writes an immediate 0..{(1 << w) - 1}")
+            if not isinstance(ins, (Load, Store)):
+                raise ProgramError(f"thread {t.name}: location {hit[0]!r} is accessed in {w} bits: only ld and st "
+                                   f"may name it, not {ins.OP}")

@@ -16,6 +16,7 @@ from .mnemonics import (
     TENSOR_DIM,
     TENSOR_LOAD_MODE,
     DSM_QUALIFIER,
+    WIDTH_QUALIFIER,
     DSM_SPACE,
     FAMILIES,
     FORMS,
@@ -222,7 +223,7 @@ class InstructionBuilder:
     def load(self) -> ir.Instruction:
         found = self.classify(
             {"sem": SEMS, "scope": SCOPES, "proxy": {"async": ir.Proxy.ASYNC}, "space": {"global": "global"}, "nc": {"nc": True},
-             **DSM_QUALIFIER}
+             **DSM_QUALIFIER, **WIDTH_QUALIFIER}
         )
         self.count(2)
         dst = self.register(0)
@@ -232,7 +233,18 @@ class InstructionBuilder:
             self.check_nc(found)
             return ir.Load(dst, self.location(1), nc=True)
         sem, scope = self.sem_scope(found, ir.LOAD_SEMS, "a load")
-        return ir.Load(dst, self.location(1), sem, scope, self.proxy(LOAD_BASES, found), shared_cluster=self.dsm(found))
+        return ir.Load(dst, self.location(1), sem, scope, self.proxy(LOAD_BASES, found), shared_cluster=self.dsm(found),
+                       width=self.width(found))
+
+    def width(self, found: dict[str, tuple[object, Qualifier]]) -> int:
+        """``.u8``/``.u16``/``.u32``: the size of a generic ``ld``/``st`` (issue 32, class L); 32 when absent."""
+        if "width" not in found:
+            return 32
+        w, q = found["width"]
+        if self.base not in ("ld", "st") or "proxy" in found:
+            raise self.qual_error(f"'.{q.text}' is for generic ld and st", q)
+        assert isinstance(w, int)
+        return w
 
     def dsm(self, found: dict[str, tuple[object, Qualifier]]) -> bool:
         """``.shared::cluster`` (distributed shared memory): generic ld/st/atom/red only."""
@@ -255,10 +267,12 @@ class InstructionBuilder:
             raise self.error(f"{self.base} cannot be .global.nc (only ld)")
 
     def store(self) -> ir.Instruction:
-        found = self.classify({"sem": SEMS, "scope": SCOPES, "proxy": {"async": ir.Proxy.ASYNC}, **DSM_QUALIFIER})
+        found = self.classify({"sem": SEMS, "scope": SCOPES, "proxy": {"async": ir.Proxy.ASYNC}, **DSM_QUALIFIER,
+                               **WIDTH_QUALIFIER})
         self.count(2)
         sem, scope = self.sem_scope(found, ir.STORE_SEMS, "a store")
-        return ir.Store(self.location(0), self.value(1), sem, scope, self.proxy(STORE_BASES, found), shared_cluster=self.dsm(found))
+        return ir.Store(self.location(0), self.value(1), sem, scope, self.proxy(STORE_BASES, found), shared_cluster=self.dsm(found),
+                        width=self.width(found))
 
     def rmw_qualifiers(self, bases: dict[str, ir.Proxy]) -> tuple[ir.RmwOp, ir.Sem, ir.Scope, ir.Proxy, bool]:
         found = self.classify(

@@ -62,6 +62,8 @@ PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 #: ``mbarrier.arrive``): parser and printer read this one table
 DSM_SPACE = "shared::cluster"
 DSM_QUALIFIER: dict[str, Mapping[str, object]] = {"dsm": {DSM_SPACE: True}}
+#: ``.u8``/``.u16``/``.u32``: the size of a generic ld/st (:attr:`fuzzgpu.ir.Load.width`; issue 32, class L)
+WIDTH_QUALIFIER: dict[str, Mapping[str, object]] = {"width": {f"u{w}": w for w in ir.ACCESS_WIDTHS}}
 #: ``barrier.cluster`` modes and their semantics qualifiers (the first is the default)
 CLUSTER_BARRIER_SEMS = {"arrive": {"release": ir.Sem.RELEASE, "relaxed": ir.Sem.RELAXED}, "wait": {"acquire": ir.Sem.ACQUIRE}}
 SEMS = {s.value: s for s in ir.Sem}
@@ -158,6 +160,11 @@ def dsm(shared_cluster: bool) -> str:
     return f".{DSM_SPACE}" if shared_cluster else ""
 
 
+def width(bits: int) -> str:
+    """``.u8``/``.u16`` for a narrow ld/st; nothing for the word (32 bits)."""
+    return "" if bits == 32 else f".u{bits}"
+
+
 def proxied(base: str, proxy: ir.Proxy) -> str:
     if proxy is ir.Proxy.ASYNC:
         return f"{base}.async"
@@ -169,9 +176,11 @@ def write_access(ins: Instruction) -> str | None:
     if isinstance(ins, ir.Load):
         if ins.nc:
             return f"ld.global.nc {ins.dst}, {ins.loc}"
-        return f"{proxied('ld', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)} {ins.dst}, {ins.loc}"
+        head = f"{proxied('ld', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}{width(ins.width)}"
+        return f"{head} {ins.dst}, {ins.loc}"
     if isinstance(ins, ir.Store):
-        return f"{proxied('st', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)} {ins.loc}, {ins.src}"
+        head = f"{proxied('st', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}{width(ins.width)}"
+        return f"{head} {ins.loc}, {ins.src}"
     if isinstance(ins, ir.Atom):
         ops = ", ".join(str(v) for v in ins.operands)
         head = f"{proxied('atom', ins.proxy)}{sem_scope(ins.sem, ins.scope)}{dsm(ins.shared_cluster)}.{ins.operation.value}"

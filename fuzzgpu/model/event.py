@@ -70,7 +70,8 @@ class Event:
     issued (a cp.async or cp.async.bulk, whose events are ordered after the issue but not before
     the thread's later instructions).  ``sem`` is the effective semantics (volatile is relaxed, see
     :func:`fuzzgpu.ir.effective`).  ``loc`` is the physical location, ``vloc`` the virtual address.
-    ``init`` marks the initial write of a location.  ``action`` also names the writes the
+    ``init`` marks the initial write of a location.  ``width``: a read's or write's size in bits,
+    at the word's offset 0 (different widths overlap partially: issue 32, class L).  ``action`` also names the writes the
     async-proxy release relates (:func:`.ptx.async_release`): ``complete_tx`` (a bulk copy's
     completion on its mbarrier), ``cp_async`` (a cp.async's write), ``cp_async_arrive`` (the
     arrival of ``cp.async.mbarrier.arrive``); ``implicit`` marks a bulk copy's implicit proxy fence.
@@ -96,6 +97,8 @@ class Event:
     init: bool = False
     action: str | None = None
     unit: int = 0
+    #: the access's size in bits (``ld``/``st`` ``.u8``/``.u16``; 32: the location's word)
+    width: int = 32
 
     @property
     def is_memory(self) -> bool:

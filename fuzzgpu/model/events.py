@@ -267,7 +267,8 @@ def _step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State] | None:
     if isinstance(ins, ir.Store):
         sem, scope = ir.effective(ins.sem, ins.scope)
         loc = ctx.physical[ins.loc]
-        idx = st.add(Event(-1, tid, pc, "W", sem, scope, ins.proxy, loc, ctx.virtual[ins.loc], _operand(ins.src, st.regs)))
+        idx = st.add(Event(-1, tid, pc, "W", sem, scope, ins.proxy, loc, ctx.virtual[ins.loc], _operand(ins.src, st.regs),
+                           width=ins.width))
         deps = _taint(ins.src, st.taint)
         for r in deps:
             st.data.append((r, idx))
@@ -299,7 +300,7 @@ def _step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State] | None:
         return []
     if isinstance(ins, ir.Load):
         sem, scope = ir.effective(ins.sem, ins.scope)
-        return _read(st, ctx, ins.loc, sem, scope, ins.proxy, ins.dst, nc=ins.nc)
+        return _read(st, ctx, ins.loc, sem, scope, ins.proxy, ins.dst, nc=ins.nc, width=ins.width)
     if isinstance(ins, (ir.Atom, ir.Red)):
         return _rmw(st, ins, ctx)
     return _extension_step(st, ins, ctx)
@@ -378,10 +379,12 @@ def _extension_step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
 
 
 def _read(st: _State, ctx: _Ctx, name: str, sem: ir.Sem, scope: ir.Scope | None, proxy: ir.Proxy, dst: str,
-          nc: bool = False) -> list[_State]:
-    """A read of ``name`` into ``dst``: one state per value the location can hold."""
+          nc: bool = False, width: int = 32) -> list[_State]:
+    """A read of ``name`` into ``dst``: one state per value the location can hold (a narrow read's
+    location holds only values that fit in it, ``ir.validate``: it reads the word's value)."""
     loc = ctx.physical[name]
-    return [_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc), cost, dst, v)
+    return [_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc, width=width),
+                       cost, dst, v)
             for v, cost in sorted(ctx.values[loc].items())]
 
 

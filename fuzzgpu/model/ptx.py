@@ -344,12 +344,12 @@ class Static:
         """ISA, "Morally strong operations": two operations are morally strong relative to each
         other if (1) they are related in program order, or each is strong and specifies a scope
         that includes the thread executing the other; (2) both are performed via the same proxy;
-        (3) if both are memory operations, they overlap completely (same virtual address)."""
+        (3) if both are memory operations, they overlap completely (same address and extent: semantics.access_extent)."""
         n = self.n
         ms1 = self.po | ~self.po | self.same_scope.restrict(self.strong, self.strong)
         full = (1 << n) - 1
         non_mm = Rel(n, tuple(full & ~self.M if self.M >> a & 1 else full for a in range(n)))
-        ms3 = self.vloc | non_mm
+        ms3 = _same(n, [(e.vloc, semantics.access_extent(e.width)) if e.is_memory else None for e in self.ev]) | non_mm
         return (ms1 & self.same_proxy & ms3) - Rel.identity(n)
 
     @cached_property

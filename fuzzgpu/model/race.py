@@ -208,6 +208,8 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         if not (strong >> s & 1 and strong >> t & 1):
             return "flag"  # a weak signal synchronizes nothing
         if _has_patterns(x, w, o, s, t) and (not ms.has(s, t) or _scope_too_small(p, x, w, o, s, t)):
+            if sw.width != tr.width and not _scope_too_small(p, x, w, o, s, t):
+                return "mixed-size"  # the flag's accesses overlap partially: not morally strong (class L)
             return "scope"  # release/acquire (or fences) that would synchronize at a larger scope
         return "flag"
     return "unordered"

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 import hypothesis.strategies as st
 
 from ..codegen import added_reasons
+from .widths import narrow_flag
 from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, ONE_WAY_FENCE_SEMS, RELEASE_FENCE_SEMS
 from ..ir import (AsyncRead, Barrier, Branch, ClusterBarrier, BulkCommit, BulkWait, Cond, CpAsync, CpAsyncBulk, CpAsyncCommit,
                   CpAsyncMbarrierArrive, CpAsyncWait, Atom, Fence, FenceMbarrierInit, Filler, GridDepControl, Instruction, Label, Load,
@@ -414,6 +415,7 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     wait_after_read = False
     if signal == "flag":
         _flag_wait(draw, pr, consumer, flag, value, o, _PATTERN_SEMS[pattern][1], shared_cluster=remote(consumer))
+        C[:] = narrow_flag(draw, C, pr.code, flag)  # class L: the poll 16 bits wide in one draw of 8 (widths.py)
     elif signal == "bar":
         C.append(Barrier(bid))
     elif signal == "cluster-barrier":

@@ -1,0 +1,62 @@
+"""Class L (mixed-size accesses) of issue 32: the hand-written catalogue tests/litmus/race-mixed
+(verdicts argued from the PTX ISA in each file), the race property's class of each racy witness,
+and the fix (the sizes made to agree)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import fixes
+from fuzzgpu.ir import eval_expr
+from fuzzgpu.litmus import parse_file
+from fuzzgpu.model.race import analyse_races
+from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
+
+from race_catalogue import judged
+
+HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-mixed"
+
+
+def _rows() -> list[dict[str, str]]:
+    with open(HERE / "expected.csv") as f:
+        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+
+
+@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
+def test_mixed_size_catalogue(row):
+    p, ra, witnesses = judged(HERE / row["path"], row)
+    if row["witness"] == "forbidden":
+        assert witnesses == []
+        return
+    assert len(witnesses) == 1
+    assert ra.verdict(witnesses[0]) == row["witness"]
+    if row["witness"] != "racy":
+        return
+    pairs = ra.racy[witnesses[0]]
+    assert {pr.mechanism for pr in pairs} == {row["mechanism"]}
+    assert {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs} == {int(row["class"])}
+
+
+def test_catalogue_lists_every_file():
+    assert {r["path"] for r in _rows()} == {f.name for f in HERE.glob("*.litmus")}
+
+
+def test_the_class_has_its_fixed_number():
+    assert CLASS_NAMES[19] == "mixed-size-access" and "L." in CLASSES[19]
+
+
+@pytest.mark.parametrize("racy, fixed", [("RACE-19-mixed-size-flag", "NORACE-19-same-size-flag"),
+                                         ("RACE-19-narrow-store-wide-load", "NORACE-19-same-size-flag"),
+                                         ("RACE-19-byte-poll-of-half-word-store", "NORACE-19-both-narrow-flag")])
+def test_the_fix_makes_the_sizes_agree(racy, fixed):
+    p = parse_file(HERE / f"{racy}.litmus")
+    ra = analyse_races(p)
+    outs = [dict(o) for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    fix = fixes.find_fix(p, outs)
+    assert fix is not None and len(fix.changes) == 1, fix
+    want = parse_file(HERE / f"{fixed}.litmus")
+    assert [t.code for t in fix.program.threads] == [t.code for t in want.threads], fix.text
+    assert not analyse_races(fix.program).is_racy
