@@ -239,13 +239,19 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
     entry: dict[int, dict[str, bool] | None] = {b: None for b in range(nb)}
     entry[0] = {}
     for _ in range(4):  # a few rounds of a forward must-analysis are enough for these shapes
+        changed = False
         for b in range(nb):
             if entry[b] is None:
                 continue
             for c in succs[b]:
                 fact = edge_fact(b, c, entry[b])  # type: ignore[arg-type]
                 old = entry[c]
-                entry[c] = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
+                merged = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
+                if merged != old:
+                    changed = True
+                entry[c] = merged
+        if not changed:  # a round that changed nothing: every further round would change nothing
+            break
     for b in range(nb):
         if entry[b] is None:
             continue
@@ -485,24 +491,28 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
     dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
     path runs one copy).  With ``resets`` (memory operations), marks in a row with no reset
     between them count once: the second of two fences with nothing between them orders nothing
-    more, and ptxas drops it on such a path.  Without, every mark counts."""
+    more, and ptxas drops it on such a path.  Without, every mark counts.
+
+    Only the blocks that hold a mark are walked instruction by instruction: a block with resets
+    and no mark costs nothing and leaves the state "no mark since the last reset", one with
+    neither costs nothing and keeps the state; a query in either is the count on entering it.
+    So the work per kind of mark is the blocks of that kind, not every block with a memory
+    operation (``reset_stops``: the resets bucketed by block once, for several calls)."""
     import bisect
 
     inf = float("inf")
     if reset_stops is None:
-        stops = _stops_by_block(g, weights, resets)
-    else:  # the resets bucketed once by the caller (the same for every kind): add the marks
-        stops = dict(reset_stops)
-        for j in weights:
-            if 0 <= j < g.n:
-                b = g.block_of[j]
-                stops[b] = sorted(set(stops.get(b, ())) | {j})
+        reset_stops = _stops_by_block(g, {}, resets)
+    in_block: dict[int, list[int]] = {}
+    for j in weights:
+        if 0 <= j < g.n:
+            in_block.setdefault(g.block_of[j], []).append(j)
+    # the marks and resets of each block that holds a mark, in order
+    stops = {b: sorted(set(reset_stops.get(b, ())) | set(js)) for b, js in in_block.items()}
 
     def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
         cost = 0
-        here = stops.get(b)
-        if not here:
-            return 0, state
+        here = stops[b]
         a, z = bisect.bisect_left(here, lo), bisect.bisect_right(here, hi)
         rng = reversed(here[a:z]) if post else here[a:z]
         for j in rng:
@@ -514,14 +524,22 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
         return cost, state
 
     # a block with no mark and no reset costs 0 and keeps the state (_fewest's default)
-    through = {(b, st): walk(b, st, g.starts[b], g.ends[b]) for b in stops for st in (False, True)}
+    through: dict[tuple[int, bool], tuple[int, bool]] = {}
+    if resets is not None:
+        cleared = (0, False)
+        for b in reset_stops:
+            if b not in stops:
+                through[(b, False)] = through[(b, True)] = cleared
+    for b in stops:
+        through[(b, False)] = walk(b, False, g.starts[b], g.ends[b])
+        through[(b, True)] = walk(b, True, g.starts[b], g.ends[b])
     dist = _fewest(g, through, post)
 
     def query(i: int) -> float:
         b = g.block_of[i]
         if b not in g.reachable:
             return inf
-        if b not in stops:  # nothing in the block changes the count
+        if b not in stops:  # no mark in the block: the count is the one on entering it
             return min(dist.get((b, False), inf), dist.get((b, True), inf))
         best = inf
         for st in (False, True):

@@ -163,12 +163,20 @@ def sass_sides(fn: SassFunction, g: Cfg, marks: dict[int, tuple[Hashable, ...]],
             w = {i: n for i, ks in marks.items() if (n := sum(1 for x in ks if _covers(x, kind)))}
             queries[(which, kind)] = (min_marks(g, w, post), w)
     out: dict[int, Sides] = {}
+    seen: dict[tuple, Sides] = {}
     for m in ops:
         i = m.instr.index
         sides: tuple[dict, dict] = ({}, {})
         for (which, kind), (q, w) in queries.items():
             sides[which][kind] = q(i) + w.get(i, 0)
-        out[i] = Sides(sides[0], sides[1])
+        # operations with the same counts share one Sides object (most do: the counts change only
+        # at the points), so that what depends on the counts alone is computed once for them
+        # (:meth:`_Ctx.judged`)
+        sig = (tuple(sides[0].items()), tuple(sides[1].items()))
+        one = seen.get(sig)
+        if one is None:
+            one = seen[sig] = Sides(sides[0], sides[1])
+        out[i] = one
     return out
 
 
@@ -487,7 +495,7 @@ class _Ctx:
     left_of_class: dict
     #: ``left_ptx`` by memory class and then source location (``instr.src``)
     left_by_src: dict
-    #: :meth:`judged` without notes, by (PTX event, SASS instruction index)
+    #: :meth:`judged` without notes, by (PTX event, ``id`` of the SASS operation's :class:`Sides`)
     memo: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
@@ -497,10 +505,13 @@ class _Ctx:
     def judged(self, k: int, m: SassMemOp, note: bool = False) -> list[tuple[int, str, str, str]]:
         if note:
             return _judged(self.ptx.events, k, self.cross(k, m), self.allowed, self.proxy)
-        key = (k, m.instr.index)
-        if key not in self.memo:  # a pure function of the two operations (the notes aside)
-            self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
-        return self.memo[key]
+        # a pure function of the PTX operation and the SASS operation's counts (the notes aside):
+        # SASS operations with equal counts share one Sides object (:func:`sass_sides`)
+        key = (k, id(self.sass_side[m.instr.index]))
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
+        return got
 
     def report(self, k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
         """One finding per direction in which ``m`` crossed for every candidate: the nearest point,

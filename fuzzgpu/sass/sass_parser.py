@@ -79,15 +79,7 @@ class SassFunction:
     labels: tuple[tuple[str, int], ...] = ()
 
 
-_SASS_LINE_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
-_SASS_FUNC_RES = (
-    re.compile(r"^\s*\.text\.([\w$.]+):\s*$"),  # nvdisasm
-    re.compile(r"^\s*Function\s*:\s*([\w$.]+)\s*$"),  # cuobjdump -sass
-)
-_SASS_SUBROUTINE_RE = re.compile(r"^\$([\w.]+)\$([\w$.]+):\s*$")  # nvdisasm: $KERNEL$FUNC:
 _SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
-_SASS_LABEL_RE = re.compile(r"^\s*(\.L_[\w$]+):\s*$")
-_SASS_FILE_RE = re.compile(r"^\s*//## File ")
 _SASS_LOC_RE = re.compile(r'"([^"]*)", line (\d+)')
 
 _SASS_MEM = {
@@ -222,32 +214,52 @@ def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: b
     return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline, src)
 
 
+#: the lines :func:`parse_sass` reads, in one pattern over the whole text (``[^\S\n]``: a blank
+#: that is not a newline; a line is one of these or none):
+_SASS_SCAN_RE = re.compile(
+    r"^[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>[^\n]*?)[^\S\n]*;"  # /*0a40*/ @P0 LDG.E R2, [R4] ;
+    r"|(?P<file>//\#\# File [^\n]*)"  # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi)
+    r"|\.text\.(?P<fn>[\w$.]+):[^\S\n]*$"  # .text.KERNEL: (nvdisasm)
+    r"|Function[^\S\n]*:[^\S\n]*(?P<fn2>[\w$.]+)[^\S\n]*$"  # Function : KERNEL (cuobjdump -sass)
+    r"|(?P<lab>\.L_[\w$]+):[^\S\n]*$)"  # .L_x_12: (a branch target)
+    r"|^\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
+    re.M)
+
+
 def parse_sass(text: str) -> tuple[SassFunction, ...]:
     """Parse ``nvdisasm -c`` or ``cuobjdump -sass`` output into functions.  A device function that
     was not inlined is listed by nvdisasm inside the text of each kernel that calls it, after a
-    ``$KERNEL$FUNC:`` label: it becomes a function of its own (``container`` names the kernel)."""
-    funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int], str]] = []
+    ``$KERNEL$FUNC:`` label: it becomes a function of its own (``container`` names the kernel).
+
+    One scan of the text (:data:`_SASS_SCAN_RE`) finds the lines it reads: instructions, source
+    locations, function headers, labels; every other line is skipped unread."""
+    funcs: list[tuple[str, list[tuple[int, int, str, tuple[tuple[str, int], ...]]], dict[str, int], str]] = []
     pending: list[str] = []
     kernel = ""
     # source locations (nvdisasm -g / -gi): the one in force at each instruction line
-    src_of: dict[int, tuple[tuple[str, int], ...]] = {}
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
     loc_of: dict[str, tuple[tuple[str, int], ...]] = {}  # the locations of a //## File line (they repeat)
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        m = _SASS_LINE_RE.match(raw)
-        if m:  # an instruction line (the other patterns cannot match it)
+    rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]] = []
+    lineno, pos = 1, 0
+    count = text.count
+    for m in _SASS_SCAN_RE.finditer(text):
+        start = m.start()
+        lineno += count("\n", pos, start)
+        pos = start
+        ins = m.group("ins")
+        if ins is not None:  # an instruction line
             if funcs:
-                off = int(m.group(1), 16)
-                funcs[-1][1].append((lineno, off, m.group(2)))
-                if src:
-                    src_of[lineno] = src
+                off = int(m.group("off"), 16)
+                rows.append((lineno, off, ins, src))
                 chained = False
-                for lab in pending:
-                    funcs[-1][2][lab] = off
-                pending = []
+                if pending:
+                    for lab in pending:
+                        funcs[-1][2][lab] = off
+                    pending = []
             continue
-        if _SASS_FILE_RE.match(raw):
+        raw = m.group("file")
+        if raw is not None:
             # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
             # H:1171", then the outermost "H:1171" alone), innermost first
             locs = loc_of.get(raw)
@@ -258,36 +270,34 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             elif locs and (len(locs) > 1 or not chained):
                 src, chained = locs, len(locs) > 1
             continue
-        sub = _SASS_SUBROUTINE_RE.match(raw)
-        if sub and sub.group(1) == kernel:
-            funcs.append((sub.group(2), [], {}, kernel))
+        sub = m.group("sub")
+        if sub is not None:
+            if m.group("kern") == kernel:
+                rows = []
+                funcs.append((sub, rows, {}, kernel))
+                pending = []
+            continue
+        name = m.group("fn") or m.group("fn2")
+        if name is not None:
+            if not funcs or funcs[-1][0] != name:
+                rows = []
+                funcs.append((name, rows, {}, ""))
+            kernel = name
             pending = []
             continue
-        for rx in _SASS_FUNC_RES:
-            fm = rx.match(raw)
-            if fm:
-                name = fm.group(1)
-                if not funcs or funcs[-1][0] != name:
-                    funcs.append((name, [], {}, ""))
-                kernel = name
-                pending = []
-                break
-        else:
-            lm = _SASS_LABEL_RE.match(raw)
-            if lm:
-                pending.append(lm.group(1))
-    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels, src_of), container=container)
+        pending.append(m.group("lab"))
+    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels), container=container)
                  for name, rows, labels, container in funcs)
 
 
-def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None,
-                         src_of: dict[int, tuple[tuple[str, int], ...]] | None = None) -> SassFunction:
+def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]],
+                         labels: dict[str, int] | None = None) -> SassFunction:
+    """One function from its instruction lines: ``(line, offset, text, source location)``."""
     labels = labels or {}
-    src_of = src_of or {}
     instrs = []
     after_exit = False
-    for i, (line, off, text) in enumerate(rows):
-        ins = _parse_sass_instr(i, line, off, text, not after_exit, src_of.get(line, ()))
+    for i, (line, off, text, src) in enumerate(rows):
+        ins = _parse_sass_instr(i, line, off, text, not after_exit, src)
         if ins.mainline and ins.predicate == "@!PT":
             ins = dataclasses.replace(ins, mainline=False)
         instrs.append(ins)
