@@ -367,6 +367,9 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             out.append(_PLAIN)
             continue
         if ins.opcode not in _SASS_FLOW_OPCODES or (ins.opcode == "BPT" and "TRAP" not in ins.mods):
+            if "P" not in ins.operands:  # no predicate register among its operands: it writes none
+                out.append(_PLAIN)
+                continue
             head = ins.operands.split(",", 2)
             dest = head[0] + "," + (head[1] if len(head) > 1 else "")  # the first two operands
             w = _SASS_PRED_DEST_RE.findall(dest) if "P" in dest else ()

@@ -391,9 +391,10 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
     at_line: dict[tuple, list[SassMemOp]] = {}
     for x in sass.mem_ops:
         at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
+    here: dict[tuple, list[PtxMemOp]] = {}  # _identifies's PTX operations of a class at a SASS line
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
-             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line)}
+             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line, here)}
     dropped = len(mem_pos) - len(pairs)
     notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
              "has the same address, width and line (an inlined copy, an unrolled loop); checked against every "
@@ -411,7 +412,7 @@ def _sass_addr_key(m: SassMemOp) -> tuple:
 
 def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
                 counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, dict[tuple, list[PtxMemOp]]],
-                at_line: dict[tuple, list[SassMemOp]]) -> bool:
+                at_line: dict[tuple, list[SassMemOp]], memo: dict[tuple, list[PtxMemOp]] | None = None) -> bool:
     """Does the address tell this operation apart?  With line information on both sides: it is alone
     of its class at its source location on both sides, or several there are offsets of one root
     (copies of one line have unrelated registers, so their addresses prove nothing).  Without: it is
@@ -422,7 +423,13 @@ def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
     if e.instr.src and m.instr.src:
         # (of_class: the function's memory operations by class and source location; at_line: its SASS
         # operations by line and class)
-        here = [x for src, mems in of_class.get(e.mem_class, {}).items() if same_source(src, m.instr.src) for x in mems]
+        # (memo: ``here`` by class and SASS source location, for the calls of one function)
+        key = (e.mem_class, m.instr.src)
+        here = memo.get(key) if memo is not None else None
+        if here is None:
+            here = [x for src, mems in of_class.get(e.mem_class, {}).items() if same_source(src, m.instr.src) for x in mems]
+            if memo is not None:
+                memo[key] = here
         there = at_line.get((m.instr.src, _sass_mem_class(m)), [])
         if len(here) == 1 and len(there) == 1:
             return True
@@ -497,6 +504,8 @@ class _Ctx:
     left_by_src: dict
     #: :meth:`judged` without notes, by (PTX event, ``id`` of the SASS operation's :class:`Sides`)
     memo: dict
+    #: :meth:`at_source` by (class, source location)
+    at_memo: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
@@ -511,6 +520,16 @@ class _Ctx:
         got = self.memo.get(key)
         if got is None:
             got = self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
+        return got
+
+    def at_source(self, cls: str, src: tuple) -> list[tuple[tuple, list[int]]]:
+        """The operations of ``left_by_src`` of class ``cls`` whose source location can be ``src``
+        (:func:`same_source`), by location; once per class and location (many SASS operations
+        share one line)."""
+        key = (cls, src)
+        got = self.at_memo.get(key)
+        if got is None:
+            got = self.at_memo[key] = [(s, ks) for s, ks in self.left_by_src.get(cls, {}).items() if same_source(s, src)]
         return got
 
     def report(self, k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
@@ -539,7 +558,7 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     events, cls = ctx.ptx.events, _sass_mem_class(m)
     of_class = ctx.left_of_class.get(cls, [])
     # each source location once (the class's operations grouped by it, in order)
-    at = [(src, ks) for src, ks in ctx.left_by_src.get(cls, {}).items() if same_source(src, m.instr.src)]
+    at = ctx.at_source(cls, m.instr.src)
     cands = sorted(k for _, ks in at for k in ks)
     if m.instr.src and cands:
         agree = [(_agreement(src, m.instr.src), ks) for src, ks in at]
@@ -658,7 +677,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               left, [], [], [], notes, [], left_of_class, left_by_src, {})
+               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {})
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:

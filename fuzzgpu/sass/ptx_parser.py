@@ -624,7 +624,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         for idx, (line, stmt, labels, _) in enumerate(stmts):
             for lab, _ in labels:
                 label_at.setdefault(lab, idx)
-            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at.get(line, ())))
+            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at(line)))
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []

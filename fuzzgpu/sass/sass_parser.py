@@ -81,6 +81,8 @@ class SassFunction:
 
 _SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
 _SASS_LOC_RE = re.compile(r'"([^"]*)", line (\d+)')
+_SASS_TARGET_LABEL_RE = re.compile(r"\((\.L_[\w$]+)\)")
+_SASS_HEX_RE = re.compile(r"0x([0-9a-fA-F]+)")
 
 _SASS_MEM = {
     "LDG": ("load", "global"), "STG": ("store", "global"),
@@ -199,21 +201,6 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     return None
 
 
-def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool,
-                      src: tuple[tuple[str, int], ...] = ()) -> SassInstr:
-    pred = ""
-    m = _SASS_PRED_RE.match(text) if text[:1] == "@" else None
-    body = text
-    if m:
-        pred = m.group(0).strip()
-        body = text[m.end():]
-    parts = body.split(None, 1)
-    op = parts[0] if parts else ""
-    pieces = op.split(".")
-    operands = parts[1] if len(parts) > 1 else ""
-    return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline, src)
-
-
 #: the lines :func:`parse_sass` reads, in one pattern over the whole text (``[^\S\n]``: a blank
 #: that is not a newline; a line is one of these or none):
 _SASS_SCAN_RE = re.compile(
@@ -295,28 +282,42 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
     """One function from its instruction lines: ``(line, offset, text, source location)``."""
     labels = labels or {}
     instrs = []
-    after_exit = False
-    for i, (line, off, text, src) in enumerate(rows):
-        ins = _parse_sass_instr(i, line, off, text, not after_exit, src)
-        if ins.mainline and ins.predicate == "@!PT":
-            ins = dataclasses.replace(ins, mainline=False)
-        instrs.append(ins)
-        if ins.opcode in ("EXIT", "RET") and not ins.predicate:
-            after_exit = True  # a device function's main line ends at its first unconditional RET
     mem_ops, syncs = [], []
-    for ins in instrs:
-        c = _classify_sass(ins)
-        if isinstance(c, SassMemOp):
-            mem_ops.append(c)
-        elif isinstance(c, SassSync):
-            syncs.append(c)
+    after_exit = False
+    pred_re, classified = _SASS_PRED_RE.match, _SASS_CLASSIFIED
+    for i, (line, off, text, src) in enumerate(rows):
+        # the predicate, the opcode and its modifiers, the operands (one loop: a large listing has
+        # tens of thousands of instructions)
+        pred = ""
+        body = text
+        if text[:1] == "@":
+            m = pred_re(text)
+            if m:
+                pred = m.group(0).strip()
+                body = text[m.end():]
+        parts = body.split(None, 1)
+        pieces = (parts[0] if parts else "").split(".")
+        op = pieces[0]
+        # off the main line: after the first unconditional EXIT (a device function's first
+        # unconditional RET), or predicated on !PT (never runs)
+        ins = SassInstr(i, off, line, " ".join(text.split()), pred, op, tuple(pieces[1:]), parts[1] if len(parts) > 1 else "",
+                        not after_exit and pred != "@!PT", src)
+        instrs.append(ins)
+        if op in classified:
+            c = _classify_sass(ins)
+            if isinstance(c, SassMemOp):
+                mem_ops.append(c)
+            elif isinstance(c, SassSync):
+                syncs.append(c)
+        if (op == "EXIT" or op == "RET") and not pred:
+            after_exit = True
     by_offset = {ins.offset: ins.index for ins in instrs}
     loops = []
     busy_idx = {m.instr.index for m in mem_ops} | {s.instr.index for s in syncs}
     for ins in instrs:
         if ins.opcode in ("BRA", "JMP") and ins.predicate != "@!PT":
-            lm = re.search(r"\((\.L_[\w$]+)\)", ins.operands)
-            m = re.search(r"0x([0-9a-fA-F]+)", ins.operands)
+            lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
+            m = _SASS_HEX_RE.search(ins.operands)
             target = labels.get(lm.group(1)) if lm else (int(m.group(1), 16) if m else None)
             if target is None:
                 continue
