@@ -121,7 +121,7 @@ def ptx_sides(fn: PtxFunction, g: Cfg, points: dict[int, tuple[Hashable | None, 
     idx = {k: fn.events[k].instr.index for k in points}
     ev_of = {i: k for k, i in idx.items()}
     resets = frozenset(e.instr.index for e in fn.events if e.mem is not None) | frozenset(
-        i.index for i in fn.instrs if _is_async_op(i))
+        i.index for i in fn.instrs if i.opcode in _ASYNC_OPCODES and _is_async_op(i))
     counts = {}
     reset_stops = _stops_by_block(g, {}, resets)
     for which, post in ((0, False), (1, True)):
@@ -308,6 +308,10 @@ def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: 
 def _describe(ins: PtxInstr) -> str:
     f, n = user_src(ins.src)
     return ins.text + (f" ({f}:{n})" if f else f" (ptx:{ins.line})")
+
+
+#: the opcodes of :func:`_is_async_op`'s operations
+_ASYNC_OPCODES = frozenset(("wgmma", "cp", "tcgen05"))
 
 
 def _is_async_op(ins: PtxInstr) -> bool:

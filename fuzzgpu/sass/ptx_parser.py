@@ -345,9 +345,16 @@ def _table_key(ins: PtxInstr) -> str | None:
     """The key of :data:`fuzzgpu.semantics.TABLE` a PTX instruction is: the longest key its name
     (:func:`_table_name`) starts with, qualifier by qualifier; None for a memory operation's opcode
     (:data:`_MEM_OPCODES`) and for an instruction the table does not know."""
-    if ins.opcode in _MEM_OPCODES:
+    if ins.opcode in _MEM_OPCODES or ins.opcode not in _table_opcodes():
         return None
     return _key_of_name(_table_name(ins))
+
+
+@functools.lru_cache(maxsize=1)
+def _table_opcodes() -> frozenset[str]:
+    """The opcodes whose name (:func:`_table_name`) may start a key of the table: the keys' first
+    components, and ``bar``/``barrier`` (:func:`_table_name` renames them)."""
+    return frozenset(k.split(".")[0] for k in semantics.TABLE) | {"bar", "barrier"}
 
 
 @functools.lru_cache(maxsize=4096)
