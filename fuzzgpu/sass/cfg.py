@@ -167,8 +167,12 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
         return Cfg(0, (), (), (), (), (), frozenset(), frozenset())
     leaders = {0}
     for i, f in enumerate(flows):
-        leaders.update(t for t in f.targets if 0 <= t < n)
-        if (f.targets or f.exits or not f.falls_through) and i + 1 < n:
+        if f is _PLAIN:  # (most instructions) no target, falls through, does not exit
+            continue
+        targets = f.targets
+        if targets:
+            leaders.update(t for t in targets if 0 <= t < n)
+        if (targets or f.exits or not f.falls_through) and i + 1 < n:
             leaders.add(i + 1)
     starts = sorted(leaders)
     ends = [s - 1 for s in starts[1:]] + [n - 1]

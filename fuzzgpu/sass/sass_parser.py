@@ -273,47 +273,74 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             pending = []
             continue
         pending.append(m.group("lab"))
-    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels), container=container)
+    memo: dict[str, _Parsed] = {}
+    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels, memo), container=container)
                  for name, rows, labels, container in funcs)
 
 
+#: what :func:`_build_sass_function` reads from an instruction's text alone: the text with its
+#: blanks normalised, the predicate, the opcode, its modifiers, the operands, and what
+#: :func:`_classify_sass` makes of it (None; or the class, SassMemOp or SassSync, and its fields
+#: but the instruction)
+_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, tuple] | None"]
+
+
+def _parse_text(text: str) -> _Parsed:
+    pred = ""
+    body = text
+    if text[:1] == "@":
+        m = _SASS_PRED_RE.match(text)
+        if m:
+            pred = m.group(0).strip()
+            body = text[m.end():]
+    parts = body.split(None, 1)
+    pieces = (parts[0] if parts else "").split(".")
+    op = pieces[0]
+    norm, mods, operands = " ".join(text.split()), tuple(pieces[1:]), parts[1] if len(parts) > 1 else ""
+    how = None
+    if op in _SASS_CLASSIFIED:
+        c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
+        if c is not None:
+            how = (type(c), tuple(getattr(c, f.name) for f in dataclasses.fields(c))[1:])
+    return norm, pred, op, mods, operands, how
+
+
 def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]],
-                         labels: dict[str, int] | None = None) -> SassFunction:
-    """One function from its instruction lines: ``(line, offset, text, source location)``."""
+                         labels: dict[str, int] | None = None, memo: dict[str, _Parsed] | None = None) -> SassFunction:
+    """One function from its instruction lines: ``(line, offset, text, source location)``.  What an
+    instruction's text alone says (:func:`_parse_text`) is read once per text (``memo``: for the
+    functions of one listing; most texts repeat: inlined copies, instantiations of a template)."""
     labels = labels or {}
+    memo = {} if memo is None else memo
     instrs = []
-    mem_ops, syncs = [], []
+    mem_ops: list[SassMemOp] = []
+    syncs: list[SassSync] = []
     after_exit = False
-    pred_re, classified = _SASS_PRED_RE.match, _SASS_CLASSIFIED
     for i, (line, off, text, src) in enumerate(rows):
-        # the predicate, the opcode and its modifiers, the operands (one loop: a large listing has
-        # tens of thousands of instructions)
-        pred = ""
-        body = text
-        if text[:1] == "@":
-            m = pred_re(text)
-            if m:
-                pred = m.group(0).strip()
-                body = text[m.end():]
-        parts = body.split(None, 1)
-        pieces = (parts[0] if parts else "").split(".")
-        op = pieces[0]
+        got = memo.get(text)
+        if got is None:
+            got = memo[text] = _parse_text(text)
+        norm, pred, op, mods, operands, how = got
         # off the main line: after the first unconditional EXIT (a device function's first
         # unconditional RET), or predicated on !PT (never runs)
-        ins = SassInstr(i, off, line, " ".join(text.split()), pred, op, tuple(pieces[1:]), parts[1] if len(parts) > 1 else "",
-                        not after_exit and pred != "@!PT", src)
+        ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and pred != "@!PT", src)
         instrs.append(ins)
-        if op in classified:
-            c = _classify_sass(ins)
-            if isinstance(c, SassMemOp):
-                mem_ops.append(c)
-            elif isinstance(c, SassSync):
-                syncs.append(c)
+        if how is not None:
+            if how[0] is SassMemOp:
+                mem_ops.append(SassMemOp(ins, *how[1]))
+            else:
+                syncs.append(SassSync(ins, *how[1]))
         if (op == "EXIT" or op == "RET") and not pred:
             after_exit = True
     by_offset = {ins.offset: ins.index for ins in instrs}
     loops = []
+    # how many instructions before each index are busy (a memory operation or a synchronisation)
+    # and read the clock: a loop's count is two lookups, not a walk of its body
     busy_idx = {m.instr.index for m in mem_ops} | {s.instr.index for s in syncs}
+    busy_before, clock_before = [0], [0]
+    for ins in instrs:
+        busy_before.append(busy_before[-1] + (ins.index in busy_idx))
+        clock_before.append(clock_before[-1] + ("SR_CLOCK" in ins.operands))
     for ins in instrs:
         if ins.opcode in ("BRA", "JMP") and ins.predicate != "@!PT":
             lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
@@ -325,8 +352,7 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
                 continue  # the end-of-function self loop
             head = by_offset.get(target)
             if head is not None and head <= ins.index:
-                body = instrs[head:ins.index + 1]
-                clock = any("SR_CLOCK" in b.operands for b in body)
-                busy = any(b.index in busy_idx for b in body)
+                clock = clock_before[ins.index + 1] > clock_before[head]
+                busy = busy_before[ins.index + 1] > busy_before[head]
                 loops.append(SassLoop(head, ins.index, clock, not busy))
     return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))
