@@ -46,7 +46,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fuzzgpu import sass  # noqa: E402
 from fuzzgpu.sass import toolchain  # noqa: E402
 
 GOAL = 0.10

@@ -240,22 +240,7 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
                 out[reg] = (not neg) if taken else neg
         return out
 
-    entry: dict[int, dict[str, bool] | None] = {b: None for b in range(nb)}
-    entry[0] = {}
-    for _ in range(4):  # a few rounds of a forward must-analysis are enough for these shapes
-        changed = False
-        for b in range(nb):
-            if entry[b] is None:
-                continue
-            for c in succs[b]:
-                fact = edge_fact(b, c, entry[b])  # type: ignore[arg-type]
-                old = entry[c]
-                merged = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
-                if merged != old:
-                    changed = True
-                entry[c] = merged
-        if not changed:  # a round that changed nothing: every further round would change nothing
-            break
+    entry = _must_facts(nb, succs, edge_fact)
     for b in range(nb):
         if entry[b] is None:
             continue
@@ -274,6 +259,32 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
                         continue
             new.append(c)
         succs[b] = list(dict.fromkeys(new))
+
+
+def _must_facts(nb: int, succs: Sequence[Sequence[int]],
+                edge_fact: Callable[[int, int, dict[str, bool]], dict[str, bool]]) -> list[dict[str, bool] | None]:
+    """The predicate values known on entering each block (None: not reached), by a forward
+    must-analysis from block 0: the facts of an edge (``edge_fact``) met by intersection.  A few
+    rounds are enough for the shapes it is for (at most 4); a round that changed nothing ends it
+    (every further round would change nothing)."""
+    entry: list[dict[str, bool] | None] = [None] * nb
+    entry[0] = {}
+    for _ in range(4):
+        changed = False
+        for b in range(nb):
+            known = entry[b]
+            if known is None:
+                continue
+            for c in succs[b]:
+                fact = edge_fact(b, c, known)
+                old = entry[c]
+                merged = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
+                if merged != old:
+                    changed = True
+                entry[c] = merged
+        if not changed:
+            break
+    return entry
 
 
 def _dominators(n: int, succs: Sequence[Sequence[int]], preds: Sequence[Sequence[int]],
@@ -490,6 +501,12 @@ def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: 
     return dist
 
 
+def _cleared(reset_stops: Mapping[int, list[int]], marked: Mapping[int, list[int]]) -> dict[tuple[int, bool], tuple[int, bool]]:
+    """What a walk through a block with a reset and no mark (not in ``marked``) costs, whatever the
+    state it enters with: nothing, and it leaves with no mark since the last reset."""
+    return {(b, st): (0, False) for b in reset_stops if b not in marked for st in (False, True)}
+
+
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
               resets: frozenset[int] | None = None,
               reset_stops: Mapping[int, list[int]] | None = None) -> Callable[[int], float]:
@@ -531,12 +548,7 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
         return cost, state
 
     # a block with no mark and no reset costs 0 and keeps the state (_fewest's default)
-    through: dict[tuple[int, bool], tuple[int, bool]] = {}
-    if resets is not None:
-        cleared = (0, False)
-        for b in reset_stops:
-            if b not in stops:
-                through[(b, False)] = through[(b, True)] = cleared
+    through = _cleared(reset_stops, stops) if resets is not None else {}
     for b in stops:
         through[(b, False)] = walk(b, False, g.starts[b], g.ends[b])
         through[(b, True)] = walk(b, True, g.starts[b], g.ends[b])
