@@ -172,6 +172,15 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
         chunks.clear()
 
     for n, line_text in enumerate(body.split("\n")):
+        if not chunks and line_text.count(";") == 1:
+            # (most lines) one whole statement, no label, no scope brace: what flush() makes of it
+            head, _, tail = line_text.partition(";")
+            if not tail.strip(" \t\r") and ":" not in head and "{" not in head and "}" not in head:
+                stmt = (" " + head.lstrip(" \t\r")).strip(" \t{}")
+                if stmt and not stmt.startswith("."):
+                    out.append((first_line + n, stmt, tuple(labels), tuple(stack)))
+                    labels = []
+                continue
         parts = line_text.split(";")
         for i, part in enumerate(parts):
             if not chunks and not part.strip(" \t\r") and i == len(parts) - 1:
