@@ -234,10 +234,10 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
         start = m.start()
         lineno += count("\n", pos, start)
         pos = start
-        ins = m.group("ins")
+        off_hex, ins, raw, fn, fn2, lab, kern, sub = m.groups()
         if ins is not None:  # an instruction line
             if funcs:
-                off = int(m.group("off"), 16)
+                off = int(off_hex, 16)
                 rows.append((lineno, off, ins, src))
                 chained = False
                 if pending:
@@ -245,7 +245,6 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
                         funcs[-1][2][lab] = off
                     pending = []
             continue
-        raw = m.group("file")
         if raw is not None:
             # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
             # H:1171", then the outermost "H:1171" alone), innermost first
@@ -257,14 +256,13 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             elif locs and (len(locs) > 1 or not chained):
                 src, chained = locs, len(locs) > 1
             continue
-        sub = m.group("sub")
         if sub is not None:
-            if m.group("kern") == kernel:
+            if kern == kernel:
                 rows = []
                 funcs.append((sub, rows, {}, kernel))
                 pending = []
             continue
-        name = m.group("fn") or m.group("fn2")
+        name = fn or fn2
         if name is not None:
             if not funcs or funcs[-1][0] != name:
                 rows = []
@@ -272,7 +270,7 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             kernel = name
             pending = []
             continue
-        pending.append(m.group("lab"))
+        pending.append(lab)
     memo: dict[str, _Parsed] = {}
     return tuple(dataclasses.replace(_build_sass_function(name, rows, labels, memo), container=container)
                  for name, rows, labels, container in funcs)
