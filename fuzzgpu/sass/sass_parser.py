@@ -298,8 +298,8 @@ def _parse_text(text: str) -> _Parsed:
     how = None
     if op in _SASS_CLASSIFIED:
         c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
-        if c is not None:
-            how = (type(c), tuple(getattr(c, f.name) for f in dataclasses.fields(c))[1:])
+        if c is not None:  # its fields but the instruction, by name
+            how = (type(c), tuple((f.name, getattr(c, f.name)) for f in dataclasses.fields(c) if f.name != "instr"))
     return norm, pred, op, mods, operands, how
 
 
@@ -325,9 +325,9 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
         instrs.append(ins)
         if how is not None:
             if how[0] is SassMemOp:
-                mem_ops.append(SassMemOp(ins, *how[1]))
+                mem_ops.append(SassMemOp(instr=ins, **dict(how[1])))
             else:
-                syncs.append(SassSync(ins, *how[1]))
+                syncs.append(SassSync(instr=ins, **dict(how[1])))
         if (op == "EXIT" or op == "RET") and not pred:
             after_exit = True
     by_offset = {ins.offset: ins.index for ins in instrs}
