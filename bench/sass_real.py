@@ -25,6 +25,7 @@ manifest's ``compile_seconds`` (wall time of one compile, when the TUs were buil
 
     python3 bench/sass_real.py                           # /work/realk, 3 rounds
     python3 bench/sass_real.py --time-nvcc deepep-567632d-intranode --only deepep-567632d-intranode --repeat 5
+    python3 bench/sass_real.py --only deepep-567632d-intranode --phases  # and where the analysis's time goes
 """
 
 from __future__ import annotations
@@ -103,12 +104,59 @@ def time_analysis(tree: Path, ptx: Path, listing: Path, arch: str, source: str) 
     return d
 
 
+#: (module, function, phase) of the per-phase timers of ``--phases``: the top-level calls of the
+#: analysis, by the name the caller looks them up under
+_PHASES = (
+    ("toolchain", "parse_ptx", "PTX parse"), ("checks", "parse_sass", "SASS parse"),
+    ("checks", "sass_cfg", "CFG (SASS)"), ("checks", "ptx_cfg", "CFG (PTX)"),
+    ("checks", "_map_memory", "memory mapping"), ("checks", "local_registers", "local registers"),
+    ("checks", "_deleted", "deleted loads"), ("order", "_credible_pairs", "pairing"),
+    ("order", "ptx_sides", "counts on the PTX CFG (dominance)"), ("order", "sass_sides", "counts on the SASS CFG"),
+    ("order", "_check_unpaired", "unpaired SASS operations"), ("order", "_explain_groups", "pairing groups"),
+    ("checks", "cfg_findings", "crossings (all of the order.* above)"),
+    ("checks", "_wait_intervals", "waits"), ("checks", "_unguarded_waits", "waits"), ("pdl", "review", "PDL review"),
+)
+
+
+def phases(ptx: Path, listing: str, arch: str, source: str, repeat: int) -> dict:
+    """The CPU seconds of each phase of the analysis (:data:`_PHASES`, timers around the calls, in
+    this process, mean of ``repeat`` runs after one to warm up) and of the whole."""
+    import importlib
+
+    acc: dict[str, float] = {}
+    saved = []
+    for mod_name, fname, label in _PHASES:
+        mod = importlib.import_module(f"fuzzgpu.sass.{mod_name}")
+        fn = getattr(mod, fname)
+        saved.append((mod, fname, fn))
+
+        def timed_call(*a, _fn=fn, _label=label, **k):
+            c0 = time.process_time()
+            try:
+                return _fn(*a, **k)
+            finally:
+                acc[_label] = acc.get(_label, 0.0) + time.process_time() - c0
+        setattr(mod, fname, timed_call)
+    try:
+        text = ptx.read_text()
+        toolchain.analysed(text, listing, arch, source)
+        acc.clear()
+        c0 = time.process_time()
+        for _ in range(repeat):
+            toolchain.analysed(text, listing, arch, source)
+        total = time.process_time() - c0
+    finally:
+        for mod, fname, fn in saved:
+            setattr(mod, fname, fn)
+    return {"total": round(total / repeat, 4), **{k: round(v / repeat, 4) for k, v in acc.items()}}
+
+
 def spread(xs: list[float]) -> dict:
     return {"median": round(statistics.median(xs), 4), "min": round(min(xs), 4), "max": round(max(xs), 4),
             "all": [round(x, 4) for x in xs]}
 
 
-def one(realk: Path, entry: dict, repeat: int, timed_nvcc: bool) -> dict:
+def one(realk: Path, entry: dict, repeat: int, timed_nvcc: bool, with_phases: bool = False) -> dict:
     ptx = realk / entry["ptx"]
     cubin = realk / entry["cubin"]
     arch = entry.get("arch", "sm_90a")
@@ -146,6 +194,8 @@ def one(realk: Path, entry: dict, repeat: int, timed_nvcc: bool) -> dict:
         row["analyse_fraction"] = spread([a / compile_s for a in ana])
         row["analyse_and_nvdisasm_fraction"] = spread([(a + d) / compile_s for a, d in zip(ana, dis)])
     row["within_goal"] = row["analyse_fraction"]["max"] <= GOAL
+    if with_phases:
+        row["phases_cpu_s"] = phases(ptx, text, arch, entry.get("file", entry["id"]), repeat)
     return row
 
 
@@ -169,12 +219,25 @@ def table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def phase_table(rows: list[dict]) -> str:
+    rows = [r for r in rows if "phases_cpu_s" in r]
+    if not rows:
+        return ""
+    labels = list(dict.fromkeys(k for r in rows for k in r["phases_cpu_s"]))
+    out = ["", "Phases (CPU ms per analysis, in one process, warm; `--phases`):", "",
+           "| phase | " + " | ".join(r["id"] for r in rows) + " |", "|---|" + "---|" * len(rows)]
+    out += [f"| {k} | " + " | ".join(f"{1000 * r['phases_cpu_s'].get(k, 0):.0f}" for r in rows) + " |" for k in labels]
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--realk", type=Path, default=Path("/work/realk"), help="folder with manifest.json (default /work/realk)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds per kernel (default 3)")
     ap.add_argument("--only", nargs="*", default=None, help="ids of the manifest to measure (default: all with PTX and cubin)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "sass" / "sass_real.json")
+    ap.add_argument("--phases", action="store_true",
+                    help="also time each phase of the analysis (in this process, timers around its top-level calls)")
     ap.add_argument("--time-nvcc", nargs="*", default=[], metavar="ID",
                     help="ids whose nvcc compile is timed in each round (compile_commands.json of the realk folder)")
     args = ap.parse_args()
@@ -189,7 +252,7 @@ def main() -> int:
         if not (args.realk / e["ptx"]).is_file() or not (args.realk / e["cubin"]).is_file():
             continue
         print(f"{e['id']} ...", file=sys.stderr, flush=True)
-        rows.append(one(args.realk, e, args.repeat, e["id"] in args.time_nvcc))
+        rows.append(one(args.realk, e, args.repeat, e["id"] in args.time_nvcc, args.phases))
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     doc = {
         "what": "CPU seconds (user+sys) of fuzzgpu sass's analysis (parse + checks + PDL review: toolchain.analysed, "
@@ -213,8 +276,8 @@ def main() -> int:
                   f"Goal: {doc['goal']}. {doc['date']}, {head}, {m['platform']}, {m['cpus']} CPUs, load average "
                   f"{load_start[0]:.1f} at the start, {m['loadavg_end'][0]:.1f} at the end; {args.repeat} rounds per kernel: "
                   "median (least-largest).\n\n"
-                  f"{table(rows)}\n")
-    print(table(rows))
+                  f"{table(rows)}\n" + phase_table(rows))
+    print(table(rows) + phase_table(rows))
     return 0 if all(r["within_goal"] for r in rows) else 1
 
 
