@@ -167,8 +167,12 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
         return Cfg(0, (), (), (), (), (), frozenset(), frozenset())
     leaders = {0}
     for i, f in enumerate(flows):
-        leaders.update(t for t in f.targets if 0 <= t < n)
-        if (f.targets or f.exits or not f.falls_through) and i + 1 < n:
+        if f is _PLAIN:  # (most instructions) no target, falls through, does not exit
+            continue
+        targets = f.targets
+        if targets:
+            leaders.update(t for t in targets if 0 <= t < n)
+        if (targets or f.exits or not f.falls_through) and i + 1 < n:
             leaders.add(i + 1)
     starts = sorted(leaders)
     ends = [s - 1 for s in starts[1:]] + [n - 1]
@@ -236,16 +240,7 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
                 out[reg] = (not neg) if taken else neg
         return out
 
-    entry: dict[int, dict[str, bool] | None] = {b: None for b in range(nb)}
-    entry[0] = {}
-    for _ in range(4):  # a few rounds of a forward must-analysis are enough for these shapes
-        for b in range(nb):
-            if entry[b] is None:
-                continue
-            for c in succs[b]:
-                fact = edge_fact(b, c, entry[b])  # type: ignore[arg-type]
-                old = entry[c]
-                entry[c] = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
+    entry = _must_facts(nb, succs, edge_fact)
     for b in range(nb):
         if entry[b] is None:
             continue
@@ -264,6 +259,32 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
                         continue
             new.append(c)
         succs[b] = list(dict.fromkeys(new))
+
+
+def _must_facts(nb: int, succs: Sequence[Sequence[int]],
+                edge_fact: Callable[[int, int, dict[str, bool]], dict[str, bool]]) -> list[dict[str, bool] | None]:
+    """The predicate values known on entering each block (None: not reached), by a forward
+    must-analysis from block 0: the facts of an edge (``edge_fact``) met by intersection.  A few
+    rounds are enough for the shapes it is for (at most 4); a round that changed nothing ends it
+    (every further round would change nothing)."""
+    entry: list[dict[str, bool] | None] = [None] * nb
+    entry[0] = {}
+    for _ in range(4):
+        changed = False
+        for b in range(nb):
+            known = entry[b]
+            if known is None:
+                continue
+            for c in succs[b]:
+                fact = edge_fact(b, c, known)
+                old = entry[c]
+                merged = fact if old is None else {p: v for p, v in old.items() if fact.get(p) == v}
+                if merged != old:
+                    changed = True
+                entry[c] = merged
+        if not changed:
+            break
+    return entry
 
 
 def _dominators(n: int, succs: Sequence[Sequence[int]], preds: Sequence[Sequence[int]],
@@ -361,6 +382,9 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             out.append(_PLAIN)
             continue
         if ins.opcode not in _SASS_FLOW_OPCODES or (ins.opcode == "BPT" and "TRAP" not in ins.mods):
+            if "P" not in ins.operands:  # no predicate register among its operands: it writes none
+                out.append(_PLAIN)
+                continue
             head = ins.operands.split(",", 2)
             dest = head[0] + "," + (head[1] if len(head) > 1 else "")  # the first two operands
             w = _SASS_PRED_DEST_RE.findall(dest) if "P" in dest else ()
@@ -477,6 +501,12 @@ def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: 
     return dist
 
 
+def _cleared(reset_stops: Mapping[int, list[int]], marked: Mapping[int, list[int]]) -> dict[tuple[int, bool], tuple[int, bool]]:
+    """What a walk through a block with a reset and no mark (not in ``marked``) costs, whatever the
+    state it enters with: nothing, and it leaves with no mark since the last reset."""
+    return {(b, st): (0, False) for b in reset_stops if b not in marked for st in (False, True)}
+
+
 def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
               resets: frozenset[int] | None = None,
               reset_stops: Mapping[int, list[int]] | None = None) -> Callable[[int], float]:
@@ -485,24 +515,28 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
     dominator chain this counts a point that ptxas duplicated into both arms of a branch (each
     path runs one copy).  With ``resets`` (memory operations), marks in a row with no reset
     between them count once: the second of two fences with nothing between them orders nothing
-    more, and ptxas drops it on such a path.  Without, every mark counts."""
+    more, and ptxas drops it on such a path.  Without, every mark counts.
+
+    Only the blocks that hold a mark are walked instruction by instruction: a block with resets
+    and no mark costs nothing and leaves the state "no mark since the last reset", one with
+    neither costs nothing and keeps the state; a query in either is the count on entering it.
+    So the work per kind of mark is the blocks of that kind, not every block with a memory
+    operation (``reset_stops``: the resets bucketed by block once, for several calls)."""
     import bisect
 
     inf = float("inf")
     if reset_stops is None:
-        stops = _stops_by_block(g, weights, resets)
-    else:  # the resets bucketed once by the caller (the same for every kind): add the marks
-        stops = dict(reset_stops)
-        for j in weights:
-            if 0 <= j < g.n:
-                b = g.block_of[j]
-                stops[b] = sorted(set(stops.get(b, ())) | {j})
+        reset_stops = _stops_by_block(g, {}, resets)
+    in_block: dict[int, list[int]] = {}
+    for j in weights:
+        if 0 <= j < g.n:
+            in_block.setdefault(g.block_of[j], []).append(j)
+    # the marks and resets of each block that holds a mark, in order
+    stops = {b: sorted(set(reset_stops.get(b, ())) | set(js)) for b, js in in_block.items()}
 
     def walk(b: int, state: bool, lo: int, hi: int) -> tuple[int, bool]:
         cost = 0
-        here = stops.get(b)
-        if not here:
-            return 0, state
+        here = stops[b]
         a, z = bisect.bisect_left(here, lo), bisect.bisect_right(here, hi)
         rng = reversed(here[a:z]) if post else here[a:z]
         for j in rng:
@@ -514,14 +548,17 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
         return cost, state
 
     # a block with no mark and no reset costs 0 and keeps the state (_fewest's default)
-    through = {(b, st): walk(b, st, g.starts[b], g.ends[b]) for b in stops for st in (False, True)}
+    through = _cleared(reset_stops, stops) if resets is not None else {}
+    for b in stops:
+        through[(b, False)] = walk(b, False, g.starts[b], g.ends[b])
+        through[(b, True)] = walk(b, True, g.starts[b], g.ends[b])
     dist = _fewest(g, through, post)
 
     def query(i: int) -> float:
         b = g.block_of[i]
         if b not in g.reachable:
             return inf
-        if b not in stops:  # nothing in the block changes the count
+        if b not in stops:  # no mark in the block: the count is the one on entering it
             return min(dist.get((b, False), inf), dist.get((b, True), inf))
         best = inf
         for st in (False, True):

@@ -4,6 +4,7 @@ subsequence of their tokens)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -12,10 +13,14 @@ from .sass_parser import SassFunction, SassInstr, SassMemOp
 
 
 def _sass_mem_class(m: SassMemOp) -> str:
-    op = m.instr.opcode
+    return _class_of(m.instr.opcode, m.constant, m.mmio, m.strength)
+
+
+@functools.lru_cache(maxsize=1024)  # a handful of values, asked for many times per operation
+def _class_of(op: str, constant: bool, mmio: bool, strength_: str) -> str:
     family = {"REDG": "ATOMG", "RED": "ATOM", "LDSM": "LDS", "STSM": "STS"}.get(op, op)
     if family in ("LDG", "STG", "LD", "ST"):
-        strength = "CONSTANT" if m.constant else ("MMIO" if m.mmio else (f"STRONG.{m.strength}" if m.strength else ""))
+        strength = "CONSTANT" if constant else ("MMIO" if mmio else (f"STRONG.{strength_}" if strength_ else ""))
     else:
         strength = ""
     return _mem_class(family, strength)
@@ -81,8 +86,16 @@ def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, 
         by_base.setdefault(m.base, []).append(m)
     out = {}
     for base, ops in by_base.items():
-        cands = sorted({po - m.offset for m in ops for po in ptx_offsets})
-        feasible = [d for d in cands if all(m.offset + d in ptx_offsets for m in ops)]
+        # the shifts d with offset + d a PTX offset for every operation of the base: the
+        # intersection of each distinct offset's shifts (not every shift of any offset tried
+        # against every operation: that is cubic in a large class)
+        common: set[int] | None = None
+        for off in dict.fromkeys(m.offset for m in ops):
+            shifts = {po - off for po in ptx_offsets}
+            common = shifts if common is None else common & shifts
+            if not common:
+                break
+        feasible = sorted(common or ())
         if len(feasible) > 1 and 0 in feasible:
             feasible = [0]  # ptxas addresses from the root pointer itself unless it had to rebase
         if len(feasible) != 1:

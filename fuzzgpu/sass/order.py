@@ -121,7 +121,7 @@ def ptx_sides(fn: PtxFunction, g: Cfg, points: dict[int, tuple[Hashable | None, 
     idx = {k: fn.events[k].instr.index for k in points}
     ev_of = {i: k for k, i in idx.items()}
     resets = frozenset(e.instr.index for e in fn.events if e.mem is not None) | frozenset(
-        i.index for i in fn.instrs if _is_async_op(i))
+        i.index for i in fn.instrs if i.opcode in _ASYNC_OPCODES and _is_async_op(i))
     counts = {}
     reset_stops = _stops_by_block(g, {}, resets)
     for which, post in ((0, False), (1, True)):
@@ -163,12 +163,20 @@ def sass_sides(fn: SassFunction, g: Cfg, marks: dict[int, tuple[Hashable, ...]],
             w = {i: n for i, ks in marks.items() if (n := sum(1 for x in ks if _covers(x, kind)))}
             queries[(which, kind)] = (min_marks(g, w, post), w)
     out: dict[int, Sides] = {}
+    seen: dict[tuple, Sides] = {}
     for m in ops:
         i = m.instr.index
         sides: tuple[dict, dict] = ({}, {})
         for (which, kind), (q, w) in queries.items():
             sides[which][kind] = q(i) + w.get(i, 0)
-        out[i] = Sides(sides[0], sides[1])
+        # operations with the same counts share one Sides object (most do: the counts change only
+        # at the points), so that what depends on the counts alone is computed once for them
+        # (:meth:`_Ctx.judged`)
+        sig = (tuple(sides[0].items()), tuple(sides[1].items()))
+        one = seen.get(sig)
+        if one is None:
+            one = seen[sig] = Sides(sides[0], sides[1])
+        out[i] = one
     return out
 
 
@@ -302,6 +310,10 @@ def _describe(ins: PtxInstr) -> str:
     return ins.text + (f" ({f}:{n})" if f else f" (ptx:{ins.line})")
 
 
+#: the opcodes of :func:`_is_async_op`'s operations
+_ASYNC_OPCODES = frozenset(("wgmma", "cp", "tcgen05"))
+
+
 def _is_async_op(ins: PtxInstr) -> bool:
     """An operation of the async proxy: wgmma.mma_async (reads shared memory), a bulk copy
     (cp{.reduce}.async.bulk{.tensor}, not a prefetch), tcgen05.mma/cp (semantics table)."""
@@ -383,9 +395,10 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
     at_line: dict[tuple, list[SassMemOp]] = {}
     for x in sass.mem_ops:
         at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
+    here: dict[tuple, list[PtxMemOp]] = {}  # _identifies's PTX operations of a class at a SASS line
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
-             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line)}
+             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line, here)}
     dropped = len(mem_pos) - len(pairs)
     notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
              "has the same address, width and line (an inlined copy, an unrolled loop); checked against every "
@@ -403,7 +416,7 @@ def _sass_addr_key(m: SassMemOp) -> tuple:
 
 def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
                 counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, dict[tuple, list[PtxMemOp]]],
-                at_line: dict[tuple, list[SassMemOp]]) -> bool:
+                at_line: dict[tuple, list[SassMemOp]], memo: dict[tuple, list[PtxMemOp]] | None = None) -> bool:
     """Does the address tell this operation apart?  With line information on both sides: it is alone
     of its class at its source location on both sides, or several there are offsets of one root
     (copies of one line have unrelated registers, so their addresses prove nothing).  Without: it is
@@ -414,7 +427,13 @@ def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
     if e.instr.src and m.instr.src:
         # (of_class: the function's memory operations by class and source location; at_line: its SASS
         # operations by line and class)
-        here = [x for src, mems in of_class.get(e.mem_class, {}).items() if same_source(src, m.instr.src) for x in mems]
+        # (memo: ``here`` by class and SASS source location, for the calls of one function)
+        key = (e.mem_class, m.instr.src)
+        here = memo.get(key) if memo is not None else None
+        if here is None:
+            here = [x for src, mems in of_class.get(e.mem_class, {}).items() if same_source(src, m.instr.src) for x in mems]
+            if memo is not None:
+                memo[key] = here
         there = at_line.get((m.instr.src, _sass_mem_class(m)), [])
         if len(here) == 1 and len(there) == 1:
             return True
@@ -487,8 +506,10 @@ class _Ctx:
     left_of_class: dict
     #: ``left_ptx`` by memory class and then source location (``instr.src``)
     left_by_src: dict
-    #: :meth:`judged` without notes, by (PTX event, SASS instruction index)
+    #: :meth:`judged` without notes, by (PTX event, ``id`` of the SASS operation's :class:`Sides`)
     memo: dict
+    #: :meth:`at_source` by (class, source location)
+    at_memo: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
@@ -497,10 +518,23 @@ class _Ctx:
     def judged(self, k: int, m: SassMemOp, note: bool = False) -> list[tuple[int, str, str, str]]:
         if note:
             return _judged(self.ptx.events, k, self.cross(k, m), self.allowed, self.proxy)
-        key = (k, m.instr.index)
-        if key not in self.memo:  # a pure function of the two operations (the notes aside)
-            self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
-        return self.memo[key]
+        # a pure function of the PTX operation and the SASS operation's counts (the notes aside):
+        # SASS operations with equal counts share one Sides object (:func:`sass_sides`)
+        key = (k, id(self.sass_side[m.instr.index]))
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
+        return got
+
+    def at_source(self, cls: str, src: tuple) -> list[tuple[tuple, list[int]]]:
+        """The operations of ``left_by_src`` of class ``cls`` whose source location can be ``src``
+        (:func:`same_source`), by location; once per class and location (many SASS operations
+        share one line)."""
+        key = (cls, src)
+        got = self.at_memo.get(key)
+        if got is None:
+            got = self.at_memo[key] = [(s, ks) for s, ks in self.left_by_src.get(cls, {}).items() if same_source(s, src)]
+        return got
 
     def report(self, k: int, m: SassMemOp, cands: Sequence[int], judged_all: list[list[tuple[int, str, str, str]]], evidence: str) -> None:
         """One finding per direction in which ``m`` crossed for every candidate: the nearest point,
@@ -528,7 +562,7 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     events, cls = ctx.ptx.events, _sass_mem_class(m)
     of_class = ctx.left_of_class.get(cls, [])
     # each source location once (the class's operations grouped by it, in order)
-    at = [(src, ks) for src, ks in ctx.left_by_src.get(cls, {}).items() if same_source(src, m.instr.src)]
+    at = ctx.at_source(cls, m.instr.src)
     cands = sorted(k for _, ks in at for k in ks)
     if m.instr.src and cands:
         agree = [(_agreement(src, m.instr.src), ks) for src, ks in at]
@@ -647,7 +681,7 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               left, [], [], [], notes, [], left_of_class, left_by_src, {})
+               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {})
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:

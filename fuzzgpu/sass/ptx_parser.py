@@ -187,17 +187,23 @@ def _ptx_width(mods: Sequence[str]) -> int:
     return vec * bits
 
 
+_ADDRESS_RE = re.compile(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?")
+_NAME_RE = re.compile(r"[%\w$]+")
+_NUMBER_RE = re.compile(r"-?\d+|0x[0-9a-fA-F]+")
+_IMMEDIATE_RE = re.compile(r"-?(0x[0-9a-fA-F]+|\d+)")
+
+
 def _ptx_address(operand: str) -> tuple[str, int]:
     inner = operand.strip()
     if inner.startswith("[") and inner.endswith("]"):
         inner = inner[1:-1]
     inner = inner.replace(" ", "")
-    m = re.fullmatch(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?", inner)
+    m = _ADDRESS_RE.fullmatch(inner)
     if not m:
         return (inner, 0)
     root = m.group(1) or ""
     off = _int(m.group(2)) if m.group(2) else 0
-    if root and re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", root):
+    if root and _IMMEDIATE_RE.fullmatch(root):
         return ("", _int(root) + off)
     return (root, off)
 
@@ -345,9 +351,16 @@ def _table_key(ins: PtxInstr) -> str | None:
     """The key of :data:`fuzzgpu.semantics.TABLE` a PTX instruction is: the longest key its name
     (:func:`_table_name`) starts with, qualifier by qualifier; None for a memory operation's opcode
     (:data:`_MEM_OPCODES`) and for an instruction the table does not know."""
-    if ins.opcode in _MEM_OPCODES:
+    if ins.opcode in _MEM_OPCODES or ins.opcode not in _table_opcodes():
         return None
     return _key_of_name(_table_name(ins))
+
+
+@functools.lru_cache(maxsize=1)
+def _table_opcodes() -> frozenset[str]:
+    """The opcodes whose name (:func:`_table_name`) may start a key of the table: the keys' first
+    components, and ``bar``/``barrier`` (:func:`_table_name` renames them)."""
+    return frozenset(k.split(".")[0] for k in semantics.TABLE) | {"bar", "barrier"}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -595,14 +608,14 @@ def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]], dests: tuple[st
     ops = ins.operands
     src = None
     if ins.opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
-        if re.fullmatch(r"[%\w$]+", ops[1]) and not re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", ops[1]):
+        if _NAME_RE.fullmatch(ops[1]) and not _NUMBER_RE.fullmatch(ops[1]):
             if ops[1].startswith("%") and not ops[1].startswith(("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")):
                 src = defs.get(ops[1], (ops[1], 0))
             elif not ops[1].startswith("%"):
                 src = (ops[1], 0)  # a symbol (shared variable)
     elif ins.opcode in ("add", "sub") and len(ops) == 3:
         a, b = ops[1], ops[2]
-        imm = re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", b)
+        imm = _IMMEDIATE_RE.fullmatch(b)
         if imm and a.startswith("%"):
             base = defs.get(a, (a, 0))
             k = _int(b)
@@ -624,7 +637,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         for idx, (line, stmt, labels, _) in enumerate(stmts):
             for lab, _ in labels:
                 label_at.setdefault(lab, idx)
-            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at.get(line, ())))
+            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at(line)))
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []

@@ -4,7 +4,9 @@ with their labels and ``{ }`` scopes (:mod:`fuzzgpu.sass.ptx_parser` reads these
 
 from __future__ import annotations
 
+import bisect
 import re
+from typing import Callable
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
@@ -26,45 +28,64 @@ def _strip_line_directives(text: str) -> str:
 
 
 _PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
-_PTX_LOC_RE = re.compile(r"^[ \t]*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
-_PTX_FUNC_START_RE = re.compile(r"^\s*\.(entry|func)\b|^\s*\.visible\s+\.(entry|func)\b")
+#: the lines :func:`_source_lines` reads, in one pattern over the whole text: a ``.loc`` (groups 1-4)
+#: or the start of a function (``[^\S\n]``: a blank that is not a newline)
+_PTX_LOC_SCAN_RE = re.compile(
+    r"^(?:[ \t]*\.loc[^\S\n]+(\d+)[^\S\n]+(\d+)[^\S\n]+(\d+)([^\n]*)$"
+    r"|[^\S\n]*\.(?:entry|func)\b|[^\S\n]*\.visible[^\S\n]+\.(?:entry|func)\b)", re.M)
+
+_Src = tuple[tuple[str, int], ...]
 
 
-def _source_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
-    """For each line of ``text`` (1-based) after a ``.loc``, the source location in force there,
+def _source_lines(text: str) -> Callable[[int], _Src]:
+    """For a line of ``text`` (1-based) after a ``.loc``, the source location in force there,
     innermost first: ``((file, line), (call site), (its call site), ...)`` (PTX ISA, Debugging
     Directives: ``.loc``, ``.file``; ``inlined_at``).  A ``.loc`` names only its immediate call site;
     that call site's own chain is the one of the last ``.loc`` of that file, line and column (nvcc
-    writes the call's ``.loc`` before the callee's).  Empty when the PTX has no line information."""
+    writes the call's ``.loc`` before the callee's).  ``()`` for a ``.loc`` line itself, on a
+    function's first line and before the next ``.loc``, and everywhere when the PTX has no line
+    information.  One scan of the text finds the ``.loc`` lines and the function starts; a line's
+    location is the one after the last of them at or before it (a binary search)."""
     files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
     if not files:
-        return {}
-    out: dict[int, tuple[tuple[str, int], ...]] = {}
-    cur: tuple[tuple[str, int], ...] = ()
-    chain_at: dict[tuple[str, str, str], tuple[tuple[str, int], ...]] = {}
-    for n, raw in enumerate(text.split("\n"), start=1):
-        m = _PTX_LOC_RE.match(raw) if ".loc" in raw else None
-        if m:
+        return lambda line: ()
+    at: list[int] = [0]  # the lines where the location changes ...
+    locs: list[_Src] = [()]  # ... the location from there on (a .loc line's own is in loc_lines)
+    loc_lines: set[int] = set()
+    cur: _Src = ()
+    chain_at: dict[tuple[str, str, str], _Src] = {}
+    n, pos = 1, 0
+    count = text.count
+    for m in _PTX_LOC_SCAN_RE.finditer(text):
+        n += count("\n", pos, m.start())
+        pos = m.start()
+        if m.group(1) is not None:  # a .loc
+            loc_lines.add(n)
             here = (files.get(m.group(1), m.group(1)), int(m.group(2)))
             at_m = _PTX_INLINED_AT_RE.search(m.group(4))
             if not here[1]:
                 cur = ()
-                continue
-            if at_m:
-                at = (files.get(at_m.group(1), at_m.group(1)), int(at_m.group(2)))
-                cur = (here,) + chain_at.get((at_m.group(1), at_m.group(2), at_m.group(3)), (at,))
             else:
-                cur = (here,)
-            chain_at[(m.group(1), m.group(2), m.group(3))] = cur
-            continue
-        if (".entry" in raw or ".func" in raw) and _PTX_FUNC_START_RE.match(raw):
+                if at_m:
+                    at_ = (files.get(at_m.group(1), at_m.group(1)), int(at_m.group(2)))
+                    cur = (here,) + chain_at.get((at_m.group(1), at_m.group(2), at_m.group(3)), (at_,))
+                else:
+                    cur = (here,)
+                chain_at[(m.group(1), m.group(2), m.group(3))] = cur
+        else:  # a function starts: no location until its first .loc
             cur = ()
-        if cur:
-            out[n] = cur
-    return out
+        at.append(n)
+        locs.append(cur)
+
+    def source_at(line: int) -> _Src:
+        if line in loc_lines:
+            return ()
+        return locs[bisect.bisect_right(at, line) - 1]
+
+    return source_at
 
 
 def _split_operands(text: str) -> tuple[str, ...]:
@@ -151,6 +172,15 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
         chunks.clear()
 
     for n, line_text in enumerate(body.split("\n")):
+        if not chunks and line_text.count(";") == 1:
+            # (most lines) one whole statement, no label, no scope brace: what flush() makes of it
+            head, _, tail = line_text.partition(";")
+            if not tail.strip(" \t\r") and ":" not in head and "{" not in head and "}" not in head:
+                stmt = (" " + head.lstrip(" \t\r")).strip(" \t{}")
+                if stmt and not stmt.startswith("."):
+                    out.append((first_line + n, stmt, tuple(labels), tuple(stack)))
+                    labels = []
+                continue
         parts = line_text.split(";")
         for i, part in enumerate(parts):
             if not chunks and not part.strip(" \t\r") and i == len(parts) - 1:

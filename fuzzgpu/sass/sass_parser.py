@@ -79,16 +79,10 @@ class SassFunction:
     labels: tuple[tuple[str, int], ...] = ()
 
 
-_SASS_LINE_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
-_SASS_FUNC_RES = (
-    re.compile(r"^\s*\.text\.([\w$.]+):\s*$"),  # nvdisasm
-    re.compile(r"^\s*Function\s*:\s*([\w$.]+)\s*$"),  # cuobjdump -sass
-)
-_SASS_SUBROUTINE_RE = re.compile(r"^\$([\w.]+)\$([\w$.]+):\s*$")  # nvdisasm: $KERNEL$FUNC:
 _SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
-_SASS_LABEL_RE = re.compile(r"^\s*(\.L_[\w$]+):\s*$")
-_SASS_FILE_RE = re.compile(r"^\s*//## File ")
 _SASS_LOC_RE = re.compile(r'"([^"]*)", line (\d+)')
+_SASS_TARGET_LABEL_RE = re.compile(r"\((\.L_[\w$]+)\)")
+_SASS_HEX_RE = re.compile(r"0x([0-9a-fA-F]+)")
 
 _SASS_MEM = {
     "LDG": ("load", "global"), "STG": ("store", "global"),
@@ -207,47 +201,51 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     return None
 
 
-def _parse_sass_instr(index: int, line: int, offset: int, text: str, mainline: bool,
-                      src: tuple[tuple[str, int], ...] = ()) -> SassInstr:
-    pred = ""
-    m = _SASS_PRED_RE.match(text) if text[:1] == "@" else None
-    body = text
-    if m:
-        pred = m.group(0).strip()
-        body = text[m.end():]
-    parts = body.split(None, 1)
-    op = parts[0] if parts else ""
-    pieces = op.split(".")
-    operands = parts[1] if len(parts) > 1 else ""
-    return SassInstr(index, offset, line, " ".join(text.split()), pred, pieces[0], tuple(pieces[1:]), operands, mainline, src)
+#: the lines :func:`parse_sass` reads, in one pattern over the whole text (``[^\S\n]``: a blank
+#: that is not a newline; a line is one of these or none):
+_SASS_SCAN_RE = re.compile(
+    r"^[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>[^\n]*?)[^\S\n]*;"  # /*0a40*/ @P0 LDG.E R2, [R4] ;
+    r"|(?P<file>//\#\# File [^\n]*)"  # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi)
+    r"|\.text\.(?P<fn>[\w$.]+):[^\S\n]*$"  # .text.KERNEL: (nvdisasm)
+    r"|Function[^\S\n]*:[^\S\n]*(?P<fn2>[\w$.]+)[^\S\n]*$"  # Function : KERNEL (cuobjdump -sass)
+    r"|(?P<lab>\.L_[\w$]+):[^\S\n]*$)"  # .L_x_12: (a branch target)
+    r"|^\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
+    re.M)
 
 
 def parse_sass(text: str) -> tuple[SassFunction, ...]:
     """Parse ``nvdisasm -c`` or ``cuobjdump -sass`` output into functions.  A device function that
     was not inlined is listed by nvdisasm inside the text of each kernel that calls it, after a
-    ``$KERNEL$FUNC:`` label: it becomes a function of its own (``container`` names the kernel)."""
-    funcs: list[tuple[str, list[tuple[int, int, str]], dict[str, int], str]] = []
+    ``$KERNEL$FUNC:`` label: it becomes a function of its own (``container`` names the kernel).
+
+    One scan of the text (:data:`_SASS_SCAN_RE`) finds the lines it reads: instructions, source
+    locations, function headers, labels; every other line is skipped unread."""
+    funcs: list[tuple[str, list[tuple[int, int, str, tuple[tuple[str, int], ...]]], dict[str, int], str]] = []
     pending: list[str] = []
     kernel = ""
     # source locations (nvdisasm -g / -gi): the one in force at each instruction line
-    src_of: dict[int, tuple[tuple[str, int], ...]] = {}
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
     loc_of: dict[str, tuple[tuple[str, int], ...]] = {}  # the locations of a //## File line (they repeat)
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        m = _SASS_LINE_RE.match(raw)
-        if m:  # an instruction line (the other patterns cannot match it)
+    rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]] = []
+    lineno, pos = 1, 0
+    count = text.count
+    for m in _SASS_SCAN_RE.finditer(text):
+        start = m.start()
+        lineno += count("\n", pos, start)
+        pos = start
+        off_hex, ins, raw, fn, fn2, lab, kern, sub = m.groups()
+        if ins is not None:  # an instruction line
             if funcs:
-                off = int(m.group(1), 16)
-                funcs[-1][1].append((lineno, off, m.group(2)))
-                if src:
-                    src_of[lineno] = src
+                off = int(off_hex, 16)
+                rows.append((lineno, off, ins, src))
                 chained = False
-                for lab in pending:
-                    funcs[-1][2][lab] = off
-                pending = []
+                if pending:
+                    for lab in pending:
+                        funcs[-1][2][lab] = off
+                    pending = []
             continue
-        if _SASS_FILE_RE.match(raw):
+        if raw is not None:
             # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
             # H:1171", then the outermost "H:1171" alone), innermost first
             locs = loc_of.get(raw)
@@ -258,55 +256,93 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
             elif locs and (len(locs) > 1 or not chained):
                 src, chained = locs, len(locs) > 1
             continue
-        sub = _SASS_SUBROUTINE_RE.match(raw)
-        if sub and sub.group(1) == kernel:
-            funcs.append((sub.group(2), [], {}, kernel))
+        if sub is not None:
+            if kern == kernel:
+                rows = []
+                funcs.append((sub, rows, {}, kernel))
+                pending = []
+            continue
+        name = fn or fn2
+        if name is not None:
+            if not funcs or funcs[-1][0] != name:
+                rows = []
+                funcs.append((name, rows, {}, ""))
+            kernel = name
             pending = []
             continue
-        for rx in _SASS_FUNC_RES:
-            fm = rx.match(raw)
-            if fm:
-                name = fm.group(1)
-                if not funcs or funcs[-1][0] != name:
-                    funcs.append((name, [], {}, ""))
-                kernel = name
-                pending = []
-                break
-        else:
-            lm = _SASS_LABEL_RE.match(raw)
-            if lm:
-                pending.append(lm.group(1))
-    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels, src_of), container=container)
+        pending.append(lab)
+    memo: dict[str, _Parsed] = {}
+    return tuple(dataclasses.replace(_build_sass_function(name, rows, labels, memo), container=container)
                  for name, rows, labels, container in funcs)
 
 
-def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: dict[str, int] | None = None,
-                         src_of: dict[int, tuple[tuple[str, int], ...]] | None = None) -> SassFunction:
+#: what :func:`_build_sass_function` reads from an instruction's text alone: the text with its
+#: blanks normalised, the predicate, the opcode, its modifiers, the operands, and what
+#: :func:`_classify_sass` makes of it (None; or the class, SassMemOp or SassSync, and its fields
+#: but the instruction)
+_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, tuple] | None"]
+
+
+def _parse_text(text: str) -> _Parsed:
+    pred = ""
+    body = text
+    if text[:1] == "@":
+        m = _SASS_PRED_RE.match(text)
+        if m:
+            pred = m.group(0).strip()
+            body = text[m.end():]
+    parts = body.split(None, 1)
+    pieces = (parts[0] if parts else "").split(".")
+    op = pieces[0]
+    norm, mods, operands = " ".join(text.split()), tuple(pieces[1:]), parts[1] if len(parts) > 1 else ""
+    how = None
+    if op in _SASS_CLASSIFIED:
+        c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
+        if c is not None:  # its fields but the instruction, by name
+            how = (type(c), tuple((f.name, getattr(c, f.name)) for f in dataclasses.fields(c) if f.name != "instr"))
+    return norm, pred, op, mods, operands, how
+
+
+def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]],
+                         labels: dict[str, int] | None = None, memo: dict[str, _Parsed] | None = None) -> SassFunction:
+    """One function from its instruction lines: ``(line, offset, text, source location)``.  What an
+    instruction's text alone says (:func:`_parse_text`) is read once per text (``memo``: for the
+    functions of one listing; most texts repeat: inlined copies, instantiations of a template)."""
     labels = labels or {}
-    src_of = src_of or {}
+    memo = {} if memo is None else memo
     instrs = []
+    mem_ops: list[SassMemOp] = []
+    syncs: list[SassSync] = []
     after_exit = False
-    for i, (line, off, text) in enumerate(rows):
-        ins = _parse_sass_instr(i, line, off, text, not after_exit, src_of.get(line, ()))
-        if ins.mainline and ins.predicate == "@!PT":
-            ins = dataclasses.replace(ins, mainline=False)
+    for i, (line, off, text, src) in enumerate(rows):
+        got = memo.get(text)
+        if got is None:
+            got = memo[text] = _parse_text(text)
+        norm, pred, op, mods, operands, how = got
+        # off the main line: after the first unconditional EXIT (a device function's first
+        # unconditional RET), or predicated on !PT (never runs)
+        ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and pred != "@!PT", src)
         instrs.append(ins)
-        if ins.opcode in ("EXIT", "RET") and not ins.predicate:
-            after_exit = True  # a device function's main line ends at its first unconditional RET
-    mem_ops, syncs = [], []
-    for ins in instrs:
-        c = _classify_sass(ins)
-        if isinstance(c, SassMemOp):
-            mem_ops.append(c)
-        elif isinstance(c, SassSync):
-            syncs.append(c)
+        if how is not None:
+            if how[0] is SassMemOp:
+                mem_ops.append(SassMemOp(instr=ins, **dict(how[1])))
+            else:
+                syncs.append(SassSync(instr=ins, **dict(how[1])))
+        if (op == "EXIT" or op == "RET") and not pred:
+            after_exit = True
     by_offset = {ins.offset: ins.index for ins in instrs}
     loops = []
+    # how many instructions before each index are busy (a memory operation or a synchronisation)
+    # and read the clock: a loop's count is two lookups, not a walk of its body
     busy_idx = {m.instr.index for m in mem_ops} | {s.instr.index for s in syncs}
+    busy_before, clock_before = [0], [0]
+    for ins in instrs:
+        busy_before.append(busy_before[-1] + (ins.index in busy_idx))
+        clock_before.append(clock_before[-1] + ("SR_CLOCK" in ins.operands))
     for ins in instrs:
         if ins.opcode in ("BRA", "JMP") and ins.predicate != "@!PT":
-            lm = re.search(r"\((\.L_[\w$]+)\)", ins.operands)
-            m = re.search(r"0x([0-9a-fA-F]+)", ins.operands)
+            lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
+            m = _SASS_HEX_RE.search(ins.operands)
             target = labels.get(lm.group(1)) if lm else (int(m.group(1), 16) if m else None)
             if target is None:
                 continue
@@ -314,8 +350,7 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str]], labels: di
                 continue  # the end-of-function self loop
             head = by_offset.get(target)
             if head is not None and head <= ins.index:
-                body = instrs[head:ins.index + 1]
-                clock = any("SR_CLOCK" in b.operands for b in body)
-                busy = any(b.index in busy_idx for b in body)
+                clock = clock_before[ins.index + 1] > clock_before[head]
+                busy = busy_before[ins.index + 1] > busy_before[head]
                 loops.append(SassLoop(head, ins.index, clock, not busy))
     return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))

@@ -22,7 +22,7 @@ from . import pdl
 from .buildline import defines_of
 from .checks import analyse
 from .ptx_parser import parse_ptx
-from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report, parse_arch
+from .report import DEFAULT_ARCHS, DEFAULT_OPT, PdlNote, Report, parse_arch
 
 
 #: where a CUDA toolkit is installed when its bin/ is not on PATH
@@ -299,11 +299,17 @@ def analysed(ptx_text: str, sass_text: str, arch: str, source: str, sources: Seq
     (:func:`fuzzgpu.sass.pdl.review`; ``sources``: the files to look for a wait in), whether PDL code
     is compiled in, and the ``-D`` macros."""
     with _gc_paused():
-        funcs = parse_ptx(ptx_text)
-        rep = analyse(ptx_text, sass_text, arch, source, funcs)
-        notes = pdl.review(ptx_text, rep.arch, sources, funcs)
+        rep, notes = _analysed(ptx_text, sass_text, arch, source, sources)
     return dataclasses.replace(rep, pdl=notes, pdl_compiled_in=pdl.pdl_compiled_in(ptx_text, sass_text),
                                defines=defines_of(nvcc_flags))
+
+
+def _analysed(ptx_text: str, sass_text: str, arch: str, source: str,
+              sources: Sequence[str | Path]) -> tuple[Report, tuple[PdlNote, ...]]:
+    """The report and the PDL review; the parsed PTX is freed when this returns (see :func:`_gc_paused`)."""
+    funcs = parse_ptx(ptx_text)
+    rep = analyse(ptx_text, sass_text, arch, source, funcs)
+    return rep, pdl.review(ptx_text, rep.arch, sources, funcs)
 
 
 @contextlib.contextmanager
@@ -311,7 +317,10 @@ def _gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while one module is analysed, and resumed after
     (if it ran before): the parsers and the analysis make tens of thousands of small objects that
     form no cycles (reference counting frees them), and the collections they trigger cost about a
-    seventh of the analysis of a large module (DeepEP's intranode.cu)."""
+    seventh of the analysis of a large module (DeepEP's intranode.cu).  The collector counts the
+    objects made while it was paused, so its first collection after it resumes looks at every one
+    still alive: the parsed functions are freed before it resumes (:func:`_analysed` returns only
+    the report), or that one collection costs what the paused ones would have."""
     was = gc.isenabled()
     gc.disable()
     try:
