@@ -33,10 +33,15 @@ def _tensor_forms(p: Program) -> list[Program]:
 def _pairs() -> list[tuple[Program, Program]]:
     """(a drawn program with its copies plain, one tensor form of it): 12 whose tensor form the
     harness cannot hold (its own reasons), 18 it can."""
-    plain = [cvalues._plain_copies(p) for p in sample(120, 5)]
-    pairs = [(p, q) for p in plain for q in _tensor_forms(p)]
-    refused = [pq for pq in pairs if runnable._tensor_reasons(pq[1])]
-    return refused[:12] + [pq for pq in pairs if pq not in refused][:18]
+    refused: list[tuple[Program, Program]] = []
+    held: list[tuple[Program, Program]] = []
+    for seed in range(5, 25):  # seeded chunks until both quotas are met (the generator's mix changes)
+        plain = [cvalues._plain_copies(p) for p in sample(60, seed)]
+        for pq in ((p, q) for p in plain for q in _tensor_forms(p)):
+            (refused if runnable._tensor_reasons(pq[1]) else held).append(pq)
+        if len(refused) >= 12 and len(held) >= 18:
+            break
+    return refused[:12] + held[:18]
 
 
 PAIRS = _pairs()
