@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from ..backends.base import RunConfig
 from ..deadline import NEVER, Deadline, Watch
@@ -23,13 +23,11 @@ from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
 from ..ir import Program
 from ..profiles import Profile
+from .analyses import Analyses
 from .database import example_database
 from . import timeline
 from .report import _kinds_note, classes_phrase, live_table, write_report
 from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
-
-if TYPE_CHECKING:
-    from ..model import Analysis
 
 
 class _Stop(BaseException):
@@ -156,7 +154,7 @@ class Campaign:
 
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
-        self._analysis_cache: dict[Program, Any] = {}
+        self.analyses = Analyses()  # the model's analysis of each program, once
         #: programs drawn ahead per batch (1: each judged as it is drawn)
         self.batch = BATCH.get(getattr(backend, "name", ""), 1)
         self._replay: tuple | None = None  # _Replay's args: the next run re-draws to that failure
@@ -220,29 +218,9 @@ class Campaign:
             write_atomic(self.state_path, json.dumps(self.state.to_json(), indent=1))
             self._last_save = now
 
-    def _weak_count(self, program: Program, hist: Any) -> int:
-        if not hist.counts:
-            return 0
-        from .. import model
-
-        a: Analysis | Literal[False] | None = self._analysis_cache.get(program)  # False: the oracle does not cover it
-        if a is None:
-            try:
-                a = model.analyse(program)
-            except model.Unsupported:
-                a = False
-            if len(self._analysis_cache) > 2000:
-                self._analysis_cache.clear()
-            self._analysis_cache[program] = a
-        if a is False:
-            return 0
-        from ..properties import unwritten_keys  # a value no store wrote is a fault, not a weak outcome
-
-        return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
-
     def _tune(self, program: Program) -> None:
         """Tune the stress of ``program``'s shape family (a share of the GPU time: stress.campaign)."""
-        a = self._analysis_cache.get(program)
+        a = self.analyses.cached(program)
         if not a or not a.weak:
             return  # no weak outcome to expose (or the oracle does not cover it): nothing to tune for
         from ..stress.campaign import shape_family
@@ -509,7 +487,10 @@ class Campaign:
                 return
             try:
                 gpu0 = self.backend.gpu_seconds
-                hist = self.backend.run(program, cfg)
+                # the model's analysis, once here: its possible outcomes go with the run (the backend's
+                # harness watches the others), its SC set counts the weak outcomes
+                advice = self.analyses.advice(program) if self.backend.takes_advice else None
+                hist = self.backend.run(program, cfg, advice)
                 self.state.gpu_seconds += self.backend.gpu_seconds - gpu0
                 verdict = prop.check(program, hist)
             except ProgramFault as e:
@@ -533,7 +514,7 @@ class Campaign:
                 return
             st["instances"] += hist.instances
             self.state.instances += hist.instances
-            st["weak"] += self._weak_count(program, hist)
+            st["weak"] += self.analyses.weak_count(program, hist)
             self.tuner.ran(hist)
             if not first_failure and self.tuner.due(program):
                 self._tune(program)
