@@ -69,6 +69,13 @@ def _failed_as(key: str) -> type[PropertyFailed]:
 BATCH = {"static": 64, "cuda": 64, "auto": 64}
 
 
+#: seconds of fix search a campaign gives one finding (each candidate is a race analysis, ~0.6 s on
+#: an H200 host's core): a search past it stops, and the entry says so ("fix search stopped at its
+#: bound"), never "no fix"; ``fuzzgpu explain`` runs the whole search.  The session's deadline
+#: (less the report's reserve) and the profile's ``shrink_seconds`` cap it too.
+FIX_SECONDS = 5.0
+
+
 def end_reserve(seconds: float) -> float:
     """Seconds of a ``--time`` kept for the end of the campaign (the last finding's save, its fix
     search, the report): Hypothesis generates and shrinks until ``--time`` minus this."""
@@ -358,8 +365,8 @@ class Campaign:
 
     def _fix_watch(self, shape: str) -> Watch:
         """The fix search's deadline -- the session's, less the report's reserve, and at most the
-        profile's ``shrink_seconds`` from now -- and its progress: a status line every
-        ``status_every`` seconds while it runs."""
+        profile's ``shrink_seconds`` from now --, its bound (:data:`FIX_SECONDS` from now) and its
+        progress: a status line every ``status_every`` seconds while it runs."""
         keep = report_reserve(self.seconds) if math.isfinite(self.seconds) else 0.0
         deadline = self.end.earlier(keep).sooner(self.profile.shrink_seconds)
         t0 = deadline.clock()
@@ -372,7 +379,8 @@ class Campaign:
                 self._print(f"[finishing] fix search for {shape}: {n - 1} candidate(s) judged in {now - t0:.0f} s; "
                             f"deadline in {max(0.0, deadline.at - now):.0f} s")
 
-        return Watch(deadline, "fix search", on_step)
+        return Watch(deadline, "fix search", on_step, bound=Deadline.after(FIX_SECONDS, deadline.clock),
+                     bound_text=f"its bound ({FIX_SECONDS:g} s per finding in a campaign; `fuzzgpu explain` searches on)")
 
     def _cut(self, what: str) -> None:
         """A step the deadline cut short: said now, and in the report."""
