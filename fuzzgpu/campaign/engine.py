@@ -234,8 +234,11 @@ class Campaign:
 
         from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
+        run = self.inner.run  # with the program's advice, as its campaign run (no model.analyse in the backend)
+        if getattr(self.inner, "takes_advice", False):
+            run = functools.partial(self.inner.run, advice=self.analyses.advice(program))
         try:
-            rec = self.tuner.tune(program, a.sc, self.config_for(), self.inner.run, seed=self.state.seed)
+            rec = self.tuner.tune(program, a.sc, self.config_for(), run, seed=self.state.seed)
         except GpuFault as e:  # in-process: the context is lost, every later run would fail too
             self._stop_on_gpu_fault(program, e, self.config_for())
         except Exception as e:  # noqa: BLE001 -- a failed tuning run costs the family its tuning, not the campaign

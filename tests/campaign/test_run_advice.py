@@ -142,3 +142,24 @@ def test_a_campaign_sends_each_program_its_analysis(tmp_path):
     for p, advice in zip(seen, inner.got):
         assert advice == Analyses().advice(p) and advice is not None
         assert c.analyses.cached(p) is not None  # the analysis the weak count used: computed once, before the run
+
+
+def test_the_stress_tuner_runs_with_the_programs_advice_too(tmp_path):
+    """Tuning runs (a backend named cuda: the tuner tunes only there) carry the advice as well, so
+    the backend's process computes no analysis for them either."""
+    import io
+
+    from fuzzgpu.backends.base import RunConfig as RC
+    from fuzzgpu.campaign import Campaign, load_profile
+
+    class AdvisedCuda(_Advised):
+        name = "cuda"
+
+    prof = load_profile("classic")
+    prof = type(prof)(**{**prof.__dict__, "stress": RC(instances=20_000), "tune_share": 0.5, "tune_budget_s": 0.001})
+    inner = AdvisedCuda()
+    c = Campaign(prof, inner, tmp_path / "corpus", "model", seed=4, out=io.StringIO(), live=False)
+    assert c.tuner.active
+    c.analyses.get(SB)
+    c._tune(SB)
+    assert inner.got and all(advice == Analyses().advice(SB) and advice is not None for advice in inner.got)
