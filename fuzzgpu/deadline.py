@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 
 
 class DeadlinePassed(Exception):
-    """A search reached its deadline after ``done`` steps; ``what`` names the search."""
+    """A search reached its deadline (or, ``at``, its own bound: :attr:`Watch.bound`) after ``done``
+    steps; ``what`` names the search."""
 
-    def __init__(self, what: str, done: int) -> None:
-        super().__init__(f"{what} stopped at the deadline after {done} candidate{'s' if done != 1 else ''}")
+    def __init__(self, what: str, done: int, at: str = "the deadline") -> None:
+        super().__init__(f"{what} stopped at {at} after {done} candidate{'s' if done != 1 else ''}")
         self.what = what
         self.done = done
+        self.at = at
 
 
 @dataclass(frozen=True)
@@ -59,18 +61,25 @@ NEVER = Deadline()
 @dataclass(frozen=True)
 class Watch:
     """What a long search checks once per candidate (:meth:`tick`): its deadline, and ``on_step``,
-    told the number of the candidate about to be judged (progress)."""
+    told the number of the candidate about to be judged (progress).  ``bound``: a limit of the
+    search's own, not a deadline of the command (a campaign's few seconds per finding: the search
+    is complete elsewhere), named ``bound_text`` where it stopped the search."""
 
     deadline: Deadline = NEVER
     what: str = "fix search"
     on_step: Callable[[int], None] | None = field(default=None, compare=False)
+    bound: Deadline = NEVER
+    bound_text: str = "its bound"
 
     def tick(self, n: int) -> None:
-        """Candidate ``n`` (1, 2, ...) is next: DeadlinePassed (``n - 1`` judged) once the deadline has passed."""
+        """Candidate ``n`` (1, 2, ...) is next: DeadlinePassed (``n - 1`` judged) once the deadline
+        (first) or the bound has passed."""
         if self.on_step is not None:
             self.on_step(n)
         if self.deadline.passed():
             raise DeadlinePassed(self.what, n - 1)
+        if self.bound.passed():
+            raise DeadlinePassed(self.what, n - 1, self.bound_text)
 
 
 #: no deadline, no progress

@@ -161,6 +161,8 @@ class EvidenceBackend:
         self.fresh_runs = 0
         self.cached_runs = 0
         self.gpu_seconds = 0.0  # the GPU's busy time of the fresh runs (their histograms' ``gpu_s``)
+        #: the inner backend's run takes a campaign worker's ``advice`` (``properties.RunAdvice``)
+        self.takes_advice = bool(getattr(inner, "takes_advice", False))
 
     def describe(self) -> str:
         return self.inner.describe()
@@ -188,7 +190,9 @@ class EvidenceBackend:
         if todo:
             prepare(todo)
 
-    def run(self, program: Program, config: RunConfig) -> Histogram:
+    def run(self, program: Program, config: RunConfig, advice: Any = None) -> Histogram:
+        """The cache's answer, else the inner backend's run of the missing instances (with
+        ``advice``, what the caller knows of the program, when there is some)."""
         key = self.key(program, config)
         ev = self.cache.get(key)
         deterministic = getattr(self.inner, "deterministic", False)
@@ -197,7 +201,8 @@ class EvidenceBackend:
             return ev.histogram()
         have = ev.instances if ev else 0
         need = max(1, config.instances - have)
-        h = self.inner.run(program, replace(config, instances=need, seed=config.seed + (ev.runs if ev else 0)))
+        config = replace(config, instances=need, seed=config.seed + (ev.runs if ev else 0))
+        h = self.inner.run(program, config, advice=advice) if advice is not None else self.inner.run(program, config)
         self.fresh_instances += h.instances
         self.gpu_seconds += float(dict(h.meta).get("gpu_s", 0.0))
         self.fresh_runs += 1

@@ -454,11 +454,11 @@ _ADDED = (-1, -1)
 
 
 def _new_hang(orig: RaceAnalysis, p: Program) -> bool:
-    """May ``p`` hang where the original could not (a wait inserted before the arrive it needs spins
-    for ever: :func:`fuzzgpu.model.liveness.termination`)?"""
+    """May ``p`` hang where the original could not (a wait inserted before the arrive it needs spins for
+    ever: :func:`fuzzgpu.model.liveness.termination`)?  The original first (cached): if it may, no candidate is asked."""
     from .model import liveness
 
-    return liveness.termination(p).may_hang and not liveness.termination(orig.program).may_hang
+    return not liveness.termination(orig.program).may_hang and liveness.termination(p).may_hang
 
 
 def _unrunnable(p: Program, runnable: bool) -> bool:

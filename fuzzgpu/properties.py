@@ -509,16 +509,32 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts",
+__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "RunAdvice", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts",
            "note_failure", "predicate", "unwritten_keys", "unwritten_reason"]
 
 
-def forbidden_watch(program: Program) -> Callable[[dict[str, int | None]], bool] | None:
+@dataclass(frozen=True)
+class RunAdvice:
+    """What a campaign worker already knows of a program, sent with its run request so that the
+    backend's process does not compute it again (picklable, small): ``possible``, the outcomes the
+    oracle allows (in or outside the model: ``model.Analysis.possible``), None when the oracle does
+    not cover the program completely -- what :func:`forbidden_watch` asks of the model."""
+
+    possible: frozenset | None
+
+    @classmethod
+    def of(cls, analysis: Any) -> RunAdvice:
+        """From a ``model.analyse`` of the program (with or without its SC set: the allowed and
+        outside-model sets are the same either way)."""
+        return cls(None if analysis.beyond_bound else analysis.possible)
+
+
+def forbidden_watch(program: Program, advice: RunAdvice | None = None) -> Callable[[dict[str, int | None]], bool] | None:
     """The outcomes whose instances the GPU harness logs with their provenance (where each role
     ran: docs/harness.md, "Provenance"): those the oracle forbids -- written values, outside the
-    model's possible set (one ``model.analyse``).  None when the oracle does not cover the program
-    (then nothing is logged)."""
-    possible = _possible(program)
+    model's possible set (one ``model.analyse``, or ``advice.possible`` when the caller has it).
+    None when the oracle does not cover the program (then nothing is logged)."""
+    possible = advice.possible if advice is not None else _possible(program)
     if possible is None:
         return None
 
@@ -540,5 +556,4 @@ def _possible(program: Program) -> frozenset | None:
         a = model.analyse(program, sc=False)
     except model.Unsupported:
         return None
-    return None if a.beyond_bound else a.possible
-
+    return RunAdvice.of(a).possible

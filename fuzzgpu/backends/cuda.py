@@ -407,6 +407,9 @@ class CudaBackend:
     whose waits block (``sched``: :func:`ctx_sched_flags`)."""
 
     name = "cuda"
+    #: :meth:`run` takes a campaign worker's :class:`properties.RunAdvice` (the model's analysis,
+    #: not computed again here)
+    takes_advice = True
 
     def __init__(self, device: int = 0, arch: str | None = None, fault: str | None = None, sched: str = "blocking") -> None:
         self.faults = parse_gpu_faults(fault)
@@ -586,13 +589,16 @@ class CudaBackend:
         return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
 
     def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None,
-            watch: Callable[[dict[str, int | None]], bool] | None = None) -> Histogram:
+            watch: Callable[[dict[str, int | None]], bool] | None = None,
+            advice: properties.RunAdvice | None = None) -> Histogram:
         """Run ``program``; ``watch``: the outcomes (a decoded bin) whose instances are logged with
         their provenance (:func:`provenance`); by default the oracle's forbidden ones
-        (:func:`properties.forbidden_watch`), so that a campaign's corpus entry keeps them."""
+        (:func:`properties.forbidden_watch`), so that a campaign's corpus entry keeps them --
+        from ``advice`` when the caller has the model's analysis of the program already (a
+        campaign worker: :class:`properties.RunAdvice`), else computed here."""
         config = config or RunConfig()
         if watch is None:
-            watch = properties.forbidden_watch(program)
+            watch = properties.forbidden_watch(program, advice)
         c = compiled or self._prepared.pop(program, None) or self.compile(program, inject=self.injected(program))
         try:
             return self.run_compiled(c, config, watch)

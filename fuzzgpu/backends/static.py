@@ -262,6 +262,8 @@ class CheckedBackend:
         self.inner = inner
         self.static = static
         self.name = inner.name
+        #: its run forwards a campaign worker's ``advice`` (``properties.RunAdvice``) to the GPU backend
+        self.takes_advice = bool(getattr(inner, "takes_advice", False))
 
     def identity(self) -> tuple[str, str, str]:
         ident = getattr(self.inner, "identity", None)
@@ -295,7 +297,7 @@ class CheckedBackend:
         finally:
             fut.result()
 
-    def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
+    def run(self, program: Program, config: RunConfig | None = None, advice: Any = None) -> Histogram:
         import concurrent.futures
         import dataclasses
 
@@ -313,7 +315,7 @@ class CheckedBackend:
                 return None
 
         try:
-            h = self.inner.run(program, config)
+            h = self.inner.run(program, config, advice=advice) if advice is not None else self.inner.run(program, config)
         except UserError:
             sh = static_result()
             if sh is not None and dict(sh.meta).get("sass_findings"):

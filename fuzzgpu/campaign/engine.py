@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from ..backends.base import RunConfig
 from ..deadline import NEVER, Deadline, Watch
@@ -23,13 +23,11 @@ from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
 from ..ir import Program
 from ..profiles import Profile
+from .analyses import Analyses
 from .database import example_database
 from . import timeline
 from .report import _kinds_note, classes_phrase, live_table, write_report
 from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
-
-if TYPE_CHECKING:
-    from ..model import Analysis
 
 
 class _Stop(BaseException):
@@ -69,6 +67,13 @@ def _failed_as(key: str) -> type[PropertyFailed]:
 #: costs ~55 CPU ms per program in batches of 32 and ~35 in batches of 64, the harness nvcc ~111 and ~102 (16, 64:
 #: issue 29); on a GPU a batch is also the delay before its first run (64 harnesses: ~7 CPU s of nvcc)
 BATCH = {"static": 64, "cuda": 64, "auto": 64}
+
+
+#: seconds of fix search a campaign gives one finding (each candidate is a race analysis, ~0.6 s on
+#: an H200 host's core): a search past it stops, and the entry says so ("fix search stopped at its
+#: bound"), never "no fix"; ``fuzzgpu explain`` runs the whole search.  The session's deadline
+#: (less the report's reserve) and the profile's ``shrink_seconds`` cap it too.
+FIX_SECONDS = 5.0
 
 
 def end_reserve(seconds: float) -> float:
@@ -156,7 +161,7 @@ class Campaign:
 
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
-        self._analysis_cache: dict[Program, Any] = {}
+        self.analyses = Analyses()  # the model's analysis of each program, once
         #: programs drawn ahead per batch (1: each judged as it is drawn)
         self.batch = BATCH.get(getattr(backend, "name", ""), 1)
         self._replay: tuple | None = None  # _Replay's args: the next run re-draws to that failure
@@ -220,37 +225,20 @@ class Campaign:
             write_atomic(self.state_path, json.dumps(self.state.to_json(), indent=1))
             self._last_save = now
 
-    def _weak_count(self, program: Program, hist: Any) -> int:
-        if not hist.counts:
-            return 0
-        from .. import model
-
-        a: Analysis | Literal[False] | None = self._analysis_cache.get(program)  # False: the oracle does not cover it
-        if a is None:
-            try:
-                a = model.analyse(program)
-            except model.Unsupported:
-                a = False
-            if len(self._analysis_cache) > 2000:
-                self._analysis_cache.clear()
-            self._analysis_cache[program] = a
-        if a is False:
-            return 0
-        from ..properties import unwritten_keys  # a value no store wrote is a fault, not a weak outcome
-
-        return sum(c for o, c in hist.counts if o not in a.sc and not unwritten_keys(program, dict(o)))
-
     def _tune(self, program: Program) -> None:
         """Tune the stress of ``program``'s shape family (a share of the GPU time: stress.campaign)."""
-        a = self._analysis_cache.get(program)
+        a = self.analyses.cached(program)
         if not a or not a.weak:
             return  # no weak outcome to expose (or the oracle does not cover it): nothing to tune for
         from ..stress.campaign import shape_family
 
         from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
+        run = self.inner.run  # with the program's advice, as its campaign run (no model.analyse in the backend)
+        if getattr(self.inner, "takes_advice", False):
+            run = functools.partial(self.inner.run, advice=self.analyses.advice(program))
         try:
-            rec = self.tuner.tune(program, a.sc, self.config_for(), self.inner.run, seed=self.state.seed)
+            rec = self.tuner.tune(program, a.sc, self.config_for(), run, seed=self.state.seed)
         except GpuFault as e:  # in-process: the context is lost, every later run would fail too
             self._stop_on_gpu_fault(program, e, self.config_for())
         except Exception as e:  # noqa: BLE001 -- a failed tuning run costs the family its tuning, not the campaign
@@ -380,8 +368,8 @@ class Campaign:
 
     def _fix_watch(self, shape: str) -> Watch:
         """The fix search's deadline -- the session's, less the report's reserve, and at most the
-        profile's ``shrink_seconds`` from now -- and its progress: a status line every
-        ``status_every`` seconds while it runs."""
+        profile's ``shrink_seconds`` from now --, its bound (:data:`FIX_SECONDS` from now) and its
+        progress: a status line every ``status_every`` seconds while it runs."""
         keep = report_reserve(self.seconds) if math.isfinite(self.seconds) else 0.0
         deadline = self.end.earlier(keep).sooner(self.profile.shrink_seconds)
         t0 = deadline.clock()
@@ -394,7 +382,8 @@ class Campaign:
                 self._print(f"[finishing] fix search for {shape}: {n - 1} candidate(s) judged in {now - t0:.0f} s; "
                             f"deadline in {max(0.0, deadline.at - now):.0f} s")
 
-        return Watch(deadline, "fix search", on_step)
+        return Watch(deadline, "fix search", on_step, bound=Deadline.after(FIX_SECONDS, deadline.clock),
+                     bound_text=f"its bound ({FIX_SECONDS:g} s per finding in a campaign; `fuzzgpu explain` searches on)")
 
     def _cut(self, what: str) -> None:
         """A step the deadline cut short: said now, and in the report."""
@@ -509,7 +498,10 @@ class Campaign:
                 return
             try:
                 gpu0 = self.backend.gpu_seconds
-                hist = self.backend.run(program, cfg)
+                # the model's analysis, once here: its possible outcomes go with the run (the backend's
+                # harness watches the others), its SC set counts the weak outcomes
+                advice = self.analyses.advice(program) if self.backend.takes_advice else None
+                hist = self.backend.run(program, cfg, advice)
                 self.state.gpu_seconds += self.backend.gpu_seconds - gpu0
                 verdict = prop.check(program, hist)
             except ProgramFault as e:
@@ -533,7 +525,7 @@ class Campaign:
                 return
             st["instances"] += hist.instances
             self.state.instances += hist.instances
-            st["weak"] += self._weak_count(program, hist)
+            st["weak"] += self.analyses.weak_count(program, hist)
             self.tuner.ran(hist)
             if not first_failure and self.tuner.due(program):
                 self._tune(program)

@@ -101,10 +101,10 @@ def _in_flight_backend(spec: Any, watchdog: float) -> Any:
     class InFlightBackend(SupervisedBackend):
         in_flight: tuple[Any, Any, float] | None = None
 
-        def run(self, program: Any, config: Any) -> Any:
+        def run(self, program: Any, config: Any, advice: Any = None) -> Any:
             self.in_flight = (program, config, time.time())
             try:
-                return super().run(program, config)
+                return super().run(program, config, advice)
             finally:
                 self.in_flight = None
 

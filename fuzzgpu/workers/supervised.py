@@ -114,7 +114,9 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
         if hasattr(b, "isolated"):
             b.isolated = True
     ident = backend.identity() if hasattr(backend, "identity") else (backend.name, "unknown", "unknown")
-    conn.send(("ready", backend.name, backend.describe(), ident, bool(getattr(backend, "deterministic", False)), note))
+    takes_advice = bool(getattr(backend, "takes_advice", False))
+    conn.send(("ready", backend.name, backend.describe(), ident, bool(getattr(backend, "deterministic", False)), note,
+               takes_advice))
     while True:
         try:
             msg = conn.recv()
@@ -129,9 +131,9 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
                 pass
             conn.send(("ok", None))
             continue
-        program, config = msg
+        program, config, advice = msg
         try:
-            h = backend.run(program, config)
+            h = backend.run(program, config, advice=advice) if advice is not None and takes_advice else backend.run(program, config)
             conn.send(("ok", h))
         except Exception as e:  # noqa: BLE001 -- every failure goes back to the campaign
             from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
@@ -199,7 +201,7 @@ class SupervisedBackend:
         if msg[0] == "fail":
             self._kill()
             raise (UserError if msg[2:] == ("usage",) else EnvError)(msg[1])
-        _, self.name, self._describe, ident, self.deterministic, self.note = msg
+        _, self.name, self._describe, ident, self.deterministic, self.note, self.takes_advice = msg
         backend_id, arch, toolchain = ident  # the child's Backend.identity()
         self._identity: tuple[str, str, str] = (str(backend_id), str(arch), str(toolchain))
 
@@ -253,7 +255,9 @@ class SupervisedBackend:
             pass
         self._kill()
 
-    def run(self, program: Any, config: Any) -> Any:
+    def run(self, program: Any, config: Any, advice: Any = None) -> Any:
+        """Run ``program`` in the worker; ``advice``: what the campaign already knows of it
+        (``properties.RunAdvice``: picklable, small), for a backend that :attr:`takes_advice`."""
         if self._proc is None or not self._proc.is_alive():
             if self._proc is not None:
                 self._kill()
@@ -262,7 +266,7 @@ class SupervisedBackend:
         deadline = self.deadline_for(config)
         t0 = time.monotonic()
         try:
-            self._conn.send((program, config))
+            self._conn.send((program, config, advice if self.takes_advice else None))
         except (BrokenPipeError, OSError):
             code = self._proc.exitcode if self._proc is not None else None
             self._kill()

@@ -123,3 +123,48 @@ def test_the_end_reserve_is_inside_the_time():
     for t in (0.5, 5.0, 60.0, 180.0, 3600.0, 30 * 86400.0):
         assert 0 < report_reserve(t) < end_reserve(t) < t
     assert end_reserve(60.0) == 9.0 and end_reserve(3600.0) == 15.0
+
+
+class Ticking:
+    """A clock that moves half a second each time it is read (the search reads it per candidate)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 0.5
+        return self.now
+
+
+def test_a_campaign_bounds_each_fix_search_and_the_entry_says_so_not_no_fix(tmp_path):
+    """A campaign gives one finding's fix search FIX_SECONDS (here: a clock the search moves), far
+    sooner than the session's deadline: the entry says the search stopped at its bound -- not "no
+    fix", not cut short by the deadline -- and the same search unbounded (explain's) finds the pair."""
+    from fuzzgpu.campaign.engine import FIX_SECONDS
+
+    out = io.StringIO()
+    c = _campaign(tmp_path, out)
+    c.end = Deadline(10_000.0, Ticking())
+    watch = c._fix_watch("MP")
+    assert watch.deadline.at > watch.bound.at
+    p, v, h, cfg = _finding()
+    c._record(p, v, h, cfg, shrunk=True)
+    saved = json.loads(next((tmp_path / "c").glob("*.json")).read_text())
+    fix = saved["verdict"]["fix"]
+    assert fix.startswith(f"fix search stopped at its bound ({FIX_SECONDS:g} s per finding in a campaign; "
+                          "`fuzzgpu explain` searches on) after ") and fix.endswith(" candidates: no fix claimed"), fix
+    assert fixes.NO_FIX not in fix and c.cut_short == [] and "CUT SHORT" not in out.getvalue()
+    assert "two changes" in fixes.attach(p, v).fix  # unbounded, the search goes on to the pair
+
+
+def test_the_session_deadline_before_the_bound_is_a_cut_short():
+    """Both passed: the deadline is named (the step was cut short), not the bound."""
+    clock = Clock()
+    clock.now = 10.0
+    w = Watch(Deadline(5.0, clock), "fix search", bound=Deadline(1.0, clock), bound_text="its bound")
+    with pytest.raises(DeadlinePassed) as e:
+        w.tick(3)
+    assert e.value.at == "the deadline" and e.value.done == 2
+    w = Watch(Deadline(50.0, clock), "fix search", bound=Deadline(1.0, clock), bound_text="its bound")
+    with pytest.raises(DeadlinePassed, match="fix search stopped at its bound after 2 candidates"):
+        w.tick(3)

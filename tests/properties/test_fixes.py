@@ -108,3 +108,26 @@ def test_replay_fixed_runs_the_fixed_program_and_the_stale_value_is_gone(tmp_pat
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     r = json.loads(fixed.stdout)
     assert r["status"] == "fixed" and r["offending_seen"] == 0 and r["fix"] == EXPECTED["RACE-3-tma-store-no-fence.litmus"]
+
+
+def test_a_new_hang_is_not_asked_of_a_candidate_where_the_original_may_hang():
+    """``_new_hang``: where the original may hang already no change adds a hang, so the candidate's
+    termination (seconds of oracle work on a large program) is not computed."""
+    from fuzzgpu.fixes import _new_hang
+    from fuzzgpu.litmus import parse
+    from fuzzgpu.model import liveness
+    from fuzzgpu.model.race import analyse_races
+
+    hang = """PTX HANG{n}
+{{ y=0; }}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu y, 1 | LC00:                ;
+ st.relaxed.gpu y, {n} | ld.relaxed.gpu r1, y ;
+                     | bne r1, 1, LC00      ;
+"""
+    orig, cand = parse(hang.format(n=2)), parse(hang.format(n=3))
+    assert liveness.termination(orig).may_hang
+    assert not _new_hang(analyse_races(orig), cand)
+    before = liveness.termination.cache_info().misses
+    liveness.termination(cand)
+    assert liveness.termination.cache_info().misses == before + 1  # computed now, not by _new_hang
