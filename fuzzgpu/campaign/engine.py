@@ -73,7 +73,7 @@ BATCH = {"static": 64, "cuda": 64, "auto": 64}
 #: an H200 host's core): a search past it stops, and the entry says so ("fix search stopped at its
 #: bound"), never "no fix"; ``fuzzgpu explain`` runs the whole search.  The session's deadline
 #: (less the report's reserve) and the profile's ``shrink_seconds`` cap it too.
-FIX_SECONDS = 5.0
+FIX_SECONDS = 10.0
 
 
 def end_reserve(seconds: float) -> float:
