@@ -31,3 +31,16 @@ RMW_ISSUE12 = litmus.parse("""PTX issue12-rmw
  ld.weak r1, x       | atom.relaxed.cta.add r1, x, 5 |                ;
  ld.weak r2, x       | atom.relaxed.cta.add r2, x, 6 |                ;
 """)
+
+#: a counter a re-entered loop increments: the oracle's domain is cut at the loop bound
+#: (``beyond_bound``); its litmus text (``COUNT_TEXT``) for the tests that read a file
+COUNT_TEXT = """PTX SPIN-count
+{ y=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu y, 1 | LC00:                ;
+                     | add r2, r2, 1        ;
+                     | ld.relaxed.gpu r1, y ;
+                     | beq r1, 0, LC00      ;
+exists (P1:r2 == 3)
+"""
+COUNT = litmus.parse(COUNT_TEXT)

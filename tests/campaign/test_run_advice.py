@@ -20,16 +20,7 @@ from fuzzgpu.workers.supervised import BackendSpec, SupervisedBackend
 
 import programs  # tests/programs.py
 
-#: a counter a re-entered loop increments: the oracle's domain is cut at the loop bound (beyond_bound)
-COUNT = parse("""PTX SPIN-count
-{ y=0; }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu y, 1 | LC00:                ;
-                     | add r2, r2, 1        ;
-                     | ld.relaxed.gpu r1, y ;
-                     | beq r1, 0, LC00      ;
-exists (P1:r2 == 3)
-""")
+COUNT = programs.COUNT
 
 #: store buffering with relaxed accesses (weak outcome allowed) and MP with release/acquire (forbidden one)
 SB = parse("""PTX SB

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from fuzzgpu import fixes
 from fuzzgpu.ir import Program, eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import RaceAnalysis, analyse_races
@@ -23,3 +24,16 @@ def judged(path: Path, row: dict[str, Any]) -> tuple[Program, RaceAnalysis, Any 
         return p, ra, None
     assert len(witnesses) == 1
     return p, ra, witnesses[0]
+
+
+def fix_matches(folder: Path, racy: str, fixed: str) -> Program:
+    """The fix search's answer for the racy catalogue program ``racy``: one change, giving exactly
+    the code of the race-free ``fixed`` program (both files of ``folder``); returns the fix."""
+    p = parse_file(folder / f"{racy}.litmus")
+    ra = analyse_races(p)
+    outs = [dict(o) for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
+    fix = fixes.find_fix(p, outs)
+    assert fix is not None and len(fix.changes) == 1, fix
+    want = parse_file(folder / f"{fixed}.litmus")
+    assert [t.code for t in fix.program.threads] == [t.code for t in want.threads], fix.text
+    return fix.program

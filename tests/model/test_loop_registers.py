@@ -11,15 +11,9 @@ from __future__ import annotations
 from fuzzgpu import model
 from fuzzgpu.litmus import parse
 
-COUNT = """PTX SPIN-count
-{ y=0; }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu y, 1 | LC00:                ;
-                     | add r2, r2, 1        ;
-                     | ld.relaxed.gpu r1, y ;
-                     | beq r1, 0, LC00      ;
-exists (P1:r2 == 3)
-"""
+import programs  # tests/programs.py
+
+COUNT = programs.COUNT_TEXT
 
 # the same wait without the counter: a spin loop, never re-entered, the same final states
 SPIN = """PTX SPIN

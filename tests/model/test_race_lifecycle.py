@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu import fixes
-from fuzzgpu.ir import eval_expr
-from fuzzgpu.litmus import parse_file
-from fuzzgpu.model.race import analyse_races
 from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
 
 from paths import catalogue_rows
-from race_catalogue import judged
+from race_catalogue import fix_matches, judged
 
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-lifecycle"
 
@@ -62,10 +58,4 @@ def test_the_classes_have_their_fixed_numbers():
 @pytest.mark.parametrize("racy, fixed", [("RACE-15-mbarrier-init-no-fence", "NORACE-15-mbarrier-init-fence"),
                                          ("RACE-16-mbarrier-wrong-parity", "NORACE-16-mbarrier-right-parity")])
 def test_the_fix_is_the_race_free_program(racy, fixed):
-    p = parse_file(HERE / f"{racy}.litmus")
-    ra = analyse_races(p)
-    outs = [dict(o) for o in ra.possible if eval_expr(p.condition.expr, dict(o))]
-    fix = fixes.find_fix(p, outs)
-    assert fix is not None and len(fix.changes) == 1, fix
-    want = parse_file(HERE / f"{fixed}.litmus")
-    assert [t.code for t in fix.program.threads] == [t.code for t in want.threads], fix.text
+    fix_matches(HERE, racy, fixed)
