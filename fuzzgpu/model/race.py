@@ -27,8 +27,8 @@ still read older data.  Symmetrically, a read R *saw a later write* W when W and
 from W, and W does not precede R in intended order while R precedes W: the buffer was reused
 (overwritten) while it was still being read, a write-after-read hazard (issue 32: a generic read
 then a TMA load into the stage, class 8; a TMA store's source overwritten, class 9).  And a read R
-*lost* a write W when R reads from a write S that races with W, W precedes R in intended order, and
-W precedes S neither in coherence nor in intended order (:func:`_lost_writes`; class H: an
+*lost* a write W when R reads from a write S that races with W, S precedes W and W precedes R in
+intended order, and W is not coherence-before S (:func:`_lost_writes`; class H: an
 ``mbarrier.init`` overwriting a remote arrive).  An outcome is *racy* when every consistent execution
 producing it has such a missed read (or a read of a later write, or a lost write); the racing pairs
 of those reads are its explanation.  A
@@ -274,19 +274,22 @@ def _pair(p: Program, x: Execution, w: Event, o: Event, mechanism: str) -> Racin
 
 def _lost_writes(x: Execution, vo: Rel, co: Rel, named: Mapping[tuple[int, int], RacingPair]) -> list[RacingPair]:
     """The racing pairs of two writes one of which a read *lost*: a read R returned the value of
-    write S while another write W, which races with S, precedes R in intended order and neither in
-    coherence nor in intended order precedes S (R read the write meant to come first).  Without the race, S would be ordered before W (or after it, then R reading
-    S is no loss), and W's precedence in causality would let R read W or a later write (ISA 8.10.1;
-    coherence, "CoWR"); so the value R saw is explained only by the race.  Issue 32, class H: a
-    weak ``mbarrier.init`` unordered with a remote ``mbarrier.arrive`` (no ``fence.mbarrier_init``)
-    reads as the arrive lost -- the phase R then tests never completes."""
+    write S while another write W, which races with S, was meant to come between them (S precedes W
+    and W precedes R in intended order) and is not coherence-before S.  Ordered as the program
+    means, S would be causality-before W and W before R, and R could return only W or a later
+    write (ISA 8.10.1; "Coherence": overlapping writes related in causality order are so related
+    in coherence order, and a read cannot return a write coherence-before one that is
+    causality-before it); so the value R saw is explained only by the race.  Where the program does
+    not mean S before W, R reading S is what a race-free order gives too (W, then S, then R): no loss.
+    Issue 32, class H: a weak ``mbarrier.init`` unordered with a remote ``mbarrier.arrive`` (no
+    ``fence.mbarrier_init``) overwrites the arrival -- the phase R tests never completes."""
     out = []
     for (a, b), rp in named.items():
         if x.ev[a].kind != "W" or x.ev[b].kind != "W":
             continue
         for s, r in x.rf_all.pairs():
             w = b if s == a else a if s == b else None
-            if w is not None and x.ev[r].tid >= 0 and vo.has(w, r) and not co.has(w, s) and not vo.has(w, s):
+            if w is not None and x.ev[r].tid >= 0 and vo.has(s, w) and vo.has(w, r) and not co.has(w, s):
                 out.append(rp)
                 break
     return out
