@@ -693,12 +693,25 @@ def producer_consumer(
     rd = tuple(r for r in READ_KINDS if r in reads and not (runnable and r in UNRUNNABLE)) or ("ld",)
     o = _Opts(tuple(loads), tuple(stores), tuple(fences), tuple(scopes), mech, usable, rd, tcgen05=not runnable)
     pr = _Prog()
-    consumer = _stage(draw, pr, o, None, 0)
+    consumer = draw(_stage_span(pr, o, None, 0))
     if pr.pdl:  # a PDL draw is always runnable (no async.read, no tcgen05.fence in its second stage)
         o = dataclasses.replace(o, tcgen05=False, reads=tuple(r for r in o.reads if r not in UNRUNNABLE) or ("ld",))
     if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
-        _stage(draw, pr, o, consumer, 1)
+        draw(_stage_span(pr, o, consumer, 1))
     return _tensor_copy(draw, _assemble(pr))
+
+
+@st.composite
+def _stage_span(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: int) -> int:
+    """:func:`_stage` as a draw of its own: one span of the choice sequence per stage, which the shrinker
+    can replace whole by its simplest choices (Hypothesis's ``try_trivial_spans``: a one-thread ``st``/``ld``
+    handoff) while the choices after it stay as they were.  Inline in the program's draw, a first stage
+    drawn across threads could not be made trivial under a second stage holding the bug: lowering its
+    signal changes how many choices it takes, every later choice is read by another draw, and the
+    shrink stopped at 10 instructions or 3 threads (tests/campaign/test_race_campaign.py, classes 4,
+    8, 10).  A span takes no choice, but Hypothesis's generation copies spans of one label between
+    draws, so a seed's sample is not the same list of programs as without it."""
+    return _stage(draw, pr, o, producer, stage)
 
 
 def _tensor_copy(draw: st.DrawFn, p: Program) -> Program:

@@ -37,13 +37,11 @@ def _key(p) -> str:
 
 #: classes the race property cannot yet find from the general generator, with why (kept, not dropped:
 #: the day the model sees them, the xfail turns into a pass)
-NOT_YET = {15: "class H's outcome is a lost write (the init overwrites the remote arrive), which the race "
-               "analysis does not call racy (tests/model/test_race_lifecycle.py, MODEL_GAPS)",
-           # regressions of this round's generator changes (issue 32's draws: wrong parity, unpublished
-           # mbarrier init, TMA-store data, write-after-read): found, but the shrink stops above the bound
-           4: "found and fixed, but shrunk to 2 threads / 10 instructions (bound 9) since issue 32's draws were added",
-           8: "found and fixed, but shrunk to 3 threads (bound 2) since issue 32's other draws were merged in",
-           10: "found and fixed, but shrunk to 2 threads / 10 instructions (bound 9) since issue 32's draws were added"}
+NOT_YET = {15: "the race analysis calls class H's lost write racy (the init overwrites the remote arrive: "
+               "tests/litmus/race-lifecycle/RACE-15-*), but only where the consumer's wait is ordered after the "
+               "arrive (a second cluster barrier): in the generator's remote-arrive handoff the lost arrive is a "
+               "wait loop that never ends or a try_wait that fails as an early one does, and the catalogue's "
+               "shape is 11 instructions before the data, over the 9-instruction bound"}
 
 
 @pytest.mark.slow  # 14 classes (every key of CLASSES; class 19 took 294 s on 2 shared cores), each a search of up to 2,500 draws with the race analysis: minutes on 2 cores

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]  # the repository, tests/ (nvcc)
 
 from fuzzgpu import strategies as fst  # noqa: E402
 from fuzzgpu.codegen import unrunnable_reasons  # noqa: E402

@@ -1,8 +1,8 @@
 """Classes H (mbarrier lifecycle) and I (phase/parity bookkeeping) of issue 32 are drawn by the default
 profile ``all``: a wait on parity 1 of a fresh mbarrier (class I, a racy outcome the race property
 names) and an mbarrier initialised in one CTA and published to the cluster by nothing (class H: the
-racing pair (mbarrier.init, remote arrive) classed 15; its outcome is not yet flagged, see
-tests/model/test_race_lifecycle.py MODEL_GAPS), each runnable by the GPU harness."""
+racing pair (mbarrier.init, remote arrive) classed 15, its outcome a lost write the race analysis
+calls racy: tests/model/test_race_lifecycle.py), each runnable by the GPU harness."""
 
 from __future__ import annotations
 

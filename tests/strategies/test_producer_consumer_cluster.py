@@ -124,9 +124,7 @@ def test_each_cluster_mechanism_appears_in_the_draws(draws, feature):
     assert n >= 0.01 * N, f"{feature}: {n} runnable draws of {N}"
 
 
-@pytest.mark.parametrize("cls", [pytest.param(1, marks=pytest.mark.xfail(
-    reason="class 1 fell to 1 of the 600 draws when issue 32's draws were added (its weight is to be restored)",
-    strict=False))] + list(range(2, 8)))
+@pytest.mark.parametrize("cls", range(1, 8))
 def test_each_issue15_class_is_drawn_runnable_in_a_form_the_hardware_can_show(draws, classes, cls):
     """Every class is drawn, runnable, more than once in the sample.  The rarest, class 1 (``.nc``
     under PDL), is about 0.6% of draws (docs/fuzzing.md, 2000 draws); this sample of N draws is
