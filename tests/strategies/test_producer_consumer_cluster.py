@@ -99,7 +99,9 @@ def _manifest(p: Program, c: int) -> bool:
 
 @pytest.fixture(scope="module")
 def draws() -> list[Program]:
-    return sample(N, 20261201)
+    # three seeds of N/3 draws: Hypothesis's generate phase mutates earlier draws, so the draws of one
+    # seed are correlated (one seed of 600 drew no class 7 at all where other seeds draw it in ~2%)
+    return [p for at in (20261201, 20261202, 20261203) for p in sample(N // 3, at)]
 
 
 @pytest.fixture(scope="module")
