@@ -495,9 +495,8 @@ class Execution:
         proxy and as an alias proxy fence.  (fuzzgpu has no tensormap proxy.)"""
         if not self.api_sync:
             return Rel(self.n, (0,) * self.n)
-        cb = self.base_causality
-        m = Rel.identity(self.n, self.M)
-        return self.loc & (m @ cb.opt() @ self.api_sync @ cb.opt() @ m)
+        cbo = self.base_causality.opt()
+        return self.loc & (cbo.restrict(self.M, None) @ self.api_sync @ cbo).then_restrict(self.M)
 
     @cached_property
     def proxy_preserved_base_causality(self) -> Rel:
@@ -507,32 +506,26 @@ class Execution:
         non-generic proxy in the same CTA; or through a proxy fence of the first/last access's
         proxy in its CTA and, for distinct virtual aliases of one physical location, an alias proxy
         fence (``fence.proxy.alias``) in between."""
-        cb = self.base_causality
-        gen = Rel.identity(self.n, self.GEN)
-        if not self.PF and self.GEN == self.M:
-            return gen @ (self.vloc & cb) @ gen  # one proxy, no proxy fence: the other cases are empty
-        alias = Rel.identity(self.n, self.F_ALIAS)
-        pfo = self.proxy_fence_ops
-        into_fence = cb & ~pfo  # X -cb-> F where F is a proxy fence of X's proxy in X's CTA
-        out_fence = cb & pfo  # F -cb-> Y where F is a proxy fence of Y's proxy in Y's CTA
+        cb, gen, mem = self.base_causality, self.GEN, self.M  # an identity [S] composed: a restriction
         vloc, loc = self.vloc, self.loc
-        m = Rel.identity(self.n, self.M)
-        parts = [
-            gen @ (vloc & cb) @ gen,
-            m @ (self.same_proxy & self.same_cta & vloc & cb) @ m,
-            vloc & (into_fence @ cb @ gen),
-            vloc & (gen @ cb @ out_fence),
-            vloc & (into_fence @ cb @ out_fence),
-            loc & (gen @ cb @ alias @ cb @ gen),
-            loc & (into_fence @ cb @ alias @ cb @ gen),
-            loc & (gen @ cb @ alias @ cb @ out_fence),
-            loc & (into_fence @ cb @ alias @ cb @ out_fence),
-            self.api_proxy_preserved,
-            vloc & (self.read_completion @ cb.opt() @ m),  # read_completion: a completed copy read first
-        ]
-        out = parts[0]
-        for p in parts[1:]:
-            out = out | p
+        out = (vloc & cb).restrict(gen, gen)
+        if not self.PF and gen == mem:
+            return out  # one proxy, no proxy fence: the other cases are empty
+        out = out | (self.same_proxy & self.same_cta & vloc & cb).restrict(mem, mem)
+        if self.PF:  # the fence cases (an alias proxy fence is a proxy fence too)
+            pfo = self.proxy_fence_ops
+            into_fence = cb & ~pfo  # X -cb-> F where F is a proxy fence of X's proxy in X's CTA
+            out_fence = cb & pfo  # F -cb-> Y where F is a proxy fence of Y's proxy in Y's CTA
+            into_cb = into_fence @ cb
+            out = out | (vloc & (into_cb.then_restrict(gen) | (cb.restrict(gen, None) @ out_fence) | (into_cb @ out_fence)))
+            if self.F_ALIAS:
+                thru = cb.then_restrict(self.F_ALIAS) @ cb  # cb ; [alias] ; cb
+                into_thru = into_fence @ thru
+                out = out | (loc & (thru.restrict(gen, gen) | into_thru.then_restrict(gen)
+                                    | (thru.restrict(gen, None) @ out_fence) | (into_thru @ out_fence)))
+        out = out | self.api_proxy_preserved
+        if any(self.read_completion.rows):  # a completed copy read first
+            out = out | (vloc & (self.read_completion @ cb.opt()).then_restrict(mem))
         return out
 
     @cached_property

@@ -53,7 +53,8 @@ from . import mechanisms as mech
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
 from .ptx import nc_free_reads
-from .ptx import Execution, check_before_co, check_with_co
+from .ptx import Execution
+from .axioms import consistent_before_co, consistent_with_co
 from .relations import Rel
 
 
@@ -281,9 +282,9 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
     for combo, x in _executions(p, pt):
         variants = [_in_model(x)] + ([x] if x.free else [])
         for v in variants:
-            if check_before_co(v) is not None:
+            if not consistent_before_co(v):
                 continue
-            cos = [co for co in v.coherence_orders(finals) if check_with_co(v, co) is None]
+            cos = [co for co in v.coherence_orders(finals) if consistent_with_co(v, co)]
             if not cos:
                 continue
             pairs = racing_pairs(p, v)
