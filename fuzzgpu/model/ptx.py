@@ -548,7 +548,7 @@ class Execution:
         """ISA axiom "Coherence": if a write W precedes an overlapping write W' in causality
         order, then W precedes W' in coherence order.  The initial write precedes every write."""
         init = _mask(self.ev, lambda e: e.init)
-        first = Rel.where(self.n, lambda a, b: a != b and self.loc.has(a, b), init).restrict(None, self.W)
+        first = Rel(self.n, tuple(row & self.W & ~(1 << a) if init >> a & 1 else 0 for a, row in enumerate(self.loc.rows)))
         return ((self.causality.restrict(self.W, self.W) & self.loc) | first) - Rel.identity(self.n)
 
     def coherence_orders(self, final_locs: frozenset[str] = frozenset(), budget: Budget | None = None) -> Iterator[Rel]:
@@ -605,18 +605,17 @@ class Execution:
 
 def _closed_order(edges: AbstractSet[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
     """The transitive closure of ``edges`` over ``nodes``, or None when it has a cycle."""
-    succ = {v: {b for a, b in edges if a == v} for v in nodes}
-    changed = True
-    while changed:
-        changed = False
+    succ = dict.fromkeys(nodes, 0)  # successors as a bitmask of events
+    for a, b in edges:
+        succ[a] |= 1 << b
+    for k in nodes:
+        bit, rk = 1 << k, succ[k]
         for v in nodes:
-            extra = set().union(*(succ[w] for w in succ[v])) - succ[v] if succ[v] else set()
-            if extra:
-                succ[v] |= extra
-                changed = True
-    if any(v in succ[v] for v in nodes):
+            if succ[v] & bit:
+                succ[v] |= rk
+    if any(succ[v] >> v & 1 for v in nodes):
         return None
-    return frozenset((a, b) for a in nodes for b in succ[a])
+    return frozenset((a, b) for a in nodes for b in _bits(succ[a]))
 
 
 # --------------------------------------------------------------------------------------------

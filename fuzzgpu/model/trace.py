@@ -166,3 +166,19 @@ class ProgramTraces:
     #: (thread, pc) of each re-entered loop's backward jump at which a path was cut by the loop
     #: bound: an outcome outside the allowed set may need more iterations (not covered)
     cut: frozenset[tuple[int, int]] = frozenset()
+
+    @cached_property
+    def access_masks(self) -> tuple[int, dict[int, tuple[int, int]]]:
+        """The initial values and, per trace (by ``id``: the traces are this object's), the values it
+        reads and writes, as bitmasks over the (location, value) pairs of the program: what
+        :func:`.candidates.feasible` asks of every combination of traces."""
+        bit: dict[tuple[str, int], int] = {}
+
+        def mask(accesses) -> int:
+            m = 0
+            for a in accesses:
+                m |= 1 << bit.setdefault(a, len(bit))
+            return m
+
+        init = mask(self.init.items())
+        return init, {id(tr): (mask(tr.reads), mask(tr.writes)) for per in self.traces for tr in per}
