@@ -427,11 +427,12 @@ class Execution:
         of read-modify-writes)."""
         base = self.morally_strong & self.rf
         obs = base
-        while True:
+        while any(self.rmw.rows):  # (without a read-modify-write, one step)
             nxt = obs | (obs @ self.rmw @ obs)
             if nxt == obs:
                 return obs
             obs = nxt
+        return obs
 
     @cached_property
     def sync_release_acquire(self) -> Rel:
@@ -533,7 +534,7 @@ class Execution:
         """ISA, "Causality order": X precedes Y if X precedes Y in proxy-preserved base causality
         order, or X precedes some Z in observation order and Z precedes Y in it."""
         ppcb = self.proxy_preserved_base_causality
-        return ppcb | (self.observation @ ppcb)
+        return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
 
     @cached_property
     def fence_causality(self) -> Rel:

@@ -65,7 +65,12 @@ class Rel:
         """Sequential composition ``self ; other``."""
         out = []
         orows = other.rows
+        nonzero = 0  # only the rows of ``other`` with an edge contribute
+        for k, r in enumerate(orows):
+            if r:
+                nonzero |= 1 << k
         for row in self.rows:
+            row &= nonzero
             acc = 0
             while row:
                 low = row & -row
