@@ -480,7 +480,8 @@ class Execution:
         """ISA, "Base causality order": program order, synchronizes-with, and their transitive
         combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
         extend one (it is not cumulative, see :attr:`async_completion`)."""
-        cb = (self.po | self.synchronizes_with).plus()
+        po_opt = self.po.opt()  # po is transitive (candidates close it): (po | sw)+ = po | po?; (sw; po?)+
+        cb = self.po | (po_opt @ (self.synchronizes_with @ po_opt).plus())
         if self.async_release.is_empty():
             return cb
         return cb | (self.async_completion @ cb.opt())
@@ -540,8 +541,8 @@ class Execution:
     def fence_causality(self) -> Rel:
         """Causality between fence.sc operations, for the Fence-SC axiom: base causality (proxy
         preservation concerns memory operations only), possibly after an observation step."""
-        cb = self.base_causality
-        return (cb | (self.observation @ cb)).restrict(self.F_SC, self.F_SC)
+        cb, f = self.base_causality, self.F_SC  # [F]; (cb | obs; cb); [F], restricted first
+        return cb.restrict(f, f) | (self.observation.restrict(f, None) @ cb).then_restrict(f)
 
     # -- coherence ---------------------------------------------------------------------------
     @cached_property

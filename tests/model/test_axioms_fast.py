@@ -31,6 +31,9 @@ def _agree(p) -> tuple[int, int]:
     ok = bad = 0
     for _, x in _executions(p, pt):
         for v in [_in_model(x)] + ([x] if x.free else []):
+            assert v.po @ v.po == (v.po @ v.po) & v.po  # program order is transitive, as base causality assumes
+            cb = (v.po | v.synchronizes_with).plus()  # the ISA's definition, as written
+            assert v.base_causality == (cb if v.async_release.is_empty() else cb | (v.async_completion @ cb.opt()))
             before = consistent_before_co(v)
             assert before == (check_before_co(v) is None), p.name
             if not before:
