@@ -264,6 +264,7 @@ class Static:
         threads = len(self.program.threads)
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
+        self.memo: dict[tuple, Rel] = {}  # Execution.base_causality's part shared by candidates of one shape
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -480,8 +481,10 @@ class Execution:
         """ISA, "Base causality order": program order, synchronizes-with, and their transitive
         combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
         extend one (it is not cumulative, see :attr:`async_completion`)."""
-        po_opt = self.po.opt()  # po is transitive (candidates close it): (po | sw)+ = po | po?; (sw; po?)+
-        cb = self.po | (po_opt @ (self.synchronizes_with @ po_opt).plus())
+        key = (self.rf.rows, self.sync_barrier.rows)  # (po | sw but Fence-SC)+: the same for every Fence-SC order
+        if (c0 := self.static.memo.get(key)) is None:  # po is transitive (candidates close it)
+            c0 = self.static.memo[key] = self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid)
+        cb = c0.closed_with(self.sync_fence)
         if self.async_release.is_empty():
             return cb
         return cb | (self.async_completion @ cb.opt())

@@ -111,6 +111,14 @@ class Rel:
                     rows[i] |= rk
         return Rel(self.n, tuple(rows))
 
+    def closed_with(self, other: "Rel") -> "Rel":
+        """``(self | other)+`` where ``self`` is transitive: ``self | self?; (other; self?)+`` (a
+        closure over ``other``'s few edges instead of all of ``self``'s)."""
+        if not any(other.rows):
+            return self
+        so = self.opt()
+        return self | (so @ (other @ so).plus())
+
     def star(self) -> "Rel":
         return self.opt().plus()
 

@@ -88,4 +88,7 @@ def test_closure_and_acyclicity_match_their_definitions(r):
     assert r.is_acyclic() == all(a != b for a, b in closed)
     assert set(r.opt().pairs()) == set(r.pairs()) | {(i, i) for i in range(r.n)}
     assert set(r.star().pairs()) == closed | {(i, i) for i in range(r.n)}
+    t = Rel.from_pairs(r.n, [(i, j) for i, j in closed if (i + j) % 3])
+    t = t.plus()  # a transitive relation
+    assert r.plus().closed_with(t) == (r | t).plus() == t.closed_with(r.plus() - t)
     assert set(Rel.identity(r.n, 0b1011).pairs()) == {(i, i) for i in range(r.n) if 0b1011 >> i & 1}
