@@ -426,13 +426,12 @@ class Execution:
         """ISA, "Observation Order": W precedes R if they are morally strong and R reads W, or,
         for some atomic operation Z, W precedes Z and Z precedes R in observation order (a chain
         of read-modify-writes)."""
-        base = self.morally_strong & self.rf
-        obs = base
-        while any(self.rmw.rows):  # (without a read-modify-write, one step)
-            nxt = obs | (obs @ self.rmw @ obs)
-            if nxt == obs:
-                return obs
-            obs = nxt
+        key = ("obs", self.rf.rows)  # the same for every candidate of this shape with these reads-from
+        if (obs := self.static.memo.get(key)) is None:
+            obs = self.morally_strong & self.rf
+            while any(self.rmw.rows) and (nxt := obs | (obs @ self.rmw @ obs)) != obs:  # (no rmw: one step)
+                obs = nxt
+            self.static.memo[key] = obs
         return obs
 
     @cached_property
@@ -468,7 +467,10 @@ class Execution:
         prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
         the earlier cp.async operations "but not to those of any other instruction issued by the
         thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
-        return self.async_release @ self.observation @ self.acquire_pattern
+        key = ("async", self.rf.rows)  # the same for every candidate of this shape with these reads-from
+        if (ac := self.static.memo.get(key)) is None:
+            ac = self.static.memo[key] = self.async_release @ self.observation @ self.acquire_pattern
+        return ac
 
     @cached_property
     def async_release(self) -> Rel:
