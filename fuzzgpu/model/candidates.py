@@ -89,7 +89,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         budget.spend(check_cost(len(events)) // 2)  # numbering the events, closing program order
     po: set[tuple[int, int]] = set()
     for tr, mine in zip(combo, ids):
-        po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
+        po.update((mine[a], mine[b]) for a, b in tr.po_closed)  # closed once per trace
     rmw, dep = [], []
     for tr, mine in zip(combo, ids):
         rmw += [(mine[r], mine[w]) for r, w in tr.rmw]

@@ -9,7 +9,6 @@ program (:class:`ProgramTraces`).  The enumeration itself, one step per instruct
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping
@@ -33,6 +32,23 @@ class Trace:
     @cached_property
     def reads(self) -> frozenset[tuple[str, int]]:
         return frozenset(e.access for e in self.events if e.kind == "R")
+
+    @cached_property
+    def po_closed(self) -> frozenset[tuple[int, int]]:
+        """Program order between the trace's own events (indices into ``events``), transitively closed."""
+        succ: dict[int, set[int]] = {}
+        for a, b in self.po:
+            succ.setdefault(a, set()).add(b)
+        out: set[tuple[int, int]] = set()
+        for start in list(succ):
+            stack, seen = list(succ[start]), set()
+            while stack:
+                n = stack.pop()
+                if n not in seen:
+                    seen.add(n)
+                    stack.extend(succ.get(n, ()))
+            out.update((start, n) for n in seen)
+        return frozenset(out)
 
     @cached_property
     def writes(self) -> frozenset[tuple[str, int]]:
@@ -134,9 +150,9 @@ class _State:
 
 
 def copy_with(ev: Event, **changes) -> Event:
-    out = copy.copy(ev)
-    for k, v in changes.items():
-        object.__setattr__(out, k, v)
+    out = object.__new__(type(ev))  # what copy.copy does for a frozen dataclass, without its dispatch
+    out.__dict__.update(ev.__dict__)
+    out.__dict__.update(changes)
     return out
 
 
