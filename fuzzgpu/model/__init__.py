@@ -29,6 +29,7 @@ from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_co
 from .events import beyond_loop_bound, program_traces
 from .coherence import coherence_last
 from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
+from .axioms import consistent_before_co, consistent_with_co
 from .relations import Rel
 from .trace import ProgramTraces, Trace
 from .executions import Scopes, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name
@@ -128,10 +129,10 @@ def _final_locs(pt: ProgramTraces, keys: tuple[str, ...]) -> frozenset[str]:
 
 def _consistent(x: Execution, finals: frozenset[str], budget: Budget | None = None) -> Iterator[Rel]:
     """The coherence orders with which ``x`` satisfies every axiom."""
-    if check_before_co(x) is not None:
+    if not consistent_before_co(x):
         return
     for co in x.coherence_orders(finals, budget):
-        if check_with_co(x, co) is None:
+        if consistent_with_co(x, co):
             yield co
 
 

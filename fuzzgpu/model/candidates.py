@@ -65,10 +65,18 @@ def assemble(pt: ProgramTraces, combo: tuple[Trace, ...]) -> tuple[tuple[Event, 
 def feasible(pt: ProgramTraces, combo: tuple[Trace, ...]) -> bool:
     """Cheap test before building events: every value read is the initial value or written by
     one of the chosen traces."""
-    written = set(pt.init.items())
-    for tr in combo:
-        written |= tr.writes
-    return all(tr.reads <= written for tr in combo)
+    init, masks = pt.access_masks
+    try:
+        per = [masks[id(tr)] for tr in combo]
+    except KeyError:  # a trace that is not one of ``pt``'s
+        written = set(pt.init.items())
+        for tr in combo:
+            written |= tr.writes
+        return all(tr.reads <= written for tr in combo)
+    written_m = init
+    for _, w in per:
+        written_m |= w
+    return not any(r & ~written_m for r, _ in per)
 
 
 def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: Budget | None = None) -> Iterator[Candidate]:
@@ -81,7 +89,7 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         budget.spend(check_cost(len(events)) // 2)  # numbering the events, closing program order
     po: set[tuple[int, int]] = set()
     for tr, mine in zip(combo, ids):
-        po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
+        po.update((mine[a], mine[b]) for a, b in tr.po_closed)  # closed once per trace
     rmw, dep = [], []
     for tr, mine in zip(combo, ids):
         rmw += [(mine[r], mine[w]) for r, w in tr.rmw]

@@ -670,7 +670,7 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
         )
         writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
-        for loc, value, cost in writes + dropped:
+        for loc, value, cost in set(writes + dropped):  # the same write of many traces counts once: min is order-free
             if any(c > lim for c, lim in zip(cost, limit)):
                 continue
             old = grown[loc].get(value)

@@ -44,10 +44,50 @@ def _combos(pt: ProgramTraces, p: Program, want: Mapping[str, int] | None, budge
                 tr for tr in traces if all(dict(tr.regs).get(r, init.get(r, 0)) == v for r, v in regs_wanted.items())
             )
         per_thread.append(traces)
-    for combo in itertools.product(*per_thread):
-        if budget is not None:
-            budget.spend()
-        yield combo
+    yield from _feasible_product(pt, per_thread, budget)
+
+
+def _feasible_product(pt: ProgramTraces, per_thread: list[tuple[Trace, ...]], budget: Budget | None) -> Iterator[tuple[Trace, ...]]:
+    """``itertools.product(*per_thread)`` without the combinations no value can be read in (a read
+    of a value that neither the initial state nor any trace of the combination writes:
+    :func:`.candidates.feasible`), skipped by prefix: a prefix that reads a value no choice for the
+    remaining threads can write.  ``budget`` is charged one unit per combination, skipped or not, in
+    the same order, so it runs out exactly where it did for the whole product."""
+    init, masks = pt.access_masks
+    try:
+        rw = [[masks[id(tr)] for tr in traces] for traces in per_thread]
+    except KeyError:  # traces that are not ``pt``'s
+        for combo in itertools.product(*per_thread):
+            if budget is not None:
+                budget.spend()
+            yield combo
+        return
+    last = len(per_thread)
+    rest_w, rest_n = [0] * (last + 1), [1] * (last + 1)  # of threads i.. : writes any trace may make; combinations
+    for i in reversed(range(last)):
+        rest_w[i] = rest_w[i + 1]
+        for _, w in rw[i]:
+            rest_w[i] |= w
+        rest_n[i] = rest_n[i + 1] * len(per_thread[i])
+    prefix: list[Trace] = []
+
+    def extend(i: int, reads: int, writes: int) -> Iterator[tuple[Trace, ...]]:
+        if i == last:
+            if budget is not None:
+                budget.spend()
+            yield tuple(prefix)
+            return
+        for tr, (r, w) in zip(per_thread[i], rw[i]):
+            rr, ww = reads | r, writes | w
+            if rr & ~(init | ww | rest_w[i + 1]):
+                if budget is not None:
+                    budget.spend(rest_n[i + 1])
+                continue
+            prefix.append(tr)
+            yield from extend(i + 1, rr, ww)
+            prefix.pop()
+
+    yield from extend(0, 0, 0)
 
 
 def _executions(

@@ -264,6 +264,7 @@ class Static:
         threads = len(self.program.threads)
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
+        self.memo: dict[tuple, Rel] = {}  # Execution.base_causality's part shared by candidates of one shape
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -425,13 +426,13 @@ class Execution:
         """ISA, "Observation Order": W precedes R if they are morally strong and R reads W, or,
         for some atomic operation Z, W precedes Z and Z precedes R in observation order (a chain
         of read-modify-writes)."""
-        base = self.morally_strong & self.rf
-        obs = base
-        while True:
-            nxt = obs | (obs @ self.rmw @ obs)
-            if nxt == obs:
-                return obs
-            obs = nxt
+        key = ("obs", self.rf.rows)  # the same for every candidate of this shape with these reads-from
+        if (obs := self.static.memo.get(key)) is None:
+            obs = self.morally_strong & self.rf
+            while any(self.rmw.rows) and (nxt := obs | (obs @ self.rmw @ obs)) != obs:  # (no rmw: one step)
+                obs = nxt
+            self.static.memo[key] = obs
+        return obs
 
     @cached_property
     def sync_release_acquire(self) -> Rel:
@@ -466,7 +467,10 @@ class Execution:
         prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
         the earlier cp.async operations "but not to those of any other instruction issued by the
         thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
-        return self.async_release @ self.observation @ self.acquire_pattern
+        key = ("async", self.rf.rows)  # the same for every candidate of this shape with these reads-from
+        if (ac := self.static.memo.get(key)) is None:
+            ac = self.static.memo[key] = self.async_release @ self.observation @ self.acquire_pattern
+        return ac
 
     @cached_property
     def async_release(self) -> Rel:
@@ -479,7 +483,10 @@ class Execution:
         """ISA, "Base causality order": program order, synchronizes-with, and their transitive
         combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
         extend one (it is not cumulative, see :attr:`async_completion`)."""
-        cb = (self.po | self.synchronizes_with).plus()
+        key = (self.rf.rows, self.sync_barrier.rows)  # (po | sw but Fence-SC)+: the same for every Fence-SC order
+        if (c0 := self.static.memo.get(key)) is None:  # po is transitive (candidates close it)
+            c0 = self.static.memo[key] = self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid)
+        cb = c0.closed_with(self.sync_fence)
         if self.async_release.is_empty():
             return cb
         return cb | (self.async_completion @ cb.opt())
@@ -495,9 +502,8 @@ class Execution:
         proxy and as an alias proxy fence.  (fuzzgpu has no tensormap proxy.)"""
         if not self.api_sync:
             return Rel(self.n, (0,) * self.n)
-        cb = self.base_causality
-        m = Rel.identity(self.n, self.M)
-        return self.loc & (m @ cb.opt() @ self.api_sync @ cb.opt() @ m)
+        cbo = self.base_causality.opt()
+        return self.loc & (cbo.restrict(self.M, None) @ self.api_sync @ cbo).then_restrict(self.M)
 
     @cached_property
     def proxy_preserved_base_causality(self) -> Rel:
@@ -507,32 +513,26 @@ class Execution:
         non-generic proxy in the same CTA; or through a proxy fence of the first/last access's
         proxy in its CTA and, for distinct virtual aliases of one physical location, an alias proxy
         fence (``fence.proxy.alias``) in between."""
-        cb = self.base_causality
-        gen = Rel.identity(self.n, self.GEN)
-        if not self.PF and self.GEN == self.M:
-            return gen @ (self.vloc & cb) @ gen  # one proxy, no proxy fence: the other cases are empty
-        alias = Rel.identity(self.n, self.F_ALIAS)
-        pfo = self.proxy_fence_ops
-        into_fence = cb & ~pfo  # X -cb-> F where F is a proxy fence of X's proxy in X's CTA
-        out_fence = cb & pfo  # F -cb-> Y where F is a proxy fence of Y's proxy in Y's CTA
+        cb, gen, mem = self.base_causality, self.GEN, self.M  # an identity [S] composed: a restriction
         vloc, loc = self.vloc, self.loc
-        m = Rel.identity(self.n, self.M)
-        parts = [
-            gen @ (vloc & cb) @ gen,
-            m @ (self.same_proxy & self.same_cta & vloc & cb) @ m,
-            vloc & (into_fence @ cb @ gen),
-            vloc & (gen @ cb @ out_fence),
-            vloc & (into_fence @ cb @ out_fence),
-            loc & (gen @ cb @ alias @ cb @ gen),
-            loc & (into_fence @ cb @ alias @ cb @ gen),
-            loc & (gen @ cb @ alias @ cb @ out_fence),
-            loc & (into_fence @ cb @ alias @ cb @ out_fence),
-            self.api_proxy_preserved,
-            vloc & (self.read_completion @ cb.opt() @ m),  # read_completion: a completed copy read first
-        ]
-        out = parts[0]
-        for p in parts[1:]:
-            out = out | p
+        out = (vloc & cb).restrict(gen, gen)
+        if not self.PF and gen == mem:
+            return out  # one proxy, no proxy fence: the other cases are empty
+        out = out | (self.same_proxy & self.same_cta & vloc & cb).restrict(mem, mem)
+        if self.PF:  # the fence cases (an alias proxy fence is a proxy fence too)
+            pfo = self.proxy_fence_ops
+            into_fence = cb & ~pfo  # X -cb-> F where F is a proxy fence of X's proxy in X's CTA
+            out_fence = cb & pfo  # F -cb-> Y where F is a proxy fence of Y's proxy in Y's CTA
+            into_cb = into_fence @ cb
+            out = out | (vloc & (into_cb.then_restrict(gen) | (cb.restrict(gen, None) @ out_fence) | (into_cb @ out_fence)))
+            if self.F_ALIAS:
+                thru = cb.then_restrict(self.F_ALIAS) @ cb  # cb ; [alias] ; cb
+                into_thru = into_fence @ thru
+                out = out | (loc & (thru.restrict(gen, gen) | into_thru.then_restrict(gen)
+                                    | (thru.restrict(gen, None) @ out_fence) | (into_thru @ out_fence)))
+        out = out | self.api_proxy_preserved
+        if any(self.read_completion.rows):  # a completed copy read first
+            out = out | (vloc & (self.read_completion @ cb.opt()).then_restrict(mem))
         return out
 
     @cached_property
@@ -540,14 +540,14 @@ class Execution:
         """ISA, "Causality order": X precedes Y if X precedes Y in proxy-preserved base causality
         order, or X precedes some Z in observation order and Z precedes Y in it."""
         ppcb = self.proxy_preserved_base_causality
-        return ppcb | (self.observation @ ppcb)
+        return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
 
     @cached_property
     def fence_causality(self) -> Rel:
         """Causality between fence.sc operations, for the Fence-SC axiom: base causality (proxy
         preservation concerns memory operations only), possibly after an observation step."""
-        cb = self.base_causality
-        return (cb | (self.observation @ cb)).restrict(self.F_SC, self.F_SC)
+        cb, f = self.base_causality, self.F_SC  # [F]; (cb | obs; cb); [F], restricted first
+        return cb.restrict(f, f) | (self.observation.restrict(f, None) @ cb).then_restrict(f)
 
     # -- coherence ---------------------------------------------------------------------------
     @cached_property
@@ -555,7 +555,7 @@ class Execution:
         """ISA axiom "Coherence": if a write W precedes an overlapping write W' in causality
         order, then W precedes W' in coherence order.  The initial write precedes every write."""
         init = _mask(self.ev, lambda e: e.init)
-        first = Rel.where(self.n, lambda a, b: a != b and self.loc.has(a, b), init).restrict(None, self.W)
+        first = Rel(self.n, tuple(row & self.W & ~(1 << a) if init >> a & 1 else 0 for a, row in enumerate(self.loc.rows)))
         return ((self.causality.restrict(self.W, self.W) & self.loc) | first) - Rel.identity(self.n)
 
     def coherence_orders(self, final_locs: frozenset[str] = frozenset(), budget: Budget | None = None) -> Iterator[Rel]:
@@ -612,18 +612,17 @@ class Execution:
 
 def _closed_order(edges: AbstractSet[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
     """The transitive closure of ``edges`` over ``nodes``, or None when it has a cycle."""
-    succ = {v: {b for a, b in edges if a == v} for v in nodes}
-    changed = True
-    while changed:
-        changed = False
+    succ = dict.fromkeys(nodes, 0)  # successors as a bitmask of events
+    for a, b in edges:
+        succ[a] |= 1 << b
+    for k in nodes:
+        bit, rk = 1 << k, succ[k]
         for v in nodes:
-            extra = set().union(*(succ[w] for w in succ[v])) - succ[v] if succ[v] else set()
-            if extra:
-                succ[v] |= extra
-                changed = True
-    if any(v in succ[v] for v in nodes):
+            if succ[v] & bit:
+                succ[v] |= rk
+    if any(succ[v] >> v & 1 for v in nodes):
         return None
-    return frozenset((a, b) for a in nodes for b in succ[a])
+    return frozenset((a, b) for a in nodes for b in _bits(succ[a]))
 
 
 # --------------------------------------------------------------------------------------------

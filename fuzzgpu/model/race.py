@@ -57,7 +57,8 @@ from . import mechanisms as mech
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
 from .ptx import nc_free_reads
-from .ptx import Execution, check_before_co, check_with_co
+from .ptx import Execution
+from .axioms import consistent_before_co, consistent_with_co
 from .relations import Rel
 
 
@@ -150,17 +151,22 @@ def intended_order(p: Program, x: Execution, skip: tuple[int, int] | None = None
     proxy: what the consumer saw), barrier synchronisation, and stream order between grids as if
     none were a PDL dependent (a later kernel of the stream is meant to see the earlier one).
     ``skip``: a reads-from edge left out (whether a read meant to come before the write it read)."""
-    pairs: list[tuple[int, int]] = []
-    for a in x.ev:
-        for b in x.ev:
-            if a.tid < 0 or b.tid < 0:
-                continue
-            if (a.tid == b.tid and a.eid < b.eid) or p.grid_of(a.tid) < p.grid_of(b.tid):
-                pairs.append((a.eid, b.eid))
+    mine: dict[int, int] = {}  # each thread's events, and each grid's, as bitmasks
+    grids: dict[int, int] = {}
+    for e in x.ev:
+        if e.tid >= 0:
+            mine[e.tid] = mine.get(e.tid, 0) | 1 << e.eid
+            grids[p.grid_of(e.tid)] = grids.get(p.grid_of(e.tid), 0) | 1 << e.eid
+    rows = [0] * x.n  # a thread's later events, and every event of a later grid
+    for e in x.ev:
+        if e.tid >= 0:
+            g = p.grid_of(e.tid)
+            rows[e.eid] = mine[e.tid] & -(2 << e.eid) | sum(m for h, m in grids.items() if h > g)
     seen = [(w, r) for w, r in x.rf_all.pairs() if not _failed_wait(p, x.ev[r]) and (w, r) != skip]
     # a relaxed barrier.cluster.arrive orders execution only, but the program means what precedes
     # it to come first, as with any barrier (issue 32, class H: an mbarrier.init published so)
-    return (Rel.from_pairs(x.n, pairs + seen + list(x.cand.barrier_order) + _phase_edges(p, x)) | x.sync_barrier).plus()
+    return (Rel(x.n, tuple(rows)) | Rel.from_pairs(x.n, seen + list(x.cand.barrier_order) + _phase_edges(p, x))
+            | x.sync_barrier).plus()
 
 
 def _phase_edges(p: Program, x: Execution) -> list[tuple[int, int]]:
@@ -310,9 +316,9 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
     for combo, x in _executions(p, pt):
         variants = [_in_model(x)] + ([x] if x.free else [])
         for v in variants:
-            if check_before_co(v) is not None:
+            if not consistent_before_co(v):
                 continue
-            cos = [co for co in v.coherence_orders(finals) if check_with_co(v, co) is None]
+            cos = [co for co in v.coherence_orders(finals) if consistent_with_co(v, co)]
             if not cos:
                 continue
             pairs = racing_pairs(p, v)

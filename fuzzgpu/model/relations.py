@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from operator import and_, or_
 from typing import Callable, Iterable, Iterator
 
 
@@ -27,8 +28,9 @@ class Rel:
     @staticmethod
     def identity(n: int, members: int | None = None) -> "Rel":
         """``[S]``: the identity on the set ``members`` (a bitmask; all events when None)."""
-        full = (1 << n) - 1 if members is None else members
-        return Rel(n, tuple((1 << i) if full >> i & 1 else 0 for i in range(n)))
+        if members is None:
+            return Rel(n, tuple(1 << i for i in range(n)))
+        return Rel(n, tuple((1 << i) & members for i in range(n)))
 
     @staticmethod
     def from_pairs(n: int, pairs: Iterable[tuple[int, int]]) -> "Rel":
@@ -51,10 +53,10 @@ class Rel:
 
     # -- algebra -----------------------------------------------------------------------------
     def __or__(self, other: "Rel") -> "Rel":
-        return Rel(self.n, tuple(a | b for a, b in zip(self.rows, other.rows)))
+        return Rel(self.n, tuple(map(or_, self.rows, other.rows)))
 
     def __and__(self, other: "Rel") -> "Rel":
-        return Rel(self.n, tuple(a & b for a, b in zip(self.rows, other.rows)))
+        return Rel(self.n, tuple(map(and_, self.rows, other.rows)))
 
     def __sub__(self, other: "Rel") -> "Rel":
         return Rel(self.n, tuple(a & ~b for a, b in zip(self.rows, other.rows)))
@@ -63,7 +65,12 @@ class Rel:
         """Sequential composition ``self ; other``."""
         out = []
         orows = other.rows
+        nonzero = 0  # only the rows of ``other`` with an edge contribute
+        for k, r in enumerate(orows):
+            if r:
+                nonzero |= 1 << k
         for row in self.rows:
+            row &= nonzero
             acc = 0
             while row:
                 low = row & -row
@@ -71,6 +78,10 @@ class Rel:
                 row ^= low
             out.append(acc)
         return Rel(self.n, tuple(out))
+
+    def then_restrict(self, rng: int) -> "Rel":
+        """``self ; [rng]`` (a composition with an identity: :meth:`restrict` on the range)."""
+        return Rel(self.n, tuple(row & rng for row in self.rows))
 
     def __invert__(self) -> "Rel":
         rows = [0] * self.n
@@ -84,21 +95,35 @@ class Rel:
     def plus(self) -> "Rel":
         """Transitive closure (Warshall over bitset rows)."""
         rows = list(self.rows)
-        for k in range(self.n):
-            bit = 1 << k
+        targets = 0  # only an event some edge reaches can be an intermediate node
+        for r in rows:
+            targets |= r
+        sources = [i for i, r in enumerate(rows) if r]
+        while targets:
+            low = targets & -targets
+            targets ^= low
+            k = low.bit_length() - 1
             rk = rows[k]
             if not rk:
                 continue
-            for i in range(self.n):
-                if rows[i] & bit:
+            for i in sources:
+                if rows[i] & low:
                     rows[i] |= rk
         return Rel(self.n, tuple(rows))
 
+    def closed_with(self, other: "Rel") -> "Rel":
+        """``(self | other)+`` where ``self`` is transitive: ``self | self?; (other; self?)+`` (a
+        closure over ``other``'s few edges instead of all of ``self``'s)."""
+        if not any(other.rows):
+            return self
+        so = self.opt()
+        return self | (so @ (other @ so).plus())
+
     def star(self) -> "Rel":
-        return self.plus() | Rel.identity(self.n)
+        return self.opt().plus()
 
     def opt(self) -> "Rel":
-        return self | Rel.identity(self.n)
+        return Rel(self.n, tuple(r | (1 << i) for i, r in enumerate(self.rows)))
 
     def restrict(self, dom: int | None = None, rng: int | None = None) -> "Rel":
         """``[dom]; self; [rng]``."""
@@ -128,7 +153,25 @@ class Rel:
         return not any(row >> i & 1 for i, row in enumerate(self.rows))
 
     def is_acyclic(self) -> bool:
-        return self.plus().is_irreflexive()
+        """No cycle: peel off the events with no successor left until none remain (Kahn's
+        algorithm, from the sinks)."""
+        left = (1 << self.n) - 1
+        rows = self.rows
+        live = [i for i in range(self.n) if rows[i]]
+        for i in range(self.n):
+            if not rows[i]:
+                left &= ~(1 << i)
+        while live:
+            keep = []
+            for i in live:
+                if rows[i] & left:
+                    keep.append(i)
+                else:
+                    left &= ~(1 << i)
+            if len(keep) == len(live):
+                return False
+            live = keep
+        return True
 
     def __len__(self) -> int:
         return sum(bin(r).count("1") for r in self.rows)

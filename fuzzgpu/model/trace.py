@@ -9,7 +9,6 @@ program (:class:`ProgramTraces`).  The enumeration itself, one step per instruct
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping
@@ -33,6 +32,23 @@ class Trace:
     @cached_property
     def reads(self) -> frozenset[tuple[str, int]]:
         return frozenset(e.access for e in self.events if e.kind == "R")
+
+    @cached_property
+    def po_closed(self) -> frozenset[tuple[int, int]]:
+        """Program order between the trace's own events (indices into ``events``), transitively closed."""
+        succ: dict[int, set[int]] = {}
+        for a, b in self.po:
+            succ.setdefault(a, set()).add(b)
+        out: set[tuple[int, int]] = set()
+        for start in list(succ):
+            stack, seen = list(succ[start]), set()
+            while stack:
+                n = stack.pop()
+                if n not in seen:
+                    seen.add(n)
+                    stack.extend(succ.get(n, ()))
+            out.update((start, n) for n in seen)
+        return frozenset(out)
 
     @cached_property
     def writes(self) -> frozenset[tuple[str, int]]:
@@ -134,9 +150,9 @@ class _State:
 
 
 def copy_with(ev: Event, **changes) -> Event:
-    out = copy.copy(ev)
-    for k, v in changes.items():
-        object.__setattr__(out, k, v)
+    out = object.__new__(type(ev))  # what copy.copy does for a frozen dataclass, without its dispatch
+    out.__dict__.update(ev.__dict__)
+    out.__dict__.update(changes)
     return out
 
 
@@ -166,3 +182,19 @@ class ProgramTraces:
     #: (thread, pc) of each re-entered loop's backward jump at which a path was cut by the loop
     #: bound: an outcome outside the allowed set may need more iterations (not covered)
     cut: frozenset[tuple[int, int]] = frozenset()
+
+    @cached_property
+    def access_masks(self) -> tuple[int, dict[int, tuple[int, int]]]:
+        """The initial values and, per trace (by ``id``: the traces are this object's), the values it
+        reads and writes, as bitmasks over the (location, value) pairs of the program: what
+        :func:`.candidates.feasible` asks of every combination of traces."""
+        bit: dict[tuple[str, int], int] = {}
+
+        def mask(accesses) -> int:
+            m = 0
+            for a in accesses:
+                m |= 1 << bit.setdefault(a, len(bit))
+            return m
+
+        init = mask(self.init.items())
+        return init, {id(tr): (mask(tr.reads), mask(tr.writes)) for per in self.traces for tr in per}

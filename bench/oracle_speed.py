@@ -1,0 +1,113 @@
+"""Benchmark: the oracle (``model.race.analyse_races`` and ``model.analyse``) over a fixed sample of
+``--profile all`` draws -- CPU seconds, and a digest of every result to compare two trees.
+
+    python3 bench/oracle_speed.py [--n 200] [--seed 11] [--out bench/results/oracle_speed/NAME.json]
+
+Run it from two checkouts (e.g. the base commit unpacked with ``git archive BASE fuzzgpu bench |
+tar -x -C /tmp/base``, then ``cd /tmp/base && python3 bench/oracle_speed.py --out ...``) and compare
+with ``--compare A.json B.json``: the per-program digests (races, clean and racy outcomes, the
+allowed / SC / outside-model sets, candidate counts) must be equal; the CPU seconds are the speed-up.
+The draw uses only the generator, so both trees draw the same programs when the generator is equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+
+from fuzzgpu import strategies as fst  # noqa: E402
+from fuzzgpu.ir import Program  # noqa: E402
+from fuzzgpu.model import analyse  # noqa: E402
+from fuzzgpu.model.race import analyse_races  # noqa: E402
+
+
+def draw(n: int, at: int, profile: str) -> list[Program]:
+    out: list[Program] = []
+
+    @seed(at)
+    @settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+              phases=[Phase.generate])
+    @given(fst.programs(profile))
+    def collect(p: Program) -> None:
+        out.append(p)
+
+    collect()
+    return out
+
+
+def race_digest(p: Program) -> str:
+    try:
+        ra = analyse_races(p)
+    except Exception as e:  # noqa: BLE001 -- the exception is part of the result
+        return f"raise {type(e).__name__}: {e}"
+    racy = sorted((repr(o), repr(sorted(map(repr, v)))) for o, v in ra.racy.items())
+    return repr((sorted(map(repr, ra.races)), sorted(map(repr, ra.clean)), racy, ra.beyond_bound))
+
+
+def model_digest(p: Program) -> str:
+    try:
+        a = analyse(p)
+    except Exception as e:  # noqa: BLE001
+        return f"raise {type(e).__name__}: {e}"
+    return repr((sorted(map(repr, a.allowed)), sorted(map(repr, a.sc)), sorted(map(repr, a.outside_model)),
+                 a.candidates, a.consistent, a.beyond_bound))
+
+
+def h(s: str) -> str:
+    return hashlib.sha256(s.encode()).hexdigest()[:16]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--profile", default="all")
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--compare", nargs=2, type=Path, metavar=("BASE", "NEW"))
+    args = ap.parse_args()
+    if args.compare:
+        a, b = (json.loads(f.read_text()) for f in args.compare)
+        diff = [i for i, (x, y) in enumerate(zip(a["programs"], b["programs"])) if x != y]
+        same_n = len(a["programs"]) == len(b["programs"])
+        print(f"programs {len(a['programs'])} / {len(b['programs'])}; differing digests: {len(diff)} {diff[:10]}")
+        for k in ("race_cpu_s", "model_cpu_s"):
+            print(f"{k}: {a[k]:.2f} -> {b[k]:.2f} (x{a[k] / max(b[k], 1e-9):.2f})")
+        tot_a, tot_b = a["race_cpu_s"] + a["model_cpu_s"], b["race_cpu_s"] + b["model_cpu_s"]
+        print(f"total: {tot_a:.2f} -> {tot_b:.2f} (x{tot_a / max(tot_b, 1e-9):.2f})")
+        return 0 if same_n and not diff else 1
+    programs = draw(args.n, args.seed, args.profile)
+    rows = []
+    race_s = model_s = 0.0
+    for p in programs:
+        analyse_races.cache_clear()
+        t0 = time.process_time()
+        rd = race_digest(p)
+        t1 = time.process_time()
+        md = model_digest(p)
+        t2 = time.process_time()
+        race_s += t1 - t0
+        model_s += t2 - t1
+        rows.append({"program": h(repr(p)), "race": h(rd), "model": h(md)})
+    res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.node(),
+           "command": " ".join(sys.argv), "n": len(programs), "seed": args.seed, "profile": args.profile,
+           "race_cpu_s": race_s, "model_cpu_s": model_s, "programs": rows}
+    print(f"{len(programs)} programs: analyse_races {race_s:.2f} CPU s, analyse {model_s:.2f} CPU s")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(res, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
