@@ -126,21 +126,6 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
                                     barrier_order=barrier_exec, first_triggers=firsts)
 
 
-def _closure(edges: list[tuple[int, int]]) -> set[tuple[int, int]]:
-    succ: dict[int, set[int]] = {}
-    for a, b in edges:
-        succ.setdefault(a, set()).add(b)
-    out: set[tuple[int, int]] = set()
-    for start in list(succ):
-        stack, seen = list(succ[start]), set()
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            stack.extend(succ.get(n, ()))
-        out.update((start, n) for n in seen)
-    return out
 
 
 def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:

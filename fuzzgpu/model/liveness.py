@@ -166,7 +166,8 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
     cluster barrier for a thread blocked at a ``bar.sync`` (or in a spin on a write made after the
     cluster wait) is in such a cycle."""
     from ..litmus import format_instruction
-    from .candidates import _closure, assemble, barrier_deadlock, barrier_syncs, feasible
+    from .candidates import assemble, barrier_deadlock, barrier_syncs, feasible
+    from .trace import closure
     from .events import program_traces
     from .mechanisms import cluster_barrier_syncs
 
@@ -180,7 +181,7 @@ def barrier_hang(p: Program, loop_bound: int = 1, budget: Budget | None = None) 
         events, ids = assemble(pt, combo)
         po: set[tuple[int, int]] = set()
         for tr, mine in zip(combo, ids):
-            po |= _closure([(mine[a], mine[b]) for a, b in tr.po])
+            po |= closure([(mine[a], mine[b]) for a, b in tr.po])
         cluster_sync, cluster_order = cluster_barrier_syncs(p, events, ids)
         cluster = tuple(sorted(cluster_sync | cluster_order))
         options = list(barrier_syncs(p, events, ids, budget))

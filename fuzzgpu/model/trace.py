@@ -11,9 +11,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from .event import Event
+
+
+def closure(edges: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The transitive closure of ``edges`` (pairs of event indices)."""
+    succ: dict[int, set[int]] = {}
+    for a, b in edges:
+        succ.setdefault(a, set()).add(b)
+    out: set[tuple[int, int]] = set()
+    for start in list(succ):
+        stack, seen = list(succ[start]), set()
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            stack.extend(succ.get(n, ()))
+        out.update((start, n) for n in seen)
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,19 +54,7 @@ class Trace:
     @cached_property
     def po_closed(self) -> frozenset[tuple[int, int]]:
         """Program order between the trace's own events (indices into ``events``), transitively closed."""
-        succ: dict[int, set[int]] = {}
-        for a, b in self.po:
-            succ.setdefault(a, set()).add(b)
-        out: set[tuple[int, int]] = set()
-        for start in list(succ):
-            stack, seen = list(succ[start]), set()
-            while stack:
-                n = stack.pop()
-                if n not in seen:
-                    seen.add(n)
-                    stack.extend(succ.get(n, ()))
-            out.update((start, n) for n in seen)
-        return frozenset(out)
+        return frozenset(closure(self.po))
 
     @cached_property
     def writes(self) -> frozenset[tuple[str, int]]:
