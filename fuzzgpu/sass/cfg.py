@@ -472,32 +472,41 @@ def _stops_by_block(g: Cfg, weights: Mapping[int, int], resets: frozenset[int] |
     return stops
 
 
-def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: bool) -> dict[tuple[int, bool], float]:
-    """For each (block, state): the fewest marks any path runs before it enters the block, in walking
-    order (from the entry; ``post``: from the exits, backwards); ``through``: what a walk through a
-    block costs and the state it leaves (Dijkstra)."""
+def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: bool) -> list[float]:
+    """For each (block, state), at index ``2 * block + state``: the fewest marks any path runs before
+    it enters the block, in walking order (from the entry; ``post``: from the exits, backwards);
+    ``through``: what a walk through a block costs and the state it leaves (Dijkstra; a block not in
+    it costs nothing and keeps the state)."""
     import heapq
 
     inf = float("inf")
-    dist: dict[tuple[int, bool], float] = {}
-    heap: list[tuple[float, int, bool]] = []
+    nb = len(g.starts)
+    # what a walk through each (block, state) costs and the (block-less) state it leaves, by index
+    cost = [0] * (2 * nb)
+    leaves = [0, 1] * nb
+    for (b, st), (c, out) in through.items():
+        cost[2 * b + st] = c
+        leaves[2 * b + st] = out
+    dist = [inf] * (2 * nb)
+    heap: list[tuple[float, int]] = []
     starts = [b for b in g.exits if b in g.reachable] if post else ([0] if g.starts else [])
     for b in starts:
-        dist[(b, False)] = 0
-        heap.append((0, b, False))
+        dist[2 * b] = 0
+        heap.append((0, 2 * b))
     nxt = g.preds if post else g.succs
     heapq.heapify(heap)
-    pop, push, known = heapq.heappop, heapq.heappush, dist.get
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, b, st = pop(heap)
-        if d > known((b, st), inf):
+        d, node = pop(heap)
+        if d > dist[node]:
             continue
-        cost, out = through.get((b, st), (0, st))
-        nd = d + cost
-        for c in nxt[b]:
-            if nd < known((c, out), inf):
-                dist[(c, out)] = nd
-                push(heap, (nd, c, out))
+        nd = d + cost[node]
+        out = leaves[node]
+        for c in nxt[node >> 1]:
+            x = 2 * c + out
+            if nd < dist[x]:
+                dist[x] = nd
+                push(heap, (nd, x))
     return dist
 
 
@@ -559,10 +568,10 @@ def min_marks(g: Cfg, weights: Mapping[int, int], post: bool = False,
         if b not in g.reachable:
             return inf
         if b not in stops:  # no mark in the block: the count is the one on entering it
-            return min(dist.get((b, False), inf), dist.get((b, True), inf))
+            return min(dist[2 * b], dist[2 * b + 1])
         best = inf
         for st in (False, True):
-            d = dist.get((b, st), inf)
+            d = dist[2 * b + st]
             if d < inf:
                 part = walk(b, st, i + 1, g.ends[b])[0] if post else walk(b, st, g.starts[b], i - 1)[0]
                 best = min(best, d + part)

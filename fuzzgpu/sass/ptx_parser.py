@@ -160,7 +160,12 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
     return tuple(out)
 
 
-def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int], ...] = ()) -> PtxInstr:
+#: what a statement's text alone says: the text with its blanks normalised, the predicate, the
+#: opcode, its qualifiers, the operands (:func:`_read_statement`)
+_Read = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]
+
+
+def _read_statement(stmt: str) -> _Read:
     pred = ""
     m = _PTX_PRED_RE.match(stmt) if stmt[:1] == "@" else None
     if m:
@@ -173,7 +178,20 @@ def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int
     operands = _split_operands(parts[1]) if len(parts) > 1 else ()
     pieces = op.split(".")
     # re-join "shared::cta" style qualifiers, which contain no dots, so a plain split is right
-    return PtxInstr(index, line, " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands, src)
+    return " ".join(stmt.split()), pred, pieces[0], tuple(pieces[1:]), operands
+
+
+def _parse_ptx_instr(index: int, line: int, stmt: str, src: tuple[tuple[str, int], ...] = (),
+                     memo: dict[str, _Read] | None = None) -> PtxInstr:
+    """The instruction of statement ``stmt``; what its text alone says is read once per text
+    (``memo``: for the statements of one module; a third of them repeat)."""
+    got = memo.get(stmt) if memo is not None else None
+    if got is None:
+        got = _read_statement(stmt)
+        if memo is not None:
+            memo[stmt] = got
+    text, pred, opcode, mods, operands = got
+    return PtxInstr(index, line, text, pred, opcode, mods, operands, src)
 
 
 def _ptx_width(mods: Sequence[str]) -> int:
@@ -361,6 +379,14 @@ def _table_opcodes() -> frozenset[str]:
     """The opcodes whose name (:func:`_table_name`) may start a key of the table: the keys' first
     components, and ``bar``/``barrier`` (:func:`_table_name` renames them)."""
     return frozenset(k.split(".")[0] for k in semantics.TABLE) | {"bar", "barrier"}
+
+
+@functools.lru_cache(maxsize=1)
+def _event_opcodes() -> frozenset[str]:
+    """The opcodes of the instructions that may be an event: a memory operation
+    (:data:`_MEM_OPCODES`, :func:`_classify_ptx_mem`) or a synchronisation point (:func:`_table_key`);
+    every other instruction is neither, and :func:`parse_ptx` does not classify it."""
+    return frozenset(_MEM_OPCODES) | _table_opcodes()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -630,6 +656,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     clean = _strip_line_directives(_strip_ptx_comments(text))
     src_at = _source_lines(text)
     funcs = []
+    read: dict[str, _Read] = {}
     for name, entry, header, body, first in _find_functions(clean):
         stmts = _ptx_statements(body, first)
         instrs = []
@@ -637,12 +664,19 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         for idx, (line, stmt, labels, _) in enumerate(stmts):
             for lab, _ in labels:
                 label_at.setdefault(lab, idx)
-            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at(line)))
+            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at(line), read))
         defs: dict[str, tuple[str, int]] = {}
         events = []
         copies = []
         writes: dict[str, int] = {}
+        may_be_event = _event_opcodes()
         for ins in instrs:
+            dests = _ptx_dests(ins)
+            if ins.opcode not in may_be_event:  # (most instructions) neither a memory operation nor a point
+                for d in dests:
+                    writes[d] = writes.get(d, 0) + 1
+                _track_defs(ins, defs, dests)
+                continue
             mem = _classify_ptx_mem(ins, defs)
             sync, classes = _classify_ptx_sync(ins, mem)
             copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
@@ -650,7 +684,6 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                 copies.append((ins.index, *copy))
             if sync is not None and ins.opcode == "mbarrier":
                 sync = dataclasses.replace(sync, address=_operand_address(ins, defs))
-            dests = _ptx_dests(ins)
             for d in dests:
                 writes[d] = writes.get(d, 0) + 1
             _track_defs(ins, defs, dests)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable
+from typing import Callable, Sequence
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
@@ -57,6 +57,9 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     loc_lines: set[int] = set()
     cur: _Src = ()
     chain_at: dict[tuple[str, str, str], _Src] = {}
+    #: what a .loc line's text alone says (its file, line and column; its location, or None for
+    #: line 0; its call site's key and location, or None): most lines repeat (an inlined body)
+    read: dict[str, tuple[tuple[str, str, str], tuple[str, int] | None, tuple[str, str, str] | None, tuple[str, int]]] = {}
     n, pos = 1, 0
     count = text.count
     for m in _PTX_LOC_SCAN_RE.finditer(text):
@@ -64,17 +67,20 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
         pos = m.start()
         if m.group(1) is not None:  # a .loc
             loc_lines.add(n)
-            here = (files.get(m.group(1), m.group(1)), int(m.group(2)))
-            at_m = _PTX_INLINED_AT_RE.search(m.group(4))
-            if not here[1]:
+            got = read.get(m.group(0))
+            if got is None:
+                key = (m.group(1), m.group(2), m.group(3))
+                at_m = _PTX_INLINED_AT_RE.search(m.group(4))
+                got = read[m.group(0)] = (
+                    key, (files.get(key[0], key[0]), int(key[1])) if int(key[1]) else None,
+                    (at_m.group(1), at_m.group(2), at_m.group(3)) if at_m else None,
+                    (files.get(at_m.group(1), at_m.group(1)), int(at_m.group(2))) if at_m else ("", 0))
+            key, here, at_key, at_ = got
+            if here is None:
                 cur = ()
             else:
-                if at_m:
-                    at_ = (files.get(at_m.group(1), at_m.group(1)), int(at_m.group(2)))
-                    cur = (here,) + chain_at.get((at_m.group(1), at_m.group(2), at_m.group(3)), (at_,))
-                else:
-                    cur = (here,)
-                chain_at[(m.group(1), m.group(2), m.group(3))] = cur
+                cur = (here,) + chain_at.get(at_key, (at_,)) if at_key is not None else (here,)
+                chain_at[key] = cur
         else:  # a function starts: no location until its first .loc
             cur = ()
         at.append(n)
@@ -137,8 +143,8 @@ def _leading(rest: str, stack: list[int], counter: list[int], labels: list[tuple
         rest = rest[m.end():]
 
 
-def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]]:
-    """Split a function body into ``(line, statement, labels, scope)``: statements end at ``;``;
+def _ptx_statements(body: Sequence[str], first_line: int) -> list[tuple[int, str, tuple[tuple[str, _Scope], ...], _Scope]]:
+    """Split a function body (its lines, the first at line ``first_line``) into ``(line, statement, labels, scope)``: statements end at ``;``;
     braces of inline-asm scopes and directives (``.reg``...) are dropped; labels attach to the next
     statement.  ``scope`` (and each label's) is the stack of ``{ }`` scopes it is in: a label is
     visible in its scope only (PTX ISA, Scope: labels of an inline-asm ``{ }`` block), so the
@@ -171,7 +177,7 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
             labels = []
         chunks.clear()
 
-    for n, line_text in enumerate(body.split("\n")):
+    for n, line_text in enumerate(body):
         if not chunks and line_text.count(";") == 1:
             # (most lines) one whole statement, no label, no scope brace: what flush() makes of it
             head, _, tail = line_text.partition(";")
@@ -193,8 +199,8 @@ def _ptx_statements(body: str, first_line: int) -> list[tuple[int, str, tuple[tu
     return out
 
 
-def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
-    """``(name, entry, header_line, body, body_first_line)`` for every function with a body."""
+def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
+    """``(name, entry, header_line, body lines, body_first_line)`` for every function with a body."""
     lines = text.split("\n")
     out = []
     i = 0
@@ -259,6 +265,6 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, str, int]]:
             end = jj
             if done:
                 break
-        out.append((name, entry, header, "\n".join(body_lines), bj + 1))
+        out.append((name, entry, header, body_lines, bj + 1))
         i = end + 1
     return out

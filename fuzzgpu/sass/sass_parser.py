@@ -280,7 +280,7 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
 #: blanks normalised, the predicate, the opcode, its modifiers, the operands, and what
 #: :func:`_classify_sass` makes of it (None; or the class, SassMemOp or SassSync, and its fields
 #: but the instruction)
-_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, tuple] | None"]
+_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, dict] | None"]
 
 
 def _parse_text(text: str) -> _Parsed:
@@ -299,7 +299,7 @@ def _parse_text(text: str) -> _Parsed:
     if op in _SASS_CLASSIFIED:
         c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
         if c is not None:  # its fields but the instruction, by name
-            how = (type(c), tuple((f.name, getattr(c, f.name)) for f in dataclasses.fields(c) if f.name != "instr"))
+            how = (type(c), {f.name: getattr(c, f.name) for f in dataclasses.fields(c) if f.name != "instr"})
     return norm, pred, op, mods, operands, how
 
 
@@ -314,6 +314,12 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
     mem_ops: list[SassMemOp] = []
     syncs: list[SassSync] = []
     after_exit = False
+    by_offset: dict[int, int] = {}
+    # how many instructions before each index are busy (a memory operation or a synchronisation)
+    # and read the clock: a loop's count is two lookups, not a walk of its body
+    busy_before, clock_before = [0], [0]
+    busy = clock = 0
+    branches = []
     for i, (line, off, text, src) in enumerate(rows):
         got = memo.get(text)
         if got is None:
@@ -323,34 +329,32 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
         # unconditional RET), or predicated on !PT (never runs)
         ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and pred != "@!PT", src)
         instrs.append(ins)
+        by_offset[off] = i
         if how is not None:
+            busy += 1
             if how[0] is SassMemOp:
-                mem_ops.append(SassMemOp(instr=ins, **dict(how[1])))
+                mem_ops.append(SassMemOp(instr=ins, **how[1]))
             else:
-                syncs.append(SassSync(instr=ins, **dict(how[1])))
+                syncs.append(SassSync(instr=ins, **how[1]))
+        if "SR_CLOCK" in operands:
+            clock += 1
+        busy_before.append(busy)
+        clock_before.append(clock)
         if (op == "EXIT" or op == "RET") and not pred:
             after_exit = True
-    by_offset = {ins.offset: ins.index for ins in instrs}
+        elif (op == "BRA" or op == "JMP") and pred != "@!PT":
+            branches.append(ins)
     loops = []
-    # how many instructions before each index are busy (a memory operation or a synchronisation)
-    # and read the clock: a loop's count is two lookups, not a walk of its body
-    busy_idx = {m.instr.index for m in mem_ops} | {s.instr.index for s in syncs}
-    busy_before, clock_before = [0], [0]
-    for ins in instrs:
-        busy_before.append(busy_before[-1] + (ins.index in busy_idx))
-        clock_before.append(clock_before[-1] + ("SR_CLOCK" in ins.operands))
-    for ins in instrs:
-        if ins.opcode in ("BRA", "JMP") and ins.predicate != "@!PT":
-            lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
-            m = _SASS_HEX_RE.search(ins.operands)
-            target = labels.get(lm.group(1)) if lm else (int(m.group(1), 16) if m else None)
-            if target is None:
-                continue
-            if target == ins.offset and not ins.predicate:
-                continue  # the end-of-function self loop
-            head = by_offset.get(target)
-            if head is not None and head <= ins.index:
-                clock = clock_before[ins.index + 1] > clock_before[head]
-                busy = busy_before[ins.index + 1] > busy_before[head]
-                loops.append(SassLoop(head, ins.index, clock, not busy))
+    for ins in branches:
+        lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
+        m = _SASS_HEX_RE.search(ins.operands)
+        target = labels.get(lm.group(1)) if lm else (int(m.group(1), 16) if m else None)
+        if target is None:
+            continue
+        if target == ins.offset and not ins.predicate:
+            continue  # the end-of-function self loop
+        head = by_offset.get(target)
+        if head is not None and head <= ins.index:
+            loops.append(SassLoop(head, ins.index, clock_before[ins.index + 1] > clock_before[head],
+                                  not busy_before[ins.index + 1] > busy_before[head]))
     return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))
