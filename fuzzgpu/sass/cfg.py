@@ -484,9 +484,9 @@ def _fewest(g: Cfg, through: Mapping[tuple[int, bool], tuple[int, bool]], post: 
     # what a walk through each (block, state) costs and the (block-less) state it leaves, by index
     cost = [0] * (2 * nb)
     leaves = [0, 1] * nb
-    for (b, st), (c, out) in through.items():
-        cost[2 * b + st] = c
-        leaves[2 * b + st] = out
+    for (b, st), (walked, left) in through.items():
+        cost[2 * b + st] = walked
+        leaves[2 * b + st] = left
     dist = [inf] * (2 * nb)
     heap: list[tuple[float, int]] = []
     starts = [b for b in g.exits if b in g.reachable] if post else ([0] if g.starts else [])
