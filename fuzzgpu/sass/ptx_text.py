@@ -4,7 +4,6 @@ with their labels and ``{ }`` scopes (:mod:`fuzzgpu.sass.ptx_parser` reads these
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Callable, Sequence
 
@@ -48,13 +47,13 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     writes the call's ``.loc`` before the callee's).  ``()`` for a ``.loc`` line itself, on a
     function's first line and before the next ``.loc``, and everywhere when the PTX has no line
     information.  One scan of the text finds the ``.loc`` lines and the function starts; a line's
-    location is the one after the last of them at or before it (a binary search)."""
+    location is the one after the last of them at or before it (a table of the lines)."""
     files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
     if not files:
         return lambda line: ()
-    at: list[int] = [0]  # the lines where the location changes ...
-    locs: list[_Src] = [()]  # ... the location from there on (a .loc line's own is in loc_lines)
-    loc_lines: set[int] = set()
+    # the location of each line (index: the line, 1-based), filled up to the line of each .loc and
+    # function start as the scan reaches it; past the last of them, the location it left
+    table: list[_Src] = [()]
     cur: _Src = ()
     chain_at: dict[tuple[str, str, str], _Src] = {}
     #: what a .loc line's text alone says (its file, line and column; its location, or None for
@@ -65,8 +64,9 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     for m in _PTX_LOC_SCAN_RE.finditer(text):
         n += count("\n", pos, m.start())
         pos = m.start()
+        table.extend([cur] * (n - len(table)))  # the lines since the last change keep its location
         if m.group(1) is not None:  # a .loc
-            loc_lines.add(n)
+            table.append(())  # a .loc line itself has none
             got = read.get(m.group(0))
             if got is None:
                 key = (m.group(1), m.group(2), m.group(3))
@@ -83,13 +83,11 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
                 chain_at[key] = cur
         else:  # a function starts: no location until its first .loc
             cur = ()
-        at.append(n)
-        locs.append(cur)
+            table.append(cur)
+    last = cur
 
     def source_at(line: int) -> _Src:
-        if line in loc_lines:
-            return ()
-        return locs[bisect.bisect_right(at, line) - 1]
+        return table[line] if line < len(table) else last
 
     return source_at
 
@@ -178,6 +176,8 @@ def _ptx_statements(body: Sequence[str], first_line: int) -> list[tuple[int, str
         chunks.clear()
 
     for n, line_text in enumerate(body):
+        if not chunks and not line_text.strip(" \t\r"):
+            continue  # a blank line (a blanked .loc): nothing to keep (as in the loop below)
         if not chunks and line_text.count(";") == 1:
             # (most lines) one whole statement, no label, no scope brace: what flush() makes of it
             head, _, tail = line_text.partition(";")

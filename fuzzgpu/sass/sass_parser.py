@@ -204,7 +204,9 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
 #: the lines :func:`parse_sass` reads, in one pattern over the whole text (``[^\S\n]``: a blank
 #: that is not a newline; a line is one of these or none):
 _SASS_SCAN_RE = re.compile(
-    r"^[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>[^\n]*?)[^\S\n]*;"  # /*0a40*/ @P0 LDG.E R2, [R4] ;
+    # /*0a40*/ @P0 LDG.E R2, [R4] ; (the text up to the first ';', less the blanks before it: a
+    # greedy run to the ';' that gives back only the blanks, not a lazy one that tries each character)
+    r"^[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>(?:[^;\n]*[^;\s])?)[^\S\n]*;"
     r"|(?P<file>//\#\# File [^\n]*)"  # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi)
     r"|\.text\.(?P<fn>[\w$.]+):[^\S\n]*$"  # .text.KERNEL: (nvdisasm)
     r"|Function[^\S\n]*:[^\S\n]*(?P<fn2>[\w$.]+)[^\S\n]*$"  # Function : KERNEL (cuobjdump -sass)
