@@ -650,6 +650,22 @@ def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]], dests: tuple[st
         defs[d] = src
 
 
+def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[int, str, tuple[AsyncAccess, ...]]]) -> PtxEvent | None:
+    """The event ``ins`` is (``defs``: the addresses followed so far, before ``ins``), or None; an
+    asynchronous copy is added to ``copies``."""
+    mem = _classify_ptx_mem(ins, defs)
+    sync, classes = _classify_ptx_sync(ins, mem)
+    copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
+    if copy is not None:
+        copies.append((ins.index, *copy))
+    if sync is not None and ins.opcode == "mbarrier":
+        sync = dataclasses.replace(sync, address=_operand_address(ins, defs))
+    if mem is None and sync is None:
+        return None
+    mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
+    return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"))
+
+
 def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
@@ -661,36 +677,24 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         stmts = _ptx_statements(body, first)
         instrs = []
         label_at: dict[str, int] = {}
+        defs: dict[str, tuple[str, int]] = {}
+        events = []
+        copies: list[tuple[int, str, tuple[AsyncAccess, ...]]] = []
+        writes: dict[str, int] = {}
+        may_be_event = _event_opcodes()
         for idx, (line, stmt, labels, _) in enumerate(stmts):
             for lab, _ in labels:
                 label_at.setdefault(lab, idx)
-            instrs.append(_parse_ptx_instr(idx, line, stmt, src_at(line), read))
-        defs: dict[str, tuple[str, int]] = {}
-        events = []
-        copies = []
-        writes: dict[str, int] = {}
-        may_be_event = _event_opcodes()
-        for ins in instrs:
+            ins = _parse_ptx_instr(idx, line, stmt, src_at(line), read)
+            instrs.append(ins)
             dests = _ptx_dests(ins)
-            if ins.opcode not in may_be_event:  # (most instructions) neither a memory operation nor a point
-                for d in dests:
-                    writes[d] = writes.get(d, 0) + 1
-                _track_defs(ins, defs, dests)
-                continue
-            mem = _classify_ptx_mem(ins, defs)
-            sync, classes = _classify_ptx_sync(ins, mem)
-            copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
-            if copy is not None:
-                copies.append((ins.index, *copy))
-            if sync is not None and ins.opcode == "mbarrier":
-                sync = dataclasses.replace(sync, address=_operand_address(ins, defs))
             for d in dests:
                 writes[d] = writes.get(d, 0) + 1
+            if ins.opcode in may_be_event:  # (most instructions are neither a memory operation nor a point)
+                ev = _event(ins, defs, copies)
+                if ev is not None:
+                    events.append(ev)
             _track_defs(ins, defs, dests)
-            if mem is None and sync is None:
-                continue
-            mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
-            events.append(PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem")))
         loops = []
         targets = _branch_targets(stmts, instrs)
         for bra, head in targets:
