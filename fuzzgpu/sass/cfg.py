@@ -166,9 +166,9 @@ def build_cfg(flows: Sequence[Flow]) -> Cfg:
     if n == 0:
         return Cfg(0, (), (), (), (), (), frozenset(), frozenset())
     leaders = {0}
-    for i, f in enumerate(flows):
-        if f is _PLAIN:  # (most instructions) no target, falls through, does not exit
-            continue
+    # (most instructions are _PLAIN: no target, fall through, do not exit)
+    for i in [i for i, f in enumerate(flows) if f is not _PLAIN]:
+        f = flows[i]
         targets = f.targets
         if targets:
             leaders.update(t for t in targets if 0 <= t < n)
@@ -229,7 +229,9 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
     writes = _block_writes(flows, block_of, nb)
 
     def edge_fact(b: int, c: int, known: dict[str, bool]) -> dict[str, bool]:
-        out = {p: v for p, v in known.items() if p not in writes[b]}
+        # (the facts are never changed in place: a block that writes no predicate passes ``known`` on)
+        w = writes[b]
+        out = {p: v for p, v in known.items() if p not in w} if w and known else known
         t = tests.get(b)
         if t:
             reg, neg = t.lstrip("!"), t.startswith("!")
@@ -237,7 +239,7 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
             taken = c in target and not (flows[ends[b]].falls_through and ends[b] + 1 < len(block_of) and block_of[ends[b] + 1] == c)
             fall = c not in target
             if taken or fall:
-                out[reg] = (not neg) if taken else neg
+                out = {**out, reg: (not neg) if taken else neg}
         return out
 
     entry = _must_facts(nb, succs, edge_fact)
