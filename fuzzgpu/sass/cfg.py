@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Hashable, Mapping, Sequence
 
 from .ptx_parser import PtxFunction
-from .sass_parser import SassFunction
+from .sass_parser import SassFunction, SassInstr
 
 
 @dataclass(frozen=True)
@@ -369,6 +369,21 @@ _SASS_P_PRED_RE = re.compile(r"@!?P\d")
 _SASS_FLOW_OPCODES = frozenset(("BRA", "JMP", "BRX", "JMX", "EXIT", "RET", "BPT"))
 
 
+def _writer_flow(ins: SassInstr, writers: dict[frozenset[str], Flow]) -> Flow:
+    """The flow of a SASS instruction that does not branch: on, writing the predicates among its
+    first two operands (not a store's: those are its address and value)."""
+    head = ins.operands.split(",", 2)
+    dest = head[0] + "," + (head[1] if len(head) > 1 else "")  # the first two operands
+    w = _SASS_PRED_DEST_RE.findall(dest) if "P" in dest else ()
+    if not w or ins.opcode in ("ST", "STG", "STS"):
+        return _PLAIN
+    key = frozenset(w)
+    flow = writers.get(key)
+    if flow is None:
+        flow = writers[key] = Flow(writes=key)  # one per set of predicates (they repeat)
+    return flow
+
+
 def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per SASS instruction of ``fn``: ``BRA``/``JMP`` to their target (a label
     or an offset; predicated: also on), ``EXIT``/``RET``/``BPT.TRAP`` out, ``BRX``/``JMX`` to any
@@ -379,6 +394,7 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     anywhere = tuple(sorted(index_at[o] for o in set(labels.values()) if o in index_at))
     out = []
     writers: dict[frozenset[str], Flow] = {}
+    written: dict[tuple[str, str], Flow] = {}  # the flow of an instruction that branches nowhere, by opcode and operands
     for ins in fn.instrs:
         if ins.predicate == "@!PT":
             out.append(_PLAIN)
@@ -387,17 +403,10 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
             if "P" not in ins.operands:  # no predicate register among its operands: it writes none
                 out.append(_PLAIN)
                 continue
-            head = ins.operands.split(",", 2)
-            dest = head[0] + "," + (head[1] if len(head) > 1 else "")  # the first two operands
-            w = _SASS_PRED_DEST_RE.findall(dest) if "P" in dest else ()
-            if w and ins.opcode not in ("ST", "STG", "STS"):
-                key = frozenset(w)
-                flow = writers.get(key)
-                if flow is None:
-                    flow = writers[key] = Flow(writes=key)  # one per set of predicates (they repeat)
-                out.append(flow)
-            else:
-                out.append(_PLAIN)
+            flow = written.get((ins.opcode, ins.operands))
+            if flow is None:
+                flow = written[(ins.opcode, ins.operands)] = _writer_flow(ins, writers)
+            out.append(flow)
             continue
         pred = bool(ins.predicate) and ins.predicate != "@PT"
         # BRA.DIV UR4, target (and any branch with a condition operand before its target) is taken
