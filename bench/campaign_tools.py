@@ -1,7 +1,7 @@
 """Where a static campaign's CPU goes (issue 29): one ``--in-process`` campaign, the CPU seconds of
 this process and of its children, and the children's split by tool -- nvcc and nvdisasm, each of a
-batch of drawn programs, of a shrink's batch of candidates (at most 8 programs:
-``fuzzgpu.campaign.speculate``), or of a single program (a saved finding's own check, or a program a
+batch of drawn programs, of at most 8 programs (a shrink's batch of candidates,
+``fuzzgpu.campaign.speculate``, or a drawn batch's sm_100a group), or of a single program (a saved finding's own check, or a program a
 batch did not answer) -- told apart by the kernel names in the tool's input.
 
     python bench/campaign_tools.py CORPUS [--time 120] [--seed 5] [--profile all] [--json FILE]
@@ -26,8 +26,9 @@ from collections import defaultdict
 from typing import Any
 
 
-#: a batch of at most this many programs is a shrink's (``fuzzgpu.campaign.speculate.AHEAD``); larger
-#: ones are the drawn programs' (``fuzzgpu.campaign.engine.BATCH``)
+#: a batch of at most this many programs is a shrink's (``fuzzgpu.campaign.speculate.AHEAD``), or a
+#: batch of drawn programs' small group (its tcgen05 programs, checked for sm_100a); larger ones are
+#: the drawn programs' (``fuzzgpu.campaign.engine.BATCH``)
 SHRINK_BATCH = 8
 
 
@@ -69,7 +70,7 @@ def main() -> int:
             n = 0
             if tool in ("nvcc", "nvdisasm"):
                 n = programs_in([c for c in cmd if isinstance(c, str) and c.endswith((".cubin", ".cu")) and os.path.isfile(c)])
-                tool += "-single" if n <= 1 else "-batch" if n > SHRINK_BATCH else "-shrink-batch"
+                tool += "-single" if n <= 1 else "-batch" if n > SHRINK_BATCH else f"-batch<={SHRINK_BATCH}"
             tools[tool][0] += 1
             tools[tool][1] += children() - c0
             tools[tool][2] += n
