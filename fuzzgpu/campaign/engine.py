@@ -570,8 +570,12 @@ class Campaign:
 
         def body(program: Program) -> None:
             drawn[0] += 1
-            if resume and drawn[0] == 1 and program_hash(program)[:16] != resume.program_hash:
-                raise _ShrinkTimeout()  # Hypothesis did not start from the batch's candidate: the best so far is saved
+            if resume and drawn[0] == 1:
+                if program_hash(program)[:16] == resume.program_hash:
+                    judge(program)  # it fails (the evidence cache answers): Hypothesis shrinks on from it
+                # Hypothesis did not start from the batch's candidate, or its class got an entry meanwhile
+                # (another worker's): the best so far is saved
+                raise _ShrinkTimeout()
             if replay and drawn[0] < replay[0]:
                 return  # judged by the run that drew ahead (it passed, or failed in a class known then)
             if replay and not first_failure and (drawn[0] > replay[0] or program_hash(program)[:16] != replay[1]):

@@ -6,8 +6,8 @@ nearly all of it nvcc's and nvdisasm's start-up; a batch of 8 costs about as muc
 evidence cache cannot answer is not checked at once: it is answered "passes" for now and kept
 (:class:`Speculation`), and Hypothesis goes on to its next candidate -- the one it asks when the
 kept one passes, which most do.  Every :data:`AHEAD` kept candidates (and before the shrink ends,
-is cut short or stopped) the kept ones are checked as one batch and judged in order, each counted as a
-program.  When none fails, every provisional answer was the true one.  When one fails, it is the
+or its time or the campaign's deadline cuts it short; not on Ctrl-C) the kept ones are checked as one
+batch and judged in order, each counted as a program.  When none fails, every provisional answer was the true one.  When one fails, it is the
 step the shrinker would have taken: the run ends (:class:`ShrinkRestart`) and the next run shrinks
 from it (its choice sequence handed to Hypothesis through the example database's secondary
 corpus, :func:`fuzzgpu.campaign.database.example_database`'s ``seed``); the candidates Hypothesis
@@ -28,8 +28,9 @@ from typing import Any
 
 from ..ir import Program
 
-#: shrink candidates kept before they are checked as one batch: with ~3 in 10 candidates failing
-#: (a shrink's steps), the batch after a failing one is mostly asked on a wrong answer
+#: shrink candidates kept before they are checked as one batch (not tuned): in the static shrinks
+#: logged while this was written about 3 candidates in 10 that needed a check failed (a shrink's
+#: steps), and the candidates kept after a failing one were asked on a wrong answer
 AHEAD = 8
 
 

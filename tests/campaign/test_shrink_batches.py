@@ -6,6 +6,7 @@ judged again on its program's own check."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -80,10 +81,12 @@ def test_own_check_ignores_the_batch(tmp_path) -> None:
 
     from fuzzgpu.campaign.speculate import own_check
 
+    # names no other test uses: the static source names its program, and the backend's cache is the process's
+    mp1, mp2 = (dataclasses.replace(MP, name=f"MP-own-check-{i}") for i in (1, 2))
     be = StaticBackend("sm_90")
-    be.prepare([MP, MP.__class__(**{**MP.__dict__, "name": "MP2"})])
-    batched = dict(be.run(MP).meta)
-    own = dict(own_check(be, be.identity(), MP).meta)
+    be.prepare([mp1, mp2])
+    batched = dict(be.run(mp1).meta)
+    own = dict(own_check(be, be.identity(), mp1).meta)
     assert "sass_listing" in batched and "sass_listing" not in own
     assert [f["check"] for f in batched["sass_findings"]] == [f["check"] for f in own["sass_findings"]]
 
