@@ -3,6 +3,7 @@ codegen, compile, SASS check, run -- over one stream of programs drawn from a pr
 
     python bench/stages.py [--profile all] [--programs 32] [--property race] [--batch 16] [--label after]
     python bench/stages.py --run --instances 10000000        # on a GPU: the harness runs too
+    python bench/stages.py --campaign 120 --before 9c580b2 --label static-campaign   # before/after, a static campaign
 
 CPU time is this process's user+system time plus its children's (nvcc, ptxas, nvdisasm), from
 ``resource.getrusage``; each stage is timed over the whole stream and divided by the number of
@@ -139,7 +140,14 @@ def main() -> int:
     ap.add_argument("--run", action="store_true", help="run each harness on the GPU")
     ap.add_argument("--instances", type=int, default=10_000_000)
     ap.add_argument("--out", default=str(ROOT / "bench/results/throughput"))
+    ap.add_argument("--campaign", type=float, default=0.0,
+                    help="seconds: instead, a static --profile campaign on --before's tree, then on this one (bench/campaign_tools.py)")
+    ap.add_argument("--before", default="9c580b2", help="the commit of the campaign's 'before' (git archive into a temporary folder)")
+    ap.add_argument("--campaign-seed", type=int, default=5)
     args = ap.parse_args()
+    if args.campaign:
+        campaign_compare(args)
+        return 0
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.backends import cuda
@@ -207,6 +215,58 @@ def main() -> int:
     gpu = run_on_gpu(compiled, args.instances, row) if args.run else {}
     write(args, rows, gpu, len(programs), len(runnable), len(statics))
     return 0
+
+
+def campaign_compare(args: argparse.Namespace) -> None:
+    """``stages-<label>.json`` and ``.md``: one static campaign of ``--campaign`` seconds on the tree of
+    ``--before`` and one on this tree, one after the other on this machine, each measured by
+    ``bench/campaign_tools.py`` (this tree's script, importing the tree it runs in): CPU ms per
+    program and stage, children included, the programs, the classes, the load averages."""
+    import subprocess
+    import tempfile
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *a], check=True, capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") + (" + uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    runs: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-stages-") as tmp:
+        before = Path(tmp) / "before"
+        before.mkdir()
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before)], input=tar, check=True)
+        for label, tree in (("before", before), ("after", ROOT)):
+            out = Path(tmp) / f"{label}.json"
+            subprocess.run([sys.executable, str(ROOT / "bench" / "campaign_tools.py"), str(Path(tmp) / f"corpus-{label}"),
+                            "--time", f"{args.campaign:g}", "--seed", str(args.campaign_seed), "--profile", args.profile, "--json", str(out)],
+                           cwd=tree, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            runs[label] = json.loads(out.read_text())
+            print(f"{label}: {runs[label]['programs']} programs, {runs[label]['cpu_s_per_program']} CPU s/program", flush=True)
+    doc = {"machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.processor() or platform.machine()})",
+           "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "command": "python " + " ".join([os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]),
+           "before": args.before, "after": head, "runs": runs}
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"stages-{args.label}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    b, a = runs["before"], runs["after"]
+    lines = [f"# Static campaign, stage by stage: `{args.label}`", "", f"{doc['machine']}, {doc['date']}", "", f"`{doc['command']}`", "",
+             f"A {args.campaign:g} s `--backend static --profile {args.profile} --seed {args.campaign_seed} --in-process` campaign, "
+             f"before ({args.before}) and after ({head}), one after the other.", "",
+             "| CPU ms per program | before | after |", "|---|---|---|"]
+    lines += [f"| {k} | {b['stages_cpu_ms_per_program'].get(k, '--')} | {a['stages_cpu_ms_per_program'].get(k, '--')} |"
+              for k in a["stages_cpu_ms_per_program"]]
+    lines += [f"| **CPU s per program, children included** | **{b['cpu_s_per_program']}** | **{a['cpu_s_per_program']}** |",
+              f"| programs (of them judged while shrinking) | {b['programs']} ({b['shrink_programs']}) | {a['programs']} ({a['shrink_programs']}) |",
+              f"| CPU s: process + children | {b['self_cpu_s']} + {b['children_cpu_s']} | {a['self_cpu_s']} + {a['children_cpu_s']} |",
+              f"| classes found | {len(b['classes'])} | {len(a['classes'])} |",
+              f"| load average (1 min) at start, end | {b['load_average_start'][0]:.2f}, {b['load_average_end'][0]:.2f} | "
+              f"{a['load_average_start'][0]:.2f}, {a['load_average_end'][0]:.2f} |"]
+    lines += ["", "nvcc and nvdisasm calls (`tools`: calls, CPU s, programs in their inputs):", ""]
+    lines += [f"- {label} `{k}`: {v['calls']} calls, {v['cpu_s']} CPU s, {v['programs']} programs" for label, r in runs.items()
+              for k, v in r["tools"].items() if k.startswith(("nvcc", "nvdisasm"))]
+    (out_dir / f"stages-{args.label}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out_dir / f'stages-{args.label}.json'}")
 
 
 def write(args: argparse.Namespace, rows: dict[str, dict[str, Any]], gpu: dict[str, Any], n: int, runnable: int, statics: int) -> None:

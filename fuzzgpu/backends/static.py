@@ -214,14 +214,17 @@ class StaticBackend:
         while len(_SOURCE_CACHE) > 20_000:  # a long campaign: the oldest answers go first
             del _SOURCE_CACHE[next(iter(_SOURCE_CACHE))]
 
-    def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
+    def run(self, program: Program, config: RunConfig | None = None, own: bool = False) -> Histogram:
+        """The static check of ``program``: a batch's answer when :meth:`prepare` gave one (or an
+        earlier check of the same source), else its own check; ``own``: its own check whatever was
+        answered before (a saved finding's PTX and SASS line numbers are then its own listing's)."""
         from .. import sass
 
         t0 = time.perf_counter()
         src, generator = static_source(program)
         arch = self.arch_for(program)
         key = self._key(program, src)
-        res = _SOURCE_CACHE.get(key)
+        res = None if own else _SOURCE_CACHE.get(key)
         if res is None:
             reports = sass.check_cu_source(src, (arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static")
             findings = [f.to_dict() for r in reports for f in r.findings]

@@ -18,7 +18,8 @@ shapes and annotations and set the stress settings: see :func:`load_profile`.
 
 The package, one module per job: :mod:`.state` (the saved state, the lock, the result),
 :mod:`.database` (Hypothesis's example database), :mod:`.engine` (:class:`Campaign`: the
-Hypothesis runs), :mod:`.report` (the report text and JSON, one campaign's or the combined one of
+Hypothesis runs), :mod:`.speculate` (a static shrink's candidates checked in batches),
+:mod:`.records` (uncounted entries of an earlier session; findings kept raw), :mod:`.report` (the report text and JSON, one campaign's or the combined one of
 a parallel campaign), :mod:`.plot` (the weak-rate chart), :mod:`.run` (:func:`run_campaign`:
 the backend, supervised or in-process, and one campaign over it).
 """

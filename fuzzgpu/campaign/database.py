@@ -17,7 +17,13 @@ def _digest(data: bytes) -> str:
     return hashlib.sha384(data).hexdigest()[:16]
 
 
-def example_database(path: Path, namespace: bytes, read_only: bool = False) -> Any:
+#: the suffix of the key of Hypothesis's secondary corpus (``ConjectureRunner.secondary_key``): examples
+#: that were once interesting, replayed when the primary corpus is short, and shrunk from when one
+#: still fails -- never taken as already shrunk (the primary corpus's fast path)
+SECONDARY = b".secondary"
+
+
+def example_database(path: Path, namespace: bytes, read_only: bool = False, seed: bytes | None = None) -> Any:
     """Hypothesis's example database for one campaign run, through Hypothesis's public API only
     (an :class:`hypothesis.database.ExampleDatabase` subclass implementing ``save``, ``fetch``,
     ``delete`` and ``move``).
@@ -28,7 +34,12 @@ def example_database(path: Path, namespace: bytes, read_only: bool = False) -> A
     ``namespace`` keeps each run's keys apart (profile, backend, property, seed, run index): a
     resumed run finds its own failing examples and shrink progress, and never another run's.
     ``read_only``: saves, deletes and moves do nothing (a run that draws ahead leaves the database as
-    it found it, so that its replay, under the same seed, draws the same programs)."""
+    it found it, so that its replay, under the same seed, draws the same programs).
+
+    ``seed``: one choice sequence (Hypothesis's database format) this run starts its shrink from
+    (:mod:`fuzzgpu.campaign.speculate`): the only example of the secondary corpus, and the primary
+    corpus reads empty (its current best would be taken as shrunk already); what the run saves is
+    kept as usual."""
     from hypothesis.database import ExampleDatabase
 
     class CampaignDatabase(ExampleDatabase):
@@ -56,6 +67,10 @@ def example_database(path: Path, namespace: bytes, read_only: bool = False) -> A
                 pass
 
         def fetch(self, key: bytes) -> Any:
+            if seed is not None:
+                if key.endswith(SECONDARY):
+                    yield seed
+                return
             d = self._key_dir(key)
             try:
                 names = sorted(p for p in os.listdir(d) if not p.startswith("."))

@@ -25,9 +25,11 @@ from ..ir import Program
 from ..profiles import Profile
 from .analyses import Analyses
 from .database import example_database
+from .records import keep_raw, reconcile
+from .speculate import Resume, ShrinkRestart, Speculation, confirmed
 from . import timeline
 from .report import _kinds_note, classes_phrase, live_table, write_report
-from .state import RAW_DIR, CampaignResult, State, _new_shape_stats, lock_corpus
+from .state import CampaignResult, State, _new_shape_stats, lock_corpus
 
 
 class _Stop(BaseException):
@@ -165,6 +167,9 @@ class Campaign:
         #: programs drawn ahead per batch (1: each judged as it is drawn)
         self.batch = BATCH.get(getattr(backend, "name", ""), 1)
         self._replay: tuple | None = None  # _Replay's args: the next run re-draws to that failure
+        self._resume: Resume | None = None  # the next run shrinks from a batch's failing candidate
+        #: shrink candidates checked in batches (campaign/speculate.py): a backend whose answer is the program's
+        self.speculate = self.batch > 1 and bool(getattr(backend, "deterministic", False))
         from ..stress.campaign import CampaignTuner
 
         self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
@@ -173,33 +178,7 @@ class Campaign:
     # -- helpers ---------------------------------------------------------------------------
 
     def _reconcile(self) -> None:
-        """Entries saved by an earlier session that died before it updated its state (a kill
-        between the two atomic writes) are added to the state's list of findings."""
-        known = {f["signature"] for f in self.state.findings}
-        for e in self.corpus.entry_paths():
-            try:
-                d = json.loads(e.read_text())
-            except (OSError, ValueError, RecursionError):
-                continue
-            if not isinstance(d, dict) or not isinstance(d.get("campaign"), dict) or not isinstance(d.get("program", {}), dict) \
-                    or not isinstance(d.get("verdict", {}), dict) or not isinstance(d.get("reproduction", {}), dict):
-                continue
-            sig = d.get("signature")
-            if isinstance(sig, str) and sig not in known and d.get("campaign", {}).get("seed") == self.state.seed:
-                known.add(sig)
-                v = d.get("verdict", {})
-                self.state.findings.append({"signature": sig, "file": e.name, "shape": d.get("shape", "?"),
-                                            "threads": len(d.get("program", {}).get("threads", [])),
-                                            "summary": f"{v.get('property', '?')}: FAIL ({v.get('reason', '')})",
-                                            "shrunk": bool(d.get("shrunk")), "rate": d.get("reproduction", {}).get("rate", 0)})
-                try:
-                    from ..corpus import entry_class, finding_kinds
-
-                    kinds = finding_kinds(d)
-                    self.state.findings[-1]["kinds"] = kinds
-                    self._note_class(entry_class(d), sig, e.name, kinds)
-                except (KeyError, TypeError, AttributeError):
-                    pass
+        reconcile(self)
 
     def _run_namespace(self) -> bytes:
         """What keeps this Hypothesis run's examples apart from every other run's in the shared
@@ -322,6 +301,8 @@ class Campaign:
         reported, and the campaign goes on."""
         from .. import corpus, fixes
 
+        # a static finding checked in a batch: judged again on its own check (its own listing's line numbers)
+        verdict, hist = confirmed(self.prop, self.inner, self.backend.identity(), program, verdict, hist)
         try:  # the weakest change that removes the finding, searched until the fix deadline (then said so)
             verdict = fixes.attach(program, verdict, self._fix_watch(program.name))
         except Exception:  # noqa: BLE001 -- a finding is saved without its fix rather than lost
@@ -392,39 +373,7 @@ class Campaign:
 
     def _keep_raw(self, program: Program, verdict: Any, hist: Any, config: RunConfig, entry: Mapping[str, Any] | None,
                   sig: str, key: str, error: BaseException) -> None:
-        """``D/raw/<signature>.json``: the finding as it was (the entry when it was made, else the
-        program, the verdict, the histogram and the configuration) and the error that kept it out
-        of the corpus; a line on screen and in the report.  When even that cannot be written, the
-        state and the report still name the finding and the error."""
-        from ..ir import program_to_json
-
-        why = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:300]
-        rec: dict[str, Any] = {"schema": "fuzzgpu.raw-finding", "version": 1, "error": why, "signature": sig, "class": key,
-                               "found": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        if entry is not None:
-            rec["entry"] = entry
-        else:
-            for k, make in (("program", lambda: program_to_json(program)), ("verdict", verdict.to_json),
-                            ("histogram", hist.to_json), ("stress", lambda: config.to_json() if hasattr(config, "to_json") else {})):
-                try:
-                    rec[k] = make()
-                except Exception as e2:  # noqa: BLE001 -- keep what can be kept
-                    rec[k] = f"(not serialisable: {type(e2).__name__})"
-        raw: str | None = f"{RAW_DIR}/{sig[:16]}.json"
-        try:
-            write_atomic(self.root / RAW_DIR / f"{sig[:16]}.json", json.dumps(rec, indent=1, sort_keys=True, default=repr) + "\n")
-        except Exception as e2:  # noqa: BLE001 -- a full disk: the state keeps the record of it
-            raw = None
-            why += f"; keeping it raw failed too ({type(e2).__name__}: {e2})"
-        self.known.add(sig)  # not again this session (shrinks avoid it)
-        self._raw_classes.add(key)  # nor its class: one raw record per class, the others counted
-        self._note_class(key, sig, "", list(verdict.kinds))
-        self.state.classes[key]["raw"] = raw
-        self.state.save_errors.append({"signature": sig, "class": key, "raw": raw, "error": why[:400],
-                                       "shape": program.name, "summary": verdict.summary()[:300]})
-        self.unsaved.append(sig)
-        self._print(f"FINDING NOT SAVED to the corpus ({why}); " + (f"kept raw in {self.root / raw}" if raw else "not even kept raw")
-                    + f": {program.name}: {verdict.summary()}  (the campaign goes on)")
+        keep_raw(self, program, verdict, hist, config, entry, sig, key, error)
 
     def _count_timeouts(self, n: int, verdict: Any) -> None:
         """Timed-out instances and programs, by the model's verdict on the program's waits:
@@ -453,21 +402,23 @@ class Campaign:
 
     # -- the Hypothesis run ----------------------------------------------------------------
 
-    def _one_run(self, deadline: float, replay: tuple | None = None) -> str:
+    def _one_run(self, deadline: float, replay: tuple | None = None, resume: Resume | None = None) -> str:
         """One Hypothesis run (generation until a failure, then shrinking); returns why it ended.
         With :attr:`batch` > 1 the run draws ahead: it keeps each drawn program (and its draw) until
         :attr:`batch` are drawn, has the backend compile and check them together (its
         ``prepare``), then judges them in order; at the first new failure the run ends (``"replay"``);
         the next run (``replay``: :class:`_Replay`'s args), under the same seed, re-draws the same
-        programs up to that one and shrinks it as a failure found while generating is."""
+        programs up to that one and shrinks it as a failure found while generating is.  A shrink on
+        a deterministic backend checks its candidates in batches (:mod:`~fuzzgpu.campaign.speculate`):
+        ``resume``, where the last run's shrink goes on."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
         from hypothesis.errors import Flaky
 
         from .. import model, strategies
         from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
-        target_rate: list[float] = []
-        best: list[tuple] = []
+        target_rate: list[float] = [resume.target_rate] if resume else []
+        best: list[tuple] = [resume.best] if resume else []
         prop = self.prop
         from ..evidence import program_hash
         from ..workers.supervised import ProgramFault, quarantine
@@ -476,12 +427,24 @@ class Campaign:
         for key, path in self.corpus.classes().items():  # and their classes
             self.classes.setdefault(key, path)
 
-        first_failure: list[float] = []
+        first_failure: list[float] = [resume.started] if resume else []
+        spec = Speculation() if self.speculate else None
 
-        def judge(program: Program) -> None:
-            if self.stop_requested or time.monotonic() > deadline:
+        def check_kept(restart: bool) -> None:
+            """The kept shrink candidates checked and judged; the first that fails is where the
+            next run's shrink starts (``restart``), else only counted (and kept in ``best``)."""
+            found = spec.check(lambda ps: self.backend.prepare(ps, self.config_for()), lambda p: judge(p, timed=False),
+                               PropertyFailed) if spec else None
+            if found and restart:
+                raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0]))
+
+        def judge(program: Program, timed: bool = True) -> None:
+            if timed and (self.stop_requested or time.monotonic() > deadline):
+                if not self.stop_requested:
+                    check_kept(False)
                 raise _Stop()
-            if first_failure and time.monotonic() - first_failure[0] > self.profile.shrink_seconds:
+            if timed and first_failure and time.monotonic() - first_failure[0] > self.profile.shrink_seconds:
+                check_kept(False)
                 raise _ShrinkTimeout()
             n = None
             if target_rate and target_rate[0] > 0:
@@ -565,7 +528,8 @@ class Campaign:
                     best[:] = [(k, program, verdict, hist, cfg)]
                 raise _failed_as(getattr(verdict, "class_key", ""))(program, verdict, hist, cfg)
 
-        db = example_database(self.state_dir / "hypothesis", self._run_namespace(), read_only=self.batch > 1 and not replay)
+        db = example_database(self.state_dir / "hypothesis", self._run_namespace(), read_only=self.batch > 1 and not (replay or resume),
+                              seed=resume.choices if resume else None)
         ahead: list[tuple[Program, int]] = []  # drawn, not judged yet: (program, its draw's index)
         drawn = [0]  # the programs drawn in this run
 
@@ -590,14 +554,37 @@ class Campaign:
             if failed:
                 raise _Replay(*failed)
 
+        def speculate(program: Program) -> None:
+            """A shrink candidate: judged when the evidence cache answers it, else kept for a batch."""
+            now = time.monotonic()
+            over = self.stop_requested or now > deadline or now - first_failure[0] > self.profile.shrink_seconds
+            if spec is not None and not over and self.backend.cache.get(self.backend.key(program, self.config_for())) is None:
+                if spec.keep(program):
+                    check_kept(True)
+                return
+            try:
+                judge(program)
+            except PropertyFailed:  # the shrink's end (Hypothesis runs its best example again) or a step
+                check_kept(True)
+                raise
+
         def body(program: Program) -> None:
             drawn[0] += 1
+            if resume and drawn[0] == 1:
+                if program_hash(program)[:16] == resume.program_hash:
+                    judge(program)  # it fails (the evidence cache answers): Hypothesis shrinks on from it
+                # Hypothesis did not start from the batch's candidate, or its class got an entry meanwhile
+                # (another worker's): the best so far is saved
+                raise _ShrinkTimeout()
             if replay and drawn[0] < replay[0]:
                 return  # judged by the run that drew ahead (it passed, or failed in a class known then)
             if replay and not first_failure and (drawn[0] > replay[0] or program_hash(program)[:16] != replay[1]):
                 best[:] = [(0, *replay[2])]  # not the same draw, or it passed now: the batch's failure saved as it was
                 raise _ShrinkTimeout()
-            if replay or self.batch <= 1:
+            if spec is not None and first_failure:
+                speculate(program)
+                return
+            if replay or resume or self.batch <= 1:
                 judge(program)
                 return
             if self.stop_requested or time.monotonic() > deadline:
@@ -624,6 +611,9 @@ class Campaign:
         except _Replay as e:
             self._replay = e.args
             return "replay"
+        except ShrinkRestart as e:
+            self._resume = e.args[0]
+            return "resume"
         except PropertyFailed as e:
             self._record(e.program, e.verdict, e.hist, e.config, shrunk=True)
             return "finding"
@@ -648,11 +638,14 @@ class Campaign:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             cause: BaseException | None = e
-            while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed, _Replay)):
+            while cause is not None and not isinstance(cause, (_Stop, _ShrinkTimeout, PropertyFailed, _Replay, ShrinkRestart)):
                 cause = cause.__cause__ or cause.__context__
             if isinstance(cause, _Replay):
                 self._replay = cause.args
                 return "replay"
+            if isinstance(cause, ShrinkRestart):
+                self._resume = cause.args[0]
+                return "resume"
             if isinstance(cause, PropertyFailed):
                 self._record(cause.program, cause.verdict, cause.hist, cause.config, shrunk=True)
                 return "finding"
@@ -761,17 +754,18 @@ class Campaign:
                     reason = "time"
                     break
                 try:
-                    why = self._one_run(deadline, replay=self._replay)
+                    why = self._one_run(deadline, replay=self._replay, resume=self._resume)
                 finally:
                     self._flush_variants()
                 self._replay = self._replay if why == "replay" else None
+                self._resume = self._resume if why == "resume" else None
                 if why in ("finding", "exhausted", "flaky"):
                     self.state.run_index += 1
                 self.save_state(force=True)
                 if self.max_findings is not None and len(self.session_findings) >= self.max_findings:
                     reason = f"found {len(self.session_findings)} finding(s) (--max-findings)"
                     break
-                runs += why != "replay"  # a batch's failure and its replay are one run
+                runs += why not in ("replay", "resume")  # a batch's failure, its replay and its shrink's batches: one run
                 if self.max_runs is not None and runs >= self.max_runs:
                     reason = f"{runs} Hypothesis run(s) done"
                     break

@@ -23,8 +23,8 @@ def test_a_batch_failure_is_replayed_and_shrunk(tmp_path, monkeypatch) -> None:
     runs: list[tuple[bool, str]] = []
     one_run = Campaign._one_run
 
-    def spy(self: Campaign, deadline: float, replay: tuple | None = None) -> str:
-        why = one_run(self, deadline, replay)
+    def spy(self: Campaign, deadline: float, replay: tuple | None = None, resume: object = None) -> str:
+        why = one_run(self, deadline, replay, resume)
         runs.append((replay, why))
         return why
 
@@ -34,7 +34,8 @@ def test_a_batch_failure_is_replayed_and_shrunk(tmp_path, monkeypatch) -> None:
     c.max_findings = 1
     result = c.run(300)
     assert runs[0] == (None, "replay")  # the generating run ended on its batch's failure
-    assert runs[1][0] is not None and runs[1][1] == "finding"  # the next re-drew that program and shrank it
+    assert runs[1][0] is not None and runs[1][1] in ("finding", "resume")  # the next re-drew that program and shrank it
+    assert [why for _, why in runs[1:-1]] == ["resume"] * (len(runs) - 2) and runs[-1][1] == "finding"  # its shrink's batches
     assert len(result.new_findings) == 1 and result.new_findings[0]["shrunk"]  # the same draw (else saved unshrunk)
     assert c.state.programs > c.batch  # a whole batch judged, then the shrink's candidates
     assert 1 <= c.state.shrink_programs <= c.state.programs - c.batch  # counted apart: the replayed draw and the candidates
