@@ -1,0 +1,60 @@
+"""Class F (13) of issue 32 -- a wgmma register operand accessed in flight: the A fragment
+overwritten, or the accumulator read, before the ``wgmma.wait_group`` that covers the wgmma, or
+written with no ``wgmma.fence`` before the wgmma (DeepGEMM #448/#449).  The hand-written catalogue
+tests/litmus/race-wgmma (verdicts argued from the PTX ISA in each file), the race property's
+mechanism and class of each racy witness, and the fix (the wait_group, or the wgmma.fence, that
+orders the access)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu.model.race import analyse_races
+from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
+
+from race_catalogue import fix_matches, judged
+
+HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-wgmma"
+
+
+def _rows() -> list[dict[str, str]]:
+    with open(HERE / "expected.csv") as f:
+        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+
+
+@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
+def test_wgmma_register_catalogue(row):
+    p, ra, witness = judged(HERE / row["path"], row)  # the row's racy verdict and its one witness checked
+    if witness is None:
+        return
+    assert ra.verdict(witness) == row["witness"]
+    pairs = ra.racy[witness]
+    assert {pr.mechanism for pr in pairs} == {row["mechanism"]}
+    assert {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs} == {int(row["class"])}
+
+
+def test_catalogue_lists_every_file():
+    assert {r["path"] for r in _rows()} == {f.name for f in HERE.glob("*.litmus")}
+
+
+def test_the_class_has_its_fixed_number():
+    # F is the sixth letter: 8 + 5, as A-C = 8-10, H-J = 15-17, L = 19
+    assert CLASS_NAMES[13] == "wgmma-register-in-flight" and "F." in CLASSES[13]
+
+
+def test_the_racing_pair_names_the_access_and_the_wgmma():
+    p, ra, witness = judged(HERE / "RACE-13-a-overwritten-before-wait.litmus", _rows()[0])
+    (pair,) = ra.racy[witness]
+    assert pair.write == "P0:mov r1, 2" and pair.other == "P0:wgmma.mma_async r2, r1"
+    assert pair.location == "P0:r1" and pair.write_at == (0, 4) and pair.other_at == (0, 2)
+
+
+@pytest.mark.parametrize("racy, fixed", [("RACE-13-a-overwritten-before-wait", "NORACE-13-wait-then-overwrite"),
+                                         ("RACE-13-accumulator-read-before-wait", "NORACE-13-accumulator-read-after-wait"),
+                                         ("RACE-13-no-wgmma-fence", "NORACE-13-fence-after-write")])
+def test_the_fix_orders_the_register_access(racy, fixed):
+    fixed_program = fix_matches(HERE, racy, fixed)
+    assert not analyse_races(fixed_program).is_racy
