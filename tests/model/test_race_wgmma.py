@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from fuzzgpu.ir import Mov
+from fuzzgpu.litmus import format_instruction
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
 
@@ -48,7 +50,7 @@ def test_the_class_has_its_fixed_number():
 def test_the_racing_pair_names_the_access_and_the_wgmma():
     p, ra, witness = judged(HERE / "RACE-13-a-overwritten-before-wait.litmus", _rows()[0])
     (pair,) = ra.racy[witness]
-    assert pair.write == "P0:mov r1, 2" and pair.other == "P0:wgmma.mma_async r2, r1"
+    assert pair.write == f"P0:{format_instruction(Mov('r1', 2))}" and pair.other == "P0:wgmma.mma_async r2, r1"
     assert pair.location == "P0:r1" and pair.write_at == (0, 4) and pair.other_at == (0, 2)
 
 
