@@ -71,7 +71,8 @@ def in_flight(fn: SassFunction) -> list[InFlight]:
     found = []
     for mma, window in mma_windows(fn):
         ops = _operands(mma)
-        n = int(re.search(r"64x(\d+)x", mma.full_opcode).group(1)) if re.search(r"64x(\d+)x", mma.full_opcode) else 16
+        shape = re.search(r"64x(\d+)x", mma.full_opcode)
+        n = int(shape.group(1)) if shape else 16
         acc, frag = _regs(ops[0], n // 2), _regs(ops[1], 4)
         for ins in window:
             if _GMMA.match(ins.opcode) or ins.opcode == "WARPGROUP":
