@@ -21,12 +21,14 @@ _DEPBAR = re.compile(r"gsb0\s*,\s*(0x[0-9a-fA-F]+|\d+)")
 
 @dataclass(frozen=True)
 class InFlight:
-    """One access of a register operand of the MMA at ``mma`` (instruction index) before its wait."""
+    """One access (``access``) of a register operand of the MMA ``mma`` before the wait covering it:
+    ``register`` (``R32``) and ``what`` ("A fragment written", "accumulator written" or
+    "accumulator read")."""
 
     mma: SassInstr
     access: SassInstr
     register: str
-    what: str  # "A fragment written" | "accumulator written" | "accumulator read"
+    what: str
 
     def describe(self) -> str:
         return (f"{self.access.full_opcode} at {self.access.offset:#06x} ({self.what}: {self.register}) before the "
