@@ -3,6 +3,7 @@
 
     PYTHONPATH=. python3 bench/wgmma_regs.py --out bench/results/wgmma-regs             # SASS only (nvcc)
     PYTHONPATH=. python3 bench/wgmma_regs.py --out $OUT --run --seconds 60                # + an sm_90 GPU
+    PYTHONPATH=. python3 bench/wgmma_regs.py --rejudge RUN.json --out DIR                  # the counts, today's verdicts
 
 For each program of tests/litmus/race-wgmma: its kernel (fuzzgpu.codegen.wgmma_regs: one warpgroup
 runs the thread, the wgmma in its register-A form) compiled by nvcc for sm_90a, ptxas's messages
@@ -12,7 +13,9 @@ check's finding, never "clean" for what it did not look at.  With ``--run``: the
 and over for an equal share of ``--seconds`` (CTAs of 128 threads, every thread one outcome), each
 outcome counted next to the oracle's verdict (model.race: racy / race-free / forbidden).
 
-Writes ``wgmma-regs.json`` and ``wgmma-regs.md`` into ``--out``.  Exit 1 if a forbidden outcome
+Writes ``wgmma-regs.json`` and ``wgmma-regs.md`` into ``--out``.  ``--rejudge`` reads a run's JSON and
+writes it again with the oracle's verdicts of today's model (the counts unchanged; ``verdict_at_run``
+keeps the old verdict of each outcome where it differs).  Exit 1 if a forbidden outcome
 was seen, 3 when ``--run`` finds no usable GPU, else 0."""
 
 from __future__ import annotations
@@ -104,7 +107,10 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--run", action="store_true", help="run each kernel on the GPU too (sm_90)")
     ap.add_argument("--seconds", type=float, default=60.0, help="GPU time shared by the programs")
+    ap.add_argument("--rejudge", type=Path, help="a run's wgmma-regs.json: its outcomes judged by today's model")
     a = ap.parse_args()
+    if a.rejudge:
+        return rejudge(a.rejudge, a.out)
     progs = [litmus.parse_file(f) for f in sorted(CATALOGUE.glob("*.litmus"))]
     result: dict = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                     "command": " ".join(sys.argv), "nvcc": subprocess.run([require_tool("nvcc"), "--version"], capture_output=True,
@@ -135,9 +141,26 @@ def main() -> int:
     return 1 if bad else 0
 
 
+def rejudge(path: Path, out: Path) -> int:
+    r = json.loads(path.read_text())
+    for row in r["programs"]:
+        ra = analyse_races(litmus.parse_file(CATALOGUE / f"{row['program']}.litmus"))
+        for o in row.get("gpu", {}).get("outcomes", []):
+            now = ra.verdict(tuple(sorted(o["outcome"].items())))
+            if now != o["verdict"]:
+                o["verdict_at_run"], o["verdict"] = o["verdict"], now
+    r["rejudged"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / path.name).write_text(json.dumps(r, indent=1) + "\n")
+    (out / path.with_suffix(".md").name).write_text(render(r))
+    return 1 if any(o["verdict"] == "forbidden" for p in r["programs"] for o in p.get("gpu", {}).get("outcomes", [])) else 0
+
+
 def render(r: dict) -> str:
     lines = [f"# Class F (wgmma register operands in flight): SASS{' and ' + r['gpu'] if 'gpu' in r else ''}", "",
-             f"{r['date']}, `{r['command']}`, {r['nvcc']}", "",
+             f"{r['date']}, `{r['command']}`, {r['nvcc']}"
+             + (f"; verdicts re-judged {r['rejudged']} by the model of that day (`--rejudge`; the counts are the run's)"
+                if "rejudged" in r else ""), "",
              "| program | oracle | SASS check (sm_90a) | ptxas | GPU: witness count / threads (verdict) |",
              "|---|---|---|---|---|"]
     for p in r["programs"]:
@@ -147,7 +170,8 @@ def render(r: dict) -> str:
             wit = [o for o in g["outcomes"] if o["witness"]]
             gpu = (f"{sum(o['count'] for o in wit)} / {g['threads']:,} ("
                    + (", ".join(sorted({o['verdict'] for o in wit})) or "witness not seen") + "); seen: "
-                   + "; ".join(f"{o['outcome']} x{o['count']:,} {o['verdict']}" for o in g["outcomes"]))
+                   + "; ".join(f"{o['outcome']} x{o['count']:,} {o['verdict']}"
+                               + (f" (at the run: {o['verdict_at_run']})" if "verdict_at_run" in o else "") for o in g["outcomes"]))
         lines.append(f"| {p['program']} | {p['oracle']} | {p['sass']['verdict']} | {p['ptxas'] or '-'} | {gpu} |")
     return "\n".join(lines) + "\n"
 

@@ -10,8 +10,9 @@ undefined unless a ``wgmma.fence`` comes between.  The model reads that as:
 * the wgmma's read of ``a`` returns any value ``a`` holds in its *window*: from the last
   ``wgmma.fence`` before it (the value before the first write since that fence, when there is one:
   no fence ordered that write) to the wait covering its group (each value written in flight);
-* its write of ``d`` happens at that wait (or the thread's end): a read of ``d`` in flight returns
-  ``d``'s earlier value, and a write of ``d`` in flight is either kept or overwritten by the result.
+* its write of ``d`` happens at that wait (or the thread's end), or earlier: a read of ``d`` in flight
+  returns ``d``'s earlier value or the result (any value the A read may return so far), and a write
+  of ``d`` in flight is either kept or overwritten by the result.
 
 Every such access is a *hazard* -- a racing pair of the race property (mechanism ``wgmma-register``,
 class 13): ``(access index, wgmma index, register, taken)``, ``taken`` when the path's values come
@@ -86,8 +87,37 @@ def step(st: _State, ins: ir.Instruction, ctx: _Ctx, inner: Callable[[_State, ir
     wg = _wg(st)
     if isinstance(ins, ir.WGMMA_REGISTER_INSTRUCTIONS):
         return _wgmma_step(st, ins, wg)
-    pc = st.pc
     read = set(ins.registers_read())
+    landing = [w for w in wg.pending if w.dst in read]  # the accumulator read in flight: old value or result
+    if not landing:
+        return _access(st, ins, ctx, inner, wg, read)
+    out: list[_State] = []
+    for s in _landed(st, landing):
+        forks = _access(s, ins, ctx, inner, wg, read)
+        out += [s] if forks == [] else forks or []
+    return out or None
+
+
+def _landed(st: _State, landing: list[InFlight]) -> list[_State]:
+    """The paths of a read of the accumulators of ``landing`` (wgmmas in flight): each accumulator still
+    its older value, or already the result -- any value the wgmma's A read may return so far (on the
+    H200, ptxas 13.0 moved such a read after the wait: it returned the result, bench/results/wgmma-regs)."""
+    states = [st]
+    for w in landing:
+        nxt = []
+        for s in states:
+            for value, _, taint in dict.fromkeys(((s.regs.get(w.dst, 0), None, s.taint.get(w.dst, frozenset())),) + w.choices):
+                s2 = s.fork()
+                s2.regs[w.dst], s2.taint[w.dst] = value, taint
+                nxt.append(s2)
+        states = nxt
+    return states
+
+
+def _access(st: _State, ins: ir.Instruction, ctx: _Ctx, inner: Callable[[_State, ir.Instruction, _Ctx], list[_State] | None],
+            wg: WgState, read: set[str]) -> list[_State] | None:
+    """``inner`` on an instruction other than the wgmma ones, with the hazards of its register accesses."""
+    pc = st.pc
     early = tuple((pc, w.pc, w.dst, True) for w in wg.pending if w.dst in read)  # the accumulator read in flight
     early += tuple((pc, w.pc, w.a, False) for w in wg.pending if w.a in read)  # an A fragment read in flight
     reg = ins.register_written()
