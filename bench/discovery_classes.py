@@ -1,5 +1,5 @@
 """The known classes in a race campaign's corpus (issue 15's seven and issue 32's, every number of
-fuzzgpu.semantics.CLASSES: A-C = 8-10, H = 15, I = 16, J = 17, L = 19 among them; K is class 2): for each, how
+fuzzgpu.semantics.CLASSES: A-C = 8-10, F = 13, H = 15, I = 16, J = 17, L = 19 among them; K is class 2): for each, how
 many findings, the time to the first (from the campaign's start), whether it was shrunk, its rate and its fix.
 
     python3 bench/discovery_classes.py CORPUS START_EPOCH [--json OUT.json]

@@ -5,13 +5,12 @@ checked by the oracle; else a fix of more changes found greedily (:func:`greedy_
 A *change* is one annotation strengthened (``ld.global.nc`` -> ``ld``, a ``.u8``/``.u16`` ld/st -> wider, weak or volatile -> relaxed or
 acquire/release at some scope, relaxed -> acquire/release, ``.relaxed`` mbarrier arrive/wait ->
 release/acquire, a one-way fence -> ``fence.acq_rel`` -> ``fence.sc``, ``barrier.cluster.arrive.relaxed``
--> release, a larger scope, ``cp.async.bulk.wait_group{.read} n`` -> ``n`` 0, then without ``.read``), or one
-instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``,
-``cp.async.bulk.wait_group.read 0``, ``cp.async.bulk.wait_group 0``, ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
+-> release, a larger scope, ``{cp.async.bulk,wgmma}.wait_group{.read} n`` -> ``n`` 0, then without ``.read``), or one
+instruction inserted (a wait: ``cp.async.wait_group 0``/``wait_all``, ``cp.async.bulk.wait_group.read 0``, ``cp.async.bulk.wait_group 0``,
+``wgmma.wait_group 0`` then ``wgmma.fence`` (class F), ``griddepcontrol.wait``, an ``mbarrier.try_wait.parity.acquire.cta``
 loop on an mbarrier of the thread's CTA; a ``fence.proxy.async``; a memory fence, drawn from the
 semantics table's fence rows, :data:`fuzzgpu.semantics.FENCE_KEYS`, one-way ``fence.release`` /
-``fence.acquire`` before ``fence.acq_rel`` before ``fence.sc``), or one wait made a retry loop (an
-``mbarrier.try_wait``/``test_wait`` whose result nothing tests, retried until it returns True).
+``fence.acquire`` before ``fence.acq_rel`` before ``fence.sc``), or one wait made a retry loop (an ``mbarrier.try_wait``/``test_wait`` whose result nothing tests, retried until it returns True).
 Changes are tried cheapest first: an annotation before an inserted wait, a wait before a proxy
 fence, a proxy fence before a memory fence, a smaller scope before a larger one, and within one kind
 the earliest place in the thread.  The first that the oracle accepts is the fix: no consistent
@@ -66,9 +65,9 @@ from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
     ACCESS_WIDTHS, Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
-    FenceMbarrierInit, GridDepControl, Instruction, Load, MbarrierArrive, MbarrierInit, MbarrierWait, Program, ProgramError, ProxyFence, ProxyFenceKind,
-    Red, Scope, Sem, Store, validate,
-)
+    FenceMbarrierInit, GridDepControl, Instruction, Load, MbarrierArrive, MbarrierInit, MbarrierWait, Program, ProgramError, ProxyFence,
+    ProxyFenceKind, Red, Scope, Sem, Store, WgmmaWait, validate)
+from .model import wgmma
 
 if TYPE_CHECKING:
     from .model.race import RaceAnalysis, RacingPair
@@ -276,7 +275,7 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         yield r(ins, sem=Sem.SC)
     elif isinstance(ins, ClusterBarrier) and ins.mode == "arrive" and ins.sem is Sem.RELAXED:
         yield r(ins, sem=None)  # barrier.cluster.arrive: .release is the default
-    if isinstance(ins, (CpAsyncWait, BulkWait)) and ins.n not in (None, 0):
+    if isinstance(ins, (CpAsyncWait, BulkWait, WgmmaWait)) and ins.n not in (None, 0):
         yield r(ins, n=0)  # wait_group N: the N most recent groups may still be pending (issue 32, class 9)
     if isinstance(ins, BulkWait) and ins.read:
         yield r(ins, read=False)
@@ -309,6 +308,7 @@ def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[st
     if any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" for i in code):
         yield "wait", "insert", BulkWait(0, read=True)  # the sources may be reused (issue 32, class 9)
         yield "wait", "insert", BulkWait(0)
+    yield from wgmma.inserts(code)  # class F: wgmma.wait_group 0, wgmma.fence
     if p.threads[tid].placement.grid in p.pdl_grids:
         yield "wait", "insert", GridDepControl("wait")
     for bar in _mbarriers(p, tid):

@@ -279,6 +279,11 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     Instr("tcgen05.fence", "Tcgen05Fence", "", "-", "-", False, False,
           "tcgen05 operations against thread synchronisation; no memory effect in the model (compile-checked only)",
           ISA, "tcgen05 memory consistency (tcgen05.fence)"),
+    # -- wgmma register operands (issue 32, class F: wgmma_register_window) --
+    Instr("wgmma.fence", "WgmmaFence", "", "-", "-", False, False, "the thread's earlier register accesses before a later wgmma.mma_async's access of the same registers (accumulator, A fragment); no memory effect", ISA, "9.7.15.7.1 wgmma.fence"),
+    Instr("wgmma.mma_async", "WgmmaMma", "", "-", "-", False, False, "nothing of memory (register-A form): reads its A fragment and writes its accumulator asynchronously, until a wgmma.wait_group covers its group", ISA, "wgmma.mma_async; 9.7.15.7.3"),
+    Instr("wgmma.commit_group", "WgmmaCommit", "", "-", "-", False, False, "nothing: closes the thread's uncommitted wgmma.mma_async into a wgmma-group", ISA, "9.7.15.7.2 wgmma.commit_group"),
+    Instr("wgmma.wait_group", "WgmmaWait", "", "-", "the thread", False, False, "the register operands of the wgmmas of the completed groups (all but the n most recent) before the thread's later accesses of them", ISA, "9.7.15.7.3 wgmma.wait_group"),
 )}
 
 #: IR instructions that have no memory-model meaning of their own (registers, control flow, fuzzgpu's
@@ -603,6 +608,12 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "the flag was written and read with accesses of different sizes (a partial overlap): they are not "
               "morally strong, so the release/acquire handoff synchronizes nothing", ("strengthen",),
               "8.2 Memory operations (Overlap); 8.7 Morally strong operations; 8.10.1 Data races", drawn=False),
+    Mechanism("wgmma-register", ("wgmma.fence", "wgmma.mma_async", "wgmma.commit_group", "wgmma.wait_group"),  # class F
+              "a wgmma.mma_async's accumulator and A-fragment registers are accessed by other instructions only before "
+              "a wgmma.fence that precedes it, or after a wgmma.wait_group that covers its group",
+              "a register operand of a wgmma accessed in flight: the A fragment overwritten or the accumulator accessed "
+              "before the wgmma.wait_group covering its group, or written with no wgmma.fence before the wgmma",
+              ("wait", "fence"), "9.7.15.7.1 wgmma.fence; 9.7.15.7.3 wgmma.wait_group", drawn=False),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -612,7 +623,6 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
 
 #: the handoff means the generator draws (profile ``all`` draws every one)
 DRAWN = tuple(m.name for m in MECHANISMS.values() if m.drawn)
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -633,6 +643,8 @@ CLASSES: dict[int, str] = {
        "thread, or wait_group N with the copy among the N most recent, or none",
     10: "C. cp.async.bulk.wait_group.read (or no wait) taken for write completion: a TMA store's global write consumed "
         "after a signal before it landed",
+    13: "F. a wgmma register operand accessed in flight: the A fragment overwritten (or the accumulator read) before "
+        "the wgmma.wait_group covering the wgmma's group, or written with no wgmma.fence before it (DeepGEMM #448/#449)",
     15: "H. mbarrier lifecycle: an mbarrier used by another CTA before its mbarrier.init is visible (fence.mbarrier_init "
         "missing, or issued by a thread that did not initialise it)",
     16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
@@ -655,6 +667,7 @@ CLASS_NAMES: dict[int, str] = {
     8: "generic-then-async-reuse",
     9: "bulk-source-reused-before-read",
     10: "bulk-read-wait-taken-for-write",
+    13: "wgmma-register-in-flight",
     15: "mbarrier-lifecycle",
     16: "mbarrier-wrong-parity",
     17: "remote-mbarrier-cta-scope",
@@ -698,7 +711,7 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
         return 16  # the handoff's wait tested the wrong phase (not an .nc, proxy or async-copy failure)
     if mechanism == "mbarrier" and remote_cta_scope(program):
         return 17
-    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15, "mixed-size": 19}
+    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15, "mixed-size": 19, "wgmma-register": 13}
     if mechanism in simple:
         return simple[mechanism]
     if mechanism in ASYNC_CLASS_MECHANISMS:
@@ -750,6 +763,19 @@ def access_extent(width: int) -> tuple[int, int]:
     return 0, width // 8
 
 
+def wgmma_register_window(groups: int, n: int) -> int:
+    """How many of ``groups`` committed wgmma-groups (oldest first) ``wgmma.wait_group n`` completes: all but
+    the ``n`` most recent (an uncommitted wgmma is in none).  PTX ISA 9.7.15.7.3: it waits "until only N or fewer of
+    the most recent wgmma-groups are pending"; "Accessing the accumulator register or the input register containing
+    the fragments of matrix A of a wgmma.mma_async instruction without first performing a wgmma.wait_group
+    instruction that waits on a wgmma-group including that wgmma.mma_async instruction is undefined behavior".
+    9.7.15.7.1: wgmma.fence orders "prior accesses to any warpgroup registers and subsequent accesses to the same
+    registers by a wgmma.mma_async" and is needed between the two, "Otherwise, the behavior is undefined".  So a
+    wgmma's register window runs from the last wgmma.fence before it to the wait covering its group (class F;
+    fuzzgpu's reading of the undefined behaviour: :mod:`fuzzgpu.model.wgmma`)."""
+    return max(0, groups - n)
+
+
 def remote_cta_scope(program: Program) -> bool:
     """Issue 32 class 17 (J): an mbarrier that a thread of another CTA arrives on through
     ``.shared::cluster`` (a remote arrive), with a release arrive of ``.cta`` scope or an acquire wait
@@ -768,7 +794,7 @@ def remote_cta_scope(program: Program) -> bool:
     return False
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "access_extent", "async_class", "remote_cta_scope", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "access_extent", "async_class", "remote_cta_scope", "wgmma_register_window", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
            "unknown_instructions", "wrong_parity", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]

@@ -479,6 +479,52 @@ class FenceMbarrierInit(Instruction):
     OP: ClassVar[str] = "fence.mbarrier_init"
 
 
+# -- wgmma register operands (issue 32, class F) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class WgmmaFence(Instruction):
+    """``wgmma.fence.sync.aligned`` (PTX ISA "wgmma.fence", 9.7.15.7.1): orders the thread's earlier
+    accesses of registers before a later ``wgmma.mma_async``'s access of them (its accumulator and
+    A-fragment registers; :func:`fuzzgpu.semantics.wgmma_register_window`)."""
+
+    OP: ClassVar[str] = "wgmma.fence"
+
+
+@dataclass(frozen=True)
+class WgmmaMma(Instruction):
+    """``wgmma.mma_async d, a`` -- fuzzgpu's register-level reading of ``wgmma.mma_async.sync.aligned``
+    with its A fragment in registers (PTX ISA "wgmma.mma_async"): ``a`` is the A-fragment register,
+    ``dst`` the accumulator; B is the selection matrix and scale-d 0, so ``dst`` receives the value
+    the asynchronous operation read from ``a``.  Both registers may be accessed only once a
+    ``wgmma.wait_group`` covers the wgmma's group (issue 32, class F)."""
+
+    OP: ClassVar[str] = "wgmma.mma_async"
+    dst: str
+    a: str
+
+
+@dataclass(frozen=True)
+class WgmmaCommit(Instruction):
+    """``wgmma.commit_group.sync.aligned`` (PTX ISA "wgmma.commit_group", 9.7.15.7.2): closes the thread's uncommitted
+    ``wgmma.mma_async`` operations into a wgmma-group."""
+
+    OP: ClassVar[str] = "wgmma.commit_group"
+
+
+@dataclass(frozen=True)
+class WgmmaWait(Instruction):
+    """``wgmma.wait_group.sync.aligned n`` (PTX ISA "wgmma.wait_group", 9.7.15.7.3): waits until at most the ``n`` most
+    recent wgmma-groups of the thread are pending."""
+
+    OP: ClassVar[str] = "wgmma.wait_group"
+    n: int = 0
+
+
+#: the wgmma register instructions (class F), registered but not emitted by the litmus harness
+WGMMA_REGISTER_INSTRUCTIONS: tuple[type[Instruction], ...] = (WgmmaFence, WgmmaMma, WgmmaCommit, WgmmaWait)
+
+
 EXTENSION_INSTRUCTIONS: tuple[type[Instruction], ...] = (
     GridDepControl,
     MbarrierInit,
@@ -516,7 +562,7 @@ CORE_INSTRUCTIONS: tuple[type[Instruction], ...] = (Load, Store, Atom, Red, Fenc
 #: registered instructions that code generation does not emit yet (it reads
 #: ``EXTENSION_INSTRUCTIONS`` as the classes it emits, ``codegen._KNOWN``, and refuses the others
 #: with a one-line reason); they move to ``EXTENSION_INSTRUCTIONS`` with their emission
-NOT_EMITTED_INSTRUCTIONS: tuple[type[Instruction], ...] = ()
+NOT_EMITTED_INSTRUCTIONS: tuple[type[Instruction], ...] = WGMMA_REGISTER_INSTRUCTIONS
 for _cls in (*CORE_INSTRUCTIONS, *EXTENSION_INSTRUCTIONS, *NOT_EMITTED_INSTRUCTIONS):
     register_instruction(_cls)
 
@@ -527,5 +573,5 @@ __all__ = ["ACCESS_WIDTHS", "CORE_INSTRUCTIONS", "EXTENSION_INSTRUCTIONS", "NOT_
            "ClusterBarrier", "CpAsync", "CpAsyncBulk", "CpAsyncCommit", "CpAsyncMbarrierArrive", "CpAsyncWait",
            "Fence", "FenceMbarrierInit", "Filler", "Goto", "GridDepControl", "HasLoc", "Instruction", "Label",
            "Load", "MbarrierArrive", "MbarrierCompleteTx", "MbarrierExpectTx", "MbarrierInit", "MbarrierWait",
-           "MemoryAccess", "Mov", "ProxyFence", "Red", "Store", "Tcgen05Fence", "has_loc", "loc_of",
-           "register_instruction"]
+           "MemoryAccess", "Mov", "ProxyFence", "Red", "Store", "Tcgen05Fence", "WGMMA_REGISTER_INSTRUCTIONS",
+           "WgmmaCommit", "WgmmaFence", "WgmmaMma", "WgmmaWait", "has_loc", "loc_of", "register_instruction"]

@@ -61,6 +61,8 @@ from .instructions import (
     Red,
     Store,
     Tcgen05Fence,
+    WgmmaMma,
+    WgmmaWait,
     _operands,
     loc_of,
 )
@@ -544,6 +546,10 @@ def _validate_extension(ins: Instruction, locs: Mapping[str, Location]) -> None:
                                f"with no reduction (cp.reduce.async.bulk{'.tensor' if ins.tensor else ''} reads shared memory)")
     if isinstance(ins, BulkWait) and not 0 <= ins.n < 64:
         raise ProgramError(f"cp.async.bulk.wait_group {ins.n} out of range 0..63")
+    if isinstance(ins, WgmmaWait) and not 0 <= ins.n < 64:
+        raise ProgramError(f"wgmma.wait_group {ins.n} out of range 0..63")
+    if isinstance(ins, WgmmaMma) and ins.dst == ins.a:
+        raise ProgramError(f"wgmma.mma_async {ins.dst}, {ins.a}: the accumulator and the A fragment are different registers")
     if isinstance(ins, CpAsync):
         if locs[ins.dst_loc].space is not Space.SHARED or locs[ins.src_loc].space is not Space.GLOBAL:
             raise ProgramError("cp.async copies global memory into shared memory")

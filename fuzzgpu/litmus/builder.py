@@ -394,6 +394,10 @@ class InstructionBuilder:
     def unknown_async(self) -> ir.Instruction:
         raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")
 
+    def unknown_wgmma(self) -> ir.Instruction:
+        raise self.error(f"unknown instruction {self.tok.text!r} (wgmma.fence, wgmma.mma_async d, a, wgmma.commit_group, "
+                         "wgmma.wait_group n)")
+
     def mbarrier_sem_scope(self, quals: list[Qualifier], sems: dict[str, ir.Sem], default: ir.Sem) -> tuple[ir.Sem, ir.Scope]:
         found = self.classify({"sem": sems, "scope": MBAR_SCOPES}, quals)
         sem, scope = qualifier_value(found, "sem", ir.Sem), qualifier_value(found, "scope", ir.Scope)

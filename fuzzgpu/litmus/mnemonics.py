@@ -310,6 +310,15 @@ TABLE: tuple[Form | Family, ...] = (
     Family(("tcgen05",), "unknown_tcgen05"),
     Form("async.read", ir.AsyncRead, (_r("dst"), _loc("loc"))),
     Family(("async",), "unknown_async"),
+    # wgmma register operands (issue 32, class F): wgmma.mma_async d, a -- the accumulator, the A fragment
+    Form("wgmma.fence", ir.WgmmaFence),
+    Form("wgmma.mma_async", ir.WgmmaMma, (_r("dst"), _r("a"))),
+    Form("wgmma.commit_group", ir.WgmmaCommit),
+    Form("wgmma.wait_group", ir.WgmmaWait, (_n("n"),)),
+    Form("wgmma.fence.sync.aligned", ir.WgmmaFence, printed=False),  # the PTX spellings, read and not written
+    Form("wgmma.commit_group.sync.aligned", ir.WgmmaCommit, printed=False),
+    Form("wgmma.wait_group.sync.aligned", ir.WgmmaWait, (_n("n"),), printed=False),
+    Family(("wgmma",), "unknown_wgmma"),
     # mbarrier
     Form("mbarrier.init", ir.MbarrierInit, (_loc("bar"), _n("count"))),
     Form("mbarrier.expect_tx", ir.MbarrierExpectTx, (_loc("bar"), _n("tx"))),

@@ -23,6 +23,7 @@ from .. import ir
 from .. import semantics
 from .event import Budget, Event, Unsupported
 from . import mechanisms as mech
+from . import wgmma
 from .candidates import (
     Candidate,
     assemble,
@@ -169,9 +170,13 @@ def thread_traces(
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]
+    steps = (lambda s, i, c: wgmma.step(s, i, c, _step)) if wgmma.uses_wgmma(code) else _step  # class F (.wgmma)
     while stack:
         st = stack.pop()
         while True:
+            if st.pc >= len(code) and st.wg is not None and wgmma.pending(st):  # wgmmas no wait covered (.wgmma)
+                stack.extend(wgmma.finish(st, len(code)))
+                break
             if st.pc >= len(code):
                 costs = tuple((i, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
                 out.append(
@@ -183,11 +188,12 @@ def thread_traces(
                         tuple(st.rmws),
                         tuple(st.po),
                         costs,
+                        wgmma.hazards(st),
                     )
                 )
                 break
             st.steps += 1
-            forks = None if st.steps > MAX_TRACE_STEPS else _step(st, code[st.pc], ctx)
+            forks = None if st.steps > MAX_TRACE_STEPS else steps(st, code[st.pc], ctx)
             if forks is None:  # path dropped (loop bound)
                 lim = ctx.back_limits.get(st.pc, 0)
                 if cut is not None and lim > 0 and st.back.get(st.pc, 0) > lim:

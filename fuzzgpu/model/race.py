@@ -54,6 +54,7 @@ from . import (
     event_name,
 )
 from . import mechanisms as mech
+from . import wgmma
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
 from .ptx import nc_free_reads
@@ -303,6 +304,18 @@ def _lost_writes(x: Execution, vo: Rel, co: Rel, named: Mapping[tuple[int, int],
     return out
 
 
+def register_pairs(p: Program, combo: tuple) -> list[tuple[RacingPair, bool]]:
+    """The racing pairs of the paths ``combo`` (one trace per thread) that are a wgmma's register operand
+    accessed in flight (:mod:`.wgmma`; issue 32, class F), each with whether the path's values came from it."""
+    out: dict[tuple, tuple[RacingPair, bool]] = {}
+    for tid, tr in enumerate(combo):
+        for h in tr.wgmma_hazards:
+            first, second, reg = wgmma.names(p, tid, h)
+            rp = RacingPair(first, second, reg, "wgmma-register", (tid, h[0]), (tid, h[1]))
+            out[h[:3]] = (rp, h[3] or out.get(h[:3], (rp, False))[1])
+    return list(out.values())
+
+
 @functools.lru_cache(maxsize=1024)
 def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
     """Every racing pair of the program's consistent executions, and which outcomes only an
@@ -324,6 +337,9 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
             pairs = racing_pairs(p, v)
             vo = intended_order(p, v) if pairs else Rel.empty(v.n)
             named: dict[tuple[int, int], RacingPair] = {}
+            registers = register_pairs(p, combo)  # class F: no memory event, a register's hazard (.wgmma)
+            for rp, _ in registers:
+                races.setdefault((rp.write_at, rp.other_at, rp.location), rp)
             early: set[tuple[int, int]] = set()  # (w, o): o read w, which the program meant to come after it
             for a, b in pairs:
                 w, o = v.ev[a], v.ev[b]
@@ -349,7 +365,7 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
                     if src is None or src == a or co.has(a, src):
                         continue
                     stale.append(rp)
-                stale += _lost_writes(v, vo, co, named)
+                stale += _lost_writes(v, vo, co, named) + [rp for rp, taken in registers if taken]
                 if stale:
                     d = missed.setdefault(out, {})
                     for rp in stale:
@@ -361,4 +377,4 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
 
 
 __all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "contract_breakers", "intended_order",
-           "overwrite", "racing_pairs"]
+           "overwrite", "racing_pairs", "register_pairs"]

@@ -46,6 +46,8 @@ class Trace:
     rmw: tuple[tuple[int, int], ...]  # (read index, write index) of one atom/red
     po: tuple[tuple[int, int], ...] = ()  # program order, as edges (transitively closed later)
     costs: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (write index, writes its value needs, per location)
+    #: a wgmma's register operand accessed in flight (:data:`.wgmma.Hazard`; class F)
+    wgmma_hazards: tuple[tuple[int, int, str, bool], ...] = ()
 
     @cached_property
     def reads(self) -> frozenset[tuple[str, int]]:
@@ -81,6 +83,7 @@ class _State:
     cp_all: list[int] = field(default_factory=list)  # every cp.async not yet waited for
     bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
     bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
+    wg: object = None  # the wgmmas in flight (a .wgmma.WgState: immutable, shared by forks)
 
     def fork(self) -> "_State":
         return _State(
@@ -103,6 +106,7 @@ class _State:
             list(self.cp_all),
             list(self.bulk_open),
             [list(g) for g in self.bulk_groups],
+            self.wg,
         )
 
     def add(self, ev: Event) -> int:

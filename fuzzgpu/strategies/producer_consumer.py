@@ -67,6 +67,7 @@ import hypothesis.strategies as st
 
 from ..codegen import added_reasons
 from .widths import narrow_flag
+from .wgmma_regs import fragment_reuse
 from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, ONE_WAY_FENCE_SEMS, RELEASE_FENCE_SEMS
 from ..ir import (AsyncRead, Barrier, Branch, ClusterBarrier, BulkCommit, BulkWait, Cond, CpAsync, CpAsyncBulk, CpAsyncCommit,
                   CpAsyncMbarrierArrive, CpAsyncWait, Atom, Fence, FenceMbarrierInit, Filler, GridDepControl, Instruction, Label, Load,
@@ -698,6 +699,7 @@ def producer_consumer(
         o = dataclasses.replace(o, tcgen05=False, reads=tuple(r for r in o.reads if r not in UNRUNNABLE) or ("ld",))
     if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
         draw(_stage_span(pr, o, consumer, 1))
+    fragment_reuse(draw, pr.code, pr.observed, pr.reg, pr.next_value, o.tcgen05)  # class F, after the spans (wgmma_regs.py)
     return _tensor_copy(draw, _assemble(pr))
 
 

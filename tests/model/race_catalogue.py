@@ -5,6 +5,7 @@ that does."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from fuzzgpu import fixes
 from fuzzgpu.ir import Program, eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import RaceAnalysis, analyse_races
+from fuzzgpu.semantics import finding_class
 
 
 def judged(path: Path, row: dict[str, Any]) -> tuple[Program, RaceAnalysis, Any | None]:
@@ -37,3 +39,24 @@ def fix_matches(folder: Path, racy: str, fixed: str) -> Program:
     want = parse_file(folder / f"{fixed}.litmus")
     assert [t.code for t in fix.program.threads] == [t.code for t in want.threads], fix.text
     return fix.program
+
+
+def rows(folder: Path) -> list[dict[str, str]]:
+    """The rows of ``folder/expected.csv`` (``#`` lines are comments)."""
+    with open(folder / "expected.csv") as f:
+        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+
+
+def check_row(folder: Path, row: dict[str, str]) -> None:
+    """A catalogue row (path, racy, witness, mechanism, class) against the race analysis: the
+    racy/race-free verdict, the witness's verdict and, when it is racy, the mechanism and class of
+    every racing pair that explains it."""
+    p, ra, witness = judged(folder / row["path"], row)
+    if witness is None:
+        return
+    assert ra.verdict(witness) == row["witness"]
+    if row["witness"] != "racy":
+        return
+    pairs = ra.racy[witness]
+    assert {pr.mechanism for pr in pairs} == {row["mechanism"]}
+    assert {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs} == {int(row["class"])}

@@ -4,35 +4,25 @@ and the fix (the sizes made to agree)."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
 from fuzzgpu.model.race import analyse_races
-from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
+from fuzzgpu.semantics import CLASS_NAMES, CLASSES
 
-from race_catalogue import fix_matches, judged
+from race_catalogue import check_row, fix_matches, rows
 
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-mixed"
 
 
 def _rows() -> list[dict[str, str]]:
-    with open(HERE / "expected.csv") as f:
-        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
+    return rows(HERE)
 
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
 def test_mixed_size_catalogue(row):
-    p, ra, witness = judged(HERE / row["path"], row)  # the row's racy verdict and its one witness checked
-    if witness is None:
-        return
-    assert ra.verdict(witness) == row["witness"]
-    if row["witness"] != "racy":
-        return
-    pairs = ra.racy[witness]
-    assert {pr.mechanism for pr in pairs} == {row["mechanism"]}
-    assert {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs} == {int(row["class"])}
+    check_row(HERE, row)  # the row's racy verdict, its one witness, and a racy witness's mechanism and class
 
 
 def test_catalogue_lists_every_file():
