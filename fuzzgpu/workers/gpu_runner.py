@@ -1,0 +1,272 @@
+"""The GPU runner: one process per GPU that runs every campaign worker's programs on that GPU
+(``fuzzgpu campaign --gpus ... --gpu-context shared``, the default).
+
+Why: with one CUDA context per worker (``--gpu-context per-worker``) the contexts of the K workers
+of a GPU time-slice it, and one harness run that takes ~7 ms of GPU alone takes 21-32 ms with 8-14
+of them (bench/results/throughput/h200-runcost/).  Here the workers draw, judge, compile (nvcc) and
+check the SASS; the runner only runs, one program after the other, in the GPU's one context.
+
+Layout (``fuzzgpu.backends.remote`` has the two ends)::
+
+    worker w0 .. wK (RemoteCuda) --unix socket--> runner (this module, no CUDA) --pipe--> GPU process (GpuSide)
+
+* the **runner** (:func:`serve`) accepts the workers' connections (authenticated with a key the
+  campaign passes in the environment, :data:`~fuzzgpu.backends.remote.KEY_ENV`), queues their
+  :class:`~fuzzgpu.backends.remote.RunRequest` s in arrival order and answers each;
+* the **GPU process** is a :class:`~fuzzgpu.workers.supervised.SupervisedBackend` child: a run past
+  its deadline (a hang) or one that faults the GPU or kills the process is answered to its worker as
+  a fault (``("fault", kind, detail)``, which the worker raises as ``ProgramFault``: the campaign
+  quarantines the program, exactly as with a worker's own context), and the next request starts a
+  fresh GPU process with a fresh context.  The other workers' requests wait in the queue meanwhile
+  and run there: one program's fault loses no other program.
+* the campaign (:func:`fuzzgpu.workers.local.run_parallel`) starts one runner per GPU before the
+  workers (:class:`RunnerHandle`), restarts one that dies (its workers connect again), and stops it
+  at the end.
+
+The runner writes its counters to ``STATE`` every two seconds (``runner.json``: runs, faults, GPU
+process restarts, the seconds it spent running, waiting idle and the deepest queue).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import multiprocessing as mp
+import os
+import secrets
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..backends.remote import KEY_ENV, RUNNER_SIDE, CubinGone, cubin_dir, sweep_cubins
+from ..errors import EnvError
+from .supervised import BackendSpec, ProgramFault, SupervisedBackend, die_with_parent
+
+#: how often the runner writes its counters and sweeps old cubin files (seconds)
+STATE_EVERY_S = 2.0
+SWEEP_EVERY_S = 60.0
+
+
+@dataclass
+class RunnerCounters:
+    """What a runner did: runs answered, of them faults, its GPU process's restarts, seconds spent
+    running requests (``run_s``: the GPU process's answers, host work included) and idle, the
+    deepest queue it held."""
+
+    runs: int = 0
+    faults: int = 0
+    gone: int = 0
+    restarts: int = 0
+    run_s: float = 0.0
+    idle_s: float = 0.0
+    queue_max: int = 0
+    clients: int = 0
+    started: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": "fuzzgpu.gpu_runner", "version": 1, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
+
+
+def reply_for(gpu: Any, payload: Any, config: Any) -> tuple[Any, ...]:
+    """Run ``payload`` (a RunRequest; a Program on the sim) with ``config`` on ``gpu`` (a
+    SupervisedBackend of the GPU process) and say what a worker is told:
+    ``("ok", histogram)``, ``("exc", exception)`` (the program's: bad input, not covered),
+    ``("gone",)`` (its cubin file was swept: send the bytes) or ``("fault", kind, detail)``."""
+    try:
+        return ("ok", gpu.run(payload, config))
+    except ProgramFault as f:
+        return ("fault", f.kind, f.detail)
+    except CubinGone:
+        return ("gone",)
+    except Exception as e:  # noqa: BLE001 -- the program's exception, raised again in its worker
+        return ("exc", e)
+
+
+class Runner:
+    """The runner's loop over its listener, its clients and its GPU process (:func:`serve`)."""
+
+    def __init__(self, gpu: Any, listener: Any, counters: RunnerCounters, hello: tuple[Any, ...]) -> None:
+        self.gpu = gpu
+        self.listener = listener
+        self.counters = counters
+        self.hello = hello
+        self.clients: list[Any] = []
+        self.queue: collections.deque[tuple[Any, Any]] = collections.deque()
+        self._lock = threading.Lock()
+        self._wake_r, self._wake_w = os.pipe()
+
+    def accept_forever(self) -> None:
+        """The accept thread: each authenticated client gets the hello and joins the loop."""
+        while True:
+            try:
+                c = self.listener.accept()
+            except Exception:  # noqa: BLE001, S112 -- a client that failed the handshake (AuthenticationError, EOF): that one only
+                continue
+            try:
+                c.send(self.hello)
+            except OSError:
+                continue
+            with self._lock:
+                self.clients.append(c)
+                self.counters.clients += 1
+            os.write(self._wake_w, b"x")
+
+    def gather(self, timeout: float) -> None:
+        """Read the requests that arrived (waiting up to ``timeout`` s for one) into the queue."""
+        from multiprocessing.connection import wait
+
+        with self._lock:
+            conns = list(self.clients)
+        ready: list[Any] = wait([*conns, self._wake_r], timeout)
+        for c in ready:
+            if isinstance(c, int):  # the accept thread's wake-up
+                os.read(self._wake_r, 4096)
+                continue
+            try:
+                self.queue.append((c, c.recv()))
+            except (EOFError, OSError):  # the worker went away
+                with self._lock:
+                    self.clients.remove(c)
+        self.counters.queue_max = max(self.counters.queue_max, len(self.queue))
+
+    def step(self) -> None:
+        """Answer the oldest request, or wait for one."""
+        t0 = time.monotonic()
+        if not self.queue:
+            self.gather(1.0)
+            self.counters.idle_s += time.monotonic() - t0
+            return
+        c, (payload, config) = self.queue.popleft()
+        reply = reply_for(self.gpu, payload, config)
+        self.counters.run_s += time.monotonic() - t0
+        self.counters.runs += 1
+        self.counters.faults += reply[0] == "fault"
+        self.counters.gone += reply[0] == "gone"
+        self.counters.restarts = self.gpu.restarts
+        try:
+            c.send(reply)
+        except (OSError, ValueError):  # gone meanwhile, or an answer that does not pickle
+            try:
+                c.send(("exc", EnvError(f"the GPU runner could not send {type(reply[-1]).__name__} back")))
+            except (OSError, ValueError):
+                pass
+        self.gather(0.0)
+
+
+def serve(address: str, key: bytes, gpu_id: str | None, spec: BackendSpec, watchdog: float, state: str, ready: Any) -> None:
+    """The runner process: the GPU process (a supervised child running ``spec``'s backend:
+    :data:`RUNNER_SIDE`, or the sim when the runner is tested on the CPU), the listener at
+    ``address``, the loop.  Tells ``ready`` ``("ready", describe)`` or ``("fail", message)``."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign stops it (SIGTERM)
+    if gpu_id is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpu_id
+    from multiprocessing.connection import Listener
+
+    try:
+        gpu = SupervisedBackend(spec, watchdog, start_method="spawn")  # this process has threads: no fork
+    except Exception as e:  # noqa: BLE001 -- no GPU, no PyCUDA: the campaign says so in one line
+        ready.send(("fail", f"{type(e).__name__}: {e}"))
+        return
+    listener = Listener(address, family="AF_UNIX", authkey=key)
+    counters = RunnerCounters()
+
+    def stop(*_: Any) -> None:  # the campaign's end: the last counters, then out (the GPU process dies with this one)
+        _write_state(Path(state), counters)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    runner = Runner(gpu, listener, counters, ("hello", gpu.describe(), gpu.identity()))
+    threading.Thread(target=runner.accept_forever, daemon=True, name="fuzzgpu-runner-accept").start()
+    ready.send(("ready", gpu.describe()))
+    ready.close()
+    cubins = cubin_dir(address)
+    last_state = last_sweep = 0.0
+    while True:
+        runner.step()
+        now = time.monotonic()
+        if now - last_state > STATE_EVERY_S:
+            last_state = now
+            _write_state(Path(state), counters)
+        if now - last_sweep > SWEEP_EVERY_S:
+            last_sweep = now
+            sweep_cubins(cubins, time.time())
+
+
+def _write_state(path: Path, counters: RunnerCounters) -> None:
+    from ..files import write_atomic
+
+    try:
+        write_atomic(path, json.dumps(counters.to_json()))
+    except OSError:
+        pass
+
+
+class RunnerHandle:
+    """A campaign's runner for one GPU: started in a fresh folder (its socket and cubin files) with
+    a fresh key, restarted when it dies (:meth:`ensure`), stopped and its folder removed (:meth:`stop`)."""
+
+    def __init__(self, gpu_id: str | None, watchdog: float, state: Path, start_timeout: float = 300.0,
+                 spec: BackendSpec = BackendSpec(RUNNER_SIDE)) -> None:
+        self.gpu_id = gpu_id
+        self.spec = spec
+        self.watchdog = watchdog
+        self.state = state
+        self.start_timeout = start_timeout
+        self.folder = Path(tempfile.mkdtemp(prefix="fuzzgpu-runner-"))
+        self.address = str(self.folder / "runner.sock")
+        self.key = secrets.token_bytes(32)
+        self.restarts = 0
+        self.describe = ""
+        self._ctx = mp.get_context("spawn")
+        self._proc: Any = None
+        self._start()
+
+    def env(self) -> dict[str, str]:
+        """What a worker's environment needs to talk to this runner."""
+        return {KEY_ENV: self.key.hex()}
+
+    def _start(self) -> None:
+        Path(self.address).unlink(missing_ok=True)
+        here, there = self._ctx.Pipe()
+        self.state.parent.mkdir(parents=True, exist_ok=True)
+        p = self._ctx.Process(target=serve, args=(self.address, self.key, self.gpu_id, self.spec, self.watchdog, str(self.state), there),  # type: ignore[attr-defined]
+                              daemon=False, name="fuzzgpu-gpu-runner")  # it has a child: the GPU process
+        p.start()
+        there.close()
+        self._proc = p
+        msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
+        if msg[0] != "ready":
+            self.stop(remove=False)
+            raise EnvError(f"the GPU runner of GPU {self.gpu_id} did not start: {msg[1]}")
+        self.describe = msg[1]
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.is_alive()
+
+    def ensure(self) -> bool:
+        """Restart the runner if it died; whether it did."""
+        if self.alive():
+            return False
+        self.restarts += 1
+        self._start()
+        return True
+
+    def stop(self, remove: bool = True) -> None:
+        p, self._proc = self._proc, None
+        if p is not None and p.is_alive():
+            p.terminate()
+            p.join(10)
+            if p.is_alive():
+                p.kill()
+                p.join(5)
+        if remove:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+__all__ = ["RunnerCounters", "RunnerHandle", "Runner", "reply_for", "serve"]
