@@ -225,7 +225,11 @@ class RunnerHandle:
         self.describe = ""
         self._ctx = mp.get_context("spawn")
         self._proc: Any = None
-        self._start()
+        try:
+            self._start()
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
 
     def env(self) -> dict[str, str]:
         """What a worker's environment needs to talk to this runner."""

@@ -204,10 +204,9 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             old[s] = signal.signal(s, on_signal)
         except ValueError:
             pass
-    where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")
-             + ("; one GPU runner process per GPU runs their programs" if shared else "")) if gpus else f"{n} worker processes"
+    where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")) if gpus else f"{n} worker processes"
     print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: "
-          f"{n} workers ({where})", file=out, flush=True)
+          f"{n} workers ({where})" + ("; one GPU runner process per GPU runs their programs" if shared else ""), file=out, flush=True)
     reason = "time"
     last = 0.0
     try:
