@@ -449,6 +449,7 @@ class CudaBackend(HarnessBuilder):
         self.stream = drv.Stream()
         self.custream = cu.CUstream(self.stream.handle)
         self._modules: dict[bytes, Any] = {}
+        self._keys: dict[int, tuple[bytes, bytes]] = {}
         self.sms = self.device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
         smem_attr = getattr(drv.device_attribute, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", None)
         self.smem_per_sm = int(self.device.get_attribute(smem_attr)) if smem_attr is not None else 228 * 1024
@@ -482,8 +483,15 @@ class CudaBackend(HarnessBuilder):
     # -- modules and launches ---------------------------------------------------------------
 
     def _module(self, cubin: bytes) -> Any:
-        """``cubin`` loaded (once) with cuModuleLoadData in the PyCUDA context."""
-        key = hashlib.sha256(cubin).digest()
+        """``cubin`` loaded (once) with cuModuleLoadData in the PyCUDA context.  The key is its
+        hash, computed once per bytes object (a batch's cubin is megabytes: hashing it at every
+        launch cost milliseconds a run in a GPU runner)."""
+        known = self._keys.get(id(cubin))
+        key = known[1] if known is not None and known[0] is cubin else hashlib.sha256(cubin).digest()
+        if known is None or known[0] is not cubin:
+            while len(self._keys) >= MAX_MODULES:
+                del self._keys[next(iter(self._keys))]
+            self._keys[id(cubin)] = (cubin, key)  # (the bytes kept: their id is not reused meanwhile)
         mod = self._modules.pop(key, None)
         if mod is None:
             mod = _ck(self.cu.cuModuleLoadData(cubin))

@@ -263,9 +263,12 @@ class GpuSide:
 
         import numpy as np
 
+        t0 = time.perf_counter()
         c = Compiled(req.program, self.cubin(req), req.spec)
         h = self.cuda.run_watched(c, config or RunConfig(), np.frombuffer(req.watched, dtype=np.uint64))
-        return dataclasses.replace(h, meta=(*h.meta, ("driver", str(self.cuda.drv.get_driver_version()))))
+        # runner_s: this process's time on the request (the runner's counters: where its time goes)
+        return dataclasses.replace(h, meta=(*h.meta, ("driver", str(self.cuda.drv.get_driver_version())),
+                                            ("runner_s", time.perf_counter() - t0)))
 
 
 __all__ = ["CUBIN_TTL_S", "KEY_ENV", "RUNNER_SIDE", "CubinGone", "GpuSide", "RemoteCuda", "RemoteSim", "RunRequest", "RunnerClient", "RunnerFault",

@@ -85,10 +85,10 @@ all sharing the corpus, the Hypothesis example database and the evidence cache; 
 same with N worker processes on the CPU backends (sim, static).  One combined status and report.
 Compiling dominates a GPU campaign (the GPU runs 1e7 instances in a few ms): --workers-per-gpu K puts
 K workers on each GPU, so that K programs compile on the CPU while another runs (default: the CPU cores
-over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).  --gpu-context shared
-(the default) gives each GPU one runner process with the GPU's only CUDA context: the workers compile
-and check, the runner runs their programs back to back (per-worker: a context per worker; contexts
-of several processes time-slice the GPU).
+over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).  Each worker's backend
+has its own CUDA context (--gpu-context per-worker, the default; the contexts of several processes
+time-slice the GPU); --gpu-context shared gives each GPU one runner whose --gpu-processes N processes
+(default 1: the GPU's only context) run the programs the workers compile and check.
 
 A Ray cluster: --ray auto|ADDRESS runs the same workers as Ray actors, one per GPU of the cluster
 (--gpus all|N, --workers-per-gpu K: K actors per GPU) or --workers N on the CPU backends; the
@@ -168,11 +168,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --gpus: K worker processes per GPU (default: the CPU cores over the GPUs, at least 1; "
                              "with --ray 1); several overlap one program's compile on the CPU with another's run on the GPU "
                              "-- the way to more programs per hour")
-    parser.add_argument("--gpu-context", default="shared", choices=("shared", "per-worker"),
-                        help="with --gpus and the cuda backend: shared (default) -- one GPU runner process per GPU owns the "
-                             "GPU's only CUDA context and runs the programs its workers compile, back to back; per-worker -- "
-                             "each worker has its own context (the contexts then time-slice the GPU). A program that hangs or "
+    parser.add_argument("--gpu-context", default="per-worker", choices=("shared", "per-worker"),
+                        help="with --gpus and the cuda backend: per-worker (default) -- each worker's backend has its own CUDA "
+                             "context (the contexts time-slice the GPU); shared -- one GPU runner per GPU runs the programs its "
+                             "workers compile, in --gpu-processes contexts, the workers open none. A program that hangs or "
                              "faults the GPU is quarantined either way (not with --ray: each actor has its own context)")
+    parser.add_argument("--gpu-processes", type=_workers, default=1, metavar="N",
+                        help="with --gpu-context shared: the runner's processes that run programs on each GPU, one CUDA "
+                             "context each (default 1: the GPU's only context, programs back to back)")
     parser.add_argument("--gpu-runner", default=None, help=argparse.SUPPRESS)  # a worker: the runner's address
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
@@ -314,7 +317,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known,
-                       gpu_context=args.gpu_context)
+                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes)
     return _parallel_report(args, res)
 
 

@@ -29,10 +29,10 @@ process restarts, the seconds it spent running, waiting idle and the deepest que
 
 from __future__ import annotations
 
-import collections
 import json
 import multiprocessing as mp
 import os
+import queue
 import secrets
 import shutil
 import signal
@@ -54,29 +54,44 @@ SWEEP_EVERY_S = 60.0
 
 @dataclass
 class RunnerCounters:
-    """What a runner did: runs answered, of them faults, its GPU process's restarts, seconds spent
-    running requests (``run_s``: the GPU process's answers, host work included) and idle, the
-    deepest queue it held."""
+    """What a runner did: runs answered, of them faults, its GPU processes' restarts, seconds spent
+    running requests (``run_s``: from sending a request to a GPU process to its answer, summed
+    over the processes), of them in the GPU process's run (``gpu_process_s``: the harness run,
+    host work included) and on the GPU (``events_s``: CUDA events around the launches), seconds its
+    processes waited idle for a request, the deepest queue."""
 
+    processes: int = 1
     runs: int = 0
     faults: int = 0
     gone: int = 0
     restarts: int = 0
     run_s: float = 0.0
+    gpu_process_s: float = 0.0
+    events_s: float = 0.0
     idle_s: float = 0.0
     queue_max: int = 0
     clients: int = 0
     started: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": "fuzzgpu.gpu_runner", "version": 1, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
+        return {"schema": "fuzzgpu.gpu_runner", "version": 2, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
+
+    def count(self, reply: tuple[Any, ...], took: float) -> None:
+        self.runs += 1
+        self.run_s += took
+        self.faults += reply[0] == "fault"
+        self.gone += reply[0] == "gone"
+        if reply[0] == "ok":
+            meta = dict(reply[1].meta)
+            self.gpu_process_s += float(meta.get("runner_s", 0.0))
+            self.events_s += float(meta.get("gpu_s", 0.0))
 
 
 def reply_for(gpu: Any, payload: Any, config: Any) -> tuple[Any, ...]:
     """Run ``payload`` (a RunRequest; a Program on the sim) with ``config`` on ``gpu`` (a
-    SupervisedBackend of the GPU process) and say what a worker is told:
-    ``("ok", histogram)``, ``("exc", exception)`` (the program's: bad input, not covered),
-    ``("gone",)`` (its cubin file was swept: send the bytes) or ``("fault", kind, detail)``."""
+    SupervisedBackend of a GPU process) and say what a worker is told: ``("ok", histogram)``,
+    ``("exc", exception)`` (the program's: bad input, not covered), ``("gone",)`` (its cubin file
+    was swept: send the bytes) or ``("fault", kind, detail)``."""
     try:
         return ("ok", gpu.run(payload, config))
     except ProgramFault as f:
@@ -88,16 +103,19 @@ def reply_for(gpu: Any, payload: Any, config: Any) -> tuple[Any, ...]:
 
 
 class Runner:
-    """The runner's loop over its listener, its clients and its GPU process (:func:`serve`)."""
+    """The runner's loops: the main thread reads the clients' requests into one queue
+    (:meth:`gather`), one thread per GPU process takes the oldest and answers it (:meth:`slot`),
+    the accept thread adds clients."""
 
-    def __init__(self, gpu: Any, listener: Any, counters: RunnerCounters, hello: tuple[Any, ...]) -> None:
-        self.gpu = gpu
+    def __init__(self, gpus: list[Any], listener: Any, counters: RunnerCounters, hello: tuple[Any, ...]) -> None:
+        self.gpus = gpus
         self.listener = listener
         self.counters = counters
         self.hello = hello
         self.clients: list[Any] = []
-        self.queue: collections.deque[tuple[Any, Any]] = collections.deque()
+        self.queue: queue.Queue[tuple[Any, Any]] = queue.Queue()
         self._lock = threading.Lock()
+        self._pending: set[Any] = set()  # the clients whose request is queued or being answered
         self._wake_r, self._wake_w = os.pipe()
 
     def accept_forever(self) -> None:
@@ -117,82 +135,104 @@ class Runner:
             os.write(self._wake_w, b"x")
 
     def gather(self, timeout: float) -> None:
-        """Read the requests that arrived (waiting up to ``timeout`` s for one) into the queue."""
+        """Read the requests that arrived (waiting up to ``timeout`` s for one) into the queue.  A
+        client has one request at a time: one that is being answered is not read meanwhile."""
         from multiprocessing.connection import wait
 
         with self._lock:
-            conns = list(self.clients)
+            conns = [c for c in self.clients if c not in self._pending]
         ready: list[Any] = wait([*conns, self._wake_r], timeout)
         for c in ready:
-            if isinstance(c, int):  # the accept thread's wake-up
+            if isinstance(c, int):  # the accept thread's wake-up, or a slot's answer sent
                 os.read(self._wake_r, 4096)
                 continue
             try:
-                self.queue.append((c, c.recv()))
+                msg = c.recv()
             except (EOFError, OSError):  # the worker went away
                 with self._lock:
                     self.clients.remove(c)
-        self.counters.queue_max = max(self.counters.queue_max, len(self.queue))
+                continue
+            with self._lock:
+                self._pending.add(c)
+            self.queue.put((c, msg))
+        self.counters.queue_max = max(self.counters.queue_max, self.queue.qsize())
 
-    def step(self) -> None:
-        """Answer the oldest request, or wait for one."""
-        t0 = time.monotonic()
-        if not self.queue:
-            self.gather(1.0)
-            self.counters.idle_s += time.monotonic() - t0
-            return
-        c, (payload, config) = self.queue.popleft()
-        reply = reply_for(self.gpu, payload, config)
-        self.counters.run_s += time.monotonic() - t0
-        self.counters.runs += 1
-        self.counters.faults += reply[0] == "fault"
-        self.counters.gone += reply[0] == "gone"
-        self.counters.restarts = self.gpu.restarts
+    def slot(self, spec: BackendSpec, watchdog: float, started: queue.Queue[Any]) -> None:
+        """A GPU process's thread: start it (``started`` gets it, or the exception), then answer
+        the oldest request, for ever."""
         try:
-            c.send(reply)
-        except (OSError, ValueError):  # gone meanwhile, or an answer that does not pickle
+            gpu = SupervisedBackend(spec, watchdog, start_method="spawn")  # this process has threads: no fork
+        except Exception as e:  # noqa: BLE001 -- handed to serve, which says it in one line
+            started.put(e)
+            return
+        started.put(gpu)
+        while True:
+            t0 = time.monotonic()
+            c, (payload, config) = self.queue.get()
+            t1 = time.monotonic()
+            reply = reply_for(gpu, payload, config)
+            took = time.monotonic() - t1
+            with self._lock:
+                self.counters.idle_s += t1 - t0
+                self.counters.count(reply, took)
+                self.counters.restarts = sum(g.restarts for g in self.gpus)
             try:
-                c.send(("exc", EnvError(f"the GPU runner could not send {type(reply[-1]).__name__} back")))
-            except (OSError, ValueError):
-                pass
-        self.gather(0.0)
+                c.send(reply)
+            except (OSError, ValueError):  # gone meanwhile, or an answer that does not pickle
+                try:
+                    c.send(("exc", EnvError(f"the GPU runner could not send {type(reply[-1]).__name__} back")))
+                except (OSError, ValueError):
+                    pass
+            with self._lock:
+                self._pending.discard(c)
+            os.write(self._wake_w, b"x")  # its client may ask again
 
 
-def serve(address: str, key: bytes, gpu_id: str | None, spec: BackendSpec, watchdog: float, state: str, ready: Any) -> None:
-    """The runner process: the GPU process (a supervised child running ``spec``'s backend:
-    :data:`RUNNER_SIDE`, or the sim when the runner is tested on the CPU), the listener at
-    ``address``, the loop.  Tells ``ready`` ``("ready", describe)`` or ``("fail", message)``."""
+def serve(address: str, key: bytes, gpu_id: str | None, spec: BackendSpec, watchdog: float, state: str, ready: Any,
+          processes: int = 1) -> None:
+    """The runner process: ``processes`` GPU processes (supervised children running ``spec``'s
+    backend: :data:`RUNNER_SIDE`, or the sim when the runner is tested on the CPU), the listener at
+    ``address``, the loops.  Tells ``ready`` ``("ready", describe)`` or ``("fail", message)``."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign stops it (SIGTERM)
     if gpu_id is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu_id
     from multiprocessing.connection import Listener
 
-    try:
-        gpu = SupervisedBackend(spec, watchdog, start_method="spawn")  # this process has threads: no fork
-    except Exception as e:  # noqa: BLE001 -- no GPU, no PyCUDA: the campaign says so in one line
-        ready.send(("fail", f"{type(e).__name__}: {e}"))
-        return
-    listener = Listener(address, family="AF_UNIX", authkey=key)
-    counters = RunnerCounters()
+    counters = RunnerCounters(processes=processes)
+    runner = Runner([], None, counters, ())
+    # each GPU process is started (and restarted) by its slot's thread, which lives as long as this
+    # process: a child's death signal (die_with_parent) fires when the thread that started it ends
+    started: queue.Queue[Any] = queue.Queue()
+    for i in range(processes):
+        threading.Thread(target=runner.slot, args=(spec, watchdog, started), daemon=True, name=f"fuzzgpu-runner-gpu{i}").start()
+    for _ in range(processes):  # side by side: the campaign's time runs
+        got = started.get()
+        if isinstance(got, Exception):  # no GPU, no PyCUDA: the campaign says so in one line
+            ready.send(("fail", f"{type(got).__name__}: {got}"))
+            return
+        runner.gpus.append(got)
+    gpus = runner.gpus
+    runner.listener = Listener(address, family="AF_UNIX", authkey=key)
+    runner.hello = ("hello", gpus[0].describe(), gpus[0].identity())
 
-    def stop(*_: Any) -> None:  # the campaign's end: the last counters, then out (the GPU process dies with this one)
+    def stop(*_: Any) -> None:  # the campaign's end: the last counters, then out (the GPU processes die with this one)
         _write_state(Path(state), counters)
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    runner = Runner(gpu, listener, counters, ("hello", gpu.describe(), gpu.identity()))
     threading.Thread(target=runner.accept_forever, daemon=True, name="fuzzgpu-runner-accept").start()
-    ready.send(("ready", gpu.describe()))
+    ready.send(("ready", gpus[0].describe()))
     ready.close()
     cubins = cubin_dir(address)
     last_state = last_sweep = 0.0
     while True:
-        runner.step()
+        runner.gather(1.0)
         now = time.monotonic()
         if now - last_state > STATE_EVERY_S:
             last_state = now
-            _write_state(Path(state), counters)
+            with runner._lock:
+                _write_state(Path(state), counters)
         if now - last_sweep > SWEEP_EVERY_S:
             last_sweep = now
             sweep_cubins(cubins, time.time())
@@ -212,9 +252,10 @@ class RunnerHandle:
     a fresh key, restarted when it dies (:meth:`ensure`), stopped and its folder removed (:meth:`stop`)."""
 
     def __init__(self, gpu_id: str | None, watchdog: float, state: Path, start_timeout: float = 300.0,
-                 spec: BackendSpec = BackendSpec(RUNNER_SIDE)) -> None:
+                 spec: BackendSpec = BackendSpec(RUNNER_SIDE), processes: int = 1) -> None:
         self.gpu_id = gpu_id
         self.spec = spec
+        self.processes = processes
         self.watchdog = watchdog
         self.state = state
         self.start_timeout = start_timeout
@@ -239,12 +280,16 @@ class RunnerHandle:
         Path(self.address).unlink(missing_ok=True)
         here, there = self._ctx.Pipe()
         self.state.parent.mkdir(parents=True, exist_ok=True)
-        p = self._ctx.Process(target=serve, args=(self.address, self.key, self.gpu_id, self.spec, self.watchdog, str(self.state), there),  # type: ignore[attr-defined]
+        p = self._ctx.Process(target=serve, args=(self.address, self.key, self.gpu_id, self.spec, self.watchdog, str(self.state), there,
+                                                            self.processes),  # type: ignore[attr-defined]
                               daemon=False, name="fuzzgpu-gpu-runner")  # it has a child: the GPU process
         p.start()
         there.close()
         self._proc = p
-        msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
+        try:
+            msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
+        except EOFError:
+            msg = ("fail", f"it died while starting (exit {p.exitcode})")
         if msg[0] != "ready":
             self.stop(remove=False)
             raise EnvError(f"the GPU runner of GPU {self.gpu_id} did not start: {msg[1]}")

@@ -137,13 +137,14 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                  sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
                  max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
                  per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None,
-                 gpu_context: str = "per-worker") -> dict[str, Any]:
+                 gpu_context: str = "per-worker", gpu_processes: int = 1) -> dict[str, Any]:
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
     GPU overlap one program's compile (CPU) with another's run (GPU).  ``gpu_context`` ``shared``
     (the cuda backend): one GPU runner process per GPU owns its only CUDA context and runs the
     programs its workers compile (fuzzgpu.workers.gpu_runner); ``per-worker``: each worker's backend
-    process has its own context.  ``shared`` with the sim backend: one runner process runs every
+    process has its own context; ``gpu_processes``: the runner's GPU processes (each a context).
+    ``shared`` with the sim backend: one runner process runs every
     worker's sim runs (the runner tested on the CPU; the command line never asks for it)."""
     from ..campaign import combine_states, write_combined_report
 
@@ -206,12 +207,13 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             pass
     where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")) if gpus else f"{n} worker processes"
     print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: "
-          f"{n} workers ({where})" + ("; one GPU runner process per GPU runs their programs" if shared else ""), file=out, flush=True)
+          f"{n} workers ({where})" + (f"; one GPU runner per GPU runs their programs ({gpu_processes} GPU process(es), "
+                                      "one CUDA context each)" if shared else ""), file=out, flush=True)
     reason = "time"
     last = 0.0
     try:
         if shared:
-            runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus))
+            runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus, gpu_processes))
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:
@@ -294,12 +296,14 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                                                                 "workers_per_gpu": per_gpu if gpus else None,
                                                                 "restarts": restarts, "known": known,
                                                                 "gpu_context": gpu_context if gpus else None,
+                                                                "gpu_processes": gpu_processes if runners else None,
                                                                 "runner_restarts": {r.gpu_id: r.restarts for r in runners}})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
 
 
-def start_runners(gpus: list[str] | None, backend: str, sim_fault: str | None, watchdog: float, corpus: Path) -> list[Any]:
+def start_runners(gpus: list[str] | None, backend: str, sim_fault: str | None, watchdog: float, corpus: Path,
+                  processes: int = 1) -> list[Any]:
     """One GPU runner per GPU (fuzzgpu.workers.gpu_runner) for the cuda backend, its counters in the
     corpus's ``.fuzzgpu/runners/gpuN.json``; for the sim backend (testing the runner on the CPU)
     one runner whose process runs the sim with ``sim_fault``.  The ones started are stopped if a
@@ -313,7 +317,7 @@ def start_runners(gpus: list[str] | None, backend: str, sim_fault: str | None, w
     try:
         for g in todo:
             runners.append(RunnerHandle(None if g == "sim" else g, watchdog, corpus / ".fuzzgpu" / "runners" / f"gpu{g}.json",
-                                        spec=spec))
+                                        spec=spec, processes=processes))
     except BaseException:
         for r in runners:
             r.stop()

@@ -133,15 +133,15 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
 
 
 def test_a_shared_gpu_without_a_gpu_is_the_environment_in_one_line(tmp_path):
-    """``--gpu-context shared`` (the default): the GPU runner starts before the workers; with no
-    usable GPU it says so in one line, exit 3, and leaves no runner folder behind."""
+    """``--gpu-context shared``: the GPU runner starts before the workers; with no usable GPU it
+    says so in one line, exit 3, and leaves no runner folder behind."""
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="3", TMPDIR=str(tmp_path))
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "1", "--workers-per-gpu", "1", "--backend", "cuda",
-                        "--profile", "pdl", "--time", "20", "--corpus", str(tmp_path / "c")], check=False, capture_output=True,
-                       text=True, timeout=120, env=env)
+                        "--gpu-context", "shared", "--profile", "pdl", "--time", "20", "--corpus", str(tmp_path / "c")],
+                       check=False, capture_output=True, text=True, timeout=120, env=env)
     if r.returncode in (0, 1):
         pytest.skip("a GPU is usable here")
-    assert "one GPU runner process per GPU" in r.stdout
+    assert "one GPU runner per GPU runs their programs (1 GPU process(es), one CUDA context each)" in r.stdout
     assert r.returncode == 3 and "the GPU runner of GPU 3 did not start" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert not list(tmp_path.glob("fuzzgpu-runner-*"))

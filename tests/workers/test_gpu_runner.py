@@ -31,8 +31,8 @@ def runner(tmp_path, monkeypatch):
     this process's environment, as a campaign gives it to its workers."""
     made: list[RunnerHandle] = []
 
-    def make(fault: str | None = None, watchdog: float = 60.0) -> RunnerHandle:
-        h = RunnerHandle(None, watchdog, tmp_path / f"runner{len(made)}.json", spec=BackendSpec("sim", fault))
+    def make(fault: str | None = None, watchdog: float = 60.0, processes: int = 1) -> RunnerHandle:
+        h = RunnerHandle(None, watchdog, tmp_path / f"runner{len(made)}.json", spec=BackendSpec("sim", fault), processes=processes)
         made.append(h)
         for k, v in h.env().items():
             monkeypatch.setenv(k, v)
@@ -79,13 +79,14 @@ def test_two_clients_get_their_own_histograms(runner):
     assert c["clients"] == 2 and c["faults"] == 0 and c["restarts"] == 0
 
 
-@pytest.mark.parametrize("fault,kind", [("crash", "crash"), ("gpu-fault", "gpu-fault"), ("error", "error")])
-def test_a_fault_is_that_programs_and_the_runner_goes_on(runner, fault, kind):
-    """The program that takes the runner's process down (or is a backend bug) is answered as a fault
-    of its kind; the other client's program, asked at the same time, runs; so do the later ones, in
-    a fresh process (none for ``error``: the process lives)."""
+@pytest.mark.parametrize("fault,kind,processes", [("crash", "crash", 1), ("gpu-fault", "gpu-fault", 1), ("error", "error", 1),
+                                                  ("crash", "crash", 2)])
+def test_a_fault_is_that_programs_and_the_runner_goes_on(runner, fault, kind, processes):
+    """The program that takes a GPU process of the runner down (or is a backend bug) is answered as
+    a fault of its kind; the other client's program, asked at the same time, runs; so do the later
+    ones, in a fresh process (none for ``error``: the process lives)."""
     hit, spare = split(fault, 0.5)
-    h = runner(f"{fault}:0.5")
+    h = runner(f"{fault}:0.5", processes=processes)
     a, b = RunnerClient(h.address), RunnerClient(h.address)
     replies: dict[str, tuple] = {}
     ts = [threading.Thread(target=lambda: replies.__setitem__("hit", a.ask(hit, CFG, hit.name))),
@@ -101,7 +102,7 @@ def test_a_fault_is_that_programs_and_the_runner_goes_on(runner, fault, kind):
     assert answer(replies["spare"]).instances == CFG.instances
     assert answer(a.ask(spare, CFG, spare.name)).instances == CFG.instances  # the faulting client goes on too
     c = counters(h, 3)
-    assert c["faults"] == 1 and c["restarts"] == (0 if kind == "error" else 1)
+    assert c["faults"] == 1 and c["restarts"] == (0 if kind == "error" else 1) and c["processes"] == processes
 
 
 def test_a_hang_is_answered_at_the_runners_deadline(runner):
