@@ -72,6 +72,22 @@ def default_workers_per_gpu(cores: int, gpus: int) -> int:
     return max(1, cores // max(1, gpus))
 
 
+#: how much lower the workers' CPU priority is than the GPU runner's (``--gpu-context shared``): the
+#: runner is the one process every program waits for, the workers (16 on 16 cores) keep the CPU busy
+WORKER_NICE = 5
+
+
+def worker_start(nice: int) -> Any:
+    """What a worker process runs before the campaign: it dies with the parent, at ``nice``."""
+
+    def start() -> None:
+        die_with_parent()
+        if nice:
+            os.nice(nice)
+
+    return start
+
+
 def worker_dir(corpus: Path, wid: str) -> Path:
     return Path(corpus) / ".fuzzgpu" / "workers" / wid
 
@@ -191,7 +207,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         log = open(d / "log.txt", "a")  # noqa: SIM115 -- handed to the child
         cmd = worker_command([*common, *extra, "--time", f"{left:.1f}"], wid, base_seed + (0 if same_seed else i))
         procs[wid] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                      preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)  # noqa: PLW1509 -- only prctl
+                                      preexec_fn=(worker_start(WORKER_NICE if runners else 0)  # noqa: PLW1509 -- prctl, nice
+                                                  if sys.platform.startswith("linux") else None))
         log.close()
         started[wid] = time.time()
         progress[wid] = _programs(corpus, wid)
