@@ -173,7 +173,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "context (the contexts time-slice the GPU); shared -- one GPU runner per GPU runs the programs its "
                              "workers compile, in --gpu-processes contexts, the workers open none. A program that hangs or "
                              "faults the GPU is quarantined either way (not with --ray: each actor has its own context)")
-    parser.add_argument("--gpu-processes", type=_workers, default=1, metavar="N",
+    parser.add_argument("--gpu-processes", type=_workers, default=None, metavar="N",
                         help="with --gpu-context shared: the runner's processes that run programs on each GPU, one CUDA "
                              "context each (default 1: the GPU's only context, programs back to back)")
     parser.add_argument("--gpu-runner", default=None, help=argparse.SUPPRESS)  # a worker: the runner's address
@@ -241,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
     from ..campaign.run import refuse_unfailable
 
     refuse_unfailable(args.property, args.backend)  # before any worker starts (parallel, Ray)
+    refuse_gpu_context(args)
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
@@ -276,6 +277,20 @@ def run(args: argparse.Namespace) -> int:
                    f"saved, state and report in {args.corpus}"), file=sys.stderr, flush=True)
         return EXIT_ENVIRONMENT
     return 1 if res.new_findings or res.unsaved else 0
+
+
+def refuse_gpu_context(args: argparse.Namespace) -> None:
+    """``--gpu-context shared`` goes with ``--gpus`` and the cuda backend, not with ``--ray``;
+    ``--gpu-processes`` with ``--gpu-context shared`` (one line, exit 2)."""
+    from ..errors import UserError
+
+    if args.gpu_processes is not None and args.gpu_context != "shared":
+        raise UserError("--gpu-processes goes with --gpu-context shared (the GPU runner's processes)")
+    if args.gpu_context == "shared" and args.worker_id is None:
+        if args.gpus is None or args.backend not in ("cuda", "auto"):
+            raise UserError("--gpu-context shared goes with --gpus and the cuda backend (one GPU runner per GPU)")
+        if args.ray is not None:
+            raise UserError("--gpu-context shared is not for --ray (each actor has its own CUDA context)")
 
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
@@ -317,7 +332,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known,
-                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes)
+                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1)
     return _parallel_report(args, res)
 
 

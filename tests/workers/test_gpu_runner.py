@@ -202,3 +202,18 @@ def test_the_cuda_runner_runs_a_program_and_survives_a_trap(tmp_path, monkeypatc
         assert c["faults"] == 1 and c["restarts"] == 1
     finally:
         h.stop()
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--gpu-context", "shared", "--backend", "sim"], "goes with --gpus and the cuda backend"),
+    (["--gpu-context", "shared", "--backend", "cuda"], "goes with --gpus and the cuda backend"),
+    (["--gpu-processes", "2", "--gpus", "1", "--backend", "cuda"], "goes with --gpu-context shared"),
+    (["--gpu-context", "shared", "--gpus", "1", "--backend", "cuda", "--ray", "auto"], "not for --ray"),
+])
+def test_the_gpu_context_flags_are_refused_where_they_mean_nothing(tmp_path, args, says):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *args, "--time", "5", "--corpus", str(tmp_path / "c")],
+                       check=False, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
