@@ -143,23 +143,23 @@ def case(requests: list[tuple[Any, Any]], processes: int, clients: int, seconds:
     return {
         "processes": processes, "clients": clients, "seconds": round(wall, 2), "runs": runs,
         "faults": sum(f for _, f in got), "runs_per_s": round(runs / wall, 2), "programs_per_hour": round(3600 * runs / wall),
-        "runner_ms_per_run": round(1e3 * c["run_s"] / max(1, c["runs"]), 2),
-        "gpu_process_ms_per_run": round(1e3 * c["gpu_process_s"] / max(1, c["runs"]), 2),
-        "events_ms_per_run": round(1e3 * c["events_s"] / max(1, c["runs"]), 2),
-        "gpu_busy_events": round(c["events_s"] / wall, 3), "gpu_util_nvml_mean": round(sum(util) / len(util) / 100, 3) if util else None,
+        "runner_ms_per_run": round(1e3 * c["seconds"]["run"] / max(1, c["runs"]), 2),
+        "gpu_process_ms_per_run": round(1e3 * c["seconds"]["gpu_process"] / max(1, c["runs"]), 2),
+        "events_ms_per_run": round(1e3 * c["seconds"]["events"] / max(1, c["runs"]), 2),
+        "gpu_busy_events": round(c["seconds"]["events"] / wall, 3), "gpu_util_nvml_mean": round(sum(util) / len(util) / 100, 3) if util else None,
         "runner_cpu_s_per_run": round(cpu / max(1, runs), 4), "queue_max": c["queue_max"], "counters": c,
     }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--profile", default="all")
-    ap.add_argument("--programs", type=int, default=48)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--clients", type=int, default=16)
-    ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--processes", default="1,3")
-    ap.add_argument("--out", default=str(ROOT / "bench/results/throughput/runner"))
+    ap.add_argument("--profile", default="all", help="the profile the programs and the stress come from")
+    ap.add_argument("--programs", type=int, default=48, help="programs drawn (the runnable sm_90 ones are kept)")
+    ap.add_argument("--seed", type=int, default=1, help="the draw's seed")
+    ap.add_argument("--clients", type=int, default=16, help="client processes asking for runs, as a GPU's workers")
+    ap.add_argument("--seconds", type=float, default=10.0, help="how long each case asks")
+    ap.add_argument("--processes", default="1,3", help="the runner's GPU process counts, one case each")
+    ap.add_argument("--out", default=str(ROOT / "bench/results/throughput/h200-runner/runner"), help="where the results go")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

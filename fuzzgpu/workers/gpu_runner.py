@@ -23,8 +23,8 @@ Layout (``fuzzgpu.backends.remote`` has the two ends)::
   workers (:class:`RunnerHandle`), restarts one that dies (its workers connect again), and stops it
   at the end.
 
-The runner writes its counters to ``STATE`` every two seconds (``runner.json``: runs, faults, GPU
-process restarts, the seconds it spent running, waiting idle and the deepest queue).
+The runner writes its counters to ``STATE`` every two seconds (:class:`RunnerCounters`: runs, faults,
+GPU process restarts, the seconds it spent running and idle, the deepest queue).
 """
 
 from __future__ import annotations
@@ -54,37 +54,36 @@ SWEEP_EVERY_S = 60.0
 
 @dataclass
 class RunnerCounters:
-    """What a runner did: runs answered, of them faults, its GPU processes' restarts, seconds spent
-    running requests (``run_s``: from sending a request to a GPU process to its answer, summed
-    over the processes), of them in the GPU process's run (``gpu_process_s``: the harness run,
-    host work included) and on the GPU (``events_s``: CUDA events around the launches), seconds its
-    processes waited idle for a request, the deepest queue."""
+    """What a runner did (written to its ``runner.json``)."""
 
+    #: its GPU processes (``--gpu-processes``)
     processes: int = 1
+    #: requests answered; of them faults (a hang, a crash, a GPU fault, a backend bug), cubins gone
     runs: int = 0
     faults: int = 0
     gone: int = 0
+    #: seconds, summed over the GPU processes: ``run`` from sending a request to a GPU process to its
+    #: answer, of them ``gpu_process`` the process's own time on the run (host work included) and
+    #: ``events`` on the GPU (CUDA events around the launches); ``idle`` waiting for a request
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("run", "gpu_process", "events", "idle"), 0.0))
+    #: GPU processes restarted (after a fault); the deepest queue; the clients (workers) that connected
     restarts: int = 0
-    run_s: float = 0.0
-    gpu_process_s: float = 0.0
-    events_s: float = 0.0
-    idle_s: float = 0.0
     queue_max: int = 0
     clients: int = 0
     started: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": "fuzzgpu.gpu_runner", "version": 2, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
+        return {"schema": "fuzzgpu.gpu_runner", "version": 3, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
 
     def count(self, reply: tuple[Any, ...], took: float) -> None:
         self.runs += 1
-        self.run_s += took
+        self.seconds["run"] += took
         self.faults += reply[0] == "fault"
         self.gone += reply[0] == "gone"
         if reply[0] == "ok":
             meta = dict(reply[1].meta)
-            self.gpu_process_s += float(meta.get("runner_s", 0.0))
-            self.events_s += float(meta.get("gpu_s", 0.0))
+            self.seconds["gpu_process"] += float(meta.get("runner_s", 0.0))
+            self.seconds["events"] += float(meta.get("gpu_s", 0.0))
 
 
 def reply_for(gpu: Any, payload: Any, config: Any) -> tuple[Any, ...]:
@@ -173,7 +172,7 @@ class Runner:
             reply = reply_for(gpu, payload, config)
             took = time.monotonic() - t1
             with self._lock:
-                self.counters.idle_s += t1 - t0
+                self.counters.seconds["idle"] += t1 - t0
                 self.counters.count(reply, took)
                 self.counters.restarts = sum(g.restarts for g in self.gpus)
             try:
@@ -253,12 +252,8 @@ class RunnerHandle:
 
     def __init__(self, gpu_id: str | None, watchdog: float, state: Path, start_timeout: float = 300.0,
                  spec: BackendSpec = BackendSpec(RUNNER_SIDE), processes: int = 1) -> None:
-        self.gpu_id = gpu_id
-        self.spec = spec
-        self.processes = processes
-        self.watchdog = watchdog
-        self.state = state
-        self.start_timeout = start_timeout
+        self.gpu_id, self.spec, self.processes = gpu_id, spec, processes
+        self.watchdog, self.state, self.start_timeout = watchdog, state, start_timeout
         self.folder = Path(tempfile.mkdtemp(prefix="fuzzgpu-runner-"))
         self.address = str(self.folder / "runner.sock")
         self.key = secrets.token_bytes(32)
