@@ -136,7 +136,9 @@ def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: in
     with ``gpus``, the GPUs' busy share (the workers' GPU seconds -- CUDA events around their harness
     launches -- over the wall time of that many GPUs).  With ``per_gpu`` > 1 workers on a GPU the
     GPU time-slices between their contexts, and one worker's span of launches also holds the other
-    workers' kernels: the sum is then an upper bound, shown ``GPU busy ≤N%`` (at most 100%)."""
+    workers' kernels: the sum is then an upper bound, shown ``GPU busy ≤N%`` (at most 100%).  With
+    a GPU runner ``per_gpu`` is its GPU processes (contexts): one runs the programs back to back, and
+    the share is exact."""
     from ..campaign import classes_phrase
 
     busy = ""
@@ -276,7 +278,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             if now - last > status_every:
                 last = now
                 print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ()),
-                                  1 if runners else per_gpu), file=out, flush=True)
+                                  gpu_processes if runners else per_gpu), file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"
