@@ -38,7 +38,8 @@
 #                            workers on the GPU: programs/h, instances/program, GPU busy share
 #                            (CUDA events; NVML utilisation beside it), share of programs judged
 #                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
-#                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CLASSES=1 adds
+#                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CTX=shared|per-worker
+#                            passes --gpu-context (default: the campaign's, shared); CLASSES=1 adds
 #                            the bug classes found (bench/discovery_classes.py) and each entry's SASS;
 #                            the CPU seconds of the campaign's every process go to cpu.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,
@@ -229,7 +230,7 @@ throughput)
 t = time.time(); rc = subprocess.call(sys.argv[2:]); u = resource.getrusage(resource.RUSAGE_CHILDREN)
 json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime, 'sys_s': u.ru_stime}, open(sys.argv[1], 'w'))" \
     "$x/cpu.json" $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
-      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} --json > "$x/campaign.json" 2> "$x/campaign.txt"
+      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} ${CTX:+--gpu-context "$CTX"} --json > "$x/campaign.json" 2> "$x/campaign.txt"
   echo "exit $(python3 -c "import json; print(json.load(open('$x/cpu.json'))['exit'])")"; tail -n 25 "$x/campaign.txt"; cat "$x/cpu.json"; echo
   kill $smi 2>/dev/null
   if [ -n "${PROFILE:-}" ]; then

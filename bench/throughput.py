@@ -1,6 +1,8 @@
 """A campaign's throughput from its corpus (issue 29): programs per hour, instances per program and
 the GPU's busy share (the workers' GPU seconds -- CUDA events around their harness launches -- over
-the wall time of the GPUs), from the state files the campaign's workers wrote.
+the wall time of the GPUs), from the state files the campaign's workers wrote, and the GPU runners'
+counters (``--gpu-context shared``: runs, faults, restarts, the seconds each spent running requests
+and idle, its deepest queue).
 
     python bench/throughput.py CORPUS [--gpus 1] [--time SECONDS] [--nvml nvidia-smi-samples.txt]
 
@@ -42,6 +44,7 @@ def main() -> int:
         "gpu_seconds": round(gpu_s, 1), "gpu_busy_share": round(gpu_s / (wall * args.gpus), 3) if wall else None,
         "gpu_util_nvml_mean": round(sum(util) / len(util) / 100, 3) if util else None,  # over the samples taken
         "nvml_samples": len(util),
+        "runners": {p.stem: json.loads(p.read_text()) for p in sorted(root.glob("runners/*.json"))},
         "classes": sorted({k for s in states for k in (s.get("classes") or {})}),
     }, indent=1))
     return 0

@@ -9,14 +9,22 @@ from ..errors import UserError
 
 
 def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90",
-                 gpu_fault: str | None = None) -> tuple[Any, str]:
+                 gpu_fault: str | None = None, runner: str | None = None) -> tuple[Any, str]:
     """(backend, a note for the screen).  ``auto``: the GPU when the cuda backend imports and a
     device exists; otherwise the static SASS oracle (with the model), said on screen.
-    ``gpu_fault``: faults the cuda backend injects into some programs (testing the campaign)."""
+    ``gpu_fault``: faults the cuda backend injects into some programs (testing the campaign).
+    ``runner``: the address of the GPU runner that runs the cuda backend's programs (a parallel
+    campaign's ``--gpu-context shared``): this process compiles and checks, it opens no CUDA context."""
     if sim_fault and name != "sim":
         raise UserError("--sim-fault is only for --backend sim")
     if gpu_fault and name != "cuda":
         raise UserError("--gpu-fault is only for --backend cuda")
+    if runner is not None and name not in ("cuda", "sim"):
+        raise UserError("a GPU runner is only for --backend cuda (and sim, testing it)")
+    if name == "sim" and runner is not None:
+        from .remote import RemoteSim
+
+        return RemoteSim(runner), "backend sim, run by a runner process (testing the GPU runner on the CPU)"
     if name == "sim":
         from .sim import SimBackend
 
@@ -27,9 +35,10 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
         return StaticBackend(arch), f"backend static: no execution; nvcc for {arch} + the static SASS oracle"
     if name == "cuda":
         from .cuda import CudaBackend
+        from .remote import RemoteCuda
         from .static import CheckedBackend, StaticBackend
 
-        b = CudaBackend(fault=gpu_fault)
+        b: CudaBackend | RemoteCuda = RemoteCuda(runner, fault=gpu_fault) if runner is not None else CudaBackend(fault=gpu_fault)
         return CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch)), f"backend cuda: the GPU ({b.describe()}), every program also checked in its SASS"
     if name == "auto":
         try:

@@ -25,6 +25,7 @@ from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
+from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where, provenance, watch_bitmap
 
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
 #: the harness's ``epoch_arg`` when the kernels read the launch number from the control block
@@ -344,46 +345,6 @@ class KernelArgs:
         return ctypes.addressof(self.arr)
 
 
-#: the control block's provenance words (harness_helpers.cuh FZ_PROV_*)
-PROV_COUNT, PROV_WATCH, PROV_BINS, PROV_LOG, PROV_CAP = 64, 65, 4096, 129, 256
-
-
-def watch_bitmap(spec: codegen.HarnessSpec, watch: Callable[[dict[str, int | None]], bool] | None) -> Any:
-    """The 64 words of the device's watch bitmap: bit ``b`` set for each bin ``b`` (below
-    :data:`PROV_BINS`) whose decoded outcome ``watch`` accepts."""
-    import numpy as np
-
-    bits = np.zeros(PROV_BINS // 64, dtype=np.uint64)
-    if watch is not None:
-        for b in range(min(spec.nbins, PROV_BINS)):
-            if watch(spec.decode_bin(b)):
-                bits[b // 64] |= np.uint64(1 << (b % 64))
-    return bits
-
-
-def decode_where(word: int) -> dict[str, int]:
-    """A role's where word (harness_helpers.cuh fz_where): the SM, hardware CTA, warp and lane."""
-    return {"sm": word >> 24 & 0xFF, "cta": word >> 8 & 0xFFFF, "warp": word >> 5 & 7, "lane": word & 31}
-
-
-def provenance(spec: codegen.HarnessSpec, ctl: Any) -> dict[str, Any]:
-    """The logged instances of watched outcomes, from the control block's words ``ctl``: per
-    instance its launch, instance number (logical CTA ``instance >> 8``), outcome and, per role, where
-    it ran (:func:`decode_where`); ``logged`` of ``seen`` (the log keeps the first
-    :data:`PROV_CAP`)."""
-    seen = int(ctl[PROV_COUNT])
-    n = 2 + spec.roles
-    entries = []
-    for i in range(min(seen, PROV_CAP)):
-        e = [int(x) for x in ctl[PROV_LOG + i * n: PROV_LOG + (i + 1) * n]]
-        entries.append({
-            "launch": e[0] >> 32, "instance": e[0] & 0xFFFFFFFF, "logical_cta": (e[0] & 0xFFFFFFFF) >> 8,
-            "outcome": spec.decode_bin(e[1]),
-            "roles": [decode_where(w & 0xFFFFFFFF) for w in e[2:]],
-        })
-    return {"seen": seen, "logged": len(entries), "entries": entries}
-
-
 #: how the host thread waits for the GPU (CUDA driver API, cuCtxCreate: CUctx_flags), by name
 CTX_SCHED = {"auto": 0x00, "spin": 0x01, "yield": 0x02, "blocking": 0x04}
 CTX_SCHED_MASK = 0x07
@@ -402,17 +363,75 @@ def ctx_sched_flags(sched: str) -> int:
     return CTX_SCHED[sched]
 
 
-class CudaBackend:
-    """Runs harness kernels on one GPU.  ``CudaBackend()`` creates a PyCUDA context on device 0,
-    whose waits block (``sched``: :func:`ctx_sched_flags`)."""
+class HarnessBuilder:
+    """What compiles a program's harness for a GPU without running it (no CUDA context): the
+    arch, the injected faults, the harnesses prepared ahead in batches.  :class:`CudaBackend` runs
+    them here; a campaign worker's :class:`fuzzgpu.backends.remote.RemoteCuda` sends them to the GPU
+    runner process that owns the GPU's context (fuzzgpu.workers.gpu_runner)."""
 
     name = "cuda"
     #: :meth:`run` takes a campaign worker's :class:`properties.RunAdvice` (the model's analysis,
     #: not computed again here)
     takes_advice = True
 
-    def __init__(self, device: int = 0, arch: str | None = None, fault: str | None = None, sched: str = "blocking") -> None:
+    def __init__(self, arch: str, fault: str | None = None) -> None:
+        self.arch = arch
         self.faults = parse_gpu_faults(fault)
+        #: harnesses compiled ahead (:meth:`prepare`), taken by :meth:`harness`
+        self._prepared: dict[Program, Compiled] = {}
+
+    def identity(self) -> tuple[str, str, str]:
+        """(backend id, arch, toolchain) for the evidence cache and corpus entries.  The id names
+        the harness's value encoding (``codegen.VALUES_VERSION``): a histogram recorded under an
+        older encoding -- one that could not follow RMW arithmetic, say -- is no evidence for this
+        one, so the cache does not answer with it."""
+        try:
+            toolchain = f"nvcc#{_nvcc_id(nvcc_path())}"
+        except EnvError:  # MissingTool, or nvcc cannot run: the identity says so, the run fails later
+            toolchain = "no-nvcc"
+        return (f"cuda:values-v{codegen.VALUES_VERSION}", self.arch, toolchain)
+
+    def compile(self, program: Program, inject: str | None = None) -> Compiled:
+        return compile_programs([program], self.arch, batch=1, jobs=1, inject=inject)[0]
+
+    def harness(self, program: Program) -> Compiled:
+        """The program's harness: prepared ahead (taken once), else compiled now."""
+        return self._prepared.pop(program, None) or self.compile(program, inject=self.injected(program))
+
+    def prepare(self, programs: Sequence[Program]) -> None:
+        """Compile the harnesses of ``programs`` ahead, as few nvcc calls as their fault injection
+        and harness arch allow (:func:`compile_batch`); :meth:`harness` takes them from there.  A
+        program the harness cannot run is left to the run (which says why)."""
+        groups: dict[tuple[str | None, str], list[Program]] = {}
+        for p in programs:
+            if p in self._prepared or codegen.unrunnable_reasons(p):
+                continue
+            try:
+                arch = codegen.harness_arch([p], self.arch)
+            except UserError:
+                continue
+            groups.setdefault((self.injected(p), arch), []).append(p)
+        for (inject, _), group in groups.items():
+            self._prepared.update(compile_batch(group, self.arch, inject))
+        while len(self._prepared) > 4096:  # programs prepared but never run (a run cut short): the oldest go
+            del self._prepared[next(iter(self._prepared))]
+
+    def injected(self, program: Program) -> str | None:
+        """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
+        return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
+
+
+#: modules a long-lived context keeps loaded (a campaign's batch cubins hold 64 harnesses each);
+#: the least recently used is unloaded beyond this
+MAX_MODULES = 256
+
+
+class CudaBackend(HarnessBuilder):
+    """Runs harness kernels on one GPU.  ``CudaBackend()`` creates a PyCUDA context on device 0,
+    whose waits block (``sched``: :func:`ctx_sched_flags`)."""
+
+    def __init__(self, device: int = 0, arch: str | None = None, fault: str | None = None, sched: str = "blocking") -> None:
+        super().__init__(arch or "", fault)
         flags = ctx_sched_flags(sched)
         drv, cu = _import_gpu()
         self.drv, self.cu = drv, cu
@@ -430,8 +449,7 @@ class CudaBackend:
         self.stream = drv.Stream()
         self.custream = cu.CUstream(self.stream.handle)
         self._modules: dict[bytes, Any] = {}
-        #: harnesses compiled ahead (:meth:`prepare`), taken by :meth:`run`
-        self._prepared: dict[Program, Compiled] = {}
+        self._keys: dict[int, tuple[bytes, bytes]] = {}
         self.sms = self.device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
         smem_attr = getattr(drv.device_attribute, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", None)
         self.smem_per_sm = int(self.device.get_attribute(smem_attr)) if smem_attr is not None else 228 * 1024
@@ -462,26 +480,24 @@ class CudaBackend:
             f"{self.drv.get_driver_version()}, arch {self.arch}{inj}"
         )
 
-    def identity(self) -> tuple[str, str, str]:
-        """(backend id, arch, toolchain) for the evidence cache and corpus entries.  The id names
-        the harness's value encoding (``codegen.VALUES_VERSION``): a histogram recorded under an
-        older encoding -- one that could not follow RMW arithmetic, say -- is no evidence for this
-        one, so the cache does not answer with it."""
-        try:
-            toolchain = f"nvcc#{_nvcc_id(nvcc_path())}"
-        except EnvError:  # MissingTool, or nvcc cannot run: the identity says so, the run fails later
-            toolchain = "no-nvcc"
-        return (f"cuda:values-v{codegen.VALUES_VERSION}", self.arch, toolchain)
-
     # -- modules and launches ---------------------------------------------------------------
 
     def _module(self, cubin: bytes) -> Any:
-        """``cubin`` loaded (once) with cuModuleLoadData in the PyCUDA context."""
-        key = hashlib.sha256(cubin).digest()
-        mod = self._modules.get(key)
+        """``cubin`` loaded (once) with cuModuleLoadData in the PyCUDA context.  The key is its
+        hash, computed once per bytes object (a batch's cubin is megabytes: hashing it at every
+        launch cost milliseconds a run in a GPU runner)."""
+        known = self._keys.get(id(cubin))
+        key = known[1] if known is not None and known[0] is cubin else hashlib.sha256(cubin).digest()
+        if known is None or known[0] is not cubin:
+            while len(self._keys) >= MAX_MODULES:
+                del self._keys[next(iter(self._keys))]
+            self._keys[id(cubin)] = (cubin, key)  # (the bytes kept: their id is not reused meanwhile)
+        mod = self._modules.pop(key, None)
         if mod is None:
             mod = _ck(self.cu.cuModuleLoadData(cubin))
-            self._modules[key] = mod
+            while len(self._modules) >= MAX_MODULES:  # the least recently used goes
+                _ck(self.cu.cuModuleUnload(self._modules.pop(next(iter(self._modules)))))
+        self._modules[key] = mod  # (re)inserted last: the most recently used
         return mod
 
     def function(self, cubin: bytes, name: str) -> Any:
@@ -563,31 +579,6 @@ class CudaBackend:
 
     # -- running programs -------------------------------------------------------------------
 
-    def compile(self, program: Program, inject: str | None = None) -> Compiled:
-        return compile_programs([program], self.arch, batch=1, jobs=1, inject=inject)[0]
-
-    def prepare(self, programs: Sequence[Program]) -> None:
-        """Compile the harnesses of ``programs`` ahead, as few nvcc calls as their fault injection
-        and harness arch allow (:func:`compile_batch`); :meth:`run` takes them from there.  A
-        program the harness cannot run is left to :meth:`run` (which says why)."""
-        groups: dict[tuple[str | None, str], list[Program]] = {}
-        for p in programs:
-            if p in self._prepared or codegen.unrunnable_reasons(p):
-                continue
-            try:
-                arch = codegen.harness_arch([p], self.arch)
-            except UserError:
-                continue
-            groups.setdefault((self.injected(p), arch), []).append(p)
-        for (inject, _), group in groups.items():
-            self._prepared.update(compile_batch(group, self.arch, inject))
-        while len(self._prepared) > 4096:  # programs prepared but never run (a run cut short): the oldest go
-            del self._prepared[next(iter(self._prepared))]
-
-    def injected(self, program: Program) -> str | None:
-        """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
-        return next((f for f, rate in self.faults.items() if fault_hits(program, f, rate)), None)
-
     def run(self, program: Program, config: RunConfig | None = None, compiled: Compiled | None = None,
             watch: Callable[[dict[str, int | None]], bool] | None = None,
             advice: properties.RunAdvice | None = None) -> Histogram:
@@ -599,16 +590,27 @@ class CudaBackend:
         config = config or RunConfig()
         if watch is None:
             watch = properties.forbidden_watch(program, advice)
-        c = compiled or self._prepared.pop(program, None) or self.compile(program, inject=self.injected(program))
+        c = compiled or self.harness(program)
+        return self.run_watched(c, config, watch_bitmap(c.spec, watch))
+
+    def run_watched(self, c: Compiled, config: RunConfig, watched: Any) -> Histogram:
+        """:meth:`run_compiled` with the watched bins' bitmap (:func:`watch_bitmap`) computed by the
+        caller (a campaign worker, for the GPU runner); PyCUDA's errors (a synchronize after a
+        faulting launch) as :class:`GpuFault` when they lose the context, else UserError."""
         try:
-            return self.run_compiled(c, config, watch)
-        except self.drv.Error as e:  # PyCUDA's errors (a synchronize after a faulting launch)
+            return self._run_bitmap(c, config, watched)
+        except self.drv.Error as e:
             if is_sticky(str(e)):
                 raise GpuFault(str(e).strip().splitlines()[0]) from None
-            raise UserError(f"{program.name}: CUDA error: {e}") from None
+            raise UserError(f"{c.spec.program}: CUDA error: {e}") from None
 
     def run_compiled(self, c: Compiled, config: RunConfig,
                      watch: Callable[[dict[str, int | None]], bool] | None = None) -> Histogram:
+        """Run a compiled harness (:meth:`_run_bitmap`), logging the instances of the outcomes ``watch``
+        accepts."""
+        return self._run_bitmap(c, config, watch_bitmap(c.spec, watch))
+
+    def _run_bitmap(self, c: Compiled, config: RunConfig, watched: Any) -> Histogram:
         """Run a compiled harness.  A program with several grids launches one kernel per grid, in
         order, on one stream, per launch; grid ``g`` with ``spec.pdl[g]`` (and ``config.pdl``)
         through ``cuLaunchKernelEx`` with ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``
@@ -649,7 +651,6 @@ class CudaBackend:
                 for buf in (mem, res, hist, ctl, scratch):
                     buf.free()
                 raise
-        watched = watch_bitmap(spec, watch)
         if watched.any():
             drv.memcpy_htod(int(ctl) + 8 * PROV_WATCH, watched)
         self.sync()
@@ -769,5 +770,5 @@ class CudaBackend:
         )
 
 
-__all__ = ["CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "TENSOR_MAP_MAX_WORDS", "check_tensor_map_words", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["PROV_CAP", "PROV_COUNT", "PROV_LOG", "PROV_WATCH", "decode_where", "provenance", "watch_bitmap", "HarnessBuilder", "MAX_MODULES", "CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "TENSOR_MAP_MAX_WORDS", "check_tensor_map_words", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]

@@ -29,10 +29,11 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
                  seed: int | None = None, sim_fault: str | None = None, out: Any = None, live: bool | None = None,
                  max_findings: int | None = None, watchdog: float | None = None, worker_id: str | None = None,
                  isolate: bool = True, gpu_fault: str | None = None, known: str | None = None,
-                 started: float | None = None) -> CampaignResult:
+                 started: float | None = None, runner: str | None = None) -> CampaignResult:
     """One campaign.  ``isolate`` (the default): the backend runs in a supervised worker process
     (:class:`fuzzgpu.workers.supervised.SupervisedBackend`): a program that hangs or crashes it is quarantined
-    and the campaign goes on."""
+    and the campaign goes on.  ``runner``: the address of the GPU runner that runs the cuda
+    backend's programs (a parallel campaign's worker, ``--gpu-context shared``)."""
     import time
 
     t0 = time.monotonic()  # --time counts from here (or ``started``): the backend's start-up is part of it
@@ -51,7 +52,7 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
             if backend != "cuda":
                 raise UserError("--gpu-fault is only for --backend cuda")
             parse_gpu_faults(gpu_fault)
-        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault), watchdog or DEFAULT_WATCHDOG)
+        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault, runner), watchdog or DEFAULT_WATCHDOG)
         note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
     else:
         from ..backends.sim import PROCESS_FAULTS, parse_faults
@@ -60,7 +61,7 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
         if stopping:  # the sim refuses them in-process: every program would be "not covered", the campaign "clean"
             raise UserError(f"--sim-fault {','.join(stopping)} stops the process: it runs only in a supervised campaign worker, "
                             "not with --in-process")
-        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault)
+        b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault, runner=runner)
     if prop == "sc" and getattr(b, "name", "") == "static":  # --backend auto without a GPU: said loudly, on screen and in the report
         note += "; " + SC_ON_STATIC
     try:

@@ -85,7 +85,10 @@ all sharing the corpus, the Hypothesis example database and the evidence cache; 
 same with N worker processes on the CPU backends (sim, static).  One combined status and report.
 Compiling dominates a GPU campaign (the GPU runs 1e7 instances in a few ms): --workers-per-gpu K puts
 K workers on each GPU, so that K programs compile on the CPU while another runs (default: the CPU cores
-over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).
+over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).  Each worker's backend
+has its own CUDA context (--gpu-context per-worker, the default; the contexts of several processes
+time-slice the GPU); --gpu-context shared gives each GPU one runner whose --gpu-processes N processes
+(default 1: the GPU's only context) run the programs the workers compile and check.
 
 A Ray cluster: --ray auto|ADDRESS runs the same workers as Ray actors, one per GPU of the cluster
 (--gpus all|N, --workers-per-gpu K: K actors per GPU) or --workers N on the CPU backends; the
@@ -165,6 +168,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --gpus: K worker processes per GPU (default: the CPU cores over the GPUs, at least 1; "
                              "with --ray 1); several overlap one program's compile on the CPU with another's run on the GPU "
                              "-- the way to more programs per hour")
+    parser.add_argument("--gpu-context", default="per-worker", choices=("shared", "per-worker"),
+                        help="with --gpus and the cuda backend: per-worker (default) -- each worker's backend has its own CUDA "
+                             "context (the contexts time-slice the GPU); shared -- one GPU runner per GPU runs the programs its "
+                             "workers compile, in --gpu-processes contexts, the workers open none. A program that hangs or "
+                             "faults the GPU is quarantined either way (not with --ray: each actor has its own context)")
+    parser.add_argument("--gpu-processes", type=_workers, default=None, metavar="N",
+                        help="with --gpu-context shared: the runner's processes that run programs on each GPU, one CUDA "
+                             "context each (default 1: the GPU's only context, programs back to back)")
+    parser.add_argument("--gpu-runner", default=None, help=argparse.SUPPRESS)  # a worker: the runner's address
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
@@ -229,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
     from ..campaign.run import refuse_unfailable
 
     refuse_unfailable(args.property, args.backend)  # before any worker starts (parallel, Ray)
+    refuse_gpu_context(args)
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
@@ -246,7 +259,8 @@ def run(args: argparse.Namespace) -> int:
     res = run_campaign(args.profile, args.backend, args.time, args.corpus, args.property, args.seed, args.sim_fault,
                        out=_progress(args), live=False if args.no_live else None,
                        max_findings=args.max_findings, watchdog=args.watchdog, worker_id=args.worker_id,
-                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known, started=started)
+                       isolate=not args.in_process, gpu_fault=args.gpu_fault, known=args.known, started=started,
+                       runner=args.gpu_runner)
     text = (res.report_dir / "report.txt").read_text()
     if args.json:
         print((res.report_dir / "report.json").read_text())
@@ -263,6 +277,20 @@ def run(args: argparse.Namespace) -> int:
                    f"saved, state and report in {args.corpus}"), file=sys.stderr, flush=True)
         return EXIT_ENVIRONMENT
     return 1 if res.new_findings or res.unsaved else 0
+
+
+def refuse_gpu_context(args: argparse.Namespace) -> None:
+    """``--gpu-context shared`` goes with ``--gpus`` and the cuda backend, not with ``--ray``;
+    ``--gpu-processes`` with ``--gpu-context shared`` (one line, exit 2)."""
+    from ..errors import UserError
+
+    if args.gpu_processes is not None and args.gpu_context != "shared":
+        raise UserError("--gpu-processes goes with --gpu-context shared (the GPU runner's processes)")
+    if args.gpu_context == "shared" and args.worker_id is None:
+        if args.gpus is None or args.backend not in ("cuda", "auto"):
+            raise UserError("--gpu-context shared goes with --gpus and the cuda backend (one GPU runner per GPU)")
+        if args.ray is not None:
+            raise UserError("--gpu-context shared is not for --ray (each actor has its own CUDA context)")
 
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
@@ -303,7 +331,8 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
-                       same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known)
+                       same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known,
+                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1)
     return _parallel_report(args, res)
 
 

@@ -72,6 +72,22 @@ def default_workers_per_gpu(cores: int, gpus: int) -> int:
     return max(1, cores // max(1, gpus))
 
 
+#: how much lower the workers' CPU priority is than the GPU runner's (``--gpu-context shared``): the
+#: runner is the one process every program waits for, the workers (16 on 16 cores) keep the CPU busy
+WORKER_NICE = 5
+
+
+def worker_start(nice: int) -> Any:
+    """What a worker process runs before the campaign: it dies with the parent, at ``nice``."""
+
+    def start() -> None:
+        die_with_parent()
+        if nice:
+            os.nice(nice)
+
+    return start
+
+
 def worker_dir(corpus: Path, wid: str) -> Path:
     return Path(corpus) / ".fuzzgpu" / "workers" / wid
 
@@ -120,7 +136,9 @@ def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: in
     with ``gpus``, the GPUs' busy share (the workers' GPU seconds -- CUDA events around their harness
     launches -- over the wall time of that many GPUs).  With ``per_gpu`` > 1 workers on a GPU the
     GPU time-slices between their contexts, and one worker's span of launches also holds the other
-    workers' kernels: the sum is then an upper bound, shown ``GPU busy ≤N%`` (at most 100%)."""
+    workers' kernels: the sum is then an upper bound, shown ``GPU busy ≤N%`` (at most 100%).  With
+    a GPU runner ``per_gpu`` is its GPU processes (contexts): one runs the programs back to back, and
+    the share is exact."""
     from ..campaign import classes_phrase
 
     busy = ""
@@ -136,10 +154,16 @@ def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: in
 def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str, prop: str, seed: int | None,
                  sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
                  max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
-                 per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None) -> dict[str, Any]:
+                 per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None,
+                 gpu_context: str = "per-worker", gpu_processes: int = 1) -> dict[str, Any]:
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
-    GPU overlap one program's compile (CPU) with another's run (GPU)."""
+    GPU overlap one program's compile (CPU) with another's run (GPU).  ``gpu_context`` ``shared``
+    (the cuda backend): one GPU runner process per GPU owns its only CUDA context and runs the
+    programs its workers compile (fuzzgpu.workers.gpu_runner); ``per-worker``: each worker's backend
+    process has its own context; ``gpu_processes``: the runner's GPU processes (each a context).
+    ``shared`` with the sim backend: one runner process runs every
+    worker's sim runs (the runner tested on the CPU; the command line never asks for it)."""
     from ..campaign import combine_states, write_combined_report
 
     out = out if out is not None else sys.stdout
@@ -157,6 +181,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         common += ["--max-findings", str(max_findings)]
     if known is not None:
         common += ["--known", str(known)]
+    shared = gpu_context == "shared" and (backend == "cuda" and bool(gpus) or backend == "sim")
+    runners: list[Any] = []  # started after the banner (fuzzgpu.workers.gpu_runner)
     procs: dict[str, subprocess.Popen] = {}
     started: dict[str, float] = {}
     restarts = {w: 0 for w in ids}
@@ -173,12 +199,18 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         env = dict(os.environ)
         if gpus:
             env["CUDA_VISIBLE_DEVICES"] = gpus[i % len(gpus)]
+        extra = []
+        if runners:
+            runner = runners[i % len(runners)]
+            env.update(runner.env())
+            extra = ["--gpu-runner", runner.address]
         d = worker_dir(corpus, wid)
         d.mkdir(parents=True, exist_ok=True)
         log = open(d / "log.txt", "a")  # noqa: SIM115 -- handed to the child
-        cmd = worker_command([*common, "--time", f"{left:.1f}"], wid, base_seed + (0 if same_seed else i))
+        cmd = worker_command([*common, *extra, "--time", f"{left:.1f}"], wid, base_seed + (0 if same_seed else i))
         procs[wid] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                      preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)  # noqa: PLW1509 -- only prctl
+                                      preexec_fn=(worker_start(WORKER_NICE if runners else 0)  # noqa: PLW1509 -- prctl, nice
+                                                  if sys.platform.startswith("linux") else None))
         log.close()
         started[wid] = time.time()
         progress[wid] = _programs(corpus, wid)
@@ -194,10 +226,13 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             pass
     where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")) if gpus else f"{n} worker processes"
     print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: "
-          f"{n} workers ({where})", file=out, flush=True)
+          f"{n} workers ({where})" + (f"; one GPU runner per GPU runs their programs ({gpu_processes} GPU process(es), "
+                                      "one CUDA context each)" if shared else ""), file=out, flush=True)
     reason = "time"
     last = 0.0
     try:
+        if shared:
+            runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus, gpu_processes))
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:
@@ -209,6 +244,9 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     if p.poll() is None:
                         p.send_signal(signal.SIGINT)
                 break
+            for r in runners:
+                if r.ensure():
+                    print(f"the GPU runner of GPU {r.gpu_id} died; restarted it (restart {r.restarts})", file=out, flush=True)
             alive = 0
             for i, wid in enumerate(ids):
                 p = procs[wid]
@@ -239,8 +277,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
             if now - last > status_every:
                 last = now
-                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ()), per_gpu),
-                      file=out, flush=True)
+                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ()),
+                                  gpu_processes if runners else per_gpu), file=out, flush=True)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"
@@ -262,6 +300,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        for r in runners:
+            r.stop()
         lock.close()
     if failed and len(failed) == len(ids):
         first = min(failed)
@@ -273,9 +313,35 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
                                                                 "workers_per_gpu": per_gpu if gpus else None,
-                                                                "restarts": restarts, "known": known})
+                                                                "restarts": restarts, "known": known,
+                                                                "gpu_context": gpu_context if gpus else None,
+                                                                "gpu_processes": gpu_processes if runners else None,
+                                                                "runner_restarts": {r.gpu_id: r.restarts for r in runners}})
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
+
+
+def start_runners(gpus: list[str] | None, backend: str, sim_fault: str | None, watchdog: float, corpus: Path,
+                  processes: int = 1) -> list[Any]:
+    """One GPU runner per GPU (fuzzgpu.workers.gpu_runner) for the cuda backend, its counters in the
+    corpus's ``.fuzzgpu/runners/gpuN.json``; for the sim backend (testing the runner on the CPU)
+    one runner whose process runs the sim with ``sim_fault``.  The ones started are stopped if a
+    later one fails."""
+    from ..backends.remote import RUNNER_SIDE
+    from .gpu_runner import RunnerHandle
+    from .supervised import BackendSpec
+
+    todo, spec = (list(gpus or ()), BackendSpec(RUNNER_SIDE)) if backend == "cuda" else (["sim"], BackendSpec("sim", sim_fault))
+    runners: list[Any] = []
+    try:
+        for g in todo:
+            runners.append(RunnerHandle(None if g == "sim" else g, watchdog, corpus / ".fuzzgpu" / "runners" / f"gpu{g}.json",
+                                        spec=spec, processes=processes))
+    except BaseException:
+        for r in runners:
+            r.stop()
+        raise
+    return runners
 
 
 def after_exit(rc: int, finished: bool, progressed: bool, restarts: int, time_left: float) -> str:

@@ -39,6 +39,8 @@ DEFAULT_WATCHDOG = 120.0
 #: the longest deadline a program gets (a week): beyond that a wait means nothing, and the pipe's
 #: poll() cannot wait longer than about 24 days (a larger timeout overflows it)
 MAX_DEADLINE = 7 * 86400.0
+#: a worker's deadline with a GPU runner, in program deadlines (SupervisedBackend.deadline_for)
+RUNNER_WAITS = 4
 #: how many times run_parallel restarts one worker that died or exited on an error
 MAX_RESTARTS = 20
 
@@ -62,6 +64,9 @@ class BackendSpec:
     sim_fault: str | None = None
     arch: str = "sm_90"
     gpu_fault: str | None = None
+    #: the GPU runner's address (``--gpu-context shared``): the cuda backend compiles here and runs
+    #: there (fuzzgpu.workers.gpu_runner)
+    runner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,15 +99,16 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent, in one line
-    from ..backends import make_backend
+    from ..backends.remote import CubinGone, RunnerFault
     from ..model.event import Unsupported
 
     # what the campaign handles itself: bad input (a program the harness cannot run, a compile
-    # error), the environment, a program the oracle does not cover; anything else a backend
-    # raises is a bug in it or its harness, reported as the program's fault `error`
-    comes_back = (UserError, EnvError, Unsupported)
+    # error), the environment, a program the oracle does not cover (and, in a GPU runner, a cubin
+    # file gone); anything else a backend raises is a bug in it or its harness, reported as the
+    # program's fault `error`
+    comes_back = (UserError, EnvError, Unsupported, CubinGone)
     try:
-        backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault)
+        backend, note = _make_backend(spec)
     except Exception as e:  # noqa: BLE001 -- reported to the parent as one line
         # bad usage stays bad usage (exit 2); anything else -- no PyCUDA, no device, a driver error --
         # is the environment's (exit 3), as in the parent
@@ -142,6 +148,9 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
                 conn.send(("fault", "gpu-fault", str(e)))
                 conn.close()
                 os._exit(0)
+            if isinstance(e, RunnerFault):  # the GPU runner lost its GPU process to this program; this one goes on
+                conn.send(("rfault", e.kind, e.detail))
+                continue
             if not isinstance(e, comes_back):  # a backend or harness bug: this program's fault
                 conn.send(("err", _one_line(e)))
                 continue
@@ -149,6 +158,17 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
                 conn.send(("exc", e))
             except Exception:  # noqa: BLE001 -- an exception that does not pickle
                 conn.send(("err", _one_line(e)))
+
+
+def _make_backend(spec: BackendSpec) -> tuple[Any, str]:
+    """The backend ``spec`` names: a GPU runner's GPU process (:data:`RUNNER_SIDE`), a worker's cuda
+    backend whose runs go to the runner at ``spec.runner``, or :func:`make_backend`'s."""
+    from ..backends import make_backend
+    from ..backends.remote import RUNNER_SIDE, GpuSide
+
+    if spec.name == RUNNER_SIDE:
+        return GpuSide(), "the GPU runner's CUDA context"
+    return make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault, runner=spec.runner)
 
 
 def _one_line(e: BaseException) -> str:
@@ -233,8 +253,12 @@ class SupervisedBackend:
         return self._identity
 
     def deadline_for(self, config: Any) -> float:
+        """The program's deadline: the watchdog plus ten times its expected run time; with a GPU
+        runner :data:`RUNNER_WAITS` times that, for the run may wait behind the other workers' and
+        their deadlines (the runner's own watchdog answers a hang on the GPU)."""
         rate = THROUGHPUT.get(self.spec.name, 5e7)
-        return min(MAX_DEADLINE, self.watchdog + 10.0 * getattr(config, "instances", 1) / rate)
+        one = self.watchdog + 10.0 * getattr(config, "instances", 1) / rate
+        return min(MAX_DEADLINE, one * (RUNNER_WAITS if self.spec.runner else 1))
 
     def prepare(self, programs: Any) -> None:
         """Compile and check ``programs`` ahead in the worker (:class:`Prepare`), under the watchdog
@@ -294,6 +318,9 @@ class SupervisedBackend:
             return msg[1]
         if msg[0] == "exc":
             raise msg[1]
+        if msg[0] == "rfault":  # the GPU runner's process hung or faulted on this program; it was replaced
+            self.faults += 1
+            raise ProgramFault(msg[1], f"{msg[2]}; the GPU runner's process was restarted with a fresh CUDA context", took, deadline)
         if msg[0] == "fault":  # the GPU faulted; the worker has exited (its context was lost)
             self._kill()
             self.faults += 1

@@ -115,8 +115,8 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
     corpus = tmp_path / "c"
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="3,5")
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--workers-per-gpu", "1", "--backend", "cuda",
-                        "--profile", "pdl", "--time", "20", "--corpus", str(corpus)], check=False, capture_output=True, text=True,
-                       timeout=120, env=env)
+                        "--gpu-context", "per-worker", "--profile", "pdl", "--time", "20", "--corpus", str(corpus)],
+                       check=False, capture_output=True, text=True, timeout=120, env=env)
     assert "2 workers (GPUs 3, 5)" in r.stdout
     logs = {w: (corpus / ".fuzzgpu" / "workers" / w / "log.txt").read_text() for w in ("w0", "w1")}
     assert "CUDA_VISIBLE_DEVICES=3" in logs["w0"] and "CUDA_VISIBLE_DEVICES=5" in logs["w1"]
@@ -130,6 +130,21 @@ def test_gpus_pins_one_worker_per_gpu_fake_devices(tmp_path):
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "all", "--backend", "sim", "--corpus", str(corpus)],
                        check=False, capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 2 and "use --workers" in r.stderr
+
+
+def test_a_shared_gpu_without_a_gpu_is_the_environment_in_one_line(tmp_path):
+    """``--gpu-context shared``: the GPU runner starts before the workers; with no usable GPU it
+    says so in one line, exit 3, and leaves no runner folder behind."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="3", TMPDIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--gpus", "1", "--workers-per-gpu", "1", "--backend", "cuda",
+                        "--gpu-context", "shared", "--profile", "pdl", "--time", "20", "--corpus", str(tmp_path / "c")],
+                       check=False, capture_output=True, text=True, timeout=120, env=env)
+    if r.returncode in (0, 1):
+        pytest.skip("a GPU is usable here")
+    assert "one GPU runner per GPU runs their programs (1 GPU process(es), one CUDA context each)" in r.stdout
+    assert r.returncode == 3 and "the GPU runner of GPU 3 did not start" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not list(tmp_path.glob("fuzzgpu-runner-*"))
 
 
 def test_workers_per_gpu_default_is_the_cores_over_the_gpus():
