@@ -41,12 +41,7 @@ NOT_YET = {15: "the race analysis calls class H's lost write racy (the init over
                "tests/litmus/race-lifecycle/RACE-15-*), but only where the consumer's wait is ordered after the "
                "arrive (a second cluster barrier): in the generator's remote-arrive handoff the lost arrive is a "
                "wait loop that never ends or a try_wait that fails as an early one does, and the catalogue's "
-               "shape is 11 instructions before the data, over the 9-instruction bound",
-           # regressions of merging class L's draw (a flag poll's width, strategies/widths.py) with the
-           # per-stage spans: each passed on its own branch, not on the merged generator
-           8: "shrinks to 3 threads (bound 2) on the merged generator (class L's draw beside the stage spans)",
-           9: "not found within 2,500 draws on the merged generator (class L's draw beside the stage spans); "
-              "the H200 campaign found it at 284 s (bench/results/throughput/h200-600s/classes.txt)"}
+               "shape is 11 instructions before the data, over the 9-instruction bound"}
 
 
 @pytest.mark.slow  # 14 classes (every key of CLASSES; class 19 took 294 s on 2 shared cores), each a search of up to 2,500 draws with the race analysis: minutes on 2 cores
