@@ -5,10 +5,10 @@ narrower than the flag's store (``ld.acquire.gpu.u16`` of a word written by a 32
 
 Drawn as a flag pattern of its own (``mixed-size`` in ``producer_consumer._PATTERN_SEMS``: the
 release/acquire pattern with the poll 16 bits wide, one flag handoff in five; release/acquire, the
-right pattern, comes first, so a shrink keeps the narrow poll only where it is the bug).  As a last
-choice of every flag handoff (one poll in eight, then four, narrowed whatever the pattern) it came up
-in 0-0.7% of profile all's draws (seeds 1-3 x 300) and alone, the race key class L only, in 0-0.2%:
-most narrow polls were of relaxed or volatile flags, already a flag race.  Narrowed only where the
+right pattern, comes first, so a shrink keeps the narrow poll only where it is the bug).  As the last
+choice of every flag handoff (one strong poll in eight narrowed, whatever the pattern: 9c580b2) it
+came up in 0.67% of profile all's draws (seeds 1-3 x 300) and alone (the race key class L only) in
+none: most narrow polls were of relaxed or volatile flags, already a flag race.  Narrowed only where the
 IR allows a narrow access (every write of the flag a ``st`` of an immediate that fits) and the poll
 is strong (a weak flag is class ``flag`` whatever the sizes)."""
 
