@@ -42,11 +42,13 @@ NOT_YET = {15: "the race analysis calls class H's lost write racy (the init over
                "arrive (a second cluster barrier): in the generator's remote-arrive handoff the lost arrive is a "
                "wait loop that never ends or a try_wait that fails as an early one does, and the catalogue's "
                "shape is 11 instructions before the data, over the 9-instruction bound",
-           # regressions of merging class L's draw (a flag poll's width, strategies/widths.py) with the
-           # per-stage spans: each passed on its own branch, not on the merged generator
-           8: "shrinks to 3 threads (bound 2) on the merged generator (class L's draw beside the stage spans)",
-           9: "not found within 2,500 draws on the merged generator (class L's draw beside the stage spans); "
-              "the H200 campaign found it at 284 s (bench/results/throughput/h200-600s/classes.txt)"}
+           # issue 32 A and B: each alone in about 1% of draws now (0.9% and 0% before: docs/fuzzing.md, "Issue 32's
+           # classes alone"), which a search of one seed meets or not by luck; not yet seen to pass in the whole file
+           8: "found and shrunk to 1 thread / 7 instructions by Random(8)'s search run alone (draw 594), but failed in "
+              "the whole slow file run beside it on a machine at load ~18 on 2 cores (Hypothesis stops a shrink after "
+              "five minutes of wall clock)",
+           9: "Random(9)'s search had not ended after 25 minutes at load ~18 on 2 cores (a trial without class L's "
+              "flag pattern found it at draw 668 and shrank it to 2 threads / 7 instructions)"}
 
 
 @pytest.mark.slow  # 14 classes (every key of CLASSES; class 19 took 294 s on 2 shared cores), each a search of up to 2,500 draws with the race analysis: minutes on 2 cores

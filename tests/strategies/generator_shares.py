@@ -1,7 +1,9 @@
 """Shares per mechanism, fence and issue-15 class of the draws of profile ``all`` (the table in
 docs/fuzzing.md, "The general generator"): ``python3 tests/strategies/generator_shares.py SEEDS N`` from the
 repository root draws N programs per Hypothesis seed (``1,2,3,4 500`` for the table) and prints the
-share of runnable draws with each feature.  Not a test: tests/strategies/test_producer_consumer_cluster.py
+share of runnable draws with each feature, and of each class of fuzzgpu.semantics.CLASSES (runnable, in the
+form the H200 can show; of all draws in any form; of all draws alone, the race key naming that class only, as
+tests/campaign/test_race_campaign.py's search asks).  Not a test: tests/strategies/test_producer_consumer_cluster.py
 checks the shares with generous bounds."""
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from fuzzgpu import strategies as fst  # noqa: E402
 from fuzzgpu.codegen import unrunnable_reasons  # noqa: E402
 from fuzzgpu.ir import Atom, ClusterBarrier, CpAsync, CpAsyncBulk, Fence, Load, Program, Red, Store  # noqa: E402
 from fuzzgpu.model.race import analyse_races  # noqa: E402
-from fuzzgpu.semantics import FENCE_KEYS, finding_class  # noqa: E402
+from fuzzgpu.properties import RACY, Offence, race_class_key  # noqa: E402
+from fuzzgpu.semantics import CLASS_NAMES, CLASSES, FENCE_KEYS, finding_class  # noqa: E402
 from tests.strategies.test_producer_consumer_cluster import FEATURES, _manifest  # noqa: E402
 
 
@@ -71,10 +74,14 @@ def main(argv: list[str]) -> int:
     for name, pred in ROWS.items():
         print(f"{name}: {pct(sum(bool(pred(p)) and r for p, r in zip(ps, run)))}")
     print(f"runnable on the CUDA harness (all draws): {pct(sum(run))}")
-    classes = [{c for pairs in analyse_races(p).racy.values() for rp in pairs
-                if (c := finding_class(p, rp.mechanism, rp.other_at)) is not None} for p in ps]
-    for c in range(1, 8):
-        print(f"class {c}: {pct(sum(c in cs and r and _manifest(p, c) for p, cs, r in zip(ps, classes, run)))}")
+    races = [analyse_races(p) for p in ps]
+    classes = [{c for pairs in ra.racy.values() for rp in pairs
+                if (c := finding_class(p, rp.mechanism, rp.other_at)) is not None} for p, ra in zip(ps, races)]
+    # alone: the race property's class key is this class only (what tests/campaign's search asks for)
+    keys = [race_class_key(p, ra, [Offence(o, 1, RACY, "") for o in ra.racy]) if ra.racy else "" for p, ra in zip(ps, races)]
+    for c in sorted(CLASSES):
+        print(f"class {c}: {pct(sum(c in cs and r and _manifest(p, c) for p, cs, r in zip(ps, classes, run)))}"
+              f" (any form, all draws: {pct(sum(c in cs for cs in classes))}; alone: {pct(sum(k == f'race:{CLASS_NAMES[c]}' for k in keys))})")
     print(f"draws: {len(ps)}")
     return 0
 
