@@ -1,11 +1,11 @@
 """The known classes in a race campaign's corpus (issue 15's seven and issue 32's, every number of
-fuzzgpu.semantics.CLASSES: A-C = 8-10, F = 13, H = 15, I = 16, J = 17, L = 19 among them; K is class 2): for each, how
+fuzzgpu.bug_classes.CLASSES: A-C = 8-10, D = 11, F = 13, H = 15, I = 16, J = 17, L = 19 among them; K is class 2): for each, how
 many findings, the time to the first (from the campaign's start), whether it was shrunk, its rate and its fix.
 
     python3 bench/discovery_classes.py CORPUS START_EPOCH [--json OUT.json]
 
 Each finding's class is the oracle's, re-computed from the entry's program and offending outcomes
-(fuzzgpu.semantics.finding_class of its racing pairs); findings of no class are counted as 'other',
+(fuzzgpu.bug_classes.finding_class of its racing pairs); findings of no class are counted as 'other',
 by mechanism.  Prints a table; with --json also writes it."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fuzzgpu
 
 from fuzzgpu.corpus import find_entries
-from fuzzgpu.semantics import CLASSES, finding_class
+from fuzzgpu.bug_classes import CLASSES, finding_class
 from fuzzgpu.model.race import analyse_races
 
 

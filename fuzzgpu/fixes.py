@@ -60,7 +60,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import semantics
+from . import semantics, tensormap_fixes
 from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
@@ -140,12 +140,12 @@ def apply(p: Program, c: Change) -> Program:
         return _replace(p, c.thread, code[:k] + (c.new,) + code[k:])
     if c.op == "wait-loop":
         assert isinstance(c.new, MbarrierWait)
-        lab, reg = _fresh_label(p), _fresh_register(p, c.thread)
+        lab, reg = p.unused_label(), p.unused_register(c.thread)
         w = dataclasses.replace(c.new, dst=reg)
         return _replace(p, c.thread, code[:k] + (Label(lab), w, Branch(Cond.EQ, reg, 0, lab)) + code[k:])
     ins = code[k]
     assert isinstance(ins, MbarrierWait)
-    lab = _fresh_label(p)
+    lab = p.unused_label()
     return _replace(p, c.thread, code[:k] + (Label(lab), ins, Branch(Cond.EQ, ins.dst, 0, lab)) + code[k + 1:])
 
 
@@ -182,9 +182,9 @@ def described(p: Program, cs: Sequence[Change]) -> tuple[Program, tuple[Change, 
     for i in order:
         c = cs[i]
         if c.op in ("retry", "wait-loop"):
-            renames = [(_fresh_label(p), _fresh_label(q))]
+            renames = [(p.unused_label(), q.unused_label())]
             if c.op == "wait-loop":
-                renames.append((_fresh_register(p, c.thread), _fresh_register(q, c.thread)))
+                renames.append((p.unused_register(c.thread), q.unused_register(c.thread)))
             for old, new in renames:
                 if old != new:
                     texts[i] = re.sub(rf"\b{re.escape(old)}\b", new, texts[i])
@@ -318,6 +318,7 @@ def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[st
         yield "wait", "wait-loop", MbarrierWait("r0", bar, 0)
     for space in ("shared::cta", "global", None):
         yield "fence.proxy", "insert", ProxyFence(ProxyFenceKind.ASYNC, space)
+    yield from tensormap_fixes.inserts(p, tid, _SCOPES[:_SCOPES.index(_widest(p)) + 1])  # class D: a pair (fence_pair)
     me = p.threads[tid].placement
     if any(isinstance(i, MbarrierInit) for i in code) and any(
             t.placement.same_cluster(me) and not t.placement.same_cta(me) for t in p.threads):
@@ -347,27 +348,6 @@ def _tested(code: Sequence[Instruction], k: int) -> bool:
     return any(isinstance(i, Branch) and dst in (i.a, i.b) for i in code[k + 1:])
 
 
-def _fresh_label(p: Program) -> str:
-    used = {i.name for t in p.threads for i in t.code if isinstance(i, Label)}
-    return next(f"LF{n:02d}" for n in range(100) if f"LF{n:02d}" not in used)
-
-
-_REG = re.compile(r"\Ar[0-9]+\Z")
-
-
-def _fresh_register(p: Program, tid: int) -> str:
-    """A register thread ``tid`` does not use (nor the condition names)."""
-    t = p.threads[tid]
-    used = {r for r, _ in t.init}
-    for ins in t.code:
-        for f in dataclasses.fields(ins):
-            v = getattr(ins, f.name)
-            if isinstance(v, str) and _REG.match(v):
-                used.add(v)
-    used |= {k.split(":", 1)[1] for k in p.outcome_keys() if k.startswith(t.name + ":")}
-    return next(f"r{n}" for n in range(len(used) + 1) if f"r{n}" not in used)
-
-
 def changes(p: Program, arch: str | None = None) -> list[Change]:
     """Every single change of ``p`` (for a target ``arch``, :func:`fence_sems`), cheapest first."""
     out: list[Change] = []
@@ -380,7 +360,7 @@ def changes(p: Program, arch: str | None = None) -> list[Change]:
                                   (COST["strengthen"], scope.rank if scope else 0, n, tid, k), "replace", new))
         for k, ins in enumerate(t.code):
             if isinstance(ins, MbarrierWait) and not _tested(t.code, k):
-                lab = _fresh_label(p)
+                lab = p.unused_label()
                 code = t.code[:k] + (Label(lab), ins, Branch(Cond.EQ, ins.dst, 0, lab)) + t.code[k + 1:]
                 out.append(Change("wait", tid, k, f"retry `{_fmt(ins)}` in {t.name} until it returns True "
                                   f"(a loop: `{lab}: ... beq {ins.dst}, 0, {lab}`)", _replace(p, tid, code),
@@ -554,7 +534,7 @@ def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change
             annotations = a.op in annot and b.op in annot and (
                 (a.thread == b.thread and a.index == b.index) or
                 any(_on_path(w, o, a, b) or _on_path(w, o, b, a) for w, o in ends))
-            if annotations or (moved[i] and moved[j] and _covers(orig, outcomes, judged[i], judged[j])):
+            if annotations or tensormap_fixes.fence_pair(a, b) or (moved[i] and moved[j] and _covers(orig, outcomes, judged[i], judged[j])):
                 out.append((a, b))
     out.sort(key=lambda ab: (ab[0].rank[0] + ab[1].rank[0], ab[0].rank[1] + ab[1].rank[1], ab[0].rank, ab[1].rank))
     return out

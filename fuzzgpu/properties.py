@@ -461,11 +461,11 @@ class RaceProperty(Property):
 
 def race_class_key(program: Program, ra: Any, offending: list[Offence]) -> str:
     """``race:cp-async-without-wait`` -- what failed, named: the classes of
-    :data:`fuzzgpu.semantics.CLASSES` (:data:`~fuzzgpu.semantics.CLASS_NAMES`), else the failed
-    mechanisms (:func:`fuzzgpu.semantics.race_name`), of the racing pairs of the racy offences,
+    :data:`fuzzgpu.bug_classes.CLASSES` (:data:`~fuzzgpu.bug_classes.CLASS_NAMES`), else the failed
+    mechanisms (:func:`fuzzgpu.bug_classes.race_name`), of the racing pairs of the racy offences,
     joined by ``+`` (``race:cp-async-without-wait+flag-without-release-acquire``); ``race:other``
     without one."""
-    from .semantics import finding_class, race_name
+    from .bug_classes import finding_class, race_name
 
     keys = set()
     for o in offending:

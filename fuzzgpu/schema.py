@@ -112,6 +112,7 @@ PROGRAM_SCHEMA: dict[str, Any] = {
                     "proxy": {"type": "string"},
                     "kind": {"type": "string"},
                     "cta": {"type": ["integer", "null"]},
+                    "target": {"type": ["string", "null"]},  # a tensor map's (issue 32, class D)
                 },
                 "additionalProperties": False,
             },

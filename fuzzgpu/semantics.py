@@ -11,12 +11,12 @@ Three readers, one source (docs/architecture.md):
 * the SASS checker (:mod:`fuzzgpu.sass`): whether a synchronisation point orders the accesses
   before it (``release``: they may not sink below it) and after it (``acquire``: they may not rise
   above it), and which rule a forbidden move cites (``rule``, a key of ``sass.RULE_FORBIDDEN``);
-* the properties and the race classes (:mod:`fuzzgpu.properties`, :func:`finding_class`): the same
-  two directions, for the IR instructions of a program (:func:`of`) and for PTX text.
+* the properties and the race classes (:mod:`fuzzgpu.properties`, :mod:`fuzzgpu.bug_classes`): the
+  same two directions, for the IR instructions of a program (:func:`of`) and for PTX text.
 
 It also holds the handoff vocabulary (:data:`MECHANISMS`: the means by which a producer hands data
 to a consumer, made of the table's instructions) that the generator draws and the race property
-names, and the known bug classes (:data:`CLASSES`).
+names; the known bug classes that name a race finding are :mod:`fuzzgpu.bug_classes`'s.
 
 An entry is keyed by the PTX instruction as the ISA names it (``griddepcontrol.wait``,
 ``mbarrier.try_wait``).  ``release``/``acquire`` say what the instruction orders in the thread's
@@ -51,6 +51,7 @@ from .ir import (
     ProxyFenceKind,
     Scope,
     Sem,
+    TensormapFence,
     validate,
 )
 
@@ -259,14 +260,22 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     # the tensor form: the same operation, its global side named by a tensor map and coordinates
     # (PTX ISA cp.async.bulk.tensor: "The copy operation in cp.async.bulk.tensor is treated as a weak
     # memory operation and the complete-tx operation on the mbarrier has .release semantics at the
-    # .cluster scope"; "The copy operation is performed in the async proxy").  Its read of the tensor
-    # map is in the tensormap proxy; fuzzgpu's maps are encoded by the host and copied to __constant__
-    # memory before the launch and never written by the program, so no tensormap-proxy fence arises
-    # (docs/harness.md, "Tensor maps").
+    # .cluster scope"; "The copy operation is performed in the async proxy").  "The tensorMap is
+    # accessed in tensormap proxy": a host-encoded __constant__ map is never written (docs/harness.md,
+    # "Tensor maps"); a ``tensormap`` location the kernel rewrites is ordered by the fences below.
     Instr("cp.async.bulk.tensor", "CpAsyncBulk (tensor)", "async", "weak", "-", False, False,
           "as cp.async.bulk: nothing of the issuing thread; an async-proxy read and write (the box of the tensor map), "
           "then the implicit generic-async proxy fence at completion (complete_tx on an mbarrier, or bulk_group)", ISA,
           "cp.async.bulk.tensor; cp.reduce.async.bulk.tensor; Tensors; 8.6 Proxies"),
+    # issue 32, class D: a tensor map in global memory the kernel rewrites (the rule: model.tensormap)
+    Instr("tensormap.replace", "TensormapReplace", "generic", "weak", "-", False, False, "nothing: a weak generic write of the "
+          "whole map ('a weak memory operation, on the entire 1024-bit opaque tensor-map object')", ISA, "tensormap.replace"),
+    Instr("fence.proxy.tensormap::generic.release", "TensormapFence (release)", "tensormap", "release", "per .scope", True, False,
+          "the generic accesses before it (cumulatively) with the tensormap-proxy reads after an acquire proxy fence it "
+          "synchronizes with; uni-directional", ISA, "membar/fence (uni-directional proxy fence); 8.9.5", rule="proxy"),
+    Instr("fence.proxy.tensormap::generic.acquire", "TensormapFence (acquire)", "tensormap", "acquire", "per .scope", False, True,
+          "the tensormap-proxy reads of its map ([addr], 128) after it, in its CTA, with the generic writes before a release "
+          "proxy fence that precedes it in causality order", ISA, "membar/fence; CUDA Programming Guide 10.30.2", rule="proxy"),
     Instr("cp.async.bulk.commit_group", "BulkCommit", "", "-", "-", False, False,
           "nothing: closes the thread's bulk group", ISA, "cp.async.bulk.commit_group"),
     Instr("cp.async.bulk.wait_group", "BulkWait", "async", "-", "the thread", False, True,
@@ -388,6 +397,8 @@ def key_of(ins: Instruction) -> str | None:
         return f"mbarrier.{ins.kind}"
     if isinstance(ins, CpAsyncBulk) and ins.tensor:
         return "cp.async.bulk.tensor"
+    if isinstance(ins, TensormapFence):
+        return f"fence.proxy.tensormap::generic.{ins.sem.value}"
     return BY_IR_CLASS.get(type(ins).__name__)
 
 
@@ -614,6 +625,16 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a register operand of a wgmma accessed in flight: the A fragment overwritten or the accumulator accessed "
               "before the wgmma.wait_group covering its group, or written with no wgmma.fence before the wgmma",
               ("wait", "fence"), "9.7.15.7.1 wgmma.fence; 9.7.15.7.3 wgmma.wait_group", drawn=False),
+    # issue 32, class D (model.tensormap): a generic rewrite of a tensor map and a tensor copy's read of it
+    Mechanism("tensormap-fence", ("tensormap.replace", "fence.proxy.tensormap::generic.release", "fence.proxy.tensormap::generic.acquire"),
+              "a generic write of a tensor map is seen by a tensor copy's read of it only through a .release tensormap proxy fence "
+              "after the write and an .acquire one on the map, in the copy's CTA, before the copy",
+              "the tensor map was rewritten and used by a tensor copy without the fence.proxy.tensormap::generic release/acquire "
+              "pair", ("fence.proxy",), "membar/fence; cp.async.bulk.tensor; 8.9.5 Proxy-preserved base causality order", drawn=False),
+    Mechanism("tensormap-overwrite", ("cp.async.bulk.tensor", "mbarrier.try_wait", "cp.async.bulk.wait_group"),
+              "a tensor copy's read of its map is performed once its completion is observed (mbarrier phase, wait_group.read)",
+              "the tensor map was rewritten while an earlier tensor copy still read it: no wait for its completion first",
+              ("wait",), "cp.async.bulk.tensor (completion mechanisms); mbarrier.try_wait; cp.async.bulk.wait_group", drawn=False),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),
@@ -626,64 +647,8 @@ DRAWN = tuple(m.name for m in MECHANISMS.values() if m.drawn)
 
 
 # --------------------------------------------------------------------------------------------
-# The known bug classes (issue 15): which one a race finding belongs to
+# Rules the bug classes (:mod:`fuzzgpu.bug_classes`) and the model read
 # --------------------------------------------------------------------------------------------
-
-#: the seven classes of real bugs the general generator must find, by number
-CLASSES: dict[int, str] = {
-    1: "ld.global.nc after griddepcontrol.wait under PDL (FlashMLA 01a2772: ptxas hoists it above the wait)",
-    2: "the PDL dependent reads the primary's data before griddepcontrol.wait, or without one",
-    3: "generic shared-memory write consumed by the async proxy (bulk copy shared->global) without fence.proxy.async",
-    4: "cp.async data consumed without cp.async.wait_group/wait_all in the issuing thread",
-    5: "release/acquire or fence with too small a scope (.cta across CTAs, .cluster across clusters)",
-    6: "mbarrier .relaxed arrive or wait with no fence",
-    7: "ld.global.nc moved across ld.acquire, a fence or bar.sync (no PDL)",
-    8: "A. generic access of a shared stage, then async-proxy reuse of it (TMA load into it) without fence.proxy.async",
-    9: "B. bulk-group completion covers only the issuing thread: a TMA store's source reused after a wait_group by another "
-       "thread, or wait_group N with the copy among the N most recent, or none",
-    10: "C. cp.async.bulk.wait_group.read (or no wait) taken for write completion: a TMA store's global write consumed "
-        "after a signal before it landed",
-    13: "F. a wgmma register operand accessed in flight: the A fragment overwritten (or the accumulator read) before "
-        "the wgmma.wait_group covering the wgmma's group, or written with no wgmma.fence before it (DeepGEMM #448/#449)",
-    15: "H. mbarrier lifecycle: an mbarrier used by another CTA before its mbarrier.init is visible (fence.mbarrier_init "
-        "missing, or issued by a thread that did not initialise it)",
-    16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
-    17: "J. cluster mbarrier handoff with a .cta scope: a remote mbarrier.arrive (.shared::cluster) of release .cta, or "
-        "an acquire wait of .cta scope on an mbarrier another CTA arrives on",
-    19: "L. mixed-size accesses: a flag (or any word) written and read with accesses of different sizes (a 32-bit st "
-        "and a 16-bit ld of its low half): a partial overlap, not morally strong, so no synchronization (vllm #2760)",
-}
-
-#: each class's name in a race finding's class key (``race:missing-proxy-fence``): what failed, in
-#: words.  Keys saved before the names existed hold the number (``race:3``): :func:`race_name` maps it.
-CLASS_NAMES: dict[int, str] = {
-    1: "nc-load-after-pdl-wait",
-    2: "pdl-read-before-wait",
-    3: "missing-proxy-fence",
-    4: "cp-async-without-wait",
-    5: "scope-too-small",
-    6: "relaxed-mbarrier",
-    7: "nc-load-across-sync",
-    8: "generic-then-async-reuse",
-    9: "bulk-source-reused-before-read",
-    10: "bulk-read-wait-taken-for-write",
-    13: "wgmma-register-in-flight",
-    15: "mbarrier-lifecycle",
-    16: "mbarrier-wrong-parity",
-    17: "remote-mbarrier-cta-scope",
-    19: "mixed-size-access",
-}
-
-
-def race_name(part: str) -> str:
-    """The readable name of one part of a race finding's class key: a known class (:data:`CLASS_NAMES`;
-    its number, as keys saved before the names had it, maps to its name), else the failure of a
-    mechanism (:attr:`Mechanism.race_name`, else the mechanism's name); a name passes through."""
-    if part.isdigit() and int(part) in CLASS_NAMES:
-        return CLASS_NAMES[int(part)]
-    m = MECHANISMS.get(part)
-    return (m.race_name or m.name) if m is not None else part
-
 
 def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
     """Does thread ``at[0]`` reach instruction ``at[1]`` through a first ``mbarrier.try_wait`` /
@@ -701,52 +666,6 @@ def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
                 return True
             seen.add(ins.bar)
     return False
-
-
-def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) -> int | None:
-    """The class (a key of :data:`CLASSES`) of a racing pair with this mechanism whose second
-    access is instruction ``other_at`` = (thread, index) of ``program``; None for another kind."""
-    assert isinstance(program, Program)
-    if mechanism in ("mbarrier", "flag", "unordered") and wrong_parity(program, other_at):
-        return 16  # the handoff's wait tested the wrong phase (not an .nc, proxy or async-copy failure)
-    if mechanism == "mbarrier" and remote_cta_scope(program):
-        return 17
-    simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15, "mixed-size": 19, "wgmma-register": 13}
-    if mechanism in simple:
-        return simple[mechanism]
-    if mechanism in ASYNC_CLASS_MECHANISMS:
-        return async_class(program, mechanism, other_at)
-    if mechanism != "nc":
-        return None
-    tid, pc = other_at
-    code = program.threads[tid].code[:pc]
-    if program.threads[tid].placement.grid in program.pdl_grids:
-        return 1 if any(isinstance(i, GridDepControl) and i.action == "wait" for i in code) else 2
-    # an earlier instruction that orders a later weak load after it (an acquire, a fence, bar.sync,
-    # a completed wait): the instruction-semantics table's acquire direction
-    return 7 if any(directions(i)[1] for i in code) else None
-
-
-#: the mechanisms of a racing pair that may be one of issue 32's async-proxy classes (:func:`async_class`)
-ASYNC_CLASS_MECHANISMS = ("async-overwrite", "bulk-source-overwrite", "bulk-completion")
-
-
-def async_class(program: Program, mechanism: str, other_at: tuple[int, int]) -> int | None:
-    """Issue 32's async-proxy classes: a read that saw a later async-proxy write of its buffer (8, the
-    race property's ``async-overwrite``); a bulk copy's source read that saw a later generic write (9,
-    ``bulk-source-overwrite``); a generic read of a location a bulk_group copy (a TMA store) writes,
-    before that write's completion reached it (10: ``bulk-completion`` of a TMA store -- completion on
-    an mbarrier is another mechanism's)."""
-    if mechanism == "async-overwrite":
-        return 8
-    if mechanism == "bulk-source-overwrite":
-        return 9
-    tid, pc = other_at
-    ins = program.threads[tid].code[pc] if 0 <= tid < len(program.threads) and pc >= 0 else None
-    locs = set(ins.locations()) if ins is not None else set()
-    stores = any(isinstance(i, CpAsyncBulk) and i.completion == "bulk_group" and i.dst_loc in locs
-                 for t in program.threads for i in t.code)
-    return 10 if mechanism == "bulk-completion" and stores else None
 
 
 def access_extent(width: int) -> tuple[int, int]:
@@ -794,7 +713,7 @@ def remote_cta_scope(program: Program) -> bool:
     return False
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "ASYNC_CLASS_MECHANISMS", "access_extent", "async_class", "remote_cta_scope", "wgmma_register_window", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
-           "unknown_instructions", "wrong_parity", "CLASSES", "CLASS_NAMES", "DRAWN", "MECHANISMS", "Mechanism", "finding_class", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
+__all__ = ["ACQUIRE_FENCE_SEMS", "access_extent", "remote_cta_scope", "wgmma_register_window", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+           "unknown_instructions", "wrong_parity", "DRAWN", "MECHANISMS", "Mechanism", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
-           "key_of", "race_name", "of", "proxy_fence_covers", "proxy_fence_proxy"]
+           "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]

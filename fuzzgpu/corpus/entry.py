@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import __version__
 from .. import schema as _schema
-from .. import semantics
+from .. import bug_classes, semantics
 from ..errors import UserError
 from ..evidence import canonical, program_hash
 from ..files import UnreadableFile, read_regular
@@ -179,7 +179,7 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
       reason (a value no store wrote: a harness or hardware fault);
     * else the property's own kind of failure when it names one (``kind``: the race property's
       ``race:cp-async-without-wait`` -- the bug class or failed mechanism of the racing pairs, named
-      (fuzzgpu.semantics.CLASS_NAMES, race_name; an old numbered key maps to its name), on any shape:
+      (fuzzgpu.bug_classes.CLASS_NAMES, race_name; an old numbered key maps to its name), on any shape:
       a cp.async read before its wait and a dependent reading before griddepcontrol.wait are two
       classes, two missing waits of cp.async one;
     * else a timeout the model forbids: ``timeout`` on this shape;
@@ -214,10 +214,10 @@ def finding_class(prop: str, shape: str, offences: Iterable[tuple[str, str, Iter
 def readable_kind(kind: str) -> str:
     """A property's kind of failure with every part named: ``race:4+flag`` (a key saved before
     classes had names) -> ``race:cp-async-without-wait+flag-without-release-acquire``
-    (:func:`fuzzgpu.semantics.race_name`); a kind already named is unchanged."""
+    (:func:`fuzzgpu.bug_classes.race_name`); a kind already named is unchanged."""
     if not kind.startswith("race:"):
         return kind
-    return "race:" + "+".join(sorted({semantics.race_name(part) for part in kind[len("race:"):].split("+")}))
+    return "race:" + "+".join(sorted({bug_classes.race_name(part) for part in kind[len("race:"):].split("+")}))
 
 
 def readable_class_key(key: str) -> str:

@@ -104,6 +104,9 @@ class Proxy(_Name):
     TEXTURE = "texture"
     CONSTANT = "constant"
     ASYNC = "async"
+    #: the tensormap proxy: a tensor copy's read of its tensor map (PTX ISA cp.async.bulk.tensor,
+    #: "The tensorMap is accessed in tensormap proxy"; issue 32, class D)
+    TENSORMAP = "tensormap"
 
 
 class Space(_Name):

@@ -525,6 +525,42 @@ class WgmmaWait(Instruction):
 WGMMA_REGISTER_INSTRUCTIONS: tuple[type[Instruction], ...] = (WgmmaFence, WgmmaMma, WgmmaCommit, WgmmaWait)
 
 
+# -- tensor maps rewritten by the kernel (issue 32, class D) -----------------------------------
+
+
+@dataclass(frozen=True)
+class TensormapReplace(Instruction):
+    """``tensormap.replace.tile.global_address.global.b1024.b64 [map], src`` (PTX ISA
+    "tensormap.replace"): the tensor map in global memory at location ``map`` (a ``tensormap``
+    location) now names location ``address``'s buffer (its ``global_address`` field).  "treated as a weak memory operation, on the
+    entire 1024-bit opaque tensor-map object" -- in the generic proxy (the tensormap proxy fence
+    orders it, ``fence.proxy.tensormap::generic``: from the generic proxy; issue 32, class D)."""
+
+    OP: ClassVar[str] = "tensormap.replace"
+    map: str
+    address: str
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.map, self.address)
+
+
+@dataclass(frozen=True)
+class TensormapFence(Instruction):
+    """``fence.proxy.tensormap::generic.release.scope`` / ``fence.proxy.tensormap::generic.acquire.scope
+    [map], 128`` (PTX ISA "membar/fence": a uni-directional proxy fence from the generic proxy to
+    the tensormap proxy; the acquire form names the tensor map it orders, ``map``).  "A .release
+    proxy fence can form a release sequence that synchronizes with an acquire sequence that
+    contains a .acquire proxy fence" (issue 32, class D)."""
+
+    OP: ClassVar[str] = "fence.proxy.tensormap"
+    sem: Sem
+    scope: Scope
+    map: str | None = None
+
+    def locations(self) -> tuple[str, ...]:
+        return (self.map,) if self.map is not None else ()
+
+
 EXTENSION_INSTRUCTIONS: tuple[type[Instruction], ...] = (
     GridDepControl,
     MbarrierInit,
@@ -562,7 +598,7 @@ CORE_INSTRUCTIONS: tuple[type[Instruction], ...] = (Load, Store, Atom, Red, Fenc
 #: registered instructions that code generation does not emit yet (it reads
 #: ``EXTENSION_INSTRUCTIONS`` as the classes it emits, ``codegen._KNOWN``, and refuses the others
 #: with a one-line reason); they move to ``EXTENSION_INSTRUCTIONS`` with their emission
-NOT_EMITTED_INSTRUCTIONS: tuple[type[Instruction], ...] = WGMMA_REGISTER_INSTRUCTIONS
+NOT_EMITTED_INSTRUCTIONS: tuple[type[Instruction], ...] = WGMMA_REGISTER_INSTRUCTIONS + (TensormapReplace, TensormapFence)
 for _cls in (*CORE_INSTRUCTIONS, *EXTENSION_INSTRUCTIONS, *NOT_EMITTED_INSTRUCTIONS):
     register_instruction(_cls)
 
@@ -573,5 +609,5 @@ __all__ = ["ACCESS_WIDTHS", "CORE_INSTRUCTIONS", "EXTENSION_INSTRUCTIONS", "NOT_
            "ClusterBarrier", "CpAsync", "CpAsyncBulk", "CpAsyncCommit", "CpAsyncMbarrierArrive", "CpAsyncWait",
            "Fence", "FenceMbarrierInit", "Filler", "Goto", "GridDepControl", "HasLoc", "Instruction", "Label",
            "Load", "MbarrierArrive", "MbarrierCompleteTx", "MbarrierExpectTx", "MbarrierInit", "MbarrierWait",
-           "MemoryAccess", "Mov", "ProxyFence", "Red", "Store", "Tcgen05Fence", "WGMMA_REGISTER_INSTRUCTIONS",
+           "MemoryAccess", "Mov", "ProxyFence", "Red", "Store", "Tcgen05Fence", "TensormapFence", "TensormapReplace", "WGMMA_REGISTER_INSTRUCTIONS",
            "WgmmaCommit", "WgmmaFence", "WgmmaMma", "WgmmaWait", "has_loc", "loc_of", "register_instruction"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Union
 
 from .enums import ProgramError, Proxy, Scope, Space
-from .instructions import Atom, Instruction, Load
+from .instructions import Atom, Instruction, Label, Load
 
 # --------------------------------------------------------------------------------------------
 # Threads, locations, conditions, program
@@ -80,11 +81,15 @@ class Location:
     space: Space = Space.GLOBAL
     alias_of: str | None = None
     proxy: Proxy = Proxy.GENERIC
-    kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory)
+    kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory) | "tensormap"
     #: a shared location's CTA (its placement ``cta``, in the cluster of the threads that use it),
     #: declared when threads of other CTAs of the cluster use it through ``.shared::cluster``
     #: (distributed shared memory); None: the CTA of the threads that use it
     cta: int | None = None
+    #: a ``tensormap`` location (a 128-byte tensor map in global memory that the kernel may write,
+    #: issue 32 class D): the global data location its ``global_address`` names at the launch; a
+    #: tensor copy through it reads the location the map names when the copy reads the map
+    target: str | None = None
 
 
 # Conditions --------------------------------------------------------------------------------
@@ -269,6 +274,23 @@ class Program:
                     if isinstance(ins, (Load, Atom)) and f"{t.name}:{ins.dst}" not in keys:
                         keys.append(f"{t.name}:{ins.dst}")
         return tuple(keys)
+
+    def unused_label(self) -> str:
+        """A label no thread uses (``LF00``, ``LF01``, ...): for an instruction a rewrite inserts."""
+        used = {i.name for t in self.threads for i in t.code if isinstance(i, Label)}
+        return next(f"LF{n:02d}" for n in range(100) if f"LF{n:02d}" not in used)
+
+    def unused_register(self, tid: int) -> str:
+        """A register (``rN``) thread ``tid`` does not use, nor the outcome's keys name."""
+        t = self.threads[tid]
+        used = {r for r, _ in t.init}
+        for ins in t.code:
+            used |= {v for f in dataclasses.fields(ins) if isinstance(v := getattr(ins, f.name), str) and _REG.match(v)}
+        used |= {k.split(":", 1)[1] for k in self.outcome_keys() if k.startswith(t.name + ":")}
+        return next(f"r{n}" for n in range(len(used) + 1) if f"r{n}" not in used)
+
+
+_REG = re.compile(r"\Ar[0-9]+\Z")
 
 
 # The summary of Program.__repr__ ------------------------------------------------------------

@@ -86,8 +86,9 @@ def _location_to_json(loc: Location) -> dict[str, Any]:
     every program without it is what it was before the field existed (corpus entries keep their
     text and their hashes)."""
     d = _to_plain(loc)
-    if loc.cta is None:
-        del d["cta"]
+    for optional in ("cta", "target"):  # ``target``: a tensor map's (issue 32, class D), the same way
+        if getattr(loc, optional) is None:
+            del d[optional]
     return d
 
 

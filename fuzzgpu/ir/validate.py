@@ -66,6 +66,7 @@ from .instructions import (
     _operands,
     loc_of,
 )
+from .tensormap import check_tensormap_location, check_tensormap_uses
 from .program import (
     CMP_OPS,
     QUANTIFIERS,
@@ -156,7 +157,7 @@ _COMMENT_BAD = re.compile('["\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]')
 
 #: instruction fields that hold names (their grammar) -- every other string field is a keyword
 _REGISTER_FIELDS = frozenset({"dst"})
-_LOCATION_FIELDS = frozenset({"loc", "bar", "dst_loc", "src_loc"})
+_LOCATION_FIELDS = frozenset({"loc", "bar", "dst_loc", "src_loc", "map", "address"})
 _OPERAND_FIELDS = frozenset({"src", "a", "b", "value", "operands", "expected", "id", "count"})
 
 
@@ -215,8 +216,9 @@ def validate(p: Program) -> Program:
         locs[loc.name] = loc
     physical = _physical_names(locs)
     for loc in p.locations:
-        if loc.kind not in ("data", "mbarrier"):
+        if loc.kind not in ("data", "mbarrier", "tensormap"):
             raise ProgramError(f"location {loc.name!r}: unknown kind {_clip(loc.kind)}")
+        check_tensormap_location(loc, locs)
         if loc.kind == "mbarrier" and (loc.space is not Space.SHARED or loc.alias_of is not None):
             raise ProgramError(f"mbarrier object {loc.name!r} must be a shared location, not an alias")
         if loc.cta is not None:
@@ -436,6 +438,7 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
         if not isinstance(loc, str) or loc not in locs:
             raise ProgramError(f"location {_clip(loc)} is not declared")
     _validate_extension(ins, locs)
+    check_tensormap_uses(ins, locs)
     dst = ins.register_written()
     if dst is not None and not is_name("register", dst):
         raise ProgramError(f"bad destination register {_clip(dst)}")

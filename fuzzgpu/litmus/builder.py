@@ -14,6 +14,8 @@ from .mnemonics import (
     BULK_COMPLETIONS,
     COPY_SPACES,
     TENSOR_DIM,
+    TENSORMAP_FENCE_KIND,
+    TENSORMAP_REPLACE,
     TENSOR_LOAD_MODE,
     DSM_QUALIFIER,
     WIDTH_QUALIFIER,
@@ -303,6 +305,8 @@ class InstructionBuilder:
         return ir.Red(self.location(0), op, self.value(1), sem, scope, proxy, shared_cluster=dsm)
 
     def fence(self) -> ir.Instruction:
+        if [q.text for q in self.quals[:2]] == ["proxy", TENSORMAP_FENCE_KIND]:
+            return self.tensormap_fence()
         self.count(0)
         if self.quals and self.quals[0].text == "proxy":
             return self.proxy_fence()
@@ -334,6 +338,25 @@ class InstructionBuilder:
                 )
             space = space_q.text
         return ir.ProxyFence(kinds[kind_q.text], space)
+
+    def tensormap_fence(self) -> ir.Instruction:
+        """``fence.proxy.tensormap::generic.release.scope`` / ``...acquire.scope map{, 128}`` (PTX ISA
+        "membar/fence": the acquire form names the tensor map, ``[addr], 128``; 128 is the only size)."""
+        form = "fence.proxy.tensormap::generic.{release,acquire}.SCOPE (the acquire form: its tensor map, then 128)"
+        found = self.classify({"sem": {"release": ir.Sem.RELEASE, "acquire": ir.Sem.ACQUIRE}, "scope": SCOPES}, self.quals[2:])
+        sem, scope = qualifier_value(found, "sem", ir.Sem), qualifier_value(found, "scope", ir.Scope)
+        if sem is None or scope is None:
+            raise self.error(f"{self.tok.text!r}: {form}")
+        if sem[0] is ir.Sem.RELEASE:
+            self.count(0)
+            return ir.TensormapFence(ir.Sem.RELEASE, scope[0])
+        self.count(1, 2)
+        if len(self.operands) == 2 and self.operands[1].text != "128":
+            raise self.error("the size of a tensor map is 128 (bytes)", self.operands[1])
+        return ir.TensormapFence(ir.Sem.ACQUIRE, scope[0], self.location(0))
+
+    def unknown_tensormap(self) -> ir.Instruction:
+        raise self.error(f"unknown {self.tok.text!r} ({TENSORMAP_REPLACE} map, address)")
 
     def unknown_membar(self) -> ir.Instruction:
         """``membar.{cta,gl,sys}`` are Forms (``fence.sc``); any other spelling is wrong."""

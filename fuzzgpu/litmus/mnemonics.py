@@ -56,7 +56,12 @@ TENSOR_LOAD_MODE = "tile"
 TENSOR_PRINTED = {"mbarrier": "shared::cluster.global", "bulk_group": "global.shared::cta"}
 TENSOR_COMPLETION_PRINTED = {"mbarrier": "mbarrier::complete_tx::bytes", "bulk_group": "bulk_group"}
 TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
-LOC_KINDS = ("mbarrier",)  # "data" is the default and is not written
+#: ``tensormap.replace`` of the global address of a tensor map in global memory (PTX ISA
+#: "tensormap.replace": ``.tile`` mode, field ``.global_address``, ``.global``, ``.b1024.b64``)
+TENSORMAP_REPLACE = "tensormap.replace.tile.global_address.global.b1024.b64"
+#: the proxy-kind pair of ``fence.proxy.tensormap::generic`` (PTX ISA "membar/fence": .to_proxykind::from_proxykind)
+TENSORMAP_FENCE_KIND = "tensormap::generic"
+LOC_KINDS = ("mbarrier", "tensormap")  # "data" is the default and is not written
 PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 #: the state-space qualifier of a distributed-shared-memory access (``ld``/``st``/``atom``/``red``/
 #: ``mbarrier.arrive``): parser and printer read this one table
@@ -192,13 +197,17 @@ def write_access(ins: Instruction) -> str | None:
 
 
 def write_fence(ins: Instruction) -> str | None:
-    """``fence.{acq_rel,sc}.scope`` and ``fence.proxy.<kind>{.space}``."""
+    """``fence.{acq_rel,sc}.scope``, ``fence.proxy.<kind>{.space}`` and
+    ``fence.proxy.tensormap::generic.{release,acquire}.scope{ map}``."""
     if isinstance(ins, ir.Fence):
         return f"fence.{ins.sem.value}.{ins.scope.value}"
     if isinstance(ins, ir.ProxyFence):
         if ins.space is not None and ins.space not in ir.PROXY_FENCE_SPACES:
             raise ValueError(f"proxy fence state space {ins.space!r} has no litmus syntax")
         return f"fence.proxy.{ins.kind.value}" + (f".{ins.space}" if ins.space else "")
+    if isinstance(ins, ir.TensormapFence):  # the acquire form's [map], 128: the map alone
+        head = f"fence.proxy.{TENSORMAP_FENCE_KIND}.{ins.sem.value}.{ins.scope.value}"
+        return head + (f" {ins.map}" if ins.map is not None else "")
     return None
 
 
@@ -298,7 +307,7 @@ TABLE: tuple[Form | Family, ...] = (
     Family(("filler",), "unknown_filler"),
     # fences and barriers
     Form("fence.mbarrier_init.release.cluster", ir.FenceMbarrierInit),
-    Family(("fence",), "fence", (ir.Fence, ir.ProxyFence), write_fence),
+    Family(("fence",), "fence", (ir.Fence, ir.ProxyFence, ir.TensormapFence), write_fence),
     *(Form(f"membar.{q}", ir.Fence, (), (("sem", ir.Sem.SC), ("scope", s)), printed=False) for q, s in MEMBAR.items()),
     Family(("membar",), "unknown_membar"),
     *_cluster_barrier_forms(),
@@ -325,6 +334,10 @@ TABLE: tuple[Form | Family, ...] = (
     *_complete_tx_forms(),
     Family(("mbarrier",), "mbarrier", (ir.MbarrierArrive, ir.MbarrierWait), write_mbarrier),
     # cp.async.bulk (TMA) and cp.async (LDGSTS)
+    # tensor maps the kernel writes (issue 32, class D): the one field fuzzgpu replaces
+    Form(TENSORMAP_REPLACE, ir.TensormapReplace, (_loc("map"), _loc("address"))),
+    Form("tensormap.replace", ir.TensormapReplace, (_loc("map"), _loc("address")), printed=False),
+    Family(("tensormap",), "unknown_tensormap"),
     Form("cp.async.bulk.commit_group", ir.BulkCommit),
     Form("cp.async.bulk.wait_group", ir.BulkWait, (_n("n"),), (("read", False),)),
     Form("cp.async.bulk.wait_group.read", ir.BulkWait, (_n("n"),), (("read", True),)),

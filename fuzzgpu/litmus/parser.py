@@ -17,7 +17,7 @@ from .tokens import (BLANK_RUN, EOF, MAX_LITMUS_BYTES, MAX_TOKENS, NOT_SPACE_RUN
                      run_end)
 
 MAX_NESTING = 100  # condition parentheses / negations
-_LOC_PROXIES = {p.value: p for p in ir.Proxy}
+_LOC_PROXIES = {p.value: p for p in ir.Proxy if p is not ir.Proxy.TENSORMAP}  # "tensormap" is a location kind
 _LOC_SPACES = {s.value: s for s in ir.Space}
 _QUANTIFIERS = ("exists", "forall", "final")
 _JSON_WORDS: dict[str, object] = {"true": True, "false": False, "null": None}
@@ -196,7 +196,10 @@ class _Parser:
         loc = ir.Location(name.text)
         if self.at("@"):
             loc = self.parse_location_attributes(loc)
-            if self.at("="):
+            if self.at("=") and loc.kind == "tensormap" and self.peek(1).kind == WORD:  # ``m @ tensormap = g``: it names g
+                self.next()
+                loc = _replace(loc, target=self.expect_name("the location the tensor map names").text)
+            elif self.at("="):
                 self.next()
                 loc = _replace(loc, init=self.expect_int("an initial value"))
             elif loc.alias_of is None:
@@ -248,7 +251,7 @@ class _Parser:
                 loc = _replace(loc, cta=self.expect_int("the CTA of the shared location", minimum=0))
             else:
                 raise self.error(
-                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier, cta N; once each)", tok
+                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier or tensormap, cta N; once each)", tok
                 )
         if self.at_word("aliases"):
             self.next()

@@ -68,7 +68,9 @@ def _format_location(loc: ir.Location) -> str:
         text += " @ " + " ".join(attrs)
     if loc.alias_of is not None:
         text += f" aliases {loc.alias_of}"
-    if loc.alias_of is None or loc.init != 0:
+    if loc.target is not None:
+        text += f" = {loc.target}"  # a tensor map names its target's buffer (issue 32, class D)
+    elif loc.alias_of is None or loc.init != 0:
         text += f" = {loc.init}" if attrs else f"={loc.init}"
     return text
 

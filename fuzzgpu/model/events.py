@@ -24,6 +24,7 @@ from .. import semantics
 from .event import Budget, Event, Unsupported
 from . import mechanisms as mech
 from . import wgmma
+from . import tensormap as tm
 from .candidates import (
     Candidate,
     assemble,
@@ -166,7 +167,7 @@ def thread_traces(
     loc_index = {loc: i for i, loc in enumerate(sorted(values))}
     sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
     ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
-               len(loc_index) + len(sites))
+               len(loc_index) + len(sites), frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap"))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]
@@ -331,6 +332,18 @@ def _extension_step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
         st.add(Event(-1, tid, pc, "X", ir.Sem.RELEASE, ir.Scope.CLUSTER, action="mbarrier_init_fence"))
         st.pc += 1
         return []
+    if isinstance(ins, ir.TensormapFence):  # model.tensormap: the fence pair's rule
+        loc = None if ins.map is None else ctx.physical[ins.map]
+        st.add(tm.fence_event(tid, pc, ins.sem, ins.scope, loc, None if ins.map is None else ctx.virtual[ins.map]))
+        st.pc += 1
+        return []
+    if isinstance(ins, ir.TensormapReplace):  # a weak generic write of the map: the location it now names
+        loc = ctx.physical[ins.map]
+        idx = st.add(Event(-1, tid, pc, "W", ir.Sem.WEAK, None, ir.Proxy.GENERIC, loc, ctx.virtual[ins.map],
+                           tm.map_code(ctx.loc_index, ctx.physical[ins.address])))
+        st.write_cost(idx, set(), ctx.loc_index[loc], ctx.width)
+        st.pc += 1
+        return []
     if isinstance(ins, ir.AsyncRead):
         return _read(st, ctx, ins.loc, ir.Sem.WEAK, None, ir.Proxy.ASYNC, ins.dst)
     if isinstance(ins, ir.MbarrierInit):
@@ -464,19 +477,36 @@ def _async_copy(st: _State, ctx: _Ctx, ins: ir.CpAsync | ir.CpAsyncBulk) -> list
     ``cp.async.bulk``: async-proxy read, write (a read-modify-write for ``cp.reduce``), the implicit
     proxy fence, then the ``complete_tx`` on the mbarrier (a release at ``.cta`` scope: the phase
     it completes makes the copy visible to the waiting threads)."""
-    src = (ctx.physical[ins.src_loc], ctx.virtual[ins.src_loc])
     dst = (ctx.physical[ins.dst_loc], ctx.virtual[ins.dst_loc])
     forks = []
-    for v, cost in sorted(ctx.values[src[0]].items()):
-        olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.reduce is not None else [(None, None)]
-        bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.bar else [(None, None)]
-        for old, old_cost in olds:
-            for bv, bcost in bars:
-                forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost))
+    for src, through in _copy_sources(st, ctx, ins):
+        for v, cost in sorted(ctx.values[src[0]].items()):
+            olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.reduce is not None else [(None, None)]
+            bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.bar else [(None, None)]
+            for old, old_cost in olds:
+                for bv, bcost in bars:
+                    forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost, through))
     return forks
 
 
-def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _State:
+_Source = tuple[tuple[str, str], tuple[Event, tuple[int, ...]] | None]
+
+
+def _copy_sources(st: _State, ctx: _Ctx, ins: ir.CpAsync | ir.CpAsyncBulk) -> list[_Source]:
+    """The copy's source (physical, virtual), and for a tensor copy through a tensor map the map's
+    read and its cost: one option per value the map may hold -- the location it names (model.tensormap)."""
+    src = ctx.physical[ins.src_loc]
+    if src not in ctx.maps:
+        return [((src, ctx.virtual[ins.src_loc]), None)]
+    out: list[_Source] = []
+    for mv, mcost in sorted(ctx.values[src].items()):
+        named = tm.map_named(ctx.loc_index, mv)
+        if named is not None:
+            out.append(((named, named), (tm.map_read(ctx.tid, st.pc, src, ctx.virtual[ins.src_loc], mv), mcost)))
+    return out
+
+
+def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost, through=None) -> _State:
     bulk = isinstance(ins, ir.CpAsyncBulk)
     if not bulk:
         read, write = mech.cp_async_events(ctx.tid, s2.pc, src, dst)
@@ -497,7 +527,12 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost) -> _S
             nb = mech.mbarrier_update(bv, "complete_tx", tx=ins.size)
             evs.append(Event(-1, ctx.tid, s2.pc, "W", ir.Sem.RELAXED, ir.Scope.CLUSTER, ir.Proxy.GENERIC, bloc, bvloc, nb, rmw=True,
                              action="complete_tx"))
-    ids = s2.add_unit(evs)
+    ids = s2.add_unit(([through[0]] if through else []) + evs)
+    if through:  # the map read first (its value names the source), completed by a bulk group too (model.tensormap)
+        mid, ids = ids[0], ids[1:]
+        s2.cost[mid] = through[1]
+        s2.data.append((mid, ids[1]))
+        s2.bulk_open.append((mid, mid))
     s2.cost[ids[0]] = cost
     if bulk and ins.reduce is not None:
         s2.cost[ids[1]] = old_cost
@@ -614,6 +649,8 @@ def _written(ins: ir.Instruction) -> tuple[str, ...]:
         return (ins.dst_loc,)
     if isinstance(ins, ir.CpAsyncBulk):
         return (ins.dst_loc,) + ((ins.bar,) if ins.bar else ())
+    if isinstance(ins, ir.TensormapReplace):
+        return (ins.map,)
     return ()
 
 
@@ -658,9 +695,10 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     (:func:`_times`), is never read, which keeps read-modify-write chains finite and short."""
     physical, virtual = address_maps(p)
     locs = {loc.name: loc for loc in p.locations}
-    init = {
-        name: mech.UNINITIALISED if locs[name].kind == "mbarrier" else locs[name].init for name in set(physical.values())
-    }
+    order = sorted(set(physical.values()))
+    init = {name: mech.UNINITIALISED if locs[name].kind == "mbarrier" else  # a tensor map names its target (model.tensormap)
+            tm.map_code({n: i for i, n in enumerate(order)}, physical[t]) if (t := locs[name].target) is not None else
+            locs[name].init for name in order}
     order = sorted(init)
     budget = _write_budget(p, physical, loop_bound)
     limit = tuple(budget.get(loc, 0) for loc in order) + tuple(

@@ -32,7 +32,7 @@ from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
 from ..semantics import proxy_fence_covers
 from .candidates import Candidate
 from .event import Budget, Event, check_cost
-from . import mechanisms as mech
+from . import mechanisms as mech, tensormap as tm
 from .relations import Rel, _bits, find_cycle
 
 # --------------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def api_sync_order(p: Program, events: Sequence[Event], ids: Sequence[Sequence[i
     CUDA stream synchronizes with the start of the following task in the same stream" and "the CUDA
     API synchronization mechanisms above also participate in proxy-preserved base causality order
     except for the tensormap-proxy" -- the edges returned here are also
-    :attr:`Execution.api_proxy_preserved` (fuzzgpu has no tensormap proxy).
+    :attr:`Execution.api_proxy_preserved` (but for tensormap-proxy reads: model.tensormap).
 
     fuzzgpu's reading (docs/oracle.md, "fuzzgpu's readings"): ``griddepcontrol.wait`` is one of
     these mechanisms.  Its text, "all the memory operations from the prerequisite grids are
@@ -202,7 +202,7 @@ def async_release(events: Sequence[Event]) -> set[tuple[int, int]]:
     implicit generic-async proxy fence -- and nothing else of the issuing thread:
 
     - a bulk copy's ``complete_tx`` write on its mbarrier (``action="complete_tx"``) releases the
-      writes and the proxy fence of its own copy (the events of its unit).  ISA "Proxies": "The
+      writes, proxy fence and tensor-map read (:mod:`.tensormap`) of its own copy (its unit).  ISA "Proxies": "The
       completion of a cp{.reduce}.async.bulk operation is followed by an implicit generic-async
       proxy fence"; ISA "Asynchronous operations": "the complete-tx ... does not transitively
       establish ordering with respect to prior instructions from the issuing thread".
@@ -220,7 +220,7 @@ def async_release(events: Sequence[Event]) -> set[tuple[int, int]]:
         for e in events:
             if e.tid != w.tid or e.eid == w.eid:
                 continue
-            if w.action == "complete_tx" and e.unit == w.unit and e.kind in ("W", "PF"):
+            if w.action == "complete_tx" and e.unit == w.unit and (e.kind in ("W", "PF") or e.proxy is Proxy.TENSORMAP):
                 out.add((e.eid, w.eid))
             elif w.action == "cp_async_arrive" and e.action == "cp_async" and 0 < e.unit < w.unit:
                 out.add((e.eid, w.eid))
@@ -499,11 +499,11 @@ class Execution:
         causality order except for the tensormap-proxy".  A base causality path through a kernel
         boundary (or, fuzzgpu's reading, a PDL ``griddepcontrol.wait``: :func:`api_sync_order`) between two accesses of one physical location preserves causality
         whatever their proxies and virtual addresses: the boundary acts as a proxy fence of every
-        proxy and as an alias proxy fence.  (fuzzgpu has no tensormap proxy.)"""
+        proxy and as an alias proxy fence -- but a tensor copy's map read (:mod:`.tensormap`)."""
         if not self.api_sync:
             return Rel(self.n, (0,) * self.n)
         cbo = self.base_causality.opt()
-        return self.loc & (cbo.restrict(self.M, None) @ self.api_sync @ cbo).then_restrict(self.M)
+        return self.loc & (cbo.restrict(self.M, None) @ self.api_sync @ cbo).then_restrict(self.M & ~tm.tensormap_reads(self.ev))
 
     @cached_property
     def proxy_preserved_base_causality(self) -> Rel:
@@ -530,7 +530,7 @@ class Execution:
                 into_thru = into_fence @ thru
                 out = out | (loc & (thru.restrict(gen, gen) | into_thru.then_restrict(gen)
                                     | (thru.restrict(gen, None) @ out_fence) | (into_thru @ out_fence)))
-        out = out | self.api_proxy_preserved
+        out = out | self.api_proxy_preserved | tm.preserved(self)  # the tensormap proxy: model.tensormap
         if any(self.read_completion.rows):  # a completed copy read first
             out = out | (vloc & (self.read_completion @ cb.opt()).then_restrict(mem))
         return out

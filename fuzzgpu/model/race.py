@@ -200,6 +200,8 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "pdl"  # before the proxies: griddepcontrol.wait orders the grids across proxies (issue 18)
     if w.vloc != o.vloc and w.proxy is o.proxy:
         return "proxy"  # two virtual aliases of one location: fence.proxy.alias
+    if Proxy.TENSORMAP in (w.proxy, o.proxy):
+        return "tensormap-fence"  # a rewritten tensor map read without the fence pair (class D)
     if w.proxy is not o.proxy:
         if w.proxy is Proxy.ASYNC and isinstance(ins_w, CpAsyncBulk):
             return "bulk-completion"
@@ -237,10 +239,13 @@ def overwrite(p: Program, w: Event, o: Event) -> str | None:
     """The mechanism (a key of :data:`fuzzgpu.semantics.MECHANISMS`) of a racing read ``o`` that
     returned the value of ``w``, a write the program meant to come after it (a write-after-read
     hazard: the buffer was reused while still being read), when the two are in different proxies:
-    a generic read then an async-proxy write (``async-overwrite``, issue 32 class 8), or a bulk
-    copy's source read then a generic write (``bulk-source-overwrite``, class 9); None otherwise
+    a generic read then an async-proxy write (``async-overwrite``, issue 32 class 8), a bulk
+    copy's source read then a generic write (``bulk-source-overwrite``, class 9), or a tensor copy's
+    read of its tensor map then a rewrite of the map (``tensormap-overwrite``, class D); None otherwise
     (the read is then named by :func:`classify`)."""
     ins_o = p.threads[o.tid].code[o.pc] if o.tid >= 0 else None
+    if o.proxy is Proxy.TENSORMAP:
+        return "tensormap-overwrite"  # a tensor map rewritten while a copy still read it (class D)
     if w.proxy is Proxy.ASYNC and o.proxy is Proxy.GENERIC:
         return "async-overwrite"
     if w.proxy is Proxy.GENERIC and o.proxy is Proxy.ASYNC and isinstance(ins_o, CpAsyncBulk):

@@ -182,6 +182,7 @@ class _Ctx:
     back_limits: Mapping[int, int]  # pc of a backward jump -> how often it may be taken
     sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
     width: int  # cost vector components: locations, then atom/red instructions
+    maps: frozenset[str] = frozenset()  # the tensor maps (physical names): model.tensormap
 
 @dataclass(frozen=True)
 class ProgramTraces:

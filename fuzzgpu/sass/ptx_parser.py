@@ -729,7 +729,7 @@ def _rule_key(sync: PtxSync) -> str:
 def _semantics_key(kind: str) -> str:
     """The semantics-table key of a :class:`PtxSync` kind (``fence.proxy.alias`` -> ``fence.proxy``,
     a bulk copy ``cp.async.bulk.shared::cluster`` -> ``cp.async.bulk``)."""
-    if kind.startswith("fence.proxy.") and kind != "fence.proxy.async":
+    if kind.startswith("fence.proxy.") and kind not in semantics.TABLE:  # (fence.proxy.tensormap::generic.*: rows of their own)
         return "fence.proxy"
     if kind.startswith(("cp.async.bulk.", "cp.reduce.async.bulk")) and kind not in semantics.TABLE:
         return "cp.async.bulk"

@@ -19,7 +19,7 @@ from fuzzgpu import fixes, properties
 from fuzzgpu import strategies as fst
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
-from fuzzgpu.semantics import CLASS_NAMES, CLASSES
+from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.properties import race_class_key
 
@@ -42,6 +42,10 @@ NOT_YET = {15: "the race analysis calls class H's lost write racy (the init over
                "arrive (a second cluster barrier): in the generator's remote-arrive handoff the lost arrive is a "
                "wait loop that never ends or a try_wait that fails as an early one does, and the catalogue's "
                "shape is 11 instructions before the data, over the 9-instruction bound",
+           11: "not found within 2,500 draws (seed 11; 20 min on the loaded 2-core VM): the generator routes a TMA load "
+               "through a rewritten tensor map in 1 of 4 draws that have a tensor-form load into shared memory, about 1.8% of "
+               "all draws (11 of 600 measured), and the search needs one whose race key is class 11 alone; the catalogue "
+               "(tests/litmus/race-tensormap) and tests/strategies/test_tensormaps.py check the model, the fix and the draw",
            # issue 32 A and B: each alone in about 1% of draws now (0.9% and 0% before: docs/fuzzing.md, "Issue 32's
            # classes alone"), which a search of one seed meets or not by luck; not yet seen to pass in the whole file
            8: "found and shrunk to 1 thread / 7 instructions by Random(8)'s search run alone (draw 594), but failed in "

@@ -361,7 +361,8 @@ def test_refresh_refuses_a_json_name_that_is_not_a_regular_file(tmp_path):
 def test_race_class_keys_name_what_failed():
     """``race:5`` and ``race:1+4`` said nothing to a reader: every part of a race key is a name
     (a known class's, else the failed mechanism's), distinct, with no number left."""
-    from fuzzgpu.semantics import CLASS_NAMES, CLASSES, MECHANISMS, race_name
+    from fuzzgpu.semantics import MECHANISMS
+    from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES, race_name
 
     assert set(CLASS_NAMES) == set(CLASSES)
     names = [race_name(str(c)) for c in CLASSES] + [race_name(m) for m in MECHANISMS]

@@ -5,7 +5,6 @@ that does."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from fuzzgpu import fixes
 from fuzzgpu.ir import Program, eval_expr
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import RaceAnalysis, analyse_races
-from fuzzgpu.semantics import finding_class
+from fuzzgpu.bug_classes import finding_class
 
 
 def judged(path: Path, row: dict[str, Any]) -> tuple[Program, RaceAnalysis, Any | None]:
@@ -39,12 +38,6 @@ def fix_matches(folder: Path, racy: str, fixed: str) -> Program:
     want = parse_file(folder / f"{fixed}.litmus")
     assert [t.code for t in fix.program.threads] == [t.code for t in want.threads], fix.text
     return fix.program
-
-
-def rows(folder: Path) -> list[dict[str, str]]:
-    """The rows of ``folder/expected.csv`` (``#`` lines are comments)."""
-    with open(folder / "expected.csv") as f:
-        return list(csv.DictReader(line for line in f if line.strip() and not line.startswith("#")))
 
 
 def check_row(folder: Path, row: dict[str, str]) -> None:

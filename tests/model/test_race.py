@@ -12,7 +12,8 @@ import pytest
 from fuzzgpu import properties
 from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.backends.sim import SimBackend
-from fuzzgpu.semantics import MECHANISMS, finding_class
+from fuzzgpu.semantics import MECHANISMS
+from fuzzgpu.bug_classes import finding_class
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
 

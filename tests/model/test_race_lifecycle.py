@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu.semantics import CLASS_NAMES, CLASSES, finding_class
+from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES, finding_class
 
 from paths import catalogue_rows
 from race_catalogue import fix_matches, judged

@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 from fuzzgpu.model.race import analyse_races
-from fuzzgpu.semantics import CLASS_NAMES, CLASSES
+from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES
 
-from race_catalogue import check_row, fix_matches, rows
+from paths import catalogue_rows
+from race_catalogue import check_row, fix_matches
 
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-mixed"
 
 
 def _rows() -> list[dict[str, str]]:
-    return rows(HERE)
+    return catalogue_rows(HERE)
 
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])

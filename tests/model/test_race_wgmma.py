@@ -14,13 +14,14 @@ import pytest
 from fuzzgpu.ir import Mov
 from fuzzgpu.litmus import format_instruction
 from fuzzgpu.model.race import analyse_races
-from fuzzgpu.semantics import CLASS_NAMES, CLASSES
+from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES
 
-from race_catalogue import check_row, fix_matches, judged, rows
+from paths import catalogue_rows
+from race_catalogue import check_row, fix_matches, judged
 
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-wgmma"
 #: the catalogue's rows, by file name (every file has one)
-ROWS = {r["path"]: r for r in rows(HERE)}
+ROWS = {r["path"]: r for r in catalogue_rows(HERE)}
 
 
 @pytest.mark.parametrize("name", sorted(ROWS))

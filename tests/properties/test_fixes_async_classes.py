@@ -14,7 +14,7 @@ from fuzzgpu import strategies as fst
 from fuzzgpu.codegen import unrunnable_reasons
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
-from fuzzgpu.semantics import CLASSES, finding_class
+from fuzzgpu.bug_classes import CLASSES, finding_class
 
 RACE = Path(__file__).resolve().parents[2] / "tests" / "litmus" / "race"
 

@@ -1,7 +1,7 @@
 """Shares per mechanism, fence and issue-15 class of the draws of profile ``all`` (the table in
 docs/fuzzing.md, "The general generator"): ``python3 tests/strategies/generator_shares.py SEEDS N`` from the
 repository root draws N programs per Hypothesis seed (``1,2,3,4 500`` for the table) and prints the
-share of runnable draws with each feature, and of each class of fuzzgpu.semantics.CLASSES (runnable, in the
+share of runnable draws with each feature, and of each class of fuzzgpu.bug_classes.CLASSES (runnable, in the
 form the H200 can show; of all draws in any form; of all draws alone, the race key naming that class only, as
 tests/campaign/test_race_campaign.py's search asks).  Not a test: tests/strategies/test_producer_consumer_cluster.py
 checks the shares with generous bounds."""
@@ -20,7 +20,8 @@ from fuzzgpu.codegen import unrunnable_reasons  # noqa: E402
 from fuzzgpu.ir import Atom, ClusterBarrier, CpAsync, CpAsyncBulk, Fence, Load, Program, Red, Store  # noqa: E402
 from fuzzgpu.model.race import analyse_races  # noqa: E402
 from fuzzgpu.properties import RACY, Offence, race_class_key  # noqa: E402
-from fuzzgpu.semantics import CLASS_NAMES, CLASSES, FENCE_KEYS, finding_class  # noqa: E402
+from fuzzgpu.semantics import FENCE_KEYS  # noqa: E402
+from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES, finding_class  # noqa: E402
 from tests.strategies.test_producer_consumer_cluster import FEATURES, _manifest  # noqa: E402
 
 

@@ -13,7 +13,7 @@ from fuzzgpu import strategies as fst
 from fuzzgpu.codegen import unrunnable_reasons
 from fuzzgpu.ir import ClusterBarrier, FenceMbarrierInit, MbarrierArrive, MbarrierWait, Program, Sem
 from fuzzgpu.model.race import analyse_races
-from fuzzgpu.semantics import finding_class
+from fuzzgpu.bug_classes import finding_class
 
 from draws import examples
 

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, find, settings
 from fuzzgpu import strategies as fst
 from fuzzgpu.ir import Load, Red, RmwOp, Scope, Sem, Store
 from fuzzgpu.model.race import analyse_races
-from fuzzgpu.semantics import checked, finding_class
+from fuzzgpu.semantics import checked
+from fuzzgpu.bug_classes import finding_class
 from fuzzgpu.strategies.widths import narrow_flag
 
 SEARCH = settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
