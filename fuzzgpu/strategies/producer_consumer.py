@@ -714,7 +714,8 @@ def producer_consumer(
     if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
         draw(_stage_span(pr, o, consumer, 1))
     fragment_reuse(draw, pr.code, pr.observed, pr.reg, pr.next_value, o.tcgen05)  # class F, after the spans (wgmma_regs.py)
-    return rewritten_map(draw, _tensor_copy(draw, _assemble(pr)), runnable)  # class D: a rewritten tensor map (tensormaps.py)
+    # class D: a rewritten tensor map (tensormaps.py); not in a PDL draw, which stays runnable
+    return rewritten_map(draw, _tensor_copy(draw, _assemble(pr)), runnable or pr.pdl)
 
 
 @st.composite

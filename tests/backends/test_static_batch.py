@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from fuzzgpu import properties
+from fuzzgpu import codegen, properties
 from fuzzgpu.backends import static
 from fuzzgpu.backends.static import StaticBackend, check_batch
 from fuzzgpu.corpus import verdict_class, verdict_signature
@@ -47,9 +47,13 @@ def drawn(n: int) -> list[Program]:
     out: list[Program] = []
 
     @hseed(7)
-    @settings(database=None, max_examples=n, deadline=None, phases=(Phase.generate,), suppress_health_check=list(HealthCheck))
+    @settings(database=None, max_examples=3 * n, deadline=None, phases=(Phase.generate,), suppress_health_check=list(HealthCheck))
     @given(strategies.weighted(prof.shapes, prof.options))
     def collect(p: Program) -> None:
+        try:  # what the static backend compiles (not class F's and D's instructions: codegen.unrunnable_reasons)
+            codegen.generate_static(p)
+        except codegen.Unrunnable:
+            return
         out.append(p)
 
     collect()

@@ -343,7 +343,8 @@ def _static_text(progs: list[Program], arch: str | None = None) -> str:
 
 
 def test_static_emits_extension_instructions_as_inline_ptx() -> None:
-    src = {f.stem: codegen.generate_static(litmus.parse_file(f)) for f in own_litmus()}
+    src = {f.stem: codegen.generate_static(litmus.parse_file(f)) for f in own_litmus()
+           if f.parent.name not in ("race-wgmma", "race-tensormap")}  # refused: test_every_litmus_file_generates_static...
     want = {
         "PDL-wait-nc": ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;", "ld.global.nc.u32"],
         "MBAR-MP-default": ["mbarrier.init.shared::cta.b64 [%0], 1;", "mbarrier.arrive.release.cta.shared::cta.b64",

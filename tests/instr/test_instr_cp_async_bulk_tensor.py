@@ -381,7 +381,7 @@ def test_a_buffer_past_32_bit_coordinates_is_refused_before_allocating():
     b.cu = _fake_cu()
     b.cu.cuModuleLoadData = lambda data: (0, "module")
     b.cu.cuModuleGetFunction = lambda mod, name: (0, "function")
-    b._modules, b.smem_per_sm = {}, 228 * 1024
+    b._modules, b._keys, b.smem_per_sm = {}, {}, 228 * 1024
     b.drv = SimpleNamespace(mem_alloc=no_alloc, to_device=no_alloc)
     spec = _tensor_spec()
     with pytest.raises(codegen.Unrunnable, match="signed 32-bit coordinates"):
@@ -405,7 +405,7 @@ def test_a_tensor_map_symbol_of_the_wrong_size_is_a_harness_fault_not_bad_input(
 
     copied = []
     b = object.__new__(CudaBackend)
-    b.cu, b._modules = _encoding_cu(64), {}
+    b.cu, b._modules, b._keys = _encoding_cu(64), {}, {}
     b.drv = SimpleNamespace(memcpy_htod=lambda dptr, raw: copied.append((dptr, raw)))
     with pytest.raises(GpuFault, match=r"P: harness bug: tensor map fz_tmap_x is 64 bytes in the module, not the 128") as e:
         b.put_tensor_map(b"", "P", "fz_tmap_x", 0x7000, 1024)
@@ -424,7 +424,7 @@ def test_run_exits_3_on_a_tensor_map_harness_fault(monkeypatch, capsys):
     class Backend:  # a CudaBackend whose driver encodes a map for a symbol of the wrong size
         def __init__(self, *_, **__) -> None:
             self.b = object.__new__(real)
-            self.b.cu, self.b._modules = _encoding_cu(64), {}
+            self.b.cu, self.b._modules, self.b._keys = _encoding_cu(64), {}, {}
 
         def run(self, program, config):
             self.b.put_tensor_map(b"", program.name, "fz_tmap_x", 0x7000, 1024)
@@ -452,7 +452,7 @@ def test_a_campaign_worker_quarantines_a_tensor_map_harness_fault_and_goes_on(mo
         def run(self, program, config=None):
             if program.name == "TMA-tensor-load-mbarrier-acquire":
                 b = object.__new__(CudaBackend)
-                b.cu, b._modules = _encoding_cu(64), {}
+                b.cu, b._modules, b._keys = _encoding_cu(64), {}, {}
                 b.put_tensor_map(b"", program.name, "fz_tmap_x", 0x7000, 1024)
             return super().run(program, config)
 
