@@ -204,16 +204,28 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "tensormap-fence"  # a rewritten tensor map read without the fence pair (class D)
     if w.proxy is not o.proxy:
         if w.proxy is Proxy.ASYNC and isinstance(ins_w, CpAsyncBulk):
-            return "bulk-completion"
+            # the issuing thread waited for the copy's write (a wait_group without .read: the write is
+            # po-before the wait, events.py): what failed is the handoff after it, not the completion
+            waited = any(a == w.eid and x.ev[b].action == "wait" for a, b in x.cand.po)
+            return _signal(p, x, w, o, _signals(x, w, o, vo)) if waited else "bulk-completion"
         return "proxy-fence" if o.proxy is Proxy.ASYNC and w.proxy is Proxy.GENERIC else "proxy"
     if w.unit > 0 and isinstance(ins_w, CpAsync):
         return "cp.async"
-    # the signal: a reads-from edge between threads on an intended path from w to o
+    return _signal(p, x, w, o, _signals(x, w, o, vo))
+
+
+def _signals(x: Execution, w: Event, o: Event, vo: Rel) -> list[tuple[int, int]]:
+    """The signals of a handoff from ``w`` to ``o``: reads-from edges between threads on an intended
+    path from ``w`` to ``o``."""
+    return [(s, t) for s, t in x.rf_all.pairs() if x.ev[s].tid != x.ev[t].tid and x.ev[s].tid >= 0
+            and vo.opt().has(w.eid, s) and vo.opt().has(t, o.eid)]
+
+
+def _signal(p: Program, x: Execution, w: Event, o: Event, signals: list[tuple[int, int]]) -> str:
+    """The mechanism of the first signal that fails to order ``w`` before ``o`` (``unordered``: none)."""
     ms = x.morally_strong
-    for s, t in x.rf_all.pairs():
+    for s, t in signals:
         sw, tr = x.ev[s], x.ev[t]
-        if sw.tid == tr.tid or sw.tid < 0 or not (vo.opt().has(w.eid, s) and vo.opt().has(t, o.eid)):
-            continue
         loc_kind = p.location(sw.loc).kind if sw.loc in {loc.name for loc in p.locations} else "data"
         if loc_kind == "mbarrier":
             return "mbarrier"
