@@ -204,14 +204,19 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "tensormap-fence"  # a rewritten tensor map read without the fence pair (class D)
     if w.proxy is not o.proxy:
         if w.proxy is Proxy.ASYNC and isinstance(ins_w, CpAsyncBulk):
-            # the issuing thread waited for the copy's write (a wait_group without .read: the write is
-            # po-before the wait, events.py): what failed is the handoff after it, not the completion
-            waited = any(a == w.eid and x.ev[b].action == "wait" for a, b in x.cand.po)
-            return _signal(p, x, w, o, _signals(x, w, o, vo)) if waited else "bulk-completion"
+            # the issuing thread waited for the copy's write (a wait_group without .read): what failed
+            # is the handoff after it, not the completion
+            return _signal(p, x, w, o, _signals(x, w, o, vo)) if _waited(x, w) else "bulk-completion"
         return "proxy-fence" if o.proxy is Proxy.ASYNC and w.proxy is Proxy.GENERIC else "proxy"
-    if w.unit > 0 and isinstance(ins_w, CpAsync):
+    if w.unit > 0 and isinstance(ins_w, CpAsync) and not _waited(x, w):
         return "cp.async"
     return _signal(p, x, w, o, _signals(x, w, o, vo))
+
+
+def _waited(x: Execution, w: Event) -> bool:
+    """Did the issuing thread wait for asynchronous write ``w`` (``cp.async.wait_group``/``wait_all``,
+    ``cp.async.bulk.wait_group`` without ``.read``: the write is po-before the wait event, events.py)?"""
+    return any(a == w.eid and x.ev[b].action == "wait" for a, b in x.cand.po)
 
 
 def _signals(x: Execution, w: Event, o: Event, vo: Rel) -> list[tuple[int, int]]:

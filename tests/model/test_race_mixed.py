@@ -75,3 +75,33 @@ def test_a_waited_copy_then_a_mixed_size_flag_is_the_flags_failure(read, cls):
     assert ra.is_racy
     found = {finding_class(p, rp.mechanism, rp.other_at) for pairs in ra.racy.values() for rp in pairs}
     assert cls in found and (cls == 10 or 10 not in found), found
+
+
+#: the same for cp.async (class 4: "cp.async data consumed without cp.async.wait_group/wait_all in the issuing
+#: thread"): PTX ISA cp.async.wait_all "is equivalent to cp.async.commit_group followed by cp.async.wait_group
+#: 0", which waits for the completion of the thread's cp.async operations; after it, the data is the thread's
+#: own write, and only the mixed-size flag fails.  Without the wait the copy's completion failed too (class 4).
+WAITED_CP_ASYNC_MIXED_FLAG = """PTX WAITED-CP-ASYNC-MIXED-FLAG
+{
+g = 7;
+f = 0;
+s @ shared = 0;
+}
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0           ;
+ cp.async s, g       | LC00:                    ;
+ {wait}              | ld.acquire.cta.u16 r0, f ;
+ st.release.cta f, 3 | bne r0, 3, LC00          ;
+                     | ld.weak r1, s            ;
+exists (P1:r0 == 3 /\\ P1:r1 == 0)
+"""
+
+
+@pytest.mark.parametrize("wait, cls", [("cp.async.wait_all  ", 19), ("st.weak g, 7       ", 4)])
+def test_a_waited_cp_async_then_a_mixed_size_flag_is_the_flags_failure(wait, cls):
+    from fuzzgpu.bug_classes import finding_class
+    from fuzzgpu.litmus import parse
+
+    p = parse(WAITED_CP_ASYNC_MIXED_FLAG.replace("{wait}             ", wait))
+    ra = analyse_races(p)
+    found = {finding_class(p, rp.mechanism, rp.other_at) for pairs in ra.racy.values() for rp in pairs}
+    assert cls in found and (cls == 4 or 4 not in found), found
