@@ -104,6 +104,8 @@ _NOT_EMITTED_WHY: dict[type, str] = {
           "bench/wgmma_regs.py" for c in ir.WGMMA_REGISTER_INSTRUCTIONS},
     **{c: "tensor-map rewrites, class D, are judged by the model only: the harness has no tensormap.replace"
        for c in (ir.TensormapReplace, ir.TensormapFence)},
+    **{c: "tensor memory, classes E/G, sm_100a: judged by the model only until a GPU of that arch is lent"
+       for c in ir.TCGEN05_MEMORY_INSTRUCTIONS},
 }
 
 
