@@ -234,7 +234,7 @@ def _named_by_the_write(x: Execution, w: Event, o: Event, vo: Rel, ins_w: object
     """The mechanisms a racing pair's own instructions name, before any handoff between them."""
     if isinstance(ins_w, MbarrierInit):
         return "mbarrier-init"  # the object used before its initialisation was made visible (class H)
-    if any(tmem.in_flight(e, _completed(x, vo, e, other)) for e, other in ((w, o), (o, w))):
+    if any(vo.has(e.eid, other.eid) and tmem.in_flight(e, _completed(x, vo, e, other)) for e, other in ((w, o), (o, w))):
         return "tcgen05-wait"  # a tcgen05.st/ld handed off before its tcgen05.wait (class E, model.tensor_memory)
     if isinstance(ins_w, Tcgen05Alloc):
         return "tcgen05-alloc"  # the allocation's address read with no synchronization that orders it (class G)

@@ -82,7 +82,9 @@ def written(ins: ir.Instruction) -> tuple[str, ...]:
 def in_flight(e: Event, completed: bool) -> bool:
     """Whether ``e`` is a ``tcgen05.st``/``tcgen05.ld`` access that no ``tcgen05.wait`` of its thread
     completed before the handoff (``completed``: a wait after ``e`` in program order precedes the other
-    access of the racing pair in the program's intended order); class E (:func:`.race.classify`)."""
+    access of the racing pair in the program's intended order); class E (:func:`.race.classify`) when
+    ``e`` is the racing pair's access meant to come first (a later one's wait completes nothing of the
+    handoff: a race of a completed store and a later load is the handoff's own failure)."""
     return e.action in (ST, LD) and not completed
 
 

@@ -75,6 +75,21 @@ def test_the_fix_of_a_weak_publication_strengthens_it():
     assert not [o for o in analyse_races(fix.program).possible if dict(o) in outs]
 
 
+def test_a_completed_store_published_by_a_weak_flag_is_the_flags_race_not_class_e():
+    """The store was waited for (tcgen05.wait::st before the flag): what fails is the weak flag (8.8: a
+    weak flag forms no release pattern), so the racing pair is the flag's, not class E's -- the
+    consumer's own tcgen05.ld, after the handoff, has nothing to complete before it."""
+    from fuzzgpu.bug_classes import finding_class
+
+    p = parse("PTX T\n{\nt @ shared tmem = 0;\nf @ shared = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n"
+              " tcgen05.st t, 1 | ld.weak r1, f ;\n tcgen05.wait::st | tcgen05.ld r2, t ;\n st.weak f, 1 | tcgen05.wait::ld ;\n"
+              "exists (P1:r1 == 1 /\\ P1:r2 == 0)\n")
+    ra = analyse_races(p)
+    (witness,) = [o for o in ra.racy if dict(o) == {"P1:r1": 1, "P1:r2": 0}]
+    assert {rp.mechanism for rp in ra.racy[witness]} == {"flag"}
+    assert {finding_class(p, rp.mechanism, rp.other_at) for rp in ra.racy[witness]} == {None}
+
+
 def test_a_thread_reading_its_own_store_after_the_wait_is_race_free():
     p = parse("PTX T\n{\nt @ shared tmem = 0;\n}\n P0@cta 0,gpu 0 ;\n tcgen05.st t, 1 ;\n tcgen05.wait::st ;\n"
               " tcgen05.ld r1, t ;\n tcgen05.wait::ld ;\nexists (P0:r1 == 0)\n")
