@@ -31,6 +31,10 @@ CLASSES: dict[int, str] = {
         "the wgmma.wait_group covering the wgmma's group, or written with no wgmma.fence before it (DeepGEMM #448/#449)",
     11: "D. a tensor map in global memory rewritten (tensormap.replace) and used by a tensor copy without the fence.proxy."
         "tensormap::generic release/acquire pair, or while an earlier one still reads it (DeepGEMM #343, #430; cutlass #2162)",
+    12: "E. tcgen05 completion not awaited (sm_100a): a tcgen05.st published, or a tcgen05.ld's tensor-memory cell reused, "
+        "before the issuing thread's tcgen05.wait::st / tcgen05.wait::ld (issue 32: cutlass #3652/#3653, #2835, #3316)",
+    14: "G. a tcgen05.alloc result published weakly (sm_100a): the tensor-memory address it wrote to shared memory read by "
+        "another thread with no synchronization that orders it after the allocation (a weak or relaxed flag, no barrier)",
     15: "H. mbarrier lifecycle: an mbarrier used by another CTA before its mbarrier.init is visible (fence.mbarrier_init "
         "missing, or issued by a thread that did not initialise it)",
     16: "I. phase/parity bookkeeping: a wait on the wrong parity (the immediately preceding phase) returns at once",
@@ -55,6 +59,8 @@ CLASS_NAMES: dict[int, str] = {
     10: "bulk-read-wait-taken-for-write",
     13: "wgmma-register-in-flight",
     11: "tensormap-update-in-flight",
+    12: "tcgen05-not-awaited",
+    14: "tmem-alloc-published-weakly",
     15: "mbarrier-lifecycle",
     16: "mbarrier-wrong-parity",
     17: "remote-mbarrier-cta-scope",
@@ -82,6 +88,7 @@ def finding_class(program: object, mechanism: str, other_at: tuple[int, int]) ->
     if mechanism == "mbarrier" and remote_cta_scope(program):
         return 17
     simple = {"pdl": 2, "proxy-fence": 3, "cp.async": 4, "scope": 5, "mbarrier": 6, "mbarrier-init": 15, "mixed-size": 19, "wgmma-register": 13,
+              "tcgen05-wait": 12, "tcgen05-alloc": 14,
               "tensormap-fence": 11, "tensormap-overwrite": 11}
     if mechanism in simple:
         return simple[mechanism]

@@ -60,7 +60,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import semantics, tensormap_fixes
+from . import semantics, tcgen05_fixes, tensormap_fixes
 from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
@@ -309,6 +309,7 @@ def _inserts(p: Program, tid: int, arch: str | None = None) -> Iterator[tuple[st
         yield "wait", "insert", BulkWait(0, read=True)  # the sources may be reused (issue 32, class 9)
         yield "wait", "insert", BulkWait(0)
     yield from wgmma.inserts(code)  # class F: wgmma.wait_group 0, wgmma.fence
+    yield from tcgen05_fixes.inserts(code)  # class E: tcgen05.wait::st / ::ld
     if p.threads[tid].placement.grid in p.pdl_grids:
         yield "wait", "insert", GridDepControl("wait")
     for bar in _mbarriers(p, tid):

@@ -52,6 +52,7 @@ from .ir import (
     Scope,
     Sem,
     TensormapFence,
+    Tcgen05Wait,
     validate,
 )
 
@@ -288,6 +289,20 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     Instr("tcgen05.fence", "Tcgen05Fence", "", "-", "-", False, False,
           "tcgen05 operations against thread synchronisation; no memory effect in the model (compile-checked only)",
           ISA, "tcgen05 memory consistency (tcgen05.fence)"),
+    # issue 32, classes E and G: tensor memory (the rules: model.tensor_memory)
+    Instr("tcgen05.st", "Tcgen05St", "generic", "weak", "-", False, False, "nothing: an asynchronous weak write of a "
+          "tensor-memory cell, ordered before the thread's later instructions only by a tcgen05.wait::st", ISA,
+          "tcgen05.st ('asynchronous'); tcgen05.wait"),
+    Instr("tcgen05.ld", "Tcgen05Ld", "generic", "weak", "-", False, False, "nothing: an asynchronous weak read of a "
+          "tensor-memory cell into a register, ordered before the thread's later instructions only by a tcgen05.wait::ld",
+          ISA, "tcgen05.ld ('asynchronous'); tcgen05.wait"),
+    Instr("tcgen05.wait::st", "Tcgen05Wait (st)", "", "-", "the thread", False, False, "the thread's prior tcgen05.st "
+          "(completed) before its later instructions", ISA, "tcgen05.wait: 'wait for the completion of all prior tcgen05.st'"),
+    Instr("tcgen05.wait::ld", "Tcgen05Wait (ld)", "", "-", "the thread", False, False, "the thread's prior tcgen05.ld "
+          "(completed) before its later instructions", ISA, "tcgen05.wait: 'wait for the completion of all prior tcgen05.ld'"),
+    Instr("tcgen05.alloc", "Tcgen05Alloc", "generic", "weak", "-", False, False, "nothing: a weak write of the allocated "
+          "address to shared memory; other threads see it only through synchronization (bar.sync, release/acquire)",
+          ISA, "tcgen05.alloc; tcgen05 memory consistency (canonical patterns: tcgen05.fence around the thread sync)"),
     # -- wgmma register operands (issue 32, class F: wgmma_register_window) --
     Instr("wgmma.fence", "WgmmaFence", "", "-", "-", False, False, "the thread's earlier register accesses before a later wgmma.mma_async's access of the same registers (accumulator, A fragment); no memory effect", ISA, "9.7.15.7.1 wgmma.fence"),
     Instr("wgmma.mma_async", "WgmmaMma", "", "-", "-", False, False, "nothing of memory (register-A form): reads its A fragment and writes its accumulator asynchronously, until a wgmma.wait_group covers its group", ISA, "wgmma.mma_async; 9.7.15.7.3"),
@@ -399,6 +414,8 @@ def key_of(ins: Instruction) -> str | None:
         return "cp.async.bulk.tensor"
     if isinstance(ins, TensormapFence):
         return f"fence.proxy.tensormap::generic.{ins.sem.value}"
+    if isinstance(ins, Tcgen05Wait):
+        return f"tcgen05.wait::{ins.kind}"
     return BY_IR_CLASS.get(type(ins).__name__)
 
 
@@ -635,6 +652,20 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "a tensor copy's read of its map is performed once its completion is observed (mbarrier phase, wait_group.read)",
               "the tensor map was rewritten while an earlier tensor copy still read it: no wait for its completion first",
               ("wait",), "cp.async.bulk.tensor (completion mechanisms); mbarrier.try_wait; cp.async.bulk.wait_group", drawn=False),
+    # issue 32, class E (model.tensor_memory): a tcgen05.st/ld not completed before the handoff
+    Mechanism("tcgen05-wait", ("tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld"),
+              "a tcgen05.st (tcgen05.ld) is ordered before the thread's later instructions -- a release, a barrier, a "
+              "reuse of the cell -- only once a tcgen05.wait::st (::ld) of the thread completed it",
+              "tcgen05 completion not awaited: a tcgen05.st published, or a tcgen05.ld's cell reused, before the "
+              "tcgen05.wait::st / tcgen05.wait::ld of the issuing thread", ("wait",), "tcgen05.st; tcgen05.ld; tcgen05.wait",
+              drawn=False),
+    # issue 32, class G: the address tcgen05.alloc wrote to shared memory read by another thread without synchronization
+    Mechanism("tcgen05-alloc", ("tcgen05.alloc", "bar.sync", "st", "ld", "tcgen05.fence"),
+              "the address tcgen05.alloc writes to shared memory is seen by another thread through a barrier or a "
+              "release/acquire handoff (tcgen05.fence::before_thread_sync / ::after_thread_sync around it)",
+              "the tcgen05.alloc result published weakly: read by another thread with no synchronization that orders it "
+              "after the allocation (a weak or relaxed flag, no barrier)", ("strengthen", "fence"),
+              "tcgen05.alloc; 8.8 Release and Acquire Patterns; tcgen05 memory consistency", drawn=False),
     Mechanism("unordered", (),
               "conflicting accesses that are not morally strong must be ordered by causality order",
               "nothing orders the write before the read", ("fence", "strengthen", "wait"),

@@ -186,9 +186,10 @@ class StaticBackend:
         instruction exists on -- compiled for sm_90 it stopped at the kernel's ``#error`` and the
         program was "not covered" (issue 27, item 7)."""
         from ..codegen.emit import tcgen05_arch_ok
-        from ..ir import Tcgen05Fence
+        from ..ir import TCGEN05_MEMORY_INSTRUCTIONS, Tcgen05Fence
 
-        if tcgen05_arch_ok(self.arch) or not any(isinstance(i, Tcgen05Fence) for t in program.threads for i in t.code):
+        tcgen05: tuple[type, ...] = (Tcgen05Fence, *TCGEN05_MEMORY_INSTRUCTIONS)  # and tensor memory (classes E/G)
+        if tcgen05_arch_ok(self.arch) or not any(isinstance(i, tcgen05) for t in program.threads for i in t.code):
             return self.arch
         return TCGEN05_ARCH
 

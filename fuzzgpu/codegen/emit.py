@@ -308,11 +308,13 @@ def _emit(ins: ir.Instruction, ctx: "EmitContext", backward: bool = False) -> li
         return _emit_filler(ins)
     if isinstance(ins, ir.EXTENSION_INSTRUCTIONS):
         return _emit_extension(ins, ctx)
+    if isinstance(ins, ir.TCGEN05_MEMORY_INSTRUCTIONS):
+        return _emit_tensor_memory(ins, ctx)
     raise TypeError(f"no code generation for {ins.OP}")
 
 
 _KNOWN = (ir.Load, ir.Store, ir.Atom, ir.Red, ir.Fence, ir.ProxyFence, ir.Barrier, ir.Mov, ir.Arith, ir.Label, ir.Branch, ir.Goto,
-          ir.Filler, *ir.EXTENSION_INSTRUCTIONS)
+          ir.Filler, *ir.EXTENSION_INSTRUCTIONS, *ir.TCGEN05_MEMORY_INSTRUCTIONS)
 
 #: A litmus location is one 32-bit word; a bulk (TMA) copy moves at least 16 bytes, 16-byte aligned.
 #: Code generation gives every location a 16-byte slot (the litmus word first) and scales every
@@ -494,6 +496,38 @@ def _emit_tcgen05_fence(ins: ir.Tcgen05Fence) -> list[str]:
         f'asm volatile("tcgen05.fence::{ins.kind};" ::: "memory");',
         "#endif",
     ]
+
+
+def tmem_address(p: ir.Program, loc: str) -> int:
+    """The tensor-memory address a ``tmem`` location's cell has in a static kernel: lane 0, column k for
+    the program's k-th ``tmem`` location (PTX ISA "Tensor Memory addressing": lane in bits 31-16, column in
+    15-0; the kernels are compiled, never run, so no allocation hands it out)."""
+    cells = [x.name for x in p.locations if x.kind == ir.TMEM]
+    return cells.index(p.physical(loc))
+
+
+def _emit_tensor_memory(ins: ir.Instruction, ctx: EmitContext) -> list[str]:
+    """Classes E/G's instructions as inline PTX (sm_100a; one 32-bit column per thread: ``.32x32b.x1``);
+    the allocation writes its address to its slot (32 columns, the fewest ``tcgen05.alloc`` takes)."""
+    p = getattr(ctx, "p", None)
+    if isinstance(ins, ir.Tcgen05St) and p is not None:
+        return [_TCGEN05_GUARD, '#error "fuzzgpu: tcgen05.st needs sm_100a (tensor memory)"', "#else",
+                f'asm volatile("tcgen05.st.sync.aligned.32x32b.x1.b32 [%0], {{%1}};" :: "r"({tmem_address(p, ins.loc)}u), '
+                f'"r"((unsigned)({ctx.operand(ins.src)})) : "memory");', "#endif"]
+    if isinstance(ins, ir.Tcgen05Ld) and p is not None:
+        return [_TCGEN05_GUARD, '#error "fuzzgpu: tcgen05.ld needs sm_100a (tensor memory)"', "#else",
+                "{ unsigned raw_;",
+                f'  asm volatile("tcgen05.ld.sync.aligned.32x32b.x1.b32 {{%0}}, [%1];" : "=r"(raw_) : "r"({tmem_address(p, ins.loc)}u) : "memory");',
+                f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}", "#endif"]
+    if isinstance(ins, ir.Tcgen05Wait):
+        return [_TCGEN05_GUARD, f'#error "fuzzgpu: tcgen05.wait::{ins.kind} needs sm_100a"', "#else",
+                f'asm volatile("tcgen05.wait::{ins.kind}.sync.aligned;" ::: "memory");', "#endif"]
+    if isinstance(ins, ir.Tcgen05Alloc):
+        a, _ = ctx.addr(ins.slot)
+        return [_TCGEN05_GUARD, '#error "fuzzgpu: tcgen05.alloc needs sm_100a"', "#else",
+                f'asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"({a}) : "memory");',
+                "#endif"]
+    raise TypeError(f"no code generation for {ins.OP} here (the static kernels emit it)")
 
 
 def _emit_filler(ins: ir.Filler) -> list[str]:

@@ -92,6 +92,8 @@ def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
                 out.append(f"{where} {ins.OP}: not supported by code generation yet" + (f" ({why})" if why else ""))
             if isinstance(ins, Tcgen05Fence) and arch is not None and not tcgen05_arch_ok(arch):
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a (or sm_100f/sm_101a/sm_103a); not {arch}")
+            if isinstance(ins, ir.TCGEN05_MEMORY_INSTRUCTIONS) and arch is not None and not tcgen05_arch_ok(arch):
+                out.append(f"{where} {ins.OP} needs sm_100a (tensor memory; or sm_100f/sm_101a/sm_103a); not {arch}")
             if isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS and not one_way_fence_arch_ok(arch):
                 out.append(f"{where} fence.{ins.sem.value} needs sm_{ONE_WAY_FENCE_SM} or later (PTX ISA 8.6, membar/fence); not {arch}")
     return out
@@ -197,6 +199,9 @@ def _extension_reasons(p: Program) -> list[str]:
             if isinstance(ins, Tcgen05Fence):
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a hardware (the harness runs on the "
                            "device's arch; compile-checked only)")
+            elif isinstance(ins, ir.TCGEN05_MEMORY_INSTRUCTIONS):
+                out.append(f"{where} {ins.OP} needs sm_100a hardware (tensor memory, classes E/G: the harness runs on the "
+                           "device's arch; the static backend compiles it for sm_100a)")
             elif isinstance(ins, CpAsyncBulk):
                 if ins.reduce is not None and ins.reduce not in _BULK_REDUCE_RUNNABLE:
                     out.append(f"{where} cp.reduce.async.bulk .{ins.reduce}: emitted {_BULK_REDUCE[ins.reduce]} "

@@ -16,19 +16,20 @@ to :func:`fuzzgpu.semantics.checked` (``validate``, then the table), not to ``va
 
 The package, by job: :mod:`.enums` (names, limits, the PTX enums), :mod:`.instructions` (one class
 per instruction), :mod:`.program` (threads, locations, conditions, the Program), :mod:`.tensormap` (tensor maps the
-kernel writes), :mod:`.validate`
+kernel writes), :mod:`.tcgen05` (tensor memory and its tcgen05 instructions), :mod:`.validate`
 and :mod:`.serial` (JSON).  Import from ``fuzzgpu.ir``, not from the modules.
 """
 
 from __future__ import annotations
 
-from . import enums, instructions, program, tensormap
+from . import enums, instructions, program, tcgen05, tensormap
 from .enums import *  # noqa: F403 -- the names of each module's __all__
 from .instructions import *  # noqa: F403
 from .program import *  # noqa: F403
 from .tensormap import *  # noqa: F403
+from .tcgen05 import *  # noqa: F403
 from .serial import instruction_from_json, instruction_to_json, program_from_json, program_to_json
 from .validate import check_name, is_name, validate
 
-__all__ = [*enums.__all__, *instructions.__all__, *program.__all__, *tensormap.__all__, "check_name", "is_name", "validate",
+__all__ = [*enums.__all__, *instructions.__all__, *program.__all__, *tensormap.__all__, *tcgen05.__all__, "check_name", "is_name", "validate",
            "instruction_from_json", "instruction_to_json", "program_from_json", "program_to_json"]

@@ -81,7 +81,7 @@ class Location:
     space: Space = Space.GLOBAL
     alias_of: str | None = None
     proxy: Proxy = Proxy.GENERIC
-    kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory) | "tensormap"
+    kind: str = "data"  # "data" | "mbarrier" (an mbarrier object in shared memory) | "tensormap" | "tmem" (ir.tcgen05)
     #: a shared location's CTA (its placement ``cta``, in the cluster of the threads that use it),
     #: declared when threads of other CTAs of the cluster use it through ``.shared::cluster``
     #: (distributed shared memory); None: the CTA of the threads that use it

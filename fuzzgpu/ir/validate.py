@@ -67,6 +67,7 @@ from .instructions import (
     loc_of,
 )
 from .tensormap import check_tensormap_location, check_tensormap_uses
+from .tcgen05 import check_tmem_location, check_tmem_uses
 from .program import (
     CMP_OPS,
     QUANTIFIERS,
@@ -157,7 +158,7 @@ _COMMENT_BAD = re.compile('["\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]')
 
 #: instruction fields that hold names (their grammar) -- every other string field is a keyword
 _REGISTER_FIELDS = frozenset({"dst"})
-_LOCATION_FIELDS = frozenset({"loc", "bar", "dst_loc", "src_loc", "map", "address"})
+_LOCATION_FIELDS = frozenset({"loc", "bar", "dst_loc", "src_loc", "map", "address", "slot"})
 _OPERAND_FIELDS = frozenset({"src", "a", "b", "value", "operands", "expected", "id", "count"})
 
 
@@ -216,9 +217,10 @@ def validate(p: Program) -> Program:
         locs[loc.name] = loc
     physical = _physical_names(locs)
     for loc in p.locations:
-        if loc.kind not in ("data", "mbarrier", "tensormap"):
+        if loc.kind not in ("data", "mbarrier", "tensormap", "tmem"):
             raise ProgramError(f"location {loc.name!r}: unknown kind {_clip(loc.kind)}")
         check_tensormap_location(loc, locs)
+        check_tmem_location(loc)
         if loc.kind == "mbarrier" and (loc.space is not Space.SHARED or loc.alias_of is not None):
             raise ProgramError(f"mbarrier object {loc.name!r} must be a shared location, not an alias")
         if loc.cta is not None:
@@ -439,6 +441,7 @@ def _validate_instruction(ins: Instruction, locs: Mapping[str, Location], labels
             raise ProgramError(f"location {_clip(loc)} is not declared")
     _validate_extension(ins, locs)
     check_tensormap_uses(ins, locs)
+    check_tmem_uses(ins, locs)
     dst = ins.register_written()
     if dst is not None and not is_name("register", dst):
         raise ProgramError(f"bad destination register {_clip(dst)}")

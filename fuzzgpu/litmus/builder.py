@@ -412,7 +412,8 @@ class InstructionBuilder:
         raise self.error(f"unknown {self.tok.text!r} (griddepcontrol.launch_dependents or griddepcontrol.wait)")
 
     def unknown_tcgen05(self) -> ir.Instruction:
-        raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync)")
+        raise self.error(f"unknown {self.tok.text!r} (tcgen05.fence::before_thread_sync or ::after_thread_sync, "
+                         "tcgen05.st t, v, tcgen05.ld r, t, tcgen05.wait::st or ::ld, tcgen05.alloc slot, address)")
 
     def unknown_async(self) -> ir.Instruction:
         raise self.error(f"unknown instruction {self.tok.text!r} (async.read)")

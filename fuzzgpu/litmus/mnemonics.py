@@ -56,12 +56,14 @@ TENSOR_LOAD_MODE = "tile"
 TENSOR_PRINTED = {"mbarrier": "shared::cluster.global", "bulk_group": "global.shared::cta"}
 TENSOR_COMPLETION_PRINTED = {"mbarrier": "mbarrier::complete_tx::bytes", "bulk_group": "bulk_group"}
 TCGEN05_FENCES = ("before_thread_sync", "after_thread_sync")
+#: the shape of ``tcgen05.st``/``tcgen05.ld``: one 32-bit column of one lane per thread (PTX ISA "tcgen05.ld")
+TCGEN05_SHAPE = "sync.aligned.32x32b.x1.b32"
 #: ``tensormap.replace`` of the global address of a tensor map in global memory (PTX ISA
 #: "tensormap.replace": ``.tile`` mode, field ``.global_address``, ``.global``, ``.b1024.b64``)
 TENSORMAP_REPLACE = "tensormap.replace.tile.global_address.global.b1024.b64"
 #: the proxy-kind pair of ``fence.proxy.tensormap::generic`` (PTX ISA "membar/fence": .to_proxykind::from_proxykind)
 TENSORMAP_FENCE_KIND = "tensormap::generic"
-LOC_KINDS = ("mbarrier", "tensormap")  # "data" is the default and is not written
+LOC_KINDS = ("mbarrier", "tensormap", "tmem")  # "data" is the default and is not written
 PLACEMENT_KEYS = ("cta", "gpu", "grid", "cluster", "warp")
 #: the state-space qualifier of a distributed-shared-memory access (``ld``/``st``/``atom``/``red``/
 #: ``mbarrier.arrive``): parser and printer read this one table
@@ -316,6 +318,14 @@ TABLE: tuple[Form | Family, ...] = (
     *(Form(f"griddepcontrol.{a}", ir.GridDepControl, (), (("action", a),)) for a in GRIDDEP_ACTIONS),
     Family(("griddepcontrol",), "unknown_griddepcontrol"),
     *(Form(f"tcgen05.fence::{k}", ir.Tcgen05Fence, (), (("kind", k),)) for k in TCGEN05_FENCES),
+    # tensor memory (issue 32, classes E and G): the PTX spellings, and the short ones read
+    Form(f"tcgen05.st.{TCGEN05_SHAPE}", ir.Tcgen05St, (_loc("loc"), _v("src"))),
+    Form("tcgen05.st", ir.Tcgen05St, (_loc("loc"), _v("src")), printed=False),
+    Form(f"tcgen05.ld.{TCGEN05_SHAPE}", ir.Tcgen05Ld, (_r("dst"), _loc("loc"))),
+    Form("tcgen05.ld", ir.Tcgen05Ld, (_r("dst"), _loc("loc")), printed=False),
+    *(Form(f"tcgen05.wait::{k}.sync.aligned", ir.Tcgen05Wait, (), (("kind", k),)) for k in ir.WAIT_KINDS),
+    *(Form(f"tcgen05.wait::{k}", ir.Tcgen05Wait, (), (("kind", k),), printed=False) for k in ir.WAIT_KINDS),
+    Form("tcgen05.alloc", ir.Tcgen05Alloc, (_loc("slot"), _n("value"))),
     Family(("tcgen05",), "unknown_tcgen05"),
     Form("async.read", ir.AsyncRead, (_r("dst"), _loc("loc"))),
     Family(("async",), "unknown_async"),

@@ -251,7 +251,7 @@ class _Parser:
                 loc = _replace(loc, cta=self.expect_int("the CTA of the shared location", minimum=0))
             else:
                 raise self.error(
-                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier or tensormap, cta N; once each)", tok
+                    f"bad location attribute {tok.text!r} (a proxy, global or shared, mbarrier, tensormap or tmem, cta N; once each)", tok
                 )
         if self.at_word("aliases"):
             self.next()

@@ -25,6 +25,7 @@ from .event import Budget, Event, Unsupported
 from . import mechanisms as mech
 from . import wgmma
 from . import tensormap as tm
+from . import tensor_memory as tmem
 from .candidates import (
     Candidate,
     assemble,
@@ -344,6 +345,8 @@ def _extension_step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
         st.write_cost(idx, set(), ctx.loc_index[loc], ctx.width)
         st.pc += 1
         return []
+    if isinstance(ins, ir.TCGEN05_MEMORY_INSTRUCTIONS):  # tensor memory (classes E, G): model.tensor_memory
+        return tmem.step(st, ins, ctx)
     if isinstance(ins, ir.AsyncRead):
         return _read(st, ctx, ins.loc, ir.Sem.WEAK, None, ir.Proxy.ASYNC, ins.dst)
     if isinstance(ins, ir.MbarrierInit):
@@ -651,7 +654,7 @@ def _written(ins: ir.Instruction) -> tuple[str, ...]:
         return (ins.dst_loc,) + ((ins.bar,) if ins.bar else ())
     if isinstance(ins, ir.TensormapReplace):
         return (ins.map,)
-    return ()
+    return tmem.written(ins)
 
 
 def _label_index(code: tuple[ir.Instruction, ...], name: str) -> int:

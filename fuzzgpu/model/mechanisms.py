@@ -24,6 +24,8 @@ fence.mbarrier_init
 distributed shared memory      :func:`fuzzgpu.ir.validate` (who may reach a CTA's shared memory);
                                the accesses are ordinary accesses of the location (same address)
 tcgen05 fences                 no memory effect in the model (compile-checked only)
+tensor memory (tcgen05.st/ld,  :mod:`.tensor_memory` (asynchronous units completed by the waits;
+wait, alloc)                   the allocation's write of its slot)
 =============================  ===================================================================
 """
 

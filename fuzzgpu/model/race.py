@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..semantics import MECHANISMS
-from ..ir import CpAsync, CpAsyncBulk, MbarrierArrive, MbarrierInit, MbarrierWait, Program, Proxy, Sem
+from ..ir import CpAsync, CpAsyncBulk, MbarrierArrive, MbarrierInit, MbarrierWait, Program, Proxy, Sem, Tcgen05Alloc
 from . import (
     Outcome,
     _executions,
@@ -54,6 +54,7 @@ from . import (
     event_name,
 )
 from . import mechanisms as mech
+from . import tensor_memory as tmem
 from . import wgmma
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
@@ -193,8 +194,9 @@ def classify(p: Program, x: Execution, w: Event, o: Event, contract: bool, vo: R
         return "nc"  # the write is ordered before the read, but the nc load escapes that order
     # otherwise what leaves them unordered would fail a weak load too: name that
     ins_w = p.threads[w.tid].code[w.pc]
-    if isinstance(ins_w, MbarrierInit):
-        return "mbarrier-init"  # the object used before its initialisation was made visible (class H)
+    named = _named_by_the_write(x, w, o, vo, ins_w)
+    if named is not None:
+        return named
     gw, go = p.grid_of(w.tid), p.grid_of(o.tid)
     if gw < go and go in p.pdl_grids:
         return "pdl"  # before the proxies: griddepcontrol.wait orders the grids across proxies (issue 18)
@@ -243,6 +245,24 @@ def _signal(p: Program, x: Execution, w: Event, o: Event, signals: list[tuple[in
             return "scope"  # release/acquire (or fences) that would synchronize at a larger scope
         return "flag"
     return "unordered"
+
+
+def _named_by_the_write(x: Execution, w: Event, o: Event, vo: Rel, ins_w: object) -> str | None:
+    """The mechanisms a racing pair's own instructions name, before any handoff between them."""
+    if isinstance(ins_w, MbarrierInit):
+        return "mbarrier-init"  # the object used before its initialisation was made visible (class H)
+    if any(vo.has(e.eid, other.eid) and tmem.in_flight(e, _completed(x, vo, e, other)) for e, other in ((w, o), (o, w))):
+        return "tcgen05-wait"  # a tcgen05.st/ld handed off before its tcgen05.wait (class E, model.tensor_memory)
+    if isinstance(ins_w, Tcgen05Alloc):
+        return "tcgen05-alloc"  # the allocation's address read with no synchronization that orders it (class G)
+    return None
+
+
+def _completed(x: Execution, vo: Rel, e: Event, other: Event) -> bool:
+    """Whether an event after ``e`` in program order -- for an asynchronous access, the wait that
+    completed it -- precedes ``other`` in intended order ``vo``."""
+    after = vo.opt()
+    return any(x.po.has(e.eid, f) and after.has(f, other.eid) for f in range(x.n))
 
 
 def _later_write(p: Program, x: Execution, w: int, r: int) -> bool:

@@ -84,6 +84,7 @@ class _State:
     bulk_open: list[tuple[int, int]] = field(default_factory=list)  # (source read, completion) events
     bulk_groups: list[list[tuple[int, int]]] = field(default_factory=list)
     wg: object = None  # the wgmmas in flight (a .wgmma.WgState: immutable, shared by forks)
+    tc_pending: tuple[tuple[str, int], ...] = ()  # tcgen05.st/ld not yet waited for: ("st"|"ld", event) (.tensor_memory)
 
     def fork(self) -> "_State":
         return _State(
@@ -107,6 +108,7 @@ class _State:
             list(self.bulk_open),
             [list(g) for g in self.bulk_groups],
             self.wg,
+            self.tc_pending,
         )
 
     def add(self, ev: Event) -> int:

@@ -28,7 +28,7 @@ from typing import Callable, Hashable, Sequence
 
 from .cfg import Cfg, _stops_by_block, min_marks, reaches_avoiding
 from .matching import _sass_mem_class
-from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync
+from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync, tensor_memory_text
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
 from .rules import judge_move, why_not
 from .sass_parser import SassFunction, SassInstr, SassMemOp
@@ -476,7 +476,9 @@ def _without_sass(events: Sequence[PtxEvent]) -> tuple[list[str], list[str]]:
     notes, unchecked = [], []
     for e in events:
         if e.sync is not None and not e.sync_classes and e.mem is None:
-            if e.sync.release or e.sync.acquire:
+            if (tm := tensor_memory_text(e.instr)) is not None:
+                unchecked.append(tm)
+            elif e.sync.release or e.sync.acquire:
                 unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
             else:
                 notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")

@@ -505,7 +505,21 @@ _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] =
     "cp.async.bulk.wait_group": _tokens("DEPBAR"),
     "cp.async.mbarrier.arrive": _not_a_point,
     "tcgen05.fence": _tokens(),  # emits no SASS (toolchain §5)
+    # tensor memory (classes E/G): no SASS is matched -- the checker follows no tensor-memory access
+    **{k: _tokens() for k in ("tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld")},
 }
+
+#: the table keys of the tensor-memory accesses and their waits (classes E/G): the checker reports them
+#: not checked (:func:`tensor_memory_text`), never clean and never judged
+TENSOR_MEMORY_KEYS = frozenset({"tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld"})
+
+
+def tensor_memory_text(ins: PtxInstr) -> str | None:
+    """What the report says of a tensor-memory access (or its wait), None for another instruction."""
+    if _table_key(ins) not in TENSOR_MEMORY_KEYS:
+        return None
+    return (f"`{ins.text}` (PTX line {ins.line}): tensor memory (tcgen05, sm_100a; issue 32 classes E/G) -- its "
+            "order is the oracle's (tcgen05.wait), the SASS checker follows no tensor-memory access: not checked")
 
 
 def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:

@@ -45,7 +45,8 @@ reuse              (issue 32) the shared stage an ``ld`` read reused by a TMA lo
 =================  =========================================================================
 
 Any one bulk copy of a draw may be its tensor form, ``cp.async.bulk.tensor.1d`` (:func:`_tensor_copy`), and
-one such TMA load go through a tensor map its thread rewrites (issue 32, class D: :mod:`.tensormaps`).
+one such TMA load go through a tensor map its thread rewrites (issue 32, class D: :mod:`.tensormaps`); one
+shared data word may become a tensor-memory cell or a ``tcgen05.alloc`` slot (classes E and G: :mod:`.tensor_memory`).
 
 Choices are uniform but for the weights named where they are drawn (``_SIGNAL_SHARES``, ``_REUSE``; the PDL
 trigger, the dependent's work before its wait, ``.nc`` under PDL, the read kind), each listing its
@@ -68,6 +69,7 @@ import hypothesis.strategies as st
 
 from ..codegen import added_reasons
 from .tensormaps import rewritten_map
+from .tensor_memory import tensor_memory
 from .widths import narrow_flag
 from .wgmma_regs import fragment_reuse
 from ..semantics import ACQUIRE_FENCE_SEMS, DRAWN, FENCE_KEYS, MEMORY_FENCE_SEMS, ONE_WAY_FENCE_SEMS, RELEASE_FENCE_SEMS
@@ -714,8 +716,8 @@ def producer_consumer(
     if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
         draw(_stage_span(pr, o, consumer, 1))
     fragment_reuse(draw, pr.code, pr.observed, pr.reg, pr.next_value, o.tcgen05)  # class F, after the spans (wgmma_regs.py)
-    # class D: a rewritten tensor map (tensormaps.py); not in a PDL draw, which stays runnable
-    return rewritten_map(draw, _tensor_copy(draw, _assemble(pr)), runnable or pr.pdl)
+    p = rewritten_map(draw, _tensor_copy(draw, _assemble(pr)), not o.tcgen05)  # class D (never in a runnable or PDL draw): tensormaps.py
+    return tensor_memory(draw, p, not o.tcgen05)  # classes E, G (sm_100a, never in a runnable or PDL draw): tensor_memory.py
 
 
 @st.composite

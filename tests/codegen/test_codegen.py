@@ -13,7 +13,7 @@ import pytest
 
 from fuzzgpu import codegen, litmus
 from fuzzgpu.errors import UserError
-from fuzzgpu.ir import Load, Location, Placement, Program, Proxy, Sem, Store, Thread, validate
+from fuzzgpu.ir import TCGEN05_MEMORY_INSTRUCTIONS, Load, Location, Placement, Program, Proxy, Sem, Store, Thread, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 from paths import DAT3M, own_litmus
@@ -37,6 +37,10 @@ def _programs() -> list[tuple[Path, Program]]:
 
 @pytest.mark.slow  # ~90 CPU-seconds of nvcc/ptxas (the whole catalogue and Dat3M's suite, two arches)
 @needs_nvcc
+def _uses_tmem(p: Program) -> bool:
+    return any(isinstance(i, TCGEN05_MEMORY_INSTRUCTIONS) for t in p.threads for i in t.code)
+
+
 def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
     progs = _programs()
     assert len(progs) >= 12
@@ -44,6 +48,7 @@ def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
     runnable = [p for _, p in progs if not codegen.unrunnable_reasons(p) and not codegen.uses_wgmma(p)]
     harness, _ = codegen.generate_module(runnable)
     static = [codegen.PRELUDE]
+    tmem = [codegen.PRELUDE]  # tensor memory (classes E/G): sm_100a only (sm_90 stops at the kernels' #error)
     n_static = 0
     for i, (_, p) in enumerate(progs):
         try:
@@ -52,10 +57,10 @@ def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
             continue
         n_static += 1
         # one translation unit: give each program's kernels their own names
-        static.append(s.replace("fuzzgpu_", f"fuzzgpu_{i}_"))
+        (tmem if _uses_tmem(p) else static).append(s.replace("fuzzgpu_", f"fuzzgpu_{i}_"))
     jobs = [("harness", harness, a) for a in ("sm_90", "sm_100a")] + [
         ("static", "\n".join(static), a) for a in ("sm_90", "sm_100a")
-    ]
+    ] + [("static-tmem", "\n".join(tmem), "sm_100a")]
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         results = list(ex.map(lambda j: (j, _nvcc(j[1], j[2], tmp_path, j[0])), jobs))
     for (name, _, arch), r in results:
@@ -426,7 +431,8 @@ def test_every_litmus_file_generates_static_or_is_refused_with_a_counted_reason(
     """Static kernels (sm_90 and sm_100a): every file under tests/ generates (compiled by
     test_every_litmus_test_compiles_sm90_sm100a), but issue 32's register-level wgmma (class F: its own
     warpgroup kernel, fuzzgpu.codegen.wgmma_regs) and tensor-map rewrite (class D: the model only)
-    catalogues, refused with that reason; the Dat3M files refused are exactly those with an abstract
+    catalogues, refused with that reason, and the tensor-memory catalogue (classes E/G) for sm_90, which
+    lacks tcgen05 (it generates for sm_100a); the Dat3M files refused are exactly those with an abstract
     proxy (no PTX instruction) -- 81 of 183."""
     refused: dict[tuple[str, str], list[str]] = {}
     n = 0
@@ -439,12 +445,17 @@ def test_every_litmus_file_generates_static_or_is_refused_with_a_counted_reason(
                 refused[(str(f), arch)] = e.reasons
     ours = {k: v for k, v in refused.items() if DAT3M not in Path(k[0]).parents}
     not_emitted = {k: v for k, v in ours.items() if Path(k[0]).parent.name in ("race-wgmma", "race-tensormap")}
-    assert ours == not_emitted, ours
+    sm100 = {k: v for k, v in ours.items() if Path(k[0]).parent.name == "race-tcgen05"}
+    assert ours == {**not_emitted, **sm100}, ours
     by_design = ("runs only as the warpgroup kernel", "judged by the model only")
     assert all(any(d in r for d in by_design) for rs in not_emitted.values() for r in rs), not_emitted
     catalogues = [f for d in ("race-wgmma", "race-tensormap") for f in (ROOT / "tests" / "litmus" / d).glob("*.litmus")]
     assert len(not_emitted) == 2 * len(catalogues)
-    refused = {k: v for k, v in refused.items() if k not in not_emitted}
+    # tensor memory (classes E/G): generated for sm_100a, refused for sm_90 for the arch alone
+    tcgen05 = list((ROOT / "tests" / "litmus" / "race-tcgen05").glob("*.litmus"))
+    assert {k[1] for k in sm100} == {"sm_90"} and len(sm100) == len(tcgen05), sm100
+    assert all("needs sm_100a" in r for rs in sm100.values() for r in rs), sm100
+    refused = {k: v for k, v in refused.items() if k not in not_emitted and k not in sm100}
     assert all(any("abstract" in r for r in rs) for rs in refused.values()), refused
     assert len(refused) == 2 * 81
 

@@ -15,7 +15,9 @@ def _sample(cls: type[ir.Instruction]) -> ir.Instruction:
 
     values = {"bar": "b", "loc": "x", "dst": "r0", "dst_loc": "s", "src_loc": "g", "src": 1, "value": 1,
               "operation": ir.RmwOp.ADD, "operands": (1,), "count": 1, "tx": 4, "kind": "before_thread_sync",
-              "map": "m", "address": "g", "a": "r1"}
+              "map": "m", "address": "g", "a": "r1", "slot": "s"}
+    if cls is ir.Tcgen05Wait:  # its kind is what it completes (the placeholder is a tcgen05.fence's)
+        values["kind"] = "st"
     required = {f.name: values[f.name] for f in dataclasses.fields(cls)
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     return cls(**required)

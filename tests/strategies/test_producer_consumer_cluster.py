@@ -49,8 +49,9 @@ FAST, FIND = examples(60), examples(5000)
 CLUSTER = dict(mechanisms=("flag", "cluster-barrier", "remote-arrive", "dsm"), placements=("same-cluster",))
 KNOWN_REFUSALS = ("async.read (a wgmma/tcgen05 operand read)", "tcgen05.fence::", "control flow in a program with async.read",
                   "async.read in a program with distributed shared memory",
-                  # issue 32's classes F and D, each with its reason (fuzzgpu.codegen.runnable)
-                  "runs only as the warpgroup kernel", "judged by the model only")
+                  # issue 32's classes F, D and E/G, each with its reason (fuzzgpu.codegen.runnable)
+                  "runs only as the warpgroup kernel", "judged by the model only",
+                  "(tensor memory, classes E/G")
 N = 600
 
 
