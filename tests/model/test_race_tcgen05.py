@@ -1,5 +1,5 @@
 """Classes E (12) and G (14) of issue 32 (tensor memory, sm_100a): the hand-written catalogue
-tests/litmus/race-tcgen05 (verdicts argued from the PTX ISA in each file), the race property's class
+tests/litmus/race-tcgen05 (verdicts argued from the PTX ISA in each file; its rows are checked in test_race_catalogues.py), the race property's class
 of each racy witness, and the fixes (a tcgen05.wait::st / ::ld inserted before the handoff; the
 allocation's publication strengthened)."""
 
@@ -13,19 +13,9 @@ from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES
 from fuzzgpu.litmus import format_program, parse, parse_file
 from fuzzgpu.model.race import analyse_races
 
-from paths import catalogue_rows
-from race_catalogue import check_row, fix_matches
+from race_catalogue import fix_matches
 
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-tcgen05"
-
-
-@pytest.mark.parametrize("row", catalogue_rows(HERE), ids=lambda r: r["path"])
-def test_tcgen05_catalogue(row):
-    check_row(HERE, row)  # the row's racy verdict, its one witness, the witness's mechanism and class
-
-
-def test_catalogue_lists_every_file():
-    assert {r["path"] for r in catalogue_rows(HERE)} == {f.name for f in HERE.glob("*.litmus")}
 
 
 def test_the_classes_have_their_numbers():

@@ -1,5 +1,5 @@
 """Class D (a tensor map updated in flight) of issue 32: the hand-written catalogue
-tests/litmus/race-tensormap (verdicts argued from the PTX ISA in each file), the race property's
+tests/litmus/race-tensormap (verdicts argued from the PTX ISA in each file; its rows are checked in test_race_catalogues.py), the race property's
 class of each racy witness, and the fixes (the tensormap proxy fence pair; a wait before the
 rewrite)."""
 
@@ -15,19 +15,8 @@ from fuzzgpu.litmus import format_program, parse, parse_file
 from fuzzgpu.model.race import analyse_races
 from fuzzgpu.bug_classes import CLASS_NAMES, CLASSES
 
-from paths import catalogue_rows
-from race_catalogue import check_row
 
 HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-tensormap"
-
-
-@pytest.mark.parametrize("row", catalogue_rows(HERE), ids=lambda r: r["path"])
-def test_tensormap_catalogue(row):
-    check_row(HERE, row)  # the row's racy verdict, its one witness, the witness's mechanism and class
-
-
-def test_catalogue_lists_every_file():
-    assert {r["path"] for r in catalogue_rows(HERE)} == {f.name for f in HERE.glob("*.litmus")}
 
 
 def test_the_class_has_its_number():
