@@ -50,6 +50,11 @@ class EmitContext:
         to (the ``mapa`` target of a ``.shared::cluster`` access)."""
         raise NotImplementedError
 
+    def tmem_address(self, loc: str) -> str:
+        """A C++ expression for the tensor-memory address of ``tmem`` location ``loc`` (classes E/G:
+        only the static kernels emit tensor memory, compiled for sm_100a and never run)."""
+        raise NotImplementedError
+
     def operand(self, v: ir.Operand) -> str:  # an int rvalue
         return self.read(v) if isinstance(v, str) else f"({v})"
 
@@ -498,26 +503,17 @@ def _emit_tcgen05_fence(ins: ir.Tcgen05Fence) -> list[str]:
     ]
 
 
-def tmem_address(p: ir.Program, loc: str) -> int:
-    """The tensor-memory address a ``tmem`` location's cell has in a static kernel: lane 0, column k for
-    the program's k-th ``tmem`` location (PTX ISA "Tensor Memory addressing": lane in bits 31-16, column in
-    15-0; the kernels are compiled, never run, so no allocation hands it out)."""
-    cells = [x.name for x in p.locations if x.kind == ir.TMEM]
-    return cells.index(p.physical(loc))
-
-
 def _emit_tensor_memory(ins: ir.Instruction, ctx: EmitContext) -> list[str]:
     """Classes E/G's instructions as inline PTX (sm_100a; one 32-bit column per thread: ``.32x32b.x1``);
     the allocation writes its address to its slot (32 columns, the fewest ``tcgen05.alloc`` takes)."""
-    p = getattr(ctx, "p", None)
-    if isinstance(ins, ir.Tcgen05St) and p is not None:
+    if isinstance(ins, ir.Tcgen05St):
         return [_TCGEN05_GUARD, '#error "fuzzgpu: tcgen05.st needs sm_100a (tensor memory)"', "#else",
-                f'asm volatile("tcgen05.st.sync.aligned.32x32b.x1.b32 [%0], {{%1}};" :: "r"({tmem_address(p, ins.loc)}u), '
+                f'asm volatile("tcgen05.st.sync.aligned.32x32b.x1.b32 [%0], {{%1}};" :: "r"({ctx.tmem_address(ins.loc)}), '
                 f'"r"((unsigned)({ctx.operand(ins.src)})) : "memory");', "#endif"]
-    if isinstance(ins, ir.Tcgen05Ld) and p is not None:
+    if isinstance(ins, ir.Tcgen05Ld):
         return [_TCGEN05_GUARD, '#error "fuzzgpu: tcgen05.ld needs sm_100a (tensor memory)"', "#else",
                 "{ unsigned raw_;",
-                f'  asm volatile("tcgen05.ld.sync.aligned.32x32b.x1.b32 {{%0}}, [%1];" : "=r"(raw_) : "r"({tmem_address(p, ins.loc)}u) : "memory");',
+                f'  asm volatile("tcgen05.ld.sync.aligned.32x32b.x1.b32 {{%0}}, [%1];" : "=r"(raw_) : "r"({ctx.tmem_address(ins.loc)}) : "memory");',
                 f"  {ctx.load_result(ins.dst, 'raw_', ins.loc)} }}", "#endif"]
     if isinstance(ins, ir.Tcgen05Wait):
         return [_TCGEN05_GUARD, f'#error "fuzzgpu: tcgen05.wait::{ins.kind} needs sm_100a"', "#else",
@@ -527,7 +523,7 @@ def _emit_tensor_memory(ins: ir.Instruction, ctx: EmitContext) -> list[str]:
         return [_TCGEN05_GUARD, '#error "fuzzgpu: tcgen05.alloc needs sm_100a"', "#else",
                 f'asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"({a}) : "memory");',
                 "#endif"]
-    raise TypeError(f"no code generation for {ins.OP} here (the static kernels emit it)")
+    raise TypeError(f"no code generation for {ins.OP}")
 
 
 def _emit_filler(ins: ir.Filler) -> list[str]:

@@ -49,6 +49,12 @@ class _StaticCtx(EmitContext):
         return f"(base + {off})", Space.GLOBAL
 
 
+    def tmem_address(self, loc: str) -> str:
+        # lane 0, column k for the program's k-th ``tmem`` location (PTX ISA "Tensor Memory addressing":
+        # lane in bits 31-16, column in 15-0); compiled, never run: no allocation hands it out
+        cells = [x.name for x in self.p.locations if x.kind == ir.TMEM]
+        return f"{cells.index(self.p.physical(loc))}u"
+
     def tensor_map(self, loc: str) -> tuple[str, str]:
         # one map over the base buffer (static kernels are compiled, never run: no host encodes it)
         return "(unsigned long long)&fz_static_tmap", f"{self.offsets[self.p.physical(loc)]}"

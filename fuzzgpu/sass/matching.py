@@ -8,7 +8,7 @@ import functools
 from dataclasses import dataclass
 from typing import Sequence
 
-from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _mem_class, _ptx_dests, tensor_memory_text
+from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _mem_class, _ptx_dests, unmatched_sync
 from .sass_parser import SassFunction, SassInstr, SassMemOp
 
 
@@ -277,12 +277,8 @@ def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) ->
         (unchecked if orders(k) else notes).append(msg)
     for k, e in enumerate(events):
         if e.sync is not None and not e.sync_classes and e.mem is None:
-            if (tm := tensor_memory_text(e.instr)) is not None:
-                unchecked.append(tm)
-            elif orders(k):
-                unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
-            else:
-                notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")
+            bad, msg = unmatched_sync(e.instr, orders(k))
+            (unchecked if bad else notes).append(msg)
     intervals: dict[int, tuple[SassInstr, SassInstr]] = {}
     for k, e in enumerate(events):
         if e.sync is None:

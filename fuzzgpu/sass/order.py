@@ -28,7 +28,7 @@ from typing import Callable, Hashable, Sequence
 
 from .cfg import Cfg, _stops_by_block, min_marks, reaches_avoiding
 from .matching import _sass_mem_class
-from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync, tensor_memory_text
+from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync, unmatched_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
 from .rules import judge_move, why_not
 from .sass_parser import SassFunction, SassInstr, SassMemOp
@@ -473,15 +473,12 @@ def _present(events: Sequence[PtxEvent], points: dict, marks: dict, g_ptx: Cfg) 
 
 def _without_sass(events: Sequence[PtxEvent]) -> tuple[list[str], list[str]]:
     """(notes, not checked) for the points that emit no SASS at all."""
-    notes, unchecked = [], []
+    notes: list[str] = []
+    unchecked: list[str] = []
     for e in events:
         if e.sync is not None and not e.sync_classes and e.mem is None:
-            if (tm := tensor_memory_text(e.instr)) is not None:
-                unchecked.append(tm)
-            elif e.sync.release or e.sync.acquire:
-                unchecked.append(f"`{e.instr.text}` (PTX line {e.instr.line}) has no known SASS: not checked")
-            else:
-                notes.append(f"`{e.instr.text}` (PTX line {e.instr.line}) emits no SASS and orders no memory operation of its thread")
+            bad, msg = unmatched_sync(e.instr, e.sync.release or e.sync.acquire)
+            (unchecked if bad else notes).append(msg)
     return notes, unchecked
 
 

@@ -486,6 +486,10 @@ def _tokens(*toks: str) -> Callable[[PtxInstr, str], tuple[PtxSync | None, _Toke
 #: is known, the synchronisation point and the SASS token classes ptxas emits for it (in SASS
 #: order; ptxas 13.0, sm_90/sm_100a, docs/sass.md).  A table key missing here is still a
 #: synchronisation point, with no known SASS (so not checked where it orders memory).
+#: the table keys of the tensor-memory accesses and their waits (classes E/G): the checker reports them
+#: not checked (:func:`unmatched_sync`), never clean and never judged
+TENSOR_MEMORY_KEYS = frozenset({"tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld"})
+
 _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] = {
     "membar": _fence_sass, "fence.sc": _fence_sass, "fence.acq_rel": _fence_sass,
     "fence.acquire": _fence_sass, "fence.release": _fence_sass,
@@ -506,20 +510,21 @@ _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] =
     "cp.async.mbarrier.arrive": _not_a_point,
     "tcgen05.fence": _tokens(),  # emits no SASS (toolchain §5)
     # tensor memory (classes E/G): no SASS is matched -- the checker follows no tensor-memory access
-    **{k: _tokens() for k in ("tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld")},
+    **{k: _tokens() for k in TENSOR_MEMORY_KEYS},
 }
 
-#: the table keys of the tensor-memory accesses and their waits (classes E/G): the checker reports them
-#: not checked (:func:`tensor_memory_text`), never clean and never judged
-TENSOR_MEMORY_KEYS = frozenset({"tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld"})
 
-
-def tensor_memory_text(ins: PtxInstr) -> str | None:
-    """What the report says of a tensor-memory access (or its wait), None for another instruction."""
-    if _table_key(ins) not in TENSOR_MEMORY_KEYS:
-        return None
-    return (f"`{ins.text}` (PTX line {ins.line}): tensor memory (tcgen05, sm_100a; issue 32 classes E/G) -- its "
-            "order is the oracle's (tcgen05.wait), the SASS checker follows no tensor-memory access: not checked")
+def unmatched_sync(ins: PtxInstr, orders: bool) -> tuple[bool, str]:
+    """What the report says of a synchronisation point with no SASS to match: (not checked?, the
+    text).  A tensor-memory access or its wait is not checked (the SASS checker follows no tensor
+    memory; its order is the oracle's); another point is not checked where it ``orders`` a memory
+    operation of its thread, else a note."""
+    if _table_key(ins) in TENSOR_MEMORY_KEYS:
+        return True, (f"`{ins.text}` (PTX line {ins.line}): tensor memory (tcgen05, sm_100a; issue 32 classes E/G) -- "
+                      "its order is the oracle's (tcgen05.wait), the SASS checker follows no tensor-memory access: not checked")
+    if orders:
+        return True, f"`{ins.text}` (PTX line {ins.line}) has no known SASS: not checked"
+    return False, f"`{ins.text}` (PTX line {ins.line}) emits no SASS and orders no memory operation of its thread"
 
 
 def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
