@@ -307,8 +307,10 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     if home != "global":
         writes.append("atom")
     write = draw(st.sampled_from(writes))
-    if write == "st" and home == "global" and "bulk-store-data" in o.mechanisms and draw(st.integers(0, 3)) == 3:
-        write = "bulk-store"  # one st in four: the data written by a TMA store of a staged buffer (issue 32, class 10)
+    # one st in four: the data written by a TMA store of a staged buffer (issue 32, class 10); drawn
+    # whatever the write, so that the choices after it line up when the shrinker lowers a write to st
+    if home == "global" and "bulk-store-data" in o.mechanisms and draw(st.integers(0, 3)) == 3 and write == "st":
+        write = "bulk-store"
     reads = [r for r in o.reads if r == "ld" or (one_cta and r == "async-read")
              or (one_cta and r == "bulk-store" and "bulk-store" in o.mechanisms)
              or (r == "bulk-load" and placement == "different-grids" and "bulk-load" in o.mechanisms
@@ -324,7 +326,9 @@ def _stage(draw: st.DrawFn, pr: _Prog, o: _Opts, producer: int | None, stage: in
     read = "ld" if not others or ("ld" in reads and draw(st.integers(0, one_in - 1)) < one_in - 1) else draw(st.sampled_from(others))
     if write == "bulk-store" and read not in ("ld", "bulk-load"):
         read = "ld"  # a TMA store writes global memory: no shared-memory read of it
-    # drawn whatever the write and read force, so that a plain st stays the simplest draw
+    # drawn whatever the write and read force (so that a plain st stays the simplest draw), shared
+    # memory first: a one-CTA handoff whose stage holds the bug (a cp.async or TMA load into shared
+    # memory, its reuse: classes 8, 9) then shrinks to a plain st of that stage
     in_shared = one_cta and draw(st.sampled_from((False, True)))
     shared = write != "bulk-store" and (write in ("cp.async", "bulk-load") or read in ("bulk-store", "async-read") or in_shared)
     data = where("x") if home != "global" else pr.loc("x", space=Space.SHARED if shared else Space.GLOBAL)
@@ -710,10 +714,16 @@ def producer_consumer(
     rd = tuple(r for r in READ_KINDS if r in reads and not (runnable and r in UNRUNNABLE)) or ("ld",)
     o = _Opts(tuple(loads), tuple(stores), tuple(fences), tuple(scopes), mech, usable, rd, tcgen05=not runnable)
     pr = _Prog()
+    # how many stages, drawn before the first: shrinking this number from 2 to 1 makes the shrinker try
+    # deleting each span after it (Hypothesis's size-dependency step of minimize_individual_choices), the
+    # first stage's included, so a bug in the second stage is kept as a one-stage program (drawn after the
+    # first stage, only the second stage could be deleted: classes 8 and 9 then shrank to 11-13
+    # instructions around a trivial first stage)
+    two = stages > 1 and draw(st.sampled_from((False, True)))
     consumer = draw(_stage_span(pr, o, None, 0))
     if pr.pdl:  # a PDL draw is always runnable (no async.read, no tcgen05.fence in its second stage)
         o = dataclasses.replace(o, tcgen05=False, reads=tuple(r for r in o.reads if r not in UNRUNNABLE) or ("ld",))
-    if stages > 1 and not pr.cluster_barriers and draw(st.sampled_from((False, True))):
+    if two and not pr.cluster_barriers:
         draw(_stage_span(pr, o, consumer, 1))
     fragment_reuse(draw, pr.code, pr.observed, pr.reg, pr.next_value, o.tcgen05)  # class F, after the spans (wgmma_regs.py)
     p = rewritten_map(draw, _tensor_copy(draw, _assemble(pr)), not o.tcgen05)  # class D (never in a runnable or PDL draw): tensormaps.py

@@ -41,16 +41,7 @@ NOT_YET = {15: "the race analysis calls class H's lost write racy (the init over
                "tests/litmus/race-lifecycle/RACE-15-*), but only where the consumer's wait is ordered after the "
                "arrive (a second cluster barrier): in the generator's remote-arrive handoff the lost arrive is a "
                "wait loop that never ends or a try_wait that fails as an early one does, and the catalogue's "
-               "shape is 11 instructions before the data, over the 9-instruction bound",
-           # issue 32 A and B: found, fixed and within the bound in the slow set before classes E/G joined the draws
-           # (2026-12-03); what fails now is the shrink's bound
-           8: "found in 46 s but shrunk to 1 thread / 13 instructions (bound 9) since classes D and E/G joined the "
-              "draws (2026-12-03, alone, load ~2): the bug sits in a second stage (mbarrier-completed bulk load into a stage "
-              "a cp.async wrote) and the shrinker keeps the first stage's trivial st/ld and its cp.async; before, 1 thread "
-              "/ 7 instructions",
-           9: "found in 21 s but shrunk to 2 threads / 11 instructions (bound 9) since classes D and E/G joined the draws "
-              "(2026-12-03, alone, load ~2): the TMA store's source overwritten in a second stage, the first stage's "
-              "trivial st/ld and a cp.async kept; before, 2 threads / 7 instructions"}
+               "shape is 11 instructions before the data, over the 9-instruction bound"}
 
 
 @pytest.mark.slow  # every key of CLASSES (18 classes; class 19 took 294 s on 2 shared cores), each a search of up to 2,500 draws with the race analysis: minutes on 2 cores

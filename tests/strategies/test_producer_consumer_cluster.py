@@ -120,7 +120,11 @@ def test_every_draw_validates_is_covered_and_runnable_or_refused_for_a_named_rea
         validate(p)
         for why in unrunnable_reasons(p):
             assert any(k in why for k in KNOWN_REFUSALS), why
-    assert sum(not unrunnable_reasons(p) for p in draws) >= 0.85 * N
+    # the draws of classes the harness cannot run by design (F: register-level wgmma; E/G: tcgen05, sm_100a;
+    # D: tensormap.replace) are about 14% of profile all's draws since they joined (2026-12-03, 1,600 draws: this
+    # sample's 600 and 1,000 of seeds 11-15: 234 refused before the stage count was drawn first, 219 after;
+    # 11-17% per sample): the bound leaves room for that mix, not for a harness that refuses more
+    assert sum(not unrunnable_reasons(p) for p in draws) >= 0.80 * N
 
 
 @pytest.mark.parametrize("feature", sorted(FEATURES))
