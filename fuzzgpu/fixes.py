@@ -281,6 +281,11 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         yield r(ins, read=False)
     if isinstance(ins, MbarrierWait):  # the other phase (class I: a wrong parity returns at once)
         yield r(ins, parity=1 - ins.parity)
+        if ins.scope is Scope.CTA and ins.sem is not Sem.RELAXED:
+            # and at .cluster, as one change of the one instruction: a wrong-parity wait on a remote
+            # arrive's mbarrier is also class J's (.cta excludes the arriving CTA); two changes of one
+            # instruction are not a pair the search tries
+            yield r(ins, parity=1 - ins.parity, scope=Scope.CLUSTER)
     scope = getattr(ins, "scope", None)
     if scope is not None and isinstance(ins, (Load, Store, Atom, Red, Fence, MbarrierArrive, MbarrierWait)):
         top = Scope.CLUSTER if isinstance(ins, (MbarrierArrive, MbarrierWait)) else Scope.SYS

@@ -22,6 +22,17 @@ HERE = Path(__file__).resolve().parents[1] / "litmus" / "race-lifecycle"
 #: is a lost write, which the analysis now sees)
 MODEL_GAPS: dict[str, str] = {}
 
+#: rows whose racing pairs the race finding does not all name as the row's class yet, with why; checked to
+#: still differ (as MODEL_GAPS), the unnamed pairs as ``None``
+CLASS_GAPS: dict[str, str] = {
+    "RACE-16-wrong-parity-remote-cta-wait.litmus":
+        "the pair of the remote arrive and the wrong-parity wait itself is not named class I (semantics.wrong_parity "
+        "looks at the waits before the racing read): named so, the findings whose offending outcome is the delivered "
+        "value (the wait returned at once, the data happened to be there; the H200 showed it, "
+        "bench/results/throughput/h200-200s) become class I's, and the fix search, which asks an offending outcome "
+        "to be impossible after the fix, finds none for them (the slow set's class-16 search failed so, 2026-12-03)",
+}
+
 
 @pytest.mark.parametrize("row", catalogue_rows(HERE), ids=lambda r: r["path"])
 def test_lifecycle_catalogue(row):
@@ -37,7 +48,11 @@ def test_lifecycle_catalogue(row):
     pairs = ra.racy[witness]
     if row["mechanism"]:
         assert {pr.mechanism for pr in pairs} == {row["mechanism"]}
-    assert {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs} == {int(row["class"])}
+    named = {finding_class(p, pr.mechanism, pr.other_at) for pr in pairs}
+    if row["path"] in CLASS_GAPS:
+        assert named == {int(row["class"]), None}, "the gap is closed: remove it from CLASS_GAPS"
+        return
+    assert named == {int(row["class"])}
 
 
 def test_catalogue_lists_every_file():
@@ -50,6 +65,7 @@ def test_the_classes_have_their_fixed_numbers():
 
 
 @pytest.mark.parametrize("racy, fixed", [("RACE-15-mbarrier-init-no-fence", "NORACE-15-mbarrier-init-fence"),
-                                         ("RACE-16-mbarrier-wrong-parity", "NORACE-16-mbarrier-right-parity")])
+                                         ("RACE-16-mbarrier-wrong-parity", "NORACE-16-mbarrier-right-parity"),
+                                         ("RACE-16-wrong-parity-remote-cta-wait", "NORACE-16-remote-right-parity-cluster-wait")])
 def test_the_fix_is_the_race_free_program(racy, fixed):
     fix_matches(HERE, racy, fixed)
