@@ -67,6 +67,7 @@ from .ir import (
     ACCESS_WIDTHS, Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
     FenceMbarrierInit, GridDepControl, Instruction, Load, MbarrierArrive, MbarrierInit, MbarrierWait, Program, ProgramError, ProxyFence,
     ProxyFenceKind, Red, Scope, Sem, Store, WgmmaWait, validate)
+from .ir.tcgen05 import Tcgen05St, Tcgen05Wait
 from .model import wgmma
 
 if TYPE_CHECKING:
@@ -245,6 +246,9 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
     r = dataclasses.replace
     if isinstance(ins, (Load, Store)):  # class L: the sizes made to agree, the next wider first (semantics.access_extent)
         yield from (r(ins, width=w) for w in ACCESS_WIDTHS if w > ins.width)
+        if ins.scope is not None:  # and at a wider scope, as one change of the one access (a narrow .cta flag across CTAs)
+            yield from (r(ins, width=w, scope=s) for w in ACCESS_WIDTHS if w > ins.width for s in _SCOPES
+                        if s.rank > ins.scope.rank)
     if isinstance(ins, Load):
         if ins.nc:
             yield r(ins, nc=False)
@@ -547,15 +551,18 @@ def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change
 
 
 def _async_write(p: Program, at: tuple[int, int]) -> bool:
-    """Is the instruction at ``at`` an asynchronous copy (``cp.async``, ``cp.async.bulk``)?"""
-    return isinstance(p.threads[at[0]].code[at[1]], (CpAsync, CpAsyncBulk))
+    """Is the instruction at ``at`` an asynchronous write (``cp.async``, ``cp.async.bulk``, ``tcgen05.st``)?"""
+    return isinstance(p.threads[at[0]].code[at[1]], (CpAsync, CpAsyncBulk, Tcgen05St))
 
 
 def _completes(copy: Instruction, wait: Instruction | None) -> bool:
     """Is ``wait`` the issuing thread's completion mechanism of ``copy``: ``cp.async.wait_group`` /
-    ``wait_all`` for a ``cp.async``, ``cp.async.bulk.wait_group`` for a bulk copy (PTX ISA)?"""
+    ``wait_all`` for a ``cp.async``, ``cp.async.bulk.wait_group`` for a bulk copy, ``tcgen05.wait::st``
+    for a ``tcgen05.st`` (PTX ISA "tcgen05.wait": the thread waits until its prior ``tcgen05.st`` have
+    completed; class E)?"""
     return ((isinstance(copy, CpAsync) and isinstance(wait, CpAsyncWait)) or
-            (isinstance(copy, CpAsyncBulk) and isinstance(wait, BulkWait)))
+            (isinstance(copy, CpAsyncBulk) and isinstance(wait, BulkWait)) or
+            (isinstance(copy, Tcgen05St) and isinstance(wait, Tcgen05Wait) and wait.kind == "st"))
 
 
 def completion_triples(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change],

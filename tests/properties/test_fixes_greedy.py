@@ -157,6 +157,73 @@ def test_a_completion_triple_is_the_wait_and_the_annotations_after_it():
     assert any({id(c) for c in t} == {id(c) for c in wanted} for t in triples)
 
 
+#: class E's store published by a weak flag (the slow set's class-12 search shrank to it, 2026-12-03)
+TCGEN05_WEAK_FLAG = """PTX TCGEN05-weak-flag
+{
+t @ shared tmem = 0;
+f @ shared = 0;
+}
+ P0@cta 0,gpu 0   | P1@cta 0,gpu 0     ;
+ tcgen05.st t, 1  | ld.weak r0, f      ;
+ st.weak f, 2     | tcgen05.ld r1, t   ;
+                  | tcgen05.wait::ld   ;
+exists (P1:r0 == 2 /\\ P1:r1 == 0)
+"""
+
+
+def test_a_tcgen05_store_is_completed_by_its_wait_in_a_triple(tmp_path):
+    """PTX ISA "tcgen05.wait": wait::st blocks until the thread's prior tcgen05.st have completed, the
+    only thing that orders the store before the thread's later accesses; a weak flag after it needs a
+    release and an acquire pattern besides (ISA 8.8): no one or two of the three remove the race, so
+    the fix is the completion triple, as for a cp.async."""
+    f = tmp_path / "t.litmus"
+    f.write_text(TCGEN05_WEAK_FLAG)
+    p = parse_file(f)
+    ra = analyse_races(p)
+    fix = fixes.find_fix(p, [dict(o) for o in ra.racy])
+    assert fix is not None
+    assert [c.text for c in fix.changes] == ["add `tcgen05.wait::st.sync.aligned` in P0 before `st.weak f, 2`",
+                                             "make `st.weak f, 2` in P0 `st.release.cta f, 2`",
+                                             "make `ld.weak r0, f` in P1 `ld.acquire.cta r0, f`"]
+    # the offending outcome forbidden (the consumer reads the flag once: where it saw 0, the tcgen05.ld
+    # still races with the store -- no handoff was meant there)
+    assert not set(ra.racy) & analyse_races(fix.program).possible
+
+
+#: class C's `.read` wait, then a `.cta` release and a 16-bit `.cta` acquire across CTAs (the slow set's
+#: class-10 search shrank to it, 2026-12-03)
+READ_WAIT_NARROW_FLAG = """PTX READ-wait-narrow-cta-flag
+{
+x0 = 0;
+s0 @ shared = 0;
+f0 = 0;
+}
+ P0@cta 0,gpu 0                     | P1@cta 1,gpu 0              ;
+ st.weak s0, 1                      | ld.acquire.cta.u16 r0, f0   ;
+ fence.proxy.async.shared::cta      | ld.weak r1, x0              ;
+ cp.async.bulk.bulk_group x0, s0, 4 |                             ;
+ cp.async.bulk.commit_group         |                             ;
+ cp.async.bulk.wait_group.read 0    |                             ;
+ st.release.cta f0, 2               |                             ;
+exists (P1:r0 == 2 /\\ P1:r1 == 0)
+"""
+
+
+def test_a_narrow_flag_read_is_widened_and_its_scope_widened_in_one_change(tmp_path):
+    """The 16-bit acquire is not morally strong with the 32-bit release (ISA 8.7: they overlap
+    partially), and at .cta it does not include P0's CTA: both must change, in the one instruction --
+    two changes of one instruction are no pair the search tries, so the widened access at each wider
+    scope is a single change."""
+    f = tmp_path / "t.litmus"
+    f.write_text(READ_WAIT_NARROW_FLAG)
+    p = parse_file(f)
+    ra = analyse_races(p)
+    fix = fixes.find_fix(p, [dict(o) for o in ra.racy])
+    assert fix is not None
+    assert "make `ld.acquire.cta.u16 r0, f0` in P1 `ld.acquire.gpu r0, f0`" in [c.text for c in fix.changes]
+    assert not set(ra.racy) & analyse_races(fix.program).possible
+
+
 def test_merge_replaces_a_strengthening_and_refuses_a_repeat():
     _, p, _ = _offending(DF3)
     singles = fixes.changes(p)
