@@ -48,7 +48,6 @@ class _StaticCtx(EmitContext):
             return f"(unsigned)__cvta_generic_to_shared(fz_static_smem + {off})", Space.SHARED
         return f"(base + {off})", Space.GLOBAL
 
-
     def tmem_address(self, loc: str) -> str:
         # lane 0, column k for the program's k-th ``tmem`` location (PTX ISA "Tensor Memory addressing":
         # lane in bits 31-16, column in 15-0); compiled, never run: no allocation hands it out

@@ -482,14 +482,14 @@ def _tokens(*toks: str) -> Callable[[PtxInstr, str], tuple[PtxSync | None, _Toke
     return lambda ins, key: (_sync(ins, key), toks)
 
 
-#: the SASS side of the semantics table: for each key of :data:`fuzzgpu.semantics.TABLE` whose SASS
-#: is known, the synchronisation point and the SASS token classes ptxas emits for it (in SASS
-#: order; ptxas 13.0, sm_90/sm_100a, docs/sass.md).  A table key missing here is still a
-#: synchronisation point, with no known SASS (so not checked where it orders memory).
 #: the table keys of the tensor-memory accesses and their waits (classes E/G): the checker reports them
 #: not checked (:func:`unmatched_sync`), never clean and never judged
 TENSOR_MEMORY_KEYS = frozenset({"tcgen05.st", "tcgen05.ld", "tcgen05.wait::st", "tcgen05.wait::ld"})
 
+#: the SASS side of the semantics table: for each key of :data:`fuzzgpu.semantics.TABLE` whose SASS
+#: is known, the synchronisation point and the SASS token classes ptxas emits for it (in SASS
+#: order; ptxas 13.0, sm_90/sm_100a, docs/sass.md).  A table key missing here is still a
+#: synchronisation point, with no known SASS (so not checked where it orders memory).
 _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] = {
     "membar": _fence_sass, "fence.sc": _fence_sass, "fence.acq_rel": _fence_sass,
     "fence.acquire": _fence_sass, "fence.release": _fence_sass,
