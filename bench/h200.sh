@@ -50,6 +50,8 @@
 #   bench/h200.sh anchor     fuzzgpu beside cuda-litmus's own runner on its variants (bench/anchor.py; carry
 #                            the artifact's files as SRC=DIR, default cuda-litmus/: no licence, never
 #                            committed), a seeded sample per family, GPU_S per variant per tool -> anchor/ TIME+1 min
+#   bench/h200.sh mixed      class L on the GPU: tests/litmus/race-mixed/*.litmus, 1e9 instances each (barrier,
+#                            spin 1000), then 1e8 under the H200-tuned TMA-store stress  -> race-mixed/ ~2 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -58,7 +60,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|ray|anchor}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|ray|anchor}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -258,6 +260,15 @@ runcost)
   echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR)|passed|failed" "$x/pytest-context.txt" | tail -3
   timeout 240 python3 bench/run_cost.py --programs "${PROGRAMS:-16}" --out "$x" > "$x/run-cost.txt" 2>&1
   echo "exit $?"; cat "$x/run-cost.md"
+  ;;
+mixed)
+  for t in tests/litmus/race-mixed/*.litmus; do
+    n=$(basename "$t" .litmus)
+    for how in "--instances 1e9 --barrier --spin 1000" "--instances 1e8 --stress-config $TUNED"; do
+      echo "=== fuzzgpu run $how $t"; timeout 90 $F run $how "$t" 2>&1 | grep -vE "^\s*$" | tail -12; echo "exit ${PIPESTATUS[0]}"
+    done
+  done > "$x/race-mixed.txt" 2>&1
+  grep -E "^(===|exit)|forbidden|racy|Observation" "$x/race-mixed.txt"
   ;;
 ray)
   SECONDS_PER_RUN=${SECONDS_PER_RUN:-120} OUT="$x" timeout 500 bash bench/ray_h200.sh > "$x/ray.txt" 2>&1
