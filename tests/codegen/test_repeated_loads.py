@@ -116,11 +116,11 @@ def test_the_harness_records_where_every_role_ran() -> None:
 
 @pytest.mark.gpu
 def test_corr3_never_forbidden_on_the_gpu() -> None:
+    pytest.importorskip("pycuda")
     from fuzzgpu.backends.base import RunConfig
     from fuzzgpu.backends.cuda import CudaBackend
-    from fuzzgpu.commands.run import forbidden_watch
+    from fuzzgpu.properties import forbidden_watch
 
-    pytest.importorskip("pycuda")
     b = CudaBackend()
     try:
         p = _corr3()
