@@ -93,11 +93,16 @@ class Speculation:
 def own_check(inner: Any, identity: tuple[str, str, str], program: Program) -> Any:
     """The histogram of ``program``'s own static check (one nvcc and nvdisasm of its kernels alone,
     whatever a batch answered before): ``inner`` when it is the static backend in this process,
-    else one built from ``identity`` (``("static:O3", arch, toolchain)``: a supervised worker's)."""
+    else one built from ``identity``: a supervised static worker's (``("static:O3", arch,
+    toolchain)``), or a GPU backend's whose SASS check judged a program the harness cannot run
+    (``("cuda:values-v2+static", arch, toolchain)``: the check's default ``-O3``)."""
     from ..backends.static import StaticBackend
 
-    backend = inner if isinstance(inner, StaticBackend) else StaticBackend(identity[1], int(identity[0].split(":O")[-1]))
-    return backend.run(program, own=True)
+    if isinstance(inner, StaticBackend):
+        return inner.run(program, own=True)
+    name = identity[0]
+    opt = int(name.removeprefix("static:O")) if name.startswith("static:O") else StaticBackend().opt
+    return StaticBackend(identity[1], opt).run(program, own=True)
 
 
 def confirmed(prop: Any, inner: Any, identity: tuple[str, str, str], program: Program, verdict: Any, hist: Any) -> tuple[Any, Any]:

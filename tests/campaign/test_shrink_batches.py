@@ -7,6 +7,7 @@ judged again on its program's own check."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 import io
 import json
 import re
@@ -89,6 +90,19 @@ def test_own_check_ignores_the_batch(tmp_path) -> None:
     own = dict(own_check(be, be.identity(), mp1).meta)
     assert "sass_listing" in batched and "sass_listing" not in own
     assert [f["check"] for f in batched["sass_findings"]] == [f["check"] for f in own["sass_findings"]]
+
+
+@needs_tools
+def test_own_check_of_a_gpu_backends_static_judgement() -> None:
+    """A cuda campaign's worker judges a program its harness cannot run (tcgen05: sm_100a) by the SASS
+    check alone; the finding's own check is built from the worker's identity, ``cuda:...+static``
+    (the H200 campaign of 2026-12-03 lost a worker to ``int('cuda:values-v2+static')`` here)."""
+    from fuzzgpu.campaign.speculate import own_check
+    from fuzzgpu.litmus import parse_file
+
+    p = parse_file(Path(__file__).resolve().parents[1] / "litmus" / "race-tcgen05" / "RACE-14-alloc-weak-flag.litmus")
+    h = own_check(object(), ("cuda:values-v2+static", "sm_90", "cuda: NVIDIA H200|nvcc"), p)
+    assert h.backend == "static" and dict(h.meta)["arch"] == "sm_100a" and "sass_listing" not in dict(h.meta)
 
 
 @pytest.mark.slow
