@@ -27,10 +27,12 @@ Where no single change does, pairs of single changes are tried (insertions inclu
 ``griddepcontrol.wait`` before a bulk copy *and* an mbarrier wait before the read of its data; a
 ``.cta`` release *and* acquire across CTAs), weakest first (the sum of their kinds' costs, then of
 their scopes, then the singles' order), and the fix says it is two changes.  Not every pair is
-judged (:func:`pairs`): a pair is two annotation changes on the path of a racing pair (one in
-each of its threads, after the write, before the other access), or two changes each of which alone
-already *makes progress* (the oracle says it leaves fewer of the offending outcomes possible, or
-removes a racing pair) and which between them reach every offending outcome.  No fence is tried at
+judged (:func:`fuzzgpu.fix_pairs.pairs`): a pair is two annotation changes on the path of a racing
+pair (one in each of its threads, after the write, before the other access; or the racing access
+itself brought into the model -- an ``ld.global.nc`` made weak, a narrow access widened -- and an
+annotation in its thread on the path), or two changes each of which alone already *makes progress*
+(the oracle says it leaves fewer of the offending outcomes possible, or removes a racing pair) and
+which between them reach every offending outcome.  No fence is tried at
 a thread's start or end (it orders nothing there) nor at a scope wider than the one that already
 includes every thread (the same fence to the oracle).  At most :data:`MAX_CANDIDATES` changed
 programs are judged per finding (singles, pairs and the greedy search together, in that order): the search asks the
@@ -43,7 +45,7 @@ their own changes, ``race:4+flag`` of the H200 `all` race campaign: two weak fla
 ``cp.async`` nobody waits for, five changes -- a greedy search goes on, within the same budget
 (:func:`greedy_fix`): step by step it makes the weakest single change, else pair, else *completion
 triple* (a wait for an asynchronous copy and the release/acquire annotations after it,
-:func:`completion_triples`) that removes an offending outcome or a racing pair that explains one and
+:func:`fuzzgpu.fix_pairs.completion_triples`) that removes an offending outcome or a racing pair that explains one and
 adds none, until the oracle's acceptance check (the one of single changes and pairs) says the
 program is fixed, up to :data:`MAX_GREEDY` changes; then each change whose removal leaves a fix is
 dropped, so the printed fix ("N changes: no fewer found") has no change to spare.  It is greedy:
@@ -61,13 +63,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import semantics, tcgen05_fixes, tensormap_fixes
+from .fix_pairs import compatible, completion_triples, pairs
 from .codegen.emit import one_way_fence_arch_ok
 from .deadline import UNWATCHED, DeadlinePassed, Watch, cut_text
 from .ir import (
     ACCESS_WIDTHS, Atom, Branch, ClusterBarrier, Cond, Label, BulkWait, CpAsync, CpAsyncBulk, CpAsyncWait, Fence,
     FenceMbarrierInit, GridDepControl, Instruction, Load, MbarrierArrive, MbarrierInit, MbarrierWait, Program, ProgramError, ProxyFence,
     ProxyFenceKind, Red, Scope, Sem, Store, WgmmaWait, validate)
-from .ir.tcgen05 import Tcgen05St, Tcgen05Wait
 from .model import wgmma
 
 if TYPE_CHECKING:
@@ -191,20 +193,6 @@ def described(p: Program, cs: Sequence[Change]) -> tuple[Program, tuple[Change, 
                     texts[i] = re.sub(rf"\b{re.escape(old)}\b", new, texts[i])
         q = apply(q, c)
     return q, tuple(dataclasses.replace(c, text=t, program=q) for c, t in zip(cs, texts))
-
-
-def compatible(a: Change, b: Change) -> bool:
-    """Can ``a`` and ``b`` be made together?  Not two changes of one instruction (its stronger
-    forms are single changes already), except a strengthening and a retry loop of one wait; not
-    one instruction inserted twice at one place."""
-    if a.thread != b.thread or a.index != b.index:
-        return True
-    inserts = ("insert", "wait-loop")
-    if a.op in inserts and b.op in inserts:
-        return a.text != b.text
-    if a.op in inserts or b.op in inserts:
-        return True
-    return {a.op, b.op} == {"replace", "retry"}
 
 
 @dataclass(frozen=True)
@@ -501,106 +489,6 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
                    races, hidden)
 
 
-def _covers(orig: RaceAnalysis, outcomes: frozenset[Any], a: _Judged, b: _Judged) -> bool:
-    """Do two changes between them reach every offending outcome: each outcome one of them alone
-    removes, or each racing pair that explains it one of them removes?"""
-    gone = a.removed | b.removed
-    return all(o not in a.left or o not in b.left or
-               {(rp.write_at, rp.other_at, rp.location) for rp in orig.racy.get(o, ())} <= gone
-               for o in outcomes)
-
-
-def _on_path(w: tuple[int, int], o: tuple[int, int], x: Change, y: Change) -> bool:
-    """Are ``x`` and ``y`` on a causality path from the access at ``w`` to the one at ``o`` in another
-    thread: ``x`` in ``w``'s thread at or after it, ``y`` in ``o``'s thread at or before it?  An
-    annotation elsewhere cannot order the two (ISA 8.9: causality order leaves the writer's thread
-    after its write -- program order, then a release pattern -- and enters the reader's before its read)."""
-    return (x.thread == w[0] != o[0] == y.thread and x.index >= w[1] and y.index <= o[1])
-
-
-def pairs(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change],
-          judged: Sequence[_Judged]) -> list[tuple[Change, Change]]:
-    """The pairs of single changes to judge, weakest first: the sum of their kinds' costs, then of
-    their scopes, then the singles' order.  A pair is
-
-    * two changes that each alone make progress (remove an offending outcome or a racing pair that
-      explains one) and between them reach every offending outcome (:func:`_covers`), or
-    * two annotation changes (a retry loop counts as one) on the path of a racing pair that
-      explains an offending outcome, one in each of its threads (:func:`_on_path`), or both on one
-      wait: neither alone need change anything (a ``.cta`` release and acquire across CTAs, widened
-      one at a time, still race).
-    """
-    annot = ("replace", "retry")
-    # the racing pairs that explain the offending outcomes: a read (other) that missed a write the
-    # program meant to come first (model.race, "intended order"): the path runs write -> other
-    ends = {(rp.write_at, rp.other_at) for o in outcomes for rp in orig.racy.get(o, ())}
-    moved = [bool(j.removed) or j.left < outcomes for j in judged]
-    out = []
-    for i, a in enumerate(singles):
-        for j in range(i + 1, len(singles)):
-            b = singles[j]
-            if not compatible(a, b):
-                continue
-            annotations = a.op in annot and b.op in annot and (
-                (a.thread == b.thread and a.index == b.index) or
-                any(_on_path(w, o, a, b) or _on_path(w, o, b, a) for w, o in ends))
-            if annotations or tensormap_fixes.fence_pair(a, b) or (moved[i] and moved[j] and _covers(orig, outcomes, judged[i], judged[j])):
-                out.append((a, b))
-    out.sort(key=lambda ab: (ab[0].rank[0] + ab[1].rank[0], ab[0].rank[1] + ab[1].rank[1], ab[0].rank, ab[1].rank))
-    return out
-
-
-def _async_write(p: Program, at: tuple[int, int]) -> bool:
-    """Is the instruction at ``at`` an asynchronous write (``cp.async``, ``cp.async.bulk``, ``tcgen05.st``)?"""
-    return isinstance(p.threads[at[0]].code[at[1]], (CpAsync, CpAsyncBulk, Tcgen05St))
-
-
-def _completes(copy: Instruction, wait: Instruction | None) -> bool:
-    """Is ``wait`` the issuing thread's completion mechanism of ``copy``: ``cp.async.wait_group`` /
-    ``wait_all`` for a ``cp.async``, ``cp.async.bulk.wait_group`` for a bulk copy, ``tcgen05.wait::st``
-    for a ``tcgen05.st`` (PTX ISA "tcgen05.wait": the thread waits until its prior ``tcgen05.st`` have
-    completed; class E)?"""
-    return ((isinstance(copy, CpAsync) and isinstance(wait, CpAsyncWait)) or
-            (isinstance(copy, CpAsyncBulk) and isinstance(wait, BulkWait)) or
-            (isinstance(copy, Tcgen05St) and isinstance(wait, Tcgen05Wait) and wait.kind == "st"))
-
-
-def completion_triples(orig: RaceAnalysis, outcomes: frozenset[Any], singles: Sequence[Change],
-                       pair_list: Sequence[tuple[Change, Change]]) -> list[tuple[Change, Change, Change]]:
-    """Three changes that only together order an asynchronous copy's write before a read in another
-    thread, weakest first (as :func:`pairs`): an annotation pair on the path of a racing pair that
-    explains an offending outcome, whose write is a ``cp.async``/``cp.async.bulk``, and a wait
-    inserted in the writer's thread after the copy and before the pair's change there.  PTX ISA
-    "cp.async" / "cp.async.bulk": the copy's write is not in program order; it is ordered before the
-    thread's later accesses only by its completion mechanism (``cp.async.wait_group``/``wait_all``,
-    ``cp.async.bulk.wait_group``), so the causality path from it starts at that wait, and a weak
-    flag after it needs a release pattern and an acquire pattern besides (ISA 8.8): no one or two of
-    the three remove the racing pair."""
-    ends = {(rp.write_at, rp.other_at) for o in outcomes for rp in orig.racy.get(o, ())
-            if _async_write(orig.program, rp.write_at)}
-    annot = ("replace", "retry")
-    out = []
-    for a, b in pair_list:
-        if a.op not in annot or b.op not in annot:
-            continue
-        for w, o in ends:
-            x = a if a.thread == w[0] else b
-            if not (_on_path(w, o, a, b) or _on_path(w, o, b, a)):
-                continue
-            copy = orig.program.threads[w[0]].code[w[1]]
-            out += [(c, a, b) for c in singles if c.op == "insert" and _completes(copy, c.new) and c.thread == w[0]
-                    and w[1] < c.index <= x.index]
-    seen: set[tuple[str, str, str]] = set()
-    uniq = []
-    for t in out:
-        k = (t[0].text, t[1].text, t[2].text)
-        if k not in seen:
-            seen.add(k)
-            uniq.append(t)
-    uniq.sort(key=lambda t: (sum(c.rank[0] for c in t), sum(c.rank[1] for c in t), t[1].rank, t[2].rank, t[0].rank))
-    return uniq
-
-
 def _same(a: Change, b: Change) -> bool:
     return (a.thread, a.index, a.op, a.text) == (b.thread, b.index, b.op, b.text)
 
@@ -697,7 +585,7 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
     """A fix of up to :data:`MAX_GREEDY` changes, found greedily where no single change or pair is one
     (issue 15: ``race:A+B`` findings, each race needing its own changes).  From the original, each
     step makes the first of its single changes, else of its pairs (:func:`pairs`), else of its
-    completion triples (:func:`completion_triples`), in their weakest-first order, that is a fix or
+    completion triples (:func:`fuzzgpu.fix_pairs.completion_triples`), in their weakest-first order, that is a fix or
     makes progress (:func:`_progress`: removes a racing pair or offending outcome, adds none) and is
     sound (no new hang, runnable); a stronger form of an instruction already changed replaces the
     earlier change.  It stops at a fix -- the oracle's own acceptance check, :func:`_judge` -- or

@@ -1,5 +1,5 @@
 """The fix of issue 32's class D (a tensor map rewritten and used without the tensormap proxy fence
-pair): the candidate fences and which two of them :func:`fuzzgpu.fixes.pairs` judges together.
+pair): the candidate fences and which two of them :func:`fuzzgpu.fix_pairs.pairs` judges together.
 
 Neither fence of the pair orders anything alone (PTX ISA "membar/fence": "A .release proxy fence can
 form a release sequence that synchronizes with an acquire sequence that contains a .acquire proxy

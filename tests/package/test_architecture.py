@@ -148,7 +148,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fuzzgpu.semantics", "fuzzgpu.bug_classes", "fuzzgpu.hashing", "fuzzgpu.litmus"),
     ("fuzzgpu.model",),
     ("fuzzgpu.codegen", "fuzzgpu.sass", "fuzzgpu.backends.base", "fuzzgpu.backends.gpus"),
-    ("fuzzgpu.evidence", "fuzzgpu.properties", "fuzzgpu.fixes", "fuzzgpu.necessity", "fuzzgpu.stress"),
+    ("fuzzgpu.evidence", "fuzzgpu.properties", "fuzzgpu.fixes", "fuzzgpu.fix_pairs", "fuzzgpu.necessity", "fuzzgpu.stress"),
     ("fuzzgpu.backends",),
     ("fuzzgpu.profiles", "fuzzgpu.strategies", "fuzzgpu.corpus"),
     ("fuzzgpu.workers", "fuzzgpu.campaign"),

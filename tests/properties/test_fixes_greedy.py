@@ -224,6 +224,31 @@ def test_a_narrow_flag_read_is_widened_and_its_scope_widened_in_one_change(tmp_p
     assert "make `ld.acquire.cta.u16 r0, f0` in P1 `ld.acquire.gpu r0, f0`" in [c.text for c in fix.changes]
 
 
+#: an ``.nc`` read behind a 16-bit poll of the 32-bit flag (the H200 campaign of 2026-12-03 saved this
+#: shape inside a PDL program, seen in 53% of 1e7 instances; its fix search found nothing)
+NC_BEHIND_NARROW_FLAG = """PTX NC-behind-narrow-flag
+{
+x=0;
+f=0;
+}
+ P0@cta 0,gpu 0       | P1@cta 0,gpu 0           ;
+ st.relaxed.cta x, 2  | ld.acquire.cta.u16 r0, f ;
+ st.release.cta f, 3  | ld.global.nc r1, x       ;
+exists (P1:r0 == 3 /\\ P1:r1 == 0)
+"""
+
+
+def test_a_racing_access_and_an_annotation_before_it_in_its_thread_are_a_pair(tmp_path):
+    """Two reasons for one race, both in the reader's thread: the flag pair is not morally strong
+    (ISA 8.7: a 16-bit and a 32-bit access overlap partially), and an ``ld.global.nc`` of data written
+    during its kernel is outside the memory model whatever orders it.  Neither change alone removes
+    the race, and the pair is not one in each thread: the racing read itself and the acquire before it."""
+    ra, fix = _fixed(tmp_path, NC_BEHIND_NARROW_FLAG)
+    assert sorted(c.text for c in fix.changes) == [
+        "make `ld.acquire.cta.u16 r0, f` in P1 `ld.acquire.cta r0, f`",
+        "make `ld.global.nc r1, x` in P1 `ld.weak r1, x`"]
+
+
 def test_merge_replaces_a_strengthening_and_refuses_a_repeat():
     _, p, _ = _offending(DF3)
     singles = fixes.changes(p)
