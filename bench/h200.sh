@@ -248,8 +248,9 @@ json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime
     timeout 200 python3 bench/discovery_classes.py "$x/corpus" "$start" --json "$x/classes.json" > "$x/classes.txt" 2>&1
     echo "exit $?"; cat "$x/classes.txt"
     echo "== each saved entry's SASS, with the checker's details"
-    ls "$x"/corpus/*.litmus 2>/dev/null | xargs -P 8 -I{} sh -c \
-      'timeout 60 python3 -m fuzzgpu sass --arch sm_90 --details --no-cache "{}" > "{}.sass.txt" 2>&1; echo "exit $?" >> "{}.sass.txt"'
+    # tcgen05 entries (classes E/G: the oracle judged them; the H200 cannot run them) compile for sm_100a
+    ls "$x"/corpus/*.litmus 2>/dev/null | xargs -P 8 -I{} sh -c 'a=sm_90; grep -q tcgen05 "{}" && a=sm_100a
+      timeout 60 python3 -m fuzzgpu sass --arch $a --details --no-cache "{}" > "{}.sass.txt" 2>&1; echo "exit $?" >> "{}.sass.txt"'
     for e in "$x"/corpus/*.litmus; do [ -e "$e" ] && { echo "=== $e"; head -40 "$e.sass.txt"; }; done > "$x/sass-of-entries.txt"
     grep -c "^===" "$x/sass-of-entries.txt"
   fi
