@@ -273,11 +273,13 @@ def _stronger(ins: Instruction) -> Iterator[Instruction]:
         yield r(ins, read=False)
     if isinstance(ins, MbarrierWait):  # the other phase (class I: a wrong parity returns at once)
         yield r(ins, parity=1 - ins.parity)
-        if ins.scope is Scope.CTA and ins.sem is not Sem.RELAXED:
-            # and at .cluster, as one change of the one instruction: a wrong-parity wait on a remote
-            # arrive's mbarrier is also class J's (.cta excludes the arriving CTA); two changes of one
-            # instruction are not a pair the search tries
-            yield r(ins, parity=1 - ins.parity, scope=Scope.CLUSTER)
+        # and each stronger form of the wait at the other phase, as one change of the one instruction:
+        # a wrong-parity wait on a remote arrive's mbarrier is also class J's at .cta (.cta excludes the
+        # arriving CTA), or class 6's when relaxed; two changes of one instruction are not a pair the
+        # search tries
+        stronger = ([r(ins, sem=Sem.ACQUIRE, scope=s) for s in (Scope.CTA, Scope.CLUSTER) if s.rank >= ins.scope.rank]
+                    if ins.sem is Sem.RELAXED else [r(ins, scope=Scope.CLUSTER)] if ins.scope is Scope.CTA else [])
+        yield from (r(w, parity=1 - ins.parity) for w in stronger)
     scope = getattr(ins, "scope", None)
     if scope is not None and isinstance(ins, (Load, Store, Atom, Red, Fence, MbarrierArrive, MbarrierWait)):
         top = Scope.CLUSTER if isinstance(ins, (MbarrierArrive, MbarrierWait)) else Scope.SYS
@@ -459,12 +461,17 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
 
     try:
         validate(p)
-        ra = race.analyse_races(p)
+        ra = race.analyse_races(p, delivered=outcomes)
     except (ProgramError, model.Unsupported):
         return _Judged("", outcomes, judged=False)
     if p.outcome_keys() != orig.keys or not ra.possible:
         return _Judged("", outcomes, judged=False)  # an outcome means something else; or no execution completes (a hang)
-    left = outcomes & ra.possible
+    # an offending outcome that some execution produces with no stale read, in a program no outcome of
+    # which only a race produces, is the delivered value, not a missed one: a wait on the wrong parity
+    # returned at once while the data happened to be there (class I); the right wait returns it after
+    # the arrive.  (A stale read without a race -- relaxed data after a flag -- is no delivery.)
+    now_delivered = outcomes & ra.delivered if not ra.racy else frozenset()
+    left = outcomes & ra.possible - now_delivered
     removed: frozenset[RaceKey] = frozenset()
     races: frozenset[RaceKey] = frozenset()
     explaining: frozenset[RaceKey] = frozenset()
@@ -484,9 +491,19 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
         return _Judged("", outcomes, judged=False)
     if _unrunnable(p, runnable):
         return _Judged("", left, removed, races, hidden, judged=False)
-    return _Judged("race-free" if not ra.is_racy else
-                   "free of the offending outcomes (the oracle forbids them), though still racy", left, removed,
-                   races, hidden)
+    if now_delivered:
+        why = (f"{'race-free' if not ra.is_racy else 'racy only where no handoff was meant (no outcome only a race produces)'}"
+               f", and the offending {_outcomes_text(now_delivered)} only the delivered value now (no read misses a "
+               "write meant to come first)")
+    else:
+        why = "free of the offending outcomes (the oracle forbids them), though still racy" if ra.is_racy else "race-free"
+    return _Judged(why, left, removed, races, hidden)
+
+
+def _outcomes_text(outcomes: frozenset[Any]) -> str:
+    """``outcome P1:r0=1; P1:r1=1 is`` / ``outcomes ... and ... are``."""
+    shown = sorted("; ".join(f"{k}={v}" for k, v in o) for o in outcomes)
+    return f"outcome {shown[0]} is" if len(shown) == 1 else f"outcomes {' and '.join(shown)} are"
 
 
 def _same(a: Change, b: Change) -> bool:

@@ -91,8 +91,17 @@ def weaker(ins: Instruction) -> list[Instruction]:
     """The immediate weakenings of ``ins``: the instructions ``w`` with ``ins`` among
     :func:`fuzzgpu.fixes.stronger` of ``w`` and no other such ``w2`` among ``stronger(w)`` (in
     the order the variants come: semantics before scope)."""
-    below = [w for w in _variants(ins) if w != ins and ins in tuple(stronger(w))]
-    return [w for w in below if not any(w2 in tuple(stronger(w)) for w2 in below if w2 != w)]
+    below = [w for w in _variants(ins) if w != ins and ins in tuple(stronger(w)) and _one_annotation(w, ins)]
+    return [w for w in below if not any(w2 in tuple(stronger(w)) and _one_annotation(w, w2) for w2 in below if w2 != w)]
+
+
+def _one_annotation(a: Instruction, b: Instruction) -> bool:
+    """Do ``a`` and ``b`` differ in one annotation?  The fix search also flips a wait's parity
+    together with a stronger semantics or scope (one change where a bug class needs both), but a
+    weakening drops one annotation alone."""
+    if isinstance(a, MbarrierWait) and isinstance(b, MbarrierWait) and a.parity != b.parity:
+        return dataclasses.replace(a, parity=b.parity) == b
+    return True
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ JUnit test case (FAIL a failure; ERROR and NOT CHECKED errors) for CI systems.
 --fixed runs each entry's fixed program instead (the weakest change, one or two, the oracle says
 removes the finding, else a greedy fix of up to 6 changes, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
 findings of a moved ld.global.nc) and says how often the entry's offending outcomes appeared in it
-(0: the stale value is gone; on the static backend, which runs nothing, whether the fixed program's
+(0: the stale value is gone -- unless the fix says an outcome is now the delivered value, as for a
+wait on the wrong parity; on the static backend, which runs nothing, whether the fixed program's
 SASS still has a finding: "compiled, not run", --json "offending_seen": null); an entry without a fix
 is not checked.  Expectations do not apply there: exit 1 when a fixed program still violates.
 

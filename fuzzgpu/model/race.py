@@ -99,6 +99,10 @@ class RaceAnalysis:
     racy: Mapping[Outcome, tuple[RacingPair, ...]]
     #: why an outcome in neither set is not covered (the loop bound cut a re-entered loop), or ""
     beyond_bound: str = ""
+    #: of the outcomes asked about (``analyse_races(delivered=...)``), those some consistent execution
+    #: produces in which no read is *stale* -- misses a write meant to come first, or sees one meant
+    #: to come after it, racing or not (:func:`_stale_free`)
+    delivered: frozenset[Outcome] = frozenset()
 
     @property
     def is_racy(self) -> bool:
@@ -358,15 +362,58 @@ def register_pairs(p: Program, combo: tuple) -> list[tuple[RacingPair, bool]]:
     return list(out.values())
 
 
+def _stale_free(p: Program, v: Execution, vo: Rel, co: Rel) -> bool:
+    """Does no read of execution ``v`` (coherence order ``co``) miss a write meant to come first or
+    see one meant to come after it: for each read R of a write S, no other write W of R's location
+    precedes R in intended order ``vo`` without being coherence-before S, and S does not follow R in
+    intended order (:func:`_later_write`)?  The missed read and the read of a later write of the
+    module text, without their race: a relaxed data read of the old value after the flag is stale
+    too (morally strong, so no race)."""
+    src = {r: s for s, r in v.rf_all.pairs()}
+    for r in v.ev:
+        s = src.get(r.eid)
+        if r.kind != "R" or s is None:
+            continue
+        if any(w.kind == "W" and w.loc == r.loc and w.eid != s and vo.has(w.eid, r.eid) and not co.has(w.eid, s)
+               for w in v.ev):
+            return False
+        if v.ev[s].tid >= 0 and _later_write(p, v, s, r.eid):  # same thread too: an async copy's read
+            return False
+    return True
+
+
+def _missed(v: Execution, vo: Rel, co: Rel, named: Mapping[tuple[int, int], RacingPair],
+            early: set[tuple[int, int]]) -> list[RacingPair]:
+    """The racing pairs (``named``, by their events) of execution ``v``'s missed reads under
+    coherence order ``co``: a read of a later write (``early``), a read of a write other than, and
+    not coherence-after, the racing write it was meant to follow (intended order ``vo``), and the
+    lost writes (:func:`_lost_writes`)."""
+    stale = []
+    for (a, b), rp in named.items():
+        if (a, b) in early:
+            stale.append(rp)
+            continue
+        if v.ev[b].kind != "R" or not vo.has(a, b):
+            continue
+        src = next((s for s, rr in v.rf_all.pairs() if rr == b), None)
+        if src is None or src == a or co.has(a, src):
+            continue
+        stale.append(rp)
+    return stale + _lost_writes(v, vo, co, named)
+
+
 @functools.lru_cache(maxsize=1024)
-def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
+def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome] = frozenset()) -> RaceAnalysis:
     """Every racing pair of the program's consistent executions, and which outcomes only an
-    execution with a missed read (see the module text) produces."""
+    execution with a missed read (see the module text) produces; and which of the outcomes
+    ``delivered`` asks about an execution with no stale read produces (:attr:`RaceAnalysis.delivered`:
+    the fix search's question, whether an offending outcome is now a delivered value)."""
     pt = program_traces(p, loop_bound)
     keys = p.outcome_keys()
     finals = _final_locs(pt, keys)
     races: dict[tuple, RacingPair] = {}
     clean: set[Outcome] = set()
+    fresh: set[Outcome] = set()
     missed: dict[Outcome, dict[tuple, RacingPair]] = {}
     for combo, x in _executions(p, pt):
         variants = [_in_model(x)] + ([x] if x.free else [])
@@ -377,7 +424,7 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
             if not cos:
                 continue
             pairs = racing_pairs(p, v)
-            vo = intended_order(p, v) if pairs else Rel.empty(v.n)
+            vo = intended_order(p, v) if pairs or delivered else Rel.empty(v.n)
             named: dict[tuple[int, int], RacingPair] = {}
             registers = register_pairs(p, combo)  # class F: no memory event, a register's hazard (.wgmma)
             for rp, _ in registers:
@@ -395,27 +442,19 @@ def analyse_races(p: Program, loop_bound: int = 1) -> RaceAnalysis:
                 races.setdefault((rp.write_at, rp.other_at, rp.location), rp)
             for co in cos:
                 out = _outcome(p, pt, keys, combo, _final_values(v, co))
-                stale = []
-                for (a, b), rp in named.items():
-                    r = v.ev[b]
-                    if (a, b) in early:
-                        stale.append(rp)
-                        continue
-                    if r.kind != "R" or not vo.has(a, b):
-                        continue
-                    src = next((s for s, rr in v.rf_all.pairs() if rr == b), None)
-                    if src is None or src == a or co.has(a, src):
-                        continue
-                    stale.append(rp)
-                stale += _lost_writes(v, vo, co, named) + [rp for rp, taken in registers if taken]
+                stale = _missed(v, vo, co, named, early) + [rp for rp, taken in registers if taken]
                 if stale:
                     d = missed.setdefault(out, {})
                     for rp in stale:
                         d.setdefault((rp.write_at, rp.other_at), rp)
                 else:
                     clean.add(out)
+                if (out in delivered and out not in fresh and not any(taken for _, taken in registers)
+                        and _stale_free(p, v, vo, co)):
+                    fresh.add(out)
     racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
-    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, beyond_loop_bound(p, pt.cut, loop_bound))
+    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, beyond_loop_bound(p, pt.cut, loop_bound),
+                        frozenset(fresh))
 
 
 __all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "contract_breakers", "intended_order",

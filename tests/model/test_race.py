@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from fuzzgpu import properties
 from fuzzgpu.backends.base import Histogram, RunConfig
@@ -16,6 +17,7 @@ from fuzzgpu.semantics import MECHANISMS
 from fuzzgpu.bug_classes import finding_class
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model.race import analyse_races
+from fuzzgpu.strategies import producer_consumer
 
 from paths import catalogue_rows
 from race_catalogue import judged
@@ -117,3 +119,16 @@ def test_gpu_the_fixed_program_is_never_stale(name):
     assert stale == 0, f"{name}: fixed program ({f.text}) stale in {stale} of {h.instances} instances"
     v = properties.RACE.check(f.program, h)
     assert not v.failed, v.summary()
+
+
+@settings(max_examples=40, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(producer_consumer())
+def test_a_delivered_outcome_is_one_without_a_missed_read(p):
+    """``delivered`` (no read of the execution stale, race or not) is a subset of ``clean`` (no
+    missed read: a missed read is a stale read that races), so no racy outcome is ever delivered;
+    asking for it changes neither set."""
+    plain = analyse_races(p)
+    ra = analyse_races(p, delivered=plain.possible)
+    assert (ra.clean, dict(ra.racy)) == (plain.clean, dict(plain.racy))
+    assert ra.delivered <= ra.clean and not ra.delivered & set(ra.racy)

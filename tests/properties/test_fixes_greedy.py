@@ -29,11 +29,12 @@ from fuzzgpu import fixes
 from fuzzgpu.codegen.runnable import unrunnable_reasons
 from fuzzgpu.commands.replay import _stored_verdict
 from fuzzgpu.corpus import load_entry
-from fuzzgpu.litmus import parse_file
+from fuzzgpu.litmus import parse, parse_file
 from fuzzgpu.model import liveness
 from fuzzgpu.model.race import analyse_races
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "fixes-h200-all-race"
+LITMUS = Path(__file__).resolve().parents[1] / "litmus"
 DF3 = "0df3fb74d88b5f4f"
 
 EXPECTED = ("add `cp.async.wait_group 0` in P0 before `st.weak f0, 2` and make `st.weak f0, 2` in P0 "
@@ -307,3 +308,46 @@ locations [P1:r0; P1:r1; P2:r0; P2:r1;]
     assert not (set(outs) & analyse_races(f.program).possible)
     for c in f.changes:
         assert set(outs) & analyse_races(fixes.apply_all(p, [x for x in f.changes if x is not c])).possible, c.text
+
+
+def test_a_wrong_parity_finding_whose_outcome_is_the_delivered_value_is_fixed():
+    """The H200's class-I finding (bench/results/throughput/h200-600s, 28d7e402134688da): the wait on
+    parity 1 of a fresh mbarrier returns at once, and the run showed only ``P1:r0=1; P1:r1=1`` -- the
+    data happened to be there, but the wait missed the arrive (it races with it, ISA 8.10.1), so the
+    outcome is one only a racy execution produces.  Waiting on phase 0 at .cluster (the arrive is in
+    another CTA) makes it the value the handoff delivers: possible still, in a race-free program, with
+    no read that misses a write meant to come first."""
+    p = parse_file(LITMUS / "race-lifecycle" / "RACE-16-wrong-parity-remote-cta-wait.litmus")
+    delivered = p.outcome_of({"P1:r0": 1, "P1:r1": 1})
+    assert delivered in analyse_races(p).racy
+    fix = fixes.find_fix(p, [{"P1:r0": 1, "P1:r1": 1}])
+    assert fix is not None and [c.text for c in fix.changes] == [
+        "make `mbarrier.try_wait.parity.acquire.cta r0, bar, 1` in P1 `mbarrier.try_wait.parity.acquire.cluster r0, bar, 0`"]
+    after = analyse_races(fix.program, delivered=frozenset({delivered}))
+    assert not after.is_racy and after.delivered == {delivered}
+    assert "only the delivered value now" in fix.why
+
+
+def test_a_stale_read_without_a_race_is_no_delivery():
+    """Making the data accesses relaxed removes the data race of a relaxed-flag handoff, and the
+    stale read stays possible with no race to explain it (docs/fuzzing.md: race-freedom alone is no
+    fix): the outcome is not delivered -- the data read misses the write that precedes the flag."""
+    p = parse("""PTX relaxed-flag
+{
+x=0;
+f=0;
+}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0      ;
+ st.weak x, 1        | ld.relaxed.gpu r0, f ;
+ st.relaxed.gpu f, 1 | ld.weak r1, x        ;
+exists (P1:r0 == 1 /\\ P1:r1 == 0)
+""")
+    stale = p.outcome_of({"P1:r0": 1, "P1:r1": 0})
+    orig = analyse_races(p)
+    assert stale in orig.racy
+    singles = fixes.changes(p)
+    data = _by_text(singles, "make `st.weak x, 1` in P0 `st.relaxed.gpu x, 1`", "make `ld.weak r1, x` in P1 `ld.relaxed.gpu r1, x`")
+    j = fixes._judge(orig, data, fixes.apply_all(p, data), frozenset({stale}), True)
+    relaxed = analyse_races(fixes.apply_all(p, data), delivered=frozenset({stale}))
+    assert not relaxed.is_racy and stale in relaxed.clean and not relaxed.delivered
+    assert not j.why and j.left == {stale}
