@@ -682,8 +682,9 @@ DRAWN = tuple(m.name for m in MECHANISMS.values() if m.drawn)
 # --------------------------------------------------------------------------------------------
 
 def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
-    """Does thread ``at[0]`` reach instruction ``at[1]`` through a first ``mbarrier.try_wait`` /
-    ``test_wait`` on an mbarrier that asks for parity 1?  PTX ISA mbarrier.test_wait/try_wait:
+    """Does thread ``at[0]`` reach instruction ``at[1]`` through -- or is it -- a first
+    ``mbarrier.try_wait`` / ``test_wait`` on an mbarrier that asks for parity 1 (the read after it
+    races, or the wait itself races with the arrive it did not wait for)?  PTX ISA mbarrier.test_wait/try_wait:
     ``phaseParity`` is 'the integer parity of either the current phase or the immediately preceding
     phase'; an mbarrier starts in phase 0 (parity 0), so until a wait of the thread has seen phase 0
     complete, parity 1 names the immediately preceding phase, 'for which waitComplete returns True':
@@ -691,7 +692,7 @@ def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
     not judged (which phase they mean depends on the program's bookkeeping)."""
     tid, pc = at
     seen: set[str] = set()
-    for ins in program.threads[tid].code[:pc]:
+    for ins in program.threads[tid].code[:pc + 1]:
         if isinstance(ins, MbarrierWait):
             if ins.bar not in seen and ins.parity == 1:
                 return True

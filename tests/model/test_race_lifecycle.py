@@ -24,14 +24,7 @@ MODEL_GAPS: dict[str, str] = {}
 
 #: rows whose racing pairs the race finding does not all name as the row's class yet, with why; checked to
 #: still differ (as MODEL_GAPS), the unnamed pairs as ``None``
-CLASS_GAPS: dict[str, str] = {
-    "RACE-16-wrong-parity-remote-cta-wait.litmus":
-        "the pair of the remote arrive and the wrong-parity wait itself is not named class I (semantics.wrong_parity "
-        "looks at the waits before the racing read): named so, the findings whose offending outcome is the delivered "
-        "value (the wait returned at once, the data happened to be there; the H200 showed it, "
-        "bench/results/throughput/h200-200s) become class I's, and the fix search, which asks an offending outcome "
-        "to be impossible after the fix, finds none for them (the slow set's class-16 search failed so, 2026-12-03)",
-}
+CLASS_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("row", catalogue_rows(HERE), ids=lambda r: r["path"])
