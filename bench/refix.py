@@ -37,7 +37,7 @@ def refix(path: Path, seconds: float) -> dict:
     e = load_entry(path)
     v = _stored_verdict(e)
     row = {"entry": path.name, "class": e.data["class"]["key"], "shrunk": bool(e.data.get("shrunk")),
-           "saved": v.fix or "", "now": "", "seconds": 0.0}
+           "saved": str(e.data["verdict"].get("fix") or ""), "now": "", "seconds": 0.0}
     if not any(o.verdict == "racy" for o in v.offending):
         row["now"] = "(no racy outcome: nothing to fix)"
         return row
