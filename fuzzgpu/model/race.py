@@ -362,7 +362,7 @@ def register_pairs(p: Program, combo: tuple) -> list[tuple[RacingPair, bool]]:
     return list(out.values())
 
 
-def _stale_free(p: Program, v: Execution, vo: Rel, co: Rel) -> bool:
+def _stale_free(v: Execution, vo: Rel, co: Rel) -> bool:
     """Does no read of execution ``v`` (coherence order ``co``) miss a write meant to come first or
     see one meant to come after it: for each read R of a write S, no other write W of R's location
     precedes R in intended order ``vo`` without being coherence-before S, and S does not follow R in
@@ -377,7 +377,10 @@ def _stale_free(p: Program, v: Execution, vo: Rel, co: Rel) -> bool:
         if any(w.kind == "W" and w.loc == r.loc and w.eid != s and vo.has(w.eid, r.eid) and not co.has(w.eid, s)
                for w in v.ev):
             return False
-        if v.ev[s].tid >= 0 and _later_write(p, v, s, r.eid):  # same thread too: an async copy's read
+        # a read of a write meant to come after it (same thread too: an async copy's read); a path
+        # from R to S in ``vo`` does not use R's own reads-from edge, so this is :func:`_later_write`
+        # made stricter only where the intended order is a cycle through R and S
+        if v.ev[s].tid >= 0 and vo.has(r.eid, s):
             return False
     return True
 
@@ -424,7 +427,7 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
             if not cos:
                 continue
             pairs = racing_pairs(p, v)
-            vo = intended_order(p, v) if pairs or delivered else Rel.empty(v.n)
+            vo = intended_order(p, v) if pairs else Rel.empty(v.n)
             named: dict[tuple[int, int], RacingPair] = {}
             registers = register_pairs(p, combo)  # class F: no memory event, a register's hazard (.wgmma)
             for rp, _ in registers:
@@ -440,6 +443,7 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
                     rp = _pair(p, v, w, o, classify(p, v, w, o, contract, vo))
                 named[(a, b)] = rp
                 races.setdefault((rp.write_at, rp.other_at, rp.location), rp)
+            vo_all: Rel | None = None
             for co in cos:
                 out = _outcome(p, pt, keys, combo, _final_values(v, co))
                 stale = _missed(v, vo, co, named, early) + [rp for rp, taken in registers if taken]
@@ -449,9 +453,11 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
                         d.setdefault((rp.write_at, rp.other_at), rp)
                 else:
                     clean.add(out)
-                if (out in delivered and out not in fresh and not any(taken for _, taken in registers)
-                        and _stale_free(p, v, vo, co)):
-                    fresh.add(out)
+                if out in delivered and out not in fresh and not any(taken for _, taken in registers):
+                    if vo_all is None:  # once per execution
+                        vo_all = vo if pairs else intended_order(p, v)
+                    if _stale_free(v, vo_all, co):
+                        fresh.add(out)
     racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
     return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, beyond_loop_bound(p, pt.cut, loop_bound),
                         frozenset(fresh))
