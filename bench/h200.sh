@@ -52,6 +52,8 @@
 #                            committed), a seeded sample per family, GPU_S per variant per tool -> anchor/ TIME+1 min
 #   bench/h200.sh mixed      class L on the GPU: tests/litmus/race-mixed/*.litmus, 1e9 instances each (barrier,
 #                            spin 1000), then 1e8 under the H200-tuned TMA-store stress  -> race-mixed/ ~2 min
+#   bench/h200.sh fixed      bench/fixed_on_gpu.py: the fixed programs bench/refix.py wrote (FIXED=DIR, default
+#                            throughput/h200-600s/fixed), 1e7 instances each, judged by the race property -> fixed/ ~5 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -60,7 +62,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|ray|anchor}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -261,6 +263,11 @@ runcost)
   echo "exit $?"; grep -E "^(PASSED|FAILED|ERROR)|passed|failed" "$x/pytest-context.txt" | tail -3
   timeout 240 python3 bench/run_cost.py --programs "${PROGRAMS:-16}" --out "$x" > "$x/run-cost.txt" 2>&1
   echo "exit $?"; cat "$x/run-cost.md"
+  ;;
+fixed)
+  timeout 500 python3 bench/fixed_on_gpu.py "${FIXED:-bench/results/throughput/h200-600s/fixed}" --instances 1e7 --deadline-s 420 \
+    --out "$x" > "$x/fixed.txt" 2>&1
+  echo "exit $?"; tail -n 4 "$x/fixed.txt"
   ;;
 mixed)
   for t in tests/litmus/race-mixed/*.litmus; do

@@ -2,7 +2,8 @@
 
 A campaign bounds each finding's fix search (``FIX_SECONDS``, 10 s) and saves what it found; this
 script asks this checkout's fix search again, each entry bounded at ``--seconds``, and writes the
-saved fix beside the new one: ``refix.json`` and ``refix.md`` in ``--out``.
+saved fix beside the new one: ``refix.json`` and ``refix.md`` in ``--out``, and each fixed program as
+``fixed/<entry>.litmus`` (for ``fuzzgpu run`` on a GPU: ``bench/h200.sh fixed``).
 
     python bench/refix.py CORPUS_DIR --seconds 120 --out bench/results/throughput/h200-600s
     python bench/refix.py corpus.tar.gz --seconds 120 --out DIR      # a tar of a corpus/ folder
@@ -19,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fuzzgpu import fixes
+from fuzzgpu import fixes, litmus
 from fuzzgpu.commands.replay import _stored_verdict
 from fuzzgpu.corpus import load_entry
 from fuzzgpu.deadline import Deadline, DeadlinePassed, Watch
@@ -33,7 +34,7 @@ def _entries(src: Path, tmp: Path) -> list[Path]:
     return sorted(p for p in src.glob("*.json") if p.name not in ("known.json", "state.json"))
 
 
-def refix(path: Path, seconds: float) -> dict:
+def refix(path: Path, seconds: float, fixed_dir: Path) -> dict:
     e = load_entry(path)
     v = _stored_verdict(e)
     row = {"entry": path.name, "class": e.data["class"]["key"], "shrunk": bool(e.data.get("shrunk")),
@@ -46,6 +47,9 @@ def refix(path: Path, seconds: float) -> dict:
     try:
         f = fixes.fix_for(e.program, v, arch=e.data["environment"].get("arch"), watch=watch)
         row["now"] = f.describe() if f is not None else fixes.NO_FIX
+        if f is not None:
+            fixed_dir.mkdir(parents=True, exist_ok=True)
+            (fixed_dir / f"{path.stem}.litmus").write_text(litmus.format_program(f.program))
     except DeadlinePassed as x:
         row["now"] = f"{x}: no fix claimed"
     row["seconds"] = round(time.monotonic() - t0, 1)
@@ -61,7 +65,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rows = []
         for p in _entries(a.corpus, Path(tmp)):
-            rows.append(refix(p, a.seconds))
+            rows.append(refix(p, a.seconds, a.out / "fixed"))
             print(f"{p.name}: {rows[-1]['now'][:110]}", file=sys.stderr, flush=True)
     commit = subprocess.run(["git", "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
     fixed = sum(1 for r in rows if r["now"] and not r["now"].startswith(("no fix", "fix search", "(no racy")))
