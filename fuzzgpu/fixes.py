@@ -199,7 +199,7 @@ def described(p: Program, cs: Sequence[Change]) -> tuple[Program, tuple[Change, 
 class Fix:
     changes: tuple[Change, ...]
     program: Program
-    why: str  # "race-free" | "free of the offending outcomes ..., though still racy"
+    why: str  # "race-free" | "free of the offending outcomes ...; racy only where no handoff was meant ..." | "..., and the offending outcome ... only the delivered value now ..."
     #: found by :func:`greedy_fix` (no single change or pair is a fix)
     greedy: bool = False
 
@@ -213,8 +213,26 @@ class Fix:
                     f"smaller fix is not ruled out)")
         return said + (" (two changes: no single one suffices)" if len(self.changes) > 1 else "")
 
+    @property
+    def note(self) -> str:
+        """What the H200 showed of programs like the fixed one, beside the oracle's word ("" or "; note: ...")."""
+        return _lone_wait_note(self.program)
+
     def describe(self) -> str:
-        return f"{self.text}: the oracle says the fixed program is {self.why}"
+        return f"{self.text}: the oracle says the fixed program is {self.why}{self.note}"
+
+
+#: what a fix that leaves a lone wait before a load says (the H200's deviation, docs/findings.md, 1)
+LONE_WAIT_NOTE = ("; note: the fixed program reads after a lone `mbarrier.try_wait`/`test_wait` (its result tested by no "
+                  "branch), which did not hold back the next load on the H200 (sm_90; docs/findings.md, 1): retry the "
+                  "wait in a loop there")
+
+
+def _lone_wait_note(p: Program) -> str:
+    """:data:`LONE_WAIT_NOTE` when a thread of ``p`` loads after an acquire mbarrier wait whose result no branch tests."""
+    lone = any(isinstance(ins, MbarrierWait) and ins.sem is not Sem.RELAXED and not _tested(t.code, k)
+               and any(isinstance(i, Load) for i in t.code[k + 1:]) for t in p.threads for k, ins in enumerate(t.code))
+    return LONE_WAIT_NOTE if lone else ""
 
 
 def _fmt(ins: Instruction) -> str:
@@ -471,7 +489,8 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
     # returned at once while the data happened to be there (class I); the right wait returns it after
     # the arrive.  (A stale read without a race -- relaxed data after a flag -- is no delivery.)
     now_delivered = outcomes & ra.delivered if not ra.racy else frozenset()
-    left = outcomes & ra.possible - now_delivered
+    # an outcome only a race produces in the changed program is left too, asked for or not
+    left = outcomes & ra.possible - now_delivered | frozenset(ra.racy)
     removed: frozenset[RaceKey] = frozenset()
     races: frozenset[RaceKey] = frozenset()
     explaining: frozenset[RaceKey] = frozenset()
@@ -496,7 +515,8 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
                f", and the offending {_outcomes_text(now_delivered)} only the delivered value now (no read misses a "
                "write meant to come first)")
     else:
-        why = "free of the offending outcomes (the oracle forbids them), though still racy" if ra.is_racy else "race-free"
+        why = ("free of the offending outcomes (the oracle forbids them); racy only where no handoff was meant (no "
+               "outcome only a race produces)" if ra.is_racy else "race-free")
     return _Judged(why, left, removed, races, hidden)
 
 
@@ -564,6 +584,10 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     want = asked & orig.possible
     if not want:
         return None
+    # and every other outcome only a race produces: a fix that leaves one possible is no fix -- the
+    # fixed program would still fail the race property on the GPU (the H200 showed such outcomes in
+    # three "fixed" programs of 2026-12-03: bench/results/throughput/h200-600s/fixed-on-gpu.md)
+    want |= frozenset(orig.racy)
     from .codegen.runnable import unrunnable_reasons
 
     runnable = not unrunnable_reasons(p)
@@ -690,7 +714,7 @@ def attach(program: Program, verdict: Verdict, watch: Watch = UNWATCHED) -> Verd
         f = fix_for(program, verdict, watch=watch)
     except DeadlinePassed as e:
         return dataclasses.replace(verdict, fix=cut_text(e))
-    return dataclasses.replace(verdict, fix=f.text if f is not None else NO_FIX)
+    return dataclasses.replace(verdict, fix=f.text + f.note if f is not None else NO_FIX)
 
 
 __all__ = ["COST", "Change", "FENCE_SEMS", "FIXABLE", "Fix", "MAX_CANDIDATES", "MAX_CHANGES", "MAX_GREEDY", "NO_FIX",

@@ -126,7 +126,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
             out.update(status="skipped", reason="no fix: no change (single, pair, or greedy of up to 6) the oracle accepts (or nothing fixable)")
             return out
         program = f.program
-        out["fix"] = f.text
+        out["fix"] = f.text + f.note
     outcome_finding = bool(entry.data["verdict"].get("offending")) or entry.timeouts > 0  # timeouts: observed too
     if backend.name == "static" and outcome_finding and not entry.data.get("sass"):
         out.update(status="skipped", reason="an observed-outcome finding: the static backend executes nothing")
