@@ -373,7 +373,7 @@ def test_a_fix_leaves_no_outcome_only_a_race_produces():
     """The `.nc` load of a location its kernel writes is outside the model (its stale value racy), and
     the generic write read by the async proxy without `fence.proxy.async` races too (ISA 8.6, 8.9.7).
     The fix of the observed outcomes alone (the .nc load made weak) left ``P0:r1=0`` possible, and the
-    H200 showed it in 8.5% of the fixed program's 1e7 instances (fixed-on-gpu.md): a fix must leave no
+    H200 showed it in 8.5% of the fixed program's 1e7 instances (fixed-on-gpu-first.md): a fix must leave no
     outcome that only a race produces, observed before or not."""
     p = parse(TWO_RACES_ONE_SEEN)
     fix = fixes.find_fix(p, [{"P0:r0": 0, "P0:r1": 0}, {"P0:r0": 0, "P0:r1": 2}])
