@@ -3,11 +3,14 @@ instructions, memory operations, synchronisation instructions and loops (:func:`
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from dataclasses import dataclass
 
 from .report import _int
+
+_set_attr = object.__setattr__
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,9 @@ class SassInstr:
                  operands: str, mainline: bool, src: tuple[tuple[str, int], ...] = ()) -> None:
         # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
         # at a time, a fifth of the parse of a large listing (one instance per SASS instruction)
-        self.__dict__.update(index=index, offset=offset, line=line, text=text, predicate=predicate, opcode=opcode,
-                             mods=mods, operands=operands, mainline=mainline, src=src)
+        # (a new dict as it is, not a copy of one made of keyword arguments)
+        _set_attr(self, "__dict__", {"index": index, "offset": offset, "line": line, "text": text, "predicate": predicate,
+                                     "opcode": opcode, "mods": mods, "operands": operands, "mainline": mainline, "src": src})
 
     @property
     def full_opcode(self) -> str:
@@ -279,10 +283,15 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
 
 
 #: what :func:`_build_sass_function` reads from an instruction's text alone: the text with its
-#: blanks normalised, the predicate, the opcode, its modifiers, the operands, and what
+#: blanks normalised, the predicate, the opcode, its modifiers, the operands, what
 #: :func:`_classify_sass` makes of it (None; or the class, SassMemOp or SassSync, and its fields
-#: but the instruction)
-_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, dict] | None"]
+#: but the instruction), and its :data:`_FLOW` bits
+_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, dict] | None", int]
+
+#: the bits of what an instruction's text says :func:`_build_sass_function` must look at (0: none):
+#: classified (a memory operation or a synchronisation), reads the clock, an unconditional EXIT or
+#: RET, a branch that may run, predicated on !PT (never runs)
+_CLASSIFIED, _CLOCK, _EXIT, _BRANCH, _NEVER = 1, 2, 4, 8, 16
 
 
 def _parse_text(text: str) -> _Parsed:
@@ -302,7 +311,13 @@ def _parse_text(text: str) -> _Parsed:
         c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
         if c is not None:  # its fields but the instruction, by name
             how = (type(c), {f.name: getattr(c, f.name) for f in dataclasses.fields(c) if f.name != "instr"})
-    return norm, pred, op, mods, operands, how
+    flow = ((_CLASSIFIED if how is not None else 0) | (_CLOCK if "SR_CLOCK" in operands else 0)
+            | (_NEVER if pred == "@!PT" else 0))
+    if (op == "EXIT" or op == "RET") and not pred:
+        flow |= _EXIT
+    elif (op == "BRA" or op == "JMP") and pred != "@!PT":
+        flow |= _BRANCH
+    return norm, pred, op, mods, operands, how, flow
 
 
 def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]],
@@ -317,35 +332,34 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
     syncs: list[SassSync] = []
     after_exit = False
     by_offset: dict[int, int] = {}
-    # how many instructions before each index are busy (a memory operation or a synchronisation)
-    # and read the clock: a loop's count is two lookups, not a walk of its body
-    busy_before, clock_before = [0], [0]
-    busy = clock = 0
+    # the indices of the busy instructions (a memory operation or a synchronisation) and of those
+    # that read the clock, in order: whether a loop has one is a bisection, not a walk of its body
+    busy: list[int] = []
+    clocks: list[int] = []
     branches = []
     for i, (line, off, text, src) in enumerate(rows):
         got = memo.get(text)
         if got is None:
             got = memo[text] = _parse_text(text)
-        norm, pred, op, mods, operands, how = got
+        norm, pred, op, mods, operands, how, flow = got
         # off the main line: after the first unconditional EXIT (a device function's first
         # unconditional RET), or predicated on !PT (never runs)
-        ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and pred != "@!PT", src)
+        ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and not flow & _NEVER, src)
         instrs.append(ins)
         by_offset[off] = i
-        if how is not None:
-            busy += 1
-            if how[0] is SassMemOp:
-                mem_ops.append(SassMemOp(instr=ins, **how[1]))
-            else:
-                syncs.append(SassSync(instr=ins, **how[1]))
-        if "SR_CLOCK" in operands:
-            clock += 1
-        busy_before.append(busy)
-        clock_before.append(clock)
-        if (op == "EXIT" or op == "RET") and not pred:
-            after_exit = True
-        elif (op == "BRA" or op == "JMP") and pred != "@!PT":
-            branches.append(ins)
+        if flow:
+            if how is not None:
+                busy.append(i)
+                if how[0] is SassMemOp:
+                    mem_ops.append(SassMemOp(instr=ins, **how[1]))
+                else:
+                    syncs.append(SassSync(instr=ins, **how[1]))
+            if flow & _CLOCK:
+                clocks.append(i)
+            if flow & _EXIT:
+                after_exit = True
+            elif flow & _BRANCH:
+                branches.append(ins)
     loops = []
     for ins in branches:
         lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
@@ -357,6 +371,11 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
             continue  # the end-of-function self loop
         head = by_offset.get(target)
         if head is not None and head <= ins.index:
-            loops.append(SassLoop(head, ins.index, clock_before[ins.index + 1] > clock_before[head],
-                                  not busy_before[ins.index + 1] > busy_before[head]))
+            loops.append(SassLoop(head, ins.index, _any_in(clocks, head, ins.index), not _any_in(busy, head, ins.index)))
     return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))
+
+
+def _any_in(indices: list[int], first: int, last: int) -> bool:
+    """Whether the sorted ``indices`` have one in ``[first, last]``."""
+    k = bisect.bisect_left(indices, first)
+    return k < len(indices) and indices[k] <= last
