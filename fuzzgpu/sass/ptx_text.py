@@ -16,24 +16,28 @@ def _strip_ptx_comments(text: str) -> str:
     return re.sub(r"//[^\n]*", "", text)
 
 
-_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
+#: a ``.loc`` or ``.file`` line, from the newline before it (a pattern that starts with a character
+#: is searched for at C speed; one that starts with ``^`` is tried at every position of the text)
+_PTX_LINE_DIRECTIVE_RE = re.compile(r"\n[ \t]*\.(?:loc|file)\b[^\n]*")
 
 
 def _strip_line_directives(text: str) -> str:
     """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
     not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
-    Directives)."""
-    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
+    Directives).  (A newline before the text: its first line is a line after a newline too.)"""
+    return _PTX_LINE_DIRECTIVE_RE.sub("\n", "\n" + text)[1:]
 
 
-_PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
+#: ``.file N "NAME"`` anywhere: :func:`_source_lines` keeps those with only blanks before them on their line
+_PTX_FILE_RE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
 _PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
-#: the lines :func:`_source_lines` reads, in one pattern over the whole text: a ``.loc`` (groups 1-4)
-#: or the start of a function (``[^\S\n]``: a blank that is not a newline)
+#: the lines :func:`_source_lines` reads, in one pattern over the whole text (from the newline before
+#: each: see :data:`_PTX_LINE_DIRECTIVE_RE`): a ``.loc`` (groups 1-4) or the start of a function
+#: (``[^\S\n]``: a blank that is not a newline)
 _PTX_LOC_SCAN_RE = re.compile(
-    r"^(?:[ \t]*\.loc[^\S\n]+(\d+)[^\S\n]+(\d+)[^\S\n]+(\d+)([^\n]*)$"
+    r"\n(?:[ \t]*\.loc[^\S\n]+(\d+)[^\S\n]+(\d+)[^\S\n]+(\d+)([^\n]*)$"
     r"|[^\S\n]*\.(?:entry|func)\b|[^\S\n]*\.visible[^\S\n]+\.(?:entry|func)\b)", re.M)
 
 _Src = tuple[tuple[str, int], ...]
@@ -48,7 +52,8 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     function's first line and before the next ``.loc``, and everywhere when the PTX has no line
     information.  One scan of the text finds the ``.loc`` lines and the function starts; a line's
     location is the one after the last of them at or before it (a table of the lines)."""
-    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
+    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)
+             if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t")}
     if not files:
         return lambda line: ()
     # the location of each line (index: the line, 1-based), filled up to the line of each .loc and
@@ -61,7 +66,10 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     read: dict[str, tuple[tuple[str, str, str], tuple[str, int] | None, tuple[str, str, str] | None, tuple[str, int]]] = {}
     n, pos = 1, 0
     count = text.count
-    for m in _PTX_LOC_SCAN_RE.finditer(text):
+    # (the text after a newline: a match starts at the newline before its line, at the index in
+    # ``text`` of its line's start; the newlines before it are those of the text up to there, as
+    # counted from the one before the last match's line)
+    for m in _PTX_LOC_SCAN_RE.finditer("\n" + text):
         n += count("\n", pos, m.start())
         pos = m.start()
         table.extend([cur] * (n - len(table)))  # the lines since the last change keep its location
@@ -205,7 +213,7 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
     out = []
     i = 0
     while i < len(lines):
-        m = _PTX_FUNC_RE.match(lines[i])
+        m = _PTX_FUNC_RE.match(lines[i]) if ".entry" in lines[i] or ".func" in lines[i] else None
         if not m:
             i += 1
             continue
