@@ -205,17 +205,18 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     return None
 
 
-#: the lines :func:`parse_sass` reads, in one pattern over the whole text (``[^\S\n]``: a blank
-#: that is not a newline; a line is one of these or none):
+#: the lines :func:`parse_sass` reads, in one pattern over the whole text after a newline, each
+#: from the newline before it (searched for at C speed, where a ``^`` is tried at every position;
+#: ``[^\S\n]``: a blank that is not a newline; a line is one of these or none):
 _SASS_SCAN_RE = re.compile(
     # /*0a40*/ @P0 LDG.E R2, [R4] ; (the text up to the first ';', less the blanks before it: a
     # greedy run to the ';' that gives back only the blanks, not a lazy one that tries each character)
-    r"^[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>(?:[^;\n]*[^;\s])?)[^\S\n]*;"
+    r"\n[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>(?:[^;\n]*[^;\s])?)[^\S\n]*;"
     r"|(?P<file>//\#\# File [^\n]*)"  # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi)
     r"|\.text\.(?P<fn>[\w$.]+):[^\S\n]*$"  # .text.KERNEL: (nvdisasm)
     r"|Function[^\S\n]*:[^\S\n]*(?P<fn2>[\w$.]+)[^\S\n]*$"  # Function : KERNEL (cuobjdump -sass)
     r"|(?P<lab>\.L_[\w$]+):[^\S\n]*$)"  # .L_x_12: (a branch target)
-    r"|^\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
+    r"|\n\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
     re.M)
 
 
@@ -236,7 +237,9 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]] = []
     lineno, pos = 1, 0
     count = text.count
-    for m in _SASS_SCAN_RE.finditer(text):
+    # (a match starts at the newline before its line: the newlines before it are counted from the
+    # one before the last match's line, as many as from that line's start)
+    for m in _SASS_SCAN_RE.finditer("\n" + text):
         start = m.start()
         lineno += count("\n", pos, start)
         pos = start
