@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .report import _int
 
 _set_attr = object.__setattr__
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -312,8 +313,8 @@ def _parse_text(text: str) -> _Parsed:
     how = None
     if op in _SASS_CLASSIFIED:
         c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
-        if c is not None:  # its fields but the instruction, by name
-            how = (type(c), {f.name: getattr(c, f.name) for f in dataclasses.fields(c) if f.name != "instr"})
+        if c is not None:  # its fields but the instruction, by name (in the order of its fields)
+            how = (type(c), {k: v for k, v in c.__dict__.items() if k != "instr"})
     flow = ((_CLASSIFIED if how is not None else 0) | (_CLOCK if "SR_CLOCK" in operands else 0)
             | (_NEVER if pred == "@!PT" else 0))
     if (op == "EXIT" or op == "RET") and not pred:
@@ -353,10 +354,13 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
         if flow:
             if how is not None:
                 busy.append(i)
-                if how[0] is SassMemOp:
-                    mem_ops.append(SassMemOp(instr=ins, **how[1]))
+                # (its fields as they are: the frozen dataclass's __init__ sets them one at a time)
+                made: SassMemOp | SassSync = _new(how[0])
+                _set_attr(made, "__dict__", {"instr": ins, **how[1]})
+                if isinstance(made, SassMemOp):
+                    mem_ops.append(made)
                 else:
-                    syncs.append(SassSync(instr=ins, **how[1]))
+                    syncs.append(made)
             if flow & _CLOCK:
                 clocks.append(i)
             if flow & _EXIT:
