@@ -598,10 +598,10 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
         return
     events, cls = ctx.ptx.events, _sass_mem_class(m)
     judged_all = [ctx.judged(k, m) for k in cands]
-    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
     if not all(judged_all):
         groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
         return
+    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
     wide = [k for k in ctx.left_of_class.get(cls, []) if events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
     if m.instr.src and any(not ctx.judged(k, m) for k in wide):
         ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "

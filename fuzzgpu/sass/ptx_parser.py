@@ -214,6 +214,7 @@ _NUMBER_RE = re.compile(r"-?\d+|0x[0-9a-fA-F]+")
 _IMMEDIATE_RE = re.compile(r"-?(0x[0-9a-fA-F]+|\d+)")
 
 
+@functools.lru_cache(maxsize=4096)  # (an operand's text alone: addresses repeat)
 def _ptx_address(operand: str) -> tuple[str, int]:
     inner = operand.strip()
     if inner.startswith("[") and inner.endswith("]"):
@@ -656,6 +657,10 @@ _Step = tuple[str, int, bool] | None
 _NOT_FOLLOWED = ("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")
 
 
+#: the opcodes of which :func:`_def_step` may make a step
+_STEP_OPCODES = frozenset(("mov", "cvta", "cvt", "add", "sub"))
+
+
 def _def_step(opcode: str, ops: tuple[str, ...], dests: tuple[str, ...]) -> _Step:
     """The address-following step of ``add/sub reg, reg, imm``, ``mov``, ``cvta`` (:func:`_track_defs`)."""
     if len(dests) != 1:
@@ -719,7 +724,8 @@ _Static = tuple[str, str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]
 def _static(stmt: str, may_be_event: frozenset[str]) -> _Static:
     text, pred, opcode, mods, operands = _read_statement(stmt)
     dests = _dests_of(opcode, operands)
-    return text, pred, opcode, mods, operands, dests, _def_step(opcode, operands, dests), opcode in may_be_event
+    step = _def_step(opcode, operands, dests) if opcode in _STEP_OPCODES else None
+    return text, pred, opcode, mods, operands, dests, step, opcode in may_be_event
 
 
 def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
