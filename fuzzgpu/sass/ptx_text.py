@@ -4,11 +4,13 @@ with their labels and ``{ }`` scopes (:mod:`fuzzgpu.sass.ptx_parser` reads these
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Callable, Sequence
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
+_BRACE_RE = re.compile(r"[{}]")
 
 
 def _strip_ptx_comments(text: str) -> str:
@@ -210,6 +212,7 @@ def _ptx_statements(body: Sequence[str], first_line: int) -> list[tuple[int, str
 def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
     """``(name, entry, header_line, body lines, body_first_line)`` for every function with a body."""
     lines = text.split("\n")
+    line_starts = list(itertools.accumulate(map(len, lines), initial=0))
     out = []
     i = 0
     while i < len(lines):
@@ -245,34 +248,22 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
             i = (found[1] if found else j) + 1
             continue
         _, bj, bk = found
-        depth = 0
-        body_lines: list[str] = []
-        end = bj
-        done = False
-        for jj in range(bj, len(lines)):
-            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
-            if jj == bj:
-                depth = 1
-            closes = seg.count("}")
-            if closes < depth:  # the body cannot end on this line: take it whole
-                depth += seg.count("{") - closes
-                body_lines.append(seg)
-                end = jj
-                continue
-            keep = []
-            for ch in seg:
-                if ch == "{":
-                    depth += 1
-                elif ch == "}":
-                    depth -= 1
-                    if depth == 0:
-                        done = True
-                        break
-                keep.append(ch)
-            body_lines.append("".join(keep))
-            end = jj
-            if done:
+        # the body: from after its "{" (at ``bk`` of line ``bj``) to the "}" that closes it, found
+        # by a search for the braces (at C speed; the text of the end of the file if none closes it)
+        open_at = line_starts[bj] + bj + bk  # (line_starts: the lengths of the lines before; + a newline each)
+        close_at = None
+        depth = 1
+        for brace in _BRACE_RE.finditer(text, open_at + 1):
+            depth += 1 if brace.group() == "{" else -1
+            if depth == 0:
+                close_at = brace.start()
                 break
+        if close_at is None:
+            body_lines = text[open_at + 1:].split("\n")
+            end = len(lines) - 1
+        else:
+            body_lines = text[open_at + 1:close_at].split("\n")
+            end = bj + text.count("\n", open_at, close_at)
         out.append((name, entry, header, body_lines, bj + 1))
         i = end + 1
     return out
