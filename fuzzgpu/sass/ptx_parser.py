@@ -26,6 +26,7 @@ from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read fro
 from .report import _int
 
 _set_attr = object.__setattr__
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -745,21 +746,25 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         writes: dict[str, int] = {}
         may_be_event = _event_opcodes()
         for idx, (line, stmt, labels, _) in enumerate(stmts):
-            for lab, _ in labels:
-                label_at.setdefault(lab, idx)
+            if labels:
+                for lab, _ in labels:
+                    label_at.setdefault(lab, idx)
             got = seen.get(stmt)
             if got is None:
                 got = seen[stmt] = _static(stmt, may_be_event)
             text, pred, opcode, mods, operands, dests, step, maybe = got
-            ins = PtxInstr(idx, line, text, pred, opcode, mods, operands, src_at(line))
+            # (PtxInstr's fields as its __init__ sets them, without the call)
+            ins = _new(PtxInstr)
+            _set_attr(ins, "__dict__", {"index": idx, "line": line, "text": text, "predicate": pred, "opcode": opcode,
+                                        "mods": mods, "operands": operands, "src": src_at(line)})
             instrs.append(ins)
-            for d in dests:
-                writes[d] = writes.get(d, 0) + 1
             if maybe:  # (most instructions are neither a memory operation nor a point)
                 ev = _event(ins, defs, copies)
                 if ev is not None:
                     events.append(ev)
-            if dests:
+            if dests:  # counted, then the addresses followed (_track_defs), after the event read them
+                for d in dests:
+                    writes[d] = writes.get(d, 0) + 1
                 _apply_step(step, dests, defs)
         loops = []
         targets = _branch_targets(stmts, instrs)

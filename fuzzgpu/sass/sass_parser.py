@@ -348,7 +348,11 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
         norm, pred, op, mods, operands, how, flow = got
         # off the main line: after the first unconditional EXIT (a device function's first
         # unconditional RET), or predicated on !PT (never runs)
-        ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and not flow & _NEVER, src)
+        # (SassInstr's fields as its __init__ sets them, without the call)
+        ins = _new(SassInstr)
+        _set_attr(ins, "__dict__", {"index": i, "offset": off, "line": line, "text": norm, "predicate": pred, "opcode": op,
+                                    "mods": mods, "operands": operands, "mainline": not after_exit and not flow & _NEVER,
+                                    "src": src})
         instrs.append(ins)
         by_offset[off] = i
         if flow:
