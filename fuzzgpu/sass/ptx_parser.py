@@ -151,13 +151,14 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
     """``(branch index, target index)`` of each ``bra`` whose label is visible from it: the label
     of the innermost enclosing scope (a scope's stack is a prefix of the branch's)."""
     defs: dict[str, list[tuple[_Scope, int]]] = {}
-    for idx, (_, _, labels, _) in enumerate(stmts):
-        for name, scope in labels:
+    for idx, stmt in enumerate(stmts):
+        for name, scope in stmt[2]:
             defs.setdefault(name, []).append((scope, idx))
     out = []
-    for ins, (_, _, _, scope) in zip(instrs, stmts):
+    for ins, stmt in zip(instrs, stmts):
         if ins.opcode != "bra" or not ins.operands:
             continue
+        scope = stmt[3]
         seen = [(len(sc), idx) for sc, idx in defs.get(ins.operands[0].strip(), []) if scope[:len(sc)] == sc]
         if seen:
             out.append((ins.index, max(seen)[1]))
