@@ -213,12 +213,23 @@ _SASS_SCAN_RE = re.compile(
     # /*0a40*/ @P0 LDG.E R2, [R4] ; (the text up to the first ';', less the blanks before it: a
     # greedy run to the ';' that gives back only the blanks, not a lazy one that tries each character)
     r"\n[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>(?:[^;\n]*[^;\s])?)[^\S\n]*;"
-    r"|(?P<file>//\#\# File [^\n]*)"  # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi)
+    # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi): the lines of one run of them,
+    # and the instruction line after them if one is (one match for the lot: they are half the lines)
+    r"|(?P<file>//\#\# File [^\n]*(?:\n[^\S\n]*//\#\# File [^\n]*)*)"
+    r"(?:\n[^\S\n]*/\*(?P<off2>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins2>(?:[^;\n]*[^;\s])?)[^\S\n]*;)?"
     r"|\.text\.(?P<fn>[\w$.]+):[^\S\n]*$"  # .text.KERNEL: (nvdisasm)
     r"|Function[^\S\n]*:[^\S\n]*(?P<fn2>[\w$.]+)[^\S\n]*$"  # Function : KERNEL (cuobjdump -sass)
     r"|(?P<lab>\.L_[\w$]+):[^\S\n]*$)"  # .L_x_12: (a branch target)
     r"|\n\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
     re.M)
+
+
+def _file_locs(raw: str, loc_of: dict[str, tuple[tuple[str, int], ...]]) -> tuple[tuple[str, int], ...]:
+    """The ``(file, line)`` locations a ``//## File`` line names, innermost first (``loc_of``: memo)."""
+    locs = loc_of.get(raw)
+    if locs is None:
+        locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
+    return locs
 
 
 def parse_sass(text: str) -> tuple[SassFunction, ...]:
@@ -235,6 +246,8 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
     loc_of: dict[str, tuple[tuple[str, int], ...]] = {}  # the locations of a //## File line (they repeat)
+    # a run of //## File lines: the locations of each, and the lines it spans (runs repeat too)
+    blocks: dict[str, tuple[tuple[tuple[tuple[str, int], ...], ...], int]] = {}
     rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]] = []
     lineno, pos = 1, 0
     count = text.count
@@ -244,27 +257,32 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
         start = m.start()
         lineno += count("\n", pos, start)
         pos = start
-        off_hex, ins, raw, fn, fn2, lab, kern, sub = m.groups()
+        off_hex, ins, block, off2, ins2, fn, fn2, lab, kern, sub = m.groups()
+        line = lineno
+        if block is not None:
+            # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
+            # H:1171", then the outermost "H:1171" alone), innermost first
+            read = blocks.get(block)
+            if read is None:
+                read = blocks[block] = (tuple(_file_locs(raw.lstrip(), loc_of) for raw in block.split("\n")),
+                                        block.count("\n") + 1)
+            for locs in read[0]:
+                if len(locs) > 1 and chained and src and src[-1] == locs[0]:
+                    src = src + locs[1:]
+                elif locs and (len(locs) > 1 or not chained):
+                    src, chained = locs, len(locs) > 1
+            if ins2 is None:
+                continue
+            off_hex, ins, line = off2, ins2, lineno + read[1]  # the instruction line after them
         if ins is not None:  # an instruction line
             if funcs:
                 off = int(off_hex, 16)
-                rows.append((lineno, off, ins, src))
+                rows.append((line, off, ins, src))
                 chained = False
                 if pending:
                     for lab in pending:
                         funcs[-1][2][lab] = off
                     pending = []
-            continue
-        if raw is not None:
-            # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
-            # H:1171", then the outermost "H:1171" alone), innermost first
-            locs = loc_of.get(raw)
-            if locs is None:
-                locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
-            if len(locs) > 1 and chained and src and src[-1] == locs[0]:
-                src = src + locs[1:]
-            elif locs and (len(locs) > 1 or not chained):
-                src, chained = locs, len(locs) > 1
             continue
         if sub is not None:
             if kern == kernel:
