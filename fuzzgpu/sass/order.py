@@ -227,7 +227,8 @@ def local_registers(fn: PtxFunction) -> frozenset[str]:
     for ins in fn.instrs:
         if not ins.operands or ins.opcode not in _ADDR_OPS or ins.operands[0].startswith("["):
             continue
-        dest, srcs = ins.operands[0].strip(), [o.strip() for o in ins.operands[1:]]
+        # (the parser strips each operand: ptx_text._split_operands)
+        dest, srcs = ins.operands[0], ins.operands[1:]
         local = ((ins.opcode == "cvta" and "local" in ins.mods and "to" not in ins.mods) or not regs.isdisjoint(srcs)
                  or ("__local_depot" in ins.text and any(s.startswith("__local_depot") for s in srcs)))
         if local:
