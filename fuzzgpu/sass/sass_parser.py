@@ -104,25 +104,32 @@ _SASS_BULK = {"UBLKCP", "UBLKRED", "UBLKPF"}
 _SASS_TMA = {"UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
 
 
+_SASS_CBANK_RE = re.compile(r"c\[(0x[0-9a-f]+)\]\[([^\]]*)\]")
+_SASS_BANK_RE = re.compile(r"c\[(0x[0-9a-f]+)\]")
+_SASS_BRACKETS_RE = re.compile(r"\[([^\]]*)\]")
+_SASS_TERM_SPLIT_RE = re.compile(r"\+(?=[^+])")
+_SASS_NUMBER_RE = re.compile(r"-?0x[0-9a-fA-F]+|-?\d+")
+
+
 def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
     if opcode == "LDC":
-        m = re.search(r"c\[(0x[0-9a-f]+)\]\[([^\]]*)\]", operands)
+        m = _SASS_CBANK_RE.search(operands)
         if not m:
             return ("", 0)
         terms = m.group(2)
         base = f"c{int(m.group(1), 16)}"
     else:
-        groups = re.findall(r"\[([^\]]*)\]", operands)
+        groups = _SASS_BRACKETS_RE.findall(operands)
         # desc[URx][Ry.64+off]: the last group is the address
         if not groups:
             return ("", 0)
         terms = groups[-1]
         base = ""
     off = 0
-    for t in re.split(r"\+(?=[^+])", terms.replace(" ", "")):
+    for t in _SASS_TERM_SPLIT_RE.split(terms.replace(" ", "")):
         if not t:
             continue
-        if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", t):
+        if _SASS_NUMBER_RE.fullmatch(t):
             off += _int(t)
         elif not base and t not in ("RZ", "URZ"):
             base = t.split(".")[0]
@@ -143,7 +150,7 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     if op in _SASS_MEM:
         kind, space = _SASS_MEM[op]
         if op == "LDC":
-            m = re.search(r"c\[(0x[0-9a-f]+)\]", ins.operands)
+            m = _SASS_BANK_RE.search(ins.operands)
             if not m or int(m.group(1), 16) == 0:
                 return None  # kernel parameters and driver constants
         width = 32
