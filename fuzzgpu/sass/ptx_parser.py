@@ -651,20 +651,16 @@ def _dests_of(opcode: str, operands: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
 
 
-#: what :func:`_track_defs` does for an instruction, from its text alone (:func:`_def_step`): None
-#: (its one destination, if any, is only forgotten), or ``(name, delta, follow)``: the destination
-#: becomes ``name`` (followed through the addresses known, when ``follow``) plus ``delta`` bytes
+#: how an instruction follows an address (``add/sub reg, reg, imm``, ``mov``, ``cvta``: an address is a
+#: (root, offset)), from its text alone (:func:`_def_step`): None (its destinations are only forgotten),
+#: or ``(name, delta, follow)``: its one destination becomes ``name`` (followed through the addresses
+#: known, when ``follow``) plus ``delta`` bytes
 _Step = tuple[str, int, bool] | None
-
+_STEP_OPCODES = frozenset(("mov", "cvta", "cvt", "add", "sub"))  # (the others make no step)
 _NOT_FOLLOWED = ("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")
 
 
-#: the opcodes of which :func:`_def_step` may make a step
-_STEP_OPCODES = frozenset(("mov", "cvta", "cvt", "add", "sub"))
-
-
 def _def_step(opcode: str, ops: tuple[str, ...], dests: tuple[str, ...]) -> _Step:
-    """The address-following step of ``add/sub reg, reg, imm``, ``mov``, ``cvta`` (:func:`_track_defs`)."""
     if len(dests) != 1:
         return None
     if opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
@@ -682,7 +678,7 @@ def _def_step(opcode: str, ops: tuple[str, ...], dests: tuple[str, ...]) -> _Ste
 
 
 def _apply_step(step: _Step, dests: tuple[str, ...], defs: dict[str, tuple[str, int]]) -> None:
-    """:func:`_track_defs` with the step of the instruction's text (:func:`_def_step`)."""
+    """The addresses known (``defs``) after an instruction that writes ``dests`` with ``step``."""
     for d in dests:
         defs.pop(d, None)
     if step is None:
@@ -691,14 +687,6 @@ def _apply_step(step: _Step, dests: tuple[str, ...], defs: dict[str, tuple[str, 
     base = defs.get(name, (name, 0)) if follow else (name, 0)
     if base[0] != dests[0]:
         defs[dests[0]] = (base[0], base[1] + delta)
-
-
-def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]], dests: tuple[str, ...] | None = None) -> None:
-    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)
-    (``dests``: :func:`_ptx_dests` of ``ins``, when the caller has them)."""
-    if dests is None:
-        dests = _ptx_dests(ins)
-    _apply_step(_def_step(ins.opcode, ins.operands, dests), dests, defs)
 
 
 def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[int, str, tuple[AsyncAccess, ...]]]) -> PtxEvent | None:
@@ -763,7 +751,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                 ev = _event(ins, defs, copies)
                 if ev is not None:
                     events.append(ev)
-            if dests:  # counted, then the addresses followed (_track_defs), after the event read them
+            if dests:  # counted, then the addresses followed (_apply_step), after the event read them
                 for d in dests:
                     writes[d] = writes.get(d, 0) + 1
                 _apply_step(step, dests, defs)
