@@ -227,7 +227,8 @@ def local_registers(fn: PtxFunction) -> frozenset[str]:
     for ins in fn.instrs:
         if not ins.operands or ins.opcode not in _ADDR_OPS or ins.operands[0].startswith("["):
             continue
-        dest, srcs = ins.operands[0].strip(), [o.strip() for o in ins.operands[1:]]
+        # (the parser strips each operand: ptx_text._split_operands)
+        dest, srcs = ins.operands[0], ins.operands[1:]
         local = ((ins.opcode == "cvta" and "local" in ins.mods and "to" not in ins.mods) or not regs.isdisjoint(srcs)
                  or ("__local_depot" in ins.text and any(s.startswith("__local_depot") for s in srcs)))
         if local:
@@ -598,10 +599,10 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
         return
     events, cls = ctx.ptx.events, _sass_mem_class(m)
     judged_all = [ctx.judged(k, m) for k in cands]
-    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
     if not all(judged_all):
         groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
         return
+    lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
     wide = [k for k in ctx.left_of_class.get(cls, []) if events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
     if m.instr.src and any(not ctx.judged(k, m) for k in wide):
         ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "

@@ -27,7 +27,9 @@ from .cfg import min_marks, ptx_cfg
 from .ptx_parser import PtxFunction, PtxInstr, parse_ptx
 from .report import COMPILED_OUT, READ_BEFORE_WAIT, PdlNote
 
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', re.M)
+#: ``.file N "NAME"`` anywhere (:func:`_FILE_PATHS` keeps those with only blanks before them since
+#: a line's start: a pattern that starts with ``^`` would be tried at every position of the text)
+_FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
 _CALL = re.compile(r"\bcall(?:\.uni)?\s*(?:\([^)]*\)\s*,\s*)?([\w$]+)")
 #: a read of global memory: ld/ldu of .global (``.nc`` included), a copy or bulk copy from .global,
 #: an atomic on .global; generic loads (no state space) are not reported
@@ -165,4 +167,11 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
 
 
 def _FILE_PATHS(ptx: str) -> list[str]:  # noqa: N802 -- reads as the directive it collects
-    return [p for _, p in _FILE.findall(ptx)]
+    out = []
+    for m in _FILE.finditer(ptx):
+        k = m.start()
+        while k > 0 and ptx[k - 1].isspace():  # (the blanks before it: a line start among them?)
+            k -= 1
+        if k == 0 or "\n" in ptx[k:m.start()]:
+            out.append(m.group(2))
+    return out

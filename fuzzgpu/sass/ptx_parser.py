@@ -25,6 +25,9 @@ from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read fro
 )
 from .report import _int
 
+_set_attr = object.__setattr__
+_new = object.__new__
+
 
 @dataclass(frozen=True)
 class PtxInstr:
@@ -45,8 +48,9 @@ class PtxInstr:
                  operands: tuple[str, ...], src: tuple[tuple[str, int], ...] = ()) -> None:
         # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
         # at a time, a fifth of the parse of a large module (one instance per PTX statement)
-        self.__dict__.update(index=index, line=line, text=text, predicate=predicate, opcode=opcode, mods=mods,
-                             operands=operands, src=src)
+        # (a new dict as it is, not a copy of one made of keyword arguments)
+        _set_attr(self, "__dict__", {"index": index, "line": line, "text": text, "predicate": predicate, "opcode": opcode,
+                                     "mods": mods, "operands": operands, "src": src})
 
 
 @dataclass(frozen=True)
@@ -147,13 +151,14 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
     """``(branch index, target index)`` of each ``bra`` whose label is visible from it: the label
     of the innermost enclosing scope (a scope's stack is a prefix of the branch's)."""
     defs: dict[str, list[tuple[_Scope, int]]] = {}
-    for idx, (_, _, labels, _) in enumerate(stmts):
-        for name, scope in labels:
+    for idx, stmt in enumerate(stmts):
+        for name, scope in stmt[2]:
             defs.setdefault(name, []).append((scope, idx))
     out = []
-    for ins, (_, _, _, scope) in zip(instrs, stmts):
+    for ins, stmt in zip(instrs, stmts):
         if ins.opcode != "bra" or not ins.operands:
             continue
+        scope = stmt[3]
         seen = [(len(sc), idx) for sc, idx in defs.get(ins.operands[0].strip(), []) if scope[:len(sc)] == sc]
         if seen:
             out.append((ins.index, max(seen)[1]))
@@ -211,6 +216,7 @@ _NUMBER_RE = re.compile(r"-?\d+|0x[0-9a-fA-F]+")
 _IMMEDIATE_RE = re.compile(r"-?(0x[0-9a-fA-F]+|\d+)")
 
 
+@functools.lru_cache(maxsize=4096)  # (an operand's text alone: addresses repeat)
 def _ptx_address(operand: str) -> tuple[str, int]:
     inner = operand.strip()
     if inner.startswith("[") and inner.endswith("]"):
@@ -629,9 +635,14 @@ _WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "m
 
 
 def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
-    if ins.opcode in _WRITES_NONE or not ins.operands:
+    return _dests_of(ins.opcode, ins.operands)
+
+
+def _dests_of(opcode: str, operands: tuple[str, ...]) -> tuple[str, ...]:
+    """The registers an instruction of ``opcode`` with ``operands`` writes (:func:`_ptx_dests`)."""
+    if opcode in _WRITES_NONE or not operands:
         return ()
-    first = ins.operands[0]
+    first = operands[0]
     if first.startswith("["):
         return ()
     if "," not in first:  # one register (the common case)
@@ -640,33 +651,42 @@ def _ptx_dests(ins: PtxInstr) -> tuple[str, ...]:
     return tuple(r.strip() for r in first.strip("{}").split(",") if r.strip().startswith("%"))
 
 
-def _track_defs(ins: PtxInstr, defs: dict[str, tuple[str, int]], dests: tuple[str, ...] | None = None) -> None:
-    """Follow ``add/sub reg, reg, imm``, ``mov``, ``cvta`` so that an address is (root, offset)
-    (``dests``: :func:`_ptx_dests` of ``ins``, when the caller has them)."""
-    if dests is None:
-        dests = _ptx_dests(ins)
+#: how an instruction follows an address (``add/sub reg, reg, imm``, ``mov``, ``cvta``: an address is a
+#: (root, offset)), from its text alone (:func:`_def_step`): None (its destinations are only forgotten),
+#: or ``(name, delta, follow)``: its one destination becomes ``name`` (followed through the addresses
+#: known, when ``follow``) plus ``delta`` bytes
+_Step = tuple[str, int, bool] | None
+_STEP_OPCODES = frozenset(("mov", "cvta", "cvt", "add", "sub"))  # (the others make no step)
+_NOT_FOLLOWED = ("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")
+
+
+def _def_step(opcode: str, ops: tuple[str, ...], dests: tuple[str, ...]) -> _Step:
+    if len(dests) != 1:
+        return None
+    if opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
+        if _NAME_RE.fullmatch(ops[1]) and not _NUMBER_RE.fullmatch(ops[1]):
+            if ops[1].startswith("%") and not ops[1].startswith(_NOT_FOLLOWED):
+                return (ops[1], 0, True)
+            if not ops[1].startswith("%"):
+                return (ops[1], 0, False)  # a symbol (shared variable)
+    elif opcode in ("add", "sub") and len(ops) == 3:
+        a, b = ops[1], ops[2]
+        if _IMMEDIATE_RE.fullmatch(b) and a.startswith("%"):
+            k = _int(b)
+            return (a, k if opcode == "add" else -k, True)
+    return None
+
+
+def _apply_step(step: _Step, dests: tuple[str, ...], defs: dict[str, tuple[str, int]]) -> None:
+    """The addresses known (``defs``) after an instruction that writes ``dests`` with ``step``."""
     for d in dests:
         defs.pop(d, None)
-    if len(dests) != 1:
+    if step is None:
         return
-    d = dests[0]
-    ops = ins.operands
-    src = None
-    if ins.opcode in ("mov", "cvta", "cvt") and len(ops) == 2 and not ops[1].startswith("{"):
-        if _NAME_RE.fullmatch(ops[1]) and not _NUMBER_RE.fullmatch(ops[1]):
-            if ops[1].startswith("%") and not ops[1].startswith(("%tid", "%ctaid", "%clock", "%ntid", "%laneid", "%smid", "%nctaid", "%globaltimer")):
-                src = defs.get(ops[1], (ops[1], 0))
-            elif not ops[1].startswith("%"):
-                src = (ops[1], 0)  # a symbol (shared variable)
-    elif ins.opcode in ("add", "sub") and len(ops) == 3:
-        a, b = ops[1], ops[2]
-        imm = _IMMEDIATE_RE.fullmatch(b)
-        if imm and a.startswith("%"):
-            base = defs.get(a, (a, 0))
-            k = _int(b)
-            src = (base[0], base[1] + (k if ins.opcode == "add" else -k))
-    if src is not None and src[0] != d:
-        defs[d] = src
+    name, delta, follow = step
+    base = defs.get(name, (name, 0)) if follow else (name, 0)
+    if base[0] != dests[0]:
+        defs[dests[0]] = (base[0], base[1] + delta)
 
 
 def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[int, str, tuple[AsyncAccess, ...]]]) -> PtxEvent | None:
@@ -685,13 +705,26 @@ def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[i
     return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"))
 
 
+#: what :func:`parse_ptx` reads from a statement's text alone, once per text (most repeat): what
+#: :func:`_read_statement` says, the registers it writes (:func:`_dests_of`), its address-following
+#: step (:func:`_def_step`) and whether it may be an event (its opcode)
+_Static = tuple[str, str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...], _Step, bool]
+
+
+def _static(stmt: str, may_be_event: frozenset[str]) -> _Static:
+    text, pred, opcode, mods, operands = _read_statement(stmt)
+    dests = _dests_of(opcode, operands)
+    step = _def_step(opcode, operands, dests) if opcode in _STEP_OPCODES else None
+    return text, pred, opcode, mods, operands, dests, step, opcode in may_be_event
+
+
 def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
     clean = _strip_line_directives(_strip_ptx_comments(text))
     src_at = _source_lines(text)
     funcs = []
-    read: dict[str, _Read] = {}
+    seen: dict[str, _Static] = {}
     for name, entry, header, body, first in _find_functions(clean):
         stmts = _ptx_statements(body, first)
         instrs = []
@@ -702,18 +735,26 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         writes: dict[str, int] = {}
         may_be_event = _event_opcodes()
         for idx, (line, stmt, labels, _) in enumerate(stmts):
-            for lab, _ in labels:
-                label_at.setdefault(lab, idx)
-            ins = _parse_ptx_instr(idx, line, stmt, src_at(line), read)
+            if labels:
+                for lab, _ in labels:
+                    label_at.setdefault(lab, idx)
+            got = seen.get(stmt)
+            if got is None:
+                got = seen[stmt] = _static(stmt, may_be_event)
+            text, pred, opcode, mods, operands, dests, step, maybe = got
+            # (PtxInstr's fields as its __init__ sets them, without the call)
+            ins = _new(PtxInstr)
+            _set_attr(ins, "__dict__", {"index": idx, "line": line, "text": text, "predicate": pred, "opcode": opcode,
+                                        "mods": mods, "operands": operands, "src": src_at(line)})
             instrs.append(ins)
-            dests = _ptx_dests(ins)
-            for d in dests:
-                writes[d] = writes.get(d, 0) + 1
-            if ins.opcode in may_be_event:  # (most instructions are neither a memory operation nor a point)
+            if maybe:  # (most instructions are neither a memory operation nor a point)
                 ev = _event(ins, defs, copies)
                 if ev is not None:
                     events.append(ev)
-            _track_defs(ins, defs, dests)
+            if dests:  # counted, then the addresses followed (_apply_step), after the event read them
+                for d in dests:
+                    writes[d] = writes.get(d, 0) + 1
+                _apply_step(step, dests, defs)
         loops = []
         targets = _branch_targets(stmts, instrs)
         for bra, head in targets:

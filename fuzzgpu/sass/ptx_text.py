@@ -4,11 +4,13 @@ with their labels and ``{ }`` scopes (:mod:`fuzzgpu.sass.ptx_parser` reads these
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Callable, Sequence
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
+_BRACE_RE = re.compile(r"[{}]")
 
 
 def _strip_ptx_comments(text: str) -> str:
@@ -16,24 +18,28 @@ def _strip_ptx_comments(text: str) -> str:
     return re.sub(r"//[^\n]*", "", text)
 
 
-_PTX_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*", re.M)
+#: a ``.loc`` or ``.file`` line, from the newline before it (a pattern that starts with a character
+#: is searched for at C speed; one that starts with ``^`` is tried at every position of the text)
+_PTX_LINE_DIRECTIVE_RE = re.compile(r"\n[ \t]*\.(?:loc|file)\b[^\n]*")
 
 
 def _strip_line_directives(text: str) -> str:
     """Blank out ``.loc`` and ``.file`` (``nvcc -lineinfo``/``-G``): they end at the end of the line,
     not at a ``;``, so left in they would swallow the statement that follows (PTX ISA, Debugging
-    Directives)."""
-    return _PTX_LINE_DIRECTIVE_RE.sub("", text)
+    Directives).  (A newline before the text: its first line is a line after a newline too.)"""
+    return _PTX_LINE_DIRECTIVE_RE.sub("\n", "\n" + text)[1:]
 
 
-_PTX_FILE_RE = re.compile(r'^[ \t]*\.file\s+(\d+)\s+"([^"]*)"', re.M)
+#: ``.file N "NAME"`` anywhere: :func:`_source_lines` keeps those with only blanks before them on their line
+_PTX_FILE_RE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
 _PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
-#: the lines :func:`_source_lines` reads, in one pattern over the whole text: a ``.loc`` (groups 1-4)
-#: or the start of a function (``[^\S\n]``: a blank that is not a newline)
+#: the lines :func:`_source_lines` reads, in one pattern over the whole text (from the newline before
+#: each: see :data:`_PTX_LINE_DIRECTIVE_RE`): a ``.loc`` (groups 1-4) or the start of a function
+#: (``[^\S\n]``: a blank that is not a newline)
 _PTX_LOC_SCAN_RE = re.compile(
-    r"^(?:[ \t]*\.loc[^\S\n]+(\d+)[^\S\n]+(\d+)[^\S\n]+(\d+)([^\n]*)$"
+    r"\n(?:[ \t]*\.loc[^\S\n]+(\d+)[^\S\n]+(\d+)[^\S\n]+(\d+)([^\n]*)$"
     r"|[^\S\n]*\.(?:entry|func)\b|[^\S\n]*\.visible[^\S\n]+\.(?:entry|func)\b)", re.M)
 
 _Src = tuple[tuple[str, int], ...]
@@ -48,7 +54,8 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     function's first line and before the next ``.loc``, and everywhere when the PTX has no line
     information.  One scan of the text finds the ``.loc`` lines and the function starts; a line's
     location is the one after the last of them at or before it (a table of the lines)."""
-    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)}
+    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)
+             if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t")}
     if not files:
         return lambda line: ()
     # the location of each line (index: the line, 1-based), filled up to the line of each .loc and
@@ -61,7 +68,10 @@ def _source_lines(text: str) -> Callable[[int], _Src]:
     read: dict[str, tuple[tuple[str, str, str], tuple[str, int] | None, tuple[str, str, str] | None, tuple[str, int]]] = {}
     n, pos = 1, 0
     count = text.count
-    for m in _PTX_LOC_SCAN_RE.finditer(text):
+    # (the text after a newline: a match starts at the newline before its line, at the index in
+    # ``text`` of its line's start; the newlines before it are those of the text up to there, as
+    # counted from the one before the last match's line)
+    for m in _PTX_LOC_SCAN_RE.finditer("\n" + text):
         n += count("\n", pos, m.start())
         pos = m.start()
         table.extend([cur] * (n - len(table)))  # the lines since the last change keep its location
@@ -202,10 +212,11 @@ def _ptx_statements(body: Sequence[str], first_line: int) -> list[tuple[int, str
 def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
     """``(name, entry, header_line, body lines, body_first_line)`` for every function with a body."""
     lines = text.split("\n")
+    line_starts = list(itertools.accumulate(map(len, lines), initial=0))
     out = []
     i = 0
     while i < len(lines):
-        m = _PTX_FUNC_RE.match(lines[i])
+        m = _PTX_FUNC_RE.match(lines[i]) if ".entry" in lines[i] or ".func" in lines[i] else None
         if not m:
             i += 1
             continue
@@ -237,34 +248,22 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
             i = (found[1] if found else j) + 1
             continue
         _, bj, bk = found
-        depth = 0
-        body_lines: list[str] = []
-        end = bj
-        done = False
-        for jj in range(bj, len(lines)):
-            seg = lines[jj][bk + 1:] if jj == bj else lines[jj]
-            if jj == bj:
-                depth = 1
-            closes = seg.count("}")
-            if closes < depth:  # the body cannot end on this line: take it whole
-                depth += seg.count("{") - closes
-                body_lines.append(seg)
-                end = jj
-                continue
-            keep = []
-            for ch in seg:
-                if ch == "{":
-                    depth += 1
-                elif ch == "}":
-                    depth -= 1
-                    if depth == 0:
-                        done = True
-                        break
-                keep.append(ch)
-            body_lines.append("".join(keep))
-            end = jj
-            if done:
+        # the body: from after its "{" (at ``bk`` of line ``bj``) to the "}" that closes it, found
+        # by a search for the braces (at C speed; the text of the end of the file if none closes it)
+        open_at = line_starts[bj] + bj + bk  # (line_starts: the lengths of the lines before; + a newline each)
+        close_at = None
+        depth = 1
+        for brace in _BRACE_RE.finditer(text, open_at + 1):
+            depth += 1 if brace.group() == "{" else -1
+            if depth == 0:
+                close_at = brace.start()
                 break
+        if close_at is None:
+            body_lines = text[open_at + 1:].split("\n")
+            end = len(lines) - 1
+        else:
+            body_lines = text[open_at + 1:close_at].split("\n")
+            end = bj + text.count("\n", open_at, close_at)
         out.append((name, entry, header, body_lines, bj + 1))
         i = end + 1
     return out

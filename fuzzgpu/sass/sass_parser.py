@@ -3,11 +3,15 @@ instructions, memory operations, synchronisation instructions and loops (:func:`
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from dataclasses import dataclass
 
 from .report import _int
+
+_set_attr = object.__setattr__
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -29,8 +33,9 @@ class SassInstr:
                  operands: str, mainline: bool, src: tuple[tuple[str, int], ...] = ()) -> None:
         # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
         # at a time, a fifth of the parse of a large listing (one instance per SASS instruction)
-        self.__dict__.update(index=index, offset=offset, line=line, text=text, predicate=predicate, opcode=opcode,
-                             mods=mods, operands=operands, mainline=mainline, src=src)
+        # (a new dict as it is, not a copy of one made of keyword arguments)
+        _set_attr(self, "__dict__", {"index": index, "offset": offset, "line": line, "text": text, "predicate": predicate,
+                                     "opcode": opcode, "mods": mods, "operands": operands, "mainline": mainline, "src": src})
 
     @property
     def full_opcode(self) -> str:
@@ -99,25 +104,32 @@ _SASS_BULK = {"UBLKCP", "UBLKRED", "UBLKPF"}
 _SASS_TMA = {"UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
 
 
+_SASS_CBANK_RE = re.compile(r"c\[(0x[0-9a-f]+)\]\[([^\]]*)\]")
+_SASS_BANK_RE = re.compile(r"c\[(0x[0-9a-f]+)\]")
+_SASS_BRACKETS_RE = re.compile(r"\[([^\]]*)\]")
+_SASS_TERM_SPLIT_RE = re.compile(r"\+(?=[^+])")
+_SASS_NUMBER_RE = re.compile(r"-?0x[0-9a-fA-F]+|-?\d+")
+
+
 def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
     if opcode == "LDC":
-        m = re.search(r"c\[(0x[0-9a-f]+)\]\[([^\]]*)\]", operands)
+        m = _SASS_CBANK_RE.search(operands)
         if not m:
             return ("", 0)
         terms = m.group(2)
         base = f"c{int(m.group(1), 16)}"
     else:
-        groups = re.findall(r"\[([^\]]*)\]", operands)
+        groups = _SASS_BRACKETS_RE.findall(operands)
         # desc[URx][Ry.64+off]: the last group is the address
         if not groups:
             return ("", 0)
         terms = groups[-1]
         base = ""
     off = 0
-    for t in re.split(r"\+(?=[^+])", terms.replace(" ", "")):
+    for t in _SASS_TERM_SPLIT_RE.split(terms.replace(" ", "")):
         if not t:
             continue
-        if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", t):
+        if _SASS_NUMBER_RE.fullmatch(t):
             off += _int(t)
         elif not base and t not in ("RZ", "URZ"):
             base = t.split(".")[0]
@@ -138,7 +150,7 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     if op in _SASS_MEM:
         kind, space = _SASS_MEM[op]
         if op == "LDC":
-            m = re.search(r"c\[(0x[0-9a-f]+)\]", ins.operands)
+            m = _SASS_BANK_RE.search(ins.operands)
             if not m or int(m.group(1), 16) == 0:
                 return None  # kernel parameters and driver constants
         width = 32
@@ -201,18 +213,30 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
     return None
 
 
-#: the lines :func:`parse_sass` reads, in one pattern over the whole text (``[^\S\n]``: a blank
-#: that is not a newline; a line is one of these or none):
+#: the lines :func:`parse_sass` reads, in one pattern over the whole text after a newline, each
+#: from the newline before it (searched for at C speed, where a ``^`` is tried at every position;
+#: ``[^\S\n]``: a blank that is not a newline; a line is one of these or none):
 _SASS_SCAN_RE = re.compile(
     # /*0a40*/ @P0 LDG.E R2, [R4] ; (the text up to the first ';', less the blanks before it: a
     # greedy run to the ';' that gives back only the blanks, not a lazy one that tries each character)
-    r"^[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>(?:[^;\n]*[^;\s])?)[^\S\n]*;"
-    r"|(?P<file>//\#\# File [^\n]*)"  # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi)
+    r"\n[^\S\n]*(?:/\*(?P<off>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins>(?:[^;\n]*[^;\s])?)[^\S\n]*;"
+    # //## File "F", line N inlined at "G", line M (nvdisasm -g/-gi): the lines of one run of them,
+    # and the instruction line after them if one is (one match for the lot: they are half the lines)
+    r"|(?P<file>//\#\# File [^\n]*(?:\n[^\S\n]*//\#\# File [^\n]*)*)"
+    r"(?:\n[^\S\n]*/\*(?P<off2>[0-9a-fA-F]{4,})\*/[^\S\n]+(?P<ins2>(?:[^;\n]*[^;\s])?)[^\S\n]*;)?"
     r"|\.text\.(?P<fn>[\w$.]+):[^\S\n]*$"  # .text.KERNEL: (nvdisasm)
     r"|Function[^\S\n]*:[^\S\n]*(?P<fn2>[\w$.]+)[^\S\n]*$"  # Function : KERNEL (cuobjdump -sass)
     r"|(?P<lab>\.L_[\w$]+):[^\S\n]*$)"  # .L_x_12: (a branch target)
-    r"|^\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
+    r"|\n\$(?P<kern>[\w.]+)\$(?P<sub>[\w$.]+):[^\S\n]*$",  # $KERNEL$FUNC: (nvdisasm: a device function)
     re.M)
+
+
+def _file_locs(raw: str, loc_of: dict[str, tuple[tuple[str, int], ...]]) -> tuple[tuple[str, int], ...]:
+    """The ``(file, line)`` locations a ``//## File`` line names, innermost first (``loc_of``: memo)."""
+    locs = loc_of.get(raw)
+    if locs is None:
+        locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
+    return locs
 
 
 def parse_sass(text: str) -> tuple[SassFunction, ...]:
@@ -229,34 +253,43 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
     src: tuple[tuple[str, int], ...] = ()
     chained = False  # the comments since the last instruction named an inlining chain
     loc_of: dict[str, tuple[tuple[str, int], ...]] = {}  # the locations of a //## File line (they repeat)
+    # a run of //## File lines: the locations of each, and the lines it spans (runs repeat too)
+    blocks: dict[str, tuple[tuple[tuple[tuple[str, int], ...], ...], int]] = {}
     rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]] = []
     lineno, pos = 1, 0
     count = text.count
-    for m in _SASS_SCAN_RE.finditer(text):
+    # (a match starts at the newline before its line: the newlines before it are counted from the
+    # one before the last match's line, as many as from that line's start)
+    for m in _SASS_SCAN_RE.finditer("\n" + text):
         start = m.start()
         lineno += count("\n", pos, start)
         pos = start
-        off_hex, ins, raw, fn, fn2, lab, kern, sub = m.groups()
+        off_hex, ins, block, off2, ins2, fn, fn2, lab, kern, sub = m.groups()
+        line = lineno
+        if block is not None:
+            # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
+            # H:1171", then the outermost "H:1171" alone), innermost first
+            read = blocks.get(block)
+            if read is None:
+                read = blocks[block] = (tuple(_file_locs(raw.lstrip(), loc_of) for raw in block.split("\n")),
+                                        block.count("\n") + 1)
+            for locs in read[0]:
+                if len(locs) > 1 and chained and src and src[-1] == locs[0]:
+                    src = src + locs[1:]
+                elif locs and (len(locs) > 1 or not chained):
+                    src, chained = locs, len(locs) > 1
+            if ins2 is None:
+                continue
+            off_hex, ins, line = off2, ins2, lineno + read[1]  # the instruction line after them
         if ins is not None:  # an instruction line
             if funcs:
                 off = int(off_hex, 16)
-                rows.append((lineno, off, ins, src))
+                rows.append((line, off, ins, src))
                 chained = False
                 if pending:
                     for lab in pending:
                         funcs[-1][2][lab] = off
                     pending = []
-            continue
-        if raw is not None:
-            # nvdisasm -gi: one line per inlining level ("F:112 inlined at G:879", "G:879 inlined at
-            # H:1171", then the outermost "H:1171" alone), innermost first
-            locs = loc_of.get(raw)
-            if locs is None:
-                locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
-            if len(locs) > 1 and chained and src and src[-1] == locs[0]:
-                src = src + locs[1:]
-            elif locs and (len(locs) > 1 or not chained):
-                src, chained = locs, len(locs) > 1
             continue
         if sub is not None:
             if kern == kernel:
@@ -279,10 +312,15 @@ def parse_sass(text: str) -> tuple[SassFunction, ...]:
 
 
 #: what :func:`_build_sass_function` reads from an instruction's text alone: the text with its
-#: blanks normalised, the predicate, the opcode, its modifiers, the operands, and what
+#: blanks normalised, the predicate, the opcode, its modifiers, the operands, what
 #: :func:`_classify_sass` makes of it (None; or the class, SassMemOp or SassSync, and its fields
-#: but the instruction)
-_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, dict] | None"]
+#: but the instruction), and its :data:`_FLOW` bits
+_Parsed = tuple[str, str, str, tuple[str, ...], str, "tuple[type, dict] | None", int]
+
+#: the bits of what an instruction's text says :func:`_build_sass_function` must look at (0: none):
+#: classified (a memory operation or a synchronisation), reads the clock, an unconditional EXIT or
+#: RET, a branch that may run, predicated on !PT (never runs)
+_CLASSIFIED, _CLOCK, _EXIT, _BRANCH, _NEVER = 1, 2, 4, 8, 16
 
 
 def _parse_text(text: str) -> _Parsed:
@@ -300,9 +338,15 @@ def _parse_text(text: str) -> _Parsed:
     how = None
     if op in _SASS_CLASSIFIED:
         c = _classify_sass(SassInstr(0, 0, 0, norm, pred, op, mods, operands, True))
-        if c is not None:  # its fields but the instruction, by name
-            how = (type(c), {f.name: getattr(c, f.name) for f in dataclasses.fields(c) if f.name != "instr"})
-    return norm, pred, op, mods, operands, how
+        if c is not None:  # its fields but the instruction, by name (in the order of its fields)
+            how = (type(c), {k: v for k, v in c.__dict__.items() if k != "instr"})
+    flow = ((_CLASSIFIED if how is not None else 0) | (_CLOCK if "SR_CLOCK" in operands else 0)
+            | (_NEVER if pred == "@!PT" else 0))
+    if (op == "EXIT" or op == "RET") and not pred:
+        flow |= _EXIT
+    elif (op == "BRA" or op == "JMP") and pred != "@!PT":
+        flow |= _BRANCH
+    return norm, pred, op, mods, operands, how, flow
 
 
 def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[str, int], ...]]],
@@ -317,35 +361,41 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
     syncs: list[SassSync] = []
     after_exit = False
     by_offset: dict[int, int] = {}
-    # how many instructions before each index are busy (a memory operation or a synchronisation)
-    # and read the clock: a loop's count is two lookups, not a walk of its body
-    busy_before, clock_before = [0], [0]
-    busy = clock = 0
+    # the indices of the busy instructions (a memory operation or a synchronisation) and of those
+    # that read the clock, in order: whether a loop has one is a bisection, not a walk of its body
+    busy: list[int] = []
+    clocks: list[int] = []
     branches = []
     for i, (line, off, text, src) in enumerate(rows):
         got = memo.get(text)
         if got is None:
             got = memo[text] = _parse_text(text)
-        norm, pred, op, mods, operands, how = got
+        norm, pred, op, mods, operands, how, flow = got
         # off the main line: after the first unconditional EXIT (a device function's first
         # unconditional RET), or predicated on !PT (never runs)
-        ins = SassInstr(i, off, line, norm, pred, op, mods, operands, not after_exit and pred != "@!PT", src)
+        # (SassInstr's fields as its __init__ sets them, without the call)
+        ins = _new(SassInstr)
+        _set_attr(ins, "__dict__", {"index": i, "offset": off, "line": line, "text": norm, "predicate": pred, "opcode": op,
+                                    "mods": mods, "operands": operands, "mainline": not after_exit and not flow & _NEVER,
+                                    "src": src})
         instrs.append(ins)
         by_offset[off] = i
-        if how is not None:
-            busy += 1
-            if how[0] is SassMemOp:
-                mem_ops.append(SassMemOp(instr=ins, **how[1]))
-            else:
-                syncs.append(SassSync(instr=ins, **how[1]))
-        if "SR_CLOCK" in operands:
-            clock += 1
-        busy_before.append(busy)
-        clock_before.append(clock)
-        if (op == "EXIT" or op == "RET") and not pred:
-            after_exit = True
-        elif (op == "BRA" or op == "JMP") and pred != "@!PT":
-            branches.append(ins)
+        if flow:
+            if how is not None:
+                busy.append(i)
+                # (its fields as they are: the frozen dataclass's __init__ sets them one at a time)
+                made: SassMemOp | SassSync = _new(how[0])
+                _set_attr(made, "__dict__", {"instr": ins, **how[1]})
+                if isinstance(made, SassMemOp):
+                    mem_ops.append(made)
+                else:
+                    syncs.append(made)
+            if flow & _CLOCK:
+                clocks.append(i)
+            if flow & _EXIT:
+                after_exit = True
+            elif flow & _BRANCH:
+                branches.append(ins)
     loops = []
     for ins in branches:
         lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
@@ -357,6 +407,11 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
             continue  # the end-of-function self loop
         head = by_offset.get(target)
         if head is not None and head <= ins.index:
-            loops.append(SassLoop(head, ins.index, clock_before[ins.index + 1] > clock_before[head],
-                                  not busy_before[ins.index + 1] > busy_before[head]))
+            loops.append(SassLoop(head, ins.index, _any_in(clocks, head, ins.index), not _any_in(busy, head, ins.index)))
     return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))
+
+
+def _any_in(indices: list[int], first: int, last: int) -> bool:
+    """Whether the sorted ``indices`` have one in ``[first, last]``."""
+    k = bisect.bisect_left(indices, first)
+    return k < len(indices) and indices[k] <= last
