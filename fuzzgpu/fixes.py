@@ -490,7 +490,7 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
     # the arrive.  (A stale read without a race -- relaxed data after a flag -- is no delivery.)
     now_delivered = outcomes & ra.delivered if not ra.racy else frozenset()
     # an outcome only a race produces in the changed program is left too, asked for or not
-    left = outcomes & ra.possible - now_delivered | frozenset(ra.racy)
+    left = (outcomes & ra.possible) - now_delivered | frozenset(ra.racy)
     removed: frozenset[RaceKey] = frozenset()
     races: frozenset[RaceKey] = frozenset()
     explaining: frozenset[RaceKey] = frozenset()

@@ -362,20 +362,23 @@ def register_pairs(p: Program, combo: tuple) -> list[tuple[RacingPair, bool]]:
     return list(out.values())
 
 
+def _misses(vo: Rel, co: Rel, w: int, r: int, s: int) -> bool:
+    """Does read ``r``, which read write ``s``, miss write ``w``: ``w`` was meant to come before it
+    (intended order ``vo``), is not ``s``, and is not coherence-before ``s`` (module text)?"""
+    return w != s and vo.has(w, r) and not co.has(w, s)
+
+
 def _stale_free(v: Execution, vo: Rel, co: Rel) -> bool:
-    """Does no read of execution ``v`` (coherence order ``co``) miss a write meant to come first or
-    see one meant to come after it: for each read R of a write S, no other write W of R's location
-    precedes R in intended order ``vo`` without being coherence-before S, and S does not follow R in
-    intended order (:func:`_later_write`)?  The missed read and the read of a later write of the
-    module text, without their race: a relaxed data read of the old value after the flag is stale
-    too (morally strong, so no race)."""
+    """Does no read of execution ``v`` (coherence order ``co``) miss a write of its location
+    (:func:`_misses`) or see one meant to come after it?  The missed read and the read of a later
+    write of the module text, without their race: a relaxed data read of the old value after the
+    flag is stale too (morally strong, so no race)."""
     src = {r: s for s, r in v.rf_all.pairs()}
     for r in v.ev:
         s = src.get(r.eid)
         if r.kind != "R" or s is None:
             continue
-        if any(w.kind == "W" and w.loc == r.loc and w.eid != s and vo.has(w.eid, r.eid) and not co.has(w.eid, s)
-               for w in v.ev):
+        if any(w.kind == "W" and w.loc == r.loc and _misses(vo, co, w.eid, r.eid, s) for w in v.ev):
             return False
         # a read of a write meant to come after it (same thread too: an async copy's read); a path
         # from R to S in ``vo`` does not use R's own reads-from edge, so this is :func:`_later_write`
@@ -396,12 +399,11 @@ def _missed(v: Execution, vo: Rel, co: Rel, named: Mapping[tuple[int, int], Raci
         if (a, b) in early:
             stale.append(rp)
             continue
-        if v.ev[b].kind != "R" or not vo.has(a, b):
+        if v.ev[b].kind != "R":
             continue
         src = next((s for s, rr in v.rf_all.pairs() if rr == b), None)
-        if src is None or src == a or co.has(a, src):
-            continue
-        stale.append(rp)
+        if src is not None and _misses(vo, co, a, b, src):
+            stale.append(rp)
     return stale + _lost_writes(v, vo, co, named)
 
 
