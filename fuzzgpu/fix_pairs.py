@@ -27,8 +27,9 @@ if TYPE_CHECKING:
     from .model.race import RaceAnalysis
 
 
-class ChangeLike(Protocol):
-    """What this module reads of a :class:`fuzzgpu.fixes.Change`."""
+class ChangeLike(tensormap_fixes.Change, Protocol):
+    """What this module reads of a :class:`fuzzgpu.fixes.Change` (``op`` and ``new`` as
+    :mod:`fuzzgpu.tensormap_fixes` reads them, and its place, text and rank)."""
 
     @property
     def thread(self) -> int: ...
@@ -40,13 +41,7 @@ class ChangeLike(Protocol):
     def text(self) -> str: ...
 
     @property
-    def op(self) -> str: ...
-
-    @property
     def rank(self) -> tuple[int, ...]: ...
-
-    @property
-    def new(self) -> Instruction | None: ...
 
 
 C = TypeVar("C", bound=ChangeLike)
