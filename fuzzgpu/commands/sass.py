@@ -284,6 +284,9 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
                 f"synchronisation points mapped one-to-one)")
             for why in fn.unchecked:
                 console.print(f"  [yellow]not checked:[/] {escape(why)}")
+            if args.details:  # how the operations not mapped one-to-one were checked
+                for note in fn.notes:
+                    console.print(f"  note: {escape(note)}")
             for s in fn_rows:
                 assert s.finding is not None
                 k = reasons.setdefault(s.finding.reason, len(reasons) + 1)
