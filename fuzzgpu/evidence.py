@@ -175,18 +175,19 @@ class EvidenceBackend:
         backend, arch, toolchain = self.identity()
         return self.cache.key(program, config, backend, arch, toolchain)
 
+    def answers(self, program: Program, config: RunConfig) -> bool:
+        """Whether :meth:`run` answers ``program`` under ``config`` from the cache alone: a
+        deterministic backend's answer, or enough instances run before."""
+        ev = self.cache.get(self.key(program, config))
+        return ev is not None and (bool(getattr(self.inner, "deterministic", False)) or ev.instances >= config.instances)
+
     def prepare(self, programs: Sequence[Program], config: RunConfig) -> None:
         """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs
         the cache will not answer with ``config``."""
         prepare = getattr(self.inner, "prepare", None)
         if prepare is None:
             return
-        deterministic = getattr(self.inner, "deterministic", False)
-        todo = []
-        for p in programs:
-            ev = self.cache.get(self.key(p, config))
-            if ev is None or not (deterministic or ev.instances >= config.instances):
-                todo.append(p)
+        todo = [p for p in programs if not self.answers(p, config)]
         if todo:
             prepare(todo)
 
@@ -195,8 +196,7 @@ class EvidenceBackend:
         ``advice``, what the caller knows of the program, when there is some)."""
         key = self.key(program, config)
         ev = self.cache.get(key)
-        deterministic = getattr(self.inner, "deterministic", False)
-        if ev is not None and (deterministic or ev.instances >= config.instances):
+        if ev is not None and self.answers(program, config):
             self.cached_runs += 1
             return ev.histogram()
         have = ev.instances if ev else 0

@@ -168,8 +168,9 @@ class Campaign:
         self.batch = BATCH.get(getattr(backend, "name", ""), 1)
         self._replay: tuple | None = None  # _Replay's args: the next run re-draws to that failure
         self._resume: Resume | None = None  # the next run shrinks from a batch's failing candidate
-        #: shrink candidates checked in batches (campaign/speculate.py): a backend whose answer is the program's
-        self.speculate = self.batch > 1 and bool(getattr(backend, "deterministic", False))
+        #: shrink candidates compiled, checked and run in batches (campaign/speculate.py): every backend
+        #: that compiles in batches (a GPU's shrink candidate alone cost ~1.6 CPU s of nvcc and SASS check)
+        self.speculate = self.batch > 1
         from ..stress.campaign import CampaignTuner
 
         self.tuner = CampaignTuner(profile.tune_share, getattr(backend, "name", ""), self.state.tuning,
@@ -409,7 +410,7 @@ class Campaign:
         ``prepare``), then judges them in order; at the first new failure the run ends (``"replay"``);
         the next run (``replay``: :class:`_Replay`'s args), under the same seed, re-draws the same
         programs up to that one and shrinks it as a failure found while generating is.  A shrink on
-        a deterministic backend checks its candidates in batches (:mod:`~fuzzgpu.campaign.speculate`):
+        such a backend compiles, checks and runs its candidates in batches (:mod:`~fuzzgpu.campaign.speculate`):
         ``resume``, where the last run's shrink goes on."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
         from hypothesis.errors import Flaky
@@ -438,6 +439,14 @@ class Campaign:
             if found and restart:
                 raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0]))
 
+        def config_of(program: Program) -> RunConfig:
+            """The run configuration ``program`` is judged with: while shrinking, enough instances to
+            see the failure's rate 3 times; the program's family's tuned stress knobs."""
+            n = None
+            if target_rate and target_rate[0] > 0:
+                n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
+            return self.tuner.stress_for(program, self.config_for(n))[0]
+
         def judge(program: Program, timed: bool = True) -> None:
             if timed and (self.stop_requested or time.monotonic() > deadline):
                 if not self.stop_requested:
@@ -446,10 +455,7 @@ class Campaign:
             if timed and first_failure and time.monotonic() - first_failure[0] > self.profile.shrink_seconds:
                 check_kept(False)
                 raise _ShrinkTimeout()
-            n = None
-            if target_rate and target_rate[0] > 0:
-                n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
-            cfg, _ = self.tuner.stress_for(program, self.config_for(n))
+            cfg = config_of(program)
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
             self.state.programs += 1
@@ -558,7 +564,7 @@ class Campaign:
             """A shrink candidate: judged when the evidence cache answers it, else kept for a batch."""
             now = time.monotonic()
             over = self.stop_requested or now > deadline or now - first_failure[0] > self.profile.shrink_seconds
-            if spec is not None and not over and self.backend.cache.get(self.backend.key(program, self.config_for())) is None:
+            if spec is not None and not over and not self.backend.answers(program, config_of(program)):
                 if spec.keep(program):
                     check_kept(True)
                 return

@@ -1,17 +1,21 @@
-"""Shrinking by batches on a backend whose answer is a function of the program (``static``).
+"""Shrinking by batches: the candidates of a shrink compiled, checked (and run) a batch at a time.
 
-Hypothesis's shrinker asks one candidate at a time, and a static check of one program costs ~0.9 CPU s,
-nearly all of it nvcc's and nvdisasm's start-up; a batch of 8 costs about as much as one
-(:func:`fuzzgpu.backends.static.check_batch`).  So while a shrink is under way, a candidate the
-evidence cache cannot answer is not checked at once: it is answered "passes" for now and kept
+Hypothesis's shrinker asks one candidate at a time, and one program's compile costs ~0.9 CPU s of
+static check (nvcc and nvdisasm, nearly all start-up) and, on a GPU, ~0.7 more of harness nvcc; a batch
+of 8 costs about as much as one (:func:`fuzzgpu.backends.static.check_batch`,
+:meth:`fuzzgpu.backends.cuda.HarnessBuilder.prepare`).  So while a shrink is under way, a candidate
+the evidence cache cannot answer is not judged at once: it is answered "passes" for now and kept
 (:class:`Speculation`), and Hypothesis goes on to its next candidate -- the one it asks when the
 kept one passes, which most do.  Every :data:`AHEAD` kept candidates (and before the shrink ends,
-or its time or the campaign's deadline cuts it short; not on Ctrl-C) the kept ones are checked as one
-batch and judged in order, each counted as a program.  When none fails, every provisional answer was the true one.  When one fails, it is the
-step the shrinker would have taken: the run ends (:class:`ShrinkRestart`) and the next run shrinks
-from it (its choice sequence handed to Hypothesis through the example database's secondary
-corpus, :func:`fuzzgpu.campaign.database.example_database`'s ``seed``); the candidates Hypothesis
-asked after it were asked on a wrong answer, and their verdicts stay in the evidence cache.
+or its time or the campaign's deadline cuts it short; not on Ctrl-C) the kept ones are compiled and
+checked as one batch, then judged in order (a GPU backend runs each then), each counted as a
+program.  When none fails, every provisional answer was the answer its judgement gave (on a GPU, its
+run's sample: the answer Hypothesis would have had asking it alone).  When one fails, it is the step
+the shrinker would have taken: the run ends (:class:`ShrinkRestart`) and the next run shrinks from it
+(its choice sequence handed to Hypothesis through the example database's secondary corpus,
+:func:`fuzzgpu.campaign.database.example_database`'s ``seed``; the evidence cache answers it there,
+its instances run); the candidates Hypothesis asked after it were asked on a wrong answer, and their
+verdicts stay in the evidence cache.
 
 Nothing is judged by anything but the property on the backend's check of the program itself: a
 candidate is a finding only when its batch's check fails it (the batch's check is the single one,

@@ -91,6 +91,11 @@ def test_evidence_cache_makes_answers_deterministic_and_only_grows(tmp_path):
     # the key separates backends (a fault is another backend)
     b3 = EvidenceBackend(SimBackend(), EvidenceCache(tmp_path / "ev"))
     assert BAD not in dict(b3.run(MP, RunConfig(instances=50_000)).counts)
+    # what it answers without running: a sample as large as asked for (a shrink's candidate is
+    # then judged at once; one it cannot answer waits for its batch: campaign/speculate.py)
+    assert b.answers(MP, RunConfig(instances=50_000)) and b.answers(MP, RunConfig(instances=10))
+    assert not b.answers(MP, RunConfig(instances=50_001))
+    assert not b.answers(MP, RunConfig(instances=10, ctas_per_sm=2))  # other stress: another distribution
 
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")

@@ -15,7 +15,9 @@ import re
 import pytest
 
 from fuzzgpu import properties
+from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.backends.static import StaticBackend
+from fuzzgpu.campaign import engine
 from fuzzgpu.campaign.database import example_database
 from fuzzgpu.campaign.engine import Campaign
 from fuzzgpu.campaign.speculate import AHEAD, current_choices
@@ -139,3 +141,67 @@ def test_a_static_shrink_checks_its_candidates_in_batches(tmp_path, monkeypatch)
     program = program_from_json(entry["program"])
     verdict = properties.MODEL.check(program, StaticBackend("sm_90").run(program, own=True))
     assert verdict.failed and verdict_signature(program, verdict) == entry["signature"]
+
+
+class BatchedSim(SimBackend):
+    """The sim backend (a sample of the oracle's outcomes, not a function of the program) with the
+    ``prepare`` a compiling GPU backend has: what a batch was asked to compile is recorded."""
+
+    def __init__(self, fault: str) -> None:
+        super().__init__(fault)
+        self.batches: list[int] = []
+
+    def prepare(self, programs: list) -> None:
+        self.batches.append(len(programs))
+
+
+MP_PROFILE = """
+description = "MP only (tests)"
+[shapes]
+MP = 1
+[annotations]
+loads = ["weak", "acquire"]
+stores = ["weak", "release"]
+fences = ["none", "acq_rel"]
+scopes = ["cta", "gpu"]
+placements = ["same-cta", "different-ctas"]
+[sim]
+instances = 20_000
+[hypothesis]
+max_examples = 40
+shrink_seconds = 600
+"""
+
+
+def test_a_sampled_backends_shrink_runs_its_candidates_in_batches(tmp_path, monkeypatch) -> None:
+    """A GPU campaign's shrink (a sample per candidate, not a function of the program) keeps its
+    candidates and judges them a batch at a time, as the static one does: the cuda backend's
+    batching (``BATCH["cuda"]``) on the sim backend, counted in runs, never in seconds."""
+    whys: list[str] = []
+    one_run = Campaign._one_run
+
+    def runs(self: Campaign, deadline: float, replay: tuple | None = None, resume: object = None) -> str:
+        whys.append(one_run(self, deadline, replay, resume))
+        return whys[-1]
+
+    monkeypatch.setattr(Campaign, "_one_run", runs)
+    monkeypatch.setitem(engine.BATCH, "sim", engine.BATCH["cuda"])
+    prof = tmp_path / "mp.toml"
+    prof.write_text(MP_PROFILE)
+    be = BatchedSim("relacq-as-relaxed")
+    c = Campaign(load_profile(str(prof)), be, tmp_path / "corpus", "model", seed=3, out=io.StringIO(), live=False)
+    assert c.speculate and not be.deterministic
+    c.max_findings = 1
+    result = c.run(3600)
+    assert whys[0] == "replay" and whys[-1] == "finding"
+    assert len(result.new_findings) == 1 and result.new_findings[0]["shrunk"]
+    shrink_batches = [n for n in be.batches if n <= AHEAD]
+    assert shrink_batches and max(shrink_batches) > 1  # candidates judged together
+    assert len(shrink_batches) < c.state.shrink_programs / 2  # far fewer compiles than candidates judged
+    entry = json.loads((tmp_path / "corpus" / result.new_findings[0]["file"]).read_text())
+    program = program_from_json(entry["program"])
+    assert program.name == "MP" and len(program.threads) == 2
+    # the saved program fails when run alone (its own sample)
+    from fuzzgpu.backends.base import RunConfig
+
+    assert properties.MODEL.check(program, SimBackend("relacq-as-relaxed").run(program, RunConfig(instances=20_000))).failed
