@@ -203,17 +203,21 @@ def is_sticky(message: str) -> bool:
     return any(k.lower() in message.lower() for k in _STICKY)
 
 
-def _ck(result: Any) -> Any:
-    """Unwrap a cuda.bindings call result ``(err, *values)``; raise UserError on an error, and
-    :class:`GpuFault` on one that loses the context."""
+#: how a driver error's message starts (a campaign keeps the program it refused: ``D/refused/``)
+DRIVER_ERROR = "CUDA driver error"
+
+
+def _ck(result: Any, call: str) -> Any:
+    """Unwrap the result ``(err, *values)`` of the cuda.bindings call ``call``; raise UserError on
+    an error (naming the call), and :class:`GpuFault` on one that loses the context."""
     if isinstance(result, tuple):
         err, rest = result[0], result[1:]
     else:
         err, rest = result, ()
     if int(err) != 0:
         if is_sticky(repr(err)):
-            raise GpuFault(f"CUDA driver error {err!r}")
-        raise UserError(f"CUDA driver error {err!r}")
+            raise GpuFault(f"{DRIVER_ERROR} {err!r} from {call}")
+        raise UserError(f"{DRIVER_ERROR} {err!r} from {call}")
     if not rest:
         return None
     return rest[0] if len(rest) == 1 else rest
@@ -443,7 +447,7 @@ class CudaBackend(HarnessBuilder):
             self.ctx = self.device.make_context(flags=flags)
         except drv.Error as e:
             raise EnvError(f"cannot open a CUDA context: {e}") from None
-        _ck(cu.cuInit(0))
+        _ck(cu.cuInit(0), "cuInit")
         major, minor = self.device.compute_capability()
         self.arch = arch or f"sm_{major}{minor}"
         self.stream = drv.Stream()
@@ -470,7 +474,7 @@ class CudaBackend(HarnessBuilder):
     def context_flags(self) -> int:
         """The flags of this backend's CUDA context (cuCtxGetFlags; its scheduling:
         ``& CTX_SCHED_MASK``)."""
-        return int(_ck(self.cu.cuCtxGetFlags()))
+        return int(_ck(self.cu.cuCtxGetFlags(), "cuCtxGetFlags"))
 
     def describe(self) -> str:
         major, minor = self.device.compute_capability()
@@ -494,15 +498,15 @@ class CudaBackend(HarnessBuilder):
             self._keys[id(cubin)] = (cubin, key)  # (the bytes kept: their id is not reused meanwhile)
         mod = self._modules.pop(key, None)
         if mod is None:
-            mod = _ck(self.cu.cuModuleLoadData(cubin))
+            mod = _ck(self.cu.cuModuleLoadData(cubin), "cuModuleLoadData")
             while len(self._modules) >= MAX_MODULES:  # the least recently used goes
-                _ck(self.cu.cuModuleUnload(self._modules.pop(next(iter(self._modules)))))
+                _ck(self.cu.cuModuleUnload(self._modules.pop(next(iter(self._modules)))), "cuModuleUnload")
         self._modules[key] = mod  # (re)inserted last: the most recently used
         return mod
 
     def function(self, cubin: bytes, name: str) -> Any:
         """Load ``cubin`` (once) with cuModuleLoadData in the PyCUDA context; get ``name``."""
-        return _ck(self.cu.cuModuleGetFunction(self._module(cubin), name.encode()))
+        return _ck(self.cu.cuModuleGetFunction(self._module(cubin), name.encode()), "cuModuleGetFunction")
 
     def put_tensor_map(self, cubin: bytes, program: str, symbol: str, address: int, words: int) -> None:
         """Encode the harness's 1-D tensor map over the buffer at ``address`` (``words`` 32-bit
@@ -528,7 +532,7 @@ class CudaBackend(HarnessBuilder):
                 f"global address {address:#x}")
         raw = struct.pack("<16Q", *(int(q) for q in tmap.opaque))
         mod = self._module(cubin)
-        dptr, nbytes = _ck(self.cu.cuModuleGetGlobal(mod, symbol.encode()))
+        dptr, nbytes = _ck(self.cu.cuModuleGetGlobal(mod, symbol.encode()), "cuModuleGetGlobal")
         if int(nbytes) != len(raw):  # codegen declared the symbol: the harness's fault, never the program's
             raise GpuFault(f"{program}: harness bug: tensor map {symbol} is {int(nbytes)} bytes in the module, "
                            f"not the {len(raw)} of a CUtensorMap")
@@ -536,18 +540,18 @@ class CudaBackend(HarnessBuilder):
 
     def static_smem(self, func: Any) -> int:
         """A kernel's static shared memory in bytes (cuFuncGetAttribute)."""
-        return int(_ck(self.cu.cuFuncGetAttribute(self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func)))
+        return int(_ck(self.cu.cuFuncGetAttribute(self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func), "cuFuncGetAttribute"))
 
     def allow_shared(self, func: Any, nbytes: int) -> None:
         """Let ``func`` launch with ``nbytes`` of dynamic shared memory (above 48 KB needs opt-in)."""
         if nbytes > 48 * 1024:
             attr = self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            _ck(self.cu.cuFuncSetAttribute(func, attr, nbytes))
+            _ck(self.cu.cuFuncSetAttribute(func, attr, nbytes), "cuFuncSetAttribute")
 
     def launch(self, func: Any, grid: int, block: int, args: KernelArgs, pdl: bool = False, shared: int = 0) -> None:
         cu = self.cu
         if not pdl:
-            _ck(cu.cuLaunchKernel(func, grid, 1, 1, block, 1, 1, shared, self.custream, args.ptr, 0))
+            _ck(cu.cuLaunchKernel(func, grid, 1, 1, block, 1, 1, shared, self.custream, args.ptr, 0), "cuLaunchKernel")
             return
         cfg = cu.CUlaunchConfig()
         cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
@@ -559,20 +563,20 @@ class CudaBackend(HarnessBuilder):
         attr.value.programmaticStreamSerializationAllowed = 1
         cfg.attrs = [attr]
         cfg.numAttrs = 1
-        _ck(cu.cuLaunchKernelEx(cfg, func, args.ptr, 0))
+        _ck(cu.cuLaunchKernelEx(cfg, func, args.ptr, 0), "cuLaunchKernelEx")
 
     def graph(self, record: Callable[[], None]) -> Any:
         """Capture the launches ``record()`` makes on the stream into an executable graph."""
         cu = self.cu
-        _ck(cu.cuStreamBeginCapture(self.custream, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+        _ck(cu.cuStreamBeginCapture(self.custream, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture")
         try:
             record()
         finally:
-            g = _ck(cu.cuStreamEndCapture(self.custream))
-        return _ck(cu.cuGraphInstantiate(g, 0))
+            g = _ck(cu.cuStreamEndCapture(self.custream), "cuStreamEndCapture")
+        return _ck(cu.cuGraphInstantiate(g, 0), "cuGraphInstantiate")
 
     def graph_launch(self, gexec: Any) -> None:
-        _ck(self.cu.cuGraphLaunch(gexec, self.custream))
+        _ck(self.cu.cuGraphLaunch(gexec, self.custream), "cuGraphLaunch")
 
     def sync(self) -> None:
         self.stream.synchronize()

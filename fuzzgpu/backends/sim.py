@@ -25,6 +25,11 @@ least one) of the instances of the programs it hits show a value no store of the
 the last outcome key reads ``?``, as a GPU harness whose decoding fails shows it.  Properties report
 it as a harness or hardware fault, never as a forbidden outcome.  It fires in-process too.
 
+Driver fault: ``refused`` (rate as below) makes the run of the programs it hits fail as a launch the
+CUDA driver refuses (``CUDA driver error <CUDA_ERROR_INVALID_VALUE> from cuLaunchKernelEx``: the
+context lives on); a campaign counts the program not covered and keeps it in ``D/refused/``.  It
+fires in-process too.
+
 Reliability faults (for testing the campaign's worker supervision, docs/reliability.md): ``hang``
 (the run never returns: the process sleeps forever), ``slow`` (the run takes ``SLOW_SECONDS`` then
 returns: a time-out), ``crash`` (the process kills itself with SIGSEGV, like a GPU launch that dies on
@@ -62,7 +67,7 @@ from ..ir import (
 )
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
 
-FAULTS = ("relacq-as-relaxed", "timeout", "unwritten", "hang", "slow", "crash", "exit", "gpu-fault", "error")
+FAULTS = ("relacq-as-relaxed", "timeout", "unwritten", "refused", "hang", "slow", "crash", "exit", "gpu-fault", "error")
 #: faults that stop the process (or its answer): only in a supervised worker
 PROCESS_FAULTS = ("hang", "slow", "crash", "exit", "gpu-fault", "error")
 SLOW_SECONDS = 30.0
@@ -148,6 +153,13 @@ class SimBackend:
     def run(self, program: Program, config: RunConfig | None = None) -> Histogram:
         config = config or RunConfig()
         self._process_faults(program)
+        rate = self.faults.get("refused")
+        if rate is not None and fault_hits(program, "refused", rate):
+            from ..errors import UserError
+            from .cuda import DRIVER_ERROR
+
+            raise UserError(f"{DRIVER_ERROR} <CUresult.CUDA_ERROR_INVALID_VALUE: 1> from cuLaunchKernelEx "
+                            "(simulated: --sim-fault refused)")
         t0 = time.perf_counter()
         keys, outcomes, probs = self.outcome_space(program)
         from ..hashing import program_hash

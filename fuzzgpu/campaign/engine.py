@@ -422,7 +422,8 @@ class Campaign:
         best: list[tuple] = [resume.best] if resume else []
         prop = self.prop
         from ..evidence import program_hash
-        from ..workers.supervised import ProgramFault, quarantine
+        from ..backends.cuda import DRIVER_ERROR
+        from ..workers.supervised import REFUSED, ProgramFault, keep_refused, quarantine
 
         self.known |= self.corpus.signatures()  # findings other workers saved since the last run
         for key, path in self.corpus.classes().items():  # and their classes
@@ -489,6 +490,9 @@ class Campaign:
                 self._stop_on_gpu_fault(program, e, cfg)
             except (model.Unsupported, UserError) as e:
                 st["unsupported"] += 1
+                if str(e).startswith(DRIVER_ERROR):  # the driver refused it: kept for a person to diagnose
+                    if keep_refused(self.root, program, str(e), self.inner.describe(), cfg):
+                        e = UserError(f"{e} (the program kept in {self.root / REFUSED})")
                 self._note_not_covered(program.name, e)
                 self._refresh()
                 return

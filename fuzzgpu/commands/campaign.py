@@ -50,7 +50,8 @@ Backends:
           treated as relaxed) so that the campaign has something to find; --sim-fault
           timeout[:RATE] makes 1% of the instances of programs with a wait time out; --sim-fault
           unwritten[:RATE] makes 1% read a value no store wrote (`?`: a harness fault, reported
-          as such, never as a forbidden outcome)
+          as such, never as a forbidden outcome); --sim-fault refused[:RATE] fails some runs as
+          a launch the CUDA driver refuses (not covered; the program kept in DIR/refused/)
   static  no execution: compile each program's kernels with nvcc, disassemble, and report memory
           operations ptxas moved across a synchronisation point (e.g. ld.global.nc hoisted above
           griddepcontrol.wait)

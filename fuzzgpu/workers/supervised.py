@@ -351,18 +351,24 @@ class SupervisedBackend:
 # --------------------------------------------------------------------------------------------
 
 QUARANTINE = "quarantine"
+#: programs the driver refused to load or launch (a CUDA error that leaves the context usable): kept
+#: for a person to diagnose, not skipped later; at most :data:`MAX_REFUSED` records per corpus
+REFUSED = "refused"
+MAX_REFUSED = 200
 
 
-def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: str, config: Any) -> Path:
+def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: str, config: Any,
+               folder: str = QUARANTINE) -> Path:
     """Record a program that hung or crashed its worker: ``D/quarantine/<hash>.json`` (the fault,
     the program, the run configuration), ``<hash>.litmus`` and, when the static compile can make
-    it, ``<hash>.sass``.  Atomic writes; a second fault on the same program keeps the first file."""
+    it, ``<hash>.sass``.  Atomic writes; a second fault on the same program keeps the first file.
+    ``folder``: :data:`REFUSED` for a program the driver refused (:func:`keep_refused`)."""
     from ..corpus import litmus_text
     from ..evidence import program_hash
     from ..files import write_atomic
     from ..ir import program_to_json
 
-    d = Path(corpus_root) / QUARANTINE
+    d = Path(corpus_root) / folder
     h = program_hash(program)[:16]
     path = d / f"{h}.json"
     if path.exists():
@@ -403,10 +409,24 @@ def _sass_text(program: Any, backend: str) -> str | None:
         return None
 
 
+def keep_refused(corpus_root: Path, program: Any, error: str, backend: str, config: Any) -> Path | None:
+    """Record a program whose run the driver refused (``CUDA driver error ... from cuLaunchKernelEx``:
+    the context lives on, the program is counted not covered) in ``D/refused/``, as a quarantined
+    one is (fault kind ``driver-refused``), so that the refusal can be reproduced and diagnosed;
+    None when :data:`MAX_REFUSED` are kept already or the folder cannot be written."""
+    d = Path(corpus_root) / REFUSED
+    if d.is_dir() and sum(1 for _ in d.glob("*.json")) >= MAX_REFUSED:
+        return None
+    try:
+        return quarantine(corpus_root, program, ProgramFault("driver-refused", error, 0.0, 0.0), backend, config, folder=REFUSED)
+    except OSError:
+        return None
+
+
 def quarantined_hashes(corpus_root: Path) -> set[str]:
     d = Path(corpus_root) / QUARANTINE
     return {p.stem for p in d.glob("*.json")} if d.is_dir() else set()
 
 
-__all__ = ["DEFAULT_WATCHDOG", "MAX_DEADLINE", "MAX_RESTARTS", "BackendSpec", "Prepare", "ProgramFault", "SupervisedBackend", "quarantine",
-           "quarantined_hashes"]
+__all__ = ["DEFAULT_WATCHDOG", "MAX_DEADLINE", "MAX_REFUSED", "MAX_RESTARTS", "REFUSED", "BackendSpec", "Prepare", "ProgramFault",
+           "SupervisedBackend", "keep_refused", "quarantine", "quarantined_hashes"]

@@ -161,3 +161,22 @@ def test_the_fault_line_is_one_printable_line(tmp_path, monkeypatch):
     for text in (rec["fault"]["detail"], res.stopped_by_fault, out.getvalue()):
         assert "\x1b" not in text and "\x07" not in text, text
     assert rec["fault"]["detail"] == "trap\\x1b[31m in kernel\\x07"
+
+
+def test_a_program_the_driver_refuses_is_kept_and_the_campaign_goes_on(tmp_path):
+    """A launch the CUDA driver refuses (``CUDA_ERROR_INVALID_VALUE``: the context lives on) is not a
+    finding: the program is counted not covered -- and kept in ``D/refused/`` with its run
+    configuration, the H200 600 s run of 2026-12-03 lost 46 such programs undiagnosed."""
+    out = io.StringIO()
+    c = campaign(tmp_path, "refused:0.5", out)
+    res = c.run(3600)
+    root = tmp_path / "corpus"
+    recs = [json.loads(p.read_text()) for p in (root / "refused").glob("*.json")]
+    assert recs and res.session_programs > len(recs)  # some refused, the others judged
+    for rec in recs:
+        assert rec["fault"]["kind"] == "driver-refused" and "from cuLaunchKernelEx" in rec["fault"]["detail"]
+        assert rec["config"]["instances"] > 0 and (root / "refused" / rec["litmus"]).read_text().strip()
+    why = [k for k in c.state.not_covered if "CUDA_ERROR_INVALID_VALUE" in k]
+    assert why and all(f"kept in {root / 'refused'}" in k for k in why)
+    assert sum(c.state.not_covered[k] for k in why) >= len(recs)
+    assert not quarantined_hashes(root)  # not skipped later: a refusal may not repeat
