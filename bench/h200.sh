@@ -39,7 +39,7 @@
 #                            (CUDA events; NVML utilisation beside it), share of programs judged
 #                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
 #                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CTX=shared|per-worker
-#                            passes --gpu-context (default: the campaign's, shared); CLASSES=1 adds
+#                            passes --gpu-context (default: the campaign's, per-worker); CLASSES=1 adds
 #                            the bug classes found (bench/discovery_classes.py) and each entry's SASS;
 #                            the CPU seconds of the campaign's every process go to cpu.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,

@@ -268,6 +268,22 @@ MAX_CTAS_PER_SM = 2048 // CTA_THREADS
 RESERVED_SMEM_PER_CTA = 1024
 
 
+#: shared memory a CTA may use with no opt-in, static and dynamic together (CUDA Programming Guide,
+#: "Shared Memory": allocations above 48 KB per block need dynamic shared memory and an explicit
+#: opt-in; a kernel's default maximum of dynamic shared memory is 48 KB less its static size)
+SHARED_NO_OPT_IN = 48 * 1024
+
+
+def needs_shared_opt_in(static_smem: int, dynamic: int) -> bool:
+    """Whether a launch with ``dynamic`` bytes of dynamic shared memory of a kernel with
+    ``static_smem`` static bytes needs ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` raised
+    first: the sum is what counts.  (Opting in only when ``dynamic`` alone passed 48 KB let the
+    driver refuse 53 programs of the H200 600 s campaign of 2026-12-03 with CUDA_ERROR_INVALID_VALUE:
+    8,304-32,784 static bytes + 24,560-49,040 dynamic under ``ctas_per_sm = 4``;
+    bench/results/throughput/refused-replay/.)"""
+    return dynamic > 0 and static_smem + dynamic > SHARED_NO_OPT_IN
+
+
 def occupancy_shared_bytes(ctas_per_sm: int, smem_per_sm: int, static_smem: int) -> int:
     """Dynamic shared memory per CTA that caps the occupancy at ``ctas_per_sm`` CTAs per SM
     (RunConfig.ctas_per_sm; 0 or >= 8: no cap, 0 bytes).  With ``s`` bytes a CTA holds
@@ -543,8 +559,8 @@ class CudaBackend(HarnessBuilder):
         return int(_ck(self.cu.cuFuncGetAttribute(self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func), "cuFuncGetAttribute"))
 
     def allow_shared(self, func: Any, nbytes: int) -> None:
-        """Let ``func`` launch with ``nbytes`` of dynamic shared memory (above 48 KB needs opt-in)."""
-        if nbytes > 48 * 1024:
+        """Let ``func`` launch with ``nbytes`` of dynamic shared memory (:func:`needs_shared_opt_in`)."""
+        if needs_shared_opt_in(self.static_smem(func), nbytes):
             attr = self.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
             _ck(self.cu.cuFuncSetAttribute(func, attr, nbytes), "cuFuncSetAttribute")
 
@@ -630,7 +646,8 @@ class CudaBackend(HarnessBuilder):
         G = len(funcs)
         pdl_flags = [bool(spec.pdl[g]) if g < len(spec.pdl) else False for g in range(G)]
         use_pdl = [f and config.pdl for f in pdl_flags]
-        geo = launch_geometry(spec, config, self.smem_per_sm, self.static_smem(func) if config.ctas_per_sm else 0)
+        # the occupancy cap counts the largest static shared memory of the program's kernels (a grid's)
+        geo = launch_geometry(spec, config, self.smem_per_sm, max(self.static_smem(f) for f in funcs) if config.ctas_per_sm else 0)
         tc, C, nstress, grid, ninst, stride, shared = (geo.test_ctas, geo.cluster, geo.stress_ctas, geo.grid,
                                                        geo.instances_per_launch, geo.stride, geo.shared_bytes)
         launches = max(1, -(-config.instances // ninst))

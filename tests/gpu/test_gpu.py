@@ -210,3 +210,20 @@ def test_context_waits_block(backend) -> None:
     from fuzzgpu.backends.cuda import CTX_SCHED, CTX_SCHED_MASK
 
     assert backend.context_flags() & CTX_SCHED_MASK == CTX_SCHED["blocking"]
+
+
+def test_static_and_dynamic_shared_memory_together_are_opted_in(backend) -> None:
+    """The occupancy cap (``ctas_per_sm``) gives each CTA dynamic shared memory; with the harness's
+    static shared memory the sum passes 48 KB while the dynamic part alone does not.  The driver
+    refused such launches (CUDA_ERROR_INVALID_VALUE from cuLaunchKernel: 53 programs of the H200
+    600 s campaign of 2026-12-03) until the opt-in counted both (``cuda.needs_shared_opt_in``)."""
+    from fuzzgpu.backends.cuda import launch_geometry
+
+    p = litmus.parse_file(GPU / "HANDOFF-shared-opt-in.litmus")
+    cfg = RunConfig(instances=200_000, ctas_per_sm=4)
+    c = backend.harness(p)
+    static = backend.static_smem(backend.function(c.cubin, c.spec.kernel))
+    dynamic = launch_geometry(c.spec, cfg, backend.smem_per_sm, static).shared_bytes
+    assert static + dynamic > 48 * 1024 >= dynamic  # the case the old check missed
+    h = backend.run(p, cfg, compiled=c)
+    assert h.instances >= 200_000 and sum(n for _, n in h.counts) + h.timeouts == h.instances

@@ -63,6 +63,20 @@ def test_occupancy_cap_fits_k_and_not_k_plus_1() -> None:
     assert cuda.occupancy_shared_bytes(8, smem, static) == 0
 
 
+def test_shared_opt_in_counts_static_and_dynamic_together() -> None:
+    """CUDA Programming Guide, "Shared Memory": a block's shared memory above 48 KB needs the opt-in
+    (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), whose default is 48 KB less the kernel's static
+    size.  The H200 refused a harness with 8,816 static bytes launched with the 48,528 dynamic bytes
+    of ``ctas_per_sm = 4`` (57,344 in all) when only the dynamic part was compared with 48 KB."""
+    smem = 233_472  # the H200's shared memory per SM (cudaDevAttrMaxSharedMemoryPerMultiprocessor)
+    for static in (0, 8_816, 32_784):
+        dynamic = cuda.occupancy_shared_bytes(4, smem, static)
+        assert static + dynamic == 57_344 and cuda.needs_shared_opt_in(static, dynamic)
+    assert not cuda.needs_shared_opt_in(8_816, 0)  # no dynamic shared memory: nothing to raise
+    assert not cuda.needs_shared_opt_in(8_816, 48 * 1024 - 8_816)  # exactly 48 KB: the default holds
+    assert cuda.needs_shared_opt_in(8_816, 48 * 1024 - 8_816 + 1)
+
+
 def test_identity_cta_permutation() -> None:
     p = cuda.cta_permutations(10, 3, 1, permute=False)
     assert (p == list(range(10))).all()
