@@ -32,10 +32,12 @@ EVIDENCE_VERSION = 1
 
 def stress_key(config: RunConfig) -> dict[str, Any]:
     """The stress configuration of a run: everything in the RunConfig but the instance count and
-    the seed (runs differing only in those are samples of one distribution)."""
+    the seed, and how long a run goes on on timeouts (runs differing only in those are samples of
+    one distribution)."""
     d = config.to_json()
     d.pop("instances", None)
     d.pop("seed", None)
+    d.pop("timeout_stop", None)  # how long a run goes on, as instances
     return d
 
 
@@ -179,7 +181,12 @@ class EvidenceBackend:
         """Whether :meth:`run` answers ``program`` under ``config`` from the cache alone: a
         deterministic backend's answer, or enough instances run before."""
         ev = self.cache.get(self.key(program, config))
-        return ev is not None and (bool(getattr(self.inner, "deterministic", False)) or ev.instances >= config.instances)
+        if ev is None:
+            return False
+        if bool(getattr(self.inner, "deterministic", False)) or ev.instances >= config.instances:
+            return True
+        # a run that stopped early on its timeouts (RunConfig.timeout_stop): more would time out too
+        return 0 < config.timeout_stop <= ev.instances and 2 * ev.timeouts > ev.instances
 
     def prepare(self, programs: Sequence[Program], config: RunConfig) -> None:
         """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs

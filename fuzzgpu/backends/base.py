@@ -68,6 +68,11 @@ class RunConfig:
     # roles of different CTA groups in neighbouring CTAs (the next cluster, the one after, ...), the
     # same for every instance (cuda-litmus's stripe_workgroup), instead of a random distance
     stripe_ctas: bool = False
+    # -- how long a run goes on (like ``instances``: not a stress knob, not in the evidence key) --
+    # k > 0: a run whose first judged launch has more than half of its instances timed out (a wait
+    # that does not end under this stress) stops after k instances, the histogram's meta says so
+    # (``stopped_early``); 0: every instance asked for runs.  Campaigns set it (MAY_HANG_INSTANCES)
+    timeout_stop: int = 0
 
     def knobs_word(self) -> int:
         """The harness kernels' ``knobs`` argument (see codegen's fz_params): the runtime knobs

@@ -722,6 +722,20 @@ class CudaBackend(HarnessBuilder):
         busy = (drv.Event(), drv.Event())  # the GPU's time on this harness: its launches, first to last
         busy[0].record(self.stream)
         done = 0
+        h = np.zeros(spec.nbins + 1, dtype=np.uint64)
+        asked, stopped = launches, ""
+        keep = -(-config.timeout_stop // ninst) if config.timeout_stop > 0 else launches
+        if keep < launches:  # RunConfig.timeout_stop: the first launch judged (the next classifies it inline), then read
+            while done < min(launches, 2 if config.inline_check else 1):
+                one()
+                done += 1
+            self.sync()
+            drv.memcpy_dtoh(h, hist)
+            judged, timed_out = int(h.sum()), int(h[spec.nbins])
+            if judged and 2 * timed_out > judged:
+                launches = max(done, keep)
+                stopped = (f"{launches * ninst} of {asked * ninst} instances run: {timed_out} of the first launch's "
+                           f"{judged} timed out (RunConfig.timeout_stop {config.timeout_stop})")
         if gexec is not None:
             while done + per <= launches:
                 self.graph_launch(gexec)
@@ -732,7 +746,6 @@ class CudaBackend(HarnessBuilder):
         if config.inline_check:
             self.launch(func, grid, 256, at(a_check, launches), shared=shared)  # classify the last launch
         busy[1].record(self.stream)
-        h = np.zeros(spec.nbins + 1, dtype=np.uint64)
         self.sync()
         drv.memcpy_dtoh(h, hist)
         secs = time.perf_counter() - t0
@@ -767,6 +780,8 @@ class CudaBackend(HarnessBuilder):
         }
         if prov is not None:
             meta["provenance"] = prov
+        if stopped:
+            meta["stopped_early"] = stopped
         if G > 1:
             meta.update({
                 "grids": G,

@@ -166,14 +166,21 @@ class SimBackend:
 
         seed = int(hashlib.sha256(f"{program_hash(program)}:{config.seed}:{self.fault}".encode()).hexdigest()[:16], 16)
         counts: tuple[tuple[Any, int], ...] = ()
-        timeouts = self.timeouts(program, config.instances, bool(outcomes))
-        if outcomes and config.instances > timeouts:
+        instances = config.instances
+        timeouts = self.timeouts(program, instances, bool(outcomes))
+        stopped: tuple[tuple[str, Any], ...] = ()
+        if 0 < config.timeout_stop < instances and 2 * timeouts > instances:  # as the GPU harness stops (RunConfig)
+            instances = config.timeout_stop
+            timeouts = self.timeouts(program, instances, bool(outcomes))
+            stopped = (("stopped_early", f"{instances} of {config.instances} instances run: most timed out "
+                                         f"(RunConfig.timeout_stop {config.timeout_stop})"),)
+        if outcomes and instances > timeouts:
             rng = np.random.default_rng(seed)
-            drawn = rng.multinomial(config.instances - timeouts, probs)
+            drawn = rng.multinomial(instances - timeouts, probs)
             counts = tuple((o, int(c)) for o, c in zip(outcomes, drawn) if c)
             counts = self.unwritten(program, counts)
-        meta = (("simulation", True), ("device", "CPU simulation (not a GPU)"), ("fault", self.fault), ("seed", config.seed))
-        return Histogram(keys, counts, config.instances, timeouts, time.perf_counter() - t0, "sim", meta)
+        meta = (("simulation", True), ("device", "CPU simulation (not a GPU)"), ("fault", self.fault), ("seed", config.seed)) + stopped
+        return Histogram(keys, counts, instances, timeouts, time.perf_counter() - t0, "sim", meta)
 
     def timeouts(self, program: Program, instances: int, completes: bool) -> int:
         """How many of ``instances`` time out: all of them when the program has a wait and no

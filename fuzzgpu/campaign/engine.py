@@ -23,6 +23,7 @@ from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
 from ..ir import Program
 from ..profiles import Profile
+from ..stress.campaign import MAY_HANG_INSTANCES
 from .analyses import Analyses
 from .database import example_database
 from .records import keep_raw, reconcile
@@ -194,7 +195,9 @@ class Campaign:
             n = 1
         else:
             n = base.instances
-        return dataclasses.replace(base, instances=max(n, instances or 0), seed=self.state.seed)
+        # a run whose waits mostly time out stops early, as a program whose wait may hang is capped
+        stop = base.timeout_stop or MAY_HANG_INSTANCES
+        return dataclasses.replace(base, instances=max(n, instances or 0), seed=self.state.seed, timeout_stop=stop)
 
     def save_state(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -376,12 +379,15 @@ class Campaign:
                   sig: str, key: str, error: BaseException) -> None:
         keep_raw(self, program, verdict, hist, config, entry, sig, key, error)
 
-    def _count_timeouts(self, n: int, verdict: Any) -> None:
+    def _count_timeouts(self, n: int, verdict: Any, stopped: bool = False) -> None:
         """Timed-out instances and programs, by the model's verdict on the program's waits:
-        ``must-complete`` (a finding), ``may-hang`` (expected, also must-hang), ``unknown``."""
+        ``must-complete`` (a finding), ``may-hang`` (expected, also must-hang), ``unknown``;
+        ``stopped_early``: runs that stopped on their timeouts (``RunConfig.timeout_stop``)."""
         t = self.state.timeouts
         t["instances"] = t.get("instances", 0) + n
         t["programs"] = t.get("programs", 0) + 1
+        if stopped:
+            t["stopped_early"] = t.get("stopped_early", 0) + 1
         kind = {"must-complete": "must-complete", "may-hang": "may-hang", "must-hang": "may-hang"}.get(verdict.waits, "unknown")
         t[kind] = t.get(kind, 0) + 1
 
@@ -503,7 +509,7 @@ class Campaign:
             if not first_failure and self.tuner.due(program):
                 self._tune(program)
             if hist.timeouts:
-                self._count_timeouts(hist.timeouts, verdict)
+                self._count_timeouts(hist.timeouts, verdict, bool(dict(hist.meta).get("stopped_early")))
             if verdict.status == "unsupported":
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, verdict.reason)

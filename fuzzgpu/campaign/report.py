@@ -136,12 +136,14 @@ def exit_status_line(new: Any, unsaved: Any, stopped_by_fault: str | None = None
 
 
 def timeouts_line(t: Mapping[str, int]) -> str:
-    """``timeouts    N instance(s) in P program(s): F must complete (findings), E may hang (expected), U unknown``."""
+    """``timeouts    N instance(s) in P program(s): F must complete (findings), E may hang (expected), U unknown``
+    (and how many runs stopped early on their timeouts)."""
     if not t.get("instances"):
         return "timeouts    none"
     return (f"timeouts    {t['instances']} instance(s) timed out in {t.get('programs', 0)} program(s): "
             f"{t.get('must-complete', 0)} whose waits must complete (findings), {t.get('may-hang', 0)} that may hang "
-            f"(expected), {t.get('unknown', 0)} unknown")
+            f"(expected), {t.get('unknown', 0)} unknown"
+            + (f"; {t['stopped_early']} run(s) stopped early, most of their first launch timed out" if t.get("stopped_early") else ""))
 
 
 def _finding_line(f: Mapping[str, Any]) -> str:

@@ -186,3 +186,43 @@ def test_sim_campaign_finds_shrinks_and_replays_a_timeout_finding(tmp_path):
     text = fuzzgpu("explain", str(e.path)).stdout
     assert "ran out of their wait budget (a finding: the model says every wait completes)" in text
     assert "termination verdict: must-complete" in text
+
+
+# -- runs that stop on their timeouts (RunConfig.timeout_stop) -------------------------------------
+
+
+def test_a_run_whose_waits_time_out_stops_early_when_asked():
+    """A wait that never ends times every instance out; with ``timeout_stop`` the run stops after
+    that many instances and says so (the H200 600 s campaign of 2026-12-03 spent ~3/4 of its
+    CUDA-event GPU time in 664 runs with timeouts, up to 104 s for one program's 1e7 instances)."""
+    p = _p("MP-spin-flag-never-set")
+    full = SimBackend().run(p, RunConfig(instances=50_000))
+    assert full.instances == full.timeouts == 50_000 and "stopped_early" not in dict(full.meta)
+    h = SimBackend().run(p, RunConfig(instances=50_000, timeout_stop=2_000))
+    assert h.instances == h.timeouts == 2_000
+    assert dict(h.meta)["stopped_early"].startswith("2000 of 50000 instances run")
+    done = SimBackend().run(_p("Spin-MP-relacq-gpu"), RunConfig(instances=50_000, timeout_stop=2_000))
+    assert done.instances == 50_000 and done.timeouts == 0  # its waits end: every instance runs
+
+
+def test_evidence_of_a_run_stopped_on_timeouts_answers_the_same_question(tmp_path):
+    from fuzzgpu.evidence import EvidenceBackend, EvidenceCache, stress_key
+
+    p = _p("MP-spin-flag-never-set")
+    b = EvidenceBackend(SimBackend(), EvidenceCache(tmp_path))
+    cfg = RunConfig(instances=50_000, timeout_stop=2_000)
+    assert b.run(p, cfg).instances == 2_000 and b.fresh_runs == 1
+    assert b.answers(p, cfg) and b.run(p, cfg).instances == 2_000 and b.fresh_runs == 1  # not run again
+    assert not b.answers(p, RunConfig(instances=50_000))  # asked for every instance: the rest would run
+    assert stress_key(cfg) == stress_key(RunConfig())  # the run's length is not its stress: same evidence key
+
+
+def test_a_campaigns_runs_stop_on_timeouts(tmp_path):
+    import io
+
+    from fuzzgpu.campaign import Campaign
+    from fuzzgpu.stress.campaign import MAY_HANG_INSTANCES
+
+    c = Campaign(load_profile("all"), SimBackend(), tmp_path / "c", "race", seed=1, out=io.StringIO(), live=False)
+    assert c.config_for().timeout_stop == MAY_HANG_INSTANCES
+    assert "2 run(s) stopped early" in timeouts_line({"instances": 5, "programs": 2, "stopped_early": 2})

@@ -227,3 +227,17 @@ def test_static_and_dynamic_shared_memory_together_are_opted_in(backend) -> None
     assert static + dynamic > 48 * 1024 >= dynamic  # the case the old check missed
     h = backend.run(p, cfg, compiled=c)
     assert h.instances >= 200_000 and sum(n for _, n in h.counts) + h.timeouts == h.instances
+
+
+def test_a_run_whose_waits_time_out_stops_early(backend) -> None:
+    """``RunConfig.timeout_stop``: the harness judges its first launch, reads the histogram, and a
+    run with more than half of those instances timed out stops after ``timeout_stop`` instances
+    (whole launches); the histogram still adds up and says so."""
+    p = litmus.parse_file(Path(__file__).resolve().parents[1] / "litmus" / "termination" / "MP-spin-flag-never-set.litmus")
+    h = backend.run(p, RunConfig(instances=5_000_000, budget=1_000, timeout_stop=100_000))
+    meta = dict(h.meta)
+    per = meta["instances_per_launch"]
+    assert h.instances == h.timeouts == max(2, -(-100_000 // per)) * per < 5_000_000
+    assert "stopped_early" in meta and meta["sum_ok"]
+    ok = backend.run(litmus.parse_file(GPU / "MP-spin-relacq-gpu.litmus"), RunConfig(instances=2_000_000, timeout_stop=100_000))
+    assert ok.instances >= 2_000_000 and "stopped_early" not in dict(ok.meta)  # its waits end: every instance runs
