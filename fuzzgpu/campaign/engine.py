@@ -421,7 +421,7 @@ class Campaign:
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
         from hypothesis.errors import Flaky
 
-        from .. import model, strategies
+        from .. import model, properties, strategies
         from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
         target_rate: list[float] = [resume.target_rate] if resume else []
@@ -454,6 +454,18 @@ class Campaign:
                 n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
             return self.tuner.stress_for(program, self.config_for(n))[0]
 
+        def pruned(program: Program) -> bool:
+            """A shrink candidate that cannot fail the way the finding being shrunk failed (its
+            class, :func:`fuzzgpu.properties.may_fail_as`): it passes, neither compiled nor run
+            (counted per shape as ``pruned``, not as a program)."""
+            if not (first_failure and best) or prop is not properties.RACE:
+                return False
+            if properties.may_fail_as(program, getattr(best[0][2], "class_key", "")):
+                return False
+            st = self.state.shapes.setdefault(program.name, _new_shape_stats())
+            st["pruned"] = st.get("pruned", 0) + 1
+            return True
+
         def judge(program: Program, timed: bool = True) -> None:
             if timed and (self.stop_requested or time.monotonic() > deadline):
                 if not self.stop_requested:
@@ -462,6 +474,8 @@ class Campaign:
             if timed and first_failure and time.monotonic() - first_failure[0] > self.profile.shrink_seconds:
                 check_kept(False)
                 raise _ShrinkTimeout()
+            if timed and pruned(program):
+                return
             cfg = config_of(program)
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["programs"] += 1
@@ -574,6 +588,8 @@ class Campaign:
             """A shrink candidate: judged when the evidence cache answers it, else kept for a batch."""
             now = time.monotonic()
             over = self.stop_requested or now > deadline or now - first_failure[0] > self.profile.shrink_seconds
+            if not over and pruned(program):
+                return
             if spec is not None and not over and not self.backend.answers(program, config_of(program)):
                 if spec.keep(program):
                     check_kept(True)
