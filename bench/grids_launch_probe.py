@@ -1,10 +1,12 @@
 """Which stress configurations the driver refuses for programs of two grids (PDL and stream order).
 
-The H200 campaign of 2026-12-03 (bench/results/throughput/h200-600s) counted 46 programs "not
+The H200 campaign of 2026-12-03 (bench/results/throughput/h200-600s-4fc7c0d) counted 46 programs "not
 covered: CUDA driver error CUDA_ERROR_INVALID_VALUE", and the stress tuner failed with it on the
 ``grids`` shape families.  This probe runs litmus tests of two grids under the tuner's sample of
 stress configurations, each 2 launches, and writes every refusal with its configuration and the
-traceback's last lines.
+traceback's last lines.  (It reproduced none: the cause, found later from the programs the next
+run kept in ``D/refused/``, was the shared-memory opt-in of ``ctas_per_sm`` -- static + dynamic above
+48 KB with the dynamic part alone below it: bench/results/throughput/refused-replay/.)
 
     python bench/grids_launch_probe.py --out DIR        # grids-probe.json, one line per run on stdout
 """

@@ -53,7 +53,7 @@
 #   bench/h200.sh mixed      class L on the GPU: tests/litmus/race-mixed/*.litmus, 1e9 instances each (barrier,
 #                            spin 1000), then 1e8 under the H200-tuned TMA-store stress  -> race-mixed/ ~2 min
 #   bench/h200.sh fixed      bench/fixed_on_gpu.py: the fixed programs bench/refix.py wrote (FIXED=DIR, default
-#                            throughput/h200-600s/fixed), 1e7 instances each, judged by the race property -> fixed/ ~5 min
+#                            throughput/h200-600s-4fc7c0d/fixed), 1e7 instances each, judged by the race property -> fixed/ ~5 min
 #   bench/h200.sh ray        Ray with 3 actors on the GPU against --gpus 1 --workers-per-gpu 3
 #                            (bench/ray_h200.sh, SECONDS_PER_RUN=120; carry raybundle/) -> ray/     ~6 min
 #
@@ -265,7 +265,7 @@ runcost)
   echo "exit $?"; cat "$x/run-cost.md"
   ;;
 fixed)
-  timeout 500 python3 bench/fixed_on_gpu.py "${FIXED:-bench/results/throughput/h200-600s/fixed}" --instances 1e7 --deadline-s 420 \
+  timeout 500 python3 bench/fixed_on_gpu.py "${FIXED:-bench/results/throughput/h200-600s-4fc7c0d/fixed}" --instances 1e7 --deadline-s 420 \
     --out "$x" > "$x/fixed.txt" 2>&1
   echo "exit $?"; tail -n 4 "$x/fixed.txt"
   ;;

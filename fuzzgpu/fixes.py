@@ -586,7 +586,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         return None
     # and every other outcome only a race produces: a fix that leaves one possible is no fix -- the
     # fixed program would still fail the race property on the GPU (the H200 showed such outcomes in
-    # three "fixed" programs of 2026-12-03: bench/results/throughput/h200-600s/fixed-on-gpu-first.md)
+    # three "fixed" programs of 2026-12-03: bench/results/throughput/h200-600s-4fc7c0d/fixed-on-gpu-first.md)
     want |= frozenset(orig.racy)
     from .codegen.runnable import unrunnable_reasons
 

@@ -311,7 +311,7 @@ locations [P1:r0; P1:r1; P2:r0; P2:r1;]
 
 
 def test_a_wrong_parity_finding_whose_outcome_is_the_delivered_value_is_fixed():
-    """The H200's class-I finding (bench/results/throughput/h200-600s, 28d7e402134688da): the wait on
+    """The H200's class-I finding (bench/results/throughput/h200-600s-4fc7c0d, 28d7e402134688da): the wait on
     parity 1 of a fresh mbarrier returns at once, and the run showed only ``P1:r0=1; P1:r1=1`` -- the
     data happened to be there, but the wait missed the arrive (it races with it, ISA 8.10.1), so the
     outcome is one only a racy execution produces.  Waiting on phase 0 at .cluster (the arrive is in
@@ -353,7 +353,7 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
     assert not j.why and j.left == {stale}
 
 
-#: the H200 campaign's entry c42718cd9c9ccc83 (bench/results/throughput/h200-600s): two races in one
+#: the H200 campaign's entry c42718cd9c9ccc83 (bench/results/throughput/h200-600s-4fc7c0d): two races in one
 #: thread; the campaign observed only the .nc one's outcomes
 TWO_RACES_ONE_SEEN = """PTX HANDOFF
 {
