@@ -5,7 +5,7 @@ context usable), run again under the run configuration each was refused with, by
 
 Each row: the program's harness's static shared memory and the dynamic shared memory its
 ``ctas_per_sm`` gives (their sum against the 48 KB a launch may use without the opt-in:
-``fuzzgpu.backends.cuda.needs_shared_opt_in``), and whether it runs now.
+``fuzzgpu.backends.geometry.needs_shared_opt_in``), and whether it runs now.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def main() -> int:
     ap.add_argument("--deadline-s", type=float, default=240.0, help="stop starting programs after this many seconds")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    from fuzzgpu.backends.cuda import CudaBackend, launch_geometry, needs_shared_opt_in
+    from fuzzgpu.backends.cuda import CudaBackend
+    from fuzzgpu.backends.geometry import launch_geometry, needs_shared_opt_in
 
     recs = [json.loads(f.read_text()) for f in sorted(a.folder.glob("*.json"))]
     b = CudaBackend()

@@ -25,6 +25,7 @@ from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
 from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
+from .geometry import check_tensor_map_words, cta_permutations, launch_geometry, needs_shared_opt_in
 from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where, provenance, watch_bitmap
 
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
@@ -223,21 +224,6 @@ def _ck(result: Any, call: str) -> Any:
     return rest[0] if len(rest) == 1 else rest
 
 
-#: the largest buffer, in 32-bit elements, a harness tensor map covers: every coordinate of a
-#: tensor copy is a signed 32-bit integer (PTX ISA cp.async.bulk.tensor: ``tensorCoords``, .s32)
-TENSOR_MAP_MAX_WORDS = 2**31 - 1
-
-
-def check_tensor_map_words(program: str, words: int) -> None:
-    """Refuse (:class:`codegen.Unrunnable`) a tensor map over a buffer of more than
-    :data:`TENSOR_MAP_MAX_WORDS` 32-bit words: its last coordinates would not fit the signed
-    32-bit ``tensorCoords`` of a tensor copy (PTX ISA cp.async.bulk.tensor)."""
-    if words > TENSOR_MAP_MAX_WORDS:
-        raise codegen.Unrunnable(program, [
-            f"cp.async.bulk.tensor: the location buffer has {words} words, past the signed 32-bit coordinates of "
-            f"a tensor copy ({TENSOR_MAP_MAX_WORDS}); run fewer instances per launch or a smaller stride"])
-
-
 def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
     """The arguments of ``cuTensorMapEncodeTiled`` for the harness's 1-D tensor map over a buffer
     of ``words`` 32-bit elements at ``address``: UINT32 elements, rank 1, a box of
@@ -258,96 +244,6 @@ def tensor_map_args(cu: Any, address: int, words: int) -> tuple[Any, ...]:
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-    )
-
-
-#: threads per CTA of every harness kernel; an SM holds at most 2048 threads (sm_90): 8 such CTAs
-CTA_THREADS = 256
-MAX_CTAS_PER_SM = 2048 // CTA_THREADS
-#: shared memory the driver reserves per CTA (sm_80 and later: 1 KB)
-RESERVED_SMEM_PER_CTA = 1024
-
-
-#: shared memory a CTA may use with no opt-in, static and dynamic together (CUDA Programming Guide,
-#: "Shared Memory": allocations above 48 KB per block need dynamic shared memory and an explicit
-#: opt-in; a kernel's default maximum of dynamic shared memory is 48 KB less its static size)
-SHARED_NO_OPT_IN = 48 * 1024
-
-
-def needs_shared_opt_in(static_smem: int, dynamic: int) -> bool:
-    """Whether a launch with ``dynamic`` bytes of dynamic shared memory of a kernel with
-    ``static_smem`` static bytes needs ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` raised
-    first: the sum is what counts.  (Opting in only when ``dynamic`` alone passed 48 KB let the
-    driver refuse 53 programs of the H200 600 s campaign of 2026-12-03 with CUDA_ERROR_INVALID_VALUE:
-    8,304-32,784 static bytes + 24,560-49,040 dynamic under ``ctas_per_sm = 4``;
-    bench/results/throughput/refused-replay/.)"""
-    return dynamic > 0 and static_smem + dynamic > SHARED_NO_OPT_IN
-
-
-def occupancy_shared_bytes(ctas_per_sm: int, smem_per_sm: int, static_smem: int) -> int:
-    """Dynamic shared memory per CTA that caps the occupancy at ``ctas_per_sm`` CTAs per SM
-    (RunConfig.ctas_per_sm; 0 or >= 8: no cap, 0 bytes).  With ``s`` bytes a CTA holds
-    ``s + static + 1 KB``: k of them fit in ``smem_per_sm`` and k + 1 do not."""
-    if ctas_per_sm <= 0 or ctas_per_sm >= MAX_CTAS_PER_SM:
-        return 0
-    return max(0, smem_per_sm // ctas_per_sm - RESERVED_SMEM_PER_CTA - static_smem)
-
-
-def cta_permutations(grid_units: int, n: int, seed: int, permute: bool) -> Any:
-    """The ``n`` CTA (cluster) permutations the harness picks one of per launch: random
-    (RunConfig.permute_ctas, default) or the identity."""
-    import numpy as np
-
-    if not permute:
-        return np.stack([np.arange(grid_units) for _ in range(n)]).astype(np.uint16)
-    rng = np.random.default_rng(seed)
-    return np.stack([rng.permutation(grid_units) for _ in range(n)]).astype(np.uint16)
-
-
-@dataclass(frozen=True)
-class LaunchGeometry:
-    """What a RunConfig's stress knobs make of one launch: the grid, the CTAs' roles, the
-    shared memory per CTA and the scalar stress arguments of the harness kernels."""
-
-    test_ctas: int
-    stress_ctas: int
-    grid: int
-    cluster: int
-    instances_per_launch: int
-    stride: int  # words, after rounding to whole slots
-    mem_words: int  # words of one half of the location buffer (instances x global locations x stride)
-    shared_bytes: int  # dynamic shared memory per CTA (the occupancy cap)
-    spin: int
-    barrier: int
-    stress_lines: int
-    knobs: int  # RunConfig.knobs_word()
-    permute_ctas: bool
-
-
-def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: int = 228 * 1024,
-                    static_smem: int = 0) -> LaunchGeometry:
-    """The launch ``config`` asks for (pure; UserError for a test_ctas the harness cannot run,
-    :class:`codegen.Unrunnable` for a tensor-copy program whose location buffer, both halves, is
-    past a tensor map's 32-bit coordinates: refused here, before any buffer is allocated)."""
-    tc = config.test_ctas
-    if tc < 2 or tc & (tc - 1) or tc > 32768:
-        raise UserError(f"test_ctas must be a power of two in 2..32768 (got {tc})")
-    C = spec.cluster
-    if tc % C:
-        raise UserError(f"test_ctas {tc} is not a multiple of the cluster size {C}")
-    nstress = -(-config.stress // C) * C
-    stride = max(1, config.stride)
-    sw = max(1, spec.slot_words)
-    if sw > 1:  # 16-byte slots (bulk copies, mbarriers): a stride of whole slots
-        stride = -(-max(stride, sw) // sw) * sw
-    mem_words = tc * CTA_THREADS * spec.n_global_locs * stride
-    if spec.tensor_map:  # the map covers both halves of the buffer (CudaBackend.run_compiled)
-        check_tensor_map_words(spec.program, 2 * mem_words)
-    return LaunchGeometry(
-        test_ctas=tc, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=tc * CTA_THREADS,
-        stride=stride, mem_words=mem_words, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem),
-        spin=config.spin, barrier=1 if config.barrier else 0, stress_lines=max(1, config.stress_lines),
-        knobs=config.knobs_word(), permute_ctas=config.permute_ctas,
     )
 
 
@@ -806,5 +702,5 @@ class CudaBackend(HarnessBuilder):
         )
 
 
-__all__ = ["PROV_CAP", "PROV_COUNT", "PROV_LOG", "PROV_WATCH", "decode_where", "provenance", "watch_bitmap", "HarnessBuilder", "MAX_MODULES", "CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "TENSOR_MAP_MAX_WORDS", "check_tensor_map_words", "tensor_map_args", "LaunchGeometry", "launch_geometry", "occupancy_shared_bytes", "cta_permutations", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["PROV_CAP", "PROV_COUNT", "PROV_LOG", "PROV_WATCH", "decode_where", "provenance", "watch_bitmap", "HarnessBuilder", "MAX_MODULES", "CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "tensor_map_args", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]

@@ -129,7 +129,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "spin": (0, 2**31 - 1),
 }
 
-#: knobs the harness needs to be a power of two (backends.cuda.launch_geometry refuses others)
+#: knobs the harness needs to be a power of two (backends.geometry.launch_geometry refuses others)
 POWERS_OF_TWO = frozenset({"test_ctas"})
 
 

@@ -15,7 +15,7 @@ from fuzzgpu import fixes, properties
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.campaign import Campaign, load_profile
-from fuzzgpu.campaign.engine import end_reserve, report_reserve
+from fuzzgpu.campaign.limits import end_reserve, report_reserve
 from fuzzgpu.deadline import Deadline, DeadlinePassed, Watch
 from fuzzgpu.litmus import parse_file
 
@@ -140,7 +140,7 @@ def test_a_campaign_bounds_each_fix_search_and_the_entry_says_so_not_no_fix(tmp_
     """A campaign gives one finding's fix search FIX_SECONDS (here: a clock the search moves), far
     sooner than the session's deadline: the entry says the search stopped at its bound -- not "no
     fix", not cut short by the deadline -- and the same search unbounded (explain's) finds the pair."""
-    from fuzzgpu.campaign.engine import FIX_SECONDS
+    from fuzzgpu.campaign.limits import FIX_SECONDS
 
     out = io.StringIO()
     c = _campaign(tmp_path, out)

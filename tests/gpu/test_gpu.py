@@ -216,8 +216,8 @@ def test_static_and_dynamic_shared_memory_together_are_opted_in(backend) -> None
     """The occupancy cap (``ctas_per_sm``) gives each CTA dynamic shared memory; with the harness's
     static shared memory the sum passes 48 KB while the dynamic part alone does not.  The driver
     refused such launches (CUDA_ERROR_INVALID_VALUE from cuLaunchKernel: 53 programs of the H200
-    600 s campaign of 2026-12-03) until the opt-in counted both (``cuda.needs_shared_opt_in``)."""
-    from fuzzgpu.backends.cuda import launch_geometry
+    600 s campaign of 2026-12-03) until the opt-in counted both (``geometry.needs_shared_opt_in``)."""
+    from fuzzgpu.backends.geometry import launch_geometry
 
     p = litmus.parse_file(GPU / "HANDOFF-shared-opt-in.litmus")
     cfg = RunConfig(instances=200_000, ctas_per_sm=4)

@@ -272,7 +272,8 @@ def test_tensor_map_arguments():
 
 
 def test_a_buffer_past_32_bit_coordinates_is_refused():
-    from fuzzgpu.backends.cuda import TENSOR_MAP_MAX_WORDS, CudaBackend
+    from fuzzgpu.backends.cuda import CudaBackend
+    from fuzzgpu.backends.geometry import TENSOR_MAP_MAX_WORDS
 
     b = object.__new__(CudaBackend)
     b.cu = _fake_cu()
@@ -355,7 +356,7 @@ def test_launch_geometry_refuses_a_buffer_past_32_bit_coordinates():
     """2^23 instances (32768 CTAs of 256 threads) x 1 location x stride, both halves of the
     buffer: stride 64 is 2^30 words, stride 128 is 2^31 = TENSOR_MAP_MAX_WORDS + 1."""
     from fuzzgpu.backends.base import RunConfig
-    from fuzzgpu.backends.cuda import TENSOR_MAP_MAX_WORDS, launch_geometry
+    from fuzzgpu.backends.geometry import TENSOR_MAP_MAX_WORDS, launch_geometry
 
     spec = _tensor_spec()
     geo = launch_geometry(spec, RunConfig(test_ctas=32768, stride=64))

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from fuzzgpu import codegen, litmus
-from fuzzgpu.backends import cuda
+from fuzzgpu.backends import cuda, geometry
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.stress.space import BOUNDS, SPACE, StressConfig, sample
 from tests.paths import LITMUS
@@ -17,22 +17,22 @@ from tests.paths import LITMUS
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
 
 
-def _geometry(sc: StressConfig) -> cuda.LaunchGeometry:
+def _geometry(sc: StressConfig) -> geometry.LaunchGeometry:
     _, spec = codegen.harness_source(litmus.parse_file(MP))
-    return cuda.launch_geometry(spec, sc.run_config(), smem_per_sm=228 * 1024, static_smem=2048)
+    return geometry.launch_geometry(spec, sc.run_config(), smem_per_sm=228 * 1024, static_smem=2048)
 
 
 @pytest.mark.parametrize("knob", sorted(SPACE))
 def test_every_knob_changes_the_launch(knob: str) -> None:
     base = StressConfig()
     g0 = _geometry(base)
-    p0 = cuda.cta_permutations(g0.grid, 4, 7, base.permute_ctas)
+    p0 = geometry.cta_permutations(g0.grid, 4, 7, base.permute_ctas)
     for v in SPACE[knob]:
         if v == getattr(base, knob):
             continue
         sc = dataclasses.replace(base, **{knob: v})
         g = _geometry(sc)
-        perms = cuda.cta_permutations(g.grid, 4, 7, sc.permute_ctas)
+        perms = geometry.cta_permutations(g.grid, 4, 7, sc.permute_ctas)
         assert g != g0 or perms.shape != p0.shape or (perms != p0).any(), (knob, v)
 
 
@@ -56,11 +56,11 @@ def test_knobs_word_fields_are_distinct() -> None:
 def test_occupancy_cap_fits_k_and_not_k_plus_1() -> None:
     smem, static = 228 * 1024, 3000
     for k in (1, 2, 3, 4, 7):
-        s = cuda.occupancy_shared_bytes(k, smem, static)
-        per = s + static + cuda.RESERVED_SMEM_PER_CTA
+        s = geometry.occupancy_shared_bytes(k, smem, static)
+        per = s + static + geometry.RESERVED_SMEM_PER_CTA
         assert k * per <= smem < (k + 1) * per
-    assert cuda.occupancy_shared_bytes(0, smem, static) == 0
-    assert cuda.occupancy_shared_bytes(8, smem, static) == 0
+    assert geometry.occupancy_shared_bytes(0, smem, static) == 0
+    assert geometry.occupancy_shared_bytes(8, smem, static) == 0
 
 
 def test_shared_opt_in_counts_static_and_dynamic_together() -> None:
@@ -70,17 +70,17 @@ def test_shared_opt_in_counts_static_and_dynamic_together() -> None:
     of ``ctas_per_sm = 4`` (57,344 in all) when only the dynamic part was compared with 48 KB."""
     smem = 233_472  # the H200's shared memory per SM (cudaDevAttrMaxSharedMemoryPerMultiprocessor)
     for static in (0, 8_816, 32_784):
-        dynamic = cuda.occupancy_shared_bytes(4, smem, static)
-        assert static + dynamic == 57_344 and cuda.needs_shared_opt_in(static, dynamic)
-    assert not cuda.needs_shared_opt_in(8_816, 0)  # no dynamic shared memory: nothing to raise
-    assert not cuda.needs_shared_opt_in(8_816, 48 * 1024 - 8_816)  # exactly 48 KB: the default holds
-    assert cuda.needs_shared_opt_in(8_816, 48 * 1024 - 8_816 + 1)
+        dynamic = geometry.occupancy_shared_bytes(4, smem, static)
+        assert static + dynamic == 57_344 and geometry.needs_shared_opt_in(static, dynamic)
+    assert not geometry.needs_shared_opt_in(8_816, 0)  # no dynamic shared memory: nothing to raise
+    assert not geometry.needs_shared_opt_in(8_816, 48 * 1024 - 8_816)  # exactly 48 KB: the default holds
+    assert geometry.needs_shared_opt_in(8_816, 48 * 1024 - 8_816 + 1)
 
 
 def test_identity_cta_permutation() -> None:
-    p = cuda.cta_permutations(10, 3, 1, permute=False)
+    p = geometry.cta_permutations(10, 3, 1, permute=False)
     assert (p == list(range(10))).all()
-    assert not (cuda.cta_permutations(10, 3, 1, permute=True) == list(range(10))).all()
+    assert not (geometry.cta_permutations(10, 3, 1, permute=True) == list(range(10))).all()
 
 
 def test_harness_source_consumes_the_knobs() -> None:

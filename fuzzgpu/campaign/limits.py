@@ -1,0 +1,31 @@
+"""How much a campaign does at once and how long its steps may take: the programs compiled and
+checked per batch, a finding's fix search's bound, the part of ``--time`` kept for the end."""
+
+from __future__ import annotations
+
+#: programs drawn ahead and compiled and checked together (one nvcc, one nvdisasm) by the backends
+#: that compile, by backend name; the others judge each program as it is drawn.  The static check
+#: costs ~55 CPU ms per program in batches of 32 and ~35 in batches of 64, the harness nvcc ~111 and ~102 (16, 64:
+#: issue 29); on a GPU a batch is also the delay before its first run (64 harnesses: ~7 CPU s of nvcc)
+BATCH = {"static": 64, "cuda": 64, "auto": 64}
+
+
+#: seconds of fix search a campaign gives one finding (each candidate is a race analysis, ~0.6 s on
+#: an H200 host's core): a search past it stops, and the entry says so ("fix search stopped at its
+#: bound"), never "no fix"; ``fuzzgpu explain`` runs the whole search.  The session's deadline
+#: (less the report's reserve) and the profile's ``shrink_seconds`` cap it too.
+FIX_SECONDS = 10.0
+
+
+def end_reserve(seconds: float) -> float:
+    """Seconds of a ``--time`` kept for the end of the campaign (the last finding's save, its fix
+    search, the report): Hypothesis generates and shrinks until ``--time`` minus this."""
+    return min(15.0, 0.15 * seconds)
+
+
+def report_reserve(seconds: float) -> float:
+    """Seconds of a ``--time`` kept for the report alone: a fix search ends this long before the end."""
+    return min(5.0, 0.08 * seconds)
+
+
+__all__ = ["BATCH", "FIX_SECONDS", "end_reserve", "report_reserve"]
