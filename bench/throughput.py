@@ -33,6 +33,8 @@ def main() -> int:
     programs = sum(int(s.get("programs", 0)) for s in states)
     shrinking = sum(int(s.get("shrink_programs", 0)) for s in states)
     instances = sum(int(s.get("instances", 0)) for s in states)
+    # shrink candidates answered without a compile or a run (properties.may_fail_as), per shape
+    pruned = sum(int(sh.get("pruned", 0)) for s in states for sh in (s.get("shapes") or {}).values())
     gpu_s = sum(float(s.get("gpu_seconds", 0.0)) for s in states)
     wall = args.time or max(float(s.get("elapsed", 0.0)) for s in states)
     util = [float(x) for x in Path(args.nvml).read_text().split() if x.replace(".", "", 1).isdigit()] if args.nvml else []
@@ -40,7 +42,10 @@ def main() -> int:
         "workers": len(states), "programs": programs, "wall_s": round(wall, 1),
         "programs_per_hour": round(3600 * programs / wall) if wall else None,
         "shrink_share": round(shrinking / programs, 3) if programs else None,  # programs judged while shrinking
+        "shrink_pruned": pruned,  # shrink candidates not judged: they had no racy outcome
         "instances_per_program": round(instances / programs) if programs else None,
+        "runs_with_timeouts": sum(int(s.get("timeouts", {}).get("programs", 0)) for s in states),
+        "runs_stopped_early": sum(int(s.get("timeouts", {}).get("stopped_early", 0)) for s in states),
         "gpu_seconds": round(gpu_s, 1), "gpu_busy_share": round(gpu_s / (wall * args.gpus), 3) if wall else None,
         "gpu_util_nvml_mean": round(sum(util) / len(util) / 100, 3) if util else None,  # over the samples taken
         "nvml_samples": len(util),
