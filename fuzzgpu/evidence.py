@@ -185,8 +185,9 @@ class EvidenceBackend:
             return False
         if bool(getattr(self.inner, "deterministic", False)) or ev.instances >= config.instances:
             return True
-        # a run that stopped early on its timeouts (RunConfig.timeout_stop): more would time out too
-        return 0 < config.timeout_stop <= ev.instances and 2 * ev.timeouts > ev.instances
+        # a run that stopped early on its timeouts (RunConfig.timeout_stop; the backend's rule, on its
+        # first launch: the histogram's meta says so): more would time out too
+        return 0 < config.timeout_stop <= ev.instances and (bool(ev.meta.get("stopped_early")) or 2 * ev.timeouts > ev.instances)
 
     def prepare(self, programs: Sequence[Program], config: RunConfig) -> None:
         """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs

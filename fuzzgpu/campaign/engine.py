@@ -61,8 +61,9 @@ class PropertyFailed(Exception):
 @functools.lru_cache(maxsize=None)
 def _failed_as(key: str) -> type[PropertyFailed]:
     """One PropertyFailed subclass per kind of failure (``Verdict.class_key``): Hypothesis tells
-    failures apart by exception type, so a shrink keeps to the kind it started from (a race of one
-    class does not shrink into another)."""
+    failures apart by exception type, so failures of two kinds are two bugs to it, not one shrunk
+    into the other (with ``report_multiple_bugs=False`` it shrinks toward the smallest failing
+    example of any kind and reports that one)."""
     return type(f"PropertyFailed_{key}", (PropertyFailed,), {}) if key else PropertyFailed
 
 
@@ -172,7 +173,8 @@ class Campaign:
         else:
             n = base.instances
         # a run whose waits mostly time out stops early, as a program whose wait may hang is capped
-        stop = base.timeout_stop or MAY_HANG_INSTANCES
+        # (a profile's [stress] timeout_stop: its own bound; negative: off)
+        stop = max(0, base.timeout_stop or MAY_HANG_INSTANCES)
         return dataclasses.replace(base, instances=max(n, instances or 0), seed=self.state.seed, timeout_stop=stop)
 
     def save_state(self, force: bool = False) -> None:
@@ -398,6 +400,7 @@ class Campaign:
         from hypothesis.errors import Flaky
 
         from .. import model, properties, strategies
+        from ..model.liveness import waits
         from ..backends.cuda import GpuFault  # (no PyCUDA import: the module loads without a GPU)
 
         target_rate: list[float] = [resume.target_rate] if resume else []
@@ -412,15 +415,22 @@ class Campaign:
             self.classes.setdefault(key, path)
 
         first_failure: list[float] = [resume.started] if resume else []
+        keys: set[str] = set(resume.keys) if resume else set()  # the class keys of the failures this shrink met
         spec = Speculation() if self.speculate else None
 
         def check_kept(restart: bool) -> None:
             """The kept shrink candidates checked and judged; the first that fails is where the
-            next run's shrink starts (``restart``), else only counted (and kept in ``best``)."""
+            next run's shrink starts (``restart``), else only counted (and kept in ``best``).  At the
+            shrink's end (not ``restart``) a sampling backend's kept candidates are dropped unrun: up
+            to 8 GPU runs of up to the profile's ``max_instances`` each would outlast the deadline."""
+            if spec and not restart and not getattr(self.inner, "deterministic", False):
+                spec.drop()
+                return
             found = spec.check(lambda ps: self.backend.prepare(ps, self.config_for()), lambda p: judge(p, timed=False),
                                PropertyFailed) if spec else None
             if found and restart:
-                raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0]))
+                raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0],
+                                           frozenset(keys)))
 
         def config_of(program: Program) -> RunConfig:
             """The run configuration ``program`` is judged with: while shrinking, enough instances to
@@ -428,15 +438,19 @@ class Campaign:
             n = None
             if target_rate and target_rate[0] > 0:
                 n = min(self.profile.max_instances, math.ceil(3 / target_rate[0]))
-            return self.tuner.stress_for(program, self.config_for(n))[0]
+            cfg = self.tuner.stress_for(program, self.config_for(n))[0]
+            # only a spin loop times out: a program without one is not stopped to look (timeout_stop)
+            return cfg if not cfg.timeout_stop or waits(program) else dataclasses.replace(cfg, timeout_stop=0)
 
         def pruned(program: Program) -> bool:
-            """A shrink candidate that cannot fail the way the finding being shrunk failed (its
-            class, :func:`fuzzgpu.properties.may_fail_as`): it passes, neither compiled nor run
-            (counted per shape as ``pruned``, not as a program)."""
-            if not (first_failure and best) or prop is not properties.RACE:
+            """A shrink candidate that cannot fail the way any failure this shrink met failed (their
+            classes, :func:`fuzzgpu.properties.may_fail_as`; Hypothesis shrinks toward the smallest
+            failure of any kind): it passes, neither compiled nor run (counted per shape as
+            ``pruned``, not as a program).  Never one the evidence cache answers (a resumed
+            candidate, Hypothesis's replay of its best)."""
+            if not (first_failure and keys) or prop is not properties.RACE:
                 return False
-            if properties.may_fail_as(program, getattr(best[0][2], "class_key", "")):
+            if self.backend.answers(program, config_of(program)) or any(properties.may_fail_as(program, k) for k in keys):
                 return False
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["pruned"] = st.get("pruned", 0) + 1
@@ -463,7 +477,7 @@ class Campaign:
                 self._note_not_covered(program.name, "quarantined (hung or crashed the backend before)")
                 return
             try:
-                gpu0 = self.backend.gpu_seconds
+                gpu0, fresh0 = self.backend.gpu_seconds, self.backend.fresh_runs
                 # the model's analysis, once here: its possible outcomes go with the run (the backend's
                 # harness watches the others), its SC set counts the weak outcomes
                 advice = self.analyses.advice(program) if self.backend.takes_advice else None
@@ -499,7 +513,9 @@ class Campaign:
             if not first_failure and self.tuner.due(program):
                 self._tune(program)
             if hist.timeouts:
-                self._count_timeouts(hist.timeouts, verdict, bool(dict(hist.meta).get("stopped_early")))
+                # a run stopped early counted once: not again when the evidence cache answers it
+                self._count_timeouts(hist.timeouts, verdict,
+                                     self.backend.fresh_runs > fresh0 and bool(dict(hist.meta).get("stopped_early")))
             if verdict.status == "unsupported":
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, verdict.reason)
@@ -529,6 +545,7 @@ class Campaign:
                 if not target_rate:
                     target_rate.append(reproduction(verdict_hits(verdict), hist.instances)["rate"] or 1.0)
                     first_failure.append(time.monotonic())
+                keys.add(getattr(verdict, "class_key", ""))
                 k = size_key(program)
                 if not best or k < best[0][0]:
                     best[:] = [(k, program, verdict, hist, cfg)]
@@ -557,6 +574,7 @@ class Campaign:
                     first_failure.clear()  # judged as found while generating: the replay shrinks it
                     target_rate.clear()
                     best.clear()
+                    keys.clear()
             if failed:
                 raise _Replay(*failed)
 

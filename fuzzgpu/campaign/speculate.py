@@ -50,6 +50,8 @@ class Resume:
     started: float
     target_rate: float
     best: tuple
+    #: the class keys (``Verdict.class_key``) of the failures the shrink has met so far
+    keys: frozenset[str] = frozenset()
 
 
 class ShrinkRestart(BaseException):
@@ -76,6 +78,10 @@ class Speculation:
         """Keep ``program`` (Hypothesis's current example); True when :data:`AHEAD` are kept."""
         self.kept.append((program, current_choices()))
         return len(self.kept) >= self.ahead
+
+    def drop(self) -> None:
+        """Forget the kept candidates unchecked (their provisional "passes" was never a verdict)."""
+        self.kept = []
 
     def check(self, prepare: Callable[[list[Program]], None], judge: Callable[[Program], None],
               failed: type[BaseException]) -> tuple[Program, bytes] | None:

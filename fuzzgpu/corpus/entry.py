@@ -368,7 +368,9 @@ def make_entry(program: Program, verdict: Any, hist: Any, backend: Any, config: 
         "verdict": verdict.to_json(),
         "histogram": hist.to_json(),
         "environment": environment(backend, dict(hist.meta)),
-        "stress": config.to_json() if hasattr(config, "to_json") else dict(config),
+        # the stress the finding ran under; not a campaign's run-length bound (timeout_stop): a
+        # replay runs every instance it asks for
+        "stress": {k: v for k, v in (config.to_json() if hasattr(config, "to_json") else dict(config)).items() if k != "timeout_stop"},
         "sass": [_sass_lines(f) for f in verdict.sass],
         "reproduction": reproduction(verdict_hits(verdict), hist.instances, deterministic),
         "oracle": oracle_view(program),

@@ -38,5 +38,6 @@ def test_a_race_campaigns_shrink_prunes_candidates_that_cannot_fail(tmp_path) ->
     assert pruned > 0 and c.state.shrink_programs > 0  # pruned ones are not counted as programs
     for f in result.new_findings:  # every saved finding failed on the backend's own run
         e = json.loads((tmp_path / "c" / f["file"]).read_text())
+        assert "timeout_stop" not in e["stress"]  # a replay runs every instance it asks for
         p = program_from_json(e["program"])
         assert properties.RACE.check(p, SimBackend().run(p, RunConfig(instances=200_000))).failed

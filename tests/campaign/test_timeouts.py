@@ -215,6 +215,15 @@ def test_evidence_of_a_run_stopped_on_timeouts_answers_the_same_question(tmp_pat
     assert b.answers(p, cfg) and b.run(p, cfg).instances == 2_000 and b.fresh_runs == 1  # not run again
     assert not b.answers(p, RunConfig(instances=50_000))  # asked for every instance: the rest would run
     assert stress_key(cfg) == stress_key(RunConfig())  # the run's length is not its stress: same evidence key
+    # the backend's rule is on the first launch: a stopped run whose later instances timed out less
+    # (the meta says it stopped) answers the same question too
+    from fuzzgpu.evidence import Evidence
+
+    q = _p("Spin-MP-relacq-gpu")
+    ev = Evidence(q.outcome_keys())
+    ev.merge(Histogram(q.outcome_keys(), (), 2_000, 900, 0.1, "sim", (("stopped_early", "2000 of 50000 instances run"),)))
+    b.cache.put(b.key(q, cfg), ev)
+    assert b.answers(q, cfg) and not b.answers(q, RunConfig(instances=50_000))
 
 
 def test_a_campaigns_runs_stop_on_timeouts(tmp_path):
