@@ -38,9 +38,22 @@ def main() -> int:
     gpu_s = sum(float(s.get("gpu_seconds", 0.0)) for s in states)
     wall = args.time or max(float(s.get("elapsed", 0.0)) for s in states)
     util = [float(x) for x in Path(args.nvml).read_text().split() if x.replace(".", "", 1).isdigit()] if args.nvml else []
+    # what ran on the GPU: the evidence records the cuda backend wrote (one per program and stress,
+    # its fresh runs merged); "programs" above counts judgements, the evidence cache's answers to a
+    # program asked again (a shrink's resumes and replays) and the draws not covered included
+    runs = fresh = full = 0
+    for f in root.glob("evidence/*/*.json"):
+        e = json.loads(f.read_text())
+        if e.get("backend") == "cuda":
+            runs += int(e.get("runs", 0))
+            fresh += int(e.get("instances", 0))
+            full += int(e.get("instances", 0)) >= 10_000_000
     print(json.dumps({
         "workers": len(states), "programs": programs, "wall_s": round(wall, 1),
-        "programs_per_hour": round(3600 * programs / wall) if wall else None,
+        "programs_per_hour": round(3600 * programs / wall) if wall else None,  # judged (see gpu_runs)
+        "gpu_runs": runs, "gpu_runs_per_hour": round(3600 * runs / wall) if wall else None,
+        "gpu_programs_1e7_per_hour": round(3600 * full / wall) if wall else None,  # programs run with >= 1e7 instances
+        "gpu_instances": fresh,
         "shrink_share": round(shrinking / programs, 3) if programs else None,  # programs judged while shrinking
         "shrink_pruned": pruned,  # shrink candidates not judged: they had no racy outcome
         "instances_per_program": round(instances / programs) if programs else None,
