@@ -357,27 +357,8 @@ class Campaign:
                   sig: str, key: str, error: BaseException) -> None:
         keep_raw(self, program, verdict, hist, config, entry, sig, key, error)
 
-    def _count_timeouts(self, n: int, verdict: Any, stopped: bool = False) -> None:
-        """Timed-out instances and programs, by the model's verdict on the program's waits:
-        ``must-complete`` (a finding), ``may-hang`` (expected, also must-hang), ``unknown``;
-        ``stopped_early``: runs that stopped on their timeouts (``RunConfig.timeout_stop``)."""
-        t = self.state.timeouts
-        t["instances"] = t.get("instances", 0) + n
-        t["programs"] = t.get("programs", 0) + 1
-        if stopped:
-            t["stopped_early"] = t.get("stopped_early", 0) + 1
-        kind = {"must-complete": "must-complete", "may-hang": "may-hang", "must-hang": "may-hang"}.get(verdict.waits, "unknown")
-        t[kind] = t.get(kind, 0) + 1
-
     def _note_not_covered(self, shape: str, why: Any) -> None:
-        # the reason as a person reads it: its first line, never a Python class name ("UserError: nvcc: ...")
-        from .. import model
-
-        first = str(why).splitlines()[0] if str(why) else "(no reason given)"
-        text = f"{shape}: {'the oracle does not cover it: ' if isinstance(why, model.Unsupported) else ''}{first}"[:240]
-        nc = self.state.not_covered
-        if text in nc or len(nc) < 30:
-            nc[text] = nc.get(text, 0) + 1
+        self.state.note_not_covered(shape, why)
 
     def _print(self, line: str) -> None:
         if self._live_obj is not None:
@@ -514,8 +495,8 @@ class Campaign:
                 self._tune(program)
             if hist.timeouts:
                 # a run stopped early counted once: not again when the evidence cache answers it
-                self._count_timeouts(hist.timeouts, verdict,
-                                     self.backend.fresh_runs > fresh0 and bool(dict(hist.meta).get("stopped_early")))
+                self.state.count_timeouts(hist.timeouts, verdict.waits,
+                                          self.backend.fresh_runs > fresh0 and bool(dict(hist.meta).get("stopped_early")))
             if verdict.status == "unsupported":
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, verdict.reason)

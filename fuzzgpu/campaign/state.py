@@ -61,6 +61,28 @@ class State:
     #: "findings": {class key: findings}} for the report's plots over time
     timeline: list[dict[str, Any]] = field(default_factory=list)
 
+    def count_timeouts(self, n: int, waits: str, stopped: bool = False) -> None:
+        """Timed-out instances and programs, by the model's verdict on the program's ``waits``:
+        ``must-complete`` (a finding), ``may-hang`` (expected, also must-hang), ``unknown``;
+        ``stopped_early``: runs that stopped on their timeouts (``RunConfig.timeout_stop``)."""
+        t = self.timeouts
+        t["instances"] = t.get("instances", 0) + n
+        t["programs"] = t.get("programs", 0) + 1
+        if stopped:
+            t["stopped_early"] = t.get("stopped_early", 0) + 1
+        kind = {"must-complete": "must-complete", "may-hang": "may-hang", "must-hang": "may-hang"}.get(waits, "unknown")
+        t[kind] = t.get(kind, 0) + 1
+
+    def note_not_covered(self, shape: str, why: Any) -> None:
+        """Count a program not judged, by its reason as a person reads it: the first line, never a
+        Python class name ("UserError: nvcc: ..."); at most 30 reasons (then only those counted)."""
+        from .. import model
+
+        first = str(why).splitlines()[0] if str(why) else "(no reason given)"
+        text = f"{shape}: {'the oracle does not cover it: ' if isinstance(why, model.Unsupported) else ''}{first}"[:240]
+        if text in self.not_covered or len(self.not_covered) < 30:
+            self.not_covered[text] = self.not_covered.get(text, 0) + 1
+
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["schema"] = "fuzzgpu.campaign-state"
