@@ -44,3 +44,24 @@ COUNT_TEXT = """PTX SPIN-count
 exists (P1:r2 == 3)
 """
 COUNT = litmus.parse(COUNT_TEXT)
+
+
+#: a campaign profile of MP and LB only, a short Hypothesis run: the sim backend's fault
+#: relacq-as-relaxed gives it findings (tests/campaign)
+SIM_MP_PROFILE = """
+description = "MP and LB only, a short Hypothesis run (tests)"
+[shapes]
+MP = 3
+LB = 1
+[annotations]
+loads = ["weak", "acquire"]
+stores = ["weak", "release"]
+fences = ["none", "acq_rel"]
+scopes = ["cta", "gpu"]
+placements = ["same-cta", "different-ctas"]
+[sim]
+instances = 20_000
+[hypothesis]
+max_examples = 40
+shrink_seconds = 600
+"""

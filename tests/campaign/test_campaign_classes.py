@@ -21,26 +21,12 @@ from fuzzgpu import corpus as C
 from fuzzgpu.backends.sim import SimBackend
 from fuzzgpu.campaign import Campaign, example_database, load_profile
 
+from programs import SIM_MP_PROFILE  # tests/programs.py
+
 REPO = Path(__file__).resolve().parents[2]
 MP_CLASS = "model|*|forbidden:cycle through sync[memory]"
 
-PROFILE = """
-description = "MP and LB only, a short Hypothesis run (tests)"
-[shapes]
-MP = 3
-LB = 1
-[annotations]
-loads = ["weak", "acquire"]
-stores = ["weak", "release"]
-fences = ["none", "acq_rel"]
-scopes = ["cta", "gpu"]
-placements = ["same-cta", "different-ctas"]
-[sim]
-instances = 20_000
-[hypothesis]
-max_examples = 40
-shrink_seconds = 600
-"""
+PROFILE = SIM_MP_PROFILE
 
 
 def campaign(tmp_path: Path, runs: int, *, known: Path | None = None, fault: str = "relacq-as-relaxed") -> tuple[Campaign, str]:

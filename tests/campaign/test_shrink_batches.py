@@ -26,12 +26,27 @@ from fuzzgpu.ir import program_from_json
 from fuzzgpu.profiles import load_profile
 from fuzzgpu.sass import find_tool
 
+from programs import SIM_MP_PROFILE  # tests/programs.py
+
 needs_tools = pytest.mark.skipif(not (find_tool("nvcc") and (find_tool("nvdisasm") or find_tool("cuobjdump"))),
                                  reason="needs nvcc and nvdisasm/cuobjdump")
 
 
 class Big(Exception):
     pass
+
+
+def _why_runs_end(monkeypatch) -> list[str]:
+    """Why each Hypothesis run of a campaign ended (``Campaign._one_run``'s answers, in order)."""
+    whys: list[str] = []
+    one_run = Campaign._one_run
+
+    def runs(self: Campaign, deadline: float, replay: tuple | None = None, resume: object = None) -> str:
+        whys.append(one_run(self, deadline, replay, resume))
+        return whys[-1]
+
+    monkeypatch.setattr(Campaign, "_one_run", runs)
+    return whys
 
 
 def test_hypothesis_shrinks_from_the_seeded_example(tmp_path) -> None:
@@ -120,14 +135,7 @@ def test_a_static_shrink_checks_its_candidates_in_batches(tmp_path, monkeypatch)
         return real(text, *a, **k)
 
     monkeypatch.setattr(sass, "check_cu_source", spy)
-    whys: list[str] = []
-    one_run = Campaign._one_run
-
-    def runs(self: Campaign, deadline: float, replay: tuple | None = None, resume: object = None) -> str:
-        whys.append(one_run(self, deadline, replay, resume))
-        return whys[-1]
-
-    monkeypatch.setattr(Campaign, "_one_run", runs)
+    whys = _why_runs_end(monkeypatch)
     c = Campaign(load_profile("pdl"), StaticBackend("sm_90"), tmp_path / "corpus", "model", seed=1, out=io.StringIO(), live=False)
     assert c.speculate
     c.max_findings = 1
@@ -155,39 +163,16 @@ class BatchedSim(SimBackend):
         self.batches.append(len(programs))
 
 
-MP_PROFILE = """
-description = "MP only (tests)"
-[shapes]
-MP = 1
-[annotations]
-loads = ["weak", "acquire"]
-stores = ["weak", "release"]
-fences = ["none", "acq_rel"]
-scopes = ["cta", "gpu"]
-placements = ["same-cta", "different-ctas"]
-[sim]
-instances = 20_000
-[hypothesis]
-max_examples = 40
-shrink_seconds = 600
-"""
 
 
 def test_a_sampled_backends_shrink_runs_its_candidates_in_batches(tmp_path, monkeypatch) -> None:
     """A GPU campaign's shrink (a sample per candidate, not a function of the program) keeps its
     candidates and judges them a batch at a time, as the static one does: the cuda backend's
     batching (``BATCH["cuda"]``) on the sim backend, counted in runs, never in seconds."""
-    whys: list[str] = []
-    one_run = Campaign._one_run
-
-    def runs(self: Campaign, deadline: float, replay: tuple | None = None, resume: object = None) -> str:
-        whys.append(one_run(self, deadline, replay, resume))
-        return whys[-1]
-
-    monkeypatch.setattr(Campaign, "_one_run", runs)
+    whys = _why_runs_end(monkeypatch)
     monkeypatch.setitem(engine.BATCH, "sim", engine.BATCH["cuda"])
     prof = tmp_path / "mp.toml"
-    prof.write_text(MP_PROFILE)
+    prof.write_text(SIM_MP_PROFILE)
     be = BatchedSim("relacq-as-relaxed")
     c = Campaign(load_profile(str(prof)), be, tmp_path / "corpus", "model", seed=3, out=io.StringIO(), live=False)
     assert c.speculate and not be.deterministic
