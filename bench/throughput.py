@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from fuzzgpu.evidence import Evidence
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -43,11 +45,11 @@ def main() -> int:
     # program asked again (a shrink's resumes and replays) and the draws not covered included
     runs = fresh = full = 0
     for f in root.glob("evidence/*/*.json"):
-        e = json.loads(f.read_text())
-        if e.get("backend") == "cuda":
-            runs += int(e.get("runs", 0))
-            fresh += int(e.get("instances", 0))
-            full += int(e.get("instances", 0)) >= 10_000_000
+        e = Evidence.from_json(json.loads(f.read_text()))
+        if e.backend == "cuda":
+            runs += e.runs
+            fresh += e.instances
+            full += e.instances >= 10_000_000
     print(json.dumps({
         "workers": len(states), "programs": programs, "wall_s": round(wall, 1),
         "programs_per_hour": round(3600 * programs / wall) if wall else None,  # judged (see gpu_runs)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .backends.base import Histogram, RunConfig
+from .backends.base import Histogram, RunConfig, mostly_timed_out
 from .hashing import canonical, program_hash  # noqa: F401 -- public names of this module
 from .ir import Program
 from .files import UnreadableFile, read_regular, write_atomic
@@ -187,7 +187,7 @@ class EvidenceBackend:
             return True
         # a run that stopped early on its timeouts (RunConfig.timeout_stop; the backend's rule, on its
         # first launch: the histogram's meta says so): more would time out too
-        return 0 < config.timeout_stop <= ev.instances and (bool(ev.meta.get("stopped_early")) or 2 * ev.timeouts > ev.instances)
+        return 0 < config.timeout_stop <= ev.instances and (bool(ev.meta.get("stopped_early")) or mostly_timed_out(ev.timeouts, ev.instances))
 
     def prepare(self, programs: Sequence[Program], config: RunConfig) -> None:
         """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs

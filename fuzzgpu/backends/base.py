@@ -86,6 +86,11 @@ class RunConfig:
         return asdict(self)
 
 
+def mostly_timed_out(timeouts: int, instances: int) -> bool:
+    """``RunConfig.timeout_stop``'s rule: more than half of the instances judged so far timed out."""
+    return instances > 0 and 2 * timeouts > instances
+
+
 @dataclass(frozen=True)
 class Histogram:
     """Outcome counts of one run.  ``counts`` excludes timeouts; ``instances`` includes them."""
@@ -183,5 +188,5 @@ class Backend(Protocol):
     def describe(self) -> str: ...
 
 
-__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome", "fault_hits", "parse_fault_spec",
+__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome", "fault_hits", "mostly_timed_out", "parse_fault_spec",
            "DEFAULT_FAULT_RATE"]

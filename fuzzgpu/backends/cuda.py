@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
-from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
+from .base import Histogram, RunConfig, fault_hits, mostly_timed_out, parse_fault_spec
 from .geometry import check_tensor_map_words, cta_permutations, launch_geometry, needs_shared_opt_in
 from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where, provenance, watch_bitmap
 
@@ -628,7 +628,7 @@ class CudaBackend(HarnessBuilder):
             self.sync()
             drv.memcpy_dtoh(h, hist)
             judged, timed_out = int(h.sum()), int(h[spec.nbins])
-            if judged and 2 * timed_out > judged:
+            if mostly_timed_out(timed_out, judged):
                 launches = max(done, keep)
                 stopped = (f"{launches * ninst} of {asked * ninst} instances run: {timed_out} of the first launch's "
                            f"{judged} timed out (RunConfig.timeout_stop {config.timeout_stop})")

@@ -65,7 +65,7 @@ from ..ir import (
     Sem,
     Store,
 )
-from .base import Histogram, RunConfig, fault_hits, parse_fault_spec
+from .base import Histogram, RunConfig, fault_hits, mostly_timed_out, parse_fault_spec
 
 FAULTS = ("relacq-as-relaxed", "timeout", "unwritten", "refused", "hang", "slow", "crash", "exit", "gpu-fault", "error")
 #: faults that stop the process (or its answer): only in a supervised worker
@@ -169,7 +169,7 @@ class SimBackend:
         instances = config.instances
         timeouts = self.timeouts(program, instances, bool(outcomes))
         stopped: tuple[tuple[str, Any], ...] = ()
-        if 0 < config.timeout_stop < instances and 2 * timeouts > instances:  # as the GPU harness stops (RunConfig)
+        if 0 < config.timeout_stop < instances and mostly_timed_out(timeouts, instances):  # as the GPU harness stops (RunConfig)
             instances = config.timeout_stop
             timeouts = self.timeouts(program, instances, bool(outcomes))
             stopped = (("stopped_early", f"{instances} of {config.instances} instances run: most timed out "

@@ -235,3 +235,9 @@ def test_a_campaigns_runs_stop_on_timeouts(tmp_path):
     c = Campaign(load_profile("all"), SimBackend(), tmp_path / "c", "race", seed=1, out=io.StringIO(), live=False)
     assert c.config_for().timeout_stop == MAY_HANG_INSTANCES
     assert "2 run(s) stopped early" in timeouts_line({"instances": 5, "programs": 2, "stopped_early": 2})
+
+
+def test_the_stop_rule_is_more_than_half():
+    from fuzzgpu.backends.base import mostly_timed_out
+
+    assert mostly_timed_out(51, 100) and not mostly_timed_out(50, 100) and not mostly_timed_out(0, 0)
