@@ -43,10 +43,8 @@ SHARED_NO_OPT_IN = 48 * 1024
 def needs_shared_opt_in(static_smem: int, dynamic: int) -> bool:
     """Whether a launch with ``dynamic`` bytes of dynamic shared memory of a kernel with
     ``static_smem`` static bytes needs ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` raised
-    first: the sum is what counts.  (Opting in only when ``dynamic`` alone passed 48 KB let the
-    driver refuse 53 programs of the H200 600 s campaign of 2026-12-03 with CUDA_ERROR_INVALID_VALUE:
-    8,304-32,784 static bytes + 24,560-49,040 dynamic under ``ctas_per_sm = 4``;
-    bench/results/throughput/refused-replay/.)"""
+    first: the sum is what counts (a launch past it fails with CUDA_ERROR_INVALID_VALUE;
+    bench/results/throughput/refused-replay/)."""
     return dynamic > 0 and static_smem + dynamic > SHARED_NO_OPT_IN
 
 

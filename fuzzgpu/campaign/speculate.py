@@ -6,10 +6,11 @@ of 8 costs about as much as one (:func:`fuzzgpu.backends.static.check_batch`,
 :meth:`fuzzgpu.backends.cuda.HarnessBuilder.prepare`).  So while a shrink is under way, a candidate
 the evidence cache cannot answer is not judged at once: it is answered "passes" for now and kept
 (:class:`Speculation`), and Hypothesis goes on to its next candidate -- the one it asks when the
-kept one passes, which most do.  Every :data:`AHEAD` kept candidates (and before the shrink ends,
-or its time or the campaign's deadline cuts it short; not on Ctrl-C) the kept ones are compiled and
-checked as one batch, then judged in order (a GPU backend runs each then), each counted as a
-program.  When none fails, every provisional answer was the answer its judgement gave (on a GPU, its
+kept one passes, which most do.  Every :data:`AHEAD` kept candidates (and, on a deterministic
+backend, before the shrink ends or its time or the campaign's deadline cuts it short; not on
+Ctrl-C) the kept ones are compiled and checked as one batch, then judged in order (a GPU backend
+runs each then), each counted as a program; a GPU shrink's end drops the kept ones unrun (their
+runs would outlast the deadline).  When none fails, every provisional answer was the answer its judgement gave (on a GPU, its
 run's sample: the answer Hypothesis would have had asking it alone).  When one fails, it is the step
 the shrinker would have taken: the run ends (:class:`ShrinkRestart`) and the next run shrinks from it
 (its choice sequence handed to Hypothesis through the example database's secondary corpus,
