@@ -118,7 +118,7 @@ of the edges of the forbidding cycle, the verdict, the SASS reordering, or a for
 corpus keeps one entry per class, with the count and the signatures of the variants seen; a failing
 program of a class that has an entry is counted, not shrunk and not saved again.  The display and the
 report say "N findings in K classes".  A known-findings list (--known FILE, default DIR/known.json
-when present; the shipped one is corpus/known.json) names classes already understood and written
+when present; --known shipped: the list that comes with fuzzgpu, corpus/known.json) names classes already understood and written
 up: they are counted and shown, never saved, so a long campaign keeps looking for new ones.  A
 finding that cannot be saved as an entry (a bug, a full disk) is kept raw in DIR/raw/, reported, and
 the campaign goes on.
@@ -130,7 +130,7 @@ before the campaign starts; a GPU fault with --in-process, which stops the campa
 had saved).  The report's last line says which, and why.
 
 examples:
-  fuzzgpu campaign --time 600 --corpus fuzz-corpus --known corpus/known.json
+  fuzzgpu campaign --time 600 --corpus fuzz-corpus --known shipped
   fuzzgpu campaign --profile all --property race --backend sim --time 600 --corpus /tmp/disc
   fuzzgpu campaign --profile pdl --backend static --time 120 --corpus /tmp/pdl
   fuzzgpu campaign --profile pdl --backend static --time 120 --max-findings 1 --corpus /tmp/pdl
@@ -164,7 +164,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpus", default=None, metavar="all|N|IDS", help="one worker process per GPU (all visible, the first N, or a list)")
     parser.add_argument("--workers", type=_workers, default=None, metavar="N", help="N worker processes on one corpus (CPU backends; default 1)")
     parser.add_argument("--known", default=None, metavar="FILE",
-                        help="known-findings list (default: DIR/known.json when present): classes counted, never saved")
+                        help="known-findings list (default: DIR/known.json when present; 'shipped': the list that comes "
+                             "with fuzzgpu, the repository's corpus/known.json): classes counted, never saved")
     parser.add_argument("--workers-per-gpu", type=_workers, default=None, metavar="K",
                         help="with --gpus: K worker processes per GPU (default: the CPU cores over the GPUs, at least 1; "
                              "with --ray 1); several overlap one program's compile on the CPU with another's run on the GPU "
@@ -242,6 +243,9 @@ def run(args: argparse.Namespace) -> int:
     from ..campaign.run import refuse_unfailable
 
     refuse_unfailable(args.property, args.backend)  # before any worker starts (parallel, Ray)
+    from ..corpus.known import known_file
+
+    args.known = known_file(args.known)
     refuse_gpu_context(args)
     if args.ray is not None:
         return run_parallel_cli(args)

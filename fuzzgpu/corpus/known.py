@@ -15,6 +15,16 @@ from .entry import MAX_FILE_BYTES, SAFE_NAME_RE, CorpusError, _short, readable_c
 
 KNOWN_SCHEMA = "fuzzgpu.known"
 KNOWN_FILE = "known.json"
+#: ``--known shipped``: the list that comes with fuzzgpu (``fuzzgpu/corpus/known.json``, a copy of the
+#: repository's ``corpus/known.json``), so that a campaign from an installed wheel needs no clone
+SHIPPED = "shipped"
+
+
+def known_file(arg: str | None) -> str | None:
+    """The known-findings file ``--known`` names: its path, or for :data:`SHIPPED` the packaged list."""
+    if arg != SHIPPED:
+        return arg
+    return str(Path(__file__).with_name(KNOWN_FILE))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -414,3 +415,25 @@ def test_a_class_of_several_known_root_causes_is_known():
     assert match_known(f"race|*|{nc} + race:scope-too-small", known) is None
     assert match_known(f"race|*|race:scope-too-small + {wait}", known) is None
     assert match_known("race|*|race:scope-too-small", known) is None
+
+
+def test_the_shipped_known_list_is_the_repositorys():
+    """``--known shipped`` (a campaign from an installed wheel has no corpus/ beside it) reads the copy
+    that comes with the package: it must say what corpus/known.json says."""
+    from fuzzgpu.corpus.known import SHIPPED, known_file, load_known
+
+    root = Path(__file__).resolve().parents[2]
+    shipped = Path(known_file(SHIPPED) or "")
+    assert shipped.read_bytes() == (root / "corpus" / "known.json").read_bytes()
+    assert load_known(shipped) and known_file("x.json") == "x.json" and known_file(None) is None
+
+
+def test_a_campaign_with_the_shipped_known_list_runs_from_an_empty_folder(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--profile", "pdl", "--backend", "sim", "--time", "20",
+                        "--corpus", "c", "--known", "shipped", "--max-findings", "1", "--no-live", "--seed", "1"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode in (0, 1), r.stderr[-1500:]
+    assert "cannot read" not in r.stderr
