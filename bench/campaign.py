@@ -70,8 +70,9 @@ def one(name: str, seconds: float, seed: int) -> dict:
         return {
             "backend": name, "profile": setup["profile"], "seed": seed, "seconds": wall,
             "found": bool(first), "time_to_first_finding_s": wall if first else None,
-            "finding": first, "programs": res.session_programs, "instances": res.session_instances,
+            "finding": first, "programs": res.session_programs, "instances": res.session_instances,  # programs: judged
             "programs_per_s": res.session_programs / max(wall, 1e-9), "instances_per_s": res.session_instances / max(wall, 1e-9),
+            "run": res.session_run, "run_per_s": res.session_run / max(wall, 1e-9),  # run by the backend
             "backend_description": res.backend_description,
         }
 
@@ -110,6 +111,7 @@ def parallel(name: str, seconds: float, seed: int, gpus: str | None, workers: in
             "time_to_first_finding_s": first, "finding": comb["findings"][0] if comb["findings"] else None,
             "programs": comb["programs"], "instances": comb["instances"],
             "programs_per_s": comb["programs"] / max(wall, 1e-9), "instances_per_s": comb["instances"] / max(wall, 1e-9),
+            "run": comb.get("run", 0), "run_per_s": comb.get("run", 0) / max(wall, 1e-9),
             "per_worker": {w: {"programs": st.get("programs"), "instances": st.get("instances"), "findings": len(st.get("findings", []))}
                            for w, st in rep["workers_state"].items()},
             "backend_description": f"parallel campaign ({len(rep.get('workers', []))} workers)",
@@ -134,6 +136,7 @@ def scaling(setting: str, seconds: float, seed: int, profile: str = "classic", r
             "setting": setting, "gpus": rep.get("gpus"), "workers": len(rep.get("workers", [])), "profile": profile,
             "seconds": wall, "campaign_elapsed_s": el, "programs": comb["programs"], "instances": comb["instances"],
             "programs_per_hour": comb["programs"] / el * 3600, "programs_per_hour_wall": comb["programs"] / max(wall, 1e-9) * 3600,
+            "run": comb.get("run", 0), "run_per_hour": comb.get("run", 0) / el * 3600,
             "instances_per_s": comb["instances"] / el, "ray": rep.get("ray"),
             "findings": len(comb["findings"]), "quarantined": comb.get("quarantined", 0), "command": " ".join(cmd[1:]),
         }

@@ -32,7 +32,8 @@ def main() -> int:
     if not states:
         print(f"{args.corpus}: no campaign state", file=sys.stderr)
         return 2
-    programs = sum(int(s.get("programs", 0)) for s in states)
+    programs = sum(int(s.get("programs", 0)) for s in states)  # judged
+    run = sum(int(s.get("run", 0)) for s in states)  # run by the backend (0 in a state written before it was counted)
     shrinking = sum(int(s.get("shrink_programs", 0)) for s in states)
     instances = sum(int(s.get("instances", 0)) for s in states)
     # shrink candidates answered without a compile or a run (properties.may_fail_as), per shape
@@ -41,8 +42,9 @@ def main() -> int:
     wall = args.time or max(float(s.get("elapsed", 0.0)) for s in states)
     util = [float(x) for x in Path(args.nvml).read_text().split() if x.replace(".", "", 1).isdigit()] if args.nvml else []
     # what ran on the GPU: the evidence records the cuda backend wrote (one per program and stress,
-    # its fresh runs merged); "programs" above counts judgements, the evidence cache's answers to a
-    # program asked again (a shrink's resumes and replays) and the draws not covered included
+    # its fresh runs merged), beside the campaign's own "run"; "programs" above counts judgements, the
+    # evidence cache's answers to a program asked again (a shrink's resumes and replays) and the draws
+    # not covered included
     runs = fresh = full = 0
     for f in root.glob("evidence/*/*.json"):
         e = Evidence.from_json(json.loads(f.read_text()))
@@ -52,7 +54,8 @@ def main() -> int:
             full += e.instances >= 10_000_000
     print(json.dumps({
         "workers": len(states), "programs": programs, "wall_s": round(wall, 1),
-        "programs_per_hour": round(3600 * programs / wall) if wall else None,  # judged (see gpu_runs)
+        "programs_per_hour": round(3600 * programs / wall) if wall else None,  # judged (see run, gpu_runs)
+        "run": run, "run_per_hour": round(3600 * run / wall) if wall else None,  # the campaign's count of programs run
         "gpu_runs": runs, "gpu_runs_per_hour": round(3600 * runs / wall) if wall else None,
         "gpu_programs_1e7_per_hour": round(3600 * full / wall) if wall else None,  # programs run with >= 1e7 instances
         "gpu_instances": fresh,

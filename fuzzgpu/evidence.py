@@ -161,6 +161,9 @@ class EvidenceBackend:
         self.name = inner.name
         self.fresh_instances = 0  # instances actually run (not answered from the cache)
         self.fresh_runs = 0
+        #: of the fresh runs, those the backend ran itself: not a stand-in's answer (a GPU backend's
+        #: static check of a program its harness cannot run: a histogram of another backend)
+        self.own_runs = 0
         self.cached_runs = 0
         self.gpu_seconds = 0.0  # the GPU's busy time of the fresh runs (their histograms' ``gpu_s``)
         #: the inner backend's run takes a campaign worker's ``advice`` (``properties.RunAdvice``)
@@ -214,6 +217,7 @@ class EvidenceBackend:
         self.fresh_instances += h.instances
         self.gpu_seconds += float(dict(h.meta).get("gpu_s", 0.0))
         self.fresh_runs += 1
+        self.own_runs += h.backend in ("", self.name)
         new = Evidence(tuple(h.keys)) if ev is None else Evidence.from_json(ev.to_json())
         new.merge(h)
         self.cache.put(key, new)

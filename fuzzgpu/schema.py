@@ -286,6 +286,7 @@ STATE_SCHEMA: dict[str, Any] = {
         "sessions": _BIG_COUNT,
         "programs": _BIG_COUNT,
         "shrink_programs": _BIG_COUNT,
+        "run": _BIG_COUNT,  # of the programs judged, those the backend ran (a fresh run)
         "instances": _BIG_COUNT,
         "duplicates": _BIG_COUNT,
         "quarantined": _BIG_COUNT,

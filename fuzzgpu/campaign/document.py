@@ -63,7 +63,7 @@ def campaign_blocks(*, title: str, exit_line: str, head: Sequence[tuple[str, str
                 ("ul", [f"`{f.get('file')}` {f.get('shape', '?')}: {f.get('summary', '')}" for f in findings])]
     out += [("h2", "Over time")]
     for name, alt in (("findings-over-time", "distinct findings per class over time"),
-                      ("programs-per-second", "programs judged per second over time")):
+                      ("programs-per-second", "programs judged and run per second over time")):
         file, note = plots.get(name, (None, "not drawn"))
         out.append(("img", file, alt, note))
     srows = []
@@ -73,7 +73,8 @@ def campaign_blocks(*, title: str, exit_line: str, head: Sequence[tuple[str, str
                       str(int(s.get("findings", 0))), str(int(s.get("known", 0))), str(int(s.get("repeats", 0))),
                       str(int(s.get("unsupported", 0)))))
     out += [("h2", "Shapes"),
-            ("p", "failures: programs that broke the property; entries: classes first saved from this shape; known: failures in a "
+            ("p", "programs: programs judged (the evidence cache's answers and the draws not covered included); "
+                  "failures: programs that broke the property; entries: classes first saved from this shape; known: failures in a "
                   "class of the known list; repeats: failures in a class that already had an entry (counted as variants); "
                   "not covered: programs not judged."),
             ("table", ("shape", "programs", "instances", "weak rate", "failures", "entries", "known", "repeats", "not covered"), srows)]

@@ -30,7 +30,7 @@ from .limits import BATCH, FIX_SECONDS, end_reserve, report_reserve
 from .records import keep_raw, reconcile
 from .speculate import Resume, ShrinkRestart, Speculation, confirmed
 from . import timeline
-from .report import _kinds_note, classes_phrase, live_table, write_report
+from .report import _kinds_note, live_table, status_text, write_report
 from .state import CampaignResult, State, _new_shape_stats, lock_corpus
 
 
@@ -182,7 +182,7 @@ class Campaign:
         if force or now - self._last_save > 1.0:
             self.state.elapsed = self._elapsed_base + (time.monotonic() - self._t0)
             timeline.sample(self.state.timeline, self.state.elapsed, self.state.programs, self.state.instances, self.state.classes,
-                            force=force)
+                            force=force, run=self.state.run)
             write_atomic(self.state_path, json.dumps(self.state.to_json(), indent=1))
             self._last_save = now
 
@@ -458,11 +458,12 @@ class Campaign:
                 self._note_not_covered(program.name, "quarantined (hung or crashed the backend before)")
                 return
             try:
-                gpu0, fresh0 = self.backend.gpu_seconds, self.backend.fresh_runs
+                gpu0, fresh0, own0 = self.backend.gpu_seconds, self.backend.fresh_runs, self.backend.own_runs
                 # the model's analysis, once here: its possible outcomes go with the run (the backend's
                 # harness watches the others), its SC set counts the weak outcomes
                 advice = self.analyses.advice(program) if self.backend.takes_advice else None
                 hist = self.backend.run(program, cfg, advice)
+                self.state.run += self.backend.own_runs > own0  # run, not the cache's answer nor a stand-in's
                 self.state.gpu_seconds += self.backend.gpu_seconds - gpu0
                 verdict = prop.check(program, hist)
             except ProgramFault as e:
@@ -688,10 +689,7 @@ class Campaign:
                 self._last_status = now
         elif now - self._last_status > self.status_every:
             self._last_status = now
-            sess = max(1e-9, now - self._t0)
-            print(f"[{sess:6.0f} s] programs {self.state.programs} ({(self.state.programs - self._p0) / sess:.1f}/s), "
-                  f"instances {self.state.instances:.3g}, {self._busy(sess)}{classes_phrase(self.state.classes)}"
-                  + (f", {len(self.state.save_errors)} not saved (kept raw)" if self.state.save_errors else ""), file=self.out, flush=True)
+            print(status_text(self, max(1e-9, now - self._t0)), file=self.out, flush=True)
 
     # -- main loop -------------------------------------------------------------------------
 
@@ -716,7 +714,7 @@ class Campaign:
     def _run(self, seconds: float, started: float | None = None) -> CampaignResult:
         self._t0 = time.monotonic()
         self._elapsed_base = self.state.elapsed
-        self._p0, self._i0, self._g0 = self.state.programs, self.state.instances, self.state.gpu_seconds
+        self._p0, self._i0, self._g0, self._r0 = self.state.programs, self.state.instances, self.state.gpu_seconds, self.state.run
         # the deadline counts from the command's start (the backend's worker process started before this)
         self.end, self.seconds = Deadline(min(self._t0, started if started is not None else self._t0) + seconds), seconds
         deadline = self.end.at - end_reserve(seconds)  # generating and shrinking stop here; the rest ends the session
@@ -789,4 +787,4 @@ class Campaign:
         report_dir = write_report(self, reason)
         return CampaignResult(self.state, self.new_findings, reason, report_dir, self.inner.describe(), self.note,
                               time.monotonic() - self._t0, self.state.programs - self._p0, self.state.instances - self._i0,
-                              list(self.unsaved), self.stopped_by_fault)
+                              list(self.unsaved), self.stopped_by_fault, self.state.run - self._r0)

@@ -86,20 +86,25 @@ def plot_findings_over_time(timeline: Sequence[Mapping[str, Any]], classes: Mapp
 
 
 def plot_programs_per_second(timeline: Sequence[Mapping[str, Any]], path: Path, what: str) -> Plot:
-    """Programs judged per second over time, from the timeline's samples."""
+    """Programs judged and programs run (by the backend: not the evidence cache's answers, nor the
+    draws not covered) per second over time, from the timeline's samples."""
     pts = rates(timeline)
     if len(pts) < 2:
         return None, "fewer than three timeline samples (a run of a few seconds): nothing to plot"
     plt = _pyplot()
     if plt is None:
         return None, _NO_MPL
+    run = rates(timeline, key="run")
     fig, ax = plt.subplots(figsize=(8, 3))
-    ax.plot([t for t, _ in pts], [r for _, r in pts], drawstyle="steps-pre", color="tab:blue")
+    ax.plot([t for t, _ in pts], [r for _, r in pts], drawstyle="steps-pre", color="tab:blue", label="judged")
+    if run:
+        ax.plot([t for t, _ in run], [r for _, r in run], drawstyle="steps-pre", color="tab:orange", label="run by the backend")
+        ax.legend(fontsize=7, loc="lower right", frameon=False)
     ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0, top=max(r for _, r in pts) * 1.15 or 1)
+    ax.set_ylim(bottom=0, top=max(r for _, r in pts + run) * 1.15 or 1)
     ax.set_xlabel("campaign time (s)")
     ax.set_ylabel("programs / s")
-    ax.set_title(f"programs judged per second ({what})", fontsize=9)
+    ax.set_title(f"programs judged{' and run' if run else ''} per second ({what})", fontsize=9)
     return _save(fig, plt, path), ""
 
 

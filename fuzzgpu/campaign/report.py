@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from ..files import write_atomic
 from .document import campaign_blocks, draw_plots, write_documents
-from .state import RAW_DIR, State, _new_shape_stats
+from .state import RAW_DIR, State, _new_shape_stats, throughput
 from .timeline import merge
 
 
@@ -49,7 +49,7 @@ def report_text(c: CampaignView, reason: str) -> str:
         f"seed        {s.seed}   sessions {s.sessions}   Hypothesis runs {s.run_index}",
         f"ended       {reason}",
         cut_line(getattr(c, "cut_short", [])),
-        f"totals      {s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s",
+        f"totals      {totals_phrase(s.programs, s.run, s.instances, s.elapsed)}",
         f"findings    {classes_phrase(s.classes)}; {len(s.findings)} corpus entries (one per class)"
         + (f"; {len(s.save_errors)} finding(s) NOT SAVED, kept raw in {c.root / RAW_DIR}" if s.save_errors else ""),
         f"known list  {c.known_path}: {len(c.known_classes)} known class(es)" if c.known_path else "known list  none (--known FILE, or DIR/known.json)",
@@ -72,6 +72,15 @@ def report_text(c: CampaignView, reason: str) -> str:
     lines += save_error_lines(s.save_errors)
     lines += ["", exit_status_line(c.new_findings, c.unsaved, c.stopped_by_fault)]
     return "\n".join(lines) + "\n"
+
+
+def totals_phrase(judged: int, run: int, instances: float, elapsed: float) -> str:
+    """``N programs judged (J/h), M run (R/h), I instances, E s``: judged counts the evidence
+    cache's answers and the draws not covered too; run, what the backend ran (:class:`State`)."""
+    t = throughput(judged, run, elapsed)
+    ph = {k: f" ({t[k]:,}/h)" if t[k] is not None else "" for k in ("judged_per_hour", "run_per_hour")}
+    return (f"{judged} programs judged{ph['judged_per_hour']}, {run} run by the backend{ph['run_per_hour']}, "
+            f"{instances:.4g} instances, {elapsed:.1f} s")
 
 
 def cut_line(cut: Any) -> str:
@@ -167,14 +176,15 @@ def write_report(c: CampaignView, reason: str) -> Path:
     write_atomic(d / "report.txt", text)
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "ended": reason, "profile": c.profile.name,
            "backend": c.inner.describe(), "note": c.note, "property": c.prop.name, "state": c.state.to_json(),
-           "stopped_by_fault": c.stopped_by_fault, "cut_short": list(getattr(c, "cut_short", []))}
+           "stopped_by_fault": c.stopped_by_fault, "cut_short": list(getattr(c, "cut_short", [])),
+           "totals": throughput(c.state.programs, c.state.run, c.state.elapsed)}
     if getattr(c, "worker_id", None) is None:
         s = c.state
         plots = draw_plots(d, s.timeline, s.classes, s.shapes, c.inner.describe(), f"profile {c.profile.name}, {c.inner.name}")
         head = [("ended", reason), ("profile", f"{c.profile.name} ({c.profile.path})"), ("backend", c.inner.describe()),
                 ("property", f"{c.prop.name}: a finding is a program that breaks \"{c.prop.doc}\""),
                 ("seed", f"{s.seed} (sessions {s.sessions}, Hypothesis runs {s.run_index})"),
-                ("totals", f"{s.programs} programs, {s.instances:.4g} instances, {s.elapsed:.1f} s"),
+                ("totals", totals_phrase(s.programs, s.run, s.instances, s.elapsed)),
                 ("findings", classes_phrase(s.classes)),
                 ("known list", f"{c.known_path}: {len(c.known_classes)} known class(es)" if c.known_path else "none"),
                 ("quarantined", str(s.quarantined)), ("timeouts", timeouts_line(s.timeouts).split(None, 1)[1])]
@@ -195,12 +205,12 @@ def write_report(c: CampaignView, reason: str) -> Path:
 def combine_states(states: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The workers' states (``worker id -> state JSON``) as one: totals summed, per-shape
     statistics added, findings listed once per corpus file with the workers that found them."""
-    out: dict[str, Any] = {"programs": 0, "shrink_programs": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "gpu_seconds": 0.0, "faults": {}, "timeouts": {}, "shapes": {},
+    out: dict[str, Any] = {"programs": 0, "shrink_programs": 0, "run": 0, "instances": 0, "duplicates": 0, "quarantined": 0, "gpu_seconds": 0.0, "faults": {}, "timeouts": {}, "shapes": {},
                            "not_covered": {}, "findings": [], "elapsed": 0.0, "workers": sorted(states), "classes": {},
                            "save_errors": []}
     by_file: dict[str, dict[str, Any]] = {}
     for wid, st in sorted(states.items()):
-        for k in ("programs", "shrink_programs", "instances", "duplicates", "quarantined", "gpu_seconds"):
+        for k in ("programs", "shrink_programs", "run", "instances", "duplicates", "quarantined", "gpu_seconds"):
             v = st.get(k, 0)
             out[k] += v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
         out["elapsed"] = max(out["elapsed"], float(st.get("elapsed", 0) or 0))
@@ -246,18 +256,18 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
         f"workers     {len(info.get('workers', []))}: {', '.join(info.get('workers', []))}"
         + (f"  (worker processes restarted: {sum(info.get('restarts', {}).values())})" if info.get("restarts") else ""),
         f"ended       {reason}",
-        f"totals      {comb['programs']} programs, {comb['instances']:.4g} instances",
+        f"totals      {totals_phrase(comb['programs'], comb['run'], comb['instances'], comb['elapsed'])}",
         f"findings    {classes_phrase(comb['classes'])}; {len(comb['findings'])} corpus entries (one per class)"
         + (f"; {len(comb['save_errors'])} finding(s) NOT SAVED, kept raw in {Path(corpus) / RAW_DIR}" if comb["save_errors"] else ""),
         f"known list  {info['known']}" if info.get("known") else "known list  none given (a worker reads DIR/known.json when present)",
         f"quarantined {comb['quarantined']}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(comb['faults'].items()))})" if comb["faults"] else ""),
         timeouts_line(comb["timeouts"]),
         "",
-        f"{'worker':<8} {'programs':>9} {'instances':>11} {'entries':>9} {'quarantined':>12}",
+        f"{'worker':<8} {'judged':>9} {'run':>9} {'instances':>11} {'entries':>9} {'quarantined':>12}",
     ]
     for wid, st in sorted(states.items()):
-        lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {float(st.get('instances', 0)):>11.4g} {len(st.get('findings', [])):>9} "
-                     f"{int(st.get('quarantined', 0)):>12}")
+        lines.append(f"{wid:<8} {int(st.get('programs', 0)):>9} {int(st.get('run', 0)):>9} {float(st.get('instances', 0)):>11.4g} "
+                     f"{len(st.get('findings', [])):>9} {int(st.get('quarantined', 0)):>12}")
     lines += ["", f"{'shape':<10} {'programs':>9} {'instances':>11} {'weak rate':>10} {'failures':>9} {'entries':>9} {'not covered':>12}"]
     for name, st in sorted(comb["shapes"].items()):
         rate = f"{st['weak'] / st['instances']:.2e}" if st["instances"] else "-"
@@ -283,7 +293,7 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
         classes=comb["classes"], findings=comb["findings"], shapes=comb["shapes"], not_covered=comb["not_covered"],
         timeline=tl, corpus=Path(corpus), plots=plots))
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),
-           "combined": comb, "workers_state": dict(states), "timeline": tl,
+           "combined": comb, "totals": throughput(comb["programs"], comb["run"], comb["elapsed"]), "workers_state": dict(states), "timeline": tl,
            "plots": {k: {"file": f, "note": n} for k, (f, n) in plots.items()}}
     write_atomic(d / "report.json", json.dumps(rep, indent=1, default=str))
     return d
@@ -304,9 +314,19 @@ def live_table(c: Any) -> Any:
         t.add_row(name, str(int(s["programs"])), f"{int(s['instances']):.3g}", rate, str(int(s["failures"])),
                   str(int(s["findings"])), str(int(s["unsupported"])))
     since = "never" if c.state.last_finding_elapsed is None else f"{el - c.state.last_finding_elapsed:.0f} s ago"
-    t.caption = (f"{(c.state.programs - c._p0) / sess:.1f} programs/s  {(c.state.instances - c._i0) / sess:.3g} instances/s  "
+    t.caption = (f"{(c.state.programs - c._p0) / sess:.1f} programs judged/s  {(c.state.run - c._r0) / sess:.1f} run/s  "
+                 f"{(c.state.instances - c._i0) / sess:.3g} instances/s  "
                  + c._busy(sess)
                  + f"{classes_phrase(c.state.classes)}, {len(c.state.findings)} entr{'y' if len(c.state.findings) == 1 else 'ies'}"
                  + (f", {len(c.state.save_errors)} NOT SAVED (kept raw)" if c.state.save_errors else "")
                  + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
     return t
+
+
+def status_text(c: Any, sess: float) -> str:
+    """The plain status line of campaign ``c`` (without the live display), ``sess`` seconds into
+    the session: programs judged and run, and each per second of this session."""
+    s = c.state
+    return (f"[{sess:6.0f} s] programs {s.programs} judged ({(s.programs - c._p0) / sess:.1f}/s), {s.run} run "
+            f"({(s.run - c._r0) / sess:.1f}/s), instances {s.instances:.3g}, {c._busy(sess)}{classes_phrase(s.classes)}"
+            + (f", {len(s.save_errors)} not saved (kept raw)" if s.save_errors else ""))

@@ -29,9 +29,14 @@ class State:
     seed: int
     run_index: int = 0
     sessions: int = 0
+    #: programs judged: every program the property judged, the evidence cache's answers (a program
+    #: asked again) and the draws not covered included (the key ``programs`` in state.json)
     programs: int = 0
     #: of them, programs judged while shrinking a failure (its candidates; with batches, the replayed draw too)
     shrink_programs: int = 0
+    #: programs run: those the backend ran afresh (on cuda, GPU runs; on sim and static, its own
+    #: runs and checks), neither the evidence cache's answer nor a draw it could not run
+    run: int = 0
     instances: int = 0
     elapsed: float = 0.0
     #: the GPU's busy time over the campaign: CUDA events around each run's harness launches
@@ -133,6 +138,14 @@ class State:
         return cls(**kw)
 
 
+def throughput(judged: int, run: int, elapsed: float) -> dict[str, Any]:
+    """A campaign's totals as report.json gives them: programs ``judged`` and ``run`` (see
+    :class:`State`), and each per hour of the campaign's ``elapsed`` seconds (None before a second)."""
+    per_hour = (lambda n: round(3600 * n / elapsed)) if elapsed >= 1 else (lambda n: None)
+    return {"judged": int(judged), "run": int(run), "elapsed_s": round(float(elapsed), 1),
+            "judged_per_hour": per_hour(judged), "run_per_hour": per_hour(run)}
+
+
 @dataclass
 class CampaignResult:
     state: State
@@ -146,6 +159,7 @@ class CampaignResult:
     session_instances: int
     unsaved: list[str] = field(default_factory=list)  # findings kept raw (not saved as entries) this session
     stopped_by_fault: str | None = None  # the campaign stopped on a fault it cannot recover from (exit 3), and why
+    session_run: int = 0  # of session_programs (judged), the programs the backend ran (State.run)
 
 
 def lock_corpus(state_dir: Path, name: str = "lock", what: str = "another campaign is running on this corpus") -> Any:

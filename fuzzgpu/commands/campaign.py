@@ -24,8 +24,10 @@ DESCRIPTION = """\
 Generate litmus programs with Hypothesis from a profile, run each on a backend, judge every observed
 outcome with the PTX memory-model oracle, and when a program breaks the property, shrink it with
 Hypothesis to a minimal reproducer and save it to the corpus (one JSON file + a .litmus file per
-class of findings, below).  A live display shows programs/s, instances/s, "N findings in K
-classes", the time since the last finding, and the weak (non-SC) rate per shape.
+class of findings, below).  A live display shows programs judged/s and run/s (judged: every
+program judged, the evidence cache's answers to a program asked again and the draws the backend
+cannot run included; run: those the backend ran), instances/s, "N findings in K classes", the time
+since the last finding, and the weak (non-SC) rate per shape.
 
 Profiles (--profile NAME reads ./strategies/NAME.toml when present, else the copy shipped with
 fuzzgpu; --profile PATH reads any file):
@@ -109,9 +111,10 @@ at all); the --sim-fault faults that stop the process (hang, slow, crash, exit, 
 are refused with --in-process (exit 2).  See docs/reliability.md.
 
 Report: DIR/report/report.md and report.html (read these first: what to act on, findings per class,
-findings and programs/s over time, the shapes; the HTML has the plots embedded), the plots
-findings-over-time.png, programs-per-second.png and weak-rates.png (needs matplotlib; a plot with
-nothing to show is not drawn, the report says why), report.txt and report.json.
+findings and programs judged and run per second over time, the shapes; the HTML has the plots
+embedded), the plots findings-over-time.png, programs-per-second.png and weak-rates.png (needs
+matplotlib; a plot with nothing to show is not drawn, the report says why), report.txt and
+report.json (its "totals": judged, run, judged_per_hour, run_per_hour).
 
 Classes: findings are grouped by root cause (the property, the shape, and what breaks it: the kinds
 of the edges of the forbidding cycle, the verdict, the SASS reordering, or a forbidden timeout).  The
@@ -273,7 +276,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(text, end="")
         print(f"report: {_report_files(res.report_dir)}")
-        print(f"session: {res.session_programs} programs, {res.session_instances:.3g} instances in {res.session_seconds:.1f} s; "
+        print(f"session: {res.session_programs} programs judged, {res.session_run} run, {res.session_instances:.3g} instances "
+              f"in {res.session_seconds:.1f} s; "
               f"new findings {len(res.new_findings)}" + (f", {len(res.unsaved)} kept raw" if res.unsaved else "") + f"; ended: {res.reason}")
     if res.stopped_by_fault:  # cut short: never read as clean (nor only as a finding), whatever it saved
         from ..errors import EXIT_ENVIRONMENT, clip

@@ -145,7 +145,9 @@ def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: in
     if gpus and elapsed > 0:
         share = st.get("gpu_seconds", 0.0) / (elapsed * gpus)
         busy = f"GPU busy {share:.0%}  " if per_gpu <= 1 else f"GPU busy ≤{min(1.0, share):.0%}  "
-    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']} ({st['programs'] / max(elapsed, 1e-9):.1f}/s)  "
+    el = max(elapsed, 1e-9)
+    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']} judged ({st['programs'] / el:.1f}/s), "
+            f"{st.get('run', 0)} run ({st.get('run', 0) / el:.1f}/s)  "
             f"instances {st['instances']:.3g}  {busy}"
             f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
             + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""))

@@ -24,4 +24,8 @@ def test_campaign_json_stdout_is_one_json_document(tmp_path: Path, workers: str)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     report = json.loads(r.stdout)  # the whole of stdout
     assert report["schema"] == "fuzzgpu.campaign-report" and report["ended"] == "time"
+    # programs judged and programs run, both (issue 29); "programs" is the judged count, as it always was
+    t = report["totals"]
+    assert {"judged", "run", "judged_per_hour", "run_per_hour"} <= set(t) and t["run"] <= t["judged"]
+    assert t["judged"] == (report["combined"] if workers == "2" else report["state"])["programs"]
     assert "fuzzgpu campaign: profile classic" in r.stderr
