@@ -548,7 +548,9 @@ class CudaBackend(HarnessBuilder):
                                                        geo.instances_per_launch, geo.stride, geo.shared_bytes)
         launches = max(1, -(-config.instances // ninst))
         mem_words = geo.mem_words
-        mem = drv.mem_alloc(2 * mem_words * 4)
+        # class D: 128 bytes per tensor map in global memory and instance, after both halves (codegen.harness)
+        mem_bytes = 2 * mem_words * 4 + spec.tensormaps * ninst * 128
+        mem = drv.mem_alloc(mem_bytes)
         res = drv.mem_alloc(2 * spec.n_results * ninst * 4)
         hist = drv.mem_alloc((spec.nbins + 1) * 8)
         ctl_bytes = 8 * (PROV_LOG + PROV_CAP * (2 + spec.roles))
@@ -559,7 +561,7 @@ class CudaBackend(HarnessBuilder):
         dperms = drv.to_device(perms)
         for f in funcs:
             self.allow_shared(f, shared)
-        for buf, n in ((mem, 2 * mem_words * 4), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, ctl_bytes)):
+        for buf, n in ((mem, mem_bytes), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, ctl_bytes)):
             drv.memset_d8(buf, 0, n)
         if spec.tensor_map:  # tensor copies: the 1-D map over both halves of mem, before any launch
             try:

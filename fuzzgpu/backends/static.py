@@ -183,14 +183,16 @@ class StaticBackend:
     def arch_for(self, program: Program) -> str:
         """The arch this program's kernels are compiled and checked for: this backend's, except for a
         program with a ``tcgen05.fence`` where that arch lacks tcgen05 (sm_90): sm_100a, the arch the
-        instruction exists on -- compiled for sm_90 it stopped at the kernel's ``#error`` and the
+        instruction exists on (and the ``a`` target for a tensor-map rewrite, class D) -- compiled for sm_90 it stopped at the kernel's ``#error`` and the
         program was "not covered" (issue 27, item 7)."""
         from ..codegen.emit import tcgen05_arch_ok
+        from ..codegen.runnable import tensormap_arch, uses_tensormap_rewrites
         from ..ir import TCGEN05_MEMORY_INSTRUCTIONS, Tcgen05Fence
 
         tcgen05: tuple[type, ...] = (Tcgen05Fence, *TCGEN05_MEMORY_INSTRUCTIONS)  # and tensor memory (classes E/G)
         if tcgen05_arch_ok(self.arch) or not any(isinstance(i, tcgen05) for t in program.threads for i in t.code):
-            return self.arch
+            # tensormap.replace (class D) exists on the arch-specific targets only: sm_90 -> sm_90a
+            return tensormap_arch(self.arch) if uses_tensormap_rewrites(program) else self.arch
         return TCGEN05_ARCH
 
     def _key(self, program: Program, src: str) -> str:

@@ -93,6 +93,18 @@ class EmitContext:
         index)."""
         raise TypeError(f"no tensor map for {loc} in this kernel")
 
+    def map_address(self, m: str) -> str:
+        """The generic address (``unsigned long long``) of tensor map ``m``, a ``tensormap`` location
+        in global memory (class D: ``tensormap.replace`` writes it, a tensor copy reads through it,
+        the acquire proxy fence names it)."""
+        raise TypeError(f"no tensor map in global memory for {m} in this kernel")
+
+    def retarget(self, m: str, loc: str) -> str:
+        """The ``global_address`` (``unsigned long long``) that ``tensormap.replace`` writes into
+        map ``m`` so that a tensor copy through ``m`` reads location ``loc``'s slot where it read
+        the slot of ``m``'s target (the copy's coordinate stays the target's)."""
+        raise TypeError(f"no tensor map in global memory for {m} in this kernel")
+
     def enc(self, expr: str) -> str:
         """The raw 32-bit word stored for litmus value ``expr`` (launch-unique in the harness)."""
         return f"(unsigned)({expr})"
@@ -385,6 +397,8 @@ def _emit_extension(ins: ir.Instruction, ctx: EmitContext) -> list[str]:
     (``ctx.addr``); the context keeps them 8- (mbarrier) and 16-byte (bulk) aligned."""
     if isinstance(ins, ir.GridDepControl):
         return [f'asm volatile("griddepcontrol.{ins.action};" ::: "memory");']
+    if isinstance(ins, (ir.TensormapReplace, ir.TensormapFence)):
+        return _emit_tensormap(ins, ctx)
     if isinstance(ins, ir.MbarrierInit):
         a, _ = ctx.addr(ins.bar)
         return [f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {ins.count};" :: "r"({a}) : "memory");']
@@ -491,6 +505,22 @@ def _emit_tensor_copy(ins: ir.CpAsyncBulk, ctx: EmitContext) -> list[str]:
     red = "" if ins.reduce is None else "." + _BULK_REDUCE[ins.reduce].split(".")[0]  # the type is the map's
     return [f'asm volatile("{op}.1d.global.shared::cta{red}.tile.bulk_group [%0, {{%1}}], [%2];" '
             f':: "l"({tmap}), "r"({c}), "r"({src}) : "memory");']
+
+
+def _emit_tensormap(ins: ir.TensormapReplace | ir.TensormapFence, ctx: EmitContext) -> list[str]:
+    """Class D (sm_90a): ``tensormap.replace.tile.global_address.global.b1024.b64 [map], addr``
+    (PTX ISA "tensormap.replace"; the map's generic address, as CUTLASS passes it) and the
+    uni-directional proxy fences ``fence.proxy.tensormap::generic.release.scope`` and
+    ``.acquire.scope [map], 128`` (PTX ISA "membar/fence")."""
+    if isinstance(ins, ir.TensormapReplace):
+        return ['asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" '
+                f':: "l"({ctx.map_address(ins.map)}), "l"({ctx.retarget(ins.map, ins.address)}) : "memory");']
+    if ins.sem is ir.Sem.RELEASE:
+        return [f'asm volatile("fence.proxy.tensormap::generic.release.{ins.scope.value};" ::: "memory");']
+    if ins.map is None:
+        raise TypeError("fence.proxy.tensormap::generic.acquire names its tensor map")
+    return [f'asm volatile("fence.proxy.tensormap::generic.acquire.{ins.scope.value} [%0], 128;" '
+            f':: "l"({ctx.map_address(ins.map)}) : "memory");']
 
 
 def _emit_tcgen05_fence(ins: ir.Tcgen05Fence) -> list[str]:

@@ -14,6 +14,7 @@ from . import wgmma as wg
 from .. import semantics
 from ..ir import (
     AsyncRead,
+    CpAsyncBulk,
     ClusterBarrier,
     GridDepControl,
     Atom,
@@ -107,6 +108,10 @@ class HarnessSpec:
     #: tiled map of 32-bit elements, box :data:`TENSOR_BOX` elements) and copies in; "" when the
     #: program has no tensor copy
     tensor_map: str = ""
+    #: tensor maps in global memory the program rewrites (``tensormap`` locations, class D): the host
+    #: allocates 128 bytes per map and instance after both halves of ``mem`` (the prime launch copies
+    #: ``tensor_map`` into each before every test launch; docs/harness.md, "Tensor maps")
+    tensormaps: int = 0
 
     @property
     def grids(self) -> int:
@@ -182,9 +187,10 @@ class _HarnessCtx(EmitContext):
 
     def __init__(self, p: Program, role: int, gidx: dict[str, int], sidx: dict[str, int], nsh: int,
                  lazy: bool = False, codec: ValueCodec = TAGGED, rank: int = 0, cluster: int = 1,
-                 tmap: str | None = None) -> None:
+                 tmap: str | None = None, tmidx: dict[str, int] | None = None) -> None:
         self.p = p
         self.tmap = tmap  # the __constant__ tensor map over mem (tensor copies), or None
+        self.tmidx = tmidx or {}  # tensormap location -> its index among the program's maps (class D)
         self.rank = rank  # the role's CTA rank in its cluster (RoleLayout.rank)
         self.cluster = cluster
         self.codec = codec
@@ -231,8 +237,26 @@ class _HarnessCtx(EmitContext):
         # word offset of this instance's slot of the location from mem (docs/harness.md, "Tensor maps")
         if self.tmap is None:
             raise TypeError(f"no tensor map for {loc} in this kernel")
+        if loc in self.tmidx:  # a map in global memory (class D): a copy of the __constant__ map, at first
+            a, _ = self.addr(self._target(loc))
+            return self.map_address(loc), f"(int)({a} - mem)"
         a, _ = self.addr(loc)
         return f"(unsigned long long)&{self.tmap}", f"(int)({a} - mem)"
+
+    def _target(self, m: str) -> str:
+        target = self.p.location(m).target
+        assert target is not None  # ir.tensormap: a tensor map names its target
+        return target
+
+    def map_address(self, m: str) -> str:
+        return f"(unsigned long long)k{self.k}_m{self.tmidx[m]}"
+
+    def retarget(self, m: str, loc: str) -> str:
+        # the copy's coordinate is its target's word offset from mem: a map based at
+        # mem + (loc's slot - the target's slot) reads loc's slot there (a 16-byte multiple)
+        a, _ = self.addr(loc)
+        t, _ = self.addr(self._target(m))
+        return f"((unsigned long long)mem + 4ull * (unsigned long long)({a} - {t}))"
 
     def enc(self, expr: str) -> str:
         return self.codec.c_encode(expr)
@@ -305,7 +329,9 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     kernels = [name] if G == 1 else [f"{name}_g{g}" for g in range(G)]
     pdl = tuple(g in p.pdl_grids for g in range(G))
     SW = _slot_words(p)
-    gl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.GLOBAL]
+    gl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.GLOBAL and loc.kind != "tensormap"]
+    tms = [loc.name for loc in p.locations if loc.kind == "tensormap"]  # class D: maps in global memory
+    tmidx = {n: q for q, n in enumerate(tms)}
     sl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED]
     # only locations a thread or the condition touches
     gidx = {n: i for i, n in enumerate(gl)}
@@ -329,7 +355,9 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     # RMW must act on the initial value, and a word without a launch tag must not be read as this
     # launch's
     codec = value_plan(p).codec
-    needs_prime = not codec.tagged
+    prime_values = not codec.tagged
+    # tensor maps in global memory (class D) are copied from the __constant__ map before each launch
+    needs_prime = prime_values or bool(tms)
     C = lay.cluster
     ngroups = lay.n_cta_groups
 
@@ -337,7 +365,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     w = L.append
     w(f"// harness for {comment_text(p.name)}: {len(p.threads)} roles, {ngroups} CTA group(s), cluster {C}, {G} grid(s)"
       + (f", PDL grids {list(p.pdl_grids)}" if p.pdl_grids else ""))
-    tmap = f"fz_tmap_{name}" if uses_tensor_maps(p) else None
+    tmap = f"fz_tmap_{name}" if uses_tensor_maps(p) or tms else None
     if tmap is not None:
         # the tensor copies' 1-D tensor map over mem, encoded and copied here by the host before
         # the launches (CUDA C++ Programming Guide, TMA: a tensor map in constant memory); the
@@ -349,12 +377,27 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     # its parameters are values, not the caller's FzParams: a reference would put FzParams on the
     # stack (local-memory stores in every launch's prologue, before the test)
     w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride,")
-    w("                                   unsigned long long epoch, unsigned seed0, unsigned nperms, unsigned knobs) {")
+    w("                                   unsigned long long epoch, unsigned seed0, unsigned nperms, unsigned knobs,")
+    w("                                   unsigned* tmaps) {")
     w("  FzParams P;")
     w("  fz_params(P, epoch, seed0, 0u, NG, nperms, knobs);")
+    w("  (void)tmaps; (void)P;")
     for j, n in enumerate(gl):
-        w(f"  memc[{_gslot(j, 'inst')}] = {codec.c_encode(str(p.location(n).init), 'P.tagh')};")
-    if needs_prime and uses_async_proxy(p) and gl:
+        if prime_values:
+            w(f"  memc[{_gslot(j, 'inst')}] = {codec.c_encode(str(p.location(n).init), 'P.tagh')};")
+    if tms:
+        # every tensor map this instance's roles rewrite starts as the __constant__ map (its copies
+        # read their target's slot), published to the tensormap proxy: the release proxy fence here,
+        # the kernel boundary, the acquire proxy fence on the map in the test (_emit_test) -- the
+        # pattern of PTX ISA "membar/fence" (fence.proxy.tensormap::generic) and the CUDA C++
+        # Programming Guide, "Usage of a Modified Tensor Map"; a map the last launch rewrote is never
+        # read through a stale cached copy
+        w("  const unsigned* fz_src = (const unsigned*)&" + str(tmap) + ";")
+        for q in range(len(tms)):
+            w(f"  {{ unsigned* mq = tmaps + ((unsigned long long)inst * {len(tms)}u + {q}u) * 32ull;")
+            w("    for (unsigned i = 0; i < 32u; ++i) mq[i] = fz_src[i]; }")
+        w('  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");  // harness: the maps to the tensormap proxy')
+    if prime_values and uses_async_proxy(p) and gl:
         # the initial values reach the async proxy of the next (test) launch: a bulk copy from, or a
         # reduction into, a global location reads them there (PTX ISA 9.7.9.25.2 Async Proxy)
         w('  asm volatile("fence.proxy.async.global;" ::: "memory");  // harness: initial state to the async proxy')
@@ -416,11 +459,14 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
             # H200 (bench/results/table1-probe.json, toggle twobuf)
             w("  unsigned* memc = mem;")
         w("  const unsigned tagh = P.tagh;")
+        if tms:  # class D: 128 bytes per tensor map and instance after both halves of mem
+            w("  unsigned* const tmaps = mem + 2ull * ninst * NG * stride;")
         w("  (void)pdl_delay; (void)fz_zero; (void)nQ; (void)tagh; (void)memc;")
         if g == 0 and needs_prime:
             # ---- mode 2: prime memory with tagged initial values (RMW programs)
             w("  if (mode == 2u) {")
-            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, epoch, seed0, nperms, knobs);")
+            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, epoch, seed0, nperms, knobs, "
+              + ("tmaps" if tms else "nullptr") + ");")
             w("    return;")
             w("  }")
         # mode 0: test, then classify the previous launch; 3: test only (a mode-1 launch classifies);
@@ -432,7 +478,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
                 raise ValueError(f"unknown injected fault {inject!r} (one of {sorted(INJECTED_FAULTS)})")
             w(f"      {INJECTED_FAULTS[inject]}  // INJECTED FAULT: {inject}")
         if roles_g:
-            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits, codec, tmap)
+            _emit_test(p, lay, gl, sl, gidx, sidx, res_keys, w, roles_g, SW, res_inits, codec, tmap, tmidx)
         else:
             w("      // no litmus thread in this grid: its CTAs only take part in the launch")
             w("      __syncwarp();")
@@ -493,12 +539,14 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         slot_words=SW,
         values="tagged" if codec.tagged else "exact",
         tensor_map=tmap or "",
+        tensormaps=len(tms),
     )
     return src, spec
 
 
 def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None], roles: Sequence[int],
-               SW: int, res_inits: list[int], codec: ValueCodec, tmap: str | None = None) -> None:
+               SW: int, res_inits: list[int], codec: ValueCodec, tmap: str | None = None,
+               tmidx: dict[str, int] | None = None) -> None:
     """The test of the roles ``roles`` (those of one grid): instances, addresses, the litmus code,
     the result words.  Fills ``res_inits`` (the initial value a raw result word decodes against)
     for the result keys of these roles."""
@@ -511,10 +559,20 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         for line in _role_inst_expr(lay, r, "t", f"inst{k}"):
             w(ind + line)
         used = {p.physical(n) for i in t.code for n in i.locations()}
+        maps = [n for n in (tmidx or {}) if n in used]
+        used |= {p.location(n).target or n for n in maps}  # a copy through a map reads at its target's coordinate
         for n in gl:
             if n in used:
                 j = gidx[n]
                 w(ind + f"unsigned* k{k}_a{j} = memc + {_gslot(j, f'inst{k}')};")
+        for n in maps:
+            q = (tmidx or {})[n]
+            w(ind + f"unsigned* k{k}_m{q} = tmaps + ((unsigned long long)inst{k} * {len(tmidx or {})}u + {q}u) * 32ull;")
+            if any(isinstance(i, CpAsyncBulk) and i.src_loc == n for i in t.code):
+                # the map as the prime launch wrote it, in this thread's tensormap proxy: the acquire
+                # of the release in prime() (no cached copy of the map the last launch rewrote)
+                w(ind + f'asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(k{k}_m{q}) : "memory");'
+                  "  // harness: this launch's map")
         for n in sl:
             if n in used:
                 j = sidx[n]
@@ -570,7 +628,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             if k not in ctxs:
                 straight = not any(isinstance(i, (Branch, Goto, Label)) for i in t.code)
                 ctxs[k] = _HarnessCtx(p, k, gidx, sidx, len(sl), lazy=straight, codec=codec,
-                                      rank=lay.roles[k].rank, cluster=lay.cluster, tmap=tmap)
+                                      rank=lay.roles[k].rank, cluster=lay.cluster, tmap=tmap, tmidx=tmidx)
             ctx = ctxs[k]
             labels = _labels(t)
             w(ind + f"// ---- role {k}: {comment_text(t.name)}" + (f" (segment {seg})" if nseg > 1 else ""))

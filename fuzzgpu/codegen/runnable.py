@@ -94,6 +94,8 @@ def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
                 out.append(f"{where} tcgen05.fence::{ins.kind} needs sm_100a (or sm_100f/sm_101a/sm_103a); not {arch}")
             if isinstance(ins, ir.TCGEN05_MEMORY_INSTRUCTIONS) and arch is not None and not tcgen05_arch_ok(arch):
                 out.append(f"{where} {ins.OP} needs sm_100a (tensor memory; or sm_100f/sm_101a/sm_103a); not {arch}")
+            if isinstance(ins, (ir.TensormapReplace, ir.TensormapFence)) and arch is not None and tensormap_arch(arch) != arch:
+                out.append(f"{where} {ins.OP} needs an arch-specific target ({tensormap_arch(arch)}; class D); not {arch}")
             if isinstance(ins, Fence) and ins.sem in semantics.ONE_WAY_FENCE_SEMS and not one_way_fence_arch_ok(arch):
                 out.append(f"{where} fence.{ins.sem.value} needs sm_{ONE_WAY_FENCE_SM} or later (PTX ISA 8.6, membar/fence); not {arch}")
     return out
@@ -104,8 +106,6 @@ def _static_reasons(p: Program, arch: str | None = None) -> list[str]:
 _NOT_EMITTED_WHY: dict[type, str] = {
     **{c: "register-level wgmma, class F, runs only as the warpgroup kernel of fuzzgpu.codegen.wgmma_regs: "
           "bench/wgmma_regs.py" for c in ir.WGMMA_REGISTER_INSTRUCTIONS},
-    **{c: "tensor-map rewrites, class D, are judged by the model only: the harness has no tensormap.replace"
-       for c in (ir.TensormapReplace, ir.TensormapFence)},
 }
 
 
@@ -311,13 +311,27 @@ def _cluster_barrier_reasons(p: Program) -> list[str]:
 WGMMA_ARCHES = ("sm_90", "sm_90a")
 
 
+def uses_tensormap_rewrites(p: Program) -> bool:
+    """Whether ``p`` rewrites a tensor map in global memory or fences one (class D): PTX ISA
+    "tensormap.replace" and ``fence.proxy.tensormap::generic`` need an ``a`` (or ``f``) target --
+    sm_90a, sm_100a, ... (ptxas 13.0: "not supported on .target 'sm_90'")."""
+    return any(isinstance(i, (ir.TensormapReplace, ir.TensormapFence)) for t in p.threads for i in t.code)
+
+
+def tensormap_arch(arch: str) -> str:
+    """The arch-specific target of ``arch`` that has ``tensormap.replace`` (``sm_90`` -> ``sm_90a``;
+    an ``a``/``f`` target stays)."""
+    return arch if arch.endswith(("a", "f")) else arch + "a"
+
+
 def harness_arch(programs: Sequence[Program], arch: str) -> str:
     """The arch to compile a module of ``programs`` for on a device of ``arch``: ``sm_90a`` for an
     sm_90 device when a program runs an ``async.read`` as wgmma (a cubin for sm_90a runs on every
-    sm_90 device); otherwise ``arch``.  Raises :class:`Unrunnable` for an async.read on another arch."""
+    sm_90 device), :func:`tensormap_arch` when one rewrites a tensor map; otherwise ``arch``.
+    Raises :class:`Unrunnable` for an async.read on another arch."""
     wgmma = [p for p in programs if uses_wgmma(p)]
     if not wgmma:
-        return arch
+        return tensormap_arch(arch) if any(uses_tensormap_rewrites(p) for p in programs) else arch
     if arch not in WGMMA_ARCHES:
         raise Unrunnable(wgmma[0].name, [f"async.read runs as wgmma.mma_async, which only sm_90a has (not {arch}; "
                                           "tcgen05.mma is not emitted)"])

@@ -55,8 +55,18 @@ class _StaticCtx(EmitContext):
         return f"{cells.index(self.p.physical(loc))}u"
 
     def tensor_map(self, loc: str) -> tuple[str, str]:
-        # one map over the base buffer (static kernels are compiled, never run: no host encodes it)
+        # one map over the base buffer (static kernels are compiled, never run: no host encodes it);
+        # a tensor map in global memory (class D) is its location's 128-byte line, read at its target's offset
+        target = self.p.location(loc).target
+        if target is not None:
+            return self.map_address(loc), f"{self.offsets[target]}"
         return "(unsigned long long)&fz_static_tmap", f"{self.offsets[self.p.physical(loc)]}"
+
+    def map_address(self, m: str) -> str:
+        return f"(unsigned long long)(base + {self.offsets[m]})"
+
+    def retarget(self, m: str, loc: str) -> str:
+        return f"(unsigned long long)(base + {self.offsets[self.p.physical(loc)]})"
 
 
 STATIC_LOCATION_STRIDE = 32  # words: one 128-byte line per location
@@ -112,7 +122,8 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     offsets = static_offsets(program)
     nsh = sum(1 for loc in program.locations if loc.space is Space.SHARED and loc.alias_of is None)
     out = [f"// fuzzgpu static kernels for {comment_text(program.name)}", PRELUDE, _SCRATCH_DECL]
-    if any(isinstance(i, CpAsyncBulk) and i.tensor for t in program.threads for i in t.code):
+    if any(isinstance(i, CpAsyncBulk) and i.tensor for t in program.threads for i in t.code) or any(
+            loc.kind == ir.TENSORMAP for loc in program.locations):
         out.append(_TMAP_DECL)
     sink = STATIC_LOCATION_STRIDE * sum(
         1 for loc in program.locations if loc.alias_of is None and loc.space is Space.GLOBAL

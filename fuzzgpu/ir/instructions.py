@@ -579,6 +579,8 @@ EXTENSION_INSTRUCTIONS: tuple[type[Instruction], ...] = (
     Tcgen05Fence,
     ClusterBarrier,
     FenceMbarrierInit,
+    TensormapReplace,
+    TensormapFence,
 )
 
 #: Every instruction type by its JSON tag.  The extension instructions (mbarrier, griddepcontrol,
@@ -598,7 +600,7 @@ CORE_INSTRUCTIONS: tuple[type[Instruction], ...] = (Load, Store, Atom, Red, Fenc
 #: registered instructions that code generation does not emit yet (it reads
 #: ``EXTENSION_INSTRUCTIONS`` as the classes it emits, ``codegen._KNOWN``, and refuses the others
 #: with a one-line reason); they move to ``EXTENSION_INSTRUCTIONS`` with their emission
-NOT_EMITTED_INSTRUCTIONS: tuple[type[Instruction], ...] = WGMMA_REGISTER_INSTRUCTIONS + (TensormapReplace, TensormapFence)
+NOT_EMITTED_INSTRUCTIONS: tuple[type[Instruction], ...] = WGMMA_REGISTER_INSTRUCTIONS
 for _cls in (*CORE_INSTRUCTIONS, *EXTENSION_INSTRUCTIONS, *NOT_EMITTED_INSTRUCTIONS):
     register_instruction(_cls)
 

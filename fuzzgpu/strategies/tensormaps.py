@@ -11,9 +11,8 @@ mbarrier) goes through a tensor map in global memory that its thread rewrites wi
   copy, before anything waits for it (the next tile's rewrite; DeepGEMM #430/#431, cutlass #2912).
 
 The stale buffer holds :data:`STALE`, a value no draw writes, so the consumer's read of the copy
-shows which map the copy used.  Not drawn for ``runnable`` programs: the GPU harness keeps its
-tensor maps in ``__constant__`` memory and emits no ``tensormap.replace`` (docs/harness.md,
-"Tensor maps"; :data:`fuzzgpu.ir.NOT_EMITTED_INSTRUCTIONS`).
+shows which map the copy used.  Drawn for ``runnable`` programs too: the GPU harness gives each
+instance its own map in global memory, written before each launch (docs/harness.md, "Tensor maps").
 """
 
 from __future__ import annotations
@@ -36,11 +35,9 @@ def _fresh(p: Program, base: str) -> str:
     return next(f"{base}{k}" for k in range(len(used) + 1) if f"{base}{k}" not in used)
 
 
-def rewritten_map(draw: st.DrawFn, p: Program, runnable: bool) -> Program:
+def rewritten_map(draw: st.DrawFn, p: Program) -> Program:
     """``p`` with one tensor copy global -> shared through a tensor map its thread rewrites (in one
     draw of :data:`SHARE`; module text), else ``p`` unchanged (nothing drawn)."""
-    if runnable:
-        return p
     locs = {loc.name: loc for loc in p.locations}
     sites = [(t, n, ins) for t, th in enumerate(p.threads) for n, ins in enumerate(th.code)
              if isinstance(ins, CpAsyncBulk) and ins.tensor and ins.completion == "mbarrier"

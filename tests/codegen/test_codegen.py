@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fuzzgpu import codegen, litmus
+from fuzzgpu.codegen.runnable import uses_tensormap_rewrites
 from fuzzgpu.errors import UserError
 from fuzzgpu.ir import TCGEN05_MEMORY_INSTRUCTIONS, Load, Location, Placement, Program, Proxy, Sem, Store, Thread, validate
 
@@ -46,9 +47,15 @@ def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
     assert len(progs) >= 12
     # async.read programs (wgmma) compile for sm_90a only: tests/codegen/test_wgmma.py
     runnable = [p for _, p in progs if not codegen.unrunnable_reasons(p) and not codegen.uses_wgmma(p)]
-    harness, _ = codegen.generate_module(runnable)
+    # tensor-map rewrites (class D): the arch-specific targets only (codegen.harness_arch: sm_90a on sm_90)
+    rewrites = [p for p in runnable if uses_tensormap_rewrites(p)]
+    assert len(rewrites) >= 7
+    harness, _ = codegen.generate_module([p for p in runnable if p not in rewrites])
+    harness_d, _ = codegen.generate_module(rewrites)
+    assert codegen.harness_arch(rewrites, "sm_90") == "sm_90a"
     static = [codegen.PRELUDE]
     tmem = [codegen.PRELUDE]  # tensor memory (classes E/G): sm_100a only (sm_90 stops at the kernels' #error)
+    static_d = [codegen.PRELUDE]
     n_static = 0
     for i, (_, p) in enumerate(progs):
         try:
@@ -57,10 +64,11 @@ def test_every_litmus_test_compiles_sm90_sm100a(tmp_path: Path) -> None:
             continue
         n_static += 1
         # one translation unit: give each program's kernels their own names
-        (tmem if _uses_tmem(p) else static).append(s.replace("fuzzgpu_", f"fuzzgpu_{i}_"))
+        (tmem if _uses_tmem(p) else static_d if uses_tensormap_rewrites(p) else static).append(s.replace("fuzzgpu_", f"fuzzgpu_{i}_"))
     jobs = [("harness", harness, a) for a in ("sm_90", "sm_100a")] + [
         ("static", "\n".join(static), a) for a in ("sm_90", "sm_100a")
-    ] + [("static-tmem", "\n".join(tmem), "sm_100a")]
+    ] + [("static-tmem", "\n".join(tmem), "sm_100a")] + [
+        ("harness-d", harness_d, a) for a in ("sm_90a", "sm_100a")] + [("static-d", "\n".join(static_d), a) for a in ("sm_90a", "sm_100a")]
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         results = list(ex.map(lambda j: (j, _nvcc(j[1], j[2], tmp_path, j[0])), jobs))
     for (name, _, arch), r in results:
@@ -255,7 +263,8 @@ def test_harness_sass_has_no_findings() -> None:
     progs = [litmus.parse_file(f) for f in sorted(GPU.glob("*.litmus"))]
     assert len(progs) >= 10, f"{GPU}: {len(progs)} litmus files (an empty folder checks nothing)"
     src, specs = codegen.generate_module(progs)
-    reps = sass.check_cu_source(src, ["sm_90"], source="harness")
+    # the class-D programs (tensormap.replace) make it an sm_90a module, as the cuda backend compiles it
+    reps = sass.check_cu_source(src, [codegen.harness_arch(progs, "sm_90")], source="harness")
     findings = [f for r in reps for f in r.findings]
     assert findings == [], findings[:3]
     names = {fn.short_name for r in reps for fn in r.functions}
@@ -430,10 +439,11 @@ def test_static_pdl_nc_load_is_hoisted_above_acqbulk_and_plain_is_clean() -> Non
 def test_every_litmus_file_generates_static_or_is_refused_with_a_counted_reason() -> None:
     """Static kernels (sm_90 and sm_100a): every file under tests/ generates (compiled by
     test_every_litmus_test_compiles_sm90_sm100a), but issue 32's register-level wgmma (class F: its own
-    warpgroup kernel, fuzzgpu.codegen.wgmma_regs) and tensor-map rewrite (class D: the model only)
-    catalogues, refused with that reason, and the tensor-memory catalogue (classes E/G) for sm_90, which
-    lacks tcgen05 (it generates for sm_100a); the Dat3M files refused are exactly those with an abstract
-    proxy (no PTX instruction) -- 81 of 183."""
+    warpgroup kernel, fuzzgpu.codegen.wgmma_regs) catalogue, refused with that reason, the tensor-memory
+    catalogue (classes E/G) for sm_90, which lacks tcgen05 (it generates for sm_100a), and the tensor-map
+    rewrite catalogue (class D, and its GPU forms tests/litmus/gpu/D-*) for sm_90: tensormap.replace needs the arch-specific sm_90a (the static
+    backend compiles it for sm_90a; it generates for sm_100a); the Dat3M files refused are exactly those
+    with an abstract proxy (no PTX instruction) -- 81 of 183."""
     refused: dict[tuple[str, str], list[str]] = {}
     n = 0
     for f, p in _programs():
@@ -444,18 +454,22 @@ def test_every_litmus_file_generates_static_or_is_refused_with_a_counted_reason(
             except codegen.Unrunnable as e:
                 refused[(str(f), arch)] = e.reasons
     ours = {k: v for k, v in refused.items() if DAT3M not in Path(k[0]).parents}
-    not_emitted = {k: v for k, v in ours.items() if Path(k[0]).parent.name in ("race-wgmma", "race-tensormap")}
+    not_emitted = {k: v for k, v in ours.items() if Path(k[0]).parent.name == "race-wgmma"}
     sm100 = {k: v for k, v in ours.items() if Path(k[0]).parent.name == "race-tcgen05"}
-    assert ours == {**not_emitted, **sm100}, ours
-    by_design = ("runs only as the warpgroup kernel", "judged by the model only")
-    assert all(any(d in r for d in by_design) for rs in not_emitted.values() for r in rs), not_emitted
-    catalogues = [f for d in ("race-wgmma", "race-tensormap") for f in (ROOT / "tests" / "litmus" / d).glob("*.litmus")]
-    assert len(not_emitted) == 2 * len(catalogues)
+    sm90a = {k: v for k, v in ours.items() if Path(k[0]).parent.name == "race-tensormap" or Path(k[0]).name.startswith("D-")}
+    assert ours == {**not_emitted, **sm100, **sm90a}, ours
+    assert all(any("runs only as the warpgroup kernel" in r for r in rs) for rs in not_emitted.values()), not_emitted
+    catalogue = list((ROOT / "tests" / "litmus" / "race-wgmma").glob("*.litmus"))
+    assert len(not_emitted) == 2 * len(catalogue)
     # tensor memory (classes E/G): generated for sm_100a, refused for sm_90 for the arch alone
     tcgen05 = list((ROOT / "tests" / "litmus" / "race-tcgen05").glob("*.litmus"))
     assert {k[1] for k in sm100} == {"sm_90"} and len(sm100) == len(tcgen05), sm100
     assert all("needs sm_100a" in r for rs in sm100.values() for r in rs), sm100
-    refused = {k: v for k, v in refused.items() if k not in not_emitted and k not in sm100}
+    # tensor-map rewrites (class D): generated for sm_100a, refused for sm_90 for the arch alone
+    tensormap = [*(ROOT / "tests" / "litmus" / "race-tensormap").glob("*.litmus"), *(ROOT / "tests" / "litmus" / "gpu").glob("D-*.litmus")]
+    assert {k[1] for k in sm90a} == {"sm_90"} and len(sm90a) == len(tensormap), sm90a
+    assert all("needs an arch-specific target (sm_90a" in r for rs in sm90a.values() for r in rs), sm90a
+    refused = {k: v for k, v in refused.items() if k not in not_emitted and k not in sm100 and k not in sm90a}
     assert all(any("abstract" in r for r in rs) for rs in refused.values()), refused
     assert len(refused) == 2 * 81
 

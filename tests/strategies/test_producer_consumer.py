@@ -37,9 +37,9 @@ FAST, FIND = examples(60), examples(20000)
 
 #: what the harness refuses in a draw, by design: the async.read shapes the wgmma harness cannot run
 #: (docs/harness.md, "Async-proxy readers"), sm_100a only, and issue 32's classes F (register-level
-#: wgmma: its own warpgroup kernel) and D (tensor-map rewrites: the model only), each with its reason
+#: wgmma: its own warpgroup kernel), each with its reason
 KNOWN_REFUSALS = ("control flow in a program with async.read", "async.read of ", "tcgen05.fence::",
-                  "runs only as the warpgroup kernel", "judged by the model only",
+                  "runs only as the warpgroup kernel",
                   "(tensor memory, classes E/G")
 
 

@@ -50,7 +50,7 @@ CLUSTER = dict(mechanisms=("flag", "cluster-barrier", "remote-arrive", "dsm"), p
 KNOWN_REFUSALS = ("async.read (a wgmma/tcgen05 operand read)", "tcgen05.fence::", "control flow in a program with async.read",
                   "async.read in a program with distributed shared memory",
                   # issue 32's classes F, D and E/G, each with its reason (fuzzgpu.codegen.runnable)
-                  "runs only as the warpgroup kernel", "judged by the model only",
+                  "runs only as the warpgroup kernel",
                   "(tensor memory, classes E/G")
 N = 600
 

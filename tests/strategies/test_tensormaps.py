@@ -1,11 +1,13 @@
 """Issue 32, class D in the general generator (fuzzgpu/strategies/tensormaps.py): the default
 profile's generator draws a tensor copy through a tensor map its thread rewrites, both before the
-copy and while it is in flight; never in a runnable draw (the harness emits no tensormap.replace)."""
+copy and while it is in flight, in runnable draws too (the harness gives each instance its map in global
+memory, sm_90a)."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, find, settings
 
+from fuzzgpu import codegen
 from fuzzgpu import strategies as fst
 from fuzzgpu.codegen.runnable import unrunnable_reasons
 from fuzzgpu.ir import CpAsyncBulk, TensormapReplace
@@ -29,10 +31,12 @@ def test_the_profile_draws_a_rewrite_before_the_copy_and_one_in_flight():
     before = find(fst.handoff(), lambda p: (at := _replace_at(p)) is not None and at[0] < at[1], settings=SEARCH)
     after = find(fst.handoff(), lambda p: (at := _replace_at(p)) is not None and at[0] > at[1], settings=SEARCH)
     for p in (before, after):
-        assert any("tensormap.replace: not supported by code generation" in r for r in unrunnable_reasons(p))
+        assert not any("tensormap" in r for r in unrunnable_reasons(p)), unrunnable_reasons(p)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-@given(producer_consumer(runnable=True))
-def test_no_runnable_draw_has_a_rewritten_map(p):
-    assert _replace_at(p) is None
+def test_runnable_draws_rewrite_maps_and_the_harness_runs_them():
+    p = find(producer_consumer(runnable=True), lambda p: _replace_at(p) is not None, settings=SEARCH)
+    assert unrunnable_reasons(p) == []
+    assert codegen.harness_arch([p], "sm_90") == "sm_90a"
+    src, spec = codegen.harness_source(p)
+    assert spec.tensormaps == 1 and spec.needs_prime and "tensormap.replace.tile.global_address" in src
