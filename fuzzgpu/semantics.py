@@ -273,10 +273,12 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
           "whole map ('a weak memory operation, on the entire 1024-bit opaque tensor-map object')", ISA, "tensormap.replace"),
     Instr("fence.proxy.tensormap::generic.release", "TensormapFence (release)", "tensormap", "release", "per .scope", True, False,
           "the generic accesses before it (cumulatively) with the tensormap-proxy reads after an acquire proxy fence it "
-          "synchronizes with; uni-directional", ISA, "membar/fence (uni-directional proxy fence); 8.9.5", rule="proxy"),
+          "synchronizes with; uni-directional", ISA, "membar/fence (uni-directional proxy fence); 8.9.5",
+          rule="proxy.tensormap"),
     Instr("fence.proxy.tensormap::generic.acquire", "TensormapFence (acquire)", "tensormap", "acquire", "per .scope", False, True,
           "the tensormap-proxy reads of its map ([addr], 128) after it, in its CTA, with the generic writes before a release "
-          "proxy fence that precedes it in causality order", ISA, "membar/fence; CUDA Programming Guide 10.30.2", rule="proxy"),
+          "proxy fence that precedes it in causality order", ISA, "membar/fence; CUDA Programming Guide 10.30.2",
+          rule="proxy.tensormap"),
     Instr("cp.async.bulk.commit_group", "BulkCommit", "", "-", "-", False, False,
           "nothing: closes the thread's bulk group", ISA, "cp.async.bulk.commit_group"),
     Instr("cp.async.bulk.wait_group", "BulkWait", "async", "-", "the thread", False, True,

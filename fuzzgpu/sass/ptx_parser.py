@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .. import semantics
@@ -23,114 +22,11 @@ from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read fro
     _strip_line_directives,
     _strip_ptx_comments,
 )
+from .ptx_ir import AsyncAccess, PtxEvent, PtxFunction, PtxInstr, PtxLoop, PtxMemOp, PtxSync  # noqa: F401 -- read from here too
 from .report import _int
 
 _set_attr = object.__setattr__
 _new = object.__new__
-
-
-@dataclass(frozen=True)
-class PtxInstr:
-    """One PTX statement: ``index`` in program order within its function, ``line`` in the file."""
-
-    index: int
-    line: int
-    text: str
-    predicate: str
-    opcode: str
-    mods: tuple[str, ...]
-    operands: tuple[str, ...]
-    #: the source location of ``nvcc -lineinfo``/``-G`` (the ``.loc`` before it): the innermost
-    #: ``(file, line)`` first, then the ``inlined_at`` call site when the ``.loc`` names one
-    src: tuple[tuple[str, int], ...] = ()
-
-    def __init__(self, index: int, line: int, text: str, predicate: str, opcode: str, mods: tuple[str, ...],
-                 operands: tuple[str, ...], src: tuple[tuple[str, int], ...] = ()) -> None:
-        # the fields in one step: a frozen dataclass's own __init__ sets them one object.__setattr__
-        # at a time, a fifth of the parse of a large module (one instance per PTX statement)
-        # (a new dict as it is, not a copy of one made of keyword arguments)
-        _set_attr(self, "__dict__", {"index": index, "line": line, "text": text, "predicate": predicate, "opcode": opcode,
-                                     "mods": mods, "operands": operands, "src": src})
-
-
-@dataclass(frozen=True)
-class PtxMemOp:
-    instr: PtxInstr
-    kind: str  # load | store | atomic | reduction
-    space: str  # global | shared | cluster | local | const | generic
-    sem: str  # weak | relaxed | acquire | release | acq_rel | volatile | mmio | nc
-    scope: str  # cta | cluster | gpu | sys | "" (weak, nc)
-    width: int  # bits
-    root: str  # root register/symbol of the address
-    offset: int  # byte offset from root
-
-    @property
-    def address(self) -> tuple[str, int]:
-        return (self.root, self.offset)
-
-
-@dataclass(frozen=True)
-class PtxSync:
-    instr: PtxInstr
-    kind: str  # fence | barrier | arrive | griddep-wait | griddep-launch | mbarrier-* | proxy-fence ...
-    release: bool  # earlier operations must not move below it
-    acquire: bool  # later operations must not move above it
-    space: str = ""  # for proxy fences: the only state space it orders ("" = all)
-    #: for the cp.async / bulk async-group waits: the PTX instruction indices of the memory
-    #: operations of the function that conflict with a copy the wait completes (see
-    #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
-    orders_only: frozenset[int] | None = None
-    #: for an mbarrier operation: its mbarrier operand as (root, byte offset), the address followed
-    #: through ``mov``/``add``/``cvta`` as a memory operation's is (None: not an mbarrier operation)
-    address: tuple[str, int] | None = None
-
-
-@dataclass(frozen=True)
-class AsyncAccess:
-    """What an asynchronous copy (cp.async, cp{.reduce}.async.bulk) reads (its source) or writes
-    (its destination), as far as the PTX says: the state space, the address (``root`` "" when
-    unknown, e.g. a tensor map) and the size in bytes (0 when not an immediate)."""
-
-    space: str
-    root: str
-    offset: int
-    size: int
-    write: bool
-
-
-@dataclass(frozen=True)
-class PtxEvent:
-    """A PTX instruction the analysis cares about: a memory operation, a synchronisation point, or
-    both (``ld.acquire``), with the SASS token classes ptxas is expected to emit for it."""
-
-    instr: PtxInstr
-    mem: PtxMemOp | None
-    sync: PtxSync | None
-    mem_class: str | None
-    sync_classes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PtxLoop:
-    head: int  # instruction index of the first statement after the label
-    tail: int  # instruction index of the backward branch
-    line: int
-    reads_clock: bool
-    delay: bool  # no memory operation or synchronisation inside
-
-
-@dataclass(frozen=True)
-class PtxFunction:
-    name: str
-    entry: bool
-    line: int
-    instrs: tuple[PtxInstr, ...]
-    events: tuple[PtxEvent, ...]
-    loops: tuple[PtxLoop, ...]
-    #: ``(label, index of the instruction it labels)`` (the first of a name; :mod:`fuzzgpu.sass.cfg`)
-    labels: tuple[tuple[str, int], ...] = ()
-    #: ``(index of a bra, index of its target)``: the label visible from the branch, scope by scope
-    branches: tuple[tuple[int, int], ...] = ()
 
 
 _PTX_PRED_RE = re.compile(r"^@!?%?[\w$]+\s+")
@@ -240,6 +136,9 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
     op = ins.opcode
     if op in ("ldmatrix", "stmatrix"):  # a warp's matrix fragments to/from shared memory (LDSM/STSM)
         return _matrix_access(ins, defs)
+    if op == "tensormap" and ins.mods[:1] == ("replace",):  # class D: "a weak memory operation, on the entire
+        # tensor-map object" (PTX ISA tensormap.replace); ptxas 13.0: one STG.E.64 (global_address; docs/sass.md)
+        return PtxMemOp(ins, "store", "global", "weak", "", 64, *(_operand_address(ins, defs) or ("", 0)))
     if op not in ("ld", "st", "atom", "red", "ldu"):
         return None
     mods = ins.mods
@@ -477,12 +376,6 @@ def _bulk_copy_sass(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
     return _sync(ins, ".".join(("cp",) + ins.mods[:3]), key), ("TMA",) if "tensor" in ins.mods else ("BULK",)
 
 
-def _not_a_point(ins: PtxInstr, key: str) -> tuple[PtxSync | None, _Tokens]:
-    """cp.async.mbarrier.arrive: it orders none of the thread's own accesses (its release is of the
-    copies only, which the checker does not follow) and its SASS is not matched: no point here."""
-    return None, ()
-
-
 def _tokens(*toks: str) -> Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]:
     """A table entry whose SASS is always the token classes ``toks``."""
     return lambda ins, key: (_sync(ins, key), toks)
@@ -502,6 +395,9 @@ _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] =
     # a release fence for prior mbarrier.init only (PTX ISA, membar/fence: fence.mbarrier_init)
     "fence.mbarrier_init": _fence_sass,
     "fence.proxy": _proxy_fence_sass, "fence.proxy.async": _proxy_fence_sass,
+    # class D (ptxas 13.0): release MEMBAR.ALL.GPU (.SYS at .sys), acquire UTMACCTL.IV [map] (its cached copy dropped)
+    "fence.proxy.tensormap::generic.release": lambda ins, key: (_sync(ins, key), (_membar("sys" if "sys" in ins.mods else "gpu", False),)),
+    "fence.proxy.tensormap::generic.acquire": _tokens("UTMACCTL.IV"),
     "bar.sync": _tokens("BAR.SYNC"), "bar.arrive": _tokens("BAR.ARV"), "bar.red": _tokens("BAR.RED"),
     "barrier.cluster.arrive": _cluster_barrier_sass, "barrier.cluster.wait": _cluster_barrier_sass,
     "griddepcontrol.wait": _tokens("ACQBULK"), "griddepcontrol.launch_dependents": _tokens("PREEXIT"),
@@ -513,7 +409,9 @@ _SASS_OF: dict[str, Callable[[PtxInstr, str], tuple[PtxSync | None, _Tokens]]] =
     "cp.async": _cp_async_sass, "cp.async.commit_group": _tokens("LDGDEPBAR"), "cp.async.wait": _tokens("DEPBAR"),
     "cp.async.bulk": _bulk_copy_sass, "cp.async.bulk.tensor": _bulk_copy_sass, "cp.async.bulk.commit_group": _tokens("UTMACMDFLUSH"),
     "cp.async.bulk.wait_group": _tokens("DEPBAR"),
-    "cp.async.mbarrier.arrive": _not_a_point,
+    # orders none of the thread's own accesses (its release is of the copies only, which the checker does not
+    # follow) and its SASS is not matched: no point here
+    "cp.async.mbarrier.arrive": lambda ins, key: (None, ()),
     "tcgen05.fence": _tokens(),  # emits no SASS (toolchain §5)
     # tensor memory (classes E/G): no SASS is matched -- the checker follows no tensor-memory access
     **{k: _tokens() for k in TENSOR_MEMORY_KEYS},
@@ -539,7 +437,7 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
     table's ``ld``/``st``/``atom``/``red`` with :data:`fuzzgpu.semantics.STRENGTHS`); any other
     instruction is the table entry :func:`_table_key` names, with the SASS of :data:`_SASS_OF`."""
     op = ins.opcode
-    if mem is not None:
+    if mem is not None and op != "tensormap":  # (tensormap.replace: a weak store, no synchronisation point)
         rel, acq = semantics.entry({"ldu": "ld", "ldmatrix": "ld", "stmatrix": "st"}.get(op, op)).orders_directions(mem.sem)
         if not (rel or acq):
             return None, ()
@@ -551,7 +449,7 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
             classes.append("CCTL.IVALL")
         kind = {(True, False): "release", (False, True): "acquire", (True, True): "acq_rel"}[(rel, acq)]
         return PtxSync(ins, kind, rel, acq), tuple(classes)
-    key = _table_key(ins)
+    key = _table_key(ins) if mem is None else None
     if key is None:
         return None, ()
     sass = _SASS_OF.get(key)
@@ -572,8 +470,13 @@ def _async_copy(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, t
     plain = mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg")
     if ins.opcode != "cp" or not (bulk or plain) or "prefetch" in mods or len(ins.operands) < 2:
         return None
-    if bulk and "bulk_group" not in mods:
-        return None
+    if bulk and "bulk_group" not in mods:  # an mbarrier completes it; a bulk group only its tensor map's read
+        spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
+        if "tensor" not in mods or spaces[1:2] != ["global"] or "," not in ins.operands[1]:
+            return None
+        root, off = _ptx_address(ins.operands[1].split(",")[0] + "]")  # [tensorMap, {c}]: the map's address
+        r0, o0 = defs.get(root, (root, 0))
+        return ("bulk_group", (AsyncAccess("global", r0, o0 + off, 128, False, tensormap=True),)) if root else None
     spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
     if len(spaces) < 2:
         return None
@@ -628,7 +531,8 @@ def _async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[Asyn
         idx < wait.index or any(loops[i].head <= idx <= loops[i].tail for i in in_loops))
         for a in accs if not (read_only and a.write)]
     return frozenset(e.instr.index for e in events if e.mem is not None and any(
-        (a.write or e.mem.kind != "load") and _may_overlap(e.mem, a, writes) for a in awaited))
+        (a.write or e.mem.kind != "load") and (a.tensormap == (e.instr.opcode == "tensormap") or not a.tensormap)
+        and _may_overlap(e.mem, a, writes) for a in awaited))
 
 
 _WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}

@@ -40,13 +40,19 @@ RULE_FORBIDDEN = {
     "release": "a release operation is ordered after every memory operation before it in program order (PTX ISA memory model: release patterns; st.release/atom.release)",
     "mbarrier": "mbarrier.arrive has release and a completed mbarrier.try_wait/test_wait has acquire semantics at .cta scope by default (PTX ISA mbarrier)",
     "proxy": "fence.proxy.async orders generic-proxy accesses before it with async-proxy accesses after it and vice versa (PTX ISA membar/fence: fence.proxy; memory model: proxies)",
+    "proxy.tensormap": ("fence.proxy.tensormap::generic.release is a uni-directional proxy fence: it orders the generic "
+                        "accesses before it with the tensormap-proxy reads after an acquire proxy fence it synchronizes "
+                        "with (PTX ISA membar/fence; tensormap.replace) -- a generic access before it must be performed "
+                        "before it"),
     "cp.async.wait": (
         "cp.async.wait_group/wait_all and cp.async.bulk.wait_group complete the thread's copies -- 'Writes performed by "
         "cp.async operations are made visible to the executing thread only after: The completion of cp.async.wait_all "
         "or ... cp.async.wait_group on the cp.async-group in which the cp.async belongs to' (PTX ISA cp.async.wait_group; "
         "cp.async.bulk.wait_group: reading the sources, writing the destinations, writes made visible to the executing "
-        "thread; .read: the source reads only) -- so an access that may conflict with a copy (its destination, or a write "
-        "of its source), or a release that must publish the copies, must not be performed before the wait"
+        "thread; .read: the source reads only; of a tensor copy, its read of the tensor map: 'optionally can be used for "
+        "the completion of reading of the tensormap object', cp.async.bulk.tensor) -- so an access that may conflict "
+        "with a copy (its destination, a write of its source, a tensormap.replace of its map), or a release that must "
+        "publish the copies, must not be performed before the wait"
     ),
 }
 RULE_ASYNC_WAIT_OTHER = (
@@ -164,6 +170,15 @@ RULE_PROXY_NO_ASYNC = (
 )
 
 
+#: the table key of the acquire tensormap proxy fence (class D)
+TENSORMAP_ACQUIRE = "fence.proxy.tensormap::generic.acquire"
+RULE_TENSORMAP_ACQUIRE = (
+    "{sync} orders the tensormap-proxy reads of its map after it (a tensor copy's read of the map) with the generic "
+    "writes before a release proxy fence (PTX ISA membar/fence: uni-directional proxy fence) -- no generic access "
+    "after it, so raising one above it changes no order the fence gives"
+)
+
+
 RULE_NC_SUNK = (
     "an ld.global.nc sunk below {sync}: the ISA lets an .nc load read only data that is read-only for the lifetime of "
     "the kernel (ld.global.nc); the point releases, so the only writes it could order after the load are later ones of "
@@ -200,6 +215,8 @@ def why_not(mem: PtxMemOp, sync: PtxSync, direction: str, async_before: bool = T
     name = sync.instr.text.split()[0] if sync.instr.text else sync.kind
     if mem.space in ("local", "const", "param"):
         return RULE_PRIVATE.format(space="." + mem.space)
+    if sync.kind == TENSORMAP_ACQUIRE and direction == HOISTED:
+        return RULE_TENSORMAP_ACQUIRE.format(sync=name)
     if sync.kind == "fence.proxy.async" and not _proxy_orders(mem, direction, async_before, async_after):
         return RULE_PROXY_NO_ASYNC.format(sync=name, why=(
             "no async-proxy operation of the thread runs after it" if direction == SUNK else

@@ -200,6 +200,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
         return SassSync(ins, op, op)
     if op in _SASS_BULK:
         return SassSync(ins, "BULK", "BULK")
+    if op == "UTMACCTL" and "IV" in mods:  # fence.proxy.tensormap::generic.acquire: the map's cached copy invalidated
+        return SassSync(ins, "UTMACCTL.IV", "UTMACCTL.IV")
     if op in _SASS_TMA:
         return SassSync(ins, "TMA", "TMA")
     if op == "UTMACMDFLUSH":

@@ -373,13 +373,13 @@ def test_the_ptx_classification_reads_the_table_keys(monkeypatch):
     assert key("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd1, [%r1], 16") == "mbarrier.arrive.expect_tx"
     assert key("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 16") == "cp.async.bulk"
     assert key("fence.proxy.alias") == "fence.proxy"
-    # issue 32, class D: the tensormap proxy fences are rows of their own, synchronisation points with no known
-    # SASS (reported not checked); tensormap.replace orders nothing of its thread
+    # issue 32, class D: the tensormap proxy fences are rows of their own (their SASS: tests/sass/test_sass_tensormap.py);
+    # tensormap.replace orders nothing of its thread
     for text, directions in (("fence.proxy.tensormap::generic.release.gpu", (True, False)),
                              ("fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128", (False, True))):
         sync, tokens = ptx_parser._classify_ptx_sync(ptx_parser._parse_ptx_instr(0, 0, text), None)
-        assert sync is not None and (sync.release, sync.acquire, tokens) == (*directions, ())
-        assert ptx_parser._rule_key(sync) == "proxy"
+        assert sync is not None and (sync.release, sync.acquire) == directions and len(tokens) == 1
+        assert ptx_parser._rule_key(sync) == "proxy.tensormap"
     assert key("tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2") == "tensormap.replace"
     assert key("ld.param.u64 %rd1, [p]") is None and key("bar.warp.sync -1") is None and key("fence.gpu") is None
     with pytest.raises(KeyError):
