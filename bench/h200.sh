@@ -12,6 +12,8 @@
 #   bench/h200.sh wgmma      bench/wgmma_h200.py: wgmma operands written by generic stores -> harness/ ~1 min
 #   bench/h200.sh tensor     bench/tensor_map_probe.py, tests/gpu/test_gpu_tensor.py, the tensor litmus
 #                            tests under the tuned TMA-store stress (1e8 each)       -> tensor/     ~3 min
+#   bench/h200.sh tensormap  class D: tests/gpu/test_gpu_tensormap.py (the race-tensormap catalogue and its
+#                            two-CTA GPU forms, 1e8 instances each), tests/gpu/test_gpu_tensor.py -> tensormap/ ~4 min
 #   bench/h200.sh draws      the generator's tensor copies judged as a campaign judges them
 #                            (bench/tensor_draws.py run), docs/tuning.md's two examples -> tensor/  ~3 min
 #   bench/h200.sh exposure   the weak-behaviour score, default against tuned stress, with the deep
@@ -62,7 +64,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -251,12 +253,17 @@ json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime
     echo "exit $?"; cat "$x/classes.txt"
     echo "== each saved entry's SASS, with the checker's details"
     # tcgen05 entries (classes E/G: the oracle judged them; the H200 cannot run them) compile for sm_100a
-    ls "$x"/corpus/*.litmus 2>/dev/null | xargs -P 8 -I{} sh -c 'a=sm_90; grep -q tcgen05 "{}" && a=sm_100a
+    ls "$x"/corpus/*.litmus 2>/dev/null | xargs -P 8 -I{} sh -c 'a=sm_90; grep -q tensormap "{}" && a=sm_90a; grep -q tcgen05 "{}" && a=sm_100a
       timeout 60 python3 -m fuzzgpu sass --arch $a --details --no-cache "{}" > "{}.sass.txt" 2>&1; echo "exit $?" >> "{}.sass.txt"'
     for e in "$x"/corpus/*.litmus; do [ -e "$e" ] && { echo "=== $e"; head -40 "$e.sass.txt"; }; done > "$x/sass-of-entries.txt"
     grep -c "^===" "$x/sass-of-entries.txt"
   fi
   tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
+  ;;
+tensormap)
+  echo "== class D on the GPU: tests/gpu/test_gpu_tensormap.py (1e8 instances each), then the tensor-copy GPU tests"
+  FUZZGPU_REQUIRE_GPU=1 timeout 420 $PYTEST_GPU -s tests/gpu/test_gpu_tensormap.py tests/gpu/test_gpu_tensor.py > "$x/pytest-gpu-tensormap.txt" 2>&1
+  echo "exit $?"; grep -E "condition seen|passed|failed|^(FAILED|ERROR|XPASS)" "$x/pytest-gpu-tensormap.txt" | tail -30
   ;;
 runcost)
   FUZZGPU_REQUIRE_GPU=1 timeout 60 $PYTEST_GPU tests/gpu/test_gpu.py -k context_waits_block > "$x/pytest-context.txt" 2>&1
