@@ -31,7 +31,7 @@
 #                            the shipped corpus replayed on the GPU with JUnit XML  -> campaigns/ TIME+2 min
 #                            (X=DIR writes there instead of $OUT/all-race: a campaign longer than one
 #                            call runs under setsid and a second call collects DIR)
-#   bench/h200.sh necessity  `fuzzgpu necessity --backend cuda` over examples/necessity (the ten programs
+#   bench/h200.sh necessity  `fuzzgpu necessity --backend cuda` over examples/necessity (the eleven programs
 #                            shaped after issue 32's field bugs): every annotation dropped or weakened
 #                            alone, each changed program run 1e8 times (barrier, spin 1000), .txt and
 #                            .json per program                                      -> necessity/  ~5 min
@@ -206,7 +206,7 @@ all-race)
   echo "exit $?"; tail -4 "$x/harness.txt"
   ;;
 necessity)
-  for t in examples/necessity/NEC-*.litmus; do
+  for t in ${ONLY:-examples/necessity/NEC-*.litmus}; do  # ONLY="FILE ...": those programs alone
     n=$(basename "$t" .litmus)
     echo "== fuzzgpu necessity --backend cuda --instances 1e8 --barrier --spin 1000 $t"
     timeout 55 $F necessity --backend cuda --instances 1e8 --barrier --spin 1000 --json "$t" > "$x/$n.json" 2> "$x/$n.err"
