@@ -1,6 +1,7 @@
 """The known classes in a race campaign's corpus (issue 15's seven and issue 32's, every number of
 fuzzgpu.bug_classes.CLASSES: A-C = 8-10, D = 11, F = 13, H = 15, I = 16, J = 17, L = 19 among them; K is class 2): for each, how
-many findings, the time to the first (from the campaign's start), whether it was shrunk, its rate and its fix.
+many findings, the time to the first (from the campaign's start), whether it was shrunk, its rate and its fix; where
+the first was not fully shrunk, the first that was (or none).
 
     python3 bench/discovery_classes.py CORPUS START_EPOCH [--json OUT.json]
 
@@ -36,18 +37,23 @@ def classify(entry) -> set:
 
 def main(argv: list[str]) -> int:
     corpus, start = Path(argv[0]), float(argv[1])
-    rows: dict = collections.defaultdict(lambda: {"findings": 0, "first_s": None, "example": None})
+    rows: dict = collections.defaultdict(lambda: {"findings": 0, "first_s": None, "example": None,
+                                                  "first_shrunk_s": None, "shrunk_example": None})
     for e in find_entries(str(corpus)):
         found = calendar.timegm(time.strptime(e.data["found"], "%Y-%m-%dT%H:%M:%SZ")) - start
+        ex = {"file": e.path.name, "shrunk": e.data.get("shrunk"), "threads": len(e.program.threads),
+              "instructions": sum(len(t.code) for t in e.program.threads),
+              "rate": e.data["reproduction"].get("rate"), "fix": e.data["verdict"].get("fix", ""),
+              "summary": e.data["verdict"]["offending"][0].get("reason", "")[:160]}
         for c in classify(e):
             r = rows[c]
             r["findings"] += 1
             if r["first_s"] is None or found < r["first_s"]:
-                r["first_s"] = found
-                r["example"] = {"file": e.path.name, "shrunk": e.data.get("shrunk"), "threads": len(e.program.threads),
-                                "instructions": sum(len(t.code) for t in e.program.threads),
-                                "rate": e.data["reproduction"].get("rate"), "fix": e.data["verdict"].get("fix", ""),
-                                "summary": e.data["verdict"]["offending"][0].get("reason", "")[:160]}
+                r["first_s"], r["example"] = found, ex
+            # the first entry whose shrink ran to its end (a later finding of the class may be shrunk
+            # where the first was cut at the campaign's bound)
+            if ex["shrunk"] and (r["first_shrunk_s"] is None or found < r["first_shrunk_s"]):
+                r["first_shrunk_s"], r["shrunk_example"] = found, ex
     lines = [f"{'class':<6} {'findings':>8} {'first at':>9}  example (shrunk, threads/instructions, rate) and fix"]
     for c in list(sorted(CLASSES)) + sorted(k for k in rows if isinstance(k, str)):
         r = rows.get(c)
@@ -59,6 +65,11 @@ def main(argv: list[str]) -> int:
         lines.append(f"{name:<6} {r['findings']:>8} {r['first_s']:>8.0f}s  {ex['file']} ({'shrunk' if ex['shrunk'] else 'NOT fully shrunk'}, "
                      f"{ex['threads']}/{ex['instructions']}, rate {ex['rate']:.3g})")
         lines.append(f"{'':<26}fix: {ex['fix']}")
+        sx = r["shrunk_example"]
+        if not ex["shrunk"]:
+            lines.append(f"{'':<26}first fully shrunk: " + (
+                f"{sx['file']} at {r['first_shrunk_s']:.0f}s ({sx['threads']}/{sx['instructions']}, rate {sx['rate']:.3g}); "
+                f"fix: {sx['fix']}" if sx else "none"))
     print("\n".join(lines))
     if "--json" in argv:
         out = Path(argv[argv.index("--json") + 1])
