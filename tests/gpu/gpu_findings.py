@@ -31,3 +31,38 @@ def no_forbidden(verdict: str, *what: Any) -> None:
 
 LONE_TRY_WAIT = pytest.mark.xfail(reason="lone try_wait does not order the next load on sm_90 (finding, see "
                                   "bench/results/harness/extensions-h200.md)", strict=False, raises=ForbiddenSeen)
+
+
+def judged(p: Any, h: Any) -> dict[str, int]:
+    """Every outcome of GPU histogram ``h`` of program ``p`` judged: the histogram accounts for every
+    instance, no value outside the oracle's domain, no forbidden outcome (:class:`ForbiddenSeen`, the
+    only failure the xfails here take); returns instances per verdict."""
+    from fuzzgpu import model
+
+    assert dict(h.meta)["sum_ok"] and sum(c for _, c in h.counts) + h.timeouts == h.instances, p.name
+    assert h.counts, f"{p.name}: every instance timed out ({h.timeouts}): nothing was judged"
+    verdicts: dict[str, int] = {}
+    for o, c in h.counts:
+        d = dict(o)
+        assert None not in d.values(), (p.name, "a value no store wrote", d, c)
+        v = model.judge(p, d).verdict
+        no_forbidden(v, p.name, d, c)
+        verdicts[v] = verdicts.get(v, 0) + c
+    return verdicts
+
+
+def compiled_runner(programs: dict[str, Any]) -> Any:
+    """A module fixture's body: ``programs`` compiled in one nvcc call on a CudaBackend; yields
+    ``run(name, RunConfig) -> (program, histogram)`` and closes the backend after the module."""
+    from fuzzgpu.backends.cuda import CudaBackend, compile_programs
+
+    b = CudaBackend()
+    cs = compile_programs(list(programs.values()), b.arch, batch=len(programs), jobs=1)
+    compiled = dict(zip(programs, cs))
+
+    def run(name: str, cfg: Any) -> tuple[Any, Any]:
+        return programs[name], b.run(programs[name], cfg, compiled=compiled[name])
+
+    yield run
+    b.close()
+

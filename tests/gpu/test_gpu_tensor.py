@@ -29,11 +29,11 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu import litmus, model
+from fuzzgpu import litmus
 from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.ir import Program
 
-from gpu_findings import LONE_TRY_WAIT, no_forbidden
+from gpu_findings import LONE_TRY_WAIT, compiled_runner, judged
 
 LITMUS = Path(__file__).resolve().parents[1] / "litmus" / "async-proxy"
 FENCED_INSTANCES = 100_000_000
@@ -51,33 +51,7 @@ def _programs() -> dict[str, Program]:
 
 @pytest.fixture(scope="module")
 def runner():
-    from fuzzgpu.backends.cuda import CudaBackend, compile_programs
-
-    b = CudaBackend()
-    ps = _programs()
-    cs = compile_programs(list(ps.values()), b.arch, batch=len(ps), jobs=1)
-    compiled = dict(zip(ps, cs))
-
-    def run(name: str, cfg: RunConfig) -> tuple[Program, Histogram]:
-        return ps[name], b.run(ps[name], cfg, compiled=compiled[name])
-
-    yield run
-    b.close()
-
-
-def _judged(p: Program, h: Histogram) -> dict[str, int]:
-    """Every outcome judged: the histogram accounts for every instance, no value outside the
-    oracle's domain, no forbidden outcome; returns instances per verdict."""
-    assert dict(h.meta)["sum_ok"] and sum(c for _, c in h.counts) + h.timeouts == h.instances, p.name
-    assert h.counts, f"{p.name}: every instance timed out ({h.timeouts}): nothing was judged"
-    verdicts: dict[str, int] = {}
-    for o, c in h.counts:
-        d = dict(o)
-        assert None not in d.values(), (p.name, "a value no store wrote", d, c)
-        v = model.judge(p, d).verdict
-        no_forbidden(v, p.name, d, c)  # ForbiddenSeen: the only failure the lone-wait xfail takes
-        verdicts[v] = verdicts.get(v, 0) + c
-    return verdicts
+    yield from compiled_runner(_programs())
 
 
 def _count(h: Histogram, **want: int) -> int:
@@ -87,7 +61,7 @@ def _count(h: Histogram, **want: int) -> int:
 @pytest.mark.gpu
 def test_tensor_store_without_fence_may_be_stale(runner) -> None:
     p, h = runner("TMA-tensor-store-no-fence", RunConfig(instances=20_000_000, barrier=True, spin=1000))
-    verdicts = _judged(p, h)
+    verdicts = judged(p, h)
     stale, fresh = _count(h, P1_r1=0), _count(h, P1_r1=1)
     print(f"\nTMA-tensor-store-no-fence: stale {stale} / {h.instances} (allowed), fresh {fresh}; verdicts {verdicts}")
     assert fresh > 0  # the tensor copy delivers the written value (map and coordinates are right)
@@ -96,7 +70,7 @@ def test_tensor_store_without_fence_may_be_stale(runner) -> None:
 @pytest.mark.gpu
 def test_tensor_store_with_writer_fence_is_never_stale(runner) -> None:
     p, h = runner("TMA-tensor-store-fence-writer", RunConfig(instances=FENCED_INSTANCES, barrier=True, spin=1000))
-    _judged(p, h)
+    judged(p, h)
     assert h.instances >= FENCED_INSTANCES and h.timeouts == 0
     assert _count(h, P1_r1=0) == 0
     assert _count(h, P1_r1=1) == h.instances  # every instance read the copied value
@@ -106,7 +80,7 @@ def test_tensor_store_with_writer_fence_is_never_stale(runner) -> None:
 @pytest.mark.gpu
 def test_tensor_load_with_acquire_wait_loop_is_never_stale(runner) -> None:
     p, h = runner("TMA-tensor-load-loop", RunConfig(instances=FENCED_INSTANCES))
-    _judged(p, h)
+    judged(p, h)
     assert h.instances >= FENCED_INSTANCES
     assert _count(h, P1_r1=1, P1_r2=0) == 0
     assert _count(h, P1_r1=1, P1_r2=1) > 0  # the phase completed and the copy delivered
@@ -118,13 +92,13 @@ def test_tensor_load_with_acquire_wait_loop_is_never_stale(runner) -> None:
 def test_tensor_load_with_lone_acquire_wait_is_never_stale(runner) -> None:
     p, h = runner("TMA-tensor-load-mbarrier-acquire", RunConfig(instances=300 * 65536))
     assert _count(h, P1_r1=1, P1_r2=1) > 0, h.counts  # the copy delivered (a map that never does is no finding)
-    _judged(p, h)
+    judged(p, h)
 
 
 @pytest.mark.gpu
 def test_tensor_load_with_relaxed_wait_is_judged(runner) -> None:
     p, h = runner("TMA-tensor-load-mbarrier-relaxed", RunConfig(instances=20_000_000))
-    verdicts = _judged(p, h)
+    verdicts = judged(p, h)
     print(f"\nTMA-tensor-load-mbarrier-relaxed: stale {_count(h, P1_r1=1, P1_r2=0)} / {h.instances} (allowed); "
           f"verdicts {verdicts}")
     assert _count(h, P1_r1=1, P1_r2=1) > 0
@@ -143,7 +117,7 @@ def test_every_program_here_is_runnable() -> None:
 @pytest.mark.gpu
 def test_tensor_reduction_without_fence_is_judged(runner) -> None:
     p, h = runner("TMA-tensor-reduce-add-no-fence", RunConfig(instances=20_000_000, barrier=True, spin=1000))
-    verdicts = _judged(p, h)
+    verdicts = judged(p, h)
     print(f"\nTMA-tensor-reduce-add-no-fence: stale {_count(h, P0_r1=5)} / {h.instances} (allowed); verdicts {verdicts}")
     assert _count(h, P0_r1=7) > 0  # the reduction delivers 5 + 2 (map, coordinates and the .add are right)
 
@@ -151,7 +125,7 @@ def test_tensor_reduction_without_fence_is_judged(runner) -> None:
 @pytest.mark.gpu
 def test_tensor_reduction_with_fence_is_never_stale(runner) -> None:
     p, h = runner("TMA-tensor-reduce-add-fence", RunConfig(instances=FENCED_INSTANCES, barrier=True, spin=1000))
-    _judged(p, h)
+    judged(p, h)
     assert h.instances >= FENCED_INSTANCES and h.timeouts == 0
     assert _count(h, P0_r1=7) == h.instances  # every instance read 5 + 2: never the stale 0 added
     print(f"\nTMA-tensor-reduce-add-fence: 0 stale in {h.instances}")

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu import codegen, litmus, model
-from fuzzgpu.backends.base import Histogram, RunConfig
+from fuzzgpu import codegen, litmus
+from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.ir import Program
 from fuzzgpu.ir.program import eval_expr
 
-from gpu_findings import ForbiddenSeen, no_forbidden
+from gpu_findings import ForbiddenSeen, compiled_runner, judged
 
 ROOT = Path(__file__).resolve().parents[1] / "litmus"
 FILES = sorted((ROOT / "race-tensormap").glob("*.litmus")) + sorted((ROOT / "gpu").glob("D-*.litmus"))
@@ -62,31 +62,7 @@ def test_the_harness_runs_the_catalogue_but_the_flag_loops_and_their_gpu_forms_r
 
 @pytest.fixture(scope="module")
 def runner():
-    from fuzzgpu.backends.cuda import CudaBackend, compile_programs
-
-    b = CudaBackend()
-    ps = _programs()
-    cs = compile_programs(list(ps.values()), b.arch, batch=len(ps), jobs=1)
-    compiled = dict(zip(ps, cs))
-
-    def run(name: str, cfg: RunConfig) -> tuple[Program, Histogram]:
-        return ps[name], b.run(ps[name], cfg, compiled=compiled[name])
-
-    yield run
-    b.close()
-
-
-def _judged(p: Program, h: Histogram) -> dict[str, int]:
-    assert dict(h.meta)["sum_ok"] and sum(c for _, c in h.counts) + h.timeouts == h.instances, p.name
-    assert h.counts, f"{p.name}: every instance timed out ({h.timeouts})"
-    verdicts: dict[str, int] = {}
-    for o, c in h.counts:
-        d = dict(o)
-        assert None not in d.values(), (p.name, "a value no store wrote", d, c)
-        v = model.judge(p, d).verdict
-        no_forbidden(v, p.name, d, c)
-        verdicts[v] = verdicts.get(v, 0) + c
-    return verdicts
+    yield from compiled_runner(_programs())
 
 
 @pytest.mark.gpu
@@ -94,7 +70,7 @@ def _judged(p: Program, h: Histogram) -> dict[str, int]:
                                   for n in RUNNABLE])
 def test_class_d_on_the_gpu(runner, name: str) -> None:
     p, h = runner(name, RunConfig(instances=INSTANCES, barrier=True, spin=1000))
-    verdicts = _judged(p, h)
+    verdicts = judged(p, h)
     racy = name.startswith(("RACE", "D-")) and name not in ("D-replace-fence-pair-2cta", "D-rewrite-after-wait-read-fenced")
     assert p.condition is not None
     cond = [c for o, c in h.counts if eval_expr(p.condition.expr, dict(o))]
