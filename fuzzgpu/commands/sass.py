@@ -302,7 +302,7 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
         for why in rep.unchecked:
             console.print(f"  [yellow]not checked:[/] {escape(why)}")
         for note in rep.notes:
-            if args.notes or note.startswith("kept "):
+            if args.notes or note.startswith(("kept ", "not checked for ")):
                 console.print(f"  [dim]note: {escape(note)}[/]")
 
 

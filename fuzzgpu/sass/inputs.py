@@ -90,7 +90,7 @@ def check_path(path: str | Path, archs: Sequence[str] | None = DEFAULT_ARCHS, op
     if suffix == ".cubin":
         return check_cubin(p, ptx)
     if suffix == ".litmus":
-        return check_litmus(p, use, opt, flags, keep_dir=keep_dir)
+        return check_litmus(p, use, opt, flags, keep_dir=keep_dir, chosen=archs is not None and tuple(archs) != DEFAULT_ARCHS)
     if is_binary(p):
         return check_binary(p, archs if archs and tuple(archs) != DEFAULT_ARCHS else (), ptx)
     raise UserError(f"{path}: unknown input type {suffix or '(none)'}; expected .cu, .ptx, .cubin, .litmus, "

@@ -62,12 +62,13 @@ def test_intermediate_ptx_error_keeps_other_lines(tmp_path):
 
 @needs_toolchain
 def test_litmus_compile_error_names_the_litmus_file(capsys):
-    """The generated kernels stop an sm_80 compile with an #error (docs/sass.md); nvcc's line named
-    the temporary /tmp/fuzzgpu-sass-src-*/NAME.cu."""
+    """An arch the user names that lacks one of the program's instructions is refused before nvcc
+    runs, naming the .litmus file (docs/sass.md); nvcc's line (the kernels' #error) named the
+    temporary /tmp/fuzzgpu-sass-src-*/NAME.cu."""
     path = LITMUS / "fence-acquire-release" / "FAR-MP-cta-crosscta.litmus"
     line = _sass_error(capsys, "--arch", "sm_80", str(path))
-    assert f"nvcc: {path} (generated CUDA):" in line, line
-    assert "fence.release needs sm_90" in line
+    assert line.startswith(f"fuzzgpu sass: error: {path}: "), line
+    assert "fence.release needs sm_90" in line and "not sm_80" in line and "/tmp/" not in line
 
 
 @needs_toolchain

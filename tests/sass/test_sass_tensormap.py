@@ -105,3 +105,16 @@ def test_a_tensor_copy_awaits_its_map_read_in_a_bulk_group_and_only_a_rewrite_co
     assert fam == "bulk_group" and acc.tensormap and (acc.space, acc.root, acc.size, acc.write) == ("global", "%rd3", 128, False)
     plain = _parse_ptx_instr(8, 9, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd3], 16, [%r6]")
     assert _async_copy(plain, {}) is None  # an mbarrier completes it; no bulk group waits for it
+
+
+@needs_toolchain
+def test_the_default_archs_leave_out_sm_90_and_say_so_a_chosen_sm_90_is_refused():
+    from fuzzgpu.errors import UserError
+
+    path = CATALOGUE / "RACE-11-rewrite-in-flight.litmus"
+    reports = sass.check_path(path, None)
+    assert sorted(r.arch for r in reports) == ["sm_100a", "sm_90a"]
+    assert all(any(n.startswith("not checked for sm_90: ") and "tensormap.replace" in n for n in r.notes) for r in reports)
+    with pytest.raises(UserError, match="tensormap.replace needs an arch-specific target .sm_90a; class D.; not sm_90"):
+        sass.check_path(path, ("sm_90",))
+
