@@ -728,7 +728,9 @@ def producer_consumer(
     if two and not pr.cluster_barriers:
         draw(_stage_span(pr, o, consumer, 1))
     fragment_reuse(draw, pr.code, pr.observed, pr.reg, pr.next_value, o.tcgen05)  # class F, after the spans (wgmma_regs.py)
-    p = rewritten_map(draw, _tensor_copy(draw, _assemble(pr)))  # class D (runnable on sm_90a): tensormaps.py
+    p = _tensor_copy(draw, _assemble(pr))
+    if not pr.pdl:  # class D (runnable on sm_90a; never in a PDL draw): tensormaps.py
+        p = rewritten_map(draw, p)
     return tensor_memory(draw, p, not o.tcgen05)  # classes E, G (sm_100a, never in a runnable or PDL draw): tensor_memory.py
 
 

@@ -11,7 +11,7 @@ mbarrier) goes through a tensor map in global memory that its thread rewrites wi
   copy, before anything waits for it (the next tile's rewrite; DeepGEMM #430/#431, cutlass #2912).
 
 The stale buffer holds :data:`STALE`, a value no draw writes, so the consumer's read of the copy
-shows which map the copy used.  Drawn for ``runnable`` programs too: the GPU harness gives each
+shows which map the copy used.  Drawn for ``runnable`` programs too (not in a PDL draw): the GPU harness gives each
 instance its own map in global memory, written before each launch (docs/harness.md, "Tensor maps").
 """
 
