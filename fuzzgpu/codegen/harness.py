@@ -92,7 +92,7 @@ class HarnessSpec:
     n_global_locs: int
     global_locs: tuple[str, ...]
     n_results: int  # result words per instance (register keys, shared finals, timeout flags, where words)
-    needs_prime: bool  # exact-value programs: memory initialised before each launch
+    needs_prime: bool  # a prime launch before each test launch: exact-value programs (initial values), tensor maps in global memory
     roles: int
     source_hash: str = ""
     #: one kernel per grid (launched in this order in one stream); ``kernel`` is the first
