@@ -28,6 +28,7 @@ from ..ir import (
     Program,
     RmwOp,
     Space,
+    TENSORMAP,
 )
 
 from .emit import BULK_SLOT_BYTES, EmitContext, _labels, _registers, comment_text, emit_instruction, spread_locations
@@ -329,8 +330,8 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     kernels = [name] if G == 1 else [f"{name}_g{g}" for g in range(G)]
     pdl = tuple(g in p.pdl_grids for g in range(G))
     SW = _slot_words(p)
-    gl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.GLOBAL and loc.kind != "tensormap"]
-    tms = [loc.name for loc in p.locations if loc.kind == "tensormap"]  # class D: maps in global memory
+    gl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.GLOBAL and loc.kind != TENSORMAP]
+    tms = [loc.name for loc in p.locations if loc.kind == TENSORMAP]  # class D: maps in global memory
     tmidx = {n: q for q, n in enumerate(tms)}
     sl = [loc.name for loc in p.locations if loc.alias_of is None and loc.space is Space.SHARED]
     # only locations a thread or the condition touches
@@ -545,8 +546,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
 
 
 def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], None], roles: Sequence[int],
-               SW: int, res_inits: list[int], codec: ValueCodec, tmap: str | None = None,
-               tmidx: dict[str, int] | None = None) -> None:
+               SW: int, res_inits: list[int], codec: ValueCodec, tmap: str | None, tmidx: dict[str, int]) -> None:
     """The test of the roles ``roles`` (those of one grid): instances, addresses, the litmus code,
     the result words.  Fills ``res_inits`` (the initial value a raw result word decodes against)
     for the result keys of these roles."""
@@ -559,15 +559,15 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
         for line in _role_inst_expr(lay, r, "t", f"inst{k}"):
             w(ind + line)
         used = {p.physical(n) for i in t.code for n in i.locations()}
-        maps = [n for n in (tmidx or {}) if n in used]
+        maps = [n for n in tmidx if n in used]
         used |= {p.location(n).target or n for n in maps}  # a copy through a map reads at its target's coordinate
         for n in gl:
             if n in used:
                 j = gidx[n]
                 w(ind + f"unsigned* k{k}_a{j} = memc + {_gslot(j, f'inst{k}')};")
         for n in maps:
-            q = (tmidx or {})[n]
-            w(ind + f"unsigned* k{k}_m{q} = tmaps + ((unsigned long long)inst{k} * {len(tmidx or {})}u + {q}u) * 32ull;")
+            q = tmidx[n]
+            w(ind + f"unsigned* k{k}_m{q} = tmaps + ((unsigned long long)inst{k} * {len(tmidx)}u + {q}u) * 32ull;")
             if any(isinstance(i, CpAsyncBulk) and i.src_loc == n for i in t.code):
                 # the map as the prime launch wrote it, in this thread's tensormap proxy: the acquire
                 # of the release in prime() (no cached copy of the map the last launch rewrote)
