@@ -10,11 +10,14 @@ from __future__ import annotations
 BATCH = {"static": 64, "cuda": 64, "auto": 64}
 
 
-#: seconds of fix search a campaign gives one finding (each candidate is a race analysis, ~0.6 s on
-#: an H200 host's core): a search past it stops, and the entry says so ("fix search stopped at its
-#: bound"), never "no fix"; ``fuzzgpu explain`` runs the whole search.  The session's deadline
-#: (less the report's reserve) and the profile's ``shrink_seconds`` cap it too.
-FIX_SECONDS = 10.0
+#: seconds of fix search a campaign gives one finding (each candidate is a race analysis, ~0.05 s for
+#: a shrunk program, ~0.6 s for a large one, on an H200 host's core): a search past it stops, and the
+#: entry says so ("fix search stopped at its bound"), never "no fix"; ``fuzzgpu explain`` runs the
+#: whole search.  The session's deadline (less the report's reserve) and the profile's
+#: ``shrink_seconds`` cap it too.  30 s: a combined finding's greedy search (class D with a bulk copy
+#: read early, 279 candidates) takes 12-19 s on one core; most searches end within 2 s, and a campaign
+#: saves tens of findings, so the bound costs at most a few percent of a 600 s campaign's CPU.
+FIX_SECONDS = 30.0
 
 
 def end_reserve(seconds: float) -> float:

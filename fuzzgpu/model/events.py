@@ -145,6 +145,52 @@ def rmw_result(op: ir.RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
     raise Unsupported(f"atom.{op}")
 
 
+#: the traces of the threads enumerated most recently (:func:`_thread_traces_once`): a fix search, a shrink and
+#: ``necessity`` each ask for programs that differ from one another in one thread, and each fixpoint
+#: round asks for every thread again; an unchanged thread under the same values has the same traces
+_THREADS: OrderedDict[tuple[object, ...], tuple[list[Trace], tuple[tuple[str, int, tuple[int, ...]], ...],
+                                            frozenset[tuple[int, int]], int]] = OrderedDict()
+_THREADS_KEPT = 256
+
+
+def _thread_traces_once(
+    p: ir.Program,
+    tid: int,
+    values: Values,
+    physical: Mapping[str, str],
+    virtual: Mapping[str, str],
+    loop_bound: int,
+    dropped: list[tuple[str, int, tuple[int, ...]]],
+    budget: Budget | None,
+    cut: set[tuple[int, int]],
+) -> list[Trace]:
+    """:func:`thread_traces`, computed once per question: the enumeration reads only the thread
+    itself and its context (:class:`.trace._Ctx`: the values per location, the address maps, the
+    program's atom/red sites and tensor maps), so that is the key.  A repeated question adds the
+    dropped writes and cut loops the enumeration added, and charges ``budget`` the units it spent,
+    so a budget runs out exactly where it did when every question enumerated (as
+    :func:`program_traces`)."""
+    maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
+    key = (p.threads[tid], tid, loop_bound, tuple(sorted((loc, tuple(sorted(vs.items()))) for loc, vs in values.items())),
+           tuple(sorted(physical.items())), tuple(sorted(virtual.items())), tuple(rmw_sites(p)), maps)
+    hit = _THREADS.get(key)
+    if hit is None:
+        counted = budget if budget is not None else Budget(sys.maxsize)
+        before, own_dropped, own_cut = counted.used, [], set()  # type: ignore[var-annotated]
+        traces = thread_traces(p, tid, values, physical, virtual, loop_bound, own_dropped, counted, own_cut)
+        hit = (traces, tuple(own_dropped), frozenset(own_cut), counted.used - before)
+        _THREADS[key] = hit
+        while len(_THREADS) > _THREADS_KEPT:
+            _THREADS.popitem(last=False)
+    else:
+        _THREADS.move_to_end(key)
+        if budget is not None:
+            budget.spend(hit[3])
+    dropped.extend(hit[1])
+    cut.update(hit[2])
+    return hit[0]
+
+
 def thread_traces(
     p: ir.Program,
     tid: int,
@@ -713,7 +759,8 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
         cut: set[tuple[int, int]] = set()
         traces = tuple(
-            tuple(thread_traces(p, tid, values, physical, virtual, loop_bound, dropped, work, cut)) for tid in range(len(p.threads))
+            tuple(_thread_traces_once(p, tid, values, physical, virtual, loop_bound, dropped, work, cut))
+            for tid in range(len(p.threads))
         )
         writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
