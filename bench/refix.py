@@ -7,17 +7,20 @@ saved fix beside the new one: ``refix.json`` and ``refix.md`` in ``--out``, and 
 
     python bench/refix.py CORPUS_DIR --seconds 120 --out bench/results/throughput/h200-600s
     python bench/refix.py corpus.tar.gz --seconds 120 --out DIR      # a tar of a corpus/ folder
+    python bench/refix.py CORPUS_DIR --seconds 30 --jobs 16 --out DIR  # one process per entry, 16 at once
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from fuzzgpu import fixes, litmus
@@ -60,13 +63,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", type=Path, help="a corpus folder, or a .tar.gz holding one")
     ap.add_argument("--seconds", type=float, default=120.0, help="bound of each entry's fix search")
+    ap.add_argument("--jobs", type=int, default=1, help="entries searched at once (processes)")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ProcessPoolExecutor(max(1, a.jobs)) as pool:
+        paths = _entries(a.corpus, Path(tmp))
         rows = []
-        for p in _entries(a.corpus, Path(tmp)):
-            rows.append(refix(p, a.seconds, a.out / "fixed"))
-            print(f"{p.name}: {rows[-1]['now'][:110]}", file=sys.stderr, flush=True)
+        for p, row in zip(paths, pool.map(functools.partial(refix, seconds=a.seconds, fixed_dir=a.out / "fixed"), paths)):
+            rows.append(row)
+            print(f"{p.name}: {row['now'][:110]}", file=sys.stderr, flush=True)
     commit = subprocess.run(["git", "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
     fixed = sum(1 for r in rows if r["now"] and not r["now"].startswith(("no fix", "fix search", "(no racy")))
     saved = sum(1 for r in rows if r["saved"] and not r["saved"].startswith(("no fix", "fix search")))
