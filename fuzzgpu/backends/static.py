@@ -252,21 +252,53 @@ class StaticBackend:
         pass
 
 
-__all__ = ["CheckedBackend", "StaticBackend", "static_source"]
+__all__ = ["CheckedBackend", "StaticBackend", "oracle_only", "static_source"]
+
+
+def oracle_only(program: Program, static: StaticBackend, why: str) -> Histogram:
+    """The answer for a program neither the GPU harness nor the static kernels can express: nothing
+    ran, no SASS was checked (``sass_unchecked`` says why, so a pass is never "clean"); the
+    properties judge the oracle's outcomes (the race property: its racy ones, count 0)."""
+    meta: tuple[tuple[str, Any], ...] = (
+        ("static", True),
+        ("device", "none (not compiled: neither the harness nor the static kernels express it)"),
+        ("arch", static.arch_for(program)),
+        ("toolchain", static.toolchain),
+        ("generator", "none"),
+        ("sass_findings", []),
+        ("sass_notes", []),
+        ("sass_unchecked", [f"no SASS checked: {why}"]),
+    )
+    return Histogram(program.outcome_keys(), (), 0, 0, 0.0, "static", meta)
+
+
+def _unrunnable(e: BaseException) -> bool:
+    """Did the GPU backend refuse the program because its harness cannot run it (not a compile or
+    driver error)?  A supervised worker's refusal comes back as the same exception, pickled."""
+    from ..codegen import Unrunnable
+
+    return isinstance(e, Unrunnable)
 
 
 class CheckedBackend:
     """A GPU backend whose programs are also checked statically: the SASS findings of
     :class:`StaticBackend` join the GPU histogram's ``meta["sass_findings"]`` (DESIGN.md: the harness
     reports compiler reorderings as findings in their own right).  A program the GPU harness cannot
-    run (e.g. a PDL pair while the harness has no PDL launch) still gets its static check: the
-    histogram is then the static one (no outcomes)."""
+    run still gets its static check: where that check has SASS findings, the histogram is the static
+    one (no outcomes).  ``judge_unrunnable`` (a campaign's): a program the harness cannot run at all
+    (:class:`fuzzgpu.codegen.Unrunnable`: tcgen05 on sm_90, a register-level wgmma...) is answered by
+    the static check whatever it found, as ``--backend static`` answers it -- the properties then judge
+    the oracle's outcomes ("the oracle's finding (static)", rate 0) instead of the draw going
+    uncovered; where the static kernels cannot express it either (a register-level wgmma), by the
+    oracle alone, the histogram saying that no SASS was checked (:func:`oracle_only`).  Elsewhere
+    (``fuzzgpu run``) the refusal is the answer."""
 
     deterministic = False
 
-    def __init__(self, inner: Any, static: StaticBackend) -> None:
+    def __init__(self, inner: Any, static: StaticBackend, judge_unrunnable: bool = False) -> None:
         self.inner = inner
         self.static = static
+        self.judge_unrunnable = judge_unrunnable
         self.name = inner.name
         #: its run forwards a campaign worker's ``advice`` (``properties.RunAdvice``) to the GPU backend
         self.takes_advice = bool(getattr(inner, "takes_advice", False))
@@ -322,10 +354,14 @@ class CheckedBackend:
 
         try:
             h = self.inner.run(program, config, advice=advice) if advice is not None else self.inner.run(program, config)
-        except UserError:
+        except UserError as e:
             sh = static_result()
-            if sh is not None and dict(sh.meta).get("sass_findings"):
+            if sh is not None and (dict(sh.meta).get("sass_findings") or (self.judge_unrunnable and _unrunnable(e))):
                 return sh
+            static_error = fut.exception()
+            if sh is None and self.judge_unrunnable and _unrunnable(e) and isinstance(static_error, UserError) and \
+                    _unrunnable(static_error):
+                return oracle_only(program, self.static, str(static_error))
             raise
         sh = static_result()
         if sh is None:

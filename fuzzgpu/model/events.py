@@ -176,7 +176,9 @@ def _thread_traces_once(
     hit = _THREADS.get(key)
     if hit is None:
         counted = budget if budget is not None else Budget(sys.maxsize)
-        before, own_dropped, own_cut = counted.used, [], set()  # type: ignore[var-annotated]
+        before = counted.used
+        own_dropped: list[tuple[str, int, tuple[int, ...]]] = []
+        own_cut: set[tuple[int, int]] = set()
         traces = thread_traces(p, tid, values, physical, virtual, loop_bound, own_dropped, counted, own_cut)
         hit = (traces, tuple(own_dropped), frozenset(own_cut), counted.used - before)
         _THREADS[key] = hit

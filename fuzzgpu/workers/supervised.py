@@ -67,6 +67,8 @@ class BackendSpec:
     #: the GPU runner's address (``--gpu-context shared``): the cuda backend compiles here and runs
     #: there (fuzzgpu.workers.gpu_runner)
     runner: str | None = None
+    #: a campaign's backend: programs the GPU harness cannot run are judged statically (make_backend's ``campaign``)
+    campaign: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,8 @@ def _make_backend(spec: BackendSpec) -> tuple[Any, str]:
 
     if spec.name == RUNNER_SIDE:
         return GpuSide(), "the GPU runner's CUDA context"
-    return make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault, runner=spec.runner)
+    return make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault, runner=spec.runner,
+                        campaign=spec.campaign)
 
 
 def _one_line(e: BaseException) -> str:

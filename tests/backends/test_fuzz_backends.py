@@ -15,6 +15,7 @@ from fuzzgpu.evidence import EvidenceBackend, EvidenceCache
 from fuzzgpu.ir import Barrier, Filler, GridDepControl, Load, Location, Placement, Program, Space, Store, Thread, validate
 from fuzzgpu.model import analyse
 
+from paths import LITMUS  # noqa: E402 -- tests/paths.py
 from programs import MP  # noqa: E402 -- tests/programs.py
 BAD = (("P1:r0", 2), ("P1:r1", 0))
 
@@ -143,3 +144,53 @@ def test_checked_backend_adds_static_findings_to_a_run():
     assert dict(h.meta)["sass_findings"] and "static SASS" in b.describe()
     v = properties.check("model", p, h)
     assert v.failed and v.sass
+
+
+class _HarnessRefusals(SimBackend):
+    """The sim, refusing what the GPU harness refuses (:func:`fuzzgpu.codegen.check_runnable`, the
+    cuda backend's own first step): the cuda backend's answer to a program it cannot run, on a CPU."""
+
+    def run(self, program, config=None):
+        from fuzzgpu import codegen
+
+        codegen.check_runnable(program)
+        return super().run(program, config)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("judge_unrunnable", [False, True])
+@pytest.mark.parametrize("name, key, sass_checked", [
+    # class E: tcgen05.st published before tcgen05.wait::st -- no tensor memory on sm_90; the static
+    # kernels compile it for sm_100a
+    ("race-tcgen05/RACE-12-st-published-before-wait.litmus", "race:tcgen05-not-awaited", True),
+    # class F: a wgmma's A fragment overwritten before wgmma.wait_group -- neither the harness nor the
+    # static kernels express a register-level wgmma: the oracle alone, "no SASS checked"
+    ("race-wgmma/RACE-13-a-overwritten-before-wait.litmus", "race:wgmma-register-in-flight", False)])
+def test_a_campaigns_checked_backend_judges_a_program_the_harness_cannot_run(judge_unrunnable, name, key, sass_checked):
+    """A program the GPU harness cannot run: ``fuzzgpu run`` refuses it (Unrunnable, when its static
+    check finds nothing); a campaign's backend (``judge_unrunnable``) answers with the static check
+    (or, where the static kernels cannot express it, the oracle alone) and the race property reports
+    the oracle's racy outcome, as ``--backend static`` does, instead of the draw going uncovered (the
+    600 s H200 campaign of 2026-12-03 judged ~500 class-F draws "cannot run on the GPU" and never
+    found F; its E and G entries were judged only because their static check had a finding)."""
+    from fuzzgpu import codegen
+    from fuzzgpu.backends.static import CheckedBackend, StaticBackend
+    from fuzzgpu.litmus import parse_file
+
+    p = parse_file(LITMUS / name)
+    assert codegen.unrunnable_reasons(p)
+    b = CheckedBackend(_HarnessRefusals(), StaticBackend("sm_90"), judge_unrunnable)
+    if not judge_unrunnable:
+        with pytest.raises(codegen.Unrunnable):
+            b.run(p, RunConfig(instances=1000))
+        return
+    h = b.run(p, RunConfig(instances=1000))
+    assert h.backend == "static" and not h.counts and not h.instances
+    unchecked = dict(h.meta)["sass_unchecked"]
+    if sass_checked:  # compiled and checked for sm_100a (what the checker cannot follow is listed, as ever)
+        assert dict(h.meta)["arch"] == "sm_100a" and not any(u.startswith("no SASS checked") for u in unchecked), unchecked
+    else:
+        assert unchecked[0].startswith("no SASS checked: ") and "cannot run on the GPU" in unchecked[0], unchecked
+    v = properties.RACE.check(p, h)
+    assert v.failed and v.oracle_only and v.class_key == key, v.summary()
+    assert all(o.count == 0 and "the oracle's finding" in o.reason for o in v.offending)
