@@ -9,14 +9,15 @@ from ..errors import UserError
 
 
 def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90",
-                 gpu_fault: str | None = None, runner: str | None = None, campaign: bool = False) -> tuple[Any, str]:
+                 gpu_fault: str | None = None, runner: str | None = None, judge_unrunnable: bool = False) -> tuple[Any, str]:
     """(backend, a note for the screen).  ``auto``: the GPU when the cuda backend imports and a
     device exists; otherwise the static SASS oracle (with the model), said on screen.
     ``gpu_fault``: faults the cuda backend injects into some programs (testing the campaign).
     ``runner``: the address of the GPU runner that runs the cuda backend's programs (a parallel
     campaign's ``--gpu-context shared``): this process compiles and checks, it opens no CUDA context.
-    ``campaign``: a program the GPU harness cannot run is judged by its static check and the oracle
-    (``CheckedBackend.judge_unrunnable``) instead of being refused."""
+    ``judge_unrunnable`` (a campaign's profile, ``[static] unrunnable``): on ``cuda``/``auto`` a program
+    the GPU harness cannot run is judged by its static check and the oracle instead of being refused
+    (``CheckedBackend.judge_unrunnable``)."""
     if sim_fault and name != "sim":
         raise UserError("--sim-fault is only for --backend sim")
     if gpu_fault and name != "cuda":
@@ -41,14 +42,14 @@ def make_backend(name: str, *, sim_fault: str | None = None, arch: str = "sm_90"
         from .static import CheckedBackend, StaticBackend
 
         b: CudaBackend | RemoteCuda = RemoteCuda(runner, fault=gpu_fault) if runner is not None else CudaBackend(fault=gpu_fault)
-        return CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch), campaign), f"backend cuda: the GPU ({b.describe()}), every program also checked in its SASS"
+        return CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch), judge_unrunnable), f"backend cuda: the GPU ({b.describe()}), every program also checked in its SASS"
     if name == "auto":
         try:
             from .cuda import CudaBackend
             from .static import CheckedBackend, StaticBackend
 
             b = CudaBackend()
-            return (CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch), campaign),
+            return (CheckedBackend(b, StaticBackend(getattr(b, "arch", None) or arch), judge_unrunnable),
                     f"backend auto: GPU found ({b.describe()}); every program also checked in its SASS")
         except Exception as e:  # noqa: BLE001 -- no PyCUDA, no driver, no device: all mean 'no GPU'
             from .static import StaticBackend

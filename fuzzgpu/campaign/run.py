@@ -52,7 +52,8 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
             if backend != "cuda":
                 raise UserError("--gpu-fault is only for --backend cuda")
             parse_gpu_faults(gpu_fault)
-        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault, runner, campaign=True), watchdog or DEFAULT_WATCHDOG)
+        b = SupervisedBackend(BackendSpec(backend, sim_fault, prof.static_arch, gpu_fault, runner,
+                                          judge_unrunnable=prof.static_unrunnable), watchdog or DEFAULT_WATCHDOG)
         note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time)"
     else:
         from ..backends.sim import PROCESS_FAULTS, parse_faults
@@ -62,7 +63,7 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
             raise UserError(f"--sim-fault {','.join(stopping)} stops the process: it runs only in a supervised campaign worker, "
                             "not with --in-process")
         b, note = make_backend(backend, sim_fault=sim_fault, arch=prof.static_arch, gpu_fault=gpu_fault, runner=runner,
-                               campaign=True)
+                               judge_unrunnable=prof.static_unrunnable)
     if prop == "sc" and getattr(b, "name", "") == "static":  # --backend auto without a GPU: said loudly, on screen and in the report
         note += "; " + SC_ON_STATIC
     try:

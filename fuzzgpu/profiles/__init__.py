@@ -89,6 +89,9 @@ class Profile:
     max_examples: int = 300  # examples per Hypothesis run
     shrink_seconds: float = 120.0  # a shrink longer than this is cut short (the best so far is saved)
     static_arch: str = "sm_90"
+    #: ``[static] unrunnable``: a cuda campaign judges a draw its GPU harness cannot run by the static
+    #: check and the oracle (``CheckedBackend.judge_unrunnable``) instead of counting it not covered
+    static_unrunnable: bool = False
     #: share of GPU time spent tuning stress per shape family (fuzzgpu.stress.campaign; 0: off)
     tune_share: float = 0.0
     tune_budget_s: float = 5.0  # GPU-seconds of tuning per family
@@ -99,7 +102,7 @@ _ANNOTATION_KEYS = {"loads": list, "stores": list, "fences": list, "scopes": lis
                     "max_threads": int, "max_instructions": int, "hangs": list}
 _SIM_KEYS = {"instances": int}
 _HYP_KEYS = {"max_examples": int, "max_instances": int, "shrink_seconds": int}
-_STATIC_KEYS = {"arch": str}
+_STATIC_KEYS = {"arch": str, "unrunnable": bool}
 
 
 def profile_path(name_or_path: str) -> Path:
@@ -240,6 +243,7 @@ def load_profile(name_or_path: str) -> Profile:
         max_examples=hyp.get("max_examples", 300),
         shrink_seconds=float(hyp.get("shrink_seconds", 120)),
         static_arch=static.get("arch", "sm_90"),
+        static_unrunnable=static.get("unrunnable", False),
         tune_share=float(tuning.get("tune_share", 0.0)),
         tune_budget_s=float(tuning.get("tune_budget_s", 5.0)),
     )

@@ -148,7 +148,8 @@ class CampaignActor:
         self.error, self.reason = None, None
         try:
             prof = load_profile(str(prof_path))
-            b = _in_flight_backend(BackendSpec(job["backend"], job["sim_fault"], prof.static_arch, job["gpu_fault"], campaign=True), job["watchdog"])
+            b = _in_flight_backend(BackendSpec(job["backend"], job["sim_fault"], prof.static_arch, job["gpu_fault"],
+                                                         judge_unrunnable=prof.static_unrunnable), job["watchdog"])
         except UserError as e:
             return {"error": str(e), "user_error": True}
         note = b.note + f"; backend in a supervised worker process (watchdog {b.watchdog:g} s + expected run time); Ray actor {self.wid}"

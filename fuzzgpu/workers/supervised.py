@@ -67,8 +67,8 @@ class BackendSpec:
     #: the GPU runner's address (``--gpu-context shared``): the cuda backend compiles here and runs
     #: there (fuzzgpu.workers.gpu_runner)
     runner: str | None = None
-    #: a campaign's backend: programs the GPU harness cannot run are judged statically (make_backend's ``campaign``)
-    campaign: bool = False
+    #: programs the GPU harness cannot run are judged statically (the profile's ``[static] unrunnable``)
+    judge_unrunnable: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def _make_backend(spec: BackendSpec) -> tuple[Any, str]:
     if spec.name == RUNNER_SIDE:
         return GpuSide(), "the GPU runner's CUDA context"
     return make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault, runner=spec.runner,
-                        campaign=spec.campaign)
+                        judge_unrunnable=spec.judge_unrunnable)
 
 
 def _one_line(e: BaseException) -> str:

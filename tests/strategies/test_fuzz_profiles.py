@@ -25,6 +25,13 @@ def test_profiles_shipped_and_in_strategies_are_identical():
 def test_profiles_load(name):
     p = load_profile(name)
     assert p.shapes and all(w >= 0 for w in p.shapes.values())
+    assert not p.static_unrunnable  # no shipped profile judges the harness's refusals by the oracle (docs/fuzzing.md)
+
+
+def test_static_unrunnable_is_read(tmp_path):
+    f = tmp_path / "u.toml"
+    f.write_text('[shapes]\nMP = 1\n[static]\nunrunnable = true\n')
+    assert load_profile(str(f)).static_unrunnable
 
 
 BAD = {
@@ -62,6 +69,7 @@ BAD_AT_LINE = [
     ('[shapes]\nMP = 1\n[annotations]\nloads = [\n  "weak",\n]\nmax_threads = 9\n', 7, "key 'annotations.max_threads'"),
     ('sim = { instances = 0 }\n[shapes]\nMP = 1\n', 1, "key 'sim.instances' must be >= 1"),
     ('[shapes]\nMP = 1\n[static]\narch = "sm_1"\n', 4, "key 'static.arch'"),
+    ('[shapes]\nMP = 1\n[static]\nunrunnable = 1\n', 4, "key 'static.unrunnable' must be true or false"),
     ('stress = 3\n[shapes]\nMP = 1\n', 1, "key 'stress' must be a table"),
 ]
 
