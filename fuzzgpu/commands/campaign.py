@@ -72,7 +72,7 @@ campaign's findings -- a simulated fault's among them -- are copied there by han
 
 Deadline: --time SECONDS is a deadline for the whole session.  Hypothesis generates and shrinks until
 15% of it (at most 15 s) is left; the last finding's fix search stops 8% (at most 5 s) before the end,
-and any finding's fix search after 10 s ("fix search stopped at its bound": explain runs it whole); then the state and the report are
+and any finding's fix search after 30 s ("fix search stopped at its bound": explain runs it whole); then the state and the report are
 written.  What the deadline cut short (a shrink: the smallest failing program so far is saved, "not
 fully shrunk"; a fix search: "fix search stopped at the deadline after N candidates: no fix claimed")
 is printed as "CUT SHORT by the deadline: ..." and listed in the report ("cut short").  A fix search

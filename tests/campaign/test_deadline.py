@@ -168,3 +168,11 @@ def test_the_session_deadline_before_the_bound_is_a_cut_short():
     w = Watch(Deadline(50.0, clock), "fix search", bound=Deadline(1.0, clock), bound_text="its bound")
     with pytest.raises(DeadlinePassed, match="fix search stopped at its bound after 2 candidates"):
         w.tick(3)
+
+
+def test_campaign_help_states_the_fix_search_bound():
+    """`fuzzgpu campaign --help` says how long a finding's fix search may take: the bound the code uses."""
+    from fuzzgpu.campaign.limits import FIX_SECONDS
+    from fuzzgpu.commands.campaign import DESCRIPTION
+
+    assert f"fix search after {FIX_SECONDS:g} s" in " ".join(DESCRIPTION.split())
