@@ -252,9 +252,6 @@ class StaticBackend:
         pass
 
 
-__all__ = ["CheckedBackend", "StaticBackend", "oracle_only", "static_source"]
-
-
 def oracle_only(program: Program, static: StaticBackend, why: str) -> Histogram:
     """The answer for a program neither the GPU harness nor the static kernels can express: nothing
     ran, no SASS was checked (``sass_unchecked`` says why, so a pass is never "clean"); the
@@ -285,7 +282,7 @@ class CheckedBackend:
     :class:`StaticBackend` join the GPU histogram's ``meta["sass_findings"]`` (DESIGN.md: the harness
     reports compiler reorderings as findings in their own right).  A program the GPU harness cannot
     run still gets its static check: where that check has SASS findings, the histogram is the static
-    one (no outcomes).  ``judge_unrunnable`` (a campaign's): a program the harness cannot run at all
+    one (no outcomes).  ``judge_unrunnable`` (a campaign whose profile sets ``[static] unrunnable``): a program the harness cannot run at all
     (:class:`fuzzgpu.codegen.Unrunnable`: tcgen05 on sm_90, a register-level wgmma...) is answered by
     the static check whatever it found, as ``--backend static`` answers it -- the properties then judge
     the oracle's outcomes ("the oracle's finding (static)", rate 0) instead of the draw going
@@ -379,3 +376,6 @@ class CheckedBackend:
         close = getattr(self.inner, "close", None)
         if close:
             close()
+
+
+__all__ = ["CheckedBackend", "StaticBackend", "oracle_only", "static_source"]
