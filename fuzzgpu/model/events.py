@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Mapping
 
 from .. import ir
@@ -61,6 +62,9 @@ __all__ = [
     "rmw_sites",
     "thread_traces",
 ]
+
+#: one thread's paths in one round (:func:`_thread_paths`): traces, dropped writes, cut loops, work spent
+_Paths = tuple[tuple[Trace, ...], tuple[tuple[str, int, tuple[int, ...]], ...], frozenset[tuple[int, int]], int]
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
@@ -145,52 +149,48 @@ def rmw_result(op: ir.RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
     raise Unsupported(f"atom.{op}")
 
 
-#: the traces of the threads enumerated most recently (:func:`_thread_traces_once`): a fix search, a shrink and
+#: the paths of the threads enumerated most recently (:func:`_thread_paths`): a fix search, a shrink and
 #: ``necessity`` each ask for programs that differ from one another in one thread, and each fixpoint
-#: round asks for every thread again; an unchanged thread under the same values has the same traces
-_THREADS: OrderedDict[tuple[object, ...], tuple[list[Trace], tuple[tuple[str, int, tuple[int, ...]], ...],
-                                            frozenset[tuple[int, int]], int]] = OrderedDict()
+#: round asks for every thread again; an unchanged thread in the same round's context has the same paths
+_THREADS: OrderedDict[tuple[object, ...], _Paths] = OrderedDict()
 _THREADS_KEPT = 256
 
 
-def _thread_traces_once(
-    p: ir.Program,
-    tid: int,
-    values: Values,
-    physical: Mapping[str, str],
-    virtual: Mapping[str, str],
-    loop_bound: int,
-    dropped: list[tuple[str, int, tuple[int, ...]]],
-    budget: Budget | None,
-    cut: set[tuple[int, int]],
-) -> list[Trace]:
-    """:func:`thread_traces`, computed once per question: the enumeration reads only the thread
-    itself and its context (:class:`.trace._Ctx`: the values per location, the address maps, the
-    program's atom/red sites and tensor maps), so that is the key.  A repeated question adds the
-    dropped writes and cut loops the enumeration added, and charges ``budget`` the units it spent,
-    so a budget runs out exactly where it did when every question enumerated (as
-    :func:`program_traces`)."""
-    maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
-    key = (p.threads[tid], tid, loop_bound, tuple(sorted((loc, tuple(sorted(vs.items()))) for loc, vs in values.items())),
-           tuple(sorted(physical.items())), tuple(sorted(virtual.items())), tuple(rmw_sites(p)), maps)
+@dataclass(frozen=True)
+class _Round:
+    """What a thread's enumeration reads besides the thread itself (:class:`.trace._Ctx`): one fixpoint
+    round's values per location, the address maps, the loop bound; ``key``, their hashable form with
+    the program's atom/red sites and tensor maps."""
+
+    values: Values
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    loop_bound: int
+    key: tuple[object, ...]
+
+
+def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None) -> _Paths:
+    """:func:`thread_traces` of thread ``tid`` in round ``r``, computed once per thread and round:
+    (its traces, the writes of its paths dropped at the loop bound, the loops the bound cut, the work
+    the enumeration spent).  A repeated question charges ``work`` that much, so a budget runs out
+    exactly where it did when every question enumerated (as :func:`program_traces`)."""
+    key = (p.threads[tid], tid, r.key)
     hit = _THREADS.get(key)
     if hit is None:
-        counted = budget if budget is not None else Budget(sys.maxsize)
+        counted = work if work is not None else Budget(sys.maxsize)
         before = counted.used
-        own_dropped: list[tuple[str, int, tuple[int, ...]]] = []
-        own_cut: set[tuple[int, int]] = set()
-        traces = thread_traces(p, tid, values, physical, virtual, loop_bound, own_dropped, counted, own_cut)
-        hit = (traces, tuple(own_dropped), frozenset(own_cut), counted.used - before)
+        dropped: list[tuple[str, int, tuple[int, ...]]] = []
+        cut: set[tuple[int, int]] = set()
+        traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut)
+        hit = (tuple(traces), tuple(dropped), frozenset(cut), counted.used - before)
         _THREADS[key] = hit
         while len(_THREADS) > _THREADS_KEPT:
             _THREADS.popitem(last=False)
     else:
         _THREADS.move_to_end(key)
-        if budget is not None:
-            budget.spend(hit[3])
-    dropped.extend(hit[1])
-    cut.update(hit[2])
-    return hit[0]
+        if work is not None:
+            work.spend(hit[3])
+    return hit
 
 
 def thread_traces(
@@ -757,13 +757,15 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     )
     zero = tuple(0 for _ in limit)
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
+    maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
+    context = (tuple(sorted(physical.items())), tuple(sorted(virtual.items())), tuple(rmw_sites(p)), maps, loop_bound)
     while True:
-        dropped: list[tuple[str, int, tuple[int, ...]]] = []
-        cut: set[tuple[int, int]] = set()
-        traces = tuple(
-            tuple(_thread_traces_once(p, tid, values, physical, virtual, loop_bound, dropped, work, cut))
-            for tid in range(len(p.threads))
-        )
+        frozen = tuple(sorted((loc, tuple(sorted(vs.items()))) for loc, vs in values.items()))
+        paths = [_thread_paths(p, tid, _Round(values, physical, virtual, loop_bound, (context, frozen)), work)
+                 for tid in range(len(p.threads))]
+        traces = tuple(t for t, _, _, _ in paths)
+        dropped = [d for _, ds, _, _ in paths for d in ds]
+        cut = {c for _, _, cs, _ in paths for c in cs}
         writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
         for loc, value, cost in set(writes + dropped):  # the same write of many traces counts once: min is order-free
