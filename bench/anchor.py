@@ -46,6 +46,7 @@ import random
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -347,16 +348,37 @@ def iterations_for(params: dict[str, int], seconds: float) -> int:
 
 
 def build_runner(v: Variant, src: Path, outdir: Path) -> tuple[Path | None, str]:
+    """The artifact's build, ``nvcc -D<TB> -D<SCOPE> -D<FENCE_SCOPE> -D<VARIANT> -rdc=true -arch sm_90
+    runner.cu kernels/<test>.cu``, in its separate-compilation steps (what that command does): the
+    kernel's object per variant, runner.cu's object once per scope macro (the only macro of
+    litmus.cuh that runner.cu's code reads: its ``d_atomic_uint``), then the device and host link."""
     exe = outdir / v.name
     if exe.exists():
         return exe, ""
     # TB_1_02 (results.csv) is not defined in litmus.cuh at the artifact's HEAD; TB_02_1 places the
     # threads the same way (P0 and P2 in one CTA, P1 in the next)
     tb = "TB_02_1" if v.tb == "TB_1_02" else v.tb
-    cmd = ["nvcc", f"-D{tb}", f"-D{v.scope}", f"-D{v.fence_scope}", f"-D{v.variant}", "-I.", "-rdc=true", "-arch",
-           "sm_90", "runner.cu", f"kernels/{KERNEL[v.family]}.cu", "-o", str(exe)]
-    r = subprocess.run(cmd, cwd=src, capture_output=True, text=True, timeout=300)
-    return (exe if r.returncode == 0 else None), (r.stderr[-400:] if r.returncode else "")
+    flags = ["-I.", "-rdc=true", "-arch", "sm_90"]
+    runner = outdir / f"runner-{v.scope}.o"
+    with _RUNNER_LOCK:
+        if not runner.exists():
+            r = subprocess.run(["nvcc", f"-D{v.scope}", *flags, "-c", "runner.cu", "-o", str(runner)], cwd=src,
+                               capture_output=True, text=True, timeout=300)
+            if r.returncode:
+                return None, r.stderr[-400:]
+    obj = outdir / f"{v.name}.o"
+    steps = [["nvcc", f"-D{tb}", f"-D{v.scope}", f"-D{v.fence_scope}", f"-D{v.variant}", *flags, "-c",
+              f"kernels/{KERNEL[v.family]}.cu", "-o", str(obj)],
+             ["nvcc", *flags, str(runner), str(obj), "-o", str(exe)]]
+    for cmd in steps:
+        r = subprocess.run(cmd, cwd=src, capture_output=True, text=True, timeout=300)
+        if r.returncode:
+            return None, r.stderr[-400:]
+    obj.unlink()
+    return exe, ""
+
+
+_RUNNER_LOCK = threading.Lock()
 
 
 def run_runner(exe: Path, params: dict[str, int], test_params: Path, tmp: Path) -> dict[str, Any]:
@@ -400,7 +422,7 @@ class Row:
 def oracle_check(vs: list[Variant], src: Path) -> tuple[dict[str, Program], dict[str, Any]]:
     """Convert every variant; the fuzzgpu oracle's verdict on its condition beside the artifact's."""
     progs: dict[str, Program] = {}
-    agree = defaultdict(int)
+    agree: dict[str, int] = defaultdict(int)
     disagree: list[dict[str, str]] = []
     errors: dict[str, str] = {}
     for v in vs:
@@ -420,7 +442,8 @@ def oracle_check(vs: list[Variant], src: Path) -> tuple[dict[str, Program], dict
     return progs, {"converted": len(progs), "errors": errors, "agree": dict(agree), "disagree": disagree}
 
 
-def fz_pass(rows: list[Row], progs: dict[str, Program], gpu_s: float, seed: int, deadline: float, log: Callable[[str], None]) -> dict[str, Any]:
+def fz_pass(rows: list[Row], progs: dict[str, Program], gpu_s: float, seed: int, deadline: float, log: Callable[[str], None],
+            ablation_s: float = 0.0) -> dict[str, Any]:
     from fuzzgpu.backends import cuda
     from fuzzgpu.backends.base import RunConfig
     from fuzzgpu.properties import unwritten_keys
@@ -463,7 +486,7 @@ def fz_pass(rows: list[Row], progs: dict[str, Program], gpu_s: float, seed: int,
                     "best_stripe": res.best.config.stripe_ctas, "best_weak": res.best.weak,
                     "default_weak": res.default.weak, "default_instances": res.default.instances}
             log(f"fz {i + 1}/{len(rows)} {r.v.name}: {hits} in {t.instances:.3g} ({res.spent_s:.2f} GPU-s) best {r.fz['best']}")
-        ablation = ablate(b, rows, progs, comp, deadline + ABLATION_S, log)
+        ablation = ablate(b, rows, progs, comp, deadline + ablation_s, log) if ablation_s > 0 else {}
     finally:
         b.close()
     return {"device": device, "throughput": tput, "ablation": ablation}
@@ -526,6 +549,9 @@ def anchor_pass(rows: list[Row], src: Path, bindir: Path, gpu_s: float, seed: in
         if time.monotonic() > deadline:
             r.anchor = {"skipped": "deadline"}
             continue
+        if r.v.name not in builds:
+            r.anchor = {"not_run": "base-forbidden variant: fuzzgpu alone (--anchor-forbidden no)"}
+            continue
         exe, err = builds[r.v.name].result()
         if exe is None:
             r.anchor = {"build_error": err}
@@ -548,43 +574,81 @@ def anchor_pass(rows: list[Row], src: Path, bindir: Path, gpu_s: float, seed: in
 
 
 def table(rows: list[Row]) -> tuple[list[dict[str, Any]], str]:
+    """Per family and kind: the variants each tool ran and exposed (a tool's columns count the
+    variants it ran; "both", "only" count the variants both ran), GPU time and instances/s."""
     fams: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for r in rows:
         fams[(r.v.family, "forbidden" if r.v.forbidden else "seen")].append(r)
     out = []
-    md = ["| family | kind | variants run (both) | fuzzgpu exposed | anchor exposed | both | fuzzgpu only | anchor only "
-          "| fuzzgpu GPU-s / variant | anchor s / variant | fuzzgpu instances/s | anchor instances/s | best config had stripe_ctas |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    md = ["| family | kind | variants | fuzzgpu ran | fuzzgpu exposed | anchor ran | anchor exposed | both ran | both exposed "
+          "| fuzzgpu only | anchor only | fuzzgpu GPU-s / variant | anchor s / variant | fuzzgpu instances/s | anchor instances/s "
+          "| fuzzgpu's best config had stripe_ctas |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    keys = ("variants", "fz_run", "fuzzgpu", "an_run", "anchor", "both_run", "both", "fuzzgpu_only", "anchor_only",
+            "fuzzgpu_gpu_s", "anchor_s", "fuzzgpu_instances", "anchor_instances", "fuzzgpu_exposed_best_stripe")
     tot: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+
+    def line(fam: str, kind: str, d: dict[str, float], bold: bool = False) -> str:
+        b = "**" if bold else ""
+        fzn, ann = max(1.0, d["fz_run"]), max(1.0, d["an_run"])
+        return (f"| {b}{fam}{b} | {kind} | {int(d['variants'])} | {int(d['fz_run'])} | {b}{int(d['fuzzgpu'])}{b} | "
+                f"{int(d['an_run'])} | {b}{int(d['anchor'])}{b} | {int(d['both_run'])} | {int(d['both'])} | "
+                f"{int(d['fuzzgpu_only'])} | {int(d['anchor_only'])} | {d['fuzzgpu_gpu_s'] / fzn:.2f} | {d['anchor_s'] / ann:.2f} | "
+                f"{d['fuzzgpu_instances'] / d['fuzzgpu_gpu_s'] if d['fuzzgpu_gpu_s'] else 0:.3g} | "
+                f"{d['anchor_instances'] / d['anchor_s'] if d['anchor_s'] else 0:.3g} | "
+                f"{int(d['fuzzgpu_exposed_best_stripe'])} of {int(d['fuzzgpu'])} |")
+
     for (fam, kind), rs in sorted(fams.items()):
-        both = [r for r in rs if "condition" in r.fz and "condition" in r.anchor]
-        fz = sum(1 for r in both if r.fz["condition"] > 0)
-        an = sum(1 for r in both if r.anchor["condition"] > 0)
-        bb = sum(1 for r in both if r.fz["condition"] > 0 and r.anchor["condition"] > 0)
-        fzs = sum(r.fz["gpu_s"] for r in both)
-        ans = sum(r.anchor["seconds"] for r in both)
-        fzi = sum(r.fz["instances"] for r in both)
-        ani = sum(r.anchor["instances"] for r in both)
-        stripe = sum(1 for r in both if r.fz["condition"] > 0 and r.fz.get("best_stripe"))
-        d = {"family": fam, "kind": kind, "run": len(both), "sampled": len(rs), "fuzzgpu": fz, "anchor": an, "both": bb,
-             "fuzzgpu_only": fz - bb, "anchor_only": an - bb, "fuzzgpu_gpu_s": fzs, "anchor_s": ans,
-             "fuzzgpu_instances": fzi, "anchor_instances": ani, "fuzzgpu_exposed_best_stripe": stripe,
-             "fuzzgpu_condition_instances": sum(r.fz["condition"] for r in both),
-             "anchor_condition_instances": sum(r.anchor["condition"] for r in both)}
+        fz = [r for r in rs if "condition" in r.fz]
+        an = [r for r in rs if "condition" in r.anchor]
+        both = [r for r in fz if "condition" in r.anchor]
+        d: dict[str, Any] = {
+            "family": fam, "kind": kind, "variants": len(rs), "fz_run": len(fz), "an_run": len(an), "both_run": len(both),
+            "fuzzgpu": sum(1 for r in fz if r.fz["condition"] > 0), "anchor": sum(1 for r in an if r.anchor["condition"] > 0),
+            "both": sum(1 for r in both if r.fz["condition"] > 0 and r.anchor["condition"] > 0),
+            "fuzzgpu_only": sum(1 for r in both if r.fz["condition"] > 0 and not r.anchor["condition"]),
+            "anchor_only": sum(1 for r in both if r.anchor["condition"] > 0 and not r.fz["condition"]),
+            "fuzzgpu_gpu_s": sum(r.fz["gpu_s"] for r in fz), "anchor_s": sum(r.anchor["seconds"] for r in an),
+            "fuzzgpu_instances": sum(r.fz["instances"] for r in fz), "anchor_instances": sum(r.anchor["instances"] for r in an),
+            "fuzzgpu_exposed_best_stripe": sum(1 for r in fz if r.fz["condition"] > 0 and r.fz.get("best_stripe")),
+            "fuzzgpu_condition_instances": sum(r.fz["condition"] for r in fz),
+            "anchor_condition_instances": sum(r.anchor["condition"] for r in an)}
         out.append(d)
-        for k in ("run", "fuzzgpu", "anchor", "both", "fuzzgpu_gpu_s", "anchor_s", "fuzzgpu_instances", "anchor_instances",
-                  "fuzzgpu_exposed_best_stripe"):
+        for k in keys:
             tot[kind][k] += d[k]
-        n = max(1, len(both))
-        md.append(f"| {fam} | {kind} | {len(both)} of {len(rs)} | {fz} | {an} | {bb} | {fz - bb} | {an - bb} | {fzs / n:.2f} | "
-                  f"{ans / n:.2f} | {fzi / fzs if fzs else 0:.3g} | {ani / ans if ans else 0:.3g} | {stripe} of {fz} |")
+        md.append(line(fam, kind, d))
     for kind, t in sorted(tot.items()):
-        n = max(1, t["run"])
-        md.append(f"| **all** | {kind} | {int(t['run'])} | **{int(t['fuzzgpu'])}** | **{int(t['anchor'])}** | {int(t['both'])} | "
-                  f"{int(t['fuzzgpu'] - t['both'])} | {int(t['anchor'] - t['both'])} | {t['fuzzgpu_gpu_s'] / n:.2f} | "
-                  f"{t['anchor_s'] / n:.2f} | {t['fuzzgpu_instances'] / t['fuzzgpu_gpu_s'] if t['fuzzgpu_gpu_s'] else 0:.3g} | "
-                  f"{t['anchor_instances'] / t['anchor_s'] if t['anchor_s'] else 0:.3g} | {int(t['fuzzgpu_exposed_best_stripe'])} of {int(t['fuzzgpu'])} |")
+        md.append(line("all", kind, t, bold=True))
     return out, "\n".join(md) + "\n"
+
+
+def merge(vs: list[Variant], dirs: list[Path], out: Path) -> int:
+    """One table from several runs' anchor.json (each run a group of families): a variant run by
+    more than one of them keeps the first run's figures."""
+    by_name = {v.name: v for v in vs}
+    rows: dict[str, Row] = {}
+    runs = []
+    for d in dirs:
+        doc = json.loads((d / "anchor.json").read_text())
+        runs.append({"dir": str(d), "command": doc["command"], "families": doc.get("families_run", "all"),
+                     "device": doc.get("device"), "throughput": doc.get("throughput"), "seconds": doc.get("seconds"),
+                     "forbidden_observed": doc.get("forbidden_observed"), "gpu_s_per_variant": doc["gpu_s_per_variant"]})
+        for r in doc["rows"]:
+            rows.setdefault(r["variant"], Row(by_name[r["variant"]], r["fuzzgpu"], r["anchor"]))
+    fams, md = table(list(rows.values()))
+    fz_forb = sum(r["forbidden_observed"]["fuzzgpu"] for r in runs if r["forbidden_observed"])
+    an_forb = sum(r["forbidden_observed"]["anchor"] for r in runs if r["forbidden_observed"])
+    out.mkdir(parents=True, exist_ok=True)
+    merged = {"runs": runs, "families": fams, "forbidden_observed": {"fuzzgpu": fz_forb, "anchor": an_forb},
+              "rows": [{"variant": r.v.name, "family": r.v.family, "seen": r.v.seen, "forbidden": r.v.forbidden,
+                        "fuzzgpu": r.fz, "anchor": r.anchor} for r in rows.values()]}
+    (out / "anchor-merged.json").write_text(json.dumps(merged, indent=1) + "\n")
+    head = [f"# cuda-litmus variants: fuzzgpu beside the anchor's runner, {len(runs)} runs merged", "",
+            f"Observations of a forbidden variant's condition (or any model-forbidden outcome): fuzzgpu {fz_forb}, "
+            f"anchor {an_forb}.", ""]
+    (out / "anchor-merged.md").write_text("\n".join(head) + md)
+    print("\n".join(head) + md)
+    return 1 if fz_forb else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -599,6 +663,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deadline-s", type=float, default=420.0, help="wall-clock limit of the whole run")
     ap.add_argument("--build-only", type=int, default=0, help="dry run: build the anchor runner of N variants")
     ap.add_argument("--include", type=Path, help="a file of variant names (one a line) run first, besides the sample")
+    ap.add_argument("--families", help="comma-separated families to run (default: every family)")
+    ap.add_argument("--anchor-forbidden", choices=("yes", "no"), default="yes",
+                    help="run the anchor's runner on the base-forbidden variants too (no: fuzzgpu alone, said in the table)")
+    ap.add_argument("--ablation-s", type=float, default=ABLATION_S, help="seconds of the mechanism ablation (0: none)")
+    ap.add_argument("--fz-share", type=float, default=0.5, help="share of the time left after the builds for fuzzgpu's pass")
+    ap.add_argument("--merge", nargs="+", type=Path, help="no run: one table from the anchor.json of several runs (DIRs)")
     args = ap.parse_args(argv)
     t_start = time.monotonic()
     deadline = t_start + args.deadline_s
@@ -615,6 +685,15 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"bench/anchor.py: {args.src}: {e}", file=sys.stderr)
         return 3
+    if args.merge:
+        return merge(vs, args.merge, args.out)
+    if args.families:
+        wanted = set(args.families.split(","))
+        unknown = wanted - {v.family for v in vs}
+        if unknown:
+            print(f"bench/anchor.py: --families: no family {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        vs = [v for v in vs if v.family in wanted]
     seen = [v for v in vs if v.seen]
     forb = [v for v in vs if v.forbidden]
     log(f"{len(vs)} variants; seen by H100/GH200: {len(seen)}; base model forbids: {len(forb)}")
@@ -631,7 +710,8 @@ def main(argv: list[str] | None = None) -> int:
     doc: dict[str, Any] = {"command": " ".join(sys.argv), "seed": args.seed, "gpu_s_per_variant": args.gpu_s,
                            "seen_per_family": args.seen_per_family, "forbidden_per_family": args.forbidden_per_family,
                            "variants": len(vs), "seen": len(seen), "forbidden": len(forb), "oracle": oracle,
-                           "sample": [v.name for v in pick], "included": str(args.include or "")}
+                           "sample": [v.name for v in pick], "included": str(args.include or ""),
+                           "families_run": args.families or "all", "anchor_forbidden": args.anchor_forbidden}
     bindir = args.out.parent / "anchor-bin" if args.dry_run else Path("/tmp/anchor-bin")
     bindir.mkdir(parents=True, exist_ok=True)
     if args.dry_run:
@@ -654,13 +734,14 @@ def main(argv: list[str] | None = None) -> int:
     # either harness (both launch from the host)
     t0 = time.monotonic()
     pool = cf.ThreadPoolExecutor(os.cpu_count() or 2)
-    builds = {r.v.name: pool.submit(build_runner, r.v, args.src, bindir) for r in rows}
+    builds = {r.v.name: pool.submit(build_runner, r.v, args.src, bindir) for r in rows
+              if args.anchor_forbidden == "yes" or not r.v.forbidden}
     cf.wait(builds.values(), timeout=max(1.0, deadline - time.monotonic() - 60))
     log(f"anchor: built {sum(1 for f in builds.values() if f.done() and f.result()[0])} of {len(builds)} runners "
         f"in {time.monotonic() - t0:.1f} s")
     left = deadline - time.monotonic()
-    fz_deadline = time.monotonic() + left * 0.5
-    info = fz_pass(rows, progs, args.gpu_s, args.seed, fz_deadline, log)
+    fz_deadline = time.monotonic() + left * args.fz_share
+    info = fz_pass(rows, progs, args.gpu_s, args.seed, fz_deadline, log, args.ablation_s)
     doc.update(info)
     anchor_pass(rows, args.src, bindir, args.gpu_s, args.seed, deadline, builds, log)
     pool.shutdown(wait=False, cancel_futures=True)

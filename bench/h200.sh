@@ -51,7 +51,9 @@
 #                            scheduling auto (spins) against blocking, test_ctas 256 and 1024 -> throughput/ ~2 min
 #   bench/h200.sh anchor     fuzzgpu beside cuda-litmus's own runner on its variants (bench/anchor.py; carry
 #                            the artifact's files as SRC=DIR, default cuda-litmus/: no licence, never
-#                            committed), a seeded sample per family, GPU_S per variant per tool -> anchor/ TIME+1 min
+#                            committed), a seeded sample per family (SEEN, FORB; -1: all), GPU_S per variant per
+#                            tool; FAMILIES=a,b runs those families alone, ANCHOR_FORB=no runs the base-forbidden
+#                            variants with fuzzgpu alone, ABLATION_S=0 skips the ablation -> anchor/ ANCHOR_TIME+1 min
 #   bench/h200.sh mixed      class L on the GPU: tests/litmus/race-mixed/*.litmus, 1e9 instances each (barrier,
 #                            spin 1000), then 1e8 under the H200-tuned TMA-store stress  -> race-mixed/ ~2 min
 #   bench/h200.sh fixed      bench/fixed_on_gpu.py: the fixed programs bench/refix.py wrote (FIXED=DIR, default
@@ -82,7 +84,8 @@ case "$part" in
 anchor)
   timeout $((${ANCHOR_TIME:-360} + 90)) python3 bench/anchor.py --src "${SRC:-cuda-litmus}" --out "$x" --gpu-s "${GPU_S:-1}" \
     --seen-per-family "${SEEN:-6}" --forbidden-per-family "${FORB:-6}" --deadline-s "${ANCHOR_TIME:-360}" \
-    --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} > "$x/anchor.txt" 2>&1
+    --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} ${FAMILIES:+--families "$FAMILIES"} \
+    --anchor-forbidden "${ANCHOR_FORB:-yes}" --ablation-s "${ABLATION_S:-25}" --fz-share "${FZ_SHARE:-0.5}" > "$x/anchor.txt" 2>&1
   echo "exit $?"; tail -40 "$x/anchor.txt"
   ;;
 tests)
