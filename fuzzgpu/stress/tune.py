@@ -105,7 +105,11 @@ def successive_halving(
     the configuration's own earlier runs, else ``blind_factor`` times the slowest seconds per
     instance seen so far (stress CTAs and occupancy caps cost up to ~10x throughput on an H200);
     only the very first run is made blind.  So the budget holds whenever no configuration is more
-    than ``blind_factor`` times slower per instance than the slowest one measured before it.  Ties
+    than ``blind_factor`` times slower per instance than the slowest one measured before it; where
+    what is left is not ample, a configuration never measured runs ``n/blind_factor**2`` instances first
+    (then ``n/blind_factor``, then the rest, each estimated from the runs before), so one far slower
+    still passes the budget by that first run alone (on an H200, configurations ~10^4 times slower
+    than the default made a 0.5 GPU-s search spend 13 s before this).  Ties
     keep the earlier candidate (the default first).  ``prior_per_instance`` (seconds per instance
     of the slowest configuration measured before this call) makes even the first run an estimated
     one: a call that starts with too little budget runs nothing."""
@@ -128,21 +132,36 @@ def successive_halving(
         slowest = max((x.seconds / x.instances for x in arms.values() if x.instances), default=prior_per_instance)
         return blind_factor * max(slowest, prior_per_instance) * n_
 
+    def runs(a: _Arm, n_: int) -> list[int]:
+        """The runs that make up ``a``'s ``n_`` instances of a round: one, or -- for a configuration
+        never measured whose blind estimate, were it ``blind_factor**3`` times more again, would pass
+        what is left -- first ``n_/blind_factor**2`` and then ``n_/blind_factor`` instances, each
+        later run estimated from the earlier ones: a configuration far slower than every one before
+        it overshoots by its smallest run, not by a whole round's."""
+        if a.instances or not (trials or prior_per_instance > 0) or spent + blind_factor ** 3 * estimate(a, n_) <= budget_s:
+            return [n_]
+        f = max(2, int(blind_factor))
+        marks = sorted({m for m in (n_ // (f * f), n_ // f) if 0 < m < n_} | {n_})
+        return [m - k for k, m in zip([0, *marks], marks)]
+
     while True:
         ran: list[_Arm] = []
         for c in live:
             a = arms[c]
-            if (trials or prior_per_instance > 0) and spent + estimate(a, n) > budget_s:
-                stopped = "budget"  # a cheaper configuration later in the round may still fit
-                continue
-            weak, secs = measure(c, n)
-            secs = max(0.0, float(secs))
-            trials.append(Trial(c, rnd, n, int(weak), secs))
-            a.weak += int(weak)
-            a.seconds += secs
-            a.instances += n
-            spent += secs
-            ran.append(a)
+            before = a.instances
+            for m in runs(a, n):
+                if (trials or prior_per_instance > 0) and spent + estimate(a, m) > budget_s:
+                    stopped = "budget"  # a cheaper configuration later in the round may still fit
+                    break
+                weak, secs = measure(c, m)
+                secs = max(0.0, float(secs))
+                trials.append(Trial(c, rnd, m, int(weak), secs))
+                a.weak += int(weak)
+                a.seconds += secs
+                a.instances += m
+                spent += secs
+            if a.instances > before:
+                ran.append(a)
         if stopped == "budget":
             # rank only the configurations that ran this round (the others have less evidence)
             live = [a.config for a in ran] or live[:1]

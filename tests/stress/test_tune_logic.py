@@ -184,3 +184,28 @@ def test_spend_budget_ends_when_the_runs_take_no_time() -> None:
     r = spend_budget(lambda i: candidates(5, seed=1) if i == 0 else [], lambda c, n: (1, 0.0), budget_s=1.0,
                      instances=1 << 16)
     assert r.spent_s == 0.0 and r.best.instances > 0
+
+
+def test_a_configuration_far_slower_than_any_before_overshoots_by_its_smallest_run_alone() -> None:
+    """On an H200 (bench/results/anchor/h200-full), 21 of 657 searches given 0.5 GPU-s spent 1 to 13 s:
+    a random configuration some 10^4 times slower per instance than every one measured before it ran
+    a whole first round on a blind estimate.  A configuration never measured, where what is left is
+    small, now runs n/256 instances first (then n/16, then the rest, each estimated from the runs
+    before): the budget is passed by that first run's cost at most."""
+    from fuzzgpu.stress.tune import spend_budget
+
+    slow = StressConfig(stress=512, spin=3000)
+
+    def meter(c: StressConfig, n: int) -> tuple[int, float]:
+        return 0, n / (4e5 if c == slow else 4e9)
+
+    n = 1 << 20
+    for budget in (0.01, 0.5, 2.0):
+        r = successive_halving([StressConfig(spin=10), slow, StressConfig(spin=20)], meter, budget_s=budget, instances=n)
+        assert r.spent_s <= budget + (n // 256) / 4e5 + 1e-9, (budget, r.spent_s)
+        s = spend_budget(lambda i: [StressConfig(spin=10), slow] if i == 0 else [], meter, budget_s=budget, instances=n)
+        assert s.spent_s <= budget + (n // 256) / 4e5 + 1e-9, (budget, s.spent_s)
+    # with a budget the whole round fits in, the slow configuration runs its n instances as one run
+    m: list[tuple[StressConfig, int]] = []
+    successive_halving([slow], lambda c, k: (m.append((c, k)), meter(c, k))[1], budget_s=1e9, instances=n)
+    assert (slow, n) in m
