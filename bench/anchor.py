@@ -484,7 +484,9 @@ def fz_pass(rows: list[Row], progs: dict[str, Program], gpu_s: float, seed: int,
                     "rate": t.instances / res.spent_s if res.spent_s else 0.0, "model_forbidden": forb, "faults": faults,
                     "configurations": len(res.arms), "stopped": res.stopped, "best": res.best.config.describe(),
                     "best_stripe": res.best.config.stripe_ctas, "best_weak": res.best.weak,
-                    "default_weak": res.default.weak, "default_instances": res.default.instances}
+                    "default_weak": res.default.weak, "default_instances": res.default.instances,
+                    "arms": [{"config": a.config.describe(), "condition": a.weak, "instances": a.instances,
+                              "gpu_s": round(a.seconds, 4)} for a in res.arms]}
             log(f"fz {i + 1}/{len(rows)} {r.v.name}: {hits} in {t.instances:.3g} ({res.spent_s:.2f} GPU-s) best {r.fz['best']}")
         ablation = ablate(b, rows, progs, comp, deadline + ablation_s, log) if ablation_s > 0 else {}
     finally:
@@ -624,7 +626,8 @@ def table(rows: list[Row]) -> tuple[list[dict[str, Any]], str]:
 
 def merge(vs: list[Variant], dirs: list[Path], out: Path) -> int:
     """One table from several runs' anchor.json (each run a group of families): a variant run by
-    more than one of them keeps the first run's figures."""
+    more than one of them keeps the figures of the first run in which both tools ran it (a variant's
+    two tools always side by side in one run)."""
     by_name = {v.name: v for v in vs}
     rows: dict[str, Row] = {}
     runs = []
@@ -634,7 +637,9 @@ def merge(vs: list[Variant], dirs: list[Path], out: Path) -> int:
                      "device": doc.get("device"), "throughput": doc.get("throughput"), "seconds": doc.get("seconds"),
                      "forbidden_observed": doc.get("forbidden_observed"), "gpu_s_per_variant": doc["gpu_s_per_variant"]})
         for r in doc["rows"]:
-            rows.setdefault(r["variant"], Row(by_name[r["variant"]], r["fuzzgpu"], r["anchor"]))
+            kept = rows.get(r["variant"])
+            if kept is None or not ("condition" in kept.fz and "condition" in kept.anchor):
+                rows[r["variant"]] = Row(by_name[r["variant"]], r["fuzzgpu"], r["anchor"])
     fams, md = table(list(rows.values()))
     fz_forb = sum(r["forbidden_observed"]["fuzzgpu"] for r in runs if r["forbidden_observed"])
     an_forb = sum(r["forbidden_observed"]["anchor"] for r in runs if r["forbidden_observed"])
