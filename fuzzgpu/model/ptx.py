@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import AbstractSet, Iterator, Sequence
+from typing import AbstractSet, Callable, Iterator, Sequence
 
 from .. import semantics
 from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
@@ -264,7 +264,7 @@ class Static:
         threads = len(self.program.threads)
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
-        self.memo: dict[tuple, Rel] = {}  # Execution.base_causality's part shared by candidates of one shape
+        self.memo: dict[tuple, Rel] = {}  # the relations candidates of one shape share (Execution._shared)
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -420,6 +420,15 @@ class Execution:
             raise AttributeError(name)
         return getattr(self.static, name)
 
+    def _shared(self, key: tuple, make: Callable[[], Rel]) -> Rel:
+        """``make()``, computed once for the candidates of this shape (:class:`Static`) with the same
+        ``key``: ``key`` holds every part of the execution the relation depends on besides the shape
+        (the relations of two candidates with equal keys are equal; many candidates differ only in
+        reads-from edges no axiom's relation here sees)."""
+        if (got := self.static.memo.get(key)) is None:
+            got = self.static.memo[key] = make()
+        return got
+
     # -- observation, patterns, synchronisation -------------------------------------------------
     @cached_property
     def observation(self) -> Rel:
@@ -439,7 +448,8 @@ class Execution:
         """ISA, "Synchronizes-with": a release pattern X synchronizes with an acquire pattern Y if
         a write in X precedes a read in Y in observation order and the first operation of X and the
         last operation of Y are morally strong."""
-        return self.morally_strong & (self.release_pattern @ self.observation @ self.acquire_pattern)
+        return self._shared(("sra", self.observation.rows),  # the same for every candidate with this observation
+                            lambda: self.morally_strong & (self.release_pattern @ self.observation @ self.acquire_pattern))
 
     @cached_property
     def sync_fence(self) -> Rel:
@@ -467,10 +477,14 @@ class Execution:
         prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
         the earlier cp.async operations "but not to those of any other instruction issued by the
         thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
-        key = ("async", self.rf.rows)  # the same for every candidate of this shape with these reads-from
-        if (ac := self.static.memo.get(key)) is None:
-            ac = self.static.memo[key] = self.async_release @ self.observation @ self.acquire_pattern
-        return ac
+        return self._shared(("async", self.observation.rows),  # the same for every candidate with this observation
+                            lambda: self.async_release @ self.observation @ self.acquire_pattern)
+
+    @cached_property
+    def execution_order(self) -> tuple[Rel, int]:
+        """The order every interleaving of this execution respects (:func:`_execution_order`), once:
+        :func:`sc_forced_co` and :func:`sc_consistent` for each coherence order ask it."""
+        return _execution_order(self)
 
     @cached_property
     def async_release(self) -> Rel:
@@ -483,13 +497,14 @@ class Execution:
         """ISA, "Base causality order": program order, synchronizes-with, and their transitive
         combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
         extend one (it is not cumulative, see :attr:`async_completion`)."""
-        key = (self.rf.rows, self.sync_barrier.rows)  # (po | sw but Fence-SC)+: the same for every Fence-SC order
-        if (c0 := self.static.memo.get(key)) is None:  # po is transitive (candidates close it)
-            c0 = self.static.memo[key] = self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid)
-        cb = c0.closed_with(self.sync_fence)
+        sync = (self.sync_release_acquire.rows, self.sync_barrier.rows)  # what sw but Fence-SC is made of
+        # (po | sw but Fence-SC)+: the same for every Fence-SC order; po is transitive (candidates close it)
+        c0 = self._shared(("c0", sync), lambda: self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid))
         if self.async_release.is_empty():
-            return cb
-        return cb | (self.async_completion @ cb.opt())
+            return self._shared(("cb", sync, self.sync_fence.rows), lambda: c0.closed_with(self.sync_fence))
+        ac = self.async_completion
+        return self._shared(("cb", sync, self.sync_fence.rows, ac.rows),
+                            lambda: (cb := c0.closed_with(self.sync_fence)) | (ac @ cb.opt()))
 
     @cached_property
     def api_proxy_preserved(self) -> Rel:
@@ -539,8 +554,12 @@ class Execution:
     def causality(self) -> Rel:
         """ISA, "Causality order": X precedes Y if X precedes Y in proxy-preserved base causality
         order, or X precedes some Z in observation order and Z precedes Y in it."""
-        ppcb = self.proxy_preserved_base_causality
-        return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
+        def cause() -> Rel:
+            ppcb = self.proxy_preserved_base_causality
+            return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
+
+        # proxy-preserved base causality is a function of base causality (and the shape: Static)
+        return self._shared(("causality", self.base_causality.rows, self.observation.rows), cause)
 
     @cached_property
     def fence_causality(self) -> Rel:
@@ -732,26 +751,30 @@ def from_reads(x: Execution, co: Rel) -> Rel:
 # --------------------------------------------------------------------------------------------
 
 
-def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
+def _execution_order(x: Execution) -> tuple[Rel, int]:
     """The order every interleaving of ``x`` respects whatever its coherence order: program order,
     reads-from, barriers and the order between grids, over ``2n`` nodes (a barrier event ``e`` is
     split into its arrival, node ``e``, and its release, node ``n + e``: po into a barrier reaches
     its arrival, po out of it leaves from its release, a barrier synchronisation ``(i, j)`` orders
-    arrival ``i`` before release ``j``).  Returns the edges and the barrier events."""
+    arrival ``i`` before release ``j``).  Returns the relation and the barrier events (a bitmask);
+    :attr:`Execution.execution_order` keeps it for the execution's coherence orders."""
     n = x.n
-    bars = {e.eid for e in x.ev if e.kind == "B"}
-
-    def out(a: int) -> int:  # the node an edge leaving event ``a`` starts from
-        return n + a if a in bars else a
-
-    pairs = [(out(a), b) for a, b in x.po.pairs()]
-    pairs += [(b, n + b) for b in bars]
-    pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
-    pairs += [(i, n + j) for i, j in x.cand.barrier_order]  # a relaxed barrier.cluster.arrive
+    bars = _mask(x.ev, lambda e: e.kind == "B")
+    rows = [0] * (2 * n)
     # grids: kernel boundaries and griddepcontrol.wait, not the launch fences (memory order; po and grid_start imply them)
-    pairs += [(out(a), b) for a, b in x.api_sync.pairs()]
-    pairs += list(x.rf.pairs())
-    return pairs, bars
+    for a, (po_a, api_a) in enumerate(zip(x.po.rows, x.api_sync.rows)):
+        if bars >> a & 1:
+            rows[n + a] |= po_a | api_a  # leaves a barrier from its release
+            rows[a] |= 1 << (n + a)  # its arrival before its release
+        else:
+            rows[a] |= po_a | api_a
+    for i, row in enumerate(x.sync_barrier.rows):
+        rows[i] |= row << n  # arrival i before release j
+    for i, j in x.cand.barrier_order:  # a relaxed barrier.cluster.arrive
+        rows[i] |= 1 << (n + j)
+    for w, row in enumerate(x.rf.rows):
+        rows[w] |= row
+    return Rel(2 * n, tuple(rows)), bars
 
 
 def sc_consistent(x: Execution, co: Rel) -> bool:
@@ -768,12 +791,17 @@ def sc_consistent(x: Execution, co: Rel) -> bool:
     fr = from_reads(x, co)
     if not ((fr @ co) & x.rmw).is_empty():
         return False
-    pairs, bars = _execution_order(x)
-    pairs += list(co.pairs()) + list(fr.pairs())
-    return any(
-        Rel.from_pairs(2 * n, pairs + [(n + a if a in bars else a, b) for a, b in start]).is_acyclic()
-        for start in x.cand.grid_start
-    )
+    order, bars = x.execution_order
+    rows = list(order.rows)
+    for a, (co_a, fr_a) in enumerate(zip(co.rows, fr.rows)):
+        rows[a] |= co_a | fr_a
+    for start in x.cand.grid_start:
+        with_start = list(rows)
+        for a, b in start:
+            with_start[n + a if bars >> a & 1 else a] |= 1 << b
+        if Rel(2 * n, tuple(with_start)).is_acyclic():
+            return True
+    return False
 
 
 def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
@@ -782,18 +810,19 @@ def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
     a write before a read that reads another write precedes that one; a read before a write
     follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
     :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
-    pairs, _ = _execution_order(x)
-    reach = Rel.from_pairs(2 * x.n, pairs).plus()
-    if not reach.is_irreflexive():
+    reach = x.execution_order[0].plus().rows
+    if any(row >> i & 1 for i, row in enumerate(reach)):
         return None
     ev = x.ev
     writes = [e.eid for e in ev if e.kind == "W"]
-    forced = {(a, b) for a in writes for b in writes if a != b and ev[a].loc == ev[b].loc and reach.has(a, b)}
+    same_loc: dict[str | None, int] = {}  # the writes of each location, a bitmask
+    for w in writes:
+        same_loc[ev[w].loc] = same_loc.get(ev[w].loc, 0) | 1 << w
+    forced = {(a, b) for a in writes for b in _bits(reach[a] & same_loc[ev[a].loc] & ~(1 << a))}
     for w, r in x.rf.pairs():
-        for w2 in writes:
-            if w2 != w and ev[w2].loc == ev[r].loc:
-                if reach.has(w2, r):
-                    forced.add((w2, w))
-                if reach.has(r, w2):
-                    forced.add((w, w2))
+        others = same_loc.get(ev[r].loc, 0) & ~(1 << w)
+        for w2 in _bits(others):
+            if reach[w2] >> r & 1:
+                forced.add((w2, w))
+        forced.update((w, w2) for w2 in _bits(reach[r] & others))
     return forced
