@@ -227,6 +227,11 @@ def async_release(events: Sequence[Event]) -> set[tuple[int, int]]:
     return out
 
 
+#: per location, the coherence orders to choose one of (None: a location has none), and the budget
+#: units choosing them cost (:meth:`Execution.coherence_orders`)
+CoOptions = tuple[tuple[tuple[frozenset[tuple[int, int]], ...], ...] | None, int]
+
+
 @dataclass(frozen=True)
 class Violation:
     """An axiom an execution breaks, with a witness cycle ``[(a, relation, b), ...]``."""
@@ -251,6 +256,7 @@ class Static:
         self.M = self.R | self.W
         self.F = _mask(ev, lambda e: e.kind == "F")
         self.F_SC = _mask(ev, lambda e: e.kind == "F" and e.sem is Sem.SC)
+        self.B = _mask(ev, lambda e: e.kind == "B")  # barriers
         self.F_ALIAS = _mask(ev, lambda e: e.kind == "PF" and e.fence_kind is ProxyFenceKind.ALIAS)
         self.PF = _mask(ev, lambda e: e.kind == "PF")
         self.GEN = _mask(ev, lambda e: e.is_memory and e.proxy is Proxy.GENERIC)
@@ -265,6 +271,7 @@ class Static:
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
         self.memo: dict[tuple, Rel] = {}  # the relations candidates of one shape share (Execution._shared)
+        self.co_options: dict[tuple, CoOptions] = {}  # Execution.coherence_orders's choices, by required_co
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -412,7 +419,7 @@ class Execution:
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
         self.grid = static.grid_order
         self.api_sync = static.api_sync
-        for name in ("R", "W", "M", "F", "F_SC", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
+        for name in ("R", "W", "M", "F", "F_SC", "B", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
             setattr(self, name, getattr(static, name))
 
     def __getattr__(self, name: str):
@@ -435,13 +442,15 @@ class Execution:
         """ISA, "Observation Order": W precedes R if they are morally strong and R reads W, or,
         for some atomic operation Z, W precedes Z and Z precedes R in observation order (a chain
         of read-modify-writes)."""
-        key = ("obs", self.rf.rows)  # the same for every candidate of this shape with these reads-from
-        if (obs := self.static.memo.get(key)) is None:
-            obs = self.morally_strong & self.rf
+        step = self.morally_strong & self.rf
+
+        def chains() -> Rel:
+            obs = step
             while any(self.rmw.rows) and (nxt := obs | (obs @ self.rmw @ obs)) != obs:  # (no rmw: one step)
                 obs = nxt
-            self.static.memo[key] = obs
-        return obs
+            return obs
+
+        return self._shared(("obs", step.rows), chains)  # the same for every candidate with these morally strong rf
 
     @cached_property
     def sync_release_acquire(self) -> Rel:
@@ -586,6 +595,23 @@ class Execution:
         leaves unordered, transitively closed; orders that add more edges only add constraints.
         For a location in ``final_locs`` (whose final value is observed), one write is also chosen
         to be coherence-last."""
+        key = (self.required_co.rows, final_locs)  # the orders are a function of these and the shape
+        hit = self.static.co_options.get(key)
+        if hit is None:  # chosen under ``budget``, which the choosing charges as it goes
+            hit = self.static.co_options[key] = self._coherence_options(final_locs, budget)
+        elif budget is not None:
+            budget.spend(hit[1])  # what choosing them cost the first time
+        per_loc, _ = hit
+        if per_loc is None:
+            return
+        for choice in itertools.product(*per_loc):
+            if budget is not None:
+                budget.spend(check_cost(self.n))
+            yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
+
+    def _coherence_options(self, final_locs: frozenset[str], budget: Budget | None) -> CoOptions:
+        """Per location, the orders :meth:`coherence_orders` chooses one of (None when a location
+        has none), and the budget units choosing them cost (charged to ``budget`` as they are spent)."""
         by_loc: dict[str, list[int]] = {}
         for e in self.ev:
             if e.kind == "W":
@@ -593,6 +619,7 @@ class Execution:
         req = self.required_co
         ms = self.morally_strong
         per_loc = []
+        units = 0
         for loc, ws in by_loc.items():
             base = {(a, b) for a in ws for b in _bits(req.rows[a]) if b in ws}
             free = [
@@ -604,8 +631,10 @@ class Execution:
             options: set[frozenset[tuple[int, int]]] = set()
             closing = len(ws) * len(ws) + 1  # units of one closure over ws, and of keeping its pairs
             for flips in itertools.product((False, True), repeat=len(free)):
+                cost = closing * (1 + (len(ws) if loc in final_locs else 0))
+                units += cost
                 if budget is not None:
-                    budget.spend(closing * (1 + (len(ws) if loc in final_locs else 0)))
+                    budget.spend(cost)
                 edges = set(base)
                 edges.update((b, a) if f else (a, b) for (a, b), f in zip(free, flips))
                 order = _closed_order(edges, ws)
@@ -621,12 +650,9 @@ class Execution:
                 else:
                     options.add(order)
             if not options:
-                return
-            per_loc.append(sorted(options, key=sorted))
-        for choice in itertools.product(*per_loc):
-            if budget is not None:
-                budget.spend(check_cost(self.n))
-            yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
+                return None, units
+            per_loc.append(tuple(sorted(options, key=sorted)))
+        return tuple(per_loc), units
 
 
 def _closed_order(edges: AbstractSet[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
@@ -758,8 +784,13 @@ def _execution_order(x: Execution) -> tuple[Rel, int]:
     its arrival, po out of it leaves from its release, a barrier synchronisation ``(i, j)`` orders
     arrival ``i`` before release ``j``).  Returns the relation and the barrier events (a bitmask);
     :attr:`Execution.execution_order` keeps it for the execution's coherence orders."""
-    n = x.n
-    bars = _mask(x.ev, lambda e: e.kind == "B")
+    return x._shared(("execution order",), lambda: _shape_order(x)) | _own_order(x), x.B
+
+
+def _shape_order(x: Execution) -> Rel:
+    """The edges of :func:`_execution_order` every candidate of ``x``'s shape has: program order
+    and the order between grids, and each barrier's arrival before its release."""
+    n, bars = x.n, x.B
     rows = [0] * (2 * n)
     # grids: kernel boundaries and griddepcontrol.wait, not the launch fences (memory order; po and grid_start imply them)
     for a, (po_a, api_a) in enumerate(zip(x.po.rows, x.api_sync.rows)):
@@ -768,13 +799,21 @@ def _execution_order(x: Execution) -> tuple[Rel, int]:
             rows[a] |= 1 << (n + a)  # its arrival before its release
         else:
             rows[a] |= po_a | api_a
+    return Rel(2 * n, tuple(rows))
+
+
+def _own_order(x: Execution) -> Rel:
+    """The edges of :func:`_execution_order` that are ``x``'s choices: barrier synchronisations
+    and reads-from."""
+    n = x.n
+    rows = [0] * (2 * n)
     for i, row in enumerate(x.sync_barrier.rows):
         rows[i] |= row << n  # arrival i before release j
     for i, j in x.cand.barrier_order:  # a relaxed barrier.cluster.arrive
         rows[i] |= 1 << (n + j)
     for w, row in enumerate(x.rf.rows):
         rows[w] |= row
-    return Rel(2 * n, tuple(rows)), bars
+    return Rel(2 * n, tuple(rows))
 
 
 def sc_consistent(x: Execution, co: Rel) -> bool:
@@ -810,9 +849,11 @@ def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
     a write before a read that reads another write precedes that one; a read before a write
     follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
     :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
-    reach = x.execution_order[0].plus().rows
-    if any(row >> i & 1 for i, row in enumerate(reach)):
-        return None
+    if not x.execution_order[0].is_acyclic():
+        return None  # (a cycle: the closure below is reflexive)
+    # (shape | own)+ = shape+ closed with own: the shape's closure once per shape (Static)
+    shape = x._shared(("execution order",), lambda: _shape_order(x))
+    reach = x._shared(("execution order+",), shape.plus).closed_with(_own_order(x)).rows
     ev = x.ev
     writes = [e.eid for e in ev if e.kind == "W"]
     same_loc: dict[str | None, int] = {}  # the writes of each location, a bitmask
