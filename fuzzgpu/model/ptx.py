@@ -849,11 +849,15 @@ def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
     a write before a read that reads another write precedes that one; a read before a write
     follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
     :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
-    if not x.execution_order[0].is_acyclic():
-        return None  # (a cycle: the closure below is reflexive)
-    # (shape | own)+ = shape+ closed with own: the shape's closure once per shape (Static)
+    # (shape | own)+ = shape+ | shape*; (own; shape*)+, the shape's closure once per shape (Static); a
+    # cycle either is the shape's or goes through an own edge, and then (own; shape*)+ is reflexive
     shape = x._shared(("execution order",), lambda: _shape_order(x))
-    reach = x._shared(("execution order+",), shape.plus).closed_with(_own_order(x)).rows
+    shape_plus = x._shared(("execution order+",), shape.plus)
+    shape_star = x._shared(("execution order*",), shape_plus.opt)
+    own_paths = (_own_order(x) @ shape_star).plus()
+    if not (shape_plus.is_irreflexive() and own_paths.is_irreflexive()):
+        return None
+    reach = (shape_plus | (shape_star @ own_paths)).rows
     ev = x.ev
     writes = [e.eid for e in ev if e.kind == "W"]
     same_loc: dict[str | None, int] = {}  # the writes of each location, a bitmask
