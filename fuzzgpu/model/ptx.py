@@ -270,7 +270,7 @@ class Static:
         threads = len(self.program.threads)
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
-        self.memo: dict[tuple, Rel] = {}  # the relations candidates of one shape share (Execution._shared)
+        self.memo: dict[tuple, Rel] = {}  # the relations candidates of one shape share (Execution.shared)
         self.co_options: dict[tuple, CoOptions] = {}  # Execution.coherence_orders's choices, by required_co
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
@@ -427,7 +427,7 @@ class Execution:
             raise AttributeError(name)
         return getattr(self.static, name)
 
-    def _shared(self, key: tuple, make: Callable[[], Rel]) -> Rel:
+    def shared(self, key: tuple, make: Callable[[], Rel]) -> Rel:
         """``make()``, computed once for the candidates of this shape (:class:`Static`) with the same
         ``key``: ``key`` holds every part of the execution the relation depends on besides the shape
         (the relations of two candidates with equal keys are equal; many candidates differ only in
@@ -450,14 +450,14 @@ class Execution:
                 obs = nxt
             return obs
 
-        return self._shared(("obs", step.rows), chains)  # the same for every candidate with these morally strong rf
+        return self.shared(("obs", step.rows), chains)  # the same for every candidate with these morally strong rf
 
     @cached_property
     def sync_release_acquire(self) -> Rel:
         """ISA, "Synchronizes-with": a release pattern X synchronizes with an acquire pattern Y if
         a write in X precedes a read in Y in observation order and the first operation of X and the
         last operation of Y are morally strong."""
-        return self._shared(("sra", self.observation.rows),  # the same for every candidate with this observation
+        return self.shared(("sra", self.observation.rows),  # the same for every candidate with this observation
                             lambda: self.morally_strong & (self.release_pattern @ self.observation @ self.acquire_pattern))
 
     @cached_property
@@ -486,14 +486,8 @@ class Execution:
         prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
         the earlier cp.async operations "but not to those of any other instruction issued by the
         thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
-        return self._shared(("async", self.observation.rows),  # the same for every candidate with this observation
+        return self.shared(("async", self.observation.rows),  # the same for every candidate with this observation
                             lambda: self.async_release @ self.observation @ self.acquire_pattern)
-
-    @cached_property
-    def execution_order(self) -> tuple[Rel, int]:
-        """The order every interleaving of this execution respects (:func:`_execution_order`), once:
-        :func:`sc_forced_co` and :func:`sc_consistent` for each coherence order ask it."""
-        return _execution_order(self)
 
     @cached_property
     def async_release(self) -> Rel:
@@ -508,11 +502,11 @@ class Execution:
         extend one (it is not cumulative, see :attr:`async_completion`)."""
         sync = (self.sync_release_acquire.rows, self.sync_barrier.rows)  # what sw but Fence-SC is made of
         # (po | sw but Fence-SC)+: the same for every Fence-SC order; po is transitive (candidates close it)
-        c0 = self._shared(("c0", sync), lambda: self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid))
+        c0 = self.shared(("c0", sync), lambda: self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid))
         if self.async_release.is_empty():
-            return self._shared(("cb", sync, self.sync_fence.rows), lambda: c0.closed_with(self.sync_fence))
+            return self.shared(("cb", sync, self.sync_fence.rows), lambda: c0.closed_with(self.sync_fence))
         ac = self.async_completion
-        return self._shared(("cb", sync, self.sync_fence.rows, ac.rows),
+        return self.shared(("cb", sync, self.sync_fence.rows, ac.rows),
                             lambda: (cb := c0.closed_with(self.sync_fence)) | (ac @ cb.opt()))
 
     @cached_property
@@ -568,7 +562,7 @@ class Execution:
             return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
 
         # proxy-preserved base causality is a function of base causality (and the shape: Static)
-        return self._shared(("causality", self.base_causality.rows, self.observation.rows), cause)
+        return self.shared(("causality", self.base_causality.rows, self.observation.rows), cause)
 
     @cached_property
     def fence_causality(self) -> Rel:
@@ -770,104 +764,3 @@ def check_with_co(x: Execution, co: Rel) -> Violation | None:
 def from_reads(x: Execution, co: Rel) -> Rel:
     """``fr = rf^-1 ; co``: a read precedes every write coherence-after the write it read."""
     return (~x.rf) @ co
-
-
-# --------------------------------------------------------------------------------------------
-# Sequential consistency (the reference for the ``sc`` property)
-# --------------------------------------------------------------------------------------------
-
-
-def _execution_order(x: Execution) -> tuple[Rel, int]:
-    """The order every interleaving of ``x`` respects whatever its coherence order: program order,
-    reads-from, barriers and the order between grids, over ``2n`` nodes (a barrier event ``e`` is
-    split into its arrival, node ``e``, and its release, node ``n + e``: po into a barrier reaches
-    its arrival, po out of it leaves from its release, a barrier synchronisation ``(i, j)`` orders
-    arrival ``i`` before release ``j``).  Returns the relation and the barrier events (a bitmask);
-    :attr:`Execution.execution_order` keeps it for the execution's coherence orders."""
-    return x._shared(("execution order",), lambda: _shape_order(x)) | _own_order(x), x.B
-
-
-def _shape_order(x: Execution) -> Rel:
-    """The edges of :func:`_execution_order` every candidate of ``x``'s shape has: program order
-    and the order between grids, and each barrier's arrival before its release."""
-    n, bars = x.n, x.B
-    rows = [0] * (2 * n)
-    # grids: kernel boundaries and griddepcontrol.wait, not the launch fences (memory order; po and grid_start imply them)
-    for a, (po_a, api_a) in enumerate(zip(x.po.rows, x.api_sync.rows)):
-        if bars >> a & 1:
-            rows[n + a] |= po_a | api_a  # leaves a barrier from its release
-            rows[a] |= 1 << (n + a)  # its arrival before its release
-        else:
-            rows[a] |= po_a | api_a
-    return Rel(2 * n, tuple(rows))
-
-
-def _own_order(x: Execution) -> Rel:
-    """The edges of :func:`_execution_order` that are ``x``'s choices: barrier synchronisations
-    and reads-from."""
-    n = x.n
-    rows = [0] * (2 * n)
-    for i, row in enumerate(x.sync_barrier.rows):
-        rows[i] |= row << n  # arrival i before release j
-    for i, j in x.cand.barrier_order:  # a relaxed barrier.cluster.arrive
-        rows[i] |= 1 << (n + j)
-    for w, row in enumerate(x.rf.rows):
-        rows[w] |= row
-    return Rel(2 * n, tuple(rows))
-
-
-def sc_consistent(x: Execution, co: Rel) -> bool:
-    """Some interleaving of the threads produces this execution: program order, reads-from,
-    coherence and from-reads are acyclic together with the barriers and the execution order
-    between grids, and no write comes between a read-modify-write's read and write.
-
-    Barriers and grids: see :func:`_execution_order`.  Grids: an earlier grid of the stream runs
-    before a later one (:func:`grid_order`, which also orders a PDL primary before what
-    follows the dependent's ``griddepcontrol.wait``); a PDL dependent starts only once each primary
-    CTA has triggered or completed (:func:`.mechanisms.grid_start`, one edge set per choice of the
-    CTA's first trigger)."""
-    n = x.n
-    fr = from_reads(x, co)
-    if not ((fr @ co) & x.rmw).is_empty():
-        return False
-    order, bars = x.execution_order
-    rows = list(order.rows)
-    for a, (co_a, fr_a) in enumerate(zip(co.rows, fr.rows)):
-        rows[a] |= co_a | fr_a
-    for start in x.cand.grid_start:
-        with_start = list(rows)
-        for a, b in start:
-            with_start[n + a if bars >> a & 1 else a] |= 1 << b
-        if Rel(2 * n, tuple(with_start)).is_acyclic():
-            return True
-    return False
-
-
-def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
-    """Coherence edges every interleaving of ``x`` has (None when no interleaving exists): a write
-    before another in execution order (:func:`_execution_order`) precedes it in coherence order;
-    a write before a read that reads another write precedes that one; a read before a write
-    follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
-    :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
-    # (shape | own)+ = shape+ | shape*; (own; shape*)+, the shape's closure once per shape (Static); a
-    # cycle either is the shape's or goes through an own edge, and then (own; shape*)+ is reflexive
-    shape = x._shared(("execution order",), lambda: _shape_order(x))
-    shape_plus = x._shared(("execution order+",), shape.plus)
-    shape_star = x._shared(("execution order*",), shape_plus.opt)
-    own_paths = (_own_order(x) @ shape_star).plus()
-    if not (shape_plus.is_irreflexive() and own_paths.is_irreflexive()):
-        return None
-    reach = (shape_plus | (shape_star @ own_paths)).rows
-    ev = x.ev
-    writes = [e.eid for e in ev if e.kind == "W"]
-    same_loc: dict[str | None, int] = {}  # the writes of each location, a bitmask
-    for w in writes:
-        same_loc[ev[w].loc] = same_loc.get(ev[w].loc, 0) | 1 << w
-    forced = {(a, b) for a in writes for b in _bits(reach[a] & same_loc[ev[a].loc] & ~(1 << a))}
-    for w, r in x.rf.pairs():
-        others = same_loc.get(ev[r].loc, 0) & ~(1 << w)
-        for w2 in _bits(others):
-            if reach[w2] >> r & 1:
-                forced.add((w2, w))
-        forced.update((w, w2) for w2 in _bits(reach[r] & others))
-    return forced
