@@ -8,6 +8,14 @@ tar -x -C /tmp/base``, then ``cd /tmp/base && python3 bench/oracle_speed.py --ou
 with ``--compare A.json B.json``: the per-program digests (races, clean and racy outcomes, the
 allowed / SC / outside-model sets, candidate counts) must be equal; the CPU seconds are the speed-up.
 The draw uses only the generator, so both trees draw the same programs when the generator is equal.
+
+Campaign draws (issue 29): ``--stages`` draws as a campaign does (``bench/stages.py``'s ``draw``: the
+profile's weighted strategy, ``--n`` programs per seed of ``--seeds``) and times each program as a
+campaign asks: ``model.analyse`` first (the run advice: the paths enumerated afresh), then
+``analyse_races`` (the property: the paths cached).  Per program CPU ms, mean and p90; ``--compare``
+then also writes a markdown table next to NEW (``--md``)::
+
+    python3 bench/oracle_speed.py --stages --seeds 1 2 3 --n 200 --out bench/results/oracle_speed/NAME.json
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -64,6 +73,35 @@ def model_digest(p: Program) -> str:
                  a.candidates, a.consistent, a.beyond_bound))
 
 
+def stages_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
+    """Campaign draws, each program timed as a campaign asks of it: the model, then the races."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from stages import draw as campaign_draw  # noqa: PLC0415 -- bench/stages.py, a script beside this one
+
+    from fuzzgpu.model import events
+
+    rows: list[dict[str, Any]] = []
+    for at in seeds:
+        for i, p in enumerate(campaign_draw(profile, n, at)):
+            events._TRACES.clear()
+            events._THREADS.clear()
+            analyse_races.cache_clear()
+            t0 = time.process_time()
+            md = model_digest(p)
+            t1 = time.process_time()
+            rd = race_digest(p)
+            t2 = time.process_time()
+            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "race": h(rd), "model": h(md),
+                         "model_ms": 1000 * (t1 - t0), "race_ms": 1000 * (t2 - t1)})
+    return rows
+
+
+def summary(rows: list[dict], key: str) -> tuple[float, float]:
+    """Mean and p90 of the per-program CPU ms ``key``."""
+    ms = sorted(float(r[key]) for r in rows)
+    return sum(ms) / len(ms), ms[min(len(ms) - 1, int(0.9 * len(ms)))]
+
+
 def h(s: str) -> str:
     return hashlib.sha256(s.encode()).hexdigest()[:16]
 
@@ -75,17 +113,46 @@ def main() -> int:
     ap.add_argument("--profile", default="all")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BASE", "NEW"))
+    ap.add_argument("--stages", action="store_true", help="campaign draws (bench/stages.py), model first, per-program ms")
+    ap.add_argument("--seeds", type=int, nargs="+", help="with --stages: the seeds (default: --seed)")
+    ap.add_argument("--md", type=Path, help="with --compare: write the comparison as a markdown table")
     args = ap.parse_args()
     if args.compare:
         a, b = (json.loads(f.read_text()) for f in args.compare)
-        diff = [i for i, (x, y) in enumerate(zip(a["programs"], b["programs"])) if x != y]
+        digest = ("program", "race", "model")  # not the times
+        diff = [i for i, (x, y) in enumerate(zip(a["programs"], b["programs"])) if [x[k] for k in digest] != [y[k] for k in digest]]
         same_n = len(a["programs"]) == len(b["programs"])
         print(f"programs {len(a['programs'])} / {len(b['programs'])}; differing digests: {len(diff)} {diff[:10]}")
         for k in ("race_cpu_s", "model_cpu_s"):
             print(f"{k}: {a[k]:.2f} -> {b[k]:.2f} (x{a[k] / max(b[k], 1e-9):.2f})")
         tot_a, tot_b = a["race_cpu_s"] + a["model_cpu_s"], b["race_cpu_s"] + b["model_cpu_s"]
         print(f"total: {tot_a:.2f} -> {tot_b:.2f} (x{tot_a / max(tot_b, 1e-9):.2f})")
+        if args.md and "model_ms" in a["programs"][0] and "model_ms" in b["programs"][0]:
+            lines = [f"# oracle speed: {args.compare[0].name} vs {args.compare[1].name}", "",
+                     f"machine {b['machine']}, {b['date']}; command `{b['command']}`; {len(b['programs'])} programs "
+                     f"(profile {b['profile']}, seeds {b.get('seeds')}); digests differing: {len(diff)}", "",
+                     "| CPU ms per program | before mean | before p90 | after mean | after p90 | mean x |",
+                     "|---|---:|---:|---:|---:|---:|"]
+            for key, name in (("model_ms", "model.analyse (paths enumerated)"), ("race_ms", "analyse_races (paths cached)")):
+                (ma, pa), (mb, pb) = summary(a["programs"], key), summary(b["programs"], key)
+                lines.append(f"| {name} | {ma:.1f} | {pa:.1f} | {mb:.1f} | {pb:.1f} | {ma / max(mb, 1e-9):.2f} |")
+            args.md.write_text("\n".join(lines) + "\n")
+            print("\n".join(lines))
         return 0 if same_n and not diff else 1
+    if args.stages:
+        seeds = args.seeds or [args.seed]
+        rows = stages_rows(args.profile, args.n, seeds)
+        res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.node(),
+               "python": platform.python_version(), "command": " ".join(sys.argv), "n": len(rows), "seeds": seeds,
+               "profile": args.profile, "race_cpu_s": sum(float(r["race_ms"]) for r in rows) / 1000,
+               "model_cpu_s": sum(float(r["model_ms"]) for r in rows) / 1000, "programs": rows}
+        for key in ("model_ms", "race_ms"):
+            mean, p90 = summary(rows, key)
+            print(f"{len(rows)} programs: {key} mean {mean:.1f}, p90 {p90:.1f}")
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(res, indent=1) + "\n")
+        return 0
     programs = draw(args.n, args.seed, args.profile)
     rows = []
     race_s = model_s = 0.0

@@ -28,7 +28,8 @@ from .candidates import feasible
 from .event import ORACLE_BUDGET, Budget, Event, TooLarge, Unsupported, check_cost, first_verdict
 from .events import beyond_loop_bound, program_traces
 from .coherence import coherence_last
-from .ptx import Execution, Violation, check_before_co, check_with_co, sc_consistent, sc_forced_co
+from .ptx import Execution, Violation, check_before_co, check_with_co
+from .sc import sc_consistent, sc_forced_co
 from .axioms import consistent_before_co, consistent_with_co
 from .relations import Rel
 from .trace import ProgramTraces, Trace
@@ -172,7 +173,7 @@ def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True, budget: int = O
 def _all_coherence_orders(x: Execution, budget: Budget | None = None) -> Iterator[Rel]:
     """The total coherence orders an interleaving of ``x`` may have (for the ``sc`` set), lazily:
     per location, the orders of its writes that extend the edges every interleaving has
-    (:func:`.ptx.sc_forced_co`; the others fail :func:`.ptx.sc_consistent` anyway), the initial
+    (:func:`.sc.sc_forced_co`; the others fail :func:`.sc.sc_consistent` anyway), the initial
     write first."""
     forced = sc_forced_co(x)
     if forced is None:

@@ -15,6 +15,7 @@ from typing import Iterator
 from ..ir import Program, Proxy, Sem
 from . import mechanisms as mech
 from .event import Budget, Event, check_cost
+from .relations import Rel, _bits
 from .trace import ProgramTraces, Trace, copy_with
 
 
@@ -128,10 +129,30 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
 
 
 
+def _mask(events: tuple[Event, ...], kind: str) -> int:
+    """The events of ``kind``, a bitmask."""
+    m = 0
+    for e in events:
+        if e.kind == kind:
+            m |= 1 << e.eid
+    return m
+
+
 def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:
     """Can the barriers of one execution all complete, waiters being released as ``sync`` says?
-    (See :func:`barrier_deadlock`.)"""
-    return barrier_deadlock(events, po, sync) is None
+    (See :func:`barrier_deadlock`: its graph has no cycle.)"""
+    bars = _mask(events, "B")
+    if not bars:
+        return True
+    n = len(events)
+    rows = [0] * (2 * n)  # barrier_deadlock's graph: arrival e, release n + e
+    for a, b in po:
+        rows[n + a if bars >> a & 1 else a] |= 1 << b
+    for e in _bits(bars):
+        rows[e] |= 1 << (n + e)
+    for i, j in sync:
+        rows[i] |= 1 << (n + j)
+    return Rel(2 * n, tuple(rows)).is_acyclic()  # barrier_deadlock finds a cycle exactly when there is one
 
 
 def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> list[int] | None:

@@ -194,7 +194,7 @@ def grid_start_choices(
     p: Program, events: Sequence[Event], ids: Sequence[Sequence[int]]
 ) -> tuple[tuple[tuple[tuple[int, int], ...], tuple[int, ...]], ...]:
     """When a PDL dependent grid may start: execution order, not memory order (it enters the
-    interleavings of the ``sc`` set, :func:`.ptx.sc_consistent`), and which ``launch_dependents``
+    interleavings of the ``sc`` set, :func:`.sc.sc_consistent`), and which ``launch_dependents``
     is each primary CTA's first (the release fences before it synchronise with the dependent's
     start: :func:`.ptx.launch_fence_order`).
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import AbstractSet, Iterator, Sequence
+from typing import AbstractSet, Callable, Iterator, Sequence
 
 from .. import semantics
 from ..ir import Program, Proxy, ProxyFenceKind, Scope, Sem
@@ -227,6 +227,11 @@ def async_release(events: Sequence[Event]) -> set[tuple[int, int]]:
     return out
 
 
+#: per location, the coherence orders to choose one of (None: a location has none), and the budget
+#: units choosing them cost (:meth:`Execution.coherence_orders`)
+CoOptions = tuple[tuple[tuple[frozenset[tuple[int, int]], ...], ...] | None, int]
+
+
 @dataclass(frozen=True)
 class Violation:
     """An axiom an execution breaks, with a witness cycle ``[(a, relation, b), ...]``."""
@@ -251,6 +256,7 @@ class Static:
         self.M = self.R | self.W
         self.F = _mask(ev, lambda e: e.kind == "F")
         self.F_SC = _mask(ev, lambda e: e.kind == "F" and e.sem is Sem.SC)
+        self.B = _mask(ev, lambda e: e.kind == "B")  # barriers
         self.F_ALIAS = _mask(ev, lambda e: e.kind == "PF" and e.fence_kind is ProxyFenceKind.ALIAS)
         self.PF = _mask(ev, lambda e: e.kind == "PF")
         self.GEN = _mask(ev, lambda e: e.is_memory and e.proxy is Proxy.GENERIC)
@@ -264,7 +270,8 @@ class Static:
         threads = len(self.program.threads)
         self.ids: tuple[tuple[int, ...], ...] = tuple(tuple(e.eid for e in ev if e.tid == t) for t in range(threads))
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
-        self.memo: dict[tuple, Rel] = {}  # Execution.base_causality's part shared by candidates of one shape
+        self.memo: dict[tuple, Rel] = {}  # the relations candidates of one shape share (Execution.shared)
+        self.co_options: dict[tuple, CoOptions] = {}  # Execution.coherence_orders's choices, by required_co
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -412,7 +419,7 @@ class Execution:
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
         self.grid = static.grid_order
         self.api_sync = static.api_sync
-        for name in ("R", "W", "M", "F", "F_SC", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
+        for name in ("R", "W", "M", "F", "F_SC", "B", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
             setattr(self, name, getattr(static, name))
 
     def __getattr__(self, name: str):
@@ -420,26 +427,38 @@ class Execution:
             raise AttributeError(name)
         return getattr(self.static, name)
 
+    def shared(self, key: tuple, make: Callable[[], Rel]) -> Rel:
+        """``make()``, computed once for the candidates of this shape (:class:`Static`) with the same
+        ``key``: ``key`` holds every part of the execution the relation depends on besides the shape
+        (the relations of two candidates with equal keys are equal; many candidates differ only in
+        reads-from edges no axiom's relation here sees)."""
+        if (got := self.static.memo.get(key)) is None:
+            got = self.static.memo[key] = make()
+        return got
+
     # -- observation, patterns, synchronisation -------------------------------------------------
     @cached_property
     def observation(self) -> Rel:
         """ISA, "Observation Order": W precedes R if they are morally strong and R reads W, or,
         for some atomic operation Z, W precedes Z and Z precedes R in observation order (a chain
         of read-modify-writes)."""
-        key = ("obs", self.rf.rows)  # the same for every candidate of this shape with these reads-from
-        if (obs := self.static.memo.get(key)) is None:
-            obs = self.morally_strong & self.rf
+        step = self.morally_strong & self.rf
+
+        def chains() -> Rel:
+            obs = step
             while any(self.rmw.rows) and (nxt := obs | (obs @ self.rmw @ obs)) != obs:  # (no rmw: one step)
                 obs = nxt
-            self.static.memo[key] = obs
-        return obs
+            return obs
+
+        return self.shared(("obs", step.rows), chains)  # the same for every candidate with these morally strong rf
 
     @cached_property
     def sync_release_acquire(self) -> Rel:
         """ISA, "Synchronizes-with": a release pattern X synchronizes with an acquire pattern Y if
         a write in X precedes a read in Y in observation order and the first operation of X and the
         last operation of Y are morally strong."""
-        return self.morally_strong & (self.release_pattern @ self.observation @ self.acquire_pattern)
+        return self.shared(("sra", self.observation.rows),  # the same for every candidate with this observation
+                            lambda: self.morally_strong & (self.release_pattern @ self.observation @ self.acquire_pattern))
 
     @cached_property
     def sync_fence(self) -> Rel:
@@ -467,10 +486,8 @@ class Execution:
         prior instructions from the issuing thread"; ``cp.async.mbarrier.arrive`` is ordered after
         the earlier cp.async operations "but not to those of any other instruction issued by the
         thread" (ISA, "Asynchronous operations"; cp.async.mbarrier.arrive)."""
-        key = ("async", self.rf.rows)  # the same for every candidate of this shape with these reads-from
-        if (ac := self.static.memo.get(key)) is None:
-            ac = self.static.memo[key] = self.async_release @ self.observation @ self.acquire_pattern
-        return ac
+        return self.shared(("async", self.observation.rows),  # the same for every candidate with this observation
+                            lambda: self.async_release @ self.observation @ self.acquire_pattern)
 
     @cached_property
     def async_release(self) -> Rel:
@@ -483,13 +500,14 @@ class Execution:
         """ISA, "Base causality order": program order, synchronizes-with, and their transitive
         combinations: ``(po | sw)+``; an asynchronous completion starts such a path but does not
         extend one (it is not cumulative, see :attr:`async_completion`)."""
-        key = (self.rf.rows, self.sync_barrier.rows)  # (po | sw but Fence-SC)+: the same for every Fence-SC order
-        if (c0 := self.static.memo.get(key)) is None:  # po is transitive (candidates close it)
-            c0 = self.static.memo[key] = self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid)
-        cb = c0.closed_with(self.sync_fence)
+        sync = (self.sync_release_acquire.rows, self.sync_barrier.rows)  # what sw but Fence-SC is made of
+        # (po | sw but Fence-SC)+: the same for every Fence-SC order; po is transitive (candidates close it)
+        c0 = self.shared(("c0", sync), lambda: self.po.closed_with(self.sync_release_acquire | self.sync_barrier | self.grid))
         if self.async_release.is_empty():
-            return cb
-        return cb | (self.async_completion @ cb.opt())
+            return self.shared(("cb", sync, self.sync_fence.rows), lambda: c0.closed_with(self.sync_fence))
+        ac = self.async_completion
+        return self.shared(("cb", sync, self.sync_fence.rows, ac.rows),
+                            lambda: (cb := c0.closed_with(self.sync_fence)) | (ac @ cb.opt()))
 
     @cached_property
     def api_proxy_preserved(self) -> Rel:
@@ -539,8 +557,12 @@ class Execution:
     def causality(self) -> Rel:
         """ISA, "Causality order": X precedes Y if X precedes Y in proxy-preserved base causality
         order, or X precedes some Z in observation order and Z precedes Y in it."""
-        ppcb = self.proxy_preserved_base_causality
-        return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
+        def cause() -> Rel:
+            ppcb = self.proxy_preserved_base_causality
+            return ppcb | (self.observation @ ppcb) if any(self.observation.rows) else ppcb
+
+        # proxy-preserved base causality is a function of base causality (and the shape: Static)
+        return self.shared(("causality", self.base_causality.rows, self.observation.rows), cause)
 
     @cached_property
     def fence_causality(self) -> Rel:
@@ -567,6 +589,23 @@ class Execution:
         leaves unordered, transitively closed; orders that add more edges only add constraints.
         For a location in ``final_locs`` (whose final value is observed), one write is also chosen
         to be coherence-last."""
+        key = (self.required_co.rows, final_locs)  # the orders are a function of these and the shape
+        hit = self.static.co_options.get(key)
+        if hit is None:  # chosen under ``budget``, which the choosing charges as it goes
+            hit = self.static.co_options[key] = self._coherence_options(final_locs, budget)
+        elif budget is not None:
+            budget.spend(hit[1])  # what choosing them cost the first time
+        per_loc, _ = hit
+        if per_loc is None:
+            return
+        for choice in itertools.product(*per_loc):
+            if budget is not None:
+                budget.spend(check_cost(self.n))
+            yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
+
+    def _coherence_options(self, final_locs: frozenset[str], budget: Budget | None) -> CoOptions:
+        """Per location, the orders :meth:`coherence_orders` chooses one of (None when a location
+        has none), and the budget units choosing them cost (charged to ``budget`` as they are spent)."""
         by_loc: dict[str, list[int]] = {}
         for e in self.ev:
             if e.kind == "W":
@@ -574,6 +613,7 @@ class Execution:
         req = self.required_co
         ms = self.morally_strong
         per_loc = []
+        units = 0
         for loc, ws in by_loc.items():
             base = {(a, b) for a in ws for b in _bits(req.rows[a]) if b in ws}
             free = [
@@ -585,8 +625,10 @@ class Execution:
             options: set[frozenset[tuple[int, int]]] = set()
             closing = len(ws) * len(ws) + 1  # units of one closure over ws, and of keeping its pairs
             for flips in itertools.product((False, True), repeat=len(free)):
+                cost = closing * (1 + (len(ws) if loc in final_locs else 0))
+                units += cost
                 if budget is not None:
-                    budget.spend(closing * (1 + (len(ws) if loc in final_locs else 0)))
+                    budget.spend(cost)
                 edges = set(base)
                 edges.update((b, a) if f else (a, b) for (a, b), f in zip(free, flips))
                 order = _closed_order(edges, ws)
@@ -602,12 +644,9 @@ class Execution:
                 else:
                     options.add(order)
             if not options:
-                return
-            per_loc.append(sorted(options, key=sorted))
-        for choice in itertools.product(*per_loc):
-            if budget is not None:
-                budget.spend(check_cost(self.n))
-            yield Rel.from_pairs(self.n, [pair for order in choice for pair in order])
+                return None, units
+            per_loc.append(tuple(sorted(options, key=sorted)))
+        return tuple(per_loc), units
 
 
 def _closed_order(edges: AbstractSet[tuple[int, int]], nodes: list[int]) -> frozenset[tuple[int, int]] | None:
@@ -725,75 +764,3 @@ def check_with_co(x: Execution, co: Rel) -> Violation | None:
 def from_reads(x: Execution, co: Rel) -> Rel:
     """``fr = rf^-1 ; co``: a read precedes every write coherence-after the write it read."""
     return (~x.rf) @ co
-
-
-# --------------------------------------------------------------------------------------------
-# Sequential consistency (the reference for the ``sc`` property)
-# --------------------------------------------------------------------------------------------
-
-
-def _execution_order(x: Execution) -> tuple[list[tuple[int, int]], set[int]]:
-    """The order every interleaving of ``x`` respects whatever its coherence order: program order,
-    reads-from, barriers and the order between grids, over ``2n`` nodes (a barrier event ``e`` is
-    split into its arrival, node ``e``, and its release, node ``n + e``: po into a barrier reaches
-    its arrival, po out of it leaves from its release, a barrier synchronisation ``(i, j)`` orders
-    arrival ``i`` before release ``j``).  Returns the edges and the barrier events."""
-    n = x.n
-    bars = {e.eid for e in x.ev if e.kind == "B"}
-
-    def out(a: int) -> int:  # the node an edge leaving event ``a`` starts from
-        return n + a if a in bars else a
-
-    pairs = [(out(a), b) for a, b in x.po.pairs()]
-    pairs += [(b, n + b) for b in bars]
-    pairs += [(i, n + j) for i, j in x.sync_barrier.pairs()]
-    pairs += [(i, n + j) for i, j in x.cand.barrier_order]  # a relaxed barrier.cluster.arrive
-    # grids: kernel boundaries and griddepcontrol.wait, not the launch fences (memory order; po and grid_start imply them)
-    pairs += [(out(a), b) for a, b in x.api_sync.pairs()]
-    pairs += list(x.rf.pairs())
-    return pairs, bars
-
-
-def sc_consistent(x: Execution, co: Rel) -> bool:
-    """Some interleaving of the threads produces this execution: program order, reads-from,
-    coherence and from-reads are acyclic together with the barriers and the execution order
-    between grids, and no write comes between a read-modify-write's read and write.
-
-    Barriers and grids: see :func:`_execution_order`.  Grids: an earlier grid of the stream runs
-    before a later one (:func:`grid_order`, which also orders a PDL primary before what
-    follows the dependent's ``griddepcontrol.wait``); a PDL dependent starts only once each primary
-    CTA has triggered or completed (:func:`.mechanisms.grid_start`, one edge set per choice of the
-    CTA's first trigger)."""
-    n = x.n
-    fr = from_reads(x, co)
-    if not ((fr @ co) & x.rmw).is_empty():
-        return False
-    pairs, bars = _execution_order(x)
-    pairs += list(co.pairs()) + list(fr.pairs())
-    return any(
-        Rel.from_pairs(2 * n, pairs + [(n + a if a in bars else a, b) for a, b in start]).is_acyclic()
-        for start in x.cand.grid_start
-    )
-
-
-def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
-    """Coherence edges every interleaving of ``x`` has (None when no interleaving exists): a write
-    before another in execution order (:func:`_execution_order`) precedes it in coherence order;
-    a write before a read that reads another write precedes that one; a read before a write
-    follows, in coherence order, the write it read.  (Each case otherwise closes a cycle that
-    :func:`sc_consistent` rejects.)  Only coherence orders containing these edges need checking."""
-    pairs, _ = _execution_order(x)
-    reach = Rel.from_pairs(2 * x.n, pairs).plus()
-    if not reach.is_irreflexive():
-        return None
-    ev = x.ev
-    writes = [e.eid for e in ev if e.kind == "W"]
-    forced = {(a, b) for a in writes for b in writes if a != b and ev[a].loc == ev[b].loc and reach.has(a, b)}
-    for w, r in x.rf.pairs():
-        for w2 in writes:
-            if w2 != w and ev[w2].loc == ev[r].loc:
-                if reach.has(w2, r):
-                    forced.add((w2, w))
-                if reach.has(r, w2):
-                    forced.add((w, w2))
-    return forced
