@@ -129,30 +129,29 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
 
 
 
-def _mask(events: tuple[Event, ...], kind: str) -> int:
-    """The events of ``kind``, a bitmask."""
-    m = 0
-    for e in events:
-        if e.kind == kind:
-            m |= 1 << e.eid
-    return m
-
-
-def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:
-    """Can the barriers of one execution all complete, waiters being released as ``sync`` says?
-    (See :func:`barrier_deadlock`: its graph has no cycle.)"""
-    bars = _mask(events, "B")
+def _barrier_graph(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> Rel | None:
+    """The waits of :func:`barrier_deadlock` as a relation over ``2n`` nodes (None: no barrier):
+    barrier event ``e``'s arrival is node ``e``, its release node ``n + e``; program order leaves a
+    barrier from its release, a barrier synchronisation ``(i, j)`` puts arrival ``i`` before release ``j``."""
+    bars = sum(1 << e.eid for e in events if e.kind == "B")
     if not bars:
-        return True
+        return None
     n = len(events)
-    rows = [0] * (2 * n)  # barrier_deadlock's graph: arrival e, release n + e
+    rows = [0] * (2 * n)
     for a, b in po:
         rows[n + a if bars >> a & 1 else a] |= 1 << b
     for e in _bits(bars):
         rows[e] |= 1 << (n + e)
     for i, j in sync:
         rows[i] |= 1 << (n + j)
-    return Rel(2 * n, tuple(rows)).is_acyclic()  # barrier_deadlock finds a cycle exactly when there is one
+    return Rel(2 * n, tuple(rows))
+
+
+def barriers_complete(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> bool:
+    """Can the barriers of one execution all complete, waiters being released as ``sync`` says?
+    (:func:`barrier_deadlock`'s graph has no cycle.)"""
+    graph = _barrier_graph(events, po, sync)
+    return graph is None or graph.is_acyclic()
 
 
 def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> list[int] | None:
@@ -161,24 +160,20 @@ def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: 
     PTX ISA, "bar, barrier": "the barrier{.cta}.red and barrier{.cta}.sync instructions causes
     executing thread to wait for non-exited threads of all other warps participating in the barrier
     to arrive".  A thread waiting in a ``bar.sync`` executes nothing after it until the barrier
-    completes, so each barrier event is split into its arrival (node ``e``) and its release (node
-    ``n + e``): program order leaves a barrier from its release, a barrier synchronisation ``(i,
-    j)`` puts arrival ``i`` before release ``j``.  A cycle is a set of threads each waiting for
-    another to arrive (``bar.sync 0; bar.sync 1`` against ``bar.sync 1; bar.sync 0``): no
-    execution of that shape completes (a deadlock; Dat3M: the condition is unreachable)."""
-    bars = {e.eid for e in events if e.kind == "B"}
-    if not bars:
+    completes, so each barrier event is split into its arrival and its release
+    (:func:`_barrier_graph`).  A cycle is a set of threads each waiting for another to arrive
+    (``bar.sync 0; bar.sync 1`` against ``bar.sync 1; bar.sync 0``): no execution of that shape
+    completes (a deadlock; Dat3M: the condition is unreachable)."""
+    graph = _barrier_graph(events, po, sync)
+    if graph is None:
         return None
-    n = len(events)
-    succ: dict[int, list[int]] = {}
-    for a, b in [(n + a if a in bars else a, b) for a, b in po] + [(b, n + b) for b in bars] + [(i, n + j) for i, j in sync]:
-        succ.setdefault(a, []).append(b)
+    n, rows = len(events), graph.rows
     state: dict[int, int] = {}  # 1: on the stack, 2: done
-    for root in sorted(succ):
+    for root in (v for v in range(2 * n) if rows[v]):
         if root in state:
             continue
         path = [root]
-        stack = [iter(succ.get(root, ()))]
+        stack = [_bits(rows[root])]
         state[root] = 1
         while stack:
             nxt = next(stack[-1], None)
@@ -191,7 +186,7 @@ def barrier_deadlock(events: tuple[Event, ...], po: set[tuple[int, int]], sync: 
             elif nxt not in state:
                 state[nxt] = 1
                 path.append(nxt)
-                stack.append(iter(succ.get(nxt, ())))
+                stack.append(_bits(rows[nxt]))
     return None
 
 
