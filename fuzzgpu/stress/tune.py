@@ -108,8 +108,8 @@ def successive_halving(
     than ``blind_factor`` times slower per instance than the slowest one measured before it; where
     what is left is not ample, a configuration never measured runs ``n/blind_factor**2`` instances first
     (then ``n/blind_factor``, then the rest, each estimated from the runs before), so one far slower
-    still passes the budget by that first run alone (on an H200, configurations ~10^4 times slower
-    than the default made a 0.5 GPU-s search spend 13 s before this).  Ties
+    still passes the budget by that first run alone (the space holds configurations ~10^4 times
+    slower per instance than the default on an H200: bench/results/anchor/h200-full).  Ties
     keep the earlier candidate (the default first).  ``prior_per_instance`` (seconds per instance
     of the slowest configuration measured before this call) makes even the first run an estimated
     one: a call that starts with too little budget runs nothing."""

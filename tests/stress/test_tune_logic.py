@@ -187,10 +187,10 @@ def test_spend_budget_ends_when_the_runs_take_no_time() -> None:
 
 
 def test_a_configuration_far_slower_than_any_before_overshoots_by_its_smallest_run_alone() -> None:
-    """On an H200 (bench/results/anchor/h200-full), 21 of 657 searches given 0.5 GPU-s spent 1 to 13 s:
-    a random configuration some 10^4 times slower per instance than every one measured before it ran
-    a whole first round on a blind estimate.  A configuration never measured, where what is left is
-    small, now runs n/256 instances first (then n/16, then the rest, each estimated from the runs
+    """On an H200 the space holds configurations some 10^4 times slower per instance than the
+    default (bench/results/anchor/h200-full): a whole first round of one, on a blind estimate, spends
+    13 GPU-s of a 0.5 s budget.  A configuration never measured, where what is left is
+    not ample, runs n/256 instances first (then n/16, then the rest, each estimated from the runs
     before): the budget is passed by that first run's cost at most."""
     from fuzzgpu.stress.tune import spend_budget
 
