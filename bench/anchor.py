@@ -65,7 +65,7 @@ KERNEL = {"iriw": "iriw", "isa2": "isa2", "rwc": "rwc", "wrc": "wrc", "wwc": "ww
           "paper_example2": "paper-example2"}
 SCOPE = {"SCOPE_DEVICE": "gpu", "SCOPE_BLOCK": "cta", "SCOPE_SYSTEM": "sys"}
 FENCE_SCOPE = {"FENCE_SCOPE_DEVICE": "gpu", "FENCE_SCOPE_BLOCK": "cta", "FENCE_SCOPE_SYSTEM": "sys", "NO_FENCE": "sys"}
-NAME = re.compile(r"^(?P<fam>.+?)_(?P<tb>TB_[0-9_]+?)_(?P<scope>SCOPE_[A-Z]+)_(?P<fs>FENCE_SCOPE_[A-Z]+|NO_FENCE)_(?P<var>.+)$")
+NAME = re.compile(r"^(?P<fam>.+?)_(?P<tb>TB_[0-9_]+?)_(?P<scope>SCOPE_[A-Z]+)_(?P<fs>FENCE_SCOPE_[A-Z]+|NO_FENCE)_(?P<var>[A-Z0-9_]+)$")  # a macro name: it becomes -D<var> and part of a file name
 
 
 @dataclass(frozen=True)
@@ -675,6 +675,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fz-share", type=float, default=0.5, help="share of the time left after the builds for fuzzgpu's pass")
     ap.add_argument("--merge", nargs="+", type=Path, help="no run: one table from the anchor.json of several runs (DIRs)")
     args = ap.parse_args(argv)
+    if args.merge:
+        try:
+            return merge(read_variants(args.src), args.merge, args.out)
+        except OSError as e:
+            print(f"bench/anchor.py: {e}", file=sys.stderr)
+            return 3
     t_start = time.monotonic()
     deadline = t_start + args.deadline_s
     args.out.mkdir(parents=True, exist_ok=True)
@@ -690,8 +696,6 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"bench/anchor.py: {args.src}: {e}", file=sys.stderr)
         return 3
-    if args.merge:
-        return merge(vs, args.merge, args.out)
     if args.families:
         wanted = set(args.families.split(","))
         unknown = wanted - {v.family for v in vs}
