@@ -114,9 +114,11 @@ def class_lines(classes: Mapping[str, Mapping[str, Any]], findings: Any = ()) ->
     out = ["", "classes (root causes; each holds the findings that share it, one corpus entry each):"]
     for key, c in sorted(classes.items(), key=lambda kv: (-int(kv[1].get("findings", 0)), kv[0])):
         n = int(c.get("findings", 0))
-        where = (f"KNOWN, see {c.get('writeup')}" if c.get("known")
+        where = (f"KNOWN, see {c.get('writeup')} (fuzzgpu's repository)" if c.get("known")
                  else c.get("file") or (f"{c['raw']} (NOT SAVED, kept raw)" if c.get("raw") else "(NOT SAVED)"))
         out.append(f"  {n:>6} finding{'s' if n != 1 else ' '}  {where}  {key}{_kinds_note(c.get('kinds'))}")
+        if c.get("known") and c.get("title"):  # what the write-up says, where only a wheel is installed
+            out.append(f"{'':16}{c['title']}")
     if findings:
         out += ["", "entries saved (the representative of each class):"]
         for f in findings:

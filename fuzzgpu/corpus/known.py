@@ -63,8 +63,9 @@ def load_known(path: str | Path) -> dict[str, Known]:
         if not isinstance(k, dict):
             raise CorpusError(f"{where}: expected an object")
         for f in ("class", "title", "writeup"):
-            if not isinstance(k.get(f), str) or not k[f] or len(k[f]) > 1000 or "\n" in k[f]:
-                raise CorpusError(f"{where}: field {f!r} must be a one-line string")
+            # printed as they are by the campaign's report: one line, no control character (an escape)
+            if not isinstance(k.get(f), str) or not k[f] or len(k[f]) > 1000 or not k[f].isprintable():
+                raise CorpusError(f"{where}: field {f!r} must be a one-line string of printable characters")
         if k["class"].count("|") < 2:
             raise CorpusError(f"{where}: field 'class': {_short(k['class'])} is not a class key (PROPERTY|SHAPE|KINDS)")
         entry = k.get("entry", "")

@@ -80,6 +80,10 @@ def test_a_known_class_is_counted_and_shown_never_saved(tmp_path):
     assert k["known"] and k["findings"] >= 1 and k["writeup"] == "docs/findings.md#relacq"
     rep = (c.root / "report" / "report.txt").read_text()
     assert "known class" in rep and "KNOWN, see docs/findings.md#relacq" in rep and MP_CLASS in rep
+    # the known list's title under the class line: what the write-up is about, where only a wheel is installed
+    lines = rep.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "KNOWN, see docs/findings.md#relacq" in ln)
+    assert lines[at + 1].strip() == "release/acquire ignored (the injected fault)"
 
 
 def test_a_finding_that_cannot_be_saved_is_kept_raw_and_the_campaign_goes_on(tmp_path, monkeypatch):

@@ -87,3 +87,15 @@ def test_a_fifo_named_known_json_is_refused_not_ignored(tmp_path, capsys):
                         "--fuzzgpu-backend", "sim", str(d)], capture_output=True, text=True, cwd=tmp_path, timeout=300,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert "known.json" in r.stdout and "not a regular file" in r.stdout and r.returncode != 0, r.stdout[-2000:]
+
+
+@pytest.mark.parametrize("field", ["title", "writeup", "class"])
+def test_a_known_list_string_with_a_control_character_is_refused(tmp_path, field):
+    """The campaign's report prints a known class's title and write-up as they are: an escape
+    sequence in them would reach the terminal."""
+    item = {"class": "model|*|sass:x", "title": "a title", "writeup": "docs/findings.md#x"}
+    item[field] = item[field] + "\x1b[2J"
+    k = tmp_path / "known.json"
+    k.write_text(json.dumps({"schema": "fuzzgpu.known", "version": 1, "known": [item]}))
+    with pytest.raises(CorpusError, match=rf"field 'known\[0\]': field '{field}' must be a one-line string of printable"):
+        load_known(k)
