@@ -46,7 +46,8 @@ def campaign_blocks(*, title: str, exit_line: str, head: Sequence[tuple[str, str
     known = [(k, c) for k, c in classes.items() if c.get("known")]
     if known:
         act.append(f"{sum(int(c.get('findings', 0)) for _, c in known)} finding(s) in {len(known)} known class(es), counted, "
-                   "not saved again: " + ", ".join(f"`{k}` ({c.get('writeup') or 'known list'})" for k, c in known))
+                   "not saved again: " + ", ".join(f"`{k}` ({c.get('writeup') or 'known list'}"
+                                             + (f": {c['title']}" if c.get("title") else "") + ")" for k, c in known))
     out += [("h2", "What to look at"), ("ul", act or ["no finding: nothing to act on"])]
     out += [("h2", "The run"), ("table", ("", ""), [(k, v) for k, v in head])]
     rows = []

@@ -69,6 +69,7 @@ def test_per_shape_known_counts_only_the_known_list(tmp_path):
     assert sum(s.get("known", 0) for s in c2.state.shapes.values()) > 0
     md = (c2.root / "report" / "report.md").read_text()
     assert "known class(es), counted, not saved again" in md and "| KNOWN |" in md
+    assert "(docs/findings.md#relacq: release/acquire ignored (the injected fault))" in md  # its title, a wheel has no docs/
 
 
 def test_no_empty_plot_nothing_to_plot_instead(tmp_path):
