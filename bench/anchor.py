@@ -30,6 +30,7 @@ When not every variant fits in the time given, a seeded random sample per family
 
   python3 bench/anchor.py --src /tmp/cuda-litmus --dry-run --out /tmp/anchor     # CPU: convert, oracle, compile
   python3 bench/anchor.py --src cuda-litmus --out $OUT/anchor --gpu-s 1 --deadline-s 420
+  python3 bench/anchor.py --out DIR --merge RUN_DIR...                        # one table from several runs
 
 Exit 0; 1 when an outcome the fuzzgpu oracle forbids, or a forbidden variant's condition, was observed
 by fuzzgpu; 3 without a GPU (GPU mode) or when the source cannot be read.
@@ -624,11 +625,19 @@ def table(rows: list[Row]) -> tuple[list[dict[str, Any]], str]:
     return out, "\n".join(md) + "\n"
 
 
-def merge(vs: list[Variant], dirs: list[Path], out: Path) -> int:
+def row_variant(r: dict[str, Any]) -> Variant:
+    """The variant of an anchor.json row (its name, and whether it is seen or base-forbidden)."""
+    m = NAME.match(r["variant"])
+    if m is None or m["fam"] not in KERNEL:
+        raise ValueError(f"not a variant name: {r['variant'][:80]!r}")
+    return Variant(r["variant"], m["fam"], m["tb"], m["scope"], m["fs"], m["var"], "UNSAT" if r["forbidden"] else "INSTANCE",
+                   bool(r["seen"]))
+
+
+def merge(dirs: list[Path], out: Path) -> int:
     """One table from several runs' anchor.json (each run a group of families): a variant run by
     more than one of them keeps the figures of the first run in which both tools ran it (a variant's
     two tools always side by side in one run)."""
-    by_name = {v.name: v for v in vs}
     rows: dict[str, Row] = {}
     runs = []
     for d in dirs:
@@ -639,7 +648,7 @@ def merge(vs: list[Variant], dirs: list[Path], out: Path) -> int:
         for r in doc["rows"]:
             kept = rows.get(r["variant"])
             if kept is None or not ("condition" in kept.fz and "condition" in kept.anchor):
-                rows[r["variant"]] = Row(by_name[r["variant"]], r["fuzzgpu"], r["anchor"])
+                rows[r["variant"]] = Row(row_variant(r), r["fuzzgpu"], r["anchor"])
     fams, md = table(list(rows.values()))
     fz_forb = sum(r["forbidden_observed"]["fuzzgpu"] for r in runs if r["forbidden_observed"])
     an_forb = sum(r["forbidden_observed"]["anchor"] for r in runs if r["forbidden_observed"])
@@ -658,7 +667,7 @@ def merge(vs: list[Variant], dirs: list[Path], out: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", required=True, type=Path, help="a copy of the cuda-litmus artifact's files")
+    ap.add_argument("--src", type=Path, help="a copy of the cuda-litmus artifact's files (every mode but --merge)")
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--dry-run", action="store_true", help="CPU only: convert, check with the oracle, compile")
     ap.add_argument("--gpu-s", type=float, default=1.0, help="GPU-seconds per variant for each tool (default 1)")
@@ -677,10 +686,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.merge:
         try:
-            return merge(read_variants(args.src), args.merge, args.out)
-        except OSError as e:
+            return merge(args.merge, args.out)
+        except (OSError, ValueError, KeyError) as e:
             print(f"bench/anchor.py: {e}", file=sys.stderr)
             return 3
+    if args.src is None:
+        ap.error("--src is required (but with --merge)")
     t_start = time.monotonic()
     deadline = t_start + args.deadline_s
     args.out.mkdir(parents=True, exist_ok=True)
