@@ -5,6 +5,7 @@ article's four scenes and the PDL handoff are each one draw; the public API."""
 from __future__ import annotations
 
 import random
+
 import pytest
 from hypothesis import assume, find, given, settings
 
