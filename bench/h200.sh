@@ -54,6 +54,9 @@
 #                            committed), a seeded sample per family (SEEN, FORB; -1: all), GPU_S per variant per
 #                            tool; FAMILIES=a,b runs those families alone, ANCHOR_FORB=no runs the base-forbidden
 #                            variants with fuzzgpu alone, ABLATION_S=0 skips the ablation -> anchor/ ANCHOR_TIME+1 min
+#   bench/h200.sh mechanisms which runner parameters expose the variants only cuda-litmus's runner showed, one at a
+#                            time, and fuzzgpu on them (bench/anchor_mechanisms.py; NAMES=FILE, default
+#                            cuda-litmus/mech.txt; SRC as for anchor)                 -> anchor/     ~5 min
 #   bench/h200.sh mixed      class L on the GPU: tests/litmus/race-mixed/*.litmus, 1e9 instances each (barrier,
 #                            spin 1000), then 1e8 under the H200-tuned TMA-store stress  -> race-mixed/ ~2 min
 #   bench/h200.sh fixed      bench/fixed_on_gpu.py: the fixed programs bench/refix.py wrote (FIXED=DIR, default
@@ -66,7 +69,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor|mechanisms}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -87,6 +90,11 @@ anchor)
     --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} ${FAMILIES:+--families "$FAMILIES"} \
     --anchor-forbidden "${ANCHOR_FORB:-yes}" --ablation-s "${ABLATION_S:-25}" --fz-share "${FZ_SHARE:-0.5}" > "$x/anchor.txt" 2>&1
   echo "exit $?"; tail -40 "$x/anchor.txt"
+  ;;
+mechanisms)
+  timeout ${MECH_TIME:-540} python3 bench/anchor_mechanisms.py --src "${SRC:-cuda-litmus}" --out "$x" \
+    --names "${NAMES:-cuda-litmus/mech.txt}" --tune-s "${TUNE_S:-2}" ${MECH_ARGS:-} > "$x/mechanisms.txt" 2>&1
+  echo "exit $?"; tail -30 "$x/mechanisms.txt"
   ;;
 tests)
   echo "== every GPU test"

@@ -21,6 +21,10 @@ def format_outcome(o: Outcome) -> str:
     return "; ".join(f"{k}={'?' if v is None else v}" for k, v in o) + ";"
 
 
+#: the most pre-test stress iterations a launch can take (bits 8-30 of the knobs word)
+PRE_STRESS_MAX = (1 << 23) - 1
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """How a program is run.  The stress knobs follow facts/h200-litmus-probe.md."""
@@ -68,6 +72,9 @@ class RunConfig:
     # roles of different CTA groups in neighbouring CTAs (the next cluster, the one after, ...), the
     # same for every instance (cuda-litmus's stripe_workgroup), instead of a random distance
     stripe_ctas: bool = False
+    # the stress and the pre-test stress of a CTA on one scratch word, the same in every iteration
+    # (cuda-litmus's do_stress), instead of each lane its own word of a line that changes per access
+    stress_word: bool = False
     # -- how long a run goes on (like ``instances``: not a stress knob, not in the evidence key) --
     # k > 0: a run whose first judged launch has more than half of its instances timed out (a wait
     # that does not end under this stress) stops after k instances, the histogram's meta says so
@@ -77,10 +84,11 @@ class RunConfig:
     def knobs_word(self) -> int:
         """The harness kernels' ``knobs`` argument (see codegen's fz_params): the runtime knobs
         that change the kernel's code paths, packed into one 32-bit word."""
-        pre = min(max(0, int(self.pre_stress)), (1 << 24) - 1)
+        pre = min(max(0, int(self.pre_stress)), PRE_STRESS_MAX)
         return ((0 if self.permute_threads else 1) | (0 if self.shuffle_locations else 2)
                 | (int(self.stress_pattern) & 3) << 2 | (int(self.pre_stress_pattern) & 3) << 4
-                | (64 if self.stress_by_cta else 0) | (128 if self.stripe_ctas else 0) | pre << 8)
+                | (64 if self.stress_by_cta else 0) | (128 if self.stripe_ctas else 0) | pre << 8
+                | (1 << 31 if self.stress_word else 0))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -75,26 +75,34 @@ __device__ __forceinline__ unsigned fz_stress_line(unsigned knobs, unsigned i, u
   const unsigned w = (knobs & 64u) ? 0u : (threadIdx.x >> 5) * 3u;
   return (blockIdx.x * 7u + w + i) % scratch_lines;
 }
+// the scratch word of stress access i: by default each lane its own word of the line of access i
+// (fz_stress_line); with knob bit 31 every thread of the CTA on one word, the same in every
+// iteration (cuda-litmus's do_stress: scratchpad[scratch_locations[blockIdx.x]] -- the pre-test
+// stress that exposed its 3.2W, WRW+2W and WWC variants on an H200, bench/results/anchor/)
+__device__ __forceinline__ unsigned* fz_stress_word(unsigned* scratch, unsigned knobs, unsigned i, unsigned scratch_lines) {
+  if (knobs & 0x80000000u) return scratch + ((blockIdx.x * 7u) % scratch_lines) * 32u;
+  return scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (threadIdx.x & 31u);
+}
 // stress CTA: hammer scratch lines until every testing warp is done (not inlined: its accesses stay
 // out of the test's straight-line code, which the SASS checks read)
 __device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines, const unsigned long long* ctl,
                                        unsigned target, unsigned knobs) {
-  const unsigned t = threadIdx.x, pattern = (knobs >> 2) & 3u;
+  const unsigned pattern = (knobs >> 2) & 3u;
   unsigned acc = 0u;
   for (unsigned i = 0; i < 4096u; ++i) {
-    unsigned* a = scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (t & 31u);
+    unsigned* a = fz_stress_word(scratch, knobs, i, scratch_lines);
     acc += fz_hammer(a, pattern, i + acc);
     if ((i & 15u) == 0u && fz_ld_vol64(ctl + 3) >= target) break;
   }
   asm volatile("" :: "r"(acc));
 }
-// pre-test stress: each testing thread hammers scratch lines (knob bits 8-31: iterations) before
+// pre-test stress: each testing thread hammers scratch lines (knob bits 8-30: iterations) before
 // the test (cuda-litmus's "pre-stress"); not inlined, as fz_stress
 __device__ __noinline__ void fz_pre_stress(unsigned* scratch, unsigned scratch_lines, unsigned knobs) {
-  const unsigned n = knobs >> 8, pattern = (knobs >> 4) & 3u, t = threadIdx.x;
+  const unsigned n = (knobs >> 8) & 0x7fffffu, pattern = (knobs >> 4) & 3u;
   unsigned acc = 0u;
   for (unsigned i = 0; i < n; ++i) {
-    unsigned* a = scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (t & 31u);
+    unsigned* a = fz_stress_word(scratch, knobs, i, scratch_lines);
     acc += fz_hammer(a, pattern, i + acc);
   }
   asm volatile("" :: "r"(acc));

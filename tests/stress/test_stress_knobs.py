@@ -10,7 +10,7 @@ import pytest
 
 from fuzzgpu import codegen, litmus
 from fuzzgpu.backends import cuda, geometry
-from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.backends.base import PRE_STRESS_MAX, RunConfig
 from fuzzgpu.stress.space import BOUNDS, SPACE, StressConfig, sample
 from tests.paths import LITMUS
 
@@ -48,8 +48,13 @@ def test_default_is_in_the_space_and_every_value_in_bounds() -> None:
 def test_knobs_word_fields_are_distinct() -> None:
     words = {dataclasses.replace(RunConfig(), **{k: v}).knobs_word() for k, v in
              [("permute_threads", False), ("shuffle_locations", False), ("stress_pattern", 3),
-              ("pre_stress_pattern", 3), ("stress_by_cta", True), ("pre_stress", 5)]}
-    assert len(words) == 6 and 0 not in words
+              ("pre_stress_pattern", 3), ("stress_by_cta", True), ("pre_stress", 5), ("stripe_ctas", True),
+              ("stress_word", True)]}
+    assert len(words) == 8 and 0 not in words
+    # the most pre-test stress iterations stay clear of stress_word's bit (and the reverse)
+    most = dataclasses.replace(RunConfig(), pre_stress=PRE_STRESS_MAX).knobs_word()
+    word = dataclasses.replace(RunConfig(), stress_word=True).knobs_word()
+    assert most & word == 0 and most >> 8 == PRE_STRESS_MAX and word == 1 << 31
     assert RunConfig().knobs_word() == 0  # the defaults run the harness as before
 
 
