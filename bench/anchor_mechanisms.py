@@ -148,6 +148,35 @@ def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], 
     return out
 
 
+#: the runner's parameters a one-at-a-time row may set back to the stored value, in table order
+SWAPPED = ("testingWorkgroups", "maxWorkgroups", "workgroupSize", "shufflePct", "barrierPct", "stressLineSize",
+           "stressTargetLines", "memStride", "memStressPct", "memStressIterations", "memStressPattern", "preStressPct",
+           "preStressIterations", "preStressPattern", "stressAssignmentStrategy")
+
+
+def compact_table(doc: dict[str, Any]) -> list[str]:
+    """The runner's one-at-a-time figures of every variant in one table, a column per variant (v1,
+    v2, ... in the order run): condition instances; ``n/a`` where the runner ran nothing (the stored
+    testingWorkgroups over the configuration's maxWorkgroups), ``=`` where the stored value is the
+    exposing one."""
+    names = [n for n, r in doc["variants"].items() if "exposing_run" in r.get("anchor", {})]
+    an = [doc["variants"][n]["anchor"] for n in names]
+    lines = ["| runner under | " + " | ".join(f"v{i + 1}" for i in range(len(names))) + " |",
+             "|---|" + "---|" * len(names),
+             "| its exposing configuration (1 s) | " + " | ".join(str(a["exposing_run"]["weak"]) for a in an) + " |",
+             "| its stored params | " + " | ".join(str(a["stored_run"]["weak"]) for a in an) + " |"]
+    for k in SWAPPED:
+        cells = []
+        for a in an:
+            x = a["one_back_to_stored"].get(k)
+            cells.append("=" if x is None else str(x["weak"]) if x["valid"] else "n/a")
+        lines.append(f"| exposing, `{k}` as stored | " + " | ".join(cells) + " |")
+    for wg in WG_SIZES:
+        lines.append(f"| exposing, workgroupSize {wg} | "
+                     + " | ".join(str(a["workgroup_sizes"].get(str(wg), {}).get("weak", "=")) for a in an) + " |")
+    return lines + [""] + [f"v{i + 1} `{n}`" for i, n in enumerate(names)]
+
+
 def table(doc: dict[str, Any]) -> str:
     lines = [f"# The anchor runner's parameters on the variants only it showed ({doc['device']})", "",
              f"{doc['date']}, `{doc['command']}`", ""]
@@ -177,6 +206,8 @@ def table(doc: dict[str, Any]) -> str:
             t = fz.get("tune")
             lines += [] if t is None else [f"| `run --tune` search (best: {t['best']}) | {t['condition']} | {t['instances']:.3g} | {t['gpu_s']} |"]
         lines.append("")
+    if any("exposing_run" in r.get("anchor", {}) for r in doc["variants"].values()):
+        lines += ["## The runner, every variant", ""] + compact_table(doc) + [""]
     return "\n".join(lines)
 
 

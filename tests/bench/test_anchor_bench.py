@@ -129,3 +129,73 @@ def test_the_full_runs_table_is_the_runs_figures(tmp_path: Path) -> None:
     assert "fuzzgpu 375 of 559 (67%), the anchor's runner 366 (65%); 336 by both, 39 by fuzzgpu alone, 30 by the\nrunner alone" in page
     forbidden = [r for r in kept.values() if r["forbidden"]]
     assert len(forbidden) == 98 and all(r["fuzzgpu"]["condition"] == 0 and r["fuzzgpu"]["model_forbidden"] == 0 for r in forbidden)
+
+
+def _mechanisms():
+    spec = importlib.util.spec_from_file_location("anchor_mechanisms_bench", ROOT / "bench" / "anchor_mechanisms.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["anchor_mechanisms_bench"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_residue_pass_and_the_present_state_are_the_runs_figures(tmp_path: Path) -> None:
+    """The 2 GPU-s pass's table is what ``--merge`` makes of its two runs, and the page's headline
+    (what each tool showed over every run, what only the runner showed) is counted again here from
+    the seven runs' rows and the mechanism calls' searches."""
+    res = RESULTS / "h200-residue-2s"
+    assert _bench().merge([res / "runA", res / "runB"], tmp_path) == 0
+    made = (tmp_path / "anchor-merged.md").read_text()
+    assert made == (res / "anchor-merged.md").read_text()
+    page = (RESULTS / "README.md").read_text()
+    assert all(ln in page for ln in made.splitlines() if ln.startswith("| "))
+    fz: dict[str, int] = {}
+    an: dict[str, int] = {}
+    seen: set[str] = set()
+    runs = [RESULTS / "h200-full" / f"run{x}" for x in "ABCD"] + [RESULTS / "h200-full" / "rerun", res / "runA", res / "runB"]
+    for d in runs:
+        for r in json.loads((d / "anchor.json").read_text())["rows"]:
+            if r["seen"]:
+                seen.add(r["variant"])
+            fz[r["variant"]] = fz.get(r["variant"], 0) + r["fuzzgpu"].get("condition", 0)
+            an[r["variant"]] = an.get(r["variant"], 0) + r["anchor"].get("condition", 0)
+    shown = {v for v in seen if fz[v] > 0}
+    searched = dict(fz)
+    for call in ("mechanisms", "mechanisms-fz"):
+        for v, r in json.loads((res / call / "mechanisms.json").read_text())["variants"].items():
+            searched[v] = searched.get(v, 0) + r["fuzzgpu"]["tune"]["condition"]
+            an[v] = an.get(v, 0) + r["anchor"].get("exposing_run", {}).get("weak", 0)
+    runner = {v for v in seen if an[v] > 0}
+    only = {v for v in runner if searched[v] == 0}
+    assert (len(seen), len(shown), sum(searched[v] > 0 for v in seen), len(runner), len(shown | runner)) \
+        == (559, 428, 430, 379, 436)
+    assert "fuzzgpu showed 428 of the 559 variants\nthe H100/GH200 showed (76.6%; 430 counting" in page
+    assert "runner 379 (67.8%), either of them 436." in page
+    assert len(only) == 6 and all(f"`{v}` ({an[v]})" in " ".join(page.split()) for v in only)
+
+
+def test_the_runner_one_at_a_time_table_is_the_calls_figures() -> None:
+    m = _mechanisms()
+    doc = json.loads((RESULTS / "h200-residue-2s" / "mechanisms" / "mechanisms.json").read_text())
+    rows = [ln for ln in m.compact_table(doc) if ln.startswith("| ")]
+    page = (RESULTS / "README.md").read_text()
+    assert len(rows) == 23 and all(ln in page for ln in rows)
+
+
+def test_the_mirror_of_a_runner_configuration() -> None:
+    m = _mechanisms()
+    base = {"testingWorkgroups": 617, "maxWorkgroups": 1012, "workgroupSize": 194, "shufflePct": 83, "barrierPct": 80,
+            "stressLineSize": 64, "stressTargetLines": 5, "memStride": 2, "memStressPct": 53, "memStressIterations": 815,
+            "memStressPattern": 3, "preStressPct": 99, "preStressIterations": 21, "preStressPattern": 1,
+            "stressAssignmentStrategy": 1}
+    got = m.mirror(base)
+    # 617 x 194 threads ~ 467 CTAs of 256 -> 512; its pattern 1 is store;load, fuzzgpu's 0
+    assert (got["test_ctas"], got["pre_stress_pattern"], got["pre_stress"], got["stride"]) == (512, 0, 20, 2)
+    # the runner's stress workgroups hammer only when preStressIterations is a pattern code (its
+    # MEM_STRESS passes it as do_stress's pattern): none here
+    assert got["stress"] == 0 and got["stress_word"] and got["stripe_ctas"] and not got["permute_threads"]
+    two = m.mirror({**base, "preStressIterations": 0})
+    # (1012 - 617) x 194 / 256 workgroups' threads, 53% of them; pattern 0 (two stores) is fuzzgpu's 1
+    assert two["stress"] == (1012 - 617) * 194 // 256 * 53 // 100 and two["stress_pattern"] == 1
+    assert {m.PATTERN[k] for k in range(4)} == {0, 1, 2, 3}
