@@ -61,11 +61,16 @@ def test_every_knob_value_runs_on_the_gpu() -> None:
     try:
         p = litmus.parse_file(MP)
         c = b.compile(p)
-        for knob, vals in SPACE.items():
-            for v in vals:
-                sc = dataclasses.replace(StressConfig(), **{knob: v})
-                h = b.run_compiled(c, sc.run_config(instances=1 << 18))
-                assert sum(n for _, n in h.counts) + h.timeouts == h.instances, (knob, v)
+        # every value the tuner tries, and the knobs it does not search (stress_word) with the
+        # stress they change on: stress CTAs and the pre-test stress on one word per CTA
+        runs = [(f"{knob}={v}", dataclasses.replace(StressConfig(), **{knob: v})) for knob, vals in SPACE.items() for v in vals]
+        runs += [(f"stress_word, {k}", dataclasses.replace(StressConfig(stress_word=True, stress=64, pre_stress=16), **over))
+                 for k, over in (("lines round-robin", {}), ("one line", {"stress_lines": 1, "stress_by_cta": True}))]
+        for what, sc in runs:
+            h = b.run_compiled(c, sc.run_config(instances=1 << 18))
+            assert sum(n for _, n in h.counts) + h.timeouts == h.instances, what
+            # every value read is one the program wrote: the stress never touches a test location
+            assert all(x is not None for o, _ in h.counts for _, x in o), what
     finally:
         b.close()
 
