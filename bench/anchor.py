@@ -665,6 +665,19 @@ def merge(dirs: list[Path], out: Path) -> int:
     return 1 if fz_forb else 0
 
 
+def logger(out: Path) -> Callable[[str], None]:
+    """A log function: each line printed and appended to ``out``/log.txt."""
+    out.mkdir(parents=True, exist_ok=True)
+    logf = open(out / "log.txt", "a")
+
+    def log(s: str) -> None:
+        print(s, flush=True)
+        logf.write(s + "\n")
+        logf.flush()
+
+    return log
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", type=Path, help="a copy of the cuda-litmus artifact's files (every mode but --merge)")
@@ -694,14 +707,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--src is required (but with --merge)")
     t_start = time.monotonic()
     deadline = t_start + args.deadline_s
-    args.out.mkdir(parents=True, exist_ok=True)
-    logf = open(args.out / "log.txt", "a")
-
-    def log(s: str) -> None:
-        print(s, flush=True)
-        logf.write(s + "\n")
-        logf.flush()
-
+    log = logger(args.out)
     try:
         vs = read_variants(args.src)
     except OSError as e:

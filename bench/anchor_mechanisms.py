@@ -226,14 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anchor", choices=("yes", "no"), default="yes", help="no: fuzzgpu's part alone (the runner's "
                     "exposing configuration is still drawn, for the mirror)")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    logf = open(args.out / "log.txt", "a")
-
-    def log(s: str) -> None:
-        print(s, flush=True)
-        logf.write(s + "\n")
-        logf.flush()
-
+    log = A.logger(args.out)
     try:
         names = args.names.read_text().split()
         vs = {v.name: v for v in A.read_variants(args.src) if v.name in names}

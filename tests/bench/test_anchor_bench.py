@@ -59,13 +59,17 @@ __global__ void check_results(TestResults* test_results) {
 """
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("anchor_bench", ROOT / "bench" / "anchor.py")
+def _script(name: str, file: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / file)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["anchor_bench"] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def _bench():
+    return _script("anchor_bench", "anchor.py")
 
 
 def _convert(tmp_path: Path, name: str) -> str:
@@ -132,12 +136,7 @@ def test_the_full_runs_table_is_the_runs_figures(tmp_path: Path) -> None:
 
 
 def _mechanisms():
-    spec = importlib.util.spec_from_file_location("anchor_mechanisms_bench", ROOT / "bench" / "anchor_mechanisms.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["anchor_mechanisms_bench"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _script("anchor_mechanisms_bench", "anchor_mechanisms.py")
 
 
 def test_the_residue_pass_and_the_present_state_are_the_runs_figures(tmp_path: Path) -> None:
