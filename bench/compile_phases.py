@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Benchmark: where the CPU time of a campaign's compiles goes, phase by phase (issue 29's
+moonshot question: what stands between a campaign and the GPU).
+
+For the harness module (``codegen.generate_module``) and the static kernels
+(``codegen.generate_static``, renamed per program as ``backends.static.check_batch`` does) of 1
+and of ``--batch`` programs drawn from a profile, one nvcc each with ``--time`` (nvcc's own
+per-phase wall times: gcc -E, cicc, ptxas) and the disassembler (``nvdisasm -c -gi``, what the
+SASS check runs) on the cubin, each timed by its CPU time (children's user+system).  From the two
+sizes, per phase: the fixed cost of one call and the marginal cost of one more program.
+
+    python3 bench/compile_phases.py [--profile all] [--batch 16] [--seed 1] [--repeat 3]
+
+Writes ``bench/results/throughput/compile-phases.json`` and ``.md`` (machine, date, command,
+table).  Needs nvcc and nvdisasm, no GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+OUT = ROOT / "bench" / "results" / "throughput"
+FLAGS = ("-O3", "-w", "-lineinfo")  # backends.cuda.DEFAULT_FLAGS: the harness's and the static check's
+
+
+def children_cpu() -> float:
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return c.ru_utime + c.ru_stime
+
+
+def nvcc_phases(source: str, arch: str, tmp: Path) -> tuple[dict[str, float], float, Path]:
+    """One nvcc of ``source``: its phases' wall ms (``--time``), the call's CPU s, the cubin."""
+    from fuzzgpu import sass
+
+    cu, out, times = tmp / "k.cu", tmp / "k.cubin", tmp / "time.csv"
+    cu.write_text(source)
+    times.unlink(missing_ok=True)
+    c0 = children_cpu()
+    subprocess.run([sass.require_tool("nvcc"), "-cubin", f"-arch={arch}", *FLAGS, "--time", str(times), "-o", str(out),
+                    str(cu)], check=True, capture_output=True)
+    cpu = children_cpu() - c0
+    return parse_time_csv(times.read_text()), cpu, out
+
+
+def parse_time_csv(text: str) -> dict[str, float]:
+    """nvcc ``--time``'s CSV -> wall ms per phase, by the phase name's first word (``gcc
+    (preprocessing 1)`` -> ``gcc``; ``nvcc (driver)`` -> ``nvcc``), summed over its rows."""
+    phases: dict[str, float] = {}
+    for row in csv.reader(text.splitlines()):
+        if len(row) >= 8 and row[6].strip().replace(".", "", 1).isdigit():
+            name = row[1].strip().split(" ")[0]
+            phases[name] = phases.get(name, 0.0) + float(row[6])
+    return phases
+
+
+def disasm_cpu(cubin: Path) -> float:
+    from fuzzgpu import sass
+
+    c0 = children_cpu()
+    subprocess.run([sass.require_tool("nvdisasm"), "-c", "-gi", str(cubin)], check=True, capture_output=True)
+    return children_cpu() - c0
+
+
+def static_module(programs: list[Any]) -> str:
+    from fuzzgpu import codegen
+    from fuzzgpu.backends.static import batch_kernel_name
+
+    parts = []
+    for i, p in enumerate(programs):
+        src = codegen.generate_static(p)
+        for t in p.threads:
+            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
+        parts.append(src)
+    return "\n".join(parts)
+
+
+def measure(kind: str, source: str, arch: str, repeat: int) -> dict[str, Any]:
+    """The median of ``repeat`` compiles (by CPU s) and of as many disassemblies."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-phases-") as d:
+        for _ in range(repeat):
+            phases, cpu, cubin = nvcc_phases(source, arch, Path(d))
+            runs.append({"phases_ms": phases, "nvcc_cpu_s": cpu, "nvdisasm_cpu_s": disasm_cpu(cubin),
+                         "cubin_bytes": cubin.stat().st_size})
+    runs.sort(key=lambda r: r["nvcc_cpu_s"])
+    mid = runs[len(runs) // 2]
+    dis = sorted(r["nvdisasm_cpu_s"] for r in runs)[len(runs) // 2]
+    return {"kind": kind, "source_bytes": len(source), **mid, "nvdisasm_cpu_s": dis}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="all")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3, help="compiles per measurement, the median kept (default 3)")
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+
+    from stages import draw
+
+    from fuzzgpu import codegen
+    from fuzzgpu.errors import EnvError
+
+    drawn = draw(args.profile, 4 * args.batch, args.seed)
+    # what a cuda campaign compiles: runnable programs of one harness arch (no sm_90a wgmma module)
+    runnable = [p for p in drawn if not codegen.unrunnable_reasons(p) and codegen.harness_arch([p], args.arch) == args.arch]
+    if len(runnable) < args.batch:
+        print(f"bench/compile_phases.py: only {len(runnable)} runnable programs in {len(drawn)} draws", file=sys.stderr)
+        return 2
+    one, many = runnable[:1], runnable[: args.batch]
+    rows = []
+    try:
+        for n, progs in ((1, one), (args.batch, many)):
+            rows.append({"programs": n, **measure("harness", codegen.generate_module(progs)[0], args.arch, args.repeat)})
+            rows.append({"programs": n, **measure("static kernels", static_module(progs), args.arch, args.repeat)})
+    except (EnvError, subprocess.CalledProcessError) as e:
+        print(f"bench/compile_phases.py: {e}", file=sys.stderr)
+        return 3
+    threads = sum(len(p.threads) for p in many) / len(many)
+    instructions = sum(len(t.code) for p in many for t in p.threads) / len(many)
+
+    def cost(kind: str, key: str) -> tuple[float, float]:
+        """(fixed per call, marginal per program) of ``key``, from the 1- and the batch-program rows."""
+        def val(r: dict[str, Any]) -> float:
+            return r["phases_ms"].get(key, 0.0) / 1000 if key in ("gcc", "cicc", "ptxas") else float(r[key])
+        a, b = (next(r for r in rows if r["kind"] == kind and r["programs"] == n) for n in (1, args.batch))
+        marginal = (val(b) - val(a)) / (args.batch - 1)
+        return val(a) - marginal, marginal
+
+    table = []
+    for kind in ("harness", "static kernels"):
+        for key, label in (("gcc", "gcc -E (wall)"), ("cicc", "cicc (wall)"), ("ptxas", "ptxas (wall)"),
+                           ("nvcc_cpu_s", "nvcc, CPU (all phases)"), ("nvdisasm_cpu_s", "nvdisasm -c -gi, CPU")):
+            fixed, marginal = cost(kind, key)
+            table.append({"kind": kind, "what": label, "fixed_ms": round(1000 * fixed, 1), "per_program_ms": round(1000 * marginal, 1),
+                          f"per_program_at_{args.batch}_ms": round(1000 * (fixed / args.batch + marginal), 1)})
+    doc = {"command": " ".join(["python3", "bench/compile_phases.py", *(argv if argv is not None else sys.argv[1:])]),
+           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "host": platform.node(),
+           "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores", "profile": args.profile,
+           "seed": args.seed, "batch": args.batch, "threads_per_program": threads,
+           "instructions_per_program": instructions, "rows": rows, "table": table}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "compile-phases.json").write_text(json.dumps(doc, indent=1) + "\n")
+    md = [f"# Where a compile's CPU goes (`{doc['command']}`)", "",
+          f"{doc['machine']}, {doc['date']}; profile `{args.profile}`, seed {args.seed}: the first runnable draw, and the "
+          f"first {args.batch} ({threads:.1f} threads, {instructions:.1f} instructions a program); the median of "
+          f"{args.repeat} compiles each. Fixed and per-program costs are read off the two sizes (a negative per-program "
+          "figure is within the noise).", "",
+          "| module | phase | fixed per call, ms | per program, ms | per program in a batch of "
+          f"{args.batch}, ms |", "|---|---|---|---|---|"]
+    md += [f"| {t['kind']} | {t['what']} | {t['fixed_ms']} | {t['per_program_ms']} | {t[f'per_program_at_{args.batch}_ms']} |"
+           for t in table]
+    (args.out / "compile-phases.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
