@@ -77,8 +77,8 @@ __device__ __forceinline__ unsigned fz_stress_line(unsigned knobs, unsigned i, u
 }
 // the scratch word of stress access i: by default each lane its own word of the line of access i
 // (fz_stress_line); with knob bit 31 every thread of the CTA on one word, the same in every
-// iteration (cuda-litmus's do_stress: scratchpad[scratch_locations[blockIdx.x]] -- the pre-test
-// stress that exposed its 3.2W, WRW+2W and WWC variants on an H200, bench/results/anchor/)
+// iteration (cuda-litmus's do_stress: scratchpad[scratch_locations[blockIdx.x]]; on an H200 it
+// changed nothing fuzzgpu's harness showed, bench/results/anchor/README.md)
 __device__ __forceinline__ unsigned* fz_stress_word(unsigned* scratch, unsigned knobs, unsigned i, unsigned scratch_lines) {
   if (knobs & 0x80000000u) return scratch + ((blockIdx.x * 7u) % scratch_lines) * 32u;
   return scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (threadIdx.x & 31u);
