@@ -255,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
                 doc["variants"][name] = {"error": "not a convertible variant of results.csv"}
                 continue
             v = vs[name]
-            an = anchor_study(v, args.src, bindir, args.seed, args.seconds, log) if args.anchor == "yes" else \
-                {"exposing": A.random_params(random.Random(f"{args.seed}:{name}")), "not_run": True}
+            an: dict[str, Any] = anchor_study(v, args.src, bindir, args.seed, args.seconds, log) if args.anchor == "yes" \
+                else {"exposing": A.random_params(random.Random(f"{args.seed}:{name}")), "not_run": True}
             fz = fz_study(b, v, progs[name], comp[name], an["exposing"], args.instances, args.tune_s, args.seed, log,
                           args.configs) \
                 if "exposing" in an else {}

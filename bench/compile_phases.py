@@ -90,7 +90,7 @@ def static_module(programs: list[Any]) -> str:
 
 def measure(kind: str, source: str, arch: str, repeat: int) -> dict[str, Any]:
     """The median of ``repeat`` compiles (by CPU s) and of as many disassemblies."""
-    runs = []
+    runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-phases-") as d:
         for _ in range(repeat):
             phases, cpu, cubin = nvcc_phases(source, arch, Path(d))
