@@ -102,13 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from compile_phases import static_module
-    from sass_static_vs_harness import _STATIC, findings_by_program
-    from stages import draw
+    from sass_static_vs_harness import _STATIC, distinct_programs, findings_by_program
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.backends.static import StaticBackend
     from fuzzgpu.errors import EnvError, UserError
-    from fuzzgpu.ir import program_to_json
 
     try:
         lib = load_nvrtc(args.nvrtc)
@@ -116,19 +114,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/nvrtc_static.py: {args.nvrtc}: {e}", file=sys.stderr)
         return 3
     static = StaticBackend(args.arch)
-    programs: list[Any] = []
-    seen: set[str] = set()
-    for seed in args.seeds:
-        for p in draw(args.profile, args.per_seed, seed):
-            text = json.dumps(program_to_json(p), sort_keys=True)
-            if text in seen or static.arch_for(p) != args.arch:
-                continue
-            seen.add(text)
-            try:
-                codegen.generate_static(p)  # the static kernels exist (class F's register wgmma: none)
-            except UserError:
-                continue
-            programs.append(p)
+
+    def compiles(p: Any) -> bool:  # its static kernels exist (class F's register wgmma: none) for --arch
+        try:
+            codegen.generate_static(p)
+        except UserError:
+            return False
+        return static.arch_for(p) == args.arch
+
+    programs = distinct_programs(args.profile, args.seeds, args.per_seed, compiles)
     same = same_text = 0
     differ: list[dict[str, Any]] = []
     cpu_nvcc = cpu_nvrtc = 0.0

@@ -66,17 +66,21 @@ def findings_by_program(reports: list[Any], pattern: re.Pattern[str]) -> dict[in
     return out
 
 
-def static_module(programs: list[Any]) -> str:
-    from fuzzgpu import codegen
-    from fuzzgpu.backends.static import batch_kernel_name
+def distinct_programs(profile: str, seeds: list[int], per_seed: int, keep: Any) -> list[Any]:
+    """The distinct programs of ``per_seed`` draws of ``profile`` per seed for which ``keep(p)``."""
+    from stages import draw
 
-    parts = []
-    for i, p in enumerate(programs):
-        src = codegen.generate_static(p)
-        for t in p.threads:
-            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
-        parts.append(src)
-    return "\n".join(parts)
+    from fuzzgpu.ir import program_to_json
+
+    out: list[Any] = []
+    seen: set[str] = set()
+    for seed in seeds:
+        for p in draw(profile, per_seed, seed):
+            text = json.dumps(program_to_json(p), sort_keys=True)
+            if text not in seen and keep(p):
+                seen.add(text)
+                out.append(p)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,21 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
 
-    from stages import draw
+    from compile_phases import static_module
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.errors import EnvError, UserError
-    from fuzzgpu.ir import program_to_json
 
-    programs: list[Any] = []
-    seen: set[str] = set()
-    for seed in args.seeds:
-        for p in draw(args.profile, args.per_seed, seed):
-            text = json.dumps(program_to_json(p), sort_keys=True)
-            if text in seen or codegen.unrunnable_reasons(p) or codegen.harness_arch([p], args.arch) != args.arch:
-                continue
-            seen.add(text)
-            programs.append(p)
+    programs = distinct_programs(args.profile, args.seeds, args.per_seed, lambda p: not codegen.unrunnable_reasons(p)
+                                 and codegen.harness_arch([p], args.arch) == args.arch)
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
     for b in range(0, len(programs), args.batch):
