@@ -40,7 +40,8 @@ struct FzParams {
 // neighbouring warps, same lane), bit 1 location shuffle off (an instance's locations in one row:
 // adjacent at the stride), bits 2-3 the stress CTAs' access pattern, bits 4-5 the pre-test stress
 // pattern, bit 6 stress lines by CTA (else round-robin by warp), bit 7 roles
-// of other CTA groups in the neighbouring clusters (else at a random distance: layout.py), bits 8-31 pre-test stress iterations
+// of other CTA groups in the neighbouring clusters (else at a random distance: layout.py), bits 8-30 pre-test stress
+// iterations, bit 31 the stress on one word per CTA (fz_stress_word)
 __device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
                                           unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
   const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
