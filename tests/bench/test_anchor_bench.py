@@ -198,3 +198,29 @@ def test_the_mirror_of_a_runner_configuration() -> None:
     # (1012 - 617) x 194 / 256 workgroups' threads, 53% of them; pattern 0 (two stores) is fuzzgpu's 1
     assert two["stress"] == (1012 - 617) * 194 // 256 * 53 // 100 and two["stress_pattern"] == 1
     assert {m.PATTERN[k] for k in range(4)} == {0, 1, 2, 3}
+
+
+def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path) -> None:
+    """bench/anchor_union.py: the union over every run is the page's headline; its split by the GPUs
+    of the artifact's results table, on a stand-in table (the artifact's own is not in the repository)
+    naming two of the variants, puts each where its columns say."""
+    u = _script("anchor_union_bench", "anchor_union.py")
+    res = RESULTS / "h200-residue-2s"
+    runs = [RESULTS / "h200-full" / f"run{x}" for x in "ABCD"] + [RESULTS / "h200-full" / "rerun", res / "runA", res / "runB"]
+    every = u.union(runs, [res / "mechanisms", res / "mechanisms-fz"])
+    (total,) = u.table(every, {})
+    assert (total["variants"], total["fuzzgpu"], total["runner"], total["either"], total["runner only"]) == (559, 430, 379, 436, 6)
+    assert u.table(u.union(runs), {})[0]["fuzzgpu"] == 428
+    shown = sorted(v for v, x in every.items() if x["seen"] and x["fuzzgpu"] > 0)[:2]
+    (tmp_path / "pldi26-output").mkdir()
+    (tmp_path / "pldi26-output" / "results.csv").write_text(
+        "test,base,strengthened,a100,h100,gh200\n"
+        f"{shown[0]},INSTANCE,INSTANCE,not seen,seen,seen\n{shown[1]},INSTANCE,INSTANCE,not seen,seen,not seen\n")
+    by = u.groups(tmp_path)
+    assert by == {shown[0]: "H100 and GH200", shown[1]: "H100 only"}
+    table = u.table(every, by)
+    assert [r["shown by (the artifact)"] for r in table] == ["H100 and GH200", "H100 only", "all"]
+    rows = {r["shown by (the artifact)"]: r for r in table}
+    assert rows["H100 and GH200"]["variants"] == rows["H100 only"]["variants"] == 1 and rows["all"]["variants"] == 559
+    # the variants the stand-in table does not name are counted under "all" alone
+    assert rows["H100 and GH200"]["fuzzgpu"] == rows["H100 only"]["fuzzgpu"] == 1
