@@ -606,7 +606,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
             w(ind + 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");  // DSM: slots initialised cluster-wide')
         else:
             w(ind + "__syncthreads();")
-    w(ind + "if ((knobs >> 8) & 0x7fffffu) fz_pre_stress(scratch, scratch_lines, knobs);  // pre-test stress")
+    w(ind + "if ((knobs >> 8) & FZ_PRE_STRESS_MASK) fz_pre_stress(scratch, scratch_lines, knobs);  // pre-test stress")
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
     w(ind + "    atomicAdd(ctlg + 2, 1ull);")

@@ -42,6 +42,7 @@ struct FzParams {
 // pattern, bit 6 stress lines by CTA (else round-robin by warp), bit 7 roles
 // of other CTA groups in the neighbouring clusters (else at a random distance: layout.py), bits 8-30 pre-test stress
 // iterations, bit 31 the stress on one word per CTA (fz_stress_word)
+#define FZ_PRE_STRESS_MASK 0x7fffffu  // (knobs >> 8) & this: the pre-test stress's iterations (backends.base.PRE_STRESS_MAX)
 __device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
                                           unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
   const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
@@ -100,7 +101,7 @@ __device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines
 // pre-test stress: each testing thread hammers scratch lines (knob bits 8-30: iterations) before
 // the test (cuda-litmus's "pre-stress"); not inlined, as fz_stress
 __device__ __noinline__ void fz_pre_stress(unsigned* scratch, unsigned scratch_lines, unsigned knobs) {
-  const unsigned n = (knobs >> 8) & 0x7fffffu, pattern = (knobs >> 4) & 3u;
+  const unsigned n = (knobs >> 8) & FZ_PRE_STRESS_MASK, pattern = (knobs >> 4) & 3u;
   unsigned acc = 0u;
   for (unsigned i = 0; i < n; ++i) {
     unsigned* a = fz_stress_word(scratch, knobs, i, scratch_lines);

@@ -58,6 +58,19 @@ def test_knobs_word_fields_are_distinct() -> None:
     assert RunConfig().knobs_word() == 0  # the defaults run the harness as before
 
 
+def test_the_device_reads_the_pre_stress_bits_the_host_writes() -> None:
+    """The harness's mask of the pre-test stress's iterations is the host's largest value, and the
+    JSON schema's bound is the same: one constant, three readers."""
+    import re
+
+    from fuzzgpu.codegen.resources import HARNESS_HELPERS
+    from fuzzgpu.schema import _STRESS
+
+    m = re.search(r"#define FZ_PRE_STRESS_MASK (0x[0-9a-f]+)u", HARNESS_HELPERS)
+    assert m is not None and int(m.group(1), 16) == PRE_STRESS_MAX
+    assert _STRESS["properties"]["pre_stress"]["maximum"] == PRE_STRESS_MAX == BOUNDS["pre_stress"][1]
+
+
 def test_occupancy_cap_fits_k_and_not_k_plus_1() -> None:
     smem, static = 228 * 1024, 3000
     for k in (1, 2, 3, 4, 7):
