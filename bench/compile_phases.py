@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -35,6 +36,21 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 OUT = ROOT / "bench" / "results" / "throughput"
 FLAGS = ("-O3", "-w", "-lineinfo")  # backends.cuda.DEFAULT_FLAGS: the harness's and the static check's
+
+
+def header(script: str, argv: list[str] | None) -> dict[str, Any]:
+    """What a results file of these benches starts with: the command as typed, the date, the machine."""
+    return {"command": " ".join(["python3", f"bench/{script}", *(argv if argv is not None else sys.argv[1:])]),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "host": platform.node(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores"}
+
+
+def write_results(out: Path, stem: str, doc: dict[str, Any], md: list[str]) -> None:
+    """``out/stem.json`` (the figures) and ``out/stem.md`` (the table), the table printed too."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
 
 
 def children_cpu() -> float:
@@ -150,13 +166,9 @@ def main(argv: list[str] | None = None) -> int:
             fixed, marginal = cost(kind, key)
             table.append({"kind": kind, "what": label, "fixed_ms": round(1000 * fixed, 1), "per_program_ms": round(1000 * marginal, 1),
                           f"per_program_at_{args.batch}_ms": round(1000 * (fixed / args.batch + marginal), 1)})
-    doc = {"command": " ".join(["python3", "bench/compile_phases.py", *(argv if argv is not None else sys.argv[1:])]),
-           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "host": platform.node(),
-           "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores", "profile": args.profile,
+    doc = {**header("compile_phases.py", argv), "profile": args.profile,
            "seed": args.seed, "batch": args.batch, "threads_per_program": threads,
            "instructions_per_program": instructions, "rows": rows, "table": table}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "compile-phases.json").write_text(json.dumps(doc, indent=1) + "\n")
     md = [f"# Where a compile's CPU goes (`{doc['command']}`)", "",
           f"{doc['machine']}, {doc['date']}; profile `{args.profile}`, seed {args.seed}: the first runnable draw, and the "
           f"first {args.batch} ({threads:.1f} threads, {instructions:.1f} instructions a program); the median of "
@@ -166,8 +178,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.batch}, ms |", "|---|---|---|---|---|"]
     md += [f"| {t['kind']} | {t['what']} | {t['fixed_ms']} | {t['per_program_ms']} | {t[f'per_program_at_{args.batch}_ms']} |"
            for t in table]
-    (args.out / "compile-phases.md").write_text("\n".join(md) + "\n")
-    print("\n".join(md))
+    write_results(args.out, "compile-phases", doc, md)
     return 0
 
 

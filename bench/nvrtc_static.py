@@ -23,13 +23,8 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import json
-import os
-import platform
-import resource
 import sys
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +80,6 @@ def texts(reports: list[Any]) -> dict[int, list[tuple[str, ...]]]:
     return {i: sorted(v) for i, v in out.items()}
 
 
-def cpu() -> float:
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nvrtc", required=True, type=Path, help="libnvrtc.so.13 (from the nvidia-cuda-nvrtc wheel)")
@@ -101,8 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
 
-    from compile_phases import static_module
+    from compile_phases import header, static_module, write_results
     from sass_static_vs_harness import _STATIC, distinct_programs, findings_by_program
+    from stages import cpu
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.backends.static import StaticBackend
@@ -166,14 +157,10 @@ def main(argv: list[str] | None = None) -> int:
                 differ.append({"program": b + i, "nvcc": sorted(x.elements()) if x else [],
                                "nvrtc": sorted(y.elements()) if y else []})
     batches = max(1, -(-compared // args.batch))
-    doc = {"command": " ".join(["python3", "bench/nvrtc_static.py", *(argv if argv is not None else sys.argv[1:])]),
-           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-           "profile": args.profile, "seeds": args.seeds, "arch": args.arch, "programs": compared, "same_findings": same,
+    doc = {**header("nvrtc_static.py", argv), "profile": args.profile, "seeds": args.seeds, "arch": args.arch, "programs": compared, "same_findings": same,
            "same_sass_text": same_text,
            "differ": differ, "cpu_s": {"nvcc": round(cpu_nvcc, 2), "nvrtc": round(cpu_nvrtc, 2)}, "batches": batches,
            "errors": errors}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "nvrtc-static.json").write_text(json.dumps(doc, indent=1) + "\n")
     md = [f"# The static SASS check, nvcc beside NVRTC (`{doc['command']}`)", "",
           f"{doc['machine']}, {doc['date']}; profile `{args.profile}`, seeds {args.seeds}, {args.arch}: {compared} distinct "
           f"programs in batches of {args.batch}.", "",
@@ -182,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
           f"| {compared} | {same} | {same_text} | {cpu_nvcc:.2f} | {cpu_nvrtc:.2f} | {cpu_nvcc / batches:.3f} / {cpu_nvrtc / batches:.3f} |", ""]
     md += [f"- differ: program {d['program']}: nvcc {d['nvcc']}, NVRTC {d['nvrtc']}" for d in differ[:20]]
     md += ["Batches not compared: " + "; ".join(errors)] if errors else []
-    (args.out / "nvrtc-static.md").write_text("\n".join(md) + "\n")
-    print("\n".join(md))
+    write_results(args.out, "nvrtc-static", doc, md)
     return 0
 
 

@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import re
 import sys
 from collections import Counter
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
 
-    from compile_phases import static_module
+    from compile_phases import header, static_module, write_results
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.errors import EnvError, UserError
@@ -139,16 +136,14 @@ def main(argv: list[str] | None = None) -> int:
               "harness_forbidden": sum(forbidden(r["harness"]) for r in rows),
               "forbidden_static_only": sum(forbidden(r["static"]) and not forbidden(r["harness"]) for r in rows),
               "forbidden_harness_only": sum(forbidden(r["harness"]) and not forbidden(r["static"]) for r in rows)}
-    doc = {"command": " ".join(["python3", "bench/sass_static_vs_harness.py", *(argv if argv is not None else sys.argv[1:])]),
-           "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-           "profile": args.profile, "seeds": args.seeds, "arch": args.arch, "counts": counts, "errors": errors,
+    doc = {**header("sass_static_vs_harness.py", argv), "profile": args.profile, "seeds": args.seeds, "arch": args.arch, "counts": counts, "errors": errors,
            "static_only": [[list(k), v] for k, v in only("static", "harness").most_common()],
            "harness_only": [[list(k), v] for k, v in only("harness", "static").most_common()], "rows": rows}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "static-vs-harness.json").write_text(json.dumps(doc, indent=1) + "\n")
     md = [f"# The static kernels' SASS beside the harness's (`{doc['command']}`)", "",
           f"{doc['machine']}, {doc['date']}; profile `{args.profile}`, seeds {args.seeds}: {n} distinct programs the harness "
-          f"runs on {args.arch}; nvcc -O3, `fuzzgpu.sass`.", "",
+          f"runs on {args.arch}; nvcc -O3, `fuzzgpu.sass`.  The verdicts are the oracle's on generated programs, which a "
+          "campaign draws with bugs on purpose (an unguarded mbarrier wait is the program's own): this compares where the "
+          "oracle finds them in two compiles of one program; it accuses neither the compiler nor the hardware.", "",
           "| programs | same findings | with a finding: static / harness | with a forbidden one: static / harness | forbidden in the static kernels only | forbidden in the harness only |",
           "|---|---|---|---|---|---|",
           f"| {n} | {agree} | {counts['static_findings']} / {counts['harness_findings']} | {counts['static_forbidden']} / "
@@ -159,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         md.append("")
     if errors:
         md += ["Batches not compiled: " + "; ".join(errors), ""]
-    (args.out / "static-vs-harness.md").write_text("\n".join(md))
-    print("\n".join(md))
+    write_results(args.out, "static-vs-harness", doc, md)
     return 0
 
 
