@@ -224,3 +224,19 @@ def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path)
     assert rows["H100 and GH200"]["variants"] == rows["H100 only"]["variants"] == 1 and rows["all"]["variants"] == 559
     # the variants the stand-in table does not name are counted under "all" alone
     assert rows["H100 and GH200"]["fuzzgpu"] == rows["H100 only"]["fuzzgpu"] == 1
+
+
+def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
+    """The split table of the anchor page is union.json's (written by bench/anchor_union.py with the
+    artifact, which the repository has not), and union.json's totals are what the committed runs give."""
+    u = _script("anchor_union_bench", "anchor_union.py")
+    res = RESULTS / "h200-residue-2s"
+    doc = json.loads((res / "union.json").read_text())
+    page = (RESULTS / "README.md").read_text()
+    keys = list(doc["rows"][0])
+    assert all("| " + " | ".join(str(r[k]) for k in keys) + " |" in page for r in doc["rows"])
+    runs = [ROOT / d for d in doc["runs"]]
+    (total,) = u.table(u.union(runs, [ROOT / d for d in doc["mechanisms"]]), {})
+    assert total == doc["rows"][-1]
+    # its groups add up to the whole
+    assert sum(r["variants"] for r in doc["rows"][:-1]) == total["variants"] and sum(r["fuzzgpu"] for r in doc["rows"][:-1]) == total["fuzzgpu"]

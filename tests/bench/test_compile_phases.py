@@ -27,3 +27,23 @@ def test_the_phases_of_nvccs_time_csv() -> None:
     # two rows of one phase (two archs, say) add up; the header is no phase
     two = CSV + "b16.cu , ptxas , b16.ptx , b.cubin , sm_100a , nvcc , 1.8290 , ms\n"
     assert mod.parse_time_csv(two)["ptxas"] == 858.171 + 1.829
+
+
+def test_the_throughput_pages_figures_are_the_benches_json() -> None:
+    """bench/results/throughput/README.md's section on what stands between a campaign and the GPU
+    quotes its three benches' results files: the compile table row for row, the SASS comparison's
+    counts and NVRTC's figures as computed from their JSON."""
+    import json
+
+    res = ROOT / "bench" / "results"
+    page = " ".join((res / "throughput" / "README.md").read_text().split())
+    rows = [ln for ln in (res / "throughput" / "compile-phases.md").read_text().splitlines() if ln.startswith("| ")]
+    assert len(rows) == 11 and all(" ".join(ln.split()) in page for ln in rows)
+    sv = json.loads((res / "sass" / "static-vs-harness.json").read_text())["counts"]
+    assert (f"of {sv['programs']} distinct campaign programs the harness runs, the SASS oracle finds the same in the "
+            f"static kernels and in the harness kernels for {sv['agree']}") in page
+    assert f"{sv['forbidden_static_only']} have a forbidden finding" in page and f"{sv['forbidden_harness_only']} only in the harness" in page
+    nv = json.loads((res / "throughput" / "nvrtc-static.json").read_text())
+    cn, cr = nv["cpu_s"]["nvcc"] / nv["batches"], nv["cpu_s"]["nvrtc"] / nv["batches"]
+    assert f"the same findings (check, verdict, operations) for {nv['same_findings']}, at {1 - cr / cn:.0%} less CPU a batch ({cn:.3f} -> {cr:.3f} CPU-s" in page
+    assert f"(registers, addresses, offsets) for {nv['programs'] - nv['same_sass_text']}." in page
