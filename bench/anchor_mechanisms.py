@@ -57,10 +57,9 @@ def mirror(params: dict[str, int]) -> dict[str, Any]:
     pattern, every CTA's accesses on one scratch word (``stress_word``, as its do_stress), memStride,
     its placement (neighbouring CTAs, same thread index), the shuffle and barrier when its
     percentages are over half, no per-warp spin."""
-    threads = params["testingWorkgroups"] * params["workgroupSize"]
-    ctas = 1 << max(1, round((threads / 256)).bit_length() - 1)
-    if ctas * 3 < threads / 256 * 2:  # round to the nearer power of two
-        ctas *= 2
+    x = params["testingWorkgroups"] * params["workgroupSize"] / 256  # its test threads in fuzzgpu's CTAs
+    lo = 1 << max(0, int(x).bit_length() - 1)
+    ctas = 2 * lo if x > 1.5 * lo else lo  # the nearer power of two
     stress_ctas = (params["maxWorkgroups"] - params["testingWorkgroups"]) * params["workgroupSize"] // 256
     stress_ctas = stress_ctas * params["memStressPct"] // 100 if params["preStressIterations"] <= 3 else 0
     lines = 1 << max(0, params["stressTargetLines"].bit_length() - 1)
