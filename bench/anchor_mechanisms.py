@@ -181,6 +181,9 @@ def table(doc: dict[str, Any]) -> str:
              f"{doc['date']}, `{doc['command']}`", ""]
     for name, r in doc["variants"].items():
         an, fz = r.get("anchor", {}), r.get("fuzzgpu", {})
+        if "error" in r:  # a name of the --names file that is no variant: said as the file has it, quoted
+            lines += [f"Not run: {ascii(name)[:120]}: {r['error']}", ""]
+            continue
         lines += [f"## {name}", ""]
         if "build_error" in an:
             lines += [f"runner build failed: {an['build_error'][:200]}", ""]

@@ -240,3 +240,14 @@ def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
     assert total == doc["rows"][-1]
     # its groups add up to the whole
     assert sum(r["variants"] for r in doc["rows"][:-1]) == total["variants"] and sum(r["fuzzgpu"] for r in doc["rows"][:-1]) == total["fuzzgpu"]
+
+
+def test_the_mechanisms_table_says_which_names_are_no_variant() -> None:
+    """A name of the --names file that is no variant of the artifact is said, quoted, and the table
+    of the others is still written (the recorded call's variants plus one bad name)."""
+    m = _mechanisms()
+    doc = json.loads((RESULTS / "h200-residue-2s" / "mechanisms-fz" / "mechanisms.json").read_text())
+    doc["variants"]["no_such\x1b[2Jvariant"] = {"error": "not a convertible variant of results.csv"}
+    text = m.table(doc)
+    assert "Not run: 'no_such\\x1b[2Jvariant': not a convertible variant of results.csv" in text
+    assert "\x1b" not in text and text.count("## ") == 7
