@@ -48,22 +48,28 @@ WG_SIZES = (32, 64, 128, 192, 256)
 PATTERN = {0: 1, 1: 0, 2: 2, 3: 3}
 
 
+def nearer_power_of_two(x: float) -> int:
+    """The power of two nearer to ``x`` (>= 1): below ``1.5 * 2^k`` it is ``2^k``, else ``2^(k+1)``."""
+    lo = 1 << max(0, int(x).bit_length() - 1)
+    return 2 * lo if x > 1.5 * lo else lo
+
+
 def mirror(params: dict[str, int]) -> dict[str, Any]:
-    """The nearest fuzzgpu StressConfig knobs to one configuration of the runner: as many test
-    threads (rounded to a power of two of 256-thread CTAs); its stress CTAs (maxWorkgroups -
+    """The nearest fuzzgpu StressConfig knobs to one configuration of the runner: its workgroup
+    size as CTAs of the nearer power of two of 32-256 threads (``cta_threads``), as many test
+    threads in them (a power of two of CTAs); its stress CTAs (maxWorkgroups -
     testingWorkgroups, scaled by memStressPct) -- which hammer only when preStressIterations is a
     pattern code (0-3): its MEM_STRESS passes pre_stress_iterations as do_stress's pattern, and
     do_stress does nothing for another value --; the pre-stress (scaled by preStressPct) with its
     pattern, every CTA's accesses on one scratch word (``stress_word``, as its do_stress), memStride,
     its placement (neighbouring CTAs, same thread index), the shuffle and barrier when its
     percentages are over half, no per-warp spin."""
-    x = params["testingWorkgroups"] * params["workgroupSize"] / 256  # its test threads in fuzzgpu's CTAs
-    lo = 1 << max(0, int(x).bit_length() - 1)
-    ctas = 2 * lo if x > 1.5 * lo else lo  # the nearer power of two
-    stress_ctas = (params["maxWorkgroups"] - params["testingWorkgroups"]) * params["workgroupSize"] // 256
+    ct = min(max(nearer_power_of_two(params["workgroupSize"]), 32), 256)
+    ctas = nearer_power_of_two(params["testingWorkgroups"] * params["workgroupSize"] / ct)  # its test threads
+    stress_ctas = (params["maxWorkgroups"] - params["testingWorkgroups"]) * params["workgroupSize"] // ct
     stress_ctas = stress_ctas * params["memStressPct"] // 100 if params["preStressIterations"] <= 3 else 0
     lines = 1 << max(0, params["stressTargetLines"].bit_length() - 1)
-    return {"test_ctas": min(max(ctas, 2), 2048), "stress": min(stress_ctas, 1 << 12),
+    return {"test_ctas": min(max(ctas, 2), 16384), "cta_threads": ct, "stress": min(stress_ctas, 1 << 14),
             "stress_pattern": PATTERN[min(params["preStressIterations"], 3)], "stress_lines": lines,
             "stress_by_cta": bool(params["stressAssignmentStrategy"] == 0), "stress_word": True,
             "pre_stress": params["preStressIterations"] * params["preStressPct"] // 100,
@@ -122,7 +128,19 @@ def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], 
              "default with the runner's pre-stress (64 store;store on one word)": runner_pre,
              "same, each lane its own word (no stress_word)": dataclasses.replace(runner_pre, stress_word=False)}
     mirrored = StressConfig(**mirror(exposing))
-    cfgs = short if configs == "short" else {"default": StressConfig(), "mirror of the exposing configuration": mirrored,
+
+    def ctas(c: StressConfig, ct: int) -> StressConfig:
+        """``c`` with CTAs of ``ct`` threads, as many test threads (and stress threads) as before."""
+        return dataclasses.replace(c, cta_threads=ct, test_ctas=min(max(2, c.test_ctas * c.cta_threads // ct), 16384),
+                                   stress=min(c.stress * c.cta_threads // ct, 16384))
+
+    if configs == "cta":  # the CTA size alone, on the default and on the mirror
+        cfgs = {f"{what}, cta_threads {ct}": ctas(base, ct) for what, base in (("default", StressConfig()),
+                ("mirror", dataclasses.replace(mirrored, cta_threads=256, test_ctas=max(2, mirrored.test_ctas
+                                                                                        * mirrored.cta_threads // 256))))
+                for ct in (256, 128, 64, 32)}
+    else:
+        cfgs = short if configs == "short" else {"default": StressConfig(), "mirror of the exposing configuration": mirrored,
             "mirror, each lane its own word (no stress_word)": dataclasses.replace(mirrored, stress_word=False),
             "mirror, permute_threads": dataclasses.replace(mirrored, permute_threads=True),
             "mirror, random distance": dataclasses.replace(mirrored, stripe_ctas=False),
@@ -131,8 +149,14 @@ def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], 
             "same, the runner's placement": StressConfig(pre_stress=64, pre_stress_pattern=1, stress_word=True,
                                                          stripe_ctas=True, permute_threads=False, spin=0)}
     out: dict[str, Any] = {"configs": {k: c.describe() for k, c in cfgs.items()}, "fixed": {}}
+    from fuzzgpu.codegen import Unrunnable
+
     for k, c in cfgs.items():
-        h = b.run_compiled(comp, StressConfig.run_config(c, instances=instances, seed=seed))
+        try:
+            h = b.run_compiled(comp, StressConfig.run_config(c, instances=instances, seed=seed))
+        except Unrunnable as e:  # a CTA too small for the roles one CTA holds
+            out["fixed"][k] = {"condition": None, "not_run": "; ".join(e.reasons), "instances": 0, "seconds": 0.0}
+            continue
         out["fixed"][k] = {"condition": cond(h.counts), "instances": h.instances, "seconds": round(h.seconds, 4)}
     if tune_s <= 0:
         log(f"fuzzgpu {v.name}: " + ", ".join(f"{k} {x['condition']}" for k, x in out["fixed"].items()))
@@ -203,7 +227,8 @@ def table(doc: dict[str, Any]) -> str:
                       for k, x in an["workgroup_sizes"].items()]
         if fz:
             lines += ["", "| fuzzgpu under | condition | instances | GPU-s |", "|---|---|---|---|"]
-            lines += [f"| {k}: {fz['configs'][k]} | {x['condition']} | {x['instances']:.3g} | {x['seconds']} |"
+            lines += [f"| {k}: {fz['configs'][k]} | {'not run: ' + x['not_run'] if 'not_run' in x else x['condition']} | "
+                      f"{x['instances']:.3g} | {x['seconds']} |"
                       for k, x in fz["fixed"].items()]
             t = fz.get("tune")
             lines += [] if t is None else [f"| `run --tune` search (best: {t['best']}) | {t['condition']} | {t['instances']:.3g} | {t['gpu_s']} |"]
@@ -222,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=0.5, help="runner seconds per configuration (default 0.5)")
     ap.add_argument("--instances", type=int, default=1 << 29, help="fuzzgpu instances per fixed configuration")
     ap.add_argument("--tune-s", type=float, default=2.0, help="GPU-s of fuzzgpu's search per variant (default 2)")
-    ap.add_argument("--configs", choices=("all", "short"), default="all",
+    ap.add_argument("--configs", choices=("all", "short", "cta"), default="all",
                     help="fuzzgpu's fixed configurations: all, or short (the default, the runner's pre-stress on one word, "
                     "the same without stress_word)")
     ap.add_argument("--anchor", choices=("yes", "no"), default="yes", help="no: fuzzgpu's part alone (the runner's "

@@ -67,7 +67,8 @@ _STRESS = {
         "pdl_delay_ns": _KNOB,
         "pdl": {"type": "boolean"},
         # the knobs fuzzgpu.stress tunes
-        "ctas_per_sm": {"type": "integer", "minimum": 0, "maximum": 8},
+        "cta_threads": {"enum": [32, 64, 128, 256]},
+        "ctas_per_sm": {"type": "integer", "minimum": 0, "maximum": 32},
         "permute_ctas": {"type": "boolean"},
         "permute_threads": {"type": "boolean"},
         "shuffle_locations": {"type": "boolean"},

@@ -36,7 +36,11 @@ class RunConfig:
     stress: int = 0  # extra CTAs hammering scratch lines while the test runs
     stress_lines: int = 64
     seed: int = 1
-    test_ctas: int = 256  # testing CTAs per launch (x 256 threads = instances per launch)
+    test_ctas: int = 256  # testing CTAs per launch (x cta_threads = instances per launch)
+    # threads per CTA, testing and stress CTAs alike: 32, 64, 128 or 256 (cuda-litmus's workgroup
+    # size; more, smaller CTAs share an SM); a program whose roles need more warps in one CTA than
+    # this has, or a wgmma program (two warpgroups), cannot run with fewer (launch_geometry says so)
+    cta_threads: int = 256
     budget: int = 100_000  # iterations a spin loop may take before the instance is a timeout
     # each launch's number as a kernel argument, launches one by one from the host (default), or
     # (False) read by every thread from a control word before the test, which lets launches replay

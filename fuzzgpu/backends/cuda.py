@@ -598,11 +598,11 @@ class CudaBackend(HarnessBuilder):
         def one() -> None:
             n = launched[0]
             if spec.needs_prime:
-                self.launch(func, grid, 256, at(a_prime, n), shared=shared)
+                self.launch(func, grid, geo.cta_threads, at(a_prime, n), shared=shared)
             for g, f in enumerate(funcs):
-                self.launch(f, grid, 256, at(a_test, n), pdl=use_pdl[g], shared=shared)
+                self.launch(f, grid, geo.cta_threads, at(a_test, n), pdl=use_pdl[g], shared=shared)
             if not config.inline_check:
-                self.launch(func, grid, 256, at(a_check, n + 1), shared=shared)
+                self.launch(func, grid, geo.cta_threads, at(a_check, n + 1), shared=shared)
             launched[0] = n + 1
 
         per = 64
@@ -642,7 +642,7 @@ class CudaBackend(HarnessBuilder):
             one()
             done += 1
         if config.inline_check:
-            self.launch(func, grid, 256, at(a_check, launches), shared=shared)  # classify the last launch
+            self.launch(func, grid, geo.cta_threads, at(a_check, launches), shared=shared)  # classify the last launch
         busy[1].record(self.stream)
         self.sync()
         drv.memcpy_dtoh(h, hist)
@@ -650,7 +650,7 @@ class CudaBackend(HarnessBuilder):
         gpu_s = busy[1].time_since(busy[0]) / 1e3
         epoch = np.zeros(ctl_bytes // 8, dtype=np.uint64)
         drv.memcpy_dtoh(epoch, ctl)
-        prov = provenance(spec, epoch) if watched.any() else None
+        prov = provenance(spec, epoch, geo.cta_threads) if watched.any() else None
         total = int(h.sum())
         expect = launches * ninst
         counts = []
@@ -663,6 +663,7 @@ class CudaBackend(HarnessBuilder):
         meta = {
             "launches": launches,
             "instances_per_launch": ninst,
+            "cta_threads": geo.cta_threads,
             "grid": grid,
             "stress_ctas": nstress,
             "cluster": C,

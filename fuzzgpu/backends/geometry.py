@@ -27,9 +27,16 @@ def check_tensor_map_words(program: str, words: int) -> None:
             f"a tensor copy ({TENSOR_MAP_MAX_WORDS}); run fewer instances per launch or a smaller stride"])
 
 
-#: threads per CTA of every harness kernel; an SM holds at most 2048 threads (sm_90): 8 such CTAs
+#: threads per CTA of a harness launch by default (RunConfig.cta_threads: 32, 64, 128 or 256); an SM
+#: holds at most 2048 threads and 32 CTAs (sm_90): 8 CTAs of 256 threads
 CTA_THREADS = 256
+CTA_THREAD_CHOICES = (32, 64, 128, 256)
 MAX_CTAS_PER_SM = 2048 // CTA_THREADS
+
+
+def max_ctas_per_sm(cta_threads: int) -> int:
+    """The CTAs of ``cta_threads`` threads an SM holds at most (sm_90: 2048 threads, 32 CTAs)."""
+    return min(32, 2048 // cta_threads)
 #: shared memory the driver reserves per CTA (sm_80 and later: 1 KB)
 RESERVED_SMEM_PER_CTA = 1024
 
@@ -48,11 +55,12 @@ def needs_shared_opt_in(static_smem: int, dynamic: int) -> bool:
     return dynamic > 0 and static_smem + dynamic > SHARED_NO_OPT_IN
 
 
-def occupancy_shared_bytes(ctas_per_sm: int, smem_per_sm: int, static_smem: int) -> int:
+def occupancy_shared_bytes(ctas_per_sm: int, smem_per_sm: int, static_smem: int, cta_threads: int = CTA_THREADS) -> int:
     """Dynamic shared memory per CTA that caps the occupancy at ``ctas_per_sm`` CTAs per SM
-    (RunConfig.ctas_per_sm; 0 or >= 8: no cap, 0 bytes).  With ``s`` bytes a CTA holds
-    ``s + static + 1 KB``: k of them fit in ``smem_per_sm`` and k + 1 do not."""
-    if ctas_per_sm <= 0 or ctas_per_sm >= MAX_CTAS_PER_SM:
+    (RunConfig.ctas_per_sm; 0 or as many as the SM holds anyway, :func:`max_ctas_per_sm`: no cap, 0
+    bytes).  With ``s`` bytes a CTA holds ``s + static + 1 KB``: k of them fit in ``smem_per_sm``
+    and k + 1 do not."""
+    if ctas_per_sm <= 0 or ctas_per_sm >= max_ctas_per_sm(cta_threads):
         return 0
     return max(0, smem_per_sm // ctas_per_sm - RESERVED_SMEM_PER_CTA - static_smem)
 
@@ -74,6 +82,7 @@ class LaunchGeometry:
     shared memory per CTA and the scalar stress arguments of the harness kernels."""
 
     test_ctas: int
+    cta_threads: int  # the block size of every launch
     stress_ctas: int
     grid: int
     cluster: int
@@ -96,6 +105,13 @@ def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: i
     tc = config.test_ctas
     if tc < 2 or tc & (tc - 1) or tc > 32768:
         raise UserError(f"test_ctas must be a power of two in 2..32768 (got {tc})")
+    ct = config.cta_threads
+    if ct not in CTA_THREAD_CHOICES:
+        raise UserError(f"cta_threads must be one of {', '.join(map(str, CTA_THREAD_CHOICES))} (got {ct})")
+    if ct < spec.min_cta_threads:  # HarnessSpec.min_cta_threads
+        raise codegen.Unrunnable(spec.program, [
+            f"cta_threads {ct}: its harness needs at least {spec.min_cta_threads} threads a CTA (a warp per distinct "
+            "warp its roles name in one CTA; two warpgroups for a wgmma)"])
     C = spec.cluster
     if tc % C:
         raise UserError(f"test_ctas {tc} is not a multiple of the cluster size {C}")
@@ -104,16 +120,16 @@ def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: i
     sw = max(1, spec.slot_words)
     if sw > 1:  # 16-byte slots (bulk copies, mbarriers): a stride of whole slots
         stride = -(-max(stride, sw) // sw) * sw
-    mem_words = tc * CTA_THREADS * spec.n_global_locs * stride
+    mem_words = tc * ct * spec.n_global_locs * stride
     if spec.tensor_map:  # the map covers both halves of the buffer (CudaBackend.run_compiled)
         check_tensor_map_words(spec.program, 2 * mem_words)
     return LaunchGeometry(
-        test_ctas=tc, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=tc * CTA_THREADS,
-        stride=stride, mem_words=mem_words, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem),
+        test_ctas=tc, cta_threads=ct, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=tc * ct,
+        stride=stride, mem_words=mem_words, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem, ct),
         spin=config.spin, barrier=1 if config.barrier else 0, stress_lines=max(1, config.stress_lines),
         knobs=config.knobs_word(), permute_ctas=config.permute_ctas,
     )
 
 
-__all__ = ["CTA_THREADS", "MAX_CTAS_PER_SM", "RESERVED_SMEM_PER_CTA", "SHARED_NO_OPT_IN", "TENSOR_MAP_MAX_WORDS", "LaunchGeometry",
+__all__ = ["CTA_THREADS", "CTA_THREAD_CHOICES", "MAX_CTAS_PER_SM", "max_ctas_per_sm", "RESERVED_SMEM_PER_CTA", "SHARED_NO_OPT_IN", "TENSOR_MAP_MAX_WORDS", "LaunchGeometry",
            "check_tensor_map_words", "cta_permutations", "launch_geometry", "needs_shared_opt_in", "occupancy_shared_bytes"]

@@ -32,9 +32,9 @@ def decode_where(word: int) -> dict[str, int]:
     return {"sm": word >> 24 & 0xFF, "cta": word >> 8 & 0xFFFF, "warp": word >> 5 & 7, "lane": word & 31}
 
 
-def provenance(spec: codegen.HarnessSpec, ctl: Any) -> dict[str, Any]:
+def provenance(spec: codegen.HarnessSpec, ctl: Any, cta_threads: int = 256) -> dict[str, Any]:
     """The logged instances of watched outcomes, from the control block's words ``ctl``: per
-    instance its launch, instance number (logical CTA ``instance >> 8``), outcome and, per role, where
+    instance its launch, instance number (logical CTA ``instance // cta_threads``), outcome and, per role, where
     it ran (:func:`decode_where`); ``logged`` of ``seen`` (the log keeps the first
     :data:`PROV_CAP`)."""
     seen = int(ctl[PROV_COUNT])
@@ -43,7 +43,7 @@ def provenance(spec: codegen.HarnessSpec, ctl: Any) -> dict[str, Any]:
     for i in range(min(seen, PROV_CAP)):
         e = [int(x) for x in ctl[PROV_LOG + i * n: PROV_LOG + (i + 1) * n]]
         entries.append({
-            "launch": e[0] >> 32, "instance": e[0] & 0xFFFFFFFF, "logical_cta": (e[0] & 0xFFFFFFFF) >> 8,
+            "launch": e[0] >> 32, "instance": e[0] & 0xFFFFFFFF, "logical_cta": (e[0] & 0xFFFFFFFF) // cta_threads,
             "outcome": spec.decode_bin(e[1]),
             "roles": [decode_where(w & 0xFFFFFFFF) for w in e[2:]],
         })

@@ -113,6 +113,9 @@ class HarnessSpec:
     #: allocates 128 bytes per map and instance after both halves of ``mem`` (the prime launch copies
     #: ``tensor_map`` into each before every test launch; docs/harness.md, "Tensor maps")
     tensormaps: int = 0
+    #: the fewest threads a CTA of this harness runs with (RunConfig.cta_threads): 32 per distinct
+    #: warp its roles need in one CTA, 256 for wgmma (two warpgroups read the tiles, codegen.wgmma)
+    min_cta_threads: int = 32
 
     @property
     def grids(self) -> int:
@@ -441,7 +444,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("  // (one argument set for every launch: launches replay from a CUDA graph)")
         w("  const unsigned long long epoch = (epoch_arg != ~0ull) ? epoch_arg : fz_ld_vol64(ctl);")
         w(f"  unsigned long long* const ctlg = ctl + {8 * g}u;  // this grid's counters: [1] CTAs done, [2] barrier, [3] warps done")
-        w("  const unsigned ninst = ntest * 256u;")
+        w("  const unsigned ninst = ntest * blockDim.x;  // RunConfig.cta_threads: a power of two")
         w(f"  const unsigned nQ = ntest / {C}u;")
         w(f"  const unsigned rank = blockIdx.x % {C}u;")
         w("  FzParams P;")
@@ -466,7 +469,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if g == 0 and needs_prime:
             # ---- mode 2: prime memory with tagged initial values (RMW programs)
             w("  if (mode == 2u) {")
-            w("    if (testing) prime(memc, (lcta << 8) | t, ninst, stride, epoch, seed0, nperms, knobs, "
+            w("    if (testing) prime(memc, (lcta << P.lb) | t, ninst, stride, epoch, seed0, nperms, knobs, "
               + ("tmaps" if tms else "nullptr") + ");")
             w("    return;")
             w("  }")
@@ -487,7 +490,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("    } else {")
         if triggers:
             w('      asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // stress CTAs do not hold the dependents back')
-        w("      fz_stress(scratch, scratch_lines, ctlg, ntest * 8u, knobs);  // stress CTA")
+        w("      fz_stress(scratch, scratch_lines, ctlg, ntest * (blockDim.x >> 5), knobs);  // stress CTA: until every testing warp is done")
         w("    }")
         w("  }")
         if g == 0:
@@ -541,6 +544,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         values="tagged" if codec.tagged else "exact",
         tensor_map=tmap or "",
         tensormaps=len(tms),
+        min_cta_threads=256 if uses_wgmma(p) else 32 * lay.warps,
     )
     return src, spec
 
@@ -610,7 +614,7 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     w(ind + "if (barrier) {  // loose global barrier: one lane per warp counts in, polls at most 1024 times")
     w(ind + "  if ((t & 31u) == 0u) {")
     w(ind + "    atomicAdd(ctlg + 2, 1ull);")
-    w(ind + "    for (unsigned i = 0; i < 1024u; ++i) if (fz_ld_vol64(ctlg + 2) >= (unsigned long long)ntest * 8u) break;")
+    w(ind + "    for (unsigned i = 0; i < 1024u; ++i) if (fz_ld_vol64(ctlg + 2) >= (unsigned long long)ntest * (blockDim.x >> 5)) break;")
     w(ind + "  }")
     w(ind + "  __syncwarp();")
     w(ind + "}")
@@ -702,7 +706,7 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: 
     w(ind + "const unsigned long long pe = epoch - 1ull;")
     w(ind + "FzParams PP;")
     w(ind + "fz_params(PP, pe, seed0, 0u, NG, nperms, knobs);")
-    w(ind + "const unsigned inst = (lcta << 8) | t;")
+    w(ind + "const unsigned inst = (lcta << PP.lb) | t;")
     w(ind + "const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)NRES * ninst);")
     w(ind + "const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * NG * stride);")
     w(ind + "unsigned tmo = 0u;")
@@ -734,11 +738,11 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: 
     w(ind + "  }")
     w(ind + "}")
     if shared_hist:
-        w(ind + "for (unsigned b = t; b <= NBINS; b += 256u) fz_hist[b] = 0u;")
+        w(ind + "for (unsigned b = t; b <= NBINS; b += blockDim.x) fz_hist[b] = 0u;")
         w(ind + "__syncthreads();")
         w(ind + "atomicAdd(&fz_hist[bin], 1u);")
         w(ind + "__syncthreads();")
-        w(ind + "for (unsigned b = t; b <= NBINS; b += 256u) if (fz_hist[b]) atomicAdd(hist + b, (unsigned long long)fz_hist[b]);")
+        w(ind + "for (unsigned b = t; b <= NBINS; b += blockDim.x) if (fz_hist[b]) atomicAdd(hist + b, (unsigned long long)fz_hist[b]);")
     else:
         w(ind + "atomicAdd(hist + bin, 1ull);")
 

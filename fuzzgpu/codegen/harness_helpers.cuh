@@ -18,11 +18,13 @@ __device__ __forceinline__ unsigned fz_where() {
   unsigned sm; asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   return (sm & 0xffu) << 24 | (blockIdx.x & 0xffffu) << 8 | (threadIdx.x & 255u);
 }
-__device__ __forceinline__ unsigned fz_rot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
-  return ((((x >> 5) + w * mw) & 7u) << 5) | (((x & 31u) + l * ml) & 31u);
+// a CTA's lanes rotated: warp class w by w * mw over the CTA's warps (wm: their number less one,
+// a power of two less one), lane class l by l * ml over the warp's 32 lanes
+__device__ __forceinline__ unsigned fz_rot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml, unsigned wm) {
+  return ((((x >> 5) + w * mw) & wm) << 5) | (((x & 31u) + l * ml) & 31u);
 }
-__device__ __forceinline__ unsigned fz_unrot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml) {
-  return ((((x >> 5) - w * mw) & 7u) << 5) | (((x & 31u) - l * ml) & 31u);
+__device__ __forceinline__ unsigned fz_unrot(unsigned x, unsigned w, unsigned mw, unsigned l, unsigned ml, unsigned wm) {
+  return ((((x >> 5) - w * mw) & wm) << 5) | (((x & 31u) - l * ml) & 31u);
 }
 // a %globaltimer spin of ns nanoseconds (PDL: the primary runs long after its trigger)
 __device__ __forceinline__ void fz_gdelay(unsigned ns) {
@@ -33,7 +35,9 @@ __device__ __forceinline__ void fz_gdelay(unsigned ns) {
 // per-launch random parameters, derived on the device from (epoch, seed): no per-launch arguments
 struct FzParams {
   unsigned seed, tagh, mw, ml, pidx;
-  unsigned f[8], finv[8];      // lane multiplier per CTA group (odd) and its inverse mod 256
+  unsigned lb, cm, wm;         // the CTA's threads (blockDim.x, RunConfig.cta_threads: 32-256, a power of
+                               // two): their log2, less one (a lane mask), warps less one
+  unsigned f[8], finv[8];      // lane multiplier per CTA group (odd) and its inverse mod 256 (so mod the CTA's threads)
   unsigned F[16], Cc[16];      // location permutation per location: inst*F + C mod ninst
 };
 // knobs (fuzzgpu.stress, RunConfig): bit 0 thread permutation off (roles of an instance in
@@ -48,6 +52,7 @@ __device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch,
   const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
   P.seed = h0;
   P.tagh = ((unsigned)(epoch % 65535ull) + 1u) << 16;
+  P.lb = 31u - __clz(blockDim.x); P.cm = blockDim.x - 1u; P.wm = (blockDim.x >> 5) - 1u;
   const bool tperm = !(knobs & 1u), lshuf = !(knobs & 2u);
   unsigned h = fz_mix(h0 + 1u); P.mw = tperm ? ((h & 7u) | 1u) : 1u; P.ml = tperm ? (((h >> 3) & 31u) | 1u) : 1u;
   P.pidx = (h >> 8) % nperms;

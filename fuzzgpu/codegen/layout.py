@@ -28,7 +28,8 @@ from ..ir import (
 
 from .emit import BULK_SLOT_BYTES, _labels
 
-#: threads per CTA in the harness (8 warps); instance lanes are 8 bits
+#: threads per CTA of the harness at most (8 warps; RunConfig.cta_threads picks 32-256 per run): a
+#: role's warp class is below 8, an instance's lane below 256
 CTA_THREADS = 256
 MAX_CLUSTER = 8
 
@@ -57,6 +58,7 @@ class Layout:
     n_cluster_groups: int
     n_cta_groups: int
     order: tuple[int, ...]  # order in which each hardware thread runs the roles
+    warps: int = 1  # the most distinct warps one CTA's roles need: a CTA of fewer warps cannot run them
 
 
 def _layout(p: Program) -> Layout:
@@ -86,7 +88,7 @@ def _layout(p: Program) -> Layout:
     if cluster > MAX_CLUSTER:
         raise _LayoutError(f"{cluster} CTAs in one cluster (at most {MAX_CLUSTER})")
     if cluster & (cluster - 1):
-        # an instance's index is (cluster index * C + CTA rank) << 8 | lane, over a power-of-two
+        # an instance's index is (cluster index * C + CTA rank) << log2(CTA threads) | lane, over a power-of-two
         # number of instances (the test CTAs, a multiple of C: _inst_from_lane, launch_geometry)
         raise _LayoutError(f"{cluster} CTAs in one cluster: the harness runs clusters of 1, 2, 4 or 8 CTAs "
                            "(its test CTAs, a power of two, are whole clusters)")
@@ -114,7 +116,8 @@ def _layout(p: Program) -> Layout:
         )
 
     order = tuple(sorted(range(len(p.threads)), key=lambda i: (has_loop(p.threads[i]), i)))
-    return Layout(tuple(roles), cluster, len(clusters), len(ctas), order)
+    warps = max((len(w) for w in warp_classes.values()), default=1)
+    return Layout(tuple(roles), cluster, len(clusters), len(ctas), order, warps)
 
 
 def cluster_rank_of(p: Program, loc: str) -> int:
@@ -164,7 +167,7 @@ def _role_inst_expr(lay: Layout, r: RoleLayout, lane: str, out: str) -> list[str
     g = r.cta_group
     L = f"{out}_L"
     lines = [
-        f"unsigned {L} = (fz_unrot({lane}, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml) * P.finv[{g}]) & 255u;",
+        f"unsigned {L} = (fz_unrot({lane}, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml, P.wm) * P.finv[{g}]) & P.cm;",
     ]
     lines += _inst_from_lane(lay, r, L, out)
     return lines
@@ -182,7 +185,7 @@ def _inst_from_lane(lay: Layout, r: RoleLayout, L: str, out: str) -> list[str]:
         dq = "0u"
     C = lay.cluster
     rk = f"((rank + {C}u - {r.rank}u) % {C}u)" if C > 1 else "0u"
-    return [f"unsigned {out} = ((((lq + nQ - {dq}) % nQ) * {C}u + {rk}) << 8) | {L};"]
+    return [f"unsigned {out} = ((((lq + nQ - {dq}) % nQ) * {C}u + {rk}) << P.lb) | {L};"]
 
 
 def _gslot(j: int, inst: str) -> str:
@@ -270,5 +273,5 @@ def _sm_word(p: Program, lay: Layout, loc: str, j: int, L: str) -> str:
         q = f"(({L}) & 255u)"
     else:
         r = lay.roles[k]
-        q = f"fz_rot((({L}) * P.f[{r.cta_group}]) & 255u, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml)"
+        q = f"fz_rot((({L}) * P.f[{r.cta_group}]) & P.cm, {r.warp_class}u, P.mw, {r.lane_class}u, P.ml, P.wm)"
     return f"({j}u * {wg.LOC_WORDS}u + fz_wg_word({q}))"

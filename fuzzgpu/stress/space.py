@@ -43,7 +43,8 @@ class StressConfig:
 
     # each knob's ``help`` is the one line ``fuzzgpu run --help`` shows for its option
     # (fuzzgpu.commands.stress_options derives the options from these fields)
-    test_ctas: int = _knob(256, "testing CTAs per launch, a power of two (x 256 threads = instances per launch)")
+    test_ctas: int = _knob(256, "testing CTAs per launch, a power of two (x cta_threads = instances per launch)")
+    cta_threads: int = _knob(256, "threads per CTA: 32, 64, 128 or 256 (cuda-litmus's workgroup size; smaller: more CTAs share an SM)")
     ctas_per_sm: int = _knob(0, "occupancy cap, CTAs per SM (0: as many as fit)")
     permute_ctas: bool = _knob(True, "a random CTA permutation per launch (off: the identity)")
     permute_threads: bool = _knob(True, "a random warp/lane rotation per launch (off: none)")
@@ -102,6 +103,7 @@ class StressConfig:
 #: the values a tuner tries per knob (the default's value is always among them)
 SPACE: dict[str, tuple[Any, ...]] = {
     "test_ctas": (64, 128, 256, 512, 1024),
+    "cta_threads": (256,),
     "ctas_per_sm": (0, 1, 2, 4),
     "permute_ctas": (True, False),
     "permute_threads": (True, False),
@@ -125,7 +127,8 @@ SPACE: dict[str, tuple[Any, ...]] = {
 #: what a hand-written table may hold (the harness's limits: 32-bit knobs, 16-bit CTA ids)
 BOUNDS: dict[str, tuple[int, int]] = {
     "test_ctas": (2, 32768),
-    "ctas_per_sm": (0, 8),
+    "cta_threads": (32, 256),
+    "ctas_per_sm": (0, 32),
     "stride": (1, 1 << 16),
     "pre_stress": (0, PRE_STRESS_MAX),
     "pre_stress_pattern": (0, 3),
@@ -136,7 +139,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
 }
 
 #: knobs the harness needs to be a power of two (backends.geometry.launch_geometry refuses others)
-POWERS_OF_TWO = frozenset({"test_ctas"})
+POWERS_OF_TWO = frozenset({"test_ctas", "cta_threads"})
 
 
 def knob_type(name: str) -> type:

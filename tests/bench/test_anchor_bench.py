@@ -198,6 +198,12 @@ def test_the_mirror_of_a_runner_configuration() -> None:
     # (1012 - 617) x 194 / 256 workgroups' threads, 53% of them; pattern 0 (two stores) is fuzzgpu's 1
     assert two["stress"] == (1012 - 617) * 194 // 256 * 53 // 100 and two["stress_pattern"] == 1
     assert {m.PATTERN[k] for k in range(4)} == {0, 1, 2, 3}
+    # 194 threads a workgroup: nearer 256 than 128; 158 (v3's exposing size): 128, its 397 workgroups 490 CTAs -> 512;
+    # 40: 32 (the smallest CTA the harness runs)
+    assert got["cta_threads"] == 256
+    assert (m.mirror({**base, "workgroupSize": 158, "testingWorkgroups": 397})["cta_threads"],
+            m.mirror({**base, "workgroupSize": 158, "testingWorkgroups": 397})["test_ctas"]) == (128, 512)
+    assert m.mirror({**base, "workgroupSize": 40})["cta_threads"] == 32
 
 
 def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path) -> None:

@@ -207,7 +207,10 @@ def test_layout_is_a_bijection_that_honours_placement(path: Path) -> None:
     C = lay.cluster
     nQ = ntest // C
     rng = random.Random(path.stem)
-    for stripe in (False, True):  # knob stripe_ctas: neighbouring CTAs, or a random distance
+    # knob stripe_ctas: neighbouring CTAs, or a random distance; RunConfig.cta_threads: the CTA's
+    # threads (P.lb, P.cm, P.wm of harness_helpers.cuh), as many as the roles' warps allow
+    for stripe, ct in [(s, ct) for s in (False, True) for ct in (256, 128, 64, 32) if ct >= 32 * lay.warps]:
+        lb, cm, wm = ct.bit_length() - 1, ct - 1, ct // 32 - 1
         h0 = rng.getrandbits(32)
         seed, h = h0, _mix(h0 + 1)
         mw, ml = (h & 7) | 1, ((h >> 3) & 31) | 1
@@ -215,21 +218,22 @@ def test_layout_is_a_bijection_that_honours_placement(path: Path) -> None:
         where: dict[tuple[int, int], tuple[int, int]] = {}
         for lcta in range(ntest):
             lq, rank = divmod(lcta, C)
-            for t in range(256):
+            for t in range(ct):
                 for r in lay.roles:
-                    hi = ((t >> 5) - r.warp_class * mw) & 7
+                    hi = ((t >> 5) - r.warp_class * mw) & wm
                     lo = ((t & 31) - r.lane_class * ml) & 31
-                    L = ((hi << 5 | lo) * pow(f[r.cta_group], -1, 256)) & 255
+                    # fz_inv8: the inverse mod 256, so mod the CTA's threads too
+                    L = ((hi << 5 | lo) * pow(f[r.cta_group], -1, 256)) & cm
                     dq = 0
                     if lay.n_cluster_groups > 1 and r.cluster_group > 0:
                         m = (nQ - 1) // (lay.n_cluster_groups - 1)
                         dq = r.cluster_group * (1 if stripe else 1 + ((L + seed) % m))
                     rk = (rank + C - r.rank) % C if C > 1 else 0
-                    inst = ((((lq + nQ - dq) % nQ) * C + rk) << 8) | L
+                    inst = ((((lq + nQ - dq) % nQ) * C + rk) << lb) | L
                     assert (inst, r.index) not in where
                     where[(inst, r.index)] = (lcta, t)
-        assert len(where) == ntest * 256 * len(lay.roles)
-        for inst in range(ntest * 256):
+        assert len(where) == ntest * ct * len(lay.roles)
+        for inst in range(ntest * ct):
             for a in lay.roles:
                 for b in lay.roles:
                     (ca, ta), (cb, tb) = where[(inst, a.index)], where[(inst, b.index)]

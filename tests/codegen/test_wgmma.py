@@ -115,8 +115,8 @@ def test_refusals_name_what_cannot_run() -> None:
     assert codegen.unrunnable_reasons(pair) == []
     src, _ = codegen.harness_source(pair)
     # s is laid out by P0's role map (warp class 0), s1 by P1's (warp class 1)
-    assert "fz_sm + (0u * 1024u + fz_wg_word(fz_rot(((inst1_L) * P.f[0]) & 255u, 0u," in src
-    assert "fz_sm + (1u * 1024u + fz_wg_word(fz_rot(((inst0_L) * P.f[0]) & 255u, 1u," in src
+    assert "fz_sm + (0u * 1024u + fz_wg_word(fz_rot(((inst1_L) * P.f[0]) & P.cm, 0u," in src
+    assert "fz_sm + (1u * 1024u + fz_wg_word(fz_rot(((inst0_L) * P.f[0]) & P.cm, 1u," in src
     many = _prog((Thread("P0", Placement(cta=0), (AsyncRead("r0", "s"),)),), n_shared=wg.MAX_SHARED_LOCATIONS + 1)
     assert any("shared locations with async.read" in r for r in codegen.unrunnable_reasons(many))
     # readers in different CTAs are fine (one per CTA)

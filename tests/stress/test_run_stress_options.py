@@ -95,7 +95,10 @@ def test_each_option_sets_its_knob_and_only_it() -> None:
             argv = ["--no-" + k.replace("_", "-")] if d else ["--" + k.replace("_", "-")]
             want: Any = not d
         else:
-            want = next(v for v in SPACE[k] if v != d)
+            # a value the tuner tries, or (a knob it does not search) the other end of its bounds
+            want = next((v for v in SPACE[k] if v != d), None)
+            if want is None:
+                want = next(v for v in BOUNDS[k] if v != d)
             argv = ["--" + k.replace("_", "-"), str(want)]
         got = run_cmd.stress_config(parse_run([*argv, MP]))
         assert got == dataclasses.replace(run_cmd.DEFAULT_STRESS, **{k: want}), (k, got)

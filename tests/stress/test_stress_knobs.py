@@ -105,7 +105,7 @@ def test_harness_source_consumes_the_knobs() -> None:
     src, _ = codegen.harness_source(litmus.parse_file(MP))
     assert "unsigned long long epoch_arg, unsigned knobs)" in src
     assert "fz_pre_stress(scratch, scratch_lines, knobs)" in src
-    assert "fz_stress(scratch, scratch_lines, ctlg, ntest * 8u, knobs)" in src
+    assert "fz_stress(scratch, scratch_lines, ctlg, ntest * (blockDim.x >> 5), knobs)" in src
     assert "fz_params(P, epoch, seed0, " in src and "nperms, knobs);" in src
 
 
@@ -122,3 +122,58 @@ def test_table_round_trip_and_bad_values() -> None:
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_harness_with_knobs_compiles_for_sm_90() -> None:
     cuda.compile_programs([litmus.parse_file(MP)], "sm_90", use_cache=False)
+
+
+def _spec(path):
+    return codegen.harness_source(litmus.parse_file(path))[1]
+
+
+def test_cta_threads_sets_the_block_and_the_instances_per_launch() -> None:
+    """RunConfig.cta_threads: every launch's block size; a launch's instances are test CTAs x threads."""
+    spec = _spec(MP)  # two roles in different CTAs: one warp a CTA is enough
+    assert spec.min_cta_threads == 32
+    for ct in geometry.CTA_THREAD_CHOICES:
+        g = geometry.launch_geometry(spec, RunConfig(cta_threads=ct, test_ctas=512, stride=2))
+        assert (g.cta_threads, g.instances_per_launch) == (ct, 512 * ct)
+        assert g.mem_words == 512 * ct * spec.n_global_locs * 2
+
+
+@pytest.mark.parametrize("ct", [0, 16, 48, 96, 512])
+def test_cta_threads_other_than_32_to_256_powers_of_two_are_refused(ct: int) -> None:
+    from fuzzgpu.errors import UserError
+
+    with pytest.raises(UserError, match="cta_threads must be one of 32, 64, 128, 256"):
+        geometry.launch_geometry(_spec(MP), RunConfig(cta_threads=ct))
+
+
+def test_a_cta_too_small_for_its_roles_warps_is_unrunnable_and_says_why() -> None:
+    """Roles of one CTA run in distinct warps (codegen.layout): two roles of one CTA need 64 threads;
+    a wgmma reads its tiles with two warpgroups: 256 (codegen.wgmma)."""
+    same_cta = _spec(LITMUS / "gpu" / "MP-relaxed-gpu-same-cta.litmus")
+    assert same_cta.min_cta_threads == 64
+    geometry.launch_geometry(same_cta, RunConfig(cta_threads=64))
+    with pytest.raises(codegen.Unrunnable, match="cta_threads 32: its harness needs at least 64 threads a CTA"):
+        geometry.launch_geometry(same_cta, RunConfig(cta_threads=32))
+    # the same warp (P0 and P1 in warp 0, lanes apart): one warp is enough
+    assert _spec(LITMUS / "gpu" / "MP-relaxed-gpu-same-warp.litmus").min_cta_threads == 32
+
+
+def test_occupancy_cap_counts_the_ctas_an_sm_holds_at_each_cta_size() -> None:
+    """sm_90: 2048 threads and 32 CTAs an SM; a cap at or over what fits anyway is no cap."""
+    assert [geometry.max_ctas_per_sm(ct) for ct in (32, 64, 128, 256)] == [32, 32, 16, 8]
+    smem, static = 228 * 1024, 3000
+    for ct, k in ((64, 16), (32, 31), (128, 12)):
+        s = geometry.occupancy_shared_bytes(k, smem, static, ct)
+        per = s + static + geometry.RESERVED_SMEM_PER_CTA
+        assert k * per <= smem < (k + 1) * per, (ct, k)
+    assert geometry.occupancy_shared_bytes(8, smem, static, 64) > 0  # 8 of 64 threads: a real cap
+    assert geometry.occupancy_shared_bytes(16, smem, static, 128) == 0
+
+
+def test_the_harness_reads_its_cta_size_at_run_time() -> None:
+    """One compiled module serves every cta_threads: the kernels take the block size from blockDim.x
+    (the instance's lane bits, lane mask and warps in FzParams), no 256 left in a lane computation."""
+    src, _ = codegen.harness_source(litmus.parse_file(MP))
+    assert "P.lb = 31u - __clz(blockDim.x); P.cm = blockDim.x - 1u; P.wm = (blockDim.x >> 5) - 1u;" in src
+    assert "const unsigned ninst = ntest * blockDim.x;" in src
+    assert "<< 8) |" not in src and "& 255u;" not in src.split("ns_fzh")[-1]

@@ -89,7 +89,7 @@ def test_profiles_tune_share() -> None:
         assert C.load_profile(name).tune_share == 0
 
 
-@pytest.mark.parametrize("bad", ["tune_share = 1.5", "tune_share = true", "stress_pattern = 7", "ctas_per_sm = 9"])
+@pytest.mark.parametrize("bad", ["tune_share = 1.5", "tune_share = true", "stress_pattern = 7", "ctas_per_sm = 33", "cta_threads = 96"])
 def test_bad_tuning_keys_are_one_line_profile_errors(tmp_path: Path, bad: str) -> None:
     f = tmp_path / "p.toml"
     f.write_text(f"[shapes]\nMP = 1\n[stress]\n{bad}\n")
