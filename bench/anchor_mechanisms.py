@@ -115,13 +115,20 @@ def anchor_study(v: A.Variant, src: Path, bindir: Path, seed: int, seconds: floa
 def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], instances: int, tune_s: float,
              seed: int, log: Any, configs: str = "all") -> dict[str, Any]:
     from fuzzgpu import model
+    from fuzzgpu.properties import unwritten_keys
     from fuzzgpu.stress.space import StressConfig
     from fuzzgpu.stress.tune import condition_target, tune_on_gpu
 
     w = A.witness(p)
+    a = model.analyse(p)
 
     def cond(counts: Any) -> int:
         return sum(n for o, n in counts if all(x is not None for _, x in o) and w(o))
+
+    def forbidden(counts: Any) -> int:
+        """Instances of outcomes the model forbids, or of values the program did not write (as anchor.py counts)."""
+        return sum(n for o, n in counts if any(x is None for _, x in o) or o not in a.possible
+                   or unwritten_keys(p, dict(o)))
 
     runner_pre = StressConfig(pre_stress=64, pre_stress_pattern=1, stress_word=True)
     short = {"default": StressConfig(),
@@ -157,14 +164,15 @@ def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], 
         except Unrunnable as e:  # a CTA too small for the roles one CTA holds
             out["fixed"][k] = {"condition": None, "not_run": "; ".join(e.reasons), "instances": 0, "seconds": 0.0}
             continue
-        out["fixed"][k] = {"condition": cond(h.counts), "instances": h.instances, "seconds": round(h.seconds, 4)}
+        out["fixed"][k] = {"condition": cond(h.counts), "instances": h.instances, "seconds": round(h.seconds, 4),
+                           "forbidden": forbidden(h.counts)}
     if tune_s <= 0:
         log(f"fuzzgpu {v.name}: " + ", ".join(f"{k} {x['condition']}" for k, x in out["fixed"].items()))
         return out
-    a = model.analyse(p)
     t = tune_on_gpu(b, p, tune_s, seed=seed, targets=condition_target(p, a.sc, a.possible), compiled=comp, sc=a.sc,
                     spend=True)
-    out["tune"] = {"condition": cond(t.outcomes.items()), "instances": t.instances, "gpu_s": round(t.result.spent_s, 3),
+    out["tune"] = {"condition": cond(t.outcomes.items()), "forbidden": forbidden(t.outcomes.items()),
+                   "instances": t.instances, "gpu_s": round(t.result.spent_s, 3),
                    "best": t.result.best.config.describe()}
     log(f"fuzzgpu {v.name}: " + ", ".join(f"{k} {x['condition']}" for k, x in out["fixed"].items())
         + f"; tune {tune_s} s: {out['tune']['condition']} in {t.instances:.3g}")

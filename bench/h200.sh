@@ -57,6 +57,10 @@
 #   bench/h200.sh mechanisms which runner parameters expose the variants only cuda-litmus's runner showed, one at a
 #                            time, and fuzzgpu on them (bench/anchor_mechanisms.py; NAMES=FILE, default
 #                            cuda-litmus/mech.txt; SRC as for anchor)                 -> anchor/     ~5 min
+#   bench/h200.sh cta        the CTA-size knob (cta_threads): its GPU tests, the harness throughput, then fuzzgpu
+#                            alone at CTAs of 256, 128, 64 and 32 threads (default and the runner's exposing
+#                            configuration mirrored) on the variants NAMES lists (default cuda-litmus/mech.txt),
+#                            INSTANCES each (default 2^29)                            -> anchor/     ~5 min
 #   bench/h200.sh mixed      class L on the GPU: tests/litmus/race-mixed/*.litmus, 1e9 instances each (barrier,
 #                            spin 1000), then 1e8 under the H200-tuned TMA-store stress  -> race-mixed/ ~2 min
 #   bench/h200.sh fixed      bench/fixed_on_gpu.py: the fixed programs bench/refix.py wrote (FIXED=DIR, default
@@ -69,7 +73,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor|mechanisms}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -90,6 +94,19 @@ anchor)
     --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} ${FAMILIES:+--families "$FAMILIES"} \
     --anchor-forbidden "${ANCHOR_FORB:-yes}" --ablation-s "${ABLATION_S:-25}" --fz-share "${FZ_SHARE:-0.5}" > "$x/anchor.txt" 2>&1
   echo "exit $?"; tail -40 "$x/anchor.txt"
+  ;;
+cta)
+  echo "== the knob's GPU tests"
+  FUZZGPU_REQUIRE_GPU=1 timeout 200 $PYTEST_GPU tests/gpu/test_gpu_cta_threads.py \
+    tests/stress/test_tune_cli.py::test_every_knob_value_runs_on_the_gpu tests/gpu/test_gpu.py > "$x/pytest-gpu.txt" 2>&1
+  echo "exit $?"; grep -E "^(FAILED|ERROR|XPASS)|passed|failed" "$x/pytest-gpu.txt" | tail -30
+  echo "== harness throughput"
+  timeout 70 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
+  echo "exit $?"; tail -6 "$x/harness.txt"
+  echo "== fuzzgpu at each CTA size"
+  timeout ${MECH_TIME:-300} python3 bench/anchor_mechanisms.py --src "${SRC:-cuda-litmus}" --out "$x" --anchor no \
+    --configs cta --tune-s 0 --names "${NAMES:-cuda-litmus/mech.txt}" --instances "${INSTANCES:-536870912}" > "$x/mechanisms.txt" 2>&1
+  echo "exit $?"; tail -12 "$x/mechanisms.txt"
   ;;
 mechanisms)
   timeout ${MECH_TIME:-540} python3 bench/anchor_mechanisms.py --src "${SRC:-cuda-litmus}" --out "$x" \

@@ -56,6 +56,7 @@ from .layout import (  # noqa: F401
     RoleLayout,
     _layout,
     cluster_rank_of,
+    min_cta_threads,
     uses_dsm,
     uses_wgmma,
 )
@@ -110,6 +111,7 @@ __all__ = [
     # names other modules, tests and bench/ use (before the split they were module attributes)
     "harness_arch",
     "uses_wgmma",
+    "min_cta_threads",
     "uses_dsm",
     "cluster_rank_of",
     "comment_text",

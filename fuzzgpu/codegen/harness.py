@@ -42,6 +42,7 @@ from .layout import (
     _slot_words,
     _sm_word,
     cluster_rank_of,
+    min_cta_threads,
     shared_words,
     uses_dsm,
     uses_async_proxy,
@@ -544,7 +545,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         values="tagged" if codec.tagged else "exact",
         tensor_map=tmap or "",
         tensormaps=len(tms),
-        min_cta_threads=256 if uses_wgmma(p) else 32 * lay.warps,
+        min_cta_threads=min_cta_threads(p),
     )
     return src, spec
 

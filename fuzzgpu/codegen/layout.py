@@ -120,6 +120,17 @@ def _layout(p: Program) -> Layout:
     return Layout(tuple(roles), cluster, len(clusters), len(ctas), order, warps)
 
 
+def min_cta_threads(p: Program) -> int:
+    """The fewest threads a harness CTA of ``p`` runs with (RunConfig.cta_threads): 32 per distinct
+    warp its roles need in one CTA, 256 for a wgmma (two warpgroups read the tiles: codegen.wgmma);
+    256 for a program the harness cannot lay out (it runs nothing)."""
+    try:
+        lay = _layout(p)
+    except _LayoutError:
+        return CTA_THREADS
+    return CTA_THREADS if uses_wgmma(p) else 32 * lay.warps
+
+
 def cluster_rank_of(p: Program, loc: str) -> int:
     """The rank, in its cluster, of the CTA a shared location belongs to (``Location.cta``): CTAs
     of a cluster are ranked in the order the program's threads first name them (as the harness

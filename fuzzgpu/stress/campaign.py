@@ -21,6 +21,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, MutableMapping
 
+from .. import codegen
 from ..backends.base import Histogram, RunConfig
 from ..ir import MbarrierWait, Program
 from .space import StressConfig
@@ -170,7 +171,8 @@ class CampaignTuner:
             h = run(program, config.run_config(base, instances=n, seed=(seed * 7919 + calls[0]) & 0xFFFFFFFF))
             return weak_count(h, sc), h.seconds
 
-        r = successive_halving(candidates(self.n_candidates, seed), measure, self.budget_s, self.instances,
+        r = successive_halving(candidates(self.n_candidates, seed, codegen.min_cta_threads(program)), measure,
+                               self.budget_s, self.instances,
                                default=StressConfig.of(base))
         fam = shape_family(program)
         rec = {"stress": r.best.config.to_table(), "weak_per_s": r.best.rate, "default_weak_per_s": r.default.rate,

@@ -103,7 +103,9 @@ class StressConfig:
 #: the values a tuner tries per knob (the default's value is always among them)
 SPACE: dict[str, tuple[Any, ...]] = {
     "test_ctas": (64, 128, 256, 512, 1024),
-    "cta_threads": (256,),
+    # cuda-litmus's workgroup sizes: on an H200 the WWC variant with a .cta fence only its runner had
+    # shown showed at 32-128 threads a CTA, none at 256 (bench/results/anchor/README.md)
+    "cta_threads": (256, 128, 64, 32),
     "ctas_per_sm": (0, 1, 2, 4),
     "permute_ctas": (True, False),
     "permute_threads": (True, False),
@@ -181,6 +183,11 @@ SEEDS: tuple[StressConfig, ...] = (
     # WRW+2W with a .cta fence, 15-200x (bench/results/anchor/README.md)
     StressConfig(stripe_ctas=True, permute_threads=False, spin=0),
     ANCHOR_LIKE,
+    # cuda-litmus's random configuration that showed WWC with .cta accesses and a .cta fence over
+    # three CTAs (wwc_TB_0_1_2_SCOPE_BLOCK_FENCE_SCOPE_BLOCK_THREAD_2_FENCE_ACQ), mirrored in 64-thread
+    # CTAs: on an H200 66 instances in 5.4e8, none with 256-thread CTAs (bench/results/anchor/README.md)
+    StressConfig(test_ctas=1024, cta_threads=64, permute_threads=False, stride=4, pre_stress=37, stress_lines=8,
+                 stress_pattern=3, stress_by_cta=True, stripe_ctas=True, stress_word=True, barrier=False, spin=0),
 )
 
 
@@ -231,6 +238,16 @@ def read_knobs(path: str | Path) -> dict[str, Any]:
     return out
 
 
+def fit_cta(config: StressConfig, min_cta_threads: int) -> StressConfig:
+    """``config`` with CTAs of at least ``min_cta_threads`` threads (what a program's roles need:
+    codegen.min_cta_threads), as many test threads as before; ``config`` itself when its CTAs are
+    large enough."""
+    if config.cta_threads >= min_cta_threads:
+        return config
+    return dataclasses.replace(config, cta_threads=min_cta_threads,
+                               test_ctas=max(2, config.test_ctas * config.cta_threads // min_cta_threads))
+
+
 def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) -> list[StressConfig]:
     """``seeds`` and then random points of :data:`SPACE` until ``n`` distinct configurations."""
     out: list[StressConfig] = []
@@ -249,5 +266,5 @@ def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) ->
     return out
 
 
-__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "ANCHOR_LIKE", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "knob_type", "knob_error",
+__all__ = ["StressConfig", "SPACE", "BOUNDS", "SEEDS", "ANCHOR_LIKE", "PATTERNS", "POWERS_OF_TWO", "NOT_KNOBS", "fit_cta", "knob_type", "knob_error",
            "read_knobs", "sample"]

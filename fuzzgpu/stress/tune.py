@@ -15,8 +15,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Mapping, Sequence
 
+from .. import codegen
 from ..backends.base import Histogram, RunConfig
-from .space import SEEDS, StressConfig, sample
+from .space import SEEDS, StressConfig, fit_cta, sample
 
 #: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
 Measure = Callable[[StressConfig, int], "tuple[int, float]"]
@@ -185,9 +186,11 @@ def successive_halving(
                       tuple(res(arms[c]) for c in order if arms[c].instances))
 
 
-def candidates(n: int, seed: int = 1) -> list[StressConfig]:
-    """``n`` configurations to tune over: the known-effective seeds, then random points."""
-    return sample(random.Random(seed), n)
+def candidates(n: int, seed: int = 1, min_cta_threads: int = 32) -> list[StressConfig]:
+    """``n`` configurations to tune over: the known-effective seeds, then random points, each with
+    CTAs of at least ``min_cta_threads`` threads (the program's: codegen.min_cta_threads; a
+    configuration raised to it may repeat another, which is then tried once)."""
+    return list(dict.fromkeys(fit_cta(c, min_cta_threads) for c in sample(random.Random(seed), n)))
 
 
 def spend_budget(
@@ -379,15 +382,17 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
             seen[o] = seen.get(o, 0) + n
 
     m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
+    ct = codegen.min_cta_threads(program)  # the CTA sizes the program's roles fit in
     if spend:
         def batch(i: int) -> Sequence[StressConfig]:
             # later brackets: the known-effective seeds again, with eta^i times the instances (their
             # cost is known from bracket 0, so the budget holds); new random points only in bracket 0
-            return candidates(n_candidates, seed) if i == 0 else [default or StressConfig(), *SEEDS]
+            return candidates(n_candidates, seed, ct) if i == 0 else \
+                [fit_cta(x, ct) for x in (default or StressConfig(), *SEEDS)]
 
         r = spend_budget(batch, m, budget_s, instances, default=default)
     else:
-        r = successive_halving(candidates(n_candidates, seed), m, budget_s, instances, default=default)
+        r = successive_halving(candidates(n_candidates, seed, ct), m, budget_s, instances, default=default)
     return GpuTuning(r, seen, total[0])
 
 

@@ -177,3 +177,19 @@ def test_the_harness_reads_its_cta_size_at_run_time() -> None:
     assert "P.lb = 31u - __clz(blockDim.x); P.cm = blockDim.x - 1u; P.wm = (blockDim.x >> 5) - 1u;" in src
     assert "const unsigned ninst = ntest * blockDim.x;" in src
     assert "<< 8) |" not in src and "& 255u;" not in src.split("ns_fzh")[-1]
+
+
+def test_the_tuner_keeps_every_candidate_within_the_cta_size_a_program_needs() -> None:
+    """A configuration with CTAs smaller than the program's roles need (two roles in one CTA: 64
+    threads) is raised to that size, as many test threads as before; one that fits is kept."""
+    from fuzzgpu.stress.space import fit_cta
+    from fuzzgpu.stress.tune import candidates
+
+    small = StressConfig(cta_threads=32, test_ctas=2048)
+    assert fit_cta(small, 64) == dataclasses.replace(small, cta_threads=64, test_ctas=1024)
+    assert fit_cta(small, 32) is small
+    same_cta = litmus.parse_file(LITMUS / "gpu" / "MP-relaxed-gpu-same-cta.litmus")
+    assert codegen.min_cta_threads(same_cta) == 64 and codegen.min_cta_threads(litmus.parse_file(MP)) == 32
+    cs = candidates(60, seed=3, min_cta_threads=64)
+    assert cs and all(c.cta_threads >= 64 for c in cs) and len(set(cs)) == len(cs)
+    assert {c.cta_threads for c in candidates(60, seed=3)} == set(SPACE["cta_threads"])
