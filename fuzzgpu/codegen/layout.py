@@ -121,14 +121,15 @@ def _layout(p: Program) -> Layout:
 
 
 def min_cta_threads(p: Program) -> int:
-    """The fewest threads a harness CTA of ``p`` runs with (RunConfig.cta_threads): 32 per distinct
-    warp its roles need in one CTA, 256 for a wgmma (two warpgroups read the tiles: codegen.wgmma);
-    256 for a program the harness cannot lay out (it runs nothing)."""
+    """The fewest threads a harness CTA of ``p`` runs with (RunConfig.cta_threads, a power of two):
+    a warp for each distinct warp its roles need in one CTA, rounded up to a power of two (three
+    warps: 128 threads), 256 for a wgmma (two warpgroups read the tiles: codegen.wgmma); 256 for a
+    program the harness cannot lay out (it runs nothing)."""
     try:
         lay = _layout(p)
     except _LayoutError:
         return CTA_THREADS
-    return CTA_THREADS if uses_wgmma(p) else 32 * lay.warps
+    return CTA_THREADS if uses_wgmma(p) else 32 << (lay.warps - 1).bit_length()
 
 
 def cluster_rank_of(p: Program, loc: str) -> int:

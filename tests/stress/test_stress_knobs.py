@@ -190,6 +190,15 @@ def test_the_tuner_keeps_every_candidate_within_the_cta_size_a_program_needs() -
     assert fit_cta(small, 32) is small
     same_cta = litmus.parse_file(LITMUS / "gpu" / "MP-relaxed-gpu-same-cta.litmus")
     assert codegen.min_cta_threads(same_cta) == 64 and codegen.min_cta_threads(litmus.parse_file(MP)) == 32
+    # three roles in one CTA: three warps, a CTA of 128 threads (a power of two: test_ctas stays one)
+    three = litmus.parse("""PTX three
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, x ;
+exists (P1:r0 == 1 /\\ P2:r1 == 0)
+""")
+    assert codegen.min_cta_threads(three) == 128
+    assert [fit_cta(StressConfig(cta_threads=ct, test_ctas=2048), 128).test_ctas for ct in (32, 64)] == [512, 1024]
     cs = candidates(60, seed=3, min_cta_threads=64)
     assert cs and all(c.cta_threads >= 64 for c in cs) and len(set(cs)) == len(cs)
     assert {c.cta_threads for c in candidates(60, seed=3)} == set(SPACE["cta_threads"])
