@@ -23,8 +23,8 @@ from typing import Any
 
 def union(runs: list[Path], mechanisms: list[Path] | None = None) -> dict[str, dict[str, Any]]:
     """Per variant: whether it is a seen (not base-forbidden) variant, and the condition instances
-    each tool showed over every run (fuzzgpu's searches of the mechanism calls counted for fuzzgpu,
-    the runner's exposing runs there for the runner)."""
+    each tool showed over every run (fuzzgpu's searches and fixed configurations of the mechanism
+    calls counted for fuzzgpu, the runner's exposing runs there for the runner)."""
     out: dict[str, dict[str, Any]] = {}
     for d in runs:
         for r in json.loads((d / "anchor.json").read_text())["rows"]:
@@ -34,7 +34,9 @@ def union(runs: list[Path], mechanisms: list[Path] | None = None) -> dict[str, d
     for d in mechanisms or []:
         for name, r in json.loads((d / "mechanisms.json").read_text())["variants"].items():
             if name in out and "fuzzgpu" in r:
-                out[name]["fuzzgpu"] += r["fuzzgpu"].get("tune", {}).get("condition", 0)
+                fz = r["fuzzgpu"]
+                out[name]["fuzzgpu"] += fz.get("tune", {}).get("condition", 0) + sum(
+                    x.get("condition") or 0 for x in fz.get("fixed", {}).values())
                 out[name]["anchor"] += r.get("anchor", {}).get("exposing_run", {}).get("weak", 0)
     return out
 

@@ -161,17 +161,49 @@ def test_the_residue_pass_and_the_present_state_are_the_runs_figures(tmp_path: P
             an[r["variant"]] = an.get(r["variant"], 0) + r["anchor"].get("condition", 0)
     shown = {v for v in seen if fz[v] > 0}
     searched = dict(fz)
-    for call in ("mechanisms", "mechanisms-fz"):
-        for v, r in json.loads((res / call / "mechanisms.json").read_text())["variants"].items():
-            searched[v] = searched.get(v, 0) + r["fuzzgpu"]["tune"]["condition"]
+    cta = RESULTS / "h200-cta"
+    for call in (res / "mechanisms", res / "mechanisms-fz", cta / "sizes", cta / "runner-only", cta / "residue-a",
+                 cta / "residue-b"):
+        for v, r in json.loads((call / "mechanisms.json").read_text())["variants"].items():
+            # fuzzgpu's searches and fixed configurations (n/a: a CTA too small for the roles, not run)
+            searched[v] = searched.get(v, 0) + r["fuzzgpu"].get("tune", {}).get("condition", 0) + sum(
+                x["condition"] or 0 for x in r["fuzzgpu"]["fixed"].values())
             an[v] = an.get(v, 0) + r["anchor"].get("exposing_run", {}).get("weak", 0)
     runner = {v for v in seen if an[v] > 0}
     only = {v for v in runner if searched[v] == 0}
     assert (len(seen), len(shown), sum(searched[v] > 0 for v in seen), len(runner), len(shown | runner)) \
-        == (559, 428, 430, 379, 436)
-    assert "fuzzgpu showed 428 of the 559 variants\nthe H100/GH200 showed (76.6%; 430 counting" in page
-    assert "runner 379 (67.8%), either of them 436." in page
-    assert len(only) == 6 and all(f"`{v}` ({an[v]})" in " ".join(page.split()) for v in only)
+        == (559, 428, 450, 379, 436)
+    assert sum(searched[v] > 0 or an[v] > 0 for v in seen) == 451
+    flat = " ".join(page.split())
+    assert "fuzzgpu showed 450 of the 559 variants the H100/GH200 showed (80.5%), cuda-litmus's own runner 379 (67.8%), " \
+           "either of them 451." in flat
+    assert only == {"three_2w_TB_0_1_2_SCOPE_BLOCK_FENCE_SCOPE_DEVICE_FENCE_02"} and f"`{min(only)}` ({an[min(only)]}" in flat
+
+
+def test_the_cta_size_tables_and_the_residue_pass_are_the_calls_figures() -> None:
+    """The CTA-size section's tables are the calls' JSON, and its residue figures (42 of 159 shown,
+    the best configurations' CTA sizes, nothing forbidden) are counted again here."""
+    cta = RESULTS / "h200-cta"
+    page = (RESULTS / "README.md").read_text()
+    for call, tag in (("sizes", "m"), ("runner-only", "r")):
+        doc = json.loads((cta / call / "mechanisms.json").read_text())
+        names = list(doc["variants"])
+        for k in doc["variants"][names[0]]["fuzzgpu"]["fixed"]:
+            cells = [doc["variants"][n]["fuzzgpu"]["fixed"][k]["condition"] for n in names]
+            assert f"| {k} | " + " | ".join("n/a" if c is None else str(c) for c in cells) + " |" in page
+            assert all(doc["variants"][n]["fuzzgpu"]["fixed"][k].get("forbidden", 0) == 0 for n in names)
+        assert ", ".join(f"{tag}{i + 1} `{n}`" for i, n in enumerate(names)) in page
+    shown, small, forbidden, gpu_s = 0, 0, 0, 0.0
+    for half in ("residue-a", "residue-b"):
+        for r in json.loads((cta / half / "mechanisms.json").read_text())["variants"].values():
+            fz = r["fuzzgpu"]
+            forbidden += fz["tune"]["forbidden"] + sum(x["forbidden"] for x in fz["fixed"].values())
+            gpu_s += fz["tune"]["gpu_s"]
+            if fz["tune"]["condition"] + sum(x["condition"] for x in fz["fixed"].values()):
+                shown += 1
+                small += "cta_threads=" in fz["tune"]["best"]
+    assert (shown, small, forbidden, round(gpu_s)) == (42, 40, 0, 318)
+    assert "**42 shown**" in page and "318 GPU-s" in page
 
 
 def test_the_runner_one_at_a_time_table_is_the_calls_figures() -> None:
@@ -215,7 +247,8 @@ def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path)
     runs = [RESULTS / "h200-full" / f"run{x}" for x in "ABCD"] + [RESULTS / "h200-full" / "rerun", res / "runA", res / "runB"]
     every = u.union(runs, [res / "mechanisms", res / "mechanisms-fz"])
     (total,) = u.table(every, {})
-    assert (total["variants"], total["fuzzgpu"], total["runner"], total["either"], total["runner only"]) == (559, 430, 379, 436, 6)
+    # the mechanism calls' fixed configurations count too: one variant more than their searches alone (430)
+    assert (total["variants"], total["fuzzgpu"], total["runner"], total["either"], total["runner only"]) == (559, 431, 379, 436, 5)
     assert u.table(u.union(runs), {})[0]["fuzzgpu"] == 428
     shown = sorted(v for v, x in every.items() if x["seen"] and x["fuzzgpu"] > 0)[:2]
     (tmp_path / "pldi26-output").mkdir()
@@ -236,8 +269,7 @@ def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
     """The split table of the anchor page is union.json's (written by bench/anchor_union.py with the
     artifact, which the repository has not), and union.json's totals are what the committed runs give."""
     u = _script("anchor_union_bench", "anchor_union.py")
-    res = RESULTS / "h200-residue-2s"
-    doc = json.loads((res / "union.json").read_text())
+    doc = json.loads((RESULTS / "h200-cta" / "union.json").read_text())
     page = (RESULTS / "README.md").read_text()
     keys = list(doc["rows"][0])
     assert all("| " + " | ".join(str(r[k]) for k in keys) + " |" in page for r in doc["rows"])
