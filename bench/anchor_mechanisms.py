@@ -141,7 +141,9 @@ def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], 
         return dataclasses.replace(c, cta_threads=ct, test_ctas=min(max(2, c.test_ctas * c.cta_threads // ct), 16384),
                                    stress=min(c.stress * c.cta_threads // ct, 16384))
 
-    if configs == "cta":  # the CTA size alone, on the default and on the mirror
+    if configs == "none":  # the search alone
+        cfgs = {}
+    elif configs == "cta":  # the CTA size alone, on the default and on the mirror
         cfgs = {f"{what}, cta_threads {ct}": ctas(base, ct) for what, base in (("default", StressConfig()),
                 ("mirror", dataclasses.replace(mirrored, cta_threads=256, test_ctas=max(2, mirrored.test_ctas
                                                                                         * mirrored.cta_threads // 256))))
@@ -255,9 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=0.5, help="runner seconds per configuration (default 0.5)")
     ap.add_argument("--instances", type=int, default=1 << 29, help="fuzzgpu instances per fixed configuration")
     ap.add_argument("--tune-s", type=float, default=2.0, help="GPU-s of fuzzgpu's search per variant (default 2)")
-    ap.add_argument("--configs", choices=("all", "short", "cta"), default="all",
-                    help="fuzzgpu's fixed configurations: all, or short (the default, the runner's pre-stress on one word, "
-                    "the same without stress_word)")
+    ap.add_argument("--configs", choices=("all", "short", "cta", "none"), default="all",
+                    help="fuzzgpu's fixed configurations: all, short (the default, the runner's pre-stress on one word, "
+                    "the same without stress_word), cta (the default and the mirror at each CTA size), none (the search alone)")
     ap.add_argument("--anchor", choices=("yes", "no"), default="yes", help="no: fuzzgpu's part alone (the runner's "
                     "exposing configuration is still drawn, for the mirror)")
     args = ap.parse_args(argv)

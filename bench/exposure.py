@@ -363,7 +363,8 @@ def _tune(ps: Passes, fams: dict[str, list[Variant]], tune_s: float, default_wal
         targets = frozenset(m.outcome for m in ps.by_prog[name])
         meas = gpu_measure(ps.backend, ps.comp[name], ps.analyses[name].sc, targets, seed=ps.seed,
                            record=functools.partial(ps.record_tuning, name))
-        r = successive_halving(candidates(27, ps.seed), meas, per_fam_s, instances=1 << 18)
+        r = successive_halving(candidates(27, ps.seed, codegen.min_cta_threads(rep.program)), meas, per_fam_s,
+                               instances=1 << 18)
         tuned[fam] = {"program": name, **r.to_json()}
         tuned[fam]["config"] = r.best.config
     return tuned
