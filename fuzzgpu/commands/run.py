@@ -41,7 +41,7 @@ litmus7-style, with the memory-model oracle's verdict on each outcome:
   timeout                a spin loop gave up after --budget iterations (not an outcome)
 
 How it runs (docs/harness.md): every launch runs 65,536 instances of the test (256 testing CTAs,
---test-ctas, x 256 threads; each hardware thread plays every thread of the test, each for a
+--test-ctas, x 256 threads, --cta-threads; each hardware thread plays every thread of the test, each for a
 different instance), threads placed as the test says (P0@cta 0 / P1@cta 1: different CTAs; same cta:
 different warps; `warp N`: the same warp; `cluster N`: CTAs of one cluster). CTAs are permuted at
 random for each launch, and so are the locations; every launch stores values unique to it, so memory
