@@ -37,6 +37,8 @@ MAX_CTAS_PER_SM = 2048 // CTA_THREADS
 def max_ctas_per_sm(cta_threads: int) -> int:
     """The CTAs of ``cta_threads`` threads an SM holds at most (sm_90: 2048 threads, 32 CTAs)."""
     return min(32, 2048 // cta_threads)
+
+
 #: shared memory the driver reserves per CTA (sm_80 and later: 1 KB)
 RESERVED_SMEM_PER_CTA = 1024
 
