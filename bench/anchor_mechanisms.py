@@ -136,18 +136,11 @@ def fz_study(b: Any, v: A.Variant, p: Any, comp: Any, exposing: dict[str, int], 
              "same, each lane its own word (no stress_word)": dataclasses.replace(runner_pre, stress_word=False)}
     mirrored = StressConfig(**mirror(exposing))
 
-    def ctas(c: StressConfig, ct: int) -> StressConfig:
-        """``c`` with CTAs of ``ct`` threads, as many test threads (and stress threads) as before."""
-        return dataclasses.replace(c, cta_threads=ct, test_ctas=min(max(2, c.test_ctas * c.cta_threads // ct), 16384),
-                                   stress=min(c.stress * c.cta_threads // ct, 16384))
-
     if configs == "none":  # the search alone
         cfgs = {}
-    elif configs == "cta":  # the CTA size alone, on the default and on the mirror
-        cfgs = {f"{what}, cta_threads {ct}": ctas(base, ct) for what, base in (("default", StressConfig()),
-                ("mirror", dataclasses.replace(mirrored, cta_threads=256, test_ctas=max(2, mirrored.test_ctas
-                                                                                        * mirrored.cta_threads // 256))))
-                for ct in (256, 128, 64, 32)}
+    elif configs == "cta":  # the CTA size alone, on the default and on the mirror (as many test threads)
+        cfgs = {f"{what}, cta_threads {ct}": base.with_cta_threads(ct)
+                for what, base in (("default", StressConfig()), ("mirror", mirrored)) for ct in (256, 128, 64, 32)}
     else:
         cfgs = short if configs == "short" else {"default": StressConfig(), "mirror of the exposing configuration": mirrored,
             "mirror, each lane its own word (no stress_word)": dataclasses.replace(mirrored, stress_word=False),

@@ -27,11 +27,10 @@ def check_tensor_map_words(program: str, words: int) -> None:
             f"a tensor copy ({TENSOR_MAP_MAX_WORDS}); run fewer instances per launch or a smaller stride"])
 
 
-#: threads per CTA of a harness launch by default (RunConfig.cta_threads: 32, 64, 128 or 256); an SM
-#: holds at most 2048 threads and 32 CTAs (sm_90): 8 CTAs of 256 threads
-CTA_THREADS = 256
+#: the CTA sizes a harness launch takes (RunConfig.cta_threads), the largest (codegen.CTA_THREADS) the
+#: default; an SM holds at most 2048 threads and 32 CTAs (sm_90): 8 CTAs of 256 threads
+CTA_THREADS = codegen.CTA_THREADS
 CTA_THREAD_CHOICES = (32, 64, 128, 256)
-MAX_CTAS_PER_SM = 2048 // CTA_THREADS
 
 
 def max_ctas_per_sm(cta_threads: int) -> int:
@@ -133,5 +132,5 @@ def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: i
     )
 
 
-__all__ = ["CTA_THREADS", "CTA_THREAD_CHOICES", "MAX_CTAS_PER_SM", "max_ctas_per_sm", "RESERVED_SMEM_PER_CTA", "SHARED_NO_OPT_IN", "TENSOR_MAP_MAX_WORDS", "LaunchGeometry",
+__all__ = ["CTA_THREADS", "CTA_THREAD_CHOICES", "max_ctas_per_sm", "RESERVED_SMEM_PER_CTA", "SHARED_NO_OPT_IN", "TENSOR_MAP_MAX_WORDS", "LaunchGeometry",
            "check_tensor_map_words", "cta_permutations", "launch_geometry", "needs_shared_opt_in", "occupancy_shared_bytes"]

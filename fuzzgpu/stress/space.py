@@ -89,6 +89,14 @@ class StressConfig:
             out[f.name] = table[f.name]
         return cls(**out)
 
+    def with_cta_threads(self, ct: int) -> "StressConfig":
+        """These knobs with CTAs of ``ct`` threads and as many test and stress threads as before (CTA
+        counts scaled, within :data:`BOUNDS`; at least the 2 test CTAs a launch needs)."""
+        scale = self.cta_threads / ct
+        return dataclasses.replace(self, cta_threads=ct,
+                                   test_ctas=min(max(2, int(self.test_ctas * scale)), BOUNDS["test_ctas"][1]),
+                                   stress=min(int(self.stress * scale), BOUNDS["stress"][1]))
+
     def describe(self) -> str:
         """One line naming the knobs that differ from the default."""
         d0 = StressConfig().to_table()
@@ -240,12 +248,9 @@ def read_knobs(path: str | Path) -> dict[str, Any]:
 
 def fit_cta(config: StressConfig, min_cta_threads: int) -> StressConfig:
     """``config`` with CTAs of at least ``min_cta_threads`` threads (what a program's roles need:
-    codegen.min_cta_threads), as many test threads as before; ``config`` itself when its CTAs are
-    large enough."""
-    if config.cta_threads >= min_cta_threads:
-        return config
-    return dataclasses.replace(config, cta_threads=min_cta_threads,
-                               test_ctas=max(2, config.test_ctas * config.cta_threads // min_cta_threads))
+    codegen.min_cta_threads; :meth:`StressConfig.with_cta_threads`); ``config`` itself when its CTAs
+    are large enough."""
+    return config if config.cta_threads >= min_cta_threads else config.with_cta_threads(min_cta_threads)
 
 
 def sample(rng: random.Random, n: int, seeds: Sequence[StressConfig] = SEEDS) -> list[StressConfig]:

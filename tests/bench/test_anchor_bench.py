@@ -203,6 +203,22 @@ def test_the_one_pass_over_every_variant_is_its_runs_figures() -> None:
     assert round(sum(spent)) == 278 and spent[-1] == 0.587 and spent[-2] <= 0.515
 
 
+def test_the_cta_size_calls_ran_what_configs_cta_makes() -> None:
+    """Each configuration the CTA-size calls name is the default's or the runner's mirrored one at
+    that size (StressConfig.with_cta_threads), the mirror of the seeded draw anchor.py makes."""
+    import random
+
+    from fuzzgpu.stress.space import StressConfig
+
+    m = _mechanisms()
+    for call in ("sizes", "runner-only"):
+        for name, v in json.loads((RESULTS / "h200-cta" / call / "mechanisms.json").read_text())["variants"].items():
+            mirrored = StressConfig(**m.mirror(_bench().random_params(random.Random(f"31:{name}"))))
+            for what, base in (("default", StressConfig()), ("mirror", mirrored)):
+                for ct in (256, 128, 64, 32):
+                    assert v["fuzzgpu"]["configs"][f"{what}, cta_threads {ct}"] == base.with_cta_threads(ct).describe()
+
+
 def test_the_cta_size_tables_and_the_residue_pass_are_the_calls_figures() -> None:
     """The CTA-size section's tables are the calls' JSON, and its residue figures (42 of 159 shown,
     the best configurations' CTA sizes, nothing forbidden) are counted again here."""
@@ -216,6 +232,12 @@ def test_the_cta_size_tables_and_the_residue_pass_are_the_calls_figures() -> Non
             assert f"| {k} | " + " | ".join("n/a" if c is None else str(c) for c in cells) + " |" in page
             assert all(doc["variants"][n]["fuzzgpu"]["fixed"][k].get("forbidden", 0) == 0 for n in names)
         assert ", ".join(f"{tag}{i + 1} `{n}`" for i, n in enumerate(names)) in page
+    sizes = json.loads((cta / "sizes" / "mechanisms.json").read_text())["variants"]
+    flat = " ".join(page.split())
+    for ct, unit in ((256, "in 256-thread CTAs"), (128, "in 128"), (64, "in 64"), (32, "in 32")):
+        rates = [x["instances"] / x["seconds"] / 1e9 for v in sizes.values()
+                 for k, x in v["fuzzgpu"]["fixed"].items() if k == f"default, cta_threads {ct}" and x["condition"] is not None]
+        assert f"{min(rates):.2f}-{max(rates):.2f}e9/s {unit}" in flat, ct
     shown, small, forbidden, gpu_s = 0, 0, 0, 0.0
     for half in ("residue-a", "residue-b"):
         for r in json.loads((cta / half / "mechanisms.json").read_text())["variants"].values():

@@ -158,6 +158,30 @@ def test_a_cta_too_small_for_its_roles_warps_is_unrunnable_and_says_why() -> Non
     assert _spec(LITMUS / "gpu" / "MP-relaxed-gpu-same-warp.litmus").min_cta_threads == 32
 
 
+def test_the_cta_sizes_are_one_list_wherever_they_are_written() -> None:
+    """The JSON schema (below the backends' layer: it keeps literals), the table bounds and the
+    tuner's space name the sizes launch_geometry takes; the occupancy cap's bound is the most CTAs
+    an SM holds at the smallest size."""
+    from fuzzgpu.schema import _STRESS
+
+    choices = geometry.CTA_THREAD_CHOICES
+    assert _STRESS["properties"]["cta_threads"]["enum"] == list(choices)
+    assert BOUNDS["cta_threads"] == (min(choices), max(choices)) == (32, codegen.CTA_THREADS)
+    assert sorted(SPACE["cta_threads"]) == list(choices)
+    cap = max(geometry.max_ctas_per_sm(ct) for ct in choices)
+    assert BOUNDS["ctas_per_sm"] == (0, cap) and _STRESS["properties"]["ctas_per_sm"]["maximum"] == cap
+
+
+def test_a_cta_size_keeps_the_test_and_stress_threads() -> None:
+    sc = StressConfig(test_ctas=512, stress=64)
+    assert sc.with_cta_threads(64) == dataclasses.replace(sc, cta_threads=64, test_ctas=2048, stress=256)
+    assert sc.with_cta_threads(64).with_cta_threads(256) == sc
+    # within the bounds a table may hold; a launch needs two test CTAs
+    big = StressConfig(test_ctas=16384, stress=1 << 14).with_cta_threads(32)
+    assert (big.test_ctas, big.stress) == (BOUNDS["test_ctas"][1], BOUNDS["stress"][1])
+    assert StressConfig(test_ctas=2, cta_threads=32).with_cta_threads(256).test_ctas == 2
+
+
 def test_occupancy_cap_counts_the_ctas_an_sm_holds_at_each_cta_size() -> None:
     """sm_90: 2048 threads and 32 CTAs an SM; a cap at or over what fits anyway is no cap."""
     assert [geometry.max_ctas_per_sm(ct) for ct in (32, 64, 128, 256)] == [32, 32, 16, 8]
