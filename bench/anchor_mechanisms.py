@@ -8,9 +8,13 @@ each was shown by the runner's *random* configuration of its ``tune.sh`` space (
 
 1. **the anchor, one parameter at a time**: the runner under the exposing configuration, then
    with each parameter set back to the stored file's value (the parameter's effect), then under a
-   sweep of workgroup sizes (cuda-litmus draws any even size; fuzzgpu's CTAs are 256 threads);
-2. **fuzzgpu**: the variant under its default stress, under the exposing configuration mirrored
-   in fuzzgpu's knobs (:func:`mirror`), and ``fuzzgpu run --tune``'s search for ``--tune-s`` GPU-s.
+   sweep of workgroup sizes (cuda-litmus draws any size up to 256; fuzzgpu's ``cta_threads`` are
+   powers of two, 32-256);
+2. **fuzzgpu**: the variant under fixed configurations (``--configs``: ``all``, its default stress
+   and the exposing configuration mirrored in fuzzgpu's knobs (:func:`mirror`) with variations;
+   ``short``; ``cta``, the default and the mirror at each CTA size; ``none``), then ``fuzzgpu run
+   --tune``'s search for ``--tune-s`` GPU-s (0: none).  Every run counts the condition's instances
+   and the outcomes the model forbids or the program never wrote.
 
 Exposed = the variant's condition held in some instance (the runner's weak counter).  Writes
 ``mechanisms.json`` and ``mechanisms.md`` (machine, date, command, tables) to ``--out``.
