@@ -9,7 +9,10 @@ per-phase wall times: gcc -E, cicc, ptxas) and the disassembler (``nvdisasm -c -
 SASS check runs) on the cubin, each timed by its CPU time (children's user+system).  From the two
 sizes, per phase: the fixed cost of one call and the marginal cost of one more program.
 
-    python3 bench/compile_phases.py [--profile all] [--batch 16] [--seed 1] [--repeat 3]
+    python3 bench/compile_phases.py [--profile all] [--batch 16] [--seed 1] [--repeat 3] [--before REV]
+
+``--before REV``: the same programs' harness module as the commit ``REV`` generates it (``git archive``
+into a temporary folder, its own ``codegen``), measured in the same run beside this tree's.
 
 Writes ``bench/results/throughput/compile-phases.json`` and ``.md`` (machine, date, command,
 table).  Needs nvcc and nvdisasm, no GPU.
@@ -118,6 +121,33 @@ def measure(kind: str, source: str, arch: str, repeat: int) -> dict[str, Any]:
     return {"kind": kind, "source_bytes": len(source), **mid, "nvdisasm_cpu_s": dis}
 
 
+#: run in a ``git archive`` of the "before" commit: its draws and harness modules, as JSON
+_BEFORE = """
+import json, sys
+from stages import draw
+from fuzzgpu import codegen
+from fuzzgpu.hashing import program_hash
+profile, n, seed, arch, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+drawn = draw(profile, n, seed)
+runnable = [p for p in drawn if not codegen.unrunnable_reasons(p) and codegen.harness_arch([p], arch) == arch]
+print(json.dumps({"hashes": [program_hash(p) for p in runnable[:batch]],
+                  "one": codegen.generate_module(runnable[:1])[0], "many": codegen.generate_module(runnable[:batch])[0]}))
+"""
+
+
+def before_modules(rev: str, profile: str, n: int, seed: int, arch: str, batch: int) -> dict[str, Any]:
+    """The harness modules of the first and the first ``batch`` runnable draws as commit ``rev``
+    generates them, with the programs' hashes (to check they are the same programs)."""
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-before-") as d:
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", d], input=tar, check=True)
+        env = {**os.environ, "PYTHONPATH": f"{d}{os.pathsep}{d}/bench"}
+        out = subprocess.run([sys.executable, "-c", _BEFORE, profile, str(n), str(seed), arch, str(batch)], cwd=d, env=env,
+                             capture_output=True, text=True, check=True).stdout
+    doc: dict[str, Any] = json.loads(out)
+    return doc
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="all")
@@ -126,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="compiles per measurement, the median kept (default 3)")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--before", metavar="REV", help="also measure the harness module as commit REV generates it")
     args = ap.parse_args(argv)
 
     from stages import draw
@@ -141,8 +172,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     one, many = runnable[:1], runnable[: args.batch]
     rows = []
+    kinds = ["harness", "static kernels"]
     try:
+        before = before_modules(args.before, args.profile, 4 * args.batch, args.seed, args.arch, args.batch) if args.before else None
+        if before is not None:
+            from fuzzgpu.hashing import program_hash
+
+            if before["hashes"] != [program_hash(p) for p in many]:
+                print(f"bench/compile_phases.py: {args.before} draws other programs: no before/after", file=sys.stderr)
+                return 2
+            kinds.insert(0, f"harness at {args.before}")
         for n, progs in ((1, one), (args.batch, many)):
+            if before is not None:
+                rows.append({"programs": n, **measure(kinds[0], before["one" if n == 1 else "many"], args.arch, args.repeat)})
             rows.append({"programs": n, **measure("harness", codegen.generate_module(progs)[0], args.arch, args.repeat)})
             rows.append({"programs": n, **measure("static kernels", static_module(progs), args.arch, args.repeat)})
     except (EnvError, subprocess.CalledProcessError) as e:
@@ -160,13 +202,13 @@ def main(argv: list[str] | None = None) -> int:
         return val(a) - marginal, marginal
 
     table = []
-    for kind in ("harness", "static kernels"):
+    for kind in kinds:
         for key, label in (("gcc", "gcc -E (wall)"), ("cicc", "cicc (wall)"), ("ptxas", "ptxas (wall)"),
                            ("nvcc_cpu_s", "nvcc, CPU (all phases)"), ("nvdisasm_cpu_s", "nvdisasm -c -gi, CPU")):
             fixed, marginal = cost(kind, key)
             table.append({"kind": kind, "what": label, "fixed_ms": round(1000 * fixed, 1), "per_program_ms": round(1000 * marginal, 1),
                           f"per_program_at_{args.batch}_ms": round(1000 * (fixed / args.batch + marginal), 1)})
-    doc = {**header("compile_phases.py", argv), "profile": args.profile,
+    doc = {**header("compile_phases.py", argv), "profile": args.profile, "before": args.before,
            "seed": args.seed, "batch": args.batch, "threads_per_program": threads,
            "instructions_per_program": instructions, "rows": rows, "table": table}
     md = [f"# Where a compile's CPU goes (`{doc['command']}`)", "",

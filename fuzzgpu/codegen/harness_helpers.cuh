@@ -90,12 +90,18 @@ __device__ __forceinline__ unsigned* fz_stress_word(unsigned* scratch, unsigned 
   if (knobs & 0x80000000u) return scratch + ((blockIdx.x * 7u) % scratch_lines) * 32u;
   return scratch + fz_stress_line(knobs, i, scratch_lines) * 32u + (threadIdx.x & 31u);
 }
+// The two stress loops below are not unrolled (#pragma unroll 1): ptxas compiles a module's kernels
+// as a whole program and gives every kernel that calls a __noinline__ helper its own copy of it, so
+// each program of a batch paid for both helpers again -- unrolled, 520 of a typical kernel's 1,030
+// SASS instructions and ~40% of its ptxas time (bench/results/throughput/README.md, "The harness's
+// stress helpers"); a loop iteration is two volatile accesses and a modulo either way.
 // stress CTA: hammer scratch lines until every testing warp is done (not inlined: its accesses stay
 // out of the test's straight-line code, which the SASS checks read)
 __device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines, const unsigned long long* ctl,
                                        unsigned target, unsigned knobs) {
   const unsigned pattern = (knobs >> 2) & 3u;
   unsigned acc = 0u;
+  #pragma unroll 1
   for (unsigned i = 0; i < 4096u; ++i) {
     unsigned* a = fz_stress_word(scratch, knobs, i, scratch_lines);
     acc += fz_hammer(a, pattern, i + acc);
@@ -108,6 +114,7 @@ __device__ __noinline__ void fz_stress(unsigned* scratch, unsigned scratch_lines
 __device__ __noinline__ void fz_pre_stress(unsigned* scratch, unsigned scratch_lines, unsigned knobs) {
   const unsigned n = (knobs >> 8) & FZ_PRE_STRESS_MASK, pattern = (knobs >> 4) & 3u;
   unsigned acc = 0u;
+  #pragma unroll 1
   for (unsigned i = 0; i < n; ++i) {
     unsigned* a = fz_stress_word(scratch, knobs, i, scratch_lines);
     acc += fz_hammer(a, pattern, i + acc);

@@ -88,6 +88,36 @@ def may_hang_capped(program: Program, config: RunConfig) -> RunConfig:
     return dataclasses.replace(config, instances=MAY_HANG_INSTANCES) if hangs else config
 
 
+#: the spin budget (``RunConfig.budget``: the iterations a wait loop may take before its instance is
+#: a timeout) of a campaign's program that the model says may spin for ever.  Its timeouts are
+#: expected, never a finding (``properties.judge_timeouts``), and a hanging instance holds its launch
+#: for the whole budget: in a 600 s `all` race campaign on an H200 (100,000 iterations,
+#: bench/results/throughput/h200-600s-final/) 648 runs of such programs, ~92% of their instances
+#: timed out, took 740 of the 1,382 GPU-seconds the workers' runs took.  A wait that completes
+#: does so within a few iterations of its writer's write; 2,000 iterations of the slowest wait
+#: (every thread spinning on a mbarrier) outlast a launch many times over
+#: (bench/results/throughput/README.md, "The budget of a wait that may hang").
+MAY_HANG_BUDGET = 2_000
+
+
+def may_hang_budget(program: Program, config: RunConfig) -> RunConfig:
+    """``config`` with a spin budget of at most :data:`MAY_HANG_BUDGET` when a wait of ``program``
+    may spin for ever (:func:`fuzzgpu.model.termination`; asked only of a program with a loop,
+    about 20 ms, cached); else ``config``."""
+    if config.budget <= MAY_HANG_BUDGET:
+        return config
+    from ..model import Unsupported, termination
+    from ..model.liveness import waits
+
+    if not waits(program):
+        return config
+    try:
+        hangs = termination(program).may_hang
+    except Unsupported:
+        return config
+    return dataclasses.replace(config, budget=MAY_HANG_BUDGET) if hangs else config
+
+
 @dataclass
 class CampaignTuner:
     """The tuning share of one campaign.  ``state`` is the campaign state's ``tuning`` dict
@@ -122,8 +152,9 @@ class CampaignTuner:
 
     def stress_for(self, program: Program, base: RunConfig) -> tuple[RunConfig, str]:
         """``base`` with the program's family's tuned knobs, and where the knobs came from; at most
-        :data:`MAY_HANG_INSTANCES` instances for a program whose wait may spin for ever."""
-        base = may_hang_capped(program, base)
+        :data:`MAY_HANG_INSTANCES` instances for a program that waits on parity 1 and may spin for
+        ever, a spin budget of :data:`MAY_HANG_BUDGET` for any program that may."""
+        base = may_hang_budget(program, may_hang_capped(program, base))
         if not self.active:
             return base, "profile"
         fam = shape_family(program)

@@ -50,3 +50,39 @@ def test_a_batch_nvcc_refuses_is_split(monkeypatch) -> None:
     other = sb()
     batch = compile_batch([MP, other], "sm_90")
     assert MP not in batch and other in batch
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_each_kernels_copy_of_the_stress_helpers_stays_small(tmp_path, monkeypatch) -> None:
+    """ptxas compiles a module's kernels as one program and gives each kernel that calls a
+    ``__noinline__`` helper its own copy: every program of a batch pays for ``fz_stress`` and
+    ``fz_pre_stress`` again.  Unrolled, the two copies were 229 and 292 SASS instructions of a
+    typical kernel's ~1,030 (and ~40% of its ptxas time); with their loops kept rolled, ~100 each."""
+    import re
+    import subprocess
+
+    from fuzzgpu.sass import find_tool
+
+    nvd = find_tool("nvdisasm")
+    if nvd is None:
+        pytest.skip("needs nvdisasm (the sass extra)")
+    monkeypatch.setenv("FUZZGPU_CACHE", str(tmp_path))
+    programs = [MP, sb()]
+    batch = compile_batch(programs, "sm_90")
+    cubin = tmp_path / "m.cubin"
+    cubin.write_bytes(batch[MP].cubin)
+    sass = subprocess.run([nvd, "-c", str(cubin)], capture_output=True, text=True, check=True).stdout
+    sizes: dict[str, int] = {}
+    name = ""
+    for line in sass.splitlines():
+        m = re.match(r"^(\$?[\w$]+):\s*$", line)
+        if m and not m.group(1).startswith(".L"):
+            name = m.group(1)
+        elif name and re.search(r"/\*[0-9a-f]{4}\*/\s", line):
+            sizes[name] = sizes.get(name, 0) + 1
+    for p in programs:
+        kernel = batch[p].spec.kernel
+        for helper in ("fz_stress", "fz_pre_stress"):
+            copy = [n for n in sizes if n.startswith(f"${kernel}$") and re.search(rf"\d{helper}P", n)]
+            assert len(copy) == 1, (kernel, helper, sorted(sizes))  # its own copy, as the docstring says
+            assert sizes[copy[0]] <= 150, (copy[0], sizes[copy[0]])
