@@ -38,7 +38,13 @@ def test_the_throughput_pages_figures_are_the_benches_json() -> None:
     res = ROOT / "bench" / "results"
     page = " ".join((res / "throughput" / "README.md").read_text().split())
     rows = [ln for ln in (res / "throughput" / "compile-phases.md").read_text().splitlines() if ln.startswith("| ")]
-    assert len(rows) == 11 and all(" ".join(ln.split()) in page for ln in rows)
+    assert len(rows) == 16 and all(" ".join(ln.split()) in page for ln in rows)
+    # the stress helpers' figures: this tree's harness against the "before" commit's, from the JSON
+    cp = json.loads((res / "throughput" / "compile-phases.json").read_text())
+    per = {(t["kind"], t["what"]): t["per_program_ms"] for t in cp["table"]}
+    old, new = f"harness at {cp['before']}", "harness"
+    assert (f"ptxas costs {per[new, 'ptxas (wall)']} ms a program instead of {per[old, 'ptxas (wall)']}, nvcc "
+            f"{per[new, 'nvcc, CPU (all phases)']} CPU ms instead of {per[old, 'nvcc, CPU (all phases)']}") in page
     sv = json.loads((res / "sass" / "static-vs-harness.json").read_text())["counts"]
     assert (f"of {sv['programs']} distinct campaign programs the harness runs, the SASS oracle finds the same in the "
             f"static kernels and in the harness kernels for {sv['agree']}") in page
