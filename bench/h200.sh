@@ -46,6 +46,9 @@
 #                            the CPU seconds of the campaign's every process go to cpu.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,
 #                            bench/worker_split.py -> worker-split.json)
+#   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
+#                            100,000 and MAY_HANG_BUDGET (GPU s, timeouts, what a race shows); the harness
+#                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
 #   bench/h200.sh runcost    the context flag's GPU test, then bench/run_cost.py: CPU, wall and GPU ms per
 #                            harness run with 1, 8 and 14 processes on the GPU, the CUDA context's
 #                            scheduling auto (spins) against blocking, test_ctas 256 and 1024 -> throughput/ ~2 min
@@ -73,7 +76,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
+part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
 x=${X:-$OUT/$part}
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -292,6 +295,18 @@ tensormap)
   echo "== class D on the GPU: tests/gpu/test_gpu_tensormap.py (1e8 instances each), then the tensor-copy GPU tests"
   FUZZGPU_REQUIRE_GPU=1 timeout 420 $PYTEST_GPU -s tests/gpu/test_gpu_tensormap.py tests/gpu/test_gpu_tensor.py > "$x/pytest-gpu-tensormap.txt" 2>&1
   echo "exit $?"; grep -E "condition seen|passed|failed|^(FAILED|ERROR|XPASS)" "$x/pytest-gpu-tensormap.txt" | tail -30
+  ;;
+mayhang)
+  echo "== the spin budget of programs that may hang (bench/may_hang_budget.py)"
+  timeout 240 python3 bench/may_hang_budget.py --out "$x" --programs "${PROGRAMS:-8}" > "$x/may-hang-budget.txt" 2>&1
+  echo "exit $?"; tail -n 22 "$x/may-hang-budget.txt"
+  echo "== harness throughput"
+  timeout 70 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
+  echo "exit $?"; tail -6 "$x/harness.txt"
+  echo "== the stress knobs' GPU tests"
+  FUZZGPU_REQUIRE_GPU=1 timeout 200 $PYTEST_GPU tests/stress/test_tune_cli.py::test_every_knob_value_runs_on_the_gpu \
+    tests/gpu/test_gpu_cta_threads.py tests/gpu/test_gpu.py > "$x/pytest-gpu.txt" 2>&1
+  echo "exit $?"; grep -E "^(FAILED|ERROR|XPASS)|passed|failed" "$x/pytest-gpu.txt" | tail -30
   ;;
 runcost)
   FUZZGPU_REQUIRE_GPU=1 timeout 60 $PYTEST_GPU tests/gpu/test_gpu.py -k context_waits_block > "$x/pytest-context.txt" 2>&1
