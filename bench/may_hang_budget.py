@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 v = properties.RACE.check(p, h)
                 rows.append({"program": i, "name": p.name, "budget": budget, "instances": h.instances, "timeouts": h.timeouts,
                              "completed": h.instances - h.timeouts, "offending": sum(o.count for o in v.offending),
-                             "failed": v.failed, "gpu_s": round(float(h.meta.get("gpu_s", 0.0)), 4),
+                             "failed": v.failed, "gpu_s": round(float(dict(h.meta).get("gpu_s", 0.0)), 4),
                              "wall_s": round(time.monotonic() - t0, 3)})
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     finally:
