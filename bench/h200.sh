@@ -47,7 +47,7 @@
 #                            cProfiles that worker and its backend: where its wall time goes,
 #                            bench/worker_split.py -> worker-split.json)
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
-#                            100,000 and MAY_HANG_BUDGET (GPU s, timeouts, what a race shows); the harness
+#                            100,000 and SHORT_BUDGET (GPU s, timeouts, what a race shows); the harness
 #                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
 #   bench/h200.sh runcost    the context flag's GPU test, then bench/run_cost.py: CPU, wall and GPU ms per
 #                            harness run with 1, 8 and 14 processes on the GPU, the CUDA context's

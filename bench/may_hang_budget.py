@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark (GPU): what the spin budget of a program that may hang costs and shows (issue 29).
 
-A campaign runs a program whose wait the model says may spin for ever with a spin budget of
-``stress.campaign.MAY_HANG_BUDGET`` iterations instead of ``RunConfig.budget``'s 100,000: its
-timeouts are never a finding, and a hanging instance holds its launch for the whole budget.  This
-script runs the may-hang programs of a campaign's draws (profile ``--profile``, seed ``--seed``, the
+A campaign runs a program with a wait loop at a spin budget of ``stress.campaign.SHORT_BUDGET``
+iterations first (``RunConfig.budget``: 100,000), and again at the full budget only when it timed
+out and the model says every wait completes: a hanging instance holds its launch for the whole
+budget, and the timeouts of a program that may hang are never a finding.  This script runs the may-hang programs of a campaign's draws (profile ``--profile``, seed ``--seed``, the
 first ``--programs`` the H200 harness can run) at both budgets, ``--instances`` each, as a campaign
 runs them (the race property's verdict), and reports per program and budget: the GPU seconds (CUDA
 events), the instances that timed out, those that completed, and the offending outcomes (what a race
@@ -64,11 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     from fuzzgpu.backends.base import RunConfig
     from fuzzgpu.backends.cuda import CudaBackend
     from fuzzgpu.litmus import format_program
-    from fuzzgpu.stress.campaign import MAY_HANG_BUDGET
+    from fuzzgpu.stress.campaign import SHORT_BUDGET
 
     programs = may_hang_draws(args.profile, args.seed, args.programs)
     base = dataclasses.replace(RunConfig(), instances=args.instances)
-    budgets = (base.budget, MAY_HANG_BUDGET)
+    budgets = (base.budget, SHORT_BUDGET)
     rows: list[dict[str, Any]] = []
     b = CudaBackend()
     try:

@@ -23,7 +23,7 @@ from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
 from ..ir import Program
 from ..profiles import Profile
-from ..stress.campaign import MAY_HANG_INSTANCES
+from ..stress.campaign import MAY_HANG_INSTANCES, full_budget_again
 from .analyses import Analyses
 from .database import example_database
 from .limits import BATCH, FIX_SECONDS, end_reserve, report_reserve
@@ -463,6 +463,12 @@ class Campaign:
                 # harness watches the others), its SC set counts the weak outcomes
                 advice = self.analyses.advice(program) if self.backend.takes_advice else None
                 hist = self.backend.run(program, cfg, advice)
+                # a wait loop runs first at a short budget: with timeouts, again at the profile's
+                # unless the model says the wait may hang (stress.campaign.full_budget_again)
+                again = full_budget_again(program, cfg, self.config_for().budget, hist.timeouts)
+                if again is not None:
+                    cfg = again
+                    hist = self.backend.run(program, cfg, advice)
                 self.state.run += self.backend.own_runs > own0  # run, not the cache's answer nor a stand-in's
                 self.state.gpu_seconds += self.backend.gpu_seconds - gpu0
                 verdict = prop.check(program, hist)

@@ -89,33 +89,45 @@ def may_hang_capped(program: Program, config: RunConfig) -> RunConfig:
 
 
 #: the spin budget (``RunConfig.budget``: the iterations a wait loop may take before its instance is
-#: a timeout) of a campaign's program that the model says may spin for ever.  Its timeouts are
-#: expected, never a finding (``properties.judge_timeouts``), and a hanging instance holds its launch
-#: for the whole budget: in a 600 s `all` race campaign on an H200 (100,000 iterations,
-#: bench/results/throughput/h200-600s-final/) 648 runs of such programs, ~92% of their instances
-#: timed out, took 740 of the 1,382 GPU-seconds the workers' runs took.  A wait that completes
-#: does so within a few iterations of its writer's write; 2,000 iterations of the slowest wait
-#: (every thread spinning on a mbarrier) outlast a launch many times over
-#: (bench/results/throughput/README.md, "The budget of a wait that may hang").
-MAY_HANG_BUDGET = 2_000
+#: a timeout) a campaign first runs a program with a wait loop at.  A hanging instance holds its
+#: launch for the whole budget: in a 600 s `all` race campaign on an H200 at 100,000 iterations
+#: (bench/results/throughput/h200-600s-final/), 648 runs of programs that may hang, ~92% of their
+#: instances timed out, took 740 of the 1,382 GPU-seconds of all runs.  A wait that completes does
+#: so within a few iterations of the write it awaits: on the H200 the may-hang programs of a
+#: campaign's draws timed out as often and showed as much at 2,000 as at 100,000
+#: (bench/results/throughput/h200-600s-6877ec1/may-hang-budget.md).  When a run at this budget has a
+#: timeout and the model does not say the program's wait may spin for ever, the campaign runs it
+#: again at the profile's budget and judges that run (:func:`full_budget_again`): a timeout is a
+#: finding only at the profile's budget.
+SHORT_BUDGET = 2_000
 
 
-def may_hang_budget(program: Program, config: RunConfig) -> RunConfig:
-    """``config`` with a spin budget of at most :data:`MAY_HANG_BUDGET` when a wait of ``program``
-    may spin for ever (:func:`fuzzgpu.model.termination`; asked only of a program with a loop,
-    about 20 ms, cached); else ``config``."""
-    if config.budget <= MAY_HANG_BUDGET:
+def short_budget(program: Program, config: RunConfig) -> RunConfig:
+    """``config`` with a spin budget of at most :data:`SHORT_BUDGET` when ``program`` has a wait
+    loop (a backward jump: :func:`fuzzgpu.model.liveness.waits`); else ``config``."""
+    if config.budget <= SHORT_BUDGET:
         return config
-    from ..model import Unsupported, termination
     from ..model.liveness import waits
 
-    if not waits(program):
-        return config
+    return dataclasses.replace(config, budget=SHORT_BUDGET) if waits(program) else config
+
+
+def full_budget_again(program: Program, config: RunConfig, full: int, timeouts: int) -> RunConfig | None:
+    """The configuration to run ``program`` again with when its run under ``config`` (a budget
+    :func:`short_budget` lowered below ``full``) had ``timeouts``: the same at budget ``full``,
+    unless the model says a wait of the program may (or must) spin for ever -- then its timeouts
+    are expected, never a finding, and the run stands (None).  The model is asked only here, of a
+    run with timeouts, as judging its timeouts asks it (:func:`fuzzgpu.model.termination`, cached)."""
+    if not timeouts or config.budget >= full:
+        return None
+    from ..model import Unsupported, termination
+
     try:
-        hangs = termination(program).may_hang
+        if termination(program).may_hang:
+            return None
     except Unsupported:
-        return config
-    return dataclasses.replace(config, budget=MAY_HANG_BUDGET) if hangs else config
+        pass
+    return dataclasses.replace(config, budget=full)
 
 
 @dataclass
@@ -153,8 +165,8 @@ class CampaignTuner:
     def stress_for(self, program: Program, base: RunConfig) -> tuple[RunConfig, str]:
         """``base`` with the program's family's tuned knobs, and where the knobs came from; at most
         :data:`MAY_HANG_INSTANCES` instances for a program that waits on parity 1 and may spin for
-        ever, a spin budget of :data:`MAY_HANG_BUDGET` for any program that may."""
-        base = may_hang_budget(program, may_hang_capped(program, base))
+        ever, a spin budget of :data:`SHORT_BUDGET` for any program with a wait loop."""
+        base = short_budget(program, may_hang_capped(program, base))
         if not self.active:
             return base, "profile"
         fam = shape_family(program)

@@ -164,6 +164,9 @@ def test_sim_campaign_finds_shrinks_and_replays_a_timeout_finding(tmp_path):
     assert model.termination(e.program).must_complete and model.liveness.waits(e.program)
     assert e.shape in ("SPIN", "MBAR-SPIN") and len(e.program.threads) == 2 and e.data["shrunk"]
     assert e.signature == signature(e.program, "model", [], (), timeout=True)
+    # a wait loop runs at stress.campaign.SHORT_BUDGET first; timed out where every wait must
+    # complete, it is judged on a run at the profile's budget: the finding's stress says so
+    assert e.stress["budget"] == load_profile("reliability").stress.budget
     report = (corpus / "report" / "report.txt").read_text()
     assert "whose waits must complete (findings)" in report
     state = json.loads((corpus / "report" / "report.json").read_text())["state"]

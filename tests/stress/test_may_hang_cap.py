@@ -2,7 +2,8 @@
 MAY_HANG_INSTANCES instances (an H200 `all` race campaign quarantined 41 such programs, each after a
 122 s watchdog: on the hardware the wait on the other phase spins to the harness's budget once the
 phase completed first); the same program waiting on parity 0 keeps the profile's instances.  A
-campaign also gives any program whose wait may spin for ever a small spin budget (MAY_HANG_BUDGET)."""
+campaign runs a program with a wait loop at a short spin budget first (SHORT_BUDGET), and again at
+the profile's when it timed out and the model says every wait completes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import dataclasses
 from fuzzgpu import litmus
 from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.model import termination
-from fuzzgpu.stress.campaign import MAY_HANG_BUDGET, MAY_HANG_INSTANCES, CampaignTuner, may_hang_budget, may_hang_capped
+from fuzzgpu.stress.campaign import (MAY_HANG_INSTANCES, SHORT_BUDGET, CampaignTuner, full_budget_again, may_hang_capped,
+                                     short_budget)
 
 # the shape the H200 campaign quarantined, shrunk: one thread initialises its mbarrier, arrives with
 # expect_tx, issues the TMA load that completes the phase, and waits on parity 1 -- the phase before
@@ -56,24 +58,30 @@ def test_the_right_parity_keeps_the_profiles_instances() -> None:
     assert may_hang_capped(_program(1), small) == small  # already under the cap
 
 
-def test_a_wait_that_may_spin_gets_a_small_budget() -> None:
-    """Its timeouts are never a finding (the model says it may spin), and each hanging instance
-    holds its launch for the whole budget: a campaign runs it with MAY_HANG_BUDGET iterations."""
-    p = _program(1)
+
+def test_a_wait_loop_runs_first_at_a_short_budget() -> None:
+    """A hanging instance holds its launch for the whole budget: a campaign runs a program with a
+    wait loop at SHORT_BUDGET iterations first; a program without one keeps the profile's budget."""
     base = dataclasses.replace(RunConfig(), instances=10_000_000)
-    assert may_hang_budget(p, base).budget == MAY_HANG_BUDGET < base.budget
-    assert may_hang_budget(p, base).instances == base.instances  # the budget alone
+    for parity in (0, 1):
+        assert short_budget(_program(parity), base).budget == SHORT_BUDGET < base.budget
+        assert short_budget(_program(parity), base).instances == base.instances  # the budget alone
     tuner = CampaignTuner(share=0.0, backend="cuda", state={})
-    cfg = tuner.stress_for(p, base)[0]
-    assert (cfg.budget, cfg.instances) == (MAY_HANG_BUDGET, MAY_HANG_INSTANCES)  # what a campaign runs
-
-
-def test_a_wait_that_must_complete_keeps_the_budget() -> None:
-    """A timeout there is a finding (the model says every wait completes): the budget stays."""
-    p = _program(0)
-    base = RunConfig()
-    assert may_hang_budget(p, base) == base
-    tuner = CampaignTuner(share=0.0, backend="cuda", state={})
-    assert tuner.stress_for(p, base)[0].budget == base.budget
+    cfg = tuner.stress_for(_program(1), base)[0]
+    assert (cfg.budget, cfg.instances) == (SHORT_BUDGET, MAY_HANG_INSTANCES)  # what a campaign runs
     loopless = litmus.parse(WRONG_PARITY.replace("PARITY", "1").replace(" beq r0, 0, LC00 ;\n", ""))
-    assert may_hang_budget(loopless, base) == base  # no wait loop: nothing to bound
+    assert short_budget(loopless, base) == base  # no wait loop: nothing times out
+
+
+def test_timeouts_at_the_short_budget_are_judged_at_the_full_one_unless_the_wait_may_hang() -> None:
+    """A timeout is a finding only where the model says every wait completes, and only at the
+    profile's budget: such a program is run again with it; a program whose wait may spin for ever
+    keeps its short run (its timeouts are expected); no timeout, no second run."""
+    full = RunConfig().budget
+    short = short_budget(_program(0), RunConfig())
+    assert not termination(_program(0)).may_hang and termination(_program(1)).may_hang
+    again = full_budget_again(_program(0), short, full, timeouts=3)
+    assert again is not None and again.budget == full and dataclasses.replace(again, budget=short.budget) == short
+    assert full_budget_again(_program(1), short, full, timeouts=3) is None  # may hang: expected
+    assert full_budget_again(_program(0), short, full, timeouts=0) is None  # nothing timed out
+    assert full_budget_again(_program(0), RunConfig(), full, timeouts=3) is None  # already at the full budget
