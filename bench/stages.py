@@ -4,6 +4,7 @@ codegen, compile, SASS check, run -- over one stream of programs drawn from a pr
     python bench/stages.py [--profile all] [--programs 32] [--property race] [--batch 16] [--label after]
     python bench/stages.py --run --instances 10000000        # on a GPU: the harness runs too
     python bench/stages.py --campaign 120 --before 9c580b2 --label static-campaign   # before/after, a static campaign
+    python bench/stages.py --compare --before 9a0bd98 --label compare-9a0bd98      # before/after, the same stages
 
 CPU time is this process's user+system time plus its children's (nvcc, ptxas, nvdisasm), from
 ``resource.getrusage``; each stage is timed over the whole stream and divided by the number of
@@ -144,10 +145,13 @@ def main() -> int:
                     help="seconds: instead, a static --profile campaign on --before's tree, then on this one (bench/campaign_tools.py)")
     ap.add_argument("--before", default="9c580b2", help="the commit of the campaign's 'before' (git archive into a temporary folder)")
     ap.add_argument("--campaign-seed", type=int, default=5)
+    ap.add_argument("--compare", action="store_true",
+                    help="the same stages first on --before's tree (this script run there), then on this one: both in one table")
     args = ap.parse_args()
     if args.campaign:
         campaign_compare(args)
         return 0
+    before = stages_before(args) if args.compare else None
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.backends import cuda
@@ -213,8 +217,37 @@ def main() -> int:
             row("sass", f"batch{k}", c, w, len(statics), f"static kernels: one nvcc + nvdisasm per {k} programs")
 
     gpu = run_on_gpu(compiled, args.instances, row) if args.run else {}
-    write(args, rows, gpu, len(programs), len(runnable), len(statics))
+    from fuzzgpu.hashing import program_hash
+
+    hashes = [program_hash(p) for p in programs]
+    if before is not None and before.get("hashes") != hashes:
+        print(f"bench/stages.py: {args.before}'s tree drew other programs: no before/after", file=sys.stderr)
+        return 2
+    write(args, rows, gpu, len(programs), len(runnable), len(statics), before, hashes)
     return 0
+
+
+def stages_before(args: argparse.Namespace) -> dict[str, Any]:
+    """This script's stages run on the tree of ``--before`` (``git archive`` into a temporary folder,
+    this script copied into it, so that it imports that tree's fuzzgpu), with the same arguments and
+    no GPU runs: its ``stages-before.json``."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-stages-") as tmp:
+        tree = Path(tmp) / "before"
+        tree.mkdir()
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=tar, check=True)
+        shutil.copy(Path(__file__), tree / "bench" / "stages.py")
+        # bytecode first, as this tree has it: else the draw stage pays for compiling every module it imports
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "fuzzgpu")], check=True)
+        subprocess.run([sys.executable, str(tree / "bench" / "stages.py"), "--profile", args.profile, "--programs", str(args.programs),
+                        "--seed", str(args.seed), "--property", args.property, "--arch", args.arch, "--batch", str(args.batch),
+                        "--label", "before", "--out", tmp], cwd=tree, check=True)
+        doc: dict[str, Any] = json.loads((Path(tmp) / "stages-before.json").read_text())
+    return doc
 
 
 def campaign_compare(args: argparse.Namespace) -> None:
@@ -269,20 +302,30 @@ def campaign_compare(args: argparse.Namespace) -> None:
     print(f"wrote {out_dir / f'stages-{args.label}.json'}")
 
 
-def write(args: argparse.Namespace, rows: dict[str, dict[str, Any]], gpu: dict[str, Any], n: int, runnable: int, statics: int) -> None:
-    """``stages-<label>.json`` and ``.md`` under ``--out``."""
+def write(args: argparse.Namespace, rows: dict[str, dict[str, Any]], gpu: dict[str, Any], n: int, runnable: int, statics: int,
+          before: dict[str, Any] | None = None, hashes: list[str] | None = None) -> None:
+    """``stages-<label>.json`` and ``.md`` under ``--out`` (with ``before``: the same stages on the
+    ``--before`` tree, in a column of their own)."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     doc = {"machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.processor() or platform.machine()})",
            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "command": "python " + " ".join([os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]),
            "profile": args.profile, "seed": args.seed, "programs": n, "runnable": runnable,
-           "static_checkable": statics, "stages": rows, "gpu": gpu}
+           "static_checkable": statics, "stages": rows, "gpu": gpu, "hashes": hashes or []}
+    if before is not None:
+        doc["before"] = {"commit": args.before, "programs": before["programs"], "stages": before["stages"]}
     (out / f"stages-{args.label}.json").write_text(json.dumps(doc, indent=1) + "\n")
     lines = [f"# Stage profile `{args.label}`", "", f"{doc['machine']}, {doc['date']}", "", f"`{doc['command']}`", "",
              "| stage | mode | programs | CPU ms/program | wall ms/program | note |", "|---|---|---|---|---|---|"]
-    lines += [f"| {r['stage']} | {r['mode']} | {r['programs']} | {r['cpu_ms_per_program']} | {r['wall_ms_per_program']} | {r['note']} |"
-              for r in rows.values()]
+    if before is None:
+        lines += [f"| {r['stage']} | {r['mode']} | {r['programs']} | {r['cpu_ms_per_program']} | {r['wall_ms_per_program']} | {r['note']} |"
+                  for r in rows.values()]
+    else:  # the same programs (their hashes checked in main): CPU ms per program, before and after
+        lines[-2:] = [f"The same {n} programs (by their hashes) on {args.before}'s tree (this script run there) and on this one, one after the other.", "",
+                      f"| stage | mode | programs | CPU ms/program at {args.before} | CPU ms/program now | note |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r['stage']} | {r['mode']} | {r['programs']} | {before['stages'].get(k, {}).get('cpu_ms_per_program', '--')} | "
+                  f"{r['cpu_ms_per_program']} | {r['note']} |" for k, r in rows.items()]
     (out / f"stages-{args.label}.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out / f'stages-{args.label}.json'}")
 

@@ -53,3 +53,18 @@ def test_the_throughput_pages_figures_are_the_benches_json() -> None:
     cn, cr = nv["cpu_s"]["nvcc"] / nv["batches"], nv["cpu_s"]["nvrtc"] / nv["batches"]
     assert f"the same findings (check, verdict, operations) for {nv['same_findings']}, at {1 - cr / cn:.0%} less CPU a batch ({cn:.3f} -> {cr:.3f} CPU-s" in page
     assert f"(registers, addresses, offsets) for {nv['programs'] - nv['same_sass_text']}." in page
+
+
+def test_the_stage_comparison_on_the_page_is_its_json() -> None:
+    """bench/results/throughput/README.md quotes bench/stages.py --compare's table row for row, and its
+    sentence on the batched compile is the JSON's figures."""
+    import json
+
+    res = ROOT / "bench" / "results" / "throughput"
+    page = " ".join((res / "README.md").read_text().split())
+    rows = [ln for ln in (res / "stages-compare-9a0bd98.md").read_text().splitlines() if ln.startswith("| ")]
+    assert len(rows) == 8 and all(" ".join(ln.split()) in page for ln in rows)
+    doc = json.loads((res / "stages-compare-9a0bd98.json").read_text())
+    before, now = doc["before"]["stages"]["compile (batch16)"], doc["stages"]["compile (batch16)"]
+    assert f"(a batch of 16: {before['cpu_ms_per_program']} -> {now['cpu_ms_per_program']} CPU ms a program)" in page
+    assert doc["before"]["commit"] == "9a0bd98" and doc["hashes"]
