@@ -65,3 +65,31 @@ instances = 20_000
 max_examples = 40
 shrink_seconds = 600
 """
+
+
+#: the shape an H200 campaign quarantined, shrunk (issue 32's class I): one thread initialises its mbarrier, arrives with
+# expect_tx, issues the TMA load that completes the phase, and waits on parity 1 -- the phase before
+# the current one at the start (returns at once), the current one once phase 0 completed (spins)
+WRONG_PARITY = """PTX parity
+{
+x0=0;
+s0 @ shared = 0;
+bar0 @ shared mbarrier = 0;
+}
+ P0@cta 0,gpu 0 ;
+ mbarrier.init bar0, 1 ;
+ mbarrier.arrive.expect_tx.release.cta bar0, 4 ;
+ cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes s0, x0, bar0 ;
+ LC00: ;
+ mbarrier.test_wait.parity.acquire.cta r0, bar0, PARITY ;
+ beq r0, 0, LC00 ;
+ ld.weak r1, s0 ;
+locations [P0:r1;]
+"""
+
+
+
+
+def wrong_parity(parity: int) -> Program:
+    """:data:`WRONG_PARITY` waiting on ``parity``: 1 may spin for ever (the model), 0 must complete."""
+    return litmus.parse(WRONG_PARITY.replace("PARITY", str(parity)))

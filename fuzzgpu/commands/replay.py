@@ -98,6 +98,7 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
     failed, ``error_kind`` ``input`` (exit 2) or ``environment`` (a compile error: exit 3)."""
     from .. import fixes, model, properties
     from ..backends.base import RunConfig
+    from ..stress.campaign import SHORT_BUDGET, full_budget_again
 
     prop = properties.get(entry.prop)
     stress = {k: v for k, v in entry.stress.items() if k in {f.name for f in dataclasses.fields(RunConfig)}}
@@ -140,6 +141,12 @@ def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_ins
 
     try:
         hist = backend.run(program, dataclasses.replace(cfg, instances=n))
+        # an entry a campaign judged at its short spin budget (a wait loop runs there first): timeouts
+        # where the model says every wait completes are judged on a run at the default budget, as the
+        # campaign judges them (stress.campaign.full_budget_again), never at the short one
+        again = full_budget_again(program, cfg, RunConfig().budget, hist.timeouts) if cfg.budget == SHORT_BUDGET else None
+        if again is not None:
+            hist = backend.run(program, dataclasses.replace(again, instances=n))
         verdict = prop.check(program, hist)
     except model.Unsupported as e:
         out.update(status="skipped", reason=f"the oracle does not cover this program: {e}")

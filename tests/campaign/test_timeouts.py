@@ -244,3 +244,44 @@ def test_the_stop_rule_is_more_than_half():
     from fuzzgpu.backends.base import mostly_timed_out
 
     assert mostly_timed_out(51, 100) and not mostly_timed_out(50, 100) and not mostly_timed_out(0, 0)
+
+
+# -- the campaign's short spin budget (stress.campaign.SHORT_BUDGET) in a replay -----------------
+
+
+@pytest.mark.parametrize("parity, budgets", [(0, [2_000, 100_000]), (1, [2_000])])
+def test_replay_judges_timeouts_of_a_short_budget_entry_at_the_default_budget(tmp_path, parity, budgets):
+    """An entry a campaign judged at its short spin budget (a wait loop runs there first): when the
+    replay's run times out and the model says every wait completes, the replay judges a run at the
+    default budget (a timeout at 2,000 iterations is never a finding); a wait that may spin for ever
+    keeps the short run (its timeouts are expected).  The simulation with its timeout fault times
+    out every run; the backend records the budget of each run it is asked for."""
+    import dataclasses as dc
+
+    from fuzzgpu.commands.replay import replay_entry
+    from fuzzgpu.corpus import load_entry, make_entry
+    from fuzzgpu.stress.campaign import SHORT_BUDGET
+
+    from fuzzgpu import properties
+    from programs import wrong_parity  # noqa: E402 -- tests/programs.py
+
+    class Recording(SimBackend):
+        def __init__(self) -> None:
+            super().__init__("timeout:1")
+            self.budgets: list[int] = []
+
+        def run(self, program, config, advice=None):  # type: ignore[override]
+            self.budgets.append(config.budget)
+            return super().run(program, config)
+
+    p = wrong_parity(parity)
+    assert model.termination(p).may_hang == (parity == 1)
+    cfg = dc.replace(RunConfig(), instances=2000, budget=SHORT_BUDGET)
+    b = Recording()
+    hist = b.run(p, cfg)
+    verdict = properties.get("model").check(p, hist)
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(make_entry(p, verdict, hist, b, cfg, shape="parity"), indent=1))
+    b.budgets.clear()
+    replay_entry(load_entry(path), b, instances=2000)
+    assert b.budgets == budgets

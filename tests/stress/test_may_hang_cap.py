@@ -14,30 +14,11 @@ from fuzzgpu.backends.base import RunConfig
 from fuzzgpu.model import termination
 from fuzzgpu.stress.campaign import (MAY_HANG_INSTANCES, SHORT_BUDGET, CampaignTuner, full_budget_again, may_hang_capped,
                                      short_budget)
-
-# the shape the H200 campaign quarantined, shrunk: one thread initialises its mbarrier, arrives with
-# expect_tx, issues the TMA load that completes the phase, and waits on parity 1 -- the phase before
-# the current one at the start (returns at once), the current one once phase 0 completed (spins)
-WRONG_PARITY = """PTX parity
-{
-x0=0;
-s0 @ shared = 0;
-bar0 @ shared mbarrier = 0;
-}
- P0@cta 0,gpu 0 ;
- mbarrier.init bar0, 1 ;
- mbarrier.arrive.expect_tx.release.cta bar0, 4 ;
- cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes s0, x0, bar0 ;
- LC00: ;
- mbarrier.test_wait.parity.acquire.cta r0, bar0, PARITY ;
- beq r0, 0, LC00 ;
- ld.weak r1, s0 ;
-locations [P0:r1;]
-"""
+from programs import WRONG_PARITY, wrong_parity  # noqa: E402 -- tests/programs.py
 
 
 def _program(parity: int):
-    return litmus.parse(WRONG_PARITY.replace("PARITY", str(parity)))
+    return wrong_parity(parity)
 
 
 def test_a_wait_that_may_spin_runs_fewer_instances() -> None:
