@@ -16,6 +16,14 @@ campaign asks: ``model.analyse`` first (the run advice: the paths enumerated afr
 then also writes a markdown table next to NEW (``--md``)::
 
     python3 bench/oracle_speed.py --stages --seeds 1 2 3 --n 200 --out bench/results/oracle_speed/NAME.json
+
+A race campaign's two questions (``--questions``): per campaign draw, ``model.analyse`` then
+``analyse_races`` (as a campaign asked them until 2026-12-04) against what it asks now --
+``campaign.analyses.Analyses(with_races=True)`` (the race analysis with the model's sets, one
+enumeration) then ``analyse_races`` (answered by the same pass) -- the answers checked equal, CPU ms
+per program, mean and p90, JSON and a table::
+
+    python3 bench/oracle_speed.py --questions --seeds 1 2 3 --n 200 --out bench/results/oracle_speed/campaign-questions.json
 """
 
 from __future__ import annotations
@@ -85,10 +93,48 @@ def stages_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
         for i, p in enumerate(campaign_draw(profile, n, at)):
             events._TRACES.clear()
             events._THREADS.clear()
-            analyse_races.cache_clear()
+            (getattr(analyse_races, "cache_clear", None) or __import__("fuzzgpu.model.race", fromlist=["clear_cache"]).clear_cache)()  # an lru_cache in older trees
             (md, model_s), (rd, race_s) = timed(p, model_digest, race_digest)
             rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "race": h(rd), "model": h(md),
                          "model_ms": 1000 * model_s, "race_ms": 1000 * race_s})
+    return rows
+
+
+def questions_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
+    """Campaign draws, each asked a race campaign's two questions the old way and the new, each from
+    cold caches; the answers' digests must agree."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from stages import draw as campaign_draw  # noqa: PLC0415 -- bench/stages.py, a script beside this one
+
+    from fuzzgpu.campaign.analyses import Analyses
+    from fuzzgpu.model import Unsupported, events
+    from fuzzgpu.model import race
+
+    def cold() -> None:
+        events._TRACES.clear()
+        events._THREADS.clear()
+        race.clear_cache()
+
+    def sets(a: Any) -> str:
+        return repr((sorted(map(repr, a.allowed)), sorted(map(repr, a.sc)), sorted(map(repr, a.outside_model)), a.beyond_bound))
+
+    rows: list[dict[str, Any]] = []
+    for at in seeds:
+        for i, p in enumerate(campaign_draw(profile, n, at)):
+            try:
+                cold()
+                t0 = time.process_time()
+                old = (sets(analyse(p)), race_digest(p))
+                old_s = time.process_time() - t0
+                cold()
+                t0 = time.process_time()
+                a = Analyses(with_races=True).get(p)
+                new = (sets(a) if not isinstance(a, str) else a, race_digest(p))
+                new_s = time.process_time() - t0
+            except Unsupported:
+                continue
+            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "same": old == new,
+                         "old_ms": 1000 * old_s, "new_ms": 1000 * new_s})
     return rows
 
 
@@ -121,6 +167,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BASE", "NEW"))
     ap.add_argument("--stages", action="store_true", help="campaign draws (bench/stages.py), model first, per-program ms")
+    ap.add_argument("--questions", action="store_true", help="campaign draws: a race campaign's two questions, the old way and now")
     ap.add_argument("--seeds", type=int, nargs="+", help="with --stages: the seeds (default: --seed)")
     ap.add_argument("--md", type=Path, help="with --compare: write the comparison as a markdown table")
     args = ap.parse_args()
@@ -146,6 +193,25 @@ def main() -> int:
             args.md.write_text("\n".join(lines) + "\n")
             print("\n".join(lines))
         return 0 if same_n and not diff else 1
+    if args.questions:
+        rows = questions_rows(args.profile, args.n, args.seeds or [args.seed])
+        (om, o90), (nm, n90) = summary(rows, "old_ms"), summary(rows, "new_ms")
+        res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
+               "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
+               "programs": len(rows), "same": sum(r["same"] for r in rows), "old_ms": {"mean": round(om, 2), "p90": round(o90, 2)},
+               "new_ms": {"mean": round(nm, 2), "p90": round(n90, 2)}, "rows": rows}
+        md = [f"# A race campaign's two questions of each program (`{res['command']}`)", "",
+              f"{res['machine']}, {res['date']}: {len(rows)} campaign draws of profile `{args.profile}` the oracle covers, each "
+              "from cold caches; the same answers for " f"{res['same']} of {len(rows)}.", "",
+              "| questions | CPU ms per program, mean | p90 |", "|---|---|---|",
+              f"| `model.analyse`, then `analyse_races` (until 2026-12-04) | {om:.2f} | {o90:.2f} |",
+              f"| `Analyses(with_races=True).get` (one enumeration), then `analyse_races` (now) | {nm:.2f} | {n90:.2f} |"]
+        print("\n".join(md))
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(res, indent=1) + "\n")
+            args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
+        return 0 if res["same"] == len(rows) else 1
     if args.stages:
         seeds = args.seeds or [args.seed]
         rows = stages_rows(args.profile, args.n, seeds)
@@ -164,7 +230,7 @@ def main() -> int:
     rows = []
     race_s = model_s = 0.0
     for p in programs:
-        analyse_races.cache_clear()
+        (getattr(analyse_races, "cache_clear", None) or __import__("fuzzgpu.model.race", fromlist=["clear_cache"]).clear_cache)()  # an lru_cache in older trees
         (rd, r_s), (md, m_s) = timed(p, race_digest, model_digest)
         race_s += r_s
         model_s += m_s

@@ -1,5 +1,6 @@
 """The model's analysis of each program a campaign worker judges, computed once in the worker
-(``model.analyse``, with the SC set) and used three times: the live display's weak count, the
+(``model.analyse``, with the SC set; in a race campaign from the race analysis's enumeration, which
+the property's verdict reuses) and used three times: the live display's weak count, the
 stress tuner's weak outcomes, and -- sent with the run request as a
 :class:`~fuzzgpu.properties.RunAdvice` -- the outcomes the GPU harness watches
 (``properties.forbidden_watch``), which the backend's process would otherwise compute again."""
@@ -21,19 +22,29 @@ _TOO_LARGE, _UNSUPPORTED = "too large", "unsupported"
 
 
 class Analyses:
-    def __init__(self, budget: int | None = None) -> None:
+    def __init__(self, budget: int | None = None, with_races: bool = False) -> None:
         self._cache: dict[Program, Analysis | str] = {}
         self.budget = budget  # the oracle's budget (None: model.ORACLE_BUDGET, the backend's)
+        # a race campaign asks the race analysis of every program it judges: the model's analysis comes
+        # from the same enumeration (model.race.analyse_races(sc=True): the same sets, one pass)
+        self.with_races = with_races
 
     def get(self, program: Program) -> Analysis | str:
         """``model.analyse(program)``, once; ``"too large"`` or ``"unsupported"`` where the oracle
-        does not cover it."""
+        does not cover it.  ``with_races``: the same analysis, from the race analysis's enumeration
+        (which the race property's verdict then reuses), with no budget of its own, as the verdict's."""
         from .. import model
 
         hit = self._cache.get(program)
         if hit is None:
             try:
-                hit = model.analyse(program) if self.budget is None else model.analyse(program, budget=self.budget)
+                if self.with_races:
+                    from ..model import race
+
+                    ra = race.analyse_races(program, sc=True)
+                    hit = ra.analysis if ra.analysis is not None else model.analyse(program)
+                else:
+                    hit = model.analyse(program) if self.budget is None else model.analyse(program, budget=self.budget)
             except model.TooLarge:
                 hit = _TOO_LARGE
             except model.Unsupported:

@@ -141,7 +141,8 @@ class Campaign:
 
         self.quarantined: set[str] = quarantined_hashes(self.root)
         self._last_save = 0.0
-        self.analyses = Analyses()  # the model's analysis of each program, once
+        # the model's analysis of each program, once (a race campaign's from its race analysis's enumeration)
+        self.analyses = Analyses(with_races=self.prop is properties.RACE)
         #: programs drawn ahead per batch (1: each judged as it is drawn)
         self.batch = BATCH.get(getattr(backend, "name", ""), 1)
         self._replay: tuple | None = None  # _Replay's args: the next run re-draws to that failure

@@ -38,14 +38,16 @@ itself, meant to come first) produces nothing only a race explains.
 
 from __future__ import annotations
 
-import functools
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..semantics import MECHANISMS
 from ..ir import CpAsync, CpAsyncBulk, MbarrierArrive, MbarrierInit, MbarrierWait, Program, Proxy, Sem, Tcgen05Alloc
 from . import (
+    Analysis,
     Outcome,
+    _all_coherence_orders,
     _executions,
     _final_locs,
     _final_values,
@@ -58,9 +60,11 @@ from . import tensor_memory as tmem
 from . import wgmma
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
+from .trace import ProgramTraces
 from .ptx import nc_free_reads
 from .ptx import Execution
 from .axioms import consistent_before_co, consistent_with_co
+from .sc import sc_consistent
 from .relations import Rel
 
 
@@ -103,6 +107,9 @@ class RaceAnalysis:
     #: produces in which no read is *stale* -- misses a write meant to come first, or sees one meant
     #: to come after it, racing or not (:func:`_stale_free`)
     delivered: frozenset[Outcome] = frozenset()
+    #: the model's analysis of the program from the same enumeration (``model.analyse`` with its SC
+    #: set: allowed, outside-model and interleaving outcomes), when asked for (``analyse_races(sc=True)``)
+    analysis: Analysis | None = None
 
     @property
     def is_racy(self) -> bool:
@@ -407,12 +414,39 @@ def _missed(v: Execution, vo: Rel, co: Rel, named: Mapping[tuple[int, int], Raci
     return stale + _lost_writes(v, vo, co, named)
 
 
-@functools.lru_cache(maxsize=1024)
-def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome] = frozenset()) -> RaceAnalysis:
+def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome] = frozenset(), sc: bool = False) -> RaceAnalysis:
     """Every racing pair of the program's consistent executions, and which outcomes only an
     execution with a missed read (see the module text) produces; and which of the outcomes
     ``delivered`` asks about an execution with no stale read produces (:attr:`RaceAnalysis.delivered`:
-    the fix search's question, whether an offending outcome is now a delivered value)."""
+    the fix search's question, whether an offending outcome is now a delivered value).  With ``sc``,
+    also the model's analysis of the program (:attr:`RaceAnalysis.analysis`: what ``model.analyse``
+    answers, from the same enumeration; a campaign judging the race property asks both of each
+    program).  Cached: an answer with the analysis also answers the question without it."""
+    if not sc:
+        with_sc = _RACES.get((p, loop_bound, delivered, True))
+        if with_sc is not None:
+            return with_sc
+    key = (p, loop_bound, delivered, sc)
+    hit = _RACES.get(key)
+    if hit is None:
+        hit = _RACES[key] = _analyse_races(p, loop_bound, delivered, sc)
+        while len(_RACES) > _RACES_KEPT:
+            _RACES.pop(next(iter(_RACES)))
+    return hit
+
+
+#: the race analyses asked most recently (first in, first out)
+_RACES: dict[tuple[Program, int, frozenset[Outcome], bool], RaceAnalysis] = {}
+_RACES_KEPT = 1024
+
+
+def clear_cache() -> None:
+    """Forget every race analysis (a benchmark timing the analysis itself)."""
+    _RACES.clear()
+
+
+def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], with_sc: bool) -> RaceAnalysis:
+    t0 = time.perf_counter()
     pt = program_traces(p, loop_bound)
     keys = p.outcome_keys()
     finals = _final_locs(pt, keys)
@@ -420,14 +454,17 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
     clean: set[Outcome] = set()
     fresh: set[Outcome] = set()
     missed: dict[Outcome, dict[tuple, RacingPair]] = {}
+    ms = _ModelSets(p, pt, keys, with_sc)  # model.analyse's sets, from this enumeration (with_sc)
     for combo, x in _executions(p, pt):
         variants = [_in_model(x)] + ([x] if x.free else [])
-        for v in variants:
+        ms.interleavings(combo, x, variants[0])
+        for i, v in enumerate(variants):
             if not consistent_before_co(v):
                 continue
             cos = [co for co in v.coherence_orders(finals) if consistent_with_co(v, co)]
             if not cos:
                 continue
+            ms.consistent(combo, v, cos, in_model=i == 0)
             pairs = racing_pairs(p, v)
             vo = intended_order(p, v) if pairs else Rel.empty(v.n)
             named: dict[tuple[int, int], RacingPair] = {}
@@ -461,9 +498,46 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
                     if _stale_free(v, vo_all, co):
                         fresh.add(out)
     racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
-    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, beyond_loop_bound(p, pt.cut, loop_bound),
-                        frozenset(fresh))
+    bound = beyond_loop_bound(p, pt.cut, loop_bound)
+    analysis = ms.analysis(time.perf_counter() - t0, bound) if with_sc else None
+    return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, bound, frozenset(fresh), analysis)
 
 
-__all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "contract_breakers", "intended_order",
+class _ModelSets:
+    """What ``model.analyse`` gathers, gathered during the race analysis's enumeration of the same
+    executions: the outcomes of the consistent coherence orders of each execution in the model
+    (allowed) and outside it (``ld.global.nc`` with a broken contract), and those of the coherence
+    orders an interleaving has (the SC set, for an execution's one interleaving order of fences).
+    Not ``on``: nothing (the race analysis alone)."""
+
+    def __init__(self, p: Program, pt: ProgramTraces, keys: tuple[str, ...], on: bool) -> None:
+        self.p, self.pt, self.keys, self.on = p, pt, keys, on
+        self.allowed: set[Outcome] = set()
+        self.outside: set[Outcome] = set()
+        self.sc: set[Outcome] = set()
+        self.candidates = self.ok = 0
+
+    def interleavings(self, combo: tuple, x: Execution, x_in: Execution) -> None:
+        self.candidates += 1
+        if self.on and x.cand.fence_order == tuple(sorted(x.cand.fence_order)):
+            for co in _all_coherence_orders(x):
+                if sc_consistent(x_in, co):
+                    self.sc.add(_outcome(self.p, self.pt, self.keys, combo, _final_values(x, co)))
+
+    def consistent(self, combo: tuple, v: Execution, cos: list[Rel], in_model: bool) -> None:
+        if not self.on:
+            return
+        outs = {_outcome(self.p, self.pt, self.keys, combo, _final_values(v, co)) for co in cos}
+        if in_model:
+            self.ok += len(cos)
+            self.allowed |= outs
+        else:
+            self.outside |= outs
+
+    def analysis(self, seconds: float, bound: str) -> Analysis:
+        return Analysis(self.p, self.keys, frozenset(self.allowed), frozenset(self.sc), self.candidates, self.ok, seconds,
+                        frozenset(self.outside - self.allowed), bound)
+
+
+__all__ = ["RaceAnalysis", "RacingPair", "analyse_races", "classify", "clear_cache", "contract_breakers", "intended_order",
            "overwrite", "racing_pairs", "register_pairs"]
