@@ -30,6 +30,7 @@ import json
 import os
 import platform
 import resource
+import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -151,7 +152,11 @@ def main() -> int:
     if args.campaign:
         campaign_compare(args)
         return 0
-    before = stages_before(args) if args.compare else None
+    try:
+        before = stages_before(args) if args.compare else None
+    except subprocess.CalledProcessError as e:  # git archive of a bad --before, or the before tree's run failed
+        print(f"bench/stages.py: --compare on {args.before} failed: {' '.join(map(str, e.cmd[:3]))} exited {e.returncode}", file=sys.stderr)
+        return 2
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.backends import cuda
@@ -232,7 +237,6 @@ def stages_before(args: argparse.Namespace) -> dict[str, Any]:
     this script copied into it, so that it imports that tree's fuzzgpu), with the same arguments and
     no GPU runs: its ``stages-before.json``."""
     import shutil
-    import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-stages-") as tmp:
