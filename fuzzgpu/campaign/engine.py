@@ -23,7 +23,7 @@ from ..evidence import EvidenceBackend, EvidenceCache
 from ..files import write_atomic
 from ..ir import Program
 from ..profiles import Profile
-from ..stress.campaign import MAY_HANG_INSTANCES, full_budget_again
+from ..stress.campaign import MAY_HANG_INSTANCES, full_budget_again, short_budget
 from .analyses import Analyses
 from .database import example_database
 from .limits import BATCH, FIX_SECONDS, end_reserve, report_reserve
@@ -200,7 +200,8 @@ class Campaign:
         if getattr(self.inner, "takes_advice", False):
             run = functools.partial(self.inner.run, advice=self.analyses.advice(program))
         try:
-            rec = self.tuner.tune(program, a.sc, self.config_for(), run, seed=self.state.seed)
+            # a wait loop at the short budget, as the program's runs: tuning counts weak outcomes, never timeouts
+            rec = self.tuner.tune(program, a.sc, short_budget(program, self.config_for()), run, seed=self.state.seed)
         except GpuFault as e:  # in-process: the context is lost, every later run would fail too
             self._stop_on_gpu_fault(program, e, self.config_for())
         except Exception as e:  # noqa: BLE001 -- a failed tuning run costs the family its tuning, not the campaign
