@@ -64,18 +64,21 @@ def shape_family(p: Program) -> str:
     return f"{p.name.split('+')[0]}|{mechanism(p)}|{placement(p)}"
 
 
-#: the instances of one run of a program with a wait on parity 1 that the model says may spin for ever
-#: (issue 32's class I draws such waits: on the hardware the wait on the other phase returns at once
-#: before the phase completes, and spins to the harness's budget after -- at the profile's 1e7
-#: instances such a run outlasts the worker's watchdog: an H200 `all` race campaign quarantined 41,
-#: each after 122 s)
+#: the instances of a run whose waits mostly time out (a campaign's ``RunConfig.timeout_stop``), and of
+#: one run of a program with a wait on parity 1 that the model says may spin for ever at a budget of
+#: 100,000 iterations (:func:`may_hang_capped`, ``fuzzgpu necessity``).  Issue 32's class I draws such
+#: waits: on the hardware the wait on the other phase returns at once before the phase completes, and
+#: spins to the budget after -- at 1e7 instances and 100,000 iterations such a run outlasted a worker's
+#: watchdog (an H200 `all` race campaign quarantined 41, each after 122 s)
 MAY_HANG_INSTANCES = 100_000
 
 
 def may_hang_capped(program: Program, config: RunConfig) -> RunConfig:
     """``config`` with at most :data:`MAY_HANG_INSTANCES` instances when ``program`` waits on parity 1
     and :func:`fuzzgpu.model.termination` says a wait of it may spin for ever; else ``config``.  The
-    oracle is asked only for programs with such a wait (it costs about 0.1 s)."""
+    oracle is asked only for programs with such a wait (it costs about 0.1 s).  A campaign does not
+    need it: it runs a wait loop at :data:`SHORT_BUDGET` iterations and stops a run that mostly times
+    out (``RunConfig.timeout_stop``)."""
     if config.instances <= MAY_HANG_INSTANCES or not any(
             isinstance(i, MbarrierWait) and i.parity == 1 for t in program.threads for i in t.code):
         return config
@@ -163,10 +166,11 @@ class CampaignTuner:
                 f"{self.state['spent_s']:.1f} GPU-s tuning / {self.state['run_s']:.1f} GPU-s runs")
 
     def stress_for(self, program: Program, base: RunConfig) -> tuple[RunConfig, str]:
-        """``base`` with the program's family's tuned knobs, and where the knobs came from; at most
-        :data:`MAY_HANG_INSTANCES` instances for a program that waits on parity 1 and may spin for
-        ever, a spin budget of :data:`SHORT_BUDGET` for any program with a wait loop."""
-        base = short_budget(program, may_hang_capped(program, base))
+        """``base`` with the program's family's tuned knobs, and where the knobs came from; a spin
+        budget of :data:`SHORT_BUDGET` for a program with a wait loop (a hanging instance then holds
+        its launch for 2,000 iterations; a run that mostly times out stops after
+        :data:`MAY_HANG_INSTANCES` instances: ``RunConfig.timeout_stop``)."""
+        base = short_budget(program, base)
         if not self.active:
             return base, "profile"
         fam = shape_family(program)
