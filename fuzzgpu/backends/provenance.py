@@ -32,7 +32,7 @@ def decode_where(word: int) -> dict[str, int]:
     return {"sm": word >> 24 & 0xFF, "cta": word >> 8 & 0xFFFF, "warp": word >> 5 & 7, "lane": word & 31}
 
 
-def provenance(spec: codegen.HarnessSpec, ctl: Any, cta_threads: int = 256) -> dict[str, Any]:
+def provenance(spec: codegen.HarnessSpec, ctl: Any, cta_threads: int) -> dict[str, Any]:
     """The logged instances of watched outcomes, from the control block's words ``ctl``: per
     instance its launch, instance number (logical CTA ``instance // cta_threads``), outcome and, per role, where
     it ran (:func:`decode_where`); ``logged`` of ``seen`` (the log keeps the first

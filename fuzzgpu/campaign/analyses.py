@@ -7,7 +7,7 @@ stress tuner's weak outcomes, and -- sent with the run request as a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import Program
 from ..properties import RunAdvice, unwritten_keys
@@ -41,8 +41,7 @@ class Analyses:
                 if self.with_races:
                     from ..model import race
 
-                    ra = race.analyse_races(program, sc=True)
-                    hit = ra.analysis if ra.analysis is not None else model.analyse(program)
+                    hit = cast("Analysis", race.analyse_races(program, sc=True).analysis)  # sc=True: always set
                 else:
                     hit = model.analyse(program) if self.budget is None else model.analyse(program, budget=self.budget)
             except model.TooLarge:

@@ -93,7 +93,7 @@ __device__ __forceinline__ unsigned* fz_stress_word(unsigned* scratch, unsigned 
 // The two stress loops below are not unrolled (#pragma unroll 1): ptxas compiles a module's kernels
 // as a whole program and gives every kernel that calls a __noinline__ helper its own copy of it, so
 // each program of a batch paid for both helpers again -- unrolled, 520 of a typical kernel's 1,030
-// SASS instructions and ~40% of its ptxas time (bench/results/throughput/README.md, "The harness's
+// SASS instructions and a third of its ptxas time (bench/results/throughput/README.md, "The harness's
 // stress helpers"); a loop iteration is two volatile accesses and a modulo either way.
 // stress CTA: hammer scratch lines until every testing warp is done (not inlined: its accesses stay
 // out of the test's straight-line code, which the SASS checks read)

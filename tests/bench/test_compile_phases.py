@@ -68,3 +68,10 @@ def test_the_stage_comparison_on_the_page_is_its_json() -> None:
     before, now = doc["before"]["stages"]["compile (batch16)"], doc["stages"]["compile (batch16)"]
     assert f"(a batch of 16: {before['cpu_ms_per_program']} -> {now['cpu_ms_per_program']} CPU ms a program)" in page
     assert doc["before"]["commit"] == "9a0bd98" and doc["hashes"]
+    st = doc["stages"]  # the README's row: this tree's figures
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (f"harness compile {st['compile (batch16)']['cpu_ms_per_program']} CPU ms a program ({st['compile (single)']['cpu_ms_per_program']}), "
+            f"static SASS check {st['sass (batch16)']['cpu_ms_per_program']} ({st['sass (single)']['cpu_ms_per_program']})") in readme
+    cp = json.loads((res / "compile-phases.json").read_text())
+    marginal = next(t for t in cp["table"] if t["kind"] == "harness" and t["what"] == "nvcc, CPU (all phases)")["per_program_ms"]
+    assert f"of the harness's nvcc {marginal} CPU ms a program is marginal" in readme

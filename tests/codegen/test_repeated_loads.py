@@ -99,10 +99,12 @@ def test_provenance_log_decodes() -> None:
     ctl[cuda.PROV_COUNT] = 1
     where = [(17 << 24) | (300 << 8) | (5 << 5) | 9, (3 << 24) | (12 << 8) | 31, (17 << 24) | (300 << 8) | (6 << 5) | 9]
     ctl[cuda.PROV_LOG: cuda.PROV_LOG + 2 + spec.roles] = [(7 << 32) | (42 << 8) | 9, want[0], *where]
-    prov = cuda.provenance(spec, ctl)
+    prov = cuda.provenance(spec, ctl, 256)
     assert prov["seen"] == prov["logged"] == 1
     e = prov["entries"][0]
     assert (e["launch"], e["logical_cta"], e["outcome"]) == (7, 42, forbidden)
+    # the logical CTA is the instance over the CTA's threads (RunConfig.cta_threads): 64 of them
+    assert cuda.provenance(spec, ctl, 64)["entries"][0]["logical_cta"] == ((42 << 8) | 9) // 64 == 42 * 4
     assert e["roles"][0] == {"sm": 17, "cta": 300, "warp": 5, "lane": 9}
     assert e["roles"][1] == {"sm": 3, "cta": 12, "warp": 0, "lane": 31}
 

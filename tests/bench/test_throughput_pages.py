@@ -1,0 +1,44 @@
+"""The figures the throughput page, the README and docs/reliability.md quote from the H200 runs of
+issue 29 are the runs' own files (bench/results/throughput/h200-600s-6877ec1/), computed here: a figure
+written by hand that drifts from its file fails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-6877ec1"
+
+
+def flat(path: Path) -> str:
+    return " ".join(path.read_text().split())
+
+
+def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
+    t = json.loads((RUN / "throughput.json").read_text())
+    c = json.loads((RUN / "cpu.json").read_text())
+    cpu = c["user_s"] + c["sys_s"]
+    row = (f"| {t['programs']:,} | {t['programs_per_hour']:,} | **{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,})** | "
+           f"{t['instances_per_program']:.2e} | **{cpu / t['programs']:.3f} / {cpu / t['run']:.3f}** ({cpu:,.0f} CPU-s) | "
+           f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples) |")
+    assert row.replace("e+06", "e6") in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    readme = flat(ROOT / "README.md")
+    assert (f"**{t['run_per_hour']:,} programs run on the GPU per hour, {t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances**"
+            in readme)
+    assert f"{cpu / t['run']:.3f} CPU-s per program run" in readme
+    assert f"NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time" in readme
+
+
+def test_the_budget_figures_are_the_budget_benchs_file() -> None:
+    doc = json.loads((RUN / "may-hang-budget.json").read_text())
+    full, short = doc["budgets"]
+    rows = {(r["program"], r["budget"]): r for r in doc["rows"]}
+    gpu = {b: sum(r["gpu_s"] for r in doc["rows"] if r["budget"] == b) for b in (full, short)}
+    text = flat(ROOT / "docs" / "reliability.md")
+    assert f"took {gpu[short]:.3f} GPU-s in all instead of {gpu[full]:.3f}" in text
+    worst = max(range(len(doc["programs"])), key=lambda i: rows[i, full]["timeouts"])
+    nxt = max((i for i in range(len(doc["programs"])) if i != worst), key=lambda i: rows[i, full]["timeouts"])
+    assert f"({rows[worst, short]['timeouts']:,} and {rows[worst, full]['timeouts']:,} of the mostly-hanging one" in text
+    assert f"{rows[nxt, short]['timeouts']:,} and {rows[nxt, full]['timeouts']:,} of the next" in text
+    assert f"showed as many racy outcomes ({rows[worst, short]['offending']:,} and {rows[worst, full]['offending']:,})" in text
