@@ -138,9 +138,10 @@ print(json.dumps({"hashes": [program_hash(p) for p in runnable[:batch]],
 def before_modules(rev: str, profile: str, n: int, seed: int, arch: str, batch: int) -> dict[str, Any]:
     """The harness modules of the first and the first ``batch`` runnable draws as commit ``rev``
     generates them, with the programs' hashes (to check they are the same programs)."""
-    with tempfile.TemporaryDirectory(prefix="fuzzgpu-before-") as d:
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", d], input=tar, check=True)
+    from stages import unpack
+
+    with tempfile.TemporaryDirectory(prefix="fuzzgpu-before-") as tmp:
+        d = unpack(rev, Path(tmp) / "before")
         env = {**os.environ, "PYTHONPATH": f"{d}{os.pathsep}{d}/bench"}
         out = subprocess.run([sys.executable, "-c", _BEFORE, profile, str(n), str(seed), arch, str(batch)], cwd=d, env=env,
                              capture_output=True, text=True, check=True).stdout

@@ -93,7 +93,7 @@ def stages_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
         for i, p in enumerate(campaign_draw(profile, n, at)):
             events._TRACES.clear()
             events._THREADS.clear()
-            (getattr(analyse_races, "cache_clear", None) or __import__("fuzzgpu.model.race", fromlist=["clear_cache"]).clear_cache)()  # an lru_cache in older trees
+            forget_races()
             (md, model_s), (rd, race_s) = timed(p, model_digest, race_digest)
             rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "race": h(rd), "model": h(md),
                          "model_ms": 1000 * model_s, "race_ms": 1000 * race_s})
@@ -136,6 +136,13 @@ def questions_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any
             rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "same": old == new,
                          "old_ms": 1000 * old_s, "new_ms": 1000 * new_s})
     return rows
+
+
+def forget_races() -> None:
+    """Empty the race analyses' cache (``model.race.clear_cache``; an ``lru_cache`` in trees before it)."""
+    from fuzzgpu.model import race
+
+    (getattr(race, "clear_cache", None) or analyse_races.cache_clear)()  # type: ignore[attr-defined]
 
 
 def timed(p: Program, *digests: Callable[[Program], str]) -> list[tuple[str, float]]:
@@ -230,7 +237,7 @@ def main() -> int:
     rows = []
     race_s = model_s = 0.0
     for p in programs:
-        (getattr(analyse_races, "cache_clear", None) or __import__("fuzzgpu.model.race", fromlist=["clear_cache"]).clear_cache)()  # an lru_cache in older trees
+        forget_races()
         (rd, r_s), (md, m_s) = timed(p, race_digest, model_digest)
         race_s += r_s
         model_s += m_s

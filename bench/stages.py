@@ -232,6 +232,17 @@ def main() -> int:
     return 0
 
 
+def unpack(rev: str, dest: Path) -> Path:
+    """The tree of commit ``rev`` of this repository in the folder ``dest`` (``git archive``, made
+    here), its modules' bytecode compiled -- as this tree has it: else the first stage to import a
+    module pays for compiling it."""
+    dest.mkdir(parents=True)
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=tar, check=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(dest / "fuzzgpu")], check=True, stdout=subprocess.DEVNULL)
+    return dest
+
+
 def stages_before(args: argparse.Namespace) -> dict[str, Any]:
     """This script's stages run on the tree of ``--before`` (``git archive`` into a temporary folder,
     this script copied into it, so that it imports that tree's fuzzgpu), with the same arguments and
@@ -240,13 +251,8 @@ def stages_before(args: argparse.Namespace) -> dict[str, Any]:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-stages-") as tmp:
-        tree = Path(tmp) / "before"
-        tree.mkdir()
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=tar, check=True)
+        tree = unpack(args.before, Path(tmp) / "before")
         shutil.copy(Path(__file__), tree / "bench" / "stages.py")
-        # bytecode first, as this tree has it: else the draw stage pays for compiling every module it imports
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "fuzzgpu")], check=True)
         subprocess.run([sys.executable, str(tree / "bench" / "stages.py"), "--profile", args.profile, "--programs", str(args.programs),
                         "--seed", str(args.seed), "--property", args.property, "--arch", args.arch, "--batch", str(args.batch),
                         "--label", "before", "--out", tmp], cwd=tree, check=True)
@@ -259,7 +265,6 @@ def campaign_compare(args: argparse.Namespace) -> None:
     ``--before`` and one on this tree, one after the other on this machine, each measured by
     ``bench/campaign_tools.py`` (this tree's script, importing the tree it runs in): CPU ms per
     program and stage, children included, the programs, the classes, the load averages."""
-    import subprocess
     import tempfile
 
     def git(*a: str) -> str:
@@ -268,10 +273,7 @@ def campaign_compare(args: argparse.Namespace) -> None:
     head = git("rev-parse", "--short", "HEAD") + (" + uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else "")
     runs: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-stages-") as tmp:
-        before = Path(tmp) / "before"
-        before.mkdir()
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(before)], input=tar, check=True)
+        before = unpack(args.before, Path(tmp) / "before")
         for label, tree in (("before", before), ("after", ROOT)):
             out = Path(tmp) / f"{label}.json"
             subprocess.run([sys.executable, str(ROOT / "bench" / "campaign_tools.py"), str(Path(tmp) / f"corpus-{label}"),
