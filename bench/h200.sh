@@ -43,7 +43,8 @@
 #                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CTX=shared|per-worker
 #                            passes --gpu-context (default: the campaign's, per-worker); CLASSES=1 adds
 #                            the bug classes found (bench/discovery_classes.py) and each entry's SASS;
-#                            the CPU seconds of the campaign's every process go to cpu.json; PROFILE=w0
+#                            the CPU seconds of the campaign's every process go to cpu.json, split by
+#                            process (workers, backends, their nvcc/nvdisasm) to cpu-split.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,
 #                            bench/worker_split.py -> worker-split.json)
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
@@ -267,7 +268,12 @@ throughput)
 t = time.time(); rc = subprocess.call(sys.argv[2:]); u = resource.getrusage(resource.RUSAGE_CHILDREN)
 json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime, 'sys_s': u.ru_stime}, open(sys.argv[1], 'w'))" \
     "$x/cpu.json" $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
-      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} ${CTX:+--gpu-context "$CTX"} --json > "$x/campaign.json" 2> "$x/campaign.txt"
+      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} ${CTX:+--gpu-context "$CTX"} --json > "$x/campaign.json" 2> "$x/campaign.txt" &
+  wrapper=$!
+  # the CPU by process: the workers' Python, their backends' Python, the backends' nvcc and nvdisasm
+  python3 bench/cpu_split.py "$wrapper" "$x/cpu-split.json" --names wrapper,campaign,worker,backend &
+  splitter=$!
+  wait "$wrapper"; wait "$splitter"; cat "$x/cpu-split.json"
   echo "exit $(python3 -c "import json; print(json.load(open('$x/cpu.json'))['exit'])")"; tail -n 25 "$x/campaign.txt"; cat "$x/cpu.json"; echo
   kill $smi 2>/dev/null
   if [ -n "${PROFILE:-}" ]; then

@@ -539,9 +539,13 @@ class RunAdvice:
     """What a campaign worker already knows of a program, sent with its run request so that the
     backend's process does not compute it again (picklable, small): ``possible``, the outcomes the
     oracle allows (in or outside the model: ``model.Analysis.possible``), None when the oracle does
-    not cover the program completely -- what :func:`forbidden_watch` asks of the model."""
+    not cover the program completely -- what :func:`forbidden_watch` asks of the model; ``domains``,
+    the values the harness's tables and the watch's fault test are made of."""
 
     possible: frozenset | None
+    #: the oracle's value domains the harness is written from (``codegen.values.harness_domains``), which
+    #: the backend's process adopts (``model.values.adopt``) instead of computing the oracle's traces again
+    domains: tuple = ()
 
     @classmethod
     def of(cls, analysis: Any) -> RunAdvice:

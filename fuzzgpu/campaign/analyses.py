@@ -7,6 +7,7 @@ stress tuner's weak outcomes, and -- sent with the run request as a
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import Program
@@ -62,10 +63,13 @@ class Analyses:
         """What the backend's harness needs of the analysis.  None where the analysis with the SC
         set ran past the oracle's budget: the backend's own (without the SC set: less work) may
         not, and then it watches what it covers -- the same watch as without advice."""
+        from ..codegen.values import harness_domains
+
         a = self.get(program)
         if a == _TOO_LARGE:
             return None
-        return RunAdvice(None) if isinstance(a, str) else RunAdvice.of(a)
+        advice = RunAdvice(None) if isinstance(a, str) else RunAdvice.of(a)
+        return dataclasses.replace(advice, domains=harness_domains(program))
 
     def weak_count(self, program: Program, hist: Any) -> int:
         """The instances of ``hist`` whose outcome no interleaving produces (a value no store wrote

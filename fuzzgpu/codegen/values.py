@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..ir import (
     Load,
@@ -22,6 +22,9 @@ from ..ir import (
     RmwOp,
     Space,
 )
+
+if TYPE_CHECKING:
+    from ..model.values import Domains
 
 
 #: a device word holds a value's 32-bit two's complement (:class:`ValueCodec`): values must fit
@@ -134,6 +137,20 @@ def _plain_copies(p: Program) -> Program:
     threads = tuple(dataclasses.replace(t, code=tuple(dataclasses.replace(i, tensor=False) if isinstance(i, CpAsyncBulk) else i
                                                       for i in t.code)) for t in p.threads)
     return dataclasses.replace(p, threads=threads)
+
+
+def harness_domains(p: Program) -> tuple[tuple[Program, Domains], ...]:
+    """The oracle's value domains the harness of ``p`` is written from (its value plan's, of the
+    plain form, and the forbidden watch's, of ``p``), for a process that has the oracle's traces
+    of ``p`` to hand them to the backend's (``model.values.adopt``); () where the oracle does not
+    cover ``p`` (the backend then finds that out itself)."""
+    from .. import model
+    from ..model import values
+
+    try:
+        return tuple((q, values.domains(q)) for q in dict.fromkeys((p, _plain_copies(p))))
+    except model.Unsupported:  # TooLarge too
+        return ()
 
 
 def value_plan(p: Program) -> ValuePlan:

@@ -710,15 +710,20 @@ def _label_index(code: tuple[ir.Instruction, ...], name: str) -> int:
 
 
 #: the traces of the programs asked about most recently (:func:`program_traces`): a program's race,
-#: model, class and fix questions each ask for the same traces; with the work they cost
+#: model, class and fix questions each ask for the same traces, and a campaign worker asks the value
+#: domains of a batch's programs (``codegen.values.harness_domains``) before the oracle's questions of
+#: each; with the work they cost.  Kept: the last :data:`_TRACES_KEPT` programs (a campaign's batch is
+#: 64) while their work is at most :data:`_TRACES_WORK` units (~4 bytes of pickled traces a unit; a
+#: drawn program's median is ~500 units, a rare large one ~10^6)
 _TRACES: OrderedDict[tuple[ir.Program, int], tuple[ProgramTraces, int]] = OrderedDict()
-_TRACES_KEPT = 32
+_TRACES_KEPT = 160
+_TRACES_WORK = 4_000_000
 
 
 def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """:func:`compute_traces`, computed once for the questions asked of one program (a campaign asks
     the race analysis, the model, the class and the fix search of each): the traces of the last
-    :data:`_TRACES_KEPT` programs are kept, and a repeated question charges ``work`` the units the
+    :data:`_TRACES_KEPT` programs are kept (within :data:`_TRACES_WORK`), and a repeated question charges ``work`` the units the
     computation spent, so a budget runs out exactly where it did when every question computed them."""
     key = (p, loop_bound)
     hit = _TRACES.get(key)
@@ -727,7 +732,7 @@ def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
         before = counted.used
         pt = compute_traces(p, loop_bound, counted)
         _TRACES[key] = (pt, counted.used - before)
-        while len(_TRACES) > _TRACES_KEPT:
+        while len(_TRACES) > 1 and (len(_TRACES) > _TRACES_KEPT or sum(w for _, w in _TRACES.values()) > _TRACES_WORK):
             _TRACES.popitem(last=False)
         return pt
     _TRACES.move_to_end(key)

@@ -15,19 +15,53 @@ this domain (``fuzzgpu.codegen``).
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 
 from ..ir import Program
 from .events import program_traces
 
 Domain = tuple[tuple[str, frozenset[int]], ...]
+#: a program's domains (:func:`domains`): per key, per location, whether the loop bound cut a loop
+Domains = tuple[Domain, Domain, bool]
+
+#: the domains of the programs asked about most recently, computed here or adopted (:func:`adopt`)
+_DOMAINS: OrderedDict[tuple[Program, int], Domains] = OrderedDict()
+_DOMAINS_KEPT = 2048
 
 
-@functools.lru_cache(maxsize=2048)
-def _domains(p: Program, loop_bound: int) -> tuple[Domain, Domain, bool]:
+def domains(p: Program, loop_bound: int = 1) -> Domains:
     """(per key, per location, whether the loop bound cut a re-entered loop: the domains are then
-    those of the executions within the bound, and a longer one may hold other values)."""
+    those of the executions within the bound, and a longer one may hold other values) -- computed
+    once per program (the last :data:`_DOMAINS_KEPT` are kept), or adopted from the process that
+    computed them."""
+    key = (p, loop_bound)
+    hit = _DOMAINS.get(key)
+    if hit is None:
+        hit = _remember(key, _compute(p, loop_bound))
+    else:
+        _DOMAINS.move_to_end(key)
+    return hit
+
+
+def adopt(known: Iterable[tuple[Program, Domains]], loop_bound: int = 1) -> None:
+    """Take the domains another process computed (a campaign worker computes them with the oracle's
+    traces; the backend process that writes the harness's value tables would compute the traces again):
+    :func:`domains` then answers with them.  They are a pure function of the program, so adopting
+    them changes no answer, only who computes it."""
+    for p, d in known:
+        _remember((p, loop_bound), d)
+
+
+def _remember(key: tuple[Program, int], d: Domains) -> Domains:
+    _DOMAINS[key] = d
+    _DOMAINS.move_to_end(key)
+    while len(_DOMAINS) > _DOMAINS_KEPT:
+        _DOMAINS.popitem(last=False)
+    return d
+
+
+def _compute(p: Program, loop_bound: int) -> Domains:
     pt = program_traces(p, loop_bound)
     keys: dict[str, set[int]] = {}
     for k in p.outcome_keys():
@@ -52,13 +86,13 @@ def _domains(p: Program, loop_bound: int) -> tuple[Domain, Domain, bool]:
 def key_values(p: Program, *, loop_bound: int = 1) -> dict[str, frozenset[int]]:
     """Per outcome key (``Program.outcome_keys``), the values it holds in some candidate execution.
     Raises ``Unsupported`` where the oracle does not cover the program."""
-    return dict(_domains(p, loop_bound)[0])
+    return dict(domains(p, loop_bound)[0])
 
 
 def location_values(p: Program, *, loop_bound: int = 1) -> dict[str, frozenset[int]]:
     """Per physical location, its initial value and every value a candidate execution reads from
     it or writes to it.  Raises ``Unsupported`` where the oracle does not cover the program."""
-    return dict(_domains(p, loop_bound)[1])
+    return dict(domains(p, loop_bound)[1])
 
 
 def unwritten(p: Program, outcome: Mapping[str, int | None], *, loop_bound: int = 1) -> tuple[str, ...]:
@@ -68,11 +102,11 @@ def unwritten(p: Program, outcome: Mapping[str, int | None], *, loop_bound: int 
     nothing can be said of it; nor is any key when the loop bound cut a re-entered loop (a counter
     that spun longer than the bound holds a value the bounded domain lacks: no fault, and the
     oracle's verdict on it is "not covered", ``events.beyond_loop_bound``)."""
-    keys, _, cut = _domains(p, loop_bound)
+    keys, _, cut = domains(p, loop_bound)
     if cut:
         return ()
     dom = dict(keys)
     return tuple(k for k, v in outcome.items() if dom.get(k) and (v is None or v not in dom[k]))
 
 
-__all__ = ["key_values", "location_values", "unwritten"]
+__all__ = ["Domains", "adopt", "domains", "key_values", "location_values", "unwritten"]

@@ -31,6 +31,7 @@ from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
 from typing import Any, Literal
 
+from ..codegen.values import harness_domains
 from ..errors import EnvError, UserError, clip
 
 #: instances per second a backend is assumed to manage at worst, for the watchdog's deadline
@@ -78,6 +79,9 @@ class Prepare:
     prepare is compiled when it runs)."""
 
     programs: tuple[Any, ...]
+    #: the oracle's value domains of the programs, where the worker has them (``codegen.values.harness_domains``):
+    #: the backend's process adopts them instead of computing the oracle's traces again for the value tables
+    domains: tuple[Any, ...] = ()
 
 
 def die_with_parent() -> None:
@@ -102,6 +106,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
 
     faulthandler.disable()  # a crash is reported by the parent, in one line
     from ..backends.remote import CubinGone, RunnerFault
+    from ..model import values
     from ..model.event import Unsupported
 
     # what the campaign handles itself: bad input (a program the harness cannot run, a compile
@@ -133,6 +138,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
         if msg is None:
             return
         if isinstance(msg, Prepare):
+            values.adopt(msg.domains)
             try:
                 getattr(backend, "prepare", lambda programs: None)(list(msg.programs))
             except Exception:  # noqa: BLE001, S110 -- ahead of time only: each program's run says what is wrong with it
@@ -140,6 +146,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             conn.send(("ok", None))
             continue
         program, config, advice = msg
+        values.adopt(getattr(advice, "domains", ()))
         try:
             h = backend.run(program, config, advice=advice) if advice is not None and takes_advice else backend.run(program, config)
             conn.send(("ok", h))
@@ -273,8 +280,12 @@ class SupervisedBackend:
                 self._kill()
             self.restarts += 1
             self._start()
+        programs = tuple(programs)
+        # a backend that takes what the worker knows (the cuda backend) writes each harness's value
+        # tables from the oracle's domains: computed here, beside the oracle's questions, not again there
+        known = tuple(d for p in programs for d in harness_domains(p)) if self.takes_advice else ()
         try:
-            self._conn.send(Prepare(tuple(programs)))
+            self._conn.send(Prepare(programs, known))
             if self._conn.poll(self.watchdog + len(programs)):
                 self._conn.recv()
                 return

@@ -154,3 +154,80 @@ def test_the_stress_tuner_runs_with_the_programs_advice_too(tmp_path):
     c.analyses.get(SB)
     c._tune(SB)
     assert inner.got and all(advice == Analyses().advice(SB) and advice is not None for advice in inner.got)
+
+
+def _forget_values() -> None:
+    """A fresh backend process's caches: no traces, no domains, no value plans."""
+    from fuzzgpu.codegen import values as cvalues
+    from fuzzgpu.model import events
+
+    events._TRACES.clear()
+    values._DOMAINS.clear()
+    cvalues._value_plan.cache_clear()
+
+
+def test_the_advice_carries_the_harness_domains_and_the_backend_writes_the_harness_from_them(monkeypatch):
+    """The backend's process adopts the domains that come with the advice (``model.values.adopt``) and
+    writes the harness's value plan and forbidden watch from them, the oracle's traces never computed
+    there -- the same plan and watch as computed from the traces (a tensor copy's plan is its plain
+    form's: both domains travel)."""
+    from fuzzgpu import codegen
+    from fuzzgpu.model import events
+
+    for p in (programs.MP, SB, programs.RMW_ISSUE12, programs.wrong_parity(0)):
+        advice = Analyses().advice(p)
+        assert advice is not None and advice.domains
+        plan, watch = codegen.value_plan(p), properties.forbidden_watch(p, advice)
+        sent = pickle.loads(pickle.dumps(advice))  # across the process boundary
+        _forget_values()
+
+        def no_traces(*args, **kwargs):
+            raise AssertionError("the oracle's traces computed in the backend's process")
+
+        with monkeypatch.context() as m:
+            m.setattr(values, "program_traces", no_traces)
+            m.setattr(events, "program_traces", no_traces)
+            values.adopt(sent.domains)
+            assert codegen.value_plan(p) == plan, p.name
+            adopted = properties.forbidden_watch(p, sent)
+            assert watch is not None and adopted is not None
+            assert [watch(d) for d in _outcomes(p)] == [adopted(d) for d in _outcomes(p)], p.name
+        _forget_values()
+        with monkeypatch.context() as m:  # and without them the backend computes its own: the test can fail
+            m.setattr(values, "program_traces", no_traces)
+            try:
+                codegen.value_plan(p)
+            except AssertionError:
+                pass
+            else:
+                raise AssertionError(f"{p.name}: a value plan without the traces")
+
+
+def test_a_supervised_backend_sends_the_domains_with_a_batch_to_a_backend_that_takes_advice():
+    """``prepare``'s message carries the domains of every program of the batch (computed in the worker,
+    beside the oracle) when the backend takes advice, and none to one that does not."""
+    from fuzzgpu.codegen.values import harness_domains
+    from fuzzgpu.workers.supervised import Prepare
+
+    class Pipe:  # the pipe's end the worker writes to; the answer "ok"
+        def __init__(self) -> None:
+            self.sent: list = []
+
+        def send(self, msg) -> None:
+            self.sent.append(msg)
+
+        def poll(self, timeout) -> bool:
+            return True
+
+        def recv(self):
+            return ("ok", None)
+
+    batch = [programs.MP, SB, programs.wrong_parity(0)]
+    for takes in (True, False):
+        b = SupervisedBackend.__new__(SupervisedBackend)
+        b._proc, b._conn, b.watchdog, b.takes_advice = type("Alive", (), {"is_alive": lambda self: True})(), Pipe(), 60.0, takes
+        b.prepare(batch)
+        (msg,) = b._conn.sent
+        assert isinstance(msg, Prepare) and msg.programs == tuple(batch)
+        assert msg.domains == (tuple(d for p in batch for d in harness_domains(p)) if takes else ())
+    assert len(harness_domains(programs.wrong_parity(0))) == 2  # the tensor copy and its plain form

@@ -35,3 +35,17 @@ def test_a_budget_too_small_stops_the_computation_and_caches_nothing() -> None:
     with pytest.raises(TooLarge):
         events.program_traces(MP, 1, Budget(1))
     assert not events._TRACES
+
+
+def test_a_batch_of_programs_keeps_its_traces_and_large_ones_make_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A campaign worker asks a batch's (64) value domains before the oracle's questions of each: the
+    traces of the whole batch stay; past the work bound the oldest go, the newest always stays."""
+    import dataclasses
+
+    batch = [dataclasses.replace(MP, name=f"MP{i}") for i in range(64)]
+    events._TRACES.clear()
+    first = [events.program_traces(p) for p in batch]
+    assert all(events.program_traces(p) is t for p, t in zip(batch, first))
+    monkeypatch.setattr(events, "_TRACES_WORK", 1)  # every program's work is over it: only the newest is kept
+    events.program_traces(dataclasses.replace(MP, name="last"))
+    assert [p.name for p, _ in events._TRACES] == ["last"]
