@@ -44,7 +44,8 @@
 #                            passes --gpu-context (default: the campaign's, per-worker); CLASSES=1 adds
 #                            the bug classes found (bench/discovery_classes.py) and each entry's SASS;
 #                            the CPU seconds of the campaign's every process go to cpu.json, split by
-#                            process (workers, backends, their nvcc/nvdisasm) to cpu-split.json; PROFILE=w0
+#                            process (workers, backends, their nvcc/nvdisasm) to cpu-split.json; TOOLLOG=1
+#                            logs each nvcc/nvdisasm call (bench/tool_shims.sh) -> tools.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,
 #                            bench/worker_split.py -> worker-split.json)
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
@@ -260,6 +261,9 @@ throughput)
   nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -i 0 -lms 1000 > "$x/nvml-util.txt" 2>&1 &
   smi=$!
   start=$(date -u +%s)
+  if [ -n "${TOOLLOG:-}" ]; then  # every nvcc and nvdisasm call logged: kind of module, kernels, CPU s
+    bash bench/tool_shims.sh /tmp/fz-shims "$x/tools.log" && export PATH=/tmp/fz-shims:$PATH
+  fi
   if [ -n "${PROFILE:-}" ]; then  # cProfile these workers (and their backends): bench/cprofile_site
     mkdir -p "$x/prof"; export FUZZGPU_CPROFILE_DIR="$x/prof" FUZZGPU_CPROFILE_WORKERS="$PROFILE" PYTHONPATH=$PYTHONPATH:$PWD/bench/cprofile_site
   fi
@@ -274,6 +278,9 @@ json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime
   python3 bench/cpu_split.py "$wrapper" "$x/cpu-split.json" --names wrapper,campaign,worker,backend &
   splitter=$!
   wait "$wrapper"; wait "$splitter"; cat "$x/cpu-split.json"
+  if [ -n "${TOOLLOG:-}" ]; then
+    export PATH=${PATH#/tmp/fz-shims:}; python3 bench/tool_log.py "$x/tools.log" --json "$x/tools.json"; gzip "$x/tools.log"
+  fi
   echo "exit $(python3 -c "import json; print(json.load(open('$x/cpu.json'))['exit'])")"; tail -n 25 "$x/campaign.txt"; cat "$x/cpu.json"; echo
   kill $smi 2>/dev/null
   if [ -n "${PROFILE:-}" ]; then

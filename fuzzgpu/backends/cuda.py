@@ -13,6 +13,7 @@ from __future__ import annotations
 import concurrent.futures
 import ctypes
 import hashlib
+from collections import OrderedDict
 import os
 import subprocess
 import tempfile
@@ -279,6 +280,10 @@ def ctx_sched_flags(sched: str) -> int:
     return CTX_SCHED[sched]
 
 
+#: harnesses a builder keeps (:meth:`HarnessBuilder.prepare`): 16 of a campaign's batches of 64
+PREPARED_KEPT = 1024
+
+
 class HarnessBuilder:
     """What compiles a program's harness for a GPU without running it (no CUDA context): the
     arch, the injected faults, the harnesses prepared ahead in batches.  :class:`CudaBackend` runs
@@ -293,8 +298,10 @@ class HarnessBuilder:
     def __init__(self, arch: str, fault: str | None = None) -> None:
         self.arch = arch
         self.faults = parse_gpu_faults(fault)
-        #: harnesses compiled ahead (:meth:`prepare`), taken by :meth:`harness`
-        self._prepared: dict[Program, Compiled] = {}
+        #: harnesses compiled ahead (:meth:`prepare`), the most recently used last: a program runs again
+        #: (its profile's budget after timeouts at the short one, the tuner's configurations, more
+        #: instances) from the same cubin, as its SASS check read it
+        self._prepared: OrderedDict[Program, Compiled] = OrderedDict()
 
     def identity(self) -> tuple[str, str, str]:
         """(backend id, arch, toolchain) for the evidence cache and corpus entries.  The id names
@@ -311,8 +318,12 @@ class HarnessBuilder:
         return compile_programs([program], self.arch, batch=1, jobs=1, inject=inject)[0]
 
     def harness(self, program: Program) -> Compiled:
-        """The program's harness: prepared ahead (taken once), else compiled now."""
-        return self._prepared.pop(program, None) or self.compile(program, inject=self.injected(program))
+        """The program's harness: prepared ahead (kept for its next run), else compiled now."""
+        c = self._prepared.get(program)
+        if c is None:
+            return self.compile(program, inject=self.injected(program))
+        self._prepared.move_to_end(program)
+        return c
 
     def prepare(self, programs: Sequence[Program]) -> None:
         """Compile the harnesses of ``programs`` ahead, as few nvcc calls as their fault injection
@@ -329,8 +340,8 @@ class HarnessBuilder:
             groups.setdefault((self.injected(p), arch), []).append(p)
         for (inject, _), group in groups.items():
             self._prepared.update(compile_batch(group, self.arch, inject))
-        while len(self._prepared) > 4096:  # programs prepared but never run (a run cut short): the oldest go
-            del self._prepared[next(iter(self._prepared))]
+        while len(self._prepared) > PREPARED_KEPT:  # the least recently used go (a batch's cubin goes with its last program)
+            self._prepared.popitem(last=False)
 
     def injected(self, program: Program) -> str | None:
         """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""

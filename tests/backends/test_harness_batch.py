@@ -86,3 +86,32 @@ def test_each_kernels_copy_of_the_stress_helpers_stays_small(tmp_path, monkeypat
             copy = [n for n in sizes if n.startswith(f"${kernel}$") and re.search(rf"\d{helper}P", n)]
             assert len(copy) == 1, (kernel, helper, sorted(sizes))  # its own copy, as the docstring says
             assert sizes[copy[0]] <= 150, (copy[0], sizes[copy[0]])
+
+
+@needs_nvcc
+def test_a_prepared_harness_serves_every_run_of_its_program(tmp_path, monkeypatch) -> None:
+    """A program runs again after its first run (its profile's budget after timeouts at the short
+    one, the tuner's configurations, more instances): from the cubin prepared with its batch -- the
+    one its SASS check read -- not from a compile of its own; the least recently used go first."""
+    from fuzzgpu.backends import cuda
+
+    monkeypatch.setenv("FUZZGPU_CACHE", str(tmp_path))
+    builder = cuda.HarnessBuilder("sm_90")
+    other = sb()
+    builder.prepare([MP, other])
+    first = builder.harness(MP)
+
+    def no_compile(*a, **k):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(builder, "compile", no_compile)
+    assert builder.harness(MP) is first and builder.harness(MP).cubin == builder.harness(other).cubin
+    monkeypatch.setattr(cuda, "PREPARED_KEPT", 1)
+    builder.prepare([dataclass_renamed(MP)])  # one more: the least recently used go
+    assert list(builder._prepared) == [dataclass_renamed(MP)]
+
+
+def dataclass_renamed(p: Program) -> Program:
+    import dataclasses
+
+    return dataclasses.replace(p, name=p.name + "_again")

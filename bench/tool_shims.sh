@@ -1,0 +1,30 @@
+#!/bin/bash
+# Logging shims for nvcc and nvdisasm (issue 29: where a campaign's compiler CPU goes): each call appends
+# one line to LOG -- the tool, the kind of module (harness: fuzzgpu's GPU harness, with fz_stress;
+# static: the static SASS check's kernels), the kernels in it (nvdisasm: the cubin's bytes), wall, user
+# and system seconds (the tool and its children: cicc, ptxas, gcc), the exit status -- and runs the
+# real tool unchanged.
+#
+#   bash bench/tool_shims.sh DIR LOG && export PATH=DIR:$PATH      # then run the campaign
+#   python3 bench/tool_log.py LOG                                  # the summary
+set -u
+dir=$1 log=$2
+mkdir -p "$dir"
+for tool in nvcc nvdisasm; do
+  # where fuzzgpu finds it (PATH, the nvidia wheels, the toolkit), before DIR is on PATH
+  real=$(python3 -c "from fuzzgpu.sass.toolchain import find_tool; print(find_tool('$tool') or '')")
+  [ -n "$real" ] || { echo "no $tool" >&2; exit 3; }
+  {
+    echo '#!/bin/bash'
+    echo 'src="${@: -1}"; kind=other; n=0'
+    if [ "$tool" = nvcc ]; then
+      echo 'if [ -f "$src" ]; then n=$(grep -c "__global__" "$src"); if grep -q fz_stress "$src"; then kind=harness; else kind=static; fi; fi'
+    else
+      echo 'kind=static; n=$(stat -c %s "$src" 2>/dev/null || echo 0)'
+    fi
+    echo 'exec 3>&2'
+    echo "TIMEFORMAT=\"$tool \$kind \$n %R %U %S\""
+    echo "{ time \"$real\" \"\$@\" 2>&3 ; } 2>> \"$log\""
+  } > "$dir/$tool"
+  chmod +x "$dir/$tool"
+done
