@@ -1,6 +1,6 @@
 """The figures the throughput page, the README and docs/reliability.md quote from the H200 runs of
-issue 29 are the runs' own files (bench/results/throughput/h200-600s-6877ec1/), computed here: a figure
-written by hand that drifts from its file fails."""
+issue 29 are the runs' own files (bench/results/throughput/h200-600s-f2ea341/, the budget bench of
+h200-600s-6877ec1/), computed here: a figure written by hand that drifts from its file fails."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-6877ec1"
+RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-f2ea341"
+#: the spin-budget bench ran in the same device session as the 6877ec1 campaign
+BUDGET = ROOT / "bench" / "results" / "throughput" / "h200-600s-6877ec1"
 
 
 def flat(path: Path) -> str:
@@ -30,8 +32,23 @@ def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
     assert f"NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time" in readme
 
 
+def test_the_cpu_split_quoted_is_the_runs_split_and_tool_log() -> None:
+    t = json.loads((RUN / "throughput.json").read_text())
+    split = json.loads((RUN / "cpu-split.json").read_text())
+    tools = json.loads((RUN / "tools.json").read_text())
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    total = sum(split["cpu_s"].values())
+    harness = tools["nvcc harness"]["cpu_s"]
+    static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
+    assert f"the harness's nvcc alone {100 * harness / total:.0f}% ({harness / t['run']:.3f} CPU-s a program run" in page
+    assert f"the static SASS check's nvcc and nvdisasm {100 * static / total:.0f}% ({static / t['run']:.2f} a program run" in page
+    assert f"the workers' Python {100 * split['share']['worker']:.0f}%" in page
+    tools_share = split["share"]["backend's tools"]
+    assert f"the backends' nvcc and nvdisasm {100 * tools_share:.0f}%" in page
+
+
 def test_the_budget_figures_are_the_budget_benchs_file() -> None:
-    doc = json.loads((RUN / "may-hang-budget.json").read_text())
+    doc = json.loads((BUDGET / "may-hang-budget.json").read_text())
     full, short = doc["budgets"]
     rows = {(r["program"], r["budget"]): r for r in doc["rows"]}
     gpu = {b: sum(r["gpu_s"] for r in doc["rows"] if r["budget"] == b) for b in (full, short)}
