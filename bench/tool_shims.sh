@@ -2,8 +2,8 @@
 # Logging shims for nvcc and nvdisasm (issue 29: where a campaign's compiler CPU goes): each call appends
 # one line to LOG -- the tool, the kind of module (harness: fuzzgpu's GPU harness, with fz_stress;
 # static: the static SASS check's kernels), the kernels in it (nvdisasm: the cubin's bytes), wall, user
-# and system seconds (the tool and its children: cicc, ptxas, gcc), the exit status -- and runs the
-# real tool unchanged.
+# and system seconds (the tool and its children: cicc, ptxas, gcc) -- and runs the real tool unchanged
+# (its exit status is the shim's; a failed call is logged like any other).
 #
 #   bash bench/tool_shims.sh DIR LOG && export PATH=DIR:$PATH      # then run the campaign
 #   python3 bench/tool_log.py LOG                                  # the summary
