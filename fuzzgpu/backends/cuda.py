@@ -13,11 +13,11 @@ from __future__ import annotations
 import concurrent.futures
 import ctypes
 import hashlib
-from collections import OrderedDict
 import os
 import subprocess
 import tempfile
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence

@@ -15,7 +15,6 @@ consistent.
 from __future__ import annotations
 
 import sys
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -36,6 +35,7 @@ from .candidates import (
     candidates,
     feasible,
 )
+from .recent import Recent
 from .trace import ProgramTraces, Trace, Values, _Ctx, _State, copy_with
 
 __all__ = [
@@ -152,8 +152,7 @@ def rmw_result(op: ir.RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
 #: the paths of the threads enumerated most recently (:func:`_thread_paths`): a fix search, a shrink and
 #: ``necessity`` each ask for programs that differ from one another in one thread, and each fixpoint
 #: round asks for every thread again; an unchanged thread in the same round's context has the same paths
-_THREADS: OrderedDict[tuple[object, ...], _Paths] = OrderedDict()
-_THREADS_KEPT = 256
+_THREADS: Recent[tuple[object, ...], _Paths] = Recent(256)
 
 
 @dataclass(frozen=True)
@@ -182,14 +181,9 @@ def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None) -> _P
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
         cut: set[tuple[int, int]] = set()
         traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut)
-        hit = (tuple(traces), tuple(dropped), frozenset(cut), counted.used - before)
-        _THREADS[key] = hit
-        while len(_THREADS) > _THREADS_KEPT:
-            _THREADS.popitem(last=False)
-    else:
-        _THREADS.move_to_end(key)
-        if work is not None:
-            work.spend(hit[3])
+        return _THREADS.put(key, (tuple(traces), tuple(dropped), frozenset(cut), counted.used - before))
+    if work is not None:
+        work.spend(hit[3])
     return hit
 
 
@@ -712,18 +706,16 @@ def _label_index(code: tuple[ir.Instruction, ...], name: str) -> int:
 #: the traces of the programs asked about most recently (:func:`program_traces`): a program's race,
 #: model, class and fix questions each ask for the same traces, and a campaign worker asks the value
 #: domains of a batch's programs (``codegen.values.harness_domains``) before the oracle's questions of
-#: each; with the work they cost.  Kept: the last :data:`_TRACES_KEPT` programs (a campaign's batch is
-#: 64) while their work is at most :data:`_TRACES_WORK` units (~4 bytes of pickled traces a unit; a
-#: drawn program's median is ~500 units, a rare large one ~10^6)
-_TRACES: OrderedDict[tuple[ir.Program, int], tuple[ProgramTraces, int]] = OrderedDict()
-_TRACES_KEPT = 160
-_TRACES_WORK = 4_000_000
+#: each; with the work they cost.  Kept: the last 160 programs (a campaign's batch is 64) while their
+#: work is at most 4e6 units in all (~4 bytes of pickled traces a unit; a drawn program's median is
+#: ~500 units, a rare large one ~10^6)
+_TRACES: Recent[tuple[ir.Program, int], tuple[ProgramTraces, int]] = Recent(160, weight=lambda hit: hit[1], limit=4_000_000)
 
 
 def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
     """:func:`compute_traces`, computed once for the questions asked of one program (a campaign asks
-    the race analysis, the model, the class and the fix search of each): the traces of the last
-    :data:`_TRACES_KEPT` programs are kept (within :data:`_TRACES_WORK`), and a repeated question charges ``work`` the units the
+    the race analysis, the model, the class and the fix search of each): the traces of the programs
+    asked about most recently are kept (:data:`_TRACES`), and a repeated question charges ``work`` the units the
     computation spent, so a budget runs out exactly where it did when every question computed them."""
     key = (p, loop_bound)
     hit = _TRACES.get(key)
@@ -731,11 +723,8 @@ def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
         counted = work if work is not None else Budget(sys.maxsize)
         before = counted.used
         pt = compute_traces(p, loop_bound, counted)
-        _TRACES[key] = (pt, counted.used - before)
-        while len(_TRACES) > 1 and (len(_TRACES) > _TRACES_KEPT or sum(w for _, w in _TRACES.values()) > _TRACES_WORK):
-            _TRACES.popitem(last=False)
+        _TRACES.put(key, (pt, counted.used - before))
         return pt
-    _TRACES.move_to_end(key)
     if work is not None:
         work.spend(hit[1])
     return hit[0]

@@ -60,6 +60,7 @@ from . import tensor_memory as tmem
 from . import wgmma
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
+from .recent import Recent
 from .trace import ProgramTraces
 from .ptx import nc_free_reads
 from .ptx import Execution
@@ -428,16 +429,11 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
             return with_sc
     key = (p, loop_bound, delivered, sc)
     hit = _RACES.get(key)
-    if hit is None:
-        hit = _RACES[key] = _analyse_races(p, loop_bound, delivered, sc)
-        while len(_RACES) > _RACES_KEPT:
-            _RACES.pop(next(iter(_RACES)))
-    return hit
+    return hit if hit is not None else _RACES.put(key, _analyse_races(p, loop_bound, delivered, sc))
 
 
-#: the race analyses asked most recently (first in, first out)
-_RACES: dict[tuple[Program, int, frozenset[Outcome], bool], RaceAnalysis] = {}
-_RACES_KEPT = 1024
+#: the race analyses asked about most recently
+_RACES: Recent[tuple[Program, int, frozenset[Outcome], bool], RaceAnalysis] = Recent(1024)
 
 
 def clear_cache() -> None:

@@ -15,33 +15,28 @@ this domain (``fuzzgpu.codegen``).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 from ..ir import Program
 from .events import program_traces
+from .recent import Recent
 
 Domain = tuple[tuple[str, frozenset[int]], ...]
 #: a program's domains (:func:`domains`): per key, per location, whether the loop bound cut a loop
 Domains = tuple[Domain, Domain, bool]
 
 #: the domains of the programs asked about most recently, computed here or adopted (:func:`adopt`)
-_DOMAINS: OrderedDict[tuple[Program, int], Domains] = OrderedDict()
-_DOMAINS_KEPT = 2048
+_DOMAINS: Recent[tuple[Program, int], Domains] = Recent(2048)
 
 
 def domains(p: Program, loop_bound: int = 1) -> Domains:
     """(per key, per location, whether the loop bound cut a re-entered loop: the domains are then
     those of the executions within the bound, and a longer one may hold other values) -- computed
-    once per program (the last :data:`_DOMAINS_KEPT` are kept), or adopted from the process that
-    computed them."""
+    once per program (those asked about most recently are kept: :data:`_DOMAINS`), or adopted from the
+    process that computed them."""
     key = (p, loop_bound)
     hit = _DOMAINS.get(key)
-    if hit is None:
-        hit = _remember(key, _compute(p, loop_bound))
-    else:
-        _DOMAINS.move_to_end(key)
-    return hit
+    return hit if hit is not None else _DOMAINS.put(key, _compute(p, loop_bound))
 
 
 def adopt(known: Iterable[tuple[Program, Domains]], loop_bound: int = 1) -> None:
@@ -50,15 +45,7 @@ def adopt(known: Iterable[tuple[Program, Domains]], loop_bound: int = 1) -> None
     :func:`domains` then answers with them.  They are a pure function of the program, so adopting
     them changes no answer, only who computes it."""
     for p, d in known:
-        _remember((p, loop_bound), d)
-
-
-def _remember(key: tuple[Program, int], d: Domains) -> Domains:
-    _DOMAINS[key] = d
-    _DOMAINS.move_to_end(key)
-    while len(_DOMAINS) > _DOMAINS_KEPT:
-        _DOMAINS.popitem(last=False)
-    return d
+        _DOMAINS.put((p, loop_bound), d)
 
 
 def _compute(p: Program, loop_bound: int) -> Domains:
