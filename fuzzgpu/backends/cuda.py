@@ -17,7 +17,6 @@ import os
 import subprocess
 import tempfile
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -25,6 +24,7 @@ from typing import Any, Callable, Sequence
 from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
+from ..recent import Recent
 from .base import Histogram, RunConfig, fault_hits, mostly_timed_out, parse_fault_spec
 from .geometry import check_tensor_map_words, cta_permutations, launch_geometry, needs_shared_opt_in
 from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where, provenance, watch_bitmap
@@ -301,7 +301,7 @@ class HarnessBuilder:
         #: harnesses compiled ahead (:meth:`prepare`), the most recently used last: a program runs again
         #: (its profile's budget after timeouts at the short one, the tuner's configurations, more
         #: instances) from the same cubin, as its SASS check read it
-        self._prepared: OrderedDict[Program, Compiled] = OrderedDict()
+        self._prepared: Recent[Program, Compiled] = Recent(PREPARED_KEPT)
 
     def identity(self) -> tuple[str, str, str]:
         """(backend id, arch, toolchain) for the evidence cache and corpus entries.  The id names
@@ -320,10 +320,7 @@ class HarnessBuilder:
     def harness(self, program: Program) -> Compiled:
         """The program's harness: prepared ahead (kept for its next run), else compiled now."""
         c = self._prepared.get(program)
-        if c is None:
-            return self.compile(program, inject=self.injected(program))
-        self._prepared.move_to_end(program)
-        return c
+        return c if c is not None else self.compile(program, inject=self.injected(program))
 
     def prepare(self, programs: Sequence[Program]) -> None:
         """Compile the harnesses of ``programs`` ahead, as few nvcc calls as their fault injection
@@ -338,10 +335,9 @@ class HarnessBuilder:
             except UserError:
                 continue
             groups.setdefault((self.injected(p), arch), []).append(p)
-        for (inject, _), group in groups.items():
-            self._prepared.update(compile_batch(group, self.arch, inject))
-        while len(self._prepared) > PREPARED_KEPT:  # the least recently used go (a batch's cubin goes with its last program)
-            self._prepared.popitem(last=False)
+        for (inject, _), group in groups.items():  # past PREPARED_KEPT the least recently used go (a batch's cubin with its last)
+            for p, c in compile_batch(group, self.arch, inject).items():
+                self._prepared.put(p, c)
 
     def injected(self, program: Program) -> str | None:
         """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""

@@ -35,7 +35,7 @@ from .candidates import (
     candidates,
     feasible,
 )
-from .recent import Recent
+from ..recent import Recent
 from .trace import ProgramTraces, Trace, Values, _Ctx, _State, copy_with
 
 __all__ = [

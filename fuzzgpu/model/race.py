@@ -60,7 +60,7 @@ from . import tensor_memory as tmem
 from . import wgmma
 from .event import Event, first_verdict
 from .events import beyond_loop_bound, program_traces
-from .recent import Recent
+from ..recent import Recent
 from .trace import ProgramTraces
 from .ptx import nc_free_reads
 from .ptx import Execution

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from ..ir import Program
 from .events import program_traces
-from .recent import Recent
+from ..recent import Recent
 
 Domain = tuple[tuple[str, frozenset[int]], ...]
 #: a program's domains (:func:`domains`): per key, per location, whether the loop bound cut a loop

@@ -106,7 +106,7 @@ def test_a_prepared_harness_serves_every_run_of_its_program(tmp_path, monkeypatc
 
     monkeypatch.setattr(builder, "compile", no_compile)
     assert builder.harness(MP) is first and builder.harness(MP).cubin == builder.harness(other).cubin
-    monkeypatch.setattr(cuda, "PREPARED_KEPT", 1)
+    monkeypatch.setattr(builder._prepared, "size", 1)
     builder.prepare([dataclass_renamed(MP)])  # one more: the least recently used go
     assert list(builder._prepared) == [dataclass_renamed(MP)]
 

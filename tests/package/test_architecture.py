@@ -144,7 +144,8 @@ def test_the_models_extensions_are_named_relations_of_the_model():
 
 #: docs/architecture.md, "Import layering": a module imports only from its own layer or below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("fuzzgpu", "fuzzgpu.errors", "fuzzgpu.files", "fuzzgpu.ir", "fuzzgpu.schema", "fuzzgpu.deadline", "fuzzgpu.progress"),
+    ("fuzzgpu", "fuzzgpu.errors", "fuzzgpu.files", "fuzzgpu.ir", "fuzzgpu.schema", "fuzzgpu.deadline", "fuzzgpu.progress",
+     "fuzzgpu.recent"),
     ("fuzzgpu.semantics", "fuzzgpu.bug_classes", "fuzzgpu.hashing", "fuzzgpu.litmus"),
     ("fuzzgpu.model",),
     ("fuzzgpu.codegen", "fuzzgpu.sass", "fuzzgpu.backends.base", "fuzzgpu.backends.gpus"),

@@ -1,9 +1,9 @@
-"""The oracle's cache of recent answers (fuzzgpu.model.recent.Recent): the least recently used go
+"""The cache of recent answers (fuzzgpu.recent.Recent): the least recently used go
 first, within a count and a total weight; the newest always stays."""
 
 from __future__ import annotations
 
-from fuzzgpu.model.recent import Recent
+from fuzzgpu.recent import Recent
 
 
 def test_the_least_recently_used_go_first() -> None:

@@ -1,7 +1,8 @@
-"""The oracle's answers to the questions asked most recently, kept for the next ask of the same
-question (a campaign asks each program's traces, domains and race analysis several times): at most
-``size`` of them, and -- given ``weight`` -- at most ``limit`` of that weight in all; the least
-recently used go first, the newest always stays.  One process's cache, never shared."""
+"""Answers to the questions asked most recently, kept for the next ask of the same question (a
+campaign asks each program's traces, value domains and race analysis several times, and runs a
+prepared harness more than once): at most ``size`` of them, and -- given ``weight`` -- at most
+``limit`` of that weight in all; the least recently used go first, the newest always stays.  One
+process's cache, never shared."""
 
 from __future__ import annotations
 
@@ -46,6 +47,9 @@ class Recent(Generic[K, V]):
 
     def _weigh(self, value: V) -> int:
         return self.weight(value) if self.weight is not None else 0
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
 
     def __len__(self) -> int:
         return len(self._items)
