@@ -52,10 +52,13 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .backends.base import Histogram, Outcome, format_outcome
 from .ir import Branch, Goto, Program
+
+if TYPE_CHECKING:
+    from .model.values import Domains
 
 #: the verdict of an outcome holding a value no store of the program wrote: a harness or hardware
 #: fault, not a memory-model verdict
@@ -545,7 +548,7 @@ class RunAdvice:
     possible: frozenset | None
     #: the oracle's value domains the harness is written from (``codegen.values.harness_domains``), which
     #: the backend's process adopts (``model.values.adopt``) instead of computing the oracle's traces again
-    domains: tuple = ()
+    domains: tuple[tuple[Program, Domains], ...] = ()
 
     @classmethod
     def of(cls, analysis: Any) -> RunAdvice:

@@ -146,7 +146,8 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             conn.send(("ok", None))
             continue
         program, config, advice = msg
-        values.adopt(getattr(advice, "domains", ()))
+        if advice is not None:  # a properties.RunAdvice
+            values.adopt(advice.domains)
         try:
             h = backend.run(program, config, advice=advice) if advice is not None and takes_advice else backend.run(program, config)
             conn.send(("ok", h))
