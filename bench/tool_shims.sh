@@ -24,7 +24,8 @@ for tool in nvcc nvdisasm; do
     fi
     echo 'exec 3>&2'
     echo "TIMEFORMAT=\"$tool \$kind \$n %R %U %S\""
-    echo "{ time \"$real\" \"\$@\" 2>&3 ; } 2>> \"$log\""
+    # the tool's and the log's paths quoted for the shell (%q): a path with a quote or a $ stays a path
+    printf '{ time %q "$@" 2>&3 ; } 2>> %q\n' "$real" "$log"
   } > "$dir/$tool"
   chmod +x "$dir/$tool"
 done

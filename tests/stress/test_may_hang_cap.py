@@ -18,25 +18,20 @@ from fuzzgpu.stress.campaign import (MAY_HANG_INSTANCES, SHORT_BUDGET, CampaignT
 from programs import WRONG_PARITY, wrong_parity  # noqa: E402 -- tests/programs.py
 
 
-def _program(parity: int):
-    return wrong_parity(parity)
-
-
 def test_a_wait_that_may_spin_runs_fewer_instances() -> None:
-    p = _program(1)
+    p = wrong_parity(1)
     assert termination(p).may_hang  # the model: the wait on phase 1 may spin for ever
     base = dataclasses.replace(RunConfig(), instances=10_000_000)
     assert may_hang_capped(p, base).instances == MAY_HANG_INSTANCES  # what `necessity` runs at 100,000 iterations
 
 
 def test_the_right_parity_keeps_the_profiles_instances() -> None:
-    p = _program(0)
+    p = wrong_parity(0)
     assert not termination(p).may_hang
     base = dataclasses.replace(RunConfig(), instances=10_000_000)
     assert may_hang_capped(p, base) == base
     small = dataclasses.replace(RunConfig(), instances=1000)
-    assert may_hang_capped(_program(1), small) == small  # already under the cap
-
+    assert may_hang_capped(wrong_parity(1), small) == small  # already under the cap
 
 
 def test_a_wait_loop_runs_first_at_a_short_budget() -> None:
@@ -44,10 +39,10 @@ def test_a_wait_loop_runs_first_at_a_short_budget() -> None:
     wait loop at SHORT_BUDGET iterations first; a program without one keeps the profile's budget."""
     base = dataclasses.replace(RunConfig(), instances=10_000_000)
     for parity in (0, 1):
-        assert short_budget(_program(parity), base).budget == SHORT_BUDGET < base.budget
-        assert short_budget(_program(parity), base).instances == base.instances  # the budget alone
+        assert short_budget(wrong_parity(parity), base).budget == SHORT_BUDGET < base.budget
+        assert short_budget(wrong_parity(parity), base).instances == base.instances  # the budget alone
     tuner = CampaignTuner(share=0.0, backend="cuda", state={})
-    cfg = tuner.stress_for(_program(1), base)[0]
+    cfg = tuner.stress_for(wrong_parity(1), base)[0]
     # what a campaign runs: the short budget, the instances asked for (a run that mostly times out
     # stops early: RunConfig.timeout_stop), no question to the model before the run
     assert (cfg.budget, cfg.instances) == (SHORT_BUDGET, base.instances)
@@ -60,10 +55,10 @@ def test_timeouts_at_the_short_budget_are_judged_at_the_full_one_unless_the_wait
     profile's budget: such a program is run again with it; a program whose wait may spin for ever
     keeps its short run (its timeouts are expected); no timeout, no second run."""
     full = RunConfig().budget
-    short = short_budget(_program(0), RunConfig())
-    assert not termination(_program(0)).may_hang and termination(_program(1)).may_hang
-    again = full_budget_again(_program(0), short, full, timeouts=3)
+    short = short_budget(wrong_parity(0), RunConfig())
+    assert not termination(wrong_parity(0)).may_hang and termination(wrong_parity(1)).may_hang
+    again = full_budget_again(wrong_parity(0), short, full, timeouts=3)
     assert again is not None and again.budget == full and dataclasses.replace(again, budget=short.budget) == short
-    assert full_budget_again(_program(1), short, full, timeouts=3) is None  # may hang: expected
-    assert full_budget_again(_program(0), short, full, timeouts=0) is None  # nothing timed out
-    assert full_budget_again(_program(0), RunConfig(), full, timeouts=3) is None  # already at the full budget
+    assert full_budget_again(wrong_parity(1), short, full, timeouts=3) is None  # may hang: expected
+    assert full_budget_again(wrong_parity(0), short, full, timeouts=0) is None  # nothing timed out
+    assert full_budget_again(wrong_parity(0), RunConfig(), full, timeouts=3) is None  # already at the full budget
