@@ -39,13 +39,14 @@ def domains(p: Program, loop_bound: int = 1) -> Domains:
     return hit if hit is not None else _DOMAINS.put(key, _compute(p, loop_bound))
 
 
-def adopt(known: Iterable[tuple[Program, Domains]], loop_bound: int = 1) -> None:
-    """Take the domains another process computed (a campaign worker computes them with the oracle's
-    traces; the backend process that writes the harness's value tables would compute the traces again):
-    :func:`domains` then answers with them.  They are a pure function of the program, so adopting
-    them changes no answer, only who computes it."""
+def adopt(known: Iterable[tuple[Program, Domains]]) -> None:
+    """Take the domains another process computed at the default loop bound, the one the harness's
+    value tables are written at (a campaign worker computes them with the oracle's traces; the backend
+    process that writes the tables would compute the traces again): :func:`domains` then answers with
+    them.  They are a pure function of the program, so adopting them changes no answer, only who
+    computes it."""
     for p, d in known:
-        _DOMAINS.put((p, loop_bound), d)
+        _DOMAINS.put((p, 1), d)
 
 
 def _compute(p: Program, loop_bound: int) -> Domains:
