@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -202,18 +202,17 @@ class EvidenceBackend:
         # first launch: the histogram's meta says so): more would time out too
         return 0 < config.timeout_stop <= ev.instances and (bool(ev.meta.get("stopped_early")) or mostly_timed_out(ev.timeouts, ev.instances))
 
-    def prepare(self, programs: Sequence[Program], config: RunConfig, unchecked: Collection[Program] = ()) -> None:
+    def prepare(self, programs: Sequence[Program], config: RunConfig, sass: bool = True) -> None:
         """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs
-        the cache will not answer with ``config`` (those of ``unchecked`` without the SASS check,
-        where the inner backend's check is optional)."""
+        the cache will not answer with ``config`` (``sass`` False: without the SASS check, where
+        the inner backend's check is optional)."""
         prepare = getattr(self.inner, "prepare", None)
         if prepare is None:
             return
-        unchecked = unchecked if self.sass_optional else ()
-        todo = [p for p in programs if not self.answers(p, config, p not in unchecked)]
-        skip = [p for p in todo if p in unchecked]
+        sass = sass or not self.sass_optional
+        todo = [p for p in programs if not self.answers(p, config, sass)]
         if todo:
-            prepare(todo, unchecked=skip) if skip else prepare(todo)
+            prepare(todo) if sass else prepare(todo, sass=False)
 
     def run(self, program: Program, config: RunConfig, advice: Any = None) -> Histogram:
         """The cache's answer, else the inner backend's run of the missing instances (with

@@ -495,28 +495,6 @@ def sass_decides(class_keys: Iterable[str]) -> bool:
     return not keys or any(not k.startswith("race:") or k == "race:other" for k in keys)
 
 
-def sass_may_fail(program: Program) -> bool:
-    """Whether ``program`` has what the SASS findings that fail a property come from in fuzzgpu's
-    campaigns (corpus/known.json's ``sass:`` classes): an ``ld.global.nc``, which ptxas may hoist
-    above a synchronisation point (``sass:crossing``: the PDL + ``__ldg`` race), or an mbarrier wait
-    whose result no branch tests (``sass:unguarded-wait``: no access after it is guarded by it).  A
-    shrink candidate that has either is checked whatever :func:`sass_decides` says: its SASS finding
-    makes its corpus class (``corpus.finding_class``), and a shrink that did not see it ends on a
-    program of another class than its own -- a 600 s H200 campaign that left every candidate's check
-    out saved 7 of its race shrinks as ``sass:unguarded-wait`` entries
-    (bench/results/throughput/h200-600s-23b8581/).  Other failing SASS findings (a strong access
-    moved across a fence: a compiler bug) have not been seen; a candidate's is left to the generator."""
-    from .ir import Branch, Load, MbarrierWait
-
-    for t in program.threads:
-        for k, ins in enumerate(t.code):
-            if isinstance(ins, Load) and ins.nc:
-                return True
-            if isinstance(ins, MbarrierWait) and not any(isinstance(i, Branch) and ins.dst in (i.a, i.b) for i in t.code[k + 1:]):
-                return True
-    return False
-
-
 def _pair_class(program: Program, pair: Any) -> str:
     """The part of a race class key one racing pair gives: its class's name, else its mechanism's."""
     from .bug_classes import finding_class, race_name
@@ -569,7 +547,7 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
 
 
 __all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "RunAdvice", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts", "may_fail_as",
-           "note_failure", "predicate", "sass_decides", "sass_may_fail", "unwritten_keys", "unwritten_reason"]
+           "note_failure", "predicate", "sass_decides", "unwritten_keys", "unwritten_reason"]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import hashlib
 import re
 import subprocess
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import codegen
@@ -296,7 +296,7 @@ class CheckedBackend:
     (``fuzzgpu run``) the refusal is the answer."""
 
     deterministic = False
-    #: a run may leave the SASS check out (``RunAdvice.sass`` False, ``prepare(..., unchecked)``):
+    #: a run may leave the SASS check out (``RunAdvice.sass`` False, ``prepare(..., sass=False)``):
     #: a shrink candidate whose answer the check cannot change (``properties.sass_decides``)
     sass_optional = True
 
@@ -328,20 +328,19 @@ class CheckedBackend:
     def describe(self) -> str:
         return f"{self.inner.describe()} + static SASS checks ({self.static.arch})"
 
-    def prepare(self, programs: Sequence[Program], unchecked: Collection[Program] = ()) -> None:
+    def prepare(self, programs: Sequence[Program], sass: bool = True) -> None:
         """Both ahead: the static check in the worker thread while the harnesses compile here
-        (the programs of ``unchecked`` not checked: their runs leave the check out)."""
+        (``sass`` False: the harnesses only, for runs without the check)."""
         import concurrent.futures
 
         prepare = getattr(self.inner, "prepare", None)
-        checked = [p for p in programs if p not in unchecked]
-        if not checked:
+        if not sass:
             if prepare is not None:
                 prepare(programs)
             return
         if not hasattr(self, "_pool"):
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="fuzzgpu-static")
-        fut = self._pool.submit(self.static.prepare, checked)
+        fut = self._pool.submit(self.static.prepare, programs)
         try:
             if prepare is not None:
                 prepare(programs)

@@ -401,19 +401,14 @@ class Campaign:
         keys: set[str] = set(resume.keys) if resume else set()  # the class keys of the failures this shrink met
         spec = Speculation() if self.speculate else None
 
-        def sass_needed(program: Program) -> bool:
-            """False while a race shrink's every failure is a race class the backend showed, for a
-            candidate with neither of the features the campaigns' failing SASS findings come from
-            (:func:`fuzzgpu.properties.sass_decides`, :func:`~fuzzgpu.properties.sass_may_fail`):
-            a backend whose check is optional (``backends.static.CheckedBackend``: nvcc and nvdisasm
-            of its static kernels, ~1 CPU s a batch of 8) leaves it out; the finding saved is checked
-            (``speculate.confirmed``)."""
+        def sass_needed() -> bool:
+            """False while a race shrink's every failure is a race class the backend showed: a
+            candidate's SASS check cannot change whether it fails as they did
+            (:func:`fuzzgpu.properties.sass_decides`), and a backend whose check is optional
+            (``backends.static.CheckedBackend``: nvcc and nvdisasm of its static kernels, ~1 CPU s a
+            batch of 8) leaves it out; the finding saved is checked (``speculate.confirmed``)."""
             return not (first_failure and keys and prop is properties.RACE and self.backend.sass_optional
-                        and not properties.sass_decides(keys) and not properties.sass_may_fail(program))
-
-        def prepare(programs: list[Program]) -> None:
-            """A batch of shrink candidates compiled and checked ahead, those whose check is left out unchecked."""
-            self.backend.prepare(programs, self.config_for(), [p for p in programs if not sass_needed(p)])
+                        and not properties.sass_decides(keys))
 
         def check_kept(restart: bool) -> None:
             """The kept shrink candidates checked and judged; the first that fails is where the
@@ -423,7 +418,7 @@ class Campaign:
             if spec and not restart and not getattr(self.inner, "deterministic", False):
                 spec.drop()
                 return
-            found = spec.check(prepare, lambda p: judge(p, timed=False),
+            found = spec.check(lambda ps: self.backend.prepare(ps, self.config_for(), sass_needed()), lambda p: judge(p, timed=False),
                                PropertyFailed) if spec else None
             if found and restart:
                 raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0],
@@ -447,7 +442,7 @@ class Campaign:
             candidate, Hypothesis's replay of its best)."""
             if not (first_failure and keys) or prop is not properties.RACE:
                 return False
-            if self.backend.answers(program, config_of(program), sass_needed(program)) or any(properties.may_fail_as(program, k) for k in keys):
+            if self.backend.answers(program, config_of(program), sass_needed()) or any(properties.may_fail_as(program, k) for k in keys):
                 return False
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["pruned"] = st.get("pruned", 0) + 1
@@ -478,7 +473,7 @@ class Campaign:
                 # the model's analysis, once here: its possible outcomes go with the run (the backend's
                 # harness watches the others), its SC set counts the weak outcomes
                 advice = self.analyses.advice(program) if self.backend.takes_advice else None
-                if advice is not None and not sass_needed(program):
+                if advice is not None and not sass_needed():
                     advice = dataclasses.replace(advice, sass=False)
                 hist = self.backend.run(program, cfg, advice)
                 # a wait loop runs first at a short budget: with timeouts, again at the profile's
@@ -590,7 +585,7 @@ class Campaign:
             over = self.stop_requested or now > deadline or now - first_failure[0] > self.profile.shrink_seconds
             if not over and pruned(program):
                 return
-            if spec is not None and not over and not self.backend.answers(program, config_of(program), sass_needed(program)):
+            if spec is not None and not over and not self.backend.answers(program, config_of(program), sass_needed()):
                 if spec.keep(program):
                     check_kept(True)
                 return

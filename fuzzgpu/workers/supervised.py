@@ -26,7 +26,6 @@ import multiprocessing as mp
 import os
 import signal
 import time
-from collections.abc import Collection
 from dataclasses import dataclass
 from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
@@ -83,9 +82,8 @@ class Prepare:
     #: the oracle's value domains of the programs, where the worker has them (``codegen.values.harness_domains``):
     #: the backend's process adopts them instead of computing the oracle's traces again for the value tables
     domains: tuple[Any, ...] = ()
-    #: the indices of the programs prepared without their SASS check (a backend whose check is
-    #: optional: ``properties.sass_decides``)
-    unchecked: tuple[int, ...] = ()
+    #: False: without the SASS check (a backend whose check is optional: ``properties.sass_decides``)
+    sass: bool = True
 
 
 def die_with_parent() -> None:
@@ -147,10 +145,10 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
         if isinstance(msg, Prepare):
             values.adopt(msg.domains)
             try:
-                if not (msg.unchecked and sass_optional):
+                if msg.sass or not sass_optional:
                     getattr(backend, "prepare", lambda programs: None)(list(msg.programs))
                 else:
-                    backend.prepare(list(msg.programs), unchecked=[msg.programs[i] for i in msg.unchecked])
+                    backend.prepare(list(msg.programs), sass=False)
             except Exception:  # noqa: BLE001, S110 -- ahead of time only: each program's run says what is wrong with it
                 pass
             conn.send(("ok", None))
@@ -284,9 +282,9 @@ class SupervisedBackend:
         one = self.watchdog + 10.0 * getattr(config, "instances", 1) / rate
         return min(MAX_DEADLINE, one * (RUNNER_WAITS if self.spec.runner else 1))
 
-    def prepare(self, programs: Any, unchecked: Collection[Any] = ()) -> None:
-        """Compile and check ``programs`` ahead in the worker (:class:`Prepare`; those of
-        ``unchecked`` without the SASS check, for a backend whose check is optional), under the watchdog
+    def prepare(self, programs: Any, sass: bool = True) -> None:
+        """Compile and check ``programs`` ahead in the worker (:class:`Prepare`; ``sass`` False:
+        without the SASS check, for a backend whose check is optional), under the watchdog
         (its seconds plus a second per program); a worker that hangs or dies meanwhile is replaced
         and nothing is raised: each program is then compiled when it runs, and a fault shows there,
         on its own program."""
@@ -300,7 +298,7 @@ class SupervisedBackend:
         # tables from the oracle's domains: computed here, beside the oracle's questions, not again there
         known = tuple(d for p in programs for d in harness_domains(p)) if self.takes_advice else ()
         try:
-            self._conn.send(Prepare(programs, known, tuple(i for i, p in enumerate(programs) if p in unchecked)))
+            self._conn.send(Prepare(programs, known, sass))
             if self._conn.poll(self.watchdog + len(programs)):
                 self._conn.recv()
                 return

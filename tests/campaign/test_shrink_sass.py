@@ -23,7 +23,6 @@ from fuzzgpu.corpus import verdict_class
 from fuzzgpu.evidence import EvidenceBackend, EvidenceCache
 from fuzzgpu.ir import Filler, GridDepControl, Load, Location, Placement, Program, Store, Thread, validate
 from fuzzgpu.sass import find_tool
-from tests.paths import LITMUS
 
 needs_nvcc = pytest.mark.skipif(not (find_tool("nvcc") and (find_tool("nvdisasm") or find_tool("cuobjdump"))),
                                 reason="needs nvcc and nvdisasm/cuobjdump")
@@ -54,19 +53,6 @@ def test_sass_decides_only_outside_named_race_classes() -> None:
     # race:other is what a SASS finding alone fails as (and a forbidden outcome, a timeout); other properties' keys
     assert properties.sass_decides(["race:nc-load-after-pdl-wait", "race:other"])
     assert properties.sass_decides([""])
-
-
-@pytest.mark.parametrize("name, may_fail", [
-    ("mbarrier/MBAR-MP-count2.litmus", True),  # a lone try_wait: every later access unguarded (sass:unguarded-wait)
-    ("wait-loop/MBAR-MP-loop.litmus", False),  # the same wait retried in a loop: its result guards the reads
-    ("wait-loop/TMA-load-loop.litmus", False),
-    ("core/MP-relacq-gpu.litmus", False),
-])
-def test_sass_may_fail_names_the_features_of_the_campaigns_sass_classes(name, may_fail) -> None:
-    from fuzzgpu.litmus import parse_file
-
-    assert properties.sass_may_fail(parse_file(LITMUS / name)) is may_fail
-    assert properties.sass_may_fail(_pdl_nc())  # an ld.global.nc (sass:crossing, hoisted above a synchronisation point)
 
 
 @needs_nvcc
@@ -111,19 +97,6 @@ def test_the_evidence_cache_keeps_runs_without_the_check_apart(tmp_path) -> None
     assert ev.fresh_runs == 3
     h = ev.run(q, cfg, dataclasses.replace(advice_q, sass=False))  # ... answers one without
     assert ev.fresh_runs == 3 and ev.cached_runs == 1 and "sass_findings" in dict(h.meta)
-
-
-@needs_nvcc
-def test_a_batch_prepared_with_unchecked_programs_checks_only_the_others() -> None:
-    from fuzzgpu.litmus import parse_file
-
-    # named apart: the static check keeps its answers by source (a process-wide cache), and the source names the program
-    p = dataclasses.replace(_pdl_nc(), name="PDL-batch-checked")
-    q = dataclasses.replace(parse_file(LITMUS / "wait-loop" / "MBAR-MP-loop.litmus"), name="MBAR-MP-loop-batch-unchecked")
-    b = CheckedBackend(_AdvisedSim(), StaticBackend("sm_90"))
-    b.prepare([p, q], unchecked=[q])
-    assert dict(b.static.run(p).meta)["sass_listing"]  # the batch's check answers p
-    assert "sass_listing" not in dict(b.static.run(q).meta)  # q was not in it: its own check, asked now
 
 
 @needs_nvcc
