@@ -168,32 +168,22 @@ class EvidenceBackend:
         self.gpu_seconds = 0.0  # the GPU's busy time of the fresh runs (their histograms' ``gpu_s``)
         #: the inner backend's run takes a campaign worker's ``advice`` (``properties.RunAdvice``)
         self.takes_advice = bool(getattr(inner, "takes_advice", False))
-        #: a run may leave the inner backend's SASS check out (``RunAdvice.sass``): such answers are
-        #: kept under the inner backend's identity without the check, and never answer a run with it
-        self.sass_optional = bool(getattr(inner, "sass_optional", False)) and self.takes_advice
 
     def describe(self) -> str:
         return self.inner.describe()
 
-    def identity(self, sass: bool = True) -> tuple[str, str, str]:
+    def identity(self) -> tuple[str, str, str]:
         ident = getattr(self.inner, "identity", None)
-        if not ident:
-            return (self.inner.name, "unknown", "unknown")
-        return ident() if sass or not self.sass_optional else ident(sass=False)
+        return ident() if ident else (self.inner.name, "unknown", "unknown")
 
-    def key(self, program: Program, config: RunConfig, sass: bool = True) -> str:
-        backend, arch, toolchain = self.identity(sass)
+    def key(self, program: Program, config: RunConfig) -> str:
+        backend, arch, toolchain = self.identity()
         return self.cache.key(program, config, backend, arch, toolchain)
 
-    def answers(self, program: Program, config: RunConfig, sass: bool = True) -> bool:
+    def answers(self, program: Program, config: RunConfig) -> bool:
         """Whether :meth:`run` answers ``program`` under ``config`` from the cache alone: a
-        deterministic backend's answer, or enough instances run before (``sass`` False: also a run
-        without the SASS check)."""
-        return self._answers(self.key(program, config), config) or (
-            not sass and self.sass_optional and self._answers(self.key(program, config, sass=False), config))
-
-    def _answers(self, key: str, config: RunConfig) -> bool:
-        ev = self.cache.get(key)
+        deterministic backend's answer, or enough instances run before."""
+        ev = self.cache.get(self.key(program, config))
         if ev is None:
             return False
         if bool(getattr(self.inner, "deterministic", False)) or ev.instances >= config.instances:
@@ -202,27 +192,22 @@ class EvidenceBackend:
         # first launch: the histogram's meta says so): more would time out too
         return 0 < config.timeout_stop <= ev.instances and (bool(ev.meta.get("stopped_early")) or mostly_timed_out(ev.timeouts, ev.instances))
 
-    def prepare(self, programs: Sequence[Program], config: RunConfig, sass: bool = True) -> None:
+    def prepare(self, programs: Sequence[Program], config: RunConfig) -> None:
         """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs
-        the cache will not answer with ``config`` (``sass`` False: without the SASS check, where
-        the inner backend's check is optional)."""
+        the cache will not answer with ``config``."""
         prepare = getattr(self.inner, "prepare", None)
         if prepare is None:
             return
-        sass = sass or not self.sass_optional
-        todo = [p for p in programs if not self.answers(p, config, sass)]
+        todo = [p for p in programs if not self.answers(p, config)]
         if todo:
-            prepare(todo) if sass else prepare(todo, sass=False)
+            prepare(todo)
 
     def run(self, program: Program, config: RunConfig, advice: Any = None) -> Histogram:
         """The cache's answer, else the inner backend's run of the missing instances (with
-        ``advice``, what the caller knows of the program, when there is some; its ``sass`` False:
-        a run without the SASS check, answered also by a run with it)."""
+        ``advice``, what the caller knows of the program, when there is some)."""
         key = self.key(program, config)
-        if self.sass_optional and advice is not None and not advice.sass and not self._answers(key, config):
-            key = self.key(program, config, sass=False)
         ev = self.cache.get(key)
-        if ev is not None and self._answers(key, config):
+        if ev is not None and self.answers(program, config):
             self.cached_runs += 1
             return ev.histogram()
         have = ev.instances if ev else 0

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import builtins
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
@@ -482,19 +482,6 @@ def may_fail_as(program: Program, class_key: str) -> bool:
         return True
 
 
-def sass_decides(class_keys: Iterable[str]) -> bool:
-    """Whether a program's SASS findings can make it fail the race property in one of ``class_keys``
-    (the failures a campaign's shrink met, :attr:`Verdict.class_key`).  A failure whose key names
-    race classes (``race:flag-without-release-acquire``) is made of racy outcomes the backend
-    observed: the class key is :func:`race_class_key` of the racy offences, which no SASS finding
-    adds to or removes (:meth:`RaceProperty.judge`); a SASS finding alone fails as ``race:other``.
-    So while every key is a named race class, a shrink candidate's SASS check cannot decide whether
-    it fails as the shrink's finding did, and is left out (the finding saved at the shrink's end is
-    checked: ``campaign.speculate.confirmed``).  True for no key, or any other."""
-    keys = list(class_keys)
-    return not keys or any(not k.startswith("race:") or k == "race:other" for k in keys)
-
-
 def _pair_class(program: Program, pair: Any) -> str:
     """The part of a race class key one racing pair gives: its class's name, else its mechanism's."""
     from .bug_classes import finding_class, race_name
@@ -547,7 +534,7 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
 
 
 __all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "RunAdvice", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts", "may_fail_as",
-           "note_failure", "predicate", "sass_decides", "unwritten_keys", "unwritten_reason"]
+           "note_failure", "predicate", "unwritten_keys", "unwritten_reason"]
 
 
 @dataclass(frozen=True)
@@ -556,16 +543,12 @@ class RunAdvice:
     backend's process does not compute it again (picklable, small): ``possible``, the outcomes the
     oracle allows (in or outside the model: ``model.Analysis.possible``), None when the oracle does
     not cover the program completely -- what :func:`forbidden_watch` asks of the model; ``domains``,
-    the values the harness's tables and the watch's fault test are made of; ``sass``, False when the
-    run's SASS check is left out (:func:`sass_decides`)."""
+    the values the harness's tables and the watch's fault test are made of."""
 
     possible: frozenset | None
     #: the oracle's value domains the harness is written from (``codegen.values.harness_domains``), which
     #: the backend's process adopts (``model.values.adopt``) instead of computing the oracle's traces again
     domains: tuple[tuple[Program, Domains], ...] = ()
-    #: False: a backend that also checks a program's SASS (``backends.static.CheckedBackend``) runs it
-    #: without that check -- a shrink candidate whose answer the check cannot change (:func:`sass_decides`)
-    sass: bool = True
 
     @classmethod
     def of(cls, analysis: Any) -> RunAdvice:

@@ -277,11 +277,6 @@ def _unrunnable(e: BaseException) -> bool:
     return isinstance(e, Unrunnable)
 
 
-#: a histogram's ``sass_not_checked``: why a run of :class:`CheckedBackend` left its SASS check out
-SASS_LEFT_OUT = ("a shrink candidate of a race the GPU showed: its SASS check cannot change whether it fails as "
-                 "the shrink's finding did (properties.sass_decides); the finding saved is checked")
-
-
 class CheckedBackend:
     """A GPU backend whose programs are also checked statically: the SASS findings of
     :class:`StaticBackend` join the GPU histogram's ``meta["sass_findings"]`` (DESIGN.md: the harness
@@ -296,9 +291,6 @@ class CheckedBackend:
     (``fuzzgpu run``) the refusal is the answer."""
 
     deterministic = False
-    #: a run may leave the SASS check out (``RunAdvice.sass`` False, ``prepare(..., sass=False)``):
-    #: a shrink candidate whose answer the check cannot change (``properties.sass_decides``)
-    sass_optional = True
 
     def __init__(self, inner: Any, static: StaticBackend, judge_unrunnable: bool = False) -> None:
         self.inner = inner
@@ -308,15 +300,13 @@ class CheckedBackend:
         #: its run forwards a campaign worker's ``advice`` (``properties.RunAdvice``) to the GPU backend
         self.takes_advice = bool(getattr(inner, "takes_advice", False))
 
-    def identity(self, sass: bool = True) -> tuple[str, str, str]:
-        """The evidence cache's name for this backend's answers; ``sass`` False: for its runs without
-        the SASS check, the inner backend's own (their histograms hold what its runs hold)."""
+    def identity(self) -> tuple[str, str, str]:
         ident = getattr(self.inner, "identity", None)
         if ident:
             name, arch, tool = ident()
         else:  # the cuda backend: its description names the GPU, the driver and the arch
             name, arch, tool = self.inner.name, getattr(self.inner, "arch", self.static.arch), self.inner.describe()
-        return (f"{name}+static", arch, f"{tool}|{self.static.toolchain}") if sass else (name, arch, tool)
+        return (f"{name}+static", arch, f"{tool}|{self.static.toolchain}")
 
     def _driver(self) -> str:
         drv = getattr(self.inner, "drv", None)
@@ -328,19 +318,14 @@ class CheckedBackend:
     def describe(self) -> str:
         return f"{self.inner.describe()} + static SASS checks ({self.static.arch})"
 
-    def prepare(self, programs: Sequence[Program], sass: bool = True) -> None:
-        """Both ahead: the static check in the worker thread while the harnesses compile here
-        (``sass`` False: the harnesses only, for runs without the check)."""
+    def prepare(self, programs: Sequence[Program]) -> None:
+        """Both ahead: the static check in the worker thread while the harnesses compile here."""
         import concurrent.futures
 
-        prepare = getattr(self.inner, "prepare", None)
-        if not sass:
-            if prepare is not None:
-                prepare(programs)
-            return
         if not hasattr(self, "_pool"):
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="fuzzgpu-static")
         fut = self._pool.submit(self.static.prepare, programs)
+        prepare = getattr(self.inner, "prepare", None)
         try:
             if prepare is not None:
                 prepare(programs)
@@ -352,13 +337,6 @@ class CheckedBackend:
         import dataclasses
 
         config = config or RunConfig()
-        if advice is not None and not getattr(advice, "sass", True):
-            try:  # the GPU's answer alone, said so; a program it cannot run gets the whole answer below
-                h = self.inner.run(program, config, advice=advice) if self.takes_advice else self.inner.run(program, config)
-            except UserError:
-                pass
-            else:
-                return dataclasses.replace(h, meta=(*h.meta, ("sass_not_checked", SASS_LEFT_OUT)))
         # the static compile (an nvcc subprocess) runs in a worker thread while the GPU backend
         # compiles and runs in this thread (its CUDA context is current here)
         if not hasattr(self, "_pool"):
@@ -400,4 +378,4 @@ class CheckedBackend:
             close()
 
 
-__all__ = ["SASS_LEFT_OUT", "CheckedBackend", "StaticBackend", "oracle_only", "static_source"]
+__all__ = ["CheckedBackend", "StaticBackend", "oracle_only", "static_source"]

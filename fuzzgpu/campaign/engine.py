@@ -401,15 +401,6 @@ class Campaign:
         keys: set[str] = set(resume.keys) if resume else set()  # the class keys of the failures this shrink met
         spec = Speculation() if self.speculate else None
 
-        def sass_needed() -> bool:
-            """False while a race shrink's every failure is a race class the backend showed: a
-            candidate's SASS check cannot change whether it fails as they did
-            (:func:`fuzzgpu.properties.sass_decides`), and a backend whose check is optional
-            (``backends.static.CheckedBackend``: nvcc and nvdisasm of its static kernels, ~1 CPU s a
-            batch of 8) leaves it out; the finding saved is checked (``speculate.confirmed``)."""
-            return not (first_failure and keys and prop is properties.RACE and self.backend.sass_optional
-                        and not properties.sass_decides(keys))
-
         def check_kept(restart: bool) -> None:
             """The kept shrink candidates checked and judged; the first that fails is where the
             next run's shrink starts (``restart``), else only counted (and kept in ``best``).  At the
@@ -418,7 +409,7 @@ class Campaign:
             if spec and not restart and not getattr(self.inner, "deterministic", False):
                 spec.drop()
                 return
-            found = spec.check(lambda ps: self.backend.prepare(ps, self.config_for(), sass_needed()), lambda p: judge(p, timed=False),
+            found = spec.check(lambda ps: self.backend.prepare(ps, self.config_for()), lambda p: judge(p, timed=False),
                                PropertyFailed) if spec else None
             if found and restart:
                 raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0],
@@ -442,7 +433,7 @@ class Campaign:
             candidate, Hypothesis's replay of its best)."""
             if not (first_failure and keys) or prop is not properties.RACE:
                 return False
-            if self.backend.answers(program, config_of(program), sass_needed()) or any(properties.may_fail_as(program, k) for k in keys):
+            if self.backend.answers(program, config_of(program)) or any(properties.may_fail_as(program, k) for k in keys):
                 return False
             st = self.state.shapes.setdefault(program.name, _new_shape_stats())
             st["pruned"] = st.get("pruned", 0) + 1
@@ -473,8 +464,6 @@ class Campaign:
                 # the model's analysis, once here: its possible outcomes go with the run (the backend's
                 # harness watches the others), its SC set counts the weak outcomes
                 advice = self.analyses.advice(program) if self.backend.takes_advice else None
-                if advice is not None and not sass_needed():
-                    advice = dataclasses.replace(advice, sass=False)
                 hist = self.backend.run(program, cfg, advice)
                 # a wait loop runs first at a short budget: with timeouts, again at the profile's
                 # unless the model says the wait may hang (stress.campaign.full_budget_again)
@@ -585,7 +574,7 @@ class Campaign:
             over = self.stop_requested or now > deadline or now - first_failure[0] > self.profile.shrink_seconds
             if not over and pruned(program):
                 return
-            if spec is not None and not over and not self.backend.answers(program, config_of(program), sass_needed()):
+            if spec is not None and not over and not self.backend.answers(program, config_of(program)):
                 if spec.keep(program):
                     check_kept(True)
                 return

@@ -106,12 +106,9 @@ def own_check(inner: Any, identity: tuple[str, str, str], program: Program) -> A
     whatever a batch answered before): ``inner`` when it is the static backend in this process,
     else one built from ``identity``: a supervised static worker's (``("static:O3", arch,
     toolchain)``), or a GPU backend's whose SASS check judged a program the harness cannot run
-    (``("cuda:values-v2+static", arch, toolchain)``: the check's default ``-O3``); a GPU backend in
-    this process that checks SASS (``CheckedBackend``): its static backend."""
-    from ..backends.static import CheckedBackend, StaticBackend
+    (``("cuda:values-v2+static", arch, toolchain)``: the check's default ``-O3``)."""
+    from ..backends.static import StaticBackend
 
-    if isinstance(inner, CheckedBackend):
-        inner = inner.static
     if isinstance(inner, StaticBackend):
         return inner.run(program, own=True)
     name = identity[0]
@@ -122,13 +119,8 @@ def own_check(inner: Any, identity: tuple[str, str, str], program: Program) -> A
 def confirmed(prop: Any, inner: Any, identity: tuple[str, str, str], program: Program, verdict: Any, hist: Any) -> tuple[Any, Any]:
     """(verdict, histogram) of a finding to save: a static finding whose histogram came from a batch
     (its meta's ``sass_listing``) is judged again on the program's own check, which is saved when
-    it fails the property; when it does not, the batch's verdict is saved with a note that says so.
-    A run that left its SASS check out (a shrink candidate's, meta ``sass_not_checked``) gets the
-    check now: its findings join the histogram and the verdict is judged again."""
-    meta = dict(hist.meta)
-    if meta.get("sass_not_checked"):
-        return with_sass(prop, inner, identity, program, verdict, hist)
-    if hist.backend != "static" or not meta.get("sass_listing"):
+    it fails the property; when it does not, the batch's verdict is saved with a note that says so."""
+    if hist.backend != "static" or not dict(hist.meta).get("sass_listing"):
         return verdict, hist
     from ..errors import UserError
 
@@ -145,23 +137,4 @@ def confirmed(prop: Any, inner: Any, identity: tuple[str, str, str], program: Pr
     return dataclasses.replace(verdict, notes=tuple(verdict.notes) + (note,)), hist
 
 
-def with_sass(prop: Any, inner: Any, identity: tuple[str, str, str], program: Program, verdict: Any, hist: Any) -> tuple[Any, Any]:
-    """A run without its SASS check (meta ``sass_not_checked``), checked now: the program's own
-    static check (:func:`own_check`), its findings put in the histogram's meta as a checked run's
-    are, the verdict judged again; when the check cannot run, the verdict says the SASS was not
-    checked."""
-    from ..errors import UserError
-
-    meta = dict(hist.meta)
-    del meta["sass_not_checked"]
-    try:
-        own = own_check(inner, identity, program)
-    except UserError as e:
-        note = f"its SASS was not checked: the static check failed ({str(e).splitlines()[0] if str(e) else 'UserError'})"
-        return dataclasses.replace(verdict, notes=tuple(verdict.notes) + (note,)), hist
-    meta["sass_findings"] = dict(own.meta).get("sass_findings", [])
-    checked = dataclasses.replace(hist, meta=tuple(meta.items()))
-    return prop.check(program, checked), checked
-
-
-__all__ = ["AHEAD", "Resume", "ShrinkRestart", "Speculation", "confirmed", "current_choices", "own_check", "with_sass"]
+__all__ = ["AHEAD", "Resume", "ShrinkRestart", "Speculation", "confirmed", "current_choices", "own_check"]

@@ -82,8 +82,6 @@ class Prepare:
     #: the oracle's value domains of the programs, where the worker has them (``codegen.values.harness_domains``):
     #: the backend's process adopts them instead of computing the oracle's traces again for the value tables
     domains: tuple[Any, ...] = ()
-    #: False: without the SASS check (a backend whose check is optional: ``properties.sass_decides``)
-    sass: bool = True
 
 
 def die_with_parent() -> None:
@@ -130,11 +128,8 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
             b.isolated = True
     ident = backend.identity() if hasattr(backend, "identity") else (backend.name, "unknown", "unknown")
     takes_advice = bool(getattr(backend, "takes_advice", False))
-    # a backend whose SASS check a run may leave out names those runs' answers apart
-    sass_optional = bool(getattr(backend, "sass_optional", False))
-    ident_unchecked = backend.identity(sass=False) if sass_optional else None
     conn.send(("ready", backend.name, backend.describe(), ident, bool(getattr(backend, "deterministic", False)), note,
-               takes_advice, ident_unchecked))
+               takes_advice))
     while True:
         try:
             msg = conn.recv()
@@ -145,10 +140,7 @@ def _worker_main(conn: Any, spec: BackendSpec, parent_pid: int) -> None:
         if isinstance(msg, Prepare):
             values.adopt(msg.domains)
             try:
-                if msg.sass or not sass_optional:
-                    getattr(backend, "prepare", lambda programs: None)(list(msg.programs))
-                else:
-                    backend.prepare(list(msg.programs), sass=False)
+                getattr(backend, "prepare", lambda programs: None)(list(msg.programs))
             except Exception:  # noqa: BLE001, S110 -- ahead of time only: each program's run says what is wrong with it
                 pass
             conn.send(("ok", None))
@@ -240,12 +232,9 @@ class SupervisedBackend:
         if msg[0] == "fail":
             self._kill()
             raise (UserError if msg[2:] == ("usage",) else EnvError)(msg[1])
-        _, self.name, self._describe, ident, self.deterministic, self.note, self.takes_advice, unchecked = msg
+        _, self.name, self._describe, ident, self.deterministic, self.note, self.takes_advice = msg
         backend_id, arch, toolchain = ident  # the child's Backend.identity()
         self._identity: tuple[str, str, str] = (str(backend_id), str(arch), str(toolchain))
-        #: the child's identity(sass=False) when its SASS check is optional (``CheckedBackend``), else None
-        self._unchecked: tuple[str, str, str] | None = tuple(map(str, unchecked)) if unchecked else None  # type: ignore[assignment]
-        self.sass_optional = self._unchecked is not None
 
     def _kill(self) -> None:
         p, self._proc = self._proc, None
@@ -271,8 +260,8 @@ class SupervisedBackend:
     def describe(self) -> str:
         return self._describe
 
-    def identity(self, sass: bool = True) -> tuple[str, str, str]:
-        return self._identity if sass or self._unchecked is None else self._unchecked
+    def identity(self) -> tuple[str, str, str]:
+        return self._identity
 
     def deadline_for(self, config: Any) -> float:
         """The program's deadline: the watchdog plus ten times its expected run time; with a GPU
@@ -282,9 +271,8 @@ class SupervisedBackend:
         one = self.watchdog + 10.0 * getattr(config, "instances", 1) / rate
         return min(MAX_DEADLINE, one * (RUNNER_WAITS if self.spec.runner else 1))
 
-    def prepare(self, programs: Any, sass: bool = True) -> None:
-        """Compile and check ``programs`` ahead in the worker (:class:`Prepare`; ``sass`` False:
-        without the SASS check, for a backend whose check is optional), under the watchdog
+    def prepare(self, programs: Any) -> None:
+        """Compile and check ``programs`` ahead in the worker (:class:`Prepare`), under the watchdog
         (its seconds plus a second per program); a worker that hangs or dies meanwhile is replaced
         and nothing is raised: each program is then compiled when it runs, and a fault shows there,
         on its own program."""
@@ -298,7 +286,7 @@ class SupervisedBackend:
         # tables from the oracle's domains: computed here, beside the oracle's questions, not again there
         known = tuple(d for p in programs for d in harness_domains(p)) if self.takes_advice else ()
         try:
-            self._conn.send(Prepare(programs, known, sass))
+            self._conn.send(Prepare(programs, known))
             if self._conn.poll(self.watchdog + len(programs)):
                 self._conn.recv()
                 return
