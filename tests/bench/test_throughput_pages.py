@@ -1,5 +1,5 @@
 """The figures the throughput page, the README and docs/reliability.md quote from the H200 runs of
-issue 29 are the runs' own files (bench/results/throughput/h200-600s-f2ea341/, the budget bench of
+issue 29 are the runs' own files (bench/results/throughput/h200-600s-794e65c/, the budget bench of
 h200-600s-6877ec1/), computed here: a figure written by hand that drifts from its file fails."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-f2ea341"
+RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-794e65c"
 #: the spin-budget bench ran in the same device session as the 6877ec1 campaign
 BUDGET = ROOT / "bench" / "results" / "throughput" / "h200-600s-6877ec1"
 
