@@ -160,14 +160,26 @@ def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True, budget: int = O
         if x.free:
             for co in _consistent(x, finals, work):
                 outside.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
-        if sc and x.cand.fence_order == tuple(sorted(x.cand.fence_order)):
-            for co in _all_coherence_orders(x, work):
-                if sc_consistent(x_in, co):
-                    sc_set.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+        if sc:
+            sc_set.update(_interleaving_outcomes(p, pt, keys, combo, x, x_in, work))
     return Analysis(
         p, keys, frozenset(allowed), frozenset(sc_set), n_cand, n_ok, time.perf_counter() - t0,
         frozenset(outside - allowed), beyond_loop_bound(p, pt.cut, loop_bound),
     )
+
+
+def _interleaving_outcomes(p: Program, pt: ProgramTraces, keys: tuple[str, ...], combo: tuple[Trace, ...], x: Execution,
+                           x_in: Execution, work: Budget | None = None) -> Iterator[Outcome]:
+    """The outcomes of the interleavings of candidate ``x`` (``x_in``: its in-model form), the SC set's
+    share of it: :func:`model.analyse`'s and :func:`model.race.analyse_races`'s (``sc=True``).  The
+    candidates of one combination of traces that differ only in their order of ``fence.sc`` events
+    have the same interleavings (:func:`.sc.sc_consistent` reads no fence order): only the one with
+    the fences in event order is asked."""
+    if x.cand.fence_order != tuple(sorted(x.cand.fence_order)):
+        return
+    for co in _all_coherence_orders(x, work):
+        if sc_consistent(x_in, co):
+            yield _outcome(p, pt, keys, combo, _final_values(x, co))
 
 
 def _all_coherence_orders(x: Execution, budget: Budget | None = None) -> Iterator[Rel]:

@@ -47,11 +47,11 @@ from ..ir import CpAsync, CpAsyncBulk, MbarrierArrive, MbarrierInit, MbarrierWai
 from . import (
     Analysis,
     Outcome,
-    _all_coherence_orders,
     _executions,
     _final_locs,
     _final_values,
     _in_model,
+    _interleaving_outcomes,
     _outcome,
     event_name,
 )
@@ -65,7 +65,6 @@ from .trace import ProgramTraces
 from .ptx import nc_free_reads
 from .ptx import Execution
 from .axioms import consistent_before_co, consistent_with_co
-from .sc import sc_consistent
 from .relations import Rel
 
 
@@ -515,10 +514,8 @@ class _ModelSets:
 
     def interleavings(self, combo: tuple, x: Execution, x_in: Execution) -> None:
         self.candidates += 1
-        if self.on and x.cand.fence_order == tuple(sorted(x.cand.fence_order)):
-            for co in _all_coherence_orders(x):
-                if sc_consistent(x_in, co):
-                    self.sc.add(_outcome(self.p, self.pt, self.keys, combo, _final_values(x, co)))
+        if self.on:
+            self.sc.update(_interleaving_outcomes(self.p, self.pt, self.keys, combo, x, x_in))
 
     def consistent(self, combo: tuple, v: Execution, cos: list[Rel], in_model: bool) -> None:
         if not self.on:
