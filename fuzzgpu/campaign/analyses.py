@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import Program
 from ..properties import RunAdvice, unwritten_keys
+from ..recent import Recent
 
 if TYPE_CHECKING:
     from ..model import Analysis
 
-#: programs whose analyses a worker keeps (then it starts over)
+#: programs whose analyses a worker keeps (those asked about most recently)
 KEEP = 2000
 #: what the cache keeps for a program the oracle does not cover: past its budget, or otherwise
 _TOO_LARGE, _UNSUPPORTED = "too large", "unsupported"
@@ -24,7 +25,7 @@ _TOO_LARGE, _UNSUPPORTED = "too large", "unsupported"
 
 class Analyses:
     def __init__(self, budget: int | None = None, with_races: bool = False) -> None:
-        self._cache: dict[Program, Analysis | str] = {}
+        self._cache: Recent[Program, Analysis | str] = Recent(KEEP)
         self.budget = budget  # the oracle's budget (None: model.ORACLE_BUDGET, the backend's)
         # a race campaign asks the race analysis of every program it judges: the model's analysis comes
         # from the same enumeration (model.race.analyse_races(sc=True): the same sets, one pass)
@@ -49,9 +50,7 @@ class Analyses:
                 hit = _TOO_LARGE
             except model.Unsupported:
                 hit = _UNSUPPORTED
-            if len(self._cache) > KEEP:
-                self._cache.clear()
-            self._cache[program] = hit
+            self._cache.put(program, hit)
         return hit
 
     def cached(self, program: Program) -> Analysis | None:
