@@ -325,9 +325,10 @@ class HarnessBuilder:
     def prepare(self, programs: Sequence[Program]) -> None:
         """Compile the harnesses of ``programs`` ahead, as few nvcc calls as their fault injection
         and harness arch allow (:func:`compile_batch`); :meth:`harness` takes them from there.  A
-        program the harness cannot run is left to the run (which says why)."""
+        program the harness cannot run is left to the run (which says why); a program given twice
+        is compiled once."""
         groups: dict[tuple[str | None, str], list[Program]] = {}
-        for p in programs:
+        for p in dict.fromkeys(programs):
             if p in self._prepared or codegen.unrunnable_reasons(p):
                 continue
             try:

@@ -201,9 +201,9 @@ class StaticBackend:
     def prepare(self, programs: Sequence[Program]) -> None:
         """Check ``programs`` ahead, in batches per arch (:func:`check_batch`): a later :meth:`run`
         of a program the batch found clean answers from memory; the others are checked one by one
-        when they run."""
+        when they run; a program given twice is checked once."""
         todo: dict[str, list[tuple[Program, str]]] = {}
-        for p in programs:
+        for p in dict.fromkeys(programs):
             try:
                 src = codegen.generate_static(p)
             except UserError:

@@ -409,7 +409,7 @@ class Campaign:
             if spec and not restart and not getattr(self.inner, "deterministic", False):
                 spec.drop()
                 return
-            found = spec.check(lambda ps: self.backend.prepare(ps, self.config_for()), lambda p: judge(p, timed=False),
+            found = spec.check(lambda ps: self.backend.prepare(ps, config_of), lambda p: judge(p, timed=False),
                                PropertyFailed) if spec else None
             if found and restart:
                 raise ShrinkRestart(Resume(found[1], program_hash(found[0])[:16], first_failure[0], target_rate[0], best[0],
@@ -554,7 +554,7 @@ class Campaign:
             batch = list(ahead)
             ahead.clear()
             if batch:
-                self.backend.prepare([p for p, _ in batch], self.config_for())
+                self.backend.prepare([p for p, _ in batch], config_of)
             failed: tuple | None = None
             for p, index in batch:
                 try:

@@ -115,3 +115,21 @@ def dataclass_renamed(p: Program) -> Program:
     import dataclasses
 
     return dataclasses.replace(p, name=p.name + "_again")
+
+
+@needs_nvcc
+def test_a_program_given_twice_is_compiled_once(tmp_path, monkeypatch) -> None:
+    """A campaign's batch of draws holds programs Hypothesis drew twice (10-20 of 64): one kernel each."""
+    from fuzzgpu.backends import cuda
+
+    monkeypatch.setenv("FUZZGPU_CACHE", str(tmp_path))
+    compiled: list[list[Program]] = []
+
+    def spy(programs, arch, inject=None):
+        compiled.append(list(programs))
+        return compile_batch(programs, arch, inject)
+
+    monkeypatch.setattr(cuda, "compile_batch", spy)
+    other = sb()
+    cuda.HarnessBuilder("sm_90").prepare([MP, other, MP, other, MP])
+    assert compiled == [[MP, other]]

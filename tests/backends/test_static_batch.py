@@ -144,3 +144,17 @@ def test_prepare_answers_the_later_runs() -> None:
     assert len(static._SOURCE_CACHE) == 2
     found = dict(b.run(pdl(True)).meta)["sass_findings"]
     assert found and found[0]["function"] == "fuzzgpu_P1" and found[0]["source"] == "PDL.litmus"
+
+
+def test_prepare_checks_a_program_given_twice_once(monkeypatch) -> None:
+    """A campaign's batch of draws holds programs Hypothesis drew twice: each is checked once."""
+    static._SOURCE_CACHE.clear()
+    checked: list[list[Program]] = []
+
+    def spy(programs: list[Program], arch: str, opt: int = 3) -> list[Any]:
+        checked.append(list(programs))
+        return check_batch(programs, arch, opt)
+
+    monkeypatch.setattr(static, "check_batch", spy)
+    StaticBackend("sm_90").prepare([MP, pdl(True), MP, pdl(True)])
+    assert checked == [[MP, pdl(True)]]

@@ -285,3 +285,32 @@ def test_replay_judges_timeouts_of_a_short_budget_entry_at_the_default_budget(tm
     b.budgets.clear()
     replay_entry(load_entry(path), b, instances=2000)
     assert b.budgets == budgets
+
+
+def test_prepare_asks_the_cache_with_the_config_each_program_runs_with(tmp_path):
+    """A campaign runs a wait-loop program at the short spin budget (stress.campaign.short_budget):
+    its batch asks the evidence cache with that configuration -- asked with the profile's, the cache
+    missed the answer the run then found, and the program was compiled again for nothing -- and a
+    program drawn twice in a batch is prepared once."""
+    from fuzzgpu.evidence import EvidenceBackend, EvidenceCache
+    from fuzzgpu.stress.campaign import short_budget
+
+    class Preparing(SimBackend):
+        def __init__(self) -> None:
+            super().__init__()
+            self.prepared: list[list] = []
+
+        def prepare(self, programs) -> None:
+            self.prepared.append(list(programs))
+
+    from programs import MP as plain  # tests/programs.py
+
+    spin = _p("Spin-MP-relacq-gpu")
+    base = RunConfig(instances=2_000)
+    b = EvidenceBackend(Preparing(), EvidenceCache(tmp_path))
+    b.run(spin, short_budget(spin, base))
+    b.prepare([spin, plain, plain], lambda p: short_budget(p, base))
+    assert b.inner.prepared == [[plain]]  # the run answers the spin program from the cache
+    b.prepare([spin], base)  # one configuration for every program, as before: the cache has no answer
+    assert b.inner.prepared[-1] == [spin]
+    assert short_budget(spin, base) != base and short_budget(plain, base) == base
