@@ -75,3 +75,19 @@ def test_the_stage_comparison_on_the_page_is_its_json() -> None:
     cp = json.loads((res / "compile-phases.json").read_text())
     marginal = next(t for t in cp["table"] if t["kind"] == "harness" and t["what"] == "nvcc, CPU (all phases)")["per_program_ms"]
     assert f"of the harness's nvcc {marginal} CPU ms a program is marginal" in readme
+
+
+def test_the_batch_repeats_paragraph_is_its_json() -> None:
+    """The throughput page's paragraph on each program of a batch compiled once quotes
+    bench/batch_repeats.py's results file."""
+    import json
+
+    res = ROOT / "bench" / "results" / "throughput"
+    page = " ".join((res / "README.md").read_text().split())
+    doc = json.loads((res / "batch-repeats.json").read_text())
+    g, a, t = doc["generation_batches"], doc["all_batches"], doc["timed"]
+    big = sum(1 for b in doc["batches"] if b["size"] >= 32)
+    assert f"{g['repeats']:g} of the {g['size']:g} programs of its {big} generation batches were repeats" in page
+    assert f"fell from {g['before']:g} to {g['after']:g} in those batches ({a['before']:g} to {a['after']:g} in all {len(doc['batches'])} batches)" in page
+    assert f"from {t['nvcc_cpu_before']:.1f} to {t['nvcc_cpu_after']:.1f} CPU-s (-{100 * (1 - t['nvcc_cpu_after'] / t['nvcc_cpu_before']):.0f}%)" in page
+    assert g["answered_own_not_base"] == 0 and "no program answered under its own configuration only" in page
