@@ -32,6 +32,11 @@ When not every variant fits in the time given, a seeded random sample per family
   python3 bench/anchor.py --src cuda-litmus --out $OUT/anchor --gpu-s 1 --deadline-s 420
   python3 bench/anchor.py --out DIR --merge RUN_DIR...                        # one table from several runs
 
+The runners can be built before, on a CPU machine with the same nvcc (the GPU machine's time then goes
+to the runs alone): ``--dry-run --seen-per-family -1 --forbidden-per-family 0 --build-only -1 --bin DIR``
+builds every seen variant's runner into DIR (the 559: 5 MB as a tar.xz); a GPU run given ``--bin DIR``
+(default /tmp/anchor-bin) uses the runners it finds there and builds the others.
+
 Exit 0; 1 when an outcome the fuzzgpu oracle forbids, or a forbidden variant's condition, was observed
 by fuzzgpu; 3 without a GPU (GPU mode) or when the source cannot be read.
 """
@@ -688,7 +693,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--forbidden-per-family", type=int, default=8, help="base-forbidden variants per family (-1: all)")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--deadline-s", type=float, default=420.0, help="wall-clock limit of the whole run")
-    ap.add_argument("--build-only", type=int, default=0, help="dry run: build the anchor runner of N variants")
+    ap.add_argument("--build-only", type=int, default=0,
+                    help="dry run: build the anchor runner of the first N variants of the sample (-1: all), in parallel")
+    ap.add_argument("--bin", type=Path, help="where the anchor's runners are built, and found when built before "
+                    "(default: /tmp/anchor-bin; a dry run: anchor-bin beside --out)")
     ap.add_argument("--include", type=Path, help="a file of variant names (one a line) run first, besides the sample")
     ap.add_argument("--families", help="comma-separated families to run (default: every family)")
     ap.add_argument("--anchor-forbidden", choices=("yes", "no"), default="yes",
@@ -738,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
                            "variants": len(vs), "seen": len(seen), "forbidden": len(forb), "oracle": oracle,
                            "sample": [v.name for v in pick], "included": str(args.include or ""),
                            "families_run": args.families or "all", "anchor_forbidden": args.anchor_forbidden}
-    bindir = args.out.parent / "anchor-bin" if args.dry_run else Path("/tmp/anchor-bin")
+    bindir = args.bin or (args.out.parent / "anchor-bin" if args.dry_run else Path("/tmp/anchor-bin"))
     bindir.mkdir(parents=True, exist_ok=True)
     if args.dry_run:
         from fuzzgpu.backends import cuda
@@ -747,24 +755,28 @@ def main(argv: list[str] | None = None) -> int:
         comp = cuda.compile_programs([progs[v.name] for v in pick], "sm_90", batch=16, jobs=1)
         doc["compiled"] = len(comp)
         doc["compile_s"] = round(time.monotonic() - t0, 1)
-        built = {}
-        for v in pick[: args.build_only]:
-            exe, err = build_runner(v, args.src, bindir)
-            built[v.name] = err or "ok"
+        chosen = [v for v in pick if args.anchor_forbidden == "yes" or not v.forbidden]
+        chosen = chosen if args.build_only < 0 else chosen[: args.build_only]
+        with cf.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+            built = {v.name: err or "ok" for v, (_, err) in zip(chosen, pool.map(lambda v: build_runner(v, args.src.resolve(), bindir), chosen))}
         doc["anchor_built"] = built
-        log(f"dry run: {len(comp)} harnesses compiled in {doc['compile_s']} s; anchor runners built: {built}")
+        bad = {k: e for k, e in built.items() if e != "ok"}
+        log(f"dry run: {len(comp)} harnesses compiled in {doc['compile_s']} s; anchor runners in {bindir}: "
+            f"{len(built) - len(bad)} of {len(built)} built" + (f"; failed: {bad}" if bad else ""))
         (args.out / "anchor-dry.json").write_text(json.dumps(doc, indent=1) + "\n")
         return 0 if not oracle["errors"] else 3
     rows = [Row(v) for v in pick]
     # every build before the GPU passes: nvcc processes beside them would slow the host side of
     # either harness (both launch from the host)
     t0 = time.monotonic()
+    prebuilt = sum(1 for r in rows if (bindir / r.v.name).exists())
     pool = cf.ThreadPoolExecutor(os.cpu_count() or 2)
     builds = {r.v.name: pool.submit(build_runner, r.v, args.src, bindir) for r in rows
               if args.anchor_forbidden == "yes" or not r.v.forbidden}
     cf.wait(builds.values(), timeout=max(1.0, deadline - time.monotonic() - 60))
     log(f"anchor: built {sum(1 for f in builds.values() if f.done() and f.result()[0])} of {len(builds)} runners "
-        f"in {time.monotonic() - t0:.1f} s")
+        f"in {time.monotonic() - t0:.1f} s ({prebuilt} of them found in {bindir}, built before)")
+    doc["anchor_prebuilt"] = prebuilt
     left = deadline - time.monotonic()
     fz_deadline = time.monotonic() + left * args.fz_share
     info = fz_pass(rows, progs, args.gpu_s, args.seed, fz_deadline, log, args.ablation_s)

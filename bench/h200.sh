@@ -58,7 +58,9 @@
 #                            the artifact's files as SRC=DIR, default cuda-litmus/: no licence, never
 #                            committed), a seeded sample per family (SEEN, FORB; -1: all), GPU_S per variant per
 #                            tool; FAMILIES=a,b runs those families alone, ANCHOR_FORB=no runs the base-forbidden
-#                            variants with fuzzgpu alone, ABLATION_S=0 skips the ablation -> anchor/ ANCHOR_TIME+1 min
+#                            variants with fuzzgpu alone, ABLATION_S=0 skips the ablation; RUNNERS=FILE.tar.xz:
+#                            the runners built before (bench/anchor.py --build-only -1), unpacked into
+#                            /tmp/anchor-bin                                              -> anchor/ ANCHOR_TIME+1 min
 #   bench/h200.sh mechanisms which runner parameters expose the variants only cuda-litmus's runner showed, one at a
 #                            time, and fuzzgpu on them (bench/anchor_mechanisms.py; NAMES=FILE, default
 #                            cuda-litmus/mech.txt; SRC as for anchor)                 -> anchor/     ~5 min
@@ -94,6 +96,9 @@ TIME=${TIME:-270}
 
 case "$part" in
 anchor)
+  if [ -n "${RUNNERS:-}" ]; then  # the runners built before on a CPU machine (bench/anchor.py --build-only -1)
+    mkdir -p /tmp/anchor-bin && tar -xJf "$RUNNERS" -C /tmp/anchor-bin || exit 3
+  fi
   timeout $((${ANCHOR_TIME:-360} + 90)) python3 bench/anchor.py --src "${SRC:-cuda-litmus}" --out "$x" --gpu-s "${GPU_S:-1}" \
     --seen-per-family "${SEEN:-6}" --forbidden-per-family "${FORB:-6}" --deadline-s "${ANCHOR_TIME:-360}" \
     --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} ${FAMILIES:+--families "$FAMILIES"} \
