@@ -19,7 +19,7 @@ import hashlib
 import re
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import codegen
@@ -166,6 +166,10 @@ class StaticBackend:
         self.arch = arch
         self.opt = opt
         self._toolchain: str | None = None
+        #: where batches are checked together with other workers' (``campaign --static-pool``: the pool's
+        #: ``fuzzgpu.backends.static_pool.PoolClient.check``, set by the worker process that builds this
+        #: backend, ``attach_pool``); its answer is :func:`check_batch`'s, None when it gave none.  None: here
+        self.pool: Callable[[Sequence[Program], str, int], list[dict[str, list[Any]] | None] | None] | None = None
 
     @property
     def toolchain(self) -> str:
@@ -211,11 +215,16 @@ class StaticBackend:
             if self._key(p, src) not in _SOURCE_CACHE:
                 todo.setdefault(self.arch_for(p), []).append((p, src))
         for arch, group in todo.items():
-            for (p, src), res in zip(group, check_batch([p for p, _ in group], arch, self.opt)):
+            for (p, src), res in zip(group, self._check_batch([p for p, _ in group], arch)):
                 if res is not None:
                     _SOURCE_CACHE[self._key(p, src)] = res
         while len(_SOURCE_CACHE) > 20_000:  # a long campaign: the oldest answers go first
             del _SOURCE_CACHE[next(iter(_SOURCE_CACHE))]
+
+    def _check_batch(self, programs: list[Program], arch: str) -> list[dict[str, list[Any]] | None]:
+        """:func:`check_batch` of ``programs``: the pool's answer when there is one, else here."""
+        res = self.pool(programs, arch, self.opt) if self.pool is not None else None
+        return res if res is not None else check_batch(programs, arch, self.opt)
 
     def run(self, program: Program, config: RunConfig | None = None, own: bool = False) -> Histogram:
         """The static check of ``program``: a batch's answer when :meth:`prepare` gave one (or an
@@ -228,6 +237,10 @@ class StaticBackend:
         arch = self.arch_for(program)
         key = self._key(program, src)
         res = None if own else _SOURCE_CACHE.get(key)
+        if res is None and not own and self.pool is not None:  # checked with other workers' programs (a batch's answer)
+            res = (self.pool([program], arch, self.opt) or [None])[0]
+            if res is not None:
+                _SOURCE_CACHE[key] = res
         if res is None:
             reports = sass.check_cu_source(src, (arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static")
             findings = [f.to_dict() for r in reports for f in r.findings]

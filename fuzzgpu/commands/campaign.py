@@ -182,6 +182,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --gpu-context shared: the runner's processes that run programs on each GPU, one CUDA "
                              "context each (default 1: the GPU's only context, programs back to back)")
     parser.add_argument("--gpu-runner", default=None, help=argparse.SUPPRESS)  # a worker: the runner's address
+    parser.add_argument("--static-pool", action="store_true",
+                        help="with --gpus or --workers N (not sim, not --ray): one process checks the static kernels of every "
+                             "worker's batches together, each program once (fewer nvcc and nvdisasm start-ups; a worker may wait "
+                             "up to half a second for the others' batches); off by default until measured on a GPU campaign")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
@@ -250,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
 
     args.known = known_file(args.known)
     refuse_gpu_context(args)
+    if args.static_pool and args.gpus is None and (args.workers or 1) <= 1:
+        raise UserError("--static-pool goes with --gpus or --workers N (it checks several workers' batches together)")
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
@@ -311,6 +317,8 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         raise UserError("--worker-id is for the workers a parallel campaign starts")
     if args.in_process:
         raise UserError("--in-process runs one campaign: not with --gpus / --workers")
+    if args.static_pool and (args.backend == "sim" or args.ray is not None):
+        raise UserError("--static-pool is for the compiling backends' local workers: not with --backend sim or --ray")
     gpus = None
     if args.gpus is not None:
         if args.backend in ("sim", "static"):
@@ -341,7 +349,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known,
-                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1)
+                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1, static_pool=args.static_pool)
     return _parallel_report(args, res)
 
 

@@ -157,13 +157,14 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                  sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
                  max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
                  per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None,
-                 gpu_context: str = "per-worker", gpu_processes: int = 1) -> dict[str, Any]:
+                 gpu_context: str = "per-worker", gpu_processes: int = 1, static_pool: bool = False) -> dict[str, Any]:
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
     GPU overlap one program's compile (CPU) with another's run (GPU).  ``gpu_context`` ``shared``
     (the cuda backend): one GPU runner process per GPU owns its only CUDA context and runs the
     programs its workers compile (fuzzgpu.workers.gpu_runner); ``per-worker``: each worker's backend
-    process has its own context; ``gpu_processes``: the runner's GPU processes (each a context).
+    process has its own context; ``gpu_processes``: the runner's GPU processes (each a context);
+    ``static_pool``: the workers' static checks go to one pool process (fuzzgpu.workers.static_pool).
     ``shared`` with the sim backend: one runner process runs every
     worker's sim runs (the runner tested on the CPU; the command line never asks for it)."""
     from ..campaign import combine_states, write_combined_report
@@ -185,6 +186,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         common += ["--known", str(known)]
     shared = gpu_context == "shared" and (backend == "cuda" and bool(gpus) or backend == "sim")
     runners: list[Any] = []  # started after the banner (fuzzgpu.workers.gpu_runner)
+    pools: list[Any] = []  # the static-check pool of the workers' batches (fuzzgpu.workers.static_pool)
     procs: dict[str, subprocess.Popen] = {}
     started: dict[str, float] = {}
     restarts = {w: 0 for w in ids}
@@ -202,6 +204,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         if gpus:
             env["CUDA_VISIBLE_DEVICES"] = gpus[i % len(gpus)]
         extra = []
+        if pools:
+            env.update(pools[0].env())
         if runners:
             runner = runners[i % len(runners)]
             env.update(runner.env())
@@ -235,6 +239,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     try:
         if shared:
             runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus, gpu_processes))
+        if static_pool and backend != "sim" and n > 1:  # every compiling backend checks static kernels
+            from .static_pool import PoolHandle
+
+            pools.append(PoolHandle(corpus / ".fuzzgpu" / "static-pool.json"))
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:
@@ -249,6 +257,9 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             for r in runners:
                 if r.ensure():
                     print(f"the GPU runner of GPU {r.gpu_id} died; restarted it (restart {r.restarts})", file=out, flush=True)
+            for sp in pools:
+                if sp.ensure():  # the workers that lost it check alone; those that had not asked it yet use the new one
+                    print(f"the static-check pool died; restarted it (restart {sp.restarts})", file=out, flush=True)
             alive = 0
             for i, wid in enumerate(ids):
                 p = procs[wid]
@@ -304,6 +315,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 p.wait()
         for r in runners:
             r.stop()
+        for sp in pools:
+            sp.stop()
         lock.close()
     if failed and len(failed) == len(ids):
         first = min(failed)

@@ -175,11 +175,13 @@ def _make_backend(spec: BackendSpec) -> tuple[Any, str]:
     backend whose runs go to the runner at ``spec.runner``, or :func:`make_backend`'s."""
     from ..backends import make_backend
     from ..backends.remote import RUNNER_SIDE, GpuSide
+    from ..backends.static_pool import attach_pool
 
     if spec.name == RUNNER_SIDE:
         return GpuSide(), "the GPU runner's CUDA context"
-    return make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault, runner=spec.runner,
-                        judge_unrunnable=spec.judge_unrunnable)
+    backend, note = make_backend(spec.name, sim_fault=spec.sim_fault, arch=spec.arch, gpu_fault=spec.gpu_fault,
+                                 runner=spec.runner, judge_unrunnable=spec.judge_unrunnable)
+    return attach_pool(backend), note
 
 
 def _one_line(e: BaseException) -> str:

@@ -1,0 +1,323 @@
+"""The static-check pool: one process a parallel campaign starts beside its workers, which checks
+the static kernels of every worker's batches together (issue 29: "pool the programs of a GPU's
+workers; one nvcc and one nvdisasm per batch").
+
+Why: a static check (:func:`fuzzgpu.backends.static.check_batch`: one nvcc and one nvdisasm) costs
+about a CPU second of start-up on the H200 machine whatever its size, and most of a campaign's
+checks are small (a shrink's batch of 8 candidates, a batch whose other programs were checked
+before): in the 600 s H200 row (code 794e65c) the static check's 1,837 calls were a fifth of the
+campaign's CPU, mostly their fixed cost (``bench/results/throughput/``).
+
+Layout (:mod:`fuzzgpu.backends.static_pool` has the workers' end)::
+
+    worker w0 .. wK  (their backend processes: StaticBackend.pool = PoolClient.check) --unix socket--> pool (serve)
+
+* a worker's :class:`~fuzzgpu.backends.static.StaticBackend` (its own, or a GPU backend's
+  ``CheckedBackend.static``) sends each batch it would check as a :class:`CheckRequest` and waits;
+* the pool gathers the requests that arrive within :data:`WINDOW_S` of the first (or until every
+  connected worker has one waiting), checks their programs -- each once, per arch and ``-O`` level --
+  in one :func:`check_batch` call, and answers each request with its programs' results, in its order.
+  Results it gave are kept (:data:`KEPT`): a program another worker asks again is not compiled again.
+* a result is exactly what the worker's own :func:`check_batch` would give (a batch's, with its
+  ``sass_listing`` note): the kernels are compiled one by one by ptxas whatever else is in the module
+  (``tests/backends/test_static_batch.py``).  A saved finding is checked again on its own, as before.
+* nothing depends on the pool: a worker whose pool does not answer (gone, a refused connection, no
+  answer in time) checks its batches itself from then on.
+
+The GPU backend's static check runs beside its harness compile (``CheckedBackend.prepare``), which
+takes longer: the pool's wait adds nothing there.  The pool writes its counters (:class:`PoolCounters`)
+to ``STATE`` every two seconds.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import multiprocessing as mp
+import os
+import secrets
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..backends.static_pool import ADDRESS_ENV, KEY_ENV, CheckRequest
+from ..ir import Program
+from ..recent import Recent
+from .supervised import die_with_parent
+
+#: how long the pool gathers requests after the first one arrived (seconds)
+WINDOW_S = 0.5
+#: results kept for programs asked again
+KEPT = 20_000
+STATE_EVERY_S = 2.0
+
+Result = dict[str, list[Any]] | None
+Checker = Callable[[Sequence[Program], str, int], list[Result]]
+
+
+@dataclass
+class PoolCounters:
+    """What the pool did (its ``pool.json``)."""
+
+    requests: int = 0
+    #: programs asked for, of them answered from the kept results or by another request of the same round
+    programs: int = 0
+    kept_answers: int = 0
+    shared_answers: int = 0
+    #: check_batch calls and the programs they checked
+    checks: int = 0
+    checked: int = 0
+    clients: int = 0
+    started: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": "fuzzgpu.static_pool", "version": 1, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
+
+
+def plan(requests: Sequence[CheckRequest], kept: Recent[tuple[str, int, Program], Result],
+         counters: PoolCounters) -> dict[tuple[str, int], list[Program]]:
+    """The programs of ``requests`` to check, per (arch, opt): those not in ``kept``, each once."""
+    todo: dict[tuple[str, int], dict[Program, None]] = {}
+    for r in requests:
+        counters.requests += 1
+        counters.programs += len(r.programs)
+        for p in r.programs:
+            if (r.arch, r.opt, p) in kept:
+                counters.kept_answers += 1
+            elif p in todo.setdefault((r.arch, r.opt), {}):
+                counters.shared_answers += 1
+            else:
+                todo[(r.arch, r.opt)][p] = None
+    out = {key: list(group) for key, group in todo.items() if group}
+    counters.checks += len(out)
+    counters.checked += sum(len(g) for g in out.values())
+    return out
+
+
+def fill(requests: Sequence[CheckRequest], kept: Recent[tuple[str, int, Program], Result],
+         fresh: dict[tuple[str, int, Program], Result]) -> list[list[Result]]:
+    """Each request's results in its programs' order, from ``fresh`` (this round's checks; what they
+    answered is kept) and ``kept``.  None: no answer (the worker checks that program itself)."""
+    for key, res in fresh.items():
+        if res is not None:
+            kept.put(key, res)
+    return [[fresh[k] if (k := (r.arch, r.opt, p)) in fresh else kept.get(k) for p in r.programs] for r in requests]
+
+
+def answer(requests: Sequence[CheckRequest], kept: Recent[tuple[str, int, Program], Result], check: Checker,
+           counters: PoolCounters | None = None) -> list[list[Result]]:
+    """The results of ``requests``, each in its programs' order: the programs not in ``kept``,
+    each once, checked in one ``check`` call per (arch, opt); what a call answered is kept."""
+    todo = plan(requests, kept, counters if counters is not None else PoolCounters())
+    fresh = {(arch, opt, p): res for (arch, opt), programs in todo.items()
+             for p, res in zip(programs, check(programs, arch, opt))}
+    return fill(requests, kept, fresh)
+
+
+class Pool:
+    """The pool's loops: the accept thread adds clients; the main thread gathers a round of
+    requests and hands its checks to ``executor`` (the server's: a process pool, so that several
+    rounds' nvcc calls and SASS analyses run side by side); a thread per round waits for them and
+    answers its requests.  A client whose request is being answered is not waited for."""
+
+    def __init__(self, listener: Any, counters: PoolCounters, window: float, check: Checker, executor: Any) -> None:
+        import concurrent.futures
+
+        self.listener = listener
+        self.counters = counters
+        self.window = window
+        self.check = check
+        self.executor = executor
+        self.clients: list[Any] = []
+        self.kept: Recent[tuple[str, int, Program], Result] = Recent(KEPT)
+        self._busy: set[int] = set()  # the clients whose request is being answered
+        self._lock = threading.Lock()
+        self._wake_r, self._wake_w = os.pipe()
+        self._rounds = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="fuzzgpu-static-pool-round")
+
+    def accept_forever(self) -> None:
+        while True:
+            try:
+                c = self.listener.accept()
+            except Exception:  # noqa: BLE001, S112 -- a client that failed the handshake: that one only
+                continue
+            with self._lock:
+                self.clients.append(c)
+                self.counters.clients += 1
+            os.write(self._wake_w, b"x")
+
+    def _idle(self, exclude: frozenset[int] = frozenset()) -> list[Any]:
+        with self._lock:
+            return [c for c in self.clients if id(c) not in self._busy and id(c) not in exclude]
+
+    def _read(self, conns: list[Any], timeout: float, into: list[tuple[Any, CheckRequest]]) -> None:
+        from multiprocessing.connection import wait
+
+        ready: list[Any] = wait([*conns, self._wake_r], timeout)
+        for c in ready:
+            if isinstance(c, int):
+                os.read(self._wake_r, 4096)
+                continue
+            try:
+                msg = c.recv()
+            except (EOFError, OSError):  # the worker went away
+                with self._lock:
+                    self.clients.remove(c)
+                continue
+            if isinstance(msg, CheckRequest):
+                into.append((c, msg))
+
+    def round(self, timeout: float = 1.0) -> Any:
+        """One round: wait up to ``timeout`` for a request, gather others for :attr:`window` seconds
+        (or until every client has one waiting or being answered), start their checks; the future of
+        the round's answers (None: no request came)."""
+        got: list[tuple[Any, CheckRequest]] = []
+        self._read(self._idle(), timeout, got)
+        if not got:
+            return None
+        end = time.monotonic() + self.window
+        while True:
+            rest = self._idle(frozenset(id(c) for c, _ in got))
+            left = end - time.monotonic()
+            if not rest or left <= 0:
+                break
+            self._read(rest, left, got)
+        requests = [r for _, r in got]
+        with self._lock:
+            self._busy |= {id(c) for c, _ in got}
+            todo = plan(requests, self.kept, self.counters)
+        checks = {key: self.executor.submit(self.check, programs, *key) for key, programs in todo.items()}
+        return self._rounds.submit(self._answer, got, todo, checks)
+
+    def _answer(self, got: list[tuple[Any, CheckRequest]], todo: dict[tuple[str, int], list[Program]], checks: dict[Any, Any]) -> None:
+        fresh: dict[tuple[str, int, Program], Result] = {}
+        for (arch, opt), fut in checks.items():
+            try:
+                res = fut.result()
+            except Exception:  # noqa: BLE001 -- no answer for these programs: their workers check them
+                res = [None] * len(todo[(arch, opt)])
+            fresh.update({(arch, opt, p): r for p, r in zip(todo[(arch, opt)], res)})
+        with self._lock:
+            results = fill([r for _, r in got], self.kept, fresh)
+        for (c, _), res in zip(got, results):
+            try:
+                c.send(res)
+            except (OSError, ValueError):  # gone meanwhile
+                pass
+        with self._lock:
+            self._busy -= {id(c) for c, _ in got}
+        os.write(self._wake_w, b"x")  # its clients may ask again
+
+
+def serve(address: str, key: bytes, state: str, ready: Any, window: float = WINDOW_S) -> None:
+    """The pool process: its listener at ``address``, the loops; tells ``ready`` ``("ready",)``."""
+    from multiprocessing.connection import Listener
+
+    from ..backends.static import check_batch
+
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign stops it (SIGTERM)
+    counters = PoolCounters()
+    # the checks in processes of their own (the SASS analysis is Python: threads would share one core),
+    # started as this process is (spawn: it has threads), each dying with it
+    checkers = concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 2, mp_context=mp.get_context("spawn"),
+                                                      initializer=die_with_parent)
+    pool = Pool(Listener(address, family="AF_UNIX", authkey=key), counters, window, check_batch, checkers)
+
+    def stop(*_: Any) -> None:  # the checks under way end first: their processes are reaped (their CPU counted)
+        checkers.shutdown(wait=True, cancel_futures=True)
+        _write_state(Path(state), counters)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    threading.Thread(target=pool.accept_forever, daemon=True, name="fuzzgpu-static-pool-accept").start()
+    ready.send(("ready",))
+    ready.close()
+    last = 0.0
+    while True:
+        pool.round()
+        if time.monotonic() - last > STATE_EVERY_S:
+            last = time.monotonic()
+            _write_state(Path(state), counters)
+
+
+def _write_state(path: Path, counters: PoolCounters) -> None:
+    from ..files import write_atomic
+
+    try:
+        write_atomic(path, json.dumps(counters.to_json()))
+    except OSError:
+        pass
+
+
+class PoolHandle:
+    """A campaign's pool: started in a fresh folder (its socket) with a fresh key, restarted when it
+    dies (:meth:`ensure`), stopped and its folder removed (:meth:`stop`)."""
+
+    def __init__(self, state: Path, window: float = WINDOW_S, start_timeout: float = 60.0) -> None:
+        self.state, self.window, self.start_timeout = state, window, start_timeout
+        self.folder = Path(tempfile.mkdtemp(prefix="fuzzgpu-static-pool-"))
+        self.address = str(self.folder / "pool.sock")
+        self.key = secrets.token_bytes(32)
+        self.restarts = 0
+        self._ctx = mp.get_context("spawn")
+        self._proc: Any = None
+        try:
+            self._start()
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+
+    def env(self) -> dict[str, str]:
+        """What a worker's environment needs to use this pool."""
+        return {ADDRESS_ENV: self.address, KEY_ENV: self.key.hex()}
+
+    def _start(self) -> None:
+        from ..errors import EnvError
+
+        Path(self.address).unlink(missing_ok=True)
+        self.state.parent.mkdir(parents=True, exist_ok=True)
+        here, there = self._ctx.Pipe()
+        p = self._ctx.Process(target=serve, args=(self.address, self.key, str(self.state), there, self.window),  # type: ignore[attr-defined]
+                              daemon=False, name="fuzzgpu-static-pool")  # it has children: its checkers
+        p.start()
+        there.close()
+        self._proc = p
+        try:
+            msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
+        except EOFError:
+            msg = ("fail", f"it died while starting (exit {p.exitcode})")
+        if msg[0] != "ready":
+            self.stop(remove=False)
+            raise EnvError(f"the static-check pool did not start: {msg[1]}")
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.is_alive()
+
+    def ensure(self) -> bool:
+        """Restart the pool if it died; whether it did (the workers check alone meanwhile)."""
+        if self.alive():
+            return False
+        self.restarts += 1
+        self._start()
+        return True
+
+    def stop(self, remove: bool = True) -> None:
+        p, self._proc = self._proc, None
+        if p is not None and p.is_alive():
+            p.terminate()
+            p.join(10)
+            if p.is_alive():
+                p.kill()
+                p.join(5)
+        if remove:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+__all__ = ["Pool", "PoolCounters", "PoolHandle", "answer", "fill", "plan", "serve"]
