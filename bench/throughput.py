@@ -68,6 +68,7 @@ def main() -> int:
         "gpu_util_nvml_mean": round(sum(util) / len(util) / 100, 3) if util else None,  # over the samples taken
         "nvml_samples": len(util),
         "runners": {p.stem: json.loads(p.read_text()) for p in sorted(root.glob("runners/*.json"))},
+        "static_pool": json.loads((root / "static-pool.json").read_text()) if (root / "static-pool.json").exists() else None,
         "classes": sorted({k for s in states for k in (s.get("classes") or {})}),
     }, indent=1))
     return 0

@@ -91,3 +91,23 @@ def test_the_batch_repeats_paragraph_is_its_json() -> None:
     assert f"fell from {g['before']:g} to {g['after']:g} in those batches ({a['before']:g} to {a['after']:g} in all {len(doc['batches'])} batches)" in page
     assert f"from {t['nvcc_cpu_before']:.1f} to {t['nvcc_cpu_after']:.1f} CPU-s (-{100 * (1 - t['nvcc_cpu_after'] / t['nvcc_cpu_before']):.0f}%)" in page
     assert g["answered_own_not_base"] == 0 and "no program answered under its own configuration only" in page
+
+
+def test_the_static_pool_paragraph_is_its_json() -> None:
+    """The throughput page's paragraph on the static-check pool quotes bench/static_pool.py's results files."""
+    import json
+
+    res = ROOT / "bench" / "results" / "throughput"
+    page = " ".join((res / "README.md").read_text().split())
+    off1, on1 = json.loads((res / "static-pool-w4.json").read_text())["runs"]
+    off2, on2 = json.loads((res / "static-pool-w4-round2.json").read_text())["runs"]
+    assert not off1["pool"] and on1["pool"] and not off2["pool"] and on2["pool"]
+    assert f"judged {on1['judged']:,} and {on2['judged']:,} programs against {off1['judged']:,} and {off2['judged']:,}" in page
+    assert f"at {on1['cpu_s_per_judged']:g} and {on2['cpu_s_per_judged']:g} CPU-s a judgement against {off1['cpu_s_per_judged']:g} and {off2['cpu_s_per_judged']:g}" in page
+    c1, c2 = on1["pool_counters"], on2["pool_counters"]
+    assert f"its {c1['requests']} and {c2['requests']} requests checked in {c1['checks']} and {c2['checks']}" in page
+    for off, on in ((off1, on1), (off2, on2)):
+        assert on["judged"] > off["judged"] and on["cpu_s_per_judged"] < off["cpu_s_per_judged"]
+    off, on = json.loads((res / "static-pool.json").read_text())["runs"]
+    assert f"it judged {round(100 * (1 - on['judged'] / off['judged']))}% fewer" in page
+    assert f"at {round(100 * (1 - on['cpu_s_per_judged'] / off['cpu_s_per_judged']))}% less CPU a judgement" in page
