@@ -237,11 +237,7 @@ class StaticBackend:
         arch = self.arch_for(program)
         key = self._key(program, src)
         res = None if own else _SOURCE_CACHE.get(key)
-        if res is None and not own and self.pool is not None:  # checked with other workers' programs (a batch's answer)
-            res = (self.pool([program], arch, self.opt) or [None])[0]
-            if res is not None:
-                _SOURCE_CACHE[key] = res
-        if res is None:
+        if res is None:  # its own check, here (not the pool's: a single program would wait for its round)
             reports = sass.check_cu_source(src, (arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static")
             findings = [f.to_dict() for r in reports for f in r.findings]
             notes = [n for r in reports for fn in r.functions for n in fn.notes] + [n for r in reports for n in r.notes]

@@ -14,11 +14,21 @@ from typing import Any
 
 from ..ir import Program
 
-#: the environment a worker finds its pool in: the socket's path and the key (hex)
+#: the environment a worker finds its pool in: the socket's path, the key (hex), and how long it
+#: waits for an answer (seconds)
 ADDRESS_ENV = "FUZZGPU_STATIC_POOL"
 KEY_ENV = "FUZZGPU_STATIC_POOL_KEY"
-#: a worker's longest wait for the pool's answer before it checks itself (under its backend's watchdog)
+WAIT_ENV = "FUZZGPU_STATIC_POOL_WAIT"
+#: a worker's longest wait for the pool's answer before it checks itself: at most this, and a third of
+#: the campaign's watchdog (a batch's prepare has the watchdog and a second a program; see
+#: :func:`answer_timeout`)
 ANSWER_TIMEOUT_S = 45.0
+
+
+def answer_timeout(watchdog: float) -> float:
+    """How long a worker waits for the pool under a campaign watchdog of ``watchdog`` seconds: its
+    own check still fits in the supervisor's deadline for the batch after a wait that ran out."""
+    return max(1.0, min(ANSWER_TIMEOUT_S, watchdog / 3))
 
 Result = dict[str, list[Any]] | None
 
@@ -49,7 +59,7 @@ class PoolClient:
         if not address or not key:
             return None
         try:
-            return cls(address, bytes.fromhex(key))
+            return cls(address, bytes.fromhex(key), float(env.get(WAIT_ENV) or ANSWER_TIMEOUT_S))
         except ValueError:
             return None
 
@@ -69,9 +79,11 @@ class PoolClient:
             if not self._conn.poll(self.timeout):
                 raise TimeoutError(f"no answer within {self.timeout:g} s")
             res = self._conn.recv()
-        except Exception as e:  # noqa: BLE001 -- any failure: this worker checks alone from now on
+        except BaseException as e:  # noqa: BLE001 -- any failure: this worker checks alone from now on
             self.broken = f"{type(e).__name__}: {e}"
-            self.close()
+            self.close()  # a reply still on its way never reaches the next request
+            if not isinstance(e, Exception):
+                raise
             return None
         return list(res) if isinstance(res, list) and len(res) == len(programs) else None
 
@@ -96,4 +108,4 @@ def attach_pool(backend: Any, environ: dict[str, str] | None = None) -> Any:
     return backend
 
 
-__all__ = ["ADDRESS_ENV", "KEY_ENV", "CheckRequest", "PoolClient", "attach_pool"]
+__all__ = ["ADDRESS_ENV", "KEY_ENV", "WAIT_ENV", "CheckRequest", "PoolClient", "answer_timeout", "attach_pool"]

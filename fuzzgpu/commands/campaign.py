@@ -185,7 +185,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--static-pool", action="store_true",
                         help="with --gpus or --workers N (not sim, not --ray): one process checks the static kernels of every "
                              "worker's batches together, each program once (fewer nvcc and nvdisasm start-ups; a worker may wait "
-                             "up to half a second for the others' batches); off by default until measured on a GPU campaign")
+                             "up to half a second for the others' batches before its own is checked); off by default until "
+                             "measured on a GPU campaign")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
@@ -254,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
 
     args.known = known_file(args.known)
     refuse_gpu_context(args)
-    if args.static_pool and args.gpus is None and (args.workers or 1) <= 1:
+    if args.static_pool and args.gpus is None and (args.workers or 1) <= 1 and args.ray is None:
         raise UserError("--static-pool goes with --gpus or --workers N (it checks several workers' batches together)")
     if args.ray is not None:
         return run_parallel_cli(args)
@@ -344,6 +345,8 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
     if args.gpus is not None:
         gpus = gpu_list(args.gpus)
         per_gpu = args.workers_per_gpu or default_workers_per_gpu(usable_cores(), len(gpus))
+    if args.static_pool and (len(gpus) * per_gpu if gpus else args.workers or 1) <= 1:
+        raise UserError("--static-pool checks several workers' batches together: this campaign has one worker")
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,

@@ -240,9 +240,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         if shared:
             runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus, gpu_processes))
         if static_pool and backend != "sim" and n > 1:  # every compiling backend checks static kernels
+            from ..backends.static_pool import answer_timeout
             from .static_pool import PoolHandle
 
-            pools.append(PoolHandle(corpus / ".fuzzgpu" / "static-pool.json"))
+            pools.append(PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog)))
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:
@@ -257,9 +258,13 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             for r in runners:
                 if r.ensure():
                     print(f"the GPU runner of GPU {r.gpu_id} died; restarted it (restart {r.restarts})", file=out, flush=True)
-            for sp in pools:
-                if sp.ensure():  # the workers that lost it check alone; those that had not asked it yet use the new one
-                    print(f"the static-check pool died; restarted it (restart {sp.restarts})", file=out, flush=True)
+            for sp in list(pools):
+                try:
+                    if sp.ensure():  # the workers that lost it check alone; those that had not asked it yet use the new one
+                        print(f"the static-check pool died; restarted it (restart {sp.restarts})", file=out, flush=True)
+                except EnvError as e:  # nothing depends on it: the workers check alone from now on
+                    pools.remove(sp)
+                    print(f"{e}; the workers check their batches alone", file=out, flush=True)
             alive = 0
             for i, wid in enumerate(ids):
                 p = procs[wid]

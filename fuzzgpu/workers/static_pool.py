@@ -13,16 +13,20 @@ Layout (:mod:`fuzzgpu.backends.static_pool` has the workers' end)::
     worker w0 .. wK  (their backend processes: StaticBackend.pool = PoolClient.check) --unix socket--> pool (serve)
 
 * a worker's :class:`~fuzzgpu.backends.static.StaticBackend` (its own, or a GPU backend's
-  ``CheckedBackend.static``) sends each batch it would check as a :class:`CheckRequest` and waits;
+  ``CheckedBackend.static``) sends each batch it would check (its ``prepare``; a program checked
+  alone, at its run, stays in the worker) as a :class:`CheckRequest` and waits;
 * the pool gathers the requests that arrive within :data:`WINDOW_S` of the first (or until every
   connected worker has one waiting), checks their programs -- each once, per arch and ``-O`` level --
-  in one :func:`check_batch` call, and answers each request with its programs' results, in its order.
-  Results it gave are kept (:data:`KEPT`): a program another worker asks again is not compiled again.
+  in one :func:`check_batch` call per arch and ``-O`` level, and answers each request with its
+  programs' results, in its order.  Rounds overlap: their checks run side by side in the pool's own
+  processes.  Results it gave are kept (:data:`KEPT`): a program another worker asks again after its
+  check is not compiled again.
 * a result is exactly what the worker's own :func:`check_batch` would give (a batch's, with its
   ``sass_listing`` note): the kernels are compiled one by one by ptxas whatever else is in the module
   (``tests/backends/test_static_batch.py``).  A saved finding is checked again on its own, as before.
 * nothing depends on the pool: a worker whose pool does not answer (gone, a refused connection, no
-  answer in time) checks its batches itself from then on.
+  answer within its wait: a third of the campaign's watchdog, at most 45 s) checks its batches
+  itself from then on; a round that fails, or a check process that dies, costs its own requests only.
 
 The GPU backend's static check runs beside its harness compile (``CheckedBackend.prepare``), which
 takes longer: the pool's wait adds nothing there.  The pool writes its counters (:class:`PoolCounters`)
@@ -38,6 +42,7 @@ import os
 import secrets
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -46,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..backends.static_pool import ADDRESS_ENV, KEY_ENV, CheckRequest
+from ..backends.static_pool import ADDRESS_ENV, ANSWER_TIMEOUT_S, KEY_ENV, WAIT_ENV, CheckRequest
 from ..ir import Program
 from ..recent import Recent
 from .supervised import die_with_parent
@@ -126,14 +131,15 @@ class Pool:
     rounds' nvcc calls and SASS analyses run side by side); a thread per round waits for them and
     answers its requests.  A client whose request is being answered is not waited for."""
 
-    def __init__(self, listener: Any, counters: PoolCounters, window: float, check: Checker, executor: Any) -> None:
-        import concurrent.futures
-
+    def __init__(self, listener: Any, counters: PoolCounters, window: float, check: Checker,
+                 executor: Callable[[], Any]) -> None:
         self.listener = listener
         self.counters = counters
         self.window = window
         self.check = check
-        self.executor = executor
+        #: makes the executor the checks run in (again, when one of its processes died: a broken pool)
+        self.new_executor = executor
+        self.executor = executor()
         self.clients: list[Any] = []
         self.kept: Recent[tuple[str, int, Program], Result] = Recent(KEPT)
         self._busy: set[int] = set()  # the clients whose request is being answered
@@ -192,27 +198,46 @@ class Pool:
         with self._lock:
             self._busy |= {id(c) for c, _ in got}
             todo = plan(requests, self.kept, self.counters)
-        checks = {key: self.executor.submit(self.check, programs, *key) for key, programs in todo.items()}
+        try:
+            checks = {key: self._submit(programs, *key) for key, programs in todo.items()}
+        except BaseException:
+            self._done(got)
+            raise
         return self._rounds.submit(self._answer, got, todo, checks)
 
-    def _answer(self, got: list[tuple[Any, CheckRequest]], todo: dict[tuple[str, int], list[Program]], checks: dict[Any, Any]) -> None:
-        fresh: dict[tuple[str, int, Program], Result] = {}
-        for (arch, opt), fut in checks.items():
-            try:
-                res = fut.result()
-            except Exception:  # noqa: BLE001 -- no answer for these programs: their workers check them
-                res = [None] * len(todo[(arch, opt)])
-            fresh.update({(arch, opt, p): r for p, r in zip(todo[(arch, opt)], res)})
-        with self._lock:
-            results = fill([r for _, r in got], self.kept, fresh)
-        for (c, _), res in zip(got, results):
-            try:
-                c.send(res)
-            except (OSError, ValueError):  # gone meanwhile
-                pass
+    def _submit(self, programs: list[Program], arch: str, opt: int) -> Any:
+        """The future of one check; a check process that died (the OOM killer, say) breaks the
+        executor for good: a new one takes its place."""
+        try:
+            return self.executor.submit(self.check, programs, arch, opt)
+        except concurrent.futures.BrokenExecutor:
+            self.executor = self.new_executor()
+            return self.executor.submit(self.check, programs, arch, opt)
+
+    def _done(self, got: list[tuple[Any, CheckRequest]]) -> None:
+        """The round's clients may ask again."""
         with self._lock:
             self._busy -= {id(c) for c, _ in got}
-        os.write(self._wake_w, b"x")  # its clients may ask again
+        os.write(self._wake_w, b"x")
+
+    def _answer(self, got: list[tuple[Any, CheckRequest]], todo: dict[tuple[str, int], list[Program]], checks: dict[Any, Any]) -> None:
+        try:
+            fresh: dict[tuple[str, int, Program], Result] = {}
+            for (arch, opt), fut in checks.items():
+                try:
+                    res = fut.result()
+                except Exception:  # noqa: BLE001 -- no answer for these programs: their workers check them
+                    res = [None] * len(todo[(arch, opt)])
+                fresh.update({(arch, opt, p): r for p, r in zip(todo[(arch, opt)], res)})
+            with self._lock:
+                results = fill([r for _, r in got], self.kept, fresh)
+            for (c, _), res in zip(got, results):
+                try:
+                    c.send(res)
+                except Exception:  # noqa: BLE001, S110 -- gone meanwhile (or unpicklable): that worker's wait runs out, it checks alone
+                    pass
+        finally:
+            self._done(got)
 
 
 def serve(address: str, key: bytes, state: str, ready: Any, window: float = WINDOW_S) -> None:
@@ -224,27 +249,38 @@ def serve(address: str, key: bytes, state: str, ready: Any, window: float = WIND
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign stops it (SIGTERM)
     counters = PoolCounters()
-    # the checks in processes of their own (the SASS analysis is Python: threads would share one core),
-    # started as this process is (spawn: it has threads), each dying with it
-    checkers = concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 2, mp_context=mp.get_context("spawn"),
-                                                      initializer=die_with_parent)
-    pool = Pool(Listener(address, family="AF_UNIX", authkey=key), counters, window, check_batch, checkers)
 
-    def stop(*_: Any) -> None:  # the checks under way end first: their processes are reaped (their CPU counted)
-        checkers.shutdown(wait=True, cancel_futures=True)
-        _write_state(Path(state), counters)
-        os._exit(0)
+    def checkers() -> Any:
+        # the checks in processes of their own (the SASS analysis is Python: threads would share one
+        # core), started as this process is (spawn: it has threads), each dying with it
+        return concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 2, mp_context=mp.get_context("spawn"),
+                                                      initializer=die_with_parent)
+
+    pool = Pool(Listener(address, family="AF_UNIX", authkey=key), counters, window, check_batch, checkers)
+    stopping = threading.Event()
+
+    def stop(*_: Any) -> None:  # only a flag here: the handler may interrupt the main thread inside submit's lock
+        stopping.set()
+        os.write(pool._wake_w, b"x")
 
     signal.signal(signal.SIGTERM, stop)
     threading.Thread(target=pool.accept_forever, daemon=True, name="fuzzgpu-static-pool-accept").start()
     ready.send(("ready",))
     ready.close()
     last = 0.0
-    while True:
-        pool.round()
+    while not stopping.is_set():
+        try:
+            pool.round()
+        except Exception as e:  # noqa: BLE001 -- one round's failure: its workers check alone, the pool goes on
+            print(f"fuzzgpu static-check pool: a round failed: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
         if time.monotonic() - last > STATE_EVERY_S:
             last = time.monotonic()
             _write_state(Path(state), counters)
+    # the checks under way end first, so that their processes are reaped (their CPU counted); the
+    # campaign kills this process if they take more than its ten seconds
+    pool.executor.shutdown(wait=True, cancel_futures=True)
+    _write_state(Path(state), counters)
+    os._exit(0)
 
 
 def _write_state(path: Path, counters: PoolCounters) -> None:
@@ -260,8 +296,8 @@ class PoolHandle:
     """A campaign's pool: started in a fresh folder (its socket) with a fresh key, restarted when it
     dies (:meth:`ensure`), stopped and its folder removed (:meth:`stop`)."""
 
-    def __init__(self, state: Path, window: float = WINDOW_S, start_timeout: float = 60.0) -> None:
-        self.state, self.window, self.start_timeout = state, window, start_timeout
+    def __init__(self, state: Path, window: float = WINDOW_S, start_timeout: float = 60.0, wait: float = ANSWER_TIMEOUT_S) -> None:
+        self.state, self.window, self.start_timeout, self.wait = state, window, start_timeout, wait
         self.folder = Path(tempfile.mkdtemp(prefix="fuzzgpu-static-pool-"))
         self.address = str(self.folder / "pool.sock")
         self.key = secrets.token_bytes(32)
@@ -276,7 +312,7 @@ class PoolHandle:
 
     def env(self) -> dict[str, str]:
         """What a worker's environment needs to use this pool."""
-        return {ADDRESS_ENV: self.address, KEY_ENV: self.key.hex()}
+        return {ADDRESS_ENV: self.address, KEY_ENV: self.key.hex(), WAIT_ENV: f"{self.wait:g}"}
 
     def _start(self) -> None:
         from ..errors import EnvError
@@ -293,6 +329,8 @@ class PoolHandle:
             msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
         except EOFError:
             msg = ("fail", f"it died while starting (exit {p.exitcode})")
+        finally:
+            here.close()
         if msg[0] != "ready":
             self.stop(remove=False)
             raise EnvError(f"the static-check pool did not start: {msg[1]}")

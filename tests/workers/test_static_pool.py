@@ -134,3 +134,50 @@ def test_static_pool_refused_where_it_cannot_pool(tmp_path, args, said) -> None:
                         "--corpus", str(tmp_path / "c")], check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "c" / ".fuzzgpu" / "static-pool.json").exists()
+
+
+def test_a_wait_fits_in_the_campaigns_watchdog() -> None:
+    from fuzzgpu.backends.static_pool import ANSWER_TIMEOUT_S, answer_timeout
+
+    assert answer_timeout(300) == ANSWER_TIMEOUT_S == 45.0
+    assert answer_timeout(120) == 40.0  # the default watchdog: a third of it
+    assert answer_timeout(10) == pytest.approx(10 / 3) and answer_timeout(1) == 1.0
+
+
+def test_a_round_whose_check_fails_answers_none_and_its_workers_may_ask_again(tmp_path) -> None:
+    """A check that raises (nvcc gone, a check process killed) answers None for its programs -- the
+    worker checks them itself -- and its clients are served again in the next round."""
+    import concurrent.futures
+    from multiprocessing.connection import Listener
+
+    from fuzzgpu.workers.static_pool import Pool
+
+    calls: list[int] = []
+
+    def check(programs, arch, opt):
+        calls.append(len(programs))
+        if len(calls) == 1:
+            raise RuntimeError("nvcc: gone")
+        return check_batch(programs, arch, opt)
+
+    key = b"k" * 32
+    listener = Listener(str(tmp_path / "p.sock"), family="AF_UNIX", authkey=key)
+    pool = Pool(listener, PoolCounters(), 0.1, check, lambda: concurrent.futures.ThreadPoolExecutor(2))
+    threading.Thread(target=pool.accept_forever, daemon=True).start()
+
+    def serve_rounds() -> None:
+        while True:
+            fut = pool.round(0.2)
+            if fut is not None:
+                fut.result()
+
+    threading.Thread(target=serve_rounds, daemon=True).start()
+    client = PoolClient(str(tmp_path / "p.sock"), key, timeout=60)
+    assert client.check([named(MP, "PoolFail")], "sm_90", 3) == [None]
+    again = client.check([named(MP, "PoolFail")], "sm_90", 3)
+    assert again is not None and again[0] is not None and not client.broken and calls == [1, 1]
+    backend = StaticBackend("sm_90")
+    backend.pool = lambda programs, arch, opt: [None] * len(programs)  # the pool had no answer: checked alone at the run
+    static._SOURCE_CACHE.clear()
+    backend.prepare([named(MP, "PoolNone")])
+    assert not static._SOURCE_CACHE and "sass_findings" in dict(backend.run(named(MP, "PoolNone")).meta)
