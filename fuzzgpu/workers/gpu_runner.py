@@ -29,22 +29,18 @@ GPU process restarts, the seconds it spent running and idle, the deepest queue).
 
 from __future__ import annotations
 
-import json
-import multiprocessing as mp
 import os
 import queue
-import secrets
-import shutil
 import signal
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..backends.remote import KEY_ENV, RUNNER_SIDE, CubinGone, cubin_dir, sweep_cubins
 from ..errors import EnvError
+from .service import ServiceCounters, ServiceHandle, receive, write_counters
 from .supervised import BackendSpec, ProgramFault, SupervisedBackend, die_with_parent
 
 #: how often the runner writes its counters and sweeps old cubin files (seconds)
@@ -53,9 +49,11 @@ SWEEP_EVERY_S = 60.0
 
 
 @dataclass
-class RunnerCounters:
+class RunnerCounters(ServiceCounters):
     """What a runner did (written to its ``runner.json``)."""
 
+    schema: ClassVar[str] = "fuzzgpu.gpu_runner"
+    version: ClassVar[int] = 3
     #: its GPU processes (``--gpu-processes``)
     processes: int = 1
     #: requests answered; of them faults (a hang, a crash, a GPU fault, a backend bug), cubins gone
@@ -66,14 +64,9 @@ class RunnerCounters:
     #: answer, of them ``gpu_process`` the process's own time on the run (host work included) and
     #: ``events`` on the GPU (CUDA events around the launches); ``idle`` waiting for a request
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("run", "gpu_process", "events", "idle"), 0.0))
-    #: GPU processes restarted (after a fault); the deepest queue; the clients (workers) that connected
+    #: GPU processes restarted (after a fault); the deepest queue
     restarts: int = 0
     queue_max: int = 0
-    clients: int = 0
-    started: float = field(default_factory=time.time)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"schema": "fuzzgpu.gpu_runner", "version": 3, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
 
     def count(self, reply: tuple[Any, ...], took: float) -> None:
         self.runs += 1
@@ -136,25 +129,18 @@ class Runner:
     def gather(self, timeout: float) -> None:
         """Read the requests that arrived (waiting up to ``timeout`` s for one) into the queue.  A
         client has one request at a time: one that is being answered is not read meanwhile."""
-        from multiprocessing.connection import wait
-
         with self._lock:
             conns = [c for c in self.clients if c not in self._pending]
-        ready: list[Any] = wait([*conns, self._wake_r], timeout)
-        for c in ready:
-            if isinstance(c, int):  # the accept thread's wake-up, or a slot's answer sent
-                os.read(self._wake_r, 4096)
-                continue
-            try:
-                msg = c.recv()
-            except (EOFError, OSError):  # the worker went away
-                with self._lock:
-                    self.clients.remove(c)
-                continue
+        # the wake-up pipe: the accept thread's, or a slot's answer sent
+        for c, msg in receive(conns, self._wake_r, timeout, self._gone):
             with self._lock:
                 self._pending.add(c)
             self.queue.put((c, msg))
         self.counters.queue_max = max(self.counters.queue_max, self.queue.qsize())
+
+    def _gone(self, c: Any) -> None:  # the worker went away
+        with self._lock:
+            self.clients.remove(c)
 
     def slot(self, spec: BackendSpec, watchdog: float, started: queue.Queue[Any]) -> None:
         """A GPU process's thread: start it (``started`` gets it, or the exception), then answer
@@ -216,7 +202,7 @@ def serve(address: str, key: bytes, gpu_id: str | None, spec: BackendSpec, watch
     runner.hello = ("hello", gpus[0].describe(), gpus[0].identity())
 
     def stop(*_: Any) -> None:  # the campaign's end: the last counters, then out (the GPU processes die with this one)
-        _write_state(Path(state), counters)
+        write_counters(Path(state), counters)
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
@@ -231,86 +217,40 @@ def serve(address: str, key: bytes, gpu_id: str | None, spec: BackendSpec, watch
         if now - last_state > STATE_EVERY_S:
             last_state = now
             with runner._lock:
-                _write_state(Path(state), counters)
+                write_counters(Path(state), counters)
         if now - last_sweep > SWEEP_EVERY_S:
             last_sweep = now
             sweep_cubins(cubins, time.time())
 
 
-def _write_state(path: Path, counters: RunnerCounters) -> None:
-    from ..files import write_atomic
+class RunnerHandle(ServiceHandle):
+    """A campaign's runner for one GPU (:class:`~.service.ServiceHandle`: a fresh folder for its socket
+    and cubin files, a fresh key, restarted when it dies, stopped and its folder removed)."""
 
-    try:
-        write_atomic(path, json.dumps(counters.to_json()))
-    except OSError:
-        pass
-
-
-class RunnerHandle:
-    """A campaign's runner for one GPU: started in a fresh folder (its socket and cubin files) with
-    a fresh key, restarted when it dies (:meth:`ensure`), stopped and its folder removed (:meth:`stop`)."""
+    socket_name = "runner.sock"
+    process_name = "fuzzgpu-gpu-runner"
 
     def __init__(self, gpu_id: str | None, watchdog: float, state: Path, start_timeout: float = 300.0,
                  spec: BackendSpec = BackendSpec(RUNNER_SIDE), processes: int = 1) -> None:
+        super().__init__(start_timeout)
         self.gpu_id, self.spec, self.processes = gpu_id, spec, processes
-        self.watchdog, self.state, self.start_timeout = watchdog, state, start_timeout
-        self.folder = Path(tempfile.mkdtemp(prefix="fuzzgpu-runner-"))
-        self.address = str(self.folder / "runner.sock")
-        self.key = secrets.token_bytes(32)
-        self.restarts = 0
+        self.watchdog, self.state = watchdog, state
         self.describe = ""
-        self._ctx = mp.get_context("spawn")
-        self._proc: Any = None
-        try:
-            self._start()
-        except BaseException:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            raise
+        self._launch()
 
     def env(self) -> dict[str, str]:
         """What a worker's environment needs to talk to this runner."""
         return {KEY_ENV: self.key.hex()}
 
-    def _start(self) -> None:
-        Path(self.address).unlink(missing_ok=True)
-        here, there = self._ctx.Pipe()
+    def what(self) -> str:
+        return f"the GPU runner of GPU {self.gpu_id}"
+
+    def target(self, ready: Any) -> tuple[Any, tuple[Any, ...]]:
         self.state.parent.mkdir(parents=True, exist_ok=True)
-        p = self._ctx.Process(target=serve, args=(self.address, self.key, self.gpu_id, self.spec, self.watchdog, str(self.state), there,
-                                                            self.processes),  # type: ignore[attr-defined]
-                              daemon=False, name="fuzzgpu-gpu-runner")  # it has a child: the GPU process
-        p.start()
-        there.close()
-        self._proc = p
-        try:
-            msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
-        except EOFError:
-            msg = ("fail", f"it died while starting (exit {p.exitcode})")
-        if msg[0] != "ready":
-            self.stop(remove=False)
-            raise EnvError(f"the GPU runner of GPU {self.gpu_id} did not start: {msg[1]}")
-        self.describe = msg[1]
+        return serve, (self.address, self.key, self.gpu_id, self.spec, self.watchdog, str(self.state), ready, self.processes)
 
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.is_alive()
-
-    def ensure(self) -> bool:
-        """Restart the runner if it died; whether it did."""
-        if self.alive():
-            return False
-        self.restarts += 1
-        self._start()
-        return True
-
-    def stop(self, remove: bool = True) -> None:
-        p, self._proc = self._proc, None
-        if p is not None and p.is_alive():
-            p.terminate()
-            p.join(10)
-            if p.is_alive():
-                p.kill()
-                p.join(5)
-        if remove:
-            shutil.rmtree(self.folder, ignore_errors=True)
+    def started(self, message: tuple[Any, ...]) -> None:
+        self.describe = message[1]
 
 
 __all__ = ["RunnerCounters", "RunnerHandle", "Runner", "reply_for", "serve"]

@@ -36,24 +36,21 @@ to ``STATE`` every two seconds.
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import multiprocessing as mp
 import os
-import secrets
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..backends.static_pool import ADDRESS_ENV, ANSWER_TIMEOUT_S, KEY_ENV, WAIT_ENV, CheckRequest
 from ..ir import Program
 from ..recent import Recent
+from .service import ServiceCounters, ServiceHandle, receive, write_counters
 from .supervised import die_with_parent
 
 #: how long the pool gathers requests after the first one arrived (seconds)
@@ -67,9 +64,10 @@ Checker = Callable[[Sequence[Program], str, int], list[Result]]
 
 
 @dataclass
-class PoolCounters:
-    """What the pool did (its ``pool.json``)."""
+class PoolCounters(ServiceCounters):
+    """What the pool did (its ``static-pool.json``)."""
 
+    schema: ClassVar[str] = "fuzzgpu.static_pool"
     requests: int = 0
     #: programs asked for, of them answered from the kept results or by another request of the same round
     programs: int = 0
@@ -78,11 +76,6 @@ class PoolCounters:
     #: check_batch calls and the programs they checked
     checks: int = 0
     checked: int = 0
-    clients: int = 0
-    started: float = field(default_factory=time.time)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"schema": "fuzzgpu.static_pool", "version": 1, **self.__dict__, "wall_s": round(time.time() - self.started, 3)}
 
 
 def plan(requests: Sequence[CheckRequest], kept: Recent[tuple[str, int, Program], Result],
@@ -163,21 +156,11 @@ class Pool:
             return [c for c in self.clients if id(c) not in self._busy and id(c) not in exclude]
 
     def _read(self, conns: list[Any], timeout: float, into: list[tuple[Any, CheckRequest]]) -> None:
-        from multiprocessing.connection import wait
+        into.extend((c, m) for c, m in receive(conns, self._wake_r, timeout, self._gone) if isinstance(m, CheckRequest))
 
-        ready: list[Any] = wait([*conns, self._wake_r], timeout)
-        for c in ready:
-            if isinstance(c, int):
-                os.read(self._wake_r, 4096)
-                continue
-            try:
-                msg = c.recv()
-            except (EOFError, OSError):  # the worker went away
-                with self._lock:
-                    self.clients.remove(c)
-                continue
-            if isinstance(msg, CheckRequest):
-                into.append((c, msg))
+    def _gone(self, c: Any) -> None:  # the worker went away
+        with self._lock:
+            self.clients.remove(c)
 
     def round(self, timeout: float = 1.0) -> Any:
         """One round: wait up to ``timeout`` for a request, gather others for :attr:`window` seconds
@@ -275,87 +258,36 @@ def serve(address: str, key: bytes, state: str, ready: Any, window: float = WIND
             print(f"fuzzgpu static-check pool: a round failed: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
         if time.monotonic() - last > STATE_EVERY_S:
             last = time.monotonic()
-            _write_state(Path(state), counters)
+            write_counters(Path(state), counters)
     # the checks under way end first, so that their processes are reaped (their CPU counted); the
     # campaign kills this process if they take more than its ten seconds
     pool.executor.shutdown(wait=True, cancel_futures=True)
-    _write_state(Path(state), counters)
+    write_counters(Path(state), counters)
     os._exit(0)
 
 
-def _write_state(path: Path, counters: PoolCounters) -> None:
-    from ..files import write_atomic
+class PoolHandle(ServiceHandle):
+    """A campaign's pool (:class:`~.service.ServiceHandle`: a fresh folder for its socket, a fresh key,
+    restarted when it dies, stopped and its folder removed)."""
 
-    try:
-        write_atomic(path, json.dumps(counters.to_json()))
-    except OSError:
-        pass
-
-
-class PoolHandle:
-    """A campaign's pool: started in a fresh folder (its socket) with a fresh key, restarted when it
-    dies (:meth:`ensure`), stopped and its folder removed (:meth:`stop`)."""
+    socket_name = "pool.sock"
+    process_name = "fuzzgpu-static-pool"
 
     def __init__(self, state: Path, window: float = WINDOW_S, start_timeout: float = 60.0, wait: float = ANSWER_TIMEOUT_S) -> None:
-        self.state, self.window, self.start_timeout, self.wait = state, window, start_timeout, wait
-        self.folder = Path(tempfile.mkdtemp(prefix="fuzzgpu-static-pool-"))
-        self.address = str(self.folder / "pool.sock")
-        self.key = secrets.token_bytes(32)
-        self.restarts = 0
-        self._ctx = mp.get_context("spawn")
-        self._proc: Any = None
-        try:
-            self._start()
-        except BaseException:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            raise
+        super().__init__(start_timeout)
+        self.state, self.window, self.wait = state, window, wait
+        self._launch()
 
     def env(self) -> dict[str, str]:
         """What a worker's environment needs to use this pool."""
         return {ADDRESS_ENV: self.address, KEY_ENV: self.key.hex(), WAIT_ENV: f"{self.wait:g}"}
 
-    def _start(self) -> None:
-        from ..errors import EnvError
+    def what(self) -> str:
+        return "the static-check pool"
 
-        Path(self.address).unlink(missing_ok=True)
+    def target(self, ready: Any) -> tuple[Any, tuple[Any, ...]]:
         self.state.parent.mkdir(parents=True, exist_ok=True)
-        here, there = self._ctx.Pipe()
-        p = self._ctx.Process(target=serve, args=(self.address, self.key, str(self.state), there, self.window),  # type: ignore[attr-defined]
-                              daemon=False, name="fuzzgpu-static-pool")  # it has children: its checkers
-        p.start()
-        there.close()
-        self._proc = p
-        try:
-            msg = here.recv() if here.poll(self.start_timeout) else ("fail", f"no answer within {self.start_timeout:.0f} s")
-        except EOFError:
-            msg = ("fail", f"it died while starting (exit {p.exitcode})")
-        finally:
-            here.close()
-        if msg[0] != "ready":
-            self.stop(remove=False)
-            raise EnvError(f"the static-check pool did not start: {msg[1]}")
-
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.is_alive()
-
-    def ensure(self) -> bool:
-        """Restart the pool if it died; whether it did (the workers check alone meanwhile)."""
-        if self.alive():
-            return False
-        self.restarts += 1
-        self._start()
-        return True
-
-    def stop(self, remove: bool = True) -> None:
-        p, self._proc = self._proc, None
-        if p is not None and p.is_alive():
-            p.terminate()
-            p.join(10)
-            if p.is_alive():
-                p.kill()
-                p.join(5)
-        if remove:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        return serve, (self.address, self.key, str(self.state), ready, self.window)
 
 
 __all__ = ["Pool", "PoolCounters", "PoolHandle", "answer", "fill", "plan", "serve"]
