@@ -53,11 +53,10 @@ def record_batches(seconds: float, seed: int, prop: str, corpus: Path) -> list[l
     batches: list[list[tuple[Any, bool, bool]]] = []
     real = EvidenceBackend.prepare
 
-    def spy(self: EvidenceBackend, programs: Any, config: Any) -> None:
-        if callable(config):
-            base = campaign.config_for()
-            batches.append([(p, self.answers(p, base), self.answers(p, config(p))) for p in programs])
-        real(self, programs, config)
+    def spy(self: EvidenceBackend, programs: Any, config_of: Any) -> None:
+        base = campaign.config_for()
+        batches.append([(p, self.answers(p, base), self.answers(p, config_of(p))) for p in programs])
+        real(self, programs, config_of)
 
     prof = load_profile("all")
     backend, note = make_backend("static", arch=prof.static_arch, judge_unrunnable=prof.static_unrunnable)

@@ -192,17 +192,14 @@ class EvidenceBackend:
         # first launch: the histogram's meta says so): more would time out too
         return 0 < config.timeout_stop <= ev.instances and (bool(ev.meta.get("stopped_early")) or mostly_timed_out(ev.timeouts, ev.instances))
 
-    def prepare(self, programs: Sequence[Program], config: RunConfig | Callable[[Program], RunConfig]) -> None:
-        """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs
-        the cache will not answer, each program once: ``config`` is the configuration each will be
-        run with (a function of the program: a campaign's wait-loop programs run at a shorter spin
-        budget, a tuned family with its knobs -- asked with any other, the cache misses an answer
-        the run then finds).  A campaign's batch of 64 draws held 10-20 programs Hypothesis drew
-        twice: each was compiled twice."""
+    def prepare(self, programs: Sequence[Program], config_of: Callable[[Program], RunConfig]) -> None:
+        """The inner backend's ``prepare`` (compile and check ahead, in batches) for the programs the
+        cache will not answer, each once; ``config_of``: the configuration each program will run with
+        (asked with another -- a wait-loop program runs at a shorter spin budget -- the cache would
+        miss an answer the run then finds)."""
         prepare = getattr(self.inner, "prepare", None)
         if prepare is None:
             return
-        config_of = config if callable(config) else (lambda _p: config)
         todo = [p for p in dict.fromkeys(programs) if not self.answers(p, config_of(p))]
         if todo:
             prepare(todo)

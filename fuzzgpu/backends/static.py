@@ -59,7 +59,14 @@ def batch_kernel_name(index: int, thread: str) -> str:
     return f"fuzzgpu_b{index}_{thread}"
 
 
-def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[dict[str, list[Any]] | None]:
+#: one program's answer in a batch (:func:`check_batch`): what :meth:`StaticBackend.run` puts in its
+#: histogram's meta, or None where the program's own check must answer
+BatchResult = dict[str, list[Any]] | None
+#: a function that checks a batch as :func:`check_batch` does (a campaign's static-check pool); None: no answer
+BatchChecker = Callable[[Sequence[Program], str, int], "list[BatchResult] | None"]
+
+
+def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[BatchResult]:
     """The static check of many programs at once: their kernels (each renamed
     :func:`batch_kernel_name`) in one translation unit, one nvcc and one nvdisasm, the SASS analysis
     function by function -- ptxas compiles each kernel on its own, so a kernel's SASS is the one a
@@ -84,7 +91,7 @@ def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[di
         for t in p.threads:
             src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
         texts[i] = src
-    out: list[dict[str, list[Any]] | None] = [None] * len(programs)
+    out: list[BatchResult] = [None] * len(programs)
     _check_group(programs, texts, sorted(texts), arch, opt, out)
     return out
 
@@ -111,7 +118,7 @@ def _as_single(d: dict[str, Any], function: str, program: str, shift: int) -> di
 
 
 def _check_group(programs: Sequence[Program], texts: Mapping[int, str], idx: list[int], arch: str, opt: int,
-                 out: list[dict[str, list[Any]] | None]) -> None:
+                 out: list[BatchResult]) -> None:
     from .. import sass
 
     if not idx:
@@ -169,7 +176,7 @@ class StaticBackend:
         #: where batches are checked together with other workers' (``campaign --static-pool``: the pool's
         #: ``fuzzgpu.backends.static_pool.PoolClient.check``, set by the worker process that builds this
         #: backend, ``attach_pool``); its answer is :func:`check_batch`'s, None when it gave none.  None: here
-        self.pool: Callable[[Sequence[Program], str, int], list[dict[str, list[Any]] | None] | None] | None = None
+        self.pool: BatchChecker | None = None
 
     @property
     def toolchain(self) -> str:
@@ -221,7 +228,7 @@ class StaticBackend:
         while len(_SOURCE_CACHE) > 20_000:  # a long campaign: the oldest answers go first
             del _SOURCE_CACHE[next(iter(_SOURCE_CACHE))]
 
-    def _check_batch(self, programs: list[Program], arch: str) -> list[dict[str, list[Any]] | None]:
+    def _check_batch(self, programs: list[Program], arch: str) -> list[BatchResult]:
         """:func:`check_batch` of ``programs``: the pool's answer when there is one, else here."""
         res = self.pool(programs, arch, self.opt) if self.pool is not None else None
         return res if res is not None else check_batch(programs, arch, self.opt)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir import Program
+from .static import BatchResult, StaticBackend
 
 #: the environment a worker finds its pool in: the socket's path, the key (hex), and how long it
 #: waits for an answer (seconds)
@@ -29,8 +30,6 @@ def answer_timeout(watchdog: float) -> float:
     """How long a worker waits for the pool under a campaign watchdog of ``watchdog`` seconds: its
     own check still fits in the supervisor's deadline for the batch after a wait that ran out."""
     return max(1.0, min(ANSWER_TIMEOUT_S, watchdog / 3))
-
-Result = dict[str, list[Any]] | None
 
 
 @dataclass(frozen=True)
@@ -63,11 +62,11 @@ class PoolClient:
         except ValueError:
             return None
 
-    def check(self, programs: Sequence[Program], arch: str, opt: int) -> list[Result] | None:
+    def check(self, programs: Sequence[Program], arch: str, opt: int) -> list[BatchResult] | None:
         with self._lock:  # one request at a time on the connection
             return self._check(programs, arch, opt)
 
-    def _check(self, programs: Sequence[Program], arch: str, opt: int) -> list[Result] | None:
+    def _check(self, programs: Sequence[Program], arch: str, opt: int) -> list[BatchResult] | None:
         if self.broken:
             return None
         try:
@@ -99,8 +98,6 @@ class PoolClient:
 def attach_pool(backend: Any, environ: dict[str, str] | None = None) -> Any:
     """``backend``, its static check (its own, or a GPU backend's ``CheckedBackend.static``) handing
     its batches to the campaign's static-check pool when the environment names one."""
-    from .static import StaticBackend
-
     static = backend if isinstance(backend, StaticBackend) else getattr(backend, "static", None)
     client = PoolClient.from_env(environ) if isinstance(static, StaticBackend) else None
     if client is not None:

@@ -255,8 +255,6 @@ def run(args: argparse.Namespace) -> int:
 
     args.known = known_file(args.known)
     refuse_gpu_context(args)
-    if args.static_pool and args.gpus is None and (args.workers or 1) <= 1 and args.ray is None:
-        raise UserError("--static-pool goes with --gpus or --workers N (it checks several workers' batches together)")
     if args.ray is not None:
         return run_parallel_cli(args)
     if args.workers_per_gpu is not None and args.gpus is None:
@@ -266,6 +264,7 @@ def run(args: argparse.Namespace) -> int:
     require_backend_tools(args.backend)
     if args.gpus is not None or (args.workers or 1) > 1:
         return run_parallel_cli(args)
+    refuse_static_pool(args, 1)
     if args.worker_id is not None:
         import os
 
@@ -309,6 +308,19 @@ def refuse_gpu_context(args: argparse.Namespace) -> None:
             raise UserError("--gpu-context shared is not for --ray (each actor has its own CUDA context)")
 
 
+def refuse_static_pool(args: argparse.Namespace, workers: int | None = None) -> None:
+    """``--static-pool`` pools the static checks of a campaign's local workers on a compiling backend:
+    refused (one line, exit 2) with ``--backend sim``, ``--ray``, or ``workers`` (when known) fewer than two."""
+    from ..errors import UserError
+
+    if not args.static_pool:
+        return
+    if args.backend == "sim" or args.ray is not None:
+        raise UserError("--static-pool is for the compiling backends' local workers: not with --backend sim or --ray")
+    if workers is not None and workers < 2:
+        raise UserError("--static-pool checks several workers' batches together: give --gpus or --workers N (N >= 2)")
+
+
 def run_parallel_cli(args: argparse.Namespace) -> int:
     from ..errors import UserError
     from ..workers.local import default_workers_per_gpu, gpu_list, run_parallel, usable_cores
@@ -318,8 +330,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
         raise UserError("--worker-id is for the workers a parallel campaign starts")
     if args.in_process:
         raise UserError("--in-process runs one campaign: not with --gpus / --workers")
-    if args.static_pool and (args.backend == "sim" or args.ray is not None):
-        raise UserError("--static-pool is for the compiling backends' local workers: not with --backend sim or --ray")
+    refuse_static_pool(args)
     gpus = None
     if args.gpus is not None:
         if args.backend in ("sim", "static"):
@@ -345,8 +356,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
     if args.gpus is not None:
         gpus = gpu_list(args.gpus)
         per_gpu = args.workers_per_gpu or default_workers_per_gpu(usable_cores(), len(gpus))
-    if args.static_pool and (len(gpus) * per_gpu if gpus else args.workers or 1) <= 1:
-        raise UserError("--static-pool checks several workers' batches together: this campaign has one worker")
+    refuse_static_pool(args, len(gpus) * per_gpu if gpus else args.workers or 1)
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,

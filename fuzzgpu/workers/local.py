@@ -186,7 +186,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         common += ["--known", str(known)]
     shared = gpu_context == "shared" and (backend == "cuda" and bool(gpus) or backend == "sim")
     runners: list[Any] = []  # started after the banner (fuzzgpu.workers.gpu_runner)
-    pools: list[Any] = []  # the static-check pool of the workers' batches (fuzzgpu.workers.static_pool)
+    pool: Any = None  # --static-pool: the pool of the workers' static checks (fuzzgpu.workers.static_pool)
     procs: dict[str, subprocess.Popen] = {}
     started: dict[str, float] = {}
     restarts = {w: 0 for w in ids}
@@ -204,8 +204,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         if gpus:
             env["CUDA_VISIBLE_DEVICES"] = gpus[i % len(gpus)]
         extra = []
-        if pools:
-            env.update(pools[0].env())
+        if pool is not None:
+            env.update(pool.env())
         if runners:
             runner = runners[i % len(runners)]
             env.update(runner.env())
@@ -243,7 +243,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             from ..backends.static_pool import answer_timeout
             from .static_pool import PoolHandle
 
-            pools.append(PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog)))
+            pool = PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog))
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:
@@ -258,13 +258,12 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             for r in runners:
                 if r.ensure():
                     print(f"the GPU runner of GPU {r.gpu_id} died; restarted it (restart {r.restarts})", file=out, flush=True)
-            for sp in list(pools):
-                try:
-                    if sp.ensure():  # the workers that lost it check alone; those that had not asked it yet use the new one
-                        print(f"the static-check pool died; restarted it (restart {sp.restarts})", file=out, flush=True)
-                except EnvError as e:  # nothing depends on it: the workers check alone from now on
-                    pools.remove(sp)
-                    print(f"{e}; the workers check their batches alone", file=out, flush=True)
+            try:
+                if pool is not None and pool.ensure():  # the workers that lost it check alone; the others use the new one
+                    print(f"the static-check pool died; restarted it (restart {pool.restarts})", file=out, flush=True)
+            except EnvError as e:  # nothing depends on it: the workers check alone from now on
+                pool = None
+                print(f"{e}; the workers check their batches alone", file=out, flush=True)
             alive = 0
             for i, wid in enumerate(ids):
                 p = procs[wid]
@@ -320,8 +319,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 p.wait()
         for r in runners:
             r.stop()
-        for sp in pools:
-            sp.stop()
+        if pool is not None:
+            pool.stop()
         lock.close()
     if failed and len(failed) == len(ids):
         first = min(failed)

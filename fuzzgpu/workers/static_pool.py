@@ -5,8 +5,7 @@ workers; one nvcc and one nvdisasm per batch").
 Why: a static check (:func:`fuzzgpu.backends.static.check_batch`: one nvcc and one nvdisasm) costs
 about a CPU second of start-up on the H200 machine whatever its size, and most of a campaign's
 checks are small (a shrink's batch of 8 candidates, a batch whose other programs were checked
-before): in the 600 s H200 row (code 794e65c) the static check's 1,837 calls were a fifth of the
-campaign's CPU, mostly their fixed cost (``bench/results/throughput/``).
+before; ``bench/results/throughput/README.md``).
 
 Layout (:mod:`fuzzgpu.backends.static_pool` has the workers' end)::
 
@@ -16,8 +15,8 @@ Layout (:mod:`fuzzgpu.backends.static_pool` has the workers' end)::
   ``CheckedBackend.static``) sends each batch it would check (its ``prepare``; a program checked
   alone, at its run, stays in the worker) as a :class:`CheckRequest` and waits;
 * the pool gathers the requests that arrive within :data:`WINDOW_S` of the first (or until every
-  connected worker has one waiting), checks their programs -- each once, per arch and ``-O`` level --
-  in one :func:`check_batch` call per arch and ``-O`` level, and answers each request with its
+  idle worker has one waiting), checks their programs, each once, in one :func:`check_batch` call per
+  arch and ``-O`` level, and answers each request with its
   programs' results, in its order.  Rounds overlap: their checks run side by side in the pool's own
   processes.  Results it gave are kept (:data:`KEPT`): a program another worker asks again after its
   check is not compiled again.
@@ -47,7 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..backends.static import BatchResult as Result
 from ..backends.static_pool import ADDRESS_ENV, ANSWER_TIMEOUT_S, KEY_ENV, WAIT_ENV, CheckRequest
+from ..errors import clip
 from ..ir import Program
 from ..recent import Recent
 from .service import ServiceCounters, ServiceHandle, receive, write_counters
@@ -59,7 +60,6 @@ WINDOW_S = 0.5
 KEPT = 20_000
 STATE_EVERY_S = 2.0
 
-Result = dict[str, list[Any]] | None
 Checker = Callable[[Sequence[Program], str, int], list[Result]]
 
 
@@ -255,7 +255,7 @@ def serve(address: str, key: bytes, state: str, ready: Any, window: float = WIND
         try:
             pool.round()
         except Exception as e:  # noqa: BLE001 -- one round's failure: its workers check alone, the pool goes on
-            print(f"fuzzgpu static-check pool: a round failed: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            print(clip(f"fuzzgpu static-check pool: a round failed: {type(e).__name__}: {e}"), file=sys.stderr, flush=True)
         if time.monotonic() - last > STATE_EVERY_S:
             last = time.monotonic()
             write_counters(Path(state), counters)

@@ -311,6 +311,6 @@ def test_prepare_asks_the_cache_with_the_config_each_program_runs_with(tmp_path)
     b.run(spin, short_budget(spin, base))
     b.prepare([spin, plain, plain], lambda p: short_budget(p, base))
     assert b.inner.prepared == [[plain]]  # the run answers the spin program from the cache
-    b.prepare([spin], base)  # one configuration for every program, as before: the cache has no answer
+    b.prepare([spin], lambda p: base)  # asked with the profile's configuration: the cache has no answer
     assert b.inner.prepared[-1] == [spin]
     assert short_budget(spin, base) != base and short_budget(plain, base) == base

@@ -126,7 +126,7 @@ def test_a_parallel_static_campaign_checks_its_workers_batches_in_the_pool(tmp_p
 
 
 @pytest.mark.parametrize("args, said", [
-    (["--backend", "static"], "--static-pool goes with --gpus or --workers N"),
+    (["--backend", "static"], "give --gpus or --workers N (N >= 2)"),
     (["--backend", "sim", "--workers", "2"], "not with --backend sim or --ray"),
 ])
 def test_static_pool_refused_where_it_cannot_pool(tmp_path, args, said) -> None:
