@@ -45,6 +45,16 @@ def _outcome_to_json(o) -> list:
     return [v for _, v in o]
 
 
+#: what a GPU run's meta says about the instances of forbidden outcomes it saw (backends.cuda)
+_FORBIDDEN_EVIDENCE = ("provenance", "ran_sass")
+
+
+def _seen_forbidden(meta: Mapping[str, Any]) -> bool:
+    """The run logged instances of an outcome the oracle forbids (its provenance saw some)."""
+    prov = meta.get("provenance")
+    return isinstance(prov, Mapping) and bool(prov.get("seen"))
+
+
 @dataclass
 class Evidence:
     keys: tuple[str, ...]
@@ -69,6 +79,11 @@ class Evidence:
         self.backend = self.backend or h.backend
         if not self.meta:
             self.meta = dict(h.meta)
+        # the first run's meta describes the evidence; but what a later run logged of an outcome the
+        # oracle forbids (where its instances ran, the SASS check of the code that ran) is kept too:
+        # once observed, it stays observed
+        if not _seen_forbidden(self.meta) and _seen_forbidden(dict(h.meta)):
+            self.meta.update({k: v for k, v in h.meta if k in _FORBIDDEN_EVIDENCE})
 
     def histogram(self) -> Histogram:
         counts = tuple(

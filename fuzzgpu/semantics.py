@@ -702,6 +702,31 @@ def wrong_parity(program: Program, at: tuple[int, int]) -> bool:
     return False
 
 
+def swappable_access(ins: Instruction) -> bool:
+    """An access whose order with another swappable access of the same location in the same thread
+    the model leaves free: a weak load (``ld`` with no ``.sem``, or ``ld.global.nc``, outside the
+    model) of the generic proxy.  Any other pair of one thread's accesses of one location keeps its
+    program order (:func:`keeps_location_order`)."""
+    return isinstance(ins, Load) and (ins.sem is Sem.WEAK or ins.nc) and ins.proxy is Proxy.GENERIC
+
+
+def keeps_location_order(first: Instruction, second: Instruction) -> bool:
+    """Whether ``first`` and ``second``, two generic-proxy accesses of one location by one thread in
+    this program order, must take effect in it -- a compiler that swaps them changes what the
+    program may observe.  PTX ISA 9.x, 8.10 "Axioms": Coherence ("the concatenation of program order
+    between overlapping operations and morally strong relations in communication order cannot result
+    in a cycle": SC per location for morally strong operations, and every access of one thread to
+    one location is morally strong with its own others when both are strong), and a read is not
+    allowed to read a write that follows it in program order, nor a write older than one of its
+    thread's writes that precede it (Causality order: base causality order includes program order
+    between overlapping operations with a write).  Only two weak loads may be swapped: each may read
+    any write the other may read, in either coherence order (docs/findings.md, section 3: ptxas 13.0
+    issued corr3's ``ld.relaxed.sys y`` before its ``ld.volatile y``, and an H200 run counted the SC
+    outcome as a forbidden one)."""
+    generic = all(getattr(i, "proxy", Proxy.GENERIC) is Proxy.GENERIC for i in (first, second))
+    return generic and not (swappable_access(first) and swappable_access(second))
+
+
 def access_extent(width: int) -> tuple[int, int]:
     """The bytes an ``ld``/``st`` of ``width`` bits covers in its location's word: (offset, size).
     Every access is at offset 0 (``ir.Load.width``), so two accesses of one address overlap

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import ctypes
+import dataclasses
 import hashlib
 import os
 import subprocess
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -27,6 +29,7 @@ from ..ir import Program
 from ..recent import Recent
 from .base import Histogram, RunConfig, fault_hits, mostly_timed_out, parse_fault_spec
 from .geometry import check_tensor_map_words, cta_permutations, launch_geometry, needs_shared_opt_in
+from .ran_sass import MODULE_FILE, ModuleCheck, check_module, program_check
 from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where, provenance, watch_bitmap
 
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
@@ -80,27 +83,41 @@ def compile_cubin(
     source: str, arch: str = "sm_90", flags: Sequence[str] = DEFAULT_FLAGS, use_cache: bool = True
 ) -> bytes:
     """Compile one translation unit to a cubin with nvcc, through the content-hash cache."""
+    return compile_module(source, arch, flags, use_cache)[0]
+
+
+def compile_module(
+    source: str, arch: str = "sm_90", flags: Sequence[str] = DEFAULT_FLAGS, use_cache: bool = True
+) -> tuple[bytes, bytes]:
+    """One translation unit -> (its cubin, the PTX that cubin was assembled from, zlib-compressed):
+    one nvcc call (``-keep``: the PTX is the one nvcc's ptxas read, so a SASS check of the cubin
+    reads exactly what runs, :mod:`fuzzgpu.backends.ran_sass`), through the content-hash cache."""
     nvcc = nvcc_path()
     key = hashlib.sha256("\0".join([source, arch, *flags, _nvcc_id(nvcc)]).encode()).hexdigest()
     path = cache_dir() / f"{key}.cubin"
-    if use_cache and path.exists():
-        return path.read_bytes()
+    ptx_path = path.with_suffix(".ptx.z")
+    if use_cache and path.exists() and ptx_path.exists():
+        return path.read_bytes(), ptx_path.read_bytes()
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-") as tmp:
-        cu = Path(tmp) / "k.cu"
+        cu = Path(tmp) / MODULE_FILE
         out = Path(tmp) / "k.cubin"
+        keep = Path(tmp) / "keep"
+        keep.mkdir()
         cu.write_text(source)
-        cmd = [nvcc, "-cubin", f"-arch={arch}", *flags, "-o", str(out), str(cu)]
+        cmd = [nvcc, "-cubin", f"-arch={arch}", *flags, "-keep", "-keep-dir", str(keep), "-o", str(out), str(cu)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             msg = (r.stderr or r.stdout).strip().splitlines()
             raise CompileError(f"nvcc failed ({arch}): " + " | ".join(msg[:6]))
         data = out.read_bytes()
+        ptx = zlib.compress((keep / cu.with_suffix(".ptx").name).read_bytes(), 1)
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmpf = path.with_suffix(f".tmp{os.getpid()}")
-        tmpf.write_bytes(data)
-        os.replace(tmpf, path)
-    return data
+        for f, b in ((ptx_path, ptx), (path, data)):  # the cubin last: a cubin in the cache has its PTX
+            tmpf = f.with_suffix(f".tmp{os.getpid()}")
+            tmpf.write_bytes(b)
+            os.replace(tmpf, f)
+    return data, ptx
 
 
 def parse_gpu_faults(spec: str | None) -> dict[str, float]:
@@ -114,6 +131,13 @@ class Compiled:
     program: str
     cubin: bytes
     spec: codegen.HarnessSpec
+    #: the PTX ``cubin`` was assembled from (zlib; :func:`compile_module`) and where the module's
+    #: source has each role's code (:func:`fuzzgpu.codegen.role_regions`): what the SASS check of
+    #: the harness that ran reads (:mod:`fuzzgpu.backends.ran_sass`); shared by a batch's programs
+    ptx: bytes = b""
+    roles: tuple[tuple[int, int, int], ...] = ()
+    #: the module's lines that hold a program instruction: (line, role, instruction index) (:func:`fuzzgpu.codegen.op_lines`)
+    ops: tuple[tuple[int, int, int], ...] = ()
 
 
 def compile_programs(
@@ -136,8 +160,9 @@ def compile_programs(
     def one(chunk: list[Program]) -> list[Compiled]:
         src, specs = codegen.generate_module(chunk, inject=inject)
         # a module with an async.read program is compiled for sm_90a (wgmma.mma_async)
-        cubin = compile_cubin(src, codegen.harness_arch(chunk, arch), use_cache=use_cache)
-        return [Compiled(s.program, cubin, s) for s in specs]
+        cubin, ptx = compile_module(src, codegen.harness_arch(chunk, arch), use_cache=use_cache)
+        roles, ops = codegen.role_regions(src), codegen.op_lines(src)
+        return [Compiled(s.program, cubin, s, ptx, roles, ops) for s in specs]
 
     out: list[Compiled] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
@@ -302,6 +327,8 @@ class HarnessBuilder:
         #: (its profile's budget after timeouts at the short one, the tuner's configurations, more
         #: instances) from the same cubin, as its SASS check read it
         self._prepared: Recent[Program, Compiled] = Recent(PREPARED_KEPT)
+        #: the SASS checks of the cubins that ran lately (a batch's serves each of its programs)
+        self._ran: Recent[str, ModuleCheck] = Recent(2)
 
     def identity(self) -> tuple[str, str, str]:
         """(backend id, arch, toolchain) for the evidence cache and corpus entries.  The id names
@@ -339,6 +366,25 @@ class HarnessBuilder:
         for (inject, _), group in groups.items():  # past PREPARED_KEPT the least recently used go (a batch's cubin with its last)
             for p, c in compile_batch(group, self.arch, inject).items():
                 self._prepared.put(p, c)
+
+    def with_ran_sass(self, program: Program, c: Compiled, h: Histogram) -> Histogram:
+        """``h`` (a run of ``program`` from ``c``) with ``meta["ran_sass"]`` when the run logged an outcome the oracle
+        forbids (``meta["provenance"]``: a verdict that accuses the hardware or the compiler): the
+        SASS check of the cubin that ran, against the PTX it was assembled from, attributed to the
+        program's roles (:mod:`fuzzgpu.backends.ran_sass`); a check that could not be made says why."""
+        meta = dict(h.meta)
+        if not (meta.get("provenance") or {}).get("seen"):
+            return h
+        if not c.ptx:
+            meta["ran_sass"] = {"error": "the SASS that ran was not checked: its harness was compiled without its PTX"}
+        else:
+            key = hashlib.sha256(c.cubin).hexdigest()
+            try:
+                mod = self._ran.get(key) or self._ran.put(key, check_module(c.cubin, c.ptx, f"{c.program} (harness)"))
+                meta["ran_sass"] = program_check(mod, c, program).to_meta()
+            except (UserError, EnvError) as e:
+                meta["ran_sass"] = {"error": f"the SASS that ran was not checked: {str(e).splitlines()[0] if str(e) else e!r}"}
+        return dataclasses.replace(h, meta=tuple(meta.items()))
 
     def injected(self, program: Program) -> str | None:
         """The fault ``--gpu-fault`` injects into this program, if any (a function of its hash)."""
@@ -515,7 +561,7 @@ class CudaBackend(HarnessBuilder):
         if watch is None:
             watch = properties.forbidden_watch(program, advice)
         c = compiled or self.harness(program)
-        return self.run_watched(c, config, watch_bitmap(c.spec, watch))
+        return self.with_ran_sass(program, c, self.run_watched(c, config, watch_bitmap(c.spec, watch)))
 
     def run_watched(self, c: Compiled, config: RunConfig, watched: Any) -> Histogram:
         """:meth:`run_compiled` with the watched bins' bitmap (:func:`watch_bitmap`) computed by the
@@ -713,5 +759,5 @@ class CudaBackend(HarnessBuilder):
         )
 
 
-__all__ = ["PROV_CAP", "PROV_COUNT", "PROV_LOG", "PROV_WATCH", "decode_where", "provenance", "watch_bitmap", "HarnessBuilder", "MAX_MODULES", "CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "tensor_map_args", "CudaBackend", "compile_cubin", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
+__all__ = ["PROV_CAP", "PROV_COUNT", "PROV_LOG", "PROV_WATCH", "decode_where", "provenance", "watch_bitmap", "HarnessBuilder", "MAX_MODULES", "CTX_SCHED", "CTX_SCHED_MASK", "ctx_sched_flags", "tensor_map_args", "CudaBackend", "compile_cubin", "compile_module", "compile_programs", "Compiled", "KernelArgs", "cache_dir", "CompileError",
            "GpuFault", "is_sticky", "parse_gpu_faults"]

@@ -183,7 +183,7 @@ class RemoteCuda(HarnessBuilder):
         reply = self.client.ask(req, config, program.name)
         if reply[0] == "gone":
             reply = self.client.ask(replace(req, cubin=c.cubin), config, program.name)
-        return answer(reply)
+        return self.with_ran_sass(program, c, answer(reply))
 
     def close(self) -> None:
         self.client.close()

@@ -39,6 +39,7 @@ from .emit import (  # noqa: F401
     tcgen05_arch_ok,
 )
 from .harness import (  # noqa: F401
+    ALL_ROLES,
     INJECTED_FAULTS,
     MAX_SHARED_BINS,
     TENSOR_BOX,
@@ -48,6 +49,8 @@ from .harness import (  # noqa: F401
     generate_harness,
     generate_module,
     harness_source,
+    op_lines,
+    role_regions,
 )
 from .layout import (  # noqa: F401
     CTA_THREADS,
@@ -97,6 +100,9 @@ __all__ = [
     "generate_harness",
     "generate_module",
     "harness_source",
+    "role_regions",
+    "op_lines",
+    "ALL_ROLES",
     "unrunnable_reasons",
     "added_reasons",
     "check_runnable",

@@ -34,7 +34,7 @@ def spread_locations(p: ir.Program, t: ir.Thread) -> frozenset[str]:
         for name in ins.locations():
             phys = p.physical(name)
             weak_load = isinstance(ins, ir.Load) and ins.sem is ir.Sem.WEAK and ins.proxy is ir.Proxy.GENERIC
-            out[phys] = out.get(phys, True) and weak_load
+            out[phys] = out.get(phys, True) and weak_load  # (semantics.swappable_access, less .nc: a .nc load is not spread)
     return frozenset(loc.name for loc in p.locations if out.get(p.physical(loc.name), False))
 
 

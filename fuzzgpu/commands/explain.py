@@ -315,8 +315,15 @@ def deviation_fix_lines(entry: Any) -> list[str]:
     if fault is not None:
         return ["", f"fix: none needed: the PTX ISA forbids the offending outcome(s), and the simulation produced them only "
                     f"because of the injected fault --sim-fault {fault} (no hardware or compiler deviates here)"]
-    return (["", "fix: none in the program: the PTX ISA forbids the offending outcome(s), so the hardware or the "
-             "compiler deviates (or the model is wrong); report it, see docs/findings.md"] + _retry_lines(entry.program))
+    from ..backends.ran_sass import order_kept
+
+    kept = order_kept(entry.data["histogram"].get("meta") or {})
+    who = {True: "the hardware deviates (or the model is wrong): the SASS that ran kept the program's order",
+           False: "the compiler changed the program's operations in the SASS that ran (above) -- look there first -- "
+                  "or the hardware deviates (or the model is wrong)",
+           None: "the hardware or the compiler deviates (or the model is wrong)"}[kept]
+    return (["", f"fix: none in the program: the PTX ISA forbids the offending outcome(s), so {who}; report it, "
+             "see docs/findings.md"] + _retry_lines(entry.program))
 
 
 def _retry_lines(p: Any) -> list[str]:
@@ -361,12 +368,12 @@ def run(args: argparse.Namespace) -> int:
 def _provenance(entry, hist: dict, offending: dict) -> list[str]:
     """Where the forbidden instances ran (the harness's provenance log, docs/harness.md
     "Provenance"), or why the entry has none: a GPU entry saved before the harness kept it."""
-    from .run import provenance_lines
+    from .run import forbidden_lines
 
     prov = (hist.get("meta") or {}).get("provenance")
     forbidden = [o for o in offending.values() if o.get("verdict") == "forbidden"]
     if prov:
-        return [""] + provenance_lines(entry.program, prov)
+        return [""] + forbidden_lines(entry.program, hist.get("meta") or {})
     if forbidden and str(hist.get("backend", "")).startswith("cuda"):
         return ["", "provenance: none recorded (the entry predates the harness's provenance log): which launch, "
                 "CTA, warp and SM each forbidden instance came from is unknown; `fuzzgpu run` of its .litmus records it"]

@@ -165,6 +165,14 @@ def _verdicts(program: Program, hist: Histogram) -> dict[Outcome, tuple[str, str
     return out
 
 
+def forbidden_lines(program: Program, meta: dict) -> list[str]:
+    """What a GPU run says of the instances of forbidden outcomes it saw: where they ran
+    (:func:`provenance_lines`) and the SASS check of the code that ran (:mod:`fuzzgpu.backends.ran_sass`)."""
+    from ..backends.ran_sass import ran_sass_lines
+
+    return provenance_lines(program, meta["provenance"]) + ran_sass_lines(meta)
+
+
 def provenance_lines(program: Program, prov: dict) -> list[str]:
     """The text form of a run's provenance (the harness's log of forbidden instances): how many,
     how they group (launches, whole warps, SMs), and the first entries with every role's place."""
@@ -293,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
           f"the PDL attribute; primary delay {meta['pdl_delay_ns']} ns after launch_dependents; "
           f"{meta['us_per_launch']} us per launch\n")
     if meta.get("provenance") and forbidden:
-        for line in provenance_lines(program, meta["provenance"]):
+        for line in forbidden_lines(program, meta):
             w(line + "\n")
     if unjudged and not forbidden:
         w(f"Not judged {unjudged} instance(s): their outcomes are not covered by the oracle (not a clean result)\n")

@@ -53,6 +53,8 @@ patching ``fuzzgpu.sass.find_tool`` changes nothing the toolchain calls.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .. import semantics
 from ..errors import EnvError, MissingTool, UserError
 from . import ptx_parser
@@ -114,6 +116,7 @@ from .sass_parser import SassFunction, SassInstr, SassLoop, SassMemOp, SassSync,
 from .toolchain import (
     TOOL_HELP,
     TOOLKIT_DIRS,
+    analysed,
     archs_for_ptx,
     assemble_ptx,
     check_cu,
@@ -129,6 +132,13 @@ from .toolchain import (
     toolchain_id,
 )
 from .inputs import check_build, check_cubin, check_path
+from . import ptx_text as _ptx_text
+
+
+def ptx_source_lines(ptx_text: str) -> Callable[[int], tuple[tuple[str, int], ...]]:
+    """For a line (1-based) of ``ptx_text``, the source locations ``nvcc -lineinfo`` gives it (its
+    ``.loc``): the innermost ``(file, line)`` first, then the call sites it was inlined at."""
+    return _ptx_text._source_lines(ptx_text)
 
 
 def sync_of_text(text: str) -> PtxSync | None:
@@ -163,4 +173,6 @@ __all__ = [
     "RULE_UNGUARDED_WAIT", "RULE_LOOP", "judge_deleted", "judge_merge", "sync_of_text", "orders_weak_access",
     "parse_arch", "TOOLKIT_DIRS", "TOOL_HELP", "require_tool", "cubin_arch", "ptx_target", "archs_for_ptx",
     "toolchain_id", "EnvError", "MissingTool", "UserError", "check_build",
+    # the SASS check of a harness that ran (fuzzgpu.backends.ran_sass)
+    "analysed", "ptx_source_lines",
 ]
