@@ -41,7 +41,8 @@ cubin or a built binary, disassemble it (nvdisasm or cuobjdump), and compare the
                 a memory operation after an acquiring mbarrier.try_wait/test_wait
                 (SYNCS.PHASECHK) whose predicate no branch tests before it, and that is neither
                 predicated on it nor computed from it: nothing makes it wait for the phase check
-                (seen on an H200 to miss the data: docs/findings.md).
+                (seen on an H200 to miss the data: docs/findings.md); forbidden for a lone wait,
+                a permitted hazard where a branch tests the result only after the access.
 
 A crossing needs no one-to-one mapping: SASS memory operations the mapping could not pair (loops,
 unrolling, addresses in registers) are counted on each side of every synchronisation point, and

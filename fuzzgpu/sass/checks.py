@@ -24,9 +24,9 @@ from .report import (
     Report,
     short_name,
 )
-from .rules import RULE_LOOP, RULE_UNGUARDED_WAIT, judge_deleted, judge_merge, merge_is_finding
+from .rules import RULE_LOOP, RULE_UNGUARDED_TOKEN, RULE_UNGUARDED_WAIT, judge_deleted, judge_merge, merge_is_finding
 from .sass_parser import SassFunction, SassInstr, SassMemOp, parse_sass
-from .waits import checks_by_operand, pred_writes, unguarded_accesses
+from .waits import checks_by_operand, pred_writes, tested_later, unguarded_accesses
 
 
 def _finding(check, verdict, direction, arch, fn, op_ptx: PtxInstr | None, op_sass: SassInstr | None,
@@ -129,10 +129,13 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
         unguarded = [(m, k) for m, k in unguarded if k is None or k > s]
         if not unguarded:
             continue
-        # one finding per wait (one root cause): the first unguarded access, the others in the evidence
+        # one finding per wait (one root cause): the first unguarded access, the others in the evidence.
+        # A lone wait (its result never tested) is the deviation GPU runs showed; a result tested
+        # later (a token) leaves the accesses before the test to a person's judgement
         m, k = unguarded[0]
-        f = where.finding(UNGUARDED_WAIT, FORBIDDEN, "", events[k].instr if k is not None else None, m.instr,
-                          sync.instr, check, RULE_UNGUARDED_WAIT.format(pred=pred))
+        token = tested_later(sass, g_sass, check, pred, sync.acquire)
+        f = where.finding(UNGUARDED_WAIT, HAZARD if token else FORBIDDEN, "", events[k].instr if k is not None else None, m.instr,
+                          sync.instr, check, (RULE_UNGUARDED_TOKEN if token else RULE_UNGUARDED_WAIT).format(pred=pred))
         evidence = [] if k is not None else ["the SASS access is not mapped to a PTX one: it follows the phase check in SASS"]
         if len(unguarded) > 1:
             evidence.append(f"{len(unguarded) - 1} more access(es) before any guard: "

@@ -74,6 +74,14 @@ RULE_DELETED = (
     "a load whose value is never used has no observable effect, so ptxas may delete it (its ordering "
     "constraints go with it); a litmus test loses the observation: keep the loaded register alive"
 )
+RULE_UNGUARDED_TOKEN = (
+    "the wait's predicate {pred} is tested by a branch, but only after this access (its result kept as a token, CUTLASS's "
+    "consumer_try_wait pattern): an acquiring try_wait/test_wait that returns True orders the accesses after it in program "
+    "order (PTX ISA memory model, release and acquire patterns), and nothing in the SASS makes this one wait for the phase "
+    "check -- whether that acquire covers an access before the result is tested is open (docs/findings.md, section 1; "
+    "no GPU run has shown such an access stale), and often another wait guards its data: not a compiler verdict; if this "
+    "access reads what this phase publishes, test the result before it"
+)
 RULE_UNGUARDED_WAIT = (
     "an mbarrier.try_wait/test_wait with acquire semantics (or a relaxed one and a later fence) that returns True is an acquire pattern, and "
     "'any memory synchronization established by an acquire pattern only affects operations occurring in "

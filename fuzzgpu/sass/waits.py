@@ -110,6 +110,12 @@ def unguarded_accesses(sass: SassFunction, g: Cfg, check: SassInstr, pred: str, 
     return [by_index[i] for i in sorted(found)]
 
 
+def tested_later(sass: SassFunction, g: Cfg, check: SassInstr, pred: str, acquiring: bool) -> bool:
+    """Whether a branch tests the phase check's result on some path from it (:func:`unguarded_accesses`'
+    walk): a wait whose result is a token tested later, not a lone wait whose result nothing tests."""
+    return _states(sass, g, check, pred, acquiring, {m.instr.index: m for m in sass.mem_ops}, True)[1]
+
+
 class _Flags:
     """What a walk of :func:`_walk_block` records and how it treats a dropped result: ``found``
     (the unguarded accesses; None: not collected), ``dead_ends`` (a path ends where no register

@@ -284,6 +284,19 @@ def test_unguarded_wait_guards(lines, flagged):
         assert waits[0].op_sass.startswith("LDS")
 
 
+def test_a_token_wait_tested_after_the_access_is_no_compiler_verdict():
+    """CUTLASS's consumer_try_wait token pattern (a hostile review of CUTLASS example 75, sm_100a): the
+    wait's result is tested by a branch, but only after the access.  No GPU run has shown such an
+    access stale, and often another wait guards its data: a permitted hazard that says the question
+    is open (docs/findings.md, section 1), never "forbidden".  A lone wait stays forbidden."""
+    fn = _wait_case("", "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R4", "LDS R0, [UR4+0x8]", "STG.E desc[UR4][R2.64], R0",
+                    "@!P0 BRA `(.L_x_0)", "EXIT")
+    (f,) = [f for f in fn.findings if f.check == sass.UNGUARDED_WAIT]
+    assert f.verdict == sass.HAZARD and "token" in f.reason and "not a compiler verdict" in f.reason
+    lone = _wait_case("", "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R4", "LDS R0, [UR4+0x8]", "STG.E desc[UR4][R2.64], R0", "EXIT")
+    assert [f.verdict for f in lone.findings if f.check == sass.UNGUARDED_WAIT] == [sass.FORBIDDEN]
+
+
 def test_relaxed_wait_is_not_flagged():
     """A .relaxed wait orders nothing (PTX ISA mbarrier): no acquire to honour."""
     fn = _wait_case(".relaxed.cta", "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R4", "LDS R0, [UR4+0x8]",
