@@ -424,11 +424,14 @@ def unmatched_sync(ins: PtxInstr, orders: bool) -> tuple[bool, str]:
     memory; its order is the oracle's); another point is not checked where it ``orders`` a memory
     operation of its thread, else a note."""
     if _table_key(ins) in TENSOR_MEMORY_KEYS:
-        return True, (f"`{ins.text}` (PTX line {ins.line}): tensor memory (tcgen05, sm_100a; issue 32 classes E/G) -- "
-                      "its order is the oracle's (tcgen05.wait), the SASS checker follows no tensor-memory access: not checked")
+        return True, (f"`{ins.text}` (PTX line {ins.line}): a tensor-memory access (tcgen05, sm_100a) or its wait -- "
+                      "the SASS checker follows no tensor-memory access (their order is tcgen05.wait's): not checked")
     if orders:
         return True, f"`{ins.text}` (PTX line {ins.line}) has no known SASS: not checked"
-    return False, f"`{ins.text}` (PTX line {ins.line}) emits no SASS and orders no memory operation of its thread"
+    what = ("its operand reads are async-proxy, ordered by wgmma.fence / commit_group / wait_group, which this "
+            "checker does not follow" if ins.opcode == "wgmma" else "nothing to check")
+    return False, (f"`{ins.text}` (PTX line {ins.line}): its SASS is not matched, and it orders no generic-proxy "
+                   f"memory operation of its thread ({what})")
 
 
 def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:

@@ -234,14 +234,14 @@ def test_sass_of_the_tensor_harness_is_fully_checked(tmp_path, monkeypatch):
     assert rep.findings == () and rep.unchecked == ()
     kernels = [f for f in rep.functions if f.name.startswith("fzh_")]
     assert len(kernels) == 3 and all(f.complete and f.mapped_syncs == f.ptx_syncs for f in kernels)
-    assert not any("emits no SASS" in n for f in kernels for n in f.notes)
+    assert not any("SASS is not matched" in n for f in kernels for n in f.notes)
     # without the row's SASS tokens the copies are not matched: each is left as a point with no
     # SASS (it orders none of its thread's accesses, so nothing else depends on it)
     monkeypatch.delitem(ptx_parser._SASS_OF, "cp.async.bulk.tensor")
     rep = sass.analyse(ptx_text, sass_text, "sm_90", "tensor")
     kernels = [f for f in rep.functions if f.name.startswith("fzh_")]
     assert len(kernels) == 3 and all(f.mapped_syncs == f.ptx_syncs - 1 for f in kernels)
-    assert all(any("async.bulk.tensor" in n and "emits no SASS" in n for n in f.notes) for f in kernels)
+    assert all(any("async.bulk.tensor" in n and "SASS is not matched" in n for n in f.notes) for f in kernels)
 
 
 # -- the host's tensor map ----------------------------------------------------------------------
