@@ -84,7 +84,9 @@ def check_path(path: str | Path, archs: Sequence[str] | None = DEFAULT_ARCHS, op
     suffix = p.suffix.lower()
     use, virtual, flags = targets_of(archs, nvcc_flags)
     if suffix in (".cu", ".cuh"):
-        return check_cu(p, use, opt, flags, keep_dir=keep_dir, virtual=virtual, cwd=cwd, file_cache=cache_dir)
+        defaults = not virtual and (archs is None or tuple(archs) == DEFAULT_ARCHS) and tuple(use) == DEFAULT_ARCHS
+        return check_cu(p, use, opt, flags, keep_dir=keep_dir, virtual=virtual, cwd=cwd, file_cache=cache_dir,
+                        defaults=defaults)
     if suffix == ".ptx":
         return check_ptx(p, use, opt, flags, keep_dir=keep_dir)
     if suffix == ".cubin":

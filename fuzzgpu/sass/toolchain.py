@@ -396,8 +396,12 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
              keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
              cache_key: str | None = None, shown: str | None = None,
              virtual: Mapping[str, str] | None = None, cwd: str | None = None,
-             file_cache: str | Path | None = None) -> list[Report]:
+             file_cache: str | Path | None = None, defaults: bool = False) -> list[Report]:
     """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
+
+    ``defaults``: the archs are the default ones, not the user's: an arch whose ptxas refuses an
+    instruction of the source (``not supported on .target 'sm_90'``: sm_90a-only wgmma, tensormap) is
+    left out and the other reports' notes say so; only when every arch is refused is it an error.
 
     ``shown``: what a compile error calls the file (default: ``path``; :func:`check_cu_source`
     names the user's file the text was generated from, never its temporary copy).  ``virtual``:
@@ -432,7 +436,28 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
                            nvcc_flags)
             kept = _keep(keep_dir, path.stem, arch, ptx_text, sass_text)
             return dataclasses.replace(rep, notes=rep.notes + tuple(f"kept {k}" for k in kept))
-        return _pmap(one, list(archs))
+
+        def lenient(arch: str) -> Report | UserError:
+            try:
+                return one(arch)
+            except UserError as e:
+                if defaults and _NOT_ON_TARGET.search(str(e)):
+                    return e
+                raise
+        done = _pmap(lenient, list(archs))
+    refused = {a: r for a, r in zip(archs, done) if isinstance(r, UserError)}
+    reports = [r for r in done if isinstance(r, Report)]
+    if not reports and refused:
+        a, e = next(iter(refused.items()))
+        raise UserError(f"{e} (none of the default archs {' '.join(archs)} compiles it: --arch names the targets to check)")
+    note = tuple(f"not checked for {a} (a default arch; --arch names the targets to check): {str(e).splitlines()[0]}"
+                 for a, e in refused.items())
+    return [dataclasses.replace(r, notes=r.notes + note) for r in reports] if note else reports
+
+
+#: ptxas refusing an instruction for the arch (``Instruction 'wgmma.mma_async' not supported on .target
+#: 'sm_90'``; ``... requires .target sm_90a``)
+_NOT_ON_TARGET = re.compile(r"not supported on \.target '?sm_\w+|requires \.target sm_\w+")
 
 
 def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,

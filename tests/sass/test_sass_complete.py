@@ -558,3 +558,27 @@ def test_cluster_barrier_kernels_are_fully_checked():
     for fn in (fn for r in reports for fn in r.functions):
         assert fn.mapped_syncs == fn.ptx_syncs == 2 and not fn.unchecked, (fn.short_name, fn.unchecked)
     assert sass.exit_status(reports) == sass.EXIT_CLEAN
+
+
+_SM90A_ONLY = """
+__global__ void k(unsigned* out) {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  out[threadIdx.x] = threadIdx.x;
+}
+"""
+
+
+@needs_toolchain
+def test_a_default_arch_that_cannot_compile_the_source_is_left_out(tmp_path, capsys):
+    """With the default archs (sm_90 sm_90a sm_100a), a source with sm_90a-only asm (wgmma) is checked
+    for sm_90a and the others are left out with a note (a hostile review: one ptxas error failed the
+    whole input, exit 2); an arch the user names is never left out."""
+    src = tmp_path / "wg.cu"
+    src.write_text(_SM90A_ONLY)
+    rc = cli_main(["sass", "--no-cache", str(src)])
+    out, err = capsys.readouterr()
+    assert rc == 0 and "sm_90a" in out and "not checked for sm_90 (a default arch" in out
+    assert "not checked for sm_100a (a default arch" in out
+    rc = cli_main(["sass", "--no-cache", "--arch", "sm_90", str(src)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and "not supported on .target" in err
