@@ -10,7 +10,7 @@ dominate each other, so they never pair; inlined copies and warp-role branches k
 A graph is built from one :class:`Flow` per instruction: where control goes after it.  A branch
 that is predicated (``@%p bra``, ``@P0 BRA``) also falls through; ``ret``/``exit``/``EXIT``/``RET``
 leave the function (predicated: and fall through); an indirect branch (``brx.idx``, ``BRX``,
-``JMX``) may go to any labelled instruction.  Everything here is pure."""
+``JMX``, ``BRXU``, ``JMXU``) to the targets nvdisasm lists, else to any labelled instruction.  Everything here is pure."""
 
 from __future__ import annotations
 
@@ -366,7 +366,10 @@ _SASS_ABS_RE = re.compile(r"^\s*`?\s*0x([0-9a-fA-F]+)")
 #: a branch whose first operand is a condition (``BRA.DIV UR4, target``, ``BRA !P0, target``)
 _SASS_COND_OPERAND_RE = re.compile(r"^\s*!?U?P?R?\d*\s*,|^\s*!?U?P\w*\s*,")
 _SASS_P_PRED_RE = re.compile(r"@!?P\d")
-_SASS_FLOW_OPCODES = frozenset(("BRA", "JMP", "BRX", "JMX", "EXIT", "RET", "BPT"))
+#: the indirect branches: through a register (BRX relative, JMX absolute) or a uniform register
+#: (BRXU, JMXU: sm_100a's CUTLASS grouped GEMM, ``BRXU UR8 -0x5f70 (*"BRANCH_TARGETS ..."*)``)
+SASS_INDIRECT_BRANCHES = frozenset(("BRX", "JMX", "BRXU", "JMXU"))
+_SASS_FLOW_OPCODES = frozenset(("BRA", "JMP", "EXIT", "RET", "BPT")) | SASS_INDIRECT_BRANCHES
 
 
 def _writer_flow(ins: SassInstr, writers: dict[frozenset[str], Flow]) -> Flow:
@@ -386,8 +389,9 @@ def _writer_flow(ins: SassInstr, writers: dict[frozenset[str], Flow]) -> Flow:
 
 def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per SASS instruction of ``fn``: ``BRA``/``JMP`` to their target (a label
-    or an offset; predicated: also on), ``EXIT``/``RET``/``BPT.TRAP`` out, ``BRX``/``JMX`` to any
-    labelled instruction; ``CALL`` and everything else on.  An instruction predicated on ``!PT``
+    or an offset; predicated: also on), ``EXIT``/``RET``/``BPT.TRAP`` out, an indirect branch
+    (``BRX``/``JMX``/``BRXU``/``JMXU``) to its listed ``BRANCH_TARGETS``, else to any labelled
+    instruction; ``CALL`` and everything else on.  An instruction predicated on ``!PT``
     never runs: it falls through."""
     labels = dict(fn.labels)
     index_at = {ins.offset: ins.index for ins in fn.instrs}
@@ -424,7 +428,7 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
                 # cluster-barrier fallback tests UP0 twice, as sm_90's tests P0)
                 test = um.group(1)
             out.append(Flow((t,), pred, test=test) if t is not None else Flow((), pred, True))
-        elif ins.opcode in ("BRX", "JMX"):
+        elif ins.opcode in SASS_INDIRECT_BRANCHES:
             # nvdisasm names an indirect branch's targets: BRX R6 -0x2b90 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)
             listed = _SASS_BRANCH_TARGETS_RE.search(ins.operands)
             named = [index_at[labels[t.strip()]] for t in listed.group(1).split(",")

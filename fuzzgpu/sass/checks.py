@@ -10,8 +10,8 @@ from typing import Sequence
 
 from .cfg import Cfg, ptx_cfg, sass_cfg
 from .matching import _forwarding_store, _map_memory, _map_syncs, _sass_mem_class
-from .order import cfg_findings, local_registers, private, sass_private
-from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, parse_ptx
+from .order import cfg_findings, local_registers, private, sass_private, user_src
+from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, async_family, parse_ptx
 from .report import (
     DELETED,
     FORBIDDEN,
@@ -54,12 +54,14 @@ class _Where:
 
 
 def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos: dict, instrs: Sequence[PtxInstr],
-             where: _Where, elsewhere: Sequence[SassMemOp] = (), ignore: set[int] = frozenset()  # type: ignore[assignment]
+             where: _Where, elsewhere: Sequence[SassMemOp] = (), ignore: set[int] = frozenset(),  # type: ignore[assignment]
+             shared: set[int] = frozenset()  # type: ignore[assignment]
              ) -> tuple[list[Finding], list[str], list[str], set[int]]:
     """Unmapped PTX memory operations: deleted (no SASS operation of the family left over: a
-    finding), forwarded from a store (a note), left to :func:`_counted_crossings` (SASS of their
-    class left over), or not checked.  Returns the findings, notes, what is not checked, and the
-    events that have no SASS by design (deleted, forwarded)."""
+    finding), forwarded from a store (a note), held by one of several wider SASS loads (``shared``,
+    :func:`fuzzgpu.sass.matching._map_widened`: not checked, never deleted), left to the counted
+    crossings (SASS of their class left over), or not checked.  Returns the findings, notes, what is
+    not checked, and the events that have no SASS by design (deleted, forwarded)."""
     findings: list[Finding] = []
     notes: list[str] = []
     unchecked: list[str] = []
@@ -75,9 +77,15 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
         if _forwarding_store(e.mem, all_mems, instrs) is not None:
             skip.add(k)
             continue
+        if k in shared:
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: part of one of several wider SASS loads of its "
+                             "source line (loads combined), which one not known: not checked")
+            continue
         if e.mem_class and e.mem_class.split(".")[0] not in families_left:
             verdict, reason = judge_deleted(e.mem)
-            findings.append(where.finding(DELETED, verdict, "", e.instr, None, None, None, reason))
+            f, n = user_src(e.instr.src)
+            findings.append(dataclasses.replace(where.finding(DELETED, verdict, "", e.instr, None, None, None, reason),
+                                                src_file=f, src_line=n))
             skip.add(k)
         elif e.mem_class not in left_classes:
             unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem_class} mapped or left over "
@@ -145,6 +153,15 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
     return findings
 
 
+def _async_unchecked(events: Sequence[PtxEvent], mem_pos: dict) -> list[str]:
+    """``st.async``/``red.async`` paired with their STAS/REDAS: their order as weak/relaxed accesses
+    is checked, their completion is not -- a complete-tx on the peer CTA's mbarrier (PTX ISA: with
+    release semantics at cluster scope), which the checker does not follow."""
+    return [f"PTX line {e.instr.line} `{e.instr.text}` (SASS {mem_pos[k].instr.full_opcode}@{mem_pos[k].instr.offset:04x}): "
+            "asynchronous, completed through the mbarrier's complete-tx, which the SASS checker does not follow: not checked"
+            for k, e in enumerate(events) if k in mem_pos and async_family(e.instr) in ("STAS", "REDAS")]
+
+
 def _merge_findings(events: Sequence[PtxEvent], merges: list, where: _Where) -> list[Finding]:
     findings = []
     for ks, s_op in merges:
@@ -188,12 +205,12 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     events = ptx.events
     g_sass = sass_cfg(sass)
     sass_mem = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
-    mem_pos, merges, notes = _map_memory(events, sass_mem, ptx.instrs)
+    mem_pos, merges, notes, shared = _map_memory(events, sass_mem, ptx.instrs)
     local_regs = local_registers(ptx)
     ignore = {k for k, e in enumerate(events) if e.mem is not None and private(e, local_regs)}
     unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
-                                                       ptx.instrs, where, unreachable, ignore)
+                                                       ptx.instrs, where, unreachable, ignore, shared)
     result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs)
     intervals = _wait_intervals(events, sass, result.mem_pos)
     findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
@@ -208,7 +225,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         mapped_syncs=result.mapped_syncs,
         findings=tuple(findings),
         notes=tuple(notes + del_notes + list(result.notes)),
-        unchecked=tuple(del_unchecked + list(result.unchecked)),
+        unchecked=tuple(del_unchecked + list(result.unchecked) + _async_unchecked(events, result.mem_pos)),
     )
 
 

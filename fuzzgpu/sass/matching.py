@@ -19,7 +19,7 @@ def _sass_mem_class(m: SassMemOp) -> str:
 @functools.lru_cache(maxsize=1024)  # a handful of values, asked for many times per operation
 def _class_of(op: str, constant: bool, mmio: bool, strength_: str) -> str:
     family = {"REDG": "ATOMG", "RED": "ATOM", "LDSM": "LDS", "STSM": "STS"}.get(op, op)
-    if family in ("LDG", "STG", "LD", "ST"):
+    if family in ("LDG", "STG", "LD", "ST"):  # (STAS, REDAS, UMEMSETS: families of their own)
         strength = "CONSTANT" if constant else ("MMIO" if mmio else (f"STRONG.{strength_}" if strength_ else ""))
     else:
         strength = ""
@@ -105,22 +105,27 @@ def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, 
 
 
 def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp], instrs: Sequence[PtxInstr],
-                 all_mems: Sequence[PtxMemOp] = ()) -> tuple[dict, list, list]:
+                 all_mems: Sequence[PtxMemOp] = ()) -> tuple[dict, list, list, set[int]]:
     """Map the PTX events of one memory class to SASS operations of that class.
 
     1. Same count and the order-wise pairing agrees with the addresses: take it.
     2. Otherwise, when the offsets identify the operations (one consistent shift per SASS base
        register), map by offset, independent of order: reorders within the class, merges of
-       same-address loads, loads combined into a wider access and dead loads are all recognised.
-    3. Otherwise, same count: by order (a note says so).  Else nothing is mapped."""
+       same-address loads, loads combined into a wider access and dead loads are all recognised
+       (split by source line where offsets alone mix two address roots, :func:`_by_source`; a
+       load left over that a wider SASS load holds is paired with it, :func:`_map_widened`).
+    3. Otherwise, same count: by order (a note says so).  Else nothing is mapped.
+
+    Also returns the PTX loads accounted for by one of several wider SASS loads (not paired)."""
     mapping: dict[int, SassMemOp] = {}
     merged: list = []
     notes: list[str] = []
+    shared: set[int] = set()
     mems = [e.mem for _, e in evs]
     if len(sass) == len(evs) and _order_consistent(list(zip(mems, sass))):  # type: ignore[arg-type]
         for (k, _), m in zip(evs, sass):
             mapping[k] = m
-        return mapping, merged, notes
+        return mapping, merged, notes, shared
     ptx_offsets = {m.offset for m in mems}  # type: ignore[union-attr]
     deltas = _base_deltas(ptx_offsets, sass) if sass else None
     if deltas is not None:
@@ -133,43 +138,15 @@ def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp
             exact = [m for m in sass if voff[id(m)] == off]
             # a wider SASS access that covers this offset (two adjacent loads combined into LDS.64)
             cover = [w for w in sass if voff[id(w)] < off and off + width // 8 <= voff[id(w)] + w.width // 8]
-            ss = exact if len(exact) == len(group) else sorted(exact + cover, key=lambda m: m.instr.index)
-            if len(ss) == len(group):
-                for (k, _), m in zip(group, ss):
-                    mapping[k] = m
-                continue
-            if not ss:
-                for _, e in group:
-                    notes.append(f"no SASS {cls} for PTX line {e.instr.line} `{e.instr.text}` (deleted: its result is unused?)")
-                continue
-            if len(ss) > len(group):
-                notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS (split?): not mapped")
-                continue
-            # fewer SASS than PTX: loads whose value ptxas forwarded from a store of this thread, or
-            # loads merged with an earlier load of the same address
-            forwarded = [(k, e) for k, e in group if e.mem.kind == "load" and _forwarding_store(e.mem, all_mems, instrs) is not None]  # type: ignore[union-attr,arg-type]
-            rest = [(k, e) for k, e in group if (k, e) not in forwarded]
-            if forwarded and len(rest) == len(ss):
-                for (k, _), m in zip(rest, ss):
-                    mapping[k] = m
-                for k, e in forwarded:
-                    st_op = _forwarding_store(e.mem, all_mems, instrs)  # type: ignore[arg-type]
-                    notes.append(f"PTX line {e.instr.line} `{e.instr.text}` has no SASS load: its value is forwarded from the store at PTX line {st_op.instr.line}")  # type: ignore[union-attr]
-                continue
-            gm = [e.mem for _, e in group]
-            if len(ss) == 1 and all(m.kind == "load" for m in gm) and all(_same_address(gm[0], m, instrs) for m in gm[1:]) and not any(  # type: ignore[union-attr,arg-type]
-                _forwarding_store(m, all_mems, instrs) for m in gm[1:]):  # type: ignore[arg-type]
-                for k, _ in group:
-                    mapping[k] = ss[0]
-                merged.append((tuple(k for k, _ in group), ss[0]))
-                continue
-            notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS: not mapped")
-        return mapping, merged, notes
+            for sub, sub_exact, sub_cover in _by_source(group, exact, cover):
+                _map_offset_group(cls, off, sub, sub_exact, sub_cover, instrs, all_mems, mapping, merged, notes)
+        _map_widened(evs, sass, voff, mapping, notes, shared)
+        return mapping, merged, notes, shared
     if len(sass) == len(evs):
         for (k, _), m in zip(evs, sass):
             mapping[k] = m
         notes.append(f"{cls}: mapped by order (the addresses do not identify the operations)")
-        return mapping, merged, notes
+        return mapping, merged, notes, shared
     if len(sass) < len(evs):
         # collapse same-address loads (no store of that address in between), then map in order
         groups: list[list[tuple[int, PtxEvent]]] = []
@@ -187,9 +164,113 @@ def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp
                     mapping[k] = m
                 if len(g) > 1:
                     merged.append((tuple(k for k, _ in g), m))
-            return mapping, merged, notes
+            return mapping, merged, notes, shared
     notes.append(f"{len(evs)} PTX {cls} operations but {len(sass)} in SASS: not mapped")
-    return mapping, merged, notes
+    return mapping, merged, notes, shared
+
+
+_Group = list[tuple[int, PtxEvent]]
+
+
+def _line(src: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """The innermost source frame of an instruction (the SASS line table may carry fewer of the
+    inlining frames than the PTX one)."""
+    return src[:1]
+
+
+def _by_source(group: _Group, exact: list[SassMemOp], cover: list[SassMemOp]
+               ) -> list[tuple[_Group, list[SassMemOp], list[SassMemOp]]]:
+    """The PTX operations of one offset with their SASS candidates (of that offset, and wider ones
+    covering it), split by source line (:func:`_line`) when that tells them apart: when every PTX
+    operation and every candidate has a source line (``-lineinfo``), the lines are not all one,
+    and each PTX line has a candidate of its own.  Offsets alone cannot tell two address roots
+    apart (CUTLASS example 88 loads ``[%r573+65536]`` at one line and ``[%r915+65536]`` at the next
+    but five, and ptxas addresses both as ``[Rn+0x10000]``); otherwise the one group, as before."""
+    whole = [(group, exact, cover)]
+    cands = exact + cover
+    if not cands or not all(e.instr.src for _, e in group) or not all(m.instr.src for m in cands):
+        return whole
+    lines = list(dict.fromkeys(_line(e.instr.src) for _, e in group))
+    cand_lines = {_line(m.instr.src) for m in cands}
+    if len(set(lines) | cand_lines) < 2 or not all(s in cand_lines for s in lines):
+        return whole
+    return [([(k, e) for k, e in group if _line(e.instr.src) == s], [m for m in exact if _line(m.instr.src) == s],
+             [m for m in cover if _line(m.instr.src) == s]) for s in lines]
+
+
+def _map_offset_group(cls: str, off: int, group: _Group, exact: list[SassMemOp], cover: list[SassMemOp],
+                      instrs: Sequence[PtxInstr], all_mems: Sequence[PtxMemOp], mapping: dict[int, SassMemOp],
+                      merged: list, notes: list[str]) -> None:
+    """Map the PTX operations of one offset (``group``) to the SASS ones of that offset (``exact``)
+    or wider ones covering it (``cover``), adding to ``mapping``, ``merged`` and ``notes``."""
+    ss = exact if len(exact) == len(group) else sorted(exact + cover, key=lambda m: m.instr.index)
+    if len(ss) == len(group):
+        for (k, _), m in zip(group, ss):
+            mapping[k] = m
+        return
+    if not ss:
+        for _, e in group:
+            notes.append(f"no SASS {cls} for PTX line {e.instr.line} `{e.instr.text}` (deleted: its result is unused?)")
+        return
+    if len(ss) > len(group):
+        notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS (split?): not mapped")
+        return
+    # fewer SASS than PTX: loads whose value ptxas forwarded from a store of this thread, or
+    # loads merged with an earlier load of the same address
+    forwarded = [(k, e) for k, e in group if e.mem.kind == "load" and _forwarding_store(e.mem, all_mems, instrs) is not None]  # type: ignore[union-attr,arg-type]
+    rest = [(k, e) for k, e in group if (k, e) not in forwarded]
+    if forwarded and len(rest) == len(ss):
+        for (k, _), m in zip(rest, ss):
+            mapping[k] = m
+        for k, e in forwarded:
+            st_op = _forwarding_store(e.mem, all_mems, instrs)  # type: ignore[arg-type]
+            notes.append(f"PTX line {e.instr.line} `{e.instr.text}` has no SASS load: its value is forwarded from the store at PTX line {st_op.instr.line}")  # type: ignore[union-attr]
+        return
+    gm = [e.mem for _, e in group]
+    if len(ss) == 1 and all(m.kind == "load" for m in gm) and all(_same_address(gm[0], m, instrs) for m in gm[1:]) and not any(  # type: ignore[union-attr,arg-type]
+            _forwarding_store(m, all_mems, instrs) for m in gm[1:]):  # type: ignore[arg-type]
+        for k, _ in group:
+            mapping[k] = ss[0]
+        merged.append((tuple(k for k, _ in group), ss[0]))
+        return
+    notes.append(f"{len(group)} PTX {cls} at offset {off:#x} but {len(ss)} in SASS: not mapped")
+
+
+def _widened_candidates(e: PtxEvent, sass: Sequence[SassMemOp], voff: dict[int, int],
+                        mapping: dict[int, SassMemOp], evs: _Group) -> list[SassMemOp]:
+    """The SASS loads wider than the PTX load ``e`` that cover its bytes (``voff``: each SASS
+    operation's offset in PTX terms) and are of its source line -- or, where the PTX load has no
+    source line, that are paired with another PTX load of the same address root (the other part
+    of the combined access)."""
+    mem = e.mem
+    assert mem is not None
+    size = max(mem.width // 8, 1)
+    wide = [w for w in sass if w.width > mem.width and w.kind == "load"
+            and voff[id(w)] <= mem.offset and mem.offset + size <= voff[id(w)] + w.width // 8]
+    if e.instr.src:
+        return [w for w in wide if _line(w.instr.src) == _line(e.instr.src)]
+    partners = {id(mapping[k]) for k, o in evs if k in mapping and o.mem is not None and o.mem.root == mem.root and mem.root}
+    return [w for w in wide if id(w) in partners]
+
+
+def _map_widened(evs: _Group, sass: Sequence[SassMemOp], voff: dict[int, int], mapping: dict[int, SassMemOp],
+                 notes: list[str], shared: set[int]) -> None:
+    """Pair each PTX load left unpaired with the wider SASS load that holds it: ptxas combines
+    adjacent loads into one (``ld.shared.f32 [r+65536]`` and ``[r+65540]`` into one
+    ``LDS.64 [R11+0x10000]``, both halves used), also when the PTX addresses them through two
+    registers or when two PTX paths of one source line became one SASS path.  That is a widening,
+    not a deletion.  One such SASS load: paired (its order is checked as that load's); several:
+    ``shared`` (accounted for, its position not known: not checked, never "deleted")."""
+    for k, e in evs:
+        if k in mapping or e.mem is None or e.mem.kind != "load":
+            continue
+        cands = _widened_candidates(e, sass, voff, mapping, evs)
+        if len(cands) == 1:
+            mapping[k] = cands[0]
+            notes.append(f"PTX line {e.instr.line} `{e.instr.text}` is part of the wider "
+                         f"{cands[0].instr.full_opcode}@{cands[0].instr.offset:04x} (loads combined)")
+        elif cands:
+            shared.add(k)
 
 
 def _forwarding_store(load: PtxMemOp, all_mems: Sequence[PtxMemOp], instrs: Sequence[PtxInstr]) -> PtxMemOp | None:
@@ -214,10 +295,12 @@ def _same_address_store(st_op: PtxMemOp, load: PtxMemOp, instrs: Sequence[PtxIns
     return True
 
 
-def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instrs: Sequence[PtxInstr]) -> tuple[dict, list, list]:
-    """PTX event index -> SASS memory operation, the merged groups, and notes: first per class
-    (family + strength), then what is left per family (ptxas encodes the cache operators
-    ``ld.global.cg/.cv/.ca`` as ``.STRONG.GPU/.SYS/.SM``)."""
+def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instrs: Sequence[PtxInstr]
+                ) -> tuple[dict, list, list, set[int]]:
+    """PTX event index -> SASS memory operation, the merged groups, notes, and the PTX loads that one
+    of several wider SASS loads holds (:func:`_map_widened`): first per class (family + strength),
+    then what is left per family (ptxas encodes the cache operators ``ld.global.cg/.cv/.ca`` as
+    ``.STRONG.GPU/.SYS/.SM``)."""
     all_mems = [e.mem for e in events if e.mem is not None]
     by_cls_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
     for k, e in enumerate(events):
@@ -229,12 +312,14 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
     mem_pos: dict[int, SassMemOp] = {}
     merges: list = []
     notes: list[str] = []
+    shared: set[int] = set()
 
     def take(cls: str, evs: list, ss: list) -> None:
-        mp, mg, nt = _match_class(cls, evs, ss, instrs, all_mems)
-        notes.extend(n for n in nt if "forwarded" in n or "by order" in n)
+        mp, mg, nt, sh = _match_class(cls, evs, ss, instrs, all_mems)
+        notes.extend(n for n in nt if "forwarded" in n or "by order" in n or "loads combined" in n)
         mem_pos.update(mp)
         merges.extend(mg)
+        shared.update(sh)
 
     for cls, evs in by_cls_ptx.items():
         take(cls, evs, by_cls_sass.get(cls, []))
@@ -251,7 +336,7 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
     for fam, evs in left_ptx.items():
         if fam in left_sass:
             take(fam, evs, left_sass[fam])
-    return mem_pos, merges, notes
+    return mem_pos, merges, notes, shared - set(mem_pos)
 
 
 def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str], list[str]]:

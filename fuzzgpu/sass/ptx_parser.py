@@ -221,7 +221,20 @@ def _sass_strength_for(mem: PtxMemOp) -> str:
     return {"cta": "STRONG.SM", "cluster": "STRONG.GPU", "gpu": "STRONG.GPU", "sys": "STRONG.SYS"}[mem.scope]
 
 
+#: PTX memory operations with SASS of their own: ``st.async`` (STAS), ``red.async`` (REDAS),
+#: ``st.bulk`` (UMEMSETS), keyed by (opcode, modifier)
+ASYNC_FAMILIES = {("st", "async"): "STAS", ("red", "async"): "REDAS", ("st", "bulk"): "UMEMSETS"}
+
+
+def async_family(ins: PtxInstr) -> str:
+    """The SASS family of an asynchronous or bulk store/reduction (:data:`ASYNC_FAMILIES`), else ""."""
+    return next((f for (op, mod), f in ASYNC_FAMILIES.items() if ins.opcode == op and mod in ins.mods), "")
+
+
 def _ptx_mem_family(mem: PtxMemOp) -> str:
+    family = async_family(mem.instr)
+    if family:
+        return family
     if mem.kind in ("atomic", "reduction"):
         return {"global": "ATOMG", "shared": "ATOMS"}.get(mem.space, "ATOM")
     load = mem.kind == "load"

@@ -97,6 +97,10 @@ _SASS_MEM = {
     "LDC": ("load", "constant"),
     "ATOMG": ("atomic", "global"), "REDG": ("reduction", "global"),
     "ATOMS": ("atomic", "shared"), "ATOM": ("atomic", "generic"), "RED": ("reduction", "generic"),
+    # sm_90+/sm_100a: st.async, red.async (to a peer CTA's shared memory, completed through its
+    # mbarrier; the address operand packs the data and mbarrier addresses) and st.bulk
+    # (UMEMSETS.64 [UR8+0x10], URZ, UR4: the size in a uniform register) -- their own families
+    "STAS": ("store", "cluster"), "REDAS": ("reduction", "cluster"), "UMEMSETS": ("store", "shared"),
 }
 #: bulk copies without a tensor map (cp{.reduce}.async.bulk, .prefetch) and with one (.tensor): two
 #: token classes, so that a PTX tensor copy is never matched with a UBLKCP, nor a plain one with a UTMA*

@@ -31,13 +31,13 @@ _SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
 WAIT_SCAN_STOPS = ("BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
 #: the SASS of a fence that makes a relaxed wait's later accesses acquire (fence.sc / fence.acq_rel)
 ACQUIRE_FENCES = ("MEMBAR",)
-_BRANCHES = ("BRA", "JMP", "BRX", "JMX")
+_BRANCHES = ("BRA", "JMP", "BRX", "JMX", "BRXU", "JMXU")
 
 
 def pred_writes(ins: SassInstr) -> set[str]:
     """Predicate registers an instruction writes: its leading predicate operands (``ISETP.NE.AND
     P0, PT, ...``, ``SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [...]``); branches write none."""
-    if ins.opcode in ("BRA", "JMP", "BRX", "CALL", "RET", "EXIT"):
+    if ins.opcode in _BRANCHES or ins.opcode in ("CALL", "RET", "EXIT"):
         return set()
     out = set()
     for o in ins.operands.split(","):
@@ -50,7 +50,7 @@ def pred_writes(ins: SassInstr) -> set[str]:
 
 
 _SASS_REG_RE = re.compile(r"\b(U?R\d+|U?P\d+)\b")
-_SASS_NO_DEST = {"ST", "STG", "STS", "STL", "RED", "REDG", "BRA", "JMP", "BRX", "EXIT", "BAR", "MEMBAR", "FENCE", "CCTL",
+_SASS_NO_DEST = {"ST", "STG", "STS", "STL", "RED", "REDG", "BRA", "JMP", "BRX", "JMX", "BRXU", "JMXU", "EXIT", "BAR", "MEMBAR", "FENCE", "CCTL",
                  "ERRBAR", "CGAERRBAR", "DEPBAR", "ACQBULK", "PREEXIT", "NOP", "WARPSYNC", "BSSY", "BSYNC"}
 
 
