@@ -111,3 +111,22 @@ def test_the_static_pool_paragraph_is_its_json() -> None:
     off, on = json.loads((res / "static-pool.json").read_text())["runs"]
     assert f"it judged {round(100 * (1 - on['judged'] / off['judged']))}% fewer" in page
     assert f"at {round(100 * (1 - on['cpu_s_per_judged'] / off['cpu_s_per_judged']))}% less CPU a judgement" in page
+
+
+def test_the_ran_sass_figures_are_the_benchs_json() -> None:
+    """The throughput page and the README quote bench/ran_sass.py's results as its JSON has them."""
+    import json
+
+    res = ROOT / "bench" / "results"
+    c = json.loads((res / "sass" / "ran-sass.json").read_text())["counts"]
+    page = " ".join((res / "throughput" / "README.md").read_text().split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    total = c["kernels_same_sass_alone_and_in_batch"] + c["kernels_different"]
+    assert (f"of {total} harness kernels of {c['programs']} campaign programs, {c['kernels_same_sass_alone_and_in_batch']} "
+            "have the same SASS compiled alone and in their batch") in page
+    assert f"{c['fully_checked']} of the {c['programs']} are fully checked" in page
+    assert f"{c['program_findings']} findings on the programs' operations ({c['with_program_findings']} programs)" in page
+    assert f"for {c['static_agrees']} of the {c['static_compared']}" in page
+    assert f"{c['check_cpu_s_per_batch_median']:.2f} CPU-s (median)" in page
+    assert (f"on {c['programs']} campaign programs in batches of 16, {c['kernels_same_sass_alone_and_in_batch']} of {total} "
+            f"kernels have the SASS of their compile alone") in readme
