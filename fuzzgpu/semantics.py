@@ -271,6 +271,12 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     # issue 32, class D: a tensor map in global memory the kernel rewrites (the rule: model.tensormap)
     Instr("tensormap.replace", "TensormapReplace", "generic", "weak", "-", False, False, "nothing: a weak generic write of the "
           "whole map ('a weak memory operation, on the entire 1024-bit opaque tensor-map object')", ISA, "tensormap.replace"),
+    # a fused copy and fence, with no IR class (CUTLASS/CuTe's tensor maps in shared memory: tma_descriptor_cp_fence_release)
+    Instr("tensormap.cp_fenceproxy", "", "tensormap", "release", "per .scope", True, False,
+          "its own copy -- a generic read of the map in shared memory ([src]) and a generic write of it to global memory "
+          "([dst]) -- with the later tensormap-proxy accesses of [dst]: 'Establishes a uni-directional proxy release "
+          "pattern on the ordering from the copy operation to the subsequent access performed in the tensormap proxy "
+          "on the address dst'; not the thread's other accesses", ISA, "tensormap.cp_fenceproxy", rule="proxy.tensormap"),
     Instr("fence.proxy.tensormap::generic.release", "TensormapFence (release)", "tensormap", "release", "per .scope", True, False,
           "the generic accesses before it (cumulatively) with the tensormap-proxy reads after an acquire proxy fence it "
           "synchronizes with; uni-directional", ISA, "membar/fence (uni-directional proxy fence); 8.9.5",

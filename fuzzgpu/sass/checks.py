@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .cfg import Cfg, ptx_cfg, sass_cfg
-from .matching import _forwarding_store, _map_memory, _map_syncs, _sass_mem_class
+from .matching import _forwarding_store, _map_memory, _map_syncs, _sass_mem_class, claim_expansions
 from .order import cfg_findings, local_registers, private, sass_private, user_src
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, async_family, parse_ptx
 from .report import (
@@ -205,13 +205,18 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     events = ptx.events
     g_sass = sass_cfg(sass)
     sass_mem = [m for m in sass.mem_ops if g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
-    mem_pos, merges, notes, shared = _map_memory(events, sass_mem, ptx.instrs)
+    claims = claim_expansions(events, sass_mem)
+    expanded = frozenset(k for ks in claims.values() for k in ks)
+    mem_pos, merges, notes, shared = _map_memory(events, [m for m in sass_mem if m.instr.index not in claims], ptx.instrs,
+                                                 expanded)
     local_regs = local_registers(ptx)
-    ignore = {k for k, e in enumerate(events) if e.mem is not None and private(e, local_regs)}
+    # (an instruction ptxas expands into several accesses is a store or a copy: never deleted as a dead load)
+    ignore = {k for k, e in enumerate(events) if e.mem is not None and (private(e, local_regs) or e.parts)}
+    notes += _expansion_notes(events, sass_mem, claims, mem_pos)
     unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
-    deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m)], mem_pos,
-                                                       ptx.instrs, where, unreachable, ignore, shared)
-    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs)
+    deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m) and m.instr.index not in claims],
+                                                       mem_pos, ptx.instrs, where, unreachable, ignore, shared)
+    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs, claims)
     intervals = _wait_intervals(events, sass, result.mem_pos)
     findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
                 + _unguarded_waits(events, sass, g_sass, result.mem_pos, intervals, where))
@@ -220,13 +225,37 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         short_name=short_name(ptx.name),
         ptx_mem_ops=sum(1 for e in events if e.mem is not None),
         sass_mem_ops=len(sass_mem),
-        mapped_mem_ops=len(result.mem_pos),
+        mapped_mem_ops=len(result.mem_pos) + len(expanded - set(result.mem_pos)),
         ptx_syncs=sum(1 for e in events if e.sync is not None),
         mapped_syncs=result.mapped_syncs,
         findings=tuple(findings),
         notes=tuple(notes + del_notes + list(result.notes)),
         unchecked=tuple(del_unchecked + list(result.unchecked) + _async_unchecked(events, result.mem_pos)),
     )
+
+
+def _expansion_notes(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], claims: dict[int, tuple[int, ...]],
+                     mem_pos: dict) -> list[str]:
+    """One note per PTX instruction ptxas expands into several SASS accesses (:attr:`PtxEvent.parts`):
+    the SASS operations its source line gives it, or that none does (without line information they
+    are counted with the operations of their class, :func:`fuzzgpu.sass.order.cfg_findings`)."""
+    by_event: dict[int, list[SassMemOp]] = {}
+    for m in sass_mem:
+        for k in claims.get(m.instr.index, ()):
+            by_event.setdefault(k, []).append(m)
+    notes = []
+    for k, e in enumerate(events):
+        if not e.parts:
+            continue
+        ops = by_event.get(k, [])
+        if ops:
+            notes.append(f"PTX line {e.instr.line} `{e.instr.text}` is ptxas's expansion into "
+                         + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in ops[:6]) + (" ..." if len(ops) > 6 else "")
+                         + " (by its source line; each checked as its access of the map)")
+        elif k not in mem_pos:
+            notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS access told by its source line "
+                         "(counted with the SASS operations of its families)")
+    return notes
 
 
 def _wait_intervals(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> dict:

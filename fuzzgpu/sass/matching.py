@@ -26,6 +26,56 @@ def _class_of(op: str, constant: bool, mmio: bool, strength_: str) -> str:
     return _mem_class(family, strength)
 
 
+def locations_meet(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:
+    """May two source chains (innermost first, then the call sites it was inlined at) be one
+    instruction's?  Yes when one side has none; else when the innermost location of either is a
+    location of the other's chain -- an inlined helper's line on one side and the call site it was
+    inlined at on the other agree, two different innermost lines that neither chain names do not."""
+    return not a or not b or a[0] in b or b[0] in a
+
+
+def agreement(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> int:
+    """How many frames of two source chains agree, from the innermost and from the outermost."""
+    n = min(len(a), len(b))
+    inner = next((i for i in range(n) if a[i] != b[i]), n)
+    outer = next((i for i in range(n) if a[-1 - i] != b[-1 - i]), n)
+    return inner + outer
+
+
+def sass_family(m: SassMemOp) -> str:
+    """The family of a SASS memory operation's class (``LDS``, ``STG``, ``ATOMG``...)."""
+    return _sass_mem_class(m).split(".")[0]
+
+
+def claim_expansions(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp]) -> dict[int, tuple[int, ...]]:
+    """The SASS memory operations that are ptxas's expansion of a PTX instruction of several
+    accesses (:attr:`PtxEvent.parts`: tensormap.replace, tensormap.cp_fenceproxy), told by their
+    source lines: SASS instruction index -> the expanding events of its family whose location
+    agrees best with its, when that agreement is better than any ordinary PTX operation's of its
+    class (a tie is left to :func:`fuzzgpu.sass.order.cfg_findings`, which weighs both).  Nothing
+    without line information on both sides."""
+    exps = [(k, e) for k, e in enumerate(events) if e.parts and e.instr.src]
+    if not exps:
+        return {}
+    ordinary: dict[str | None, set[tuple[tuple[str, int], ...]]] = {}
+    for e in events:
+        if e.mem is not None and not e.parts and e.instr.src:
+            ordinary.setdefault(e.mem_class, set()).add(e.instr.src)
+    out: dict[int, tuple[int, ...]] = {}
+    for m in sass_mem:
+        src = m.instr.src
+        fam = sass_family(m)
+        mine = [(agreement(e.instr.src, src), k) for k, e in exps
+                if src and any(f == fam for f, _ in e.parts) and locations_meet(e.instr.src, src)]
+        if not mine:
+            continue
+        best = max(a for a, _ in mine)
+        rival = max((agreement(o, src) for o in ordinary.get(_sass_mem_class(m), ()) if locations_meet(o, src)), default=-1)
+        if best > rival:
+            out[m.instr.index] = tuple(k for a, k in mine if a == best)
+    return out
+
+
 def _lcs_match(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
     """Pairs ``(i, j)`` of a longest common subsequence of two token sequences."""
     n, m = len(a), len(b)
@@ -295,16 +345,17 @@ def _same_address_store(st_op: PtxMemOp, load: PtxMemOp, instrs: Sequence[PtxIns
     return True
 
 
-def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instrs: Sequence[PtxInstr]
-                ) -> tuple[dict, list, list, set[int]]:
+def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instrs: Sequence[PtxInstr],
+                skip: frozenset[int] = frozenset()) -> tuple[dict, list, list, set[int]]:
     """PTX event index -> SASS memory operation, the merged groups, notes, and the PTX loads that one
     of several wider SASS loads holds (:func:`_map_widened`): first per class (family + strength),
     then what is left per family (ptxas encodes the cache operators ``ld.global.cg/.cv/.ca`` as
-    ``.STRONG.GPU/.SYS/.SM``)."""
+    ``.STRONG.GPU/.SYS/.SM``).  The events ``skip`` (expansions whose SASS was told by its lines,
+    :func:`claim_expansions`) are not mapped."""
     all_mems = [e.mem for e in events if e.mem is not None]
     by_cls_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
     for k, e in enumerate(events):
-        if e.mem_class:
+        if e.mem_class and k not in skip:
             by_cls_ptx.setdefault(e.mem_class, []).append((k, e))
     by_cls_sass: dict[str, list[SassMemOp]] = {}
     for m in sass_mem:
@@ -361,7 +412,7 @@ def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) ->
         msg = f"synchronisation at PTX line {events[k].instr.line} `{events[k].instr.text}` not found in SASS: not checked"
         (unchecked if orders(k) else notes).append(msg)
     for k, e in enumerate(events):
-        if e.sync is not None and not e.sync_classes and e.mem is None:
+        if e.sync is not None and not e.sync_classes and (e.mem is None or e.parts):
             bad, msg = unmatched_sync(e.instr, orders(k))
             (unchecked if bad else notes).append(msg)
     intervals: dict[int, tuple[SassInstr, SassInstr]] = {}

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Callable, Hashable, Sequence
 
 from .cfg import Cfg, _stops_by_block, min_marks, reaches_avoiding
-from .matching import _sass_mem_class
+from .matching import _sass_mem_class, agreement, locations_meet, sass_family
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, _classify_ptx_sync, unmatched_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
 from .rules import judge_move, why_not
@@ -288,22 +288,15 @@ def same_source(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> b
     return k <= 0 or tuple(a[-k:]) == tuple(b[-k:])
 
 
-def _agreement(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> int:
-    """How many frames of two source chains agree, from the innermost and from the outermost."""
-    n = min(len(a), len(b))
-    inner = next((i for i in range(n) if a[i] != b[i]), n)
-    outer = next((i for i in range(n) if a[-1 - i] != b[-1 - i]), n)
-    return inner + outer
-
-
-def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple) -> bool:
+def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple, group: Sequence[tuple] = ()) -> bool:
     """May ``sm`` be the SASS of ``pm``?  The same width (or a wider access that several PTX
     operations share: two loads combined into ``LDS.64``), and the same source line when both
-    carry one."""
+    carry one; one that several PTX operations share (``group``: their locations) carries the line
+    of one of them, so its location meets one of theirs (:func:`locations_meet`)."""
     narrowed = pm.kind == "load" and sm.width < pm.width and pm.offset == sm.offset != 0  # only part of the value used
     if sm.width != pm.width and not (shared and sm.width > pm.width) and not narrowed:
         return False
-    return shared or same_source(src_p, src_s)
+    return (shared and any(locations_meet(g, src_s) for g in (group or (src_p,)))) or same_source(src_p, src_s)
 
 
 def _describe(ins: PtxInstr) -> str:
@@ -349,12 +342,20 @@ def proxy_context(fn: PtxFunction, g: Cfg, points: Sequence[int]) -> dict[int, t
     return out
 
 
+def access_of(e: PtxEvent, family: str) -> PtxMemOp:
+    """The access a SASS operation of ``family`` stands for as ``e``'s: its part of that family
+    when ptxas expands ``e`` into several (:attr:`PtxEvent.parts`), else ``e``'s memory operation."""
+    assert e.mem is not None
+    return next((mem for fam, mem in e.parts if fam == family), e.mem)
+
+
 def _judged(events: Sequence[PtxEvent], k: int, cr: Sequence[Crossed], allowed: list[str] | None = None,
-            proxy: dict[int, tuple[bool, bool]] | None = None) -> list[tuple[int, str, str, str]]:
-    """``(point, direction, verdict, reason)`` of the crossed points whose move is a finding; the
-    moves the ISA allows and no other thread can tell go to ``allowed`` (one line each)."""
+            proxy: dict[int, tuple[bool, bool]] | None = None, mem: PtxMemOp | None = None) -> list[tuple[int, str, str, str]]:
+    """``(point, direction, verdict, reason)`` of the crossed points whose move is a finding (of
+    ``mem``, default the event's own access); the moves the ISA allows and no other thread can tell
+    go to ``allowed`` (one line each)."""
     out = []
-    mem = events[k].mem
+    mem = mem or events[k].mem
     assert mem is not None
     for p, direction in cr:
         sync = events[p].sync
@@ -397,8 +398,11 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
     for x in sass.mem_ops:
         at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
     here: dict[tuple, list[PtxMemOp]] = {}  # _identifies's PTX operations of a class at a SASS line
+    group: dict[int, list[tuple]] = {}  # the locations of the PTX operations that share a SASS one
+    for k, m in mem_pos.items():
+        group.setdefault(id(m), []).append(events[k].instr.src)
     pairs = {k: m for k, m in mem_pos.items()
-             if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src)  # type: ignore[arg-type]
+             if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src, group[id(m)])  # type: ignore[arg-type]
              and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line, here)}
     dropped = len(mem_pos) - len(pairs)
     notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
@@ -477,7 +481,7 @@ def _without_sass(events: Sequence[PtxEvent]) -> tuple[list[str], list[str]]:
     notes: list[str] = []
     unchecked: list[str] = []
     for e in events:
-        if e.sync is not None and not e.sync_classes and e.mem is None:
+        if e.sync is not None and not e.sync_classes and (e.mem is None or e.parts):
             bad, msg = unmatched_sync(e.instr, e.sync.release or e.sync.acquire)
             (unchecked if bad else notes).append(msg)
     return notes, unchecked
@@ -510,20 +514,26 @@ class _Ctx:
     memo: dict
     #: :meth:`at_source` by (class, source location)
     at_memo: dict
+    #: SASS instruction index -> the expanding PTX events its source line names (:func:`claim_expansions`)
+    claims: dict
+    #: SASS family -> the left PTX events that expand into operations of that family (:attr:`PtxEvent.parts`)
+    expansions: dict
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
         return crossed(self.ptx_side[k], self.sass_side[m.instr.index], self.all_points, ev[k].instr.index, lambda p: ev[p].instr.index)
 
     def judged(self, k: int, m: SassMemOp, note: bool = False) -> list[tuple[int, str, str, str]]:
+        fam = sass_family(m)
+        mem = access_of(self.ptx.events[k], fam)
         if note:
-            return _judged(self.ptx.events, k, self.cross(k, m), self.allowed, self.proxy)
+            return _judged(self.ptx.events, k, self.cross(k, m), self.allowed, self.proxy, mem)
         # a pure function of the PTX operation and the SASS operation's counts (the notes aside):
         # SASS operations with equal counts share one Sides object (:func:`sass_sides`)
-        key = (k, id(self.sass_side[m.instr.index]))
+        key = (k, fam, id(self.sass_side[m.instr.index]))
         got = self.memo.get(key)
         if got is None:
-            got = self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy)
+            got = self.memo[key] = _judged(self.ptx.events, k, self.cross(k, m), None, self.proxy, mem)
         return got
 
     def at_source(self, cls: str, src: tuple) -> list[tuple[tuple, list[int]]]:
@@ -560,12 +570,18 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     furthest (a ``.loc`` with no inlining chain agrees with any); None when it is accounted for
     otherwise (an expansion, a stack access) or not at all (then in ``ctx.no_ptx``)."""
     events, cls = ctx.ptx.events, _sass_mem_class(m)
-    of_class = ctx.left_of_class.get(cls, [])
+    claimed = ctx.claims.get(m.instr.index)
+    if claimed:  # an expansion's, by its source line
+        return list(claimed)
+    # the instructions ptxas expands into operations of its family (tensormap.replace's LDS) too
+    expanding = [k for k in ctx.expansions.get(sass_family(m), ()) if events[k].mem_class != cls]
+    of_class = ctx.left_of_class.get(cls, []) + expanding
     # each source location once (the class's operations grouped by it, in order)
-    at = ctx.at_source(cls, m.instr.src)
+    at = ctx.at_source(cls, m.instr.src) + [(events[k].instr.src, [k]) for k in expanding
+                                            if same_source(events[k].instr.src, m.instr.src)]
     cands = sorted(k for _, ks in at for k in ks)
     if m.instr.src and cands:
-        agree = [(_agreement(src, m.instr.src), ks) for src, ks in at]
+        agree = [(agreement(src, m.instr.src), ks) for src, ks in at]
         best = max(a for a, _ in agree)
         return sorted(k for a, ks in agree if a == best for k in ks)
     if m.instr.src:
@@ -577,8 +593,9 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
                              f"(PTX line {origin.line}; its source line): accounted to that instruction, which is no "
                              "memory operation of the PTX memory model (its order is not checked as one)")
             return None
-    # else any of its class (a coarse line table gave it a neighbour's line)
-    cands = list(of_class)
+    # else any of its class (a coarse line table gave it a neighbour's line) whose location meets its:
+    # never one whose line information disagrees with the SASS operation's (locations_meet)
+    cands = [k for k in of_class if locations_meet(events[k].instr.src, m.instr.src)]
     if not cands:
         if m.space == "generic" and any(events[k].mem.space == "generic" and k not in ctx.left_ptx  # type: ignore[union-attr]
                                         for k, e in enumerate(events) if e.mem is not None):
@@ -609,8 +626,10 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
                              f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
                              "so whether it crossed is not known")
         return
-    evidence = (f"not paired one-to-one; by count on the control-flow graphs: it is {'the only' if len(cands) == 1 else f'one of {len(cands)}'} "
-                f"PTX {cls} of its class{' and source line' if m.instr.src else ''} (PTX line(s) {lines}), and every path "
+    what = (f"ptxas's expansion of {'the PTX instruction' if len(cands) == 1 else f'one of {len(cands)} PTX instructions'} "
+            "its source line names" if m.instr.index in ctx.claims else
+            f"{'the only' if len(cands) == 1 else f'one of {len(cands)}'} PTX {cls} of its class{' and source line' if m.instr.src else ''}")
+    evidence = (f"not paired one-to-one; by count on the control-flow graphs: it is {what} (PTX line(s) {lines}), and every path "
                 "runs fewer of the points listed in `crossed` on its side of it than for each of them")
     ctx.report(cands[0], m, cands, judged_all, evidence)
 
@@ -618,7 +637,8 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
 def _explain_groups(ctx: _Ctx, groups: dict) -> None:
     """The groups' SASS operations that no one-to-one pairing explains are not fully checked."""
     events = ctx.ptx.events
-    in_loop = {k for k, e in enumerate(events) if any(lp.head <= e.instr.index <= lp.tail for lp in ctx.ptx.loops)}
+    # a PTX operation in a loop, or one ptxas expands into several, may stand for any number
+    in_loop = {k for k, e in enumerate(events) if e.parts or any(lp.head <= e.instr.index <= lp.tail for lp in ctx.ptx.loops)}
     for cands_set, members in groups.items():
         for m in unexplained(members, in_loop):
             cls = _sass_mem_class(m)
@@ -639,10 +659,12 @@ def _capped(lines: Sequence[str], what: str) -> list[str]:
 
 
 def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, mem_pos: dict, merges: list,
-                 skip: set[int], arch: str, source: str, local_regs: frozenset[str] | None = None) -> Result:
+                 skip: set[int], arch: str, source: str, local_regs: frozenset[str] | None = None,
+                 claims: dict[int, tuple[int, ...]] | None = None) -> Result:
     """The crossings of one function on the two control-flow graphs, and what they left
     unchecked (see the module docstring); ``local_regs``: :func:`local_registers` of ``ptx``, when
-    the caller has them."""
+    the caller has them; ``claims``: the SASS operations that are an expansion's, by their source
+    lines (:func:`fuzzgpu.sass.matching.claim_expansions`)."""
     events = ptx.events
     if local_regs is None:
         local_regs = local_registers(ptx)
@@ -674,14 +696,17 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     left = [k for k, e in enumerate(events) if e.mem is not None and not is_private[k] and g_ptx.is_reachable(e.instr.index)]
     left_of_class: dict[str | None, list[int]] = {}
     left_by_src: dict[str | None, dict[tuple, list[int]]] = {}
+    expansions: dict[str, list[int]] = {}
     for k in left:
         left_of_class.setdefault(events[k].mem_class, []).append(k)
         left_by_src.setdefault(events[k].mem_class, {}).setdefault(events[k].instr.src, []).append(k)
+        for fam in dict.fromkeys(f for f, _ in events[k].parts):
+            expansions.setdefault(fam, []).append(k)
     ctx = _Ctx(ptx, sass, arch, source, marks, ptx_sides(ptx, g_ptx, points),
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {})
+               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {}, claims or {}, expansions)
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:

@@ -93,6 +93,11 @@ class PtxEvent:
     sync: PtxSync | None
     mem_class: str | None
     sync_classes: tuple[str, ...]
+    #: an instruction ptxas expands into any number of SASS memory accesses of several families
+    #: (``tensormap.replace``: loads and stores of the map's fields; ``tensormap.cp_fenceproxy``: a
+    #: shared load and a global write per lane): ``(SASS family, the access it stands for)``; ()
+    #: for an ordinary memory operation, which is one SASS access of ``mem_class``
+    parts: tuple[tuple[str, PtxMemOp], ...] = ()
 
 
 @dataclass(frozen=True)

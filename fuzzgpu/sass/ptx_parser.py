@@ -136,9 +136,8 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
     op = ins.opcode
     if op in ("ldmatrix", "stmatrix"):  # a warp's matrix fragments to/from shared memory (LDSM/STSM)
         return _matrix_access(ins, defs)
-    if op == "tensormap" and ins.mods[:1] == ("replace",):  # class D: "a weak memory operation, on the entire
-        # tensor-map object" (PTX ISA tensormap.replace); ptxas 13.0: one STG.E.64 (global_address; docs/sass.md)
-        return PtxMemOp(ins, "store", "global", "weak", "", 64, *(_operand_address(ins, defs) or ("", 0)))
+    if op == "tensormap":
+        return _tensormap_access(ins, defs)
     if op not in ("ld", "st", "atom", "red", "ldu"):
         return None
     mods = ins.mods
@@ -177,6 +176,40 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         root, off = r0, o0 + off
     width = _ptx_width(mods)
     return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+def _tensormap_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
+    """``tensormap.replace`` (class D): "a weak memory operation, on the entire 1024-bit opaque
+    tensor-map object" (PTX ISA tensormap.replace), a write of its ``.global``/``.shared::cta`` (no
+    qualifier: generic) map, of the width of its ``.b32``/``.b64`` value; ``tensormap.cp_fenceproxy``:
+    its copy's write of the map to global memory (``[dst]``), a lane's 4 of its 128 bytes
+    (:func:`_tensormap_parts` gives the SASS of each)."""
+    mods = ins.mods
+    if mods[:1] == ("replace",):
+        space = "global" if "global" in mods else "shared" if "shared::cta" in mods else "generic"
+        return PtxMemOp(ins, "store", space, "weak", "", _ptx_width(mods), *(_operand_address(ins, defs) or ("", 0)))
+    if mods[:1] == ("cp_fenceproxy",):
+        return PtxMemOp(ins, "store", "global", "weak", "", 32, *(_operand_address(ins, defs) or ("", 0)))
+    return None
+
+
+def _tensormap_parts(ins: PtxInstr, mem: PtxMemOp, defs: dict[str, tuple[str, int]]) -> tuple[tuple[str, PtxMemOp], ...]:
+    """The SASS families a tensor-map instruction expands into, any number of each, and the access
+    each stands for (ptxas 13.0, sm_90a; tests/sass/test_sass_tensormap.py).  tensormap.replace: a
+    field is written with ``ST*`` (``STS.64``/``STG.E.64`` for global_address, ``STS``/``STG.E`` for
+    global_dim) or read, modified and written (global_stride: an ``LD*`` and two ``ST*``) -- the
+    loads stand for the replace's read of the map.  tensormap.cp_fenceproxy: each lane's ``LDS`` of
+    the map in shared memory ([src]) and its write to global memory ([dst]), an
+    ``ATOMG.E.EXCH.STRONG.GPU`` (or an ``STG``)."""
+    if ins.mods[:1] == ("replace",):
+        load = dataclasses.replace(mem, kind="load")
+        fam = _ptx_mem_family(mem)
+        return ((fam, mem), (_ptx_mem_family(load), load))
+    src = next((o for o in ins.operands[1:] if o.startswith("[")), "")
+    root, off = _ptx_address(src) if src else ("", 0)
+    root, off = (defs[root][0], defs[root][1] + off) if root in defs else (root, off)
+    read = PtxMemOp(ins, "load", "shared", "weak", "", 32, root, off)
+    return (("LDS", read), ("ATOMG", mem), ("STG", mem))
 
 
 def _operand_address(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
@@ -437,8 +470,12 @@ def unmatched_sync(ins: PtxInstr, orders: bool) -> tuple[bool, str]:
     memory; its order is the oracle's); another point is not checked where it ``orders`` a memory
     operation of its thread, else a note."""
     if _table_key(ins) in TENSOR_MEMORY_KEYS:
-        return True, (f"`{ins.text}` (PTX line {ins.line}): a tensor-memory access (tcgen05, sm_100a) or its wait -- "
+        return True, (f"`{ins.text}` (PTX line {ins.line}): tensor memory (tcgen05, sm_100a), an access or its wait -- "
                       "the SASS checker follows no tensor-memory access (their order is tcgen05.wait's): not checked")
+    if _table_key(ins) == "tensormap.cp_fenceproxy":
+        return True, (f"`{ins.text}` (PTX line {ins.line}): its release proxy pattern orders its copy before the later "
+                      "tensormap-proxy accesses of [dst] (tensor copies, which the SASS checker follows as no memory "
+                      "operations) and has no SASS of its own: not checked (its copy is checked as memory operations)")
     if orders:
         return True, f"`{ins.text}` (PTX line {ins.line}) has no known SASS: not checked"
     what = ("its operand reads are async-proxy, ordered by wgmma.fence / commit_group / wait_group, which this "
@@ -453,7 +490,10 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
     table's ``ld``/``st``/``atom``/``red`` with :data:`fuzzgpu.semantics.STRENGTHS`); any other
     instruction is the table entry :func:`_table_key` names, with the SASS of :data:`_SASS_OF`."""
     op = ins.opcode
-    if mem is not None and op != "tensormap":  # (tensormap.replace: a weak store, no synchronisation point)
+    if op == "tensormap":  # tensormap.replace: a weak store, no point; cp_fenceproxy: a release with no SASS of its own
+        key = _table_key(ins)
+        return (_sync(ins, key), ()) if key is not None and semantics.entry(key).release else (None, ())
+    if mem is not None:
         rel, acq = semantics.entry({"ldu": "ld", "ldmatrix": "ld", "stmatrix": "st"}.get(op, op)).orders_directions(mem.sem)
         if not (rel or acq):
             return None, ()
@@ -622,7 +662,8 @@ def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[i
     if mem is None and sync is None:
         return None
     mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
-    return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"))
+    parts = _tensormap_parts(ins, mem, defs) if mem is not None and ins.opcode == "tensormap" else ()
+    return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"), parts)
 
 
 #: what :func:`parse_ptx` reads from a statement's text alone, once per text (most repeat): what

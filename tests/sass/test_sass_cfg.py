@@ -146,7 +146,10 @@ def test_sm100a_cluster_barrier_fallback_is_no_crossing():
     assert rep.complete
     lines = sass_text.splitlines()
     i = next(k for k, line in enumerate(lines) if "STG.E desc[UR4][R2.64], R5" in line)
-    j = next(k for k, line in enumerate(lines) if "UCGABAR_ARV" in line)
-    lines.insert(j, lines.pop(i))  # the store now after the arrive on the cluster path
+    j = next(k for k, line in enumerate(lines) if k > i and "UCGABAR_ARV" in line)  # the store's own function's
+    # the store now after the arrive on the cluster path, with its own source line (ptxas keeps an
+    # instruction's line where it moves it; one whose line disagrees with the PTX store is not it)
+    store = lines.pop(i)  # (the arrive is at j - 1 now)
+    lines[j:j] = ['\t//## File "cluster_fallback.cu", line 35', store, '\t//## File "cluster_fallback.cu", line 43']
     moved = sass.analyse(ptx, "\n".join(lines) + "\n", "sm_100a")
     assert any(f.check == "crossing" and f.verdict == "forbidden" and f.op_sass.startswith("STG") for f in moved.findings)

@@ -52,6 +52,16 @@ def test_debug_build_local_stack_is_no_hazard():
     assert rep.complete, [(fn.short_name, fn.unchecked) for fn in rep.functions]
 
 
+def _location_run(lines: list[str], i: int) -> list[str]:
+    """The ``//## File`` lines (nvdisasm -gi: a location and the call sites it was inlined at) in
+    force at line ``i`` of a listing."""
+    end = next((k for k in range(i - 1, -1, -1) if "//## File" in lines[k]), -1)
+    start = end
+    while start > 0 and "//## File" in lines[start - 1]:
+        start -= 1
+    return lines[start:end + 1] if end >= 0 else []
+
+
 @needs_toolchain
 def test_a_plain_load_moved_above_the_wait_by_hand_is_forbidden(tmp_path):
     """The fixed kernel's listing with its LDG.E.128 moved above ACQBULK: a weak load raised above
@@ -65,7 +75,10 @@ def test_a_plain_load_moved_above_the_wait_by_hand_is_forbidden(tmp_path):
     load = next(i for i, ln in enumerate(body) if "LDG.E.128 " in ln)
     wait = next(i for i, ln in enumerate(body) if "ACQBULK" in ln)
     assert wait < load
-    body.insert(wait, body.pop(load))
+    # the load with its own source line, the wait's restored after it (ptxas keeps an instruction's
+    # line where it moves it; a SASS access whose line disagrees with the PTX load's is not it)
+    load_loc, wait_loc = _location_run(body, load), _location_run(body, wait)
+    body[wait:wait] = load_loc + [body.pop(load)] + wait_loc
     moved = listing[:start] + "\n".join(body) + (listing[end:] if end > 0 else "")
     by = {fn.short_name: fn for fn in sass.analyse(ptx, moved, "sm_90", "moved").functions}
     (f,) = by["P5_pdl_plain_role"].findings
