@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .event import Event
 
@@ -111,6 +111,11 @@ class _State:
             self.tc_pending,
         )
 
+    def split(self, n: int) -> list["_State"]:
+        """``n`` states to continue with instead of this one (a read forks on its ``n`` values):
+        ``n - 1`` forks, then this state itself, which its step no longer reads once it has them."""
+        return [self.fork() for _ in range(n - 1)] + [self] if n else []
+
     def add(self, ev: Event) -> int:
         """Append one of the thread's own events, after the previous one in program order."""
         idx = self._append(ev)
@@ -169,6 +174,26 @@ def copy_with(ev: Event, **changes) -> Event:
 
 
 Values = Mapping[str, Mapping[int, tuple[int, ...]]]  # physical location -> value -> cost vector
+
+
+class _Reading(Mapping[str, Mapping[int, tuple[int, ...]]]):
+    """``values``, adding each location whose values are asked for to ``read`` (every location
+    when they are iterated): what one thread's enumeration depends on."""
+
+    def __init__(self, values: Values, read: set[str]) -> None:
+        self._values = values
+        self.read = read
+
+    def __getitem__(self, loc: str) -> Mapping[int, tuple[int, ...]]:
+        self.read.add(loc)
+        return self._values[loc]
+
+    def __iter__(self) -> Iterator[str]:
+        self.read.update(self._values)
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 @dataclass(frozen=True)
