@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping
 
 from .. import ir
@@ -77,6 +78,14 @@ class _Paths:
     work: int  # the budget units the enumeration spent
     #: the values the enumeration read, per physical location: the paths depend on no other location's
     read: tuple[tuple[str, _Frozen], ...]
+
+    @cached_property
+    def writes(self) -> frozenset[tuple[str, int, tuple[int, ...]]]:
+        """(location, value, cost) of each write of the paths, and of the paths dropped at the loop
+        bound: what the thread adds to the values of the next fixpoint round (once for paths that
+        several rounds share)."""
+        shared = {(id(tr.events[i]), id(cost)): (tr.events[i], cost) for tr in self.traces for i, cost in tr.costs}  # paths share events
+        return frozenset([(*e.access, cost) for e, cost in shared.values()] + list(self.dropped))
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
@@ -242,7 +251,7 @@ def thread_traces(
                 stack.extend(wgmma.finish(st, len(code)))
                 break
             if st.pc >= len(code):
-                costs = tuple((i, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
+                costs = tuple([(i, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W"])
                 out.append(
                     Trace(
                         tuple(st.events),
@@ -782,11 +791,9 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
         r = _Round(values, physical, virtual, loop_bound, (context, frozen), dict(frozen))
         paths = [_thread_paths(p, tid, r, work, paths[tid] if paths else None) for tid in range(len(p.threads))]
         traces = tuple(ps.traces for ps in paths)
-        dropped = [d for ps in paths for d in ps.dropped]
         cut = {c for ps in paths for c in ps.cut}
-        writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
         grown = {loc: dict(vs) for loc, vs in values.items()}
-        for loc, value, cost in set(writes + dropped):  # the same write of many traces counts once: min is order-free
+        for loc, value, cost in frozenset().union(*(ps.writes for ps in paths)):  # the same write of many traces counts once: min is order-free
             if any(c > lim for c, lim in zip(cost, limit)):
                 continue
             old = grown[loc].get(value)

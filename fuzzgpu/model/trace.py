@@ -227,12 +227,22 @@ class ProgramTraces:
         reads and writes, as bitmasks over the (location, value) pairs of the program: what
         :func:`.candidates.feasible` asks of every combination of traces."""
         bit: dict[tuple[str, int], int] = {}
-
-        def mask(accesses) -> int:
-            m = 0
-            for a in accesses:
-                m |= 1 << bit.setdefault(a, len(bit))
-            return m
-
-        init = mask(self.init.items())
-        return init, {id(tr): (mask(tr.reads), mask(tr.writes)) for per in self.traces for tr in per}
+        init = 0
+        for a in self.init.items():
+            init |= 1 << bit.setdefault(a, len(bit))
+        of_event: dict[int, int] = {}  # by ``id``: the traces of one thread share their paths' common events
+        masks: dict[int, tuple[int, int]] = {}
+        for per in self.traces:
+            for tr in per:
+                reads = writes = 0
+                for e in tr.events:
+                    if e.kind == "R" or e.kind == "W":
+                        m = of_event.get(id(e))
+                        if m is None:
+                            m = of_event[id(e)] = 1 << bit.setdefault(e.access, len(bit))
+                        if e.kind == "R":
+                            reads |= m
+                        else:
+                            writes |= m
+                masks[id(tr)] = (reads, writes)
+        return init, masks
