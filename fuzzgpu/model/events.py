@@ -478,9 +478,13 @@ def _read(st: _State, ctx: _Ctx, name: str, sem: ir.Sem, scope: ir.Scope | None,
     location holds only values that fit in it, ``ir.validate``: it reads the word's value)."""
     loc, pc = ctx.physical[name], st.pc
     options = sorted(ctx.values[loc].items())
-    return [_past_read(s2, Event(-1, ctx.tid, pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc, width=width),
-                       cost, dst, v)
-            for s2, (v, cost) in zip(st.split(len(options)), options)]
+    forks = []
+    for s2, (v, cost) in zip(st.split(len(options)), options):
+        ev = ctx.reads.get((pc, v))
+        if ev is None:
+            ev = ctx.reads[(pc, v)] = Event(-1, ctx.tid, pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc, width=width)
+        forks.append(_past_read(s2, ev, cost, dst, v))
+    return forks
 
 
 def _past_read(s2: _State, ev: Event, cost: tuple[int, ...], dst: str, value: int) -> _State:
@@ -543,8 +547,11 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
         done = mech.mbarrier_wait_result(v, ins.parity)
-        sem = ins.sem if done else ir.Sem.RELAXED
-        forks.append(_past_read(s2, Event(-1, ctx.tid, pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v), cost, ins.dst, done))
+        ev = ctx.reads.get((pc, v))
+        if ev is None:
+            sem = ins.sem if done else ir.Sem.RELAXED
+            ev = ctx.reads[(pc, v)] = Event(-1, ctx.tid, pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v)
+        forks.append(_past_read(s2, ev, cost, ins.dst, done))
     return forks
 
 

@@ -210,6 +210,9 @@ class _Ctx:
     sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
     width: int  # cost vector components: locations, then atom/red instructions
     maps: frozenset[str] = frozenset()  # the tensor maps (physical names): model.tensormap
+    #: the read events made so far, by (pc, value): every path through the read at ``pc`` that returns
+    #: that value reads with one event (a function of the instruction and the value; events are immutable)
+    reads: dict[tuple[int, int], Event] = field(default_factory=dict)
 
 @dataclass(frozen=True)
 class ProgramTraces:
