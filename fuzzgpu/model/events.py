@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Mapping
 
 from .. import ir
@@ -37,7 +36,7 @@ from .candidates import (
     feasible,
 )
 from ..recent import Recent
-from .trace import ProgramTraces, Trace, Values, _Ctx, _Reading, _State, copy_with
+from .trace import ProgramTraces, Trace, Values, _Ctx, _Frozen, _Paths, _Reading, _State, copy_with
 
 __all__ = [
     "beyond_loop_bound",
@@ -63,29 +62,6 @@ __all__ = [
     "rmw_sites",
     "thread_traces",
 ]
-
-#: one location's values and their costs, in order (the hashable form of ``Values[loc]``)
-_Frozen = tuple[tuple[int, tuple[int, ...]], ...]
-
-
-@dataclass(frozen=True)
-class _Paths:
-    """One thread's paths in one fixpoint round (:func:`_thread_paths`)."""
-
-    traces: tuple[Trace, ...]
-    dropped: tuple[tuple[str, int, tuple[int, ...]], ...]  # the writes of paths dropped at the loop bound
-    cut: frozenset[tuple[int, int]]  # the loops the bound cut
-    work: int  # the budget units the enumeration spent
-    #: the values the enumeration read, per physical location: the paths depend on no other location's
-    read: tuple[tuple[str, _Frozen], ...]
-
-    @cached_property
-    def writes(self) -> frozenset[tuple[str, int, tuple[int, ...]]]:
-        """(location, value, cost) of each write of the paths, and of the paths dropped at the loop
-        bound: what the thread adds to the values of the next fixpoint round (once for paths that
-        several rounds share)."""
-        shared = {(id(tr.events[i]), id(cost)): (tr.events[i], cost) for tr in self.traces for i, cost in tr.costs}  # paths share events
-        return frozenset([(*e.access, cost) for e, cost in shared.values()] + list(self.dropped))
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096

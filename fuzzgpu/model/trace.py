@@ -196,6 +196,30 @@ class _Reading(Mapping[str, Mapping[int, tuple[int, ...]]]):
         return len(self._values)
 
 
+#: one location's values and their costs, in order (the hashable form of ``Values[loc]``)
+_Frozen = tuple[tuple[int, tuple[int, ...]], ...]
+
+
+@dataclass(frozen=True)
+class _Paths:
+    """One thread's paths in one fixpoint round (:func:`.events._thread_paths`)."""
+
+    traces: tuple[Trace, ...]
+    dropped: tuple[tuple[str, int, tuple[int, ...]], ...]  # the writes of paths dropped at the loop bound
+    cut: frozenset[tuple[int, int]]  # the loops the bound cut
+    work: int  # the budget units the enumeration spent
+    #: the values the enumeration read, per physical location: the paths depend on no other location's
+    read: tuple[tuple[str, _Frozen], ...]
+
+    @cached_property
+    def writes(self) -> frozenset[tuple[str, int, tuple[int, ...]]]:
+        """(location, value, cost) of each write of the paths, and of the paths dropped at the loop
+        bound: what the thread adds to the values of the next fixpoint round (once for paths that
+        several rounds share)."""
+        shared = {(id(tr.events[i]), id(cost)): (tr.events[i], cost) for tr in self.traces for i, cost in tr.costs}  # paths share events
+        return frozenset([(*e.access, cost) for e, cost in shared.values()] + list(self.dropped))
+
+
 @dataclass(frozen=True)
 class _Ctx:
     """What a thread's path enumeration needs besides its own state."""
