@@ -24,6 +24,19 @@ enumeration) then ``analyse_races`` (answered by the same pass) -- the answers c
 per program, mean and p90, JSON and a table::
 
     python3 bench/oracle_speed.py --questions --seeds 1 2 3 --n 200 --out bench/results/oracle_speed/campaign-questions.json
+
+Each ``--questions`` row also carries the digests of both ways' answers (``old``, ``new``), so two
+trees' runs compare with ``--compare`` (every program's digests equal).
+
+The value domains a campaign worker computes of each draw (``--values``): per campaign draw, from
+cold caches, ``model.values.domains`` of the program and of its plain-copy form (what
+``codegen.values.harness_domains`` asks), CPU ms per program (mean, p90) and a digest of the domains
+(or of the exception) to compare two trees with ``--compare``::
+
+    python3 bench/oracle_speed.py --values --seeds 1 2 3 --n 200 --out /tmp/values-NAME.json
+
+To time another checkout's ``fuzzgpu`` with this script, copy it into that checkout's ``bench/``
+(the script imports the ``fuzzgpu`` beside its own folder).
 """
 
 from __future__ import annotations
@@ -133,8 +146,39 @@ def questions_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any
                 new_s = time.process_time() - t0
             except Unsupported:
                 continue
-            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "same": old == new,
-                         "old_ms": 1000 * old_s, "new_ms": 1000 * new_s})
+            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "same": old == new, "old": h(repr(old)),
+                         "new": h(repr(new)), "old_ms": 1000 * old_s, "new_ms": 1000 * new_s})
+    return rows
+
+
+def values_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
+    """Campaign draws, each asked its value domains as a campaign worker asks them
+    (``codegen.values.harness_domains``: the program and its plain-copy form) from cold caches: a
+    digest of the domains (or of the exception), and the CPU ms."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from stages import draw as campaign_draw  # noqa: PLC0415 -- bench/stages.py, a script beside this one
+
+    from fuzzgpu.codegen.values import _plain_copies
+    from fuzzgpu.model import events, values
+
+    def digest(q: Program) -> str:
+        try:
+            keys, locs, cut = values.domains(q)
+        except Exception as e:  # noqa: BLE001 -- the exception is part of the result
+            return f"raise {type(e).__name__}: {e}"
+        return repr(([(k, sorted(v)) for k, v in keys], [(k, sorted(v)) for k, v in locs], cut))
+
+    rows: list[dict[str, Any]] = []
+    for at in seeds:
+        for i, p in enumerate(campaign_draw(profile, n, at)):
+            events._TRACES.clear()
+            events._THREADS.clear()
+            values._DOMAINS.clear()
+            t0 = time.process_time()
+            d = [digest(q) for q in dict.fromkeys((p, _plain_copies(p)))]
+            ms = 1000 * (time.process_time() - t0)
+            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "domains": h(repr(d)), "ms": ms,
+                         "covered": not d[0].startswith("raise ")})
     return rows
 
 
@@ -162,6 +206,26 @@ def summary(rows: list[dict], key: str) -> tuple[float, float]:
     return sum(ms) / len(ms), ms[min(len(ms) - 1, int(0.9 * len(ms)))]
 
 
+def compare_rows(a: dict[str, Any], b: dict[str, Any], md: Path | None, names: list[Path]) -> int:
+    """``--compare`` of two ``--questions`` or ``--values`` runs: every program's digests equal, and
+    the CPU ms per program (mean, p90) before and after."""
+    keys = [k for k in ("program", "old", "new", "domains") if k in a["rows"][0]]
+    ra, rb = a["rows"], b["rows"]
+    diff = [i for i, (x, y) in enumerate(zip(ra, rb)) if [x[k] for k in keys] != [y.get(k) for k in keys]]
+    same_n = len(ra) == len(rb)
+    lines = [f"# oracle speed: {names[0].name} vs {names[1].name}", "",
+             f"machine {b['machine']}, {b['date']}; command `{b['command']}`; {len(rb)} programs (profile {b['profile']}); "
+             f"digests compared: {', '.join(keys[1:])}; programs differing: {len(diff) + abs(len(ra) - len(rb))} {diff[:10]}", "",
+             "| CPU ms per program | before mean | before p90 | after mean | after p90 | mean x |", "|---|---:|---:|---:|---:|---:|"]
+    for key in [k for k in ("old_ms", "new_ms", "ms") if k in ra[0]]:
+        (ma, pa), (mb, pb) = summary(ra, key), summary(rb, key)
+        lines.append(f"| {key} | {ma:.2f} | {pa:.2f} | {mb:.2f} | {pb:.2f} | {ma / max(mb, 1e-9):.2f} |")
+    print("\n".join(lines))
+    if md:
+        md.write_text("\n".join(lines) + "\n")
+    return 0 if same_n and not diff else 1
+
+
 def h(s: str) -> str:
     return hashlib.sha256(s.encode()).hexdigest()[:16]
 
@@ -175,11 +239,14 @@ def main() -> int:
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BASE", "NEW"))
     ap.add_argument("--stages", action="store_true", help="campaign draws (bench/stages.py), model first, per-program ms")
     ap.add_argument("--questions", action="store_true", help="campaign draws: a race campaign's two questions, the old way and now")
-    ap.add_argument("--seeds", type=int, nargs="+", help="with --stages: the seeds (default: --seed)")
+    ap.add_argument("--values", action="store_true", help="campaign draws: the value domains a worker computes, per-program ms")
+    ap.add_argument("--seeds", type=int, nargs="+", help="with --stages, --questions, --values: the seeds (default: --seed)")
     ap.add_argument("--md", type=Path, help="with --compare: write the comparison as a markdown table")
     args = ap.parse_args()
     if args.compare:
         a, b = (json.loads(f.read_text()) for f in args.compare)
+        if "rows" in a:  # --questions or --values
+            return compare_rows(a, b, args.md, args.compare)
         digest = ("program", "race", "model")  # not the times
         diff = [i for i, (x, y) in enumerate(zip(a["programs"], b["programs"])) if [x[k] for k in digest] != [y[k] for k in digest]]
         same_n = len(a["programs"]) == len(b["programs"])
@@ -219,6 +286,18 @@ def main() -> int:
             args.out.write_text(json.dumps(res, indent=1) + "\n")
             args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
         return 0 if res["same"] == len(rows) else 1
+    if args.values:
+        rows = values_rows(args.profile, args.n, args.seeds or [args.seed])
+        mean, p90 = summary(rows, "ms")
+        res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
+               "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
+               "programs": len(rows), "covered": sum(r["covered"] for r in rows), "ms": {"mean": round(mean, 2), "p90": round(p90, 2)},
+               "rows": rows}
+        print(f"{len(rows)} programs ({res['covered']} covered): values.domains CPU ms mean {mean:.2f}, p90 {p90:.2f}")
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(res, indent=1) + "\n")
+        return 0
     if args.stages:
         seeds = args.seeds or [args.seed]
         rows = stages_rows(args.profile, args.n, seeds)

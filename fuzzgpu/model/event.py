@@ -100,6 +100,24 @@ class Event:
     #: the access's size in bits (``ld``/``st`` ``.u8``/``.u16``; 32: the location's word)
     width: int = 32
 
+    def __init__(
+        self, eid: int, tid: int, pc: int, kind: str, sem: Sem = Sem.WEAK, scope: Scope | None = None,
+        proxy: Proxy = Proxy.GENERIC, loc: str | None = None, vloc: str | None = None, value: int | None = None,
+        fence_kind: ProxyFenceKind | None = None, fence_space: str | None = None, barrier: tuple[int | None, int] | None = None,
+        barrier_count: int | None = None, barrier_mode: str | None = None, rmw: bool = False, nc: bool = False,
+        init: bool = False, action: str | None = None, unit: int = 0, width: int = 32,
+    ) -> None:
+        """The dataclass's own ``__init__`` (the fields in their order, the same defaults:
+        tests/model/test_event_init.py), storing them in one ``__dict__`` update instead of one
+        ``object.__setattr__`` a field (a frozen dataclass's): the path enumeration makes an event
+        per instruction of every path, and this halves its cost."""
+        self.__dict__.update({
+            "eid": eid, "tid": tid, "pc": pc, "kind": kind, "sem": sem, "scope": scope, "proxy": proxy, "loc": loc,
+            "vloc": vloc, "value": value, "fence_kind": fence_kind, "fence_space": fence_space, "barrier": barrier,
+            "barrier_count": barrier_count, "barrier_mode": barrier_mode, "rmw": rmw, "nc": nc, "init": init,
+            "action": action, "unit": unit, "width": width,
+        })
+
     @property
     def is_memory(self) -> bool:
         return self.kind in ("R", "W")

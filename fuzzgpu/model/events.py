@@ -36,7 +36,7 @@ from .candidates import (
     feasible,
 )
 from ..recent import Recent
-from .trace import ProgramTraces, Trace, Values, _Ctx, _State, copy_with
+from .trace import ProgramTraces, Trace, Values, _Ctx, _Frozen, _Paths, _Reading, _State, copy_with
 
 __all__ = [
     "beyond_loop_bound",
@@ -62,9 +62,6 @@ __all__ = [
     "rmw_sites",
     "thread_traces",
 ]
-
-#: one thread's paths in one round (:func:`_thread_paths`): traces, dropped writes, cut loops, work spent
-_Paths = tuple[tuple[Trace, ...], tuple[tuple[str, int, tuple[int, ...]], ...], frozenset[tuple[int, int]], int]
 
 MAX_VALUES_PER_LOCATION = 32
 MAX_TRACE_STEPS = 4096
@@ -166,24 +163,30 @@ class _Round:
     virtual: Mapping[str, str]
     loop_bound: int
     key: tuple[object, ...]
+    frozen: Mapping[str, _Frozen]  # ``values`` per location in hashable form
 
 
-def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None) -> _Paths:
-    """:func:`thread_traces` of thread ``tid`` in round ``r``, computed once per thread and round:
-    (its traces, the writes of its paths dropped at the loop bound, the loops the bound cut, the work
-    the enumeration spent).  A repeated question charges ``work`` that much, so a budget runs out
-    exactly where it did when every question enumerated (as :func:`program_traces`)."""
+def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None, previous: _Paths | None = None) -> _Paths:
+    """:func:`thread_traces` of thread ``tid`` in round ``r``, computed once per thread and round, or
+    ``previous`` (the thread's paths in the round before) when none of the values they read changed:
+    the enumeration reads nothing else that a round changes.  A repeated question charges ``work`` the
+    units the enumeration spent, so a budget runs out exactly where it did when every question and
+    every round enumerated (as :func:`program_traces`)."""
     key = (p.threads[tid], tid, r.key)
     hit = _THREADS.get(key)
+    if hit is None and previous is not None and all(r.frozen[loc] == vs for loc, vs in previous.read):
+        hit = _THREADS.put(key, previous)
     if hit is None:
         counted = work if work is not None else Budget(sys.maxsize)
         before = counted.used
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
         cut: set[tuple[int, int]] = set()
-        traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut)
-        return _THREADS.put(key, (tuple(traces), tuple(dropped), frozenset(cut), counted.used - before))
+        read: set[str] = set()
+        traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut, read)
+        return _THREADS.put(key, _Paths(tuple(traces), tuple(dropped), frozenset(cut), counted.used - before,
+                                        tuple((loc, r.frozen[loc]) for loc in sorted(read))))
     if work is not None:
-        work.spend(hit[3])
+        work.spend(hit.work)
     return hit
 
 
@@ -197,19 +200,21 @@ def thread_traces(
     dropped: list[tuple[str, int, tuple[int, ...]]] | None = None,
     budget: Budget | None = None,
     cut: set[tuple[int, int]] | None = None,
+    read: set[str] | None = None,
 ) -> list[Trace]:
     """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
     location), with at most ``loop_bound`` traversals of each backward jump.  The writes of paths
     dropped at the loop bound are added to ``dropped`` as (location, value, cost): another thread
     may read them before this one spins forever.  The (thread, pc) of a re-entered loop's jump
     (:func:`_back_limits`: a body that writes or computes) that cut a path is added to ``cut``: a
-    longer path may reach an outcome this enumeration does not (a spin loop's cut loses none)."""
+    longer path may reach an outcome this enumeration does not (a spin loop's cut loses none).  The
+    locations whose values the enumeration asks for are added to ``read``."""
     thread = p.threads[tid]
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, ir.Label)}
     loc_index = {loc: i for i, loc in enumerate(sorted(values))}
     sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
-    ctx = _Ctx(tid, labels, values, physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
+    ctx = _Ctx(tid, labels, values if read is None else _Reading(values, read), physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
                len(loc_index) + len(sites), frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap"))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
@@ -222,7 +227,7 @@ def thread_traces(
                 stack.extend(wgmma.finish(st, len(code)))
                 break
             if st.pc >= len(code):
-                costs = tuple((i, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W")
+                costs = tuple([(i, st.cost[i]) for i, e in enumerate(st.events) if e.kind == "W"])
                 out.append(
                     Trace(
                         tuple(st.events),
@@ -237,6 +242,7 @@ def thread_traces(
                 )
                 break
             st.steps += 1
+            before = len(st.events)  # a step that forks may continue one of its paths in ``st`` itself (_State.split)
             forks = None if st.steps > MAX_TRACE_STEPS else steps(st, code[st.pc], ctx)
             if forks is None:  # path dropped (loop bound)
                 lim = ctx.back_limits.get(st.pc, 0)
@@ -247,7 +253,7 @@ def thread_traces(
                 break
             if forks:
                 if budget is not None:
-                    budget.spend((FORK_COST + 4 * len(st.events)) * len(forks))
+                    budget.spend((FORK_COST + 4 * before) * len(forks))
                 stack.extend(forks)
                 break
     return out
@@ -446,15 +452,20 @@ def _read(st: _State, ctx: _Ctx, name: str, sem: ir.Sem, scope: ir.Scope | None,
           nc: bool = False, width: int = 32) -> list[_State]:
     """A read of ``name`` into ``dst``: one state per value the location can hold (a narrow read's
     location holds only values that fit in it, ``ir.validate``: it reads the word's value)."""
-    loc = ctx.physical[name]
-    return [_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc, width=width),
-                       cost, dst, v)
-            for v, cost in sorted(ctx.values[loc].items())]
+    loc, pc = ctx.physical[name], st.pc
+    options = sorted(ctx.values[loc].items())
+    forks = []
+    for s2, (v, cost) in zip(st.split(len(options)), options):
+        ev = ctx.reads.get((pc, v))
+        if ev is None:
+            ev = ctx.reads[(pc, v)] = Event(-1, ctx.tid, pc, "R", sem, scope, proxy, loc, ctx.virtual[name], v, nc=nc, width=width)
+        forks.append(_past_read(s2, ev, cost, dst, v))
+    return forks
 
 
-def _past_read(st: _State, ev: Event, cost: tuple[int, ...], dst: str, value: int) -> _State:
-    """A copy of ``st`` after the read ``ev`` (of that cost): ``dst`` holds ``value``, tainted by the read."""
-    s2 = st.fork()
+def _past_read(s2: _State, ev: Event, cost: tuple[int, ...], dst: str, value: int) -> _State:
+    """``s2`` (one of :meth:`.trace._State.split`'s states) after the read ``ev`` (of that cost):
+    ``dst`` holds ``value``, tainted by the read."""
     idx = s2.add(ev)
     s2.cost[idx] = cost
     s2.regs[dst] = value
@@ -479,13 +490,13 @@ def _mbarrier_rmw(
     default; ISA "mbarrier.arrive").  With ``unit_after`` it is asynchronous (performed once those
     events have happened), as for ``cp.async.mbarrier.arrive``, whose write is marked
     ``action="cp_async_arrive"``: what it publishes is the relation :func:`.ptx.async_release`."""
-    loc, vloc = ctx.physical[bar], ctx.virtual[bar]
+    loc, vloc, pc = ctx.physical[bar], ctx.virtual[bar], st.pc
+    options = sorted(ctx.values[loc].items())
     forks = []
-    for v, cost in sorted(ctx.values[loc].items()):
-        s2 = st.fork()
+    for s2, (v, cost) in zip(st.split(len(options)), options):
         new = mech.mbarrier_update(v, op, n, tx)
-        r = Event(-1, ctx.tid, st.pc, "R", ir.Sem.RELAXED, scope, ir.Proxy.GENERIC, loc, vloc, v, rmw=True)
-        w = Event(-1, ctx.tid, st.pc, "W", sem, scope, ir.Proxy.GENERIC, loc, vloc, new, rmw=True,
+        r = Event(-1, ctx.tid, pc, "R", ir.Sem.RELAXED, scope, ir.Proxy.GENERIC, loc, vloc, v, rmw=True)
+        w = Event(-1, ctx.tid, pc, "W", sem, scope, ir.Proxy.GENERIC, loc, vloc, new, rmw=True,
                   action=None if unit_after is None else "cp_async_arrive")
         if unit_after is None:
             ridx, widx = s2.add(r), s2.add(w)
@@ -507,12 +518,16 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     the phase of that parity has completed, and then the read has the wait's semantics (acquire by
     default: "the memory operations of the threads that arrived are visible" -- ISA
     "mbarrier.test_wait/try_wait"); a wait that returns 0 orders nothing."""
-    loc, vloc = ctx.physical[ins.bar], ctx.virtual[ins.bar]
+    loc, vloc, pc = ctx.physical[ins.bar], ctx.virtual[ins.bar], st.pc
+    options = sorted(ctx.values[loc].items())
     forks = []
-    for v, cost in sorted(ctx.values[loc].items()):
+    for s2, (v, cost) in zip(st.split(len(options)), options):
         done = mech.mbarrier_wait_result(v, ins.parity)
-        sem = ins.sem if done else ir.Sem.RELAXED
-        forks.append(_past_read(st, Event(-1, ctx.tid, st.pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v), cost, ins.dst, done))
+        ev = ctx.reads.get((pc, v))
+        if ev is None:
+            sem = ins.sem if done else ir.Sem.RELAXED
+            ev = ctx.reads[(pc, v)] = Event(-1, ctx.tid, pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v)
+        forks.append(_past_read(s2, ev, cost, ins.dst, done))
     return forks
 
 
@@ -523,15 +538,14 @@ def _async_copy(st: _State, ctx: _Ctx, ins: ir.CpAsync | ir.CpAsyncBulk) -> list
     proxy fence, then the ``complete_tx`` on the mbarrier (a release at ``.cta`` scope: the phase
     it completes makes the copy visible to the waiting threads)."""
     dst = (ctx.physical[ins.dst_loc], ctx.virtual[ins.dst_loc])
-    forks = []
+    options = []
     for src, through in _copy_sources(st, ctx, ins):
         for v, cost in sorted(ctx.values[src[0]].items()):
             olds = sorted(ctx.values[dst[0]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.reduce is not None else [(None, None)]
             bars = sorted(ctx.values[ctx.physical[ins.bar]].items()) if isinstance(ins, ir.CpAsyncBulk) and ins.bar else [(None, None)]
-            for old, old_cost in olds:
-                for bv, bcost in bars:
-                    forks.append(_issue_copy(st.fork(), ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost, through))
-    return forks
+            options += [(src, v, cost, old, old_cost, bv, bcost, through) for old, old_cost in olds for bv, bcost in bars]
+    return [_issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost, through)
+            for s2, (src, v, cost, old, old_cost, bv, bcost, through) in zip(st.split(len(options)), options)]
 
 
 _Source = tuple[tuple[str, str], tuple[Event, tuple[int, ...]] | None]
@@ -617,14 +631,15 @@ def _rmw(st: _State, ins: ir.Atom | ir.Red, ctx: _Ctx) -> list[_State]:
     loc = ctx.physical[ins.loc]
     vloc = ctx.virtual[ins.loc]
     operands = ins.operands if isinstance(ins, ir.Atom) else (ins.value,)
+    pc = st.pc
+    options = sorted(ctx.values[loc].items())
     forks = []
-    for v, cost in sorted(ctx.values[loc].items()):
-        s2 = st.fork()
-        ridx = s2.add(Event(-1, ctx.tid, st.pc, "R", rsem, scope, ins.proxy, loc, vloc, v, rmw=True))
+    for s2, (v, cost) in zip(st.split(len(options)), options):
+        ridx = s2.add(Event(-1, ctx.tid, pc, "R", rsem, scope, ins.proxy, loc, vloc, v, rmw=True))
         s2.cost[ridx] = cost
         new = rmw_result(ins.operation, v, tuple(_operand(o, s2.regs) for o in operands))
         if new is not None:
-            widx = s2.add(Event(-1, ctx.tid, st.pc, "W", wsem, scope, ins.proxy, loc, vloc, new, rmw=True))
+            widx = s2.add(Event(-1, ctx.tid, pc, "W", wsem, scope, ins.proxy, loc, vloc, new, rmw=True))
             s2.rmws.append((ridx, widx))
             deps: set[int] = set()
             for o in operands:
@@ -633,7 +648,7 @@ def _rmw(st: _State, ins: ir.Atom | ir.Red, ctx: _Ctx) -> list[_State]:
                 deps.add(ridx)
             for r in deps:
                 s2.data.append((r, widx))
-            s2.write_cost(widx, deps, ctx.loc_index[loc], ctx.width, ctx.sites[(ctx.tid, st.pc)])
+            s2.write_cost(widx, deps, ctx.loc_index[loc], ctx.width, ctx.sites[(ctx.tid, pc)])
         if isinstance(ins, ir.Atom):
             s2.regs[ins.dst] = v
             s2.taint[ins.dst] = frozenset({ridx})
@@ -753,16 +768,15 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
     maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
     context = (tuple(sorted(physical.items())), tuple(sorted(virtual.items())), tuple(rmw_sites(p)), maps, loop_bound)
+    paths: list[_Paths] = []
     while True:
         frozen = tuple(sorted((loc, tuple(sorted(vs.items()))) for loc, vs in values.items()))
-        paths = [_thread_paths(p, tid, _Round(values, physical, virtual, loop_bound, (context, frozen)), work)
-                 for tid in range(len(p.threads))]
-        traces = tuple(t for t, _, _, _ in paths)
-        dropped = [d for _, ds, _, _ in paths for d in ds]
-        cut = {c for _, _, cs, _ in paths for c in cs}
-        writes = [(*tr.events[i].access, cost) for per in traces for tr in per for i, cost in tr.costs]
+        r = _Round(values, physical, virtual, loop_bound, (context, frozen), dict(frozen))
+        paths = [_thread_paths(p, tid, r, work, paths[tid] if paths else None) for tid in range(len(p.threads))]
+        traces = tuple(ps.traces for ps in paths)
+        cut = {c for ps in paths for c in ps.cut}
         grown = {loc: dict(vs) for loc, vs in values.items()}
-        for loc, value, cost in set(writes + dropped):  # the same write of many traces counts once: min is order-free
+        for loc, value, cost in frozenset().union(*(ps.writes for ps in paths)):  # the same write of many traces counts once: min is order-free
             if any(c > lim for c, lim in zip(cost, limit)):
                 continue
             old = grown[loc].get(value)

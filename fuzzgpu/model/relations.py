@@ -20,6 +20,13 @@ class Rel:
     n: int
     rows: tuple[int, ...]
 
+    def __init__(self, n: int, rows: tuple[int, ...]) -> None:
+        """The dataclass's own ``__init__``, storing the fields directly instead of through
+        ``object.__setattr__`` (a frozen dataclass's): every relation operation makes one."""
+        d = self.__dict__
+        d["n"] = n
+        d["rows"] = rows
+
     # -- construction ------------------------------------------------------------------------
     @staticmethod
     def empty(n: int) -> "Rel":

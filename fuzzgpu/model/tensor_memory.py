@@ -38,7 +38,8 @@ def step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
     ``st``, a list of states replaces it -- a ``tcgen05.ld`` forks on the value it reads)."""
     pc, tid = st.pc, ctx.tid
     if isinstance(ins, ir.Tcgen05Ld):
-        return [_loaded(st, ctx, ins, v, cost) for v, cost in sorted(ctx.values[ctx.physical[ins.loc]].items())]
+        options = sorted(ctx.values[ctx.physical[ins.loc]].items())
+        return [_loaded(s2, ctx, ins, v, cost) for s2, (v, cost) in zip(st.split(len(options)), options)]
     if isinstance(ins, ir.Tcgen05St):
         loc = ctx.physical[ins.loc]
         value = ins.src if isinstance(ins.src, int) else st.regs.get(ins.src, 0)
@@ -61,8 +62,8 @@ def step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
     return []
 
 
-def _loaded(st: _State, ctx: _Ctx, ins: ir.Tcgen05Ld, value: int, cost: tuple[int, ...]) -> _State:
-    s2 = st.fork()
+def _loaded(s2: _State, ctx: _Ctx, ins: ir.Tcgen05Ld, value: int, cost: tuple[int, ...]) -> _State:
+    """``s2`` (one of :meth:`.trace._State.split`'s states) after the load of ``value``."""
     (idx,) = s2.add_unit([Event(-1, ctx.tid, s2.pc, "R", ir.Sem.WEAK, None, ir.Proxy.GENERIC, ctx.physical[ins.loc],
                                 ctx.virtual[ins.loc], value, action=LD)])
     s2.cost[idx] = cost

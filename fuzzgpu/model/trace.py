@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .event import Event
 
@@ -111,6 +111,11 @@ class _State:
             self.tc_pending,
         )
 
+    def split(self, n: int) -> list["_State"]:
+        """``n`` states to continue with instead of this one (a read forks on its ``n`` values):
+        ``n - 1`` forks, then this state itself, which its step no longer reads once it has them."""
+        return [self.fork() for _ in range(n - 1)] + [self] if n else []
+
     def add(self, ev: Event) -> int:
         """Append one of the thread's own events, after the previous one in program order."""
         idx = self._append(ev)
@@ -171,6 +176,50 @@ def copy_with(ev: Event, **changes) -> Event:
 Values = Mapping[str, Mapping[int, tuple[int, ...]]]  # physical location -> value -> cost vector
 
 
+class _Reading(Mapping[str, Mapping[int, tuple[int, ...]]]):
+    """``values``, adding each location whose values are asked for to ``read`` (every location
+    when they are iterated): what one thread's enumeration depends on."""
+
+    def __init__(self, values: Values, read: set[str]) -> None:
+        self._values = values
+        self.read = read
+
+    def __getitem__(self, loc: str) -> Mapping[int, tuple[int, ...]]:
+        self.read.add(loc)
+        return self._values[loc]
+
+    def __iter__(self) -> Iterator[str]:
+        self.read.update(self._values)
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+#: one location's values and their costs, in order (the hashable form of ``Values[loc]``)
+_Frozen = tuple[tuple[int, tuple[int, ...]], ...]
+
+
+@dataclass(frozen=True)
+class _Paths:
+    """One thread's paths in one fixpoint round (:func:`.events._thread_paths`)."""
+
+    traces: tuple[Trace, ...]
+    dropped: tuple[tuple[str, int, tuple[int, ...]], ...]  # the writes of paths dropped at the loop bound
+    cut: frozenset[tuple[int, int]]  # the loops the bound cut
+    work: int  # the budget units the enumeration spent
+    #: the values the enumeration read, per physical location: the paths depend on no other location's
+    read: tuple[tuple[str, _Frozen], ...]
+
+    @cached_property
+    def writes(self) -> frozenset[tuple[str, int, tuple[int, ...]]]:
+        """(location, value, cost) of each write of the paths, and of the paths dropped at the loop
+        bound: what the thread adds to the values of the next fixpoint round (once for paths that
+        several rounds share)."""
+        shared = {(id(tr.events[i]), id(cost)): (tr.events[i], cost) for tr in self.traces for i, cost in tr.costs}  # paths share events
+        return frozenset([(*e.access, cost) for e, cost in shared.values()] + list(self.dropped))
+
+
 @dataclass(frozen=True)
 class _Ctx:
     """What a thread's path enumeration needs besides its own state."""
@@ -185,6 +234,9 @@ class _Ctx:
     sites: Mapping[tuple[int, int], int]  # (thread, pc) of an atom/red -> its cost component
     width: int  # cost vector components: locations, then atom/red instructions
     maps: frozenset[str] = frozenset()  # the tensor maps (physical names): model.tensormap
+    #: the read events made so far, by (pc, value): every path through the read at ``pc`` that returns
+    #: that value reads with one event (a function of the instruction and the value; events are immutable)
+    reads: dict[tuple[int, int], Event] = field(default_factory=dict)
 
 @dataclass(frozen=True)
 class ProgramTraces:
@@ -202,12 +254,22 @@ class ProgramTraces:
         reads and writes, as bitmasks over the (location, value) pairs of the program: what
         :func:`.candidates.feasible` asks of every combination of traces."""
         bit: dict[tuple[str, int], int] = {}
-
-        def mask(accesses) -> int:
-            m = 0
-            for a in accesses:
-                m |= 1 << bit.setdefault(a, len(bit))
-            return m
-
-        init = mask(self.init.items())
-        return init, {id(tr): (mask(tr.reads), mask(tr.writes)) for per in self.traces for tr in per}
+        init = 0
+        for a in self.init.items():
+            init |= 1 << bit.setdefault(a, len(bit))
+        of_event: dict[int, int] = {}  # by ``id``: the traces of one thread share their paths' common events
+        masks: dict[int, tuple[int, int]] = {}
+        for per in self.traces:
+            for tr in per:
+                reads = writes = 0
+                for e in tr.events:
+                    if e.kind == "R" or e.kind == "W":
+                        m = of_event.get(id(e))
+                        if m is None:
+                            m = of_event[id(e)] = 1 << bit.setdefault(e.access, len(bit))
+                        if e.kind == "R":
+                            reads |= m
+                        else:
+                            writes |= m
+                masks[id(tr)] = (reads, writes)
+        return init, masks

@@ -51,22 +51,28 @@ def adopt(known: Iterable[tuple[Program, Domains]]) -> None:
 
 def _compute(p: Program, loop_bound: int) -> Domains:
     pt = program_traces(p, loop_bound)
-    keys: dict[str, set[int]] = {}
-    for k in p.outcome_keys():
-        if ":" in k:
-            name, reg = k.split(":", 1)
-            tid = next(i for i, t in enumerate(p.threads) if t.name == name)
-            keys[k] = {dict(tr.regs).get(reg, p.threads[tid].init_value(reg)) for tr in pt.traces[tid]}
-        else:
-            phys = pt.physical[k]
-            keys[k] = {pt.init[phys]} | {e.value for per in pt.traces for tr in per for e in tr.events
-                                         if e.kind == "W" and e.loc == phys and e.value is not None}
+    # one pass over the events: per location, the values written and those read or written (each set
+    # filled in the order of the traces and their events)
+    written: dict[str, set[int]] = {loc: {v} for loc, v in pt.init.items()}
     locs: dict[str, set[int]] = {loc: {v} for loc, v in pt.init.items()}
     for per in pt.traces:
         for tr in per:
             for e in tr.events:
                 if e.kind in ("R", "W") and e.loc in locs and e.value is not None:
                     locs[e.loc].add(e.value)
+                    if e.kind == "W":
+                        written[e.loc].add(e.value)
+    regs: dict[int, list[dict[str, int]]] = {}  # per thread, each trace's final registers
+    keys: dict[str, set[int]] = {}
+    for k in p.outcome_keys():
+        if ":" in k:
+            name, reg = k.split(":", 1)
+            tid = next(i for i, t in enumerate(p.threads) if t.name == name)
+            init = p.threads[tid].init_value(reg)
+            final = regs.setdefault(tid, [dict(tr.regs) for tr in pt.traces[tid]])
+            keys[k] = {r.get(reg, init) for r in final}
+        else:
+            keys[k] = set(written[pt.physical[k]])
     return (tuple((k, frozenset(v)) for k, v in keys.items()),
             tuple((k, frozenset(v)) for k, v in sorted(locs.items())), bool(pt.cut))
 

@@ -71,8 +71,12 @@ def uses_wgmma(code: tuple[ir.Instruction, ...]) -> bool:
     return any(isinstance(i, ir.WGMMA_REGISTER_INSTRUCTIONS) for i in code)
 
 
+#: a path's bookkeeping before its first wgmma instruction (immutable: shared by every path)
+_NONE = WgState()
+
+
 def _wg(st: _State) -> WgState:
-    return st.wg if isinstance(st.wg, WgState) else WgState()
+    return st.wg if isinstance(st.wg, WgState) else _NONE
 
 
 def pending(st: _State) -> bool:
@@ -197,7 +201,7 @@ def _complete(st: _State, done: list[InFlight]) -> list[_State]:
 
 
 def hazards(st: _State) -> tuple[Hazard, ...]:
-    return tuple(dict.fromkeys(_wg(st).hazards))
+    return tuple(dict.fromkeys(st.wg.hazards)) if isinstance(st.wg, WgState) else ()
 
 
 def names(p: ir.Program, tid: int, h: Hazard) -> tuple[str, str, str]:
