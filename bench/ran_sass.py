@@ -27,7 +27,6 @@ and nvdisasm, no GPU.
 
 from __future__ import annotations
 
-import argparse
 import re
 import resource
 import sys
@@ -84,26 +83,17 @@ def canonical(lines: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="all")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    ap.add_argument("--per-seed", type=int, default=64, help="programs drawn per seed")
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args(argv)
-
     from compile_phases import header, write_results
-    from sass_static_vs_harness import distinct_programs, mnemonic
+    from sass_static_vs_harness import draw_args, harness_programs, mnemonic
 
-    from fuzzgpu import codegen
+    args = draw_args(__doc__ or "", argv, OUT)
+
     from fuzzgpu.backends.cuda import compile_programs
     from fuzzgpu.backends.ran_sass import check_module, program_check
     from fuzzgpu.backends.static import check_batch
     from fuzzgpu.errors import EnvError, UserError
 
-    programs = distinct_programs(args.profile, args.seeds, args.per_seed, lambda p: not codegen.unrunnable_reasons(p)
-                                 and codegen.harness_arch([p], args.arch) == args.arch)
+    programs = harness_programs(args)
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
     check_cpu: list[float] = []

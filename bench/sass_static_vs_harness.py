@@ -80,23 +80,36 @@ def distinct_programs(profile: str, seeds: list[int], per_seed: int, keep: Any) 
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def draw_args(doc: str, argv: list[str] | None, out: Path = OUT) -> argparse.Namespace:
+    """The options of a bench over the programs a campaign draws that the harness runs (this one's and
+    bench/ran_sass.py's)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="all")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--per-seed", type=int, default=64, help="programs drawn per seed")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args(argv)
+    ap.add_argument("--out", type=Path, default=out)
+    return ap.parse_args(argv)
+
+
+def harness_programs(args: argparse.Namespace) -> list[Any]:
+    """The distinct programs of :func:`draw_args`' draws that the harness runs on ``--arch``."""
+    from fuzzgpu import codegen
+
+    return distinct_programs(args.profile, args.seeds, args.per_seed, lambda p: not codegen.unrunnable_reasons(p)
+                             and codegen.harness_arch([p], args.arch) == args.arch)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = draw_args(__doc__ or "", argv)
 
     from compile_phases import header, static_module, write_results
 
     from fuzzgpu import codegen, sass
     from fuzzgpu.errors import EnvError, UserError
 
-    programs = distinct_programs(args.profile, args.seeds, args.per_seed, lambda p: not codegen.unrunnable_reasons(p)
-                                 and codegen.harness_arch([p], args.arch) == args.arch)
+    programs = harness_programs(args)
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
     for b in range(0, len(programs), args.batch):
