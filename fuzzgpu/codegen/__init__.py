@@ -39,7 +39,6 @@ from .emit import (  # noqa: F401
     tcgen05_arch_ok,
 )
 from .harness import (  # noqa: F401
-    ALL_ROLES,
     INJECTED_FAULTS,
     MAX_SHARED_BINS,
     TENSOR_BOX,
@@ -49,9 +48,8 @@ from .harness import (  # noqa: F401
     generate_harness,
     generate_module,
     harness_source,
-    op_lines,
-    role_regions,
 )
+from .role_lines import ALL_ROLES, op_lines, role_regions  # noqa: F401
 from .layout import (  # noqa: F401
     CTA_THREADS,
     MAX_CLUSTER,

@@ -45,7 +45,7 @@ def check_regions(programs: list[Program]) -> None:
     for first, last, role in regions:
         assert first <= last and (role == codegen.ALL_ROLES or role >= 0)
         if role == codegen.ALL_ROLES:
-            assert first == last and codegen.harness.ALL_ROLES_MARK in text[first - 1]
+            assert first == last and codegen.role_lines.ALL_ROLES_MARK in text[first - 1]
     # every role with code has its lines, and the program's memory operations are in them
     for p in programs:
         for k, t in enumerate(p.threads):
