@@ -319,8 +319,8 @@ def deviation_fix_lines(entry: Any) -> list[str]:
 
     kept = order_kept(entry.data["histogram"].get("meta") or {})
     who = {True: "the hardware deviates (or the model is wrong): the SASS that ran kept the program's order",
-           False: "the compiler changed the program's operations in the SASS that ran (above) -- look there first -- "
-                  "or the hardware deviates (or the model is wrong)",
+           False: "the SASS that ran does not keep the program's order (its finding above: the compiled code) -- look "
+                  "there first -- or the hardware deviates (or the model is wrong)",
            None: "the hardware or the compiler deviates (or the model is wrong)"}[kept]
     return (["", f"fix: none in the program: the PTX ISA forbids the offending outcome(s), so {who}; report it, "
              "see docs/findings.md"] + _retry_lines(entry.program))

@@ -171,3 +171,30 @@ def test_only_two_weak_loads_of_one_location_may_swap() -> None:
     assert semantics.keeps_location_order(store, weak) and semantics.keeps_location_order(weak, store)
     assert semantics.keeps_location_order(store, Store("x", 2))
     assert not semantics.keeps_location_order(store, Load("r3", "x", proxy=Proxy.TEXTURE))  # another proxy: a proxy fence orders it
+
+
+@pytest.mark.parametrize("ran, said", [
+    ({"program": [], "unchecked": [], "summary": "the SASS that ran (k): ptxas kept the program's order"},
+     "the hardware deviates (or the model is wrong): the SASS that ran kept the program's order"),
+    ({"program": [{"check": "unguarded-wait", "verdict": "forbidden", "role": 1, "op_ptx": "ld.global.u32",
+                   "sync_ptx": "mbarrier.try_wait", "op_sass": "LDG.E", "op_sass_offset": 16}], "unchecked": [],
+      "summary": "the SASS that ran (k): 1 finding(s)"},
+     "the SASS that ran does not keep the program's order"),
+    ({"program": [], "unchecked": ["k: something"], "summary": "the SASS that ran (k): not fully checked"},
+     "so the hardware or the compiler deviates"),
+])
+def test_explain_says_what_the_sass_that_ran_tells(tmp_path, capsys, ran, said) -> None:
+    """fuzzgpu explain of a GPU entry with a forbidden outcome: the hardware only when the SASS that ran
+    kept the program's order and was fully checked; the compiled code first when it has a finding."""
+    import json
+    import shutil
+
+    from fuzzgpu.cli import main as cli_main
+
+    entry = json.loads((ROOT / "corpus" / "73416467ed043580.json").read_text())
+    entry["histogram"]["meta"].update(provenance={"seen": 1, "logged": 0, "entries": []}, ran_sass=ran)
+    (tmp_path / "e.json").write_text(json.dumps(entry))
+    shutil.copy(ROOT / "corpus" / "73416467ed043580.litmus", tmp_path / "e.litmus")
+    cli_main(["explain", str(tmp_path / "e.json")])
+    out = " ".join(capsys.readouterr().out.split())
+    assert said in out and ran["summary"] in out
