@@ -68,6 +68,19 @@ def _user_line(ins: PtxInstr) -> tuple[str, int]:
     return source_line([(os.path.normpath(f) if f else f, n) for f, n in reversed(ins.src)])
 
 
+def _called_at(ins: PtxInstr, at: tuple[str, int]) -> str:
+    """`` (inlined at FILE:LINE)`` -- where the function holding ``at`` (a frame of ``ins``'s inlining
+    chain) was called from, outside the toolkit's headers -- when there is such a caller: reads of one
+    helper from several call sites stay told apart; "" otherwise."""
+    chain = [(os.path.normpath(f) if f else f, n) for f, n in ins.src]  # innermost first
+    if at not in chain:
+        return ""
+    for f, n in chain[chain.index(at) + 1:]:
+        if f and not _TOOLKIT.search(f):
+            return f" (inlined at {Path(f).name}:{n})"
+    return ""
+
+
 def reads_before_wait(fn: PtxFunction, is_wait: Callable[[PtxInstr], bool]) -> list[PtxInstr]:
     """The global reads of ``fn`` on a path from the entry that runs no wait (``is_wait``) before
     them: on the PTX control-flow graph, the fewest waits any path runs before the read is 0."""
@@ -148,7 +161,7 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
                 continue
             for ins in reads_before_wait(f, is_wait):
                 file, line = _user_line(ins)
-                where = f"{file}:{line}" if file else f"ptx:{ins.line}"
+                where = f"{file}:{line}{_called_at(ins, (file, line))}" if file else f"ptx:{ins.line}"
                 notes.append(PdlNote(READ_BEFORE_WAIT, arch, f.name, ins.text.rstrip(";"), ins.line, file, line,
                                      f"global read at {where} before griddepcontrol.wait on a path from the kernel's entry: "
                                      "is this written by the primary grid?"))

@@ -112,3 +112,39 @@ def test_analysed_leaves_the_garbage_collector_as_it_was():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+_HELPER_READS = """
+.version 9.0
+.target sm_90a
+.address_size 64
+.file 1 "/src/kernel.cu"
+.file 2 "/src/include/vec.cuh"
+.visible .entry k(
+\t.param .u64 p
+)
+{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<3>;
+\t.loc 1 3 0
+\tld.param.u64 %rd1, [p];
+\t.loc 2 7 5, function_name $L__info_string0, inlined_at 1 10 3
+\tld.global.u32 %r1, [%rd1];
+\t.loc 2 7 5, function_name $L__info_string0, inlined_at 1 12 3
+\tld.global.u32 %r2, [%rd1+4];
+\t.loc 1 14 0
+\tgriddepcontrol.wait;
+\tadd.s32 %r3, %r1, %r2;
+\tst.global.u32 [%rd1], %r3;
+\tret;
+}
+"""
+
+
+def test_a_helpers_reads_name_their_call_sites():
+    """A project's own load helper read from several places (flashinfer's vec_t::load at
+    vec_dtypes.cuh:1607, called for the residual, the bias and the weight: a hostile review): each
+    read before the wait says where it was called from, so the warnings are told apart."""
+    notes = [n for n in pdl.review(_HELPER_READS, "sm_90a") if n.kind == pdl.READ_BEFORE_WAIT]
+    assert len(notes) == 2
+    assert ["vec.cuh:7 (inlined at kernel.cu:10)" in notes[0].message, "vec.cuh:7 (inlined at kernel.cu:12)" in notes[1].message] == [True, True]
