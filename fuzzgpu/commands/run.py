@@ -58,9 +58,11 @@ gives them as "stress"), so a run can be repeated.  Facts from an H200: the barr
 of 1000-10000 cycles is the cheapest effective stress; a stride of 1 word is needed for
 L1-staleness behaviours.
 
-run judges the outcomes it observed; it does not read the SASS.  What ptxas did to the same test
-(an ld.global.nc moved across a fence, a load not held back by an untested try_wait: findings a
-campaign files even when no outcome showed them) is `fuzzgpu sass FILE.litmus`.
+run judges the outcomes it observed.  It reads the SASS only when it saw an outcome the oracle forbids:
+then it checks the cubin that ran against the PTX it was assembled from, and says whether the code that
+ran kept the test's order (docs/harness.md, "The SASS that ran"; --json: meta.ran_sass).  What ptxas did
+to the same test otherwise (an ld.global.nc moved across a fence, a load not held back by an untested
+try_wait: findings a campaign files even when no outcome showed them) is `fuzzgpu sass FILE.litmus`.
 
 Provenance: every instance of a forbidden outcome is logged (the first 256 of a run) with its launch,
 its instance, and for each thread of the test the SM, hardware CTA, warp and lane that played it;
