@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .. import semantics
 from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read from here too
@@ -59,6 +59,29 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
         if seen:
             out.append((ins.index, max(seen)[1]))
     return tuple(out)
+
+
+def _cycles(instrs: Sequence[PtxInstr], jumps: Mapping[int, Sequence[int]], head: int, bra: int) -> bool:
+    """Whether the backward branch ``bra`` -> ``head`` closes a loop: some path from ``head`` reaches
+    ``bra`` again.  A branch back to a ``ret`` block (ptxas's shared exit) is none: nothing after the
+    ``ret`` runs.  The walk follows the fall-through (not past an unpredicated ``ret``/``exit``/``trap``
+    or ``bra``) and the branches' targets, first within ``[head, bra]``, then -- only when that finds
+    no path -- over the whole function."""
+    for lo, hi in ((head, bra), (0, len(instrs) - 1)):
+        seen: set[int] = set()
+        work = [head]
+        while work:
+            i = work.pop()
+            if i == bra:
+                return True
+            if i in seen or not lo <= i <= hi:
+                continue
+            seen.add(i)
+            work.extend(jumps.get(i, ()))
+            op, pred = instrs[i].opcode, instrs[i].predicate
+            if not (op in ("ret", "exit", "trap", "bra") and not pred):
+                work.append(i + 1)
+    return False
 
 
 #: what a statement's text alone says: the text with its blanks normalised, the predicate, the
@@ -718,9 +741,12 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                 _apply_step(step, dests, defs)
         loops = []
         targets = _branch_targets(stmts, instrs)
+        jumps: dict[int, list[int]] = {}
+        for b, t in targets:
+            jumps.setdefault(b, []).append(t)
         for bra, head in targets:
             ins = instrs[bra]
-            if head <= ins.index:
+            if head <= ins.index and _cycles(instrs, jumps, head, bra):
                     body_ins = instrs[head:ins.index]
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
                     busy = any(head <= e.instr.index <= ins.index for e in events)

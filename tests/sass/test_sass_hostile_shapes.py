@@ -113,3 +113,17 @@ def test_uniform_indirect_branch_goes_to_its_listed_targets():
         by_op = {i.opcode: i.index for i in fn.instrs}
         assert g.is_reachable(by_op["LDS"]) and g.is_reachable(by_op["BAR"]), op
         assert not g.is_reachable(by_op["STS"]), op
+
+
+def test_a_branch_back_to_a_ret_block_is_no_loop() -> None:
+    """``@%p bra $L__BB0_1`` back to a block that only returns (ptxas's shared exit, CUTLASS example 61)
+    closes no cycle: no loop, so no "loop-deleted" finding, and the accesses around it are not "in a
+    loop" (which would let one stand for any number of SASS operations); a real backward loop still is."""
+    from fuzzgpu import sass
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "sass" / "back_to_ret.ptx").read_text()
+    (fn,) = sass.parse_ptx(text)
+    assert fn.loops == ()
+    looped = text.replace("$L__BB0_1:\n\tret;", "$L__BB0_1:\n\tadd.s32 %r1, %r1, 1;")
+    (fn,) = sass.parse_ptx(looped)
+    assert len(fn.loops) == 1
