@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import functools
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,7 +262,14 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
     from rich.console import Console
     from rich.markup import escape
 
-    console = Console(highlight=False, soft_wrap=True)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader went away (``| head``, ``| true``): the rest goes to /dev/null and the exit status
+            stays the check's (rich's default exits 1, which here means a finding)."""
+            self.quiet = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+    console = _Console(highlight=False, soft_wrap=True)
     by_report: dict[int, list[_Shown]] = {}
     for s in rows:
         by_report.setdefault(id(s.report), []).append(s)

@@ -582,3 +582,19 @@ def test_a_default_arch_that_cannot_compile_the_source_is_left_out(tmp_path, cap
     rc = cli_main(["sass", "--no-cache", "--arch", "sm_90", str(src)])
     out, err = capsys.readouterr()
     assert rc == 2 and "not supported on .target" in err
+
+
+@needs_toolchain
+def test_a_reader_that_goes_away_does_not_change_the_exit_status(tmp_path):
+    """``fuzzgpu sass X | head``: the reader closes the pipe; the exit status is still the check's (0
+    clean), not rich's 1 on a broken pipe, which here would mean a finding (a hostile review)."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "clean.cu"
+    src.write_text("__global__ void k(unsigned* p) { p[threadIdx.x] = threadIdx.x; }\n")
+    proc = subprocess.Popen([sys.executable, "-m", "fuzzgpu", "sass", "--no-cache", "--arch", "sm_90", str(src)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == 0
