@@ -182,11 +182,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --gpu-context shared: the runner's processes that run programs on each GPU, one CUDA "
                              "context each (default 1: the GPU's only context, programs back to back)")
     parser.add_argument("--gpu-runner", default=None, help=argparse.SUPPRESS)  # a worker: the runner's address
-    parser.add_argument("--static-pool", action="store_true",
+    parser.add_argument("--static-pool", action=argparse.BooleanOptionalAction, default=None,
                         help="with --gpus or --workers N (not sim, not --ray): one process checks the static kernels of every "
                              "worker's batches together, each program once (fewer nvcc and nvdisasm start-ups; a worker may wait "
-                             "up to half a second for the others' batches before its own is checked); off by default until "
-                             "measured on a GPU campaign")
+                             "up to half a second for the others' batches before its own is checked). Default: on with 4 "
+                             "local workers or more on a compiling backend, else off")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
@@ -309,16 +309,27 @@ def refuse_gpu_context(args: argparse.Namespace) -> None:
 
 
 def refuse_static_pool(args: argparse.Namespace, workers: int | None = None) -> None:
-    """``--static-pool`` pools the static checks of a campaign's local workers on a compiling backend:
+    """``--static-pool`` (asked for) pools the static checks of a campaign's local workers on a compiling backend:
     refused (one line, exit 2) with ``--backend sim``, ``--ray``, or ``workers`` (when known) fewer than two."""
     from ..errors import UserError
 
-    if not args.static_pool:
+    if args.static_pool is not True:
         return
     if args.backend == "sim" or args.ray is not None:
         raise UserError("--static-pool is for the compiling backends' local workers: not with --backend sim or --ray")
     if workers is not None and workers < 2:
         raise UserError("--static-pool checks several workers' batches together: give --gpus or --workers N (N >= 2)")
+
+
+def static_pool_on(args: argparse.Namespace, workers: int) -> bool:
+    """Whether a local parallel campaign of ``workers`` starts the static-check pool: as asked
+    (``--static-pool``, ``--no-static-pool``), else on a compiling backend with
+    :data:`fuzzgpu.workers.static_pool.AUTO_WORKERS` workers or more."""
+    from ..workers.static_pool import AUTO_WORKERS
+
+    if args.static_pool is not None:
+        return bool(args.static_pool)
+    return args.backend != "sim" and workers >= AUTO_WORKERS
 
 
 def run_parallel_cli(args: argparse.Namespace) -> int:
@@ -356,13 +367,15 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
     if args.gpus is not None:
         gpus = gpu_list(args.gpus)
         per_gpu = args.workers_per_gpu or default_workers_per_gpu(usable_cores(), len(gpus))
-    refuse_static_pool(args, len(gpus) * per_gpu if gpus else args.workers or 1)
+    workers = len(gpus) * per_gpu if gpus else args.workers or 1
+    refuse_static_pool(args, workers)
     res = run_parallel(profile=args.profile, backend=args.backend if gpus is None or args.backend != "auto" else "cuda",
                        seconds=args.time, corpus_dir=args.corpus, prop=args.property, seed=args.seed,
                        sim_fault=args.sim_fault, workers=args.workers or 1, gpus=gpus,
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known,
-                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1, static_pool=args.static_pool)
+                       gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1,
+                       static_pool=static_pool_on(args, workers))
     return _parallel_report(args, res)
 
 

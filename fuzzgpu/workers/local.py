@@ -230,16 +230,19 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             old[s] = signal.signal(s, on_signal)
         except ValueError:
             pass
+    pooled = static_pool and backend != "sim" and n > 1  # every compiling backend checks static kernels
     where = (f"GPUs {', '.join(gpus)}" + (f", {per_gpu} workers each" if per_gpu > 1 else "")) if gpus else f"{n} worker processes"
     print(f"fuzzgpu campaign: profile {profile}, backend {backend}, property {prop}, seed {base_seed}, corpus {corpus}: "
           f"{n} workers ({where})" + (f"; one GPU runner per GPU runs their programs ({gpu_processes} GPU process(es), "
-                                      "one CUDA context each)" if shared else ""), file=out, flush=True)
+                                      "one CUDA context each)" if shared else "")
+          + ("; one static-check pool checks their static kernels (--no-static-pool: each its own)" if pooled else ""),
+          file=out, flush=True)
     reason = "time"
     last = 0.0
     try:
         if shared:
             runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus, gpu_processes))
-        if static_pool and backend != "sim" and n > 1:  # every compiling backend checks static kernels
+        if pooled:
             from ..backends.static_pool import answer_timeout
             from .static_pool import PoolHandle
 

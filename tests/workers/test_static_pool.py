@@ -136,6 +136,34 @@ def test_static_pool_refused_where_it_cannot_pool(tmp_path, args, said) -> None:
     assert not (tmp_path / "c" / ".fuzzgpu" / "static-pool.json").exists()
 
 
+@pytest.mark.parametrize("asked, backend, workers, on", [
+    (None, "static", 4, True),    # the default from 4 local workers on a compiling backend (AUTO_WORKERS)
+    (None, "cuda", 16, True),
+    (None, "static", 3, False),   # 2 workers on 2 cores judged 7% fewer with it (throughput/static-pool.md)
+    (None, "sim", 16, False),     # sim compiles nothing
+    (False, "cuda", 16, False),   # --no-static-pool
+    (True, "static", 2, True),    # --static-pool
+])
+def test_the_pool_is_on_by_default_from_four_workers_on_a_compiling_backend(asked, backend, workers, on) -> None:
+    import argparse
+
+    from fuzzgpu.commands.campaign import static_pool_on
+
+    assert static_pool_on(argparse.Namespace(static_pool=asked, backend=backend), workers) is on
+
+
+@pytest.mark.slow  # two parallel static campaigns of 4 workers, ~1 s each: ~30 CPU-seconds of start-up
+def test_four_workers_pool_their_checks_unless_told_not_to(tmp_path) -> None:
+    for flag, pooled in (([], True), (["--no-static-pool"], False)):
+        corpus = tmp_path / f"c{len(flag)}"
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--backend", "static", "--profile", "classic",
+                            "--workers", "4", *flag, "--time", "1", "--seed", "5", "--no-live", "--corpus", str(corpus)],
+                           check=False, capture_output=True, text=True, timeout=240)
+        assert r.returncode in (0, 1), r.stdout[-2000:] + r.stderr[-2000:]
+        assert ("one static-check pool checks their static kernels" in r.stdout + r.stderr) is pooled
+        assert (corpus / ".fuzzgpu" / "static-pool.json").exists() is pooled
+
+
 def test_a_wait_fits_in_the_campaigns_watchdog() -> None:
     from fuzzgpu.backends.static_pool import ANSWER_TIMEOUT_S, answer_timeout
 
