@@ -1,6 +1,6 @@
 """The figures the throughput page, the README and docs/reliability.md quote from the H200 runs of
-issue 29 are the runs' own files (bench/results/throughput/h200-600s-794e65c/, the budget bench of
-h200-600s-6877ec1/), computed here: a figure written by hand that drifts from its file fails."""
+issue 29 are the runs' own files (bench/results/throughput/h200-600s-794e65c/, h200-300s-30098f2*/, the
+budget bench of h200-600s-6877ec1/, harness-skeleton.json), computed here: a figure written by hand that drifts from its file fails."""
 
 from __future__ import annotations
 
@@ -26,10 +26,7 @@ def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
            f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples) |")
     assert row.replace("e+06", "e6") in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     readme = flat(ROOT / "README.md")
-    assert (f"**{t['run_per_hour']:,} programs run on the GPU per hour, {t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances**"
-            in readme)
-    assert f"{cpu / t['run']:.3f} CPU-s per program run" in readme
-    assert f"NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time" in readme
+    assert f"code 794e65c: {t['run_per_hour']:,} runs/h, {cpu / t['run']:.3f} CPU-s each" in readme
 
 
 def test_the_cpu_split_quoted_is_the_runs_split_and_tool_log() -> None:
@@ -59,3 +56,56 @@ def test_the_budget_figures_are_the_budget_benchs_file() -> None:
     assert f"({rows[worst, short]['timeouts']:,} and {rows[worst, full]['timeouts']:,} of the mostly-hanging one" in text
     assert f"{rows[nxt, short]['timeouts']:,} and {rows[nxt, full]['timeouts']:,} of the next" in text
     assert f"showed as many racy outcomes ({rows[worst, short]['offending']:,} and {rows[worst, full]['offending']:,})" in text
+
+
+POOL, NO_POOL = (ROOT / "bench" / "results" / "throughput" / f"h200-300s-30098f2{s}" for s in ("-pool", ""))
+
+
+def harness_kernels(run: Path) -> int:
+    """The harness kernels the run's nvcc calls compiled (bench/tool_shims.sh's log: kind, module, size, ...)."""
+    import gzip
+
+    with gzip.open(run / "tools.log.gz", "rt") as f:
+        return sum(int(w[2]) for w in (line.split() for line in f) if w[:2] == ["nvcc", "harness"])
+
+
+def test_the_300s_rows_are_their_files_and_the_readme_quotes_the_pool_row() -> None:
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    per_run = {}
+    for run, bold in ((POOL, "**"), (NO_POOL, "")):
+        t = json.loads((run / "throughput.json").read_text())
+        c = json.loads((run / "cpu.json").read_text())
+        tools = json.loads((run / "tools.json").read_text())
+        cpu = c["user_s"] + c["sys_s"]
+        row = (f"| {t['programs']:,} | {t['programs_per_hour']:,} | **{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,})** | "
+               f"{t['instances_per_program']:.2e} | **{cpu / t['programs']:.3f} / {cpu / t['run']:.3f}** ({cpu:,.0f} CPU-s) | "
+               f"{bold}{t['gpu_util_nvml_mean']:.3f}{bold} ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |")
+        assert row.replace("e+06", "e6") in page
+        static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
+        per_run[run] = (tools["nvcc harness"]["cpu_s"] / t["run"], static / t["run"], harness_kernels(run) / t["run"])
+    (h1, s1, k1), (h0, s0, k0) = per_run[POOL], per_run[NO_POOL]
+    assert f"the harness's nvcc {h1:.3f} and {h0:.3f} CPU-s" in page and f"{k1:.2f} and {k0:.2f} harness kernels" in page
+    assert f"**{s1:.3f} CPU-s with the pool, {s0:.3f} without**" in page
+    assert s1 < s0  # what the pool's default rests on (fuzzgpu/workers/static_pool.py AUTO_WORKERS)
+    pool = json.loads((POOL / "throughput.json").read_text())["static_pool"]
+    assert f"the pool's {pool['checks']} checks served {pool['requests']:,} requests of {pool['programs']:,} programs" in page
+    t = json.loads((POOL / "throughput.json").read_text())
+    c = json.loads((POOL / "cpu.json").read_text())
+    readme = flat(ROOT / "README.md")
+    assert (f"**{t['run_per_hour']:,} programs run on the GPU per hour, {t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances**"
+            in readme)
+    assert f"{(c['user_s'] + c['sys_s']) / t['run']:.3f} CPU-s per program run" in readme
+    assert f"NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time" in readme
+
+
+def test_the_harness_skeleton_paragraph_is_its_json() -> None:
+    d = json.loads((ROOT / "bench" / "results" / "throughput" / "harness-skeleton.json").read_text())
+    b, alone = d["batch"], d["alone"]
+    per = [r["ptxas_cpu_s"] for r in alone]
+    small = min(alone, key=lambda r: r["instructions"])
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert f"ptxas {1000 * min(per):.0f}-{1000 * max(per):.0f} CPU ms a program, {1000 * small['ptxas_cpu_s']:.0f} for one of " \
+           f"{small['instructions']} instructions ({small['ptx_lines']} PTX lines)" in page
+    helpers = 1000 * (b["ptxas_cpu_s"] - b["ptxas_cpu_s_without_stress_calls"]) / b["programs"]
+    assert f"the stress helpers' copies {helpers:.1f} ms a program of ptxas" in page
+    assert f"from {1000 * b['nvcc_cpu_s']:.0f} to {1000 * b['nvcc_cpu_s_ofast_compile']['max']:.0f} CPU ms at `max`" in page
