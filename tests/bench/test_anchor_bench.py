@@ -335,3 +335,31 @@ def test_the_mechanisms_table_says_which_names_are_no_variant() -> None:
     text = m.table(doc)
     assert "Not run: 'no_such\\x1b[2Jvariant': not a convertible variant of results.csv" in text
     assert "\x1b" not in text and text.count("## ") == 7
+
+
+def test_where_the_searchs_budget_went_on_the_variants_it_did_not_show() -> None:
+    """The one-run page's account of the unshown variants is the run's arms, counted again here: after a
+    first bracket that showed nothing, no later bracket ran (only first-round sizes and its probes besides
+    the default) and what was left went to the default."""
+    import gzip
+    import statistics
+
+    run = RESULTS / "h200-one-run"
+    rows = json.loads((run / "anchor.json").read_text())["rows"]
+    with gzip.open(run / "anchor-arms.json.gz", "rt") as f:
+        arms = json.load(f)
+    unshown = [r["variant"] for r in rows if r["seen"] and not r["fuzzgpu"].get("condition")]
+    one, shares, ratios = [], [], []
+    for v in unshown:
+        a = arms[v]
+        d = next(x for x in a if x["config"] == "default")
+        ratios.append(max(x["gpu_s"] / x["instances"] for x in a) / (d["gpu_s"] / d["instances"]))
+        big = [x for x in a if x["instances"] > 1 << 20]
+        if len(big) == 1 and big[0]["config"] == "default":
+            assert {x["instances"] for x in a if x is not big[0]} <= {1 << 20, 1 << 16, 1 << 12}
+            one.append(v)
+            shares.append(big[0]["gpu_s"] / sum(x["gpu_s"] for x in a))
+    page = " ".join((RESULTS / "README.md").read_text().split())
+    assert f"on the {len(unshown)} variants it did not show in this run" in page and f"for {len(one)} of them" in page
+    assert f"a median {100 * statistics.median(shares):.1f}% of the variant's GPU time" in page
+    assert f"a median {statistics.median(ratios):,.0f} times slower per instance than the default (at least {min(ratios):.0f} times)" in page
