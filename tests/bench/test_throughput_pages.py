@@ -17,14 +17,21 @@ def flat(path: Path) -> str:
     return " ".join(path.read_text().split())
 
 
-def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
-    t = json.loads((RUN / "throughput.json").read_text())
-    c = json.loads((RUN / "cpu.json").read_text())
+def campaign_row(run: Path) -> tuple[dict, float, str]:
+    """A campaign run's throughput.json, its CPU seconds (cpu.json) and its table row's cells up to the
+    NVML share, as the throughput page writes them."""
+    t = json.loads((run / "throughput.json").read_text())
+    c = json.loads((run / "cpu.json").read_text())
     cpu = c["user_s"] + c["sys_s"]
-    row = (f"| {t['programs']:,} | {t['programs_per_hour']:,} | **{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,})** | "
-           f"{t['instances_per_program']:.2e} | **{cpu / t['programs']:.3f} / {cpu / t['run']:.3f}** ({cpu:,.0f} CPU-s) | "
-           f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples) |")
-    assert row.replace("e+06", "e6") in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    cells = (f"| {t['programs']:,} | {t['programs_per_hour']:,} | **{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,})** | "
+             f"{t['instances_per_program']:.2e} | **{cpu / t['programs']:.3f} / {cpu / t['run']:.3f}** ({cpu:,.0f} CPU-s) | ")
+    return t, cpu, cells.replace("e+06", "e6")
+
+
+def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
+    t, cpu, cells = campaign_row(RUN)
+    row = cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples) |"
+    assert row in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     readme = flat(ROOT / "README.md")
     assert f"code 794e65c: {t['run_per_hour']:,} runs/h, {cpu / t['run']:.3f} CPU-s each" in readme
 
@@ -73,14 +80,9 @@ def test_the_300s_rows_are_their_files_and_the_readme_quotes_the_pool_row() -> N
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     per_run = {}
     for run, bold in ((POOL, "**"), (NO_POOL, "")):
-        t = json.loads((run / "throughput.json").read_text())
-        c = json.loads((run / "cpu.json").read_text())
+        t, cpu, cells = campaign_row(run)
         tools = json.loads((run / "tools.json").read_text())
-        cpu = c["user_s"] + c["sys_s"]
-        row = (f"| {t['programs']:,} | {t['programs_per_hour']:,} | **{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,})** | "
-               f"{t['instances_per_program']:.2e} | **{cpu / t['programs']:.3f} / {cpu / t['run']:.3f}** ({cpu:,.0f} CPU-s) | "
-               f"{bold}{t['gpu_util_nvml_mean']:.3f}{bold} ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |")
-        assert row.replace("e+06", "e6") in page
+        assert cells + f"{bold}{t['gpu_util_nvml_mean']:.3f}{bold} ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
         static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
         per_run[run] = (tools["nvcc harness"]["cpu_s"] / t["run"], static / t["run"], harness_kernels(run) / t["run"])
     (h1, s1, k1), (h0, s0, k0) = per_run[POOL], per_run[NO_POOL]
@@ -89,12 +91,11 @@ def test_the_300s_rows_are_their_files_and_the_readme_quotes_the_pool_row() -> N
     assert s1 < s0  # what the pool's default rests on (fuzzgpu/workers/static_pool.py AUTO_WORKERS)
     pool = json.loads((POOL / "throughput.json").read_text())["static_pool"]
     assert f"the pool's {pool['checks']} checks served {pool['requests']:,} requests of {pool['programs']:,} programs" in page
-    t = json.loads((POOL / "throughput.json").read_text())
-    c = json.loads((POOL / "cpu.json").read_text())
+    t, cpu, _ = campaign_row(POOL)
     readme = flat(ROOT / "README.md")
     assert (f"**{t['run_per_hour']:,} programs run on the GPU per hour, {t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances**"
             in readme)
-    assert f"{(c['user_s'] + c['sys_s']) / t['run']:.3f} CPU-s per program run" in readme
+    assert f"{cpu / t['run']:.3f} CPU-s per program run" in readme
     assert f"NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time" in readme
 
 
