@@ -134,7 +134,9 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
         # an acquiring wait orders the accesses after it; a relaxed one those after a later fence
         # (the fence-based acquire pattern): only those may the hardware not hold back
         unguarded = [(m, ptx_of.get(m.instr.index)) for m in unguarded_accesses(sass, g_sass, check, pred, sync.acquire)]
-        unguarded = [(m, k) for m, k in unguarded if k is None or k > s]
+        # a later iteration's access is not this wait's; a spill or refill of the thread's own local memory
+        # (ptxas's STL/LDL) or a constant-bank load is nothing the barrier publishes: RULE_LOCAL
+        unguarded = [(m, k) for m, k in unguarded if (k is None or k > s) and not sass_private(m)]
         if not unguarded:
             continue
         # one finding per wait (one root cause): the first unguarded access, the others in the evidence.

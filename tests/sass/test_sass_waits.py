@@ -67,6 +67,20 @@ def test_a_dropped_result_guards_nothing_and_orders_nothing_observable():
                   "STG.E desc[UR4][R2.64], R0", "EXIT") == []
 
 
+def test_a_spill_to_local_memory_before_the_guard_is_not_unguarded():
+    """flash-attention 0251105a's hopper hdim64 kernels (FA3's default build, 2026-12-05 recheck): ptxas
+    spills a register (``STL``, and refills it with ``LDL``) between ``consumer_try_wait``'s phase check
+    and the branch on its token.  Local memory is the thread's own (RULE_LOCAL): nothing the barrier
+    publishes is read or written there, so it is no unguarded access; a shared load in the same place
+    still is."""
+    spill = ["SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR4], R5", "STL [R1+0x28], R0", "@P1 BRA `(.L_x_1)",
+             "SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR4], R5", "@!P1 BRA `(.L_x_0)", ".L_x_1:", "LDL R0, [R1+0x28]",
+             "LDS R0, [UR4+0x8]", "STG.E desc[UR4][R2.64], R0", "EXIT", ".L_x_0:", "EXIT"]
+    assert _waits(_PTX, *spill) == []
+    (f,) = _waits(_PTX, *spill[:1], "LDS R6, [UR4+0x10]", *spill[1:])
+    assert f.op_sass.startswith("LDS R6") and "STL" not in f.evidence
+
+
 _TWO_WAITS = """
 .shared .align 8 .b8 bars[16];
 .visible .entry k(.param .u64 p)
