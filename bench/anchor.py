@@ -347,9 +347,11 @@ def random_params(rng: random.Random) -> dict[str, int]:
 
 
 def iterations_for(params: dict[str, int], seconds: float) -> int:
-    """Iterations expected to take ``seconds`` (its measured cost on an H200: ~250 us of copies and
-    memsets per iteration plus ~2.6e8 instances/s; the runner's own clock says what it took)."""
-    per = 2.5e-4 + params["testingWorkgroups"] * params["workgroupSize"] / 4e8
+    """Iterations expected to take ``seconds`` by the runner's own clock: on an H200, ~124 us of copies and
+    memsets per iteration plus 3.26e8 instances/s -- the least-squares fit of its 1,118 runs in
+    bench/results/anchor/h200-one-run (seconds per iteration against instances per iteration); the
+    estimate before it (250 us + 4e8/s) ran the runner a median 19% short of its time."""
+    per = 1.24e-4 + params["testingWorkgroups"] * params["workgroupSize"] / 3.26e8
     return max(1, int(seconds / per))
 
 
