@@ -246,7 +246,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             from ..backends.static_pool import answer_timeout
             from .static_pool import PoolHandle
 
-            pool = PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog))
+            try:
+                pool = PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog))
+            except EnvError as e:  # nothing depends on it (as when it cannot be restarted, below)
+                print(f"{e}; the workers check their batches alone", file=out, flush=True)
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:

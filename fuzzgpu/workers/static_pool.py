@@ -231,7 +231,8 @@ class Pool:
 
 
 def serve(address: str, key: bytes, state: str, ready: Any, window: float = WINDOW_S) -> None:
-    """The pool process: its listener at ``address``, the loops; tells ``ready`` ``("ready",)``."""
+    """The pool process: its listener at ``address``, the loops; tells ``ready`` ``("ready",)``, or
+    ``("fail", message)`` when it cannot listen there."""
     from multiprocessing.connection import Listener
 
     from ..backends.static import check_batch
@@ -246,7 +247,13 @@ def serve(address: str, key: bytes, state: str, ready: Any, window: float = WIND
         return concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count() or 2, mp_context=mp.get_context("spawn"),
                                                       initializer=die_with_parent)
 
-    pool = Pool(Listener(address, family="AF_UNIX", authkey=key), counters, window, check_batch, checkers)
+    try:
+        listener = Listener(address, family="AF_UNIX", authkey=key)
+    except OSError as e:  # a socket path too long for AF_UNIX (a deep TMPDIR), say: one line, not a traceback
+        ready.send(("fail", f"its socket {address}: {e.strerror or e}"))
+        ready.close()
+        return
+    pool = Pool(listener, counters, window, check_batch, checkers)
     stopping = threading.Event()
 
     def stop(*_: Any) -> None:  # only a flag here: the handler may interrupt the main thread inside submit's lock

@@ -164,6 +164,37 @@ def test_four_workers_pool_their_checks_unless_told_not_to(tmp_path) -> None:
         assert (corpus / ".fuzzgpu" / "static-pool.json").exists() is pooled
 
 
+def test_a_pool_that_cannot_listen_says_why_in_one_line(tmp_path, monkeypatch) -> None:
+    """A socket path longer than AF_UNIX takes (a deep TMPDIR): the pool answers its start with one line,
+    no traceback, and a parallel campaign goes on without it (local.run_parallel)."""
+    import tempfile
+
+    from fuzzgpu.errors import EnvError
+
+    deep = tmp_path / ("d" * 110)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    with pytest.raises(EnvError) as e:
+        PoolHandle(tmp_path / "static-pool.json", start_timeout=60)
+    assert str(e.value).startswith("the static-check pool did not start: its socket ") and "too long" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.slow  # a parallel static campaign of 4 workers, ~1 s: ~15 CPU-seconds of start-up
+def test_a_campaign_goes_on_when_its_pool_cannot_start(tmp_path) -> None:
+    import os
+
+    deep = tmp_path / ("d" * 110)
+    deep.mkdir()
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--backend", "static", "--profile", "classic", "--workers", "4",
+                        "--time", "1", "--seed", "5", "--no-live", "--corpus", str(tmp_path / "c")],
+                       check=False, capture_output=True, text=True, timeout=240, env={**os.environ, "TMPDIR": str(deep)})
+    out = r.stdout + r.stderr
+    assert r.returncode in (0, 1), out[-2000:]
+    assert "the static-check pool did not start" in out and "the workers check their batches alone" in out
+    assert "Traceback" not in out
+
+
 def test_a_wait_fits_in_the_campaigns_watchdog() -> None:
     from fuzzgpu.backends.static_pool import ANSWER_TIMEOUT_S, answer_timeout
 
