@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .backends.base import Histogram, RunConfig, mostly_timed_out
+from .backends.base import Histogram, RunConfig, mostly_timed_out, seen_forbidden
 from .hashing import canonical, program_hash  # noqa: F401 -- public names of this module
 from .ir import Program
 from .files import UnreadableFile, read_regular, write_atomic
@@ -47,12 +47,6 @@ def _outcome_to_json(o) -> list:
 
 #: what a GPU run's meta says about the instances of forbidden outcomes it saw (backends.cuda)
 _FORBIDDEN_EVIDENCE = ("provenance", "ran_sass")
-
-
-def _seen_forbidden(meta: Mapping[str, Any]) -> bool:
-    """The run logged instances of an outcome the oracle forbids (its provenance saw some)."""
-    prov = meta.get("provenance")
-    return isinstance(prov, Mapping) and bool(prov.get("seen"))
 
 
 @dataclass
@@ -82,7 +76,7 @@ class Evidence:
         # the first run's meta describes the evidence; but what a later run logged of an outcome the
         # oracle forbids (where its instances ran, the SASS check of the code that ran) is kept too:
         # once observed, it stays observed
-        if not _seen_forbidden(self.meta) and _seen_forbidden(dict(h.meta)):
+        if not seen_forbidden(self.meta) and seen_forbidden(dict(h.meta)):
             self.meta.update({k: v for k, v in h.meta if k in _FORBIDDEN_EVIDENCE})
 
     def histogram(self) -> Histogram:

@@ -98,6 +98,13 @@ class RunConfig:
         return asdict(self)
 
 
+def seen_forbidden(meta: Mapping[str, Any]) -> bool:
+    """Whether a run's ``meta`` says it logged instances of an outcome the oracle forbids: the
+    harness's provenance log (:func:`fuzzgpu.backends.provenance.provenance`) saw some."""
+    prov = meta.get("provenance")
+    return isinstance(prov, Mapping) and bool(prov.get("seen"))
+
+
 def mostly_timed_out(timeouts: int, instances: int) -> bool:
     """``RunConfig.timeout_stop``'s rule: more than half of the instances judged so far timed out."""
     return instances > 0 and 2 * timeouts > instances
@@ -200,5 +207,5 @@ class Backend(Protocol):
     def describe(self) -> str: ...
 
 
-__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome", "fault_hits", "mostly_timed_out", "parse_fault_spec",
+__all__ = ["Backend", "Histogram", "RunConfig", "Outcome", "outcome_of", "format_outcome", "fault_hits", "mostly_timed_out", "seen_forbidden", "parse_fault_spec",
            "DEFAULT_FAULT_RATE"]

@@ -27,7 +27,7 @@ from .. import codegen, properties
 from ..errors import EnvError, MissingTool, UserError
 from ..ir import Program
 from ..recent import Recent
-from .base import Histogram, RunConfig, fault_hits, mostly_timed_out, parse_fault_spec
+from .base import Histogram, RunConfig, fault_hits, mostly_timed_out, parse_fault_spec, seen_forbidden
 from .geometry import check_tensor_map_words, cta_permutations, launch_geometry, needs_shared_opt_in
 from .ran_sass import MODULE_FILE, ModuleCheck, check_module, program_check
 from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where, provenance, watch_bitmap
@@ -373,7 +373,7 @@ class HarnessBuilder:
         SASS check of the cubin that ran, against the PTX it was assembled from, attributed to the
         program's roles (:mod:`fuzzgpu.backends.ran_sass`); a check that could not be made says why."""
         meta = dict(h.meta)
-        if not (meta.get("provenance") or {}).get("seen"):
+        if not seen_forbidden(meta):
             return h
         if not c.ptx:
             meta["ran_sass"] = {"error": "the SASS that ran was not checked: its harness was compiled without its PTX"}

@@ -133,6 +133,11 @@ def _kernel_of(function: str) -> str:
     return function.rsplit(" (in ", 1)[-1].rstrip(")") if function.endswith(")") else function
 
 
+def _kernels(compiled: Any) -> tuple[str, ...]:
+    """The kernels of ``compiled``'s program in its module: one per grid (a PDL program has two)."""
+    return tuple(compiled.spec.kernels or (compiled.spec.kernel,))
+
+
 @dataclass(frozen=True)
 class ModuleCheck:
     """The SASS check of one harness cubin (a batch's: every program of it is read from here)."""
@@ -184,8 +189,7 @@ def location_order(program: Program, module: ModuleCheck, compiled: Any) -> tupl
     through two address expressions (issue 27: ``y`` and ``y + 4*fz_zero``).  Each a ``reordered``
     finding, forbidden; and what could not be checked: a role with branches (its SASS order is not
     its issue order), an access with no SASS on its line."""
-    spec = compiled.spec
-    kernels = set(spec.kernels or (spec.kernel,))
+    kernels = set(_kernels(compiled))
     found: list[dict[str, Any]] = []
     unchecked: list[str] = []
     for fn in module.functions:
@@ -221,8 +225,7 @@ def program_check(module: ModuleCheck, compiled: Any, program: Program | None = 
     """What ``module`` (the check of ``compiled``'s cubin) found in ``compiled``'s program's kernels
     (and the helpers ptxas copied into them), attributed (:func:`attribute`); with ``program``, also
     its accesses of one location issued out of order (:func:`location_order`)."""
-    spec = compiled.spec
-    kernels = tuple(spec.kernels or (spec.kernel,))
+    kernels = _kernels(compiled)
     found: list[dict[str, Any]] = []
     counts = {CROSS_ROLE: 0, HARNESS: 0, UNPLACED: 0}
     unchecked: list[str] = []

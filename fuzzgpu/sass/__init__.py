@@ -53,8 +53,6 @@ patching ``fuzzgpu.sass.find_tool`` changes nothing the toolchain calls.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from .. import semantics
 from ..errors import EnvError, MissingTool, UserError
 from . import ptx_parser
@@ -132,13 +130,7 @@ from .toolchain import (
     toolchain_id,
 )
 from .inputs import check_build, check_cubin, check_path
-from . import ptx_text as _ptx_text
-
-
-def ptx_source_lines(ptx_text: str) -> Callable[[int], tuple[tuple[str, int], ...]]:
-    """For a line (1-based) of ``ptx_text``, the source locations ``nvcc -lineinfo`` gives it (its
-    ``.loc``): the innermost ``(file, line)`` first, then the call sites it was inlined at."""
-    return _ptx_text._source_lines(ptx_text)
+from .ptx_text import source_lines as ptx_source_lines  # a PTX line -> its source locations
 
 
 def sync_of_text(text: str) -> PtxSync | None:

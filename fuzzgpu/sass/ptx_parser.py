@@ -17,7 +17,7 @@ from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read fro
     _Scope,
     _find_functions,
     _ptx_statements,
-    _source_lines,
+    source_lines,
     _split_operands,
     _strip_line_directives,
     _strip_ptx_comments,
@@ -706,7 +706,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
     clean = _strip_line_directives(_strip_ptx_comments(text))
-    src_at = _source_lines(text)
+    src_at = source_lines(text)
     funcs = []
     seen: dict[str, _Static] = {}
     for name, entry, header, body, first in _find_functions(clean):

@@ -30,12 +30,12 @@ def _strip_line_directives(text: str) -> str:
     return _PTX_LINE_DIRECTIVE_RE.sub("\n", "\n" + text)[1:]
 
 
-#: ``.file N "NAME"`` anywhere: :func:`_source_lines` keeps those with only blanks before them on their line
+#: ``.file N "NAME"`` anywhere: :func:`source_lines` keeps those with only blanks before them on their line
 _PTX_FILE_RE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
 _PTX_INLINED_AT_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
-#: the lines :func:`_source_lines` reads, in one pattern over the whole text (from the newline before
+#: the lines :func:`source_lines` reads, in one pattern over the whole text (from the newline before
 #: each: see :data:`_PTX_LINE_DIRECTIVE_RE`): a ``.loc`` (groups 1-4) or the start of a function
 #: (``[^\S\n]``: a blank that is not a newline)
 _PTX_LOC_SCAN_RE = re.compile(
@@ -45,7 +45,7 @@ _PTX_LOC_SCAN_RE = re.compile(
 _Src = tuple[tuple[str, int], ...]
 
 
-def _source_lines(text: str) -> Callable[[int], _Src]:
+def source_lines(text: str) -> Callable[[int], _Src]:
     """For a line of ``text`` (1-based) after a ``.loc``, the source location in force there,
     innermost first: ``((file, line), (call site), (its call site), ...)`` (PTX ISA, Debugging
     Directives: ``.loc``, ``.file``; ``inlined_at``).  A ``.loc`` names only its immediate call site;

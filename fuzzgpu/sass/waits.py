@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .cfg import Cfg
+from .cfg import SASS_INDIRECT_BRANCHES, Cfg
 from .ptx_parser import PtxEvent
 from .sass_parser import _SASS_MEM, SassFunction, SassInstr, SassMemOp, _sass_address
 
@@ -31,7 +31,7 @@ _SASS_PRED_REG_RE = re.compile(r"^!?(U?P\d+)$")
 WAIT_SCAN_STOPS = ("BAR.SYNC", "BAR.RED", "SYNCS.PHASECHK")
 #: the SASS of a fence that makes a relaxed wait's later accesses acquire (fence.sc / fence.acq_rel)
 ACQUIRE_FENCES = ("MEMBAR",)
-_BRANCHES = ("BRA", "JMP", "BRX", "JMX", "BRXU", "JMXU")
+_BRANCHES = frozenset(("BRA", "JMP")) | SASS_INDIRECT_BRANCHES
 
 
 def pred_writes(ins: SassInstr) -> set[str]:
@@ -50,7 +50,7 @@ def pred_writes(ins: SassInstr) -> set[str]:
 
 
 _SASS_REG_RE = re.compile(r"\b(U?R\d+|U?P\d+)\b")
-_SASS_NO_DEST = {"ST", "STG", "STS", "STL", "RED", "REDG", "BRA", "JMP", "BRX", "JMX", "BRXU", "JMXU", "EXIT", "BAR", "MEMBAR", "FENCE", "CCTL",
+_SASS_NO_DEST = _BRANCHES | {"ST", "STG", "STS", "STL", "RED", "REDG", "EXIT", "BAR", "MEMBAR", "FENCE", "CCTL",
                  "ERRBAR", "CGAERRBAR", "DEPBAR", "ACQBULK", "PREEXIT", "NOP", "WARPSYNC", "BSSY", "BSYNC"}
 
 

@@ -17,7 +17,7 @@ from fuzzgpu.sass import parse_sass
 from fuzzgpu.sass.cfg import Flow, build_cfg, min_marks
 from fuzzgpu.sass.matching import _base_deltas
 from fuzzgpu.sass.order import Sides, sass_sides
-from fuzzgpu.sass.ptx_text import _source_lines
+from fuzzgpu.sass.ptx_text import source_lines
 
 TESTS = Path(__file__).parents[1]
 CAPTURED = TESTS / "kernels" / "captured"
@@ -172,7 +172,7 @@ _PTX_EDGES = "\n".join((
 @pytest.mark.parametrize("name, text", [("edges", _PTX_EDGES), *_texts(".ptx")])
 def test_loc_scan_gives_every_line_the_location_the_line_by_line_reader_gave(name: str, text: str) -> None:
     want = _source_lines_by_lines(text)
-    got = _source_lines(text)
+    got = source_lines(text)
     assert all(got(n) == want.get(n, ()) for n in range(1, text.count("\n") + 2))
 
 

@@ -5,9 +5,9 @@
 // ld.shared of the kernel, which come before the proxy fence.
 #include <cstdint>
 
-__global__ void smem_map(const uint2* __restrict__ gmap, void* new_ptr, uint32_t dim0, uint64_t stride1,
-                         uint32_t* out, void* gdesc) {
-  __shared__ alignas(128) uint2 smap[16];
+// both kernels' start: the map copied into shared memory with the kernel's own st.shared / ld.shared,
+// then a proxy fence; returns the map's shared address
+__device__ __forceinline__ uint32_t map_to_shared(const uint2* __restrict__ gmap, uint2* smap, uint32_t* out) {
   uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smap));
   if (threadIdx.x < 16) {
     uint2 v = gmap[threadIdx.x];
@@ -19,6 +19,13 @@ __global__ void smem_map(const uint2* __restrict__ gmap, void* new_ptr, uint32_t
   }
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncwarp();
+  return s;
+}
+
+__global__ void smem_map(const uint2* __restrict__ gmap, void* new_ptr, uint32_t dim0, uint64_t stride1,
+                         uint32_t* out, void* gdesc) {
+  __shared__ alignas(128) uint2 smap[16];
+  uint32_t s = map_to_shared(gmap, smap, out);
   if (threadIdx.x < 32) {
     if (threadIdx.x == 0) {
       asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" :: "r"(s), "l"(new_ptr) : "memory");
@@ -37,17 +44,7 @@ __global__ void smem_map(const uint2* __restrict__ gmap, void* new_ptr, uint32_t
 __global__ void replace_after_proxy_fence(const uint2* __restrict__ gmap, void* new_ptr, uint32_t dim0, uint64_t stride1,
                                           uint32_t* out) {
   __shared__ alignas(128) uint2 smap[16];
-  uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smap));
-  if (threadIdx.x < 16) {
-    uint2 v = gmap[threadIdx.x];
-    asm volatile("st.shared.v2.u32 [%0], {%1,%2};" :: "r"(s + 8 * threadIdx.x), "r"(v.x), "r"(v.y) : "memory");
-    asm volatile("st.shared.u32 [%0], %1;" :: "r"(s + 8 * threadIdx.x + 4), "r"(v.y) : "memory");
-    uint32_t r;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(s + 8 * (threadIdx.x ^ 1)) : "memory");
-    out[threadIdx.x] = r;
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncwarp();
+  uint32_t s = map_to_shared(gmap, smap, out);
   if (threadIdx.x == 0) {
     asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" :: "r"(s), "l"(new_ptr) : "memory");
     asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" :: "r"(s), "r"(dim0) : "memory");
