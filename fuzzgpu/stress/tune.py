@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 from .. import codegen
 from ..backends.base import Histogram, RunConfig
-from .space import SEEDS, StressConfig, fit_cta, sample
+from .space import StressConfig, fit_cta, sample
 
 #: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
 Measure = Callable[[StressConfig, int], "tuple[int, float]"]
@@ -193,6 +194,72 @@ def candidates(n: int, seed: int = 1, min_cta_threads: int = 32) -> list[StressC
     return list(dict.fromkeys(fit_cta(c, min_cta_threads) for c in sample(random.Random(seed), n)))
 
 
+def explore(
+    candidates: Sequence[StressConfig],
+    measure: Measure,
+    budget_s: float,
+    known: Mapping[StressConfig, float] | None = None,
+    grow: int = 16,
+) -> tuple[Trial, ...]:
+    """Each of ``candidates`` in turn gets an equal share of what is left of ``budget_s`` GPU-seconds
+    -- of time, not of instances: a configuration 10^3 times slower per instance runs 10^3 times
+    fewer -- until one shows a weak outcome or the budget is spent.  For a rare target nothing ranks
+    the configurations; successive halving's equal instances let the slowest take the budget while
+    the default kept the rest (bench/results/anchor/h200-one-run: 126 of the 151 variants fuzzgpu
+    did not show there).
+
+    A configuration's runs are whole launches (``test_ctas * cta_threads`` instances): one launch
+    first unless ``known`` gives its seconds per instance, then runs of up to ``grow`` times what it
+    ran before, each sized from its runs before it to fit its share.  A first launch never measured
+    is estimated at the median known cost of one (the median, not the slowest: a few configurations
+    10^3 times slower than the rest must not make every new one look unaffordable) and made when
+    that fits in what is left; so the budget is passed by one launch at most, and a launch that
+    takes more than its share leaves less to the configurations after it."""
+    known = dict(known or {})
+    cands = list(dict.fromkeys(candidates))
+    trials: list[Trial] = []
+    spent = 0.0
+    for j, c in enumerate(cands):
+        g = max(1, c.test_ctas * c.cta_threads)  # instances per launch (backends.geometry)
+        share = (budget_s - spent) / (len(cands) - j)
+        used, n_done, secs_done = 0.0, 0, 0.0
+        while True:
+            per = secs_done / n_done if n_done else known.get(c)
+            if per is None:
+                launches = [v * max(1, x.test_ctas * x.cta_threads) for x, v in known.items()]
+                n, est, cap = g, statistics.median(launches) if launches else 0.0, budget_s - spent
+            elif per <= 0:
+                break  # a measure that takes no time cannot spend a share
+            else:
+                n = int((share - used) / per) // g * g
+                if n_done:
+                    n = min(n, n_done * grow)
+                est, cap = per * n, share - used
+            if n < g or est > cap:
+                break
+            weak, secs = measure(c, n)
+            secs = max(0.0, float(secs))
+            trials.append(Trial(c, 0, n, int(weak), secs))
+            used += secs
+            spent += secs
+            n_done += n
+            secs_done += secs
+            if weak > 0:
+                return tuple(trials)
+        if n_done:
+            known[c] = secs_done / n_done
+        if spent >= budget_s:
+            break
+    return tuple(trials)
+
+
+def bracket_candidates(n: int, seed: int, min_cta_threads: int = 32) -> Callable[[int], list[StressConfig]]:
+    """The candidates of :func:`spend_budget`'s bracket i: bracket 0 halves over the seeds and
+    ``n`` less random points (:func:`candidates`); a later bracket (a rare target: nothing weak
+    yet) explores the seeds again and new random points."""
+    return lambda i: candidates(n, seed if i == 0 else seed * 1_000_003 + i, min_cta_threads)
+
+
 def spend_budget(
     batch: Callable[[int], Sequence[StressConfig]],
     measure: Measure,
@@ -202,12 +269,14 @@ def spend_budget(
     max_instances: int = 1 << 34,
     default: StressConfig | None = None,
     max_brackets: int = 16,
+    first_share: float = 0.5,
 ) -> TuneResult:
-    """Successive halving that spends ``budget_s``: bracket 0 halves over ``batch(0)``; while
-    budget is left and no configuration has shown a weak outcome (a rare target), bracket i halves
-    over ``batch(i)`` with ``eta**i`` times the first-round instances; what is left then goes to
-    the best configuration, in runs of up to ``eta`` times its last size.  The
-    evidence of a configuration is summed over every bracket and run.  The budget holds as in
+    """Successive halving that spends ``budget_s``: bracket 0 halves over ``batch(0)`` within
+    ``first_share`` of the budget; while budget is left and no configuration has shown a weak
+    outcome (a rare target), bracket i explores ``batch(i)`` (:func:`explore`: an equal share of
+    what is left to each configuration, in turn, until one shows it); what is left then goes to
+    the best configuration, in runs of up to ``eta`` times its last size.  The evidence of a
+    configuration is summed over every bracket and run.  The budget holds as in
     :func:`successive_halving`; the result's ``stopped`` is "budget" once what is left is less
     than one first-round run of the best, or "max brackets"."""
     default = default if default is not None else StressConfig()
@@ -216,46 +285,45 @@ def spend_budget(
     spent = 0.0
     rounds = 0
 
-    def fold(r: TuneResult) -> None:
+    def fold(found: Sequence[Trial], took_rounds: int) -> None:
         nonlocal spent, rounds
-        for a in r.arms:
-            o = arms.get(a.config)
-            arms[a.config] = a if o is None else ArmResult(a.config, o.weak + a.weak, o.instances + a.instances,
-                                                           o.seconds + a.seconds)
-        trials.extend(r.trials)
-        spent += r.spent_s
-        rounds += r.rounds
+        for t in found:
+            o = arms.get(t.config)
+            arms[t.config] = ArmResult(t.config, t.weak, t.instances, t.seconds) if o is None else \
+                ArmResult(t.config, o.weak + t.weak, o.instances + t.instances, o.seconds + t.seconds)
+        trials.extend(Trial(t.config, rounds + t.round, t.instances, t.weak, t.seconds) for t in found)
+        spent += sum(t.seconds for t in found)
+        rounds += took_rounds
 
     def best() -> ArmResult:
         order = list(arms)
         return max(arms.values(), key=lambda a: (a.rate, -order.index(a.config)))
 
     stopped = "max brackets"
-    for i in range(max_brackets):
+    first = successive_halving(list(dict.fromkeys(batch(0))), measure, budget_s * first_share, instances, eta,
+                               max_instances, default=default)
+    fold(first.trials, first.rounds)
+    for i in range(1, max_brackets):
         left = budget_s - spent
-        if left <= 0 or (i > 0 and best().weak > 0):
+        if left <= 0 or not arms or best().weak > 0:
             break
-        # a rare target: bracket i halves over its candidates (batch(i): the seeds again, say, and
-        # new random points) with eta^i times the first-round instances; every run is estimated
-        # from the slowest configuration measured so far (no blind run after bracket 0)
+        # a rare target: bracket i gives each of its candidates an equal share of what is left
         cands = list(dict.fromkeys(batch(i)))
         if not cands:
             break
-        n_i = min(max_instances, instances * eta ** i)
-        prior = max((a.seconds / a.instances for a in arms.values() if a.instances), default=0.0)
-        r = successive_halving(cands, measure, left, n_i, eta, max_instances,
-                               default=default if i == 0 else cands[0], prior_per_instance=prior if i else 0.0)
-        fold(r)
-        if not r.trials:
+        per = {c: a.seconds / a.instances for c, a in arms.items() if a.instances}
+        found = explore(cands, measure, left, known=per)
+        fold(found, 1)
+        if not found:
             break
     # exploit: what is left runs the best configuration
-    b = best()
+    b = best() if arms else ArmResult(default, 0, 0, 0.0)
     n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
     while b.instances:
-        per = b.seconds / b.instances
-        if per <= 0:  # a measure that takes no time cannot spend a budget
+        per_i = b.seconds / b.instances
+        if per_i <= 0:  # a measure that takes no time cannot spend a budget
             break
-        fit = int((budget_s - spent) / per)
+        fit = int((budget_s - spent) / per_i)
         if fit < instances:
             stopped = "budget"
             break
@@ -266,11 +334,9 @@ def spend_budget(
         spent += secs
         b = ArmResult(b.config, b.weak + int(weak), b.instances + n, b.seconds + secs)
         arms[b.config] = b
-    final = best()
+    final = best() if arms else b
     return TuneResult(final, arms.get(default, ArmResult(default, 0, 0, 0.0)), tuple(trials), spent, rounds + 1, stopped,
                       tuple(arms.values()))
-
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,12 +450,7 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
     m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
     ct = codegen.min_cta_threads(program)  # the CTA sizes the program's roles fit in
     if spend:
-        def batch(i: int) -> Sequence[StressConfig]:
-            # later brackets: the known-effective seeds again, with eta^i times the instances (their
-            # cost is known from bracket 0, so the budget holds); new random points only in bracket 0
-            return candidates(n_candidates, seed, ct) if i == 0 else \
-                [fit_cta(x, ct) for x in (default or StressConfig(), *SEEDS)]
-
+        batch = bracket_candidates(n_candidates, seed, ct)
         r = spend_budget(batch, m, budget_s, instances, default=default)
     else:
         r = successive_halving(candidates(n_candidates, seed, ct), m, budget_s, instances, default=default)
@@ -410,6 +471,6 @@ def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, com
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "spend_budget", "candidates", "weak_count",
+__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "explore", "bracket_candidates", "spend_budget", "candidates", "weak_count",
            "condition_target",
            "gpu_measure", "sc_and_weak", "table_text", "tune_on_gpu", "GpuTuning"]
