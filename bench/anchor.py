@@ -706,6 +706,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablation-s", type=float, default=ABLATION_S, help="seconds of the mechanism ablation (0: none)")
     ap.add_argument("--fz-share", type=float, default=0.5, help="share of the time left after the builds for fuzzgpu's pass")
     ap.add_argument("--merge", nargs="+", type=Path, help="no run: one table from the anchor.json of several runs (DIRs)")
+    ap.add_argument("--anchor-from", type=Path, help="the runner's column from an earlier run's anchor.json, row by "
+                    "row (the runner is neither built nor run; the page says so): fuzzgpu's pass alone, beside it")
     args = ap.parse_args(argv)
     if args.merge:
         try:
@@ -774,7 +776,7 @@ def main(argv: list[str] | None = None) -> int:
     prebuilt = sum(1 for r in rows if (bindir / r.v.name).exists())
     pool = cf.ThreadPoolExecutor(os.cpu_count() or 2)
     builds = {r.v.name: pool.submit(build_runner, r.v, args.src, bindir) for r in rows
-              if args.anchor_forbidden == "yes" or not r.v.forbidden}
+              if (args.anchor_forbidden == "yes" or not r.v.forbidden) and not args.anchor_from}
     cf.wait(builds.values(), timeout=max(1.0, deadline - time.monotonic() - 60))
     log(f"anchor: built {sum(1 for f in builds.values() if f.done() and f.result()[0])} of {len(builds)} runners "
         f"in {time.monotonic() - t0:.1f} s ({prebuilt} of them found in {bindir}, built before)")
@@ -783,7 +785,13 @@ def main(argv: list[str] | None = None) -> int:
     fz_deadline = time.monotonic() + left * args.fz_share
     info = fz_pass(rows, progs, args.gpu_s, args.seed, fz_deadline, log, args.ablation_s)
     doc.update(info)
-    anchor_pass(rows, args.src, bindir, args.gpu_s, args.seed, deadline, builds, log)
+    if args.anchor_from:
+        earlier = {r["variant"]: r["anchor"] for r in json.loads(args.anchor_from.read_text())["rows"]}
+        for r in rows:
+            r.anchor = earlier.get(r.v.name, {"skipped": f"not in {args.anchor_from}"})
+        doc["anchor_from"] = str(args.anchor_from)
+    else:
+        anchor_pass(rows, args.src, bindir, args.gpu_s, args.seed, deadline, builds, log)
     pool.shutdown(wait=False, cancel_futures=True)
     fams, md = table(rows)
     doc["families"] = fams
@@ -798,7 +806,11 @@ def main(argv: list[str] | None = None) -> int:
             f"Sample: seed {args.seed}, {args.seen_per_family} seen and {args.forbidden_per_family} base-forbidden variants "
             f"per family (of {len(seen)} seen, {len(forb)} forbidden); {args.gpu_s} GPU-s per variant per tool.",
             f"Observations of a forbidden variant's condition (or any model-forbidden outcome): fuzzgpu {forbidden_seen}, "
-            f"anchor {anchor_forbidden_seen}.", "fuzzgpu harness throughput (MP relaxed across CTAs, 2^30 instances): "
+            f"anchor {anchor_forbidden_seen}."]
+    if args.anchor_from:
+        head += [f"**The runner's column is not of this run**: it is copied, row by row, from {args.anchor_from} "
+                 "(the runner ran there, on its own call); only fuzzgpu ran here."]
+    head += ["fuzzgpu harness throughput (MP relaxed across CTAs, 2^30 instances): "
             + ", ".join(f"{k} {v['rate']:.3g}/s" for k, v in info.get("throughput", {}).items()), ""]
     (args.out / "anchor.md").write_text("\n".join(head) + md)
     log("\n".join(head) + md)

@@ -104,7 +104,7 @@ anchor)
   timeout $((${ANCHOR_TIME:-360} + 90)) python3 bench/anchor.py --src "${SRC:-cuda-litmus}" --out "$x" --gpu-s "${GPU_S:-1}" \
     --seen-per-family "${SEEN:-6}" --forbidden-per-family "${FORB:-6}" --deadline-s "${ANCHOR_TIME:-360}" \
     --seed "${SEED:-31}" ${INCLUDE:+--include "$INCLUDE"} ${FAMILIES:+--families "$FAMILIES"} \
-    --anchor-forbidden "${ANCHOR_FORB:-yes}" --ablation-s "${ABLATION_S:-25}" --fz-share "${FZ_SHARE:-0.5}" > "$x/anchor.txt" 2>&1
+    --anchor-forbidden "${ANCHOR_FORB:-yes}" ${ANCHOR_FROM:+--anchor-from "$ANCHOR_FROM"} --ablation-s "${ABLATION_S:-25}" --fz-share "${FZ_SHARE:-0.5}" > "$x/anchor.txt" 2>&1
   echo "exit $?"; tail -40 "$x/anchor.txt"
   ;;
 cta)
