@@ -381,3 +381,32 @@ def test_the_runners_iterations_fit_its_time_in_the_one_run_call() -> None:
         return 1.0 / (bench.iterations_for({"testingWorkgroups": per_iteration, "workgroupSize": 1}, 1.0) * x["seconds"] / x["iterations"])
 
     assert abs(statistics.median(ratio(x) for x in runs) - 1) < 0.05
+
+
+def test_the_explore_pass_is_its_runs_figures() -> None:
+    """The present state's pass of the changed search (h200-explore/) beside the one-run call: its
+    headline counted again from the two anchor.json, the runner's column the one-run call's, copied."""
+    new = {r["variant"]: r for r in json.loads((RESULTS / "h200-explore" / "anchor.json").read_text())["rows"]}
+    old = {r["variant"]: r for r in json.loads((RESULTS / "h200-one-run" / "anchor.json").read_text())["rows"]}
+    assert new.keys() == old.keys() and all(new[v]["anchor"] == old[v]["anchor"] for v in new)
+
+    def fz(r: dict) -> bool:
+        return r["fuzzgpu"].get("condition", 0) > 0
+
+    def an(r: dict) -> bool:
+        return r["anchor"].get("condition", 0) > 0
+
+    seen = [v for v in new if new[v]["seen"]]
+    unshown = [ln.split()[0] for ln in (RESULTS / "h200-one-run" / "unshown.txt").read_text().splitlines()
+               if ln.strip() and not ln.startswith("#")]
+    counts = (len(seen), sum(fz(new[v]) for v in seen), sum(fz(old[v]) for v in seen),
+              sum(fz(new[v]) and an(new[v]) for v in seen), sum(fz(new[v]) and not an(new[v]) for v in seen),
+              sum(an(new[v]) and not fz(new[v]) for v in seen), sum(fz(new[v]) for v in unshown),
+              sum(fz(old[v]) and not fz(new[v]) for v in seen),
+              sum(fz(new[v]) for v in seen if an(old[v]) and not fz(old[v])))
+    assert counts == (559, 423, 408, 355, 68, 6, 21, 6, 7)
+    assert all(new[v]["fuzzgpu"]["condition"] == 0 and new[v]["fuzzgpu"]["model_forbidden"] == 0
+               for v in new if new[v]["forbidden"])
+    page = " ".join((RESULTS / "README.md").read_text().split())
+    assert "fuzzgpu showed 423 of the 559 (75.7%; 408 in the one-run call), 21 of the 151 it had not shown there, and lost 6" in page
+    assert "355 both, 68 fuzzgpu alone, **6 the runner alone (12 in the one-run call: 7 of those 12 shown now)**" in page
