@@ -62,7 +62,8 @@
 #                            tool; FAMILIES=a,b runs those families alone, ANCHOR_FORB=no runs the base-forbidden
 #                            variants with fuzzgpu alone, ABLATION_S=0 skips the ablation; RUNNERS=FILE.tar.xz:
 #                            the runners built before (bench/anchor.py --build-only -1), unpacked into
-#                            /tmp/anchor-bin                                              -> anchor/ ANCHOR_TIME+1 min
+#                            /tmp/anchor-bin; ANCHOR_FROM=DIR/anchor.json: fuzzgpu alone, the runner's column
+#                            copied from that earlier run (with FZ_SHARE=1.0)             -> anchor/ ANCHOR_TIME+1 min
 #   bench/h200.sh mechanisms which runner parameters expose the variants only cuda-litmus's runner showed, one at a
 #                            time, and fuzzgpu on them (bench/anchor_mechanisms.py; NAMES=FILE, default
 #                            cuda-litmus/mech.txt; SRC as for anchor)                 -> anchor/     ~5 min
