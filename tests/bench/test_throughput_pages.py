@@ -32,8 +32,6 @@ def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
     t, cpu, cells = campaign_row(RUN)
     row = cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples) |"
     assert row in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
-    readme = flat(ROOT / "README.md")
-    assert f"code 794e65c: {t['run_per_hour']:,} runs/h, {cpu / t['run']:.3f} CPU-s each" in readme
 
 
 def test_the_cpu_split_quoted_is_the_runs_split_and_tool_log() -> None:
@@ -91,12 +89,29 @@ def test_the_300s_rows_are_their_files_and_the_readme_quotes_the_pool_row() -> N
     assert s1 < s0  # what the pool's default rests on (fuzzgpu/workers/static_pool.py AUTO_WORKERS)
     pool = json.loads((POOL / "throughput.json").read_text())["static_pool"]
     assert f"the pool's {pool['checks']} checks served {pool['requests']:,} requests of {pool['programs']:,} programs" in page
-    t, cpu, _ = campaign_row(POOL)
+    readme = flat(ROOT / "README.md")
+    with_pool = json.loads((POOL / "throughput.json").read_text())["run_per_hour"]
+    without = json.loads((NO_POOL / "throughput.json").read_text())["run_per_hour"]
+    assert f"code 30098f2: {with_pool:,} runs/h with the pool, {without:,} without" in readme
+
+
+def test_the_600s_row_at_a9c15e1_is_its_files_and_the_readme_quotes_it() -> None:
+    """Issue 29's 600 s row at today's code: the throughput page's row and the README's figures (per
+    program run: the harness's nvcc, the static check, the workers' Python) are its files'."""
+    run = ROOT / "bench" / "results" / "throughput" / "h200-600s-a9c15e1"
+    t, cpu, cells = campaign_row(run)
+    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" \
+        in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     readme = flat(ROOT / "README.md")
     assert (f"**{t['run_per_hour']:,} programs run on the GPU per hour, {t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances**"
             in readme)
     assert f"{cpu / t['run']:.3f} CPU-s per program run" in readme
     assert f"NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time" in readme
+    tools = json.loads((run / "tools.json").read_text())
+    split = json.loads((run / "cpu-split.json").read_text())
+    static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
+    assert f"the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f} CPU-s ({harness_kernels(run) / t['run']:.1f} kernels" in readme
+    assert f"the static SASS check {static / t['run']:.3f}, the workers' oracle, draws and shrinks {split['cpu_s']['worker'] / t['run']:.3f}" in readme
 
 
 def test_the_harness_skeleton_paragraph_is_its_json() -> None:
