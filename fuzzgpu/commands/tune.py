@@ -24,8 +24,10 @@ non-SC witnesses, or every witness when none is SC-free) or, for a test without 
 weak outcomes -- those no interleaving produces (the oracle's non-SC outcomes).  Successive halving:
 every candidate (the profiles' fixed stress first, then the configurations the anchors found
 effective, then random points of the space) runs a short run; the best third go on with three
-times the instances, until one is left.  The budget is spent: while no candidate has shown the
-target, a new set of random candidates is halved; what is left then runs the best (its evidence).
+times the instances, until one is left, within half the budget.  The budget is spent: while no
+candidate has shown the target, the fixed stress, the anchors' configurations and new random points
+each get an equal share of the GPU time left, in turn, until one shows it; what is left then runs
+the best (its evidence).
 
 The knobs: testing CTAs and CTAs per SM (occupancy), CTA and thread permutation, location stride
 and whether an instance's locations share a cache line, pre-test stress, concurrent stress CTAs

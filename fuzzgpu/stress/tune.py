@@ -18,10 +18,16 @@ from typing import Any, Callable, Collection, Mapping, Sequence
 
 from .. import codegen
 from ..backends.base import Histogram, RunConfig
-from .space import StressConfig, fit_cta, sample
+from .space import SEEDS, StressConfig, fit_cta, sample
 
 #: ``measure(config, instances) -> (weak outcomes observed, GPU seconds spent)``
 Measure = Callable[[StressConfig, int], "tuple[int, float]"]
+
+
+def launch_instances(config: StressConfig) -> int:
+    """The instances of one launch under ``config`` (``test_ctas * cta_threads``,
+    backends.geometry): the backend runs whole launches, so a run of fewer runs one."""
+    return max(1, config.test_ctas * config.cta_threads)
 
 
 @dataclass(frozen=True)
@@ -138,12 +144,14 @@ def successive_halving(
         """The runs that make up ``a``'s ``n_`` instances of a round: one, or -- for a configuration
         never measured whose blind estimate, were it ``blind_factor**3`` times more again, would pass
         what is left -- first ``n_/blind_factor**2`` and then ``n_/blind_factor`` instances, each
-        later run estimated from the earlier ones: a configuration far slower than every one before
-        it overshoots by its smallest run, not by a whole round's."""
+        rounded up to whole launches and estimated from the runs before: a configuration far slower
+        than every one before it overshoots by its smallest run, not by a whole round's."""
         if a.instances or not (trials or prior_per_instance > 0) or spent + blind_factor ** 3 * estimate(a, n_) <= budget_s:
             return [n_]
-        f = max(2, int(blind_factor))
-        marks = sorted({m for m in (n_ // (f * f), n_ // f) if 0 < m < n_} | {n_})
+        f, g = max(2, int(blind_factor)), launch_instances(a.config)
+        # whole launches (what the backend runs): a piece's seconds are then its instances' seconds
+        marks = sorted({-(-m // g) * g for m in (n_ // (f * f), n_ // f) if m > 0} - {0} | {n_})
+        marks = [m for m in marks if m < n_] + [n_]
         return [m - k for k, m in zip([0, *marks], marks)]
 
     while True:
@@ -200,6 +208,8 @@ def explore(
     budget_s: float,
     known: Mapping[StressConfig, float] | None = None,
     grow: int = 16,
+    max_instances: int = 1 << 34,
+    max_runs: int = 64,
 ) -> tuple[Trial, ...]:
     """Each of ``candidates`` in turn gets an equal share of what is left of ``budget_s`` GPU-seconds
     -- of time, not of instances: a configuration 10^3 times slower per instance runs 10^3 times
@@ -208,34 +218,37 @@ def explore(
     the default kept the rest (bench/results/anchor/h200-one-run: 126 of the 151 variants fuzzgpu
     did not show there).
 
-    A configuration's runs are whole launches (``test_ctas * cta_threads`` instances): one launch
-    first unless ``known`` gives its seconds per instance, then runs of up to ``grow`` times what it
-    ran before, each sized from its runs before it to fit its share.  A first launch never measured
-    is estimated at the median known cost of one (the median, not the slowest: a few configurations
-    10^3 times slower than the rest must not make every new one look unaffordable) and made when
-    that fits in what is left; so the budget is passed by one launch at most, and a launch that
-    takes more than its share leaves less to the configurations after it."""
+    A configuration's runs are whole launches (:func:`launch_instances`): one launch first unless
+    ``known`` gives its seconds per instance, then runs of up to ``grow`` times what it ran before
+    (at most ``max_instances``, at most ``max_runs`` runs), each sized from its runs before to fit
+    its share.  A launch never measured is estimated at the median known seconds per instance (the
+    median, not the slowest: a few configurations 10^3 times slower than the rest must not make
+    every new one look unaffordable) and made when that fits in its share.  A run takes what its
+    estimate said give or take the GPU's own variation, so the budget may be passed by that error
+    and by a never-measured first launch far slower than its estimate; a run that takes more than
+    its share leaves less to the configurations after it."""
     known = dict(known or {})
     cands = list(dict.fromkeys(candidates))
     trials: list[Trial] = []
     spent = 0.0
     for j, c in enumerate(cands):
-        g = max(1, c.test_ctas * c.cta_threads)  # instances per launch (backends.geometry)
+        g = launch_instances(c)
         share = (budget_s - spent) / (len(cands) - j)
         used, n_done, secs_done = 0.0, 0, 0.0
-        while True:
+        for _ in range(max_runs):
             per = secs_done / n_done if n_done else known.get(c)
             if per is None:
-                launches = [v * max(1, x.test_ctas * x.cta_threads) for x, v in known.items()]
-                n, est, cap = g, statistics.median(launches) if launches else 0.0, budget_s - spent
+                per_blind = statistics.median(known.values()) if known else 0.0
+                n, est = g, per_blind * g
             elif per <= 0:
                 break  # a measure that takes no time cannot spend a share
             else:
-                n = int((share - used) / per) // g * g
+                fit = min((share - used) / per, float(max_instances))
+                n = int(fit) // g * g
                 if n_done:
                     n = min(n, n_done * grow)
-                est, cap = per * n, share - used
-            if n < g or est > cap:
+                est = per * n
+            if n < g or est > share - used:
                 break
             weak, secs = measure(c, n)
             secs = max(0.0, float(secs))
@@ -246,6 +259,8 @@ def explore(
             secs_done += secs
             if weak > 0:
                 return tuple(trials)
+            if secs <= 0:
+                break  # no time taken: nothing to size the next run by
         if n_done:
             known[c] = secs_done / n_done
         if spent >= budget_s:
@@ -253,11 +268,19 @@ def explore(
     return tuple(trials)
 
 
-def bracket_candidates(n: int, seed: int, min_cta_threads: int = 32) -> Callable[[int], list[StressConfig]]:
-    """The candidates of :func:`spend_budget`'s bracket i: bracket 0 halves over the seeds and
-    ``n`` less random points (:func:`candidates`); a later bracket (a rare target: nothing weak
-    yet) explores the seeds again and new random points."""
-    return lambda i: candidates(n, seed if i == 0 else seed * 1_000_003 + i, min_cta_threads)
+def bracket_candidates(n: int, seed: int, min_cta_threads: int = 32,
+                       default: StressConfig | None = None) -> Callable[[int], list[StressConfig]]:
+    """The candidates of :func:`spend_budget`'s bracket i: bracket 0 halves over :func:`candidates`
+    (the seeds, then random points up to ``n``); a later bracket (a rare target: nothing weak yet)
+    explores ``default`` (when given: ``run --tune``'s profile stress), the seeds again and new
+    random points (``n`` in all, at least one random point)."""
+    def batch(i: int) -> list[StressConfig]:
+        if i == 0:
+            return candidates(n, seed, min_cta_threads)
+        later = candidates(max(n, len(SEEDS) + 1), seed * 1_000_003 + i, min_cta_threads)
+        return list(dict.fromkeys(([fit_cta(default, min_cta_threads)] if default is not None else []) + later))
+
+    return batch
 
 
 def spend_budget(
@@ -275,10 +298,10 @@ def spend_budget(
     ``first_share`` of the budget; while budget is left and no configuration has shown a weak
     outcome (a rare target), bracket i explores ``batch(i)`` (:func:`explore`: an equal share of
     what is left to each configuration, in turn, until one shows it); what is left then goes to
-    the best configuration, in runs of up to ``eta`` times its last size.  The evidence of a
-    configuration is summed over every bracket and run.  The budget holds as in
-    :func:`successive_halving`; the result's ``stopped`` is "budget" once what is left is less
-    than one first-round run of the best, or "max brackets"."""
+    the best configuration, in runs of whole launches of up to ``eta`` times its last size.  The
+    evidence of a configuration is summed over every bracket and run.  The budget holds as in
+    :func:`successive_halving` and :func:`explore`; the result's ``stopped`` is "budget" once what
+    is left is less than one launch of the best, or "max brackets"."""
     default = default if default is not None else StressConfig()
     arms: dict[StressConfig, ArmResult] = {}
     trials: list[Trial] = []
@@ -302,10 +325,10 @@ def spend_budget(
     stopped = "max brackets"
     first = successive_halving(list(dict.fromkeys(batch(0))), measure, budget_s * first_share, instances, eta,
                                max_instances, default=default)
-    fold(first.trials, first.rounds)
+    fold(first.trials, 1 + max((t.round for t in first.trials), default=-1))  # a round the budget cut counts
     for i in range(1, max_brackets):
         left = budget_s - spent
-        if left <= 0 or not arms or best().weak > 0:
+        if left <= 0 or best().weak > 0:
             break
         # a rare target: bracket i gives each of its candidates an equal share of what is left
         cands = list(dict.fromkeys(batch(i)))
@@ -313,29 +336,34 @@ def spend_budget(
             break
         per = {c: a.seconds / a.instances for c, a in arms.items() if a.instances}
         found = explore(cands, measure, left, known=per)
-        fold(found, 1)
         if not found:
             break
-    # exploit: what is left runs the best configuration
-    b = best() if arms else ArmResult(default, 0, 0, 0.0)
+        fold(found, 1)
+    # exploit: what is left runs the best configuration, in whole launches
+    exploited = 0
+    b = best()
+    g = launch_instances(b.config)
     n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
     while b.instances:
         per_i = b.seconds / b.instances
         if per_i <= 0:  # a measure that takes no time cannot spend a budget
             break
-        fit = int((budget_s - spent) / per_i)
-        if fit < instances:
+        fit = int(min((budget_s - spent) / per_i, float(max_instances))) // g * g
+        if fit < g:
             stopped = "budget"
             break
         n = min(fit, n * eta, max_instances)
         weak, secs = measure(b.config, n)
         secs = max(0.0, float(secs))
+        if secs <= 0:
+            break  # no time taken: the rest of the budget cannot be sized
         trials.append(Trial(b.config, rounds, n, int(weak), secs))
+        exploited = 1
         spent += secs
         b = ArmResult(b.config, b.weak + int(weak), b.instances + n, b.seconds + secs)
         arms[b.config] = b
-    final = best() if arms else b
-    return TuneResult(final, arms.get(default, ArmResult(default, 0, 0, 0.0)), tuple(trials), spent, rounds + 1, stopped,
+    final = best()
+    return TuneResult(final, arms.get(default, ArmResult(default, 0, 0, 0.0)), tuple(trials), spent, rounds + exploited, stopped,
                       tuple(arms.values()))
 
 
@@ -434,8 +462,9 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
     """Tune ``program``'s stress on ``backend`` (a CudaBackend) within ``budget_s`` GPU-seconds:
     successive halving over ``n_candidates`` configurations, first runs of ``instances``
     instances, maximising the non-SC outcomes per GPU-second (or the ``targets``).  With
-    ``spend``, :func:`spend_budget`: further brackets of new random candidates while nothing
-    weak was seen, then the rest of the budget on the best (its runs count as its evidence)."""
+    ``spend``, :func:`spend_budget`: further brackets that explore new random candidates while nothing
+    weak was seen (:func:`bracket_candidates`: the default, the seeds and new random points, an
+    equal share of time each), then the rest of the budget on the best (its runs count as its evidence)."""
     if sc is None:
         sc, _ = sc_and_weak(program)
     c = compiled if compiled is not None else backend.compile(program)
@@ -450,7 +479,7 @@ def tune_on_gpu(backend: Any, program: Any, budget_s: float, n_candidates: int =
     m = gpu_measure(backend, c, sc, targets, base=base, seed=seed, record=record)
     ct = codegen.min_cta_threads(program)  # the CTA sizes the program's roles fit in
     if spend:
-        batch = bracket_candidates(n_candidates, seed, ct)
+        batch = bracket_candidates(n_candidates, seed, ct, default=default)
         r = spend_budget(batch, m, budget_s, instances, default=default)
     else:
         r = successive_halving(candidates(n_candidates, seed, ct), m, budget_s, instances, default=default)
@@ -471,6 +500,6 @@ def table_text(config: StressConfig, extra: Mapping[str, Any] | None = None, com
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "successive_halving", "explore", "bracket_candidates", "spend_budget", "candidates", "weak_count",
+__all__ = ["Measure", "Trial", "ArmResult", "TuneResult", "launch_instances", "successive_halving", "explore", "bracket_candidates", "spend_budget", "candidates", "weak_count",
            "condition_target",
            "gpu_measure", "sc_and_weak", "table_text", "tune_on_gpu", "GpuTuning"]
