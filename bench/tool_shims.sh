@@ -7,14 +7,15 @@
 # process's id and the call's start (Unix seconds) -- and runs the real tool unchanged (its exit status
 # is the shim's; a failed call is logged like any other).
 #
-#   bash bench/tool_shims.sh DIR LOG && export PATH=DIR:$PATH      # then run the campaign
+#   bash bench/tool_shims.sh DIR LOG && export PATH=DIR:$PATH      # then run the campaign (PYTHON=: the
+#                                                                  # interpreter with fuzzgpu, default python3)
 #   python3 bench/tool_log.py LOG                                  # the summary
 set -u
 dir=$1 log=$2
 mkdir -p "$dir"
 for tool in nvcc nvdisasm; do
   # where fuzzgpu finds it (PATH, the nvidia wheels, the toolkit), before DIR is on PATH
-  real=$(python3 -c "from fuzzgpu.sass.toolchain import find_tool; print(find_tool('$tool') or '')")
+  real=$("${PYTHON:-python3}" -c "from fuzzgpu.sass.toolchain import find_tool; print(find_tool('$tool') or '')")
   [ -n "$real" ] || { echo "no $tool" >&2; exit 3; }
   {
     echo '#!/bin/bash'
