@@ -29,7 +29,7 @@
 #                            (default 270), 8 workers on the GPU; its report (markdown, HTML, plots);
 #                            every saved entry's SASS finding re-checked by `fuzzgpu sass --details`;
 #                            the shipped corpus replayed on the GPU with JUnit XML  -> campaigns/ TIME+2 min
-#                            (X=DIR writes there instead of $OUT/all-race: a campaign longer than one
+#                            (X=DIR, a new or empty folder, writes there instead of $OUT/all-race: a campaign longer than one
 #                            call runs under setsid and a second call collects DIR)
 #   bench/h200.sh necessity  `fuzzgpu necessity --backend cuda` over examples/necessity (the eleven programs
 #                            shaped after issue 32's field bugs): every annotation dropped or weakened
@@ -85,6 +85,11 @@ set -u
 export PYTHONUNBUFFERED=1
 part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
 x=${X:-$OUT/$part}
+if [ -n "${X:-}" ] && [ -n "$(ls -A "$x" 2>/dev/null)" ]; then
+  # a device's /tmp outlives a call: a folder of an earlier run would mix its files with this run's
+  echo "bench/h200.sh: X=$x is not empty (an earlier run's files would mix with this one's): name a new folder" >&2
+  exit 2
+fi
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3
@@ -95,7 +100,9 @@ PYTEST_GPU="python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p 
 TUNED=strategies/stress/tma-store-tuned.toml
 TIME=${TIME:-270}
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; nvcc --version | tail -2
-  git log -1 --format='%H %s' 2>/dev/null; } > "$x/machine.txt" 2>&1
+  git log -1 --format='%H %s' 2>/dev/null
+  echo "files of the tree that differ from that commit (a device copy: the tree copied over its base): $(git status --porcelain 2>/dev/null | wc -l)"
+} > "$x/machine.txt" 2>&1
 
 case "$part" in
 anchor)
