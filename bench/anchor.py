@@ -717,6 +717,14 @@ def main(argv: list[str] | None = None) -> int:
             return 3
     if args.src is None:
         ap.error("--src is required (but with --merge)")
+    earlier: dict[str, Any] = {}
+    if args.anchor_from:  # read before any GPU time is spent: a bad file is said at once
+        try:
+            earlier = {r["variant"]: r["anchor"] for r in json.loads(args.anchor_from.read_text())["rows"]}
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"bench/anchor.py: --anchor-from {args.anchor_from}: not an anchor.json of bench/anchor.py "
+                  f"({type(e).__name__}: {e})", file=sys.stderr)
+            return 2
     t_start = time.monotonic()
     deadline = t_start + args.deadline_s
     log = logger(args.out)
@@ -786,7 +794,6 @@ def main(argv: list[str] | None = None) -> int:
     info = fz_pass(rows, progs, args.gpu_s, args.seed, fz_deadline, log, args.ablation_s)
     doc.update(info)
     if args.anchor_from:
-        earlier = {r["variant"]: r["anchor"] for r in json.loads(args.anchor_from.read_text())["rows"]}
         for r in rows:
             r.anchor = earlier.get(r.v.name, {"skipped": f"not in {args.anchor_from}"})
         doc["anchor_from"] = str(args.anchor_from)
