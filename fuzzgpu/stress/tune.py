@@ -344,6 +344,7 @@ def spend_budget(
     b = best()
     g = launch_instances(b.config)
     n = max(instances, max((t.instances for t in trials if t.config == b.config), default=instances))
+    n = -(-n // g) * g
     while b.instances:
         per_i = b.seconds / b.instances
         if per_i <= 0:  # a measure that takes no time cannot spend a budget
@@ -355,13 +356,13 @@ def spend_budget(
         n = min(fit, n * eta, max_instances)
         weak, secs = measure(b.config, n)
         secs = max(0.0, float(secs))
-        if secs <= 0:
-            break  # no time taken: the rest of the budget cannot be sized
         trials.append(Trial(b.config, rounds, n, int(weak), secs))
         exploited = 1
         spent += secs
         b = ArmResult(b.config, b.weak + int(weak), b.instances + n, b.seconds + secs)
         arms[b.config] = b
+        if secs <= 0:
+            break  # no time taken: the rest of the budget cannot be sized by it
     final = best()
     return TuneResult(final, arms.get(default, ArmResult(default, 0, 0, 0.0)), tuple(trials), spent, rounds + exploited, stopped,
                       tuple(arms.values()))

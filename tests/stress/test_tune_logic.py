@@ -361,3 +361,19 @@ def test_spend_budget_sums_each_configurations_evidence_over_every_bracket() -> 
         assert (a.weak, a.instances) == (sum(t.weak for t in mine), sum(t.instances for t in mine))
         assert a.seconds == pytest.approx(sum(t.seconds for t in mine))
     assert sum(1 for t in r.trials if t.config == StressConfig()) > 1  # the default: bracket 0 and the later one
+
+
+def test_the_exploits_last_run_counts_even_when_it_took_no_time() -> None:
+    """A run of the best that reports no time still counts as evidence (its outcomes were seen), and
+    ends the search (the rest of the budget cannot be sized from it)."""
+    from fuzzgpu.stress.tune import spend_budget
+
+    calls: list[int] = []
+
+    def m(c: StressConfig, n: int) -> tuple[int, float]:
+        calls.append(n)
+        return 1, (n / 4e9 if len(calls) <= 12 else 0.0)  # 20 calls with time: the 13th, an exploit run, takes none
+
+    r = spend_budget(lambda i: candidates(5, seed=1) if i == 0 else [], m, budget_s=1.0, instances=1 << 20)
+    assert len(r.trials) == len(calls) and sum(t.weak for t in r.trials) == len(calls)
+    assert sum(a.instances for a in r.arms) == sum(calls)
