@@ -7,12 +7,11 @@ For each batch of ``--batch`` runnable ``--profile`` draws (``bench/stages.py``'
 
 * by nvcc: ``nvcc -cubin -arch=ARCH -O3 -w -lineinfo`` (``backends.cuda.DEFAULT_FLAGS``; ARCH is
   ``codegen.harness_arch``'s choice for the batch, as ``backends.cuda`` makes it), its children's CPU;
-* by NVRTC (``nvrtcCompileProgram``, ``--gpu-architecture=compute_XX -lineinfo -w``: this process's
-  CPU) and then ``ptxas -arch=ARCH -m64 --generate-line-info`` (what nvcc runs after cicc);
+* by NVRTC (``bench/nvrtc_static.py``'s ``nvrtc_ptx``, ``-lineinfo -w``: this process's CPU) and then ``ptxas -arch=ARCH -m64 --generate-line-info`` (what nvcc runs after cicc);
 
-and whether the two cubins hold the same SASS, kernel by kernel (``nvdisasm -c``, instruction text
-without addresses and with register numbers kept): a different SASS is a different compile of the
-code under test.  Writes ``bench/results/throughput/nvrtc-harness.json`` and ``.md``.  Needs nvcc,
+and whether the two cubins hold the same SASS, kernel by kernel (``bench/ran_sass.py``'s
+``kernel_sass`` and ``canonical``: instruction text, registers kept, labels numbered alike): a
+different SASS is a different compile of the code under test.  Writes ``bench/results/throughput/nvrtc-harness.json`` and ``.md``.  Needs nvcc,
 ptxas, nvdisasm and libnvrtc (``pip install --target DIR nvidia-cuda-nvrtc==13.0.*``), no GPU.
 
     python3 bench/nvrtc_harness.py --nvrtc DIR/nvidia/cu13/lib/libnvrtc.so.13 [--seeds 1 2 3] [--per-seed 40]
@@ -21,12 +20,10 @@ ptxas, nvdisasm and libnvrtc (``pip install --target DIR nvidia-cuda-nvrtc==13.0
 from __future__ import annotations
 
 import argparse
-import ctypes
-import re
-import resource
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,60 +32,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from compile_phases import FLAGS, children_cpu, header, write_results  # noqa: E402
-from nvrtc_static import load_nvrtc  # noqa: E402
+from nvrtc_static import load_nvrtc, nvrtc_ptx  # noqa: E402
+from ran_sass import canonical, kernel_sass  # noqa: E402
 from stages import draw  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "throughput"
-
-
-def self_cpu() -> float:
-    u = resource.getrusage(resource.RUSAGE_SELF)
-    return u.ru_utime + u.ru_stime
-
-
-def nvrtc_ptx(lib: Any, source: str, arch: str) -> str:
-    """PTX of ``source`` for ``arch`` by NVRTC, or RuntimeError with its log."""
-    prog = ctypes.c_void_p()
-    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"harness.cu", 0, None, None):
-        raise RuntimeError("nvrtcCreateProgram failed")
-    try:
-        opts = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-lineinfo", b"-w"]
-        if lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)):
-            n = ctypes.c_size_t()
-            lib.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
-            log = ctypes.create_string_buffer(n.value)
-            lib.nvrtcGetProgramLog(prog, log)
-            raise RuntimeError(log.value.decode(errors="replace")[:300])
-        n = ctypes.c_size_t()
-        lib.nvrtcGetPTXSize(prog, ctypes.byref(n))
-        buf = ctypes.create_string_buffer(n.value)
-        lib.nvrtcGetPTX(prog, buf)
-        return buf.value.decode()
-    finally:
-        lib.nvrtcDestroyProgram(ctypes.byref(prog))
-
-
-_FUNC = re.compile(r"^\s*\.text\.(\S+):")
-_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s*(.*?)\s*;")
-
-
-def sass_by_kernel(cubin: Path) -> dict[str, list[str]]:
-    """Each function's instructions (text, no addresses) of ``cubin`` (``nvdisasm -c``)."""
-    from fuzzgpu import sass
-
-    text = subprocess.run([sass.require_tool("nvdisasm"), "-c", str(cubin)], check=True, capture_output=True,
-                          text=True).stdout
-    out: dict[str, list[str]] = {}
-    cur: list[str] | None = None
-    for line in text.splitlines():
-        m = _FUNC.match(line)
-        if m:
-            cur = out.setdefault(m.group(1), [])
-            continue
-        i = _INSN.search(line)
-        if i and cur is not None:
-            cur.append(i.group(1))
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     from fuzzgpu import codegen, sass
+    from fuzzgpu.errors import EnvError
 
     try:
         lib = load_nvrtc(args.nvrtc)
         nvcc, ptxas = sass.require_tool("nvcc"), sass.require_tool("ptxas")
-    except OSError as e:
+    except (OSError, EnvError) as e:
         print(f"bench/nvrtc_harness.py: {e}", file=sys.stderr)
         return 3
     progs: dict[str, Any] = {}
@@ -130,17 +79,18 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run([nvcc, "-cubin", f"-arch={arch}", *FLAGS, "-o", str(tmp / f"b{b}-nvcc.cubin"), str(cu)],
                                check=True, capture_output=True)
                 cpu["nvcc"].append(children_cpu() - c0)
-                m0 = self_cpu()
-                ptx.write_text(nvrtc_ptx(lib, src, arch))
-                cpu["nvrtc"].append(self_cpu() - m0)
+                m0 = time.process_time()  # NVRTC runs in this process
+                ptx.write_text(nvrtc_ptx(lib, src, arch, ("-lineinfo", "-w")))
+                cpu["nvrtc"].append(time.process_time() - m0)
                 c0 = children_cpu()
                 subprocess.run([ptxas, f"-arch={arch}", "-m64", "--generate-line-info", "-o", str(tmp / f"b{b}-nvrtc.cubin"),
                                 str(ptx)], check=True, capture_output=True)
                 cpu["ptxas"].append(children_cpu() - c0)
-            a, n = sass_by_kernel(tmp / f"b{b}-nvcc.cubin"), sass_by_kernel(tmp / f"b{b}-nvrtc.cubin")
+            a = kernel_sass((tmp / f"b{b}-nvcc.cubin").read_bytes())
+            n = kernel_sass((tmp / f"b{b}-nvrtc.cubin").read_bytes())
             kernels = sorted(k for k in a if k.startswith("fzh_"))
             rows.append({"programs": len(batch), "arch": arch, "kernels": len(kernels),
-                         "same_sass": sum(1 for k in kernels if a.get(k) == n.get(k)),
+                         "same_sass": sum(1 for k in kernels if k in n and canonical(a[k]) == canonical(n[k])),
                          **{f"{k}_cpu_s": round(min(v), 4) for k, v in cpu.items()}})
             print(rows[-1], flush=True)
     n_prog = sum(r["programs"] for r in rows)

@@ -44,14 +44,14 @@ def load_nvrtc(path: Path) -> Any:
     return ctypes.CDLL(str(path))
 
 
-def nvrtc_ptx(lib: Any, source: str, arch: str) -> str:
-    """PTX of ``source`` for ``arch`` (``-lineinfo``, as the static check's nvcc), or RuntimeError
-    with NVRTC's log."""
+def nvrtc_ptx(lib: Any, source: str, arch: str, options: tuple[str, ...] = ("-lineinfo",)) -> str:
+    """PTX of ``source`` for ``arch`` (``options``: ``-lineinfo``, as the static check's nvcc), or
+    RuntimeError with NVRTC's log."""
     prog = ctypes.c_void_p()
-    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"static.cu", 0, None, None):
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"module.cu", 0, None, None):
         raise RuntimeError("nvrtcCreateProgram failed")
     try:
-        opts = [f"--gpu-architecture=compute_{arch[3:]}".encode(), b"-lineinfo"]
+        opts = [f"--gpu-architecture=compute_{arch[3:]}".encode(), *(o.encode() for o in options)]
         if lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)):
             n = ctypes.c_size_t()
             lib.nvrtcGetProgramLogSize(prog, ctypes.byref(n))

@@ -125,3 +125,14 @@ def test_the_harness_skeleton_paragraph_is_its_json() -> None:
     helpers = 1000 * (b["ptxas_cpu_s"] - b["ptxas_cpu_s_without_stress_calls"]) / b["programs"]
     assert f"the stress helpers' copies {helpers:.1f} ms a program of ptxas" in page
     assert f"from {1000 * b['nvcc_cpu_s']:.0f} to {1000 * b['nvcc_cpu_s_ofast_compile']['max']:.0f} CPU ms at `max`" in page
+
+
+def test_the_nvrtc_harness_paragraph_is_its_json() -> None:
+    d = json.loads((ROOT / "bench" / "results" / "throughput" / "nvrtc-harness.json").read_text())
+    per, rows = d["ms_per_program"], d["rows"]
+    both = per["nvrtc"] + per["ptxas"]
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert (f"nvcc {per['nvcc']:.1f} CPU ms a program; NVRTC in process {per['nvrtc']:.1f} + ptxas {per['ptxas']:.1f} = "
+            f"{both:.1f} ({100 * (1 - both / per['nvcc']):.0f}% less)") in page
+    assert f"the same SASS in {sum(r['same_sass'] for r in rows)} of the {sum(r['kernels'] for r in rows)} harness kernels" in page
+    assert f"{sum(r['programs'] for r in rows)} runnable campaign draws in batches of {d['batch']}" in page
