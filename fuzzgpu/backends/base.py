@@ -85,6 +85,12 @@ class RunConfig:
     # (``stopped_early``); 0: every instance asked for runs.  Campaigns set it (MAY_HANG_INSTANCES)
     timeout_stop: int = 0
 
+    @property
+    def instances_per_launch(self) -> int:
+        """The instances one launch runs (``test_ctas`` x ``cta_threads``): a run is whole launches,
+        ``instances`` rounded up to them."""
+        return self.test_ctas * self.cta_threads
+
     def knobs_word(self) -> int:
         """The harness kernels' ``knobs`` argument (see codegen's fz_params): the runtime knobs
         that change the kernel's code paths, packed into one 32-bit word."""

@@ -125,7 +125,7 @@ def launch_geometry(spec: codegen.HarnessSpec, config: RunConfig, smem_per_sm: i
     if spec.tensor_map:  # the map covers both halves of the buffer (CudaBackend.run_compiled)
         check_tensor_map_words(spec.program, 2 * mem_words)
     return LaunchGeometry(
-        test_ctas=tc, cta_threads=ct, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=tc * ct,
+        test_ctas=tc, cta_threads=ct, stress_ctas=nstress, grid=tc + nstress, cluster=C, instances_per_launch=config.instances_per_launch,
         stride=stride, mem_words=mem_words, shared_bytes=occupancy_shared_bytes(config.ctas_per_sm, smem_per_sm, static_smem, ct),
         spin=config.spin, barrier=1 if config.barrier else 0, stress_lines=max(1, config.stress_lines),
         knobs=config.knobs_word(), permute_ctas=config.permute_ctas,

@@ -25,9 +25,9 @@ Measure = Callable[[StressConfig, int], "tuple[int, float]"]
 
 
 def launch_instances(config: StressConfig) -> int:
-    """The instances of one launch under ``config`` (``test_ctas * cta_threads``,
-    backends.geometry): the backend runs whole launches, so a run of fewer runs one."""
-    return max(1, config.test_ctas * config.cta_threads)
+    """The instances of one launch under ``config`` (``RunConfig.instances_per_launch``): the backend
+    runs whole launches, so a run of fewer runs one."""
+    return config.run_config().instances_per_launch
 
 
 @dataclass(frozen=True)
@@ -150,8 +150,7 @@ def successive_halving(
             return [n_]
         f, g = max(2, int(blind_factor)), launch_instances(a.config)
         # whole launches (what the backend runs): a piece's seconds are then its instances' seconds
-        marks = sorted({-(-m // g) * g for m in (n_ // (f * f), n_ // f) if m > 0} - {0} | {n_})
-        marks = [m for m in marks if m < n_] + [n_]
+        marks = sorted({w for w in (-(-m // g) * g for m in (n_ // (f * f), n_ // f) if m > 0) if w < n_}) + [n_]
         return [m - k for k, m in zip([0, *marks], marks)]
 
     while True:
@@ -311,9 +310,8 @@ def spend_budget(
     def fold(found: Sequence[Trial], took_rounds: int) -> None:
         nonlocal spent, rounds
         for t in found:
-            o = arms.get(t.config)
-            arms[t.config] = ArmResult(t.config, t.weak, t.instances, t.seconds) if o is None else \
-                ArmResult(t.config, o.weak + t.weak, o.instances + t.instances, o.seconds + t.seconds)
+            o = arms.get(t.config, ArmResult(t.config, 0, 0, 0.0))
+            arms[t.config] = ArmResult(t.config, o.weak + t.weak, o.instances + t.instances, o.seconds + t.seconds)
         trials.extend(Trial(t.config, rounds + t.round, t.instances, t.weak, t.seconds) for t in found)
         spent += sum(t.seconds for t in found)
         rounds += took_rounds
