@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 LITMUS = ROOT / "tests" / "litmus"
@@ -12,6 +15,22 @@ DAT3M = LITMUS / "dat3m"
 #: the focused profile of the kill/restart tests
 KILL_PROFILE = ROOT / "tests" / "profiles" / "kill-mp.toml"
 
+
+
+def bench_script(file: str) -> ModuleType:
+    """``bench/FILE`` imported as a module (named ``FILE``'s stem with ``_bench``: the benches are
+    scripts, not a package; their own imports of other benches find them on ``sys.path``)."""
+    name = Path(file).stem + "_bench"
+    if name in sys.modules:
+        return sys.modules[name]
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / file)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def own_litmus() -> list[Path]:

@@ -6,12 +6,11 @@ the kernel below is a stand-in written for this test, in its style."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 from fuzzgpu import model
+from tests.paths import bench_script
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results" / "anchor"
@@ -59,17 +58,8 @@ __global__ void check_results(TestResults* test_results) {
 """
 
 
-def _script(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / file)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _bench():
-    return _script("anchor_bench", "anchor.py")
+    return bench_script("anchor.py")
 
 
 def _convert(tmp_path: Path, name: str) -> str:
@@ -136,7 +126,7 @@ def test_the_full_runs_table_is_the_runs_figures(tmp_path: Path) -> None:
 
 
 def _mechanisms():
-    return _script("anchor_mechanisms_bench", "anchor_mechanisms.py")
+    return bench_script("anchor_mechanisms.py")
 
 
 def test_the_residue_pass_and_the_present_state_are_the_runs_figures(tmp_path: Path) -> None:
@@ -288,7 +278,7 @@ def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path)
     """bench/anchor_union.py: the union over every run is the page's headline; its split by the GPUs
     of the artifact's results table, on a stand-in table (the artifact's own is not in the repository)
     naming two of the variants, puts each where its columns say."""
-    u = _script("anchor_union_bench", "anchor_union.py")
+    u = bench_script("anchor_union.py")
     res = RESULTS / "h200-residue-2s"
     runs = [RESULTS / "h200-full" / f"run{x}" for x in "ABCD"] + [RESULTS / "h200-full" / "rerun", res / "runA", res / "runB"]
     every = u.union(runs, [res / "mechanisms", res / "mechanisms-fz"])
@@ -314,7 +304,7 @@ def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path)
 def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
     """The split table of the anchor page is union.json's (written by bench/anchor_union.py with the
     artifact, which the repository has not), and union.json's totals are what the committed runs give."""
-    u = _script("anchor_union_bench", "anchor_union.py")
+    u = bench_script("anchor_union.py")
     doc = json.loads((RESULTS / "h200-one-run" / "union.json").read_text())
     page = (RESULTS / "README.md").read_text()
     keys = list(doc["rows"][0])

@@ -4,7 +4,6 @@ program and a one-grid one (nvcc -E: the shim reads the source, the compile itse
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 from nvcc import needs_nvcc
 
 from fuzzgpu import codegen, litmus
-from tests.paths import LITMUS
+from tests.paths import LITMUS, bench_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,11 +34,7 @@ def test_the_shim_logs_programs_and_kernels_of_a_harness_call(tmp_path: Path) ->
     subprocess.run([str(shims / "nvcc"), "-E", "-arch=sm_90", "-o", str(tmp_path / "batch.ii"), str(cu)], check=True)
     words = log.read_text().split()
     assert words[:3] == ["nvcc", "harness", "3"] and words[6] == "2" and len(words) == 9
-    spec = importlib.util.spec_from_file_location("tool_log_bench", ROOT / "bench" / "tool_log.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = bench_script("tool_log.py")
     s = mod.summary(log.read_text() + "nvcc harness 16 1.0 2.0 0.5\n")  # a line of the older format: no programs
     assert "programs" not in s["nvcc harness"]
     s = mod.summary(log.read_text())["nvcc harness"]
