@@ -400,3 +400,24 @@ def test_the_explore_pass_is_its_runs_figures() -> None:
     page = " ".join((RESULTS / "README.md").read_text().split())
     assert "fuzzgpu showed 423 of the 559 (75.7%; 408 in the one-run call), 21 of the 151 it had not shown there, and lost 6" in page
     assert "355 both, 68 fuzzgpu alone, **6 the runner alone (12 in the one-run call: 7 of those 12 shown now)**" in page
+    # the budget and the harness throughput, from the run's rows and its throughput table
+    doc = json.loads((RESULTS / "h200-explore" / "anchor.json").read_text())
+    spent = [r["fuzzgpu"]["gpu_s"] for r in new.values()]
+    tput = doc["throughput"]
+    assert (f"a mean {sum(spent) / len(spent):.3f} GPU-s a variant; {sum(s > 0.41 for s in spent)} of the {len(spent)} went "
+            f"past 0.41, the most {max(spent):.3f}") in page
+    assert f"harness {tput['default']['rate'] / 1e9:.2f}e9/s (default), {tput['stripe_ctas']['rate'] / 1e9:.2f}e9/s" in page
+    import gzip
+
+    with gzip.open(RESULTS / "h200-one-run" / "anchor-arms.json.gz", "rt") as f:
+        old_arms = json.load(f)
+    with gzip.open(RESULTS / "h200-explore" / "anchor-arms.json.gz", "rt") as f:
+        new_arms = json.load(f)
+    # the 6 lost: shown there at "1 per 7e5 to 2.4e8 instances"; the most spent: "one launch ... took 0.21 s"
+    lost = [v for v in seen if fz(old[v]) and not fz(new[v])]
+    per = [a["instances"] / a["condition"] for v in lost for a in old_arms[v] if a["condition"]]
+    assert round(min(per), -5) == 7e5 and round(max(per), -7) == 2.4e8 and "1 per 7e5 to 2.4e8 instances" in page
+    worst = max(new, key=lambda v: new[v]["fuzzgpu"]["gpu_s"])
+    assert f"{max(a['gpu_s'] for a in new_arms[worst]):.2f} s" == "0.21 s" and "took 0.21 s" in page
+    early = [s for v, s in zip(new, spent) if fz(new[v]) and s < 0.35]
+    assert f"the {len(early)} variants found early here left {0.4 - max(early):.2f}-{0.4 - min(early):.2f} of their 0.4 GPU-s" in page

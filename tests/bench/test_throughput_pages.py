@@ -136,3 +136,36 @@ def test_the_nvrtc_harness_paragraph_is_its_json() -> None:
             f"{both:.1f} ({100 * (1 - both / per['nvcc']):.0f}% less)") in page
     assert f"the same SASS in {sum(r['same_sass'] for r in rows)} of the {sum(r['kernels'] for r in rows)} harness kernels" in page
     assert f"{sum(r['programs'] for r in rows)} runnable campaign draws in batches of {d['batch']}" in page
+
+
+def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
+    run = ROOT / "bench" / "results" / "throughput" / "h200-600s-a9c15e1"
+    t = json.loads((run / "throughput.json").read_text())
+    c = json.loads((run / "cpu.json").read_text())
+    split = json.loads((run / "cpu-split.json").read_text())
+    tools = json.loads((run / "tools.json").read_text())
+    page = flat(run / "README.md")
+    cpu = c["user_s"] + c["sys_s"]
+    pool = t["static_pool"]
+    assert (f"{t['programs']:,} programs judged ({t['programs_per_hour']:,}/h); **{t['run']:,} run on the GPU: "
+            f"{t['run_per_hour']:,}/h ({t['gpu_programs_1e7_per_hour']:,}/h with >= 1e7 instances)**; shrink share "
+            f"{t['shrink_share']:.2f}; NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time "
+            f"({t['nvml_samples']} samples), CUDA events {t['gpu_busy_share']:.2f}") in page
+    assert f"`static_pool`: {pool['checks']:,} checks for {pool['requests']:,} requests of {pool['programs']:,} programs)" in page
+    assert (f"user {c['user_s']:,.0f} s + sys {c['sys_s']:,.0f} s ({100 * cpu / (16 * t['wall_s']):.1f}% of the "
+            f"{16 * t['wall_s']:,.0f} core-s): **{cpu / t['run']:.3f} CPU-s per program run**, {cpu / t['programs']:.3f} per judgement") in page
+    sh, tools_share = split["share"], split["share"]["backend's tools"]
+    assert (f"the backends' nvcc and nvdisasm {100 * tools_share:.1f}%, the workers' Python "
+            f"{100 * sh['worker']:.1f}% ({split['cpu_s']['worker'] / t['run']:.3f} CPU-s a run), the backends' Python "
+            f"{100 * sh['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in page
+    h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
+    assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
+            f"{h['size_per_call_mean']} kernels a call, mean: {harness_kernels(run) / t['run']:.2f} a run)") in page
+    assert (f"the static check's nvcc {sn['calls']:,} calls, {sn['cpu_s']:,.0f} CPU-s, and nvdisasm {sd['calls']:,} calls, "
+            f"{sd['cpu_s']:,.0f} CPU-s (**{(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f} a run**; {sn['size_per_call_mean']} kernels a call") in page
+    moon = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert (f"At {cpu / t['run']:.3f} CPU-s per program run ({cpu / t['programs']:.3f} per judgement; the 600 s row of a9c15e1)"
+            in moon)
+    assert (f"the harness's nvcc {h['cpu_s'] / t['run']:.3f} CPU-s ({harness_kernels(run) / t['run']:.2f} kernels" in moon
+            and f"the static SASS check {(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f}, the workers' Python "
+                f"{split['cpu_s']['worker'] / t['run']:.3f}" in moon)
