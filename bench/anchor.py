@@ -641,6 +641,15 @@ def row_variant(r: dict[str, Any]) -> Variant:
                    bool(r["seen"]))
 
 
+def anchor_on_forbidden(rows: list[Row]) -> str:
+    """What the runner showed of the base-forbidden variants, as a page says it: its observations
+    and on how many it ran, or that it ran on none (``--anchor-forbidden no``: not a zero)."""
+    ran = [r for r in rows if r.v.forbidden and "condition" in r.anchor]
+    if not ran:
+        return "anchor not run on them"
+    return f"anchor {sum(r.anchor['condition'] for r in ran)} (on {len(ran)} of them)"
+
+
 def merge(dirs: list[Path], out: Path) -> int:
     """One table from several runs' anchor.json (each run a group of families): a variant run by
     more than one of them keeps the figures of the first run in which both tools ran it (a variant's
@@ -658,15 +667,14 @@ def merge(dirs: list[Path], out: Path) -> int:
                 rows[r["variant"]] = Row(row_variant(r), r["fuzzgpu"], r["anchor"])
     fams, md = table(list(rows.values()))
     fz_forb = sum(r["forbidden_observed"]["fuzzgpu"] for r in runs if r["forbidden_observed"])
-    an_forb = sum(r["forbidden_observed"]["anchor"] for r in runs if r["forbidden_observed"])
     out.mkdir(parents=True, exist_ok=True)
-    merged = {"runs": runs, "families": fams, "forbidden_observed": {"fuzzgpu": fz_forb, "anchor": an_forb},
+    merged = {"runs": runs, "families": fams, "forbidden_observed": {"fuzzgpu": fz_forb},
               "rows": [{"variant": r.v.name, "family": r.v.family, "seen": r.v.seen, "forbidden": r.v.forbidden,
                         "fuzzgpu": r.fz, "anchor": r.anchor} for r in rows.values()]}
     (out / "anchor-merged.json").write_text(json.dumps(merged, indent=1) + "\n")
     head = [f"# cuda-litmus variants: fuzzgpu beside the anchor's runner, {len(runs)} runs merged", "",
             f"Observations of a forbidden variant's condition (or any model-forbidden outcome): fuzzgpu {fz_forb}, "
-            f"anchor {an_forb}.", ""]
+            f"{anchor_on_forbidden(list(rows.values()))}.", ""]
     (out / "anchor-merged.md").write_text("\n".join(head) + md)
     print("\n".join(head) + md)
     return 1 if fz_forb else 0
@@ -806,14 +814,14 @@ def main(argv: list[str] | None = None) -> int:
                     "fuzzgpu": r.fz, "anchor": r.anchor} for r in rows]
     doc["seconds"] = round(time.monotonic() - t_start, 1)
     forbidden_seen = sum(r.fz.get("condition", 0) for r in rows if r.v.forbidden) + sum(r.fz.get("model_forbidden", 0) for r in rows)
-    anchor_forbidden_seen = sum(r.anchor.get("condition", 0) for r in rows if r.v.forbidden)
-    doc["forbidden_observed"] = {"fuzzgpu": forbidden_seen, "anchor": anchor_forbidden_seen}
+    ran = [r.anchor["condition"] for r in rows if r.v.forbidden and "condition" in r.anchor]
+    doc["forbidden_observed"] = {"fuzzgpu": forbidden_seen, "anchor": sum(ran) if ran else None}  # None: not run on them
     (args.out / "anchor.json").write_text(json.dumps(doc, indent=1) + "\n")
     head = [f"# cuda-litmus variants: fuzzgpu beside the anchor's runner ({info.get('device')})", "",
             f"Sample: seed {args.seed}, {args.seen_per_family} seen and {args.forbidden_per_family} base-forbidden variants "
             f"per family (of {len(seen)} seen, {len(forb)} forbidden); {args.gpu_s} GPU-s per variant per tool.",
             f"Observations of a forbidden variant's condition (or any model-forbidden outcome): fuzzgpu {forbidden_seen}, "
-            f"anchor {anchor_forbidden_seen}."]
+            f"{anchor_on_forbidden(rows)}."]
     if args.anchor_from:
         head += [f"**The runner's column is not of this run**: it is copied, row by row, from {args.anchor_from} "
                  "(the runner ran there, on its own call); only fuzzgpu ran here."]

@@ -421,3 +421,16 @@ def test_the_explore_pass_is_its_runs_figures() -> None:
     assert f"{max(a['gpu_s'] for a in new_arms[worst]):.2f} s" == "0.21 s" and "took 0.21 s" in page
     early = [s for v, s in zip(new, spent) if fz(new[v]) and s < 0.35]
     assert f"the {len(early)} variants found early here left {0.4 - max(early):.2f}-{0.4 - min(early):.2f} of their 0.4 GPU-s" in page
+
+
+def test_every_runs_page_says_what_the_runner_did_on_the_forbidden_variants() -> None:
+    """A run that did not run the runner on the base-forbidden variants (``--anchor-forbidden no``)
+    says so; a zero there would read as the runner checked and never showed them."""
+    a = bench_script("anchor.py")
+    pages = sorted(RESULTS.rglob("anchor.md"))
+    assert len(pages) >= 11
+    for md in pages:
+        rows = [a.Row(a.row_variant(r), r["fuzzgpu"], r["anchor"])
+                for r in json.loads((md.parent / "anchor.json").read_text())["rows"]]
+        said = a.anchor_on_forbidden(rows)
+        assert f", {said}." in md.read_text(), md
