@@ -29,9 +29,9 @@ Each ``--questions`` row also carries the digests of both ways' answers (``old``
 trees' runs compare with ``--compare`` (every program's digests equal).
 
 The value domains a campaign worker computes of each draw (``--values``): per campaign draw, from
-cold caches, ``model.values.domains`` of the program and of its plain-copy form (what
-``codegen.values.harness_domains`` asks), CPU ms per program (mean, p90) and a digest of the domains
-(or of the exception) to compare two trees with ``--compare``::
+cold caches, ``codegen.values.harness_domains`` (the program's domains and its plain-copy form's), CPU
+ms per program (mean, p90) and a digest of the domains ("uncovered" where the oracle does not cover
+the program) to compare two trees with ``--compare``::
 
     python3 bench/oracle_speed.py --values --seeds 1 2 3 --n 200 --out /tmp/values-NAME.json
 
@@ -153,20 +153,18 @@ def questions_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any
 
 def values_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
     """Campaign draws, each asked its value domains as a campaign worker asks them
-    (``codegen.values.harness_domains``: the program and its plain-copy form) from cold caches: a
-    digest of the domains (or of the exception), and the CPU ms."""
+    (``codegen.values.harness_domains``: the program's and its plain-copy form's) from cold caches:
+    a digest of the domains ("uncovered" where the oracle does not cover the program: ``()``), and
+    the CPU ms."""
     sys.path.insert(0, str(ROOT / "bench"))
     from stages import draw as campaign_draw  # noqa: PLC0415 -- bench/stages.py, a script beside this one
 
-    from fuzzgpu.codegen.values import _plain_copies
+    from fuzzgpu.codegen.values import harness_domains
     from fuzzgpu.model import events, values
 
-    def digest(q: Program) -> str:
-        try:
-            keys, locs, cut = values.domains(q)
-        except Exception as e:  # noqa: BLE001 -- the exception is part of the result
-            return f"raise {type(e).__name__}: {e}"
-        return repr(([(k, sorted(v)) for k, v in keys], [(k, sorted(v)) for k, v in locs], cut))
+    def digest(d: tuple[Any, ...]) -> str:
+        return repr([(repr(q), [(k, sorted(v)) for k, v in keys], [(k, sorted(v)) for k, v in locs], cut)
+                     for q, (keys, locs, cut) in d]) if d else "uncovered"
 
     rows: list[dict[str, Any]] = []
     for at in seeds:
@@ -175,10 +173,10 @@ def values_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
             events._THREADS.clear()
             values._DOMAINS.clear()
             t0 = time.process_time()
-            d = [digest(q) for q in dict.fromkeys((p, _plain_copies(p)))]
+            d = harness_domains(p)
             ms = 1000 * (time.process_time() - t0)
-            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "domains": h(repr(d)), "ms": ms,
-                         "covered": not d[0].startswith("raise ")})
+            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "domains": h(digest(d)), "ms": ms,
+                         "covered": bool(d)})
     return rows
 
 
@@ -293,7 +291,7 @@ def main() -> int:
                "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
                "programs": len(rows), "covered": sum(r["covered"] for r in rows), "ms": {"mean": round(mean, 2), "p90": round(p90, 2)},
                "rows": rows}
-        print(f"{len(rows)} programs ({res['covered']} covered): values.domains CPU ms mean {mean:.2f}, p90 {p90:.2f}")
+        print(f"{len(rows)} programs ({res['covered']} covered): harness_domains CPU ms mean {mean:.2f}, p90 {p90:.2f}")
         if args.out:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(res, indent=1) + "\n")

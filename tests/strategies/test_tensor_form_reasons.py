@@ -83,9 +83,34 @@ def test_added_reasons_of_other_programs_is_the_set_difference():
 
 @pytest.mark.parametrize("i", range(0, len(PAIRS), 4))
 def test_a_tensor_form_has_its_plain_copys_values(i):
-    """Why one value plan serves both: the oracle reads a tensor copy as its plain copy (the IR's
-    ``CpAsyncBulk.tensor``), so every key and location holds the same values."""
+    """Why one value plan serves both, and why ``harness_domains`` hands the tensor form's domains as
+    its plain form's without computing them: the oracle reads a tensor copy as its plain copy (the
+    IR's ``CpAsyncBulk.tensor``), so every key and location holds the same values (each computed here
+    from its own traces: two programs, two cache entries)."""
     p, q = PAIRS[i]
     assert values.key_values(q) == values.key_values(p)
     assert values.location_values(q) == values.location_values(p)
+    assert values.domains(q) == values.domains(p)
     assert cvalues.value_plan(q) == cvalues.value_plan(p)
+    assert dict(cvalues.harness_domains(q)) == {q: values.domains(q), p: values.domains(p)}
+
+
+def test_harness_domains_traces_a_tensor_program_once(monkeypatch):
+    """The worker's question for a tensor program (its domains and its plain form's) enumerates the
+    paths of one program, not two (~30 CPU ms a tensor draw of the ``all`` profile, issue 29)."""
+    from fuzzgpu.model import events
+
+    traced: list[Program] = []
+    real = values.program_traces
+
+    def counting(p, *args, **kwargs):
+        traced.append(p)
+        return real(p, *args, **kwargs)
+
+    monkeypatch.setattr(values, "program_traces", counting)
+    for _, q in PAIRS[12:16]:  # tensor forms the harness holds
+        events._TRACES.clear()
+        values._DOMAINS.clear()
+        traced.clear()
+        assert len(cvalues.harness_domains(q)) == 2
+        assert traced == [q]
