@@ -10,6 +10,15 @@ question: the harness's nvcc is the largest CPU cost of a GPU campaign).
    nvcc's ``--Ofast-compile`` levels) and ptxas on its PTX, as generated and with the calls of the two stress helpers (``fz_stress``,
    ``fz_pre_stress``: ``__noinline__``, which ptxas copies into every kernel that calls them) taken
    out -- a measurement only (that module stresses nothing): what the helpers cost per program.
+3. The skeleton's parts (``ablations``): the same module with one part of every kernel's skeleton taken out
+   or replaced -- the stress helpers' calls, the classification (``fzc_*``, each program's own), the launch's
+   parameter derivation (``fz_params``, inlined three times a kernel, replaced by a copy from one
+   ``__device__`` struct), all three -- and compiled otherwise (``-rdc=true``: ptxas compiles a
+   ``__noinline__`` function once rather than once per kernel; ``fz_params`` ``__noinline__``); beside them
+   the same programs' static kernels (each thread's code alone: ``codegen.generate_static``), the floor a
+   harness whose skeleton were compiled once would approach.  nvcc CPU to a cubin, ptxas CPU on the PTX,
+   PTX lines; measurements only, none of these modules is one a campaign runs (each ablation is checked to
+   have found what it takes out).
 
 Writes ``bench/results/throughput/harness-skeleton.json`` and ``.md``.  Needs nvcc and ptxas, no GPU.
 
@@ -37,6 +46,16 @@ OUT = ROOT / "bench" / "results" / "throughput"
 #: the stress helpers' call sites as codegen.harness writes them (checked: each must be found)
 PRE_STRESS_CALL = "if ((knobs >> 8) & FZ_PRE_STRESS_MASK) fz_pre_stress(scratch, scratch_lines, knobs);"
 STRESS_CALL = re.compile(r"fz_stress\(scratch, scratch_lines, ctlg, [^;]*;")
+#: the classification's call in each kernel (codegen.harness: ``fzc_<kernel>(mem, res, hist, ...)``)
+CLASSIFY_CALL = re.compile(r"fzc_\w+\(mem, res, hist, [^;]*;")
+#: the launch parameters' derivation (codegen/harness_helpers.cuh)
+PARAMS_DEF = "__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,"
+PARAMS_FROM_MEMORY = """__device__ FzParams fz_gparams;
+__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
+                                          unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
+  P = fz_gparams;
+}
+"""
 
 
 def cpu_of(cmd: list[str], repeat: int) -> float:
@@ -83,6 +102,76 @@ def without_stress_calls(source: str) -> str:
     return STRESS_CALL.sub("", source.replace(PRE_STRESS_CALL, ""))
 
 
+def without_classification(source: str) -> str:
+    n = len(CLASSIFY_CALL.findall(source))
+    if not n:
+        raise SystemExit("bench/harness_skeleton.py: the classification's calls were not found: codegen.harness changed; "
+                         "update CLASSIFY_CALL")
+    return CLASSIFY_CALL.sub("", source)
+
+
+def params_from_memory(source: str) -> str:
+    """``fz_params`` replaced by a copy of one ``__device__`` struct (its body ends at the first line
+    that is a lone ``}``)."""
+    i = source.find(PARAMS_DEF)
+    j = source.find("\n}\n", i)
+    if i < 0 or j < 0:
+        raise SystemExit("bench/harness_skeleton.py: fz_params's definition was not found: codegen/harness_helpers.cuh "
+                         "changed; update PARAMS_DEF")
+    return source[:i] + PARAMS_FROM_MEMORY + source[j + 3:]
+
+
+def params_noinline(source: str) -> str:
+    if PARAMS_DEF not in source:
+        raise SystemExit("bench/harness_skeleton.py: fz_params's definition was not found; update PARAMS_DEF")
+    return source.replace(PARAMS_DEF, PARAMS_DEF.replace("__forceinline__", "__noinline__"))
+
+
+def ablation_row(name: str, source: str, tmp: Path, repeat: int, flags: tuple[str, ...] = ()) -> dict[str, Any]:
+    """nvcc CPU to a cubin and ptxas CPU on the PTX (with ``flags``: ``-rdc=true`` reaches ptxas as ``-c``)."""
+    from fuzzgpu import sass
+
+    cu, ptx = tmp / f"{name}.cu", tmp / f"{name}.ptx"
+    cu.write_text(source)
+    subprocess.run([sass.require_tool("nvcc"), "-ptx", "-arch=sm_90", *FLAGS, *flags, "-o", str(ptx), str(cu)], check=True,
+                   capture_output=True)
+    ptxas_flags = ("-c",) if "-rdc=true" in flags else ()
+    ptxas = cpu_of([sass.require_tool("ptxas"), "-arch=sm_90", "--generate-line-info", *ptxas_flags, "-o",
+                    str(ptx.with_suffix(".cubin")), str(ptx)], repeat)
+    return {"name": name, "flags": list(flags), "nvcc_cpu_s": round(nvcc_cpu(source, tmp, name, repeat, flags), 4),
+            "ptxas_cpu_s": round(ptxas, 4), "ptx_lines": ptx.read_text().count("\n")}
+
+
+def ablations(batch: list[Any], tmp: Path, repeat: int) -> list[dict[str, Any]]:
+    from compile_phases import static_module
+
+    from fuzzgpu import codegen
+
+    src = codegen.generate_module(batch)[0]
+    rows = [("as generated", src, ()),
+            ("without the stress helpers' calls", without_stress_calls(src), ()),
+            ("without the classification", without_classification(src), ()),
+            ("the launch parameters copied from memory", params_from_memory(src), ()),
+            ("without all three", params_from_memory(without_classification(without_stress_calls(src))), ()),
+            ("fz_params __noinline__", params_noinline(src), ()),
+            ("-rdc=true", src, ("-rdc=true",)),
+            ("the programs' static kernels (each thread's code alone)", static_module(batch), ())]
+    return [ablation_row(f"a{i}", s, tmp, repeat, flags) | {"name": name} for i, (name, s, flags) in enumerate(rows)]
+
+
+def ablation_md(rows: list[dict[str, Any]], programs: int) -> list[str]:
+    base = rows[0]
+    md = [f"**The skeleton's parts** (the batch of {programs}, one module; every kernel's part taken out or compiled "
+          "otherwise; measurements only):", "",
+          "| module | nvcc CPU ms | per program | ptxas CPU ms | per program | PTX lines | nvcc vs as generated |",
+          "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append(f"| {r['name']} | {1000 * r['nvcc_cpu_s']:.0f} | {1000 * r['nvcc_cpu_s'] / programs:.1f} | "
+                  f"{1000 * r['ptxas_cpu_s']:.0f} | {1000 * r['ptxas_cpu_s'] / programs:.1f} | {r['ptx_lines']} | "
+                  f"{100 * (r['nvcc_cpu_s'] / base['nvcc_cpu_s'] - 1):+.0f}% |")
+    return md
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", default="all")
@@ -119,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
              # differently -- the code under test; measured, not used
              "nvcc_cpu_s_ofast_compile": {lv: round(nvcc_cpu(src, tmp, f"ofc-{lv}", args.repeat, (f"-Ofc={lv}",)), 4)
                                           for lv in ("min", "mid", "max")}}
+        parts = ablations(batch, tmp, args.repeat)
     doc = {**header("harness_skeleton.py", argv), "profile": args.profile, "seed": args.seed, "repeat": args.repeat,
-           "alone": alone, "batch": b}
+           "alone": alone, "batch": b, "ablations": parts}
     small = min(alone, key=lambda r: r["instructions"])
     big = max(alone, key=lambda r: r["instructions"])
     per = [r["ptxas_cpu_s"] for r in alone]
@@ -140,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({1000 * (b['ptxas_cpu_s'] - b['ptxas_cpu_s_without_stress_calls']) / b['programs']:.1f} ms a program for the helpers' "
           "copies; that module stresses nothing: a measurement only).  With nvcc's `--Ofast-compile` (it reaches ptxas, "
           "which then compiles the program's code otherwise: not used): "
-          + ", ".join(f"`{lv}` {1000 * v:.0f}" for lv, v in b["nvcc_cpu_s_ofast_compile"].items()) + " CPU ms."]
+          + ", ".join(f"`{lv}` {1000 * v:.0f}" for lv, v in b["nvcc_cpu_s_ofast_compile"].items()) + " CPU ms.", "",
+          *ablation_md(parts, b["programs"])]
     write_results(args.out, "harness-skeleton", doc, md)
     return 0
 

@@ -125,6 +125,20 @@ def test_the_harness_skeleton_paragraph_is_its_json() -> None:
     helpers = 1000 * (b["ptxas_cpu_s"] - b["ptxas_cpu_s_without_stress_calls"]) / b["programs"]
     assert f"the stress helpers' copies {helpers:.1f} ms a program of ptxas" in page
     assert f"from {1000 * b['nvcc_cpu_s']:.0f} to {1000 * b['nvcc_cpu_s_ofast_compile']['max']:.0f} CPU ms at `max`" in page
+    parts = {r["name"]: r["nvcc_cpu_s"] for r in d["ablations"]}
+    base = parts["as generated"]
+
+    def less(name: str) -> str:
+        return f"{round(100 * (1 - parts[name] / base))}%"
+
+    helpers_out = less("without the stress helpers' calls")
+    assert (f"the stress helpers' calls {helpers_out} of the batch's nvcc CPU, "
+            f"the classification {less('without the classification')}, the launch parameters' derivation (copied from memory "
+            f"instead) {less('the launch parameters copied from memory')}, all three {less('without all three')}") in page
+    static = parts["the programs' static kernels (each thread's code alone)"]
+    assert f"would still compile) cost {100 * static / base:.0f}% of it" in page
+    assert f"not one per kernel) {100 * (parts['-rdc=true'] / base - 1):+.0f}%" in page
+    assert f"`fz_params` `__noinline__` {100 * (parts['fz_params __noinline__'] / base - 1):+.0f}%" in page
 
 
 def test_the_nvrtc_harness_paragraph_is_its_json() -> None:
