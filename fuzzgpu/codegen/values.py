@@ -145,7 +145,7 @@ def harness_domains(p: Program) -> tuple[tuple[Program, Domains], ...]:
     of ``p`` to hand them to the backend's (``model.values.adopt``); () where the oracle does not
     cover ``p`` (the backend then finds that out itself).  The plain form's domains are ``p``'s:
     :func:`_plain_copies` changes only the flag the oracle never reads, so its traces are ``p``'s
-    (computing them again cost ~30 CPU ms a tensor program; a test holds the two equal)."""
+    (a test holds the two equal; bench/results/oracle_speed/values-compare-plain-once.md the saving)."""
     from .. import model
     from ..model import values
 

@@ -97,7 +97,7 @@ def test_a_tensor_form_has_its_plain_copys_values(i):
 
 def test_harness_domains_traces_a_tensor_program_once(monkeypatch):
     """The worker's question for a tensor program (its domains and its plain form's) enumerates the
-    paths of one program, not two (~30 CPU ms a tensor draw of the ``all`` profile, issue 29)."""
+    paths of one program, not two (issue 29: bench/results/oracle_speed/values-compare-plain-once.md)."""
     from fuzzgpu.model import events
 
     traced: list[Program] = []
