@@ -10,7 +10,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from .. import __version__
 from .. import sass as oracle
@@ -75,13 +75,15 @@ alone; --compile-commands FILE takes each entry's flags, include paths, defines 
 
 A function is "clean" only when every memory operation and every ordering synchronisation point of
 its PTX and SASS is accounted for; otherwise it is "not fully checked" and the lines "not checked:"
-say what was left (--notes shows more).
+say what was left (--notes shows more).  A module with no kernel, or a cubin function the PTX does
+not define, is "not fully checked" too; findings --only leaves out are counted, never called clean.
 
 Output: for each input and arch a first summary line ("N finding(s) (a permitted-hazard, b
 forbidden) in K function(s); fully checked; PDL code compiled in: yes; -D ..."), one line per
 function, each finding in a few lines (--details: in full) with its fingerprint; kernel names are
 demangled and kept apart per instantiation.  --json, --sarif FILE (SARIF 2.1.0, GitHub code
-scanning), --baseline FILE / --write-baseline FILE (a finding whose fingerprint is in the baseline
+scanning; what was not checked, and inputs that failed, as the run's tool execution
+notifications), --baseline FILE / --write-baseline FILE (a finding whose fingerprint is in the baseline
 is "known": exit 1 only for new ones), --only nc|pdl|proxy|mbarrier.
 
 PDL review (warnings, not compiler verdicts; counted as findings only with --pdl-review or --only
@@ -145,8 +147,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "include paths, defines and targets (PATHs or --entry pick entries)")
     parser.add_argument("--entry", action="append", default=[], metavar="SRC",
                         help="with --compile-commands: the entry of this source file (repeatable)")
-    parser.add_argument("--ptx", metavar="FILE", default=None,
-                        help="the PTX a .cubin or a binary without embedded PTX was built from")
+    parser.add_argument("--ptx", metavar="FILE", action="append", default=[],
+                        help="the PTX a .cubin or a binary without embedded PTX was built from (repeatable: a "
+                             "device-linked -rdc build's cubin, from the PTX of each of its translation units)")
     parser.add_argument("--no-cache", action="store_true",
                         help="compile .cu inputs again even when the cache holds their PTX and SASS "
                              "($XDG_CACHE_HOME/fuzzgpu/sass or ~/.cache/fuzzgpu/sass)")
@@ -207,13 +210,18 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, Callable[[], list[oracle.
                                   cache_dir=cache, ptx=ptx)) for p in args.paths]
 
 
-def _read_ptx(path: str | None) -> str | None:
-    if path is None:
+def _read_ptx(paths: Sequence[str]) -> str | None:
+    """The PTX of every ``--ptx`` file, one after the other (a device-linked cubin's kernels come from
+    several modules; the checks read each function's own text)."""
+    if not paths:
         return None
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise UserError(f"{path}: cannot read the PTX: {e.strerror or e}") from None
+    texts = []
+    for path in paths:
+        try:
+            texts.append(Path(path).read_text(errors="replace"))
+        except OSError as e:
+            raise UserError(f"{path}: cannot read the PTX: {e.strerror or e}") from None
+    return "\n".join(texts)
 
 
 def _shown(reports: list[oracle.Report], args: argparse.Namespace, known: ci.Known | None) -> list[_Shown]:
@@ -249,7 +257,9 @@ def _summary(rep: oracle.Report, rows: list[_Shown], with_baseline: bool) -> str
     n_fn = len(rep.functions)
     partial = sum(1 for fn in rep.functions if not fn.complete)
     why = ", ".join(([f"{partial} function(s)"] if partial else []) + (["the module"] if rep.unchecked else []))
-    state = f"not fully checked ({why})" if why else "fully checked" + (", clean" if not fs else "")
+    hidden = len(rep.findings) - len(fs)  # left out by --only: never "clean"
+    state = (f"not fully checked ({why})" if why else "fully checked"
+             + ("" if fs else f", no finding of the kinds --only names ({hidden} other(s) not shown)" if hidden else ", clean"))
     base = f" ({new} new, {len(fs) - new} known)" if with_baseline and fs else ""
     pdl = {True: "yes", False: "no", None: "-"}[rep.pdl_compiled_in]
     defines = f"; -D {' '.join(rep.defines)}" if rep.defines else ""
@@ -283,6 +293,9 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
             n = len(fn_rows)
             if n:
                 status = f"[red]{n} finding(s)[/]" + ("" if fn.complete else ", [yellow]not fully checked[/]")
+            elif fn.findings:  # every one left out by --only
+                status = (f"no finding of the kinds --only names ({len(fn.findings)} other(s) not shown)"
+                          + ("" if fn.complete else ", [yellow]not fully checked[/]"))
             else:
                 status = "[green]clean[/]" if fn.complete else "[yellow]not fully checked[/]"
             where = fn.short_name.partition(" (in ")[2]
@@ -441,6 +454,7 @@ def run(args: argparse.Namespace) -> int:
     known = ci.read_baseline(args.baseline) if args.baseline else None
     reports: list[oracle.Report] = []
     bad = 0
+    errors: list[tuple[str, str]] = []  # (input, its error line): the SARIF's error notifications
     from ..progress import Progress, wanted
 
     jobs = _jobs(args)
@@ -452,7 +466,9 @@ def run(args: argparse.Namespace) -> int:
             except UserError as e:  # this input (missing, a compile error); the others are still checked
                 bad += 1
                 line = str(e) if isinstance(e, SourceError) else f"fuzzgpu sass: error: {e}"
-                print(clip(line.splitlines()[0] if line.strip() else "fuzzgpu sass: error", 2000), file=sys.stderr, flush=True)
+                line = clip(line.splitlines()[0] if line.strip() else "fuzzgpu sass: error", 2000)
+                print(line, file=sys.stderr, flush=True)
+                errors.append((str(label), line))
                 continue
             reports.extend(reps)
         bar.update("fuzzgpu sass: every input done", completed=len(jobs))
@@ -467,7 +483,10 @@ def run(args: argparse.Namespace) -> int:
         fs = [s for s in rows if s.finding is not None]
         forb = sum(1 for s in fs if s.finding is not None and s.finding.verdict == oracle.FORBIDDEN)
         partial = sum(1 for r in reports for fn in r.functions if not fn.complete) + sum(1 for r in reports if r.unchecked)
-        tail = (f", {partial} function(s) not fully checked" if partial else "") + (f", {bad} input(s) not checked (the error lines above)" if bad else "")
+        hidden = sum(len(r.findings) for r in reports) - len(fs)
+        tail = ((f", {hidden} other finding(s) left out by --only" if hidden else "")
+                + (f", {partial} function(s) not fully checked" if partial else "")
+                + (f", {bad} input(s) not checked (the error lines above)" if bad else ""))
         base = f" ({sum(1 for s in fs if s.new)} new)" if known else ""
         n_notes = sum(1 for s in rows if s.note is not None)
         review = f", {n_notes} PDL review warning(s)" + (" (counted: --pdl-review)" if pdl_counts else "") if n_notes else ""
@@ -476,7 +495,7 @@ def run(args: argparse.Namespace) -> int:
         results = [ci.result_of_finding(s.finding, s.display, s.fingerprint, s.new, s.report.source) if s.finding is not None
                    else ci.result_of_note(s.note, s.display, s.fingerprint, s.new, s.report.source)  # type: ignore[arg-type]
                    for s in rows]
-        _write(args.sarif, ci.sarif_document(results, __version__))
+        _write(args.sarif, ci.sarif_document(results, __version__, ci.notices_of(reports, errors)))
     if args.write_baseline:
         _write(args.write_baseline, ci.baseline_document(
             {"fingerprint": s.fingerprint, "kernel": s.display, "arch": s.report.arch,

@@ -111,6 +111,11 @@ def check_binary(path: Path, archs: Sequence[str] = (), ptx_given: str | None = 
     missing = [e for e in emb if e.ptx is None]
     if missing and len(missing) == len(emb):
         e = missing[0]
+        if ptx_given is not None:  # given, and it is not the cubin's (or only part of a device-linked one's)
+            lack = sorted(sass_functions(e.sass) - ptx_functions(ptx_given))
+            raise UserError(f"{shown}: the PTX given (--ptx) does not define every function of its {e.arch} cubin ({e.cubin}): "
+                            f"{', '.join(lack[:4])}{', ...' if len(lack) > 4 else ''} missing; a device-linked (-rdc) "
+                            "build's cubin holds the code of several translation units: pass each one's PTX (--ptx a.ptx --ptx b.ptx)")
         raise UserError(f"{shown}: its {e.arch} cubin ({e.cubin}) has no PTX to compare with: {_how_ptx(e.arch)}")
     reports = []
     for e in emb:
@@ -125,4 +130,5 @@ def check_binary(path: Path, archs: Sequence[str] = (), ptx_given: str | None = 
 
 def _how_ptx(arch: str) -> str:
     v = "compute_" + arch[3:]
-    return f"build with the PTX embedded (-gencode=arch={v},code=[{arch},{v}] or -arch={arch}) or pass --ptx FILE"
+    return (f"build with the PTX embedded (-gencode=arch={v},code=[{arch},{v}] or -arch={arch}; a device-linked -rdc "
+            "executable embeds none) or pass the PTX with --ptx FILE (repeatable: one per translation unit)")

@@ -46,6 +46,8 @@ _DROP_WITH_VALUE = frozenset({
 })
 _TARGET = frozenset({"-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code", "--gpu-code"})
 _SOURCE_SUFFIXES = (".cu", ".cuh")
+#: C and C++ sources, CUDA after ``-x cu``
+_CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".c", ".C")
 #: single-dash options that begin like a short option with a value (``-l``ineinfo is no library)
 _PLAIN_FLAGS = frozenset({"-lineinfo", "-lto", "-dlto", "-lmem", "-Ofast-compile"})
 _INCLUDE_OPTS = ("-I", "--include-path", "-isystem", "--system-include", "-include", "--pre-include")
@@ -144,12 +146,13 @@ def parse_nvcc_args(argv: Sequence[str], cwd: str = "") -> BuildLine:
     arch: str | None = None
     code: str | None = None
     opt: int | None = None
+    lang = ""  # -x LANG: the language of the input files that follow (-x cu: a .cpp compiled as CUDA, as CMake does)
     i = 0
     while i < len(args):
         tok = args[i]
         i += 1
         if not tok.startswith("-"):
-            if tok.endswith(_SOURCE_SUFFIXES) or Path(tok).suffix in _SOURCE_SUFFIXES:
+            if _is_source(tok, lang):
                 sources.append(tok)
             continue  # an object file or library to link: not the oracle's
         name, val = _option(tok)
@@ -158,6 +161,7 @@ def parse_nvcc_args(argv: Sequence[str], cwd: str = "") -> BuildLine:
                 raise UserError(f"nvcc option {clip(tok, 40)} needs a value")
             val = args[i]
             i += 1
+        lang = _language(name, val, lang)
         if name in ("-gencode", "--generate-code"):
             real, ptx = _gencode_targets(val or "")
             targets.extend(real)
@@ -176,7 +180,7 @@ def parse_nvcc_args(argv: Sequence[str], cwd: str = "") -> BuildLine:
         elif val is not None:
             flags.append(f"{name}={val}" if name.startswith("--") or name in (
                 "-Xcompiler", "-Xptxas", "-Xcudafe", "-std", "-ccbin", "-rdc", "-maxrregcount", "-default-stream",
-                "-diag-suppress", "-include", "-isystem", "-x") else f"{name}{val}")
+                "-diag-suppress", "-include", "-isystem", "-x", "--x") else f"{name}{val}")
         else:
             flags.append(tok)
     a_real, a_ptx = _arch_targets(arch, code)
@@ -185,6 +189,17 @@ def parse_nvcc_args(argv: Sequence[str], cwd: str = "") -> BuildLine:
         seen.setdefault(t.real, t)
     return BuildLine(tuple(sources), tuple(seen.values()), _split_joined(flags), opt, cwd,
                      tuple(dict.fromkeys([*ptx_only, *a_ptx])))
+
+
+def _language(name: str, val: str | None, lang: str) -> str:
+    """The language of the input files after the option ``name val`` (nvcc's ``-x``/``--x``)."""
+    return (val or "") if name in ("-x", "--x") else lang
+
+
+def _is_source(tok: str, lang: str) -> bool:
+    """A CUDA source: ``.cu``/``.cuh``, or a C/C++ source after ``-x cu`` (``lang``)."""
+    suffix = Path(tok).suffix
+    return tok.endswith(_SOURCE_SUFFIXES) or suffix in _SOURCE_SUFFIXES or lang == "cu" and suffix in _CXX_SUFFIXES
 
 
 def _split_joined(flags: list[str]) -> tuple[str, ...]:

@@ -300,4 +300,17 @@ def analyse(ptx_text: str, sass_text: str, arch: str, source: str = "",
             if sf.container:
                 rep = dataclasses.replace(rep, short_name=f"{rep.short_name} (in {short_name(sf.container)})")
             reports.append(rep)
+    # SASS the PTX does not define (a cubin paired with another module's PTX): not checked, never "clean"
+    unchecked += [f"function {name} has SASS but no PTX to compare with (the PTX does not define it)"
+                  for name in sass_funcs if name not in by_name and not is_compiler_routine(name)
+                  and any(not sf.container for sf in sass_funcs[name])]
+    if not reports and not unchecked:
+        unchecked.append("no kernel in the module: nothing was checked")
     return Report(source=source, arch=arch, functions=tuple(reports), notes=tuple(notes), unchecked=tuple(unchecked))
+
+
+def is_compiler_routine(name: str) -> bool:
+    """A routine ptxas adds (the 64-bit division's ``__cuda_sm20_div_u64``, a float division's slow path
+    ``__internal_..._slowpath``): SASS with no PTX of its own, the compiler's arithmetic, not the
+    module's memory operations."""
+    return name.startswith(("__cuda_sm", "__internal_", "$__internal_", "$__cuda_sm"))

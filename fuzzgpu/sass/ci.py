@@ -22,7 +22,7 @@ from ..errors import UserError
 from ..files import read_json
 from .buildline import MAX_JSON_BYTES
 from .pdl import PdlNote
-from .report import CROSSING, FORBIDDEN, UNGUARDED_WAIT, Finding
+from .report import CROSSING, FORBIDDEN, UNGUARDED_WAIT, Finding, Report
 
 CATEGORIES = ("nc", "pdl", "proxy", "mbarrier")
 BASELINE_VERSION = 1
@@ -200,8 +200,28 @@ def _uri(path: str) -> str:
     return p.as_posix()
 
 
-def sarif_document(results: Sequence[Result], version: str) -> dict:
-    """A SARIF 2.1.0 log with one run of ``fuzzgpu sass``."""
+@dataclass(frozen=True)
+class Notice:
+    """What a run did not check (level ``warning``) or could not read (``error``): a SARIF tool
+    execution notification, so that a log with no result is never read as "clean" when it is not."""
+
+    level: str  # "warning" | "error"
+    message: str
+    uri: str  # the input ("": none to name, e.g. an nvcc command line)
+
+
+def notices_of(reports: Sequence[Report], errors: Sequence[tuple[str, str]] = ()) -> list[Notice]:
+    """One warning per module or function not fully checked, one error per input not checked
+    (``errors``: (input, the error line))."""
+    out = [Notice("warning", f"{r.arch}: not fully checked: {why}", r.source) for r in reports for why in r.unchecked]
+    out += [Notice("warning", f"{r.arch} {fn.short_name}: not fully checked: {why}", r.source)
+            for r in reports for fn in r.functions for why in fn.unchecked]
+    return out + [Notice("error", line, src if Path(src).exists() else "") for src, line in errors]
+
+
+def sarif_document(results: Sequence[Result], version: str, notices: Sequence[Notice] = ()) -> dict:
+    """A SARIF 2.1.0 log with one run of ``fuzzgpu sass``; ``notices`` become the run's invocation's
+    tool execution notifications (and an error one makes the execution unsuccessful)."""
     used = sorted({r.rule for r in results} | {"crossing"})
     rules = [{"id": rid, "shortDescription": {"text": RULES.get(rid, rid)}, "helpUri": TOOL_URI} for rid in used]
     out = []
@@ -223,5 +243,12 @@ def sarif_document(results: Sequence[Result], version: str) -> dict:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "fuzzgpu sass", "version": version, "informationUri": TOOL_URI,
                                       "rules": rules}},
+                  "invocations": [{
+                      "executionSuccessful": not any(n.level == "error" for n in notices),
+                      "toolExecutionNotifications": [
+                          {"level": n.level, "message": {"text": n.message},
+                           **({"locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(n.uri)}}}]} if n.uri else {})}
+                          for n in notices],
+                  }],
                   "results": out}],
     }

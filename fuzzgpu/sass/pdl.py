@@ -35,6 +35,8 @@ _CALL = re.compile(r"\bcall(?:\.uni)?\s*(?:\([^)]*\)\s*,\s*)?([\w$]+)")
 #: an atomic on .global; generic loads (no state space) are not reported
 _GLOBAL_READ = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:ld|ldu)\.global[\w.:]*|cp\.async[\w.:]*\.global[\w.:]*|atom\.global[\w.:]*)\s")
 _WAIT = re.compile(r"\bgriddepcontrol\.wait\b")
+#: a kernel in the PTX (``.entry``)
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s", re.M)
 
 #: what a source writes to wait for the primary grid (comments removed first)
 _SOURCE_WAIT = re.compile(r"\bcudaGridDependencySynchronize\s*\(|griddepcontrol\.wait|\bwait_on_dependent_grids\s*\(")
@@ -165,7 +167,7 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
                 notes.append(PdlNote(READ_BEFORE_WAIT, arch, f.name, ins.text.rstrip(";"), ins.line, file, line,
                                      f"global read at {where} before griddepcontrol.wait on a path from the kernel's entry: "
                                      "is this written by the primary grid?"))
-    else:
+    elif _ENTRY.search(ptx):  # a module with no kernel (a template never instantiated) compiled nothing out
         # the input's source, and every file the line information names: a header whose code is in
         # the PTX (CUTLASS's kernel headers) and that calls the wait had the call compiled out
         named = sorted({p for p in _FILE_PATHS(ptx) if Path(p).is_file()})

@@ -1,0 +1,151 @@
+"""``fuzzgpu sass`` never says "clean" for code it did not check (a hostile review, 2026-12-05): a
+cubin given another module's PTX, a module with no kernel, findings left out by ``--only``; a SARIF
+log carries what was not checked; a device-linked (``-rdc``) build is checked from the PTX of each
+of its translation units; ``-x cu`` makes a ``.cpp`` a CUDA source, as CMake's CUDA builds write it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import sass
+from fuzzgpu.sass import buildline, checks
+from fuzzgpu.sass.report import EXIT_CLEAN, EXIT_FINDING, EXIT_NOT_FULLY_CHECKED
+
+from sass_cli import own_cache, sass_cli  # noqa: F401 -- own_cache: the autouse fixture
+
+ROOT = Path(__file__).resolve().parents[2]
+SHAPE = ROOT / "tests" / "kernels" / "D_flashmla_shape.cu"
+OTHER = "__global__ void other(int* p) { p[threadIdx.x] = 1; }\n"
+
+needs_nvcc = pytest.mark.skipif(sass.find_tool("nvcc") is None or sass.find_tool("nvdisasm") is None,
+                                reason="needs nvcc and nvdisasm")
+needs_cuobjdump = pytest.mark.skipif(sass.find_tool("cuobjdump") is None, reason="needs cuobjdump")
+
+
+def _nvcc(tmp: Path, *args: str) -> None:
+    subprocess.run([sass.require_tool("nvcc"), "-O3", *args], check=True, capture_output=True, cwd=tmp)
+
+
+@pytest.fixture()
+def shape_and_other(tmp_path: Path) -> Path:
+    """A cubin of two kernels (FlashMLA's hoisted-``__ldg`` shape and a plain store), and the PTX of
+    the plain kernel alone (``one.ptx``)."""
+    (tmp_path / "two.cu").write_text(SHAPE.read_text() + OTHER)
+    (tmp_path / "one.cu").write_text(OTHER)
+    _nvcc(tmp_path, "-arch=sm_90a", "-cubin", "two.cu", "-o", "two.cubin")
+    _nvcc(tmp_path, "-arch=sm_90a", "-ptx", "one.cu", "-o", "one.ptx")
+    return tmp_path
+
+
+@needs_nvcc
+def test_a_cubin_with_a_ptx_that_defines_part_of_it_is_not_fully_checked(capsys, shape_and_other):
+    """The kernel with the hoist has SASS and no PTX in ``one.ptx``: it was never compared, so the
+    module is "not fully checked" (exit 4), never "fully checked, clean" (exit 0, before)."""
+    d = shape_and_other
+    rc, out, _ = sass_cli(capsys, "--ptx", str(d / "one.ptx"), str(d / "two.cubin"))
+    assert rc == EXIT_NOT_FULLY_CHECKED
+    assert "clean;" not in out.splitlines()[0] and "not fully checked" in out.splitlines()[0]
+    assert "D_flashmla_shape" in out and "no PTX to compare with" in out
+
+
+@needs_nvcc
+def test_a_cubin_with_a_ptx_beside_it_that_defines_none_of_it_is_refused(capsys, shape_and_other):
+    """A stale ``two.ptx`` beside the cubin, or a file that is no PTX (/dev/null, a .cu), given as
+    ``--ptx``: exit 2, naming the cubin's functions."""
+    d = shape_and_other
+    (d / "two.ptx").write_text((d / "one.ptx").read_text().replace("other", "renamed"))
+    rc, _, err = sass_cli(capsys, str(d / "two.cubin"))
+    assert rc == 2 and "the PTX beside it" in err and "defines none of the cubin's functions" in err
+    for given in (Path("/dev/null"), SHAPE):
+        rc, _, err = sass_cli(capsys, "--ptx", str(given), str(d / "two.cubin"))
+        assert rc == 2 and "the PTX given (--ptx) defines none" in err
+
+
+def test_sass_functions_the_ptx_does_not_define_are_unchecked_but_compiler_routines_are_not():
+    """Pure: a top-level SASS function absent from the PTX is listed as not checked; ptxas's own
+    arithmetic routines (no PTX of their own) are not."""
+    assert checks.is_compiler_routine("__cuda_sm20_div_u64")
+    assert checks.is_compiler_routine("__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath")
+    assert not checks.is_compiler_routine("_Z5otherPi")
+
+
+@needs_nvcc
+@pytest.mark.parametrize("source", ["", "template <int N> __global__ void k(int* p) {\n"
+                                        "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n  p[N] = __ldg(p + 1);\n}\n"])
+def test_a_module_with_no_kernel_is_not_clean(capsys, tmp_path, source):
+    """An empty .cu, or one whose only kernel is a template never instantiated: nothing was checked
+    (exit 4), and no "PDL compiled out" warning for a wait that was never compiled at all."""
+    cu = tmp_path / "k.cu"
+    cu.write_text(source)
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", str(cu))
+    assert rc == EXIT_NOT_FULLY_CHECKED
+    assert "no kernel in the module: nothing was checked" in out and "clean" not in out
+    assert "compiled-out" not in out
+
+
+@needs_nvcc
+def test_findings_left_out_by_only_are_not_called_clean(capsys):
+    """``--only proxy`` on a kernel whose one finding is an ``.nc`` hoist: no finding shown, exit 0,
+    but the lines say a finding was left out rather than "clean"; the JSON's ``clean`` stays false."""
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90", "--only", "proxy", str(SHAPE))
+    assert rc == EXIT_CLEAN
+    assert "clean" not in out and out.count("no finding of the kinds --only names (1 other(s) not shown)") == 2
+    assert "1 other finding(s) left out by --only" in err
+    rc, out, _ = sass_cli(capsys, "--arch", "sm_90", "--only", "proxy", "--json", str(SHAPE))
+    assert json.loads(out.splitlines()[0])["clean"] is False
+    assert sass_cli(capsys, "--arch", "sm_90", "--only", "nc", str(SHAPE))[0] == EXIT_FINDING
+
+
+@needs_nvcc
+def test_a_sarif_log_says_what_was_not_checked(capsys, tmp_path, shape_and_other):
+    """No result in the log does not mean clean: each module or function not fully checked is a
+    warning notification of the run's invocation, an input that could not be read an error one."""
+    d = shape_and_other
+    sarif = tmp_path / "r.sarif"
+    rc, _, _ = sass_cli(capsys, "--ptx", str(d / "one.ptx"), "--sarif", str(sarif), str(d / "two.cubin"),
+                        str(tmp_path / "missing.cu"))
+    assert rc == 2  # an input not checked
+    (inv,) = json.loads(sarif.read_text())["runs"][0]["invocations"]
+    assert inv["executionSuccessful"] is False
+    levels = [(n["level"], n["message"]["text"]) for n in inv["toolExecutionNotifications"]]
+    assert any(lv == "warning" and "not fully checked" in t and "D_flashmla_shape" in t for lv, t in levels)
+    assert any(lv == "error" and "missing.cu" in t for lv, t in levels)
+    rc, _, _ = sass_cli(capsys, "--arch", "sm_90", "--sarif", str(sarif), str(SHAPE))
+    (inv,) = json.loads(sarif.read_text())["runs"][0]["invocations"]
+    assert rc == EXIT_FINDING and inv == {"executionSuccessful": True, "toolExecutionNotifications": []}
+
+
+@needs_nvcc
+@needs_cuobjdump
+def test_a_device_linked_executable_is_checked_from_each_translation_units_ptx(capsys, tmp_path):
+    """``nvcc -rdc=true a.cu b.cu``: the executable embeds no PTX; one TU's PTX is refused with a
+    message naming what is missing and how to pass both; both (``--ptx`` twice) check it."""
+    (tmp_path / "a.cu").write_text("__device__ int g;\n__global__ void ka(int* p) { p[threadIdx.x] = g; }\n"
+                                   "int main() { return 0; }\n")
+    (tmp_path / "b.cu").write_text("__global__ void kb(const int* __restrict__ p, int* q) {\n"
+                                   "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n  q[0] = __ldg(p);\n}\n")
+    _nvcc(tmp_path, "-arch=sm_90a", "-rdc=true", "-o", "exe", "a.cu", "b.cu")
+    for tu in ("a", "b"):
+        _nvcc(tmp_path, "-arch=sm_90a", "-rdc=true", "-ptx", f"{tu}.cu", "-o", f"{tu}.ptx")
+    exe, a, b = (str(tmp_path / n) for n in ("exe", "a.ptx", "b.ptx"))
+    rc, _, err = sass_cli(capsys, exe)
+    assert rc == 2 and "device-linked -rdc executable embeds none" in err
+    rc, _, err = sass_cli(capsys, "--ptx", a, exe)
+    assert rc == 2 and "_Z2kbPKiPi missing" in err and "--ptx a.ptx --ptx b.ptx" in err
+    rc, out, _ = sass_cli(capsys, "--ptx", a, "--ptx", b, exe)
+    assert rc in (EXIT_CLEAN, EXIT_FINDING) and "in 2 function(s); fully checked" in out
+
+
+def test_x_cu_makes_a_cpp_file_a_cuda_source():
+    """nvcc's ``-x cu`` applies to the input files after it (CMake's CUDA builds of ``.cpp`` files);
+    without it a ``.cpp`` is host code, not the oracle's."""
+    for spelling, flags in ((["-x", "cu"], ("-x", "cu")), (["-xcu"], ("-x", "cu")), (["--x=cu"], ("--x=cu",)),
+                            (["--x", "cu"], ("--x=cu",))):
+        line = buildline.parse_nvcc_args(["nvcc", "-O3", "-arch=sm_90a", *spelling, "-c", "d.cpp", "-o", "d.o"])
+        assert line.sources == ("d.cpp",) and line.flags == flags
+    assert buildline.parse_nvcc_args(["nvcc", "-O3", "-c", "d.cpp"]).sources == ()
+    assert buildline.parse_nvcc_args(["nvcc", "-c", "d.cpp", "-x", "cu", "e.cc"]).sources == ("e.cc",)
