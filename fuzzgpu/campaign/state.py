@@ -84,6 +84,7 @@ class State:
         from .. import model
 
         first = str(why).splitlines()[0] if str(why) else "(no reason given)"
+        first = first.removeprefix(f"{shape}: ")  # a message that names the program already (codegen.Unrunnable)
         text = f"{shape}: {'the oracle does not cover it: ' if isinstance(why, model.Unsupported) else ''}{first}"[:240]
         if text in self.not_covered or len(self.not_covered) < 30:
             self.not_covered[text] = self.not_covered.get(text, 0) + 1

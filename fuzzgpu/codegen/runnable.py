@@ -48,15 +48,16 @@ from .values import VALUE_MAX, VALUE_MIN, _ins_immediates, _plain_copies, value_
 class Unrunnable(UserError):
     """The program uses a construct the GPU harness cannot run; ``reasons`` lists them all."""
 
-    def __init__(self, program: str, reasons: Sequence[str]) -> None:
+    def __init__(self, program: str, reasons: Sequence[str], what: str = "cannot run on the GPU") -> None:
         self.program = program
         self.reasons = list(reasons)
-        super().__init__(f"{program}: cannot run on the GPU: " + "; ".join(self.reasons))
+        self.what = what  # what cannot be done: the harness's "cannot run on the GPU", the static kernels' own
+        super().__init__(f"{program}: {what}: " + "; ".join(self.reasons))
 
-    def __reduce__(self) -> tuple[type[Unrunnable], tuple[str, list[str]]]:
+    def __reduce__(self) -> tuple[type[Unrunnable], tuple[str, list[str], str]]:
         # a campaign worker sends it to its parent pickled: pickle's default calls cls(*args),
         # with the one message argument, and the parent died unpickling it (seen on the H200)
-        return (type(self), (self.program, self.reasons))
+        return (type(self), (self.program, self.reasons, self.what))
 
 
 # --------------------------------------------------------------------------------------------

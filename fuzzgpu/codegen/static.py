@@ -118,7 +118,7 @@ def generate_static(program: Program, arch: str | None = None) -> str:
     semantics.checked(program)  # the Python API too: no name outside its grammar (no fence outside the table) reaches the source
     reasons = _static_reasons(program, arch)
     if reasons:
-        raise Unrunnable(program.name, reasons)
+        raise Unrunnable(program.name, reasons, "has no static kernels (nothing to compile for the SASS check)")
     offsets = static_offsets(program)
     nsh = sum(1 for loc in program.locations if loc.space is Space.SHARED and loc.alias_of is None)
     out = [f"// fuzzgpu static kernels for {comment_text(program.name)}", PRELUDE, _SCRATCH_DECL]

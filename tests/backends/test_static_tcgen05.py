@@ -71,3 +71,18 @@ def test_not_covered_reasons_carry_no_python_class_name(tmp_path):
     c._note_not_covered("HANDOFF", model.Unsupported("too large"))
     assert set(c.state.not_covered) == {"HANDOFF: nvcc: kernel.cu(3): error: something",
                                         "HANDOFF: the oracle does not cover it: too large"}
+
+
+def test_not_covered_reasons_name_the_program_once_and_what_could_not_be_done(tmp_path):
+    """A static campaign's draw the static kernels cannot express was listed as "HANDOFF: HANDOFF:
+    cannot run on the GPU: ..." (a hostile review, 2026-12-05): the static backend runs nothing on
+    a GPU, and the shape was named twice."""
+    from fuzzgpu.backends.sim import SimBackend
+    from fuzzgpu.campaign import Campaign, load_profile
+    from fuzzgpu.codegen import Unrunnable
+
+    c = Campaign(load_profile("all"), SimBackend(), tmp_path / "c", out=io.StringIO(), live=False)
+    c._note_not_covered("HANDOFF", Unrunnable("HANDOFF", ["P1:4 wgmma.mma_async"], "has no static kernels"))
+    c._note_not_covered("HANDOFF", Unrunnable("HANDOFF", ["tcgen05"]))
+    assert set(c.state.not_covered) == {"HANDOFF: has no static kernels: P1:4 wgmma.mma_async",
+                                        "HANDOFF: cannot run on the GPU: tcgen05"}

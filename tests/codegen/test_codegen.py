@@ -488,6 +488,8 @@ def test_unrunnable_survives_pickling():
 
     e = pickle.loads(pickle.dumps(Unrunnable("P", ["async.read on the GPU", "tcgen05"])))
     assert isinstance(e, Unrunnable) and e.reasons == ["async.read on the GPU", "tcgen05"] and "cannot run on the GPU" in str(e)
+    e = pickle.loads(pickle.dumps(Unrunnable("P", ["wgmma"], "has no static kernels")))
+    assert str(e) == "P: has no static kernels: wgmma" and e.what == "has no static kernels"
 
 
 # a program of an H200 campaign (profile all, property model, 2026-12-01): every instance timed out,
