@@ -321,8 +321,24 @@ def live_table(c: Any) -> Any:
                  + c._busy(sess)
                  + f"{classes_phrase(c.state.classes)}, {len(c.state.findings)} entr{'y' if len(c.state.findings) == 1 else 'ies'}"
                  + (f", {len(c.state.save_errors)} NOT SAVED (kept raw)" if c.state.save_errors else "")
-                 + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)")
+                 + f"  last finding {since}  elapsed {el:.0f} s (this session {sess:.0f} s)" + repeats_phrase(c))
     return t
+
+
+#: judgements of a session with no program run (every one the evidence cache's answer) after which
+#: the status says the draws repeat
+REPEATS_SAID = 1000
+
+
+def repeats_phrase(c: Any) -> str:
+    """``, every draw of this session judged before ...`` when this session has judged at least
+    :data:`REPEATS_SAID` programs and run none: its draws all repeat programs the corpus's evidence
+    cache has answers for (a small profile at its size), and the time finds nothing new."""
+    judged, ran = c.state.programs - c._p0, c.state.run - c._r0
+    if judged < REPEATS_SAID or ran:
+        return ""
+    return (f", every one of this session's {judged} draws was judged before (the evidence cache): the profile's "
+            "programs look used up (a larger profile, or another property, draws others)")
 
 
 def status_text(c: Any, sess: float) -> str:
@@ -331,4 +347,4 @@ def status_text(c: Any, sess: float) -> str:
     s = c.state
     return (f"[{sess:6.0f} s] programs {s.programs} judged ({(s.programs - c._p0) / sess:.1f}/s), {s.run} run "
             f"({(s.run - c._r0) / sess:.1f}/s), instances {s.instances:.3g}, {c._busy(sess)}{classes_phrase(s.classes)}"
-            + (f", {len(s.save_errors)} not saved (kept raw)" if s.save_errors else ""))
+            + (f", {len(s.save_errors)} not saved (kept raw)" if s.save_errors else "") + repeats_phrase(c))

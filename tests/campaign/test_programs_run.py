@@ -117,3 +117,20 @@ def test_the_timeline_keeps_run_beside_judged():
     m = merge([tl, old])
     assert m[-1]["programs"] == 48 and "run" not in m[-1]  # not a sum that leaves a worker out
     assert merge([tl])[-1]["run"] == 16
+
+
+def test_the_status_says_when_every_draw_of_the_session_repeats_a_judged_program(tmp_path):
+    """A second session of a small profile whose programs the corpus has all judged ran none for
+    105 s and said nothing (a hostile review, 2026-12-05): after ``REPEATS_SAID`` judgements with
+    none run, the status line says the draws repeat."""
+    from fuzzgpu.campaign.report import REPEATS_SAID
+
+    c, _ = campaign(tmp_path, 2)
+    s = c.state
+    assert "judged before" not in status_text(c, 10.0)
+    c._p0, c._r0 = s.programs - REPEATS_SAID, s.run  # this session: REPEATS_SAID judged, none run
+    assert f"every one of this session's {REPEATS_SAID} draws was judged before" in status_text(c, 10.0)
+    c._r0 = s.run - 1  # one run: a draw was new
+    assert "judged before" not in status_text(c, 10.0)
+    c._p0, c._r0 = s.programs - REPEATS_SAID + 1, s.run  # fewer than REPEATS_SAID judged
+    assert "judged before" not in status_text(c, 10.0)
