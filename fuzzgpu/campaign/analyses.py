@@ -34,7 +34,8 @@ class Analyses:
     def get(self, program: Program) -> Analysis | str:
         """``model.analyse(program)``, once; ``"too large"`` or ``"unsupported"`` where the oracle
         does not cover it.  ``with_races``: the same analysis, from the race analysis's enumeration
-        (which the race property's verdict then reuses), with no budget of its own, as the verdict's."""
+        (which the race property's verdict then reuses), under the same budget (the race analysis
+        charges its enumeration as ``model.analyse`` does)."""
         from .. import model
 
         hit = self._cache.get(program)
@@ -43,7 +44,8 @@ class Analyses:
                 if self.with_races:
                     from ..model import race
 
-                    hit = cast("Analysis", race.analyse_races(program, sc=True).analysis)  # sc=True: always set
+                    budget = model.ORACLE_BUDGET if self.budget is None else self.budget
+                    hit = cast("Analysis", race.analyse_races(program, sc=True, budget=budget).analysis)  # sc=True: always set
                 else:
                     hit = model.analyse(program) if self.budget is None else model.analyse(program, budget=self.budget)
             except model.TooLarge:

@@ -58,7 +58,7 @@ from . import (
 from . import mechanisms as mech
 from . import tensor_memory as tmem
 from . import wgmma
-from .event import Event, first_verdict
+from .event import ORACLE_BUDGET, Budget, Event, first_verdict
 from .events import beyond_loop_bound, program_traces
 from ..recent import Recent
 from .trace import ProgramTraces
@@ -414,25 +414,31 @@ def _missed(v: Execution, vo: Rel, co: Rel, named: Mapping[tuple[int, int], Raci
     return stale + _lost_writes(v, vo, co, named)
 
 
-def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome] = frozenset(), sc: bool = False) -> RaceAnalysis:
+def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome] = frozenset(), sc: bool = False,
+                  budget: int = ORACLE_BUDGET) -> RaceAnalysis:
     """Every racing pair of the program's consistent executions, and which outcomes only an
     execution with a missed read (see the module text) produces; and which of the outcomes
     ``delivered`` asks about an execution with no stale read produces (:attr:`RaceAnalysis.delivered`:
     the fix search's question, whether an offending outcome is now a delivered value).  With ``sc``,
     also the model's analysis of the program (:attr:`RaceAnalysis.analysis`: what ``model.analyse``
     answers, from the same enumeration; a campaign judging the race property asks both of each
-    program).  Cached: an answer with the analysis also answers the question without it."""
+    program).  Cached: an answer with the analysis also answers the question without it.
+
+    Raises :class:`~fuzzgpu.model.TooLarge` (an ``Unsupported``) past ``budget`` units of work,
+    charged for the enumeration exactly as :func:`fuzzgpu.model.analyse` (``sc``: with the SC set)
+    charges it -- the same paths, candidates and coherence orders -- so the race analysis of a
+    program runs out of the oracle's budget where the model's analysis does."""
     if not sc:
-        with_sc = _RACES.get((p, loop_bound, delivered, True))
+        with_sc = _RACES.get((p, loop_bound, delivered, True, budget))
         if with_sc is not None:
             return with_sc
-    key = (p, loop_bound, delivered, sc)
+    key = (p, loop_bound, delivered, sc, budget)
     hit = _RACES.get(key)
-    return hit if hit is not None else _RACES.put(key, _analyse_races(p, loop_bound, delivered, sc))
+    return hit if hit is not None else _RACES.put(key, _analyse_races(p, loop_bound, delivered, sc, Budget(budget)))
 
 
-#: the race analyses asked about most recently
-_RACES: Recent[tuple[Program, int, frozenset[Outcome], bool], RaceAnalysis] = Recent(1024)
+#: the race analyses asked about most recently (by program, loop bound, delivered, sc, budget)
+_RACES: Recent[tuple[Program, int, frozenset[Outcome], bool, int], RaceAnalysis] = Recent(1024)
 
 
 def clear_cache() -> None:
@@ -440,23 +446,26 @@ def clear_cache() -> None:
     _RACES.clear()
 
 
-def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], with_sc: bool) -> RaceAnalysis:
+def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], with_sc: bool, work: Budget) -> RaceAnalysis:
+    """:func:`analyse_races`, charging ``work`` what :func:`fuzzgpu.model.analyse` charges for the
+    same enumeration (its classification of races is not charged: a few relations per consistent
+    execution)."""
     t0 = time.perf_counter()
-    pt = program_traces(p, loop_bound)
+    pt = program_traces(p, loop_bound, work)
     keys = p.outcome_keys()
     finals = _final_locs(pt, keys)
     races: dict[tuple, RacingPair] = {}
     clean: set[Outcome] = set()
     fresh: set[Outcome] = set()
     missed: dict[Outcome, dict[tuple, RacingPair]] = {}
-    ms = _ModelSets(p, pt, keys, with_sc)  # model.analyse's sets, from this enumeration (with_sc)
-    for combo, x in _executions(p, pt):
+    ms = _ModelSets(p, pt, keys, with_sc, work)  # model.analyse's sets, from this enumeration (with_sc)
+    for combo, x in _executions(p, pt, None, work):
         variants = [_in_model(x)] + ([x] if x.free else [])
         ms.interleavings(combo, x, variants[0])
         for i, v in enumerate(variants):
             if not consistent_before_co(v):
                 continue
-            cos = [co for co in v.coherence_orders(finals) if consistent_with_co(v, co)]
+            cos = [co for co in v.coherence_orders(finals, work) if consistent_with_co(v, co)]
             if not cos:
                 continue
             ms.consistent(combo, v, cos, in_model=i == 0)
@@ -505,8 +514,8 @@ class _ModelSets:
     orders an interleaving has (the SC set, for an execution's one interleaving order of fences).
     Not ``on``: nothing (the race analysis alone)."""
 
-    def __init__(self, p: Program, pt: ProgramTraces, keys: tuple[str, ...], on: bool) -> None:
-        self.p, self.pt, self.keys, self.on = p, pt, keys, on
+    def __init__(self, p: Program, pt: ProgramTraces, keys: tuple[str, ...], on: bool, work: Budget) -> None:
+        self.p, self.pt, self.keys, self.on, self.work = p, pt, keys, on, work
         self.allowed: set[Outcome] = set()
         self.outside: set[Outcome] = set()
         self.sc: set[Outcome] = set()
@@ -515,7 +524,7 @@ class _ModelSets:
     def interleavings(self, combo: tuple, x: Execution, x_in: Execution) -> None:
         self.candidates += 1
         if self.on:
-            self.sc.update(_interleaving_outcomes(self.p, self.pt, self.keys, combo, x, x_in))
+            self.sc.update(_interleaving_outcomes(self.p, self.pt, self.keys, combo, x, x_in, self.work))
 
     def consistent(self, combo: tuple, v: Execution, cos: list[Rel], in_model: bool) -> None:
         if not self.on:

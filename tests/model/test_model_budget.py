@@ -188,3 +188,70 @@ def test_check_cli_exit_status_for_a_too_large_test_is_3(tmp_path, capsys, small
     rc = main(["check", str(big), str(small)])
     out, err = capsys.readouterr()
     assert rc == 3 and "not covered by the oracle: too large" in err and "Observation CoWW" in out
+
+
+def _race_programs() -> list[Program]:
+    """A few tests of the repository, of every kind the race analysis classifies."""
+    here = Path(__file__).parents[1] / "litmus"
+    names = ["core/MP-relacq-gpu.litmus", "core/CoWW.litmus", "race-tensormap/NORACE-11-rewrite-after-completion.litmus",
+             "race-tensormap/NORACE-11-same-thread-fence-pair.litmus", "gpu/D-rewrite-after-wait-read-fenced.litmus"]
+    from fuzzgpu.litmus import parse_file
+
+    return [parse_file(here / n) for n in names]
+
+
+@pytest.mark.parametrize("sc", [False, True])
+def test_race_analysis_charges_what_analyse_charges(budgets, sc):
+    """The race analysis enumerates what ``model.analyse`` enumerates and is charged the same units:
+    it runs out of the oracle's budget where the model's analysis does (``fuzzgpu check`` and
+    ``fuzzgpu necessity`` say "too large" of the same tests)."""
+    from fuzzgpu.model import race
+
+    for p in _race_programs():
+        budgets.clear()
+        analyse(p, sc=sc)
+        model_used = [b.used for b in budgets]
+        budgets.clear()
+        race.clear_cache()
+        race.analyse_races(p, sc=sc)
+        assert [b.used for b in budgets] == model_used, p.name
+
+
+def test_race_analysis_ends_too_large():
+    """issue: ``fuzzgpu necessity`` of a test too large for the oracle never finished (the race
+    analysis had no budget).  MP needs a few hundred units; a budget of 50 stops it."""
+    from fuzzgpu.model import race
+
+    mp = parse("PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, y ;\n"
+               " st.release.gpu y, 1 | ld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n")
+    race.clear_cache()
+    assert race.analyse_races(mp).possible  # within the budget: answered
+    for sc in (False, True):
+        with pytest.raises(TooLarge, match="too large"):
+            race.analyse_races(mp, sc=sc, budget=50)
+
+
+#: 4 threads, one location: ~640,000 units (past SMALL_BUDGET) in its enumeration, few in its paths
+FOUR_WRITERS = """PTX four-writers
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu x, 2 | st.relaxed.gpu x, 3 | ld.relaxed.gpu r0, x ;
+ st.relaxed.gpu x, 4 | ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, x ;
+exists (P3:r0 == 1)
+"""
+
+
+def test_necessity_cli_too_large_is_not_covered(tmp_path, capsys, small_budget):
+    """``fuzzgpu necessity`` of a test past the budget: exit 3, "not covered by the oracle: too
+    large", as ``fuzzgpu check`` says of it (before, the race analysis it asks ran unbounded)."""
+    from fuzzgpu.cli import main
+    from fuzzgpu.model import race
+
+    path = tmp_path / "four-writers.litmus"
+    path.write_text(FOUR_WRITERS)
+    race.clear_cache()  # an answer kept from another test was found under the real budget
+    assert main(["check", str(path)]) == 3
+    assert "not covered by the oracle: too large" in capsys.readouterr().err
+    assert main(["necessity", str(path)]) == 3
+    out, err = capsys.readouterr()
+    assert "not covered by the oracle: too large" in err and not out
