@@ -15,10 +15,11 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn, Sequence
+import warnings
+from typing import NoReturn, Sequence, TextIO
 
 from . import __version__
-from .errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, SourceError, UserError, clip
+from .errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, SourceError, SourceWarning, UserError, clip
 
 #: subcommand name -> module under fuzzgpu.commands
 COMMANDS: dict[str, str] = {
@@ -33,12 +34,20 @@ COMMANDS: dict[str, str] = {
 }
 
 EPILOG = """\
-examples:
-  fuzzgpu check tests/litmus                 model-check every .litmus file under a folder
-  fuzzgpu check --json tests/litmus/core/MP-relacq-gpu.litmus   one JSON object per test
+examples (run from a checkout; each with the exit status it gives):
+  fuzzgpu check tests/litmus/dat3m           model-check every .litmus file under a folder: Dat3M's
+                                             suite, every test covered (exit 0)
+  fuzzgpu check tests/litmus                 every test of the repository (exit 3: one is not
+                                             covered -- termination/Loop-with-write.litmus, a loop
+                                             that writes, past the loop bound -- and says so on
+                                             stderr; the others are checked)
+  fuzzgpu check --json tests/litmus/core/MP-relacq-gpu.litmus   one JSON object per test (exit 0)
   fuzzgpu sass tests/kernels/D_flashmla_shape.cu   memory operations ptxas moved across a sync
-  fuzzgpu tune tests/litmus/gpu/MP-relaxed-gpu.litmus   tune the GPU stress for a test
+                                             (exit 1: it finds the .nc load hoisted; 3 without nvcc)
+  fuzzgpu tune tests/litmus/gpu/MP-relaxed-gpu.litmus   tune the GPU stress for a test (exit 0;
+                                             3 without a GPU)
   fuzzgpu necessity examples/necessity/NEC-06-mp-release-fence.litmus   is each fence needed?
+                                             (exit 0)
   fuzzgpu <command> --help                   the options of one command
 """
 
@@ -85,6 +94,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
+    with warnings.catch_warnings():  # a SourceWarning (a litmus test's condition...): one line on stderr
+        warnings.simplefilter("default", SourceWarning)
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
+                 line: str | None = None) -> None:
+            if issubclass(category, SourceWarning):
+                _say(str(message))
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command; an error is one line on stderr (and a JSON object with --json), its exit status returned."""
     prefix = f"fuzzgpu {args.command}"
     as_json = bool(getattr(args, "json", False))
     try:

@@ -38,8 +38,19 @@ class MissingTool(EnvError):
         super().__init__(f"{tool} not found: {how}")
 
 
+def place(path: object, line: int = 0, col: int = 0) -> str:
+    """Where a message points, as compilers write it: ``file:line:col``, ``file:line`` without a
+    column, ``file`` alone for the file as a whole (line 0: it cannot be read, the oracle does not
+    cover it) -- never ``file:0:0``.  The path clipped to one line of at most 200 characters."""
+    where = clip(str(path), 200)
+    if line > 0:
+        where += f":{line}" + (f":{col}" if col > 0 else "")
+    return where
+
+
 class SourceError(UserError):
-    """An error at a place in a text file: printed as ``file:line:col: message``."""
+    """An error at a place in a text file: printed as ``file:line:col: message`` (:func:`place`:
+    ``file: message`` when no line is to blame, line 0)."""
 
     def __init__(self, message: str, path: str = "<input>", line: int = 0, col: int = 0) -> None:
         self.message = message = clip(message)
@@ -47,4 +58,17 @@ class SourceError(UserError):
         self.path = path
         self.line = line
         self.col = col
-        super().__init__(f"{path}:{line}:{col}: {message}")
+        super().__init__(f"{place(path, line, col)}: {message}")
+
+
+class SourceWarning(UserWarning):
+    """Something legal but probably not meant, at a place in a text file (issued with
+    :func:`warnings.warn`; the CLI prints it as the one line ``file:line:col: warning: message``
+    on stderr and goes on)."""
+
+    def __init__(self, message: str, path: str = "<input>", line: int = 0, col: int = 0) -> None:
+        self.message = message = clip(message)
+        self.path = path = clip(path, 200)
+        self.line = line
+        self.col = col
+        super().__init__(f"{place(path, line, col)}: warning: {message}")

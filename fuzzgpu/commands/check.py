@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_USAGE, SourceError, UserError, clip
+from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_USAGE, SourceError, UserError, clip, place
 from ..ir import BoolConst, Condition, Program, eval_expr
 from .argtypes import non_negative_int
 
@@ -36,7 +36,9 @@ checks it, as "forall (true)": its final states are listed, "Condition forall (t
 
 exit status: 0 when every file was checked; 2 when a file could not be read or parsed; else 3 when a file is not covered by the oracle (a construct it does not model, or "too
 large": its work budget ran out) or the environment failed. One line on stderr for each such file
-(file:line:col: message); the other files are still checked.
+(file:line:col: message at the place to blame; file: message for the file as a whole: it cannot be
+read, or the oracle does not cover it); with --json also its object on stdout, with that line as
+"error"; the other files are still checked.
 
 examples:
   fuzzgpu check tests/litmus/dat3m              Dat3M's PTX suite (183 tests, in the repository)
@@ -94,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             bad_input = True
             continue
         except OSError as e:
-            skipped(path, f"{path}:0:0: cannot read: {e.strerror or e}", "usage")
+            skipped(path, f"{place(path)}: cannot read: {e.strerror or e}", "usage")
             bad_input = True
             continue
         if program.condition is None:  # as herd7 reads a test without one (docs/litmus-format.md)
@@ -124,13 +126,13 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
     try:
         obs = check_condition(program, loop_bound=loop_bound)
     except Unsupported as e:
-        raise NotCovered(f"{path}:0:0: not covered by the oracle: {e}") from None
+        raise NotCovered(f"{place(path)}: not covered by the oracle: {e}") from None
     cond = program.condition
     assert cond is not None
     if obs.analysis.beyond_bound and (obs.positive == 0 or obs.negative == 0):
         # 'Never' or 'Always' claims that no final state of the other kind exists; the loop bound
         # cut paths that may reach one ('Sometimes' is sound: both kinds were reached)
-        raise NotCovered(f"{path}:0:0: {obs.observation} only within the loop bound: {obs.analysis.beyond_bound}")
+        raise NotCovered(f"{place(path)}: {obs.observation} only within the loop bound: {obs.analysis.beyond_bound}")
     allowed = sorted(obs.analysis.allowed)
     outside = sorted(obs.analysis.outside_model)
     ok = {"exists": obs.positive > 0, "~exists": obs.positive == 0, "forall": obs.negative == 0, "final": obs.positive > 0}[
@@ -159,7 +161,7 @@ def check_one(program: Program, path: str, loop_bound: int, explain: bool) -> di
         try:
             result["explanation"] = _explain(program, cond, obs, loop_bound)
         except Unsupported as e:
-            raise NotCovered(f"{path}:0:0: not covered by the oracle: {e}") from None
+            raise NotCovered(f"{place(path)}: not covered by the oracle: {e}") from None
     return result
 
 

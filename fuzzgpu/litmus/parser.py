@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
 from .. import semantics
-from ..errors import SourceError
+from ..errors import SourceError, SourceWarning
 from .. import ir
 from .builder import Cell, InstructionBuilder
 from .mnemonics import CMP_PUNCT, LOC_KINDS, MNEMONICS, PLACEMENT_KEYS
@@ -52,6 +53,7 @@ class _Parser:
         self.observed: list[str] = []
         self.condition: ir.Condition | None = None
         self.condition_token: Token | None = None
+        self.condition_registers: list[tuple[Token, Token]] = []  # (thread, register) named in the condition
         self.alias_targets: list[Token] = []
         self.location_uses: list[Token] = []  # location operands in text order (row by row)
         self.pdl_grids: list[int] = []
@@ -588,6 +590,8 @@ class _Parser:
             thread, reg = self.parse_thread_register()
             if thread.text not in self.thread_names:
                 raise self.error(f"unknown thread {thread.text!r}", thread)
+            if self.condition_token is not None:
+                self.condition_registers.append((thread, reg))
             return ir.RegRef(thread.text, reg.text)
         if tok.kind == WORD and ir.NAME_RE.fullmatch(tok.text):
             self.next()
@@ -625,9 +629,12 @@ class _Parser:
             pdl_grids=tuple(self.pdl_grids),
         )
         try:
-            return semantics.checked(program)  # ir.validate, then the fences of the semantics table
+            program = semantics.checked(program)  # ir.validate, then the fences of the semantics table
         except ir.ProgramError as e:
             raise self.error(str(e), self.token_for(str(e))) from None
+        for w in unwritten_condition_registers(program, self.condition_registers, self.path):
+            warnings.warn(w)
+        return program
 
     def token_for(self, message: str) -> Token:
         """The best token to blame for a :class:`ProgramError` message from ``validate``."""
@@ -645,6 +652,26 @@ class _Parser:
                 return tok
         return self.headers[0].token if self.headers else self.first
 
+
+
+def unwritten_condition_registers(program: ir.Program, named: Iterable[tuple[Token, Token]], path: str) -> list[SourceWarning]:
+    """A warning for each register the condition names (``named``: its thread's and its token, in
+    text order) that no instruction of its thread writes and the init block does not initialise: the
+    condition reads it as 0 whatever the program does -- likely a typo (``P1:r9`` for ``P1:r1``).
+    Not an error, and a register some instruction writes is not warned of even when only some paths
+    reach it (legal: Dat3M's suite has such tests).  Each register once, at its first mention."""
+    written = {t.name: {r for i in t.code if (r := i.register_written()) is not None} | {r for r, _ in t.init}
+               for t in program.threads}
+    out: list[SourceWarning] = []
+    seen: set[tuple[str, str]] = set()
+    for thread, reg in named:
+        key = (thread.text, reg.text)
+        if key in seen or reg.text in written[thread.text]:
+            continue
+        seen.add(key)
+        out.append(SourceWarning(f"register {thread.text}:{reg.text} in the condition is never written by thread {thread.text} "
+                                 "(nor initialised): it reads as 0 in every outcome", path, thread.line, thread.col))
+    return out
 
 
 def _replace(loc: ir.Location, **changes: object) -> ir.Location:

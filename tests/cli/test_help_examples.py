@@ -81,3 +81,57 @@ def test_the_plugin_example_in_docs_fuzzing_runs_on_a_cpu_machine(tmp_path, back
     else:
         assert r.returncode == 1 and "1 failed, 1 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
         assert "test_doc_example.py::test_pdl_never_stale - AssertionError: user:fresh" in r.stdout, r.stdout[-3000:]
+
+
+def stated_exits(text: str) -> list[tuple[list[str], str]]:
+    """Each example of ``text`` with its explanation: the words after the command on its line and
+    on the more deeply indented lines that follow it."""
+    out: list[tuple[list[str], str]] = []
+    following = False  # the line before was an example or its explanation
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("fuzzgpu ") and "<command>" not in s:
+            parts = re.split(r"\s{2,}|\s#", s, maxsplit=1)
+            out.append((shlex.split(parts[0]), parts[1] if len(parts) > 1 else ""))
+            following = True
+        elif following and s and line.startswith("    "):
+            out[-1] = (out[-1][0], f"{out[-1][1]} {s}")
+        else:
+            following = False
+    return out
+
+
+def test_top_level_examples_state_their_exit_status_and_give_it():
+    """``fuzzgpu --help``'s examples each say the exit status they give, and those that need no GPU
+    give it, run as pasted from a checkout (its first example exited 3, its help saying nothing of it)."""
+    import shutil
+
+    exs = stated_exits(help_text(None))
+    assert [a[:2] for a, _ in exs][:2] == [["fuzzgpu", "check"]] * 2
+    for argv, why in exs:
+        m = re.search(r"\(exit (\d)", why)
+        assert m, f"{' '.join(argv)}: its explanation states no exit status: {why!r}"
+        if argv[1] == "tune" or (argv[1] == "sass" and shutil.which("nvcc") is None):
+            continue  # a GPU (tune); nvcc (sass)
+        r = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, check=False, cwd=ROOT, timeout=300)
+        assert r.returncode == int(m.group(1)), (argv, r.stderr[-1500:])
+        if r.returncode == 3:  # the file the help names as not covered is the one the command says is
+            named = re.search(r"-- (\S+\.litmus)", why)
+            assert named and r.stderr.count("\n") == 1 and named.group(1) in r.stderr and "not covered" in r.stderr, r.stderr
+
+
+def test_check_says_a_file_level_error_without_a_line(tmp_path):
+    """An error of a whole file (not covered by the oracle, unreadable) is ``file: message``, on
+    stderr and in --json's "error" -- not ``file:0:0: message`` (``file:line:col`` is for a place)."""
+    import json
+
+    loop = ROOT / "tests" / "litmus" / "termination" / "Loop-with-write.litmus"
+    missing = tmp_path / "missing.litmus"
+    for args, want in (([str(loop)], f"{loop}: Always only within the loop bound: "),
+                       ([str(missing)], f"{missing}: cannot read: ")):
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu", "check", *args], capture_output=True, text=True, check=False,
+                           cwd=ROOT, timeout=300)
+        assert r.stderr.startswith(want) and ":0:0" not in r.stderr, r.stderr
+        r = subprocess.run([sys.executable, "-m", "fuzzgpu", "check", "--json", *args], capture_output=True, text=True,
+                           check=False, cwd=ROOT, timeout=300)
+        assert json.loads(r.stdout)["error"] == r.stderr.strip(), (r.stdout, r.stderr)

@@ -18,6 +18,10 @@ from fuzzgpu.litmus import format_program, parse, parse_file, parse_path_tree
 from paths import DAT3M
 DAT3M_FILES = parse_path_tree([DAT3M])
 
+# random programs and mutated files name registers freely: a condition's register that its thread
+# never writes is legal, and its warning (tests/ir/test_litmus_unwritten.py) is noise here
+pytestmark = pytest.mark.filterwarnings("ignore::fuzzgpu.errors.SourceWarning")
+
 # --------------------------------------------------------------------------------------------
 # A strategy for valid Programs
 # --------------------------------------------------------------------------------------------
