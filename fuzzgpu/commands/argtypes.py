@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Callable, TypeVar
 
-from ..errors import clip
+from ..errors import UserError, clip
 
 
 def _shown(text: str) -> str:
@@ -64,3 +65,15 @@ def whole_count(text: str) -> int:
     if v > MAX_COUNT:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT:.0e}: {_shown(text)}")
     return int(v)
+
+
+def check_output_file(option: str, path: str, what: str) -> None:
+    """``option``'s value ``path`` names a file to write in an existing folder (``what``: the file,
+    as the error says it, "a .toml file"); else a :class:`UserError` naming the option and the path
+    (exit 2).  Asked before the command's work: a run, a replay, a tuning is not spent to fail on
+    its output, and a missing folder is a typo to say, not one to create."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{option} {path}: is a folder (expected the path of {what} to write)")
+    if not p.parent.is_dir():
+        raise UserError(f"{option} {path}: no such folder {str(p.parent)!r} (expected the path of {what} to write)")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EXIT_USAGE, EnvError, UserError, clip
-from .argtypes import whole_count
+from .argtypes import check_output_file, whole_count
 
 HELP = "re-run the reproducers of a corpus, each against its expectation (reproduces, fixed, new); exit 1 when any fails it"
 
@@ -43,7 +43,8 @@ still sees it; the hardware was not re-run, as the line says).  On a CPU machine
 is checked that way: FlashMLA's entry by its SASS, the H200 entry by the model.  An entry that
 cannot be read or validated, or whose kernels do not compile, is an ERROR: each is reported on its
 own line and the replay goes on with the other entries.  --junit-xml FILE writes each entry as a
-JUnit test case (FAIL a failure; ERROR and NOT CHECKED errors) for CI systems.
+JUnit test case (FAIL a failure; ERROR and NOT CHECKED errors) for CI systems; FILE must be in an
+existing folder and not be a folder (checked before any entry is read: exit 2).
 
 --fixed runs each entry's fixed program instead (the weakest change, one or two, the oracle says
 removes the finding, else a greedy fix of up to 6 changes, as `fuzzgpu explain` prints it; race findings, other fixable outcomes, and SASS
@@ -301,6 +302,8 @@ def _load_all(path: str) -> tuple[list[Any], list[dict[str, Any]]]:
 def run(args: argparse.Namespace) -> int:
     from ..backends import make_backend
 
+    if args.junit_xml:
+        check_output_file("--junit-xml", args.junit_xml, "a JUnit XML file")  # before the replay, not after
     entries, errors = _load_all(args.path)
     if not entries and not errors:
         # a replay that checked nothing is not clean: most often a wrong path (DESIGN.md, "Exit codes")
@@ -366,7 +369,10 @@ def run(args: argparse.Namespace) -> int:
     if args.junit_xml:
         from .junit import write_junit
 
-        write_junit(args.junit_xml, results, suite=f"fuzzgpu replay {args.path}", backend=backend.describe())
+        try:
+            write_junit(args.junit_xml, results, suite=f"fuzzgpu replay {args.path}", backend=backend.describe())
+        except OSError as e:  # a full disk, a folder made read-only meanwhile: the path asked for, not a temp file's
+            raise EnvError(f"--junit-xml {args.junit_xml}: {e.strerror or e} (the JUnit XML was not written)") from None
         if not args.json:
             print(f"JUnit XML: {args.junit_xml}")
     if args.fixed:  # each fixed program: does it still violate the property

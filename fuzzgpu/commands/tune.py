@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import EXIT_CLEAN, EXIT_ENVIRONMENT, EXIT_FINDING, EnvError, UserError
 from ..stress.space import StressConfig
 from . import stress_options
-from .argtypes import at_most, non_negative_int, whole_count
+from .argtypes import at_most, check_output_file, non_negative_int, whole_count
 
 HELP = "tune the GPU harness's stress for a .litmus test; write the best as a profile [stress] table"
 
@@ -77,15 +77,6 @@ def run_command(path: str, best: StressConfig, stress_config: str | None = None)
     return stress_options.command_line(["fuzzgpu", "run", *opts, *(["--"] if path.startswith("-") else []), path])
 
 
-def _check_out(out: str) -> None:
-    """--out names a file in an existing folder (a tuning run is GPU time: refused before it, not after)."""
-    p = Path(out)
-    if p.is_dir():
-        raise UserError(f"--out {out}: is a folder (expected the path of a .toml file to write)")
-    if not p.parent.is_dir():
-        raise UserError(f"--out {out}: no such folder {str(p.parent)!r} (expected the path of a .toml file to write)")
-
-
 def _write_out(out: str, path: str, r: Any, device: str) -> str | None:
     """Write the best configuration to ``out``; the error line when that failed (the results, and
     any forbidden outcome, are printed all the same; the exit status says it)."""
@@ -107,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.budget > 0 or args.budget > 86400:
         raise UserError(f"--budget: expected seconds in (0, 86400], got {args.budget}")
     if args.out:
-        _check_out(args.out)  # before the GPU-seconds are spent, not after
+        check_output_file("--out", args.out, "a .toml file")  # before the GPU-seconds are spent, not after
     from .run import load_runnable
 
     program = load_runnable(args.path)
