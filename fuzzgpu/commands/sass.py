@@ -95,7 +95,7 @@ the wait on a path from the entry ("is this written by the primary grid?"; file:
 
 Exit status (the first that applies): 1 at least one (new) finding; 2 an error (missing file,
 compile error, unknown arch: one line on stderr for each such input, and the other inputs are still
-checked and reported); 3 the environment failed: nvcc, ptxas or the disassembler missing (one line
+checked and reported; an output path that is a folder or in no folder: before any compile); 3 the environment failed: nvcc, ptxas or the disassembler missing (one line
 naming it; nvdisasm/cuobjdump: `pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`); 4 no finding
 but not fully checked (never reported as clean); 0 clean (no finding, everything checked).
 
@@ -448,9 +448,23 @@ def _write(path: str, doc: dict) -> None:
         raise EnvError(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """The files and folder the run writes, checked before any compile (exit 2): a folder or a
+    missing folder named as a file, a file named as --keep's folder."""
+    from .argtypes import check_output_file
+
+    if args.sarif:
+        check_output_file("--sarif", args.sarif, "a SARIF file")
+    if args.write_baseline:
+        check_output_file("--write-baseline", args.write_baseline, "a baseline JSON file")
+    if args.keep and Path(args.keep).exists() and not Path(args.keep).is_dir():
+        raise UserError(f"--keep {args.keep}: is a file (expected a folder to write the PTX and SASS into)")
+
+
 def run(args: argparse.Namespace) -> int:
     for a in args.arch or ():
         oracle.parse_arch(a)
+    _check_outputs(args)
     known = ci.read_baseline(args.baseline) if args.baseline else None
     reports: list[oracle.Report] = []
     bad = 0

@@ -149,3 +149,24 @@ def test_x_cu_makes_a_cpp_file_a_cuda_source():
         assert line.sources == ("d.cpp",) and line.flags == flags
     assert buildline.parse_nvcc_args(["nvcc", "-O3", "-c", "d.cpp"]).sources == ()
     assert buildline.parse_nvcc_args(["nvcc", "-c", "d.cpp", "-x", "cu", "e.cc"]).sources == ("e.cc",)
+
+
+@pytest.mark.parametrize("option, value, said", [
+    ("--sarif", "{tmp}/no-such-folder/x.sarif", "no such folder"),
+    ("--sarif", "{tmp}", "is a folder"),
+    ("--write-baseline", "{tmp}/no-such-folder/b.json", "no such folder"),
+    ("--keep", "{tmp}/a-file", "is a file"),
+])
+def test_output_paths_are_refused_before_any_compile(capsys, tmp_path, monkeypatch, option, value, said):
+    """An output path that cannot be written was found only after every compile, and said as an
+    environment error (exit 3); now exit 2 before nvcc runs (the missing folder is not created)."""
+    from fuzzgpu.sass import inputs
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled before the output paths were checked")
+
+    monkeypatch.setattr(inputs, "check_cu", no_compile)
+    (tmp_path / "a-file").write_text("")
+    rc, _, err = sass_cli(capsys, "--arch", "sm_90", option, value.format(tmp=tmp_path), str(SHAPE))
+    assert rc == 2 and err.count("\n") == 1 and f"{option} " in err and said in err
+    assert not (tmp_path / "no-such-folder").exists()
