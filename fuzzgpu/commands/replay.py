@@ -52,7 +52,9 @@ findings of a moved ld.global.nc) and says how often the entry's offending outco
 (0: the stale value is gone -- unless the fix says an outcome is now the delivered value, as for a
 wait on the wrong parity; on the static backend, which runs nothing, whether the fixed program's
 SASS still has a finding: "compiled, not run", --json "offending_seen": null); an entry without a fix
-is not checked.  Expectations do not apply there: exit 1 when a fixed program still violates.
+is not checked.  Expectations do not apply there: each fixed program passes when its property
+holds (PASS, --json "check": "pass"; in the JUnit XML a test case with no failure), fails when it
+still violates (exit 1, a JUnit failure), and is NOT CHECKED when it was not run.
 
 Progress (each entry; with --fixed each fix candidate judged) goes to stderr: a rich progress bar
 where stderr is a terminal, plain "progress: ..." lines with --progress elsewhere (a CI log), none
@@ -231,6 +233,17 @@ def against_expectation(entry: Any, r: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def fixed_program_check(r: dict[str, Any]) -> dict[str, Any]:
+    """Replay result ``r`` of an entry's fixed program (``--fixed``) as a check: PASS when the property
+    holds, FAIL when the fixed program still violates it, NOT CHECKED / ERROR as for an entry that
+    expects to be fixed -- so that the JUnit XML and JSON say of each fixed program what the exit
+    status says of them all (an element of its own, never an unnamed ``<error>``)."""
+    from ..corpus.expect import FIXED, judge
+
+    check, why = judge(FIXED, r["status"], str(r.get("reason", "")))
+    return dict(r, expect="the fixed program holds", check=check, check_reason=why)
+
+
 def rejudge(entry: Any) -> tuple[bool, str]:
     """Whether this fuzzgpu's oracle still finds the entry's finding in the outcomes it recorded
     (its histogram, SASS findings left out): the property fails on them, in the entry's class.
@@ -348,8 +361,8 @@ def run(args: argparse.Namespace) -> int:
             except Exception as exc:  # noqa: BLE001 -- one entry's failure does not stop the replay of the others
                 r = {"entry": str(e.path), "signature": e.signature, "shape": e.shape, "status": "error",
                      "error_kind": "environment", "reason": f"internal error: {type(exc).__name__}: {_line(exc)}"}
-            if not args.fixed:  # (the fixed programs answer another question: does the fix remove the finding)
-                r = against_expectation(e, r)
+            # the fixed programs answer another question, whatever the entry expects: does the fix remove the finding
+            r = fixed_program_check(r) if args.fixed else against_expectation(e, r)
             r["seconds"] = round(time.monotonic() - t0, 3)
             results.append(r)
             _show(r, args.json, e)

@@ -168,6 +168,40 @@ def test_not_checked_is_never_green(tmp_path):
     assert err is not None and err.get("type") == "not-checked" and suite.get("errors") == "1"
 
 
+def test_a_fixed_replays_junit_xml_says_of_each_fixed_program_what_its_counts_say(tmp_path):
+    """``replay --fixed --junit-xml``: the FlashMLA entry's fix holds (a pass: no element of its own),
+    the MBAR entry cannot be checked on static (NOT CHECKED); the counts and the elements agree (every
+    fixed program was an unnamed ``<error>`` while the counts said 0 errors: a hostile review)."""
+    x = tmp_path / "fixed.xml"
+    r = fuzzgpu("replay", "corpus", "--backend", "static", "--fixed", "--junit-xml", str(x))
+    assert r.returncode == 3, r.stdout[-3000:] + r.stderr[-2000:]
+    suite, cases = junit(x)
+    assert cases[PDL.name].find("error") is None and cases[PDL.name].find("failure") is None
+    err = cases[MBAR.name].find("error")
+    assert err is not None and err.get("type") == "not-checked"
+    assert (suite.get("errors"), suite.get("failures")) == ("1", "0")
+    assert len(suite.findall("testcase/error")) + len(suite.findall("testcase/failure")) == 1
+
+
+def test_each_fixed_program_status_is_a_check_and_its_junit_element():
+    """Pure: a replay's result for a fixed program as a check (``fixed_program_check``) and in the JUnit
+    XML: holds -> pass (no element), still violates -> ``<failure>``, not run -> ``<error
+    type="not-checked">``, error -> ``<error>``; the counts equal the elements."""
+    from fuzzgpu.commands.junit import junit_xml
+    from fuzzgpu.commands.replay import fixed_program_check
+
+    want = {"fixed": ("pass", None), "violates": ("fail", "failure"), "skipped": ("not-checked", "error"),
+            "error": ("error", "error")}
+    rs = [fixed_program_check({"entry": f"{status}.json", "status": status, "reason": "r"}) for status in want]
+    assert [r["check"] for r in rs] == [c for c, _ in want.values()]
+    root = ET.fromstring(junit_xml(rs, "s", "b"))
+    suite = root.find("testsuite")
+    assert suite is not None and (suite.get("failures"), suite.get("errors")) == ("1", "2")
+    for tc, (_, element) in zip(suite.findall("testcase"), want.values()):
+        found = [c.tag for c in tc if c.tag in ("failure", "error")]
+        assert found == ([element] if element else []), (tc.get("name"), found)
+
+
 # -- an entry found on the simulation: all three expectations, real runs -------------------------
 
 from programs import MP  # noqa: E402 -- tests/programs.py
