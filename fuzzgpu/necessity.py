@@ -260,7 +260,7 @@ def judge(p: Program, orig: Any, w: Weakening, before: frozenset[Any], loop_boun
     q = w.program
     try:
         checked(q)
-        ra = race.analyse_races(q, loop_bound=loop_bound)
+        ra = race.analyse_races(q, loop_bound=loop_bound, budget=model.ORACLE_BUDGET)
     except (ProgramError, model.Unsupported) as e:
         return Judged(w, "not-judged", why=(f"the oracle does not cover the changed program: {e}",))
     if q.outcome_keys() != orig.keys:
@@ -285,7 +285,7 @@ def necessity(p: Program, *, loop_bound: int = 1, arch: str | None = None) -> Ne
     from . import model
     from .model import race
 
-    orig = race.analyse_races(p, loop_bound=loop_bound)
+    orig = race.analyse_races(p, loop_bound=loop_bound, budget=model.ORACLE_BUDGET)
     before = witness_outcomes(p, orig.possible, frozenset(orig.racy))
     if orig.beyond_bound and not before:
         raise model.Unsupported(f"the handoff holds only within the loop bound: {orig.beyond_bound}")

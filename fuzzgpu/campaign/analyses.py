@@ -34,8 +34,8 @@ class Analyses:
     def get(self, program: Program) -> Analysis | str:
         """``model.analyse(program)``, once; ``"too large"`` or ``"unsupported"`` where the oracle
         does not cover it.  ``with_races``: the same analysis, from the race analysis's enumeration
-        (which the race property's verdict then reuses), under the same budget (the race analysis
-        charges its enumeration as ``model.analyse`` does)."""
+        (which the race property's verdict then reuses), under the race analysis's budget
+        (``model.race.RACE_BUDGET``, the verdict's: its enumeration charged as ``model.analyse``'s)."""
         from .. import model
 
         hit = self._cache.get(program)
@@ -44,7 +44,7 @@ class Analyses:
                 if self.with_races:
                     from ..model import race
 
-                    budget = model.ORACLE_BUDGET if self.budget is None else self.budget
+                    budget = race.RACE_BUDGET if self.budget is None else self.budget  # the race verdict's own
                     hit = cast("Analysis", race.analyse_races(program, sc=True, budget=budget).analysis)  # sc=True: always set
                 else:
                     hit = model.analyse(program) if self.budget is None else model.analyse(program, budget=self.budget)

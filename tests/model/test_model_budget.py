@@ -255,3 +255,23 @@ def test_necessity_cli_too_large_is_not_covered(tmp_path, capsys, small_budget):
     assert main(["necessity", str(path)]) == 3
     out, err = capsys.readouterr()
     assert "not covered by the oracle: too large" in err and not out
+
+
+def test_the_race_verdict_keeps_its_larger_budget_and_necessity_asks_under_the_oracles(budgets):
+    """The race property's verdict ran unbounded, and some of the generator's draws are a little past
+    the model's budget (tests/strategies/test_producer_consumer_cluster.py's draws 114-115: model.analyse
+    too large, the race analysis done in ~1 s): its default budget is ``RACE_BUDGET``, ten times the
+    model's, so those verdicts stay; ``fuzzgpu necessity`` asks under ``ORACLE_BUDGET``, as ``check``."""
+    from fuzzgpu.model import race
+    from fuzzgpu.necessity import necessity
+
+    assert race.RACE_BUDGET == 10 * ORACLE_BUDGET
+    mp = parse("PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, y ;\n"
+               " st.release.gpu y, 1 | ld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n")
+    race.clear_cache()
+    race.analyse_races(mp)
+    assert [b.limit for b in budgets] == [race.RACE_BUDGET]
+    budgets.clear()
+    race.clear_cache()
+    necessity(mp)
+    assert budgets and {b.limit for b in budgets} == {ORACLE_BUDGET}
