@@ -296,6 +296,8 @@ class Property:
         try:
             analysis = model.analyse(program) if (self.needs_model and h.counts) else None
             for o, c in h.counts:
+                if c <= 0:  # recorded but never seen (a hand-edited entry, a histogram built by user code)
+                    continue
                 d = dict(o)
                 bad_keys = unwritten_keys(program, d)
                 if bad_keys:  # a fault, whatever the property: never an ordering verdict
@@ -417,7 +419,7 @@ class RaceProperty(Property):
             return Verdict(self.name, "unsupported", (), (), str(e), tuple(notes) + ((why,) if why else ()), h.instances, 0, waits)
         oracle = _oracle_backend(h)
         offending: list[Offence] = []
-        counts = h.counts
+        counts = tuple((o, c) for o, c in h.counts if c > 0)  # an outcome recorded 0 times was not seen
         oracle_only = False
         if not counts and h.backend == "static" and ra.racy:  # nothing ran: the oracle's racy outcomes
             counts = tuple((o, 0) for o in sorted(ra.racy))

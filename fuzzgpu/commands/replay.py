@@ -241,7 +241,7 @@ def fixed_program_check(r: dict[str, Any]) -> dict[str, Any]:
     from ..corpus.expect import FIXED, judge
 
     check, why = judge(FIXED, r["status"], str(r.get("reason", "")))
-    return dict(r, expect="the fixed program holds", check=check, check_reason=why)
+    return dict(r, expect="the fixed program holds", check=check, check_reason=why, fixed_program=True)
 
 
 def rejudge(entry: Any) -> tuple[bool, str]:
@@ -410,7 +410,7 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
     status = r["status"]
     if status == "error":
         print(f"ERROR {clip(r['reason'])}", file=sys.stderr, flush=True)
-        if e is None or "check" not in r:
+        if e is None or "check" not in r or r.get("fixed_program"):
             return
     what = {"violates": "STILL VIOLATES", "fixed": "fixed (property holds)", "skipped": "NOT CHECKED",
             "not-reproducible": "not reproducible on sim"}[status]
@@ -429,7 +429,7 @@ def _show(r: dict[str, Any], as_json: bool, e: Any = None) -> None:
     # what ran: nothing when the entry was skipped before its run (no "verdict"), only a compile on static
     ran = "not run" if "verdict" not in r else f"{r['instances']:.3g} instances" if r["instances"] else "compiled, not run"
     head = f"{e.path.name}  {e.shape}  {r.get('property', e.prop)}  {ran}: "
-    if "check" in r:  # judged against the entry's expectation: the mark, why, then what the replay saw
+    if "check" in r and not r.get("fixed_program"):  # judged against the entry's expectation: the mark, why, then what the replay saw
         mark = {"pass": "PASS", "fail": "FAIL", "not-checked": "NOT CHECKED", "error": "ERROR"}[r["check"]]
         line = f"{head}{mark} [expect {r['expect']}]: {r['check_reason']}"
         if r["check"] == "not-checked":

@@ -83,3 +83,14 @@ def test_pytest_shows_the_litmus_text_of_a_failing_property(tmp_path):
                         "test_user.py"], check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-2000:]
     assert "fuzzgpu: never: FAIL" in r.stdout and " st.release.gpu y, 1 | ld.weak r1, x" in r.stdout, r.stdout[-4000:]
+
+
+@pytest.mark.parametrize("prop", ["model", "sc", "race"])
+def test_an_outcome_recorded_zero_times_was_not_observed(prop):
+    """A histogram that records the stale outcome 0 times (a hand-edited corpus entry; user code)
+    was judged as if the outcome had been seen -- "FAIL: ... (forbidden)" (a hostile review).  Seen
+    0 times it is no evidence: the verdict is the one without it; seen once it fails."""
+    stale0 = Histogram(STALE.keys, (((("P1:r0", 1), ("P1:r1", 0)), 0), ((("P1:r0", 1), ("P1:r1", 1)), 100)), 100, backend="test")
+    assert not properties.check(prop, MP, stale0).failed
+    stale1 = Histogram(STALE.keys, (((("P1:r0", 1), ("P1:r1", 0)), 1), ((("P1:r0", 1), ("P1:r1", 1)), 99)), 100, backend="test")
+    assert properties.check(prop, MP, stale1).failed
