@@ -211,8 +211,8 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, Callable[[], list[oracle.
 
 
 def _read_ptx(paths: Sequence[str]) -> str | None:
-    """The PTX of every ``--ptx`` file, one after the other (a device-linked cubin's kernels come from
-    several modules; the checks read each function's own text)."""
+    """The PTX of every ``--ptx`` file as one text (a device-linked cubin's kernels come from several
+    modules: :func:`~fuzzgpu.sass.ptx_text.join_modules` keeps each module's source files its own)."""
     if not paths:
         return None
     texts = []
@@ -221,7 +221,9 @@ def _read_ptx(paths: Sequence[str]) -> str | None:
             texts.append(Path(path).read_text(errors="replace"))
         except OSError as e:
             raise UserError(f"{path}: cannot read the PTX: {e.strerror or e}") from None
-    return "\n".join(texts)
+    from ..sass.ptx_text import join_modules
+
+    return join_modules(texts)
 
 
 def _shown(reports: list[oracle.Report], args: argparse.Namespace, known: ci.Known | None) -> list[_Shown]:

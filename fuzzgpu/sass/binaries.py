@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import UserError
+from .checks import is_compiler_routine
 from .report import Report
 from .toolchain import _run, analysed, arg_path, disassemble, ptx_target, require_tool, shown_path, temp_dir
 
@@ -44,7 +45,8 @@ def pair_ptx(arch: str, kernels: set[str], ptxs: Sequence[tuple[str, str]]) -> t
     """The PTX (name, text) a cubin of ``arch`` with ``kernels`` was assembled from: one that
     defines every kernel, of the same target (``sm_90a``) first, else of its family (``sm_90`` for
     ``sm_90a``: the PTX nvcc embeds for JIT)."""
-    fits = [(n, t) for n, t in ptxs if kernels and kernels <= ptx_functions(t)]
+    own = {k for k in kernels if not is_compiler_routine(k)}  # ptxas's routines have no PTX anywhere
+    fits = [(n, t) for n, t in ptxs if own and own <= ptx_functions(t)]
     base = re.sub(r"[af]$", "", arch)
     for want in (arch, base):
         for n, t in fits:
@@ -84,6 +86,10 @@ def extract(path: Path, ptx_given: str | None = None) -> list[Embedded]:
             m = _EXTRACTED.search(c.name)
             arch = m[2] if m else _cubin_arch_of(sass_text)
             hit = pair_ptx(arch, kernels, ptxs)
+            if hit is None and ptx_given is not None and {k for k in kernels if not is_compiler_routine(k)} & ptx_functions(ptx_given):
+                # the PTX given defines part of the cubin (a device link with a library shipped without PTX):
+                # what it defines is checked, the rest listed as not checked (checks.analyse), never refused whole
+                hit = ("(given: part of the cubin)", ptx_given)
             out.append(Embedded(arch, c.name, sass_text, hit[1] if hit else None, hit[0] if hit else ""))
         return out
 
@@ -111,10 +117,10 @@ def check_binary(path: Path, archs: Sequence[str] = (), ptx_given: str | None = 
     missing = [e for e in emb if e.ptx is None]
     if missing and len(missing) == len(emb):
         e = missing[0]
-        if ptx_given is not None:  # given, and it is not the cubin's (or only part of a device-linked one's)
-            lack = sorted(sass_functions(e.sass) - ptx_functions(ptx_given))
-            raise UserError(f"{shown}: the PTX given (--ptx) does not define every function of its {e.arch} cubin ({e.cubin}): "
-                            f"{', '.join(lack[:4])}{', ...' if len(lack) > 4 else ''} missing; a device-linked (-rdc) "
+        if ptx_given is not None:  # given, and it defines none of the cubin's functions
+            lack = sorted(k for k in sass_functions(e.sass) if not is_compiler_routine(k))
+            raise UserError(f"{shown}: the PTX given (--ptx) defines none of the functions of its {e.arch} cubin ({e.cubin}): "
+                            f"{', '.join(lack[:4])}{', ...' if len(lack) > 4 else ''}; a device-linked (-rdc) "
                             "build's cubin holds the code of several translation units: pass each one's PTX (--ptx a.ptx --ptx b.ptx)")
         raise UserError(f"{shown}: its {e.arch} cubin ({e.cubin}) has no PTX to compare with: {_how_ptx(e.arch)}")
     reports = []

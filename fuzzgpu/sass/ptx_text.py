@@ -44,6 +44,30 @@ _PTX_LOC_SCAN_RE = re.compile(
 
 _Src = tuple[tuple[str, int], ...]
 
+#: the file numbers (``.file N``, ``.loc N``, ``inlined_at N``) of one PTX module in a join: each module
+#: numbers its files from 1
+_FILE_NUMBER_RE = re.compile(r"(\.file[^\S\n]+|\.loc[^\S\n]+|inlined_at[^\S\n]+)(\d+)")
+#: the numbers of the k-th module joined start at k times this (a module names far fewer files)
+_JOIN_STRIDE = 1_000_000
+
+
+def join_modules(texts: Sequence[str]) -> str:
+    """Several PTX modules as one text to compare a device-linked cubin with (``fuzzgpu sass --ptx A
+    --ptx B``): each module's file numbers moved to a range of their own (every module numbers its
+    ``.file`` from 1, and one table of the joined text would give a later module's names to an
+    earlier module's lines), the texts one after the other."""
+    if len(texts) == 1:
+        return texts[0]
+    return "\n".join(_renumber_files(t, k * _JOIN_STRIDE) for k, t in enumerate(texts))
+
+
+def _renumber_files(text: str, offset: int) -> str:
+    """``text`` with ``offset`` added to every file number of its ``.file``, ``.loc`` and ``inlined_at``."""
+    def moved(m: re.Match[str]) -> str:
+        return f"{m.group(1)}{offset + int(m.group(2))}"
+
+    return _FILE_NUMBER_RE.sub(moved, text) if offset else text
+
 
 def source_lines(text: str) -> Callable[[int], _Src]:
     """For a line of ``text`` (1-based) after a ``.loc``, the source location in force there,

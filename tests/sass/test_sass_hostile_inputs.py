@@ -134,10 +134,44 @@ def test_a_device_linked_executable_is_checked_from_each_translation_units_ptx(c
     exe, a, b = (str(tmp_path / n) for n in ("exe", "a.ptx", "b.ptx"))
     rc, _, err = sass_cli(capsys, exe)
     assert rc == 2 and "device-linked -rdc executable embeds none" in err
-    rc, _, err = sass_cli(capsys, "--ptx", a, exe)
-    assert rc == 2 and "_Z2kbPKiPi missing" in err and "--ptx a.ptx --ptx b.ptx" in err
-    rc, out, _ = sass_cli(capsys, "--ptx", a, "--ptx", b, exe)
-    assert rc in (EXIT_CLEAN, EXIT_FINDING) and "in 2 function(s); fully checked" in out
+    rc, out, _ = sass_cli(capsys, "--ptx", a, exe)  # one TU's: its kernel checked, the other's listed
+    assert rc == EXIT_NOT_FULLY_CHECKED and "ka: clean" in out and "_Z2kbPKiPi has SASS but no PTX" in out
+    rc, _, err = sass_cli(capsys, "--ptx", str(SHAPE), exe)  # no PTX of it at all
+    assert rc == 2 and "defines none of the functions" in err and "--ptx a.ptx --ptx b.ptx" in err
+    for order in ((a, b), (b, a)):
+        rc, out, _ = sass_cli(capsys, "--ptx", order[0], "--ptx", order[1], exe)
+        assert rc in (EXIT_CLEAN, EXIT_FINDING) and "in 2 function(s); fully checked" in out
+
+
+@needs_nvcc
+def test_joined_modules_keep_their_own_source_files(tmp_path):
+    """Every module numbers its ``.file`` from 1: joined as they were, the last module's table named
+    every module's lines (a device-linked DeepEP build mapped 0 of 897 accesses of one TU's kernel).
+    Each function of the joined text keeps its own module's file."""
+    from fuzzgpu.sass.ptx_parser import parse_ptx
+    from fuzzgpu.sass.ptx_text import join_modules
+
+    texts = []
+    for tu, body in (("a", "p[threadIdx.x] = p[threadIdx.x + 1] + 1;"), ("b", "q[0] = q[1] * 3;")):
+        (tmp_path / f"{tu}.cu").write_text(f"__global__ void k{tu}(int* {'p' if tu == 'a' else 'q'}) {{\n  {body}\n}}\n")
+        _nvcc(tmp_path, "-arch=sm_90a", "-rdc=true", "-lineinfo", "-ptx", f"{tu}.cu", "-o", f"{tu}.ptx")
+        texts.append((tmp_path / f"{tu}.ptx").read_text())
+    for order in (texts, texts[::-1]):
+        funcs = {f.name: f for f in parse_ptx(join_modules(order))}
+        for tu in ("a", "b"):
+            files = {Path(src[0][0]).name for i in funcs[f"_Z2k{tu}Pi"].instrs if (src := i.src)}
+            assert files == {f"{tu}.cu"}, (tu, files)
+
+
+def test_pairing_leaves_out_ptxas_routines():
+    """A relocatable object's cubin carries ptxas's arithmetic routines as functions of their own
+    (DeepEP's internode_ll.o: ``__cuda_sm20_rcp_rn_f32_slowpath``): no PTX defines them, so the
+    pairing asks the PTX for the module's own functions only (the object was refused before)."""
+    from fuzzgpu.sass.binaries import pair_ptx
+
+    ptx = ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n"
+    assert pair_ptx("sm_90", {"k", "__cuda_sm20_rcp_rn_f32_slowpath"}, [("k.ptx", ptx)]) == ("k.ptx", ptx)
+    assert pair_ptx("sm_90", {"k", "other"}, [("k.ptx", ptx)]) is None
 
 
 def test_x_cu_makes_a_cpp_file_a_cuda_source():
