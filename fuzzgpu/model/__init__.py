@@ -233,12 +233,29 @@ def sc_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
     return analyse(p, loop_bound=loop_bound).sc
 
 
+def unknown_keys(p: Program, outcome: Mapping[str, object]) -> list[str]:
+    """The keys of ``outcome`` that are none of the program's outcome keys, locations, or registers
+    its threads write or initialise (``T:reg``)."""
+    known = set(p.outcome_keys()) | {loc.name for loc in p.locations}
+    known |= {f"{t.name}:{r}" for t in p.threads
+              for r in [*(i.register_written() for i in t.code), *(r for r, _ in t.init)] if r is not None}
+    return [k for k in outcome if k not in known]
+
+
 def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int = 1, budget: int = ORACLE_BUDGET) -> Judgement:
     """The verdict on one outcome: ``sc``, ``allowed`` (weak but allowed), ``allowed-outside-model``
     (only an access outside the model, ``ld.global.nc``, makes it possible) or ``forbidden`` with
     the axioms and cycles that forbid it in the candidate executions that produce its values.
-    Raises :class:`TooLarge` past ``budget`` units of work."""
+    Raises :class:`TooLarge` past ``budget`` units of work, and ``UserError`` for a key the program
+    has no value for (:func:`unknown_keys`: a typo such as ``P1:r9`` read as 0 gave a verdict on
+    another outcome than the one meant)."""
     want = dict(outcome)
+    bad = unknown_keys(p, want)
+    if bad:
+        from ..errors import UserError
+
+        raise UserError(f"{p.name}: outcome key(s) {', '.join(bad)} name no location of the program and no register "
+                        f"of its thread that an instruction writes or the init sets (its keys: {', '.join(p.outcome_keys())})")
     work = Budget(budget)
     pt = program_traces(p, loop_bound, work)
     keys = tuple(want)
