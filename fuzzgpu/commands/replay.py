@@ -372,7 +372,7 @@ def run(args: argparse.Namespace) -> int:
     bad_input = sum(1 for r in results if r.get("error_kind") == "input")
     if not args.json:
         print(f"{len(results)} entries: {counts['violates']} still violate their property, {counts['fixed']} fixed, "
-              f"{counts['skipped'] + counts['not-reproducible']} not checked"
+              f"{counts['skipped'] + counts['not-reproducible']} not run here"
               + (f" ({sum(1 for r in results if r.get('model_only'))} of them checked by the model instead)"
                  if any(r.get("model_only") for r in results) else "")
               + f", {counts['error']} error(s) ({backend.describe()})")

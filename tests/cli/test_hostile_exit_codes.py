@@ -47,7 +47,7 @@ def test_a_corpus_that_could_not_be_checked_is_not_clean(tmp_path):
     """Every entry 'not checked' (a SASS finding on the sim backend) is exit 3, not 0."""
     (tmp_path / SASS_ENTRY.name).write_text(SASS_ENTRY.read_text())
     rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim"])
-    assert rc == 3 and "NOT CHECKED" in out and "1 not checked" in out
+    assert rc == 3 and "NOT CHECKED" in out and "1 not run here" in out
 
 
 def test_a_compile_failure_is_an_error_not_a_skip(tmp_path, monkeypatch):
@@ -74,7 +74,7 @@ def test_a_gpu_entry_on_the_sim_is_not_checked(tmp_path):
     (tmp_path / OUTCOME_ENTRY.name).write_text(json.dumps(data))
     rc, out, err = run_main(["replay", str(tmp_path), "--backend", "sim", "--max-instances", "100000"])
     assert rc == 3, (out, err)
-    assert "not reproducible on sim" in out and "0 fixed" in out and "1 not checked" in out
+    assert "not reproducible on sim" in out and "0 fixed" in out and "1 not run here" in out
 
 
 def test_an_internal_error_is_never_exit_1(monkeypatch):
