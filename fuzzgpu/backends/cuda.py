@@ -210,6 +210,21 @@ def _import_gpu() -> tuple[Any, Any]:
     return drv, cu
 
 
+def gpu_unavailable() -> str | None:
+    """Why the cuda backend cannot run here, in one line (PyCUDA or cuda-bindings not importable,
+    no driver, no device), else None; opens no context (``CudaBackend()`` does)."""
+    try:
+        drv, _ = _import_gpu()
+    except EnvError as e:
+        return str(e)
+    try:
+        drv.init()
+        n = drv.Device.count()
+    except drv.Error as e:
+        return f"no usable CUDA driver or device: {e}"
+    return None if n else "no CUDA device"
+
+
 class GpuFault(Exception):
     """The GPU faulted while running a program (a trap, an illegal address, a launch failure): the
     CUDA context is lost, and with it every later launch of this process.  A supervised worker

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from fuzzgpu import model
-from tests.paths import bench_script
+from paths import bench_script
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results" / "anchor"

@@ -3,7 +3,7 @@ below as nvcc wrote them for a batch of 16 harnesses)."""
 
 from __future__ import annotations
 
-from tests.paths import ROOT, bench_script
+from paths import ROOT, bench_script
 
 CSV = """source file name , phase name , phase input files , phase output file , arch , tool, metric , unit
 b16.cu , gcc (preprocessing 1) , b16.cu  , /tmp/nv/k16/b16.cpp1.ii , compute_90 , nvcc , 119.7990 , ms

@@ -13,7 +13,7 @@ import pytest
 from nvcc import needs_nvcc
 
 from fuzzgpu import codegen, litmus
-from tests.paths import LITMUS, bench_script
+from paths import LITMUS, bench_script
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -154,7 +154,7 @@ def test_the_litmus_files_round_trip():
 def test_verdict_is_the_non_tensor_twins(tensor, twin):
     """The same memory-model operation: the tensor test's witness has its twin's verdict (both
     pinned by expected.csv, argued there from the ISA)."""
-    from tests.model.test_catalogues import witness
+    from test_catalogues import witness
 
     a, b = parse_file(LITMUS / f"{tensor}.litmus"), parse_file(LITMUS / f"{twin}.litmus")
     assert a.condition == b.condition

@@ -89,7 +89,7 @@ def test_catalogue_shape():
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: r["path"])
 def test_verdict(row):
-    from tests.model.test_catalogues import witness
+    from test_catalogues import witness
 
     p = parse_file(LITMUS / row["path"])
     assert p.condition is not None and p.condition.quantifier == row["quantifier"]

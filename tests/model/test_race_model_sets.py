@@ -16,7 +16,7 @@ from fuzzgpu import model, strategies
 from fuzzgpu.litmus import parse_file
 from fuzzgpu.model import race
 from fuzzgpu.profiles import load_profile
-from tests.programs import MP
+from programs import MP  # tests/programs.py
 
 LITMUS = Path(__file__).resolve().parents[1] / "litmus"
 

@@ -7,7 +7,7 @@ import pytest
 
 from fuzzgpu.model import events
 from fuzzgpu.model.event import Budget, TooLarge
-from tests.programs import MP
+from programs import MP  # tests/programs.py
 
 
 def test_the_traces_of_one_program_are_computed_once() -> None:

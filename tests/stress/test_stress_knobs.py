@@ -12,7 +12,7 @@ from fuzzgpu import codegen, litmus
 from fuzzgpu.backends import cuda, geometry
 from fuzzgpu.backends.base import PRE_STRESS_MAX, RunConfig
 from fuzzgpu.stress.space import BOUNDS, SPACE, StressConfig, sample
-from tests.paths import LITMUS
+from paths import LITMUS
 
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
 

@@ -16,7 +16,7 @@ from fuzzgpu import litmus, model
 from fuzzgpu.backends.base import Histogram, RunConfig
 from fuzzgpu.stress.space import StressConfig
 from fuzzgpu.stress.campaign import CampaignTuner, shape_family
-from tests.paths import LITMUS
+from paths import LITMUS
 
 MP = LITMUS / "gpu" / "MP-relaxed-gpu.litmus"
 

@@ -138,7 +138,7 @@ def test_spend_budget_tries_new_candidates_while_nothing_weak_was_seen() -> None
 def test_condition_target_counts_the_tests_own_witness() -> None:
     from fuzzgpu import litmus, model
     from fuzzgpu.stress.tune import condition_target, sc_and_weak
-    from tests.paths import LITMUS
+    from paths import LITMUS
 
     p = litmus.parse_file(LITMUS / "gpu" / "SB-relaxed-gpu.litmus")
     sc, weak = sc_and_weak(p)

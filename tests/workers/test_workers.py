@@ -209,8 +209,20 @@ def test_pytest_xdist_workers_pinned_to_gpus(monkeypatch):
 
 def test_pytest_configure_sets_the_worker_gpu(monkeypatch):
     from fuzzgpu import pytest_plugin as pp
+    from fuzzgpu.backends import cuda
 
+    asked: list[str | None] = []  # CUDA_VISIBLE_DEVICES when the driver was asked: CUDA reads it once, at init
+
+    def gpu_unavailable() -> None:  # a GPU machine (the controller checks the cuda backend can run)
+        asked.append(os.environ.get("CUDA_VISIBLE_DEVICES"))
+
+    monkeypatch.setattr(cuda, "gpu_unavailable", gpu_unavailable)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    pp.pytest_configure(types.SimpleNamespace(getoption=lambda name, default=None: "cuda" if name == "--fuzzgpu-backend" else default,
+                                              addinivalue_line=lambda *a: None))
+    assert asked == ["0,1,2"]  # the controller (no worker id): asked once, every GPU visible
+    asked.clear()
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw2")
     def options(backend):  # only --fuzzgpu-backend is set (no --fuzzgpu-corpus)
         return lambda name, default=None: backend if name == "--fuzzgpu-backend" else default
@@ -218,6 +230,7 @@ def test_pytest_configure_sets_the_worker_gpu(monkeypatch):
     cfg = types.SimpleNamespace(getoption=options("cuda"), addinivalue_line=lambda *a: None)
     pp.pytest_configure(cfg)
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "2"
+    assert asked == []  # a worker does not initialise the driver (it would, before its GPU was pinned)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
     cfg = types.SimpleNamespace(getoption=options("sim"), addinivalue_line=lambda *a: None)
     pp.pytest_configure(cfg)  # not a GPU backend: left alone
