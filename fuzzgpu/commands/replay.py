@@ -95,6 +95,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
                  fixed: bool = False, watch: Any = None) -> dict[str, Any]:
+    """:func:`_replay_entry`; where nothing ran (no ``verdict``), ``instances`` 0 and the count it
+    would have run as ``instances_asked`` (the JSON said 1048576 instances of an entry it skipped)."""
+    r = _replay_entry(entry, backend, instances, max_instances, fixed, watch)
+    return r if "verdict" in r else dict(r, instances=0, instances_asked=r.get("instances", 0))
+
+
+def _replay_entry(entry: Any, backend: Any, instances: int | None = None, max_instances: int = 10**10,
+                  fixed: bool = False, watch: Any = None) -> dict[str, Any]:
     """Re-run one entry (with ``fixed``: its fixed program); returns {"status": violates|fixed|not-reproducible|skipped|error, "reason": ..., ...}.
     ``not-reproducible``: the sim backend passed an entry found on a GPU or by the compiler.
     ``skipped``: this backend cannot check the entry (``error_kind`` absent); ``error``: the run

@@ -258,3 +258,11 @@ def test_a_gpu_backend_that_checks_sass_checks_the_sass_entry():
     e = load_entry(PDL)
     r = against_expectation(e, replay_entry(e, CheckedBackend(SimBackend(), StaticBackend())))
     assert r["status"] == "violates" and r["check"] == "pass" and "LDG.E.CONSTANT" in r["summary"], r
+
+
+def test_the_json_of_an_entry_nothing_ran_for_counts_no_instances():
+    """``replay --json`` said ``"instances": 1048576`` of the MBAR entry that static skipped (a hostile
+    review): nothing ran, 0, and what a run would have asked as ``instances_asked``."""
+    r = fuzzgpu("replay", str(MBAR), "--backend", "static", "--json")
+    (d,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert d["status"] == "skipped" and d["instances"] == 0 and d["instances_asked"] > 0
