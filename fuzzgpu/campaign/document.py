@@ -75,8 +75,10 @@ def campaign_blocks(*, title: str, exit_line: str, head: Sequence[tuple[str, str
                       str(int(s.get("unsupported", 0)))))
     out += [("h2", "Shapes"),
             ("p", "programs: programs judged (the evidence cache's answers and the draws not covered included); "
-                  "failures: programs that broke the property; entries: classes first saved from this shape; known: failures in a "
-                  "class of the known list; repeats: failures in a class that already had an entry (counted as variants); "
+                  "failures: programs that broke the property (the shrink candidates that still failed included: more than the "
+                  "findings); entries: classes first saved from this shape; known: failures in a "
+                  "class of the known list; repeats: failures in a class that already had an entry (a shrink's candidates "
+                  "included; those met while generating are also counted as variants of it); "
                   "not covered: programs not judged."),
             ("table", ("shape", "programs", "instances", "weak rate", "failures", "entries", "known", "repeats", "not covered"), srows)]
     file, note = plots.get("weak-rates", (None, "not drawn"))
