@@ -519,7 +519,10 @@ PROPERTIES = {"model": MODEL, "sc": SC, "race": RACE}
 
 def predicate(name: str, ok: Callable[[Mapping[str, Any]], bool]) -> Property:
     """A user property: ``ok(outcome)`` (a dict ``{"P1:r0": 1, ...}``) says whether an outcome is
-    acceptable; the verdict still carries the oracle's judgement of each offending outcome."""
+    acceptable; the verdict still carries the oracle's judgement of each offending outcome.  Like
+    every property it also fails on a SASS finding that matters (a synchronisation ptxas moved an
+    access across, a ``ld.global.nc`` hoisted above a wait: the histogram's ``sass_findings``),
+    whatever ``ok`` says of the outcomes: compiled code that can break the handoff is a failure."""
     return Property(name, lambda verdict, o: not ok(o), needs_model=False)
 
 
