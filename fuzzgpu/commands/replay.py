@@ -380,8 +380,9 @@ def run(args: argparse.Namespace) -> int:
     bad_input = sum(1 for r in results if r.get("error_kind") == "input")
     if not args.json:
         print(f"{len(results)} entries: {counts['violates']} still violate their property, {counts['fixed']} fixed, "
-              f"{counts['skipped'] + counts['not-reproducible']} not run here"
-              + (f" ({sum(1 for r in results if r.get('model_only'))} of them checked by the model instead)"
+              f"{counts['skipped']} not run here"
+              + (f", {counts['not-reproducible']} run but not reproducible on sim" if counts["not-reproducible"] else "")
+              + (f" ({sum(1 for r in results if r.get('model_only'))} of those checked by the model instead)"
                  if any(r.get("model_only") for r in results) else "")
               + f", {counts['error']} error(s) ({backend.describe()})")
         if not args.fixed:

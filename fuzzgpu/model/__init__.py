@@ -234,9 +234,10 @@ def sc_outcomes(p: Program, *, loop_bound: int = 1) -> frozenset[Outcome]:
 
 
 def unknown_keys(p: Program, outcome: Mapping[str, object]) -> list[str]:
-    """The keys of ``outcome`` that are none of the program's outcome keys, locations, or registers
-    its threads write or initialise (``T:reg``)."""
-    known = set(p.outcome_keys()) | {loc.name for loc in p.locations}
+    """The keys of ``outcome`` that are none of the program's outcome keys, data locations (an mbarrier,
+    a tensor map or tensor memory has no value an outcome names), or registers its threads write or
+    initialise (``T:reg``)."""
+    known = set(p.outcome_keys()) | {loc.name for loc in p.locations if loc.kind == "data"}
     known |= {f"{t.name}:{r}" for t in p.threads
               for r in [*(i.register_written() for i in t.code), *(r for r, _ in t.init)] if r is not None}
     return [k for k in outcome if k not in known]
@@ -254,7 +255,7 @@ def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int =
     if bad:
         from ..errors import UserError
 
-        raise UserError(f"{p.name}: outcome key(s) {', '.join(bad)} name no location of the program and no register "
+        raise UserError(f"{p.name}: outcome key(s) {', '.join(bad)} name no data location of the program and no register "
                         f"of its thread that an instruction writes or the init sets (its keys: {', '.join(p.outcome_keys())})")
     work = Budget(budget)
     pt = program_traces(p, loop_bound, work)

@@ -18,7 +18,7 @@ MP = litmus.parse_file(ROOT / "tests" / "litmus" / "core" / "MP-relacq-gpu.litmu
 
 @pytest.mark.parametrize("outcome", [{"P1:r0": 1, "P1:r9": 0}, {"P9:r0": 1}, {"z": 0}])
 def test_a_key_the_program_has_no_value_for_is_an_error(outcome):
-    with pytest.raises(UserError, match="name no location of the program") as e:
+    with pytest.raises(UserError, match="name no data location of the program") as e:
         model.judge(MP, outcome)
     assert "its keys: P1:r0, P1:r1" in str(e.value)
 
@@ -37,3 +37,14 @@ def test_every_shipped_litmus_tests_condition_keys_are_known():
     for f in sorted((ROOT / "tests" / "litmus").rglob("*.litmus")):
         p = litmus.parse_file(f)
         assert model.unknown_keys(p, dict.fromkeys(p.outcome_keys(), 0)) == [], f
+
+
+def test_an_mbarrier_has_no_value_an_outcome_names():
+    """The corpus's MBAR entry: ``judge(p, {"bar": 0})`` gave a verdict (No-Thin-Air) for any value of the
+    mbarrier object (a re-review of the fix): not a data location, refused."""
+    from fuzzgpu.corpus import load_entry
+
+    p = load_entry(ROOT / "corpus" / "73416467ed043580.json").program
+    with pytest.raises(UserError, match="bar name no data location"):
+        model.judge(p, {"bar": 0})
+    assert model.unknown_keys(p, {"x": 1}) == []

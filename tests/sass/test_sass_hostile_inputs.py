@@ -204,3 +204,24 @@ def test_output_paths_are_refused_before_any_compile(capsys, tmp_path, monkeypat
     rc, _, err = sass_cli(capsys, "--arch", "sm_90", option, value.format(tmp=tmp_path), str(SHAPE))
     assert rc == 2 and err.count("\n") == 1 and f"{option} " in err and said in err
     assert not (tmp_path / "no-such-folder").exists()
+
+
+@needs_nvcc
+def test_a_device_function_the_ptx_does_not_define_is_not_checked(capsys, tmp_path):
+    """A ``__noinline__`` helper compiled into its kernel's section, its ``.func`` missing from the PTX
+    given: its accesses and fence were never compared, yet the module was "fully checked, clean" (a
+    re-review of f69750c, which flagged only functions with sections of their own)."""
+    (tmp_path / "dev.cu").write_text("__device__ __noinline__ void helper(int* p, int v) {\n"
+                                     "  p[threadIdx.x] = v; __threadfence(); p[threadIdx.x + 32] = v + 1;\n}\n"
+                                     "__global__ void kd(int* p) { int x = p[0]; helper(p, x); }\n")
+    _nvcc(tmp_path, "-arch=sm_90a", "-cubin", "-o", "dev.cubin", "dev.cu")
+    _nvcc(tmp_path, "-arch=sm_90a", "-ptx", "-o", "full.ptx", "dev.cu")
+    full = (tmp_path / "full.ptx").read_text()
+    start = full.index(".visible .func _Z6helperPii") if ".visible .func _Z6helperPii" in full else full.index(".func _Z6helperPii")
+    body_end = full.index("\n}\n", full.index("{", start)) + 3
+    (tmp_path / "cut.ptx").write_text(full[:start] + full[body_end:])
+    rc, out, _ = sass_cli(capsys, "--ptx", str(tmp_path / "full.ptx"), str(tmp_path / "dev.cubin"))
+    assert rc in (EXIT_CLEAN, EXIT_FINDING) and "helper (in kd)" in out
+    rc, out, _ = sass_cli(capsys, "--ptx", str(tmp_path / "cut.ptx"), str(tmp_path / "dev.cubin"))
+    assert rc == EXIT_NOT_FULLY_CHECKED and "_Z6helperPii has SASS but no PTX" in out and "clean;" not in out.splitlines()[0]
+    assert "kd: clean" in out  # the kernel itself is still checked
