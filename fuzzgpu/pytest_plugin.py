@@ -135,7 +135,9 @@ def pytest_configure(config: Any) -> None:
         gpu = pin_worker_gpu(worker, visible_gpus())
         if gpu is not None:
             os.environ["CUDA_VISIBLE_DEVICES"] = gpu
-    why = None if worker else _no_gpu(backend)  # the controller asks, once (it initialises the driver, no context)
+    # the controller asks, once (it initialises the driver, no context); an xdist worker is told by its config
+    # (``workerinput``), not by PYTEST_XDIST_WORKER, which a pytest run inside a worker's test inherits
+    why = None if hasattr(config, "workerinput") else _no_gpu(backend)
     if why is not None:  # the environment, not the usage: exit 3, as every fuzzgpu command's "no usable GPU"
         pytest.exit(why, returncode=3)  # here, not at session start: there pytest says it twice
 

@@ -227,10 +227,10 @@ def test_pytest_configure_sets_the_worker_gpu(monkeypatch):
     def options(backend):  # only --fuzzgpu-backend is set (no --fuzzgpu-corpus)
         return lambda name, default=None: backend if name == "--fuzzgpu-backend" else default
 
-    cfg = types.SimpleNamespace(getoption=options("cuda"), addinivalue_line=lambda *a: None)
+    cfg = types.SimpleNamespace(getoption=options("cuda"), addinivalue_line=lambda *a: None, workerinput={"workerid": "gw2"})
     pp.pytest_configure(cfg)
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "2"
-    assert asked == []  # a worker does not initialise the driver (it would, before its GPU was pinned)
+    assert asked == []  # a worker (its config has xdist's workerinput) does not initialise the driver
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
     cfg = types.SimpleNamespace(getoption=options("sim"), addinivalue_line=lambda *a: None)
     pp.pytest_configure(cfg)  # not a GPU backend: left alone
