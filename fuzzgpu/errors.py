@@ -66,9 +66,11 @@ class SourceWarning(UserWarning):
     :func:`warnings.warn`; the CLI prints it as the one line ``file:line:col: warning: message``
     on stderr and goes on)."""
 
-    def __init__(self, message: str, path: str = "<input>", line: int = 0, col: int = 0) -> None:
+    def __init__(self, message: str, path: str | None = None, line: int = 0, col: int = 0) -> None:
         self.message = message = clip(message)
-        self.path = path = clip(path, 200)
+        self.path = clip(path or "<input>", 200)
         self.line = line
         self.col = col
-        super().__init__(f"{place(path, line, col)}: warning: {message}")
+        # with no path: the one line as it is (the warnings machinery and pytest make a warning again from
+        # its text, which would otherwise read "<input>: warning: FILE:LINE:COL: warning: ...")
+        super().__init__(message if path is None else f"{place(self.path, line, col)}: warning: {message}")

@@ -90,3 +90,13 @@ def test_cli_prints_the_warning_as_one_line_and_goes_on(tmp_path, capsys):
     assert main(["check", "--json", str(path)]) == 0  # a second run in the process warns again
     out, err = capsys.readouterr()
     assert err.count("warning: register P1:r9") == 1 and out.startswith("{")
+
+
+def test_a_warning_made_again_from_its_text_reads_the_same():
+    """The warnings machinery and pytest make a warning again from its text: it read "<input>: warning:
+    FILE:LINE:COL: warning: ..." in pytest's summary (CI, 2026-12-05)."""
+    from fuzzgpu.errors import SourceWarning
+
+    w = SourceWarning("register P0:r9 in the condition is never written", "f.litmus", 16, 9)
+    assert str(w) == "f.litmus:16:9: warning: register P0:r9 in the condition is never written"
+    assert str(SourceWarning(str(w))) == str(w)
