@@ -190,6 +190,19 @@ class Verdict:
         }
 
 
+def checked_nothing(h: Histogram) -> str | None:
+    """Why the run ``h`` checked nothing a pass could rest on, else None: nothing executed (the static
+    backend) and its static oracle could not account for all of the SASS (``meta["sass_unchecked"]``)
+    while finding nothing that fails a property -- no finding there is not a pass (issue 12, item 6):
+    a campaign counts the program not covered, the pytest plugin fails it NOT CHECKED."""
+    from .errors import clip
+
+    left = list(dict(h.meta).get("sass_unchecked") or ())
+    if h.instances or not left or _sass_findings(h)[0]:
+        return None
+    return f"nothing ran, and its SASS was not fully checked ({len(left)} thing(s), e.g. {clip(str(left[0]), 200)})"
+
+
 def _sass_findings(h: Histogram) -> tuple[list[dict], list[str]]:
     """(findings that fail a property, notes about the others)."""
     from . import sass
@@ -538,7 +551,7 @@ def check(prop: str | Property, program: Program, h: Histogram) -> Verdict:
     return (get(prop) if isinstance(prop, str) else prop).check(program, h)
 
 
-__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "RunAdvice", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "failure_note", "get", "judge_timeouts", "may_fail_as",
+__all__ = ["MODEL", "PROPERTIES", "RACE", "RACY", "RaceProperty", "RunAdvice", "SC", "UNWRITTEN", "Offence", "Property", "Verdict", "check", "checked_nothing", "failure_note", "get", "judge_timeouts", "may_fail_as",
            "note_failure", "predicate", "unwritten_keys", "unwritten_reason"]
 
 

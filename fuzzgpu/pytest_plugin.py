@@ -248,23 +248,13 @@ def _instances_argument(instances: Any) -> int:
 
 
 def not_checked(program: Any, h: Any) -> str | None:
-    """Why the run ``h`` of ``program`` checked less than a pass of it would claim, else None:
-    nothing executed (0 instances: the static backend) and the static oracle could not account for
-    all of its SASS (``meta["sass_unchecked"]``) -- a campaign counts such a program not covered
-    (fuzzgpu/campaign/engine.py, issue 12, item 6) and ``fuzzgpu replay`` calls it NOT CHECKED, as
-    this plugin fails a corpus entry its backend cannot check.  None also when its SASS has a
-    finding that fails every property (the test's property fails on it: a finding, not a pass)."""
-    from fuzzgpu.errors import clip
-    from fuzzgpu.properties import get
+    """Why the run ``h`` of ``program`` checked less than a pass of it would claim
+    (:func:`fuzzgpu.properties.checked_nothing`, the campaign's and replay's rule), else None."""
+    from fuzzgpu.properties import checked_nothing
 
-    left = list(dict(h.meta).get("sass_unchecked") or ())
-    if h.instances or not left:
-        return None
-    if get("model").judge(program, h).sass:  # no outcome to judge: only its SASS findings that matter
-        return None
-    return (f"{program.name}: nothing ran, and its SASS was not fully checked ({len(left)} thing(s), e.g. "
-            f"{clip(str(left[0]), 200)}): finding nothing there is not a pass (on a GPU, --fuzzgpu-backend cuda, "
-            "its outcomes are run and judged)")
+    why = checked_nothing(h)
+    return None if why is None else (f"{program.name}: {why}: finding nothing there is not a pass (on a GPU, "
+                                     "--fuzzgpu-backend cuda, its outcomes are run and judged)")
 
 
 class CorpusViolation(Exception):

@@ -509,9 +509,7 @@ class Campaign:
             if verdict.status == "unsupported":
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, verdict.reason)
-            elif not verdict.failed and not hist.instances and dict(hist.meta).get("sass_unchecked"):
-                # static (nothing executed) and its SASS oracle could not account for everything: nothing found
-                # there is not "passed" (issue 12, item 6); counted and listed like the oracle's gaps
+            elif not verdict.failed and properties.checked_nothing(hist):  # counted and listed like the oracle's gaps
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, "SASS not fully checked (the static oracle could not map every "
                                                      "memory operation or synchronisation)")
