@@ -37,6 +37,18 @@ def sass_functions(sass_text: str) -> set[str]:
     return set(_SASS_FUNC.findall(sass_text))
 
 
+def own_functions(functions: set[str]) -> set[str]:
+    """The module's own functions among a cubin's: not ptxas's arithmetic routines, which no PTX defines
+    (:func:`~fuzzgpu.sass.checks.is_compiler_routine`)."""
+    return {k for k in functions if not is_compiler_routine(k)}
+
+
+def listed(names: set[str], most: int = 4) -> str:
+    """``a, b, c, d, ...``: the first ``most`` of ``names``, sorted, for a one-line message."""
+    shown = sorted(names)
+    return ", ".join(shown[:most]) + (", ..." if len(shown) > most else "")
+
+
 def ptx_functions(ptx_text: str) -> set[str]:
     return set(_PTX_ENTRY.findall(ptx_text))
 
@@ -45,7 +57,7 @@ def pair_ptx(arch: str, kernels: set[str], ptxs: Sequence[tuple[str, str]]) -> t
     """The PTX (name, text) a cubin of ``arch`` with ``kernels`` was assembled from: one that
     defines every kernel, of the same target (``sm_90a``) first, else of its family (``sm_90`` for
     ``sm_90a``: the PTX nvcc embeds for JIT)."""
-    own = {k for k in kernels if not is_compiler_routine(k)}  # ptxas's routines have no PTX anywhere
+    own = own_functions(kernels)
     fits = [(n, t) for n, t in ptxs if own and own <= ptx_functions(t)]
     base = re.sub(r"[af]$", "", arch)
     for want in (arch, base):
@@ -86,7 +98,7 @@ def extract(path: Path, ptx_given: str | None = None) -> list[Embedded]:
             m = _EXTRACTED.search(c.name)
             arch = m[2] if m else _cubin_arch_of(sass_text)
             hit = pair_ptx(arch, kernels, ptxs)
-            if hit is None and ptx_given is not None and {k for k in kernels if not is_compiler_routine(k)} & ptx_functions(ptx_given):
+            if hit is None and ptx_given is not None and own_functions(kernels) & ptx_functions(ptx_given):
                 # the PTX given defines part of the cubin (a device link with a library shipped without PTX):
                 # what it defines is checked, the rest listed as not checked (checks.analyse), never refused whole
                 hit = ("(given: part of the cubin)", ptx_given)
@@ -118,9 +130,8 @@ def check_binary(path: Path, archs: Sequence[str] = (), ptx_given: str | None = 
     if missing and len(missing) == len(emb):
         e = missing[0]
         if ptx_given is not None:  # given, and it defines none of the cubin's functions
-            lack = sorted(k for k in sass_functions(e.sass) if not is_compiler_routine(k))
             raise UserError(f"{shown}: the PTX given (--ptx) defines none of the functions of its {e.arch} cubin ({e.cubin}): "
-                            f"{', '.join(lack[:4])}{', ...' if len(lack) > 4 else ''}; a device-linked (-rdc) "
+                            f"{listed(own_functions(sass_functions(e.sass)))}; a device-linked (-rdc) "
                             "build's cubin holds the code of several translation units: pass each one's PTX (--ptx a.ptx --ptx b.ptx)")
         raise UserError(f"{shown}: its {e.arch} cubin ({e.cubin}) has no PTX to compare with: {_how_ptx(e.arch)}")
     reports = []

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import UserError
-from .binaries import check_binary, ptx_functions, sass_functions
+from .binaries import check_binary, listed, own_functions, ptx_functions, sass_functions
 from .buildline import BuildLine, split_target_flags
 from .report import DEFAULT_ARCHS, DEFAULT_OPT, Report
 from .toolchain import analysed, check_cu, check_litmus, check_ptx, cubin_arch, disassemble, shown_path
@@ -50,10 +50,10 @@ def check_cubin(path: Path, ptx_given: str | None = None) -> list[Report]:
                 raise UserError(f"{shown_path(path)}: a cubin has no PTX to compare with; put the PTX it was built from at "
                                 f"{shown_path(cands[0])}, pass --ptx FILE, or pass the .cu/.ptx") from None
     sass_text = disassemble(path)
-    kernels = sass_functions(sass_text)
+    kernels = own_functions(sass_functions(sass_text))
     if kernels and not kernels & ptx_functions(ptx_given):
-        raise UserError(f"{shown_path(path)}: {where} defines none of the cubin's functions ({', '.join(sorted(kernels)[:4])}"
-                        f"{', ...' if len(kernels) > 4 else ''}): pass the PTX the cubin was assembled from")
+        raise UserError(f"{shown_path(path)}: {where} defines none of the cubin's functions ({listed(kernels)}): "
+                        "pass the PTX the cubin was assembled from")
     return [analysed(ptx_given, sass_text, cubin_arch(sass_text), str(path))]
 
 
