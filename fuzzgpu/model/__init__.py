@@ -253,10 +253,11 @@ def judge(p: Program, outcome: Mapping[str, int] | Outcome, *, loop_bound: int =
     want = dict(outcome)
     bad = unknown_keys(p, want)
     if bad:
-        from ..errors import UserError
+        from ..errors import UserError, clip
 
-        raise UserError(f"{p.name}: outcome key(s) {', '.join(bad)} name no data location of the program and no register "
-                        f"of its thread that an instruction writes or the init sets (its keys: {', '.join(p.outcome_keys())})")
+        raise UserError(clip(f"{p.name}: outcome key(s) {', '.join(map(repr, bad))} name no data location of the program and "
+                             f"no register of its thread that an instruction writes or the init sets (its keys: "
+                             f"{', '.join(p.outcome_keys())})"))
     work = Budget(budget)
     pt = program_traces(p, loop_bound, work)
     keys = tuple(want)

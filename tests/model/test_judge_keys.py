@@ -45,6 +45,6 @@ def test_an_mbarrier_has_no_value_an_outcome_names():
     from fuzzgpu.corpus import load_entry
 
     p = load_entry(ROOT / "corpus" / "73416467ed043580.json").program
-    with pytest.raises(UserError, match="bar name no data location"):
+    with pytest.raises(UserError, match="'bar' name no data location"):
         model.judge(p, {"bar": 0})
     assert model.unknown_keys(p, {"x": 1}) == []
