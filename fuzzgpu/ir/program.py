@@ -70,6 +70,11 @@ class Thread:
     def init_value(self, reg: str) -> int:
         return dict(self.init).get(reg, 0)
 
+    def registers_set(self) -> frozenset[str]:
+        """The registers an instruction of the thread writes (on some path at least) or its init sets:
+        every other register reads as 0 in every outcome."""
+        return frozenset(r for i in self.code if (r := i.register_written()) is not None) | {r for r, _ in self.init}
+
 
 @dataclass(frozen=True)
 class Location:

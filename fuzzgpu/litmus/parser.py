@@ -660,8 +660,7 @@ def unwritten_condition_registers(program: ir.Program, named: Iterable[tuple[Tok
     condition reads it as 0 whatever the program does -- likely a typo (``P1:r9`` for ``P1:r1``).
     Not an error, and a register some instruction writes is not warned of even when only some paths
     reach it (legal: Dat3M's suite has such tests).  Each register once, at its first mention."""
-    written = {t.name: {r for i in t.code if (r := i.register_written()) is not None} | {r for r, _ in t.init}
-               for t in program.threads}
+    written = {t.name: t.registers_set() for t in program.threads}
     out: list[SourceWarning] = []
     seen: set[tuple[str, str]] = set()
     for thread, reg in named:

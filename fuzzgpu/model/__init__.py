@@ -238,8 +238,7 @@ def unknown_keys(p: Program, outcome: Mapping[str, object]) -> list[str]:
     a tensor map or tensor memory has no value an outcome names), or registers its threads write or
     initialise (``T:reg``)."""
     known = set(p.outcome_keys()) | {loc.name for loc in p.locations if loc.kind == "data"}
-    known |= {f"{t.name}:{r}" for t in p.threads
-              for r in [*(i.register_written() for i in t.code), *(r for r, _ in t.init)] if r is not None}
+    known |= {f"{t.name}:{r}" for t in p.threads for r in t.registers_set()}
     return [k for k in outcome if k not in known]
 
 
