@@ -35,6 +35,13 @@ def classify(entry) -> set:
     return out
 
 
+def _summary(verdict: dict) -> str:
+    """The first offending outcome's reason; the verdict's own reason for a finding with no offending
+    outcome (a SASS finding: a memory operation moved across a synchronisation point)."""
+    offending = verdict.get("offending") or []
+    return offending[0].get("reason", "") if offending else verdict.get("reason", "")
+
+
 def main(argv: list[str]) -> int:
     corpus, start = Path(argv[0]), float(argv[1])
     rows: dict = collections.defaultdict(lambda: {"findings": 0, "first_s": None, "example": None,
@@ -44,7 +51,7 @@ def main(argv: list[str]) -> int:
         ex = {"file": e.path.name, "shrunk": e.data.get("shrunk"), "threads": len(e.program.threads),
               "instructions": sum(len(t.code) for t in e.program.threads),
               "rate": e.data["reproduction"].get("rate"), "fix": e.data["verdict"].get("fix", ""),
-              "summary": e.data["verdict"]["offending"][0].get("reason", "")[:160]}
+              "summary": _summary(e.data["verdict"])[:160]}
         for c in classify(e):
             r = rows[c]
             r["findings"] += 1
