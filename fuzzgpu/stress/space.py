@@ -112,7 +112,7 @@ class StressConfig:
 SPACE: dict[str, tuple[Any, ...]] = {
     "test_ctas": (64, 128, 256, 512, 1024),
     # cuda-litmus's workgroup sizes: on an H200 the WWC variant with a .cta fence only its runner had
-    # shown showed at 32-128 threads a CTA, none at 256 (bench/results/anchor/README.md)
+    # shown showed at 32-128 threads a CTA, none at 256 (bench/results/anchor/h200-cta/README.md)
     "cta_threads": (256, 128, 64, 32),
     "ctas_per_sm": (0, 1, 2, 4),
     "permute_ctas": (True, False),
@@ -128,7 +128,7 @@ SPACE: dict[str, tuple[Any, ...]] = {
     "stripe_ctas": (False, True),
     # cuda-litmus's one-word stress: a knob for hand runs, not searched -- on an H200 it exposed
     # nothing the default did not, over the 159 variants fuzzgpu had not shown and the 7 only the
-    # runner had (bench/results/anchor/README.md, "Which of the runner's parameters matter")
+    # runner had (bench/results/anchor/h200-residue-2s/README.md, "Which of the runner's parameters matter")
     "stress_word": (False,),
     "barrier": (True, False),
     "spin": (0, 300, 1000, 3000, 10000),
@@ -188,12 +188,12 @@ SEEDS: tuple[StressConfig, ...] = (
     StressConfig(pre_stress=64, spin=3000, shuffle_locations=False),
     # cuda-litmus's placement: the roles of an instance in neighbouring CTAs at the same thread
     # index, started together (no per-warp delay); on an H200 the best of fixed configurations for
-    # WRW+2W with a .cta fence, 15-200x (bench/results/anchor/README.md)
+    # WRW+2W with a .cta fence, 15-200x (bench/results/anchor/h200-seed31/README.md)
     StressConfig(stripe_ctas=True, permute_threads=False, spin=0),
     ANCHOR_LIKE,
     # cuda-litmus's random configuration that showed WWC with .cta accesses and a .cta fence over
     # three CTAs (wwc_TB_0_1_2_SCOPE_BLOCK_FENCE_SCOPE_BLOCK_THREAD_2_FENCE_ACQ), mirrored in 64-thread
-    # CTAs: on an H200 66 instances in 5.4e8, none with 256-thread CTAs (bench/results/anchor/README.md)
+    # CTAs: on an H200 66 instances in 5.4e8, none with 256-thread CTAs (bench/results/anchor/h200-cta/README.md)
     StressConfig(test_ctas=1024, cta_threads=64, permute_threads=False, stride=4, pre_stress=37, stress_lines=8,
                  stress_pattern=3, stress_by_cta=True, stripe_ctas=True, stress_word=True, barrier=False, spin=0),
 )

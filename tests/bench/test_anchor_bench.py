@@ -107,7 +107,7 @@ def test_the_full_runs_table_is_the_runs_figures(tmp_path: Path) -> None:
     assert _bench().merge(runs, tmp_path) == 0  # 0: no forbidden outcome observed by fuzzgpu
     made = (tmp_path / "anchor-merged.md").read_text()
     assert made == (full / "anchor-merged.md").read_text()
-    page = (RESULTS / "README.md").read_text()
+    page = (RESULTS / "h200-full" / "README.md").read_text()
     table = [ln for ln in made.splitlines() if ln.startswith("| ") and not ln.startswith("| family")]
     assert len(table) == 16 and all(ln in page for ln in table)
     kept: dict[str, dict] = {}  # the first run in which both tools ran a variant
@@ -137,7 +137,7 @@ def test_the_residue_pass_and_the_present_state_are_the_runs_figures(tmp_path: P
     assert _bench().merge([res / "runA", res / "runB"], tmp_path) == 0
     made = (tmp_path / "anchor-merged.md").read_text()
     assert made == (res / "anchor-merged.md").read_text()
-    page = (RESULTS / "README.md").read_text()
+    page = (RESULTS / "h200-residue-2s" / "README.md").read_text()
     assert all(ln in page for ln in made.splitlines() if ln.startswith("| "))
     fz: dict[str, int] = {}
     an: dict[str, int] = {}
@@ -165,7 +165,7 @@ def test_the_residue_pass_and_the_present_state_are_the_runs_figures(tmp_path: P
     assert (len(seen), len(shown), sum(searched[v] > 0 for v in seen), len(runner), len(shown | runner)) \
         == (559, 436, 452, 383, 441)
     assert sum(searched[v] > 0 or an[v] > 0 for v in seen) == 452 and not only
-    flat = " ".join(page.split())
+    flat = " ".join((RESULTS / "h200-one-run" / "README.md").read_text().split())
     assert "fuzzgpu showed 452 of the 559 (80.9%), the runner 383 (68.5%), either of them 452: every variant the runner " \
            "ever showed here, fuzzgpu showed too" in flat
 
@@ -185,7 +185,7 @@ def test_the_one_pass_over_every_variant_is_its_runs_figures() -> None:
         for i, x in enumerate((1, r["fuzzgpu"].get("condition", 0) > 0, r["anchor"].get("condition", 0) > 0,
                                t["condition"] > 0, t["condition"] > 0 and "cta_threads=" in t["best"])):
             f[i] += int(x)
-    page = (RESULTS / "README.md").read_text()
+    page = (RESULTS / "h200-cta" / "README.md").read_text()
     for k, f in fams.items():
         assert f"| {k} | " + " | ".join(map(str, f)) + " |" in page
     total = [sum(f[i] for f in fams.values()) for i in range(5)]
@@ -214,7 +214,7 @@ def test_the_cta_size_tables_and_the_residue_pass_are_the_calls_figures() -> Non
     """The CTA-size section's tables are the calls' JSON, and its residue figures (42 of 159 shown,
     the best configurations' CTA sizes, nothing forbidden) are counted again here."""
     cta = RESULTS / "h200-cta"
-    page = (RESULTS / "README.md").read_text()
+    page = (RESULTS / "h200-cta" / "README.md").read_text()
     for call, tag in (("sizes", "m"), ("runner-only", "r")):
         doc = json.loads((cta / call / "mechanisms.json").read_text())
         names = list(doc["variants"])
@@ -246,7 +246,7 @@ def test_the_runner_one_at_a_time_table_is_the_calls_figures() -> None:
     m = _mechanisms()
     doc = json.loads((RESULTS / "h200-residue-2s" / "mechanisms" / "mechanisms.json").read_text())
     rows = [ln for ln in m.compact_table(doc) if ln.startswith("| ")]
-    page = (RESULTS / "README.md").read_text()
+    page = (RESULTS / "h200-residue-2s" / "README.md").read_text()
     assert len(rows) == 23 and all(ln in page for ln in rows)
 
 
@@ -303,10 +303,16 @@ def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path)
 
 def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
     """The split table of the anchor page is union.json's (written by bench/anchor_union.py with the
-    artifact, which the repository has not), and union.json's totals are what the committed runs give."""
+    artifact, which the repository has not), and union.json's totals are what the committed runs give: the
+    present state's (the main page) and the one-run call's (the CTA-size page, where it was the present state)."""
+    _split_table_is_union_json(RESULTS / "h200-mended" / "union.json", RESULTS / "README.md")
+    _split_table_is_union_json(RESULTS / "h200-one-run" / "union.json", RESULTS / "h200-cta" / "README.md")
+
+
+def _split_table_is_union_json(union: Path, page_path: Path) -> None:
     u = bench_script("anchor_union.py")
-    doc = json.loads((RESULTS / "h200-one-run" / "union.json").read_text())
-    page = (RESULTS / "README.md").read_text()
+    doc = json.loads(union.read_text())
+    page = page_path.read_text()
     keys = list(doc["rows"][0])
     assert all("| " + " | ".join(str(r[k]) for k in keys) + " |" in page for r in doc["rows"])
     runs = [ROOT / d for d in doc["runs"]]
@@ -349,7 +355,7 @@ def test_where_the_searchs_budget_went_on_the_variants_it_did_not_show() -> None
             assert {x["instances"] for x in a if x is not big[0]} <= {1 << 20, 1 << 16, 1 << 12}
             one.append(v)
             shares.append(big[0]["gpu_s"] / sum(x["gpu_s"] for x in a))
-    page = " ".join((RESULTS / "README.md").read_text().split())
+    page = " ".join((RESULTS / "h200-one-run" / "README.md").read_text().split())
     assert f"on the {len(unshown)} variants it did not show in this run" in page and f"for {len(one)} of them" in page
     assert f"a median {100 * statistics.median(shares):.1f}% of the variant's GPU time" in page
     assert f"a median {statistics.median(ratios):,.0f} times slower per instance than the default (at least {min(ratios):.0f} times)" in page
@@ -397,7 +403,7 @@ def test_the_explore_pass_is_its_runs_figures() -> None:
     assert counts == (559, 423, 408, 355, 68, 6, 21, 6, 7)
     assert all(new[v]["fuzzgpu"]["condition"] == 0 and new[v]["fuzzgpu"]["model_forbidden"] == 0
                for v in new if new[v]["forbidden"])
-    page = " ".join((RESULTS / "README.md").read_text().split())
+    page = " ".join((RESULTS / "h200-one-run" / "README.md").read_text().split())
     assert "fuzzgpu showed 423 of the 559 (75.7%; 408 in the one-run call), 21 of the 151 it had not shown there, and lost 6" in page
     assert "355 both, 68 fuzzgpu alone, **6 the runner alone (12 in the one-run call: 7 of those 12 shown now)**" in page
     # the budget and the harness throughput, from the run's rows and its throughput table
@@ -434,3 +440,54 @@ def test_every_runs_page_says_what_the_runner_did_on_the_forbidden_variants() ->
                 for r in json.loads((md.parent / "anchor.json").read_text())["rows"]]
         said = a.anchor_on_forbidden(rows)
         assert f", {said}." in md.read_text(), md
+
+
+def test_the_present_state_is_the_mended_calls_figures() -> None:
+    """The anchor page's present state (h200-mended/: both tools in one run over every variant, then the
+    four the runner showed alone at 2 GPU-s) counted again from the two calls' anchor.json, the one-run
+    call of 30098f2 beside it, and the per-family table the call wrote."""
+    page = (RESULTS / "README.md").read_text()
+    flat = " ".join(page.split())
+    new = {r["variant"]: r for r in json.loads((RESULTS / "h200-mended" / "anchor.json").read_text())["rows"]}
+    old = {r["variant"]: r for r in json.loads((RESULTS / "h200-one-run" / "anchor.json").read_text())["rows"]}
+
+    def fz(r: dict) -> bool:
+        return r["fuzzgpu"].get("condition", 0) > 0
+
+    def an(r: dict) -> bool:
+        return r["anchor"].get("condition", 0) > 0
+
+    seen = [v for v in new if new[v]["seen"]]
+    counts = (len(seen), sum(fz(new[v]) for v in seen), sum(an(new[v]) for v in seen),
+              sum(fz(new[v]) and an(new[v]) for v in seen), sum(fz(new[v]) and not an(new[v]) for v in seen),
+              sum(an(new[v]) and not fz(new[v]) for v in seen),
+              sum(fz(new[v]) and not fz(old[v]) for v in seen), sum(fz(old[v]) and not fz(new[v]) for v in seen))
+    assert counts == (559, 429, 368, 364, 65, 4, 27, 6)
+    assert ("fuzzgpu showed 429 of the 559 (76.7%), the runner 368 (65.8%); 364 both, 65 fuzzgpu alone, 4 the runner alone; "
+            "0 observations of the 98 base-forbidden variants by fuzzgpu**") in flat
+    assert "it showed 27 variants that call had not and lost 6" in flat
+    forbidden = [r for r in new.values() if r["forbidden"]]
+    assert len(forbidden) == 98 and all(r["fuzzgpu"]["condition"] == 0 for r in forbidden)
+    assert all(r["fuzzgpu"]["model_forbidden"] == 0 for r in new.values())
+    spent = [r["fuzzgpu"]["gpu_s"] for r in new.values()]
+    assert (f"a mean {sum(spent) / len(spent):.3f} GPU-s a variant, {sum(s > 0.41 for s in spent)} of the {len(spent)} "
+            f"past 0.41, the most {max(spent):.3f}") in flat
+    tput = json.loads((RESULTS / "h200-mended" / "anchor.json").read_text())["throughput"]
+    assert f"its harness {tput['default']['rate'] / 1e9:.2f}e9/s" in flat
+    assert f"({tput['stripe_ctas']['rate'] / 1e9:.2f}e9/s with `stripe_ctas`, {tput['test_ctas=512']['rate'] / 1e9:.2f}e9/s" in flat
+    table = [ln for ln in (RESULTS / "h200-mended" / "anchor.md").read_text().splitlines() if ln.startswith("| ")]
+    assert len(table) == 17 and all(ln in page for ln in table)
+    # the four the runner showed alone, again at 2 GPU-s each
+    alone = sorted(v for v in seen if an(new[v]) and not fz(new[v]))
+    names = (RESULTS / "h200-mended" / "alone-2s" / "names.txt").read_text().split()
+    assert sorted(names) == alone
+    two = {r["variant"]: r for r in json.loads((RESULTS / "h200-mended" / "alone-2s" / "anchor.json").read_text())["rows"]}
+    assert sorted(two) == alone and all(r["fuzzgpu"]["gpu_s"] <= 2.01 for r in two.values())
+    for v, r in two.items():
+        f, a = r["fuzzgpu"], r["anchor"]
+        if f["condition"]:
+            assert f"`{v}` ({f['condition']:,} instances; the runner {a['condition']})" in flat \
+                or f"`{v}` ({f['condition']:,}; the runner {a['condition']})" in flat
+        else:
+            assert (f"`{v}` (0 in {f['instances']:.1e}; the runner {a['condition']} in {a['instances']:.1e})"
+                    .replace("e+0", "e")) in flat
