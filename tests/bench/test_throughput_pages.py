@@ -1,6 +1,6 @@
-"""The figures the throughput page, the README and docs/reliability.md quote from the H200 runs of
-issue 29 are the runs' own files (bench/results/throughput/h200-600s-794e65c/, h200-300s-30098f2*/, the
-budget bench of h200-600s-6877ec1/, harness-skeleton.json), computed here: a figure written by hand that drifts from its file fails."""
+"""The figures the throughput page (and its earlier.md), the README and docs/reliability.md quote from the
+H200 runs of issue 29 are the runs' own files (bench/results/throughput/h200-300s-7ffb8c1/, h200-600s-a9c15e1/,
+h200-300s-30098f2*/, h200-600s-794e65c/, the budget bench of h200-600s-6877ec1/, harness-skeleton.json), computed here: a figure written by hand that drifts from its file fails."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-794e65c"
 #: the spin-budget bench ran in the same device session as the 6877ec1 campaign
 BUDGET = ROOT / "bench" / "results" / "throughput" / "h200-600s-6877ec1"
+#: the rows and changes of earlier code, moved off the present-state page
+EARLIER = ROOT / "bench" / "results" / "throughput" / "earlier.md"
 
 
 def flat(path: Path) -> str:
@@ -31,14 +33,14 @@ def campaign_row(run: Path) -> tuple[dict, float, str]:
 def test_the_600s_campaign_row_is_its_throughput_and_cpu_files() -> None:
     t, cpu, cells = campaign_row(RUN)
     row = cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples) |"
-    assert row in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert row in flat(EARLIER)
 
 
 def test_the_cpu_split_quoted_is_the_runs_split_and_tool_log() -> None:
     t = json.loads((RUN / "throughput.json").read_text())
     split = json.loads((RUN / "cpu-split.json").read_text())
     tools = json.loads((RUN / "tools.json").read_text())
-    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    page = flat(EARLIER)
     total = sum(split["cpu_s"].values())
     harness = tools["nvcc harness"]["cpu_s"]
     static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
@@ -183,3 +185,45 @@ def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
     assert (f"the harness's nvcc {h['cpu_s'] / t['run']:.3f} CPU-s ({harness_kernels(run) / t['run']:.2f} kernels" in moon
             and f"the static SASS check {(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f}, the workers' Python "
                 f"{split['cpu_s']['worker'] / t['run']:.3f}" in moon)
+
+
+def test_the_300s_row_at_7ffb8c1_and_its_folders_readme_are_its_files() -> None:
+    """The present state's row of today's code (no --known): the page's table row, the folder's README and
+    the page's lead paragraph are its files', per program run by tool included."""
+    run = ROOT / "bench" / "results" / "throughput" / "h200-300s-7ffb8c1"
+    t, cpu, cells = campaign_row(run)
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
+    tools = json.loads((run / "tools.json").read_text())
+    split = json.loads((run / "cpu-split.json").read_text())
+    c = json.loads((run / "cpu.json").read_text())
+    static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
+    per_run = (f"**{cpu / t['run']:.3f} CPU-s per program run** -- the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f}, "
+               f"the static SASS check {static / t['run']:.3f}, the workers' Python {split['cpu_s']['worker'] / t['run']:.3f}, "
+               f"the backends' Python {split['cpu_s']['backend'] / t['run']:.3f}")
+    assert f"{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,}), " + per_run in page
+    assert f"{100 * t['shrink_share']:.0f}% of the judgements are shrink candidates" in page
+    folder = flat(run / "README.md")
+    assert (f"{t['programs']:,} programs judged ({t['programs_per_hour']:,}/h); **{t['run']:,} run on the GPU: "
+            f"{t['run_per_hour']:,}/h ({t['gpu_programs_1e7_per_hour']:,}/h with >= 1e7 instances)**; shrink share "
+            f"{t['shrink_share']:.2f}; NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time "
+            f"({t['nvml_samples']} samples), CUDA events {t['gpu_busy_share']:.2f}") in folder
+    pool = t["static_pool"]
+    assert f"`static_pool`: {pool['checks']:,} checks for {pool['requests']:,} requests of {pool['programs']:,} programs)" in folder
+    assert (f"user {c['user_s']:,.0f} s + sys {c['sys_s']:,.0f} s ({100 * cpu / (16 * t['wall_s']):.1f}% of the "
+            f"{16 * t['wall_s']:,.0f} core-s): **{cpu / t['run']:.3f} CPU-s per program run**, {cpu / t['programs']:.3f} per judgement") in folder
+    sh, tools_share = split["share"], split["share"]["backend's tools"]
+    assert (f"the backends' nvcc and nvdisasm {100 * tools_share:.1f}%, the workers' Python "
+            f"{100 * sh['worker']:.1f}% ({split['cpu_s']['worker'] / t['run']:.3f} CPU-s a run), the backends' Python "
+            f"{100 * sh['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in folder
+    h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
+    assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
+            f"{h['size_per_call_mean']} kernels a call, mean: {h['kernels_per_program']:.2f} kernels a compiled program)") in folder
+    assert (f"the static check's nvcc {sn['calls']:,} calls, {sn['cpu_s']:,.0f} CPU-s, and nvdisasm {sd['calls']:,} calls, "
+            f"{sd['cpu_s']:,.0f} CPU-s (**{(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f} a run**)") in folder
+    # the seven known classes, from the classifier's file of this run's corpus
+    classes = json.loads((run / "classes.json").read_text())
+    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
+    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
+    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder and f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in page
+    assert "13" not in classes and "19" not in classes
