@@ -212,7 +212,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     mem_pos, merges, notes, shared = _map_memory(events, [m for m in sass_mem if m.instr.index not in claims], ptx.instrs,
                                                  expanded)
     local_regs = local_registers(ptx)
-    # (an instruction ptxas expands into several accesses is a store or a copy: never deleted as a dead load)
+    # (an instruction ptxas expands into several accesses is a store, a copy or an atomic: never deleted as a dead load)
     ignore = {k for k, e in enumerate(events) if e.mem is not None and (private(e, local_regs) or e.parts)}
     notes += _expansion_notes(events, sass_mem, claims, mem_pos)
     unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
@@ -253,7 +253,7 @@ def _expansion_notes(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], 
         if ops:
             notes.append(f"PTX line {e.instr.line} `{e.instr.text}` is ptxas's expansion into "
                          + ", ".join(f"{m.instr.full_opcode}@{m.instr.offset:04x}" for m in ops[:6]) + (" ..." if len(ops) > 6 else "")
-                         + " (by its source line; each checked as its access of the map)")
+                         + " (by its source line; each checked as the access it stands for)")
         elif k not in mem_pos:
             notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS access told by its source line "
                          "(counted with the SASS operations of its families)")

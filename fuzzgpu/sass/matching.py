@@ -49,7 +49,7 @@ def sass_family(m: SassMemOp) -> str:
 
 def claim_expansions(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp]) -> dict[int, tuple[int, ...]]:
     """The SASS memory operations that are ptxas's expansion of a PTX instruction of several
-    accesses (:attr:`PtxEvent.parts`: tensormap.replace, tensormap.cp_fenceproxy), told by their
+    accesses (:attr:`PtxEvent.parts`: tensormap.replace, tensormap.cp_fenceproxy, a generic atom), told by their
     source lines: SASS instruction index -> the expanding events of its family whose location
     agrees best with its, when that agreement is better than any ordinary PTX operation's of its
     class (a tie is left to :func:`fuzzgpu.sass.order.cfg_findings`, which weighs both).  Nothing

@@ -95,7 +95,8 @@ class PtxEvent:
     sync_classes: tuple[str, ...]
     #: an instruction ptxas expands into any number of SASS memory accesses of several families
     #: (``tensormap.replace``: loads and stores of the map's fields; ``tensormap.cp_fenceproxy``: a
-    #: shared load and a global write per lane): ``(SASS family, the access it stands for)``; ()
+    #: shared load and a global write per lane; an ``atom``/``red`` at a generic address: its global
+    #: path and the shared window's emulation): ``(SASS family, the access it stands for)``; ()
     #: for an ordinary memory operation, which is one SASS access of ``mem_class``
     parts: tuple[tuple[str, PtxMemOp], ...] = ()
 

@@ -235,6 +235,18 @@ def _tensormap_parts(ins: PtxInstr, mem: PtxMemOp, defs: dict[str, tuple[str, in
     return (("LDS", read), ("ATOMG", mem), ("STG", mem))
 
 
+def _generic_atomic_parts(mem: PtxMemOp) -> tuple[tuple[str, PtxMemOp], ...]:
+    """The SASS families an ``atom``/``red`` with a generic address expands into, any number of each,
+    every one standing for the atomic access itself.  A generic address may fall in the shared window
+    (PTX ISA, Generic Addressing), and ptxas implements the operation for both: an ``ATOM.E`` whose
+    predicate says whether the global path performed it, then for the shared window a
+    ``LD.E``/``ST.E`` pair (64-bit ``cas``, ``exch``), or an ``LDS`` and an ``ATOMS.CAST.SPIN`` loop,
+    then an ``LD.E``/``ST.E`` pair (64-bit ``add``, ``max``; ``add.f32`` with an ``ATOM.E.CAST.SPIN``
+    as well) -- ptxas 13.0, sm_90 and sm_100a (tests/sass/test_sass_generic_atomics.py; DeepEP's
+    ``atomicCAS`` on an ``unsigned long long*``).  A 32-bit ``cas`` or ``add`` is one ``ATOM.E``."""
+    return (("ATOM", mem), ("LD", mem), ("ST", mem), ("LDS", mem), ("ATOMS", mem))
+
+
 def _operand_address(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
     """The first ``[...]`` operand of ``ins`` as (root, offset), followed through ``defs``."""
     addr = next((o for o in ins.operands if o.startswith("[")), "")
@@ -685,7 +697,11 @@ def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[i
     if mem is None and sync is None:
         return None
     mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
-    parts = _tensormap_parts(ins, mem, defs) if mem is not None and ins.opcode == "tensormap" else ()
+    parts: tuple[tuple[str, PtxMemOp], ...] = ()
+    if mem is not None and ins.opcode == "tensormap":
+        parts = _tensormap_parts(ins, mem, defs)
+    elif mem is not None and mem.kind in ("atomic", "reduction") and mem.space == "generic":
+        parts = _generic_atomic_parts(mem)
     return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"), parts)
 
 
