@@ -103,10 +103,21 @@ RULE_MERGE_NC = (
 )
 
 
+RULE_MERGE_CONST = (
+    "both loads are of the constant state space, 'a read-only memory initialized by the host' (PTX ISA, "
+    "Constant State Space): no thread can write it, so they read one value and reading it once is not "
+    "observable; no finding"
+)
+
+
 def merge_is_finding(first: PtxMemOp, later: PtxMemOp) -> bool:
     """Is merging two loads of one address a finding at all?  Not for two ``ld.global.nc``
-    (:data:`RULE_MERGE_NC`); every other merge is judged by :func:`judge_merge`."""
-    return not (first.sem == "nc" and later.sem == "nc")
+    (:data:`RULE_MERGE_NC`) nor for two ``ld.const`` (:data:`RULE_MERGE_CONST`: a ``__constant__``
+    variable read twice, which ptxas reads once -- DeepEP's NVSHMEM state, 162 such merges in its
+    device-linked module); every other merge is judged by :func:`judge_merge`."""
+    if first.sem == "nc" and later.sem == "nc":
+        return False
+    return not (first.space == "const" and later.space == "const")
 
 
 def judge_deleted(mem: PtxMemOp) -> tuple[str, str]:
