@@ -241,9 +241,8 @@ def _generic_atomic_parts(mem: PtxMemOp) -> tuple[tuple[str, PtxMemOp], ...]:
     (PTX ISA, Generic Addressing), and ptxas implements the operation for both: an ``ATOM.E`` whose
     predicate says whether the global path performed it, then for the shared window a
     ``LD.E``/``ST.E`` pair (64-bit ``cas``, ``exch``), or an ``LDS`` and an ``ATOMS.CAST.SPIN`` loop,
-    then an ``LD.E``/``ST.E`` pair (64-bit ``add``, ``max``; ``add.f32`` with an ``ATOM.E.CAST.SPIN``
-    as well) -- ptxas 13.0, sm_90 and sm_100a (tests/sass/test_sass_generic_atomics.py; DeepEP's
-    ``atomicCAS`` on an ``unsigned long long*``).  A 32-bit ``cas`` or ``add`` is one ``ATOM.E``."""
+    then an ``LD.E``/``ST.E`` pair (64-bit ``add``, ``max``; ``add.f32`` also an ``ATOM.E.CAST.SPIN``):
+    ptxas 13.0, sm_90 and sm_100a (tests/sass/test_sass_generic_atomics.py; DeepEP's ``atomicCAS``)."""
     return (("ATOM", mem), ("LD", mem), ("ST", mem), ("LDS", mem), ("ATOMS", mem))
 
 
