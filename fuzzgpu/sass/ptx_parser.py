@@ -13,6 +13,7 @@ from typing import Callable, Mapping, Sequence
 
 from .. import semantics
 from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read from here too
+    loop_is_intended,
     _PTX_FUNC_RE,
     _Scope,
     _find_functions,
@@ -236,13 +237,10 @@ def _tensormap_parts(ins: PtxInstr, mem: PtxMemOp, defs: dict[str, tuple[str, in
 
 
 def _generic_atomic_parts(mem: PtxMemOp) -> tuple[tuple[str, PtxMemOp], ...]:
-    """The SASS families an ``atom``/``red`` with a generic address expands into, any number of each,
-    every one standing for the atomic access itself.  A generic address may fall in the shared window
-    (PTX ISA, Generic Addressing), and ptxas implements the operation for both: an ``ATOM.E`` whose
-    predicate says whether the global path performed it, then for the shared window a
-    ``LD.E``/``ST.E`` pair (64-bit ``cas``, ``exch``), or an ``LDS`` and an ``ATOMS.CAST.SPIN`` loop,
-    then an ``LD.E``/``ST.E`` pair (64-bit ``add``, ``max``; ``add.f32`` also an ``ATOM.E.CAST.SPIN``):
-    ptxas 13.0, sm_90 and sm_100a (tests/sass/test_sass_generic_atomics.py; DeepEP's ``atomicCAS``)."""
+    """The SASS families an ``atom``/``red`` at a generic address expands into, each standing for the
+    atomic access: a generic address may be in the shared window (PTX ISA, Generic Addressing), and
+    ptxas 13.0 emits an ``ATOM.E`` (the global path), then ``LD.E``/``ST.E`` or an ``LDS`` and an
+    ``ATOMS.CAST.SPIN`` loop for the shared window (tests/sass/test_sass_generic_atomics.py)."""
     return (("ATOM", mem), ("LD", mem), ("ST", mem), ("LDS", mem), ("ATOMS", mem))
 
 
@@ -696,11 +694,8 @@ def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[i
     if mem is None and sync is None:
         return None
     mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
-    parts: tuple[tuple[str, PtxMemOp], ...] = ()
-    if mem is not None and ins.opcode == "tensormap":
-        parts = _tensormap_parts(ins, mem, defs)
-    elif mem is not None and mem.kind in ("atomic", "reduction") and mem.space == "generic":
-        parts = _generic_atomic_parts(mem)
+    parts = (_tensormap_parts(ins, mem, defs) if mem is not None and ins.opcode == "tensormap" else _generic_atomic_parts(mem)
+             if mem is not None and mem.kind in ("atomic", "reduction") and mem.space == "generic" else ())
     return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"), parts)
 
 
@@ -720,7 +715,7 @@ def _static(stmt: str, may_be_event: frozenset[str]) -> _Static:
 def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
-    clean = _strip_line_directives(_strip_ptx_comments(text))
+    clean, raw = _strip_line_directives(_strip_ptx_comments(text)), text
     src_at = source_lines(text)
     funcs = []
     seen: dict[str, _Static] = {}
@@ -754,7 +749,8 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                 for d in dests:
                     writes[d] = writes.get(d, 0) + 1
                 _apply_step(step, dests, defs)
-        loops = []
+        loops: list[PtxLoop] = []
+        lines: list[str] = []
         targets = _branch_targets(stmts, instrs)
         jumps: dict[int, list[int]] = {}
         for b, t in targets:
@@ -765,7 +761,9 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                     body_ins = instrs[head:ins.index]
                     clock = any("%clock" in o for b in body_ins for o in b.operands)
                     busy = any(head <= e.instr.index <= ins.index for e in events)
-                    loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy))
+                    lines = lines or raw.split("\n")
+                    loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy and (
+                        clock or loop_is_intended(instrs, head, ins.index, lines, _dests_of))))
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    from .ptx_ir import PtxInstr
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")
@@ -291,3 +294,26 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
         out.append((name, entry, header, body_lines, bj + 1))
         i = end + 1
     return out
+
+
+_REG_RE = re.compile(r"%[A-Za-z_]\w*")
+
+
+def loop_is_intended(instrs: Sequence[PtxInstr], head: int, tail: int, lines: Sequence[str],
+                     dests_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]) -> bool:
+    """Whether a loop (``instrs[head..tail]``, ``tail`` its backward branch) with no memory operation or
+    synchronisation is a delay its source asked for: it has inline asm (NVVM marks an ``asm volatile``,
+    even an empty one, ``// begin inline asm``: ``lines`` is the PTX text's), or an instruction after
+    it reads a register it writes (``dests_of``: the registers an instruction writes; a read before it,
+    a guard on the initial value, is not of the loop's result).  A loop whose
+    registers nothing else reads (LLVM's counted loop left empty by unswitching: FlashInfer's
+    ``permuteKernel``) is not a delay: deleting it is not observable."""
+    start = instrs[head - 1].line if head else 0  # (the label and any inline asm before its first statement)
+    if any("begin inline asm" in ln for ln in lines[start:instrs[tail].line]):
+        return True
+    written = {d for i in instrs[head:tail + 1] for d in dests_of(i.opcode, i.operands)}
+    for i in instrs[tail + 1:]:
+        reads = i.operands[1:] if dests_of(i.opcode, i.operands) else i.operands
+        if any(r in written for o in (i.predicate, *reads) for r in _REG_RE.findall(o)):
+            return True
+    return False
