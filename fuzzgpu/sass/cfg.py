@@ -35,6 +35,12 @@ class Flow:
     test: str = ""
     #: the predicate registers the instruction writes
     writes: frozenset[str] = frozenset()
+    #: for an ``ISETP`` of kernel constants (immediates, ``LDC c[0x0][imm]`` loads of its block): what it
+    #: computes, so that two such tests of one value are known equal (``""``: not known)
+    value: str = ""
+    #: neither memory access nor synchronisation (a parameter ``LDC``, a constant ``ISETP``, ``NOP``): an
+    #: edge that knows where the block's branch goes may skip the block (:func:`_thread_correlated_branches`)
+    inert: bool = False
 
 
 _PLAIN = Flow()
@@ -218,20 +224,38 @@ def _block_writes(flows: Sequence[Flow], block_of: Sequence[int], nb: int) -> li
 def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], ends: Sequence[int],
                                 block_of: Sequence[int], succs: list[list[int]]) -> None:
     """An edge into a block that is one conditional branch on a predicate whose value the edge
-    already knows (an earlier branch on it, no write of it between) goes straight to where that
-    branch goes: ptxas tests one predicate twice (the cluster barrier's one-CTA fallback:
-    ``@!P0 BRA L5; ...ARV...; BRA L6; L5: NOP; L6: @!P0 BRA L7``), and the path that takes the first
-    branch one way and the second the other never runs."""
+    already knows (an earlier branch on it, no write of it between; or a write of one value, an
+    ``ISETP`` of kernel constants, that an earlier branch tested) goes straight to where that branch
+    goes: ptxas tests one predicate twice (the cluster barrier's one-CTA fallback: ``@!P0 BRA L5;
+    ...ARV...; BRA L6; L5: NOP; L6: @!P0 BRA L7``; at -O1 the second test computes the predicate
+    again from the cluster size), and the path that takes the first branch one way and the second the
+    other never runs."""
     nb = len(starts)
     tests = {b: flows[ends[b]].test for b in range(nb) if flows[ends[b]].test}
-    if not any(starts[c] == ends[c] for c in tests):
-        return  # no block is one conditional branch: no edge to redirect
+    # a block that is one conditional branch, or whose other instructions are inert (ptxas -O1 tests the
+    # cluster size again, ``LDC R0, c[0x0][0x140]; ISETP.EQ.U32.AND P1, PT, R0, 0x1, PT; @!P1 BRA``) and
+    # do not write its predicate, or write it with a value (Flow.value)
+    last_value = _last_values(flows, block_of, nb)
+    tested = [last_value[c].get(tests[c].lstrip("!"), "") for c in tests]
+    again = {v for v in tested if v and tested.count(v) > 1}  # values two blocks' branches test
+    skippable = {c for c in tests if starts[c] == ends[c] or (
+        last_value[c].get(tests[c].lstrip("!")) in again and all(flows[i].inert for i in range(starts[c], ends[c])))}
+    if not skippable:
+        return  # no edge to redirect
     writes = _block_writes(flows, block_of, nb)
+    valued = [any(lv.values()) for lv in last_value]
 
     def edge_fact(b: int, c: int, known: dict[str, bool]) -> dict[str, bool]:
-        # (the facts are never changed in place: a block that writes no predicate passes ``known`` on)
+        # (the facts are never changed in place: a block that writes no predicate passes ``known`` on);
+        # a fact "=<value>" is of a value (Flow.value), never written again: a predicate written with
+        # a value known is known
         w = writes[b]
-        out = {p: v for p, v in known.items() if p not in w} if w and known else known
+        if w and known:
+            out = {p: v for p, v in known.items() if p not in w}
+            if valued[b]:
+                out.update({p: known["=" + v] for p, v in last_value[b].items() if v and "=" + v in known})
+        else:
+            out = known
         t = tests.get(b)
         if t:
             reg, neg = t.lstrip("!"), t.startswith("!")
@@ -240,27 +264,39 @@ def _thread_correlated_branches(flows: Sequence[Flow], starts: Sequence[int], en
             fall = c not in target
             if taken or fall:
                 out = {**out, reg: (not neg) if taken else neg}
+                if last_value[b].get(reg):
+                    out["=" + last_value[b][reg]] = out[reg]
         return out
+
+    def where(b: int, c: int, known: dict[str, bool]) -> list[int]:
+        """Where the edge b -> c goes on: past ``c`` when the edge knows ``c``'s branch, else ``c``."""
+        t = tests[c]
+        fact = edge_fact(b, c, known)
+        reg, neg = t.lstrip("!"), t.startswith("!")
+        if reg in writes[c]:  # written in the block: known when written with a value known
+            v = last_value[c].get(reg)
+            fact = {reg: fact["=" + v]} if v and "=" + v in fact else {}
+        if reg not in fact:
+            return [c]
+        f = flows[ends[c]]
+        if fact[reg] != neg:  # the second branch is taken
+            return [block_of[x] for x in f.targets] or [c]
+        return [block_of[ends[c] + 1]] if ends[c] + 1 < len(block_of) else [c]
 
     entry = _must_facts(nb, succs, edge_fact)
     for b in range(nb):
-        if entry[b] is None:
-            continue
-        new = []
-        for c in succs[b]:
-            t = tests.get(c)
-            if t and starts[c] == ends[c]:
-                fact = edge_fact(b, c, entry[b])  # type: ignore[arg-type]
-                reg, neg = t.lstrip("!"), t.startswith("!")
-                if reg in fact:
-                    go = fact[reg] != neg  # the second branch is taken
-                    f = flows[ends[c]]
-                    nxt = [block_of[x] for x in f.targets] if go else ([block_of[ends[c] + 1]] if ends[c] + 1 < len(block_of) else [])
-                    if nxt:
-                        new.extend(nxt)
-                        continue
-            new.append(c)
-        succs[b] = list(dict.fromkeys(new))
+        known = entry[b]
+        if known is not None:
+            succs[b] = list(dict.fromkeys(x for c in succs[b] for x in (where(b, c, known) if c in skippable else [c])))
+
+
+def _last_values(flows: Sequence[Flow], block_of: Sequence[int], nb: int) -> list[dict[str, str]]:
+    """Per block, the value (:attr:`Flow.value`) of each predicate's last write in it ("": not known)."""
+    out: list[dict[str, str]] = [{} for _ in range(nb)]
+    for i, f in enumerate(flows):
+        for p in f.writes:
+            out[block_of[i]][p] = f.value
+    return out
 
 
 def _must_facts(nb: int, succs: Sequence[Sequence[int]],
@@ -387,6 +423,49 @@ def _writer_flow(ins: SassInstr, writers: dict[frozenset[str], Flow]) -> Flow:
     return flow
 
 
+_SASS_LDC_PARAM_RE = re.compile(r"^(R\d+), (c\[0x0\]\[0x[0-9a-f]+\])$")
+_SASS_IMMEDIATE_RE = re.compile(r"^(?:-?0x[0-9a-f]+|-?\d+|RZ)$")
+_SASS_P_REG_RE = re.compile(r"P[0-6]")
+_CONSTANT_OPCODES = frozenset(("NOP", "LDC", "ISETP"))
+_INERT = Flow(inert=True)
+
+
+def _constant_flow(ins: SassInstr, constants: dict[str, tuple[str, int]], instrs: Sequence[SassInstr]) -> Flow | None:
+    """The flow of a parameter ``LDC`` (recorded in ``constants``: the register, the constant and where),
+    of an ``ISETP`` of kernel constants (its value: the comparison and its operands, each loaded register
+    named by its constant when no instruction since its ``LDC`` wrote it), or of a ``NOP``: all inert;
+    None for any other instruction.  Kernel parameters and constants do not change during the kernel."""
+    op = ins.opcode
+    if op == "NOP" and not ins.predicate:
+        return _INERT
+    if op == "LDC" and not ins.mods and not ins.predicate:
+        m = _SASS_LDC_PARAM_RE.match(ins.operands.strip())
+        if m:
+            constants[m.group(1)] = (m.group(2), ins.index)
+            return _INERT
+    elif op == "ISETP" and not ins.predicate and constants:
+        ops = [o.strip() for o in ins.operands.split(",")]
+        if len(ops) == 5 and ops[1] == ops[4] == "PT" and _SASS_P_REG_RE.fullmatch(ops[0]) and "EX" not in ins.mods:
+            srcs = [_constant_at(o, constants, instrs, ins.index) or (o if _SASS_IMMEDIATE_RE.match(o) else "") for o in ops[2:4]]
+            if all(srcs):
+                return Flow(writes=frozenset((ops[0],)), value=".".join((op, *ins.mods)) + " " + " ".join(srcs), inert=True)
+    return None
+
+
+def _constant_at(reg: str, constants: dict[str, tuple[str, int]], instrs: Sequence[SassInstr], at: int) -> str:
+    """The kernel constant ``reg`` holds at instruction ``at``: its ``LDC``'s, when no instruction between
+    writes it (its first operand; a 64- or 128-bit result the next registers too); "" when not known."""
+    got = constants.get(reg)
+    if got is None:
+        return ""
+    n = int(reg[1:])
+    for i in instrs[got[1] + 1:at]:
+        first = i.operands.split(",", 1)[0].strip()
+        if first[:1] == "R" and first[1:].isdigit() and 0 <= n - int(first[1:]) < 4:
+            return ""
+    return got[0]
+
+
 def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per SASS instruction of ``fn``: ``BRA``/``JMP`` to their target (a label
     or an offset; predicated: also on), ``EXIT``/``RET``/``BPT.TRAP`` out, an indirect branch
@@ -399,7 +478,15 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
     out = []
     writers: dict[frozenset[str], Flow] = {}
     written: dict[tuple[str, str], Flow] = {}  # the flow of an instruction that branches nowhere, by opcode and operands
+    constants: dict[str, tuple[str, int]] = {}  # register -> the kernel constant its block loaded into it (LDC R2, c[0x0][0x140])
+    starts = set(labels.values())
     for ins in fn.instrs:
+        if ins.offset in starts:
+            constants.clear()
+        flow = _constant_flow(ins, constants, fn.instrs) if ins.opcode in _CONSTANT_OPCODES else None
+        if flow is not None:
+            out.append(flow)
+            continue
         if ins.predicate == "@!PT":
             out.append(_PLAIN)
             continue

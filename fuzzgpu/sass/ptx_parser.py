@@ -716,6 +716,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
     """Parse PTX into functions whose events (memory operations and synchronisation points) are in
     program order."""
     clean, raw = _strip_line_directives(_strip_ptx_comments(text)), text
+    lines: list[str] = []  # the text's lines, split when a loop first asks (loop_is_intended)
     src_at = source_lines(text)
     funcs = []
     seen: dict[str, _Static] = {}
@@ -750,7 +751,6 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                     writes[d] = writes.get(d, 0) + 1
                 _apply_step(step, dests, defs)
         loops: list[PtxLoop] = []
-        lines: list[str] = []
         targets = _branch_targets(stmts, instrs)
         jumps: dict[int, list[int]] = {}
         for b, t in targets:

@@ -1,5 +1,5 @@
-"""False findings a hostile check of FlashInfer fb28d72 (its trtllm fused-MoE kernels, default ``-O3``) found,
-and what the checker says of those shapes now:
+"""False findings a hostile check of FlashInfer fb28d72 found (its trtllm fused-MoE kernels at the default ``-O3``,
+its all-reduce at ``-O1``), and what the checker says of those shapes now:
 
 * a PTX load whose SASS load the pairing by address did not find was "deleted" (permitted-hazard) even
   when its value is read later -- which ptxas cannot do: 48 in ``trtllm_fused_moe_dev_kernel.cu`` (cub's
@@ -9,9 +9,10 @@ and what the checker says of those shapes now:
 * a loop with no memory operation, no synchronisation, no inline asm, whose registers nothing after it
   reads (LLVM's counted loop left empty after unswitching, ``permuteKernel``) was a "register delay loop"
   and its absence from the SASS "loop-deleted": 18 findings.  Deleting it is not observable: no longer a
-  delay loop (``ptx_text.loop_is_intended``); an ``asm volatile`` in a loop still makes it one.
-
-Still a false alarm (xfail, strict): the cluster barrier's one-CTA fallback at ptxas ``-O1``."""
+  delay loop (``ptx_text.loop_is_intended``); an ``asm volatile`` in a loop still makes it one;
+* at ptxas ``-O1`` the cluster barrier's one-CTA fallback tests the cluster size again between the arrive and
+  the wait: a false "forbidden" (84 in FlashInfer's ``trtllm_allreduce``) until two ``ISETP``s of one kernel
+  constant were known equal."""
 
 from __future__ import annotations
 
@@ -100,10 +101,10 @@ def test_a_shared_symbol_addressed_from_the_windows_base_is_not_deleted():
 
 
 @needs_toolchain
-@pytest.mark.xfail(strict=True, reason="known false alarm: at ptxas -O1 the cluster barrier's one-CTA fallback tests the "
-                   "cluster size twice through two ISETPs of one constant (LDC c[0x0][0x140]); the branch-correlation "
-                   "of cfg._thread_correlated_branches keys on the predicate register, so the path that skips the "
-                   "arrive and runs the wait looks possible and the store 'sunk below' the arrive's MEMBAR")
 def test_the_cluster_barrier_fallback_at_O1_is_no_finding():
+    """At ptxas -O1 the cluster barrier's one-CTA fallback tests the cluster size twice, each time with its
+    own ``LDC R, c[0x0][0x140]; ISETP.EQ.U32.AND P1, PT, R, 0x1, PT``: two writes of P1 with one value, so
+    the path that skips the arrive and runs the wait never runs (``cfg.Flow.value``).  It was a false
+    "forbidden": the store before the arrive "sunk below" its MEMBAR (84 in FlashInfer's ``tar_driver``)."""
     (rep,) = sass.check_path(DATA / "cluster_fallback.cu", ("sm_90a",), opt=1)
-    assert rep.findings == ()
+    assert rep.findings == () and rep.complete, (rep.findings, [fn.unchecked for fn in rep.functions])
