@@ -454,14 +454,16 @@ def _constant_flow(ins: SassInstr, constants: dict[str, tuple[str, int]], instrs
 
 def _constant_at(reg: str, constants: dict[str, tuple[str, int]], instrs: Sequence[SassInstr], at: int) -> str:
     """The kernel constant ``reg`` holds at instruction ``at``: its ``LDC``'s, when no instruction between
-    writes it (its first operand; a 64- or 128-bit result the next registers too); "" when not known."""
+    writes it (its first operand, or its second after a predicate; a 64- or 128-bit result the next
+    registers too); "" when not known."""
     got = constants.get(reg)
     if got is None:
         return ""
     n = int(reg[1:])
     for i in instrs[got[1] + 1:at]:
-        first = i.operands.split(",", 1)[0].strip()
-        if first[:1] == "R" and first[1:].isdigit() and 0 <= n - int(first[1:]) < 4:
+        head = [o.strip() for o in i.operands.split(",", 2)[:2]]
+        dests = head if head and head[0][:1] == "P" else head[:1]  # (ATOM P0, R4, ...; SHFL PT, R5, ...: the second)
+        if any(d[:1] == "R" and d[1:].isdigit() and 0 <= n - int(d[1:]) < 4 for d in dests):
             return ""
     return got[0]
 

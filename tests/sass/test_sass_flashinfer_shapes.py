@@ -108,3 +108,29 @@ def test_the_cluster_barrier_fallback_at_O1_is_no_finding():
     "forbidden": the store before the arrive "sunk below" its MEMBAR (84 in FlashInfer's ``tar_driver``)."""
     (rep,) = sass.check_path(DATA / "cluster_fallback.cu", ("sm_90a",), opt=1)
     assert rep.findings == () and rep.complete, (rep.findings, [fn.unchecked for fn in rep.functions])
+
+
+def _listing(*instrs: str) -> str:
+    body = "\n".join(f"        /*{i * 16:04x}*/                   {t} ;" for i, t in enumerate(instrs))
+    return f'\t.section\t.text.k,"ax",@progbits\n.text.k:\n{body}\n'
+
+
+def test_two_tests_of_one_kernel_constant_write_one_value():
+    """What :func:`fuzzgpu.sass.cfg.sass_flows` knows of an ``ISETP``: the comparison of a kernel constant
+    (an ``LDC c[0x0][imm]`` of its block, no write of the register since) with an immediate -- equal for the
+    two tests of the cluster size; nothing when the register was written again (an ``ATOM`` with a
+    predicate writes its second operand) or when a label starts a block between the load and the test."""
+    from fuzzgpu.sass.cfg import sass_flows
+    from fuzzgpu.sass.sass_parser import parse_sass
+
+    def values(*instrs: str) -> list[str]:
+        (fn,) = parse_sass(_listing(*instrs))
+        return [f.value for f in sass_flows(fn)]
+
+    v = values("LDC R2, c[0x0][0x140]", "ISETP.EQ.U32.AND P1, PT, R2, 0x1, PT", "LDC R0, c[0x0][0x140]",
+               "ISETP.EQ.U32.AND P2, PT, R0, 0x1, PT", "EXIT")
+    assert v[1] == v[3] == "ISETP.EQ.U32.AND c[0x0][0x140] 0x1"
+    assert values("LDC R4, c[0x0][0x140]", "ATOM.E.ADD.STRONG.GPU P0, R4, [R2], R5",
+                  "ISETP.EQ.U32.AND P1, PT, R4, 0x1, PT", "EXIT")[2] == ""
+    assert values("LDC.64 R4, c[0x0][0x140]", "ISETP.EQ.U32.AND P1, PT, R4, 0x1, PT", "EXIT")[1] == ""  # (only 32-bit loads)
+    assert values("LDC R4, c[0x0][0x140]", "ISETP.EQ.U32.AND P1, PT, R4, R7, PT", "EXIT")[1] == ""  # R7: not a constant
