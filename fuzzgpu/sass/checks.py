@@ -5,14 +5,14 @@ and what was not checked (:func:`analyse_function`, :func:`analyse`)."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from .cfg import Cfg, ptx_cfg, sass_cfg
 from .matching import _forwarding_store, _map_memory, _map_syncs, _sass_mem_class, claim_expansions
 from .order import cfg_findings, local_registers, private, sass_private, user_src
-from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, _ptx_dests, async_family, parse_ptx
+from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, _dests_of, _ptx_dests, async_family, parse_ptx
+from .ptx_text import read_later
 from .report import (
     DELETED,
     FORBIDDEN,
@@ -104,23 +104,11 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
     return findings, notes, unchecked, skip
 
 
-_PTX_REG_RE = re.compile(r"%[A-Za-z_]\w*")
-
-
 def value_read_later(load: PtxInstr, instrs: Sequence[PtxInstr]) -> bool:
-    """Whether an instruction after ``load`` (in the listing) reads a register ``load`` writes before
-    that register is written again.  (A use only on a path back through a loop is not seen: then the
-    load may still be called deleted.)"""
-    regs = set(_ptx_dests(load))
-    for ins in instrs[load.index + 1:]:
-        if not regs:
-            return False
-        dests = _ptx_dests(ins)
-        reads = ins.operands[1:] if dests else ins.operands
-        if any(r in regs for o in reads for r in _PTX_REG_RE.findall(o)) or (ins.predicate and ins.predicate.lstrip("@!") in regs):
-            return True
-        regs.difference_update(dests)
-    return False
+    """Whether an instruction after ``load`` reads a register ``load`` writes before it is written again
+    (:func:`~fuzzgpu.sass.ptx_text.read_later`; a use only on a path back through a loop is not seen: then
+    the load may still be called deleted)."""
+    return read_later(set(_ptx_dests(load)), instrs[load.index + 1:], _dests_of)
 
 
 #: which side of a synchronisation point an operation executes on (kept for callers of the former

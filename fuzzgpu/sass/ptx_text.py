@@ -298,22 +298,34 @@ def _find_functions(text: str) -> list[tuple[str, bool, int, list[str], int]]:
 
 _REG_RE = re.compile(r"%[A-Za-z_]\w*")
 
+#: the registers a PTX instruction writes, from its opcode and operands (``ptx_parser._dests_of``)
+DestsOf = Callable[[str, tuple[str, ...]], tuple[str, ...]]
 
-def loop_is_intended(instrs: Sequence[PtxInstr], head: int, tail: int, lines: Sequence[str],
-                     dests_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]) -> bool:
+
+def read_later(regs: set[str], after: Sequence[PtxInstr], dests_of: DestsOf) -> bool:
+    """Whether an instruction of ``after`` (in listing order) reads one of ``regs`` before that register
+    is written again: an operand (not its destination) or its guard.  A read only on a path back through
+    a loop is not seen."""
+    regs = set(regs)
+    for i in after:
+        if not regs:
+            return False
+        dests = dests_of(i.opcode, i.operands)
+        reads = i.operands[1:] if dests else i.operands
+        if any(r in regs for o in (i.predicate, *reads) for r in _REG_RE.findall(o)):
+            return True
+        regs.difference_update(dests)
+    return False
+
+
+def loop_is_intended(instrs: Sequence[PtxInstr], head: int, tail: int, lines: Sequence[str], dests_of: DestsOf) -> bool:
     """Whether a loop (``instrs[head..tail]``, ``tail`` its backward branch) with no memory operation or
     synchronisation is a delay its source asked for: it has inline asm (NVVM marks an ``asm volatile``,
-    even an empty one, ``// begin inline asm``: ``lines`` is the PTX text's), or an instruction after
-    it reads a register it writes (``dests_of``: the registers an instruction writes; a read before it,
-    a guard on the initial value, is not of the loop's result).  A loop whose
-    registers nothing else reads (LLVM's counted loop left empty by unswitching: FlashInfer's
-    ``permuteKernel``) is not a delay: deleting it is not observable."""
+    even an empty one, ``// begin inline asm``: ``lines`` is the PTX text's), or an instruction after it
+    reads a register it writes (:func:`read_later`; a read before it, a guard on the initial value, is
+    not of the loop's result).  A loop whose registers nothing after it reads (LLVM's counted loop left
+    empty by unswitching: FlashInfer's ``permuteKernel``) is not a delay: deleting it is not observable."""
     start = instrs[head - 1].line if head else 0  # (the label and any inline asm before its first statement)
     if any("begin inline asm" in ln for ln in lines[start:instrs[tail].line]):
         return True
-    written = {d for i in instrs[head:tail + 1] for d in dests_of(i.opcode, i.operands)}
-    for i in instrs[tail + 1:]:
-        reads = i.operands[1:] if dests_of(i.opcode, i.operands) else i.operands
-        if any(r in written for o in (i.predicate, *reads) for r in _REG_RE.findall(o)):
-            return True
-    return False
+    return read_later({d for i in instrs[head:tail + 1] for d in dests_of(i.opcode, i.operands)}, instrs[tail + 1:], dests_of)
