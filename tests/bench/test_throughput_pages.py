@@ -154,13 +154,13 @@ def test_the_nvrtc_harness_paragraph_is_its_json() -> None:
     assert f"{sum(r['programs'] for r in rows)} runnable campaign draws in batches of {d['batch']}" in page
 
 
-def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
-    run = ROOT / "bench" / "results" / "throughput" / "h200-600s-a9c15e1"
+def assert_folder_readme(run: Path, page: str) -> None:
+    """A campaign row's folder README (``page``, flattened) says its throughput.json, cpu.json and
+    cpu-split.json as they are: programs judged and run, the static-check pool's counters, the CPU per
+    program run and per judgement, the CPU by process."""
     t = json.loads((run / "throughput.json").read_text())
     c = json.loads((run / "cpu.json").read_text())
     split = json.loads((run / "cpu-split.json").read_text())
-    tools = json.loads((run / "tools.json").read_text())
-    page = flat(run / "README.md")
     cpu = c["user_s"] + c["sys_s"]
     pool = t["static_pool"]
     assert (f"{t['programs']:,} programs judged ({t['programs_per_hour']:,}/h); **{t['run']:,} run on the GPU: "
@@ -174,6 +174,17 @@ def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
     assert (f"the backends' nvcc and nvdisasm {100 * tools_share:.1f}%, the workers' Python "
             f"{100 * sh['worker']:.1f}% ({split['cpu_s']['worker'] / t['run']:.3f} CPU-s a run), the backends' Python "
             f"{100 * sh['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in page
+
+
+def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
+    run = ROOT / "bench" / "results" / "throughput" / "h200-600s-a9c15e1"
+    t = json.loads((run / "throughput.json").read_text())
+    c = json.loads((run / "cpu.json").read_text())
+    split = json.loads((run / "cpu-split.json").read_text())
+    tools = json.loads((run / "tools.json").read_text())
+    page = flat(run / "README.md")
+    cpu = c["user_s"] + c["sys_s"]
+    assert_folder_readme(run, page)
     h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
     assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
             f"{h['size_per_call_mean']} kernels a call, mean: {harness_kernels(run) / t['run']:.2f} a run)") in page
@@ -196,7 +207,6 @@ def test_the_300s_row_at_7ffb8c1_and_its_folders_readme_are_its_files() -> None:
     assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
     tools = json.loads((run / "tools.json").read_text())
     split = json.loads((run / "cpu-split.json").read_text())
-    c = json.loads((run / "cpu.json").read_text())
     static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
     per_run = (f"**{cpu / t['run']:.3f} CPU-s per program run** -- the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f}, "
                f"the static SASS check {static / t['run']:.3f}, the workers' Python {split['cpu_s']['worker'] / t['run']:.3f}, "
@@ -204,18 +214,7 @@ def test_the_300s_row_at_7ffb8c1_and_its_folders_readme_are_its_files() -> None:
     assert f"{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,}), " + per_run in page
     assert f"{100 * t['shrink_share']:.0f}% of the judgements are shrink candidates" in page
     folder = flat(run / "README.md")
-    assert (f"{t['programs']:,} programs judged ({t['programs_per_hour']:,}/h); **{t['run']:,} run on the GPU: "
-            f"{t['run_per_hour']:,}/h ({t['gpu_programs_1e7_per_hour']:,}/h with >= 1e7 instances)**; shrink share "
-            f"{t['shrink_share']:.2f}; NVML: a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time "
-            f"({t['nvml_samples']} samples), CUDA events {t['gpu_busy_share']:.2f}") in folder
-    pool = t["static_pool"]
-    assert f"`static_pool`: {pool['checks']:,} checks for {pool['requests']:,} requests of {pool['programs']:,} programs)" in folder
-    assert (f"user {c['user_s']:,.0f} s + sys {c['sys_s']:,.0f} s ({100 * cpu / (16 * t['wall_s']):.1f}% of the "
-            f"{16 * t['wall_s']:,.0f} core-s): **{cpu / t['run']:.3f} CPU-s per program run**, {cpu / t['programs']:.3f} per judgement") in folder
-    sh, tools_share = split["share"], split["share"]["backend's tools"]
-    assert (f"the backends' nvcc and nvdisasm {100 * tools_share:.1f}%, the workers' Python "
-            f"{100 * sh['worker']:.1f}% ({split['cpu_s']['worker'] / t['run']:.3f} CPU-s a run), the backends' Python "
-            f"{100 * sh['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in folder
+    assert_folder_readme(run, folder)
     h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
     assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
             f"{h['size_per_call_mean']} kernels a call, mean: {h['kernels_per_program']:.2f} kernels a compiled program)") in folder
