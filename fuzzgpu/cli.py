@@ -19,7 +19,7 @@ import warnings
 from typing import NoReturn, Sequence, TextIO
 
 from . import __version__
-from .errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, SourceError, SourceWarning, UserError, clip
+from .errors import EXIT_BROKEN_PIPE, EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, SourceError, SourceWarning, UserError, clip
 
 #: subcommand name -> module under fuzzgpu.commands
 COMMANDS: dict[str, str] = {
@@ -122,7 +122,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         print("fuzzgpu: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return 0
+        # the reader went away (``| head``): what was decided is unknown to it -- never 0 (clean) nor 1
+        # (a finding): the shell's status for a process a SIGPIPE ends, output silenced for the exit's flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except EnvError as e:
         return _fail(f"{prefix}: environment error: {e}", "environment", EXIT_ENVIRONMENT, as_json)
     except OSError as e:  # a full or read-only disk, permissions, /proc: the environment, not a finding

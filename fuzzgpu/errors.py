@@ -7,6 +7,9 @@ EXIT_CLEAN = 0
 EXIT_FINDING = 1
 EXIT_USAGE = 2
 EXIT_ENVIRONMENT = 3
+#: standard output closed before the command finished (``| head``): the shell's status for a process a
+#: SIGPIPE ends (128 + 13) -- never 0, which reads as "nothing found"
+EXIT_BROKEN_PIPE = 141
 
 #: the longest line an error message prints (a hostile input may be one 10 MB line)
 MAX_MESSAGE = 400

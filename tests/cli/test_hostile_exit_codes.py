@@ -202,3 +202,21 @@ def test_replay_of_a_clean_campaigns_folder_says_so(tmp_path):
     assert rc == 2 and out == "", (rc, out, err)
     assert err.count("\n") == 1 and "no corpus entries" in err and "saved no finding" in err, err
 
+
+
+def test_a_reader_that_goes_away_is_no_clean_exit():
+    """``fuzzgpu ... | head -1``: standard output closed before the command wrote its result.  It exited 0
+    ("nothing found") -- a hostile review saw ``sass`` of a kernel with a finding exit 0 one time in three.
+    Now the shell's SIGPIPE status, 141, and no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, "-m", "fuzzgpu", "check", str(ROOT / "tests" / "litmus" / "core" / "CoWW.litmus")],
+                           stdout=w, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(w)
+    assert p.returncode == 141 and "Traceback" not in p.stderr, (p.returncode, p.stderr)
