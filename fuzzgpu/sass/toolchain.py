@@ -192,6 +192,21 @@ def arch_flags(arch: str, virtual: str = "") -> list[str]:
     return [f"--gpu-architecture={virtual}", f"--gpu-code={arch}"]
 
 
+#: characters of an input's path that nvcc's shell would interpret (:func:`nvcc_input` refuses them)
+_SHELL_SPECIAL = frozenset("$`\"'\\!;&|<>(){}*?")
+
+
+def nvcc_input(arg: str, name: str) -> str:
+    """``arg``, the path nvcc is given for input ``name``, when nvcc can take it: nvcc hands its input's
+    name to a shell (a file named ``y$(touch X).cu`` ran the command, a quote broke the call), so a
+    path with a character that shell would interpret, or a control character, is refused."""
+    special = sorted({c for c in arg if c in _SHELL_SPECIAL or not c.isprintable()})
+    if special:
+        raise UserError(f"{name}: its path has {' '.join(repr(c) for c in special)}, which nvcc's shell would interpret: "
+                        "rename the file (or copy it to a plain name) and check that")
+    return arg
+
+
 def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_flags: Sequence[str] = (),
                shown: str | None = None, virtual: str = "", cwd: str | None = None) -> tuple[str, Path]:
     """``.cu`` -> (the compiler's PTX text, cubin path), one nvcc call (``-cubin -keep``), in ``cwd``.
@@ -206,6 +221,7 @@ def compile_cu(src: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, nvcc_
     cubin = outdir / (src.stem + f".{arch}.cubin")
     arg = str(src) if src.is_absolute() else arg_path(src)
     name = shown_path(src) if shown is None else shown
+    nvcc_input(arg, name)
     # nvcc takes its input's language from the suffix and knows no .cuh ("Don't know what to do with")
     lang = [] if src.suffix == ".cu" else ["-x", "cu"]
     # line information (.loc in the PTX, .debug_line in the cubin) attributes each finding to its
@@ -232,10 +248,10 @@ def preprocessed_hash(src: Path, arch: str, nvcc_flags: Sequence[str], virtual: 
     import hashlib
 
     nvcc = require_tool("nvcc")
-    arg = str(src) if src.is_absolute() else arg_path(src)
+    name = shown_path(src) if shown is None else shown
+    arg = nvcc_input(str(src) if src.is_absolute() else arg_path(src), name)
     lang = [] if src.suffix == ".cu" else ["-x", "cu"]
     cmd = [nvcc, *arch_flags(arch, virtual), "-E", *nvcc_flags, *lang, arg]
-    name = shown_path(src) if shown is None else shown
     out = _run(cmd, "nvcc", {arg: name}, hint, cwd=cwd).stdout
     return hashlib.sha256(out.encode()).hexdigest()
 

@@ -225,3 +225,14 @@ def test_a_device_function_the_ptx_does_not_define_is_not_checked(capsys, tmp_pa
     rc, out, _ = sass_cli(capsys, "--ptx", str(tmp_path / "cut.ptx"), str(tmp_path / "dev.cubin"))
     assert rc == EXIT_NOT_FULLY_CHECKED and "_Z6helperPii has SASS but no PTX" in out and "clean;" not in out.splitlines()[0]
     assert "kd: clean" in out  # the kernel itself is still checked
+
+
+@pytest.mark.parametrize("name", ["y$(touch PWNED).cu", "p\"q.cu", "b`touch PWNED`.cu"])
+def test_a_path_nvcc_s_shell_would_interpret_is_refused_before_nvcc_runs(capsys, tmp_path, name):
+    """nvcc hands its input's name to a shell: a file named ``y$(touch PWNED).cu`` ran ``touch`` (a hostile
+    user's check).  Such a path is refused, one line, exit 2, and nothing runs."""
+    src = tmp_path / name
+    src.write_text('extern "C" __global__ void k(int* p) { p[0] = 1; }\n')
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90", str(src))
+    assert rc == 2 and "which nvcc's shell would interpret" in err and len(err.strip().splitlines()) == 1, (rc, out, err)
+    assert not (tmp_path / "PWNED").exists() and not Path("PWNED").exists()
