@@ -118,6 +118,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     except UserError as e:
         line = str(e) if isinstance(e, SourceError) else f"{prefix}: error: {e}"
         return _fail(line.splitlines()[0] if line.strip() else f"{prefix}: error", "usage", EXIT_USAGE, as_json)
+    except UnicodeDecodeError as e:  # an input file that is no text (a .ptx of binary bytes): bad input, not a bug
+        return _fail(f"{prefix}: error: an input is not UTF-8 text ({e.reason} at byte {e.start})", "usage", EXIT_USAGE, as_json)
     except KeyboardInterrupt:
         print("fuzzgpu: interrupted", file=sys.stderr)
         return 130

@@ -236,3 +236,11 @@ def test_a_path_nvcc_s_shell_would_interpret_is_refused_before_nvcc_runs(capsys,
     rc, out, err = sass_cli(capsys, "--arch", "sm_90", str(src))
     assert rc == 2 and "which nvcc's shell would interpret" in err and len(err.strip().splitlines()) == 1, (rc, out, err)
     assert not (tmp_path / "PWNED").exists() and not Path("PWNED").exists()
+
+
+def test_a_ptx_that_is_not_text_is_bad_input(capsys, tmp_path):
+    """A ``.ptx`` of binary bytes was an 'internal error' (UnicodeDecodeError: 'a bug in fuzzgpu'), exit 3."""
+    bad = tmp_path / "garbage.ptx"
+    bad.write_bytes(b".version 8.5\n\xff\xfe garbage\n")
+    rc, _, err = sass_cli(capsys, str(bad))
+    assert rc == 2 and "is not UTF-8 text" in err and "internal error" not in err, (rc, err)
