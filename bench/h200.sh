@@ -4,6 +4,8 @@
 # bench/results/<topic>/ (bench/results/README.md says which page each part's figures went to).
 #
 #   bench/h200.sh tests      every GPU test (FUZZGPU_REQUIRE_GPU=1), then harness throughput      ~8 min
+#   bench/h200.sh plugin     the pytest plugin on the GPU (tests/gpu/test_gpu_plugin.py: --fuzzgpu-backend cuda, the
+#                            shipped corpus replayed and a user's fuzzgpu_run test)                      ~2 min
 #   bench/h200.sh harness    bench/harness.py: throughput, Table-1 weak rates (default and graph
 #                            launch), forbidden-never-seen, scope, placement, PDL + .nc  -> harness/    ~3 min
 #   bench/h200.sh probe      bench/table1_probe.py: the reference probe's method beside our harness ~3 min
@@ -83,7 +85,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
+part=${1:?usage: bench/h200.sh tests|plugin|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
 x=${X:-$OUT/$part}
 if [ -n "${X:-}" ] && [ -n "$(ls -A "$x" 2>/dev/null)" ]; then
   # a device's /tmp outlives a call: a folder of an earlier run would mix its files with this run's
@@ -132,6 +134,11 @@ mechanisms)
   timeout ${MECH_TIME:-540} python3 bench/anchor_mechanisms.py --src "${SRC:-cuda-litmus}" --out "$x" \
     --names "${NAMES:-cuda-litmus/mech.txt}" --tune-s "${TUNE_S:-2}" ${MECH_ARGS:-} > "$x/mechanisms.txt" 2>&1
   echo "exit $?"; tail -30 "$x/mechanisms.txt"
+  ;;
+plugin)
+  echo "== the pytest plugin on the GPU"
+  FUZZGPU_REQUIRE_GPU=1 timeout 400 $PYTEST_GPU tests/gpu/test_gpu_plugin.py > "$x/pytest-gpu-plugin.txt" 2>&1
+  echo "exit $?"; grep -E "^(FAILED|ERROR|PASSED)|passed|failed" "$x/pytest-gpu-plugin.txt" | tail -10
   ;;
 tests)
   echo "== every GPU test"
