@@ -11,14 +11,16 @@ question: the harness's nvcc is the largest CPU cost of a GPU campaign).
    ``fz_pre_stress``: ``__noinline__``, which ptxas copies into every kernel that calls them) taken
    out -- a measurement only (that module stresses nothing): what the helpers cost per program.
 3. The skeleton's parts (``ablations``): the same module with one part of every kernel's skeleton taken out
-   or replaced -- the stress helpers' calls, the classification (``fzc_*``, each program's own), the launch's
-   parameter derivation (``fz_params``, inlined three times a kernel, replaced by a copy from one
-   ``__device__`` struct), all three -- and compiled otherwise (``-rdc=true``: ptxas compiles a
-   ``__noinline__`` function once rather than once per kernel; ``fz_params`` ``__noinline__``); beside them
+   -- the stress helpers' calls, the classification (``fzc_*``, each program's own), both -- and compiled
+   otherwise (``-rdc=true``: ptxas compiles a ``__noinline__`` function once rather than once per kernel);
+   beside them
    the same programs' static kernels (each thread's code alone: ``codegen.generate_static``), the floor a
    harness whose skeleton were compiled once would approach.  nvcc CPU to a cubin, ptxas CPU on the PTX,
    PTX lines; measurements only, none of these modules is one a campaign runs (each ablation is checked to
-   have found what it takes out).
+   have found what it takes out).  Until 2026-12-05 the kernels derived the launch's parameters themselves
+   (``fz_params``, inlined three times a kernel); this script measured that derivation at 18% of the batch's
+   nvcc CPU (copied from memory instead: the stored page's rows of that day), and the host now derives them
+   (``fuzzgpu/backends/launch_params.py``): those two rows are gone from the script.
 
 Writes ``bench/results/throughput/harness-skeleton.json`` and ``.md``.  Needs nvcc and ptxas, no GPU.
 
@@ -48,14 +50,6 @@ PRE_STRESS_CALL = "if ((knobs >> 8) & FZ_PRE_STRESS_MASK) fz_pre_stress(scratch,
 STRESS_CALL = re.compile(r"fz_stress\(scratch, scratch_lines, ctlg, [^;]*;")
 #: the classification's call in each kernel (codegen.harness: ``fzc_<kernel>(mem, res, hist, ...)``)
 CLASSIFY_CALL = re.compile(r"fzc_\w+\(mem, res, hist, [^;]*;")
-#: the launch parameters' derivation (codegen/harness_helpers.cuh)
-PARAMS_DEF = "__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,"
-PARAMS_FROM_MEMORY = """__device__ FzParams fz_gparams;
-__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
-                                          unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
-  P = fz_gparams;
-}
-"""
 
 
 def cpu_of(cmd: list[str], repeat: int) -> float:
@@ -110,23 +104,6 @@ def without_classification(source: str) -> str:
     return CLASSIFY_CALL.sub("", source)
 
 
-def params_from_memory(source: str) -> str:
-    """``fz_params`` replaced by a copy of one ``__device__`` struct (its body ends at the first line
-    that is a lone ``}``)."""
-    i = source.find(PARAMS_DEF)
-    j = source.find("\n}\n", i)
-    if i < 0 or j < 0:
-        raise SystemExit("bench/harness_skeleton.py: fz_params's definition was not found: codegen/harness_helpers.cuh "
-                         "changed; update PARAMS_DEF")
-    return source[:i] + PARAMS_FROM_MEMORY + source[j + 3:]
-
-
-def params_noinline(source: str) -> str:
-    if PARAMS_DEF not in source:
-        raise SystemExit("bench/harness_skeleton.py: fz_params's definition was not found; update PARAMS_DEF")
-    return source.replace(PARAMS_DEF, PARAMS_DEF.replace("__forceinline__", "__noinline__"))
-
-
 def ablation_row(name: str, source: str, tmp: Path, repeat: int, flags: tuple[str, ...] = ()) -> dict[str, Any]:
     """nvcc CPU to a cubin and ptxas CPU on the PTX (with ``flags``: ``-rdc=true`` reaches ptxas as ``-c``)."""
     from fuzzgpu import sass
@@ -151,9 +128,7 @@ def ablations(batch: list[Any], tmp: Path, repeat: int) -> list[dict[str, Any]]:
     rows = [("as generated", src, ()),
             ("without the stress helpers' calls", without_stress_calls(src), ()),
             ("without the classification", without_classification(src), ()),
-            ("the launch parameters copied from memory", params_from_memory(src), ()),
-            ("without all three", params_from_memory(without_classification(without_stress_calls(src))), ()),
-            ("fz_params __noinline__", params_noinline(src), ()),
+            ("without both", without_classification(without_stress_calls(src)), ()),
             ("-rdc=true", src, ("-rdc=true",)),
             ("the programs' static kernels (each thread's code alone)", static_module(batch), ())]
     return [ablation_row(f"a{i}", s, tmp, repeat, flags) | {"name": name} for i, (name, s, flags) in enumerate(rows)]

@@ -35,6 +35,8 @@ from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
 #: the harness's ``epoch_arg`` when the kernels read the launch number from the control block
 NO_EPOCH = (1 << 64) - 1
+#: the index of ``epoch_arg`` in a harness kernel's arguments (codegen.harness; set per launch with host_epoch)
+EPOCH_ARG = 17
 
 
 class CompileError(UserError):
@@ -628,6 +630,12 @@ class CudaBackend(HarnessBuilder):
         nperms = 64
         perms = cta_permutations(grid // C, nperms, config.seed, config.permute_ctas)
         dperms = drv.to_device(perms)
+        from .launch_params import launch_params, table_rows
+
+        # each launch number's parameters, derived here once (backends/launch_params.py; the kernels read the
+        # row of epoch & (rows - 1))
+        prows = table_rows(launches)
+        dptab = drv.to_device(launch_params(config.seed & 0xFFFFFFFF, geo.knobs, nperms, prows))
         for f in funcs:
             self.allow_shared(f, shared)
         for buf, n in ((mem, mem_bytes), (res, 2 * spec.n_results * ninst * 4), (hist, (spec.nbins + 1) * 8), (ctl, ctl_bytes)):
@@ -652,7 +660,7 @@ class CudaBackend(HarnessBuilder):
                     ("u32", tc), ("u32", stride), ("u32", geo.spin), ("u32", geo.barrier),
                     ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", geo.stress_lines),
                     ("u32", config.budget), ("u64", 0), ("u32", nperms), ("u32", pdl_delay),
-                    ("u64", NO_EPOCH), ("u32", geo.knobs),
+                    ("u64", NO_EPOCH), ("u32", geo.knobs), ("p", int(dptab)), ("u32", prows - 1),
                 ]
             )
 
@@ -661,7 +669,7 @@ class CudaBackend(HarnessBuilder):
 
         def at(a: KernelArgs, epoch: int) -> KernelArgs:
             if config.host_epoch:  # cuLaunchKernel copies the arguments: the next launch may change them
-                a.vals[-2].value = epoch
+                a.vals[EPOCH_ARG].value = epoch
             return a
 
         def one() -> None:
@@ -727,7 +735,7 @@ class CudaBackend(HarnessBuilder):
             d = spec.decode_bin(int(b))
             counts.append((tuple(d.items()), int(h[b])))
         counts.sort(key=lambda oc: -oc[1])
-        for buf in (mem, res, hist, ctl, scratch, dperms):
+        for buf in (mem, res, hist, ctl, scratch, dperms, dptab):
             buf.free()
         meta = {
             "launches": launches,

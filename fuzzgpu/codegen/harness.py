@@ -383,10 +383,10 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     # its parameters are values, not the caller's FzParams: a reference would put FzParams on the
     # stack (local-memory stores in every launch's prologue, before the test)
     w("__device__ __noinline__ void prime(unsigned* memc, unsigned inst, unsigned ninst, unsigned stride,")
-    w("                                   unsigned long long epoch, unsigned seed0, unsigned nperms, unsigned knobs,")
+    w("                                   unsigned long long epoch, const FzParams* ptab, unsigned pmask,")
     w("                                   unsigned* tmaps) {")
     w("  FzParams P;")
-    w("  fz_params(P, epoch, seed0, 0u, NG, nperms, knobs);")
+    w("  fz_params(P, ptab, pmask, epoch);")
     w("  (void)tmaps; (void)P;")
     for j, n in enumerate(gl):
         if prime_values:
@@ -425,7 +425,8 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("    unsigned* mem, unsigned* res, unsigned long long* hist, unsigned long long* ctl,")
         w("    const unsigned short* perms, unsigned* scratch, unsigned ntest, unsigned stride, unsigned spin,")
         w("    unsigned barrier, unsigned mode, unsigned seed0, unsigned scratch_lines, unsigned budget,")
-        w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay, unsigned long long epoch_arg, unsigned knobs) {")
+        w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay, unsigned long long epoch_arg, unsigned knobs,")
+        w("    const FzParams* ptab, unsigned pmask) {  // the launches' parameters (backends/launch_params.py)")
         w(f"  using namespace ns_{name};")
         w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u, SW = {SW}u;  (void)SW; (void)NRES;")
         if NSH and uses_wgmma(p):
@@ -450,7 +451,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w(f"  const unsigned nQ = ntest / {C}u;")
         w(f"  const unsigned rank = blockIdx.x % {C}u;")
         w("  FzParams P;")
-        w(f"  fz_params(P, epoch, seed0, {ngroups}u, NG, nperms, knobs);")
+        w("  fz_params(P, ptab, pmask, epoch);")
         w(f"  const unsigned lq = perms[P.pidx * (gridDim.x / {C}u) + blockIdx.x / {C}u];")
         w(f"  const unsigned lcta = lq * {C}u + rank;")
         w("  const bool testing = lcta < ntest;")
@@ -471,7 +472,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if g == 0 and needs_prime:
             # ---- mode 2: prime memory with tagged initial values (RMW programs)
             w("  if (mode == 2u) {")
-            w("    if (testing) prime(memc, (lcta << P.lb) | t, ninst, stride, epoch, seed0, nperms, knobs, "
+            w("    if (testing) prime(memc, (lcta << P.lb) | t, ninst, stride, epoch, ptab, pmask, "
               + ("tmaps" if tms else "nullptr") + ");")
             w("    return;")
             w("  }")
@@ -498,7 +499,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if g == 0:
             w("  if (testing && (mode == 1u || (mode == 0u && epoch > epoch0))) {")
             hist_arg = "fz_hist" if shared_hist else "nullptr"
-            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, seed0, nperms, epoch, knobs, ctl);")
+            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, ptab, pmask, epoch, ctl);")
             w("  }")
         w("  if (mode == 0u || mode == 3u) {")
         w("    __syncthreads();")
@@ -521,7 +522,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
     CK: list[str] = []
     CK.append(f"__device__ __noinline__ void fzc_{name}(const unsigned* mem, const unsigned* res, "
              "unsigned long long* hist, unsigned* fz_hist, unsigned lcta, unsigned ninst, unsigned stride, "
-             "unsigned seed0, unsigned nperms, unsigned long long epoch, unsigned knobs, unsigned long long* ctl) {")
+             "const FzParams* ptab, unsigned pmask, unsigned long long epoch, unsigned long long* ctl) {")
     CK.append(f"  constexpr unsigned NG = {NG}u, NRES = {n_results}u, NBINS = {nbins}u;")
     CK.append("  const unsigned t = threadIdx.x;")
     _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append, codec)
@@ -707,7 +708,7 @@ def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: 
     w(ind + "// classify the previous launch's instances; the histogram lives on the device")
     w(ind + "const unsigned long long pe = epoch - 1ull;")
     w(ind + "FzParams PP;")
-    w(ind + "fz_params(PP, pe, seed0, 0u, NG, nperms, knobs);")
+    w(ind + "fz_params(PP, ptab, pmask, pe);")
     w(ind + "const unsigned inst = (lcta << PP.lb) | t;")
     w(ind + "const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)NRES * ninst);")
     w(ind + "const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * NG * stride);")

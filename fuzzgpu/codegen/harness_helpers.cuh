@@ -32,7 +32,10 @@ __device__ __forceinline__ void fz_gdelay(unsigned ns) {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0) :: "memory");
   do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1) :: "memory"); } while (t1 - t0 < ns);
 }
-// per-launch random parameters, derived on the device from (epoch, seed): no per-launch arguments
+// per-launch random parameters: the host derives them from (launch number, the run's seed, the knobs) once
+// per run, one row per launch number (fuzzgpu/backends/launch_params.py: the derivation, which the kernels
+// made here, three inlined copies a kernel, until it was 18% of a batch's nvcc CPU), and passes the table
+// (ptab, rows - 1 as pmask); a launch reads its row.  The launch tag and the CTA's size are computed here.
 struct FzParams {
   unsigned seed, tagh, mw, ml, pidx;
   unsigned lb, cm, wm;         // the CTA's threads (blockDim.x, RunConfig.cta_threads: 32-256, a power of
@@ -45,27 +48,12 @@ struct FzParams {
 // adjacent at the stride), bits 2-3 the stress CTAs' access pattern, bits 4-5 the pre-test stress
 // pattern, bit 6 stress lines by CTA (else round-robin by warp), bit 7 roles
 // of other CTA groups in the neighbouring clusters (else at a random distance: layout.py), bits 8-30 pre-test stress
-// iterations, bit 31 the stress on one word per CTA (fz_stress_word)
+// iterations, bit 31 the stress on one word per CTA (fz_stress_word); bits 0-1 shape the host's table
 #define FZ_PRE_STRESS_MASK 0x7fffffu  // (knobs >> 8) & this: the pre-test stress's iterations (backends.base.PRE_STRESS_MAX)
-__device__ __forceinline__ void fz_params(FzParams& P, unsigned long long epoch, unsigned seed0,
-                                          unsigned ngroups, unsigned nlocs, unsigned nperms, unsigned knobs) {
-  const unsigned h0 = fz_mix(seed0 ^ fz_mix((unsigned)epoch * 0x9e3779b9u + (unsigned)(epoch >> 32)));
-  P.seed = h0;
+__device__ __forceinline__ void fz_params(FzParams& P, const FzParams* ptab, unsigned pmask, unsigned long long epoch) {
+  P = ptab[(unsigned)epoch & pmask];
   P.tagh = ((unsigned)(epoch % 65535ull) + 1u) << 16;
   P.lb = 31u - __clz(blockDim.x); P.cm = blockDim.x - 1u; P.wm = (blockDim.x >> 5) - 1u;
-  const bool tperm = !(knobs & 1u), lshuf = !(knobs & 2u);
-  unsigned h = fz_mix(h0 + 1u); P.mw = tperm ? ((h & 7u) | 1u) : 1u; P.ml = tperm ? (((h >> 3) & 31u) | 1u) : 1u;
-  P.pidx = (h >> 8) % nperms;
-  for (unsigned g = 0; g < ngroups && g < 8; ++g) {
-    h = fz_mix(h0 ^ (0x5100u + g));
-    P.f[g] = (g == 0 || !tperm) ? 1u : ((h & 255u) | 1u);
-    P.finv[g] = fz_inv8(P.f[g]);
-  }
-  for (unsigned j = 0; j < nlocs && j < 16; ++j) {
-    h = fz_mix(h0 ^ (0x7700u + j));
-    P.F[j] = (j == 0 || !lshuf) ? 1u : (h | 1u);
-    P.Cc[j] = (j == 0 || !lshuf) ? 0u : fz_mix(h);
-  }
 }
 // one stress access pair on a scratch word, pattern 0 store;load 1 store;store 2 load;store 3 load;load
 __device__ __forceinline__ unsigned fz_hammer(unsigned* a, unsigned pattern, unsigned x) {

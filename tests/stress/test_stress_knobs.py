@@ -103,10 +103,11 @@ def test_identity_cta_permutation() -> None:
 
 def test_harness_source_consumes_the_knobs() -> None:
     src, _ = codegen.harness_source(litmus.parse_file(MP))
-    assert "unsigned long long epoch_arg, unsigned knobs)" in src
+    assert "unsigned long long epoch_arg, unsigned knobs," in src
     assert "fz_pre_stress(scratch, scratch_lines, knobs)" in src
     assert "fz_stress(scratch, scratch_lines, ctlg, ntest * (blockDim.x >> 5), knobs)" in src
-    assert "fz_params(P, epoch, seed0, " in src and "nperms, knobs);" in src
+    # the knobs that shape the placement (bits 0-1) reach the launch parameters through the host's table
+    assert "const FzParams* ptab, unsigned pmask)" in src and "fz_params(P, ptab, pmask, epoch);" in src
 
 
 def test_table_round_trip_and_bad_values() -> None:
