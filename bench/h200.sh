@@ -142,7 +142,7 @@ plugin)
   ;;
 tests)
   echo "== every GPU test"
-  FUZZGPU_REQUIRE_GPU=1 timeout 420 $PYTEST_GPU tests > "$x/pytest-gpu.txt" 2>&1
+  FUZZGPU_REQUIRE_GPU=1 timeout 540 $PYTEST_GPU tests > "$x/pytest-gpu.txt" 2>&1
   echo "exit $?"; grep -E "^(FAILED|ERROR|XPASS)|passed|failed" "$x/pytest-gpu.txt" | tail -30
   echo "== harness throughput"
   timeout 70 python3 bench/harness.py --out "$x" --name harness-tput-h200.json --sections tput > "$x/harness.txt" 2>&1
