@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from .cfg import min_marks, ptx_cfg
+from .file_names import ptx_file_name
 from .ptx_parser import PtxFunction, PtxInstr, parse_ptx
 from .report import COMPILED_OUT, READ_BEFORE_WAIT, PdlNote
 
@@ -188,5 +189,5 @@ def _FILE_PATHS(ptx: str) -> list[str]:  # noqa: N802 -- reads as the directive 
         while k > 0 and ptx[k - 1].isspace():  # (the blanks before it: a line start among them?)
             k -= 1
         if k == 0 or "\n" in ptx[k:m.start()]:
-            out.append(m.group(2))
+            out.append(ptx_file_name(m.group(2)))
     return out

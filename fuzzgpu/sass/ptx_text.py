@@ -8,6 +8,8 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from .file_names import ptx_file_name
+
 if TYPE_CHECKING:
     from .ptx_ir import PtxInstr
 
@@ -81,7 +83,7 @@ def source_lines(text: str) -> Callable[[int], _Src]:
     function's first line and before the next ``.loc``, and everywhere when the PTX has no line
     information.  One scan of the text finds the ``.loc`` lines and the function starts; a line's
     location is the one after the last of them at or before it (a table of the lines)."""
-    files = {m.group(1): m.group(2) for m in _PTX_FILE_RE.finditer(text)
+    files = {m.group(1): ptx_file_name(m.group(2)) for m in _PTX_FILE_RE.finditer(text)
              if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t")}
     if not files:
         return lambda line: ()

@@ -8,6 +8,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from .file_names import nvdisasm_file_name
 from .report import _int
 
 _set_attr = object.__setattr__
@@ -241,7 +242,7 @@ def _file_locs(raw: str, loc_of: dict[str, tuple[tuple[str, int], ...]]) -> tupl
     """The ``(file, line)`` locations a ``//## File`` line names, innermost first (``loc_of``: memo)."""
     locs = loc_of.get(raw)
     if locs is None:
-        locs = loc_of[raw] = tuple((f, int(n)) for f, n in _SASS_LOC_RE.findall(raw))
+        locs = loc_of[raw] = tuple((nvdisasm_file_name(f), int(n)) for f, n in _SASS_LOC_RE.findall(raw))
     return locs
 
 

@@ -244,3 +244,51 @@ def test_a_ptx_that_is_not_text_is_bad_input(capsys, tmp_path):
     bad.write_bytes(b".version 8.5\n\xff\xfe garbage\n")
     rc, _, err = sass_cli(capsys, str(bad))
     assert rc == 2 and "is not UTF-8 text" in err and "internal error" not in err, (rc, err)
+
+
+# -- source files named outside ASCII ------------------------------------------------------------------------
+
+
+def test_escaped_file_names_decode_to_the_name_on_disk():
+    """PTX spells a name's UTF-8 bytes as octal escapes (``.file 1 "/s/\\303\\251.cu"``); nvdisasm prints the
+    cubin's copy with its last backslash as a folder separator (``/s/\\303/251.cu``): both are ``/s/é.cu``."""
+    from fuzzgpu.sass.file_names import nvdisasm_file_name, ptx_file_name
+
+    assert ptx_file_name("/s/\\303\\251.cu") == "/s/é.cu" == nvdisasm_file_name("/s/\\303/251.cu")
+    assert ptx_file_name("/s/\\346\\227\\245\\346\\234\\254.cu") == "/s/日本.cu" == nvdisasm_file_name("/s/\\346\\227\\245\\346\\234/254.cu")
+    assert ptx_file_name("/s/d\\303\\251/x.cu") == "/s/dé/x.cu" == nvdisasm_file_name("/s/d\\303\\251/x.cu")
+    # a folder named é holding 251.cu is what it says (valid UTF-8 as printed: nothing to undo)
+    assert nvdisasm_file_name("/s/\\303\\251/251.cu") == "/s/é/251.cu"
+    assert ptx_file_name("/s/plain.cu") == "/s/plain.cu" and ptx_file_name("/s/\\351.cu") == "/s/\\xe9.cu"  # not UTF-8: kept visible
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", ["é.cu", "日本.cu", "dé/x.cu"])
+def test_a_source_named_outside_ascii_is_fully_checked(capsys, tmp_path, name):
+    """Its PTX and SASS line tables spell the name differently (above): the instructions were never paired and
+    every function was 'not fully checked', exit 4.  The PDL note names the file as it is on disk."""
+    src = tmp_path / name
+    src.parent.mkdir(exist_ok=True)
+    src.write_text("__global__ void k(const float* __restrict__ a, float* out) {\n"
+                   "  float v = __ldg(a + threadIdx.x);\n"
+                   "  cudaGridDependencySynchronize();\n"
+                   "  out[threadIdx.x] = v;\n}\n")
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90", str(src))
+    assert rc == EXIT_CLEAN and "fully checked, clean" in out and "not fully checked" not in out, (rc, out, err)
+    assert f"read-before-wait at {src}:2 in k" in out, out
+
+
+@needs_nvcc
+def test_a_ptx_named_with_control_characters_prints_one_line_per_result(capsys, tmp_path):
+    """A ``.ptx`` or ``.cubin`` reaches no shell, so its name may hold a newline or a terminal escape: the
+    result lines printed it raw (a line broken in two; a terminal recoloured).  Shown escaped, as the error
+    lines do."""
+    cu = tmp_path / "k.cu"
+    cu.write_text("__global__ void k(int* x) { x[0] = 1; }\n")
+    ptx = tmp_path / "a\nb\x1b[31m.ptx"
+    subprocess.run([sass.require_tool("nvcc"), "-arch=sm_90", "-lineinfo", "-ptx", "-o", str(ptx), str(cu)], check=True)
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90", str(ptx))
+    shown = str(ptx).replace("\n", "\\n").replace("\x1b", "\\x1b")
+    assert rc == EXIT_CLEAN and "\x1b" not in out, (rc, out, err)
+    lines = out.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"{shown} sm_90") for line in lines), out
