@@ -15,10 +15,16 @@ EXIT_BROKEN_PIPE = 141
 MAX_MESSAGE = 400
 
 
+def printable(text: str) -> str:
+    """``text`` with its control characters (terminal escape sequences, newlines) shown escaped, as
+    Python writes them in a string (``\\n``, ``\\x1b``): one line, whatever a file name holds."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def clip(text: str, n: int = MAX_MESSAGE) -> str:
     """``text`` as one printable line of at most ``n`` characters: control characters (terminal
     escape sequences, newlines) are shown escaped, a long text is cut with ``...``."""
-    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: n + 1])
+    line = printable(text[: n + 1])
     return line if len(line) <= n else line[: n - 3] + "..."
 
 

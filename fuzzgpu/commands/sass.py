@@ -10,11 +10,11 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import __version__
 from .. import sass as oracle
-from ..errors import EXIT_USAGE, EnvError, SourceError, UserError, clip
+from ..errors import EXIT_USAGE, EnvError, SourceError, UserError, clip, printable
 from ..sass import ci
 from ..sass.buildline import BuildLine, compile_commands_lines, parse_nvcc_args
 from ..sass.names import demangle, display_names
@@ -280,6 +280,11 @@ def _print_human(reports: list[oracle.Report], rows: list[_Shown], args: argpars
             stays the check's (rich's default exits 1, which here means a finding)."""
             self.quiet = True
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            """Each call prints one line: a file name's or a flag's control characters (a newline, a
+            terminal escape) shown escaped, never a line of the report broken or a terminal driven."""
+            super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
     console = _Console(highlight=False, soft_wrap=True)
     by_report: dict[int, list[_Shown]] = {}
