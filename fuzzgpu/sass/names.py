@@ -116,11 +116,16 @@ def display_names(mangled: Iterable[str]) -> dict[str, str]:
     for m, d in out.items():
         seen.setdefault(d, []).append(m)
     for d, ms in seen.items():
-        if len(ms) > 1:  # overloads: their parameter lists tell them apart, else the symbol's hash
+        if len(ms) > 1:
+            # kernels of one name in different namespaces (a::k, b::k): their namespaces tell them apart;
+            # overloads: their parameter lists; else the symbol's hash
+            short = _unqualify(parts[ms[0]][0])
+            qualified = {m: parts[m][0].replace("(anonymous namespace)::", "") + d[len(short):] for m in ms}
             withp = {m: d + _params(demangle(m)) for m in ms}
-            distinct = len(set(withp.values())) == len(ms)
             for m in ms:
-                out[m] = withp[m] if distinct else f"{d}#{hashlib.sha1(m.encode()).hexdigest()[:6]}"
+                out[m] = (qualified[m] if len(set(qualified.values())) == len(ms)
+                          else withp[m] if len(set(withp.values())) == len(ms)
+                          else f"{d}#{hashlib.sha1(m.encode()).hexdigest()[:6]}")
     return out
 
 

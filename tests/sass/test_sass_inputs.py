@@ -236,6 +236,19 @@ def test_overloads_without_templates_stay_apart():
     assert names.display_names(["_Z1kPi", "_Z1kPf"]) == {"_Z1kPi": "k(int*)", "_Z1kPf": "k(float*)"}
 
 
+def test_kernels_of_one_name_in_two_namespaces_are_named_by_their_namespaces():
+    """``a::k(int*)`` and ``b::k(int*)`` were ``k#55a4db`` and ``k#d77bcf``: a hash where the namespace tells
+    them apart; one ``k`` alone is still ``k``, and the same kernel in the same namespace twice (overloads)
+    keeps its parameter lists."""
+    pytest.importorskip("cxxfilt")
+    a, b = "_ZN1a1kEPi", "_ZN1b1kEPi"
+    assert names.display_names([a, b]) == {a: "a::k", b: "b::k"}
+    assert names.display_names([a]) == {a: "k"}
+    t1, t2 = "_ZN1a1tIfEEvPT_", "_ZN1b1tIfEEvPT_"  # a::t<float>, b::t<float>
+    assert names.display_names([t1, t2]) == {t1: "a::t<float>", t2: "b::t<float>"}
+    assert names.display_names(["_ZN1a1kEPi", "_ZN1a1kEPf"]) == {"_ZN1a1kEPi": "k(int*)", "_ZN1a1kEPf": "k(float*)"}
+
+
 @needs_toolchain
 def test_cli_prints_each_instantiation_by_its_own_name(capsys):
     pytest.importorskip("cxxfilt")
