@@ -160,6 +160,19 @@ TABLE: dict[str, Instr] = {i.ptx: i for i in (
     Instr("atom", "Atom", "generic", PER_SEM, "gpu", False, False, _MEM + "; atomic read-modify-write", ISA,
           "atom; 8.10.5 Atomicity"),
     Instr("red", "Red", "generic", PER_SEM, "gpu", False, False, _MEM + "; atomic reduction", ISA, "red; 8.10.5 Atomicity"),
+    # multimem operations (NVLink SHARP: a multimem address names a location on each GPU of a multicast object), with no
+    # IR class: `fuzzgpu sass` reads them in production kernels (TransformerEngine's userbuffers, all-reduce kernels)
+    Instr("multimem.ld_reduce", "", "generic", PER_SEM, "gpu (strong, no scope given)", False, False,
+          _MEM + "; a load of every location the multimem address names, reduced ('If explicit semantics qualifiers are "
+          "not specified, then multimem.ld_reduce and multimem.st default to .weak')", ISA,
+          "multimem.ld_reduce, multimem.st, multimem.red; 8.8 Release and Acquire Patterns"),
+    Instr("multimem.st", "", "generic", PER_SEM, "gpu (strong, no scope given)", False, False,
+          _MEM + "; a store to every location the multimem address names (.weak without .stsem)", ISA,
+          "multimem.ld_reduce, multimem.st, multimem.red; 8.8 Release and Acquire Patterns"),
+    Instr("multimem.red", "", "generic", PER_SEM, "sys", False, False,
+          _MEM + "; a reduction of every location the multimem address names ('multimem.red defaults to .relaxed', "
+          "'If the .scope qualifier is not specified for multimem.red then .sys scope is assumed by default')", ISA,
+          "multimem.ld_reduce, multimem.st, multimem.red; 8.10.5 Atomicity"),
     Instr("async.read", "AsyncRead", "async", "weak", "-", False, False,
           "nothing: an abstract operand read of shared memory in the async proxy (wgmma, tcgen05); a fuzzgpu abstraction",
           FUZZGPU, "8.6 Proxies; wgmma; tcgen05 memory consistency"),

@@ -387,7 +387,37 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
     for fam, evs in left_ptx.items():
         if fam in left_sass:
             take(fam, evs, left_sass[fam])
+    _map_combined_stores(events, mem_pos, notes)
     return mem_pos, merges, notes, shared - set(mem_pos)
+
+
+def _map_combined_stores(events: Sequence[PtxEvent], mem_pos: dict[int, SassMemOp], notes: list[str]) -> None:
+    """Pair each PTX store left unpaired with the wider SASS store it was combined into: ptxas writes adjacent
+    stores of one address root as one (four ``multimem.st.global.u32`` at ``[%rd1+16..28]``, one of them
+    ``.release.gpu``, as one ``STG.E.128.STRONG.GPU`` after the release's ``MEMBAR``), also across strengths
+    and source lines, which the per-class pairing keeps apart.  The wider store is the one SASS store of the
+    PTX store's family paired with another store of the same root whose bytes, with this one's, fit in it;
+    a strong PTX store is paired only with a strong SASS store.  Its order is then checked as that store's."""
+    stores = {k: e.mem for k, e in enumerate(events) if e.mem is not None and e.mem.kind == "store" and e.mem.root}
+    for k, mem in stores.items():
+        if k in mem_pos:
+            continue
+        family = (events[k].mem_class or "").split(".")[0]
+        cands = []
+        for w in dict.fromkeys(mem_pos[j] for j in stores if j in mem_pos):
+            size = w.width // 8
+            parts = [stores[j] for j in stores if mem_pos.get(j) is w]
+            if (w.kind != "store" or w.width <= mem.width or sass_family(w) != family or (mem.sem != "weak" and not w.strength)
+                    or any(q.root != mem.root for q in parts)):
+                continue
+            lo = min([q.offset for q in parts] + [mem.offset])
+            hi = max([q.offset + max(q.width // 8, 1) for q in parts] + [mem.offset + max(mem.width // 8, 1)])
+            if hi - lo <= size:
+                cands.append(w)
+        if len(cands) == 1:
+            mem_pos[k] = cands[0]
+            notes.append(f"PTX line {events[k].instr.line} `{events[k].instr.text}` is part of the wider "
+                         f"{cands[0].instr.full_opcode}@{cands[0].instr.offset:04x} (stores combined)")
 
 
 def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str], list[str]]:

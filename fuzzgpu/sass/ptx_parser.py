@@ -162,6 +162,8 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         return _matrix_access(ins, defs)
     if op == "tensormap":
         return _tensormap_access(ins, defs)
+    if op == "multimem":
+        return _multimem_access(ins, defs)
     if op not in ("ld", "st", "atom", "red", "ldu"):
         return None
     mods = ins.mods
@@ -200,6 +202,27 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         root, off = r0, o0 + off
     width = _ptx_width(mods)
     return PtxMemOp(ins, kind, space, sem, scope, width, root, off)
+
+
+#: ``multimem`` operations: their kind and their semantics when no ``.ldsem``/``.stsem``/``.redsem`` is given
+_MULTIMEM = {"ld_reduce": ("load", "weak"), "st": ("store", "weak"), "red": ("reduction", "relaxed")}
+
+
+def _multimem_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
+    """``multimem.ld_reduce``/``st``/``red``: a load, store or reduction of global memory at a multimem address
+    (PTX ISA multimem.ld_reduce, multimem.st, multimem.red: "If explicit semantics qualifiers are not
+    specified, then multimem.ld_reduce and multimem.st default to .weak and multimem.red defaults to .relaxed
+    ... If the .scope qualifier is not specified for multimem.red then .sys scope is assumed by default"; a
+    strong ld_reduce or st without a scope is taken at .gpu, as ld and st).  ptxas 13.0 emits
+    ``LDGMC`` for an ld_reduce (a family of its own: :data:`ASYNC_FAMILIES`), ``STG`` and ``REDG`` for the others."""
+    mods = ins.mods
+    kind_sem = _MULTIMEM.get(mods[0]) if mods else None
+    if kind_sem is None:
+        return None
+    kind, sem = kind_sem
+    sem = next((m for m in mods if m in _SEMS), sem)
+    scope = next((m for m in mods if m in _SCOPES), "" if sem == "weak" else "sys" if kind == "reduction" else "gpu")
+    return PtxMemOp(ins, kind, "global", sem, scope, _ptx_width(mods), *(_operand_address(ins, defs) or ("", 0)))
 
 
 def _tensormap_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:
@@ -287,8 +310,9 @@ def _sass_strength_for(mem: PtxMemOp) -> str:
 
 
 #: PTX memory operations with SASS of their own: ``st.async`` (STAS), ``red.async`` (REDAS),
-#: ``st.bulk`` (UMEMSETS), keyed by (opcode, modifier)
-ASYNC_FAMILIES = {("st", "async"): "STAS", ("red", "async"): "REDAS", ("st", "bulk"): "UMEMSETS"}
+#: ``st.bulk`` (UMEMSETS), ``multimem.ld_reduce`` (LDGMC), keyed by (opcode, modifier)
+ASYNC_FAMILIES = {("st", "async"): "STAS", ("red", "async"): "REDAS", ("st", "bulk"): "UMEMSETS",
+                  ("multimem", "ld_reduce"): "LDGMC"}
 
 
 def async_family(ins: PtxInstr) -> str:
@@ -327,7 +351,7 @@ def _sync(ins: PtxInstr, kind: str, key: str | None = None, space: str = "") -> 
 
 #: the opcodes whose instructions are memory operations (:func:`_classify_ptx_mem`); their table
 #: entries (``ld``, ``st``, ``atom``, ``red``) are read there, not as synchronisation points
-_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red", "ldmatrix", "stmatrix")
+_MEM_OPCODES = ("ld", "ldu", "st", "atom", "red", "ldmatrix", "stmatrix", "multimem")
 
 
 def _table_name(ins: PtxInstr) -> tuple[str, ...]:
@@ -526,7 +550,10 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
         key = _table_key(ins)
         return (_sync(ins, key), ()) if key is not None and semantics.entry(key).release else (None, ())
     if mem is not None:
-        rel, acq = semantics.entry({"ldu": "ld", "ldmatrix": "ld", "stmatrix": "st"}.get(op, op)).orders_directions(mem.sem)
+        key = {"ldu": "ld", "ldmatrix": "ld", "stmatrix": "st"}.get(op, op)
+        if op == "multimem":
+            key = f"multimem.{ins.mods[0]}"
+        rel, acq = semantics.entry(key).orders_directions(mem.sem)
         if not (rel or acq):
             return None, ()
         classes: list[str] = []

@@ -89,6 +89,8 @@ _SASS_PRED_RE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
 _SASS_LOC_RE = re.compile(r'"([^"]*)", line (\d+)')
 _SASS_TARGET_LABEL_RE = re.compile(r"\((\.L_[\w$]+)\)")
 _SASS_HEX_RE = re.compile(r"0x([0-9a-fA-F]+)")
+#: a vector element type of a multimem load (``F32x4``, ``BF16x8``...): element bits, elements
+_SASS_VECTOR_MOD_RE = re.compile(r"[A-Z]+(\d+)x(\d+)")
 
 _SASS_MEM = {
     "LDG": ("load", "global"), "STG": ("store", "global"),
@@ -102,6 +104,8 @@ _SASS_MEM = {
     # mbarrier; the address operand packs the data and mbarrier addresses) and st.bulk
     # (UMEMSETS.64 [UR8+0x10], URZ, UR4: the size in a uniform register) -- their own families
     "STAS": ("store", "cluster"), "REDAS": ("reduction", "cluster"), "UMEMSETS": ("store", "shared"),
+    # multimem.ld_reduce (LDGMC.E.ADD.32.STRONG.SYS R4, [R10.64+URZ+0x4]); multimem.st and .red are STG and REDG
+    "LDGMC": ("load", "global"),
 }
 #: bulk copies without a tensor map (cp{.reduce}.async.bulk, .prefetch) and with one (.tensor): two
 #: token classes, so that a PTX tensor copy is never matched with a UBLKCP, nor a plain one with a UTMA*
@@ -136,7 +140,7 @@ def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
             continue
         if _SASS_NUMBER_RE.fullmatch(t):
             off += _int(t)
-        elif not base and t not in ("RZ", "URZ"):
+        elif not base and t.split(".")[0] not in ("RZ", "URZ"):  # (RZ.U32+UR4: LDGMC's zero register, typed)
             base = t.split(".")[0]
     return (base, off)
 
@@ -171,6 +175,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
                 width = 64
             elif mod == "128":
                 width = 128
+            elif (vec := _SASS_VECTOR_MOD_RE.fullmatch(mod)) is not None:  # LDGMC.E.ADD.F32x4.RN: four 32-bit elements
+                width = int(vec.group(1)) * int(vec.group(2))
         strength = ""
         if "STRONG" in mods:
             i = mods.index("STRONG")
