@@ -399,11 +399,13 @@ def _credible_pairs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dic
         at_line.setdefault((x.instr.src, _sass_mem_class(x)), []).append(x)
     here: dict[tuple, list[PtxMemOp]] = {}  # _identifies's PTX operations of a class at a SASS line
     group: dict[int, list[tuple]] = {}  # the locations of the PTX operations that share a SASS one
+    sharing: dict[int, list[PtxMemOp]] = {}  # and those operations
     for k, m in mem_pos.items():
         group.setdefault(id(m), []).append(events[k].instr.src)
+        sharing.setdefault(id(m), []).append(events[k].mem)  # type: ignore[arg-type]
     pairs = {k: m for k, m in mem_pos.items()
              if _compatible(events[k].mem, m, shares[id(m)] > 1, events[k].instr.src, m.instr.src, group[id(m)])  # type: ignore[arg-type]
-             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line, here)}
+             and _identifies(events, k, m, shares[id(m)] > 1, counts, of_class, at_line, here, sharing[id(m)])}
     dropped = len(mem_pos) - len(pairs)
     notes = [f"{dropped} address-mapped pair(s) not used: their width or source line differ, or another operation "
              "has the same address, width and line (an inlined copy, an unrolled loop); checked against every "
@@ -421,7 +423,8 @@ def _sass_addr_key(m: SassMemOp) -> tuple:
 
 def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
                 counts: tuple[Counter, Counter, Counter, Counter], of_class: dict[str | None, dict[tuple, list[PtxMemOp]]],
-                at_line: dict[tuple, list[SassMemOp]], memo: dict[tuple, list[PtxMemOp]] | None = None) -> bool:
+                at_line: dict[tuple, list[SassMemOp]], memo: dict[tuple, list[PtxMemOp]] | None = None,
+                partners: Sequence[PtxMemOp] = ()) -> bool:
     """Does the address tell this operation apart?  With line information on both sides: it is alone
     of its class at its source location on both sides, or several there are offsets of one root
     (copies of one line have unrelated registers, so their addresses prove nothing).  Without: it is
@@ -440,6 +443,12 @@ def _identifies(events: Sequence[PtxEvent], k: int, m: SassMemOp, shared: bool,
             if memo is not None:
                 memo[key] = here
         there = at_line.get((m.instr.src, _sass_mem_class(m)), [])
+        if not any(x is e.mem or any(x is q for q in partners) for x in here):
+            # the SASS operation's line holds other PTX operations of the class, neither this one nor one
+            # merged with it: its line does not identify it as this one (CUB's DeviceScanKernel on sm_100a: an
+            # ld.shared of the path past BAR.SYNC paired, by the order of its copies, with the LDS of a path
+            # without it)
+            return False
         if len(here) == 1 and len(there) == 1:
             return True
         return (len(here) == len(there) and len({x.root for x in here}) == 1  # type: ignore[union-attr]
