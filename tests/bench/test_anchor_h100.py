@@ -1,0 +1,28 @@
+"""bench/results/anchor/h100-h100only/: the figures its README and the anchor page quote are its anchor.json's."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "bench" / "results" / "anchor" / "h100-h100only"
+
+
+def flat(path: Path) -> str:
+    return " ".join(path.read_text().split())
+
+
+def test_the_h100_run_is_its_file() -> None:
+    d = json.loads(gzip.decompress((RUN / "anchor.json.gz").read_bytes()))
+    rows = d["rows"]
+    fz = {r["variant"] for r in rows if r["fuzzgpu"].get("condition", 0) > 0}
+    an = {r["variant"] for r in rows if (r.get("anchor") or {}).get("condition", 0) > 0}
+    assert len(rows) == 146 and all(r["seen"] for r in rows)
+    assert d["forbidden_observed"]["fuzzgpu"] == 0  # no outcome the model forbids
+    said = (f"fuzzgpu {len(fz)} of the 146, cuda-litmus's runner {len(an)} ({len(fz & an)} both, {len(fz - an)} fuzzgpu "
+            f"alone, {len(an - fz)} the runner alone)")
+    assert said in flat(RUN / "README.md")
+    assert f"fuzzgpu showed {len(fz)}, the runner {len(an)}" in flat(ROOT / "bench" / "results" / "anchor" / "README.md")
+    assert all(0.45 <= r["fuzzgpu"]["gpu_s"] <= 0.75 for r in rows)
