@@ -59,7 +59,7 @@ class PtxSync:
     space: str = ""  # for proxy fences: the only state space it orders ("" = all)
     #: for the cp.async / bulk async-group waits: the PTX instruction indices of the memory
     #: operations of the function that conflict with a copy the wait completes (see
-    #: :func:`_async_conflicts`); None: the point orders every later operation (an acquire)
+    #: :func:`~fuzzgpu.sass.ptx_async.async_conflicts`); None: the point orders every later operation (an acquire)
     orders_only: frozenset[int] | None = None
     #: for an mbarrier operation: its mbarrier operand as (root, byte offset), the address followed
     #: through ``mov``/``add``/``cvta`` as a memory operation's is (None: not an mbarrier operation)

@@ -12,8 +12,11 @@ import re
 from typing import Callable, Mapping, Sequence
 
 from .. import semantics
+from .ptx_async import async_conflicts, async_copy
 from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read from here too
+    IMMEDIATE_RE,
     loop_is_intended,
+    operand_address,
     _PTX_FUNC_RE,
     _Scope,
     _find_functions,
@@ -34,6 +37,8 @@ _PTX_PRED_RE = re.compile(r"^@!?%?[\w$]+\s+")
 _SPACES = {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "generic"}
 _SEMS = {"relaxed", "acquire", "release", "acq_rel", "volatile", "weak", "mmio", "sc"}
 _SCOPES = {"cta", "cluster", "gpu", "sys"}
+_NAME_RE = re.compile(r"[%\w$]+")
+_NUMBER_RE = re.compile(r"-?\d+|0x[0-9a-fA-F]+")
 _TYPE_BITS = {
     "b8": 8, "u8": 8, "s8": 8,
     "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16, "f16x2": 32, "bf16x2": 32,
@@ -130,28 +135,6 @@ def _ptx_width(mods: Sequence[str]) -> int:
     return vec * bits
 
 
-_ADDRESS_RE = re.compile(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?")
-_NAME_RE = re.compile(r"[%\w$]+")
-_NUMBER_RE = re.compile(r"-?\d+|0x[0-9a-fA-F]+")
-_IMMEDIATE_RE = re.compile(r"-?(0x[0-9a-fA-F]+|\d+)")
-
-
-@functools.lru_cache(maxsize=4096)  # (an operand's text alone: addresses repeat)
-def _ptx_address(operand: str) -> tuple[str, int]:
-    inner = operand.strip()
-    if inner.startswith("[") and inner.endswith("]"):
-        inner = inner[1:-1]
-    inner = inner.replace(" ", "")
-    m = _ADDRESS_RE.fullmatch(inner)
-    if not m:
-        return (inner, 0)
-    root = m.group(1) or ""
-    off = _int(m.group(2)) if m.group(2) else 0
-    if root and _IMMEDIATE_RE.fullmatch(root):
-        return ("", _int(root) + off)
-    return (root, off)
-
-
 def _mem_class(family: str, strength: str) -> str:
     return f"{family}{'.' + strength if strength else ''}"
 
@@ -196,7 +179,7 @@ def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMem
         if o.startswith("["):
             addr_operand = o
             break
-    root, off = _ptx_address(addr_operand) if addr_operand else ("", 0)
+    root, off = operand_address(addr_operand) if addr_operand else ("", 0)
     if root in defs:
         r0, o0 = defs[root]
         root, off = r0, o0 + off
@@ -253,7 +236,7 @@ def _tensormap_parts(ins: PtxInstr, mem: PtxMemOp, defs: dict[str, tuple[str, in
         fam = _ptx_mem_family(mem)
         return ((fam, mem), (_ptx_mem_family(load), load))
     src = next((o for o in ins.operands[1:] if o.startswith("[")), "")
-    root, off = _ptx_address(src) if src else ("", 0)
+    root, off = operand_address(src) if src else ("", 0)
     root, off = (defs[root][0], defs[root][1] + off) if root in defs else (root, off)
     read = PtxMemOp(ins, "load", "shared", "weak", "", 32, root, off)
     return (("LDS", read), ("ATOMG", mem), ("STG", mem))
@@ -272,7 +255,7 @@ def _operand_address(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[s
     addr = next((o for o in ins.operands if o.startswith("[")), "")
     if not addr:
         return None
-    root, off = _ptx_address(addr)
+    root, off = operand_address(addr)
     if root in defs:
         r0, o0 = defs[root]
         root, off = r0, o0 + off
@@ -284,7 +267,7 @@ def _matrix_access(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp:
     the thread's fragments, 32 bits per matrix (``.x1/.x2/.x4``; SASS ``LDSM``/``STSM .1/.2/.4``)."""
     n = next((int(m[1:]) for m in ins.mods if m in ("x1", "x2", "x4")), 1)
     addr = next((o for o in ins.operands if o.startswith("[")), "")
-    root, off = _ptx_address(addr) if addr else ("", 0)
+    root, off = operand_address(addr) if addr else ("", 0)
     if root in defs:
         r0, o0 = defs[root]
         root, off = r0, o0 + off
@@ -571,85 +554,6 @@ def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | N
     return sass(ins, key) if sass is not None else (_sync(ins, key), ())
 
 
-_SPACE_OF = {"shared": "shared", "shared::cta": "shared", "shared::cluster": "cluster", "global": "global"}
-
-
-def _async_copy(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> tuple[str, tuple[AsyncAccess, ...]] | None:
-    """``(family, accesses)`` of an asynchronous copy -- family ``cp.async`` (non-bulk) or
-    ``bulk_group`` (a bulk copy completing on a bulk async-group) -- or None (not a copy, or a bulk
-    copy completing on an mbarrier, which no wait_group waits for).  The first state-space qualifier
-    is the destination's, the second the source's (PTX ISA cp.async, cp.async.bulk,
-    cp.reduce.async.bulk: ``.dst.src``)."""
-    mods = ins.mods
-    bulk = mods[:2] == ("async", "bulk") or mods[:3] == ("reduce", "async", "bulk")
-    plain = mods[:1] == ("async",) and len(mods) > 1 and mods[1] in ("ca", "cg")
-    if ins.opcode != "cp" or not (bulk or plain) or "prefetch" in mods or len(ins.operands) < 2:
-        return None
-    if bulk and "bulk_group" not in mods:  # an mbarrier completes it; a bulk group only its tensor map's read
-        spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
-        if "tensor" not in mods or spaces[1:2] != ["global"] or "," not in ins.operands[1]:
-            return None
-        root, off = _ptx_address(ins.operands[1].split(",")[0] + "]")  # [tensorMap, {c}]: the map's address
-        r0, o0 = defs.get(root, (root, 0))
-        return ("bulk_group", (AsyncAccess("global", r0, o0 + off, 128, False, tensormap=True),)) if root else None
-    spaces = [_SPACE_OF[m] for m in mods if m in _SPACE_OF]
-    if len(spaces) < 2:
-        return None
-    size_text = ins.operands[2] if len(ins.operands) > 2 and "tensor" not in mods else ""
-    size = _int(size_text) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", size_text) else 0
-
-    def access(operand: str, space: str, write: bool) -> AsyncAccess:
-        if "," in operand or "{" in operand:  # [tensorMap, {coordinates}]: the address is not in the PTX
-            return AsyncAccess(space, "", 0, 0, write)
-        root, off = _ptx_address(operand)
-        if root in defs:
-            r0, o0 = defs[root]
-            root, off = r0, o0 + off
-        return AsyncAccess(space, root, off, size, write)
-
-    return ("cp.async" if plain else "bulk_group",
-            (access(ins.operands[0], spaces[0], True), access(ins.operands[1], spaces[1], False)))
-
-
-def _may_overlap(mem: PtxMemOp, acc: AsyncAccess, writes: dict[str, int]) -> bool:
-    """Whether ``mem`` may touch a byte ``acc`` touches: False only where the PTX proves them apart
-    (state spaces that cannot alias, two different variables, or one address root -- a symbol or a
-    register written once -- with disjoint byte ranges)."""
-    space = {"cluster": "shared"}.get(mem.space, mem.space)
-    other = {"cluster": "shared"}.get(acc.space, acc.space)
-    if space in ("local", "const", "param") or (space != "generic" and space != other):
-        return False
-    if not mem.root or not acc.root:
-        return True
-    if mem.root != acc.root:
-        return mem.root.startswith("%") or acc.root.startswith("%")  # two symbols are two variables
-    if acc.size <= 0 or (mem.root.startswith("%") and writes.get(mem.root, 0) > 1):
-        return True
-    return mem.offset < acc.offset + acc.size and acc.offset < mem.offset + max(mem.width // 8, 1)
-
-
-def _async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[AsyncAccess, ...]]],
-                     events: Sequence[PtxEvent], loops: Sequence[PtxLoop], writes: dict[str, int]) -> frozenset[int]:
-    """The memory operations (PTX instruction indices) that conflict with a copy ``wait`` completes:
-    overlapping and at least one of the two a write (PTX ISA memory model, conflicting accesses).
-
-    ``cp.async.wait_group``/``wait_all`` complete the thread's cp.async copies (their source reads and
-    destination writes), ``cp.async.bulk.wait_group`` its bulk_group copies, ``.read`` only their
-    source reads.  A copy counts when it precedes the wait or shares a loop with it (a later
-    iteration's wait completes it); every group counts, also those ``wait_group N > 0`` leaves
-    pending (conservative)."""
-    bulk = "bulk" in wait.mods
-    family = "bulk_group" if bulk else "cp.async"
-    read_only = bulk and "read" in wait.mods
-    in_loops = {i for i, lp in enumerate(loops) if lp.head <= wait.index <= lp.tail}
-    awaited = [a for idx, fam, accs in copies if fam == family and (
-        idx < wait.index or any(loops[i].head <= idx <= loops[i].tail for i in in_loops))
-        for a in accs if not (read_only and a.write)]
-    return frozenset(e.instr.index for e in events if e.mem is not None and any(
-        (a.write or e.mem.kind != "load") and (a.tensormap == (e.instr.opcode == "tensormap") or not a.tensormap)
-        and _may_overlap(e.mem, a, writes) for a in awaited))
-
-
 _WRITES_NONE = {"st", "red", "bar", "barrier", "bra", "ret", "exit", "fence", "membar", "griddepcontrol", "cp", "prefetch", "prefetchu", "call"}
 
 
@@ -690,7 +594,7 @@ def _def_step(opcode: str, ops: tuple[str, ...], dests: tuple[str, ...]) -> _Ste
                 return (ops[1], 0, False)  # a symbol (shared variable)
     elif opcode in ("add", "sub") and len(ops) == 3:
         a, b = ops[1], ops[2]
-        if _IMMEDIATE_RE.fullmatch(b) and a.startswith("%"):
+        if IMMEDIATE_RE.fullmatch(b) and a.startswith("%"):
             k = _int(b)
             return (a, k if opcode == "add" else -k, True)
     return None
@@ -713,7 +617,7 @@ def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[i
     asynchronous copy is added to ``copies``."""
     mem = _classify_ptx_mem(ins, defs)
     sync, classes = _classify_ptx_sync(ins, mem)
-    copy = _async_copy(ins, defs) if ins.opcode == "cp" else None
+    copy = async_copy(ins, defs) if ins.opcode == "cp" else None
     if copy is not None:
         copies.append((ins.index, *copy))
     if sync is not None and ins.opcode == "mbarrier":
@@ -792,7 +696,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                     loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy and (
                         clock or loop_is_intended(instrs, head, ins.index, lines, _dests_of))))
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
-            e, sync=dataclasses.replace(e.sync, orders_only=_async_conflicts(e.instr, copies, events, loops, writes)))
+            e, sync=dataclasses.replace(e.sync, orders_only=async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]
         funcs.append(PtxFunction(name, entry, header, tuple(instrs), tuple(events), tuple(loops), tuple(label_at.items()), targets))
     return tuple(funcs)

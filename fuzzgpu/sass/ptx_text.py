@@ -4,14 +4,39 @@ with their labels and ``{ }`` scopes (:mod:`fuzzgpu.sass.ptx_parser` reads these
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from .file_names import ptx_file_name
+from .report import _int
 
 if TYPE_CHECKING:
     from .ptx_ir import PtxInstr
+
+#: an address operand's text (``[%rd1+16]``, ``[sym]``, ``[-8]``): its root and its offset
+_ADDRESS_RE = re.compile(r"([%\w$.]+)?(?:\+?(-?(?:0x[0-9a-fA-F]+|\d+)))?")
+#: an immediate operand
+IMMEDIATE_RE = re.compile(r"-?(0x[0-9a-fA-F]+|\d+)")
+
+
+@functools.lru_cache(maxsize=4096)  # (an operand's text alone: addresses repeat)
+def operand_address(operand: str) -> tuple[str, int]:
+    """``(root, offset)`` of an address operand (``[%rd1+16]`` -> ``("%rd1", 16)``; an immediate address's root is ``""``)."""
+    inner = operand.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    inner = inner.replace(" ", "")
+    m = _ADDRESS_RE.fullmatch(inner)
+    if not m:
+        return (inner, 0)
+    root = m.group(1) or ""
+    off = _int(m.group(2)) if m.group(2) else 0
+    if root and IMMEDIATE_RE.fullmatch(root):
+        return ("", _int(root) + off)
+    return (root, off)
+
 
 _PTX_FUNC_RE = re.compile(r"^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LABEL_RE = re.compile(r"^([\w$]+):\s*")

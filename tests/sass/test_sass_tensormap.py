@@ -97,14 +97,14 @@ def test_the_rewrite_after_a_fence_is_clean():
 
 
 def test_a_tensor_copy_awaits_its_map_read_in_a_bulk_group_and_only_a_rewrite_conflicts():
-    from fuzzgpu.sass.ptx_parser import _async_copy
+    from fuzzgpu.sass.ptx_async import async_copy
 
     copy = _parse_ptx_instr(8, 9, "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                                   "[%r4], [%rd3, {%r5}], [%r6]")
-    fam, (acc,) = _async_copy(copy, {})  # type: ignore[misc]
+    fam, (acc,) = async_copy(copy, {})  # type: ignore[misc]
     assert fam == "bulk_group" and acc.tensormap and (acc.space, acc.root, acc.size, acc.write) == ("global", "%rd3", 128, False)
     plain = _parse_ptx_instr(8, 9, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd3], 16, [%r6]")
-    assert _async_copy(plain, {}) is None  # an mbarrier completes it; no bulk group waits for it
+    assert async_copy(plain, {}) is None  # an mbarrier completes it; no bulk group waits for it
 
 
 @needs_toolchain
