@@ -690,7 +690,10 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
     more_notes, more_unchecked = _without_sass(events)
     notes += more_notes
     unchecked += more_unchecked
-    unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
+    # (the thread's own local memory out of line -- ptxas's spills in its $__internal_*_slowpath subroutines,
+    # reached by CALL.REL.NOINC -- no other thread observes: its order never matters, as in line)
+    unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"
+                   and not sass_private(m)]
     if unreachable:
         unchecked.append(f"{len(unreachable)} SASS memory operation(s) out of line that no path from the entry reaches "
                          "(a branch the parser could not follow?): not checked")
