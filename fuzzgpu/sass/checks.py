@@ -178,7 +178,10 @@ def _async_unchecked(events: Sequence[PtxEvent], mem_pos: dict) -> list[str]:
             for k, e in enumerate(events) if k in mem_pos and async_family(e.instr) in ("STAS", "REDAS")]
 
 
-def _merge_findings(events: Sequence[PtxEvent], merges: list, where: _Where) -> list[Finding]:
+def _merge_findings(events: Sequence[PtxEvent], merges: list, where: _Where, g_ptx: Cfg) -> list[Finding]:
+    """Two PTX loads of one address read once in SASS (:func:`~fuzzgpu.sass.rules.judge_merge`); loads on paths
+    that exclude each other (no path runs both: an ``if``'s two arms, each with its own SASS load) were never
+    one read merged from two, whatever the address mapping paired them with."""
     findings = []
     for ks, s_op in merges:
         ks = sorted(ks)
@@ -186,6 +189,8 @@ def _merge_findings(events: Sequence[PtxEvent], merges: list, where: _Where) -> 
         for k in ks[1:]:
             e = events[k]
             if not merge_is_finding(first.mem, e.mem):  # type: ignore[arg-type]
+                continue
+            if not g_ptx.reaches(first.instr.index, e.instr.index):
                 continue
             between = [ev.sync for ev in events[ks[0] + 1:k] if ev.sync is not None]
             verdict, reason = judge_merge(first.mem, e.mem, between)  # type: ignore[arg-type]
@@ -232,9 +237,10 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     unreachable = [m for m in sass.mem_ops if not g_sass.is_reachable(m.instr.index) and m.instr.predicate != "@!PT"]
     deleted, del_notes, del_unchecked, skip = _deleted(events, [m for m in sass_mem if not sass_private(m) and m.instr.index not in claims],
                                                        mem_pos, ptx.instrs, where, unreachable, ignore, shared)
-    result = cfg_findings(ptx, sass, ptx_cfg(ptx), g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs, claims)
+    g_ptx = ptx_cfg(ptx)
+    result = cfg_findings(ptx, sass, g_ptx, g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs, claims)
     intervals = _wait_intervals(events, sass, result.mem_pos)
-    findings = (list(result.findings) + _merge_findings(events, merges, where) + deleted + _loop_findings(ptx, sass, where)
+    findings = (list(result.findings) + _merge_findings(events, merges, where, g_ptx) + deleted + _loop_findings(ptx, sass, where)
                 + _unguarded_waits(events, sass, g_sass, result.mem_pos, intervals, where))
     return FunctionReport(
         name=ptx.name,

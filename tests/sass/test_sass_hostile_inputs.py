@@ -300,6 +300,15 @@ def test_spills_in_ptxas_out_of_line_subroutines_are_not_unchecked(capsys):
     the CFG does not enter: its STL/LDL were 'out of line that no path from the entry reaches: not checked' --
     TransformerEngine's cast.cu had 10 functions 'not fully checked' for this alone.  Local memory is the
     thread's own: no other thread observes its order."""
-    src = Path(__file__).resolve().parents[1] / "kernels" / "spill_in_slowpath.cu"
+    src = Path(__file__).resolve().parents[1] / "kernels" / "captured" / "spill_in_slowpath.cu"
     rc, out, err = sass_cli(capsys, "--arch", "sm_90a", "--nvcc-flag=-maxrregcount=24", str(src))
     assert rc == EXIT_CLEAN and "fully checked, clean" in out and "out of line" not in out, (rc, out, err)
+
+
+@needs_nvcc
+def test_loads_on_exclusive_paths_are_never_merged(capsys):
+    """Two loads of one address on the two arms of an ``if`` (each arm has its own SASS load) were paired with one
+    SASS load by the address mapping and reported 'merged' (2 false permitted-hazards): no path runs both."""
+    src = Path(__file__).resolve().parents[1] / "kernels" / "captured" / "layout_pair.cu"
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90a", "--nvcc-flag=-lineinfo", str(src))
+    assert rc == EXIT_CLEAN and "merged" not in out and "fully checked, clean" in out, (rc, out, err)
