@@ -254,3 +254,25 @@ def test_the_h100_row_at_6dc6e2a_and_its_folders_readme_are_its_files() -> None:
     assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
     assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
     assert not {"12", "13", "19"} & set(classes)
+
+
+def test_the_launch_parameter_ab_paragraph_is_its_file() -> None:
+    """The throughput page's figures of the harness before and after the launch-parameter table are the A/B file's."""
+    runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for line in (ROOT / "bench" / "results" / "throughput" / "h100-harness-params-ab.txt").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        runs.setdefault((f[0], f[2]), []).append((float(f[7]), float(f[8])))
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+
+    def span(tree: str, cfg: str, k: int) -> tuple[float, float]:
+        vals = [r[k] for r in runs[(tree, cfg)]]
+        return min(vals), max(vals)
+
+    (nlo, nhi), (olo, ohi) = span("new", "plain_s1", 1), span("old", "plain_s1", 1)
+    assert f"the default configuration {nlo / 1e9:.2f}-{nhi / 1e9:.2f}e9 instances/s against {olo / 1e9:.2f}-{ohi / 1e9:.2f}e9 before" in page
+    mid = lambda lo, hi: (lo + hi) / 2  # noqa: E731
+    assert f"(-{100 * (1 - mid(nlo, nhi) / mid(olo, ohi)):.1f}%)" in page
+    (wn, _), (wo, _) = span("new", "plain_s1", 0), span("old", "plain_s1", 0)
+    assert f"MP's weak outcomes {wn:.2e} of the instances against {wo:.2e}".replace("e-02", "e-2") in page
