@@ -260,8 +260,15 @@ def sass_private(m: SassMemOp) -> bool:
 
 _MAX_ALLOWED_NOTES = 20
 #: PTX instructions that are no memory operation here but that ptxas expands into SASS memory
-#: accesses of the thread (tcgen05.alloc stores the allocated address; cluster launch control)
-_EXPANDED = ("tcgen05", "clusterlaunchcontrol")
+#: accesses of the thread (tcgen05.alloc stores the allocated address; cluster launch control;
+#: mbarrier.init at a per-thread address, which ptxas 13.0 on sm_100a writes with a plain STS.64 instead
+#: of SYNCS.EXCH -- CUB's warpspeed sync_handler.cuh -- and which orders nothing: semantics' row)
+_EXPANDED = ("tcgen05", "clusterlaunchcontrol", "mbarrier.init")
+
+
+def _expands(ins: PtxInstr) -> bool:
+    """Whether ``ins`` is one of :data:`_EXPANDED` (an opcode, or an opcode and its first qualifier)."""
+    return ins.opcode in _EXPANDED or (bool(ins.mods) and f"{ins.opcode}.{ins.mods[0]}" in _EXPANDED)
 
 
 @dataclass(frozen=True)
@@ -596,11 +603,11 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     if m.instr.src:
         # none at its source location: ptxas expanded a PTX instruction that is no memory operation
         # here (tcgen05.alloc writes the address it allocated to shared memory)
-        origin = next((i for i in ctx.ptx.instrs if i.src and i.opcode in _EXPANDED and same_source(i.src, m.instr.src)), None)
+        origin = next((i for i in ctx.ptx.instrs if i.src and _expands(i) and same_source(i.src, m.instr.src)), None)
         if origin is not None:
             ctx.notes.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} is ptxas's expansion of `{origin.text}` "
-                             f"(PTX line {origin.line}; its source line): accounted to that instruction, which is no "
-                             "memory operation of the PTX memory model (its order is not checked as one)")
+                             f"(PTX line {origin.line}; its source line): accounted to that instruction, which the checker does "
+                             "not order as a memory operation (its order is not checked as one)")
             return None
     # else any of its class (a coarse line table gave it a neighbour's line) whose location meets its:
     # never one whose line information disagrees with the SASS operation's (locations_meet)
