@@ -38,7 +38,7 @@ class Flow:
     #: for an ``ISETP`` of kernel constants (immediates, ``LDC c[0x0][imm]`` loads of its block): what it
     #: computes, so that two such tests of one value are known equal (``""``: not known)
     value: str = ""
-    #: neither memory access nor synchronisation (a parameter ``LDC``, a constant ``ISETP``, ``NOP``): an
+    #: neither memory access nor synchronisation (a parameter ``LDC``, a constant ``ISETP``, ``NOP``, a register ``MOV``): an
     #: edge that knows where the block's branch goes may skip the block (:func:`_thread_correlated_branches`)
     inert: bool = False
 
@@ -426,7 +426,7 @@ def _writer_flow(ins: SassInstr, writers: dict[frozenset[str], Flow]) -> Flow:
 _SASS_LDC_PARAM_RE = re.compile(r"^(R\d+), (c\[0x0\]\[0x[0-9a-f]+\])$")
 _SASS_IMMEDIATE_RE = re.compile(r"^(?:-?0x[0-9a-f]+|-?\d+|RZ)$")
 _SASS_P_REG_RE = re.compile(r"P[0-6]")
-_CONSTANT_OPCODES = frozenset(("NOP", "LDC", "ISETP"))
+_CONSTANT_OPCODES = frozenset(("NOP", "LDC", "ISETP", "MOV"))
 _INERT = Flow(inert=True)
 
 
@@ -437,6 +437,11 @@ def _constant_flow(ins: SassInstr, constants: dict[str, tuple[str, int]], instrs
     None for any other instruction.  Kernel parameters and constants do not change during the kernel."""
     op = ins.opcode
     if op == "NOP" and not ins.predicate:
+        return _INERT
+    if op == "MOV" and not ins.predicate and ins.operands.strip()[:1] == "R":
+        # a register copy (ptxas -O0 puts one at the join before the cluster barrier's second test of the
+        # cluster size: ``MOV R14, R14``): no predicate written, no memory; a constant register it overwrites is
+        # no longer known to a later ISETP (_constant_at reads its write)
         return _INERT
     if op == "LDC" and not ins.mods and not ins.predicate:
         m = _SASS_LDC_PARAM_RE.match(ins.operands.strip())

@@ -323,3 +323,14 @@ def test_a_per_thread_mbarrier_init_written_by_a_plain_store_is_accounted(capsys
     rc, out, err = sass_cli(capsys, "--arch", "sm_100a", "--details", str(src))
     assert rc == EXIT_CLEAN and "fully checked, clean" in out and "no PTX STS" not in out, (rc, out, err)
     assert "is ptxas's expansion of `mbarrier.init.shared.b64" in out and "its order is not checked as one" in out
+
+
+@needs_nvcc
+def test_a_register_move_at_the_join_does_not_open_an_impossible_path(capsys):
+    """ptxas -O0 tests the cluster size before the cluster barrier's arrive and again before its wait, and puts a
+    ``MOV Rn, Rn`` at the join before the second test; the CFG linked the two tests only across NOP/LDC/ISETP, so
+    the path that skips the arrive and takes the wait survived, with no release after the shared load: a false
+    'forbidden' (FlashInfer's trtllm all-reduce at -O0: 28 of them)."""
+    src = Path(__file__).resolve().parents[1] / "kernels" / "captured" / "cluster_sync_O0.cu"
+    rc, out, err = sass_cli(capsys, "--arch", "sm_90a", "--nvcc-flag=-lineinfo", "--nvcc-flag=-Xptxas", "--nvcc-flag=-O0", str(src))
+    assert rc == EXIT_CLEAN and "forbidden" not in out.replace("0 forbidden", "") and "fully checked, clean" in out, (rc, out, err)
