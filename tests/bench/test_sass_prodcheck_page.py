@@ -49,3 +49,15 @@ def test_every_finding_at_O3_is_gone_and_the_O1_ones_left_are_said() -> None:
     assert f"`tar_driver` at `-O1`: 84 -> **{o1['findings']['crossing/forbidden']}** false \"forbidden\"" in flat
     assert f"at `-O0`: 84 -> **{o0['findings']['crossing/forbidden']}**" in flat
     assert of("keep_tar_O1__tar_driver.sm_90a", "before")["findings"] == {"crossing/forbidden": 84}
+
+
+def test_the_O0_mending_is_its_analysis() -> None:
+    """The page's -O0 figures after c64fabc are rejudge/now-c64fabc's analyses (the rebuilt pairs)."""
+    now = PAGE / "rejudge" / "now-c64fabc"
+    o0 = json.loads((now / "keep_ar_O0__tar_driver.sm_90a.json").read_text())
+    before = json.loads((PAGE / "rejudge" / "after" / "keep_ar_O0__tar_driver.sm_90a.json").read_text())
+    dev = json.loads((now / "keep_routing__trtllm_fused_moe_dev_kernel.sm_90a.json").read_text())
+    page = " ".join((PAGE / "README.md").read_text().split())
+    assert before["findings"] == {"crossing/forbidden": 28} and o0["findings"] == {} and o0["complete"]
+    assert f"28 -> 0, all {o0['functions']} functions fully checked" in page
+    assert f"{dev['functions']} functions, {dev['incomplete_functions']} not fully checked, as before" in page
