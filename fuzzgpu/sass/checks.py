@@ -88,6 +88,12 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
             # the window's base, three loads read as one LDS.128), it was not deleted
             unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS load paired with it, but its value is "
                              "read later, so ptxas did not delete it (the addresses did not tell which SASS load it is): not checked")
+        elif e.mem_class and e.mem_class.split(".")[0] not in families_left and e.mem.kind != "load":
+            # ptxas deletes a store only when a later store of the address overwrites it first; otherwise the
+            # pairing missed it (combined into a wider store of another strength, say): no verdict either way
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS {e.mem.kind} paired with it and none of "
+                             "its family left over (a later store of the address may overwrite it, or it is part of a "
+                             "wider access): not checked")
         elif e.mem_class and e.mem_class.split(".")[0] not in families_left:
             verdict, reason = judge_deleted(e.mem)
             f, n = user_src(e.instr.src)

@@ -393,11 +393,13 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
 
 def _map_combined_stores(events: Sequence[PtxEvent], mem_pos: dict[int, SassMemOp], notes: list[str]) -> None:
     """Pair each PTX store left unpaired with the wider SASS store it was combined into: ptxas writes adjacent
-    stores of one address root as one (four ``multimem.st.global.u32`` at ``[%rd1+16..28]``, one of them
-    ``.release.gpu``, as one ``STG.E.128.STRONG.GPU`` after the release's ``MEMBAR``), also across strengths
-    and source lines, which the per-class pairing keeps apart.  The wider store is the one SASS store of the
-    PTX store's family paired with another store of the same root whose bytes, with this one's, fit in it;
-    a strong PTX store is paired only with a strong SASS store.  Its order is then checked as that store's."""
+    stores of one address root as one, also from other source lines.  The wider store is the one SASS store of
+    the PTX store's family paired with other stores of the same root whose bytes, with this one's, fit in it;
+    its order is then checked as that store's.  Only stores of one ``.sem`` and scope are paired so: ptxas also
+    combines weak stores with a ``.release`` one after the release's ``MEMBAR`` (four ``multimem.st.global.u32``
+    at ``[%rd1+16..28]``, the last ``.release.gpu``, as one ``STG.E.128.STRONG.GPU``), and whether one wide
+    store keeps the release's order for the others (a vector access is not one access in the PTX memory model)
+    is not this checker's to say: such a store is left unpaired, not checked (a note says with what)."""
     stores = {k: e.mem for k, e in enumerate(events) if e.mem is not None and e.mem.kind == "store" and e.mem.root}
     for k, mem in stores.items():
         if k in mem_pos:
@@ -407,17 +409,21 @@ def _map_combined_stores(events: Sequence[PtxEvent], mem_pos: dict[int, SassMemO
         for w in dict.fromkeys(mem_pos[j] for j in stores if j in mem_pos):
             size = w.width // 8
             parts = [stores[j] for j in stores if mem_pos.get(j) is w]
-            if (w.kind != "store" or w.width <= mem.width or sass_family(w) != family or (mem.sem != "weak" and not w.strength)
-                    or any(q.root != mem.root for q in parts)):
+            if w.kind != "store" or w.width <= mem.width or sass_family(w) != family or any(q.root != mem.root for q in parts):
                 continue
             lo = min([q.offset for q in parts] + [mem.offset])
             hi = max([q.offset + max(q.width // 8, 1) for q in parts] + [mem.offset + max(mem.width // 8, 1)])
             if hi - lo <= size:
-                cands.append(w)
-        if len(cands) == 1:
-            mem_pos[k] = cands[0]
-            notes.append(f"PTX line {events[k].instr.line} `{events[k].instr.text}` is part of the wider "
-                         f"{cands[0].instr.full_opcode}@{cands[0].instr.offset:04x} (stores combined)")
+                cands.append((w, all((q.sem, q.scope) == (mem.sem, mem.scope) for q in parts)))
+        if len(cands) != 1:
+            continue
+        w, alike = cands[0]
+        where = f"PTX line {events[k].instr.line} `{events[k].instr.text}` is part of the wider {w.instr.full_opcode}@{w.instr.offset:04x}"
+        if alike:
+            mem_pos[k] = w
+            notes.append(where + " (stores combined)")
+        else:
+            notes.append(where + ", combined with a store of another .sem or scope: not paired, its order not checked")
 
 
 def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str], list[str]]:
