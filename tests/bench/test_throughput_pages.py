@@ -198,62 +198,56 @@ def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
                 f"{split['cpu_s']['worker'] / t['run']:.3f}" in moon)
 
 
-def test_the_300s_row_at_7ffb8c1_and_its_folders_readme_are_its_files() -> None:
-    """The present state's row of today's code (no --known): the page's table row, the folder's README and
-    the page's lead paragraph are its files', per program run by tool included."""
-    run = ROOT / "bench" / "results" / "throughput" / "h200-300s-7ffb8c1"
+def assert_campaign_run(run: Path, page: str) -> tuple[dict, float, dict, dict, str, list[float]]:
+    """A campaign row of the present state and its folder: the page's table row, the folder README's figures
+    (:func:`assert_folder_readme`, and the tools' calls and CPU), the seven known classes found -- all its
+    files'.  Returns the run's throughput.json, CPU seconds, tools.json, cpu-split.json, the flattened folder
+    README and the classes' first times."""
     t, cpu, cells = campaign_row(run)
-    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
     tools = json.loads((run / "tools.json").read_text())
     split = json.loads((run / "cpu-split.json").read_text())
+    folder = flat(run / "README.md")
+    assert_folder_readme(run, folder)
+    h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
+    assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
+            f"{h['size_per_call_mean']} kernels a call, mean: {h['kernels_per_program']:.2f} kernels a compiled program)") in folder
+    assert (f"the static check's nvcc {sn['calls']:,} calls, {sn['cpu_s']:,.0f} CPU-s, and nvdisasm {sd['calls']:,} calls, "
+            f"{sd['cpu_s']:,.0f} CPU-s (**{(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f} a run**)") in folder
+    # the seven known classes, from the classifier's file of the run's corpus
+    classes = json.loads((run / "classes.json").read_text())
+    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
+    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
+    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
+    assert "13" not in classes and "19" not in classes
+    return t, cpu, tools, split, folder, firsts
+
+
+def test_the_300s_row_at_7ffb8c1_and_its_folders_readme_are_its_files() -> None:
+    """The H200 row at 7ffb8c1 (no --known): the page's table row, the folder's README and the page's lead
+    paragraph are its files', per program run by tool included."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    t, cpu, tools, split, _, firsts = assert_campaign_run(ROOT / "bench" / "results" / "throughput" / "h200-300s-7ffb8c1", page)
     static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
     per_run = (f"**{cpu / t['run']:.3f} CPU-s per program run** -- the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f}, "
                f"the static SASS check {static / t['run']:.3f}, the workers' Python {split['cpu_s']['worker'] / t['run']:.3f}, "
                f"the backends' Python {split['cpu_s']['backend'] / t['run']:.3f}")
     assert f"{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,}), " + per_run in page
     assert f"{100 * t['shrink_share']:.0f}% of the judgements are shrink candidates" in page
-    folder = flat(run / "README.md")
-    assert_folder_readme(run, folder)
-    h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
-    assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
-            f"{h['size_per_call_mean']} kernels a call, mean: {h['kernels_per_program']:.2f} kernels a compiled program)") in folder
-    assert (f"the static check's nvcc {sn['calls']:,} calls, {sn['cpu_s']:,.0f} CPU-s, and nvdisasm {sd['calls']:,} calls, "
-            f"{sd['cpu_s']:,.0f} CPU-s (**{(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f} a run**)") in folder
-    # the seven known classes, from the classifier's file of this run's corpus
-    classes = json.loads((run / "classes.json").read_text())
-    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
-    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
-    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder and f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in page
-    assert "13" not in classes and "19" not in classes
+    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in page
 
 
 def test_the_h100_row_at_6dc6e2a_and_its_folders_readme_are_its_files() -> None:
     """The H100 row (the launch-parameter table; no H200 was lent): the page's table row and lead, the folder's
     README, per program run by tool and the classes, are its files'."""
-    run = ROOT / "bench" / "results" / "throughput" / "h100-300s-6dc6e2a"
-    t, cpu, cells = campaign_row(run)
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
-    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
-    tools = json.loads((run / "tools.json").read_text())
-    split = json.loads((run / "cpu-split.json").read_text())
-    h, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
+    t, cpu, tools, split, folder, _ = assert_campaign_run(ROOT / "bench" / "results" / "throughput" / "h100-300s-6dc6e2a", page)
     assert (f"{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
-            f"{cpu / t['run']:.3f} CPU-s per program run, the harness's nvcc {h['cpu_s'] / t['run']:.3f} of it") in page
-    folder = flat(run / "README.md")
-    assert_folder_readme(run, folder)
-    assert (f"the harness's nvcc {h['calls']:,} calls, {h['cpu_s']:,.0f} CPU-s (**{h['cpu_s'] / t['run']:.3f} a run**; "
-            f"{h['size_per_call_mean']} kernels a call, mean: {h['kernels_per_program']:.2f} kernels a compiled program)") in folder
-    assert (f"the static check's nvcc {sn['calls']:,} calls, {sn['cpu_s']:,.0f} CPU-s, and nvdisasm {sd['calls']:,} calls, "
-            f"{sd['cpu_s']:,.0f} CPU-s (**{(sn['cpu_s'] + sd['cpu_s']) / t['run']:.3f} a run**)") in folder
+            f"{cpu / t['run']:.3f} CPU-s per program run, the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f} of it") in page
     assert (f"the workers' Python {100 * split['share']['worker']:.1f}% ({split['cpu_s']['worker'] / t['run']:.3f} CPU-s a run), "
             f"the backends' Python {100 * split['share']['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in folder
     assert f"**{cpu / t['run']:.3f} CPU-s per program run**, {cpu / t['programs']:.3f} per judgement" in folder
-    classes = json.loads((run / "classes.json").read_text())
-    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
-    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
-    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
-    assert not {"12", "13", "19"} & set(classes)
+    assert "12" not in json.loads((ROOT / "bench" / "results" / "throughput" / "h100-300s-6dc6e2a" / "classes.json").read_text())
 
 
 def test_the_launch_parameter_ab_paragraph_is_its_file() -> None:
