@@ -35,8 +35,8 @@ from .provenance import PROV_CAP, PROV_COUNT, PROV_LOG, PROV_WATCH, decode_where
 DEFAULT_FLAGS = ("-O3", "-w", "-lineinfo")
 #: the harness's ``epoch_arg`` when the kernels read the launch number from the control block
 NO_EPOCH = (1 << 64) - 1
-#: the index of ``epoch_arg`` in a harness kernel's arguments (codegen.harness; set per launch with host_epoch)
-EPOCH_ARG = 17
+#: the index of ``epoch_arg`` in a harness kernel's arguments (set per launch with host_epoch)
+EPOCH_ARG = [name for _, name in codegen.KERNEL_PARAMS].index("epoch_arg")
 
 
 class CompileError(UserError):
@@ -653,16 +653,11 @@ class CudaBackend(HarnessBuilder):
         pdl_delay = max(0, int(config.pdl_delay_ns)) if any(pdl_flags) else 0
 
         def args(mode: int) -> KernelArgs:
-            return KernelArgs(
-                [
-                    ("p", int(mem)), ("p", int(res)), ("p", int(hist)), ("p", int(ctl)),
-                    ("p", int(dperms)), ("p", int(scratch)),
-                    ("u32", tc), ("u32", stride), ("u32", geo.spin), ("u32", geo.barrier),
-                    ("u32", mode), ("u32", config.seed & 0xFFFFFFFF), ("u32", geo.stress_lines),
-                    ("u32", config.budget), ("u64", 0), ("u32", nperms), ("u32", pdl_delay),
-                    ("u64", NO_EPOCH), ("u32", geo.knobs), ("p", int(dptab)), ("u32", prows - 1),
-                ]
-            )
+            return KernelArgs(codegen.kernel_args(dict(
+                mem=int(mem), res=int(res), hist=int(hist), ctl=int(ctl), perms=int(dperms), scratch=int(scratch),
+                ntest=tc, stride=stride, spin=geo.spin, barrier=geo.barrier, mode=mode, scratch_lines=geo.stress_lines,
+                budget=config.budget, epoch0=0, pdl_delay=pdl_delay, epoch_arg=NO_EPOCH, knobs=geo.knobs,
+                ptab=int(dptab), pmask=prows - 1)))
 
         a_test, a_check, a_prime = args(0 if config.inline_check else 3), args(1), args(2)
         launched = [0]

@@ -40,6 +40,7 @@ from .emit import (  # noqa: F401
 )
 from .harness import (  # noqa: F401
     INJECTED_FAULTS,
+    KERNEL_PARAMS,
     MAX_SHARED_BINS,
     TENSOR_BOX,
     HarnessSpec,
@@ -48,6 +49,7 @@ from .harness import (  # noqa: F401
     generate_harness,
     generate_module,
     harness_source,
+    kernel_args,
 )
 from .role_lines import ALL_ROLES, op_lines, role_regions  # noqa: F401
 from .layout import (  # noqa: F401
@@ -98,6 +100,8 @@ __all__ = [
     "generate_harness",
     "generate_module",
     "harness_source",
+    "KERNEL_PARAMS",
+    "kernel_args",
     "role_regions",
     "op_lines",
     "ALL_ROLES",

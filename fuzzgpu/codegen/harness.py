@@ -64,6 +64,29 @@ STATIC_SHARED_BYTES = 48 * 1024
 TENSOR_BOX = BULK_SLOT_BYTES // 4
 
 
+#: every harness kernel's parameters, in order, (C type, name): the signature :func:`generate_harness` writes
+#: and the arguments the cuda backend packs by name (backends/cuda.py, :func:`kernel_args`).  ``ptab`` and
+#: ``pmask``: the launches' parameters, a row per launch number (backends/launch_params.py); ``epoch_arg``:
+#: the launch number, or ~0 to read it from the control block (graph replay)
+KERNEL_PARAMS: tuple[tuple[str, str], ...] = (
+    ("unsigned*", "mem"), ("unsigned*", "res"), ("unsigned long long*", "hist"), ("unsigned long long*", "ctl"),
+    ("const unsigned short*", "perms"), ("unsigned*", "scratch"), ("unsigned", "ntest"), ("unsigned", "stride"),
+    ("unsigned", "spin"), ("unsigned", "barrier"), ("unsigned", "mode"), ("unsigned", "scratch_lines"),
+    ("unsigned", "budget"), ("unsigned long long", "epoch0"), ("unsigned", "pdl_delay"),
+    ("unsigned long long", "epoch_arg"), ("unsigned", "knobs"), ("const FzParams*", "ptab"), ("unsigned", "pmask"),
+)
+
+
+def kernel_args(values: dict[str, int]) -> list[tuple[str, int]]:
+    """The arguments of a harness kernel, in :data:`KERNEL_PARAMS`' order, as ``(kind, value)`` with kind
+    ``p`` (a pointer), ``u64`` or ``u32``; a name missing from ``values`` or one it does not take is a
+    ``ValueError``."""
+    names = [n for _, n in KERNEL_PARAMS]
+    if set(values) != set(names):
+        raise ValueError(f"kernel_args: missing {sorted(set(names) - set(values))}, unknown {sorted(set(values) - set(names))}")
+    return [("p" if t.endswith("*") else "u64" if t == "unsigned long long" else "u32", values[n]) for t, n in KERNEL_PARAMS]
+
+
 # --------------------------------------------------------------------------------------------
 # The harness: outcome keys and value tables
 # --------------------------------------------------------------------------------------------
@@ -422,11 +445,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
             isinstance(i, GridDepControl) and i.action == "launch_dependents" for k in roles_g for i in p.threads[k].code
         )
         w(f'extern "C" __global__ void {cluster_attr}__launch_bounds__(256) {kname}(')
-        w("    unsigned* mem, unsigned* res, unsigned long long* hist, unsigned long long* ctl,")
-        w("    const unsigned short* perms, unsigned* scratch, unsigned ntest, unsigned stride, unsigned spin,")
-        w("    unsigned barrier, unsigned mode, unsigned seed0, unsigned scratch_lines, unsigned budget,")
-        w("    unsigned long long epoch0, unsigned nperms, unsigned pdl_delay, unsigned long long epoch_arg, unsigned knobs,")
-        w("    const FzParams* ptab, unsigned pmask) {  // the launches' parameters (backends/launch_params.py)")
+        w("    " + ", ".join(f"{ctype} {pname}" for ctype, pname in KERNEL_PARAMS) + ") {")
         w(f"  using namespace ns_{name};")
         w(f"  constexpr unsigned NSH = {NSH}u, NRES = {n_results}u, NBINS = {nbins}u, SW = {SW}u;  (void)SW; (void)NRES;")
         if NSH and uses_wgmma(p):

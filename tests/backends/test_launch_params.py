@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paths import LITMUS
+
 from fuzzgpu.backends.launch_params import MAX_ROWS, ROW_WORDS, launch_params, table_rows
 
 # The derivation the kernels made on the device until the table (codegen/harness_helpers.cuh's fz_params of
@@ -93,3 +95,21 @@ def test_a_run_has_a_row_per_launch_number_up_to_the_cap():
     assert table_rows(10**9) == MAX_ROWS
     with pytest.raises(ValueError, match="power of two"):
         launch_params(1, 0, 64, 3)
+
+
+def test_the_backend_packs_every_kernel_parameter_by_name_with_its_type():
+    """The harness's signature and the backend's arguments come from one list (codegen.KERNEL_PARAMS): every
+    name given once, pointers as 64-bit pointers, ``unsigned long long`` as u64, the rest u32."""
+    from fuzzgpu import codegen, litmus
+    from fuzzgpu.backends.cuda import EPOCH_ARG
+
+    names = [n for _, n in codegen.KERNEL_PARAMS]
+    packed = codegen.kernel_args({n: i for i, n in enumerate(names)})
+    assert [v for _, v in packed] == list(range(len(names)))
+    kinds = dict(zip(names, (k for k, _ in packed)))
+    assert kinds["mem"] == kinds["ptab"] == "p" and kinds["epoch_arg"] == kinds["epoch0"] == "u64" and kinds["pmask"] == "u32"
+    assert names[EPOCH_ARG] == "epoch_arg"
+    with pytest.raises(ValueError, match=r"missing \['pmask'\]"):
+        codegen.kernel_args({n: 0 for n in names if n != "pmask"})
+    src, _ = codegen.harness_source(litmus.parse_file(LITMUS / "gpu" / "MP-relaxed-gpu.litmus"))
+    assert "(\n    " + ", ".join(f"{t} {n}" for t, n in codegen.KERNEL_PARAMS) + ") {" in src
