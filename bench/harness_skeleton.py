@@ -17,10 +17,7 @@ question: the harness's nvcc is the largest CPU cost of a GPU campaign).
    the same programs' static kernels (each thread's code alone: ``codegen.generate_static``), the floor a
    harness whose skeleton were compiled once would approach.  nvcc CPU to a cubin, ptxas CPU on the PTX,
    PTX lines; measurements only, none of these modules is one a campaign runs (each ablation is checked to
-   have found what it takes out).  Until 2026-12-05 the kernels derived the launch's parameters themselves
-   (``fz_params``, inlined three times a kernel); this script measured that derivation at 18% of the batch's
-   nvcc CPU (copied from memory instead: the stored page's rows of that day), and the host now derives them
-   (``fuzzgpu/backends/launch_params.py``): those two rows are gone from the script.
+   have found what it takes out).
 
 Writes ``bench/results/throughput/harness-skeleton.json`` and ``.md``.  Needs nvcc and ptxas, no GPU.
 

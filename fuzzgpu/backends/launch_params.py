@@ -3,11 +3,10 @@
 A harness launch places its instances with parameters drawn from the launch number and the run's seed: the
 warp and lane rotations (``mw``, ``ml``), the CTA permutation's index (``pidx``), each CTA group's lane
 multiplier and its inverse mod 256 (``f``, ``finv``) and each global location's permutation (``F``, ``Cc``)
--- the ``FzParams`` of ``codegen/harness_helpers.cuh``.  The kernels derived them on the device, three inlined
-copies a kernel (the launch, the prime, the classification); that derivation was 18% of a batch's nvcc CPU
-(``bench/results/throughput/harness-skeleton.md``, "the launch parameters copied from memory").  Now the host
-derives them here, one row per launch number, and the kernels read the row of ``epoch & mask`` (``fz_params``).
-The derivation is the device's, word for word; runs of more than :data:`MAX_ROWS` launches reuse the rows in
+-- the ``FzParams`` of ``codegen/harness_helpers.cuh``.  The host derives them here, one row per launch number,
+and the kernels read the row of ``epoch & mask`` (``fz_params``): derived in each kernel (three inlined copies:
+the launch, the prime, the classification) they cost 18% of a batch's nvcc CPU
+(``bench/results/throughput/harness-skeleton.md``).  Runs of more than :data:`MAX_ROWS` launches reuse the rows in
 turn (the launch tag, which tells a word written in this launch from an older one, is still the launch
 number's: the kernels compute it).
 """

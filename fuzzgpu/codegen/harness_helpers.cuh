@@ -33,9 +33,9 @@ __device__ __forceinline__ void fz_gdelay(unsigned ns) {
   do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1) :: "memory"); } while (t1 - t0 < ns);
 }
 // per-launch random parameters: the host derives them from (launch number, the run's seed, the knobs) once
-// per run, one row per launch number (fuzzgpu/backends/launch_params.py: the derivation, which the kernels
-// made here, three inlined copies a kernel, until it was 18% of a batch's nvcc CPU), and passes the table
-// (ptab, rows - 1 as pmask); a launch reads its row.  The launch tag and the CTA's size are computed here.
+// per run, one row per launch number (fuzzgpu/backends/launch_params.py: derived here, in each kernel, they
+// would cost 18% of a batch's nvcc CPU), and passes the table (ptab, rows - 1 as pmask); a launch reads its
+// row.  The launch tag and the CTA's size are computed here.
 struct FzParams {
   unsigned seed, tagh, mw, ml, pidx;
   unsigned lb, cm, wm;         // the CTA's threads (blockDim.x, RunConfig.cta_threads: 32-256, a power of
