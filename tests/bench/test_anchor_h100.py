@@ -26,3 +26,16 @@ def test_the_h100_run_is_its_file() -> None:
     assert said in flat(RUN / "README.md")
     assert f"fuzzgpu showed {len(fz)}, the runner {len(an)}" in flat(ROOT / "bench" / "results" / "anchor" / "README.md")
     assert all(0.45 <= r["fuzzgpu"]["gpu_s"] <= 0.75 for r in rows)
+
+
+def test_the_h100_runs_throughputs_are_its_file() -> None:
+    """The README's instance rates (the harness's three configurations, the two tools' mean search rates) are
+    anchor.json's."""
+    d = json.loads(gzip.decompress((RUN / "anchor.json.gz").read_bytes()))
+    tp = d["throughput"]
+    text = flat(RUN / "README.md")
+    assert (f"the harness {tp['default']['rate'] / 1e9:.2f}e9/s on the fixed MP test ({tp['stripe_ctas']['rate'] / 1e9:.2f}e9/s "
+            f"`stripe_ctas`, {tp['test_ctas=512']['rate'] / 1e9:.2f}e9/s 512 test CTAs") in text
+    fz = [r["fuzzgpu"]["instances"] / r["fuzzgpu"]["gpu_s"] for r in d["rows"]]
+    an = [r["anchor"]["instances"] / r["anchor"]["seconds"] for r in d["rows"] if r["anchor"].get("seconds")]
+    assert f"fuzzgpu's searches ran {sum(fz) / len(fz) / 1e8:.1f}e8 instances/s on average, the runner {sum(an) / len(an) / 1e8:.1f}e8/s" in text
