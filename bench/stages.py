@@ -202,7 +202,9 @@ def main() -> int:
     row("compile", "single", c, w, len(runnable), "harness, one nvcc per program")
 
     def sass_single() -> list[Any]:
-        return [sass.check_cu_source(codegen.generate_static(p), (static.arch_for(p),), 3, source=f"{p.name}.litmus", name="fuzzgpu_static")
+        # as the static backend checks one program (a tree before codegen.CUDA_DECLS: with cuda_runtime.h)
+        lean = {"runtime_header": codegen.CUDA_DECLS} if hasattr(codegen, "CUDA_DECLS") else {}
+        return [sass.check_cu_source(codegen.generate_static(p), (static.arch_for(p),), 3, source=f"{p.name}.litmus", name="fuzzgpu_static", **lean)
                 for p in statics]
 
     single_reports, c, w = timed(sass_single)

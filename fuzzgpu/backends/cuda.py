@@ -89,13 +89,18 @@ def compile_cubin(
 
 
 def compile_module(
-    source: str, arch: str = "sm_90", flags: Sequence[str] = DEFAULT_FLAGS, use_cache: bool = True
+    source: str, arch: str = "sm_90", flags: Sequence[str] = DEFAULT_FLAGS, use_cache: bool = True,
+    runtime_header: str | None = codegen.CUDA_DECLS,
 ) -> tuple[bytes, bytes]:
     """One translation unit -> (its cubin, the PTX that cubin was assembled from, zlib-compressed):
     one nvcc call (``-keep``: the PTX is the one nvcc's ptxas read, so a SASS check of the cubin
-    reads exactly what runs, :mod:`fuzzgpu.backends.ran_sass`), through the content-hash cache."""
+    reads exactly what runs, :mod:`fuzzgpu.backends.ran_sass`), through the content-hash cache.
+    ``runtime_header``: what nvcc pre-includes instead of cuda_runtime.h (default: the generated
+    modules' declarations, :func:`fuzzgpu.sass.runtime_header_flags`); None: cuda_runtime.h."""
+    from ..sass import runtime_header_flags
+
     nvcc = nvcc_path()
-    key = hashlib.sha256("\0".join([source, arch, *flags, _nvcc_id(nvcc)]).encode()).hexdigest()
+    key = hashlib.sha256("\0".join([source, arch, *flags, _nvcc_id(nvcc), runtime_header or ""]).encode()).hexdigest()
     path = cache_dir() / f"{key}.cubin"
     ptx_path = path.with_suffix(".ptx.z")
     if use_cache and path.exists() and ptx_path.exists():
@@ -106,8 +111,9 @@ def compile_module(
         keep = Path(tmp) / "keep"
         keep.mkdir()
         cu.write_text(source)
-        cmd = [nvcc, "-cubin", f"-arch={arch}", *flags, "-keep", "-keep-dir", str(keep), "-o", str(out), str(cu)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        lean = runtime_header_flags(Path(tmp), runtime_header) if runtime_header is not None else []
+        cmd = [nvcc, "-cubin", f"-arch={arch}", *flags, *lean, "-keep", "-keep-dir", str(keep), "-o", str(out), str(cu)]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         if r.returncode != 0:
             msg = (r.stderr or r.stdout).strip().splitlines()
             raise CompileError(f"nvcc failed ({arch}): " + " | ".join(msg[:6]))

@@ -124,7 +124,8 @@ def _check_group(programs: Sequence[Program], texts: Mapping[int, str], idx: lis
     if not idx:
         return
     try:
-        reports = sass.check_cu_source("".join(texts[i] for i in idx), (arch,), opt, source="batch.litmus", name="fuzzgpu_static")
+        reports = sass.check_cu_source("".join(texts[i] for i in idx), (arch,), opt, source="batch.litmus", name="fuzzgpu_static",
+                                       runtime_header=codegen.CUDA_DECLS)
     except UserError:
         if len(idx) > 1:  # one program's error breaks its batch: check the halves again
             _check_group(programs, texts, idx[: len(idx) // 2], arch, opt, out)
@@ -245,7 +246,8 @@ class StaticBackend:
         key = self._key(program, src)
         res = None if own else _SOURCE_CACHE.get(key)
         if res is None:  # its own check, here (not the pool's: a single program would wait for its round)
-            reports = sass.check_cu_source(src, (arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static")
+            reports = sass.check_cu_source(src, (arch,), self.opt, source=f"{program.name}.litmus", name="fuzzgpu_static",
+                                           runtime_header=codegen.CUDA_DECLS)
             findings = [f.to_dict() for r in reports for f in r.findings]
             notes = [n for r in reports for fn in r.functions for n in fn.notes] + [n for r in reports for n in r.notes]
             # what the oracle could not check: no finding then does not mean "clean" (docs/sass.md)

@@ -63,7 +63,7 @@ from .layout import (  # noqa: F401
     uses_dsm,
     uses_wgmma,
 )
-from .resources import PRELUDE  # noqa: F401
+from .resources import CUDA_DECLS, PRELUDE  # noqa: F401
 from .runnable import (  # noqa: F401
     added_reasons,
     MAX_GRIDS,
@@ -114,6 +114,7 @@ __all__ = [
     "Layout",
     "RoleLayout",
     "PRELUDE",
+    "CUDA_DECLS",
     "CTA_THREADS",
     "INJECTED_FAULTS",
     # names other modules, tests and bench/ use (before the split they were module attributes)

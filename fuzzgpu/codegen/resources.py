@@ -16,3 +16,5 @@ def cuda_text(name: str) -> str:
 # each is emitted after a newline of its own (the source it joins has a blank line before it)
 PRELUDE = "\n" + cuda_text("prelude.cuh")
 HARNESS_HELPERS = "\n" + cuda_text("harness_helpers.cuh")
+#: what nvcc pre-includes for a generated module instead of cuda_runtime.h (fuzzgpu.sass.runtime_header_flags)
+CUDA_DECLS = cuda_text("cuda_decls.cuh")

@@ -120,6 +120,7 @@ from .toolchain import (
     check_cu,
     check_cu_source,
     check_litmus,
+    runtime_header_flags,
     check_ptx,
     compile_cu,
     cubin_arch,
@@ -156,7 +157,7 @@ __all__ = [
     "SassInstr", "SassMemOp", "SassSync", "SassFunction", "SassLoop",
     "Finding", "FunctionReport", "Report",
     "parse_ptx", "parse_sass", "analyse", "analyse_function", "judge_crossing",
-    "exit_status", "compile_cu", "assemble_ptx", "disassemble", "check_path", "check_cu", "check_cu_source",
+    "exit_status", "compile_cu", "assemble_ptx", "disassemble", "check_path", "check_cu", "check_cu_source", "runtime_header_flags",
     "check_ptx", "check_cubin", "check_litmus", "find_tool", "short_name",
     # also used by the CLI, the properties, the semantics table, the tests and bench/
     "DEFAULT_OPT", "VERDICTS", "AsyncAccess", "BEFORE", "AFTER", "BOTH",

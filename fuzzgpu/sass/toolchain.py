@@ -478,15 +478,37 @@ _NOT_ON_TARGET = re.compile(r"not supported on \.target '?sm_\w+|requires \.targ
 
 def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
                     nvcc_flags: Sequence[str] = (), source: str = "<source>", name: str = "kernels",
-                    keep_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> list[Report]:
+                    keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
+                    runtime_header: str | None = None) -> list[Report]:
     """:func:`check_cu` for CUDA source text.  Batch many kernels in one text: one nvcc and one
     nvdisasm call per arch, whatever their number.  Cached by content hash when ``cache_dir`` or
-    ``$FUZZGPU_SASS_CACHE`` is set."""
+    ``$FUZZGPU_SASS_CACHE`` is set.  ``runtime_header``: the text nvcc pre-includes instead of
+    cuda_runtime.h (:func:`runtime_header_flags`)."""
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-src-") as tmp:
         p = Path(tmp) / f"{name}.cu"
         p.write_text(text)
-        return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
-                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)")
+        flags, key, cwd = list(nvcc_flags), text, None
+        if runtime_header is not None:
+            flags += runtime_header_flags(Path(tmp), runtime_header)
+            key, cwd = text + "\0" + runtime_header, tmp
+        return check_cu(p, archs, opt, flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
+                        cache_key=key, shown=f"{shown_path(source)} (generated CUDA)", cwd=cwd)
+
+
+#: the file :func:`runtime_header_flags` writes, named relative to the folder nvcc runs in (its
+#: path stays out of the flags, and so out of the cache keys)
+RUNTIME_HEADER = "fuzzgpu_runtime.cuh"
+
+
+def runtime_header_flags(folder: Path, text: str) -> list[str]:
+    """nvcc's flags to pre-include ``text`` instead of cuda_runtime.h, written to ``folder`` as
+    :data:`RUNTIME_HEADER`: nvcc runs in ``folder`` (gcc looks for an ``-include`` file in its working
+    folder first).  nvcc pre-includes cuda_runtime.h in every compile, and parsing it is most of a
+    call's fixed CPU cost; defining its include guard, ``__CUDA_RUNTIME_H__``, skips it.  For
+    fuzzgpu's generated modules, whose few CUDA declarations ``text`` holds
+    (``fuzzgpu/codegen/cuda_decls.cuh``: the same builtins, so the same PTX and SASS)."""
+    (folder / RUNTIME_HEADER).write_text(text)
+    return ["-D__CUDA_RUNTIME_H__", "-include", RUNTIME_HEADER]
 
 
 def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,
