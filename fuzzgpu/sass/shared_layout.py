@@ -24,6 +24,7 @@ a symbol no group places keeps its PTX offset, and a base no group places gets n
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -199,13 +200,25 @@ def shared_layout(events: Sequence[PtxEvent], sass: Sequence[SassMemOp], skip: f
             comps.setdefault(root, []).append((node, rel))
     syms: dict[str, int] = {}
     bases: dict[str, int] = {}
+    shown = []
     for k, members in enumerate(comps.values(), 1):
         lo = min(rel for (kind, _), rel in members if kind == "sym")  # (every link is a base's to a symbol's)
         for (kind, name), rel in members:
             (syms if kind == "sym" else bases)[name] = k * _WINDOW + rel - lo
-        notes.append("shared-window layout from the SASS (by source line): " + ", ".join(
-            f"{name} at {rel - lo:+#x}" for (kind, name), rel in sorted(members, key=lambda x: x[1]) if kind == "sym"))
+        shown.append("{" + ", ".join(f"{_short(name)} {rel - lo:+#x}" for (kind, name), rel in sorted(members, key=lambda x: x[1])
+                                     if kind == "sym") + "}")
+    if shown:
+        notes.append("shared-window layout from the SASS (by source line; offsets relative within each {}): " + " ".join(shown))
     return SharedLayout(syms, bases, tuple(notes))
+
+
+def _short(symbol: str) -> str:
+    """A function's ``__shared__`` variable by its own name (``_ZZ1kPfPKfE1b``: ``b``), else the symbol."""
+    m = _LOCAL_NAME.search(symbol)
+    return m.group(2) if m and len(m.group(2)) == int(m.group(1)) else symbol
+
+
+_LOCAL_NAME = re.compile(r"E(\d+)([A-Za-z_]\w*)$")
 
 
 def rebased(events: Sequence[PtxEvent], layout: SharedLayout) -> list[PtxEvent]:
