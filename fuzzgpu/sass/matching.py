@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Sequence
+from types import MappingProxyType
+from typing import Mapping, Sequence
 
 from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _mem_class, _ptx_dests, unmatched_sync
 from .sass_parser import SassFunction, SassInstr, SassMemOp
+from .shared_layout import rebased, shared_layout
+
+
+#: no base register's shift known in advance (:func:`_base_deltas`)
+_NO_SHIFTS: Mapping[str, int] = MappingProxyType({})
 
 
 def _sass_mem_class(m: SassMemOp) -> str:
@@ -117,10 +123,11 @@ def _same_address(a: PtxMemOp, b: PtxMemOp, instrs: Sequence[PtxInstr]) -> bool:
     return True
 
 
-def _order_consistent(pairs: Sequence[tuple[PtxMemOp, SassMemOp]]) -> bool:
-    """True when, for every SASS base register, SASS offset - PTX offset is one constant: the mapping
-    agrees with the addresses (ptxas may rebase a pointer, ``[R4.64]`` for ``[%rd1+4]``)."""
-    delta: dict[str, int] = {}
+def _order_consistent(pairs: Sequence[tuple[PtxMemOp, SassMemOp]], known: Mapping[str, int] = _NO_SHIFTS) -> bool:
+    """True when, for every SASS base register, SASS offset - PTX offset is one constant (the one ``known``
+    gives, when it gives one: :mod:`fuzzgpu.sass.shared_layout`): the mapping agrees with the addresses
+    (ptxas may rebase a pointer, ``[R4.64]`` for ``[%rd1+4]``)."""
+    delta: dict[str, int] = dict(known)
     for pm, sm in pairs:
         d = pm.offset - sm.offset
         if delta.setdefault(sm.base, d) != d:
@@ -128,9 +135,11 @@ def _order_consistent(pairs: Sequence[tuple[PtxMemOp, SassMemOp]]) -> bool:
     return True
 
 
-def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, int] | None:
+def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp], known: Mapping[str, int] = _NO_SHIFTS) -> dict[str, int] | None:
     """For each SASS base register, the one shift that maps all its offsets onto PTX offsets; None
-    when some base has no such shift or more than one (ambiguous)."""
+    when some base has no such shift or more than one (ambiguous).  A base whose shift the shared
+    window's layout proves (``known``, :mod:`fuzzgpu.sass.shared_layout`) has that one, when it maps
+    all its offsets onto PTX offsets (else None, as for a base with none)."""
     by_base: dict[str, list[SassMemOp]] = {}
     for m in sass:
         by_base.setdefault(m.base, []).append(m)
@@ -146,7 +155,9 @@ def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, 
             if not common:
                 break
         feasible = sorted(common or ())
-        if len(feasible) > 1 and 0 in feasible:
+        if base in known:
+            feasible = [known[base]] if known[base] in feasible else []
+        elif len(feasible) > 1 and 0 in feasible:
             feasible = [0]  # ptxas addresses from the root pointer itself unless it had to rebase
         if len(feasible) != 1:
             return None
@@ -155,7 +166,7 @@ def _base_deltas(ptx_offsets: set[int], sass: Sequence[SassMemOp]) -> dict[str, 
 
 
 def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp], instrs: Sequence[PtxInstr],
-                 all_mems: Sequence[PtxMemOp] = ()) -> tuple[dict, list, list, set[int]]:
+                 all_mems: Sequence[PtxMemOp] = (), known: Mapping[str, int] = _NO_SHIFTS) -> tuple[dict, list, list, set[int]]:
     """Map the PTX events of one memory class to SASS operations of that class.
 
     1. Same count and the order-wise pairing agrees with the addresses: take it.
@@ -172,12 +183,12 @@ def _match_class(cls: str, evs: list[tuple[int, PtxEvent]], sass: list[SassMemOp
     notes: list[str] = []
     shared: set[int] = set()
     mems = [e.mem for _, e in evs]
-    if len(sass) == len(evs) and _order_consistent(list(zip(mems, sass))):  # type: ignore[arg-type]
+    if len(sass) == len(evs) and _order_consistent(list(zip(mems, sass)), known):  # type: ignore[arg-type]
         for (k, _), m in zip(evs, sass):
             mapping[k] = m
         return mapping, merged, notes, shared
     ptx_offsets = {m.offset for m in mems}  # type: ignore[union-attr]
-    deltas = _base_deltas(ptx_offsets, sass) if sass else None
+    deltas = _base_deltas(ptx_offsets, sass, known) if sass else None
     if deltas is not None:
         voff = {id(m): m.offset + deltas[m.base] for m in sass}
         by_off: dict[int, list[tuple[int, PtxEvent]]] = {}
@@ -351,7 +362,10 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
     of several wider SASS loads holds (:func:`_map_widened`): first per class (family + strength),
     then what is left per family (ptxas encodes the cache operators ``ld.global.cg/.cv/.ca`` as
     ``.STRONG.GPU/.SYS/.SM``).  The events ``skip`` (expansions whose SASS was told by its lines,
-    :func:`claim_expansions`) are not mapped."""
+    :func:`claim_expansions`) are not mapped.  The PTX offsets of the shared variables the SASS places in
+    their window are moved to their places first (:mod:`fuzzgpu.sass.shared_layout`; for the matching only)."""
+    layout = shared_layout(events, sass_mem, skip, _sass_mem_class)
+    events = rebased(events, layout)
     all_mems = [e.mem for e in events if e.mem is not None]
     by_cls_ptx: dict[str, list[tuple[int, PtxEvent]]] = {}
     for k, e in enumerate(events):
@@ -362,11 +376,11 @@ def _map_memory(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], instr
         by_cls_sass.setdefault(_sass_mem_class(m), []).append(m)
     mem_pos: dict[int, SassMemOp] = {}
     merges: list = []
-    notes: list[str] = []
+    notes: list[str] = list(layout.notes)
     shared: set[int] = set()
 
     def take(cls: str, evs: list, ss: list) -> None:
-        mp, mg, nt, sh = _match_class(cls, evs, ss, instrs, all_mems)
+        mp, mg, nt, sh = _match_class(cls, evs, ss, instrs, all_mems, layout.bases)
         notes.extend(n for n in nt if "forwarded" in n or "by order" in n or "loads combined" in n)
         mem_pos.update(mp)
         merges.extend(mg)
