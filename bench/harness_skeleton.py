@@ -11,7 +11,7 @@ question: the harness's nvcc is the largest CPU cost of a GPU campaign).
    ``fz_pre_stress``: ``__noinline__``, which ptxas copies into every kernel that calls them) taken
    out -- a measurement only (that module stresses nothing): what the helpers cost per program.
 3. The skeleton's parts (``ablations``): the same module with one part of every kernel's skeleton taken out
-   -- the stress helpers' calls, the classification (``fz_classify``'s call), both -- and compiled
+   -- the stress helpers' calls, the classification (``fzc_*``, each program's own), both -- and compiled
    otherwise (``-rdc=true``: ptxas compiles a ``__noinline__`` function once rather than once per kernel);
    beside them
    the same programs' static kernels (each thread's code alone: ``codegen.generate_static``), the floor a
@@ -45,8 +45,8 @@ OUT = ROOT / "bench" / "results" / "throughput"
 #: the stress helpers' call sites as codegen.harness writes them (checked: each must be found)
 PRE_STRESS_CALL = "if ((knobs >> 8) & FZ_PRE_STRESS_MASK) fz_pre_stress(scratch, scratch_lines, knobs);"
 STRESS_CALL = re.compile(r"fz_stress\(scratch, scratch_lines, ctlg, [^;]*;")
-#: the classification's call in each kernel (codegen.harness: ``fz_classify(fzt, mem, res, hist, ...)``)
-CLASSIFY_CALL = re.compile(r"fz_classify\(fzt, mem, res, hist, [^;]*;")
+#: the classification's call in each kernel (codegen.harness: ``fzc_<kernel>(mem, res, hist, ...)``)
+CLASSIFY_CALL = re.compile(r"fzc_\w+\(mem, res, hist, [^;]*;")
 
 
 def cpu_of(cmd: list[str], repeat: int) -> float:

@@ -59,8 +59,6 @@ from .values import MAX_BINS, TAGGED, ValueCodec, _value_universe, value_plan
 MAX_SHARED_BINS = 4096
 #: static shared memory a kernel may declare
 STATIC_SHARED_BYTES = 48 * 1024
-#: a classification table's key reads a result word (``FZ_CT_RES``, harness_helpers.cuh), else a global location
-CT_RES = 0x80000000
 #: elements (32-bit) in the box of a harness tensor map: one location's 16-byte slot
 #: (cuTensorMapEncodeTiled: boxDim[0] * element size a multiple of 16 bytes)
 TENSOR_BOX = BULK_SLOT_BYTES // 4
@@ -520,7 +518,7 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         if g == 0:
             w("  if (testing && (mode == 1u || (mode == 0u && epoch > epoch0))) {")
             hist_arg = "fz_hist" if shared_hist else "nullptr"
-            w(f"    fz_classify(fzt, mem, res, hist, {hist_arg}, lcta, ninst, stride, ptab, pmask, epoch, ctl);")
+            w(f"    fzc_{name}(mem, res, hist, {hist_arg}, lcta, ninst, stride, ptab, pmask, epoch, ctl);")
             w("  }")
         w("  if (mode == 0u || mode == 3u) {")
         w("    __syncthreads();")
@@ -539,11 +537,16 @@ def generate_harness(program: Program, kernel: str | None = None, inject: str | 
         w("    }")
         w("  }")
         w("}")
-    # the classification's table (fz_classify, harness_helpers.cuh), written once the test has set res_inits
-    ri = {ks.key: i for i, ks in enumerate(res_keys)}
-    inits = [res_inits[ri[k.key]] if k.key in ri else p.location(str(k.loc)).init for k in keys]
-    table = class_table(keys, res_keys, gl, inits, nbins, n_results, len(p.threads), codec)
-    L.insert(kernel_at - 1, f"__device__ const unsigned fzt[{len(table)}] = {{" + ", ".join(f"{x}u" for x in table) + "};")
+    # the classification, not inlined: its accesses stay out of the test's straight-line code
+    CK: list[str] = []
+    CK.append(f"__device__ __noinline__ void fzc_{name}(const unsigned* mem, const unsigned* res, "
+             "unsigned long long* hist, unsigned* fz_hist, unsigned lcta, unsigned ninst, unsigned stride, "
+             "const FzParams* ptab, unsigned pmask, unsigned long long epoch, unsigned long long* ctl) {")
+    CK.append(f"  constexpr unsigned NG = {NG}u, NRES = {n_results}u, NBINS = {nbins}u;")
+    CK.append("  const unsigned t = threadIdx.x;")
+    _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, CK.append, codec)
+    CK.append("}")
+    L[kernel_at:kernel_at] = CK
     src = "\n".join(L) + "\n"
     spec = HarnessSpec(
         program=p.name,
@@ -719,22 +722,51 @@ def _emit_test(p, lay: Layout, gl, sl, gidx, sidx, res_keys, w: Callable[[str], 
     w(ind + "if ((t & 31u) == 0u) atomicAdd(ctlg + 3, 1ull);")
 
 
-def class_table(keys: Sequence[KeySpec], res_keys: Sequence[KeySpec], gl: Sequence[str], inits: Sequence[int],
-                nbins: int, n_results: int, roles: int, codec: ValueCodec) -> list[int]:
-    """The words of a program's classification table (``fz_classify`` in harness_helpers.cuh: its layout):
-    ``keys`` in radix order, each read from its global location (its index in ``gl``) or its result word (its
-    index in ``res_keys``) and decoded against ``inits[i]``; values as 32-bit two's complement words."""
+def _emit_check(p, keys, res_keys, res_inits, gl, nbins, shared_hist, w, codec: ValueCodec) -> None:
+    ind = "    "
+    w(ind + "// classify the previous launch's instances; the histogram lives on the device")
+    w(ind + "const unsigned long long pe = epoch - 1ull;")
+    w(ind + "FzParams PP;")
+    w(ind + "fz_params(PP, ptab, pmask, pe);")
+    w(ind + "const unsigned inst = (lcta << PP.lb) | t;")
+    w(ind + "const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)NRES * ninst);")
+    w(ind + "const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * NG * stride);")
+    w(ind + "unsigned tmo = 0u;")
+    w(ind + f"for (unsigned k = {len(res_keys)}u; k < {len(res_keys) + len(p.threads)}u; ++k) tmo |= resp[(unsigned long long)k * ninst + inst];")
+    w(ind + "unsigned bin = 0u, mult = 1u; int v;")
     ri = {ks.key: i for i, ks in enumerate(res_keys)}
     gidx = {n: i for i, n in enumerate(gl)}
-    head = [max(1, len(gl)), n_results, nbins, len(res_keys), roles, int(codec.tagged), len(keys)]
-    words: list[int] = []
-    values: list[int] = []
-    at = len(head) + 4 * len(keys)
-    for ks, init in zip(keys, inits, strict=True):
-        where = CT_RES | ri[ks.key] if ks.key in ri else gidx[str(ks.loc)]
-        words += [where, init & 0xFFFFFFFF, len(ks.values), at + len(values)]
-        values += [v & 0xFFFFFFFF for v in ks.values]
-    return head + words + values
+    for ks in keys:
+        if ks.kind == "gloc":
+            j = gidx[ks.loc]
+            slot = _gslot(j, "inst").replace("P.", "PP.")
+            init = p.location(ks.loc).init
+            w(ind + f"{{ unsigned raw = *(volatile const unsigned*)(memp + {slot}); v = {codec.c_decode('raw', 'PP.tagh', init)}; }}")
+        else:
+            k = ri[ks.key]
+            w(ind + f"v = {codec.c_decode(f'resp[{k}ull * ninst + inst]', 'PP.tagh', res_inits[k])};")
+        conds = " ".join(f"v == {val} ? {d}u :" for d, val in enumerate(ks.values))
+        w(ind + f"bin += mult * ({conds} {len(ks.values)}u); mult *= {ks.radix}u;")
+    w(ind + "if (tmo) bin = NBINS;")
+    # provenance: an instance whose bin the host marked (the oracle's forbidden outcomes) is logged
+    # with its launch, instance and every role's where word (fz_where) -- PROV_* in the prelude
+    nroles = len(p.threads)
+    w(ind + "if (bin < FZ_PROV_BINS && ((ctl[FZ_PROV_WATCH + bin / 64u] >> (bin % 64u)) & 1ull)) {")
+    w(ind + "  const unsigned long long slot = atomicAdd(ctl + FZ_PROV_COUNT, 1ull);")
+    w(ind + f"  if (slot < FZ_PROV_CAP) {{ unsigned long long* e = ctl + FZ_PROV_LOG + slot * {2 + nroles}ull;")
+    w(ind + "    e[0] = (pe << 32) | inst; e[1] = bin;")
+    for k in range(nroles):
+        w(ind + f"    e[{2 + k}] = resp[{len(res_keys) + nroles + k}ull * ninst + inst];")
+    w(ind + "  }")
+    w(ind + "}")
+    if shared_hist:
+        w(ind + "for (unsigned b = t; b <= NBINS; b += blockDim.x) fz_hist[b] = 0u;")
+        w(ind + "__syncthreads();")
+        w(ind + "atomicAdd(&fz_hist[bin], 1u);")
+        w(ind + "__syncthreads();")
+        w(ind + "for (unsigned b = t; b <= NBINS; b += blockDim.x) if (fz_hist[b]) atomicAdd(hist + b, (unsigned long long)fz_hist[b]);")
+    else:
+        w(ind + "atomicAdd(hist + bin, 1ull);")
 
 
 def _safe(name: str) -> str:

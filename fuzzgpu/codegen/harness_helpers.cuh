@@ -1,6 +1,6 @@
 #ifndef FUZZGPU_HARNESS_HELPERS
 #define FUZZGPU_HARNESS_HELPERS
-__host__ __device__ __forceinline__ int fz_dec(unsigned raw, unsigned tagh, int init) {
+__device__ __forceinline__ int fz_dec(unsigned raw, unsigned tagh, int init) {
   // a word written in this launch carries its tag; anything else was written before the launch
   return ((raw & 0xffff0000u) == tagh) ? (int)(short)(raw & 0xffffu) : init;
 }
@@ -50,95 +50,10 @@ struct FzParams {
 // of other CTA groups in the neighbouring clusters (else at a random distance: layout.py), bits 8-30 pre-test stress
 // iterations, bit 31 the stress on one word per CTA (fz_stress_word); bits 0-1 shape the host's table
 #define FZ_PRE_STRESS_MASK 0x7fffffu  // (knobs >> 8) & this: the pre-test stress's iterations (backends.base.PRE_STRESS_MAX)
-// the launch tag of launch epoch, in a value word's high half (1..65535: ValueCodec)
-__host__ __device__ __forceinline__ unsigned fz_tagh(unsigned long long epoch) {
-  return ((unsigned)(epoch % 65535ull) + 1u) << 16;
-}
 __device__ __forceinline__ void fz_params(FzParams& P, const FzParams* ptab, unsigned pmask, unsigned long long epoch) {
   P = ptab[(unsigned)epoch & pmask];
-  P.tagh = fz_tagh(epoch);
+  P.tagh = ((unsigned)(epoch % 65535ull) + 1u) << 16;
   P.lb = 31u - __clz(blockDim.x); P.cm = blockDim.x - 1u; P.wm = (blockDim.x >> 5) - 1u;
-}
-// The classification of the previous launch's instances (docs/harness.md, "Outcomes on the device"): one
-// function for every program of a module, driven by the program's table (codegen.harness.class_table, a
-// __device__ const array of words):
-//   [0] NG (global locations' slots), [1] NRES (result words per instance), [2] NBINS (bins; NBINS counts
-//   timeouts), [3] result keys (then a timeout word per role, then a where word per role), [4] roles,
-//   [5] 1: tagged values (fz_dec), 0: exact, [6] keys; from word FZ_CT_HEAD 4 words a key in radix order --
-//   where (a global location's index j, or FZ_CT_RES | a result word's index), the initial value it decodes
-//   against, its values' count and their table offset -- then the values.
-#define FZ_CT_HEAD 7u
-#define FZ_CT_RES 0x80000000u
-// the bin of instance inst of launch pe: each key's value decoded, its digit its index in the key's values
-// (their count: another value), mixed radix (the first key lowest); NBINS when a role timed out
-__host__ __device__ __forceinline__ unsigned fz_class_bin(const unsigned* ct, const unsigned* mem, const unsigned* res,
-                                                          unsigned inst, unsigned ninst, unsigned stride,
-                                                          const FzParams* ptab, unsigned pmask, unsigned long long pe) {
-  const unsigned ng = ct[0], nrk = ct[3], nroles = ct[4], tagged = ct[5], nkeys = ct[6];
-  const unsigned tagh = fz_tagh(pe);
-  const FzParams* row = ptab + ((unsigned)pe & pmask);
-  // the launch's halves of res and mem (they alternate per launch)
-  const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)ct[1] * ninst);
-  const unsigned* memp = mem + (unsigned long long)(pe & 1ull) * ((unsigned long long)ninst * ng * stride);
-  unsigned tmo = 0u;
-  #pragma unroll 1
-  for (unsigned k = nrk; k < nrk + nroles; ++k) tmo |= resp[(unsigned long long)k * ninst + inst];
-  unsigned bin = 0u, mult = 1u;
-  #pragma unroll 1
-  for (unsigned i = 0; i < nkeys; ++i) {
-    const unsigned* key = ct + FZ_CT_HEAD + 4u * i;
-    const unsigned where = key[0], j = where & ~FZ_CT_RES;
-    unsigned raw;
-    if (where & FZ_CT_RES) {
-      raw = resp[(unsigned long long)j * ninst + inst];
-    } else {  // global location j's slot (codegen.layout._gslot)
-      const unsigned long long slot = j == 0u ? (unsigned long long)inst * (ng * stride)
-          : (unsigned long long)((inst * row->F[j] + row->Cc[j]) & (ninst - 1u)) * (ng * stride) + j * stride;
-      raw = *(volatile const unsigned*)(memp + slot);
-    }
-    const int v = tagged ? fz_dec(raw, tagh, (int)key[1]) : (int)raw;
-    const unsigned n = key[2], *vals = ct + key[3];
-    unsigned d = 0u;
-    #pragma unroll 1
-    while (d < n && (int)vals[d] != v) ++d;
-    bin += mult * d;
-    mult *= n + 1u;
-  }
-  return tmo ? ct[2] : bin;
-}
-// classify the previous launch's instance of this thread; the histogram lives on the device (in shared memory,
-// fz_hist, when the kernel has one; else hist).  Not inlined: its accesses stay out of the test's straight-line code
-__device__ __noinline__ void fz_classify(const unsigned* ct, const unsigned* mem, const unsigned* res, unsigned long long* hist,
-                                         unsigned* fz_hist, unsigned lcta, unsigned ninst, unsigned stride,
-                                         const FzParams* ptab, unsigned pmask, unsigned long long epoch,
-                                         unsigned long long* ctl) {
-  const unsigned t = threadIdx.x, NBINS = ct[2], nrk = ct[3], nroles = ct[4];
-  const unsigned long long pe = epoch - 1ull;
-  const unsigned inst = (lcta << (31u - __clz(blockDim.x))) | t;
-  const unsigned bin = fz_class_bin(ct, mem, res, inst, ninst, stride, ptab, pmask, pe);
-  // provenance: an instance whose bin the host marked (the oracle's forbidden outcomes) is logged with its
-  // launch, instance and every role's where word (fz_where)
-  if (bin < FZ_PROV_BINS && ((ctl[FZ_PROV_WATCH + bin / 64u] >> (bin % 64u)) & 1ull)) {
-    const unsigned long long slot = atomicAdd(ctl + FZ_PROV_COUNT, 1ull);
-    if (slot < FZ_PROV_CAP) {
-      const unsigned* resp = res + (unsigned long long)(pe & 1ull) * ((unsigned long long)ct[1] * ninst);
-      unsigned long long* e = ctl + FZ_PROV_LOG + slot * (2ull + nroles);
-      e[0] = (pe << 32) | inst; e[1] = bin;
-      #pragma unroll 1
-      for (unsigned k = 0; k < nroles; ++k) e[2 + k] = resp[(unsigned long long)(nrk + nroles + k) * ninst + inst];
-    }
-  }
-  if (fz_hist) {  // one per CTA (a kernel argument: every thread of the CTA takes this branch or none)
-    #pragma unroll 1
-    for (unsigned b = t; b <= NBINS; b += blockDim.x) fz_hist[b] = 0u;
-    __syncthreads();
-    atomicAdd(&fz_hist[bin], 1u);
-    __syncthreads();
-    #pragma unroll 1
-    for (unsigned b = t; b <= NBINS; b += blockDim.x) if (fz_hist[b]) atomicAdd(hist + b, (unsigned long long)fz_hist[b]);
-  } else {
-    atomicAdd(hist + bin, 1ull);
-  }
 }
 // one stress access pair on a scratch word, pattern 0 store;load 1 store;store 2 load;store 3 load;load
 __device__ __forceinline__ unsigned fz_hammer(unsigned* a, unsigned pattern, unsigned x) {
