@@ -270,3 +270,17 @@ def test_the_launch_parameter_ab_paragraph_is_its_file() -> None:
     assert f"(-{100 * (1 - mid(nlo, nhi) / mid(olo, ohi)):.1f}%)" in page
     (wn, _), (wo, _) = span("new", "plain_s1", 0), span("old", "plain_s1", 0)
     assert f"MP's weak outcomes {wn:.2e} of the instances against {wo:.2e}".replace("e-02", "e-2") in page
+
+
+def test_the_h100_row_at_05bb5d1_and_its_folders_readme_are_its_files() -> None:
+    """The H100 row of nvcc with codegen.CUDA_DECLS: the page's table row and lead, the folder's README, per program
+    run by tool and the classes, are its files'; the CPU per program run fell against 6dc6e2a's row (same machine kind)."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    t, cpu, tools, split, folder, _ = assert_campaign_run(ROOT / "bench" / "results" / "throughput" / "h100-300s-05bb5d1", page)
+    static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
+    assert (f"{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
+            f"{cpu / t['run']:.3f} CPU-s per program run, the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f} of it, "
+            f"the static check {static / t['run']:.3f}") in page
+    before, before_cpu, _ = campaign_row(ROOT / "bench" / "results" / "throughput" / "h100-300s-6dc6e2a")
+    assert f"**{cpu / t['run']:.3f} CPU-s ({before_cpu / before['run']:.3f} there" in folder
+    assert cpu / t["run"] < before_cpu / before["run"]
