@@ -87,8 +87,8 @@ Several GPUs: --gpus all|N|0,2 starts one worker process per GPU (pinned with CU
 all sharing the corpus, the Hypothesis example database and the evidence cache; --workers N does the
 same with N worker processes on the CPU backends (sim, static).  One combined status and report.
 Compiling dominates a GPU campaign (the GPU runs 1e7 instances in a few ms): --workers-per-gpu K puts
-K workers on each GPU, so that K programs compile on the CPU while another runs (default: the CPU cores
-over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).  Each worker's backend
+K workers on each GPU, so that K programs compile on the CPU while another runs (default: five for every
+four CPU cores, over the GPUs; a worker waiting for the GPU sleeps, it does not spin a core).  Each worker's backend
 has its own CUDA context (--gpu-context per-worker, the default; the contexts of several processes
 time-slice the GPU); --gpu-context shared gives each GPU one runner whose --gpu-processes N processes
 (default 1: the GPU's only context) run the programs the workers compile and check.
@@ -170,7 +170,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="known-findings list (default: DIR/known.json when present; 'shipped': the list that comes "
                              "with fuzzgpu, the repository's corpus/known.json): classes counted, never saved")
     parser.add_argument("--workers-per-gpu", type=_workers, default=None, metavar="K",
-                        help="with --gpus: K worker processes per GPU (default: the CPU cores over the GPUs, at least 1; "
+                        help="with --gpus: K worker processes per GPU (default: five for every four CPU cores, over the GPUs, at least 1; "
                              "with --ray 1); several overlap one program's compile on the CPU with another's run on the GPU "
                              "-- the way to more programs per hour")
     parser.add_argument("--gpu-context", default="per-worker", choices=("shared", "per-worker"),

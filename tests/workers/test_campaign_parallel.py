@@ -147,11 +147,11 @@ def test_a_shared_gpu_without_a_gpu_is_the_environment_in_one_line(tmp_path):
     assert not list(tmp_path.glob("fuzzgpu-runner-*"))
 
 
-def test_workers_per_gpu_default_is_the_cores_over_the_gpus():
+def test_workers_per_gpu_default_is_five_for_four_cores_over_the_gpus():
     from fuzzgpu.workers.local import default_workers_per_gpu
 
-    assert default_workers_per_gpu(16, 1) == 16  # one H200 with 16 cores: 16 workers
-    assert default_workers_per_gpu(128, 8) == 16
+    assert default_workers_per_gpu(16, 1) == 20  # one H200 with 16 cores: 20 workers
+    assert default_workers_per_gpu(128, 8) == 20
     assert default_workers_per_gpu(4, 8) == 1  # never fewer than one worker per GPU
     assert default_workers_per_gpu(1, 1) == 1
 
