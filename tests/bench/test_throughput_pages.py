@@ -296,3 +296,19 @@ def test_the_20_worker_row_and_its_folders_readme_are_its_files() -> None:
     assert f"**{t['run_per_hour']:,} programs run per hour against {t16['run_per_hour']:,} ({100 * (t['run_per_hour'] / t16['run_per_hour'] - 1):+.0f}%)**" in folder
     assert f"({cpu / t['run']:.3f} against {cpu16 / t16['run']:.3f})" in folder
     assert t["run_per_hour"] > t16["run_per_hour"] and json.loads((run / "classes.json").read_text())["19"]["findings"] == 1
+
+
+def test_the_static_campaign_figures_are_its_files() -> None:
+    """The 120 s static campaign of 2abbd34: the CPU per judgement and per program checked, on the throughput page and
+    in the README, are its /usr/bin/time output and bench/throughput.py's count of its corpus."""
+    base = ROOT / "bench" / "results" / "throughput" / "static-120s" / "now-2abbd34"
+    t = json.loads(base.with_suffix(".json").read_text())
+    times = dict(line.strip().split(": ", 1) for line in base.with_suffix(".time").read_text().splitlines() if ": " in line)
+    user, sys_ = float(times["User time (seconds)"]), float(times["System time (seconds)"])
+    cpu = user + sys_
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert (f"{t['programs']:,} programs judged ({100 * t['shrink_share']:.1f}% shrink candidates), {t['run']:,} distinct programs "
+            f"checked, user {user:.2f} + sys {sys_:.2f} = {cpu:.1f} CPU-s: **{cpu / t['programs']:.3f} CPU-s per judgement, "
+            f"{cpu / t['run']:.4f} per program checked**") in page
+    assert f"**{cpu / t['programs']:.3f} CPU-s per judged program**" in flat(ROOT / "README.md")
+    assert f"**{cpu / t['run']:.4f} per distinct program checked**" in flat(ROOT / "README.md")
