@@ -95,16 +95,9 @@ def disasm_cpu(cubin: Path) -> float:
 
 
 def static_module(programs: list[Any]) -> str:
-    from fuzzgpu import codegen
-    from fuzzgpu.backends.static import batch_kernel_name
+    from fuzzgpu.backends.static import batch_texts
 
-    parts = []
-    for i, p in enumerate(programs):
-        src = codegen.generate_static(p)
-        for t in p.threads:
-            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
-        parts.append(src)
-    return "\n".join(parts)
+    return "".join(batch_texts(programs).values())
 
 
 def measure(kind: str, source: str, arch: str, repeat: int) -> dict[str, Any]:

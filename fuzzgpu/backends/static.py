@@ -66,6 +66,22 @@ BatchResult = dict[str, list[Any]] | None
 BatchChecker = Callable[[Sequence[Program], str, int], "list[BatchResult] | None"]
 
 
+def batch_texts(programs: Sequence[Program]) -> dict[int, str]:
+    """Each program's static kernels (by its index in ``programs``), each kernel renamed
+    :func:`batch_kernel_name` so that the texts join into one translation unit; a program
+    :func:`codegen.generate_static` refuses is left out."""
+    texts: dict[int, str] = {}
+    for i, p in enumerate(programs):
+        try:
+            src = codegen.generate_static(p)
+        except UserError:
+            continue
+        for t in p.threads:
+            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
+        texts[i] = src
+    return texts
+
+
 def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[BatchResult]:
     """The static check of many programs at once: their kernels (each renamed
     :func:`batch_kernel_name`) in one translation unit, one nvcc and one nvdisasm, the SASS analysis
@@ -82,15 +98,7 @@ def check_batch(programs: Sequence[Program], arch: str, opt: int = 3) -> list[Ba
     with no static kernels, or whose kernels are missing from the batch's SASS.  A batch nvcc
     refuses is split in halves and each half checked again; a program refused on its own is
     ``None`` (its single check says why)."""
-    texts: dict[int, str] = {}
-    for i, p in enumerate(programs):
-        try:
-            src = codegen.generate_static(p)
-        except UserError:
-            continue
-        for t in p.threads:
-            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
-        texts[i] = src
+    texts = batch_texts(programs)
     out: list[BatchResult] = [None] * len(programs)
     _check_group(programs, texts, sorted(texts), arch, opt, out)
     return out

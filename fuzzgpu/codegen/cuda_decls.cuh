@@ -1,9 +1,9 @@
 // ---- fuzzgpu: the CUDA declarations a generated module uses, instead of cuda_runtime.h -------
 // nvcc pre-includes cuda_runtime.h (about 1.3 MB once preprocessed); parsing it is most of an nvcc
 // call's fixed CPU cost. fuzzgpu compiles its own modules with -D__CUDA_RUNTIME_H__ (the header's
-// include guard: it is then skipped) and this file pre-included (codegen.lean_nvcc). The builtins
+// include guard: it is then skipped) and this file pre-included (sass.runtime_header_flags). The builtins
 // below are the ones cuda_runtime.h declares for these names, so the PTX and the SASS are the same
-// (tests/codegen/test_lean_nvcc.py compiles modules both ways and compares them). Compiled without
+// (tests/codegen/test_runtime_header.py compiles modules both ways and compares them). Compiled without
 // that guard, cuda_runtime.h is there and this file declares nothing.
 #if !defined(__CUDA_RUNTIME_API_H__) && !defined(FUZZGPU_CUDA_DECLS)
 #define FUZZGPU_CUDA_DECLS

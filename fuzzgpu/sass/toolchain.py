@@ -553,6 +553,8 @@ def check_litmus(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DE
     if lacking and (chosen or not use):
         a, r = next(iter(lacking.items()))
         raise UserError(f"{path}: {'; '.join(r)} (--arch names the targets to check)")
-    reports = check_cu_source(cu, use, opt, nvcc_flags, source=str(path), name=path.stem, keep_dir=keep_dir)
+    # compiled as the static backend compiles it (codegen.CUDA_DECLS: the same SASS as with cuda_runtime.h)
+    reports = check_cu_source(cu, use, opt, nvcc_flags, source=str(path), name=path.stem, keep_dir=keep_dir,
+                              runtime_header=codegen.CUDA_DECLS)
     note = tuple(f"not checked for {a}: {'; '.join(r)}" for a, r in lacking.items())
     return [dataclasses.replace(rep, notes=rep.notes + note) for rep in reports] if note else reports

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from fuzzgpu import codegen, litmus, sass
-from fuzzgpu.backends.cuda import compile_module
-from fuzzgpu.backends.static import StaticBackend, batch_kernel_name
+from fuzzgpu.backends.cuda import CompileError, compile_module
+from fuzzgpu.backends.static import StaticBackend, batch_texts
 from fuzzgpu.ir import Program
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or sass.find_tool("nvdisasm") is None,
@@ -71,14 +71,8 @@ def static_modules(programs: list[Program]) -> Iterator[tuple[str, str]]:
     """(arch, source) of the static kernels of ``programs`` batched as ``backends.static.check_batch`` does."""
     backend = StaticBackend("sm_90")
     by_arch: dict[str, list[str]] = {}
-    for i, p in enumerate(programs):
-        try:
-            src = codegen.generate_static(p)
-        except codegen.Unrunnable:
-            continue
-        for t in p.threads:
-            src = src.replace(f" {codegen.static_kernel_name(t.name)}(unsigned* base)", f" {batch_kernel_name(i, t.name)}(unsigned* base)")
-        by_arch.setdefault(backend.arch_for(p), []).append(src)
+    for i, src in batch_texts(programs).items():
+        by_arch.setdefault(backend.arch_for(programs[i]), []).append(src)
     for arch, texts in sorted(by_arch.items()):
         for i in range(0, len(texts), CHUNK):
             yield arch, "".join(texts[i : i + CHUNK])
@@ -133,5 +127,5 @@ def test_a_module_with_a_name_the_declarations_lack_does_not_compile() -> None:
     # a silent difference (atomicCAS is not used by the generated code, so not declared)
     src = codegen.PRELUDE + '__global__ void k(unsigned* p) { atomicCAS(p, 0u, 1u); }\n'
     compile_module(src, "sm_90", use_cache=False, runtime_header=None)
-    with pytest.raises(Exception, match="atomicCAS"):
+    with pytest.raises(CompileError, match="atomicCAS"):
         compile_module(src, "sm_90", use_cache=False, runtime_header=codegen.CUDA_DECLS)
