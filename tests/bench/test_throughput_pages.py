@@ -322,3 +322,23 @@ def test_the_static_campaigns_second_seed_is_its_files() -> None:
     assert (f"{t['programs']:,} programs judged, {t['run']:,} distinct programs checked, {cpu:.1f} CPU-s: "
             f"{cpu / t['programs']:.3f} per judgement, {cpu / t['run']:.4f} per program checked") in flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     assert f"{cpu / t['run']:.4f} with seed 6" in flat(ROOT / "README.md") and cpu / t["run"] <= 0.10
+
+
+def test_the_runtime_header_figures_are_the_stage_compare_and_the_rows() -> None:
+    """What docs/harness.md, the throughput page and the README quote of nvcc with codegen.CUDA_DECLS: the stage
+    profile's before/after (stages-compare-runtime-header.json) and the H100 rows of 05bb5d1."""
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "stages-compare-runtime-header.json").read_text())
+    now, before = doc["stages"], doc["before"]["stages"]
+
+    def ms(stages: dict, key: str) -> str:
+        return f"{stages[key]['cpu_ms_per_program']:.0f}"
+
+    assert (f"a one-program harness module {ms(before, 'compile (single)')} → {ms(now, 'compile (single)')} CPU ms"
+            in flat(ROOT / "docs" / "harness.md"))
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    b16, n16 = before["compile (batch16)"]["cpu_ms_per_program"], now["compile (batch16)"]["cpu_ms_per_program"]
+    assert f"a one-program harness nvcc {ms(before, 'compile (single)')} -> {ms(now, 'compile (single)')} CPU ms, a batch of 16 {b16} -> {n16}" in page
+    readme = flat(ROOT / "README.md")
+    for run, worded in (("h100-300s-05bb5d1", "{rph:,} runs/h, {cpu:.3f} CPU-s each"), ("h100-300s-05bb5d1-w20", "{rph:,} runs/h")):
+        t, cpu, _ = campaign_row(ROOT / "bench" / "results" / "throughput" / run)
+        assert worded.format(rph=t["run_per_hour"], cpu=cpu / t["run"]) in readme
