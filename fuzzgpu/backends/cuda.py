@@ -113,7 +113,7 @@ def compile_module(
         cu.write_text(source)
         lean = runtime_header_flags(Path(tmp), runtime_header) if runtime_header is not None else []
         cmd = [nvcc, "-cubin", f"-arch={arch}", *flags, *lean, "-keep", "-keep-dir", str(keep), "-o", str(out), str(cu)]
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             msg = (r.stderr or r.stdout).strip().splitlines()
             raise CompileError(f"nvcc failed ({arch}): " + " | ".join(msg[:6]))

@@ -412,8 +412,12 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
              keep_dir: str | Path | None = None, cache_dir: str | Path | None = None,
              cache_key: str | None = None, shown: str | None = None,
              virtual: Mapping[str, str] | None = None, cwd: str | None = None,
-             file_cache: str | Path | None = None, defaults: bool = False) -> list[Report]:
+             file_cache: str | Path | None = None, defaults: bool = False,
+             runtime_header: str | None = None) -> list[Report]:
     """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
+
+    ``runtime_header``: what nvcc pre-includes instead of cuda_runtime.h (:func:`runtime_header_flags`;
+    fuzzgpu's generated sources); its flags are the compile's own, not the user's, so no report shows them.
 
     ``defaults``: the archs are the default ones, not the user's: an arch whose ptxas refuses an
     instruction of the source (``not supported on .target 'sm_90'``: sm_90a-only wgmma, tensormap) is
@@ -442,11 +446,13 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
             v = virt.get(arch, "")
 
             def make() -> tuple[str, str]:
-                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, nvcc_flags, shown, v, cwd)
+                lean = runtime_header_flags(Path(tmp), runtime_header) if runtime_header is not None else []
+                ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, [*nvcc_flags, *lean], shown, v, cwd)
                 return ptx_text, disassemble(cubin)
             key = cache_key if cache_key is not None else (
                 "pp:" + preprocessed_hash(path, arch, nvcc_flags, v, cwd, shown) if file_cache is not None else "")
-            ptx_text, sass_text = _with_cache(cache, ("cu", key, arch, v, str(opt), *nvcc_flags), make)
+            header = () if runtime_header is None else ("runtime header", runtime_header)
+            ptx_text, sass_text = _with_cache(cache, ("cu", key, arch, v, str(opt), *nvcc_flags, *header), make)
             rep = analysed(ptx_text, sass_text, arch, src_name,
                            () if cache_key is not None else (path if cwd is None or path.is_absolute() else Path(cwd) / path,),
                            nvcc_flags)
@@ -487,28 +493,24 @@ def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = 
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-sass-src-") as tmp:
         p = Path(tmp) / f"{name}.cu"
         p.write_text(text)
-        flags, key, cwd = list(nvcc_flags), text, None
-        if runtime_header is not None:
-            flags += runtime_header_flags(Path(tmp), runtime_header)
-            key, cwd = text + "\0" + runtime_header, tmp
-        return check_cu(p, archs, opt, flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
-                        cache_key=key, shown=f"{shown_path(source)} (generated CUDA)", cwd=cwd)
+        return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
+                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)", runtime_header=runtime_header)
 
 
-#: the file :func:`runtime_header_flags` writes, named relative to the folder nvcc runs in (its
-#: path stays out of the flags, and so out of the cache keys)
+#: the file :func:`runtime_header_flags` writes
 RUNTIME_HEADER = "fuzzgpu_runtime.cuh"
 
 
 def runtime_header_flags(folder: Path, text: str) -> list[str]:
     """nvcc's flags to pre-include ``text`` instead of cuda_runtime.h, written to ``folder`` as
-    :data:`RUNTIME_HEADER`: nvcc runs in ``folder`` (gcc looks for an ``-include`` file in its working
-    folder first).  nvcc pre-includes cuda_runtime.h in every compile, and parsing it is most of a
-    call's fixed CPU cost; defining its include guard, ``__CUDA_RUNTIME_H__``, skips it.  For
+    :data:`RUNTIME_HEADER` (a temporary folder of the compile: the caller keys its cache by ``text``,
+    not by these flags).  nvcc pre-includes cuda_runtime.h in every compile, and parsing it is most of
+    a call's fixed CPU cost; defining its include guard, ``__CUDA_RUNTIME_H__``, skips it.  For
     fuzzgpu's generated modules, whose few CUDA declarations ``text`` holds
     (``fuzzgpu/codegen/cuda_decls.cuh``: the same builtins, so the same PTX and SASS)."""
-    (folder / RUNTIME_HEADER).write_text(text)
-    return ["-D__CUDA_RUNTIME_H__", "-include", RUNTIME_HEADER]
+    path = folder / RUNTIME_HEADER
+    path.write_text(text)
+    return ["-D__CUDA_RUNTIME_H__", "-include", str(path)]
 
 
 def check_ptx(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAULT_OPT,

@@ -129,3 +129,12 @@ def test_a_module_with_a_name_the_declarations_lack_does_not_compile() -> None:
     compile_module(src, "sm_90", use_cache=False, runtime_header=None)
     with pytest.raises(CompileError, match="atomicCAS"):
         compile_module(src, "sm_90", use_cache=False, runtime_header=codegen.CUDA_DECLS)
+
+
+def test_fuzzgpu_sass_on_a_litmus_file_shows_none_of_the_compiles_own_flags() -> None:
+    # the declarations' define is how fuzzgpu compiles its generated kernels, not a define of the user's
+    # build: a report names the user's defines only (it printed "-D __CUDA_RUNTIME_H__" before)
+    (rep,) = sass.check_litmus(ROOT / "tests" / "litmus" / "core" / "CoWW.litmus", ("sm_90",))
+    assert rep.defines == () and "__CUDA_RUNTIME_H__" not in str(rep.to_dict())
+    (rep,) = sass.check_litmus(ROOT / "tests" / "litmus" / "core" / "CoWW.litmus", ("sm_90",), nvcc_flags=("-DUSER_FLAG=1",))
+    assert rep.defines == ("USER_FLAG=1",)
