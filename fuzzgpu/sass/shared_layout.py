@@ -24,11 +24,11 @@ a symbol no group places keeps its PTX offset, and a base no group places gets n
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from .ptx_ir import PtxEvent
-from .names import demangle
 from .sass_parser import SassMemOp
 
 #: the distance between two components' windows (far beyond any shared window, 228 KiB)
@@ -213,9 +213,12 @@ def shared_layout(events: Sequence[PtxEvent], sass: Sequence[SassMemOp], skip: f
 
 
 def _short(symbol: str) -> str:
-    """A function's ``__shared__`` variable by its own name (``_ZZ1kPfPKfE1b``, ``k(float*, float const*)::b``:
-    ``b``), else the symbol as it is."""
-    return demangle(symbol).rsplit("::", 1)[-1]
+    """A function's ``__shared__`` variable by its own name (``_ZZ1kPfPKfE1b``: ``b``), else the symbol."""
+    m = _LOCAL_NAME.search(symbol)
+    return m.group(2) if m and len(m.group(2)) == int(m.group(1)) else symbol
+
+
+_LOCAL_NAME = re.compile(r"E(\d+)([A-Za-z_]\w*)$")
 
 
 def rebased(events: Sequence[PtxEvent], layout: SharedLayout) -> list[PtxEvent]:
