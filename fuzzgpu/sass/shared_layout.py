@@ -213,7 +213,9 @@ def shared_layout(events: Sequence[PtxEvent], sass: Sequence[SassMemOp], skip: f
 
 
 def _short(symbol: str) -> str:
-    """A function's ``__shared__`` variable by its own name (``_ZZ1kPfPKfE1b``: ``b``), else the symbol."""
+    """A function's ``__shared__`` variable by its own name (``_ZZ1kPfPKfE1b``: ``b``), else the symbol.  Read
+    off the mangled name's last component, not by :func:`fuzzgpu.sass.names.demangle`: that may run a
+    demangler program (``toolchain``), which the analysis modules must not import (an import cycle)."""
     m = _LOCAL_NAME.search(symbol)
     return m.group(2) if m and len(m.group(2)) == int(m.group(1)) else symbol
 
