@@ -44,7 +44,7 @@
 #                            while shrinking (bench/throughput.py)                  -> throughput/ TIME+5 min
 #                            (STAGES=0 skips the stage profile; KNOWN=FILE passes --known; CTX=shared|per-worker
 #                            passes --gpu-context (default: the campaign's, per-worker); POOL=0 passes --no-static-pool, POOL=1
-#                            --static-pool (default: the campaign's, on from 4 workers)
+#                            --static-pool (default: the campaign's, on from 4 workers); WINDOW=S passes --static-pool-window S
 #                            (the workers' static checks in one pool process; its counters: corpus/.fuzzgpu/static-pool.json); CLASSES=1 adds
 #                            the bug classes found (bench/discovery_classes.py) and each entry's SASS;
 #                            the CPU seconds of the campaign's every process go to cpu.json, split by
@@ -294,7 +294,7 @@ throughput)
 t = time.time(); rc = subprocess.call(sys.argv[2:]); u = resource.getrusage(resource.RUSAGE_CHILDREN)
 json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime, 'sys_s': u.ru_stime}, open(sys.argv[1], 'w'))" \
     "$x/cpu.json" $F campaign --profile all --backend cuda --property race --time "$TIME" --corpus "$x/corpus" --seed 92 --no-live \
-      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} ${CTX:+--gpu-context "$CTX"} ${POOL:+$([ "$POOL" = 0 ] && echo --no-static-pool || echo --static-pool)} \
+      --gpus 1 --workers-per-gpu "${W:-8}" ${KNOWN:+--known "$KNOWN"} ${CTX:+--gpu-context "$CTX"} ${POOL:+$([ "$POOL" = 0 ] && echo --no-static-pool || echo --static-pool)} ${WINDOW:+--static-pool-window "$WINDOW"} \
       --json > "$x/campaign.json" 2> "$x/campaign.txt" &
   wrapper=$!
   # the CPU by process: the workers' Python, their backends' Python, the backends' nvcc and nvdisasm

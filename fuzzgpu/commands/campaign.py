@@ -185,8 +185,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--static-pool", action=argparse.BooleanOptionalAction, default=None,
                         help="with --gpus or --workers N (not sim, not --ray): one process checks the static kernels of every "
                              "worker's batches together, each program once (fewer nvcc and nvdisasm start-ups; a worker may wait "
-                             "up to half a second for the others' batches before its own is checked). Default: on with 4 "
+                             "--static-pool-window for the others' batches before its own is checked). Default: on with 4 "
                              "local workers or more on a compiling backend, else off")
+    parser.add_argument("--static-pool-window", type=_seconds(10.0), default=None, metavar="SECONDS",
+                        help="with the static-check pool: how long it gathers the workers' batches after the first arrived "
+                             "before it checks them together (default 0.5; longer: fewer, larger checks, a longer wait)")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")
@@ -313,6 +316,8 @@ def refuse_static_pool(args: argparse.Namespace, workers: int | None = None) -> 
     refused (one line, exit 2) with ``--backend sim``, ``--ray``, or ``workers`` (when known) fewer than two."""
     from ..errors import UserError
 
+    if args.static_pool_window is not None and (args.static_pool is False or args.backend == "sim" or args.ray is not None):
+        raise UserError("--static-pool-window is the static-check pool's: not with --no-static-pool, --backend sim or --ray")
     if args.static_pool is not True:
         return
     if args.backend == "sim" or args.ray is not None:
@@ -375,7 +380,7 @@ def run_parallel_cli(args: argparse.Namespace) -> int:
                        watchdog=args.watchdog or DEFAULT_WATCHDOG, max_findings=args.max_findings, out=_progress(args),
                        same_seed=args.same_seed, per_gpu=per_gpu, gpu_fault=args.gpu_fault, known=args.known,
                        gpu_context=args.gpu_context, gpu_processes=args.gpu_processes or 1,
-                       static_pool=static_pool_on(args, workers))
+                       static_pool=static_pool_on(args, workers), static_pool_window=args.static_pool_window)
     return _parallel_report(args, res)
 
 

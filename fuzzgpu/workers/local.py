@@ -159,14 +159,16 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                  sim_fault: str | None, workers: int, gpus: list[str] | None, watchdog: float,
                  max_findings: int | None, out: Any = None, status_every: float = 2.0, same_seed: bool = False,
                  per_gpu: int = 1, gpu_fault: str | None = None, known: str | None = None,
-                 gpu_context: str = "per-worker", gpu_processes: int = 1, static_pool: bool = False) -> dict[str, Any]:
+                 gpu_context: str = "per-worker", gpu_processes: int = 1, static_pool: bool = False,
+                 static_pool_window: float | None = None) -> dict[str, Any]:
     """Start ``per_gpu`` campaign workers per GPU (or ``workers`` on the CPU), aggregate, write the
     report.  Worker ``i`` of a GPU run is pinned to ``gpus[i % len(gpus)]``: several workers per
     GPU overlap one program's compile (CPU) with another's run (GPU).  ``gpu_context`` ``shared``
     (the cuda backend): one GPU runner process per GPU owns its only CUDA context and runs the
     programs its workers compile (fuzzgpu.workers.gpu_runner); ``per-worker``: each worker's backend
     process has its own context; ``gpu_processes``: the runner's GPU processes (each a context);
-    ``static_pool``: the workers' static checks go to one pool process (fuzzgpu.workers.static_pool).
+    ``static_pool``: the workers' static checks go to one pool process (fuzzgpu.workers.static_pool), which
+    gathers their batches for ``static_pool_window`` seconds (default its ``WINDOW_S``).
     ``shared`` with the sim backend: one runner process runs every
     worker's sim runs (the runner tested on the CPU; the command line never asks for it)."""
     from ..campaign import combine_states, write_combined_report
@@ -249,7 +251,8 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             from .static_pool import PoolHandle
 
             try:
-                pool = PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog))
+                pool = PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog),
+                                  **({} if static_pool_window is None else {"window": static_pool_window}))
             except EnvError as e:  # nothing depends on it (as when it cannot be restarted, below)
                 print(f"{e}; the workers check their batches alone", file=out, flush=True)
         for i, wid in enumerate(ids):

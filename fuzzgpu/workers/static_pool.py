@@ -83,6 +83,8 @@ class PoolCounters(ServiceCounters):
     #: check_batch calls and the programs they checked
     checks: int = 0
     checked: int = 0
+    #: how long a round gathers requests (``campaign --static-pool-window``)
+    window_s: float = WINDOW_S
 
 
 def plan(requests: Sequence[CheckRequest], kept: Recent[tuple[str, int, Program], Result],
@@ -239,7 +241,7 @@ def serve(address: str, key: bytes, state: str, ready: Any, window: float = WIND
 
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign stops it (SIGTERM)
-    counters = PoolCounters()
+    counters = PoolCounters(window_s=window)
 
     def checkers() -> Any:
         # the checks in processes of their own (the SASS analysis is Python: threads would share one

@@ -117,20 +117,25 @@ def test_two_workers_share_the_pool_and_a_worker_without_it_checks_alone(tmp_pat
 def test_a_parallel_static_campaign_checks_its_workers_batches_in_the_pool(tmp_path) -> None:
     corpus = tmp_path / "c"
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", "--backend", "static", "--profile", "all", "--workers", "2",
-                        "--static-pool", "--time", "20", "--seed", "5", "--no-live", "--corpus", str(corpus)],
+                        "--static-pool", "--static-pool-window", "0.8", "--time", "20", "--seed", "5", "--no-live",
+                        "--corpus", str(corpus)],
                        check=False, capture_output=True, text=True, timeout=240)
     assert r.returncode in (0, 1), r.stdout[-2000:] + r.stderr[-2000:]
     counters = json.loads((corpus / ".fuzzgpu" / "static-pool.json").read_text())
     assert counters["clients"] == 2 and counters["requests"] > 0 and counters["checks"] > 0
+    assert counters["window_s"] == 0.8  # --static-pool-window reached the pool
     assert counters["checked"] <= counters["programs"]
 
 
 @pytest.mark.parametrize("args, said", [
     (["--backend", "static"], "give --gpus or --workers N (N >= 2)"),
     (["--backend", "sim", "--workers", "2"], "not with --backend sim or --ray"),
+    (["--backend", "static", "--workers", "4", "--no-static-pool", "--static-pool-window", "1"], "not with --no-static-pool"),
+    (["--backend", "static", "--workers", "4", "--static-pool-window", "0"], "above 0"),
 ])
 def test_static_pool_refused_where_it_cannot_pool(tmp_path, args, said) -> None:
-    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *args, "--static-pool", "--time", "1", "--no-live",
+    pool = [] if "--no-static-pool" in args else ["--static-pool"]
+    r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *args, *pool, "--time", "1", "--no-live",
                         "--corpus", str(tmp_path / "c")], check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "c" / ".fuzzgpu" / "static-pool.json").exists()
