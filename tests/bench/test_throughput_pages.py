@@ -298,6 +298,46 @@ def test_the_20_worker_row_and_its_folders_readme_are_its_files() -> None:
     assert t["run_per_hour"] > t16["run_per_hour"] and json.loads((run / "classes.json").read_text())["19"]["findings"] == 1
 
 
+A464825 = tuple(ROOT / "bench" / "results" / "throughput" / f"h100-300s-a464825-{s}" for s in ("w20", "w20-repeat", "window0.25", "window1.5"))
+
+
+def nvdisasm_per_call(run: Path) -> float:
+    d = json.loads((run / "tools.json").read_text())["nvdisasm static"]
+    return float(d["cpu_s"]) / d["calls"]
+
+
+def test_the_h100_rows_at_a464825_and_their_folders_readmes_are_their_files() -> None:
+    """The four runs of one sitting (nvdisasm without its dataflow analysis; the pool's window 0.5, again, 0.25, 1.5 s):
+    the page's rows, each folder's README, the page's lead and the README's figures are their files'; what the
+    window's default (0.5 s) and the nvdisasm change rest on holds in them."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    first, again, short, long_ = A464825
+    t1, cpu1, _, _, folder, _ = assert_campaign_run(first, page, absent=("12", "13"))
+    t2, cpu2, _, _, _, _ = assert_campaign_run(again, page, absent=("12", "13"))
+    ts, _, cells_s = campaign_row(short)
+    tl, _, cells_l = campaign_row(long_)
+    for run, t, cells in ((short, ts, cells_s), (long_, tl, cells_l)):
+        assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
+        assert_folder_readme(run, flat(run / "README.md"))
+        assert json.loads((run / "throughput.json").read_text())["static_pool"]["window_s"] == (0.25 if run is short else 1.5)
+    assert (f"**{t1['run_per_hour']:,} and {t2['run_per_hour']:,} programs run per hour ({t1['gpu_programs_1e7_per_hour']:,} and "
+            f"{t2['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu1 / t1['run']:.3f} and {cpu2 / t2['run']:.3f} CPU-s per "
+            f"program run**") in page
+    assert f"1.5 s made {tl['run_per_hour']:,} runs/h" in page and f"0.25 s {ts['run_per_hour']:,}" in page
+    assert tl["run_per_hour"] < min(t1["run_per_hour"], t2["run_per_hour"])  # the longer window lost runs
+    # nvdisasm a call, against the 05bb5d1 row of a machine of the same kind
+    calls = sorted(nvdisasm_per_call(r) for r in (first, again))
+    before = nvdisasm_per_call(ROOT / "bench" / "results" / "throughput" / "h100-300s-05bb5d1-w20")
+    assert f"nvdisasm {calls[0]:.3f}-{calls[1]:.3f} CPU-s a call against {before:.3f}" in page
+    assert calls[1] < before
+    rows = [(r.name.split("a464825-")[1], campaign_row(r)) for r in A464825]
+    for label, (t, cpu, _) in rows:
+        assert f"{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,}) | {cpu / t['run']:.3f} |" in folder, label
+    readme = flat(ROOT / "README.md")
+    assert (f"{t1['run_per_hour']:,} and {t2['run_per_hour']:,} runs/h in two runs, {cpu1 / t1['run']:.3f} and "
+            f"{cpu2 / t2['run']:.3f} CPU-s each, nvdisasm {calls[0]:.3f}-{calls[1]:.3f} CPU-s a call against {before:.3f}") in readme
+
+
 def test_the_static_campaign_figures_are_its_files() -> None:
     """The 120 s static campaign of 2abbd34: the CPU per judgement and per program checked, on the throughput page and
     in the README, are its /usr/bin/time output and bench/throughput.py's count of its corpus."""
