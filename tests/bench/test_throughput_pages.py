@@ -333,6 +333,17 @@ def test_the_h100_rows_at_a464825_and_their_folders_readmes_are_their_files() ->
     rows = [(r.name.split("a464825-")[1], campaign_row(r)) for r in A464825]
     for label, (t, cpu, _) in rows:
         assert f"{t['run_per_hour']:,} ({t['gpu_programs_1e7_per_hour']:,}) | {cpu / t['run']:.3f} |" in folder, label
+    # the VM's before/after of the same change, twice (bench/stages.py --compare)
+    pairs = []
+    for label in ("compare-ndf", "compare-ndf-again"):
+        doc = json.loads((ROOT / "bench" / "results" / "throughput" / f"stages-{label}.json").read_text())
+        now, was = doc["stages"], doc["before"]["stages"]
+        for key in ("sass (batch16)", "sass (single)"):
+            pairs.append((key, was[key]["cpu_ms_per_program"], now[key]["cpu_ms_per_program"]))
+            assert now[key]["cpu_ms_per_program"] < was[key]["cpu_ms_per_program"]
+    b = [f"{w} -> {n}" for k, w, n in pairs if k == "sass (batch16)"]
+    one = [f"{w} -> {n}" for k, w, n in pairs if k == "sass (single)"]
+    assert f"the static check of a batch of 16, {b[0]} and {b[1]} CPU ms a program, one program alone {one[0]} and {one[1]}" in page
     readme = flat(ROOT / "README.md")
     assert (f"{t1['run_per_hour']:,} and {t2['run_per_hour']:,} runs/h in two runs, {cpu1 / t1['run']:.3f} and "
             f"{cpu2 / t2['run']:.3f} CPU-s each, nvdisasm {calls[0]:.3f}-{calls[1]:.3f} CPU-s a call against {before:.3f}") in readme
