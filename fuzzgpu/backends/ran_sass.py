@@ -155,7 +155,7 @@ def check_module(cubin: bytes, ptx: bytes, name: str = "harness") -> ModuleCheck
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-ran-") as tmp:
         path = Path(tmp) / "ran.cubin"
         path.write_bytes(cubin)
-        sass_text = sass.disassemble(path)
+        sass_text = sass.disassemble(path, ndf_first=True)  # the harness: fuzzgpu's generated code
     arch = sass.ptx_target(ptx_text) or sass.cubin_arch(sass_text)
     return ModuleCheck(sass.analysed(ptx_text, sass_text, arch, name), sass.ptx_source_lines(ptx_text),
                        sass.parse_sass(sass_text))

@@ -279,21 +279,24 @@ def assemble_ptx(ptx: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, ptx
 _DATAFLOW_ANNOTATED = re.compile(r"\b(?:BRXU?|JMXU?|STL|LDL)\b")
 
 
-def disassemble(cubin: Path) -> str:
+def disassemble(cubin: Path, ndf_first: bool = False) -> str:
     """SASS text of a cubin: ``nvdisasm -c -gi`` when found, else ``cuobjdump -sass``.
 
-    nvdisasm runs first without its dataflow analysis (``-ndf``: about a tenth of a CPU second less
-    a call, a quarter of a small cubin's), and again with it only when the listing has an
-    instruction the analysis annotates (:data:`_DATAFLOW_ANNOTATED`): the text is the one a plain
-    ``nvdisasm -c -gi`` prints either way (``tests/sass/test_disassemble.py``)."""
+    ``ndf_first`` (fuzzgpu's generated kernels: the static check's, the harness's): nvdisasm runs
+    first without its dataflow analysis (``-ndf``: about a tenth of a CPU second less a call, a
+    quarter of a small cubin's), and again with it only when the listing has an instruction the
+    analysis annotates (:data:`_DATAFLOW_ANNOTATED`): the text is the one a plain ``nvdisasm -c -gi``
+    prints either way (``tests/sass/test_disassemble.py``).  Not for a user's kernels, whose spills
+    and jump tables would make most calls two (a large cubin's ``-ndf`` pass costs ~85% of a full one)."""
     nvd = find_tool("nvdisasm")
     if nvd:
         # -gi: the source line of each instruction with its inlining chain (comments; nothing
         # without line info)
         names = {arg_path(cubin): shown_path(cubin)}
-        quick = _run([nvd, "-c", "-gi", "-ndf", arg_path(cubin)], "nvdisasm", names).stdout
-        if not _DATAFLOW_ANNOTATED.search(quick):
-            return quick
+        if ndf_first:
+            quick = _run([nvd, "-c", "-gi", "-ndf", arg_path(cubin)], "nvdisasm", names).stdout
+            if not _DATAFLOW_ANNOTATED.search(quick):
+                return quick
         return _run([nvd, "-c", "-gi", arg_path(cubin)], "nvdisasm", names).stdout
     cuo = find_tool("cuobjdump")
     if cuo:
@@ -427,11 +430,12 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
              cache_key: str | None = None, shown: str | None = None,
              virtual: Mapping[str, str] | None = None, cwd: str | None = None,
              file_cache: str | Path | None = None, defaults: bool = False,
-             runtime_header: str | None = None) -> list[Report]:
+             runtime_header: str | None = None, generated: bool = False) -> list[Report]:
     """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
 
     ``runtime_header``: what nvcc pre-includes instead of cuda_runtime.h (:func:`runtime_header_flags`;
     fuzzgpu's generated sources); its flags are the compile's own, not the user's, so no report shows them.
+    ``generated``: the file is fuzzgpu's generated code (:func:`disassemble`'s ``ndf_first``).
 
     ``defaults``: the archs are the default ones, not the user's: an arch whose ptxas refuses an
     instruction of the source (``not supported on .target 'sm_90'``: sm_90a-only wgmma, tensormap) is
@@ -462,7 +466,7 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
             def make() -> tuple[str, str]:
                 lean = runtime_header_flags(Path(tmp), runtime_header) if runtime_header is not None else []
                 ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, [*nvcc_flags, *lean], shown, v, cwd)
-                return ptx_text, disassemble(cubin)
+                return ptx_text, disassemble(cubin, ndf_first=generated)
             key = cache_key if cache_key is not None else (
                 "pp:" + preprocessed_hash(path, arch, nvcc_flags, v, cwd, shown) if file_cache is not None else "")
             header = () if runtime_header is None else ("runtime header", runtime_header)
@@ -508,7 +512,8 @@ def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = 
         p = Path(tmp) / f"{name}.cu"
         p.write_text(text)
         return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
-                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)", runtime_header=runtime_header)
+                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)", runtime_header=runtime_header,
+                        generated=True)
 
 
 #: the file :func:`runtime_header_flags` writes

@@ -421,7 +421,7 @@ def _sass_text(program: Any, backend: str) -> str | None:
             cu = Path(d) / "program.cu"
             cu.write_text(src)
             _, cubin = sass.compile_cu(cu, "sm_90", Path(d))
-            return sass.disassemble(cubin)
+            return sass.disassemble(cubin, ndf_first=True)
     except Exception:  # noqa: BLE001 -- best effort: the .litmus and the fault are the record
         return None
 

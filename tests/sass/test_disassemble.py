@@ -1,6 +1,6 @@
-"""``sass.disassemble`` runs nvdisasm without its dataflow analysis (``-ndf``: issue 29, a tenth of a CPU
-second of each static check) and again with it only when the listing has an instruction the analysis
-annotates.  That is only allowed if the text is the one plain ``nvdisasm -c -gi`` prints: checked here
+"""``sass.disassemble(..., ndf_first=True)`` (fuzzgpu's generated kernels) runs nvdisasm without its dataflow
+analysis (``-ndf``: issue 29, a tenth of a CPU second of each static check) and again with it only when the
+listing has an instruction the analysis annotates.  That is only allowed if the text is the one plain ``nvdisasm -c -gi`` prints: checked here
 on the static kernels and the harness modules of every ``.litmus`` file of the repository, on an
 indirect branch (whose targets the control-flow graph reads from the analysis's annotation) and on a
 register spill (annotated too)."""
@@ -64,7 +64,7 @@ def both(source: str, arch: str, flags: tuple[str, ...] = ()) -> tuple[str, str]
                            check=True, capture_output=True)
         else:
             path.write_bytes(compile_module(source, arch, use_cache=False)[0])
-        return sass.disassemble(path), plain(path)
+        return sass.disassemble(path, ndf_first=True), plain(path)
 
 
 @pytest.mark.parametrize("kind", ["static", pytest.param("harness", marks=pytest.mark.slow)])
@@ -86,3 +86,32 @@ def test_a_spills_annotation_is_kept() -> None:
     quick, full = both(SPILL, "sm_90", ("-maxrregcount=16",))
     assert "STL" in full and "SpillRefill" in full
     assert quick == full
+
+
+def test_a_users_kernels_are_disassembled_once_with_the_analysis(monkeypatch, tmp_path) -> None:
+    # a user's kernels (fuzzgpu sass FILE.cu, .ptx, binaries) often spill or jump through tables: one
+    # nvdisasm call with the analysis, never a -ndf pass first; fuzzgpu's generated kernels: -ndf first
+    from fuzzgpu.sass import toolchain
+
+    calls: list[list[str]] = []
+    real = toolchain._run
+
+    def spy(cmd, *a, **k):  # type: ignore[no-untyped-def]
+        calls.append(cmd)
+        return real(cmd, *a, **k)
+
+    monkeypatch.setattr(toolchain, "_run", spy)
+    monkeypatch.delenv("FUZZGPU_SASS_CACHE", raising=False)  # no cached listing: the disassembler runs
+
+    def disassembler_calls() -> list[list[str]]:
+        return [c for c in calls if Path(c[0]).name.startswith("nvdisasm")]
+
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int* p) { p[threadIdx.x] = 1; }\n")
+    sass.check_cu(src, ("sm_90",))
+    (user,) = disassembler_calls()
+    assert "-ndf" not in user
+    calls.clear()
+    sass.check_cu_source(codegen.PRELUDE + "__global__ void k(int* p) { p[threadIdx.x] = 2; }\n", ("sm_90",))
+    (generated,) = disassembler_calls()  # no annotated instruction in it: one call
+    assert "-ndf" in generated
