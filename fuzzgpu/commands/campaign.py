@@ -318,6 +318,9 @@ def refuse_static_pool(args: argparse.Namespace, workers: int | None = None) -> 
 
     if args.static_pool_window is not None and (args.static_pool is False or args.backend == "sim" or args.ray is not None):
         raise UserError("--static-pool-window is the static-check pool's: not with --no-static-pool, --backend sim or --ray")
+    if args.static_pool_window is not None and workers is not None and not static_pool_on(args, workers):
+        raise UserError(f"--static-pool-window is the static-check pool's, which is off with {workers} local worker(s) "
+                        "(on by default from 4 on a compiling backend; --static-pool turns it on from 2)")
     if args.static_pool is not True:
         return
     if args.backend == "sim" or args.ray is not None:

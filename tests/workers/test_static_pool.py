@@ -132,9 +132,12 @@ def test_a_parallel_static_campaign_checks_its_workers_batches_in_the_pool(tmp_p
     (["--backend", "sim", "--workers", "2"], "not with --backend sim or --ray"),
     (["--backend", "static", "--workers", "4", "--no-static-pool", "--static-pool-window", "1"], "not with --no-static-pool"),
     (["--backend", "static", "--workers", "4", "--static-pool-window", "0"], "above 0"),
+    (["--backend", "static", "--workers", "3", "--static-pool-window", "1"], "which is off with 3 local worker(s)"),
+    (["--backend", "static", "--static-pool-window", "1"], "which is off with 1 local worker(s)"),
 ])
 def test_static_pool_refused_where_it_cannot_pool(tmp_path, args, said) -> None:
-    pool = [] if "--no-static-pool" in args else ["--static-pool"]
+    # the window's cases name no --static-pool (the pool off by default there) or say --no-static-pool
+    pool = [] if "--static-pool-window" in args else ["--static-pool"]
     r = subprocess.run([sys.executable, "-m", "fuzzgpu", "campaign", *args, *pool, "--time", "1", "--no-live",
                         "--corpus", str(tmp_path / "c")], check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr
