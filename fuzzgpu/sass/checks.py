@@ -79,8 +79,11 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
             skip.add(k)
             continue
         if k in shared:
-            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: part of one of several wider SASS loads of its "
-                             "source line (loads combined), which one not known: not checked")
+            # (the wider loads are the source line's; the load may also be one of the line's own width that the
+            # addresses did not pair, CUB's reduce: a vectorised and a scalar path of one line)
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS load paired with it; it may be part of one "
+                             "of several wider SASS loads of its source line (loads combined), which one, if any, not known: "
+                             "not checked")
             continue
         if e.mem_class and e.mem_class.split(".")[0] not in families_left and e.mem.kind == "load" and value_read_later(e.instr, instrs):
             # ptxas deletes a load only when nothing reads its value (forwarded and merged loads are mapped
