@@ -430,12 +430,12 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
              cache_key: str | None = None, shown: str | None = None,
              virtual: Mapping[str, str] | None = None, cwd: str | None = None,
              file_cache: str | Path | None = None, defaults: bool = False,
-             runtime_header: str | None = None, generated: bool = False) -> list[Report]:
+             runtime_header: str | None = None) -> list[Report]:
     """Compile a ``.cu`` file for each arch (in parallel), disassemble and analyse.
 
     ``runtime_header``: what nvcc pre-includes instead of cuda_runtime.h (:func:`runtime_header_flags`;
     fuzzgpu's generated sources); its flags are the compile's own, not the user's, so no report shows them.
-    ``generated``: the file is fuzzgpu's generated code (:func:`disassemble`'s ``ndf_first``).
+    A module compiled with it is fuzzgpu's own code, disassembled ``ndf_first`` (:func:`disassemble`).
 
     ``defaults``: the archs are the default ones, not the user's: an arch whose ptxas refuses an
     instruction of the source (``not supported on .target 'sm_90'``: sm_90a-only wgmma, tensormap) is
@@ -466,7 +466,7 @@ def check_cu(path: Path, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = DEFAUL
             def make() -> tuple[str, str]:
                 lean = runtime_header_flags(Path(tmp), runtime_header) if runtime_header is not None else []
                 ptx_text, cubin = compile_cu(path, arch, Path(tmp) / arch, opt, [*nvcc_flags, *lean], shown, v, cwd)
-                return ptx_text, disassemble(cubin, ndf_first=generated)
+                return ptx_text, disassemble(cubin, ndf_first=runtime_header is not None)
             key = cache_key if cache_key is not None else (
                 "pp:" + preprocessed_hash(path, arch, nvcc_flags, v, cwd, shown) if file_cache is not None else "")
             header = () if runtime_header is None else ("runtime header", runtime_header)
@@ -512,8 +512,7 @@ def check_cu_source(text: str, archs: Sequence[str] = DEFAULT_ARCHS, opt: int = 
         p = Path(tmp) / f"{name}.cu"
         p.write_text(text)
         return check_cu(p, archs, opt, nvcc_flags, source=source, keep_dir=keep_dir, cache_dir=cache_dir,
-                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)", runtime_header=runtime_header,
-                        generated=True)
+                        cache_key=text, shown=f"{shown_path(source)} (generated CUDA)", runtime_header=runtime_header)
 
 
 #: the file :func:`runtime_header_flags` writes

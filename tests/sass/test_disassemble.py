@@ -90,7 +90,8 @@ def test_a_spills_annotation_is_kept() -> None:
 
 def test_a_users_kernels_are_disassembled_once_with_the_analysis(monkeypatch, tmp_path) -> None:
     # a user's kernels (fuzzgpu sass FILE.cu, .ptx, binaries) often spill or jump through tables: one
-    # nvdisasm call with the analysis, never a -ndf pass first; fuzzgpu's generated kernels: -ndf first
+    # nvdisasm call with the analysis, never a -ndf pass first; fuzzgpu's generated kernels (compiled with its
+    # own declarations, codegen.CUDA_DECLS, in place of cuda_runtime.h): -ndf first
     from fuzzgpu.sass import toolchain
 
     calls: list[list[str]] = []
@@ -112,6 +113,7 @@ def test_a_users_kernels_are_disassembled_once_with_the_analysis(monkeypatch, tm
     (user,) = disassembler_calls()
     assert "-ndf" not in user
     calls.clear()
-    sass.check_cu_source(codegen.PRELUDE + "__global__ void k(int* p) { p[threadIdx.x] = 2; }\n", ("sm_90",))
+    sass.check_cu_source(codegen.PRELUDE + "__global__ void k(int* p) { p[threadIdx.x] = 2; }\n", ("sm_90",),
+                         runtime_header=codegen.CUDA_DECLS)
     (generated,) = disassembler_calls()  # no annotated instruction in it: one call
     assert "-ndf" in generated
