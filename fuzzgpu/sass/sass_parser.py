@@ -55,6 +55,8 @@ class SassMemOp:
     mmio: bool
     base: str
     offset: int
+    #: the address's registers besides ``base`` (``[R2+UR4+0x10]``: ``("UR4",)``; the zero registers left out)
+    others: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,29 +122,35 @@ _SASS_TERM_SPLIT_RE = re.compile(r"\+(?=[^+])")
 _SASS_NUMBER_RE = re.compile(r"-?0x[0-9a-fA-F]+|-?\d+")
 
 
-def _sass_address(operands: str, opcode: str) -> tuple[str, int]:
+def _sass_address(operands: str, opcode: str) -> tuple[str, int, tuple[str, ...]]:
+    """(base register, immediate offset, the other registers) of a memory operation's address."""
     if opcode == "LDC":
         m = _SASS_CBANK_RE.search(operands)
         if not m:
-            return ("", 0)
+            return ("", 0, ())
         terms = m.group(2)
         base = f"c{int(m.group(1), 16)}"
     else:
         groups = _SASS_BRACKETS_RE.findall(operands)
         # desc[URx][Ry.64+off]: the last group is the address
         if not groups:
-            return ("", 0)
+            return ("", 0, ())
         terms = groups[-1]
         base = ""
     off = 0
+    others: list[str] = []
     for t in _SASS_TERM_SPLIT_RE.split(terms.replace(" ", "")):
         if not t:
             continue
         if _SASS_NUMBER_RE.fullmatch(t):
             off += _int(t)
-        elif not base and t.split(".")[0] not in ("RZ", "URZ"):  # (RZ.U32+UR4: LDGMC's zero register, typed)
+        elif t.split(".")[0] in ("RZ", "URZ"):  # (RZ.U32+UR4: LDGMC's zero register, typed)
+            continue
+        elif not base:
             base = t.split(".")[0]
-    return (base, off)
+        else:
+            others.append(t.split(".")[0])
+    return (base, off, tuple(others))
 
 
 #: the opcodes :func:`_classify_sass` may classify (every other one is neither a memory operation nor
@@ -181,8 +189,8 @@ def _classify_sass(ins: SassInstr) -> SassMemOp | SassSync | None:
         if "STRONG" in mods:
             i = mods.index("STRONG")
             strength = mods[i + 1] if i + 1 < len(mods) else ""
-        base, off = _sass_address(ins.operands, op)
-        return SassMemOp(ins, kind, space, width, "CONSTANT" in mods, strength, "NA" in mods, "MMIO" in mods, base, off)
+        base, off, others = _sass_address(ins.operands, op)
+        return SassMemOp(ins, kind, space, width, "CONSTANT" in mods, strength, "NA" in mods, "MMIO" in mods, base, off, others)
     if op == "ACQBULK":
         return SassSync(ins, "ACQBULK", "ACQBULK")
     if op == "PREEXIT":

@@ -101,9 +101,7 @@ def shared_symbols(events: Sequence[PtxEvent]) -> set[str]:
 
 def _one_register(m: SassMemOp) -> bool:
     """Is the address of ``m`` one register plus an immediate (``[R11+0xc]``, ``[UR4]``)?"""
-    inside = m.instr.operands.rsplit("[", 1)[-1].split("]", 1)[0]
-    regs = [t for t in inside.replace(" ", "").split("+") if t and not t.lstrip("-").startswith(("0x", *"0123456789"))]
-    return len(regs) == 1 and bool(m.base)
+    return bool(m.base) and not m.others
 
 
 def _groups(events: Sequence[PtxEvent], sass: Sequence[SassMemOp], symbols: set[str], skip: frozenset[int],

@@ -428,3 +428,16 @@ def test_only_the_toolchain_module_runs_programs():
 #: input drivers; every other one (parsers, CFG, matching, order, rules, checks, PDL review, CI
 #: formats) is pure
 _TOOLCHAIN_USERS = ("__init__.py", "binaries.py", "inputs.py", "names.py")
+
+
+@pytest.mark.parametrize("operands, opcode, want", [
+    ("R5, [R11+0xc]", "LDS", ("R11", 12, ())),                          # one register and an immediate
+    ("R5, [UR4]", "LDS", ("UR4", 0, ())),
+    ("R5, [R2+UR4+0x10]", "LDS", ("R2", 16, ("UR4",))),                 # two registers: the second is not the base's
+    ("R2, desc[UR6][R4.64+0x8]", "LDG", ("R4", 8, ())),                 # the descriptor's bracket is not the address
+    ("RZ.U32+UR4, R3", "STG", ("", 0, ())),                             # no bracket: no address
+    ("[RZ.U32+UR4+0x4], R3", "LDGMC", ("UR4", 4, ())),                  # the zero register is no register of the address
+])
+def test_a_sass_address_is_its_base_offset_and_other_registers(operands: str, opcode: str, want: tuple) -> None:
+    # (fuzzgpu.sass.shared_layout places a shared variable only from one-register addresses: SassMemOp.others empty)
+    assert sass_parser._sass_address(operands, opcode) == want
