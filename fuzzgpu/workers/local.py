@@ -248,11 +248,11 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             runners.extend(start_runners(gpus, backend, sim_fault, watchdog, corpus, gpu_processes))
         if pooled:
             from ..backends.static_pool import answer_timeout
-            from .static_pool import PoolHandle
+            from .static_pool import WINDOW_S, PoolHandle
 
             try:
                 pool = PoolHandle(corpus / ".fuzzgpu" / "static-pool.json", wait=answer_timeout(watchdog),
-                                  **({} if static_pool_window is None else {"window": static_pool_window}))
+                                  window=WINDOW_S if static_pool_window is None else static_pool_window)
             except EnvError as e:  # nothing depends on it (as when it cannot be restarted, below)
                 print(f"{e}; the workers check their batches alone", file=out, flush=True)
         for i, wid in enumerate(ids):
