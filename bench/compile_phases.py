@@ -5,8 +5,9 @@ moonshot question: what stands between a campaign and the GPU).
 For the harness module (``codegen.generate_module``) and the static kernels
 (``codegen.generate_static``, renamed per program as ``backends.static.check_batch`` does) of 1
 and of ``--batch`` programs drawn from a profile, one nvcc each with ``--time`` (nvcc's own
-per-phase wall times: gcc -E, cicc, ptxas) and the disassembler (``nvdisasm -c -gi``, what the
-SASS check runs) on the cubin, each timed by its CPU time (children's user+system).  From the two
+per-phase wall times: gcc -E, cicc, ptxas) and the disassembler on the cubin -- ``nvdisasm -c -gi``
+(what a user's kernels get) and ``sass.disassemble(..., ndf_first=True)`` (what the static check runs,
+its text checked the same) --, each timed by its CPU time (children's user+system).  From the two
 sizes, per phase: the fixed cost of one call and the marginal cost of one more program.
 
     python3 bench/compile_phases.py [--profile all] [--batch 16] [--seed 1] [--repeat 3] [--before REV]
@@ -86,12 +87,18 @@ def parse_time_csv(text: str) -> dict[str, float]:
     return phases
 
 
-def disasm_cpu(cubin: Path) -> float:
+def disasm_cpu(cubin: Path) -> tuple[float, float, bool]:
+    """The CPU of ``nvdisasm -c -gi`` on ``cubin`` (what a user's kernels get), of ``sass.disassemble(...,
+    ndf_first=True)`` (fuzzgpu's generated kernels: without the dataflow analysis unless the listing needs
+    it), and whether the two texts are the same."""
     from fuzzgpu import sass
 
     c0 = children_cpu()
-    subprocess.run([sass.require_tool("nvdisasm"), "-c", "-gi", str(cubin)], check=True, capture_output=True)
-    return children_cpu() - c0
+    plain = subprocess.run([sass.require_tool("nvdisasm"), "-c", "-gi", str(cubin)], check=True, capture_output=True,
+                           text=True).stdout
+    c1 = children_cpu()
+    quick = sass.disassemble(cubin, ndf_first=True)
+    return c1 - c0, children_cpu() - c1, quick == plain
 
 
 def static_module(programs: list[Any]) -> str:
@@ -106,12 +113,15 @@ def measure(kind: str, source: str, arch: str, repeat: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-phases-") as d:
         for _ in range(repeat):
             phases, cpu, cubin = nvcc_phases(source, arch, Path(d))
-            runs.append({"phases_ms": phases, "nvcc_cpu_s": cpu, "nvdisasm_cpu_s": disasm_cpu(cubin),
-                         "cubin_bytes": cubin.stat().st_size})
+            plain, quick, same = disasm_cpu(cubin)
+            runs.append({"phases_ms": phases, "nvcc_cpu_s": cpu, "nvdisasm_cpu_s": plain, "ndf_first_cpu_s": quick,
+                         "ndf_first_same_text": same, "cubin_bytes": cubin.stat().st_size})
     runs.sort(key=lambda r: r["nvcc_cpu_s"])
     mid = runs[len(runs) // 2]
     dis = sorted(r["nvdisasm_cpu_s"] for r in runs)[len(runs) // 2]
-    return {"kind": kind, "source_bytes": len(source), **mid, "nvdisasm_cpu_s": dis}
+    ndf = sorted(r["ndf_first_cpu_s"] for r in runs)[len(runs) // 2]
+    return {"kind": kind, "source_bytes": len(source), **mid, "nvdisasm_cpu_s": dis, "ndf_first_cpu_s": ndf,
+            "ndf_first_same_text": all(r["ndf_first_same_text"] for r in runs)}
 
 
 #: run in a ``git archive`` of the "before" commit: its draws and harness modules, as JSON
@@ -198,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     table = []
     for kind in kinds:
         for key, label in (("gcc", "gcc -E (wall)"), ("cicc", "cicc (wall)"), ("ptxas", "ptxas (wall)"),
-                           ("nvcc_cpu_s", "nvcc, CPU (all phases)"), ("nvdisasm_cpu_s", "nvdisasm -c -gi, CPU")):
+                           ("nvcc_cpu_s", "nvcc, CPU (all phases)"), ("nvdisasm_cpu_s", "nvdisasm -c -gi, CPU"),
+                           ("ndf_first_cpu_s", "sass.disassemble ndf_first (-ndf unless needed), CPU")):
             fixed, marginal = cost(kind, key)
             table.append({"kind": kind, "what": label, "fixed_ms": round(1000 * fixed, 1), "per_program_ms": round(1000 * marginal, 1),
                           f"per_program_at_{args.batch}_ms": round(1000 * (fixed / args.batch + marginal), 1)})
@@ -214,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.batch}, ms |", "|---|---|---|---|---|"]
     md += [f"| {t['kind']} | {t['what']} | {t['fixed_ms']} | {t['per_program_ms']} | {t[f'per_program_at_{args.batch}_ms']} |"
            for t in table]
+    same = all(r["ndf_first_same_text"] for r in rows)
+    md += ["", f"`sass.disassemble(..., ndf_first=True)`'s text the same as `nvdisasm -c -gi`'s on every cubin: {'yes' if same else 'NO'}."]
     write_results(args.out, "compile-phases", doc, md)
     return 0
 

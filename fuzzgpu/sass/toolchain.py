@@ -283,8 +283,8 @@ def disassemble(cubin: Path, ndf_first: bool = False) -> str:
     """SASS text of a cubin: ``nvdisasm -c -gi`` when found, else ``cuobjdump -sass``.
 
     ``ndf_first`` (fuzzgpu's generated kernels: the static check's, the harness's): nvdisasm runs
-    first without its dataflow analysis (``-ndf``: about a tenth of a CPU second less a call, a
-    quarter of a small cubin's), and again with it only when the listing has an instruction the
+    first without its dataflow analysis (``-ndf``: a fifth less CPU a call on the VM,
+    ``bench/results/throughput/ndf/compile-phases.md``), and again with it only when the listing has an instruction the
     analysis annotates (:data:`_DATAFLOW_ANNOTATED`): the text is the one a plain ``nvdisasm -c -gi``
     prints either way (``tests/sass/test_disassemble.py``).  Not for a user's kernels, whose spills
     and jump tables would make most calls two (a large cubin's ``-ndf`` pass costs ~85% of a full one)."""

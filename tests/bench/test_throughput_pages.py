@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-794e65c"
@@ -347,6 +348,52 @@ def test_the_h100_rows_at_a464825_and_their_folders_readmes_are_their_files() ->
     readme = flat(ROOT / "README.md")
     assert (f"{t1['run_per_hour']:,} and {t2['run_per_hour']:,} runs/h in two runs, {cpu1 / t1['run']:.3f} and "
             f"{cpu2 / t2['run']:.3f} CPU-s each, nvdisasm {calls[0]:.3f}-{calls[1]:.3f} CPU-s a call against {before:.3f}") in readme
+
+
+def test_the_a464825_readings_and_the_moonshot_figures_are_their_files() -> None:
+    """The sentences written around the a464825 rows -- the w20 folder's reading, the page's "where it stands" -- are
+    computed from the runs' files and the VM's disassembly figures (ndf/compile-phases.json), not typed."""
+    first, again, short, long_ = A464825
+    folder = flat(first / "README.md")
+    (t1, cpu1, _), (t2, cpu2, _), (ts, _, _), (tl, _, _) = (campaign_row(r) for r in A464825)
+    tools = {r: json.loads((r / "tools.json").read_text()) for r in A464825}
+    split = {r: json.loads((r / "cpu-split.json").read_text()) for r in A464825}
+    pool = {r: json.loads((r / "throughput.json").read_text())["static_pool"] for r in A464825}
+    pct = lambda a, b: f"{100 * abs(1 - a / b):.0f}%"  # noqa: E731
+    harness = [tools[r]["nvcc harness"]["cpu_s"] / t["run"] for r, t in ((first, t1), (again, t2))]
+    assert f"differ by {pct(t2['run_per_hour'], t1['run_per_hour'])} ({t1['run_per_hour']:,} and {t2['run_per_hour']:,} runs/h)" in folder
+    assert f"nvcc per run ({harness[0]:.3f} and {harness[1]:.3f})" in folder
+    assert f"halves the checks ({pool[long_]['checks']} against {pool[first]['checks']})" in folder
+    assert f"{pct(tl['run_per_hour'], t1['run_per_hour'])} fewer runs" in folder
+    assert f"with {pct(pool[short]['checks'], pool[first]['checks'])} more checks" in folder
+    w20 = ROOT / "bench" / "results" / "throughput" / "h100-300s-05bb5d1-w20"
+    b, bcpu, _ = campaign_row(w20)
+    bt = json.loads((w20 / "tools.json").read_text())["nvdisasm static"]
+    assert f"w20/`: {bt['cpu_s']:.0f} CPU-s in {bt['calls']} calls)" in folder
+    more = sorted(100 * (t["run_per_hour"] / b["run_per_hour"] - 1) for t in (t1, t2))
+    less = sorted(100 * (1 - (c / t["run"]) / (bcpu / b["run"])) for t, c in ((t1, cpu1), (t2, cpu2)))
+    assert f"made {more[0]:.0f}-{more[1]:.0f}% more at {less[0]:.0f}-{less[1]:.0f}% less CPU a run" in folder
+    phases = json.loads((ROOT / "bench" / "results" / "throughput" / "ndf" / "compile-phases.json").read_text())
+    assert all(r["ndf_first_same_text"] for r in phases["rows"])
+    row = {(t["kind"], t["what"].split(",")[0]): t for t in phases["table"]}
+    plain, quick = row[("static kernels", "nvdisasm -c -gi")], row[("static kernels", "sass.disassemble ndf_first (-ndf unless needed)")]
+    assert (f"a batch of 16 costs {quick['per_program_at_16_ms']} CPU ms a program against {plain['per_program_at_16_ms']}, "
+            f"{quick['fixed_ms']:.0f} CPU ms fixed a call against {plain['fixed_ms']:.0f}") in folder
+    # the page's "where it stands", per program run over the two runs at the defaults
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+
+    def span(f: Callable[[Path, dict], float]) -> str:
+        lo, hi = sorted(f(r, t) for r, t in ((first, t1), (again, t2)))
+        return f"{lo:.3f}-{hi:.3f}"
+
+    static = span(lambda r, t: (tools[r]["nvcc static"]["cpu_s"] + tools[r]["nvdisasm static"]["cpu_s"]) / t["run"])
+    assert (f"0.367-0.400 CPU-s per program run -- the harness's nvcc {span(lambda r, t: tools[r]['nvcc harness']['cpu_s'] / t['run'])}, "
+            f"the workers' Python {span(lambda r, t: split[r]['cpu_s']['worker'] / t['run'])}") in page
+    assert f"{cpu1 / t1['run']:.3f}-{cpu2 / t2['run']:.3f} CPU-s per program run --" in page
+    assert f"the static check {static} (nvdisasm {span(lambda r, t: tools[r]['nvdisasm static']['cpu_s'] / t['run'])} of it" in page
+    assert f"the backends' Python {span(lambda r, t: split[r]['cpu_s']['backend'] / t['run'])}" in page
+    assert (f"a fixed ~{quick['fixed_ms'] / 1000:.2f} CPU-s a call without the dataflow analysis, ~{plain['fixed_ms'] / 1000:.2f} with it"
+            in page)
 
 
 def test_the_static_campaign_figures_are_its_files() -> None:

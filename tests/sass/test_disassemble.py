@@ -1,5 +1,5 @@
 """``sass.disassemble(..., ndf_first=True)`` (fuzzgpu's generated kernels) runs nvdisasm without its dataflow
-analysis (``-ndf``: issue 29, a tenth of a CPU second of each static check) and again with it only when the
+analysis (``-ndf``: issue 29, a fifth of each static check's disassembly) and again with it only when the
 listing has an instruction the analysis annotates.  That is only allowed if the text is the one plain ``nvdisasm -c -gi`` prints: checked here
 on the static kernels and the harness modules of every ``.litmus`` file of the repository, on an
 indirect branch (whose targets the control-flow graph reads from the analysis's annotation) and on a
