@@ -77,7 +77,7 @@ def harness_kernels(run: Path) -> int:
         return sum(int(w[2]) for w in (line.split() for line in f) if w[:2] == ["nvcc", "harness"])
 
 
-def test_the_300s_rows_are_their_files_and_the_readme_quotes_the_pool_row() -> None:
+def test_the_300s_rows_are_their_files() -> None:
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     per_run = {}
     for run, bold in ((POOL, "**"), (NO_POOL, "")):
@@ -92,10 +92,6 @@ def test_the_300s_rows_are_their_files_and_the_readme_quotes_the_pool_row() -> N
     assert s1 < s0  # what the pool's default rests on (fuzzgpu/workers/static_pool.py AUTO_WORKERS)
     pool = json.loads((POOL / "throughput.json").read_text())["static_pool"]
     assert f"the pool's {pool['checks']} checks served {pool['requests']:,} requests of {pool['programs']:,} programs" in page
-    readme = flat(ROOT / "README.md")
-    with_pool = json.loads((POOL / "throughput.json").read_text())["run_per_hour"]
-    without = json.loads((NO_POOL / "throughput.json").read_text())["run_per_hour"]
-    assert f"code 30098f2: {with_pool:,} runs/h with the pool, {without:,} without" in readme
 
 
 def test_the_600s_row_at_a9c15e1_is_its_files_and_the_readme_quotes_it() -> None:
@@ -239,12 +235,12 @@ def test_the_300s_row_at_7ffb8c1_and_its_folders_readme_are_its_files() -> None:
 
 
 def test_the_h100_row_at_6dc6e2a_and_its_folders_readme_are_its_files() -> None:
-    """The H100 row (the launch-parameter table; no H200 was lent): the page's table row and lead, the folder's
+    """The H100 row (the launch-parameter table; no H200 was lent): the page's table row, earlier.md's lead, the folder's
     README, per program run by tool and the classes, are its files'."""
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     t, cpu, tools, split, folder, _ = assert_campaign_run(ROOT / "bench" / "results" / "throughput" / "h100-300s-6dc6e2a", page)
     assert (f"{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
-            f"{cpu / t['run']:.3f} CPU-s per program run, the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f} of it") in page
+            f"{cpu / t['run']:.3f} CPU-s per program run, the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f} of it") in flat(EARLIER)
     assert (f"the workers' Python {100 * split['share']['worker']:.1f}% ({split['cpu_s']['worker'] / t['run']:.3f} CPU-s a run), "
             f"the backends' Python {100 * split['share']['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in folder
     assert f"**{cpu / t['run']:.3f} CPU-s per program run**, {cpu / t['programs']:.3f} per judgement" in folder
@@ -274,14 +270,14 @@ def test_the_launch_parameter_ab_paragraph_is_its_file() -> None:
 
 
 def test_the_h100_row_at_05bb5d1_and_its_folders_readme_are_its_files() -> None:
-    """The H100 row of nvcc with codegen.CUDA_DECLS: the page's table row and lead, the folder's README, per program
+    """The H100 row of nvcc with codegen.CUDA_DECLS: the page's table row, earlier.md's lead, the folder's README, per program
     run by tool and the classes, are its files'; the CPU per program run fell against 6dc6e2a's row (same machine kind)."""
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     t, cpu, tools, split, folder, _ = assert_campaign_run(ROOT / "bench" / "results" / "throughput" / "h100-300s-05bb5d1", page)
     static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
     assert (f"{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
             f"{cpu / t['run']:.3f} CPU-s per program run, the harness's nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f} of it, "
-            f"the static check {static / t['run']:.3f}") in page
+            f"the static check {static / t['run']:.3f}") in flat(EARLIER)
     before, before_cpu, _ = campaign_row(ROOT / "bench" / "results" / "throughput" / "h100-300s-6dc6e2a")
     assert f"**{cpu / t['run']:.3f} CPU-s ({before_cpu / before['run']:.3f} there" in folder
     assert cpu / t["run"] < before_cpu / before["run"]
@@ -423,8 +419,8 @@ def test_the_static_campaigns_second_seed_is_its_files() -> None:
 
 
 def test_the_runtime_header_figures_are_the_stage_compare_and_the_rows() -> None:
-    """What docs/harness.md, the throughput page and the README quote of nvcc with codegen.CUDA_DECLS: the stage
-    profile's before/after (stages-compare-runtime-header.json) and the H100 rows of 05bb5d1."""
+    """What docs/harness.md and the throughput pages quote of nvcc with codegen.CUDA_DECLS: the stage profile's
+    before/after (stages-compare-runtime-header.json)."""
     doc = json.loads((ROOT / "bench" / "results" / "throughput" / "stages-compare-runtime-header.json").read_text())
     now, before = doc["stages"], doc["before"]["stages"]
 
@@ -433,10 +429,6 @@ def test_the_runtime_header_figures_are_the_stage_compare_and_the_rows() -> None
 
     assert (f"a one-program harness module {ms(before, 'compile (single)')} → {ms(now, 'compile (single)')} CPU ms"
             in flat(ROOT / "docs" / "harness.md"))
-    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    page = flat(EARLIER)
     b16, n16 = before["compile (batch16)"]["cpu_ms_per_program"], now["compile (batch16)"]["cpu_ms_per_program"]
     assert f"a one-program harness nvcc {ms(before, 'compile (single)')} -> {ms(now, 'compile (single)')} CPU ms, a batch of 16 {b16} -> {n16}" in page
-    readme = flat(ROOT / "README.md")
-    for run, worded in (("h100-300s-05bb5d1", "{rph:,} runs/h, {cpu:.3f} CPU-s each"), ("h100-300s-05bb5d1-w20", "{rph:,} runs/h")):
-        t, cpu, _ = campaign_row(ROOT / "bench" / "results" / "throughput" / run)
-        assert worded.format(rph=t["run_per_hour"], cpu=cpu / t["run"]) in readme
