@@ -4,7 +4,9 @@ moonshot question: what stands between a campaign and the GPU).
 
 For the harness module (``codegen.generate_module``) and the static kernels
 (``codegen.generate_static``, renamed per program as ``backends.static.check_batch`` does) of 1
-and of ``--batch`` programs drawn from a profile, one nvcc each with ``--time`` (nvcc's own
+and of ``--batch`` programs drawn from a profile, one nvcc each as the campaign runs it (the harness's
+``backends.cuda.compile_module``, the static check's ``sass.toolchain.compile_cu``: their flags, the
+generated modules' declarations pre-included instead of cuda_runtime.h) with ``--time`` (nvcc's own
 per-phase wall times: gcc -E, cicc, ptxas) and the disassembler on the cubin -- ``nvdisasm -c -gi``
 (what a user's kernels get) and ``sass.disassemble(..., ndf_first=True)`` (what the static check runs,
 its text checked the same) --, each timed by its CPU time (children's user+system).  From the two
@@ -39,7 +41,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 OUT = ROOT / "bench" / "results" / "throughput"
-FLAGS = ("-O3", "-w", "-lineinfo")  # backends.cuda.DEFAULT_FLAGS: the harness's and the static check's
 
 
 def header(script: str, argv: list[str] | None) -> dict[str, Any]:
@@ -62,18 +63,31 @@ def children_cpu() -> float:
     return c.ru_utime + c.ru_stime
 
 
-def nvcc_phases(source: str, arch: str, tmp: Path) -> tuple[dict[str, float], float, Path]:
-    """One nvcc of ``source``: its phases' wall ms (``--time``), the call's CPU s, the cubin."""
-    from fuzzgpu import sass
+def nvcc_phases(source: str, kind: str, arch: str, tmp: Path) -> tuple[dict[str, float], float, Path]:
+    """One nvcc of ``source`` as the campaign compiles it -- the harness module through
+    ``backends.cuda.compile_module`` (its flags, the generated modules' declarations pre-included
+    instead of cuda_runtime.h), the static kernels through ``sass.toolchain.compile_cu`` with the
+    static check's ``-O3`` and the same declarations --, with nvcc's ``--time`` added: its phases'
+    wall ms, the call's CPU s, the cubin."""
+    from fuzzgpu import codegen
+    from fuzzgpu.backends.cuda import DEFAULT_FLAGS, compile_module
+    from fuzzgpu.sass.toolchain import compile_cu, runtime_header_flags
 
-    cu, out, times = tmp / "k.cu", tmp / "k.cubin", tmp / "time.csv"
-    cu.write_text(source)
+    times = tmp / "time.csv"
     times.unlink(missing_ok=True)
     c0 = children_cpu()
-    subprocess.run([sass.require_tool("nvcc"), "-cubin", f"-arch={arch}", *FLAGS, "--time", str(times), "-o", str(out),
-                    str(cu)], check=True, capture_output=True)
+    if kind == "static kernels":
+        cu = tmp / "fuzzgpu_static.cu"
+        cu.write_text(source)
+        out = tmp / "static"
+        out.mkdir(exist_ok=True)
+        _, cubin = compile_cu(cu, arch, out, 3, [*runtime_header_flags(tmp, codegen.CUDA_DECLS), "--time", str(times)])
+    else:
+        data, _ = compile_module(source, arch, (*DEFAULT_FLAGS, "--time", str(times)), use_cache=False)
+        cubin = tmp / "k.cubin"
+        cubin.write_bytes(data)
     cpu = children_cpu() - c0
-    return parse_time_csv(times.read_text()), cpu, out
+    return parse_time_csv(times.read_text()), cpu, cubin
 
 
 def parse_time_csv(text: str) -> dict[str, float]:
@@ -112,7 +126,7 @@ def measure(kind: str, source: str, arch: str, repeat: int) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fuzzgpu-phases-") as d:
         for _ in range(repeat):
-            phases, cpu, cubin = nvcc_phases(source, arch, Path(d))
+            phases, cpu, cubin = nvcc_phases(source, kind, arch, Path(d))
             plain, quick, same = disasm_cpu(cubin)
             runs.append({"phases_ms": phases, "nvcc_cpu_s": cpu, "nvdisasm_cpu_s": plain, "ndf_first_cpu_s": quick,
                          "ndf_first_same_text": same, "cubin_bytes": cubin.stat().st_size})
