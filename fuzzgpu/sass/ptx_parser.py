@@ -12,6 +12,7 @@ import re
 from typing import Callable, Mapping, Sequence
 
 from .. import semantics
+from .loops import back_edges
 from .ptx_async import async_conflicts, async_copy
 from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read from here too
     IMMEDIATE_RE,
@@ -67,27 +68,19 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
     return tuple(out)
 
 
-def _cycles(instrs: Sequence[PtxInstr], jumps: Mapping[int, Sequence[int]], head: int, bra: int) -> bool:
-    """Whether the backward branch ``bra`` -> ``head`` closes a loop: some path from ``head`` reaches
-    ``bra`` again.  A branch back to a ``ret`` block (ptxas's shared exit) is none: nothing after the
-    ``ret`` runs.  The walk follows the fall-through (not past an unpredicated ``ret``/``exit``/``trap``
-    or ``bra``) and the branches' targets, first within ``[head, bra]``, then -- only when that finds
-    no path -- over the whole function."""
-    for lo, hi in ((head, bra), (0, len(instrs) - 1)):
-        seen: set[int] = set()
-        work = [head]
-        while work:
-            i = work.pop()
-            if i == bra:
-                return True
-            if i in seen or not lo <= i <= hi:
-                continue
-            seen.add(i)
-            work.extend(jumps.get(i, ()))
-            op, pred = instrs[i].opcode, instrs[i].predicate
-            if not (op in ("ret", "exit", "trap", "bra") and not pred):
-                work.append(i + 1)
-    return False
+def _successors(instrs: Sequence[PtxInstr], jumps: Mapping[int, Sequence[int]], labelled: Sequence[int]) -> list[list[int]]:
+    """The instruction-level graph of a function for its loops (:mod:`fuzzgpu.sass.loops`): a branch's
+    targets (``jumps``), ``brx.idx`` to any labelled instruction, and the fall-through, but not past an
+    unpredicated ``ret``/``exit``/``trap`` or ``bra``."""
+    n = len(instrs)
+    out: list[list[int]] = []
+    for i, ins in enumerate(instrs):
+        op, pred = ins.opcode, ins.predicate
+        nxt = list(jumps.get(i, ())) + (list(labelled) if op == "brx" else [])
+        if not (op in ("ret", "exit", "trap", "bra") and not pred) and i + 1 < n:
+            nxt.append(i + 1)
+        out.append(nxt)
+    return out
 
 
 #: what a statement's text alone says: the text with its blanks normalised, the predicate, the
@@ -686,15 +679,18 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         jumps: dict[int, list[int]] = {}
         for b, t in targets:
             jumps.setdefault(b, []).append(t)
-        for bra, head in targets:
+        # a backward branch closes a loop when its target reaches it again; the loop is its natural loop on
+        # the graph (loops.back_edges), not the listing between the two
+        succs = _successors(instrs, jumps, sorted(set(label_at.values()))) if any(h <= b for b, h in targets) else []
+        at_events = {e.instr.index for e in events}
+        for bra, head, in_loop in back_edges(succs, [(b, h) for b, h in targets if h <= b]):
             ins = instrs[bra]
-            if head <= ins.index and _cycles(instrs, jumps, head, bra):
-                    body_ins = instrs[head:ins.index]
-                    clock = any("%clock" in o for b in body_ins for o in b.operands)
-                    busy = any(head <= e.instr.index <= ins.index for e in events)
-                    lines = lines or raw.split("\n")
-                    loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy and (
-                        clock or loop_is_intended(instrs, head, ins.index, lines, _dests_of))))
+            clock = any("%clock" in o for i in in_loop for o in instrs[i].operands)
+            busy = not at_events.isdisjoint(in_loop)
+            if not busy and not clock:
+                lines = lines or raw.split("\n")
+            loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy and (
+                clock or loop_is_intended(instrs, in_loop, succs, lines, _dests_of))))
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]

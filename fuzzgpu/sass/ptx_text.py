@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Sequence
 
 from .file_names import ptx_file_name
+from .loops import written_and_read_after
 from .report import _int
 
 if TYPE_CHECKING:
@@ -345,14 +346,29 @@ def read_later(regs: set[str], after: Sequence[PtxInstr], dests_of: DestsOf) -> 
     return False
 
 
-def loop_is_intended(instrs: Sequence[PtxInstr], head: int, tail: int, lines: Sequence[str], dests_of: DestsOf) -> bool:
-    """Whether a loop (``instrs[head..tail]``, ``tail`` its backward branch) with no memory operation or
-    synchronisation is a delay its source asked for: it has inline asm (NVVM marks an ``asm volatile``,
-    even an empty one, ``// begin inline asm``: ``lines`` is the PTX text's), or an instruction after it
-    reads a register it writes (:func:`read_later`; a read before it, a guard on the initial value, is
-    not of the loop's result).  A loop whose registers nothing after it reads (LLVM's counted loop left
-    empty by unswitching: FlashInfer's ``permuteKernel``) is not a delay: deleting it is not observable."""
-    start = instrs[head - 1].line if head else 0  # (the label and any inline asm before its first statement)
-    if any("begin inline asm" in ln for ln in lines[start:instrs[tail].line]):
-        return True
-    return read_later({d for i in instrs[head:tail + 1] for d in dests_of(i.opcode, i.operands)}, instrs[tail + 1:], dests_of)
+def loop_is_intended(instrs: Sequence[PtxInstr], body: Collection[int], succs: Sequence[Sequence[int]],
+                     lines: Sequence[str], dests_of: DestsOf) -> bool:
+    """Whether a loop (``body``: the indices of its instructions, :func:`fuzzgpu.sass.loops.natural_loop`
+    on the graph ``succs``) with no memory operation or synchronisation is a delay its source asked for:
+    it has inline asm (NVVM marks an ``asm volatile``, even an empty one, ``// begin inline asm``:
+    ``lines`` is the PTX text's; the lines from the statement before each of its instructions, so a
+    label's and an empty asm's too), or a value it computes is read after it: a register it writes
+    reaches a read on a path out of the loop (:func:`fuzzgpu.sass.loops.written_and_read_after`; a read
+    before it, a guard on the initial value, is not of the loop's result).  A loop whose registers
+    nothing after it reads (LLVM's counted loop left empty by unswitching: FlashInfer's
+    ``permuteKernel``) is not a delay: deleting it is not observable."""
+    for i in sorted(body):
+        start = instrs[i - 1].line if i else 0
+        if any("begin inline asm" in ln for ln in lines[start:instrs[i].line]):
+            return True
+
+    def writes(i: int) -> tuple[str, ...]:
+        return dests_of(instrs[i].opcode, instrs[i].operands)
+
+    def reads(i: int) -> list[str]:
+        ins = instrs[i]
+        operands = ins.operands[1:] if writes(i) else ins.operands
+        return [r for o in (ins.predicate, *operands) for r in _REG_RE.findall(o)]
+
+    regs = {d for i in body for d in writes(i)}
+    return written_and_read_after(body, succs, regs, reads, writes)
