@@ -17,10 +17,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Sequence
 
-from .ptx_parser import PtxFunction
-from .sass_parser import SassFunction, SassInstr
+if TYPE_CHECKING:  # (the parsers build their loops on these flows: fuzzgpu.sass.loops)
+    from .ptx_parser import PtxFunction
+    from .sass_parser import SassFunction, SassInstr
 
 
 @dataclass(frozen=True)
@@ -531,6 +532,13 @@ def sass_flows(fn: SassFunction) -> tuple[Flow, ...]:
         else:  # EXIT, RET, BPT.TRAP
             out.append(Flow((), pred, True))
     return tuple(out)
+
+
+def successors(flows: Sequence[Flow]) -> list[list[int]]:
+    """The instruction-level graph of ``flows``: each instruction's branch targets, and the next
+    instruction where it may fall through (what :mod:`fuzzgpu.sass.loops` walks)."""
+    n = len(flows)
+    return [[*f.targets, i + 1] if f.falls_through and i + 1 < n else list(f.targets) for i, f in enumerate(flows)]
 
 
 def ptx_cfg(fn: PtxFunction) -> Cfg:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from .. import semantics
+from .cfg import ptx_flows, successors
 from .loops import back_edges
 from .ptx_async import async_conflicts, async_copy
 from .ptx_text import (  # noqa: F401 -- _split_operands and _Scope are read from here too
@@ -66,21 +67,6 @@ def _branch_targets(stmts: Sequence[tuple[int, str, tuple[tuple[str, _Scope], ..
         if seen:
             out.append((ins.index, max(seen)[1]))
     return tuple(out)
-
-
-def _successors(instrs: Sequence[PtxInstr], jumps: Mapping[int, Sequence[int]], labelled: Sequence[int]) -> list[list[int]]:
-    """The instruction-level graph of a function for its loops (:mod:`fuzzgpu.sass.loops`): a branch's
-    targets (``jumps``), ``brx.idx`` to any labelled instruction, and the fall-through, but not past an
-    unpredicated ``ret``/``exit``/``trap`` or ``bra``."""
-    n = len(instrs)
-    out: list[list[int]] = []
-    for i, ins in enumerate(instrs):
-        op, pred = ins.opcode, ins.predicate
-        nxt = list(jumps.get(i, ())) + (list(labelled) if op == "brx" else [])
-        if not (op in ("ret", "exit", "trap", "bra") and not pred) and i + 1 < n:
-            nxt.append(i + 1)
-        out.append(nxt)
-    return out
 
 
 #: what a statement's text alone says: the text with its blanks normalised, the predicate, the
@@ -676,14 +662,12 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                 _apply_step(step, dests, defs)
         loops: list[PtxLoop] = []
         targets = _branch_targets(stmts, instrs)
-        jumps: dict[int, list[int]] = {}
-        for b, t in targets:
-            jumps.setdefault(b, []).append(t)
         # a backward branch closes a loop when its target reaches it again; the loop is its natural loop on
-        # the graph (loops.back_edges), not the listing between the two
-        succs = _successors(instrs, jumps, sorted(set(label_at.values()))) if any(h <= b for b, h in targets) else []
+        # the function's control-flow graph (cfg.ptx_flows, loops.back_edges), not the listing between the two
+        back = [(b, h) for b, h in targets if h <= b]
+        succs = successors(ptx_flows(PtxFunction(name, entry, header, tuple(instrs), (), (), tuple(label_at.items()), targets))) if back else []
         at_events = {e.instr.index for e in events}
-        for bra, head, in_loop in back_edges(succs, [(b, h) for b, h in targets if h <= b]):
+        for bra, head, in_loop in back_edges(succs, back):
             ins = instrs[bra]
             clock = any("%clock" in o for i in in_loop for o in instrs[i].operands)
             busy = not at_events.isdisjoint(in_loop)

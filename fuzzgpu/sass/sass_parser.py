@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from .file_names import nvdisasm_file_name
+from .cfg import sass_flows, successors
 from .loops import back_edges
 from .report import _int
 
@@ -429,48 +430,12 @@ def _build_sass_function(name: str, rows: list[tuple[int, int, str, tuple[tuple[
         head = by_offset.get(target)
         if head is not None and head <= ins.index:
             back.append((ins.index, head))
-    loops = []
-    if back:
-        # each loop is its natural loop on the graph (loops.natural_loop), not the listing between the
-        # branch and its target (loops.back_edges): ptxas may place a loop's blocks anywhere
-        succs = _successors(instrs, labels, by_offset)
-        at_busy, at_clock = set(busy), set(clocks)
-        for bra, head, body in back_edges(succs, back):
-            loops.append(SassLoop(head, bra, not at_clock.isdisjoint(body), at_busy.isdisjoint(body)))
-    return SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), tuple(loops), labels=tuple(labels.items()))
-
-
-#: a branch whose first operand is a condition (``BRA.DIV UR4, target``, ``BRA !P0, target``,
-#: ``BRA.U !UP0, target``): it falls through too
-_SASS_COND_OPERAND_RE = re.compile(r"^\s*!?U?P\w*\s*,")
-_SASS_LISTED_TARGETS_RE = re.compile(r'BRANCH_TARGETS\s+([^"*)]*)')
-_SASS_INDIRECT = frozenset(("BRX", "JMX", "BRXU", "JMXU"))
-
-
-def _successors(instrs: list[SassInstr], labels: dict[str, int], by_offset: dict[int, int]) -> list[list[int]]:
-    """The instruction-level graph of a function for its loops (:mod:`fuzzgpu.sass.loops`; the
-    block graph of :mod:`fuzzgpu.sass.cfg` reads the same flow): ``BRA``/``JMP`` to their target and,
-    when predicated or conditional, on; an indirect branch to the targets nvdisasm lists, else to any
-    labelled instruction; an unconditional ``EXIT``/``RET`` nowhere; everything else on."""
-    anywhere = sorted(by_offset[o] for o in set(labels.values()) if o in by_offset)
-    n = len(instrs)
-    out: list[list[int]] = []
-    for ins in instrs:
-        op, nxt = ins.opcode, [ins.index + 1] if ins.index + 1 < n else []
-        if ins.predicate == "@!PT":
-            pass  # never runs
-        elif op in ("EXIT", "RET") and not ins.predicate:
-            nxt = []
-        elif op in ("BRA", "JMP"):
-            lm = _SASS_TARGET_LABEL_RE.search(ins.operands)
-            m = _SASS_HEX_RE.search(ins.operands)
-            target = by_offset.get(labels.get(lm.group(1), -1) if lm else (int(m.group(1), 16) if m else -1))
-            cond = ins.predicate not in ("", "@PT") or "DIV" in ins.mods or bool(_SASS_COND_OPERAND_RE.match(ins.operands))
-            nxt = ([target] if target is not None else []) + (nxt if cond or target is None else [])
-        elif op in _SASS_INDIRECT:
-            listed = _SASS_LISTED_TARGETS_RE.search(ins.operands)
-            named = [by_offset[labels[t.strip()]] for t in listed.group(1).split(",")
-                     if labels.get(t.strip()) in by_offset] if listed else []
-            nxt = (named or anywhere) + (nxt if ins.predicate not in ("", "@PT") else [])
-        out.append(nxt)
-    return out
+    fn = SassFunction(name, tuple(instrs), tuple(mem_ops), tuple(syncs), (), labels=tuple(labels.items()))
+    if not back:
+        return fn
+    # each loop is its natural loop on the function's control-flow graph (cfg.sass_flows, loops.back_edges),
+    # not the listing between the branch and its target: ptxas may place a loop's blocks anywhere
+    succs = successors(sass_flows(fn))
+    at_busy, at_clock = set(busy), set(clocks)
+    return dataclasses.replace(fn, loops=tuple(SassLoop(head, bra, not at_clock.isdisjoint(body), at_busy.isdisjoint(body))
+                                               for bra, head, body in back_edges(succs, back)))
