@@ -458,19 +458,63 @@ def _constant_flow(ins: SassInstr, constants: dict[str, tuple[str, int]], instrs
     return None
 
 
+#: SASS instructions whose register result is one 32-bit register unless a width modifier says more
+#: (``.64``/``.WIDE``: two, ``.128``: four; :func:`_result_width`).  Any other instruction with a register
+#: destination -- a matrix or texture result (``HMMA``, ``HGMMA``, ``LDSM``, ``TEX``: many registers), sm_100's
+#: paired ``FADD2``/``FFMA2`` -- and a 256-bit load (sm_100's ``LDG.E.ENL2.256 R8, R4, ...``: two destinations)
+#: may write any register for :func:`_writes_register`.
+_ONE_REGISTER_RESULT = frozenset((
+    "MOV", "IMAD", "IADD3", "IADD", "IMUL", "LEA", "SHF", "SHL", "SHR", "LOP3", "LOP", "PRMT", "SEL", "IABS",
+    "IMNMX", "VIMNMX", "VIADD", "VIADDMNMX", "POPC", "FLO", "BREV", "BMSK", "SGXT", "P2R", "S2R", "CS2R",
+    "VOTE", "MATCH", "REDUX", "SHFL", "FADD", "FMUL", "FFMA", "FMNMX", "FSEL", "FSET", "MUFU", "FRND",
+    "I2F", "I2FP", "F2I", "F2F", "F2FP", "HADD2", "HMUL2", "HFMA2", "HMNMX2", "HSET2",
+    "LDC", "LDS", "LDG", "LD", "LDL", "ATOM", "ATOMS", "ATOMG"))
+#: instructions whose first operands are read, never written (a barrier id, a mask, a delay)
+_NO_REGISTER_RESULT = frozenset(("BAR", "WARPSYNC", "NANOSLEEP", "ST", "STG", "STS", "STL", "RED", "REDG"))
+
+
+def _result_width(ins: SassInstr) -> int:
+    """How many consecutive registers the register result of an instruction of :data:`_ONE_REGISTER_RESULT`
+    covers, from its modifiers (a ``64`` in any -- ``LDC.64``, ``IMAD.WIDE``, ``F2I.S64`` -- two; ``CS2R``
+    without ``.32`` reads a 64-bit special register)."""
+    mods = ins.mods
+    if any("128" in m for m in mods):
+        return 4
+    if any("64" in m for m in mods) or "WIDE" in mods or (ins.opcode == "CS2R" and "32" not in mods):
+        return 2
+    return 1
+
+
+def _writes_register(ins: SassInstr, n: int) -> bool:
+    """Whether ``ins`` may write ``Rn``: its register destination (its first operand, or its second after a
+    predicate: ``ATOM P0, R4, ...``, ``SHFL PT, R5, ...``) and as many registers after it as its result is wide
+    (:func:`_result_width`); an instruction of unknown result width with a register destination, or a call
+    (the callee's registers are not read here), may write any."""
+    if ins.opcode in ("CALL", "JCAL"):
+        return True
+    if ins.opcode in _NO_REGISTER_RESULT:
+        return False
+    head = [o.strip() for o in ins.operands.split(",", 2)[:2]]
+    dests = head if head and head[0][:1] == "P" else head[:1]
+    regs = [int(d[1:]) for d in dests if d[:1] == "R" and d[1:].isdigit()]
+    if not regs:
+        return False
+    if ins.opcode not in _ONE_REGISTER_RESULT or any("256" in m for m in ins.mods):
+        return True
+    width = _result_width(ins)
+    return any(0 <= n - r < width for r in regs)
+
+
 def _constant_at(reg: str, constants: dict[str, tuple[str, int]], instrs: Sequence[SassInstr], at: int) -> str:
     """The kernel constant ``reg`` holds at instruction ``at``: its ``LDC``'s, when no instruction between
-    writes it (its first operand, or its second after a predicate; a 64- or 128-bit result the next
-    registers too); "" when not known."""
+    may write it (:func:`_writes_register`: a 32-bit result writes its own register only -- ``LDS R0`` or
+    ``@!P0 S2R R5`` between ``LDC R2``/``LDC R6`` and the ``ISETP`` leaves it known); "" when not known."""
     got = constants.get(reg)
     if got is None:
         return ""
     n = int(reg[1:])
-    for i in instrs[got[1] + 1:at]:
-        head = [o.strip() for o in i.operands.split(",", 2)[:2]]
-        dests = head if head and head[0][:1] == "P" else head[:1]  # (ATOM P0, R4, ...; SHFL PT, R5, ...: the second)
-        if any(d[:1] == "R" and d[1:].isdigit() and 0 <= n - int(d[1:]) < 4 for d in dests):
-            return ""
+    if any(_writes_register(i, n) for i in instrs[got[1] + 1:at]):
+        return ""
     return got[0]
 
 

@@ -61,3 +61,18 @@ def test_the_O0_mending_is_its_analysis() -> None:
     assert before["findings"] == {"crossing/forbidden": 28} and o0["findings"] == {} and o0["complete"]
     assert f"28 -> 0, all {o0['functions']} functions fully checked" in page
     assert f"{dev['functions']} functions, {dev['incomplete_functions']} not fully checked, as before" in page
+
+
+def test_the_O1_mending_is_its_analysis() -> None:
+    """The page's -O1 figures after 3b96ed0 are the rebuilt pairs' analyses: rejudge/rebuilt-583756c (the checker
+    before the fix) and rejudge/now-3b96ed0 (after), each at -O1, -O0 and -O3."""
+    rebuilt, now = PAGE / "rejudge" / "rebuilt-583756c", PAGE / "rejudge" / "now-3b96ed0"
+    names = ("keep_tar_O1", "keep_ar_O0", "keep_tar")
+    before = [json.loads((rebuilt / f"{n}__tar_driver.sm_90a.json").read_text()) for n in names]
+    after = [json.loads((now / f"{n}__tar_driver.sm_90a.json").read_text()) for n in names]
+    assert [b["findings"] for b in before] == [{"crossing/forbidden": 9}, {}, {}]
+    assert all(a["findings"] == {} and a["complete"] and a["incomplete_functions"] == 0 for a in after)
+    assert all(d["functions"] == 66 for d in before + after)
+    page = " ".join((PAGE / "README.md").read_text().split())
+    assert f"9 -> 0, all {after[0]['functions']} functions fully checked" in page
+    assert "9 crossing/forbidden, clean, clean" in page and "after: clean, clean, clean" in page

@@ -12,7 +12,8 @@ its all-reduce at ``-O1``), and what the checker says of those shapes now:
   delay loop (``ptx_text.loop_is_intended``); an ``asm volatile`` in a loop still makes it one;
 * at ptxas ``-O1`` the cluster barrier's one-CTA fallback tests the cluster size again between the arrive and
   the wait: a false "forbidden" (84 in FlashInfer's ``trtllm_allreduce``) until two ``ISETP``s of one kernel
-  constant were known equal."""
+  constant were known equal; the 9 left were a 32-bit write of a register just below the loaded one, between the
+  first ``LDC`` and its ``ISETP``, taken for a possible wide write over it."""
 
 from __future__ import annotations
 
@@ -112,6 +113,18 @@ def test_the_cluster_barrier_fallback_at_O1_is_no_finding():
     assert rep.findings == () and rep.complete, (rep.findings, [fn.unchecked for fn in rep.functions])
 
 
+
+@needs_toolchain
+def test_a_32_bit_write_of_a_lower_register_leaves_the_cluster_size_known():
+    """The first test of the cluster size at -O1 is ``LDC R6, c[0x0][0x140]; @!P0 S2R R5, SR_CgaCtaId;
+    @!P0 MOV R4, 0x400; ...; ISETP.EQ.U32.AND P0, PT, R6, 0x1, PT``: a write of R4 or R5 was taken for a
+    possible 64- or 128-bit write over R6, the first ISETP's value was lost, and the path that skips the arrive
+    and runs the wait gave the load and the store before the barrier a false "forbidden" (FlashInfer's
+    ``trtllm_allreduce`` at -O1: 9, ``LDS R0`` between ``LDC R2`` and its ISETP).  A 32-bit result writes its own
+    register only (``cfg._writes_register``)."""
+    (rep,) = sass.check_path(DATA / "cluster_fallback_clobber.cu", ("sm_90a",), opt=1)
+    assert rep.findings == () and rep.complete, (rep.findings, [fn.unchecked for fn in rep.functions])
+
 def _listing(*instrs: str) -> str:
     body = "\n".join(f"        /*{i * 16:04x}*/                   {t} ;" for i, t in enumerate(instrs))
     return f'\t.section\t.text.k,"ax",@progbits\n.text.k:\n{body}\n'
@@ -136,3 +149,16 @@ def test_two_tests_of_one_kernel_constant_write_one_value():
                   "ISETP.EQ.U32.AND P1, PT, R4, 0x1, PT", "EXIT")[2] == ""
     assert values("LDC.64 R4, c[0x0][0x140]", "ISETP.EQ.U32.AND P1, PT, R4, 0x1, PT", "EXIT")[1] == ""  # (only 32-bit loads)
     assert values("LDC R4, c[0x0][0x140]", "ISETP.EQ.U32.AND P1, PT, R4, R7, PT", "EXIT")[1] == ""  # R7: not a constant
+    # what lies between the load and the test: a 32-bit result writes its own register only; a wider one (.64,
+    # .WIDE, .128) the next ones too; a result of unknown width (HMMA's) or a call any register
+    assert values("LDC R2, c[0x0][0x140]", "LDS R0, [UR4+0x4]", "@!P0 S2R R1, SR_CgaCtaId",
+                  "ISETP.EQ.U32.AND P0, PT, R2, 0x1, PT", "EXIT")[3] == "ISETP.EQ.U32.AND c[0x0][0x140] 0x1"
+    for between in ("LDS.128 R0, [UR4]", "IMAD.WIDE R1, R3, 0x2, R12", "LDC.64 R2, c[0x0][0x3c8]", "@!P0 FADD R2, RZ, R8",
+                    "HMMA.16816.F32 R0, R4, R8, R0", "CALL.REL.NOINC `($f)", "SHFL.BFLY PT, R2, R13, 0x8, 0x1f"):
+        assert values("LDC R2, c[0x0][0x140]", between, "ISETP.EQ.U32.AND P0, PT, R2, 0x1, PT", "EXIT")[2] == "", between
+    assert values("LDC R40, c[0x0][0x140]", "HGMMA.64x128x16.F32 R24, gdesc[UR4], RZ",  # R24..R87
+                  "ISETP.EQ.U32.AND P0, PT, R40, 0x1, PT", "EXIT")[2] == ""
+    assert values("LDC R6, c[0x0][0x140]", "LDG.E.ENL2.256.CONSTANT R8, R4, desc[UR4][R2.64]",  # R8..R11, R4..R7
+                  "ISETP.EQ.U32.AND P0, PT, R6, 0x1, PT", "EXIT")[2] == ""
+    assert values("LDC R2, c[0x0][0x140]", "BAR.SYNC.DEFER_BLOCKING R2", "IMAD.WIDE R0, R3, 0x2, R12",
+                  "ISETP.EQ.U32.AND P0, PT, R2, 0x1, PT", "EXIT")[3] != ""  # R0:R1 -- R2 is read, not written
