@@ -17,11 +17,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Sequence
+from typing import Callable, Hashable, Mapping, Sequence
 
-if TYPE_CHECKING:  # (the parsers build their loops on these flows: fuzzgpu.sass.loops)
-    from .ptx_parser import PtxFunction
-    from .sass_parser import SassFunction, SassInstr
+from .ptx_ir import PtxFunction
+from .sass_ir import SassFunction, SassInstr
 
 
 @dataclass(frozen=True)
