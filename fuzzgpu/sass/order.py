@@ -654,7 +654,7 @@ def _explain_groups(ctx: _Ctx, groups: dict) -> None:
     """The groups' SASS operations that no one-to-one pairing explains are not fully checked."""
     events = ctx.ptx.events
     # a PTX operation in a loop, or one ptxas expands into several, may stand for any number
-    in_loop = {k for k, e in enumerate(events) if e.parts or any(lp.head <= e.instr.index <= lp.tail for lp in ctx.ptx.loops)}
+    in_loop = {k for k, e in enumerate(events) if e.parts or any(e.instr.index in lp.body for lp in ctx.ptx.loops)}
     for cands_set, members in groups.items():
         for m in unexplained(members, in_loop):
             cls = _sass_mem_class(m)

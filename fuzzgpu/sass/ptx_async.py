@@ -76,14 +76,14 @@ def async_conflicts(wait: PtxInstr, copies: Sequence[tuple[int, str, tuple[Async
     ``cp.async.wait_group``/``wait_all`` complete the thread's cp.async copies (their source reads and
     destination writes), ``cp.async.bulk.wait_group`` its bulk_group copies, ``.read`` only their
     source reads.  A copy counts when it precedes the wait or shares a loop with it (a later
-    iteration's wait completes it); every group counts, also those ``wait_group N > 0`` leaves
+    iteration's wait completes it; the loop's instructions on the graph, ``PtxLoop.body``); every group counts, also those ``wait_group N > 0`` leaves
     pending (conservative)."""
     bulk = "bulk" in wait.mods
     family = "bulk_group" if bulk else "cp.async"
     read_only = bulk and "read" in wait.mods
-    in_loops = {i for i, lp in enumerate(loops) if lp.head <= wait.index <= lp.tail}
+    in_loops = [lp.body for lp in loops if wait.index in lp.body]
     awaited = [a for idx, fam, accs in copies if fam == family and (
-        idx < wait.index or any(loops[i].head <= idx <= loops[i].tail for i in in_loops))
+        idx < wait.index or any(idx in body for body in in_loops))
         for a in accs if not (read_only and a.write)]
     return frozenset(e.instr.index for e in events if e.mem is not None and any(
         (a.write or e.mem.kind != "load") and (a.tensormap == (e.instr.opcode == "tensormap") or not a.tensormap)

@@ -108,6 +108,10 @@ class PtxLoop:
     line: int
     reads_clock: bool
     delay: bool  # no memory operation or synchronisation inside
+    #: the instruction indices of the loop: its natural loop on the function's control-flow graph
+    #: (:func:`fuzzgpu.sass.loops.back_edges`), not the listing from ``head`` to ``tail`` (a rotated
+    #: loop's body lies after its backward branch)
+    body: frozenset[int]
 
 
 @dataclass(frozen=True)

@@ -674,7 +674,7 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
             if not busy and not clock:
                 lines = lines or raw.split("\n")
             loops.append(PtxLoop(head, ins.index, ins.line, clock, not busy and (
-                clock or loop_is_intended(instrs, in_loop, succs, lines, _dests_of))))
+                clock or loop_is_intended(instrs, in_loop, succs, lines, _dests_of)), in_loop))
         events = [e if e.sync is None or _rule_key(e.sync) != "cp.async.wait" else dataclasses.replace(
             e, sync=dataclasses.replace(e.sync, orders_only=async_conflicts(e.instr, copies, events, loops, writes)))
             for e in events]

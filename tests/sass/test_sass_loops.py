@@ -64,6 +64,25 @@ def test_a_rotated_loop_is_its_natural_loop(body, delay):
     assert loop.delay is delay and not loop.reads_clock
 
 
+def test_a_copy_shares_a_rotated_loop_with_its_wait():
+    """A ``cp.async`` issued after its ``cp.async.wait_group`` in one iteration is completed by the next
+    iteration's wait: the wait orders the shared read of the copy's destination (PTX ISA, cp.async.wait_group:
+    it waits for the thread's committed cp.async groups; the copy and the read conflict: one writes what
+    the other reads).  In a rotated loop both lie after the backward branch that closes it; the loop is
+    its natural loop (``PtxLoop.body``), so the copy still shares it with the wait.  Taken as the listing
+    from its head to that branch, the loop held neither: the wait ordered nothing and a read moved above
+    it was no finding."""
+    body = ("\tcp.async.wait_group 0;\n\tld.shared.u32 %r3, [buf];\n\tst.global.u32 [%rd1], %r3;\n"
+            "\tcp.async.ca.shared.global [buf], [%rd1], 4;\n\tcp.async.commit_group;\n")
+    text = _ptx(_ROTATED.format(body=body)).replace("\t.reg .b64 %rd<4>;\n", "\t.reg .b64 %rd<4>;\n\t.shared .align 4 .b8 buf[16];\n")
+    (fn,) = parse_ptx(text)
+    (loop,) = fn.loops
+    wait = next(e for e in fn.events if e.sync is not None and e.instr.opcode == "cp")
+    read = next(e for e in fn.events if e.mem is not None and e.mem.kind == "load" and e.mem.space == "shared")
+    assert wait.instr.index in loop.body and not loop.head <= wait.instr.index <= loop.tail
+    assert wait.sync is not None and wait.sync.orders_only is not None and read.instr.index in wait.sync.orders_only
+
+
 def test_natural_loop_and_what_is_read_after_it():
     #   0 -> 1 -> 2 -> 1 (back edge 2 -> 1), 1 -> 3 -> 2 (the body after the latch), 2 -> 4 -> 5 (the exit)
     succs = [[1], [3, 2], [1, 4], [2], [5], []]
