@@ -30,9 +30,9 @@ def test_the_throughput_pages_figures_are_the_benches_json() -> None:
     res = ROOT / "bench" / "results"
     page = " ".join((res / "throughput" / "README.md").read_text().split())
     rows = [ln for ln in (res / "throughput" / "compile-phases.md").read_text().splitlines() if ln.startswith("| ")]
-    assert len(rows) == 16 and all(" ".join(ln.split()) in page for ln in rows)
-    # the stress helpers' figures: this tree's harness against the "before" commit's, from the JSON
     cp = json.loads((res / "throughput" / "compile-phases.json").read_text())
+    assert len(rows) == len(cp["table"]) + 1 and all(" ".join(ln.split()) in page for ln in rows)  # (+ the header)
+    # the stress helpers' figures: this tree's harness against the "before" commit's, from the JSON
     per = {(t["kind"], t["what"]): t["per_program_ms"] for t in cp["table"]}
     old, new = f"harness at {cp['before']}", "harness"
     assert (f"ptxas costs {per[new, 'ptxas (wall)']} ms a program instead of {per[old, 'ptxas (wall)']}, nvcc "
@@ -60,13 +60,19 @@ def test_the_stage_comparison_on_the_page_is_its_json() -> None:
     before, now = doc["before"]["stages"]["compile (batch16)"], doc["stages"]["compile (batch16)"]
     assert f"(a batch of 16: {before['cpu_ms_per_program']} -> {now['cpu_ms_per_program']} CPU ms a program)" in page
     assert doc["before"]["commit"] == "9a0bd98" and doc["hashes"]
-    st = doc["stages"]  # the README's row: this tree's figures
+    # the README's row: the latest two stage comparisons' figures of this tree (81b7c0c the "before")
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert (f"harness compile {st['compile (batch16)']['cpu_ms_per_program']} CPU ms a program ({st['compile (single)']['cpu_ms_per_program']}), "
-            f"static SASS check {st['sass (batch16)']['cpu_ms_per_program']} ({st['sass (single)']['cpu_ms_per_program']})") in readme
+    a, b = (json.loads((res / f"stages-compare-{label}.json").read_text())["stages"] for label in ("ndf", "ndf-again"))
+    ms = lambda st, k: st[k]["cpu_ms_per_program"]  # noqa: E731
+    assert (f"harness compile {ms(a, 'compile (batch16)')} CPU ms a program ({ms(a, 'compile (single)')}), static SASS check "
+            f"{ms(a, 'sass (batch16)')} ({ms(a, 'sass (single)')}), and {ms(b, 'compile (batch16)')} ({ms(b, 'compile (single)')}), "
+            f"{ms(b, 'sass (batch16)')} ({ms(b, 'sass (single)')}) in a second run") in readme
     cp = json.loads((res / "compile-phases.json").read_text())
-    marginal = next(t for t in cp["table"] if t["kind"] == "harness" and t["what"] == "nvcc, CPU (all phases)")["per_program_ms"]
+    row = {(t["kind"], t["what"]): t for t in cp["table"]}
+    marginal = row["harness", "nvcc, CPU (all phases)"]["per_program_ms"]
     assert f"of the harness's nvcc {marginal} CPU ms a program is marginal" in readme
+    fixed = row["static kernels", "sass.disassemble ndf_first (-ndf unless needed), CPU"]["fixed_ms"]
+    assert f"a call's fixed cost is now mostly nvdisasm's (~{fixed / 1000:.2f} CPU-s)" in readme
 
 
 def test_the_batch_repeats_paragraph_is_its_json() -> None:
