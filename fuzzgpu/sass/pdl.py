@@ -32,9 +32,8 @@ from .report import COMPILED_OUT, READ_BEFORE_WAIT, PdlNote
 #: a line's start: a pattern that starts with ``^`` would be tried at every position of the text)
 _FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
 _CALL = re.compile(r"\bcall(?:\.uni)?\s*(?:\([^)]*\)\s*,\s*)?([\w$]+)")
-#: a read of global memory: ld/ldu of .global (``.nc`` included), a copy or bulk copy from .global,
-#: an atomic on .global; generic loads (no state space) are not reported
-_GLOBAL_READ = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:ld|ldu)\.global[\w.:]*|cp\.async[\w.:]*\.global[\w.:]*|atom\.global[\w.:]*)\s")
+#: the state-space qualifiers of an asynchronous copy (PTX ISA cp.async, cp.async.bulk[.tensor]: ``.dst.src``)
+_COPY_SPACES = frozenset(("global", "shared", "shared::cta", "shared::cluster"))
 _WAIT = re.compile(r"\bgriddepcontrol\.wait\b")
 #: a kernel in the PTX (``.entry``)
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s", re.M)
@@ -42,7 +41,7 @@ _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s", re.M)
 #: what a source writes to wait for the primary grid (comments removed first)
 _SOURCE_WAIT = re.compile(r"\bcudaGridDependencySynchronize\s*\(|griddepcontrol\.wait|\bwait_on_dependent_grids\s*\(")
 
-__all__ = ["COMPILED_OUT", "READ_BEFORE_WAIT", "PdlNote", "pdl_compiled_in", "reads_before_wait", "review",
+__all__ = ["COMPILED_OUT", "READ_BEFORE_WAIT", "PdlNote", "pdl_compiled_in", "reads_before_wait", "reads_global", "review",
            "source_line", "source_waits"]
 
 
@@ -89,7 +88,24 @@ def reads_before_wait(fn: PtxFunction, is_wait: Callable[[PtxInstr], bool]) -> l
     them: on the PTX control-flow graph, the fewest waits any path runs before the read is 0."""
     waits = {ins.index: 1 for ins in fn.instrs if is_wait(ins)}
     before = min_marks(ptx_cfg(fn), waits)
-    return [ins for ins in fn.instrs if _GLOBAL_READ.match(ins.text) and before(ins.index) == 0]
+    return [ins for ins in fn.instrs if reads_global(ins) and before(ins.index) == 0]
+
+
+def reads_global(ins: PtxInstr) -> bool:
+    """Does ``ins`` read global memory into the program: an ``ld``/``ldu``/``atom`` of the ``.global`` state
+    space, wherever its qualifier stands (``ld.global.nc``, ``ld.volatile.global``, ``ld.relaxed.gpu.global``,
+    ``atom.relaxed.gpu.global.add``), or an asynchronous copy whose source is ``.global`` -- the second of its
+    state spaces, ``.dst.src`` (PTX ISA cp.async, cp.async.bulk, cp.async.bulk.tensor): ``cp.async.ca.shared.global``
+    and a TMA load ``.shared::cluster.global`` read it; a bulk or TMA store (``.global.shared::cta``) writes it.
+    A prefetch (``cp.async.bulk.prefetch[.tensor]...L2.global``) brings data into L2, the point of coherence
+    for global memory, and returns none to the program: not a read.  Generic loads (no state space) are not
+    reported."""
+    mods = ins.mods
+    if ins.opcode in ("ld", "ldu", "atom"):
+        return "global" in mods
+    if ins.opcode == "cp" and mods[:1] == ("async",) and "prefetch" not in mods:
+        return [m for m in mods if m in _COPY_SPACES][1:2] == ["global"]
+    return False
 
 
 def _strip_comments(src: str) -> str:
