@@ -25,11 +25,8 @@ def _sass_mem_class(m: SassMemOp) -> str:
 @functools.lru_cache(maxsize=1024)  # a handful of values, asked for many times per operation
 def _class_of(op: str, constant: bool, mmio: bool, strength_: str) -> str:
     family = {"REDG": "ATOMG", "RED": "ATOM", "LDSM": "LDS", "STSM": "STS"}.get(op, op)
-    if family in ("LDG", "STG", "LD", "ST"):  # (STAS, REDAS, UMEMSETS: families of their own)
-        strength = "CONSTANT" if constant else ("MMIO" if mmio else (f"STRONG.{strength_}" if strength_ else ""))
-    else:
-        strength = ""
-    return _mem_class(family, strength)
+    strength = "CONSTANT" if constant else ("MMIO" if mmio else (f"STRONG.{strength_}" if strength_ else ""))
+    return _mem_class(family, strength)  # (the strength only where the family carries one: ptx_parser.STRENGTH_FAMILIES)
 
 
 def locations_meet(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:

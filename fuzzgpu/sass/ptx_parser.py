@@ -114,8 +114,17 @@ def _ptx_width(mods: Sequence[str]) -> int:
     return vec * bits
 
 
+#: the SASS families whose class carries the access's strength (``CONSTANT``, ``MMIO``, ``STRONG.<scope>``): plain
+#: loads and stores.  An atomic's family, and an asynchronous, bulk or multimem one's (``LDGMC``, ``STAS``,
+#: ``REDAS``, ``UMEMSETS``), is its class whatever its PTX semantics: the SASS side reads no strength there
+#: (``LDGMC.E.ADD.32.STRONG.SYS`` is class ``LDGMC``), so neither does the PTX side (``multimem.ld_reduce.relaxed.sys``)
+STRENGTH_FAMILIES = frozenset(("LDG", "STG", "LD", "ST"))
+
+
 def _mem_class(family: str, strength: str) -> str:
-    return f"{family}{'.' + strength if strength else ''}"
+    """A memory operation's class, PTX and SASS alike: its SASS family, with its strength where the family
+    carries one (:data:`STRENGTH_FAMILIES`)."""
+    return f"{family}.{strength}" if strength and family in STRENGTH_FAMILIES else family
 
 
 def _classify_ptx_mem(ins: PtxInstr, defs: dict[str, tuple[str, int]]) -> PtxMemOp | None:

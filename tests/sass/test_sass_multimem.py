@@ -72,3 +72,16 @@ def test_a_multimem_access_moved_across_an_ordering_point_is_forbidden(line, bef
     found = [f for f in fn.findings if f.check == sass.CROSSING and f.direction == direction]
     assert found and all(f.verdict == sass.FORBIDDEN for f in found), fn.findings
     assert any(op in f.op_ptx for f in found)
+
+
+def test_a_strong_ld_reduce_has_the_class_its_sass_has():
+    """``multimem.ld_reduce.relaxed.sys`` is ``LDGMC.E.ADD.F32.STRONG.SYS`` in SASS: a family of its own, whose class
+    carries no strength on the SASS side, so none on the PTX side either (``ptx_parser.STRENGTH_FAMILIES``).  Three of
+    them in three branches (tests/kernels/captured/multimem_branches.cu, a hostile review of mscclpp's allreduce6):
+    before, the PTX class was ``LDGMC.STRONG.SYS``, and the SASS loads the address pairing left over found "no PTX
+    LDGMC to account for them" -- not fully checked, and a move of such a load never judged."""
+    ptx = (CAPTURED / "multimem_branches.sm_90a.ptx").read_text()
+    (fn,) = parse_ptx(ptx)
+    assert {e.mem_class for e in fn.events if e.mem is not None and e.mem.instr.opcode == "multimem"} == {"LDGMC"}
+    (rep,) = sass.analyse(ptx, (CAPTURED / "multimem_branches.sm_90a.sass").read_text(), "sm_90a", "multimem_branches").functions
+    assert rep.complete and not rep.unchecked and rep.findings == (), rep.unchecked
