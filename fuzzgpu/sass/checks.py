@@ -86,11 +86,14 @@ def _deleted(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], mem_pos:
                              "not checked")
             continue
         if e.mem_class and e.mem_class.split(".")[0] not in families_left and e.mem.kind == "load" and value_read_later(e.instr, instrs):
-            # ptxas deletes a load only when nothing reads its value (forwarded and merged loads are mapped
-            # before): the pairing by address missed its SASS load (FlashInfer: a shared symbol addressed from
-            # the window's base, three loads read as one LDS.128), it was not deleted
-            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS load paired with it, but its value is "
-                             "read later, so ptxas did not delete it (the addresses did not tell which SASS load it is): not checked")
+            # an instruction reads its value (forwarded and merged loads are mapped before): the pairing by address
+            # missed its SASS load (FlashInfer: a shared symbol addressed from the window's base, three loads read as
+            # one LDS.128) -- or ptxas deleted it with the code that reads it, when that code's result is never used
+            # (TransformerEngine's nvfp4 quantize: 128 ld.shared feeding a shfl.sync whose result nothing reads).  The
+            # read is one step deep, not a liveness to an observable effect: which of the two is not known
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS load paired with it, and an instruction "
+                             "reads its value: the addresses did not tell which SASS load it is, or ptxas deleted it with "
+                             "code whose result nothing uses: not checked")
         elif e.mem_class and e.mem_class.split(".")[0] not in families_left and e.mem.kind != "load":
             # ptxas deletes a store only when a later store of the address overwrites it first; otherwise the
             # pairing missed it (combined into a wider store of another strength, say): no verdict either way
