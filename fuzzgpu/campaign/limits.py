@@ -15,8 +15,10 @@ BATCH = {"static": 64, "cuda": 64, "auto": 64}
 #: entry says so ("fix search stopped at its bound"), never "no fix"; ``fuzzgpu explain`` runs the
 #: whole search.  The session's deadline (less the report's reserve) and the profile's
 #: ``shrink_seconds`` cap it too.  30 s: a combined finding's greedy search (class D with a bulk copy
-#: read early, 279 candidates) takes 12-19 s on one core; most searches end within 2 s, and a campaign
-#: saves tens of findings, so the bound costs at most a few percent of a 600 s campaign's CPU.
+#: read early, 279 candidates) takes 12-19 s on one core; most searches end within 2 s.  Measured on the
+#: 60 race findings of a 300 s empty-corpus H100 campaign (``bench/fix_search_cost.py``): 400 VM CPU-s
+#: at this bound, 250 at 15 s with the same 48 fixes, 190 at 10 s with 44 -- of the order of a fifth of
+#: the workers' Python while findings are many (``bench/results/throughput/README.md``).
 FIX_SECONDS = 30.0
 
 

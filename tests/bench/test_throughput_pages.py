@@ -432,3 +432,22 @@ def test_the_runtime_header_figures_are_the_stage_compare_and_the_rows() -> None
     page = flat(EARLIER)
     b16, n16 = before["compile (batch16)"]["cpu_ms_per_program"], now["compile (batch16)"]["cpu_ms_per_program"]
     assert f"a one-program harness nvcc {ms(before, 'compile (single)')} -> {ms(now, 'compile (single)')} CPU ms, a batch of 16 {b16} -> {n16}" in page
+
+
+def test_the_fix_search_figures_are_its_json() -> None:
+    """The throughput page's paragraph on the fix search quotes bench/fix_search_cost.py's results file: the totals,
+    the bound's, and that the fixes found within 15 CPU-s are the campaign's own, entry for entry."""
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "fix-search" / "fix-search.json").read_text())
+    s, rows = doc["summary"], [r for r in doc["rows"] if "cpu_s" in r]
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    at = {b: round(sum(min(r["cpu_s"], b) for r in rows), 1) for b in (10, 15)}
+    assert (f"**{s['cpu_s_total']} CPU-s in all, {s['cpu_s_total_at_bound']} with each stopped at 30 CPU-s, {at[15]} at 15**"
+            in page)
+    assert f"saved {s['entries']} findings, {s['searched']} with a racy offending outcome" in page
+    assert f"the median search {s['cpu_s_median']} CPU-s, {s['past_bound']} past 30 CPU-s" in page
+    within = {r["entry"] for r in rows if r["found"] == "fix" and r["cpu_s"] <= 15}
+    assert within == {r["entry"] for r in rows if r["campaign"] == "fix"} and f"the same {len(within)} fixes found within 15" in page
+    lost = len(within) - sum(1 for r in rows if r["found"] == "fix" and r["cpu_s"] <= 10)
+    assert f"a 10 s bound would lose {lost} of the {len(within)} fixes" in page
+    limits = " ".join((ROOT / "fuzzgpu" / "campaign" / "limits.py").read_text().replace("#:", "").split())
+    assert f"{s['cpu_s_total_at_bound']:.0f} VM CPU-s at this bound, {at[15]:.0f} at 15 s" in limits
