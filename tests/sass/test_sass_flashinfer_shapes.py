@@ -2,7 +2,8 @@
 its all-reduce at ``-O1``), and what the checker says of those shapes now:
 
 * a PTX load whose SASS load the pairing by address did not find was "deleted" (permitted-hazard) even
-  when its value is read later -- which ptxas cannot do: 48 in ``trtllm_fused_moe_dev_kernel.cu`` (cub's
+  when its value is read later -- which ptxas does only with code whose result nothing uses (``dead_chain_load.cu``
+  below): 48 in ``trtllm_fused_moe_dev_kernel.cu`` (cub's
   BlockReduce: a ``__shared__`` symbol that ptxas addresses from the shared window's base, its offset
   folded into the immediates) and 36 in ``trtllm_fused_moe_routing_deepseek.cu`` (three loads read as one
   ``LDS.128``).  Now "not checked", with the reason (``checks.value_read_later``);

@@ -102,7 +102,7 @@ def test_lines_that_disagree_place_nothing():
     assert any("disagree on where R11 points" in n for n in layout.notes), layout.notes
     assert _pairs(_PTX, _sass("[R11+0x14]"))["ld.shared.f32 %f2, [b+8]"] == ""
     (fn,) = sass.analyse(_PTX, _sass("[R11+0x14]"), "sm_90a", "k.cu").functions
-    assert fn.findings == () and any("[b+8]`: no SASS load paired with it, but its value is read later" in u for u in fn.unchecked), fn
+    assert fn.findings == () and any("[b+8]`: no SASS load paired with it, and an instruction reads its value" in u for u in fn.unchecked), fn
     assert any("disagree on where R11 points" in n for n in fn.notes), fn.notes
 
 
