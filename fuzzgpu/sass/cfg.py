@@ -8,8 +8,8 @@ every path to an exit runs after it), in the PTX and in the SASS -- not against 
 dominate each other, so they never pair; inlined copies and warp-role branches keep their own points.
 
 A graph is built from one :class:`Flow` per instruction: where control goes after it.  A branch
-that is predicated (``@%p bra``, ``@P0 BRA``) also falls through; ``ret``/``exit``/``EXIT``/``RET``
-leave the function (predicated: and fall through); an indirect branch (``brx.idx``, ``BRX``,
+that is predicated (``@%p bra``, ``@P0 BRA``) also falls through; ``ret``/``exit``/``trap``/``brkpt``/``EXIT``/``RET``/
+``BPT.TRAP`` leave the function (predicated: and fall through); an indirect branch (``brx.idx``, ``BRX``,
 ``JMX``, ``BRXU``, ``JMXU``) to the targets nvdisasm lists, else to any labelled instruction.  Everything here is pure."""
 
 from __future__ import annotations
@@ -374,7 +374,12 @@ def _intersect(a: int, b: int, idom: Sequence[int], pos: Mapping[int, int]) -> i
 
 def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per PTX instruction of ``fn``: ``bra`` to its label (predicated: also on),
-    ``ret``/``exit``/``trap`` out, ``brx.idx`` to any labelled instruction, ``call`` on (opaque)."""
+    ``ret``/``exit``/``trap``/``brkpt`` out, ``brx.idx`` to any labelled instruction, ``call`` on (opaque).
+    ``brkpt`` "suspends execution" (PTX ISA brkpt): ptxas emits the ``BPT.TRAP`` it emits for ``trap``, which
+    the SASS graph takes for an exit (:func:`sass_flows`), so the PTX graph does too -- on one graph a path
+    through it ran on and on the other it ended, and a load before CUTLASS's ``pipeline_check_is_producer``
+    (a ``brkpt`` before the producer's ``mbarrier.arrive`` in a build without ``-DNDEBUG``) looked "sunk
+    below" the arrive: 1,131 false "forbidden" in CUTLASS example 77 (a hostile review, 2026-12-05)."""
     labels = dict(fn.labels)
     resolved = dict(fn.branches)
     anywhere = tuple(sorted(set(labels.values())))
@@ -387,7 +392,7 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
             out.append(Flow((t,), pred) if t is not None else Flow((), pred, True))
         elif ins.opcode == "brx":
             out.append(Flow(anywhere, pred))
-        elif ins.opcode in ("ret", "exit", "trap"):
+        elif ins.opcode in ("ret", "exit", "trap", "brkpt"):
             out.append(Flow((), pred, True))
         else:
             out.append(_PLAIN)

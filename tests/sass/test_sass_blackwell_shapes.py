@@ -1,0 +1,39 @@
+"""Shapes a hostile review of Blackwell kernels found (FlashMLA 9241ae3's sm100 kernels, CUTLASS 7107b05's examples
+77 and 81, DeepGEMM's sm100 GEMM; 2026-12-05), and what the checker says of them now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fuzzgpu import sass
+from fuzzgpu.sass.cfg import ptx_flows
+from fuzzgpu.sass.ptx_parser import parse_ptx
+
+CAPTURED = Path(__file__).resolve().parents[1] / "kernels" / "captured"
+
+needs_toolchain = pytest.mark.skipif(
+    sass.find_tool("nvcc") is None or sass.find_tool("nvdisasm") is None,
+    reason="needs nvcc and nvdisasm (pip install nvidia-cuda-nvdisasm)")
+
+
+def test_a_breakpoint_ends_a_path_on_both_graphs():
+    """PTX ``brkpt`` "suspends execution" (PTX ISA brkpt); ptxas emits ``BPT.TRAP``, as for ``trap``, and the SASS
+    graph takes it for an exit.  The PTX graph let it fall through: the path load -> ``BPT.TRAP`` -> exit ran no
+    release in the SASS only, and the load and store before CUTLASS's ``pipeline_check_is_producer`` (``brkpt``
+    before the producer's ``mbarrier.arrive``, a build without ``-DNDEBUG``) were "sunk below" the arrive: 2 false
+    "forbidden" in ``brkpt_exit.cu`` (captured at sm_100a, nvcc 13.0.88), 1,131 in CUTLASS example 77."""
+    ptx = (CAPTURED / "brkpt_exit.sm_100a.ptx").read_text()
+    (fn,) = parse_ptx(ptx)
+    flows = ptx_flows(fn)
+    (at,) = [i.index for i in fn.instrs if i.opcode == "brkpt"]
+    assert flows[at].exits and not flows[at].falls_through
+    (rep,) = sass.analyse(ptx, (CAPTURED / "brkpt_exit.sm_100a.sass").read_text(), "sm_100a", "brkpt_exit.cu").functions
+    assert rep.findings == () and rep.complete, (rep.findings, rep.unchecked)
+
+
+@needs_toolchain
+def test_a_breakpoint_before_a_release_compiled_for_sm_90a():
+    (rep,) = sass.check_path(CAPTURED / "brkpt_exit.cu", ("sm_90a",))
+    assert all(fn.findings == () for fn in rep.functions), [fn.findings for fn in rep.functions]
