@@ -128,7 +128,7 @@ def value_read_later(load: PtxInstr, instrs: Sequence[PtxInstr]) -> bool:
 BEFORE, AFTER, BOTH = "before", "after", "both"
 
 def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg, mem_pos: dict, intervals: dict,
-                     where: _Where) -> list[Finding]:
+                     where: _Where) -> tuple[list[Finding], list[str]]:
     """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` (or a relaxed one and
     a fence) whose predicate nothing tests before them (docs/findings.md): ``SYNCS.PHASECHK.TRANS64[.TRYWAIT]
     P0, [...]``, then an access that some path of the SASS control-flow graph reaches with no
@@ -141,20 +141,33 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
     PTX wait is the one with its mbarrier operand where that tells them apart
     (:func:`fuzzgpu.sass.waits.checks_by_operand`), else the one the synchronisation tokens pair with
     it.  An access mapped to a PTX operation before the wait is not its (a later iteration's).  One
-    finding per wait: the first unguarded access, with the others in its evidence."""
+    finding per wait: the first unguarded access, with the others in its evidence.  A wait whose phase
+    check is not found -- no synchronisation token nor mbarrier operand pairs one with it, or the one paired
+    lies off the main line (after another warp role's ``EXIT``) -- is not checked, and says so (the second
+    list): before 2026-12-05 it was skipped silently, and a function could be "fully checked, clean" with
+    an unguarded access after such a wait (FlashMLA 9241ae3's sm100 decode kernel, a hostile review)."""
     findings: list[Finding] = []
+    unchecked: list[str] = []
     ptx_of: dict[int, int] = {}
     for k, m in mem_pos.items():
         ptx_of.setdefault(m.instr.index, k)
     checks = {s: first for s, (first, _last) in intervals.items()} | checks_by_operand(events, sass)
-    for s, check in sorted(checks.items()):
-        sync = events[s].sync
+    for s, e in enumerate(events):
+        sync = e.sync
         if sync is None or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
             continue
-        if check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] or not check.mainline:
+        check = checks.get(s)
+        if check is None or check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] or not check.mainline:
+            why = ("no SASS phase check (SYNCS.PHASECHK) is paired with it" if check is None or
+                   check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] else
+                   f"its SASS phase check {check.full_opcode}@{check.offset:04x} lies after another path's EXIT")
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: {why}: whether an access after it is unguarded "
+                             "was not checked")
             continue
         preds = pred_writes(check)
         if not preds:
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: its SASS phase check {check.full_opcode}@"
+                             f"{check.offset:04x} writes no predicate: whether an access after it is unguarded was not checked")
             continue
         pred = sorted(preds)[0]
         # an acquiring wait orders the accesses after it; a relaxed one those after a later fence
@@ -178,7 +191,7 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
                             + ", ".join(f"{o.instr.full_opcode}@{o.instr.offset:04x}" for o, _ in unguarded[1:7])
                             + (" ..." if len(unguarded) > 7 else ""))
         findings.append(dataclasses.replace(f, evidence="; ".join(evidence)))
-    return findings
+    return findings, unchecked
 
 
 def _async_unchecked(events: Sequence[PtxEvent], mem_pos: dict) -> list[str]:
@@ -252,8 +265,9 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
     g_ptx = ptx_cfg(ptx)
     result = cfg_findings(ptx, sass, g_ptx, g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs, claims)
     intervals = _wait_intervals(events, sass, result.mem_pos)
+    waits, waits_unchecked = _unguarded_waits(events, sass, g_sass, result.mem_pos, intervals, where)
     findings = (list(result.findings) + _merge_findings(events, merges, where, g_ptx) + deleted + _loop_findings(ptx, sass, where)
-                + _unguarded_waits(events, sass, g_sass, result.mem_pos, intervals, where))
+                + waits)
     return FunctionReport(
         name=ptx.name,
         short_name=short_name(ptx.name),
@@ -264,7 +278,7 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
         mapped_syncs=result.mapped_syncs,
         findings=tuple(findings),
         notes=tuple(notes + del_notes + list(result.notes)),
-        unchecked=tuple(del_unchecked + list(result.unchecked) + _async_unchecked(events, result.mem_pos)),
+        unchecked=tuple(del_unchecked + list(result.unchecked) + _async_unchecked(events, result.mem_pos) + waits_unchecked),
     )
 
 

@@ -37,3 +37,16 @@ def test_a_breakpoint_ends_a_path_on_both_graphs():
 def test_a_breakpoint_before_a_release_compiled_for_sm_90a():
     (rep,) = sass.check_path(CAPTURED / "brkpt_exit.cu", ("sm_90a",))
     assert all(fn.findings == () for fn in rep.functions), [fn.findings for fn in rep.functions]
+
+
+def test_a_wait_whose_phase_check_is_not_found_is_said_not_checked():
+    """``lone_wait_after_exit.cu`` (captured at sm_100a): a lone ``mbarrier.try_wait`` -- its predicate only stored --
+    then an ``ld.shared``: an unguarded access when the wait's phase check is found (``lone_control`` in the review).
+    Here ptxas lays the warp roles out in another order than the PTX and no SASS phase check is paired with the wait.
+    The check of the accesses after it is not made, and the function says so; it was "fully checked, clean"."""
+    ptx = (CAPTURED / "lone_wait_after_exit.sm_100a.ptx").read_text()
+    (rep,) = sass.analyse(ptx, (CAPTURED / "lone_wait_after_exit.sm_100a.sass").read_text(), "sm_100a",
+                          "lone_wait_after_exit.cu").functions
+    assert not rep.complete and rep.findings == ()
+    assert any("mbarrier.try_wait" in u and "whether an access after it is unguarded was not checked" in u
+               for u in rep.unchecked), rep.unchecked

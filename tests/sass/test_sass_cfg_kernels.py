@@ -31,8 +31,16 @@ def reports() -> dict[str, sass.Report]:
 @pytest.mark.parametrize("arch", ["sm_90", "sm_100a"])
 def test_the_role_branch_hoist_is_the_only_finding(reports, arch):
     rep = reports[arch]
-    assert rep.complete, [(fn.short_name, fn.unchecked) for fn in rep.functions]
     by = {fn.short_name: fn for fn in rep.functions}
+    # complete but for the consumer role's wait in P1: ptxas places that role after the producer's EXIT, and the
+    # checker pairs no SASS phase check there (it reads the synchronisation tokens of the code before the first
+    # EXIT only), so whether an access after that wait is unguarded is not checked -- and it says so (until
+    # 2026-12-05 the wait was skipped silently and P1 was "fully checked")
+    assert all(fn.complete for name, fn in by.items() if name != "P1_producer_consumer"), \
+        [(fn.short_name, fn.unchecked) for fn in rep.functions]
+    assert by["P1_producer_consumer"].unchecked and all(
+        "mbarrier.try_wait" in u and "whether an access after it is unguarded was not checked" in u
+        for u in by["P1_producer_consumer"].unchecked), by["P1_producer_consumer"].unchecked
     (f,) = rep.findings
     assert sass.short_name(f.function) == "P4_pdl_ldg_role"
     assert (f.check, f.verdict, f.direction) == (sass.CROSSING, sass.HAZARD, sass.HOISTED)
@@ -40,7 +48,7 @@ def test_the_role_branch_hoist_is_the_only_finding(reports, arch):
     assert f.sync_ptx == "griddepcontrol.wait" and f.sync_sass == "ACQBULK"
     assert f.src_file.endswith("shapes.cu") and f.src_line == LDG_LINE  # the __ldg's line, not sm_32_intrinsics.hpp
     for name in ("P1_producer_consumer", "P2_inlined_twice", "P3_reduction", "P5_pdl_plain_role"):
-        assert by[name].findings == () and by[name].complete, (name, by[name].unchecked)
+        assert by[name].findings == () and (by[name].complete or name == "P1_producer_consumer"), (name, by[name].unchecked)
 
 
 @needs_toolchain
