@@ -376,10 +376,10 @@ def ptx_flows(fn: PtxFunction) -> tuple[Flow, ...]:
     """One :class:`Flow` per PTX instruction of ``fn``: ``bra`` to its label (predicated: also on),
     ``ret``/``exit``/``trap``/``brkpt`` out, ``brx.idx`` to any labelled instruction, ``call`` on (opaque).
     ``brkpt`` "suspends execution" (PTX ISA brkpt): ptxas emits the ``BPT.TRAP`` it emits for ``trap``, which
-    the SASS graph takes for an exit (:func:`sass_flows`), so the PTX graph does too -- on one graph a path
-    through it ran on and on the other it ended, and a load before CUTLASS's ``pipeline_check_is_producer``
-    (a ``brkpt`` before the producer's ``mbarrier.arrive`` in a build without ``-DNDEBUG``) looked "sunk
-    below" the arrive: 1,131 false "forbidden" in CUTLASS example 77 (a hostile review, 2026-12-05)."""
+    the SASS graph takes for an exit (:func:`sass_flows`), so the PTX graph does too: were a path through it to
+    run on in one graph and end in the other, a load before CUTLASS's ``pipeline_check_is_producer`` (a
+    ``brkpt`` before the producer's ``mbarrier.arrive`` in a build without ``-DNDEBUG``) would look "sunk
+    below" the arrive (``tests/kernels/captured/brkpt_exit.cu``; CUTLASS example 77)."""
     labels = dict(fn.labels)
     resolved = dict(fn.branches)
     anywhere = tuple(sorted(set(labels.values())))

@@ -144,8 +144,8 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
     finding per wait: the first unguarded access, with the others in its evidence.  A wait whose phase
     check is not found -- no synchronisation token nor mbarrier operand pairs one with it, or the one paired
     lies off the main line (after another warp role's ``EXIT``) -- is not checked, and says so (the second
-    list): before 2026-12-05 it was skipped silently, and a function could be "fully checked, clean" with
-    an unguarded access after such a wait (FlashMLA 9241ae3's sm100 decode kernel, a hostile review)."""
+    list), so that a function is never "fully checked, clean" with such a wait in it (FlashMLA 9241ae3's sm100
+    decode kernel)."""
     findings: list[Finding] = []
     unchecked: list[str] = []
     ptx_of: dict[int, int] = {}
@@ -157,17 +157,15 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
         if sync is None or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
             continue
         check = checks.get(s)
-        if check is None or check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] or not check.mainline:
-            why = ("no SASS phase check (SYNCS.PHASECHK) is paired with it" if check is None or
-                   check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"] else
-                   f"its SASS phase check {check.full_opcode}@{check.offset:04x} lies after another path's EXIT")
+        if check is not None and check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"]:
+            check = None
+        preds = pred_writes(check) if check is not None and check.mainline else set()
+        if check is None or not preds:
+            why = ("no SASS phase check (SYNCS.PHASECHK) is paired with it" if check is None else
+                   f"its SASS phase check {check.full_opcode}@{check.offset:04x} "
+                   + ("lies after another path's EXIT" if not check.mainline else "writes no predicate"))
             unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: {why}: whether an access after it is unguarded "
                              "was not checked")
-            continue
-        preds = pred_writes(check)
-        if not preds:
-            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: its SASS phase check {check.full_opcode}@"
-                             f"{check.offset:04x} writes no predicate: whether an access after it is unguarded was not checked")
             continue
         pred = sorted(preds)[0]
         # an acquiring wait orders the accesses after it; a relaxed one those after a later fence

@@ -50,3 +50,12 @@ def test_a_wait_whose_phase_check_is_not_found_is_said_not_checked():
     assert not rep.complete and rep.findings == ()
     assert any("mbarrier.try_wait" in u and "whether an access after it is unguarded was not checked" in u
                for u in rep.unchecked), rep.unchecked
+
+
+@needs_toolchain
+def test_the_same_lone_wait_without_the_other_role_is_forbidden():
+    """The control of ``lone_wait_after_exit.cu``: the same lone ``try_wait`` then ``ld.shared``, without the other warp
+    role, so its phase check is paired -- the access after it is unguarded: forbidden (the check the other kernel says
+    it could not make is one that fails)."""
+    (rep,) = sass.check_path(CAPTURED / "lone_wait_control.cu", ("sm_100a",))
+    assert [(f.check, f.verdict) for f in rep.findings] == [(sass.UNGUARDED_WAIT, sass.FORBIDDEN)], rep.findings

@@ -1,5 +1,5 @@
-// A lone mbarrier.try_wait (its result only stored) followed by an ld.shared: the unguarded-wait
-// check flags it (forbidden) -- unless ptxas lays the warp roles out in another order than the PTX.
+// The control of lone_wait_after_exit.cu: a lone mbarrier.try_wait (its result only stored) followed by an
+// ld.shared, with no other warp role: its phase check is paired and the access after it is unguarded (forbidden).
 #include <cstdint>
 extern __shared__ __align__(16) uint8_t smem[];
 __global__ void k(int* out, int n) {
