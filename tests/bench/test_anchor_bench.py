@@ -302,6 +302,47 @@ def test_the_union_over_runs_and_its_split_by_the_artifacts_gpus(tmp_path: Path)
     assert rows["H100 and GH200"]["fuzzgpu"] == rows["H100 only"]["fuzzgpu"] == 1
 
 
+def test_the_gh200_log_gives_what_the_artifact_spent_on_each_variant(tmp_path: Path) -> None:
+    """bench/anchor_union.py's effort table: the artifact's GH200 log (a stand-in in its format: the
+    log is not in the repository) read per variant -- its names spelled as the results table spells
+    them, its iterations summed -- and set beside the instances fuzzgpu ran over the runs."""
+    u = bench_script("anchor_union.py")
+    assert u.log_name("3.2w-TB_0_1_2-SCOPE_BLOCK-FENCE_SCOPE_DEVICE-FENCE_02") == "three_2w_TB_0_1_2_SCOPE_BLOCK_FENCE_SCOPE_DEVICE_FENCE_02"
+    assert u.log_name("wrw+2w-TB_012-SCOPE_DEVICE-NO_FENCE-RELAXED") == "wrw_2w_TB_012_SCOPE_DEVICE_NO_FENCE_RELAXED"
+    assert u.log_name("iriw-TB_0_1_23-SCOPE_BLOCK-NO_FENCE-ACQUIRE") == "iriw_TB_0_1_23_SCOPE_BLOCK_NO_FENCE_ACQUIRE"
+    (tmp_path / "pldi26-output").mkdir()
+    (tmp_path / "pldi26-output" / "gh200.txt").write_text(
+        "Compiling z6-3-TB_012-SCOPE_BLOCK-FENCE_SCOPE_BLOCK-FENCE_01 runner\nIteration: 0\n"
+        "  Test z6-3-TB_012-SCOPE_BLOCK-FENCE_SCOPE_BLOCK-FENCE_01 weak: 0, total: 71280000, rate: 0 per second\n"
+        "  Test wwc-TB_0_1_2-SCOPE_BLOCK-NO_FENCE-ACQ_ACQ weak: 3, total: 1000, rate: 9 per second\nIteration: 1\n"
+        "  Test z6-3-TB_012-SCOPE_BLOCK-FENCE_SCOPE_BLOCK-FENCE_01 weak: 2, total: 28720000, rate: 1 per second\n")
+    gh = u.gh200_effort(tmp_path)
+    assert gh == {"z6_3_TB_012_SCOPE_BLOCK_FENCE_SCOPE_BLOCK_FENCE_01": {"configurations": 2, "instances": 100_000_000, "weak": 2},
+                  "wwc_TB_0_1_2_SCOPE_BLOCK_NO_FENCE_ACQ_ACQ": {"configurations": 1, "instances": 1000, "weak": 3}}
+    every = {"z6_3_TB_012_SCOPE_BLOCK_FENCE_SCOPE_BLOCK_FENCE_01": {"seen": True, "fuzzgpu": 0, "anchor": 0, "fuzzgpu_instances": 7},
+             "wwc_TB_0_1_2_SCOPE_BLOCK_NO_FENCE_ACQ_ACQ": {"seen": True, "fuzzgpu": 5, "anchor": 0, "fuzzgpu_instances": 9},
+             "not_in_the_log": {"seen": True, "fuzzgpu": 0, "anchor": 0, "fuzzgpu_instances": 11}}
+    rows = u.effort_table(every, {v: "H100 only" for v in every}, gh)
+    assert [(r["fuzzgpu showed it"], r["variants"], r["in the GH200's log"], r["GH200 weak instances (sum)"]) for r in rows] == \
+        [("yes", 1, 1, 3), ("no", 2, 1, 2)]
+    assert rows[1]["GH200 instances / variant (median)"] == "1e+08" and rows[1]["fuzzgpu instances / variant (median, the anchor.py runs)"] == "9"
+
+
+def test_the_pages_effort_table_is_union_json() -> None:
+    """The anchor page's effort table is union.json's, and union.json's fuzzgpu instances are what the committed runs give."""
+    u = bench_script("anchor_union.py")
+    doc = json.loads((RESULTS / "h200-mended" / "union.json").read_text())
+    page = (RESULTS / "README.md").read_text()
+    keys = list(doc["effort"][0])
+    assert all("| " + " | ".join(str(r[k]) for k in keys) + " |" in page for r in doc["effort"])
+    every = u.union([ROOT / d for d in doc["runs"]])
+    for r in doc["effort"]:
+        assert r["variants"] >= r["in the GH200's log"]
+    assert sum(r["variants"] for r in doc["effort"]) == 559
+    assert doc["effort"][-1]["fuzzgpu showed it"] == "no" and doc["effort"][-1]["variants"] == 103
+    assert all(x["fuzzgpu_instances"] > 0 for x in every.values() if x["seen"])
+
+
 def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
     """The split table of the anchor page is union.json's (written by bench/anchor_union.py with the
     artifact, which the repository has not), and union.json's totals are what the committed runs give: the
