@@ -325,7 +325,12 @@ json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime
     for e in "$x"/corpus/*.litmus; do [ -e "$e" ] && { echo "=== $e"; head -40 "$e.sass.txt"; }; done > "$x/sass-of-entries.txt"
     grep -c "^===" "$x/sass-of-entries.txt"
   fi
-  tar -C "$x" -czf "$x/corpus.tar.gz" corpus && rm -rf "$x/corpus"
+  # the device tool brings back at most 8 files a call: the figures' files stay apart, the rest (the campaign's
+  # output, the call log, each entry's SASS) goes into corpus.tar.gz beside corpus/
+  head -3 "$x/campaign.txt" > "$x/campaign-tail.txt"; echo ... >> "$x/campaign-tail.txt"; tail -6 "$x/campaign.txt" >> "$x/campaign-tail.txt"
+  keep="machine.txt cpu.json cpu-split.json throughput.json tools.json classes.json classes.txt worker-split.json"
+  rest=$(cd "$x" && ls | grep -vxF -e corpus $(printf -- '-e %s ' $keep))
+  tar -C "$x" -czf "$x/corpus.tar.gz" corpus $rest && (cd "$x" && rm -rf corpus $rest)
   ;;
 tensormap)
   echo "== class D on the GPU: tests/gpu/test_gpu_tensormap.py (1e8 instances each), then the tensor-copy GPU tests"

@@ -451,3 +451,28 @@ def test_the_fix_search_figures_are_its_json() -> None:
     assert f"a 10 s bound would lose {lost} of the {len(within)} fixes" in page
     limits = " ".join((ROOT / "fuzzgpu" / "campaign" / "limits.py").read_text().replace("#:", "").split())
     assert f"{s['cpu_s_total_at_bound']:.0f} VM CPU-s at this bound, {at[15]:.0f} at 15 s" in limits
+
+
+def test_the_h100_row_at_bf3981c_and_its_folders_readme_are_its_files() -> None:
+    """The newest row (code bf3981c, one H100; its tools.json did not come back): the page's table row and lead, the
+    folder's README (programs, the pool, the CPU by process, the seven known classes) and the README's figures are its
+    files'; its reading's comparison with the a464825 row is computed from both folders."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    run = ROOT / "bench" / "results" / "throughput" / "h100-300s-bf3981c-w20"
+    t, cpu, cells = campaign_row(run)
+    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
+    folder = flat(run / "README.md")
+    assert_folder_readme(run, folder)
+    classes = json.loads((run / "classes.json").read_text())
+    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
+    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8)) and not {"12", "13"} & set(classes)
+    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
+    split = json.loads((run / "cpu-split.json").read_text())["cpu_s"]
+    assert (f"**{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
+            f"{cpu / t['run']:.3f} CPU-s per program run**; the workers' Python {split['worker'] / t['run']:.3f}, the backends' "
+            f"nvcc and nvdisasm {split[chr(98) + 'ackend' + chr(39) + 's tools'] / t['run']:.3f}") in page
+    b, bcpu, _ = campaign_row(A464825[0])
+    assert f"({cpu:,.0f} CPU-s against {bcpu:,.0f})" in page and f"({cpu:,.0f} CPU-s against {bcpu:,.0f})" in folder
+    assert (f"this run made {100 * (t['run_per_hour'] / b['run_per_hour'] - 1):.0f}% more runs at "
+            f"{100 * (1 - (cpu / t['run']) / (bcpu / b['run'])):.0f}% less CPU a run") in folder
+    assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in flat(ROOT / "README.md")
