@@ -623,10 +623,25 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     return cands
 
 
+def row_mates(ctx: _Ctx, m: SassMemOp, cands: Sequence[int]) -> list[int]:
+    """The PTX operations of ``m``'s class and width, other than ``cands``, that a coarse line table
+    could have given ``m``'s source location.  ptxas keys a line-table row on the innermost location
+    alone: an instruction right after one of the same innermost location carries that one's whole
+    inlining chain (two ``__ldg`` of one type at neighbouring lines share the first's row: FlashMLA's
+    combine kernel, ``tests/data/sass/coarse_rows.cu``), so a SASS operation's true location and the
+    one it carries have the same innermost location -- they meet (:func:`locations_meet`).  One whose
+    location does not meet ``m``'s (an ``__ldg`` of another type: another line of
+    ``sm_32_intrinsics.hpp``) is never ``m``; one without line information may be."""
+    events = ctx.ptx.events
+    return [k for k in ctx.left_of_class.get(_sass_mem_class(m), []) if k not in cands
+            and events[k].mem.width == m.width and locations_meet(events[k].instr.src, m.instr.src)]  # type: ignore[union-attr]
+
+
 def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     """A SASS operation the address mapping did not pair: a finding when it crossed for every PTX
-    operation it could be (and, with line information, for every one of its class and width: line
-    tables are coarse); grouped for a one-to-one pairing when for some only."""
+    operation it could be (and, with line information, for every one of its class and width that a
+    coarse line table could have given its location: :func:`row_mates`); grouped for a one-to-one
+    pairing when for some only."""
     cands = _candidates(ctx, m)
     if cands is None:
         return
@@ -636,10 +651,10 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
         groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
         return
     lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
-    wide = [k for k in ctx.left_of_class.get(cls, []) if events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
-    if m.instr.src and any(not ctx.judged(k, m) for k in wide):
+    if m.instr.src and any(not ctx.judged(k, m) for k in row_mates(ctx, m, cands)):
         ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "
-                             f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
+                             f"(PTX line(s) {lines}) but not for another of its class and width at its innermost source "
+                             "location, and line tables are coarse (a row is keyed on the innermost location), "
                              "so whether it crossed is not known")
         return
     what = (f"ptxas's expansion of {'the PTX instruction' if len(cands) == 1 else f'one of {len(cands)} PTX instructions'} "

@@ -1,0 +1,82 @@
+"""Coarse line tables: what they license and what they do not.
+
+ptxas keys a line-table row on the innermost source location alone: an instruction right after one of
+the same innermost location carries that one's whole inlining chain (two ``__ldg`` of one type at
+neighbouring lines share a row; FlashMLA 9241ae3's combine kernel, lines 36 and 37).  So a SASS
+operation whose unpaired count convicts it against the PTX operations of its own line is "not known"
+when another PTX operation of its class and width at its innermost location did not cross -- and only
+then: an ``__ldg`` of another type (another line of ``sm_32_intrinsics.hpp``) is never it.
+
+``wide_any_line``: the hostile review of 2026-12-05's shape of FlashMLA sm100 decode (``MODEL1``), where
+ptxas raised two 8-byte ``.nc`` loads of scales above an mbarrier wait; the checker blamed an ``int2``
+``__ldg`` at another line (8 bytes too) and said "not known" instead of the finding.  The captured PTX is
+nvcc's own; the SASS is of that PTX with the two loads moved above the wait by hand
+(``tests/data/sass/wide_any_line.sh``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fuzzgpu import sass
+
+DATA = Path(__file__).parents[1] / "data" / "sass"
+
+_INT2_PTX = ".loc\t2 118 48,"
+_INT2_SASS = 'sm_32_intrinsics.hpp", line 118 inlined at'
+
+
+def _wide_any_line(ptx: str | None = None, listing: str | None = None) -> sass.FunctionReport:
+    rep = sass.analyse(ptx or (DATA / "wide_any_line.sm_100a.ptx").read_text(),
+                       listing or (DATA / "wide_any_line.hoisted.sm_100a.sass").read_text(), "sm_100a", "wide_any_line.cu")
+    (fn,) = rep.functions
+    return fn
+
+
+def test_a_hoist_is_not_blamed_on_a_load_of_another_innermost_line():
+    """Both SASS loads of line 25 issued before TRYWAIT: each is a permitted-hazard ``.nc`` hoist above
+    the wait, and the function is fully checked -- the ``int2`` load of line 19 (``sm_32_intrinsics.hpp``
+    line 118, not 102) cannot be either of them."""
+    fn = _wide_any_line()
+    assert fn.unchecked == (), fn.unchecked
+    assert len(fn.findings) == 2
+    for f in fn.findings:
+        assert (f.verdict, f.direction, f.src_line) == (sass.HAZARD, sass.HOISTED, 25)
+        assert f.op_sass.startswith("LDG.E.64.CONSTANT") and f.sync_ptx.startswith("mbarrier.try_wait")
+        assert f.sync_sass.startswith("SYNCS.PHASECHK.TRANS64.TRYWAIT")
+    assert {f.op_sass_offset for f in fn.findings} == {0x5A0, 0x5B0}
+
+
+def test_a_load_that_could_share_the_row_leaves_it_not_known():
+    """The same kernel with the line-19 load an 8-byte ``__ldg`` of line 102 too (its ``.loc`` and its
+    SASS row rewritten): a row keyed on that line could carry either call site, so the count convicts
+    nothing -- not known, no finding."""
+    ptx = (DATA / "wide_any_line.sm_100a.ptx").read_text()
+    listing = (DATA / "wide_any_line.hoisted.sm_100a.sass").read_text()
+    assert ptx.count(_INT2_PTX) == 1 and listing.count(_INT2_SASS) == 1
+    fn = _wide_any_line(ptx.replace(_INT2_PTX, ".loc\t2 102 57,"),
+                        listing.replace(_INT2_SASS, _INT2_SASS.replace("118", "102")))
+    assert fn.findings == ()
+    coarse = [u for u in fn.unchecked if "line tables are coarse" in u]
+    assert len(coarse) == 2 and all(("@05a0" in u) != ("@05b0" in u) for u in coarse), fn.unchecked
+
+
+def _coarse_rows(variant: str) -> sass.FunctionReport:
+    rep = sass.analyse((DATA / "coarse_rows.sm_100a.ptx").read_text(),
+                       (DATA / f"coarse_rows.{variant}.sm_100a.sass").read_text(), "sm_100a", "coarse_rows.cu")
+    (fn,) = rep.functions
+    return fn
+
+
+def test_two_ldg_of_one_type_share_a_row_and_stay_not_known():
+    """``coarse_rows.cu``, line 18's ``__ldg`` moved above the wait, before line 16's: ptxas issues the
+    two LDGs back to back under one row, line 18's (``sm_32_intrinsics.hpp:112`` inlined at 18): the
+    captured proof that a row carries the first instruction's call site.  Each SASS load crossed for
+    line 18's load and not for line 16's, which the row may hide: not known, never a finding, never
+    clean."""
+    lines = (DATA / "coarse_rows.before.sm_100a.sass").read_text().splitlines()
+    a, b = (i for i, x in enumerate(lines) if "LDG.E.CONSTANT" in x)
+    assert b == a + 1  # no row between them
+    assert lines[a - 2].endswith('line 112 inlined at "coarse_rows.cu", line 18') and lines[a - 1].endswith("line 18")
+    fn = _coarse_rows("before")
+    assert fn.findings == ()
+    assert len([u for u in fn.unchecked if "line tables are coarse" in u]) == 2, fn.unchecked
