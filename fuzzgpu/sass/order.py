@@ -534,6 +534,11 @@ class _Ctx:
     claims: dict
     #: SASS family -> the left PTX events that expand into operations of that family (:attr:`PtxEvent.parts`)
     expansions: dict
+    #: the PTX events a SASS operation has as its own: paired with one, or a candidate of one by its
+    #: source line (filled in as the unpaired ones are checked)
+    owned: set
+    #: the PTX events that access the thread's own stack (:func:`private`), in order
+    stack: list
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
@@ -645,6 +650,7 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     cands = _candidates(ctx, m)
     if cands is None:
         return
+    ctx.owned.update(cands)
     events, cls = ctx.ptx.events, _sass_mem_class(m)
     judged_all = [ctx.judged(k, m) for k in cands]
     if not all(judged_all):
@@ -665,17 +671,46 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     ctx.report(cands[0], m, cands, judged_all, evidence)
 
 
+def _spare_row_mate(ctx: _Ctx, m: SassMemOp, cands: frozenset[int], taken: set[int]) -> int | None:
+    """A PTX operation ``m`` may be under a coarse line table (:func:`row_mates`) that no SASS operation
+    has as its own (:attr:`_Ctx.owned`) nor another SASS operation was given (``taken``), and under
+    which ``m`` crossed nothing; None if there is none."""
+    if not m.instr.src:
+        return None
+    return next((k for k in row_mates(ctx, m, sorted(cands)) if k not in ctx.owned and k not in taken
+                 and not ctx.judged(k, m)), None)
+
+
+def _spare_stack_access(ctx: _Ctx, m: SassMemOp, taken: set[int]) -> int | None:
+    """A PTX access of the thread's own stack (:attr:`_Ctx.stack`) of ``m``'s class whose location
+    meets ``m``'s and that no other SASS operation was given (``taken``): a generic ``LD``/``ST`` of
+    ``m``'s line may be one (``-G``: the stack is read through ``%SP``, a generic address); None if
+    there is none.  Its order never matters."""
+    if not m.instr.src or m.space != "generic":
+        return None
+    events, cls = ctx.ptx.events, _sass_mem_class(m)
+    return next((k for k in ctx.stack if k not in taken and events[k].mem_class == cls
+                 and locations_meet(events[k].instr.src, m.instr.src)), None)
+
+
 def _explain_groups(ctx: _Ctx, groups: dict) -> None:
-    """The groups' SASS operations that no one-to-one pairing explains are not fully checked."""
+    """The groups' SASS operations that no one-to-one pairing explains are not fully checked -- but
+    for one a coarse line table gave a neighbour's location, that is another PTX operation's which
+    no SASS operation carries: that one, if it crossed nothing for it, and for a generic access one of
+    the thread's stack accesses of its line (one SASS operation each)."""
     events = ctx.ptx.events
     # a PTX operation in a loop, or one ptxas expands into several, may stand for any number
     in_loop = {k for k, e in enumerate(events) if e.parts or any(e.instr.index in lp.body for lp in ctx.ptx.loops)}
+    taken: set[int] = set()
     for cands_set, members in groups.items():
         for m in unexplained(members, in_loop):
             cls = _sass_mem_class(m)
-            # ptxas's line table is coarse (two loads of neighbouring lines under one entry): any
-            # PTX operation of the class under which it crossed nothing explains it
-            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_of_class.get(cls, [])):
+            spare = _spare_row_mate(ctx, m, cands_set, taken)
+            if spare is None:
+                spare = _spare_stack_access(ctx, m, taken)
+            if spare is not None:
+                if spare not in in_loop:
+                    taken.add(spare)
                 continue
             lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
             ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at "
@@ -740,7 +775,8 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {}, claims or {}, expansions)
+               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {}, claims or {}, expansions, set(pairs),
+               [k for k, p in is_private.items() if p])
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:

@@ -80,3 +80,21 @@ def test_two_ldg_of_one_type_share_a_row_and_stay_not_known():
     fn = _coarse_rows("before")
     assert fn.findings == ()
     assert len([u for u in fn.unchecked if "line tables are coarse" in u]) == 2, fn.unchecked
+
+
+def test_a_hoist_under_a_shared_row_is_never_clean():
+    """Line 18's ``__ldg`` moved above the wait, after line 16's: both SASS loads carry line 16's row,
+    so both are candidates of line 16's one PTX load, which stands for one of them; the other is line
+    18's load -- hoisted above the wait.  It was "fully checked, clean": any PTX load of the class under
+    which it crossed nothing excused it, line 16's own included.  A coarse row excuses it only through
+    a PTX operation of its innermost location that no SASS operation has as its own and under which it
+    crossed nothing; line 18's load crossed: not known.  (FlashMLA's combine kernel, whose line-37
+    ``__ldg`` carries line 36's row and crossed nothing, stays fully checked:
+    ``test_sass_real_kernels.test_fixed_and_combine_kernels_are_clean``.)"""
+    lines = (DATA / "coarse_rows.after.sm_100a.sass").read_text().splitlines()
+    a, b = (i for i, x in enumerate(lines) if "LDG.E.CONSTANT" in x)
+    assert b == a + 1 and lines[a - 1].endswith("line 16")
+    fn = _coarse_rows("after")
+    assert fn.findings == ()
+    (u,) = fn.unchecked
+    assert u.startswith("SASS LDG.E.CONSTANT@0070 may be any of the PTX LDG.CONSTANT") and "not known" in u
