@@ -693,15 +693,32 @@ def _spare_stack_access(ctx: _Ctx, m: SassMemOp, taken: set[int]) -> int | None:
                  and locations_meet(events[k].instr.src, m.instr.src)), None)
 
 
+def _stack_in_local(ctx: _Ctx) -> set[int]:
+    """The thread's stack accesses (:attr:`_Ctx.stack`) a SASS ``LDL``/``STL`` may be, one each, by its
+    location and kind (a ``.local`` one first): not left to stand for a generic SASS access."""
+    events = ctx.ptx.events
+    taken: set[int] = set()
+    for x in ctx.sass.mem_ops:
+        if x.space != "local":
+            continue
+        kind = "load" if x.instr.opcode.startswith("LD") else "store"
+        mine = [k for k in ctx.stack if k not in taken and events[k].mem.kind == kind  # type: ignore[union-attr]
+                and locations_meet(events[k].instr.src, x.instr.src)]
+        pick = next((k for k in mine if events[k].mem.space == "local"), mine[0] if mine else None)  # type: ignore[union-attr]
+        if pick is not None:
+            taken.add(pick)
+    return taken
+
+
 def _explain_groups(ctx: _Ctx, groups: dict) -> None:
     """The groups' SASS operations that no one-to-one pairing explains are not fully checked -- but
     for one a coarse line table gave a neighbour's location, that is another PTX operation's which
     no SASS operation carries: that one, if it crossed nothing for it, and for a generic access one of
-    the thread's stack accesses of its line (one SASS operation each)."""
+    the thread's stack accesses of its line that no LDL/STL may be (one SASS operation each)."""
     events = ctx.ptx.events
     # a PTX operation in a loop, or one ptxas expands into several, may stand for any number
     in_loop = {k for k, e in enumerate(events) if e.parts or any(e.instr.index in lp.body for lp in ctx.ptx.loops)}
-    taken: set[int] = set()
+    taken = _stack_in_local(ctx) if groups else set()
     for cands_set, members in groups.items():
         for m in unexplained(members, in_loop):
             cls = _sass_mem_class(m)

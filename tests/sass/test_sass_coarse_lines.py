@@ -98,3 +98,35 @@ def test_a_hoist_under_a_shared_row_is_never_clean():
     assert fn.findings == ()
     (u,) = fn.unchecked
     assert u.startswith("SASS LDG.E.CONSTANT@0070 may be any of the PTX LDG.CONSTANT") and "not known" in u
+
+
+def _stack_generic(listing: str | None = None) -> sass.FunctionReport:
+    rep = sass.analyse((DATA / "stack_generic.sm_90.ptx").read_text(),
+                       listing or (DATA / "stack_generic.sm_90.sass").read_text(), "sm_90", "stack_generic.cu")
+    (fn,) = rep.functions
+    return fn
+
+
+_LINE9_MOV = "/*0790*/                   MOV R4, R4 ;"
+
+
+def test_generic_stack_reads_left_over_by_the_pairing_are_the_stacks():
+    """``-G -O0``: line 9's five generic loads are five ``LD.E``, and only the shared window's is a PTX
+    operation to check (the four of ``%SP`` are the thread's stack).  The pairing gives that one one
+    ``LD.E``; the four left over are the stack's reads: fully checked, clean."""
+    listing = (DATA / "stack_generic.sm_90.sass").read_text()
+    assert listing.count("LD.E R") == 5 and "LDL" not in listing
+    fn = _stack_generic(listing)
+    assert fn.findings == () and fn.unchecked == (), fn.unchecked
+
+
+def test_a_stack_read_an_ldl_may_be_explains_no_generic_load():
+    """The same SASS with an ``LDL`` added at line 9: one of the four stack reads may be that ``LDL``,
+    so one of the five ``LD.E`` has no PTX operation left to be -- not known (it was "fully checked,
+    clean": any PTX load of the class excused it)."""
+    listing = (DATA / "stack_generic.sm_90.sass").read_text()
+    assert listing.count(_LINE9_MOV) == 1
+    fn = _stack_generic(listing.replace(_LINE9_MOV, "/*0790*/                   LDL R9, [R1+0x10] ;"))
+    assert fn.findings == ()
+    (u,) = fn.unchecked
+    assert "may be any of the PTX LD" in u and "not known" in u
