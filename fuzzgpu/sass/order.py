@@ -534,6 +534,11 @@ class _Ctx:
     claims: dict
     #: SASS family -> the left PTX events that expand into operations of that family (:attr:`PtxEvent.parts`)
     expansions: dict
+    #: the PTX events a SASS operation has as its own: paired with one, or a candidate of one by its
+    #: source line (filled in as the unpaired ones are checked)
+    owned: set
+    #: the PTX events that access the thread's own stack (:func:`private`), in order
+    stack: list
 
     def cross(self, k: int, m: SassMemOp) -> list[Crossed]:
         ev = self.ptx.events
@@ -623,23 +628,39 @@ def _candidates(ctx: _Ctx, m: SassMemOp) -> list[int] | None:
     return cands
 
 
+def row_mates(ctx: _Ctx, m: SassMemOp, cands: Sequence[int]) -> list[int]:
+    """The PTX operations of ``m``'s class and width, other than ``cands``, that a coarse line table
+    could have given ``m``'s source location.  ptxas keys a line-table row on the innermost location
+    alone: an instruction right after one of the same innermost location carries that one's whole
+    inlining chain (two ``__ldg`` of one type at neighbouring lines share the first's row: FlashMLA's
+    combine kernel, ``tests/data/sass/coarse_rows.cu``), so a SASS operation's true location and the
+    one it carries have the same innermost location -- they meet (:func:`locations_meet`).  One whose
+    location does not meet ``m``'s (an ``__ldg`` of another type: another line of
+    ``sm_32_intrinsics.hpp``) is never ``m``; one without line information may be."""
+    events = ctx.ptx.events
+    return [k for k in ctx.left_of_class.get(_sass_mem_class(m), []) if k not in cands
+            and events[k].mem.width == m.width and locations_meet(events[k].instr.src, m.instr.src)]  # type: ignore[union-attr]
+
+
 def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     """A SASS operation the address mapping did not pair: a finding when it crossed for every PTX
-    operation it could be (and, with line information, for every one of its class and width: line
-    tables are coarse); grouped for a one-to-one pairing when for some only."""
+    operation it could be (and, with line information, for every one of its class and width that a
+    coarse line table could have given its location: :func:`row_mates`); grouped for a one-to-one
+    pairing when for some only."""
     cands = _candidates(ctx, m)
     if cands is None:
         return
+    ctx.owned.update(cands)
     events, cls = ctx.ptx.events, _sass_mem_class(m)
     judged_all = [ctx.judged(k, m) for k in cands]
     if not all(judged_all):
         groups.setdefault(frozenset(cands), []).append((m, frozenset(k for k, js in zip(cands, judged_all) if not js)))
         return
     lines = ", ".join(str(events[k].instr.line) for k in cands[:8]) + (" ..." if len(cands) > 8 else "")
-    wide = [k for k in ctx.left_of_class.get(cls, []) if events[k].mem.width == m.width and k not in cands]  # type: ignore[union-attr]
-    if m.instr.src and any(not ctx.judged(k, m) for k in wide):
+    if m.instr.src and any(not ctx.judged(k, m) for k in row_mates(ctx, m, cands)):
         ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x}: crossed for every PTX {cls} of its source line "
-                             f"(PTX line(s) {lines}) but not for another of its class and width, and line tables are coarse, "
+                             f"(PTX line(s) {lines}) but not for another of its class and width at its innermost source "
+                             "location, and line tables are coarse (a row is keyed on the innermost location), "
                              "so whether it crossed is not known")
         return
     what = (f"ptxas's expansion of {'the PTX instruction' if len(cands) == 1 else f'one of {len(cands)} PTX instructions'} "
@@ -650,17 +671,63 @@ def _check_unpaired(ctx: _Ctx, m: SassMemOp, groups: dict) -> None:
     ctx.report(cands[0], m, cands, judged_all, evidence)
 
 
+def _spare_row_mate(ctx: _Ctx, m: SassMemOp, cands: frozenset[int], taken: set[int]) -> int | None:
+    """A PTX operation ``m`` may be under a coarse line table (:func:`row_mates`) that no SASS operation
+    has as its own (:attr:`_Ctx.owned`) nor another SASS operation was given (``taken``), and under
+    which ``m`` crossed nothing; None if there is none."""
+    if not m.instr.src:
+        return None
+    return next((k for k in row_mates(ctx, m, sorted(cands)) if k not in ctx.owned and k not in taken
+                 and not ctx.judged(k, m)), None)
+
+
+def _spare_stack_access(ctx: _Ctx, m: SassMemOp, taken: set[int]) -> int | None:
+    """A PTX access of the thread's own stack (:attr:`_Ctx.stack`) of ``m``'s class whose location
+    meets ``m``'s and that no other SASS operation was given (``taken``): a generic ``LD``/``ST`` of
+    ``m``'s line may be one (``-G``: the stack is read through ``%SP``, a generic address); None if
+    there is none.  Its order never matters."""
+    if not m.instr.src or m.space != "generic":
+        return None
+    events, cls = ctx.ptx.events, _sass_mem_class(m)
+    return next((k for k in ctx.stack if k not in taken and events[k].mem_class == cls
+                 and locations_meet(events[k].instr.src, m.instr.src)), None)
+
+
+def _stack_in_local(ctx: _Ctx) -> set[int]:
+    """The thread's stack accesses (:attr:`_Ctx.stack`) a SASS ``LDL``/``STL`` may be, one each, by its
+    location and kind (a ``.local`` one first): not left to stand for a generic SASS access."""
+    events = ctx.ptx.events
+    taken: set[int] = set()
+    for x in ctx.sass.mem_ops:
+        if x.space != "local":
+            continue
+        kind = "load" if x.instr.opcode.startswith("LD") else "store"
+        mine = [k for k in ctx.stack if k not in taken and events[k].mem.kind == kind  # type: ignore[union-attr]
+                and locations_meet(events[k].instr.src, x.instr.src)]
+        pick = next((k for k in mine if events[k].mem.space == "local"), mine[0] if mine else None)  # type: ignore[union-attr]
+        if pick is not None:
+            taken.add(pick)
+    return taken
+
+
 def _explain_groups(ctx: _Ctx, groups: dict) -> None:
-    """The groups' SASS operations that no one-to-one pairing explains are not fully checked."""
+    """The groups' SASS operations that no one-to-one pairing explains are not fully checked -- but
+    for one a coarse line table gave a neighbour's location, that is another PTX operation's which
+    no SASS operation carries: that one, if it crossed nothing for it, and for a generic access one of
+    the thread's stack accesses of its line that no LDL/STL may be (one SASS operation each)."""
     events = ctx.ptx.events
     # a PTX operation in a loop, or one ptxas expands into several, may stand for any number
     in_loop = {k for k, e in enumerate(events) if e.parts or any(e.instr.index in lp.body for lp in ctx.ptx.loops)}
+    taken = _stack_in_local(ctx) if groups else set()
     for cands_set, members in groups.items():
         for m in unexplained(members, in_loop):
             cls = _sass_mem_class(m)
-            # ptxas's line table is coarse (two loads of neighbouring lines under one entry): any
-            # PTX operation of the class under which it crossed nothing explains it
-            if m.instr.src and any(not ctx.judged(k, m) for k in ctx.left_of_class.get(cls, [])):
+            spare = _spare_row_mate(ctx, m, cands_set, taken)
+            if spare is None:
+                spare = _spare_stack_access(ctx, m, taken)
+            if spare is not None:
+                if spare not in in_loop:
+                    taken.add(spare)
                 continue
             lines = ", ".join(str(events[k].instr.line) for k in sorted(cands_set)[:8]) + (" ..." if len(cands_set) > 8 else "")
             ctx.ambiguous.append(f"SASS {m.instr.full_opcode}@{m.instr.offset:04x} may be any of the PTX {cls} at "
@@ -725,7 +792,8 @@ def cfg_findings(ptx: PtxFunction, sass: SassFunction, g_ptx: Cfg, g_sass: Cfg, 
                sass_sides(sass, g_sass, marks, checked_sass, ({h for h, _ in points.values() if h is not None},
                                                              {x for _, x in points.values() if x is not None})),
                all_points, proxy_context(ptx, g_ptx, list(points)),
-               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {}, claims or {}, expansions)
+               left, [], [], [], notes, [], left_of_class, left_by_src, {}, {}, claims or {}, expansions, set(pairs),
+               [k for k, p in is_private.items() if p])
     merged_later = {k for ks, _ in merges for k in sorted(ks)[1:]}
     for k, m in pairs.items():
         if k in merged_later or is_private.get(k) or sass_private(m) or m.instr.index not in ctx.sass_side:

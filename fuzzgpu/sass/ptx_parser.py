@@ -588,6 +588,25 @@ def _def_step(opcode: str, ops: tuple[str, ...], dests: tuple[str, ...]) -> _Ste
     return None
 
 
+#: the ``.shared`` atomics ``ATOMS`` has an instruction for (ptxas 13.0, sm_90a and sm_100a): every
+#: operation on a 32-bit integer, exchange and compare-and-swap on 64 bits
+_ATOMS_NATIVE_TYPES = frozenset(("b32", "u32", "s32"))
+_ATOMS_NATIVE_64 = frozenset(("exch", "cas"))
+
+
+def _shared_atomic_parts(mem: PtxMemOp) -> tuple[tuple[str, PtxMemOp], ...]:
+    """The SASS families an ``atom``/``red`` on ``.shared`` data expands into when ``ATOMS`` has no
+    instruction for it, each standing for the atomic access; none when it has one.  ptxas 13.0 (sm_90a
+    and sm_100a) emits an ``LDS`` of the word and an ``ATOMS.CAST.SPIN`` (``ATOMS.CAS`` for 16 bits)
+    loop for ``add`` on ``f16``/``f16x2``/``bf16x2``/``f32``/``f64`` and for ``add``/``min``/``max``/
+    ``and``/``or`` on 64 bits (tests/data/sass/shared_atomics.cu); an operation not known to be
+    native is taken as such a loop (its LDS is then accounted for, never one more SASS access)."""
+    mods = mem.instr.mods
+    if any(m in _ATOMS_NATIVE_TYPES for m in mods) or (mem.width == 64 and any(m in _ATOMS_NATIVE_64 for m in mods)):
+        return ()
+    return (("ATOMS", mem), ("LDS", mem))
+
+
 def _apply_step(step: _Step, dests: tuple[str, ...], defs: dict[str, tuple[str, int]]) -> None:
     """The addresses known (``defs``) after an instruction that writes ``dests`` with ``step``."""
     for d in dests:
@@ -613,9 +632,21 @@ def _event(ins: PtxInstr, defs: dict[str, tuple[str, int]], copies: list[tuple[i
     if mem is None and sync is None:
         return None
     mem_class = _mem_class(_ptx_mem_family(mem), _sass_strength_for(mem)) if mem else None
-    parts = (_tensormap_parts(ins, mem, defs) if mem is not None and ins.opcode == "tensormap" else _generic_atomic_parts(mem)
-             if mem is not None and mem.kind in ("atomic", "reduction") and mem.space == "generic" else ())
-    return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"), parts)
+    return PtxEvent(ins, mem, sync, mem_class, tuple(c for c in classes if c != "@mem"), _parts(ins, mem, defs))
+
+
+def _parts(ins: PtxInstr, mem: PtxMemOp | None, defs: dict[str, tuple[str, int]]) -> tuple[tuple[str, PtxMemOp], ...]:
+    """The SASS families ``ins`` expands into and the access each stands for (:attr:`PtxEvent.parts`), if
+    ptxas expands it into several accesses."""
+    if mem is None:
+        return ()
+    if ins.opcode == "tensormap":
+        return _tensormap_parts(ins, mem, defs)
+    if mem.kind in ("atomic", "reduction") and mem.space == "generic":
+        return _generic_atomic_parts(mem)
+    if mem.kind in ("atomic", "reduction") and mem.space == "shared":
+        return _shared_atomic_parts(mem)
+    return ()
 
 
 #: what :func:`parse_ptx` reads from a statement's text alone, once per text (most repeat): what
