@@ -129,3 +129,30 @@ def test_a_retry_loops_recheck_is_no_token_of_its_own():
     checks, _ = wait_checks(pf.events, sf, g, ptx_cfg(pf), _wait_intervals(pf.events, sf, g, {}))
     firsts = {pf.events[k].instr.line: cs[0].offset for k, cs in checks.items()}
     assert firsts == {56: 0x150, 81: 0x240, 93: 0x2a0, 106: 0x310}, firsts
+
+
+def test_a_predicated_check_does_not_wait_where_it_did_not_run():
+    """``predicated_wait.cu`` (CUTLASS's sm100 epilogue: ``if (need) token = try_wait()``, then ``if (need) { if
+    (!token) wait(); read }`` and a store): ptxas writes ``@P1 SYNCS.PHASECHK`` and skips the ``consumer_wait`` where
+    ``need`` is false -- where the check did not run.  In CUTLASS 7107b05's example 81 it skips it with a branch on
+    the check's own guard (``@!P5 BRA``): that edge is no path from the check, and the store it reaches is no access
+    after a wait (the walk took it for one: 2 false permitted-hazards).  Here ptxas tests a copy of the guard
+    (``BRA.U !UP1``, ``UP1`` computed again from the same parameter), which the walk does not know for one: the
+    store at 0x240 it reports is a false permitted-hazard (docs/sass.md, Limits).  With the branch on ``P1`` itself
+    the store is no access after the wait; the ``STG`` at 0x290 still is (``n < 1``: the loop, and the test of the
+    token in it, skipped where the check ran)."""
+    from fuzzgpu.sass.cfg import sass_cfg
+    from fuzzgpu.sass.sass_parser import parse_sass
+    from fuzzgpu.sass.waits import unguarded_accesses
+
+    def unguarded(text: str) -> list[int]:
+        (fn,) = parse_sass(text)
+        check = next(i for i in fn.instrs if i.offset == 0xE0)
+        return [m.instr.offset for m in unguarded_accesses(fn, sass_cfg(fn), check, "P0", True)]
+
+    text = (CAPTURED / "predicated_wait.sm_100a.sass").read_text()
+    assert [(f.check, f.verdict, f.op_sass_offset) for f in _captured("predicated_wait").findings] == [
+        (sass.UNGUARDED_WAIT, sass.HAZARD, 0x240)]
+    assert unguarded(text) == [0x240, 0x290]
+    same_guard = text.replace("BRA.U !UP1, `(.L_x_1)", "@!P1 BRA `(.L_x_1)")
+    assert same_guard != text and unguarded(same_guard) == [0x290]
