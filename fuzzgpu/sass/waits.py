@@ -322,12 +322,12 @@ def checks_by_source(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_p
     graph and not paired with a wait already (``taken``: instruction indices) is of the waits whose source
     chain is its (:func:`same_location`); a retry copy (:func:`retry_primary`) brings its first check with it
     (ptxas's line table often gives the first check the line of the address arithmetic before it and the
-    retry loop the wait's).  The waits of one source chain (copies of an unrolled loop) are paired with
-    their chain's first checks in order when both sides are chains of dominance of one length
-    (:func:`_by_dominance`).  Also returns, for each wait left unpaired, why.  The checks a wait gets must
-    test one mbarrier (one immediate offset): ptxas's line table may give a check the line of a wait beside
-    it (CUTLASS 7107b05 example 70's epilogue: the load pipeline's ``try_wait`` at the line of the
-    accumulator pipeline's), and then which check is the wait's is not known."""
+    retry loop the wait's), unless that first check is paired already, has another wait's source line or
+    other call sites (then the retry loop's line is the coarse one).  The unpaired waits of one source chain
+    are paired with that chain's first checks where the graphs tell how (:func:`_by_dominance`); a wait whose
+    source chain is also a wait's outside them is not.  A wait's checks must test one mbarrier and its first
+    check must not follow an unpaired check of the same operands (:func:`_not_its`).  Also returns, for each
+    wait left unpaired, why."""
     waits = _waits(events)
     checks = [t.instr for t in sass.syncs if t.token == "SYNCS.PHASECHK" and g.is_reachable(t.instr.index)
               and t.instr.predicate != "@!PT" and t.instr.index not in taken]
@@ -342,7 +342,7 @@ def checks_by_source(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_p
         rivals = [k for k in waits if k not in ks and same_location(events[k].instr.src, src)]
         own = [c for c in checks if same_location(src, c.src)]
         # a retry copy whose first check is paired with a wait already is that wait's (its line is the coarse one)
-        own = [c for c in own if _first_of(c, primary, sass).index not in taken]
+        own = [c for c in own if _first_of(c, primary).index not in taken]
         if rivals:
             reason = f"its source line is also that of {len(rivals)} wait(s) the token order paired or of another chain"
             why.update((k, reason) for k in ks)
@@ -351,13 +351,13 @@ def checks_by_source(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_p
         # is its own, the out-of-line loop's may be a neighbour's (FlashMLA 9241ae3's sm100 decode: the retry loop
         # of the wait inlined at kernel.cuh:741 has the line of the one inlined at 736)
         # -- and one whose first check names other call sites is not this line's either
-        own = [c for c in own if _first_of(c, primary, sass) is c
-               or not (any(same_location(events[w].instr.src, _first_of(c, primary, sass).src) for w in waits if w not in ks)
-                       or call_sites_differ(src, _first_of(c, primary, sass).src))]
+        own = [c for c in own if _first_of(c, primary) is c
+               or not (any(same_location(events[w].instr.src, _first_of(c, primary).src) for w in waits if w not in ks)
+                       or call_sites_differ(src, _first_of(c, primary).src))]
         if not own:
             why.update((k, "no reachable SASS phase check left has its source line") for k in ks)
             continue
-        firsts = list(dict.fromkeys(_first_of(c, primary, sass) for c in own))
+        firsts = list(dict.fromkeys(_first_of(c, primary) for c in own))
         paired = _by_dominance(ks, firsts, events, g, g_ptx)
         if paired is None:
             reason = (f"its source line is that of {len(ks)} PTX waits and {len(firsts)} SASS first checks "
@@ -366,7 +366,7 @@ def checks_by_source(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_p
             continue
         group = {c.index for c in own} | {c.index for c in firsts}
         for k, first in paired.items():
-            mine = (first,) + tuple(c for c in own if c.index != first.index and _first_of(c, primary, sass) is first)
+            mine = (first,) + tuple(c for c in own if c.index != first.index and _first_of(c, primary) is first)
             bad = _not_its(mine, [c for c in checks if c.index not in group], g)
             if bad:
                 why[k] = bad
@@ -375,7 +375,7 @@ def checks_by_source(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_p
     return out, why
 
 
-def _first_of(check: SassInstr, primary: dict[int, SassInstr | None], sass: SassFunction) -> SassInstr:
+def _first_of(check: SassInstr, primary: dict[int, SassInstr | None]) -> SassInstr:
     """The first check of a retry copy (:func:`retry_primary`), else the check itself."""
     return primary.get(check.index) or check
 
@@ -410,10 +410,14 @@ def _by_dominance(ks: Sequence[int], firsts: Sequence[SassInstr], events: Sequen
 _MAX_PERMUTED = 7
 
 
-def _relations(g: Cfg, at: Sequence[int], rows: int | None = None) -> list[list[tuple[bool, bool]]]:
-    """For instructions ``at``: ``[i][j]`` = (``i`` dominates ``j``, some path runs ``i`` then ``j``), for the
-    first ``rows`` of them (all by default)."""
-    return [[(g.dominates(a, b), g.reaches(a, b)) for b in at] for a in at[:rows]]
+def _relations(g: Cfg, at: Sequence[int]) -> list[list[tuple[bool, bool]]]:
+    """For instructions ``at``: ``[i][j]`` = :func:`_relation` of the ``i``-th and the ``j``-th."""
+    return [[_relation(g, a, b) for b in at] for a in at]
+
+
+def _relation(g: Cfg, a: int, b: int) -> tuple[bool, bool]:
+    """(instruction ``a`` dominates ``b``, some path runs ``a`` then ``b``)."""
+    return g.dominates(a, b), g.reaches(a, b)
 
 
 def _not_its(mine: Sequence[SassInstr], others: Sequence[SassInstr], g: Cfg) -> str:
@@ -438,10 +442,11 @@ def wait_checks(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_ptx: C
     """PTX wait (event index) -> the ``SYNCS.PHASECHK`` instructions that are its phase check, and for each wait
     with none, why.  First the pairing of the code before the first ``EXIT``: the mbarrier operand where it tells
     the waits apart (:func:`checks_by_operand`), else the synchronisation tokens' (``intervals``, the first SASS
-    instruction of each PTX point) -- not where the check's source line is another wait's, one with no check of its
-    own (:func:`_another_waits`: the token order paired a wait with another warp role's check, which ptxas laid out
-    in another order); then, for
-    the waits still unpaired, their source lines, anywhere on the graph (:func:`checks_by_source`)."""
+    instruction of each PTX point) -- not where the line table refutes it: the check's source chain is another
+    wait's, one with no check of its own (:func:`_another_waits`), or its call sites differ from the wait's and the
+    graphs do not bear the pairing out (:func:`_corroborated`): the token order paired a wait with another warp
+    role's check, which ptxas laid out in another order.  Then, for the waits still unpaired, their source lines,
+    anywhere on the graph (:func:`checks_by_source`)."""
     waits = _waits(events)
     by_operand = checks_by_operand(events, sass)
     first = {s: a for s, (a, _b) in intervals.items()} | by_operand
@@ -467,15 +472,10 @@ def _corroborated(s: int, check: SassInstr, trusted: dict[int, SassInstr], event
     before the other on every path, and whether some path runs one and then the other, both ways (:func:`_relations`).
     FlashMLA 01a2772's ``wait`` at ``splitkv_mla.cu:223`` and its check (its mbarrier ``+0x38508``, the line 222's)
     stand so; a check of another warp role does not, with the waits of either role."""
-    if not trusted:
-        return False
-    ks = [s] + list(trusted)
-    # (not the wait with itself: a PTX wait in its retry loop reaches itself, its first check out of line does not)
-    rel_p = _relations(g_ptx, [events[k].instr.index for k in ks], rows=1)[0][1:]
-    rel_s = _relations(g, [check.index] + [trusted[k].index for k in trusted], rows=1)[0][1:]
-    back_p = [_relations(g_ptx, [events[k].instr.index, events[s].instr.index], rows=1)[0][1] for k in trusted]
-    back_s = [_relations(g, [trusted[k].index, check.index], rows=1)[0][1] for k in trusted]
-    return rel_p == rel_s and back_p == back_s
+    at = events[s].instr.index
+    return bool(trusted) and all(
+        _relation(g_ptx, at, events[k].instr.index) == _relation(g, check.index, c.index)
+        and _relation(g_ptx, events[k].instr.index, at) == _relation(g, c.index, check.index) for k, c in trusted.items())
 
 
 def _another_waits(s: int, check: SassInstr, events: Sequence[PtxEvent], waits: Sequence[int],
