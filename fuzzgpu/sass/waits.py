@@ -446,7 +446,8 @@ def wait_checks(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_ptx: C
     wait's, one with no check of its own (:func:`_another_waits`), or its call sites differ from the wait's and the
     graphs do not bear the pairing out (:func:`_corroborated`): the token order paired a wait with another warp
     role's check, which ptxas laid out in another order.  Then, for the waits still unpaired, their source lines,
-    anywhere on the graph (:func:`checks_by_source`)."""
+    anywhere on the graph (:func:`checks_by_source`), where the first check stands to the waits the token order
+    paired (and the line table did not doubt) as the wait does (:func:`_stands_alike`)."""
     waits = _waits(events)
     by_operand = checks_by_operand(events, sass)
     first = {s: a for s, (a, _b) in intervals.items()} | by_operand
@@ -458,6 +459,10 @@ def wait_checks(events: Sequence[PtxEvent], sass: SassFunction, g: Cfg, g_ptx: C
     paired = {s: c for s, c in paired.items() if s not in refuted}
     unpaired = [s for s in waits if s not in paired]
     by_source, why = checks_by_source(events, sass, g, g_ptx, unpaired, frozenset(c.index for c in paired.values()))
+    for s in [s for s, cs in by_source.items() if not _stands_alike(s, cs[0], trusted, events, g, g_ptx)]:
+        check = by_source.pop(s)[0]
+        why[s] = (f"its source line's phase check {check.full_opcode}@{check.offset:04x} stands otherwise than the wait "
+                  "to the waits the token order paired (dominance, reach)")
     why = {s: ("the order of the synchronisation tokens before the first EXIT pairs "
                + ("one whose source line has other call sites" if s in refuted else "none") + ", and " + w)
            for s, w in why.items()}
@@ -472,10 +477,18 @@ def _corroborated(s: int, check: SassInstr, trusted: dict[int, SassInstr], event
     before the other on every path, and whether some path runs one and then the other, both ways (:func:`_relations`).
     FlashMLA 01a2772's ``wait`` at ``splitkv_mla.cu:223`` and its check (its mbarrier ``+0x38508``, the line 222's)
     stand so; a check of another warp role does not, with the waits of either role."""
+    return bool(trusted) and _stands_alike(s, check, trusted, events, g, g_ptx)
+
+
+def _stands_alike(s: int, check: SassInstr, pairs: dict[int, SassInstr], events: Sequence[PtxEvent], g: Cfg,
+                  g_ptx: Cfg) -> bool:
+    """Whether the wait ``s`` (on the PTX graph) and ``check`` (on the SASS one) stand alike to each of ``pairs``
+    (a wait and its check): which runs before the other on every path, and whether a path runs one and then the
+    other, both ways (:func:`_relation`)."""
     at = events[s].instr.index
-    return bool(trusted) and all(
+    return all(
         _relation(g_ptx, at, events[k].instr.index) == _relation(g, check.index, c.index)
-        and _relation(g_ptx, events[k].instr.index, at) == _relation(g, c.index, check.index) for k, c in trusted.items())
+        and _relation(g_ptx, events[k].instr.index, at) == _relation(g, c.index, check.index) for k, c in pairs.items())
 
 
 def _another_waits(s: int, check: SassInstr, events: Sequence[PtxEvent], waits: Sequence[int],
