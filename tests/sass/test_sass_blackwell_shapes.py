@@ -156,3 +156,26 @@ def test_a_predicated_check_does_not_wait_where_it_did_not_run():
     assert unguarded(text) == [0x240, 0x290]
     same_guard = text.replace("BRA.U !UP1, `(.L_x_1)", "@!P1 BRA `(.L_x_1)")
     assert same_guard != text and unguarded(same_guard) == [0x290]
+
+
+def test_warp_roles_in_another_order_than_the_ptx():
+    """``roles_swapped.cu`` (mechanism (b) of the Blackwell review, FlashMLA 9241ae3's sm100 decode): four warp roles
+    in a ``switch``, which ptxas lays out in another order than the PTX.  The token order paired case 2's loop wait
+    (PTX line 98) with case 0's lone wait's check: the forbidden access after it was blamed on a wait its retry loop
+    guards, and both lone waits were "not checked".  The check's source line is case 0's wait's, which the token
+    order paired with nothing: that pairing is refuted, and each wait gets its own check."""
+    from fuzzgpu.sass.cfg import ptx_cfg, sass_cfg
+    from fuzzgpu.sass.checks import _wait_intervals
+    from fuzzgpu.sass.sass_parser import parse_sass
+    from fuzzgpu.sass.waits import wait_checks
+
+    rep = _captured("roles_swapped")
+    assert sorted((f.sync_ptx_line, f.verdict, f.sync_sass_offset, f.op_sass_offset) for f in rep.findings) == [
+        (119, sass.FORBIDDEN, 0x4A0, 0x4B0), (143, sass.FORBIDDEN, 0x270, 0x280)], rep.findings
+    assert rep.complete, rep.unchecked
+    (pf,) = parse_ptx((CAPTURED / "roles_swapped.sm_100a.ptx").read_text())
+    (sf,) = parse_sass((CAPTURED / "roles_swapped.sm_100a.sass").read_text())
+    g = sass_cfg(sf)
+    checks, _ = wait_checks(pf.events, sf, g, ptx_cfg(pf), _wait_intervals(pf.events, sf, g, {}))
+    assert {pf.events[k].instr.line: cs[0].offset for k, cs in checks.items()} == {
+        62: 0x1A0, 98: 0x3D0, 119: 0x4A0, 143: 0x270}
