@@ -27,7 +27,7 @@ from .report import (
 )
 from .rules import RULE_LOOP, RULE_UNGUARDED_TOKEN, RULE_UNGUARDED_WAIT, judge_deleted, judge_merge, merge_is_finding
 from .sass_parser import SassFunction, SassInstr, SassMemOp, parse_sass
-from .waits import checks_by_operand, pred_writes, tested_later, unguarded_accesses
+from .waits import pred_writes, retry_primary, tested_later, unguarded_accesses, wait_checks
 
 
 def _finding(check, verdict, direction, arch, fn, op_ptx: PtxInstr | None, op_sass: SassInstr | None,
@@ -127,7 +127,7 @@ def value_read_later(load: PtxInstr, instrs: Sequence[PtxInstr]) -> bool:
 #: counting check; the crossings are on the control-flow graph now, :mod:`fuzzgpu.sass.order`)
 BEFORE, AFTER, BOTH = "before", "after", "both"
 
-def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg, mem_pos: dict, intervals: dict,
+def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg, g_ptx: Cfg, mem_pos: dict, intervals: dict,
                      where: _Where) -> tuple[list[Finding], list[str]]:
     """Memory operations after an acquiring ``mbarrier.try_wait``/``test_wait`` (or a relaxed one and
     a fence) whose predicate nothing tests before them (docs/findings.md): ``SYNCS.PHASECHK.TRANS64[.TRYWAIT]
@@ -151,45 +151,56 @@ def _unguarded_waits(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg
     ptx_of: dict[int, int] = {}
     for k, m in mem_pos.items():
         ptx_of.setdefault(m.instr.index, k)
-    checks = {s: first for s, (first, _last) in intervals.items()} | checks_by_operand(events, sass)
+    checks, why_not = wait_checks(events, sass, g_sass, g_ptx, intervals)
     for s, e in enumerate(events):
         sync = e.sync
         if sync is None or sync.kind not in ("mbarrier.try_wait", "mbarrier.test_wait"):
             continue
-        check = checks.get(s)
-        if check is not None and check.full_opcode.split(".")[:2] != ["SYNCS", "PHASECHK"]:
-            check = None
-        preds = pred_writes(check) if check is not None and check.mainline else set()
-        if check is None or not preds:
-            why = ("no SASS phase check (SYNCS.PHASECHK) is paired with it" if check is None else
-                   f"its SASS phase check {check.full_opcode}@{check.offset:04x} "
-                   + ("lies after another path's EXIT" if not check.mainline else "writes no predicate"))
-            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: {why}: whether an access after it is unguarded "
-                             "was not checked")
+        if s not in checks:
+            unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: no SASS phase check (SYNCS.PHASECHK) is paired "
+                             f"with it ({why_not[s]}): whether an access after it is unguarded was not checked")
             continue
-        pred = sorted(preds)[0]
-        # an acquiring wait orders the accesses after it; a relaxed one those after a later fence
-        # (the fence-based acquire pattern): only those may the hardware not hold back
-        unguarded = [(m, ptx_of.get(m.instr.index)) for m in unguarded_accesses(sass, g_sass, check, pred, sync.acquire)]
-        # a later iteration's access is not this wait's; a spill or refill of the thread's own local memory
-        # (ptxas's STL/LDL) or a constant-bank load is nothing the barrier publishes: RULE_LOCAL
-        unguarded = [(m, k) for m, k in unguarded if (k is None or k > s) and not sass_private(m)]
-        if not unguarded:
+        found: list[tuple[SassInstr, str, SassMemOp, int | None]] = []
+        for check in checks[s]:
+            preds = pred_writes(check)
+            if not preds:
+                unchecked.append(f"PTX line {e.instr.line} `{e.instr.text}`: its SASS phase check {check.full_opcode}@"
+                                 f"{check.offset:04x} writes no predicate: whether an access after it is unguarded was not checked")
+                continue
+            found += _unguarded_after(sass, g_sass, check, sorted(preds)[0], sync.acquire, ptx_of, s)
+        if not found:
             continue
         # one finding per wait (one root cause): the first unguarded access, the others in the evidence.
         # A lone wait (its result never tested) is the deviation GPU runs showed; a result tested
         # later (a token) leaves the accesses before the test to a person's judgement
-        m, k = unguarded[0]
+        found.sort(key=lambda f: (f[0].index, f[2].instr.index))
+        check, pred, m, k = found[0]
         token = tested_later(sass, g_sass, check, pred, sync.acquire)
         f = where.finding(UNGUARDED_WAIT, HAZARD if token else FORBIDDEN, "", events[k].instr if k is not None else None, m.instr,
                           sync.instr, check, (RULE_UNGUARDED_TOKEN if token else RULE_UNGUARDED_WAIT).format(pred=pred))
         evidence = [] if k is not None else ["the SASS access is not mapped to a PTX one: it follows the phase check in SASS"]
-        if len(unguarded) > 1:
-            evidence.append(f"{len(unguarded) - 1} more access(es) before any guard: "
-                            + ", ".join(f"{o.instr.full_opcode}@{o.instr.offset:04x}" for o, _ in unguarded[1:7])
-                            + (" ..." if len(unguarded) > 7 else ""))
+        if len(found) > 1:
+            evidence.append(f"{len(found) - 1} more access(es) before any guard: "
+                            + ", ".join(f"{o.instr.full_opcode}@{o.instr.offset:04x}" for _, _, o, _ in found[1:7])
+                            + (" ..." if len(found) > 7 else ""))
         findings.append(dataclasses.replace(f, evidence="; ".join(evidence)))
     return findings, unchecked
+
+
+def _unguarded_after(sass: SassFunction, g_sass: Cfg, check: SassInstr, pred: str, acquire: bool, ptx_of: dict[int, int],
+                     s: int) -> list[tuple[SassInstr, str, SassMemOp, int | None]]:
+    """The accesses some path from the phase check ``check`` of the PTX wait ``s`` reaches unguarded
+    (:func:`fuzzgpu.sass.waits.unguarded_accesses`), with the PTX operation each is paired with: an
+    acquiring wait orders the accesses after it, a relaxed one those after a later fence (the fence-based
+    acquire pattern).  A later iteration's access (paired with a PTX operation before the wait) is not the
+    wait's; a spill or refill of the thread's own local memory (ptxas's STL/LDL) or a constant-bank load is
+    nothing the barrier publishes: RULE_LOCAL."""
+    out: list[tuple[SassInstr, str, SassMemOp, int | None]] = []
+    for m in unguarded_accesses(sass, g_sass, check, pred, acquire):
+        k = ptx_of.get(m.instr.index)
+        if (k is None or k > s) and not sass_private(m):
+            out.append((check, pred, m, k))
+    return out
 
 
 def _async_unchecked(events: Sequence[PtxEvent], mem_pos: dict) -> list[str]:
@@ -262,8 +273,8 @@ def analyse_function(ptx: PtxFunction, sass: SassFunction, arch: str, source: st
                                                        mem_pos, ptx.instrs, where, unreachable, ignore, shared)
     g_ptx = ptx_cfg(ptx)
     result = cfg_findings(ptx, sass, g_ptx, g_sass, mem_pos, merges, skip | ignore, arch, source, local_regs, claims)
-    intervals = _wait_intervals(events, sass, result.mem_pos)
-    waits, waits_unchecked = _unguarded_waits(events, sass, g_sass, result.mem_pos, intervals, where)
+    intervals = _wait_intervals(events, sass, g_sass, result.mem_pos)
+    waits, waits_unchecked = _unguarded_waits(events, sass, g_sass, g_ptx, result.mem_pos, intervals, where)
     findings = (list(result.findings) + _merge_findings(events, merges, where, g_ptx) + deleted + _loop_findings(ptx, sass, where)
                 + waits)
     return FunctionReport(
@@ -304,15 +315,21 @@ def _expansion_notes(events: Sequence[PtxEvent], sass_mem: Sequence[SassMemOp], 
     return notes
 
 
-def _wait_intervals(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> dict:
+def _wait_intervals(events: Sequence[PtxEvent], sass: SassFunction, g_sass: Cfg, mem_pos: dict) -> dict:
     """The SASS of each PTX ``mbarrier.try_wait``/``test_wait`` (for :func:`_unguarded_waits`): the
     longest common subsequence of the synchronisation tokens (:func:`_map_syncs`) when that is
-    cheap, else the waits paired by source line when both sides carry one."""
+    cheap, else the waits paired by source line when both sides carry one.  A retry loop's checks
+    (:func:`fuzzgpu.sass.waits.retry_primary`) are the first check's, not tokens of their own: counted
+    as tokens, the predicated re-check of a ``try_wait`` with a suspend-time hint (``@!P0 SYNCS.PHASECHK``
+    after the ``NANOSLEEP``) paired the next PTX wait, another warp role's."""
+    retries = frozenset(t.instr.index for t in sass.syncs
+                        if t.token == "SYNCS.PHASECHK" and retry_primary(sass, g_sass, t.instr) is not None)
     n_ptx = sum(len(e.sync_classes) for e in events)
-    n_sass = sum(1 for t in sass.syncs if t.token)
+    n_sass = sum(1 for t in sass.syncs if t.token and t.instr.index not in retries)
     if n_ptx * n_sass <= 250_000:
-        return _map_syncs(events, sass, mem_pos)[0]
-    checks = [t.instr for t in sass.syncs if t.token == "SYNCS.PHASECHK" and t.instr.mainline and t.instr.src]
+        return _map_syncs(events, sass, mem_pos, retries)[0]
+    checks = [t.instr for t in sass.syncs if t.token == "SYNCS.PHASECHK" and t.instr.mainline and t.instr.src
+              and t.instr.index not in retries]
     out = {}
     for k, e in enumerate(events):
         if e.sync is not None and e.sync.kind in ("mbarrier.try_wait", "mbarrier.test_wait") and e.instr.src:

@@ -437,15 +437,17 @@ def _map_combined_stores(events: Sequence[PtxEvent], mem_pos: dict[int, SassMemO
             notes.append(where + ", combined with a store of another .sem or scope: not paired, its order not checked")
 
 
-def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict) -> tuple[dict, list[str], list[str]]:
+def _map_syncs(events: Sequence[PtxEvent], sass: SassFunction, mem_pos: dict,
+               skip: frozenset[int] = frozenset()) -> tuple[dict, list[str], list[str]]:
     """PTX event index -> (first, last) SASS instruction of that synchronisation point.  Tokens are
     matched by a longest common subsequence; an acquire/release access includes its own SASS access.
-    Also returns notes and what is not checked: a point that orders memory (a release or an
+    The SASS instructions ``skip`` (indices: a wait's retry checks, no PTX point of their own) are
+    not tokens.  Also returns notes and what is not checked: a point that orders memory (a release or an
     acquire) but was not found in the SASS or emits none."""
     notes: list[str] = []
     unchecked: list[str] = []
     ptx_tokens = [(k, c) for k, e in enumerate(events) for c in e.sync_classes]
-    sass_tokens = [t for t in sass.syncs if t.token and t.instr.mainline]
+    sass_tokens = [t for t in sass.syncs if t.token and t.instr.mainline and t.instr.index not in skip]
     pairs = _lcs_match([c for _, c in ptx_tokens], [t.token for t in sass_tokens])  # type: ignore[misc]
     sync_tok: dict[int, list[SassInstr]] = {}
     for i, j in pairs:

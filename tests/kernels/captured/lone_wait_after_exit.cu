@@ -1,7 +1,8 @@
-// A lone mbarrier.try_wait (its result only stored) followed by an ld.shared: the unguarded-wait check flags it
-// (forbidden) when it finds the wait's phase check; here ptxas lays the warp roles out in another order than the PTX
-// and no phase check is paired with the wait: "not checked", said (until 2026-12-05 skipped, and "fully checked,
-// clean"; a hostile review of Blackwell kernels, FlashMLA 9241ae3 sm100 decode has the shape).
+// A lone mbarrier.try_wait (its result only stored) followed by an ld.shared, in the warp role ptxas lays out after
+// the other role's EXIT: the token order of the code before the first EXIT pairs no phase check with the wait, its
+// source line does (TRYWAIT 0x230, the only check of line 15).  The LDS at 0x240 follows it with no branch on its
+// predicate: forbidden unguarded-wait, as in lone_wait_control.cu (a hostile review of Blackwell kernels, FlashMLA
+// 9241ae3 sm100 decode has the shape; the checker first skipped the wait, then said it was not checked).
 #include <cstdint>
 extern __shared__ __align__(16) uint8_t smem[];
 __global__ void k(int* out, int n) {
