@@ -16,7 +16,7 @@ import pytest
 from fuzzgpu.sass import parse_sass
 from fuzzgpu.sass.cfg import Flow, build_cfg, min_marks
 from fuzzgpu.sass.matching import _base_deltas
-from fuzzgpu.sass.order import Sides, sass_sides
+from fuzzgpu.sass.sides import Sides, sass_sides
 from fuzzgpu.sass.ptx_text import source_lines
 
 TESTS = Path(__file__).parents[1]
