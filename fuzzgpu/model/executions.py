@@ -108,6 +108,20 @@ def _executions(
             yield combo, Execution(cand, static)
 
 
+def twin_key(x: Execution) -> tuple[object, ...] | None:
+    """What the axioms, the coherence orders and the race analysis read of candidate ``x`` besides its
+    combination of paths (its events): two candidates of one combination with equal keys are judged
+    alike -- the same relations, coherence orders, outcomes and racing pairs.  They differ at most in
+    their Fence-SC order where it relates no morally strong pair of fences differently
+    (:attr:`.ptx.Execution.sync_fence`, the only relation read of that order; the SC set reads only
+    the candidate with its fences in event order: ``model._interleaving_outcomes``).  None where
+    ``x`` has fewer than two ``fence.sc`` (one Fence-SC order: no twin)."""
+    if not x.F_SC & (x.F_SC - 1):
+        return None
+    c = x.cand
+    return (c.rf, c.sync_barrier, x.sync_fence.rows, c.barrier_order, c.grid_start, c.first_triggers)
+
+
 def _in_model(x: Execution) -> Execution:
     """The same candidate with its ``ld.global.nc`` reads judged as weak loads."""
     return x if not x.free else Execution(x.cand, x.static, outside_model=False)
