@@ -10,7 +10,7 @@ from typing import Iterator, Mapping
 
 from ..ir import Program
 from .event import Budget, Event
-from .candidates import candidates
+from .candidates import Shape, candidates
 from .ptx import Execution, Static
 from .trace import ProgramTraces, Trace
 
@@ -95,9 +95,10 @@ def _executions(
 ) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
     scopes = Scopes(p)
     statics: dict[tuple, Static] = {}  # the value-independent relations, shared by equal shapes
+    shapes: dict[tuple[object, ...], Shape] = {}  # the combinations' shapes (candidates.combo_shape)
     for combo in _combos(pt, p, want, budget):
         static, firsts = None, None
-        for cand in candidates(p, pt, combo, budget):
+        for cand in candidates(p, pt, combo, budget, shapes):
             if static is None or cand.first_triggers != firsts:  # one per choice of the CTAs' first triggers
                 firsts = cand.first_triggers
                 key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po,

@@ -62,6 +62,12 @@ class Trace:
     def writes(self) -> frozenset[tuple[str, int]]:
         return frozenset(e.access for e in self.events if e.kind == "W")
 
+    @cached_property
+    def shape(self) -> tuple[object, ...]:
+        """The path's events but their values (every field but ``eid`` and ``value``), and its program
+        order: what :func:`.candidates.combo_shape` reads of it."""
+        return tuple(tuple(v for k, v in e.__dict__.items() if k != "eid" and k != "value") for e in self.events), self.po
+
 @dataclass
 class _State:
     pc: int
