@@ -123,6 +123,30 @@ def twin_key(x: Execution) -> tuple[object, ...] | None:
     return (c.rf, c.sync_barrier, x.sync_fence.rows, c.barrier_order, c.grid_start, c.first_triggers)
 
 
+class Twins:
+    """The candidates of the current combination of paths judged so far, by :func:`twin_key`: the
+    budget units judging each cost and the consistent coherence orders it counted (a twin adds nothing
+    else to an enumeration's sets: every outcome and first-seen pair it would add is there).  One
+    enumeration's memo: :meth:`judged` each candidate in turn, then :meth:`judge` it where not judged."""
+
+    def __init__(self) -> None:
+        self.events: tuple[Event, ...] = ()
+        self.done: dict[tuple[object, ...], tuple[int, int]] = {}
+        self.key: tuple[object, ...] | None = None  # the last candidate's
+
+    def judged(self, x: Execution) -> tuple[int, int] | None:
+        """What judging ``x``'s twin cost and counted, or None where ``x`` has no twin judged."""
+        if x.ev is not self.events:  # a new combination (its candidates share one events tuple)
+            self.events, self.done = x.ev, {}
+        self.key = twin_key(x)
+        return None if self.key is None else self.done.get(self.key)
+
+    def judge(self, units: int, ok: int) -> None:
+        """The candidate last asked about (:meth:`judged`) cost ``units`` and counted ``ok``."""
+        if self.key is not None:
+            self.done[self.key] = (units, ok)
+
+
 def _in_model(x: Execution) -> Execution:
     """The same candidate with its ``ld.global.nc`` reads judged as weak loads."""
     return x if not x.free else Execution(x.cand, x.static, outside_model=False)

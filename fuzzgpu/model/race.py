@@ -60,7 +60,7 @@ from . import tensor_memory as tmem
 from . import wgmma
 from .event import ORACLE_BUDGET, Budget, Event, first_verdict
 from .events import beyond_loop_bound, program_traces
-from .executions import twin_key
+from .executions import Twins
 from ..recent import Recent
 from .trace import ProgramTraces
 from .ptx import nc_free_reads
@@ -468,7 +468,7 @@ def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], w
     fresh: set[Outcome] = set()
     missed: dict[Outcome, dict[tuple, RacingPair]] = {}
     ms = _ModelSets(p, pt, keys, with_sc, work)  # model.analyse's sets, from this enumeration (with_sc)
-    twins = _Twins()
+    twins = Twins()
     for combo, x in _executions(p, pt, None, work):
         variants = [_in_model(x)] + ([x] if x.free else [])
         ms.interleavings(combo, x, variants[0])
@@ -517,32 +517,11 @@ def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], w
                         vo_all = vo if pairs else intended_order(p, v)
                     if _stale_free(v, vo_all, co):
                         fresh.add(out)
-        twins.judge(x, work.used - units, ms.ok - ok)
+        twins.judge(work.used - units, ms.ok - ok)
     racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
     bound = beyond_loop_bound(p, pt.cut, loop_bound)
     analysis = ms.analysis(time.perf_counter() - t0, bound) if with_sc else None
     return RaceAnalysis(p, keys, tuple(races.values()), frozenset(clean), racy, bound, frozenset(fresh), analysis)
-
-
-class _Twins:
-    """The candidates of the current combination of paths judged so far, by :func:`.executions.twin_key`:
-    the budget units judging each cost and the consistent coherence orders it counted in the model
-    (a twin adds nothing else: every set and first-seen pair it would add is there)."""
-
-    def __init__(self) -> None:
-        self.events: tuple[Event, ...] = ()
-        self.done: dict[tuple[object, ...], tuple[int, int]] = {}
-
-    def judged(self, x: Execution) -> tuple[int, int] | None:
-        if x.ev is not self.events:  # a new combination (its candidates share one events tuple)
-            self.events, self.done = x.ev, {}
-        key = twin_key(x)
-        return None if key is None else self.done.get(key)
-
-    def judge(self, x: Execution, units: int, ok: int) -> None:
-        key = twin_key(x)
-        if key is not None:
-            self.done[key] = (units, ok)
 
 
 class _ModelSets:
