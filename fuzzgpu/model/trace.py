@@ -9,8 +9,9 @@ program (:class:`ProgramTraces`).  The enumeration itself, one step per instruct
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
+from operator import attrgetter
 from typing import Iterable, Iterator, Mapping
 
 from .event import Event
@@ -32,6 +33,10 @@ def closure(edges: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
             stack.extend(succ.get(n, ()))
         out.update((start, n) for n in seen)
     return out
+
+
+#: an event's fields but ``eid`` and ``value`` (:attr:`Trace.shape`)
+_SHAPE_OF = attrgetter(*(f.name for f in fields(Event) if f.name not in ("eid", "value")))
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +71,7 @@ class Trace:
     def shape(self) -> tuple[object, ...]:
         """The path's events but their values (every field but ``eid`` and ``value``), and its program
         order: what :func:`.candidates.combo_shape` reads of it."""
-        return tuple(tuple(v for k, v in e.__dict__.items() if k != "eid" and k != "value") for e in self.events), self.po
+        return tuple(map(_SHAPE_OF, self.events)), self.po
 
 @dataclass
 class _State:
