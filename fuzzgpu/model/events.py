@@ -544,11 +544,13 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     options = sorted(ctx.values[loc].items())
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
-        done = mech.mbarrier_wait_result(v, ins.parity)
         ev = ctx.reads.get((pc, v))
         if ev is None:
-            sem = ins.sem if done else ir.Sem.RELAXED
+            sem = ins.sem if mech.mbarrier_wait_result(v, ins.parity) else ir.Sem.RELAXED
             ev = ctx.reads[(pc, v)] = Event(-1, ctx.tid, pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v)
+        done = ctx.waits.get((pc, v))
+        if done is None:
+            done = ctx.waits[(pc, v)] = mech.mbarrier_wait_result(v, ins.parity)
         forks.append(_past_read(s2, ev, cost, ins.dst, done))
     return forks
 

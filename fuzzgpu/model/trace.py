@@ -166,11 +166,8 @@ class _State:
         """A write's cost: the writes its value needs (the costs of the reads it depends on,
         componentwise max -- they may share writes), plus itself -- one more write to its
         location and, for a read-modify-write, one more execution of its instruction ``site``."""
-        vec = [0] * width
-        for r in deps:
-            for i, c in enumerate(self.cost[r]):
-                if c > vec[i]:
-                    vec[i] = c
+        costs = [self.cost[r] for r in deps]  # each ``width`` long, nonnegative
+        vec = list(map(max, *costs)) if len(costs) > 1 else list(costs[0]) if costs else [0] * width
         vec[loc_index] += 1
         if site is not None:
             vec[site] += 1
@@ -248,6 +245,8 @@ class _Ctx:
     #: the read events made so far, by (pc, value): every path through the read at ``pc`` that returns
     #: that value reads with one event (a function of the instruction and the value; events are immutable)
     reads: dict[tuple[int, int], Event] = field(default_factory=dict)
+    #: what the mbarrier wait at ``pc`` tells its thread when it reads that value (``mechanisms.mbarrier_wait_result``)
+    waits: dict[tuple[int, int], int] = field(default_factory=dict)
 
 @dataclass(frozen=True)
 class ProgramTraces:
