@@ -15,7 +15,6 @@ consistent.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Mapping
 
 from .. import ir
@@ -36,7 +35,7 @@ from .candidates import (
     feasible,
 )
 from ..recent import Recent
-from .trace import ProgramTraces, Trace, Values, _Ctx, _Frozen, _Paths, _Reading, _State, copy_with
+from .trace import ProgramTraces, Trace, Values, _Ctx, _Paths, _Reading, _Round, _State, copy_with
 
 __all__ = [
     "beyond_loop_bound",
@@ -156,31 +155,6 @@ def rmw_result(op: ir.RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
 _THREADS: Recent[tuple[object, ...], tuple[_Paths, ...]] = Recent(1024, weight=lambda known: sum(ps.work + 1 for ps in known),
                                                                    limit=4_000_000)
 _VARIANTS = 64
-
-
-@dataclass(frozen=True)
-class _Round:
-    """What a thread's enumeration reads besides the thread itself (:class:`.trace._Ctx`): one fixpoint
-    round's values per location, the address maps, the loop bound; ``layout``, the hashable form of
-    what it reads of the program (address maps, tensor maps, loop bound, the number of atom/red sites:
-    the cost vectors' layout), and ``sites``, the program's atom/red sites in order."""
-
-    values: Values
-    physical: Mapping[str, str]
-    virtual: Mapping[str, str]
-    loop_bound: int
-    layout: tuple[object, ...]
-    sites: tuple[tuple[int, int], ...]
-    frozen: Mapping[str, _Frozen]  # ``values`` per location in hashable form
-
-    def layout_of(self, p: ir.Program, tid: int) -> tuple[object, ...]:
-        """What thread ``tid``'s enumeration reads of the program but its values (:func:`thread_traces`):
-        the thread, the layout, and the cost components of the thread's own atom/red sites."""
-        return (p.threads[tid], tid, self.layout, tuple((pc, j) for j, (t, pc) in enumerate(self.sites) if t == tid))
-
-    def reads_as(self, paths: _Paths) -> bool:
-        """Do the locations ``paths``' enumeration read hold the same values (and costs) in this round?"""
-        return all(self.frozen.get(loc) == vs for loc, vs in paths.read)
 
 
 def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None, previous: _Paths | None = None) -> _Paths:

@@ -14,6 +14,7 @@ from functools import cached_property
 from operator import attrgetter
 from typing import Iterable, Iterator, Mapping
 
+from .. import ir
 from .event import Event
 
 
@@ -226,6 +227,31 @@ class _Paths:
         several rounds share)."""
         shared = {(id(tr.events[i]), id(cost)): (tr.events[i], cost) for tr in self.traces for i, cost in tr.costs}  # paths share events
         return frozenset([(*e.access, cost) for e, cost in shared.values()] + list(self.dropped))
+
+
+@dataclass(frozen=True)
+class _Round:
+    """What a thread's enumeration reads besides the thread itself (:class:`_Ctx`): one fixpoint
+    round's values per location, the address maps, the loop bound; ``layout``, the hashable form of
+    what it reads of the program (address maps, tensor maps, loop bound, the number of atom/red sites:
+    the cost vectors' layout), and ``sites``, the program's atom/red sites in order (:func:`.events._thread_paths`)."""
+
+    values: Values
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    loop_bound: int
+    layout: tuple[object, ...]
+    sites: tuple[tuple[int, int], ...]
+    frozen: Mapping[str, _Frozen]  # ``values`` per location in hashable form
+
+    def layout_of(self, p: ir.Program, tid: int) -> tuple[object, ...]:
+        """What thread ``tid``'s enumeration reads of the program but its values (:func:`.events.thread_traces`):
+        the thread, the layout, and the cost components of the thread's own atom/red sites."""
+        return (p.threads[tid], tid, self.layout, tuple((pc, j) for j, (t, pc) in enumerate(self.sites) if t == tid))
+
+    def reads_as(self, paths: _Paths) -> bool:
+        """Do the locations ``paths``' enumeration read hold the same values (and costs) in this round?"""
+        return all(self.frozen.get(loc) == vs for loc, vs in paths.read)
 
 
 @dataclass(frozen=True)
