@@ -33,7 +33,7 @@ from .sc import sc_consistent, sc_forced_co
 from .axioms import consistent_before_co, consistent_with_co
 from .relations import Rel
 from .trace import ProgramTraces, Trace
-from .executions import Scopes, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name
+from .executions import Scopes, Twins, _combos, _executions, _in_model, event_name  # noqa: F401 -- Scopes: public name
 
 Outcome = tuple[tuple[str, int], ...]
 
@@ -151,15 +151,23 @@ def analyse(p: Program, *, loop_bound: int = 1, sc: bool = True, budget: int = O
     sc_set: set[Outcome] = set()
     n_cand = n_ok = 0
     finals = _final_locs(pt, keys)
+    twins = Twins()
     for combo, x in _executions(p, pt, None, work):
         n_cand += 1
         x_in = _in_model(x)
-        for co in _consistent(x_in, finals, work):
-            n_ok += 1
-            allowed.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
-        if x.free:
-            for co in _consistent(x, finals, work):
-                outside.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+        twin = twins.judged(x)
+        if twin is not None:  # judged alike (executions.twin_key): its outcomes are in, its cost charged again
+            work.spend(twin[0])
+            n_ok += twin[1]
+        else:
+            units, ok = work.used, n_ok
+            for co in _consistent(x_in, finals, work):
+                n_ok += 1
+                allowed.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+            if x.free:
+                for co in _consistent(x, finals, work):
+                    outside.add(_outcome(p, pt, keys, combo, _final_values(x, co)))
+            twins.judge(work.used - units, n_ok - ok)
         if sc:
             sc_set.update(_interleaving_outcomes(p, pt, keys, combo, x, x_in, work))
     return Analysis(

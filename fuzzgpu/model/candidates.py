@@ -80,17 +80,66 @@ def feasible(pt: ProgramTraces, combo: tuple[Trace, ...]) -> bool:
     return not any(r & ~written_m for r, _ in per)
 
 
-def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: Budget | None = None) -> Iterator[Candidate]:
+@dataclass(frozen=True)
+class Shape:
+    """What the candidates over one combination of paths share with every combination of the same
+    shape (:attr:`.trace.Trace.shape`: the paths' events but their values, and program order): program
+    order closed, the barrier synchronisations whose barriers can all complete (None: none can), the
+    execution-order-only barrier edges, the ``fence.sc`` events, the grid start choices, and the budget
+    units choosing the barrier synchronisations cost."""
+
+    po: frozenset[tuple[int, int]]
+    barrier_options: tuple[tuple[tuple[int, int], ...], ...] | None
+    barrier_exec: tuple[tuple[int, int], ...]
+    fences: tuple[int, ...]
+    starts: tuple[tuple[tuple[tuple[int, int], ...], tuple[int, ...]], ...]
+    units: int
+
+
+def combo_shape(p: Program, combo: tuple[Trace, ...], events: tuple[Event, ...], ids: list[list[int]],
+                budget: Budget | None = None) -> Shape:
+    """The :class:`Shape` of ``combo`` (numbered as ``events``, ``ids``), from its events' fields but
+    their values (none of these reads a value); choosing the barrier synchronisations charges ``budget``."""
+    po: set[tuple[int, int]] = set()
+    for tr, mine in zip(combo, ids):
+        po.update((mine[a], mine[b]) for a, b in tr.po_closed)  # closed once per trace
+    before = budget.used if budget is not None else 0
+    cluster_sync, cluster_order = mech.cluster_barrier_syncs(p, events, ids)
+    barrier_options = tuple(
+        tuple(sorted(set(bs) | cluster_sync)) for bs in barrier_syncs(p, events, ids, budget)
+        if barriers_complete(events, po, tuple(bs) + tuple(cluster_sync | cluster_order))
+    )
+    return Shape(frozenset(po), barrier_options or None, tuple(sorted(cluster_order)),
+                 tuple(e.eid for e in events if e.kind == "F" and e.sem is Sem.SC), mech.grid_start_choices(p, events, ids),
+                 budget.used - before if budget is not None else 0)
+
+
+def _shape(p: Program, combo: tuple[Trace, ...], events: tuple[Event, ...], ids: list[list[int]], budget: Budget | None,
+           shapes: dict[tuple[object, ...], Shape] | None) -> Shape:
+    """:func:`combo_shape`, once per shape of ``shapes`` (a shape met before charges ``budget`` again
+    what choosing its barrier synchronisations cost: one ``budget`` per ``shapes``)."""
+    key = tuple(tr.shape for tr in combo)
+    shape = shapes.get(key) if shapes is not None else None
+    if shape is None:
+        shape = combo_shape(p, combo, events, ids, budget)
+        if shapes is not None:
+            shapes[key] = shape
+    elif budget is not None:
+        budget.spend(shape.units)
+    return shape
+
+
+def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: Budget | None = None,
+               shapes: dict[tuple[object, ...], Shape] | None = None) -> Iterator[Candidate]:
     """Every candidate execution over one trace per thread: reads-from (a read reads a same-location
-    write of the value it returned), barrier arrival orders, and Fence-SC orders."""
+    write of the value it returned), barrier arrival orders, and Fence-SC orders.  ``shapes``: the
+    shapes of the combinations of ``p``'s paths met so far (:func:`combo_shape`, by their paths'
+    :attr:`.trace.Trace.shape`), to share."""
     if not feasible(pt, combo):
         return
     events, ids = assemble(pt, combo)
     if budget is not None:
         budget.spend(check_cost(len(events)) // 2)  # numbering the events, closing program order
-    po: set[tuple[int, int]] = set()
-    for tr, mine in zip(combo, ids):
-        po.update((mine[a], mine[b]) for a, b in tr.po_closed)  # closed once per trace
     rmw, dep = [], []
     for tr, mine in zip(combo, ids):
         rmw += [(mine[r], mine[w]) for r, w in tr.rmw]
@@ -106,27 +155,17 @@ def candidates(p: Program, pt: ProgramTraces, combo: tuple[Trace, ...], budget: 
         if not ws:
             return
         choices.append([(w, r.eid) for w in ws])
-    cluster_sync, cluster_order = mech.cluster_barrier_syncs(p, events, ids)
-    barrier_options = [
-        tuple(sorted(set(bs) | cluster_sync)) for bs in barrier_syncs(p, events, ids, budget)
-        if barriers_complete(events, po, tuple(bs) + tuple(cluster_sync | cluster_order))
-    ]
-    barrier_exec = tuple(sorted(cluster_order))
-    if not barrier_options:
+    shape = _shape(p, combo, events, ids, budget, shapes)
+    if shape.barrier_options is None:
         return  # some barrier can never complete: no terminating execution
-    fences = [e.eid for e in events if e.kind == "F" and e.sem is Sem.SC]
-    starts = mech.grid_start_choices(p, events, ids)
-    po_frozen = frozenset(po)
-    for start, firsts in starts:  # which thread of each primary CTA triggers first
+    for start, firsts in shape.starts:  # which thread of each primary CTA triggers first
         for rf in itertools.product(*choices):
-            for bs in barrier_options:
-                for fo in itertools.permutations(fences):  # lazily: Fence-SC orders are n! many
+            for bs in shape.barrier_options:
+                for fo in itertools.permutations(shape.fences):  # lazily: Fence-SC orders are n! many
                     if budget is not None:
                         budget.spend(check_cost(len(events)))
-                    yield Candidate(events, combo, po_frozen, tuple(rf), tuple(rmw), tuple(dep), bs, fo, (start,),
-                                    barrier_order=barrier_exec, first_triggers=firsts)
-
-
+                    yield Candidate(events, combo, shape.po, tuple(rf), tuple(rmw), tuple(dep), bs, fo, (start,),
+                                    barrier_order=shape.barrier_exec, first_triggers=firsts)
 
 
 def _barrier_graph(events: tuple[Event, ...], po: set[tuple[int, int]], sync: tuple[tuple[int, int], ...]) -> Rel | None:

@@ -15,7 +15,6 @@ consistent.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Mapping
 
 from .. import ir
@@ -36,7 +35,7 @@ from .candidates import (
     feasible,
 )
 from ..recent import Recent
-from .trace import ProgramTraces, Trace, Values, _Ctx, _Frozen, _Paths, _Reading, _State, copy_with
+from .trace import ProgramTraces, Trace, Values, _Ctx, _Paths, _Reading, _Round, _State, copy_with
 
 __all__ = [
     "beyond_loop_bound",
@@ -146,36 +145,31 @@ def rmw_result(op: ir.RmwOp, old: int, operands: tuple[int, ...]) -> int | None:
     raise Unsupported(f"atom.{op}")
 
 
-#: the paths of the threads enumerated most recently (:func:`_thread_paths`): a fix search, a shrink and
-#: ``necessity`` each ask for programs that differ from one another in one thread, and each fixpoint
-#: round asks for every thread again; an unchanged thread in the same round's context has the same paths
-_THREADS: Recent[tuple[object, ...], _Paths] = Recent(256)
-
-
-@dataclass(frozen=True)
-class _Round:
-    """What a thread's enumeration reads besides the thread itself (:class:`.trace._Ctx`): one fixpoint
-    round's values per location, the address maps, the loop bound; ``key``, their hashable form with
-    the program's atom/red sites and tensor maps."""
-
-    values: Values
-    physical: Mapping[str, str]
-    virtual: Mapping[str, str]
-    loop_bound: int
-    key: tuple[object, ...]
-    frozen: Mapping[str, _Frozen]  # ``values`` per location in hashable form
+#: the paths of the threads enumerated most recently (:func:`_thread_paths`), by thread and the layout
+#: its enumeration reads of the program (:meth:`_Round.layout_of`): the paths of each set of values read
+#: (:attr:`.trace._Paths.read`), the newest first.  A fix search, a shrink and ``necessity`` each ask for
+#: programs that differ from one another in one thread, and each fixpoint round asks for every thread
+#: again: an unchanged thread that reads the same values has the same paths, whatever the other threads
+#: write elsewhere or do.  Kept: the last 1024 threads while their paths' work is at most 4e6 units in all
+#: (as :data:`_TRACES`, whose traces are these: ~4 bytes a unit), and at most 64 sets of values read a thread
+_THREADS: Recent[tuple[object, ...], tuple[_Paths, ...]] = Recent(1024, weight=lambda known: sum(ps.work + 1 for ps in known),
+                                                                   limit=4_000_000)
+_VARIANTS = 64
 
 
 def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None, previous: _Paths | None = None) -> _Paths:
-    """:func:`thread_traces` of thread ``tid`` in round ``r``, computed once per thread and round, or
-    ``previous`` (the thread's paths in the round before) when none of the values they read changed:
-    the enumeration reads nothing else that a round changes.  A repeated question charges ``work`` the
-    units the enumeration spent, so a budget runs out exactly where it did when every question and
-    every round enumerated (as :func:`program_traces`)."""
-    key = (p.threads[tid], tid, r.key)
-    hit = _THREADS.get(key)
-    if hit is None and previous is not None and all(r.frozen[loc] == vs for loc, vs in previous.read):
-        hit = _THREADS.put(key, previous)
+    """:func:`thread_traces` of thread ``tid`` in round ``r``, computed once per thread, layout and
+    values read, or ``previous`` (the thread's paths in the round before) when none of the values they
+    read changed: the enumeration reads nothing else of the program or the round
+    (:meth:`_Round.layout_of`).  A repeated question charges ``work`` the units the enumeration spent,
+    so a budget runs out exactly where it did when every question and every round enumerated (as
+    :func:`program_traces`)."""
+    key = r.layout_of(p, tid)
+    known = _THREADS.get(key) or ()
+    hit = next((ps for ps in known if r.reads_as(ps)), None)
+    if hit is None and previous is not None and r.reads_as(previous):
+        hit = previous
+        _THREADS.put(key, (previous,) + known[: _VARIANTS - 1])
     if hit is None:
         counted = work if work is not None else Budget(sys.maxsize)
         before = counted.used
@@ -183,8 +177,10 @@ def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None, previ
         cut: set[tuple[int, int]] = set()
         read: set[str] = set()
         traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut, read)
-        return _THREADS.put(key, _Paths(tuple(traces), tuple(dropped), frozenset(cut), counted.used - before,
-                                        tuple((loc, r.frozen[loc]) for loc in sorted(read))))
+        paths = _Paths(tuple(traces), tuple(dropped), frozenset(cut), counted.used - before,
+                       tuple((loc, r.frozen[loc]) for loc in sorted(read)))
+        _THREADS.put(key, (paths,) + known[: _VARIANTS - 1])
+        return paths
     if work is not None:
         work.spend(hit.work)
     return hit
@@ -522,11 +518,13 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     options = sorted(ctx.values[loc].items())
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
-        done = mech.mbarrier_wait_result(v, ins.parity)
         ev = ctx.reads.get((pc, v))
         if ev is None:
-            sem = ins.sem if done else ir.Sem.RELAXED
+            sem = ins.sem if mech.mbarrier_wait_result(v, ins.parity) else ir.Sem.RELAXED
             ev = ctx.reads[(pc, v)] = Event(-1, ctx.tid, pc, "R", sem, ins.scope, ir.Proxy.GENERIC, loc, vloc, v)
+        done = ctx.waits.get((pc, v))
+        if done is None:
+            done = ctx.waits[(pc, v)] = mech.mbarrier_wait_result(v, ins.parity)
         forks.append(_past_read(s2, ev, cost, ins.dst, done))
     return forks
 
@@ -767,11 +765,12 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     zero = tuple(0 for _ in limit)
     values: dict[str, dict[int, tuple[int, ...]]] = {loc: {v: zero} for loc, v in init.items()}
     maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
-    context = (tuple(sorted(physical.items())), tuple(sorted(virtual.items())), tuple(rmw_sites(p)), maps, loop_bound)
+    sites = tuple(rmw_sites(p))
+    layout = (tuple(sorted(physical.items())), tuple(sorted(virtual.items())), len(sites), maps, loop_bound)
     paths: list[_Paths] = []
     while True:
         frozen = tuple(sorted((loc, tuple(sorted(vs.items()))) for loc, vs in values.items()))
-        r = _Round(values, physical, virtual, loop_bound, (context, frozen), dict(frozen))
+        r = _Round(values, physical, virtual, loop_bound, layout, sites, dict(frozen))
         paths = [_thread_paths(p, tid, r, work, paths[tid] if paths else None) for tid in range(len(p.threads))]
         traces = tuple(ps.traces for ps in paths)
         cut = {c for ps in paths for c in ps.cut}

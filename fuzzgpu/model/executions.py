@@ -10,7 +10,7 @@ from typing import Iterator, Mapping
 
 from ..ir import Program
 from .event import Budget, Event
-from .candidates import candidates
+from .candidates import Shape, candidates
 from .ptx import Execution, Static
 from .trace import ProgramTraces, Trace
 
@@ -95,9 +95,10 @@ def _executions(
 ) -> Iterator[tuple[tuple[Trace, ...], Execution]]:
     scopes = Scopes(p)
     statics: dict[tuple, Static] = {}  # the value-independent relations, shared by equal shapes
+    shapes: dict[tuple[object, ...], Shape] = {}  # the combinations' shapes (candidates.combo_shape)
     for combo in _combos(pt, p, want, budget):
         static, firsts = None, None
-        for cand in candidates(p, pt, combo, budget):
+        for cand in candidates(p, pt, combo, budget, shapes):
             if static is None or cand.first_triggers != firsts:  # one per choice of the CTAs' first triggers
                 firsts = cand.first_triggers
                 key = (tuple((e.tid, e.pc, e.kind, e.unit, e.sem, e.loc, e.vloc, e.init) for e in cand.events), cand.po,
@@ -106,6 +107,44 @@ def _executions(
                 if static is None:
                     static = statics[key] = Static(cand, scopes)
             yield combo, Execution(cand, static)
+
+
+def twin_key(x: Execution) -> tuple[object, ...] | None:
+    """What the axioms, the coherence orders and the race analysis read of candidate ``x`` besides its
+    combination of paths (its events): two candidates of one combination with equal keys are judged
+    alike -- the same relations, coherence orders, outcomes and racing pairs.  They differ at most in
+    their Fence-SC order where it relates no morally strong pair of fences differently
+    (:attr:`.ptx.Execution.sync_fence`, the only relation read of that order; the SC set reads only
+    the candidate with its fences in event order: ``model._interleaving_outcomes``).  None where
+    ``x`` has fewer than two ``fence.sc`` (one Fence-SC order: no twin)."""
+    if not x.F_SC & (x.F_SC - 1):
+        return None
+    c = x.cand
+    return (c.rf, c.sync_barrier, x.sync_fence.rows, c.barrier_order, c.grid_start, c.first_triggers)
+
+
+class Twins:
+    """The candidates of the current combination of paths judged so far, by :func:`twin_key`: the
+    budget units judging each cost and the consistent coherence orders it counted (a twin adds nothing
+    else to an enumeration's sets: every outcome and first-seen pair it would add is there).  One
+    enumeration's memo: :meth:`judged` each candidate in turn, then :meth:`judge` it where not judged."""
+
+    def __init__(self) -> None:
+        self.events: tuple[Event, ...] = ()
+        self.done: dict[tuple[object, ...], tuple[int, int]] = {}
+        self.key: tuple[object, ...] | None = None  # the last candidate's
+
+    def judged(self, x: Execution) -> tuple[int, int] | None:
+        """What judging ``x``'s twin cost and counted, or None where ``x`` has no twin judged."""
+        if x.ev is not self.events:  # a new combination (its candidates share one events tuple)
+            self.events, self.done = x.ev, {}
+        self.key = twin_key(x)
+        return None if self.key is None else self.done.get(self.key)
+
+    def judge(self, units: int, ok: int) -> None:
+        """The candidate last asked about (:meth:`judged`) cost ``units`` and counted ``ok``."""
+        if self.key is not None:
+            self.done[self.key] = (units, ok)
 
 
 def _in_model(x: Execution) -> Execution:

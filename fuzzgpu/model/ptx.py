@@ -241,6 +241,10 @@ class Violation:
     cycle: tuple[tuple[int, str, int], ...]
 
 
+#: the attributes of :class:`Static` an :class:`Execution` holds as its own (read most often)
+_SHARED = ("R", "W", "M", "F", "F_SC", "B", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc")
+
+
 class Static:
     """What a candidate execution's relations share with every other candidate over the same
     events (one path per thread): event sets, program order, locations, scopes, moral strength,
@@ -272,6 +276,8 @@ class Static:
         self.first_triggers = cand.first_triggers  # each primary CTA's first launch_dependents (launch_fence_order)
         self.memo: dict[tuple, Rel] = {}  # the relations candidates of one shape share (Execution.shared)
         self.co_options: dict[tuple, CoOptions] = {}  # Execution.coherence_orders's choices, by required_co
+        #: what every execution of this shape reads as its own attributes (Execution.__init__)
+        self.attributes = {name: getattr(self, name) for name in _SHARED}
 
     # -- the extensions' relations (defined above, next to their ISA sentences) ---------------------
     @cached_property
@@ -415,12 +421,11 @@ class Execution:
         self.n = len(self.ev)
         self.free = static.nc_free_reads if outside_model else 0
         self.rf_all = Rel.from_pairs(self.n, cand.rf)
-        self.rf = Rel.from_pairs(self.n, [(w, r) for w, r in cand.rf if not self.free >> r & 1])
+        self.rf = Rel.from_pairs(self.n, [(w, r) for w, r in cand.rf if not self.free >> r & 1]) if self.free else self.rf_all
         self.sync_barrier = Rel.from_pairs(self.n, cand.sync_barrier)
         self.grid = static.grid_order
         self.api_sync = static.api_sync
-        for name in ("R", "W", "M", "F", "F_SC", "B", "F_ALIAS", "PF", "GEN", "po", "rmw", "dep", "loc", "vloc"):
-            setattr(self, name, getattr(static, name))
+        self.__dict__.update(static.attributes)
 
     def __getattr__(self, name: str):
         if name == "static":

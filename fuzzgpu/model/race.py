@@ -60,6 +60,7 @@ from . import tensor_memory as tmem
 from . import wgmma
 from .event import ORACLE_BUDGET, Budget, Event, first_verdict
 from .events import beyond_loop_bound, program_traces
+from .executions import Twins
 from ..recent import Recent
 from .trace import ProgramTraces
 from .ptx import nc_free_reads
@@ -467,9 +468,16 @@ def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], w
     fresh: set[Outcome] = set()
     missed: dict[Outcome, dict[tuple, RacingPair]] = {}
     ms = _ModelSets(p, pt, keys, with_sc, work)  # model.analyse's sets, from this enumeration (with_sc)
+    twins = Twins()
     for combo, x in _executions(p, pt, None, work):
         variants = [_in_model(x)] + ([x] if x.free else [])
         ms.interleavings(combo, x, variants[0])
+        twin = twins.judged(x)
+        if twin is not None:  # judged alike (executions.twin_key): what it added is here, its cost charged again
+            work.spend(twin[0])
+            ms.ok += twin[1]
+            continue
+        units, ok = work.used, ms.ok
         for i, v in enumerate(variants):
             if not consistent_before_co(v):
                 continue
@@ -509,6 +517,7 @@ def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], w
                         vo_all = vo if pairs else intended_order(p, v)
                     if _stale_free(v, vo_all, co):
                         fresh.add(out)
+        twins.judge(work.used - units, ms.ok - ok)
     racy = {o: tuple(d.values()) for o, d in missed.items() if o not in clean}
     bound = beyond_loop_bound(p, pt.cut, loop_bound)
     analysis = ms.analysis(time.perf_counter() - t0, bound) if with_sc else None

@@ -76,6 +76,12 @@ def sc_consistent(x: Execution, co: Rel) -> bool:
     return False
 
 
+def _closes_cycle(own: Rel, order: Rel) -> bool:
+    """Does some edge a -> b of ``own`` close a cycle with one of the transitive ``order``, b -> a?"""
+    rows = order.rows
+    return any(rows[b] >> a & 1 for a, b in own.pairs())
+
+
 def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
     """Coherence edges every interleaving of ``x`` has (None when no interleaving exists): a write
     before another in execution order (:func:`_execution_order`) precedes it in coherence order;
@@ -87,8 +93,11 @@ def sc_forced_co(x: Execution) -> set[tuple[int, int]] | None:
     shape = x.shared(("execution order",), lambda: _shape_order(x))
     shape_plus = x.shared(("execution order+",), shape.plus)
     shape_star = x.shared(("execution order*",), shape_plus.opt)
-    own_paths = (_own_order(x) @ shape_star).plus()
-    if not (shape_plus.is_irreflexive() and own_paths.is_irreflexive()):
+    own = _own_order(x)
+    if _closes_cycle(own, shape_plus) or not shape_plus.is_irreflexive():
+        return None  # (own; shape*)+ is reflexive already through one own edge: most candidates without an interleaving
+    own_paths = (own @ shape_star).plus()
+    if not own_paths.is_irreflexive():
         return None
     reach = (shape_plus | (shape_star @ own_paths)).rows
     ev = x.ev

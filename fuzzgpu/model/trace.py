@@ -9,10 +9,12 @@ program (:class:`ProgramTraces`).  The enumeration itself, one step per instruct
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
+from operator import attrgetter
 from typing import Iterable, Iterator, Mapping
 
+from .. import ir
 from .event import Event
 
 
@@ -32,6 +34,10 @@ def closure(edges: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
             stack.extend(succ.get(n, ()))
         out.update((start, n) for n in seen)
     return out
+
+
+#: an event's fields but ``eid`` and ``value`` (:attr:`Trace.shape`)
+_SHAPE_OF = attrgetter(*(f.name for f in fields(Event) if f.name not in ("eid", "value")))
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +67,12 @@ class Trace:
     @cached_property
     def writes(self) -> frozenset[tuple[str, int]]:
         return frozenset(e.access for e in self.events if e.kind == "W")
+
+    @cached_property
+    def shape(self) -> tuple[object, ...]:
+        """The path's events but their values (every field but ``eid`` and ``value``), and its program
+        order: what :func:`.candidates.combo_shape` reads of it."""
+        return tuple(map(_SHAPE_OF, self.events)), self.po
 
 @dataclass
 class _State:
@@ -155,11 +167,8 @@ class _State:
         """A write's cost: the writes its value needs (the costs of the reads it depends on,
         componentwise max -- they may share writes), plus itself -- one more write to its
         location and, for a read-modify-write, one more execution of its instruction ``site``."""
-        vec = [0] * width
-        for r in deps:
-            for i, c in enumerate(self.cost[r]):
-                if c > vec[i]:
-                    vec[i] = c
+        costs = [self.cost[r] for r in deps]  # each ``width`` long, nonnegative
+        vec = list(map(max, *costs)) if len(costs) > 1 else list(costs[0]) if costs else [0] * width
         vec[loc_index] += 1
         if site is not None:
             vec[site] += 1
@@ -221,6 +230,31 @@ class _Paths:
 
 
 @dataclass(frozen=True)
+class _Round:
+    """What a thread's enumeration reads besides the thread itself (:class:`_Ctx`): one fixpoint
+    round's values per location, the address maps, the loop bound; ``layout``, the hashable form of
+    what it reads of the program (address maps, tensor maps, loop bound, the number of atom/red sites:
+    the cost vectors' layout), and ``sites``, the program's atom/red sites in order (:func:`.events._thread_paths`)."""
+
+    values: Values
+    physical: Mapping[str, str]
+    virtual: Mapping[str, str]
+    loop_bound: int
+    layout: tuple[object, ...]
+    sites: tuple[tuple[int, int], ...]
+    frozen: Mapping[str, _Frozen]  # ``values`` per location in hashable form
+
+    def layout_of(self, p: ir.Program, tid: int) -> tuple[object, ...]:
+        """What thread ``tid``'s enumeration reads of the program but its values (:func:`.events.thread_traces`):
+        the thread, the layout, and the cost components of the thread's own atom/red sites."""
+        return (p.threads[tid], tid, self.layout, tuple((pc, j) for j, (t, pc) in enumerate(self.sites) if t == tid))
+
+    def reads_as(self, paths: _Paths) -> bool:
+        """Do the locations ``paths``' enumeration read hold the same values (and costs) in this round?"""
+        return all(self.frozen.get(loc) == vs for loc, vs in paths.read)
+
+
+@dataclass(frozen=True)
 class _Ctx:
     """What a thread's path enumeration needs besides its own state."""
 
@@ -237,6 +271,8 @@ class _Ctx:
     #: the read events made so far, by (pc, value): every path through the read at ``pc`` that returns
     #: that value reads with one event (a function of the instruction and the value; events are immutable)
     reads: dict[tuple[int, int], Event] = field(default_factory=dict)
+    #: what the mbarrier wait at ``pc`` tells its thread when it reads that value (``mechanisms.mbarrier_wait_result``)
+    waits: dict[tuple[int, int], int] = field(default_factory=dict)
 
 @dataclass(frozen=True)
 class ProgramTraces:
