@@ -29,12 +29,53 @@ def _class_of(op: str, constant: bool, mmio: bool, strength_: str) -> str:
     return _mem_class(family, strength)  # (the strength only where the family carries one: ptx_parser.STRENGTH_FAMILIES)
 
 
+# Source chains (innermost location first, then the call sites it was inlined at, from PTX `.loc ...
+# inlined_at` and `nvdisasm -gi`), compared four ways, each for its own question: may two be one
+# instruction's (`locations_meet`: loosest, for coarse line-table rows; `same_source`: for pairing memory
+# operations), does a wait's phase check sit at the wait's place (`same_location`), is it another copy of
+# the wait (`call_sites_differ`); `agreement` counts the frames that agree.
+
+
 def locations_meet(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:
     """May two source chains (innermost first, then the call sites it was inlined at) be one
     instruction's?  Yes when one side has none; else when the innermost location of either is a
     location of the other's chain -- an inlined helper's line on one side and the call site it was
     inlined at on the other agree, two different innermost lines that neither chain names do not."""
     return not a or not b or a[0] in b or b[0] in a
+
+
+def same_source(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:
+    """Can two source locations be one instruction's?  The innermost lines agree, and so do the
+    call sites they were inlined at when both sides give one (PTX ``.loc ... inlined_at``,
+    ``nvdisasm -gi``): every ``__ldg`` is ``sm_32_intrinsics.hpp:112`` inlined at its own line.
+    No location on one side: anything."""
+    if not a or not b:
+        return True
+    if a[0] != b[0] or (len(a) > 1 and len(b) > 1 and a[1] != b[1]):
+        return False
+    # the outermost frames (the kernel's own lines) agree; the middle of a deep template chain is
+    # rebuilt from the PTX heuristically (a .loc names one call site), so it is not compared
+    k = min(len(a), len(b), 5) - 2
+    return k <= 0 or tuple(a[-k:]) == tuple(b[-k:])
+
+
+def same_location(ptx_src: Sequence[tuple[str, int]], sass_src: Sequence[tuple[str, int]]) -> bool:
+    """Whether a PTX statement's source chain and a SASS instruction's name one place: both known, the
+    same innermost ``(file, line)``, and the same call sites as far as both carry them (the SASS line
+    table may carry fewer inlining frames than the PTX)."""
+    n = min(len(ptx_src), len(sass_src))
+    return n > 0 and tuple(ptx_src[:n]) == tuple(sass_src[:n])
+
+
+def call_sites_differ(ptx_src: Sequence[tuple[str, int]], sass_src: Sequence[tuple[str, int]]) -> bool:
+    """Whether two source chains name different call sites: both carry some, and the frames outside the innermost
+    one, compared from the outermost as far as both have them, differ.  The innermost line alone may differ
+    (ptxas's line table gives a phase check the line of the address arithmetic before it, inside the same
+    inlined wait); another call site is another copy of the wait: an inlined helper called from another line,
+    another warp role's."""
+    a, b = tuple(ptx_src[1:]), tuple(sass_src[1:])
+    n = min(len(a), len(b))
+    return n > 0 and a[len(a) - n:] != b[len(b) - n:]
 
 
 def agreement(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 from .cfg import Cfg, reaches_avoiding
-from .matching import _sass_mem_class, agreement, locations_meet, sass_family
+from .matching import _sass_mem_class, agreement, locations_meet, same_source, sass_family
 from .ptx_parser import PtxEvent, PtxFunction, PtxInstr, PtxMemOp, unmatched_sync
 from .report import CROSSING, FORBIDDEN, HAZARD, HOISTED, SUNK, Finding
 from .rules import judge_move, why_not
@@ -111,21 +111,6 @@ class Result:
     unchecked: tuple[str, ...]
     mapped_syncs: int
     mem_pos: dict
-
-
-def same_source(a: Sequence[tuple[str, int]], b: Sequence[tuple[str, int]]) -> bool:
-    """Can two source locations be one instruction's?  The innermost lines agree, and so do the
-    call sites they were inlined at when both sides give one (PTX ``.loc ... inlined_at``,
-    ``nvdisasm -gi``): every ``__ldg`` is ``sm_32_intrinsics.hpp:112`` inlined at its own line.
-    No location on one side: anything."""
-    if not a or not b:
-        return True
-    if a[0] != b[0] or (len(a) > 1 and len(b) > 1 and a[1] != b[1]):
-        return False
-    # the outermost frames (the kernel's own lines) agree; the middle of a deep template chain is
-    # rebuilt from the PTX heuristically (a .loc names one call site), so it is not compared
-    k = min(len(a), len(b), 5) - 2
-    return k <= 0 or tuple(a[-k:]) == tuple(b[-k:])
 
 
 def _compatible(pm: PtxMemOp, sm: SassMemOp, shared: bool, src_p: tuple, src_s: tuple, group: Sequence[tuple] = ()) -> bool:

@@ -20,6 +20,7 @@ import re
 from typing import Sequence
 
 from .cfg import SASS_INDIRECT_BRANCHES, Cfg
+from .matching import call_sites_differ, same_location
 from .ptx_parser import PtxEvent
 from .sass_parser import _SASS_MEM, SassFunction, SassInstr, SassMemOp, _sass_address
 
@@ -245,14 +246,6 @@ def _offset_phase(check: SassInstr) -> tuple[int, str]:
     the mbarrier through another register than the first check (``[UR10]``, then ``[R20+URZ]`` after ``IMAD.U32
     R20, RZ, RZ, UR10``)."""
     return _sass_address(check.operands, check.opcode)[1], check.operands.split(",")[-1].strip()
-
-
-def same_location(ptx_src: Sequence[tuple[str, int]], sass_src: Sequence[tuple[str, int]]) -> bool:
-    """Whether a PTX statement's source chain and a SASS instruction's name one place: both known, the
-    same innermost ``(file, line)``, and the same call sites as far as both carry them (the SASS line
-    table may carry fewer inlining frames than the PTX)."""
-    n = min(len(ptx_src), len(sass_src))
-    return n > 0 and tuple(ptx_src[:n]) == tuple(sass_src[:n])
 
 
 def retry_primary(sass: SassFunction, g: Cfg, check: SassInstr) -> SassInstr | None:
@@ -501,14 +494,3 @@ def _another_waits(s: int, check: SassInstr, events: Sequence[PtxEvent], waits: 
         return False
     others = [k for k in waits if k != s and same_location(events[k].instr.src, check.src)]
     return len(others) == 1 and others[0] not in paired
-
-
-def call_sites_differ(ptx_src: Sequence[tuple[str, int]], sass_src: Sequence[tuple[str, int]]) -> bool:
-    """Whether two source chains name different call sites: both carry some, and the frames outside the innermost
-    one, compared from the outermost as far as both have them, differ.  The innermost line alone may differ
-    (ptxas's line table gives a phase check the line of the address arithmetic before it, inside the same
-    inlined wait); another call site is another copy of the wait: an inlined helper called from another line,
-    another warp role's."""
-    a, b = tuple(ptx_src[1:]), tuple(sass_src[1:])
-    n = min(len(a), len(b))
-    return n > 0 and a[len(a) - n:] != b[len(b) - n:]
