@@ -95,6 +95,18 @@ def gh200_effort(src: Path) -> dict[str, dict[str, int]]:
     return out
 
 
+#: the H100's tuning iterations, as the artifact's pldi26-output/README.md gives them (its log is not in the repository)
+H100_ITERATIONS = 95
+
+
+def gh200_log_summary(gh: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """The GH200 log's instances a configuration, over every variant it logs, and what the H100's
+    :data:`H100_ITERATIONS` would come to at that mean (an estimate: the H100's own log is missing)."""
+    per = sum(e["instances"] for e in gh.values()) / max(1, sum(e["configurations"] for e in gh.values()))
+    return {"variants": len(gh), "instances_per_configuration": round(per), "h100_iterations": H100_ITERATIONS,
+            "h100_instances_per_variant_estimate": round(per * H100_ITERATIONS)}
+
+
 def _median(xs: list[int]) -> float:
     return float(statistics.median(xs)) if xs else 0.0
 
@@ -153,10 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     u = union(args.runs, args.mechanisms)
     rows = table(u, by)
-    effort = []
+    effort: list[dict[str, Any]] = []
+    log: dict[str, Any] = {}
     if args.src is not None:
         try:
-            effort = effort_table(u, by, gh200_effort(args.src))
+            gh = gh200_effort(args.src)
+            effort = effort_table(u, by, gh)
+            log = gh200_log_summary(gh)
         except OSError as e:
             print(f"bench/anchor_union.py: {args.src}: {e}", file=sys.stderr)
             return 3
@@ -169,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
     if args.json:
         args.json.write_text(json.dumps({"runs": [str(d) for d in args.runs], "mechanisms": [str(d) for d in args.mechanisms],
-                                         "rows": rows, **({"effort": effort} if effort else {})}, indent=1) + "\n")
+                                         "rows": rows, **({"effort": effort, "gh200_log": log} if effort else {})}, indent=1) + "\n")
     return 0
 
 

@@ -341,6 +341,13 @@ def test_the_pages_effort_table_is_union_json() -> None:
     assert sum(r["variants"] for r in doc["effort"]) == 559
     assert doc["effort"][-1]["fuzzgpu showed it"] == "no" and doc["effort"][-1]["variants"] == 103
     assert all(x["fuzzgpu_instances"] > 0 for x in every.values() if x["seen"])
+    # the paragraph's figures, from union.json: the GH200 log's mean a configuration, the H100's estimate, the medians
+    log, flat_page = doc["gh200_log"], " ".join(page.split())
+    assert f"{log['instances_per_configuration'] / 1e7:.1f}e7 a configuration" in flat_page
+    assert f"the H100's {log['h100_iterations']} iterations come to ~{log['h100_instances_per_variant_estimate'] / 1e9:.1f}e9" in flat_page
+    unshown = doc["effort"][-1]
+    assert f"a median {float(unshown['fuzzgpu instances / variant (median, the anchor.py runs)']) / 1e9:.1f}e9 instances on each of the 103" in flat_page
+    assert f"a median {float(unshown['GH200 instances / variant (median)']) / 1e8:.1f}e8 instances on a variant" in flat_page
 
 
 def test_the_pages_split_by_the_artifacts_gpus_is_union_json() -> None:
