@@ -1,7 +1,12 @@
 """How much a campaign does at once and how long its steps may take: the programs compiled and
-checked per batch, a finding's fix search's bound, the part of ``--time`` kept for the end."""
+checked per batch, a finding's fix search's bound, the part of ``--time`` kept for the end, how
+often Python's cyclic garbage collector traverses the whole heap."""
 
 from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
 
 #: programs drawn ahead and compiled and checked together (one nvcc, one nvdisasm) by the backends
 #: that compile, by backend name; the others judge each program as it is drawn.  The static check
@@ -33,4 +38,29 @@ def report_reserve(seconds: float) -> float:
     return min(5.0, 0.08 * seconds)
 
 
-__all__ = ["BATCH", "FIX_SECONDS", "end_reserve", "report_reserve"]
+#: Python's cyclic garbage collector's thresholds while a campaign runs (``gc.set_threshold``; Python's
+#: own are (700, 10, 10)).  A campaign process keeps a large heap alive -- the oracle's path and trace
+#: caches, Hypothesis's engine --, and each collection of the oldest generation traverses all of it:
+#: ~0.2 s a time on the 2-core VM, 51-65 times in a 90 s static campaign, **29-31% of the
+#: process's CPU**.  The first two thresholds make a young collection every 2,000 allocations (cheap:
+#: it traverses only the young) and promote to the middle generation every 20 of them; the third
+#: collects the oldest generation every 100 middle ones (Python also waits until a quarter of the
+#: heap is new there), ~40 times rarer.  Measured (``bench/gc_campaign.py``, the VM, a static
+#: campaign, race, 90 s in one process): ``bench/results/throughput/gc/``.  Garbage in reference
+#: cycles lives longer; the peak memory of that campaign rose from ~220 to ~250 MB.
+GC_THRESHOLDS = (2000, 20, 100)
+
+
+@contextlib.contextmanager
+def collector(thresholds: tuple[int, int, int] | None = None) -> Iterator[None]:
+    """Python's garbage collector at ``thresholds`` (default :data:`GC_THRESHOLDS`) while the block
+    runs, as it was after."""
+    before = gc.get_threshold()
+    gc.set_threshold(*(thresholds or GC_THRESHOLDS))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+__all__ = ["BATCH", "FIX_SECONDS", "GC_THRESHOLDS", "collector", "end_reserve", "report_reserve"]

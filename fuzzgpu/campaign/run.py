@@ -8,6 +8,7 @@ from typing import Any
 from ..backends import make_backend
 from ..errors import UserError
 from ..profiles import load_profile
+from . import limits
 from .engine import Campaign
 from .state import CampaignResult
 
@@ -73,4 +74,5 @@ def run_campaign(profile: str, backend: str = "auto", seconds: float = 60, corpu
         raise
     c.close_backend = isolate
     c.max_findings = max_findings
-    return c.run(seconds, started if started is not None else t0)
+    with limits.collector():  # a campaign's heap is large and long-lived: the whole of it traversed less often
+        return c.run(seconds, started if started is not None else t0)

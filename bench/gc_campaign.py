@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Benchmark: what Python's cyclic garbage collector costs a campaign process, at Python's own
+thresholds and at the campaign's (``fuzzgpu.campaign.limits.GC_THRESHOLDS``).
+
+Each run is one static campaign in one process (``fuzzgpu campaign --backend static --profile all
+--property race --in-process``, an empty corpus) in a fresh interpreter, with
+``limits.GC_THRESHOLDS`` set to the thresholds under test before the campaign starts; the settings
+alternate seed by seed.  Per run: the process's CPU (its own, and its children's: nvcc, nvdisasm),
+the CPU inside the collector (``gc.callbacks``) by generation, the collections, the programs judged
+and run, the peak memory.  The campaign's count of programs depends on the machine's speed, so the
+figure to compare is CPU per program judged.
+
+Writes ``bench/results/throughput/gc/gc-campaign.json`` and ``.md``.  Needs nvcc (the static
+check), no GPU.
+
+    python3 bench/gc_campaign.py [--time 90] [--seeds 5 6] [--thresholds 700,10,10 2000,20,100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from compile_phases import header, write_results  # noqa: E402
+
+OUT = ROOT / "bench" / "results" / "throughput" / "gc"
+
+#: run in the child: the thresholds under test, a clock on the collector, the campaign, the figures as JSON
+CHILD = r"""
+import gc, json, resource, sys, time
+from fuzzgpu.campaign import limits
+limits.GC_THRESHOLDS = tuple(json.loads(sys.argv[1]))
+spent = {"s": [0.0, 0.0, 0.0], "n": [0, 0, 0], "t": 0.0}
+def clock(phase, info):
+    if phase == "start":
+        spent["t"] = time.process_time()
+    else:
+        g = info["generation"]; spent["s"][g] += time.process_time() - spent["t"]; spent["n"][g] += 1
+gc.callbacks.append(clock)
+from fuzzgpu.cli import main
+rc = main(sys.argv[3:])
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+json.dump({"exit": rc, "cpu_s": me.ru_utime + me.ru_stime, "children_cpu_s": kids.ru_utime + kids.ru_stime,
+           "gc_s": spent["s"], "collections": spent["n"], "maxrss_mb": me.ru_maxrss / 1024}, open(sys.argv[2], "w"))
+"""
+
+
+def one(thresholds: tuple[int, ...], seed: int, seconds: float, tmp: Path) -> dict[str, Any]:
+    corpus, figures = tmp / f"c-{seed}-{'-'.join(map(str, thresholds))}", tmp / "figures.json"
+    cmd = [sys.executable, "-c", CHILD, json.dumps(thresholds), str(figures), "campaign", "--backend", "static",
+           "--profile", "all", "--property", "race", "--time", str(seconds), "--corpus", str(corpus), "--seed", str(seed),
+           "--no-live", "--in-process"]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    m = re.search(r"session: (\d+) programs judged, (\d+) run", p.stdout)
+    if p.returncode not in (0, 1) or not m:
+        raise SystemExit(f"bench/gc_campaign.py: the campaign failed (exit {p.returncode}): {p.stderr.strip()[-400:]}")
+    r = json.loads(figures.read_text())
+    judged = int(m.group(1))
+    return {"thresholds": list(thresholds), "seed": seed, "judged": judged, "run": int(m.group(2)),
+            "cpu_s": round(r["cpu_s"], 2), "children_cpu_s": round(r["children_cpu_s"], 2),
+            "gc_s": round(sum(r["gc_s"]), 2), "gc_s_by_generation": [round(x, 2) for x in r["gc_s"]],
+            "collections": r["collections"], "maxrss_mb": round(r["maxrss_mb"]),
+            "cpu_ms_per_judged": round(1000 * r["cpu_s"] / judged, 1),
+            "all_cpu_ms_per_judged": round(1000 * (r["cpu_s"] + r["children_cpu_s"]) / judged, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--time", type=float, default=90.0, help="seconds per campaign (default 90)")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[5, 6])
+    ap.add_argument("--thresholds", nargs="+", default=["700,10,10", "2000,20,100"],
+                    help="gc.set_threshold settings, each 'a,b,c' (default: Python's own and the campaign's)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--label", default="gc-campaign")
+    args = ap.parse_args(argv)
+    try:
+        settings = [tuple(int(x) for x in t.split(",")) for t in args.thresholds]
+    except ValueError:
+        ap.error(f"--thresholds: expected a,b,c integers, got {args.thresholds}")
+    if any(len(t) != 3 for t in settings):
+        ap.error("--thresholds: each setting has three integers")
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for seed in args.seeds:
+            for t in settings:
+                r = one(t, seed, args.time, Path(d))
+                rows.append(r)
+                print(json.dumps(r), flush=True)
+    doc = header("gc_campaign.py", argv) | {"rows": rows}
+    md = [f"# Python's garbage collector in a campaign process (`python3 bench/gc_campaign.py {' '.join(argv or sys.argv[1:])}`)", "",
+          f"{doc['machine']}, {doc['date']}; a static campaign, profile `all`, race, {args.time:g} s, one process, an empty "
+          "corpus per run; the settings alternate seed by seed.  CPU per program judged: the process's own (the "
+          "oracle, the draws, Hypothesis, the collector), and with its children (nvcc, nvdisasm).", "",
+          "| thresholds | seed | judged | run | process CPU s | in the collector s (gen 0/1/2) | collections (gen 0/1/2) | "
+          "process CPU ms / judged | with children ms / judged | peak MB |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append(f"| {','.join(map(str, r['thresholds']))} | {r['seed']} | {r['judged']} | {r['run']} | {r['cpu_s']} | "
+                  f"{r['gc_s']} ({'/'.join(map(str, r['gc_s_by_generation']))}) | {'/'.join(map(str, r['collections']))} | "
+                  f"{r['cpu_ms_per_judged']} | {r['all_cpu_ms_per_judged']} | {r['maxrss_mb']} |")
+    write_results(args.out, args.label, doc, md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
