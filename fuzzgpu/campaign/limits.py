@@ -41,13 +41,14 @@ def report_reserve(seconds: float) -> float:
 #: Python's cyclic garbage collector's thresholds while a campaign runs (``gc.set_threshold``; Python's
 #: own are (700, 10, 10)).  A campaign process keeps a large heap alive -- the oracle's path and trace
 #: caches, Hypothesis's engine --, and each collection of the oldest generation traverses all of it:
-#: ~0.2 s a time on the 2-core VM, 51-65 times in a 90 s static campaign, **29-31% of the
-#: process's CPU**.  The first two thresholds make a young collection every 2,000 allocations (cheap:
-#: it traverses only the young) and promote to the middle generation every 20 of them; the third
-#: collects the oldest generation every 100 middle ones (Python also waits until a quarter of the
-#: heap is new there), ~40 times rarer.  Measured (``bench/gc_campaign.py``, the VM, a static
-#: campaign, race, 90 s in one process): ``bench/results/throughput/gc/``.  Garbage in reference
-#: cycles lives longer; the peak memory of that campaign rose from ~220 to ~250 MB.
+#: 0.18-0.26 s a time on the 2-core VM, 49-65 times in a 90 s static campaign, **29-35% of the
+#: process's CPU**.  Here a young collection comes every 2,000 allocations (cheap: it traverses only
+#: the young), a collection of the middle generation every 20 young ones, and one of the oldest every
+#: 100 middle ones (Python also waits until a quarter of the oldest is new): 3-4 in that campaign.  Measured (``bench/gc_campaign.py``, the VM, a static
+#: campaign, race, 90 s in one process, three seeds): the collector's CPU 11.5-14.6 s -> 4.0 s, the
+#: process's CPU per program judged -23 to -34% (with nvcc and nvdisasm -8 to -19%),
+#: ``bench/results/throughput/gc/``.  Garbage in reference cycles lives longer: the peak memory
+#: rose from 216-276 MB to 242-361 MB.
 GC_THRESHOLDS = (2000, 20, 100)
 
 

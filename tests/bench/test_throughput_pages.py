@@ -476,3 +476,17 @@ def test_the_h100_row_at_bf3981c_and_its_folders_readme_are_its_files() -> None:
     assert (f"this run made {100 * (t['run_per_hour'] / b['run_per_hour'] - 1):.0f}% more runs at "
             f"{100 * (1 - (cpu / t['run']) / (bcpu / b['run'])):.0f}% less CPU a run") in folder
     assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in flat(ROOT / "README.md")
+
+
+def test_the_gc_paragraph_quotes_the_gc_bench() -> None:
+    rows = json.loads((ROOT / "bench" / "results" / "throughput" / "gc" / "gc-campaign.json").read_text())["rows"]
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    default = [r for r in rows if r["thresholds"] == [700, 10, 10]]
+    ours = [r for r in rows if r["thresholds"] == [2000, 20, 100]]
+    assert len(default) == len(ours) == 3
+    full = sorted(r["collections"][2] for r in default)
+    assert f"{full[0]}-{full[-1]} of them" in page
+    assert f"{min(r['gc_s'] for r in default)}-{max(r['gc_s'] for r in default)} s" in page
+    for a, b in zip(default, ours):
+        assert f"{a['cpu_ms_per_judged']} -> {b['cpu_ms_per_judged']}" in page
+        assert f"{a['all_cpu_ms_per_judged']} -> {b['all_cpu_ms_per_judged']}" in page
