@@ -2,8 +2,9 @@
 """Benchmark: what Python's cyclic garbage collector costs a campaign process, at Python's own
 thresholds and at the campaign's (``fuzzgpu.campaign.limits.GC_THRESHOLDS``).
 
-Each run is one static campaign in one process (``fuzzgpu campaign --backend static --profile all
---property race --in-process``, an empty corpus) in a fresh interpreter, with
+Each run is one static campaign (``fuzzgpu campaign --backend static --profile all --property race
+--in-process``, or with ``--isolated`` the backend in its supervised process as a GPU campaign's
+workers run it; an empty corpus) in a fresh interpreter, with
 ``limits.GC_THRESHOLDS`` set to the thresholds under test before the campaign starts; the settings
 alternate seed by seed.  Per run: the process's CPU (its own, and its children's: nvcc, nvdisasm),
 the CPU inside the collector (``gc.callbacks``) by generation, the collections, the programs judged
@@ -13,13 +14,14 @@ figure to compare is CPU per program judged.
 Writes ``bench/results/throughput/gc/gc-campaign.json`` and ``.md``.  Needs nvcc (the static
 check), no GPU.
 
-    python3 bench/gc_campaign.py [--time 90] [--seeds 5 6] [--thresholds 700,10,10 2000,20,100]
+    python3 bench/gc_campaign.py [--time 90] [--seeds 5 6] [--thresholds 700,10,10 2000,20,100] [--isolated --label NAME]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import platform
 import re
 import subprocess
 import sys
@@ -54,11 +56,11 @@ json.dump({"exit": rc, "cpu_s": me.ru_utime + me.ru_stime, "children_cpu_s": kid
 """
 
 
-def one(thresholds: tuple[int, ...], seed: int, seconds: float, tmp: Path) -> dict[str, Any]:
+def one(thresholds: tuple[int, ...], seed: int, seconds: float, tmp: Path, isolated: bool) -> dict[str, Any]:
     corpus, figures = tmp / f"c-{seed}-{'-'.join(map(str, thresholds))}", tmp / "figures.json"
     cmd = [sys.executable, "-c", CHILD, json.dumps(thresholds), str(figures), "campaign", "--backend", "static",
            "--profile", "all", "--property", "race", "--time", str(seconds), "--corpus", str(corpus), "--seed", str(seed),
-           "--no-live", "--in-process"]
+           "--no-live", *([] if isolated else ["--in-process"])]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     m = re.search(r"session: (\d+) programs judged, (\d+) run", p.stdout)
     if p.returncode not in (0, 1) or not m:
@@ -79,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[5, 6])
     ap.add_argument("--thresholds", nargs="+", default=["700,10,10", "2000,20,100"],
                     help="gc.set_threshold settings, each 'a,b,c' (default: Python's own and the campaign's)")
+    ap.add_argument("--isolated", action="store_true",
+                    help="the backend in its supervised process, as a GPU campaign's workers run (default: --in-process); "
+                         "the process CPU is then the campaign's alone, the children's the backend's and its tools'")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--label", default="gc-campaign")
     args = ap.parse_args(argv)
@@ -92,14 +97,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         for seed in args.seeds:
             for t in settings:
-                r = one(t, seed, args.time, Path(d))
+                r = one(t, seed, args.time, Path(d), args.isolated)
                 rows.append(r)
                 print(json.dumps(r), flush=True)
-    doc = header("gc_campaign.py", argv) | {"rows": rows}
+    doc = header("gc_campaign.py", argv) | {"python": platform.python_version(), "isolated": args.isolated, "rows": rows}
     md = [f"# Python's garbage collector in a campaign process (`python3 bench/gc_campaign.py {' '.join(argv or sys.argv[1:])}`)", "",
-          f"{doc['machine']}, {doc['date']}; a static campaign, profile `all`, race, {args.time:g} s, one process, an empty "
-          "corpus per run; the settings alternate seed by seed.  CPU per program judged: the process's own (the "
-          "oracle, the draws, Hypothesis, the collector), and with its children (nvcc, nvdisasm).", "",
+          f"{doc['machine']}, Python {doc['python']}, {doc['date']}; a static campaign, profile `all`, race, {args.time:g} s, "
+          + ("the backend in its supervised process (as a GPU campaign's workers run)" if args.isolated else "one process (`--in-process`)")
+          + ", an empty corpus per run; the settings alternate seed by seed.  CPU per program judged: the campaign process's own (the "
+          "oracle, the draws, Hypothesis, the collector" + ("" if args.isolated else ", the backend's Python") + "), and with its children ("
+          + ("the backend's process, " if args.isolated else "") + "nvcc, nvdisasm).", "",
           "| thresholds | seed | judged | run | process CPU s | in the collector s (gen 0/1/2) | collections (gen 0/1/2) | "
           "process CPU ms / judged | with children ms / judged | peak MB |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

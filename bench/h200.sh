@@ -51,7 +51,8 @@
 #                            process (workers, backends, their nvcc/nvdisasm) to cpu-split.json; TOOLLOG=1
 #                            logs each nvcc/nvdisasm call (bench/tool_shims.sh) -> tools.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,
-#                            bench/worker_split.py -> worker-split.json)
+#                            bench/worker_split.py -> worker-split.json; GCCLOCK=1 clocks each worker's garbage
+#                            collector -> throughput.json's gc_clock)
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
 #                            100,000 and SHORT_BUDGET (GPU s, timeouts, what a race shows); the harness
 #                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
@@ -289,6 +290,10 @@ throughput)
   if [ -n "${PROFILE:-}" ]; then  # cProfile these workers (and their backends): bench/cprofile_site
     mkdir -p "$x/prof"; export FUZZGPU_CPROFILE_DIR="$x/prof" FUZZGPU_CPROFILE_WORKERS="$PROFILE" PYTHONPATH=$PYTHONPATH:$PWD/bench/cprofile_site
   fi
+  if [ -n "${GCCLOCK:-}" ]; then  # each worker's clock on Python's garbage collector (bench/cprofile_site) -> corpus/gc-clock/
+    mkdir -p "$x/gc-clock"; export FUZZGPU_GC_CLOCK_DIR="$x/gc-clock"
+    case ":$PYTHONPATH:" in *cprofile_site*) ;; *) export PYTHONPATH=$PYTHONPATH:$PWD/bench/cprofile_site ;; esac
+  fi
   # the CPU seconds of the campaign's every process (its workers, their backends, nvcc: all waited for)
   python3 -c "import json, resource, subprocess, sys, time
 t = time.time(); rc = subprocess.call(sys.argv[2:]); u = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -312,6 +317,7 @@ json.dump({'exit': rc, 'wall_s': round(time.time() - t, 1), 'user_s': u.ru_utime
     python3 bench/worker_split.py "$x/prof/cprofile-$w.pstats" ${b:+--backend "$b"} > "$x/worker-split.json"; head -c 2500 "$x/worker-split.json"
     tar -C "$x" -czf "$x/prof.tar.gz" prof && rm -rf "$x/prof"
   fi
+  if [ -n "${GCCLOCK:-}" ]; then unset FUZZGPU_GC_CLOCK_DIR; mv "$x/gc-clock" "$x/corpus/"; fi
   python3 bench/throughput.py "$x/corpus" --time "$TIME" --nvml "$x/nvml-util.txt" > "$x/throughput.json"; cat "$x/throughput.json"
   mv "$x/nvml-util.txt" "$x/corpus/"
   if [ "${CLASSES:-0}" != 0 ]; then  # the issue classes in the corpus (the oracle's finding_class), each entry's SASS

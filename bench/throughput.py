@@ -6,6 +6,9 @@ and idle, its deepest queue).
 
     python bench/throughput.py CORPUS [--gpus 1] [--time SECONDS] [--nvml nvidia-smi-samples.txt]
 
+With ``CORPUS/gc-clock/gc-wN.json`` (``GCCLOCK=1 bench/h200.sh throughput``: each worker's clock on
+Python's garbage collector, bench/cprofile_site), ``gc_clock`` sums them.
+
 Prints one JSON object.  ``--time``: the campaign's wall time (default: the longest worker's
 ``elapsed``)."""
 
@@ -17,6 +20,24 @@ import sys
 from pathlib import Path
 
 from fuzzgpu.evidence import Evidence
+
+
+def gc_clock(folder: Path) -> dict | None:
+    """The workers' clocks on Python's garbage collector, summed (None without any): the CPU inside
+    the collector, the workers' own CPU, the collections by generation and by the thresholds in force."""
+    clocks = [json.loads(p.read_text()) for p in sorted(folder.glob("gc-w*.json"))]
+    if not clocks:
+        return None
+    gc_s, cpu = sum(c["gc_cpu_s"] for c in clocks), sum(c["process_cpu_s"] for c in clocks)
+    by: dict[str, int] = {}
+    for c in clocks:
+        for k, n in c["collections_by_thresholds"].items():
+            by[k] = by.get(k, 0) + n
+    return {"workers": len(clocks), "gc_cpu_s": round(gc_s, 1), "process_cpu_s": round(cpu, 1),
+            "gc_share": round(gc_s / cpu, 3) if cpu else None,
+            "collections": [sum(c["collections"][g] for c in clocks) for g in range(3)],
+            "gc_cpu_s_by_generation": [round(sum(c["gc_cpu_s_by_generation"][g] for c in clocks), 1) for g in range(3)],
+            "collections_by_thresholds": by}
 
 
 def main() -> int:
@@ -70,6 +91,7 @@ def main() -> int:
         "runners": {p.stem: json.loads(p.read_text()) for p in sorted(root.glob("runners/*.json"))},
         "static_pool": json.loads((root / "static-pool.json").read_text()) if (root / "static-pool.json").exists() else None,
         "classes": sorted({k for s in states for k in (s.get("classes") or {})}),
+        "gc_clock": gc_clock(Path(args.corpus) / "gc-clock"),
     }, indent=1))
     return 0
 

@@ -8,12 +8,49 @@ writes ``DIR/cprofile-wN.pstats`` and ``.txt`` (top functions by cumulative and 
 so does its backend's worker process (multiprocessing spawn: ``cprofile-wN-backend-PID.*``, its main
 thread only: the static check's thread shows as the main thread's wait for it).  Other processes
 (the parent, the other workers and their backends) are not profiled.
-cProfile slows the Python of the profiled worker (the draw, the oracle) more than its waits."""
+cProfile slows the Python of the profiled worker (the draw, the oracle) more than its waits.
+
+With ``FUZZGPU_GC_CLOCK_DIR=DIR`` (``GCCLOCK=1 bench/h200.sh throughput``), every campaign worker
+process (``--worker-id wN``) also clocks Python's garbage collector (``gc.callbacks``: the process's
+CPU between each collection's start and stop, by generation) and writes ``DIR/gc-wN.json`` at exit
+with its own CPU and the thresholds the collections ran under; ``bench/throughput.py`` sums them."""
 
 from __future__ import annotations
 
 import os
 import sys
+
+
+def _gc_clock() -> None:
+    out = os.environ.get("FUZZGPU_GC_CLOCK_DIR")
+    if not out or "--worker-id" not in sys.argv or sys.argv.index("--worker-id") + 1 >= len(sys.argv):
+        return
+    wid = sys.argv[sys.argv.index("--worker-id") + 1]
+    import atexit
+    import gc
+    import json
+    import time
+
+    clock = {"t": 0.0, "s": [0.0, 0.0, 0.0], "n": [0, 0, 0], "thresholds": {}}
+
+    def tick(phase: str, info: dict) -> None:
+        if phase == "start":
+            clock["t"] = time.process_time()
+            key = ",".join(map(str, gc.get_threshold()))
+            clock["thresholds"][key] = clock["thresholds"].get(key, 0) + 1
+        else:
+            g = info["generation"]
+            clock["s"][g] += time.process_time() - clock["t"]
+            clock["n"][g] += 1
+
+    def dump() -> None:
+        with open(os.path.join(out, f"gc-{wid}.json"), "w") as f:
+            json.dump({"worker": wid, "gc_cpu_s": round(sum(clock["s"]), 3), "gc_cpu_s_by_generation": [round(x, 3) for x in clock["s"]],
+                       "collections": clock["n"], "process_cpu_s": round(time.process_time(), 2),
+                       "collections_by_thresholds": clock["thresholds"]}, f)
+
+    gc.callbacks.append(tick)
+    atexit.register(dump)
 
 
 def _start() -> None:
@@ -52,4 +89,5 @@ def _start() -> None:
     prof.enable()
 
 
+_gc_clock()
 _start()

@@ -490,3 +490,49 @@ def test_the_gc_paragraph_quotes_the_gc_bench() -> None:
     for a, b in zip(default, ours):
         assert f"{a['cpu_ms_per_judged']} -> {b['cpu_ms_per_judged']}" in page
         assert f"{a['all_cpu_ms_per_judged']} -> {b['all_cpu_ms_per_judged']}" in page
+
+
+def test_the_h100_row_at_dee376c_and_its_folders_readme_are_its_files() -> None:
+    """The newest row (code dee376c, one H100): the page's table row and lead, the folder's README (programs, the pool,
+    the CPU by process and by tool, the seven known classes, the comparison with bf3981c's row) and the README's
+    figures are its files'."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    run = ROOT / "bench" / "results" / "throughput" / "h100-300s-dee376c-w20"
+    t, cpu, cells = campaign_row(run)
+    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
+    folder = flat(run / "README.md")
+    assert_folder_readme(run, folder)
+    classes = json.loads((run / "classes.json").read_text())
+    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
+    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
+    assert not any(classes.get(k, {}).get("findings") for k in ("12", "13", "19"))
+    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
+    split = json.loads((run / "cpu-split.json").read_text())["cpu_s"]
+    tools = json.loads((run / "tools.json").read_text())
+    static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
+    assert (f"**{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
+            f"{cpu / t['run']:.3f} CPU-s per program run**; the workers' Python {split['worker'] / t['run']:.3f}, the harness's "
+            f"nvcc {tools['nvcc harness']['cpu_s'] / t['run']:.3f}, the static check {static / t['run']:.3f}, the backends' Python "
+            f"{split['backend'] / t['run']:.3f}") in page
+    b, bcpu, _ = campaign_row(ROOT / "bench" / "results" / "throughput" / "h100-300s-bf3981c-w20")
+    bsplit = json.loads((ROOT / "bench" / "results" / "throughput" / "h100-300s-bf3981c-w20" / "cpu-split.json").read_text())["cpu_s"]
+    assert (f"this run made {100 * (1 - t['run_per_hour'] / b['run_per_hour']):.0f}% fewer runs at "
+            f"{100 * ((cpu / t['run']) / (bcpu / b['run']) - 1):.0f}% more CPU a run") in folder
+    assert (f"({split['worker'] / t['programs']:.4f} a judgement against {bsplit['worker'] / b['programs']:.4f})" in folder
+            and f"{split['worker'] / t['programs']:.4f} CPU-s of the workers' Python a judgement against bf3981c's "
+            f"{bsplit['worker'] / b['programs']:.4f}" in page)
+    assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in flat(ROOT / "README.md")
+
+
+def test_the_gc_paragraph_quotes_the_isolated_runs() -> None:
+    """The campaign's configuration (the backend in its own process) and Python 3.12: the page's per-judgement figures
+    are the runs' files'."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    for name, py in (("gc-campaign-isolated", "3.11"), ("gc-campaign-isolated-py312", "3.12")):
+        doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gc" / f"{name}.json").read_text())
+        assert doc["isolated"] and doc["python"].startswith(py)
+        default = [r for r in doc["rows"] if r["thresholds"] == [700, 10, 10]]
+        ours = [r for r in doc["rows"] if r["thresholds"] == [2000, 20, 100]]
+        assert default and len(default) == len(ours)
+        for a, b in zip(default, ours):
+            assert f"{a['cpu_ms_per_judged']} -> {b['cpu_ms_per_judged']}" in page
