@@ -102,7 +102,7 @@ F="python3 -m fuzzgpu"
 PYTEST_GPU="python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p no:cacheprovider -rA"
 TUNED=strategies/stress/tma-store-tuned.toml
 TIME=${TIME:-270}
-{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; nvcc --version | tail -2
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; lscpu 2>/dev/null | grep -m1 "Model name" || true; nvcc --version | tail -2
   git log -1 --format='%H %s' 2>/dev/null
   echo "files of the tree that differ from that commit (a device copy: the tree copied over its base): $(git status --porcelain 2>/dev/null | wc -l)"
 } > "$x/machine.txt" 2>&1
