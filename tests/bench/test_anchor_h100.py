@@ -39,3 +39,21 @@ def test_the_h100_runs_throughputs_are_its_file() -> None:
     fz = [r["fuzzgpu"]["instances"] / r["fuzzgpu"]["gpu_s"] for r in d["rows"]]
     an = [r["anchor"]["instances"] / r["anchor"]["seconds"] for r in d["rows"] if r["anchor"].get("seconds")]
     assert f"fuzzgpu's searches ran {sum(fz) / len(fz) / 1e8:.1f}e8 instances/s on average, the runner {sum(an) / len(an) / 1e8:.1f}e8/s" in text
+
+
+def test_the_unshown_list_is_the_unions_unshown_seen_variants() -> None:
+    """unshown-105.txt is every seen variant of the union's runs with no condition instance by fuzzgpu (the runs and
+    mechanism calls anchor/README.md's union command names)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from anchor_union import union
+
+    a = ROOT / "bench" / "results" / "anchor"
+    runs = [a / f"h200-full/run{x}" for x in "ABCD"] + [a / "h200-full/rerun"] + [a / f"h200-residue-2s/run{x}" for x in "AB"] + [
+        a / "h200-one-run", a / "h200-explore", a / "h200-mended", a / "h200-mended/alone-2s"]
+    mech = [a / "h200-residue-2s/mechanisms", a / "h200-residue-2s/mechanisms-fz"] + [
+        a / "h200-cta" / x for x in ("sizes", "runner-only", "residue-a", "residue-b", "all-0.5s", "unshown-1s")]
+    u = union(runs, mech)
+    unshown = sorted(n for n, v in u.items() if v["seen"] and v["fuzzgpu"] == 0)
+    assert (a / "unshown-105.txt").read_text().split() == unshown and len(unshown) == 105
