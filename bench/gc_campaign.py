@@ -7,7 +7,8 @@ Each run is one static campaign (``fuzzgpu campaign --backend static --profile a
 workers run it; an empty corpus) in a fresh interpreter, with
 ``limits.GC_THRESHOLDS`` set to the thresholds under test before the campaign starts; the settings
 alternate seed by seed.  Per run: the process's CPU (its own, and its children's: nvcc, nvdisasm),
-the CPU inside the collector (``gc.callbacks``) by generation, the collections, the programs judged
+the CPU inside the collector by generation (``bench/cprofile_site/gc_clock.py``, the clock
+``GCCLOCK=1 bench/h200.sh throughput`` puts in each GPU campaign worker), the collections, the programs judged
 and run, the peak memory.  The campaign's count of programs depends on the machine's speed, so the
 figure to compare is CPU per program judged.
 
@@ -38,27 +39,23 @@ OUT = ROOT / "bench" / "results" / "throughput" / "gc"
 
 #: run in the child: the thresholds under test, a clock on the collector, the campaign, the figures as JSON
 CHILD = r"""
-import gc, json, resource, sys, time
+import json, resource, sys
+sys.path.insert(0, sys.argv[3])
+from gc_clock import install
 from fuzzgpu.campaign import limits
 limits.GC_THRESHOLDS = tuple(json.loads(sys.argv[1]))
-spent = {"s": [0.0, 0.0, 0.0], "n": [0, 0, 0], "t": 0.0}
-def clock(phase, info):
-    if phase == "start":
-        spent["t"] = time.process_time()
-    else:
-        g = info["generation"]; spent["s"][g] += time.process_time() - spent["t"]; spent["n"][g] += 1
-gc.callbacks.append(clock)
+clock = install()
 from fuzzgpu.cli import main
-rc = main(sys.argv[3:])
-me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-json.dump({"exit": rc, "cpu_s": me.ru_utime + me.ru_stime, "children_cpu_s": kids.ru_utime + kids.ru_stime,
-           "gc_s": spent["s"], "collections": spent["n"], "maxrss_mb": me.ru_maxrss / 1024}, open(sys.argv[2], "w"))
+rc = main(sys.argv[4:])
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+json.dump({"exit": rc, "children_cpu_s": kids.ru_utime + kids.ru_stime,
+           "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **clock.figures()}, open(sys.argv[2], "w"))
 """
 
 
 def one(thresholds: tuple[int, ...], seed: int, seconds: float, tmp: Path, isolated: bool) -> dict[str, Any]:
     corpus, figures = tmp / f"c-{seed}-{'-'.join(map(str, thresholds))}", tmp / "figures.json"
-    cmd = [sys.executable, "-c", CHILD, json.dumps(thresholds), str(figures), "campaign", "--backend", "static",
+    cmd = [sys.executable, "-c", CHILD, json.dumps(thresholds), str(figures), str(ROOT / "bench" / "cprofile_site"), "campaign", "--backend", "static",
            "--profile", "all", "--property", "race", "--time", str(seconds), "--corpus", str(corpus), "--seed", str(seed),
            "--no-live", *([] if isolated else ["--in-process"])]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -68,11 +65,11 @@ def one(thresholds: tuple[int, ...], seed: int, seconds: float, tmp: Path, isola
     r = json.loads(figures.read_text())
     judged = int(m.group(1))
     return {"thresholds": list(thresholds), "seed": seed, "judged": judged, "run": int(m.group(2)),
-            "cpu_s": round(r["cpu_s"], 2), "children_cpu_s": round(r["children_cpu_s"], 2),
-            "gc_s": round(sum(r["gc_s"]), 2), "gc_s_by_generation": [round(x, 2) for x in r["gc_s"]],
+            "cpu_s": round(r["process_cpu_s"], 2), "children_cpu_s": round(r["children_cpu_s"], 2),
+            "gc_s": round(r["gc_cpu_s"], 2), "gc_s_by_generation": [round(x, 2) for x in r["gc_cpu_s_by_generation"]],
             "collections": r["collections"], "maxrss_mb": round(r["maxrss_mb"]),
-            "cpu_ms_per_judged": round(1000 * r["cpu_s"] / judged, 1),
-            "all_cpu_ms_per_judged": round(1000 * (r["cpu_s"] + r["children_cpu_s"]) / judged, 1)}
+            "cpu_ms_per_judged": round(1000 * r["process_cpu_s"] / judged, 1),
+            "all_cpu_ms_per_judged": round(1000 * (r["process_cpu_s"] + r["children_cpu_s"]) / judged, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,17 +41,12 @@ def report_reserve(seconds: float) -> float:
 #: Python's cyclic garbage collector's thresholds while a campaign runs (``gc.set_threshold``; Python's
 #: own are (700, 10, 10)).  A campaign process keeps a large heap alive -- the oracle's path and trace
 #: caches, Hypothesis's engine --, and each collection of the oldest generation traverses all of it:
-#: 0.18-0.26 s a time on the 2-core VM, 49-65 times in a 90 s static campaign, **29-35% of the
-#: process's CPU**.  Here a young collection comes every 2,000 allocations (cheap: it traverses only
-#: the young), a collection of the middle generation every 20 young ones, and one of the oldest every
-#: 100 middle ones (Python also waits until a quarter of the oldest is new): 3-4 in that campaign.
-#: Measured (``bench/gc_campaign.py``, the VM, a static campaign, race, 90 s, three seeds,
-#: ``bench/results/throughput/gc/``): the collector's CPU 11.5-14.6 s -> 4.0 s, the process's CPU per
-#: program judged -23 to -34% in one process (with nvcc and nvdisasm -8 to -19%); with the backend in
-#: its own process, as a GPU campaign's workers run, -23 to -30%; on Python 3.12 -16 and -22%.  One GPU
-#: campaign (an H100, 300 s) shows no gain, within the spread of rows of other machines; its workers'
-#: collector is not measured yet.  Garbage in reference cycles lives longer: a process's peak memory
-#: rose from 191-276 MB to 218-361 MB.
+#: at Python's thresholds, dozens of times a minute, about a third of a static campaign's CPU on the
+#: 2-core VM.  Here a young collection comes every 2,000 allocations (cheap: it traverses only the
+#: young), one of the middle generation every 20 young ones, and one of the oldest every 100 middle
+#: ones (Python also waits until a quarter of the oldest is new).  The price: garbage in reference
+#: cycles lives longer, a process's peak memory is higher.  Measured (``bench/gc_campaign.py``) in
+#: ``bench/results/throughput/gc/`` and on the throughput page, which says what a GPU campaign showed.
 GC_THRESHOLDS = (2000, 20, 100)
 
 

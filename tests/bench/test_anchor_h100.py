@@ -42,18 +42,15 @@ def test_the_h100_runs_throughputs_are_its_file() -> None:
 
 
 def test_the_unshown_list_is_the_unions_unshown_seen_variants() -> None:
-    """unshown-105.txt is every seen variant of the union's runs with no condition instance by fuzzgpu (the runs and
-    mechanism calls anchor/README.md's union command names)."""
+    """unshown-105.txt is every seen variant with no condition instance by fuzzgpu over the runs and mechanism
+    calls the union was computed from (h200-mended/union.json names them)."""
     import sys
 
     sys.path.insert(0, str(ROOT / "bench"))
     from anchor_union import union
 
     a = ROOT / "bench" / "results" / "anchor"
-    runs = [a / f"h200-full/run{x}" for x in "ABCD"] + [a / "h200-full/rerun"] + [a / f"h200-residue-2s/run{x}" for x in "AB"] + [
-        a / "h200-one-run", a / "h200-explore", a / "h200-mended", a / "h200-mended/alone-2s"]
-    mech = [a / "h200-residue-2s/mechanisms", a / "h200-residue-2s/mechanisms-fz"] + [
-        a / "h200-cta" / x for x in ("sizes", "runner-only", "residue-a", "residue-b", "all-0.5s", "unshown-1s")]
-    u = union(runs, mech)
+    named = json.loads((a / "h200-mended" / "union.json").read_text())
+    u = union([ROOT / r for r in named["runs"]], [ROOT / m for m in named["mechanisms"]])
     unshown = sorted(n for n, v in u.items() if v["seen"] and v["fuzzgpu"] == 0)
     assert (a / "unshown-105.txt").read_text().split() == unshown and len(unshown) == 105

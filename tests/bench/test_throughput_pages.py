@@ -173,6 +173,23 @@ def assert_folder_readme(run: Path, page: str) -> None:
             f"{100 * sh['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in page
 
 
+def assert_row_and_folder(run: Path, page: str, not_found: tuple[str, ...]) -> tuple[dict, float, str]:
+    """A 300 s H100 row of the defaults: the page's table row is its files', its folder's README says them
+    (:func:`assert_folder_readme`), the seven known classes were found, first at the times the README gives,
+    and the classes ``not_found`` (as the README says) were not.  Returns its throughput.json, its CPU
+    seconds and its README, flattened."""
+    t, cpu, cells = campaign_row(run)
+    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
+    folder = flat(run / "README.md")
+    assert_folder_readme(run, folder)
+    classes = json.loads((run / "classes.json").read_text())
+    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
+    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
+    assert not any(classes.get(k, {}).get("findings") for k in not_found)
+    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
+    return t, cpu, folder
+
+
 def test_the_600s_a9c15e1_folders_readme_is_its_files() -> None:
     run = ROOT / "bench" / "results" / "throughput" / "h200-600s-a9c15e1"
     t = json.loads((run / "throughput.json").read_text())
@@ -459,14 +476,7 @@ def test_the_h100_row_at_bf3981c_and_its_folders_readme_are_its_files() -> None:
     files'; its reading's comparison with the a464825 row is computed from both folders."""
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     run = ROOT / "bench" / "results" / "throughput" / "h100-300s-bf3981c-w20"
-    t, cpu, cells = campaign_row(run)
-    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
-    folder = flat(run / "README.md")
-    assert_folder_readme(run, folder)
-    classes = json.loads((run / "classes.json").read_text())
-    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
-    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8)) and not {"12", "13"} & set(classes)
-    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
+    t, cpu, folder = assert_row_and_folder(run, page, ("12", "13"))
     split = json.loads((run / "cpu-split.json").read_text())["cpu_s"]
     assert (f"**{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
             f"{cpu / t['run']:.3f} CPU-s per program run**; the workers' Python {split['worker'] / t['run']:.3f}, the backends' "
@@ -498,15 +508,7 @@ def test_the_h100_row_at_dee376c_and_its_folders_readme_are_its_files() -> None:
     figures are its files'."""
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     run = ROOT / "bench" / "results" / "throughput" / "h100-300s-dee376c-w20"
-    t, cpu, cells = campaign_row(run)
-    assert cells + f"**{t['gpu_util_nvml_mean']:.3f}** ({t['nvml_samples']} samples; CUDA events {t['gpu_busy_share']:.3f}) |" in page
-    folder = flat(run / "README.md")
-    assert_folder_readme(run, folder)
-    classes = json.loads((run / "classes.json").read_text())
-    firsts = [classes[str(k)]["first_s"] for k in range(1, 8)]
-    assert all(classes[str(k)]["findings"] > 0 for k in range(1, 8))
-    assert not any(classes.get(k, {}).get("findings") for k in ("12", "13", "19"))
-    assert f"first at {min(firsts):.0f}-{max(firsts):.0f} s" in folder
+    t, cpu, folder = assert_row_and_folder(run, page, ("12", "13", "19"))
     split = json.loads((run / "cpu-split.json").read_text())["cpu_s"]
     tools = json.loads((run / "tools.json").read_text())
     static = tools["nvcc static"]["cpu_s"] + tools["nvdisasm static"]["cpu_s"]
@@ -536,3 +538,19 @@ def test_the_gc_paragraph_quotes_the_isolated_runs() -> None:
         assert default and len(default) == len(ours)
         for a, b in zip(default, ours):
             assert f"{a['cpu_ms_per_judged']} -> {b['cpu_ms_per_judged']}" in page
+
+
+def test_the_collectors_share_in_docs_is_the_gc_benchs() -> None:
+    """docs/fuzzing.md's "29-35% ... now 11-16%": the collector's share of the campaign process's CPU at Python's
+    thresholds in the one-process runs, and at the campaign's in every run of the gc bench."""
+    gc_dir = ROOT / "bench" / "results" / "throughput" / "gc"
+    rows = {name: json.loads((gc_dir / f"{name}.json").read_text())["rows"]
+            for name in ("gc-campaign", "gc-campaign-isolated", "gc-campaign-isolated-py312")}
+
+    def span(rs: list[dict]) -> str:
+        shares = [100 * r["gc_s"] / r["cpu_s"] for r in rs]
+        return f"{min(shares):.0f}-{max(shares):.0f}%"
+
+    before = span([r for r in rows["gc-campaign"] if r["thresholds"] == [700, 10, 10]])
+    now = span([r for rs in rows.values() for r in rs if r["thresholds"] == [2000, 20, 100]])
+    assert f"{before} of a static campaign process's CPU on a 2-core machine, now {now}" in flat(ROOT / "docs" / "fuzzing.md")
