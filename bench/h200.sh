@@ -52,7 +52,8 @@
 #                            logs each nvcc/nvdisasm call (bench/tool_shims.sh) -> tools.json; PROFILE=w0
 #                            cProfiles that worker and its backend: where its wall time goes,
 #                            bench/worker_split.py -> worker-split.json; GCCLOCK=1 clocks each worker's garbage
-#                            collector -> throughput.json's gc_clock)
+#                            collector -> throughput.json's gc_clock;
+#                            with GCTHRESH=A,B,C the workers run at those thresholds instead of the campaign's)
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
 #                            100,000 and SHORT_BUDGET (GPU s, timeouts, what a race shows); the harness
 #                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
@@ -291,7 +292,7 @@ throughput)
     mkdir -p "$x/prof"; export FUZZGPU_CPROFILE_DIR="$x/prof" FUZZGPU_CPROFILE_WORKERS="$PROFILE" PYTHONPATH=$PYTHONPATH:$PWD/bench/cprofile_site
   fi
   if [ -n "${GCCLOCK:-}" ]; then  # each worker's clock on Python's garbage collector (bench/cprofile_site) -> corpus/gc-clock/
-    mkdir -p "$x/gc-clock"; export FUZZGPU_GC_CLOCK_DIR="$x/gc-clock"
+    mkdir -p "$x/gc-clock"; export FUZZGPU_GC_CLOCK_DIR="$x/gc-clock" ${GCTHRESH:+FUZZGPU_GC_THRESHOLDS=$GCTHRESH}
     case ":$PYTHONPATH:" in *cprofile_site*) ;; *) export PYTHONPATH=$PYTHONPATH:$PWD/bench/cprofile_site ;; esac
   fi
   # the CPU seconds of the campaign's every process (its workers, their backends, nvcc: all waited for)

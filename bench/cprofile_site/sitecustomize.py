@@ -13,7 +13,10 @@ cProfile slows the Python of the profiled worker (the draw, the oracle) more tha
 With ``FUZZGPU_GC_CLOCK_DIR=DIR`` (``GCCLOCK=1 bench/h200.sh throughput``), every campaign worker
 process (``--worker-id wN``) also clocks Python's garbage collector (``gc.callbacks``: the process's
 CPU between each collection's start and stop, by generation) and writes ``DIR/gc-wN.json`` at exit
-with its own CPU and the thresholds the collections ran under; ``bench/throughput.py`` sums them."""
+with its own CPU and the thresholds the collections ran under; ``bench/throughput.py`` sums them.  With
+``FUZZGPU_GC_THRESHOLDS=A,B,C`` as well (``GCTHRESH=700,10,10``: Python's own), such a worker runs its
+campaign at those thresholds instead of ``fuzzgpu.campaign.limits.GC_THRESHOLDS``: the A/B of that
+setting on one GPU machine."""
 
 from __future__ import annotations
 
@@ -36,6 +39,11 @@ def _gc_clock() -> None:
     from gc_clock import install  # this folder's
 
     clock = install()
+    wanted = os.environ.get("FUZZGPU_GC_THRESHOLDS")
+    if wanted:
+        from fuzzgpu.campaign import limits
+
+        limits.GC_THRESHOLDS = tuple(int(v) for v in wanted.split(","))  # type: ignore[misc]
 
     def dump() -> None:
         with open(os.path.join(out, f"gc-{wid}.json"), "w") as f:

@@ -554,3 +554,77 @@ def test_the_collectors_share_in_docs_is_the_gc_benchs() -> None:
     before = span([r for r in rows["gc-campaign"] if r["thresholds"] == [700, 10, 10]])
     now = span([r for rs in rows.values() for r in rs if r["thresholds"] == [2000, 20, 100]])
     assert f"{before} of a static campaign process's CPU on a 2-core machine, now {now}" in flat(ROOT / "docs" / "fuzzing.md")
+
+
+def test_the_h100_row_at_b9ef5a9_and_its_folders_readme_are_its_files() -> None:
+    """The newest row (code b9ef5a9, dee376c's campaign code, one H100): the page's table row and lead, the folder's
+    README (the CPU by process and tool, the workers' collector, the seven known classes, the comparison with
+    dee376c's row of the same code on another machine) and the README's figures are its files'."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    run = ROOT / "bench" / "results" / "throughput" / "h100-300s-b9ef5a9-w20"
+    t, cpu, folder = assert_row_and_folder(run, page, ("12", "13", "17"))
+    split = json.loads((run / "cpu-split.json").read_text())["cpu_s"]
+    tools = json.loads((run / "tools.json").read_text())
+    harness, nvdisasm = tools["nvcc harness"], tools["nvdisasm static"]
+    static = tools["nvcc static"]["cpu_s"] + nvdisasm["cpu_s"]
+    assert (f"**{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
+            f"{cpu / t['run']:.3f} CPU-s per program run**; the workers' Python {split['worker'] / t['run']:.3f}, the harness's "
+            f"nvcc {harness['cpu_s'] / t['run']:.3f}, the static check {static / t['run']:.3f}, the backends' Python "
+            f"{split['backend'] / t['run']:.3f}; the workers' collector {100 * t['gc_clock']['gc_share']:.1f}% of their CPU") in page
+    gc = t["gc_clock"]
+    assert (f"the workers' collector {gc['gc_cpu_s']} CPU-s of their {gc['process_cpu_s']:,} "
+            f"({100 * gc['gc_share']:.1f}%)**, {gc['collections'][2]} collections of the oldest generation "
+            f"({gc['gc_cpu_s_by_generation'][2]} CPU-s)") in folder
+    before = ROOT / "bench" / "results" / "throughput" / "h100-300s-dee376c-w20"
+    b, bcpu, _ = campaign_row(before)
+    btools = json.loads((before / "tools.json").read_text())
+    bsplit = json.loads((before / "cpu-split.json").read_text())["cpu_s"]
+    assert (f"this run made {100 * (1 - t['run_per_hour'] / b['run_per_hour']):.0f}% fewer runs at "
+            f"{100 * ((cpu / t['run']) / (bcpu / b['run']) - 1):.0f}% more CPU a run") in folder
+    assert (f"the harness's nvcc {harness['cpu_s'] / t['run']:.3f} CPU-s a run against {btools['nvcc harness']['cpu_s'] / b['run']:.3f}, "
+            f"nvdisasm {nvdisasm['cpu_s'] / nvdisasm['calls']:.2f} CPU-s a call against "
+            f"{btools['nvdisasm static']['cpu_s'] / btools['nvdisasm static']['calls']:.2f}") in folder
+    assert (f"the workers' Python a judgement was {split['worker'] / t['programs']:.4f} CPU-s against "
+            f"{bsplit['worker'] / b['programs']:.4f}") in folder
+    assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in flat(ROOT / "README.md")
+
+
+def test_the_collectors_ab_on_one_gpu_machine_is_its_files() -> None:
+    """gc/h100-180s-ab-b9ef5a9: each side ran at the thresholds it is named for (the collector's clock says under
+    which thresholds each collection ran), and the folder's table, the throughput page and the README quote its files."""
+    ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-180s-ab-b9ef5a9"
+    folder, page, readme = flat(ab / "README.md"), flat(ROOT / "bench" / "results" / "throughput" / "README.md"), flat(ROOT / "README.md")
+    sides = {}
+    for name in ("campaign", "python-default"):
+        t = json.loads((ab / name / "throughput.json").read_text())
+        c = json.loads((ab / name / "cpu.json").read_text())
+        split = json.loads((ab / name / "cpu-split.json").read_text())
+        sides[name] = (t, c["user_s"] + c["sys_s"], split["cpu_s"])
+    ours, default = sides["campaign"], sides["python-default"]
+    by = ours[0]["gc_clock"]["collections_by_thresholds"]
+    assert set(default[0]["gc_clock"]["collections_by_thresholds"]) == {"700,10,10"}
+    assert by["2000,20,100"] > 50 * by["700,10,10"]  # Python's only before the campaign starts
+
+    def cells(f: Callable[[tuple[dict, float, dict]], str]) -> str:
+        return f"| {f(ours)} | {f(default)} |"
+
+    def ms(s: tuple[dict, float, dict]) -> str:
+        return f"{1000 * s[2]['worker'] / s[0]['programs']:.1f}"
+
+    def share(s: tuple[dict, float, dict]) -> str:
+        return f"{100 * s[0]['gc_clock']['gc_share']:.1f}%"
+
+    def gpu_ms(s: tuple[dict, float, dict]) -> str:
+        return f"{1000 * s[0]['gpu_seconds'] / s[0]['run']:.1f}"
+
+    assert cells(lambda s: f"**{s[0]['run_per_hour']:,} ({s[0]['gpu_programs_1e7_per_hour']:,})**") in folder
+    assert cells(lambda s: f"{s[2]['worker']:,.0f} (**{ms(s)}**)") in folder
+    assert cells(lambda s: f"{s[0]['gc_clock']['gc_cpu_s']} (**{share(s)}**)") in folder
+    assert cells(lambda s: f"{s[1]:,.0f} ({100 * s[1] / (16 * s[0]['wall_s']):.1f}%; {s[1] / s[0]['run']:.3f})") in folder
+    assert cells(lambda s: f"{s[0]['gpu_busy_share']:.2f} ({s[0]['gpu_util_nvml_mean']:.2f}); {gpu_ms(s)}") in folder
+    cut = f"{ms(default)} -> {ms(ours)} ms"
+    assert f"({cut})" in folder and f"the workers' Python a judgement {cut}, the collector's share of it {share(default)} -> {share(ours)}" in page
+    runs = f"{default[0]['run_per_hour']:,} -> {ours[0]['run_per_hour']:,}"
+    assert f"unchanged, {runs}" in page and f"unchanged ({runs}; one pair)" in readme
+    assert f"the workers' Python a judgement {cut} (the collector {share(default)} -> {share(ours)} of it)" in readme
+    assert f"by {100 * (1 - ours[2]['worker'] / ours[0]['programs'] / (default[2]['worker'] / default[0]['programs'])):.0f}%" in folder
