@@ -54,3 +54,41 @@ def test_the_unshown_list_is_the_unions_unshown_seen_variants() -> None:
     u = union([ROOT / r for r in named["runs"]], [ROOT / m for m in named["mechanisms"]])
     unshown = sorted(n for n, v in u.items() if v["seen"] and v["fuzzgpu"] == 0)
     assert (a / "unshown-105.txt").read_text().split() == unshown and len(unshown) == 105
+
+
+def test_the_unshown_105_on_an_h100_is_its_file() -> None:
+    """h100-unshown-105/: fuzzgpu alone on the 105 variants unshown-105.txt names, 4.5 GPU-s each; the variants it
+    showed, their condition instances and the instances of the rest are what its README and the anchor page say."""
+    run = ROOT / "bench" / "results" / "anchor" / "h100-unshown-105"
+    d = json.loads(gzip.decompress((run / "anchor.json.gz").read_bytes()))
+    rows = d["rows"]
+    names = (ROOT / "bench" / "results" / "anchor" / "unshown-105.txt").read_text().split()
+    assert sorted(r["variant"] for r in rows) == sorted(names) and d["forbidden_observed"]["fuzzgpu"] == 0
+    assert all(4.5 <= r["fuzzgpu"]["gpu_s"] <= 4.52 for r in rows)
+    shown = [r for r in rows if r["fuzzgpu"].get("condition", 0) > 0]
+    text = flat(run / "README.md")
+    assert f"**What it showed: {len(shown)} of the {len(rows)}**" in text
+    for r in shown:
+        f = r["fuzzgpu"]
+        assert f"| `{r['variant']}` | {f['condition']:,} | {f['instances']:.3g} |".replace("e+09", "e9").replace("e+07", "e7") in text
+    rest = [r["fuzzgpu"]["instances"] for r in rows if not r["fuzzgpu"].get("condition")]
+    said = f"the other {len(rest)} nothing in {min(rest) / 1e9:.1f}-{max(rest) / 1e9:.1f}e9 instances each"
+    assert said.replace("the other", "The other").replace(" nothing", " showed nothing") in text
+    assert f"**fuzzgpu showed {len(shown)} of the {len(rows)}**" in flat(ROOT / "bench" / "results" / "anchor" / "README.md")
+    assert said in flat(ROOT / "bench" / "results" / "anchor" / "README.md")
+
+
+def test_the_two_wwc_variants_are_the_last_of_the_413() -> None:
+    """The anchor page's "the last 2 of the 413 both the artifact's H100 and GH200 showed": the union's row of those
+    413 lacks two, the unshown variants that are not the H100's alone (h100-h100only/ ran all 146 of those) are two,
+    and the H100 run of the 105 showed both."""
+    a = ROOT / "bench" / "results" / "anchor"
+    both = next(r for r in json.loads((a / "h200-mended" / "union.json").read_text())["rows"]
+                if r["shown by (the artifact)"] == "H100 and GH200")
+    h100_only = {r["variant"] for r in json.loads(gzip.decompress((RUN / "anchor.json.gz").read_bytes()))["rows"]}
+    rest = set((a / "unshown-105.txt").read_text().split()) - h100_only
+    shown = {r["variant"] for r in json.loads(gzip.decompress((a / "h100-unshown-105" / "anchor.json.gz").read_bytes()))["rows"]
+             if r["fuzzgpu"].get("condition", 0) > 0}
+    assert both["variants"] - both["fuzzgpu"] == len(rest) == 2 and rest <= shown
+    assert f"the last {len(rest)} of the {both['variants']} both" in flat(a / "README.md")
+    assert f"among them the last {len(rest)} of the {both['variants']} both GPUs showed" in flat(ROOT / "README.md")
