@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "bench" / "results" / "throughput" / "h200-600s-794e65c"
 #: the spin-budget bench ran in the same device session as the 6877ec1 campaign
@@ -628,3 +630,72 @@ def test_the_collectors_ab_on_one_gpu_machine_is_its_files() -> None:
     assert f"unchanged, {runs}" in page and f"unchanged ({runs}; one pair)" in readme
     assert f"the workers' Python a judgement {cut} (the collector {share(default)} -> {share(ours)} of it)" in readme
     assert f"by {100 * (1 - ours[2]['worker'] / ours[0]['programs'] / (default[2]['worker'] / default[0]['programs'])):.0f}%" in folder
+
+
+def test_the_gpu_time_page_is_the_scripts_reading_of_the_corpora() -> None:
+    """bench/gpu_time.py reads the b9ef5a9 row's corpus as gpu-time.json says, and the throughput page's paragraph on
+    the GPU's side of the moonshot quotes gpu-time.json (and the harness bench's MP launch time) as they are."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu_time
+
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())
+    tarball = "bench/results/throughput/h100-300s-b9ef5a9-w20/corpus.tar.gz"
+    again = gpu_time.analyse(gpu_time.records(ROOT / tarball))
+    assert again["all"] == doc[tarball]["all"] and again["splits"] == doc[tarball]["splits"]
+    assert again["all"]["runs"] == json.loads((ROOT / tarball).parent.joinpath("throughput.json").read_text())["gpu_runs"]
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    rows = list(doc.values())
+
+    def span(f: Callable[[dict], float], fmt: str = "{}") -> str:
+        vals = sorted(f(a) for a in rows)
+        return f"{fmt.format(vals[0])}-{fmt.format(vals[-1])}"
+
+    def split(name: str, key: str) -> Callable[[dict], float]:
+        return lambda a: a["splits"][name][key]
+
+    def pct(name: str, key: str) -> str:
+        return span(lambda a: 100 * a["splits"][name][key], "{:.1f}")
+
+    assert f"**{span(lambda a: a['all']['gpu_ms_mean'])} GPU ms a run (mean, CUDA events)" in page
+    assert f"GPU-bound at {span(lambda a: a['all']['gpu_bound_runs_per_hour'], '{:,}')} runs/h by the events" in page
+    nvml = span(lambda a: round(a["campaign"]["run_per_hour"] / a["campaign"]["gpu_util_nvml_mean"], -3), "{:,.0f}")
+    assert f"~{nvml} by NVML's share**" in page
+    assert (f"the two-grid (PDL) programs, {pct('two grids (PDL)', 'share_of_runs')}% of the runs, take "
+            f"{pct('two grids (PDL)', 'share_of_gpu_s')}% of the GPU time ({span(split('two grids (PDL)', 'us_per_launch_median'))} us "
+            f"a launch, median, against {span(split('one grid', 'us_per_launch_median'))} for one grid)") in page
+    assert (f"the runs with a timeout, {pct('a timeout', 'share_of_runs')}% of them, take {pct('a timeout', 'share_of_gpu_s')}%"
+            in page)
+    plain = "one grid, no cluster, no timeout"
+    assert f"spend {span(split(plain, 'us_per_launch_median'))} us a launch of 65,536" in page
+    tput = json.loads((ROOT / "bench" / "results" / "gpu-tests" / "h100-2026-12-06-b9ef5a9-harness-tput.json").read_text())["tput"]
+    mp = next(r for r in tput if r["config"] == "plain_s1")
+    meta = mp["histogram"]["meta"]
+    wide = next(r for r in tput if r["config"] == "plain_s1_tc512")
+    assert (f"spends {1e6 * meta['gpu_s'] / meta['launches']:.1f} on the H100 ({meta['launches']:,} launches of "
+            f"{meta['instances_per_launch']:,} in {meta['gpu_s']:.3f} GPU-s") in page
+    assert f"ran {wide['inst_per_s'] / 1e9:.2f}e9 instances/s against {mp['inst_per_s'] / 1e9:.2f}e9" in page
+
+
+def test_gpu_time_refuses_what_is_no_gpu_campaigns_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty folder (no evidence of the cuda backend) and a file that is no tarball: exit 2, one line naming it."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu_time
+
+    assert gpu_time.main([str(tmp_path)]) == 2
+    bad = tmp_path / "corpus.tar.gz"
+    bad.write_text("not a tarball")
+    assert gpu_time.main([str(bad)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith(f"gpu_time: {tmp_path}: no evidence records") and err[1].startswith(f"gpu_time: {bad}: cannot read")
+
+
+def test_the_readmes_gpu_ceiling_is_gpu_time_json() -> None:
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())
+    ms = sorted(a["all"]["gpu_ms_mean"] for a in doc.values())
+    runs = sorted(a["all"]["gpu_bound_runs_per_hour"] for a in doc.values())
+    assert (f"at today's GPU time a run ({ms[0]}-{ms[-1]} ms, CUDA events): {runs[0]:,}-{runs[-1]:,} runs/h"
+            in flat(ROOT / "README.md"))
