@@ -79,6 +79,9 @@ def summary(runs: list[Evidence], wall_s: float | None = None) -> dict[str, Any]
 #: the splits: a name and what puts a run on its side
 SPLITS: tuple[tuple[str, Callable[[Evidence], bool]], ...] = (
     ("two grids (PDL)", lambda e: int(e.meta.get("grids") or 1) > 1),
+    ("two grids, the primary's delay on (pdl_delay_ns > 0)", lambda e: int(e.meta.get("grids") or 1) > 1
+     and int(e.meta.get("pdl_delay_ns") or 0) > 0),
+    ("two grids, no delay (pdl_delay_ns 0)", lambda e: int(e.meta.get("grids") or 1) > 1 and not e.meta.get("pdl_delay_ns")),
     ("one grid", lambda e: int(e.meta.get("grids") or 1) == 1),
     ("a cluster of CTAs", lambda e: int(e.meta.get("cluster") or 1) > 1),
     ("no cluster", lambda e: int(e.meta.get("cluster") or 1) == 1),

@@ -665,6 +665,10 @@ def test_the_gpu_time_page_is_the_scripts_reading_of_the_corpora() -> None:
     assert (f"the two-grid (PDL) programs, {pct('two grids (PDL)', 'share_of_runs')}% of the runs, take "
             f"{pct('two grids (PDL)', 'share_of_gpu_s')}% of the GPU time ({span(split('two grids (PDL)', 'us_per_launch_median'))} us "
             f"a launch, median, against {span(split('one grid', 'us_per_launch_median'))} for one grid)") in page
+    on, off = "two grids, the primary's delay on (pdl_delay_ns > 0)", "two grids, no delay (pdl_delay_ns 0)"
+    assert (f"{pct(on, 'share_of_runs')}% of the runs, take {pct(on, 'share_of_gpu_s')}% of it at "
+            f"{span(split(on, 'us_per_launch_median'))} us a launch, those without the delay "
+            f"{span(split(off, 'us_per_launch_median'))};") in page
     assert (f"the runs with a timeout, {pct('a timeout', 'share_of_runs')}% of them, take {pct('a timeout', 'share_of_gpu_s')}%"
             in page)
     plain = "one grid, no cluster, no timeout"
