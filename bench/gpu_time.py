@@ -13,8 +13,9 @@ these runs back to back: 3600 s over the mean GPU seconds a run.  CUDA events ti
 on the stream to its end, so a launch that waits for another context's kernel counts that wait too: the
 figure is an upper bound on the GPU time a run needs, its ceiling a lower bound.
 
-Prints a markdown table per corpus; ``--json FILE`` writes the figures.  Exit 0; 2 for an argument that is
-no corpus (no evidence records of the cuda backend).
+Prints a markdown table per corpus; ``--json FILE`` writes the figures.  Exit 0; 2 for an argument that cannot
+be read or is no GPU campaign's corpus (no evidence records of the cuda backend); 3 when ``--json`` cannot be
+written.
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ from typing import Any
 from fuzzgpu.evidence import Evidence
 
 
-def records(arg: Path) -> list[Evidence]:
+def records(arg: Path) -> tuple[list[Evidence], dict[str, int]]:
     """The cuda backend's evidence records of a corpus folder (``.fuzzgpu/evidence/*/*.json``) or of a
-    ``corpus.tar.gz`` (its ``corpus/.fuzzgpu/evidence/``, read in place)."""
+    ``corpus.tar.gz`` (its ``corpus/.fuzzgpu/evidence/``, read in place, nothing extracted), each one run
+    with its GPU seconds; and how many records were left out, by why: a record of several runs (its
+    ``meta`` is its first run's, its instances the sum: not one run's figures) or one without GPU seconds."""
     docs: list[dict[str, Any]] = []
+    if not arg.exists():
+        raise FileNotFoundError("no such file or folder")
     if arg.is_file():
         with tarfile.open(arg) as t:
             for m in t:
@@ -44,18 +49,25 @@ def records(arg: Path) -> list[Evidence]:
                         docs.append(json.loads(f.read()))
     else:
         docs = [json.loads(f.read_text()) for f in sorted((arg / ".fuzzgpu").glob("evidence/*/*.json"))]
-    out = []
+    out: list[Evidence] = []
+    left = {"several runs": 0, "no GPU seconds": 0}
     for d in docs:
         e = Evidence.from_json(d)
-        if e.backend == "cuda" and e.runs:
+        if e.backend != "cuda" or not e.runs:
+            continue
+        if e.runs > 1:
+            left["several runs"] += 1
+        elif not e.meta.get("gpu_s"):
+            left["no GPU seconds"] += 1
+        else:
             out.append(e)
-    return out
+    return out, left
 
 
-def summary(runs: list[Evidence], wall_s: float | None = None) -> dict[str, Any]:
+def summary(runs: list[Evidence]) -> dict[str, Any]:
     """Runs, their GPU seconds in all and a run (mean, median, 90th percentile), the GPU microseconds a
     launch (median), instances per GPU second (median, and over all), and the ceiling runs per hour."""
-    gpu = [float(e.meta.get("gpu_s") or 0.0) for e in runs]
+    gpu = [float(e.meta["gpu_s"]) for e in runs]
     launches = [int(e.meta.get("launches") or 0) for e in runs]
     per_launch = [1e6 * g / n for g, n in zip(gpu, launches) if n and g]
     rate = [e.instances / g for e, g in zip(runs, gpu) if g]
@@ -76,26 +88,31 @@ def summary(runs: list[Evidence], wall_s: float | None = None) -> dict[str, Any]
     }
 
 
-#: the splits: a name and what puts a run on its side
+def _grids(e: Evidence) -> int:
+    return int(e.meta.get("grids") or 1)
+
+
+#: the splits: a name and what puts a run on its side.  A two-grid program's grids are PDL-launched when one of
+#: them waits with ``griddepcontrol`` (``meta["pdl_grids"]``), and then its primary spins ``pdl_delay_ns`` after
+#: ``launch_dependents`` (30,000 by default): the two go together, so no split isolates the delay.  One-grid
+#: runs are replayed from a CUDA graph (the default), two-grid runs never (docs/harness.md).
 SPLITS: tuple[tuple[str, Callable[[Evidence], bool]], ...] = (
-    ("two grids (PDL)", lambda e: int(e.meta.get("grids") or 1) > 1),
-    ("two grids, the primary's delay on (pdl_delay_ns > 0)", lambda e: int(e.meta.get("grids") or 1) > 1
-     and int(e.meta.get("pdl_delay_ns") or 0) > 0),
-    ("two grids, no delay (pdl_delay_ns 0)", lambda e: int(e.meta.get("grids") or 1) > 1 and not e.meta.get("pdl_delay_ns")),
-    ("one grid", lambda e: int(e.meta.get("grids") or 1) == 1),
+    ("two grids", lambda e: _grids(e) > 1),
+    ("two grids, PDL (the primary spins pdl_delay_ns)", lambda e: _grids(e) > 1 and bool(e.meta.get("pdl_grids"))),
+    ("two grids, no PDL (stream-ordered)", lambda e: _grids(e) > 1 and not e.meta.get("pdl_grids")),
+    ("one grid", lambda e: _grids(e) == 1),
     ("a cluster of CTAs", lambda e: int(e.meta.get("cluster") or 1) > 1),
     ("no cluster", lambda e: int(e.meta.get("cluster") or 1) == 1),
     ("a timeout", lambda e: e.timeouts > 0),
     ("no timeout", lambda e: e.timeouts == 0),
-    ("one grid, no cluster, no timeout", lambda e: int(e.meta.get("grids") or 1) == 1
-     and int(e.meta.get("cluster") or 1) == 1 and e.timeouts == 0),
+    ("one grid, no cluster, no timeout", lambda e: _grids(e) == 1 and int(e.meta.get("cluster") or 1) == 1 and e.timeouts == 0),
 )
 
 
-def analyse(runs: list[Evidence]) -> dict[str, Any]:
-    """Every run, then each split, with its share of the runs and of the GPU time."""
+def analyse(runs: list[Evidence], left_out: dict[str, int] | None = None) -> dict[str, Any]:
+    """Every run, then each split, with its share of the runs and of the GPU time (and the records left out)."""
     every = summary(runs)
-    out: dict[str, Any] = {"all": every, "splits": {}}
+    out: dict[str, Any] = {"all": every, "left_out": dict(left_out or {}), "splits": {}}
     for name, on in SPLITS:
         part = [e for e in runs if on(e)]
         s = summary(part)
@@ -112,8 +129,11 @@ def table(name: str, a: dict[str, Any], tput: dict[str, Any] | None) -> str:
         nvml = tput["gpu_util_nvml_mean"]
         out.append(f"The campaign: {tput['run_per_hour']:,} programs run per hour, NVML: a kernel resident {100 * nvml:.1f}% of "
                    f"the time, so GPU-bound at NVML's share ~{round(tput['run_per_hour'] / nvml, -3):,.0f} runs/h; at the CUDA "
-                   f"events' GPU time (an upper bound on it) {a['all']['gpu_bound_runs_per_hour']:,}.")
+                   f"events' GPU time (which overstates the GPU time a run) {a['all']['gpu_bound_runs_per_hour']:,}.")
         out.append("")
+    left = {k: n for k, n in a.get("left_out", {}).items() if n}
+    if left:
+        out += ["Left out: " + ", ".join(f"{n:,} record(s) of {k}" for k, n in left.items()) + ".", ""]
     out += ["| which runs | share of runs | share of GPU time | runs | GPU-s | GPU ms a run: mean / median / p90 | launches (median) "
             "| GPU us a launch (median) | instances per GPU-s (median; over all) | GPU-bound runs/h |",
             "|---|---|---|---|---|---|---|---|---|---|"]
@@ -136,23 +156,28 @@ def main(argv: Iterable[str] | None = None) -> int:
     doc: dict[str, Any] = {}
     for arg in args.corpora:
         try:
-            runs = records(arg)
-        except (OSError, tarfile.TarError, ValueError) as exc:
+            runs, left = records(arg)
+            beside = arg.parent / "throughput.json"  # the run folder of a tarball or of a corpus folder
+            tput = json.loads(beside.read_text()) if beside.is_file() else None
+        except (OSError, EOFError, tarfile.TarError, ValueError, KeyError, TypeError) as exc:
             why = "not a gzip'd tar archive" if isinstance(exc, tarfile.TarError) else " ".join(str(exc).split())
-            print(f"gpu_time: {arg}: cannot read: {why}", file=sys.stderr)
+            print(f"gpu_time: {arg}: cannot read: {type(exc).__name__}: {why}", file=sys.stderr)
             return 2
-        beside = arg.parent / "throughput.json"  # the run folder of a tarball or of a corpus folder
-        tput = json.loads(beside.read_text()) if beside.is_file() else None
         if not runs:
-            print(f"gpu_time: {arg}: no evidence records of the cuda backend (a GPU campaign's corpus was expected)", file=sys.stderr)
+            print(f"gpu_time: {arg}: no evidence records of the cuda backend with one run's GPU seconds "
+                  f"(a GPU campaign's corpus was expected)", file=sys.stderr)
             return 2
-        a = analyse(runs)
+        a = analyse(runs, left)
         if tput:
             a["campaign"] = {k: tput.get(k) for k in ("run_per_hour", "gpu_util_nvml_mean", "gpu_busy_share", "gpu_seconds")}
         doc[str(arg)] = a
         print(table(str(arg), a, tput))
     if args.json:
-        args.json.write_text(json.dumps(doc, indent=1) + "\n")
+        try:
+            args.json.write_text(json.dumps(doc, indent=1) + "\n")
+        except OSError as exc:
+            print(f"gpu_time: {args.json}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return 3
     return 0
 
 

@@ -274,6 +274,11 @@ for c in d['changes']: print(c['thread'], c['from'], '->', c['to'], c['verdict']
   done
   ;;
 throughput)
+  if [ -n "${GCTHRESH:-}" ] && { [ -z "${GCCLOCK:-}" ] || ! [[ "$GCTHRESH" =~ ^[0-9]+,[0-9]+,[0-9]+$ ]]; }; then
+    # the thresholds reach the workers through the clock's sitecustomize, which records them: without it, or
+    # malformed, the workers would run at the campaign's own and the A/B would be void
+    echo "bench/h200.sh: GCTHRESH=$GCTHRESH needs GCCLOCK=1 and three integers A,B,C" >&2; exit 2
+  fi
   if [ "${STAGES:-1}" != 0 ]; then
     echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
     timeout 300 python3 bench/stages.py --programs "${PROGRAMS:-32}" --batch 32 --run --instances 10000000 --label h200 --out "$x" \

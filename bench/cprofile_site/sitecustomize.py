@@ -43,7 +43,7 @@ def _gc_clock() -> None:
     if wanted:
         from fuzzgpu.campaign import limits
 
-        limits.GC_THRESHOLDS = tuple(int(v) for v in wanted.split(","))  # type: ignore[misc]
+        limits.GC_THRESHOLDS = tuple(int(v) for v in wanted.split(","))  # type: ignore[assignment]
 
     def dump() -> None:
         with open(os.path.join(out, f"gc-{wid}.json"), "w") as f:

@@ -92,3 +92,16 @@ def test_the_two_wwc_variants_are_the_last_of_the_413() -> None:
     assert both["variants"] - both["fuzzgpu"] == len(rest) == 2 and rest <= shown
     assert f"the last {len(rest)} of the {both['variants']} both" in flat(a / "README.md")
     assert f"among them the last {len(rest)} of the {both['variants']} both GPUs showed" in flat(ROOT / "README.md")
+
+
+def test_the_unshown_105_runs_rates_are_its_file() -> None:
+    """h100-unshown-105/README.md's search rate, total instances and the harness's three rates are anchor.json's."""
+    run = ROOT / "bench" / "results" / "anchor" / "h100-unshown-105"
+    d = json.loads(gzip.decompress((run / "anchor.json.gz").read_bytes()))
+    rows, tp = d["rows"], d["throughput"]
+    mean = sum(r["fuzzgpu"]["instances"] / r["fuzzgpu"]["gpu_s"] for r in rows) / len(rows)
+    total = sum(r["fuzzgpu"]["instances"] for r in rows)
+    text = flat(run / "README.md")
+    assert f"fuzzgpu's searches ran {mean / 1e8:.1f}e8 instances/s on average, {total / 1e11:.1f}e11 instances in all" in text
+    assert (f"the harness {tp['default']['rate'] / 1e9:.2f}e9/s on the fixed MP test, {tp['stripe_ctas']['rate'] / 1e9:.2f}e9/s "
+            f"`stripe_ctas`, {tp['test_ctas=512']['rate'] / 1e9:.2f}e9/s 512 test CTAs") in text

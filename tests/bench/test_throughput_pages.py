@@ -625,11 +625,27 @@ def test_the_collectors_ab_on_one_gpu_machine_is_its_files() -> None:
     assert cells(lambda s: f"{s[1]:,.0f} ({100 * s[1] / (16 * s[0]['wall_s']):.1f}%; {s[1] / s[0]['run']:.3f})") in folder
     assert cells(lambda s: f"{s[0]['gpu_busy_share']:.2f} ({s[0]['gpu_util_nvml_mean']:.2f}); {gpu_ms(s)}") in folder
     cut = f"{ms(default)} -> {ms(ours)} ms"
-    assert f"({cut})" in folder and f"the workers' Python a judgement {cut}, the collector's share of it {share(default)} -> {share(ours)}" in page
+    assert f"workers' Python a judgement {cut}." in folder and f"the workers' Python a judgement {cut}, the collector's share of it {share(default)} -> {share(ours)}" in page
     runs = f"{default[0]['run_per_hour']:,} -> {ours[0]['run_per_hour']:,}"
-    assert f"unchanged, {runs}" in page and f"unchanged ({runs}; one pair)" in readme
+    assert f"not different in this pair, {runs}**" in page and f"not different in that one pair ({runs})" in readme
     assert f"the workers' Python a judgement {cut} (the collector {share(default)} -> {share(ours)} of it)" in readme
-    assert f"by {100 * (1 - ours[2]['worker'] / ours[0]['programs'] / (default[2]['worker'] / default[0]['programs'])):.0f}%" in folder
+    def clock(s: tuple[dict, float, dict], part: str) -> str:
+        g, n = s[0]["gc_clock"], s[0]["programs"]
+        cpu = {"all": g["process_cpu_s"], "gc": g["gc_cpu_s"], "rest": g["process_cpu_s"] - g["gc_cpu_s"]}[part]
+        return f"{1000 * cpu / n:.1f}"
+
+    assert (f"their CPU a judgement {clock(default, 'all')} -> {clock(ours, 'all')} ms), the collector's part fell "
+            f"{clock(default, 'gc')} -> {clock(ours, 'gc')} ms a judgement") in folder
+    assert f"and the rest {clock(default, 'rest')} -> {clock(ours, 'rest')} ms, which is not attributed" in folder
+    assert f"(its own CPU {clock(default, 'gc')} -> {clock(ours, 'gc')} ms a judgement)" in page
+    backends = [json.loads((ab / name / "cpu-split.json").read_text())["processes"]["backend"] for name in ("campaign", "python-default")]
+    assert (f"(shrink share {ours[0]['shrink_share']:.2f} against {default[0]['shrink_share']:.2f}, "
+            f"{backends[0]} backend processes against {backends[1]})") in folder
+    assert cells(lambda s: f"{s[0]['programs']:,}") in folder and cells(lambda s: str(s[0]["runs_with_timeouts"])) in folder
+    assert cells(lambda s: f"{s[0]['gc_clock']['collections'][2]:,} ({s[0]['gc_clock']['gc_cpu_s_by_generation'][2]})") in folder
+    assert cells(lambda s: f"{s[2][chr(98) + 'ackend' + chr(39) + 's tools']:,.0f}") in folder
+    assert (f"the campaign used less CPU in all ({default[1]:,.0f} -> {ours[1]:,.0f} CPU-s), and its runs took "
+            f"{(ours[0]['gpu_seconds'] / ours[0]['run']) / (default[0]['gpu_seconds'] / default[0]['run']):.1f} times the GPU time each") in page
 
 
 def test_the_gpu_time_page_is_the_scripts_reading_of_the_corpora() -> None:
@@ -642,8 +658,13 @@ def test_the_gpu_time_page_is_the_scripts_reading_of_the_corpora() -> None:
 
     doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())
     tarball = "bench/results/throughput/h100-300s-b9ef5a9-w20/corpus.tar.gz"
-    again = gpu_time.analyse(gpu_time.records(ROOT / tarball))
+    again = gpu_time.analyse(*gpu_time.records(ROOT / tarball))
     assert again["all"] == doc[tarball]["all"] and again["splits"] == doc[tarball]["splits"]
+    md = (ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.md").read_text()
+    for name, a in doc.items():  # the page's tables are the JSON's, and its campaign figures each row's throughput.json
+        tput = json.loads((ROOT / name).parent.joinpath("throughput.json").read_text())
+        assert a["campaign"] == {k: tput[k] for k in a["campaign"]}
+        assert gpu_time.table(name, a, tput) in md
     assert again["all"]["runs"] == json.loads((ROOT / tarball).parent.joinpath("throughput.json").read_text())["gpu_runs"]
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     rows = list(doc.values())
@@ -662,13 +683,16 @@ def test_the_gpu_time_page_is_the_scripts_reading_of_the_corpora() -> None:
     assert f"GPU-bound at {span(lambda a: a['all']['gpu_bound_runs_per_hour'], '{:,}')} runs/h by the events" in page
     nvml = span(lambda a: round(a["campaign"]["run_per_hour"] / a["campaign"]["gpu_util_nvml_mean"], -3), "{:,.0f}")
     assert f"~{nvml} by NVML's share**" in page
-    assert (f"the two-grid (PDL) programs, {pct('two grids (PDL)', 'share_of_runs')}% of the runs, take "
-            f"{pct('two grids (PDL)', 'share_of_gpu_s')}% of the GPU time ({span(split('two grids (PDL)', 'us_per_launch_median'))} us "
-            f"a launch, median, against {span(split('one grid', 'us_per_launch_median'))} for one grid)") in page
-    on, off = "two grids, the primary's delay on (pdl_delay_ns > 0)", "two grids, no delay (pdl_delay_ns 0)"
+    assert (f"the two-grid programs, {pct('two grids', 'share_of_runs')}% of the runs, take "
+            f"{pct('two grids', 'share_of_gpu_s')}% of the GPU time ({span(split('two grids', 'us_per_launch_median'))} us "
+            f"a launch, median, against {span(split('one grid', 'us_per_launch_median'))} for one grid") in page
+    on, off = "two grids, PDL (the primary spins pdl_delay_ns)", "two grids, no PDL (stream-ordered)"
     assert (f"{pct(on, 'share_of_runs')}% of the runs, take {pct(on, 'share_of_gpu_s')}% of it at "
-            f"{span(split(on, 'us_per_launch_median'))} us a launch, those without the delay "
+            f"{span(split(on, 'us_per_launch_median'))} us a launch, the stream-ordered two-grid ones "
             f"{span(split(off, 'us_per_launch_median'))};") in page
+    for a in rows:  # the split by PDL covers the two-grid runs, and no record was left out
+        two = a["splits"]["two grids"]
+        assert two["runs"] == a["splits"][on]["runs"] + a["splits"][off]["runs"] and not any(a["left_out"].values())
     assert (f"the runs with a timeout, {pct('a timeout', 'share_of_runs')}% of them, take {pct('a timeout', 'share_of_gpu_s')}%"
             in page)
     plain = "one grid, no cluster, no timeout"
@@ -701,5 +725,13 @@ def test_the_readmes_gpu_ceiling_is_gpu_time_json() -> None:
     doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())
     ms = sorted(a["all"]["gpu_ms_mean"] for a in doc.values())
     runs = sorted(a["all"]["gpu_bound_runs_per_hour"] for a in doc.values())
-    assert (f"at today's GPU time a run ({ms[0]}-{ms[-1]} ms, CUDA events): {runs[0]:,}-{runs[-1]:,} runs/h"
+    assert (f"dee376c's campaign code: {ms[0]}-{ms[-1]} ms, CUDA events): {runs[0]:,}-{runs[-1]:,} runs/h"
             in flat(ROOT / "README.md"))
+
+
+def test_the_readmes_gpu_test_row_quotes_the_harness_rates_of_its_newest_run() -> None:
+    tput = json.loads((ROOT / "bench" / "results" / "gpu-tests" / "h100-2026-12-06-b9ef5a9-harness-tput.json").read_text())["tput"]
+    rates = sorted(r["inst_per_s"] for r in tput if r["config"] == "plain_s1")
+    assert f"harness {rates[0] / 1e9:.2f}-{rates[-1] / 1e9:.2f}e9 instances/s (MP, default configuration, on this H100" in flat(ROOT / "README.md")
+    log = (ROOT / "bench" / "results" / "gpu-tests" / "h100-2026-12-06-b9ef5a9.txt").read_text().splitlines()[-1]
+    assert "126 passed, 6 skipped" in log and "4 xfailed" in log and "failed," not in log.replace("xfailed", "")
