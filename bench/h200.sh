@@ -54,6 +54,11 @@
 #                            bench/worker_split.py -> worker-split.json; GCCLOCK=1 clocks each worker's garbage
 #                            collector -> throughput.json's gc_clock;
 #                            with GCTHRESH=A,B,C the workers run at those thresholds instead of the campaign's)
+#   bench/h200.sh gcab       the collector's thresholds in GPU campaigns: PAIRS (default 2) pairs of throughput
+#                            campaigns of AB_TIME s (default 120), W workers (default 20), the workers at the campaign's
+#                            thresholds and at Python's (700, 10, 10), the order alternating pair by pair, each with
+#                            its own compile cache; bench/gc_ab.py sides them by the thresholds the clock saw
+#                            (gc-ab.json, gc-ab.md; each run's files in runs.tar.gz)   -> throughput/gc/ PAIRS*2*(AB_TIME+20) s
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
 #                            100,000 and SHORT_BUDGET (GPU s, timeouts, what a race shows); the harness
 #                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
@@ -87,12 +92,17 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|plugin|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
+part=${1:?usage: bench/h200.sh tests|plugin|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|gcab|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
 x=${X:-$OUT/$part}
 if [ -n "${X:-}" ] && [ -n "$(ls -A "$x" 2>/dev/null)" ]; then
   # a device's /tmp outlives a call: a folder of an earlier run would mix its files with this run's
   echo "bench/h200.sh: X=$x is not empty (an earlier run's files would mix with this one's): name a new folder" >&2
   exit 2
+fi
+if [ -n "${GCTHRESH:-}" ] && { [ -z "${GCCLOCK:-}" ] || ! [[ "$GCTHRESH" =~ ^[0-9]+,[0-9]+,[0-9]+$ ]]; }; then
+  # the throughput part's thresholds reach the workers through the clock's sitecustomize, which records them:
+  # without it, or malformed, the workers would run at the campaign's own and an A/B would be void
+  echo "bench/h200.sh: GCTHRESH=$GCTHRESH needs GCCLOCK=1 and three integers A,B,C" >&2; exit 2
 fi
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -274,11 +284,6 @@ for c in d['changes']: print(c['thread'], c['from'], '->', c['to'], c['verdict']
   done
   ;;
 throughput)
-  if [ -n "${GCTHRESH:-}" ] && { [ -z "${GCCLOCK:-}" ] || ! [[ "$GCTHRESH" =~ ^[0-9]+,[0-9]+,[0-9]+$ ]]; }; then
-    # the thresholds reach the workers through the clock's sitecustomize, which records them: without it, or
-    # malformed, the workers would run at the campaign's own and the A/B would be void
-    echo "bench/h200.sh: GCTHRESH=$GCTHRESH needs GCCLOCK=1 and three integers A,B,C" >&2; exit 2
-  fi
   if [ "${STAGES:-1}" != 0 ]; then
     echo "== the stage profile (bench/stages.py) on $(nproc) cores, each harness run on the GPU at 1e7 instances"
     timeout 300 python3 bench/stages.py --programs "${PROGRAMS:-32}" --batch 32 --run --instances 10000000 --label h200 --out "$x" \
@@ -348,6 +353,21 @@ tensormap)
   echo "== class D on the GPU: tests/gpu/test_gpu_tensormap.py (1e8 instances each), then the tensor-copy GPU tests"
   FUZZGPU_REQUIRE_GPU=1 timeout 420 $PYTEST_GPU -s tests/gpu/test_gpu_tensormap.py tests/gpu/test_gpu_tensor.py > "$x/pytest-gpu-tensormap.txt" 2>&1
   echo "exit $?"; grep -E "condition seen|passed|failed|^(FAILED|ERROR|XPASS)" "$x/pytest-gpu-tensormap.txt" | tail -30
+  ;;
+gcab)
+  TIME=${AB_TIME:-120}
+  echo "== the collector's thresholds: ${PAIRS:-2} pairs of $TIME s campaigns, ${W:-20} workers, the order alternating"
+  for i in $(seq 1 "${PAIRS:-2}"); do
+    order="campaign python-default"; [ $((i % 2)) = 0 ] && order="python-default campaign"
+    for side in $order; do
+      th=; [ "$side" = python-default ] && th=700,10,10
+      XDG_CACHE_HOME=/tmp/gcab-cache-$i-$side X="$x/$i-$side" GCCLOCK=1 GCTHRESH=$th STAGES=0 TIME=$TIME W=${W:-20} \
+        bash bench/h200.sh throughput > "$x/$i-$side.log" 2>&1
+      echo "$i $side exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
+    done
+  done
+  python3 bench/gc_ab.py "$x"/[0-9]*-*/ --json "$x/gc-ab.json" > "$x/gc-ab.md"; echo "exit $?"; cat "$x/gc-ab.md"
+  (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
   ;;
 mayhang)
   echo "== the spin budget of programs that may hang (bench/may_hang_budget.py)"

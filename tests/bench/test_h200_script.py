@@ -20,3 +20,16 @@ def test_a_folder_with_an_earlier_runs_files_is_refused(tmp_path: Path) -> None:
     assert r.stderr.strip().splitlines() == [f"bench/h200.sh: X={old} is not empty (an earlier run's files would mix "
                                              "with this one's): name a new folder"]
     assert sorted(p.name for p in old.iterdir()) == ["classes.txt"] and not (tmp_path / "out").exists()
+
+
+def test_gc_thresholds_are_refused_without_the_clock_or_malformed(tmp_path: Path) -> None:
+    """GCTHRESH reaches the workers only through the collector's clock (bench/cprofile_site), which records the
+    thresholds each collection ran under: without GCCLOCK, or malformed, the A/B would silently run at the
+    campaign's thresholds.  Refused before anything is written."""
+    for env in ({"GCTHRESH": "7OO,10,10", "GCCLOCK": "1"}, {"GCTHRESH": "700,10,10"}, {"GCTHRESH": "700,10", "GCCLOCK": "1"}):
+        out = tmp_path / "out"
+        r = subprocess.run(["bash", str(ROOT / "bench" / "h200.sh"), "throughput"], cwd=ROOT, capture_output=True, text=True,
+                           env={**os.environ, "OUT": str(out), **env}, timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip().splitlines() == [f"bench/h200.sh: GCTHRESH={env['GCTHRESH']} needs GCCLOCK=1 and three integers A,B,C"]
+        assert not out.exists()

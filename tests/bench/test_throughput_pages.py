@@ -735,3 +735,25 @@ def test_the_readmes_gpu_test_row_quotes_the_harness_rates_of_its_newest_run() -
     assert f"harness {rates[0] / 1e9:.2f}-{rates[-1] / 1e9:.2f}e9 instances/s (MP, default configuration, on this H100" in flat(ROOT / "README.md")
     log = (ROOT / "bench" / "results" / "gpu-tests" / "h100-2026-12-06-b9ef5a9.txt").read_text().splitlines()[-1]
     assert "126 passed, 6 skipped" in log and "4 xfailed" in log and "failed," not in log.replace("xfailed", "")
+
+
+def test_gc_ab_sides_the_runs_by_the_thresholds_their_clock_saw(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/gc_ab.py (bench/h200.sh gcab's summary) on the committed one-pair A/B, named in the other order: each folder
+    goes to the side of the thresholds its workers' collections ran under, with the figures its README's table gives;
+    a folder without the clock is refused."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gc_ab
+
+    ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-180s-ab-b9ef5a9"
+    assert gc_ab.main([str(ab / "python-default"), str(ab / "campaign"), "--json", str(tmp_path / "ab.json")]) == 0
+    doc = json.loads((tmp_path / "ab.json").read_text())
+    side = {Path(r["folder"]).name: r["thresholds"] for r in doc["runs"]}
+    assert side == {"campaign": "2000,20,100", "python-default": "700,10,10"}
+    folder = flat(ab / "README.md")
+    ours, default = (doc["sides"][k] for k in ("2000,20,100", "700,10,10"))
+    assert f"(**{ours['worker_ms_per_judgement']}**) |" in folder and f"(**{default['worker_ms_per_judgement']}**) |" in folder
+    assert f"the collector's part fell {default['gc_ms_per_judgement']} -> {ours['gc_ms_per_judgement']} ms" in folder
+    assert gc_ab.main([str(ROOT / "bench" / "results" / "throughput" / "h100-300s-a464825-w20")]) == 2  # no gc_clock
+    assert capsys.readouterr().err.strip().endswith("no gc_clock in throughput.json (run with GCCLOCK=1)")

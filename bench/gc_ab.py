@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The collector's thresholds in GPU campaigns, side by side (issue 29): each campaign folder that
+``bench/h200.sh throughput`` wrote with ``GCCLOCK=1`` (its ``throughput.json`` with ``gc_clock``, ``cpu.json``,
+``cpu-split.json``), put on the side of the thresholds most of its workers' collections ran under -- read from
+the clock, not from the folder's name --, then each side's runs and their mean.
+
+    python3 bench/gc_ab.py bench/results/throughput/gc/h100-180s-ab-b9ef5a9/{campaign,python-default}
+    python3 bench/gc_ab.py DIR/* --json DIR/gc-ab.json      # the folders bench/h200.sh gcab wrote
+
+Per run: programs judged and run per hour, the workers' Python CPU ms a judgement (and by the clock: the
+collector's and the rest's), the collector's share, all the campaign's CPU-s a program run, the GPU ms a run
+(CUDA events) and NVML's kernel-resident share.  Prints a markdown table; ``--json FILE`` writes the figures.
+Exit 0; 2 for a folder without those files or without the clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+TOOLS = "backend's tools"
+
+
+def run_figures(folder: Path) -> dict[str, Any]:
+    """One campaign's figures (ValueError when a file or the collector's clock is missing)."""
+    try:
+        t = json.loads((folder / "throughput.json").read_text())
+        c = json.loads((folder / "cpu.json").read_text())
+        split = json.loads((folder / "cpu-split.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{folder}: not a throughput folder ({type(exc).__name__}: {exc})") from None
+    g = t.get("gc_clock")
+    if not g:
+        raise ValueError(f"{folder}: no gc_clock in throughput.json (run with GCCLOCK=1)")
+    by = g["collections_by_thresholds"]
+    n, cpu, worker = t["programs"], c["user_s"] + c["sys_s"], split["cpu_s"]["worker"]
+    return {
+        "folder": str(folder),
+        "thresholds": max(by, key=by.get),
+        "programs": n,
+        "run": t["run"],
+        "run_per_hour": t["run_per_hour"],
+        "run_1e7_per_hour": t["gpu_programs_1e7_per_hour"],
+        "shrink_share": t["shrink_share"],
+        "worker_ms_per_judgement": round(1000 * worker / n, 1),
+        "clock_ms_per_judgement": round(1000 * g["process_cpu_s"] / n, 1),
+        "gc_ms_per_judgement": round(1000 * g["gc_cpu_s"] / n, 1),
+        "rest_ms_per_judgement": round(1000 * (g["process_cpu_s"] - g["gc_cpu_s"]) / n, 1),
+        "gc_share": g["gc_share"],
+        "cpu_s": round(cpu, 1),
+        "cpu_s_per_run": round(cpu / t["run"], 3),
+        "tools_cpu_s": round(split["cpu_s"][TOOLS], 1),
+        "gpu_ms_per_run": round(1000 * t["gpu_seconds"] / t["run"], 1),
+        "nvml": t["gpu_util_nvml_mean"],
+    }
+
+
+def sides(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per thresholds: the runs (in the order given) and the mean of each figure."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        out.setdefault(r["thresholds"], {"runs": []})["runs"].append(r)
+    for side in out.values():
+        keys = [k for k, v in side["runs"][0].items() if isinstance(v, (int, float))]
+        side["mean"] = {k: round(statistics.fmean(r[k] for r in side["runs"]), 3) for k in keys}
+    return out
+
+
+COLUMNS = (("programs judged", "programs", "{:,.0f}"), ("runs/h", "run_per_hour", "{:,.0f}"),
+           ("workers' Python ms a judgement", "worker_ms_per_judgement", "{:.1f}"),
+           ("the collector, ms a judgement (share)", None, ""), ("the rest, ms a judgement", "rest_ms_per_judgement", "{:.1f}"),
+           ("CPU-s a run", "cpu_s_per_run", "{:.3f}"), ("GPU ms a run (events)", "gpu_ms_per_run", "{:.1f}"),
+           ("NVML", "nvml", "{:.2f}"))
+
+
+def _cells(r: dict[str, Any]) -> str:
+    out = []
+    for _, key, fmt in COLUMNS:
+        out.append(f"{r['gc_ms_per_judgement']:.1f} ({100 * r['gc_share']:.1f}%)" if key is None else fmt.format(r[key]))
+    return " | ".join(out)
+
+
+def table(by: dict[str, dict[str, Any]]) -> str:
+    lines = ["| thresholds | run | " + " | ".join(c for c, _, _ in COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
+    for th, side in sorted(by.items()):
+        for r in side["runs"]:
+            lines.append(f"| {th} | `{Path(r['folder']).name}` | {_cells(r)} |")
+        if len(side["runs"]) > 1:
+            lines.append(f"| {th} | **mean of {len(side['runs'])}** | {_cells(side['mean'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folders", nargs="+", type=Path)
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    try:
+        runs = [run_figures(f) for f in args.folders]
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+        print(f"gc_ab: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    by = sides(runs)
+    print(table(by))
+    if args.json:
+        try:
+            args.json.write_text(json.dumps({"runs": runs, "sides": {k: v["mean"] for k, v in by.items()}}, indent=1) + "\n")
+        except OSError as exc:
+            print(f"gc_ab: {args.json}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
