@@ -757,3 +757,13 @@ def test_gc_ab_sides_the_runs_by_the_thresholds_their_clock_saw(tmp_path: Path, 
     assert f"the collector's part fell {default['gc_ms_per_judgement']} -> {ours['gc_ms_per_judgement']} ms" in folder
     assert gc_ab.main([str(ROOT / "bench" / "results" / "throughput" / "h100-300s-a464825-w20")]) == 2  # no gc_clock
     assert capsys.readouterr().err.strip().endswith("no gc_clock in throughput.json (run with GCCLOCK=1)")
+
+
+def test_docs_fuzzing_quotes_the_gpu_ab() -> None:
+    ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-180s-ab-b9ef5a9"
+    t = {k: json.loads((ab / k / "throughput.json").read_text()) for k in ("campaign", "python-default")}
+    w = {k: json.loads((ab / k / "cpu-split.json").read_text())["cpu_s"]["worker"] / t[k]["programs"] for k in t}
+    said = (f"{100 * t['python-default']['gc_clock']['gc_share']:.0f}% of their CPU at Python's thresholds and "
+            f"{100 * t['campaign']['gc_clock']['gc_share']:.0f}% at these, their CPU a judgement "
+            f"{100 * (1 - w['campaign'] / w['python-default']):.0f}% lower")
+    assert said in flat(ROOT / "docs" / "fuzzing.md")
