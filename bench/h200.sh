@@ -55,7 +55,7 @@
 #                            collector -> throughput.json's gc_clock;
 #                            with GCTHRESH=A,B,C the workers run at those thresholds instead of the campaign's)
 #   bench/h200.sh gcab       the collector's thresholds in GPU campaigns: PAIRS (default 2) pairs of throughput
-#                            campaigns of AB_TIME s (default 120), W workers (default 20), the workers at the campaign's
+#                            campaigns of AB_TIME s (default 100), W workers (default 20), the workers at the campaign's
 #                            thresholds and at Python's (700, 10, 10), the order alternating pair by pair, each with
 #                            its own compile cache; bench/gc_ab.py sides them by the thresholds the clock saw
 #                            (gc-ab.json, gc-ab.md; each run's files in runs.tar.gz)   -> throughput/gc/ PAIRS*2*(AB_TIME+20) s
@@ -355,7 +355,7 @@ tensormap)
   echo "exit $?"; grep -E "condition seen|passed|failed|^(FAILED|ERROR|XPASS)" "$x/pytest-gpu-tensormap.txt" | tail -30
   ;;
 gcab)
-  TIME=${AB_TIME:-120}
+  TIME=${AB_TIME:-100}
   echo "== the collector's thresholds: ${PAIRS:-2} pairs of $TIME s campaigns, ${W:-20} workers, the order alternating"
   for i in $(seq 1 "${PAIRS:-2}"); do
     order="campaign python-default"; [ $((i % 2)) = 0 ] && order="python-default campaign"
