@@ -5,12 +5,13 @@
 the clock, not from the folder's name --, then each side's runs and their mean.
 
     python3 bench/gc_ab.py bench/results/throughput/gc/h100-180s-ab-b9ef5a9/{campaign,python-default}
-    python3 bench/gc_ab.py DIR/* --json DIR/gc-ab.json      # the folders bench/h200.sh gcab wrote
+    python3 bench/gc_ab.py DIR/[0-9]*-*/ --out DIR             # the folders bench/h200.sh gcab wrote: DIR/gc-ab.json, .md
 
 Per run: programs judged and run per hour, the workers' Python CPU ms a judgement (and by the clock: the
 collector's and the rest's), the collector's share, all the campaign's CPU-s a program run, the GPU ms a run
-(CUDA events) and NVML's kernel-resident share.  Prints a markdown table; ``--json FILE`` writes the figures.
-Exit 0; 2 for a folder without those files or without the clock.
+(CUDA events) and NVML's kernel-resident share.  Prints a markdown table; ``--out DIR`` writes it as
+``DIR/LABEL.md`` beside the figures, ``DIR/LABEL.json``.  Exit 0; 2 for a folder without those files or without
+the clock; 3 when the results cannot be written.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from compile_phases import header, write_results  # noqa: E402
 
 TOOLS = "backend's tools"
 
@@ -98,21 +103,28 @@ def table(by: dict[str, dict[str, Any]]) -> str:
 def main(argv: Iterable[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folders", nargs="+", type=Path)
-    ap.add_argument("--json", type=Path, help="write the figures here")
-    args = ap.parse_args(list(argv) if argv is not None else None)
+    ap.add_argument("--out", type=Path, help="write LABEL.json and LABEL.md here")
+    ap.add_argument("--label", default="gc-ab")
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    args = ap.parse_args(argv)
     try:
         runs = [run_figures(f) for f in args.folders]
     except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
         print(f"gc_ab: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     by = sides(runs)
-    print(table(by))
-    if args.json:
-        try:
-            args.json.write_text(json.dumps({"runs": runs, "sides": {k: v["mean"] for k, v in by.items()}}, indent=1) + "\n")
-        except OSError as exc:
-            print(f"gc_ab: {args.json}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-            return 3
+    if args.out is None:
+        print(table(by))
+        return 0
+    doc = header("gc_ab.py", argv) | {"runs": runs, "sides": {k: v["mean"] for k, v in by.items()}}
+    md = [f"# The collector's thresholds in GPU campaigns (`{doc['command']}`)", "",
+          f"{doc['machine']}, {doc['date']}: each run sided by the thresholds most of its workers' collections ran under.", "",
+          table(by)]
+    try:
+        write_results(args.out, args.label, doc, md)
+    except OSError as exc:
+        print(f"gc_ab: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 3
     return 0
 
 

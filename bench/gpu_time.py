@@ -4,7 +4,8 @@ GPU-bound at 1e7 instances), from the evidence records its cuda backend wrote: e
 events around its launches), instances, launches and timeouts, split by what the program asks of the
 harness -- one grid or two (PDL), a cluster of CTAs or none, a run with a timeout or none.
 
-    python3 bench/gpu_time.py bench/results/throughput/h100-300s-b9ef5a9-w20/corpus.tar.gz --json OUT.json
+    python3 bench/gpu_time.py bench/results/throughput/h100-300s-b9ef5a9-w20/corpus.tar.gz
+    python3 bench/gpu_time.py CORPUS... --out bench/results/throughput/gpu-time     # gpu-time.json and .md
 
 Each argument is a campaign's corpus folder or a ``corpus.tar.gz`` of ``bench/h200.sh throughput`` (its
 ``corpus/`` folder inside); with the run's ``throughput.json`` beside it, the page also gives the ceiling its
@@ -13,9 +14,10 @@ these runs back to back: 3600 s over the mean GPU seconds a run.  CUDA events ti
 on the stream to its end, so a launch that waits for another context's kernel counts that wait too: the
 figure is an upper bound on the GPU time a run needs, its ceiling a lower bound.
 
-Prints a markdown table per corpus; ``--json FILE`` writes the figures.  Exit 0; 2 for an argument that cannot
-be read or is no GPU campaign's corpus (no evidence records of the cuda backend); 3 when ``--json`` cannot be
-written.
+Prints a markdown table per corpus (with the run's ``machine.txt`` line naming its GPU, when it is beside the
+corpus); ``--out DIR`` also writes ``DIR/LABEL.json`` (the figures) and ``DIR/LABEL.md`` (the page).  Exit 0; 2
+for an argument that cannot be read or is no GPU campaign's corpus (no evidence records of the cuda backend); 3
+when the results cannot be written.
 """
 
 from __future__ import annotations
@@ -29,7 +31,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from fuzzgpu.evidence import Evidence
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from compile_phases import header, write_results  # noqa: E402
+
+from fuzzgpu.evidence import Evidence  # noqa: E402
 
 
 def records(arg: Path) -> tuple[list[Evidence], dict[str, int]]:
@@ -125,6 +132,8 @@ def analyse(runs: list[Evidence], left_out: dict[str, int] | None = None) -> dic
 def table(name: str, a: dict[str, Any], tput: dict[str, Any] | None) -> str:
     rows = [("every run", a["all"], None, None)] + [(k, v, v["share_of_runs"], v["share_of_gpu_s"]) for k, v in a["splits"].items()]
     out = [f"## {name}", ""]
+    if a.get("machine"):
+        out += [f"Its machine (`machine.txt`): {a['machine']}.", ""]
     if tput and tput.get("gpu_util_nvml_mean"):
         nvml = tput["gpu_util_nvml_mean"]
         out.append(f"The campaign: {tput['run_per_hour']:,} programs run per hour, NVML: a kernel resident {100 * nvml:.1f}% of "
@@ -148,12 +157,35 @@ def table(name: str, a: dict[str, Any], tput: dict[str, Any] | None) -> str:
     return "\n".join(out) + "\n"
 
 
+#: what the page says of its figures before the tables
+INTRO = ("Each run's evidence record: its GPU seconds (CUDA events around its launches), instances, launches, "
+         "timeouts.  \"GPU-bound runs/h\": 3600 s over the mean GPU seconds a run -- what one GPU doing nothing but "
+         "these runs back to back would make.  CUDA events time a launch from its start on its stream to its end, and "
+         "a campaign's workers' contexts take turns on one GPU, so they overstate the GPU time a run: the ceiling by the "
+         "events is the lower one, the one by NVML's kernel-resident share (where the run's throughput.json has it) the "
+         "higher.  A two-grid program's grids are PDL-launched when one of them waits with `griddepcontrol`, and then "
+         "its primary spins `pdl_delay_ns` after `launch_dependents`: the two go together, so no split isolates the "
+         "delay's cost.  One-grid runs are replayed from a CUDA graph, two-grid runs never (docs/harness.md).")
+
+
+def machine(folder: Path) -> str | None:
+    """The GPU and the date a run's ``machine.txt`` (bench/h200.sh) names: its second and first lines."""
+    f = folder / "machine.txt"
+    if not f.is_file():
+        return None
+    lines = f.read_text(errors="replace").splitlines()
+    return ", ".join(" ".join(x.split()) for x in lines[1:2] + lines[:1] if x.strip()).encode("ascii", "replace").decode()
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpora", nargs="+", type=Path, help="a corpus folder or a bench/h200.sh throughput corpus.tar.gz")
-    ap.add_argument("--json", type=Path, help="write the figures here")
-    args = ap.parse_args(list(argv) if argv is not None else None)
-    doc: dict[str, Any] = {}
+    ap.add_argument("--out", type=Path, help="write LABEL.json and LABEL.md here")
+    ap.add_argument("--label", default="gpu-time")
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    args = ap.parse_args(argv)
+    corpora: dict[str, Any] = {}
+    tables = []
     for arg in args.corpora:
         try:
             runs, left = records(arg)
@@ -168,16 +200,23 @@ def main(argv: Iterable[str] | None = None) -> int:
                   f"(a GPU campaign's corpus was expected)", file=sys.stderr)
             return 2
         a = analyse(runs, left)
+        a["machine"] = machine(arg.parent)
         if tput:
             a["campaign"] = {k: tput.get(k) for k in ("run_per_hour", "gpu_util_nvml_mean", "gpu_busy_share", "gpu_seconds")}
-        doc[str(arg)] = a
-        print(table(str(arg), a, tput))
-    if args.json:
-        try:
-            args.json.write_text(json.dumps(doc, indent=1) + "\n")
-        except OSError as exc:
-            print(f"gpu_time: {args.json}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-            return 3
+        corpora[str(arg)] = a
+        tables.append(table(str(arg), a, tput))
+    if args.out is None:
+        print("\n".join(tables))
+        return 0
+    doc = header("gpu_time.py", argv) | {"corpora": corpora}
+    md = [f"# Where a GPU campaign's GPU time goes, run by run (`{doc['command']}`)", "",
+          f"{doc['machine']}, {doc['date']}: read from the corpora's evidence records, nothing run on a GPU.  {INTRO}", "",
+          *tables]
+    try:
+        write_results(args.out, args.label, doc, md)
+    except OSError as exc:
+        print(f"gpu_time: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 3
     return 0
 
 

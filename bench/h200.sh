@@ -366,7 +366,7 @@ gcab)
       echo "$i $side exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
     done
   done
-  python3 bench/gc_ab.py "$x"/[0-9]*-*/ --json "$x/gc-ab.json" > "$x/gc-ab.md"; echo "exit $?"; cat "$x/gc-ab.md"
+  python3 bench/gc_ab.py "$x"/[0-9]*-*/ --out "$x"; echo "exit $?"
   (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
   ;;
 mayhang)

@@ -656,7 +656,7 @@ def test_the_gpu_time_page_is_the_scripts_reading_of_the_corpora() -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     import gpu_time
 
-    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())["corpora"]
     tarball = "bench/results/throughput/h100-300s-b9ef5a9-w20/corpus.tar.gz"
     again = gpu_time.analyse(*gpu_time.records(ROOT / tarball))
     assert again["all"] == doc[tarball]["all"] and again["splits"] == doc[tarball]["splits"]
@@ -722,7 +722,7 @@ def test_gpu_time_refuses_what_is_no_gpu_campaigns_corpus(tmp_path: Path, capsys
 
 
 def test_the_readmes_gpu_ceiling_is_gpu_time_json() -> None:
-    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())["corpora"]
     ms = sorted(a["all"]["gpu_ms_mean"] for a in doc.values())
     runs = sorted(a["all"]["gpu_bound_runs_per_hour"] for a in doc.values())
     assert (f"dee376c's campaign code: {ms[0]}-{ms[-1]} ms, CUDA events): {runs[0]:,}-{runs[-1]:,} runs/h"
@@ -747,8 +747,9 @@ def test_gc_ab_sides_the_runs_by_the_thresholds_their_clock_saw(tmp_path: Path, 
     import gc_ab
 
     ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-180s-ab-b9ef5a9"
-    assert gc_ab.main([str(ab / "python-default"), str(ab / "campaign"), "--json", str(tmp_path / "ab.json")]) == 0
-    doc = json.loads((tmp_path / "ab.json").read_text())
+    assert gc_ab.main([str(ab / "python-default"), str(ab / "campaign"), "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "gc-ab.json").read_text())
+    assert gc_ab.table(gc_ab.sides(doc["runs"])) in (tmp_path / "gc-ab.md").read_text()
     side = {Path(r["folder"]).name: r["thresholds"] for r in doc["runs"]}
     assert side == {"campaign": "2000,20,100", "python-default": "700,10,10"}
     folder = flat(ab / "README.md")
