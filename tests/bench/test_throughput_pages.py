@@ -324,9 +324,9 @@ def nvdisasm_per_call(run: Path) -> float:
 
 def test_the_h100_rows_at_a464825_and_their_folders_readmes_are_their_files() -> None:
     """The four runs of one sitting (nvdisasm without its dataflow analysis; the pool's window 0.5, again, 0.25, 1.5 s):
-    the page's rows, each folder's README, the page's lead and the README's figures are their files'; what the
-    window's default (0.5 s) and the nvdisasm change rest on holds in them."""
-    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    the page's rows, each folder's README and what earlier.md says of them are their files'; what the window's
+    default (0.5 s) and the nvdisasm change rest on holds in them."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md") + " " + flat(EARLIER)
     first, again, short, long_ = A464825
     t1, cpu1, _, _, folder, _ = assert_campaign_run(first, page, absent=("12", "13"))
     t2, cpu2, _, _, _, _ = assert_campaign_run(again, page, absent=("12", "13"))
@@ -360,9 +360,6 @@ def test_the_h100_rows_at_a464825_and_their_folders_readmes_are_their_files() ->
     b = [f"{w} -> {n}" for k, w, n in pairs if k == "sass (batch16)"]
     one = [f"{w} -> {n}" for k, w, n in pairs if k == "sass (single)"]
     assert f"the static check of a batch of 16, {b[0]} and {b[1]} CPU ms a program, one program alone {one[0]} and {one[1]}" in page
-    readme = flat(ROOT / "README.md")
-    assert (f"{t1['run_per_hour']:,} and {t2['run_per_hour']:,} runs/h in two runs, {cpu1 / t1['run']:.3f} and "
-            f"{cpu2 / t2['run']:.3f} CPU-s each, nvdisasm {calls[0]:.3f}-{calls[1]:.3f} CPU-s a call against {before:.3f}") in readme
 
 
 def test_the_a464825_readings_and_the_moonshot_figures_are_their_files() -> None:
@@ -473,10 +470,10 @@ def test_the_fix_search_figures_are_its_json() -> None:
 
 
 def test_the_h100_row_at_bf3981c_and_its_folders_readme_are_its_files() -> None:
-    """The newest row (code bf3981c, one H100; its tools.json did not come back): the page's table row and lead, the
-    folder's README (programs, the pool, the CPU by process, the seven known classes) and the README's figures are its
-    files'; its reading's comparison with the a464825 row is computed from both folders."""
-    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    """The row of code bf3981c (one H100; its tools.json did not come back): the page's table row, what earlier.md
+    says of it, the folder's README (programs, the pool, the CPU by process, the seven known classes) are its files';
+    its reading's comparison with the a464825 row is computed from both folders."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md") + " " + flat(EARLIER)
     run = ROOT / "bench" / "results" / "throughput" / "h100-300s-bf3981c-w20"
     t, cpu, folder = assert_row_and_folder(run, page, ("12", "13"))
     split = json.loads((run / "cpu-split.json").read_text())["cpu_s"]
@@ -487,7 +484,6 @@ def test_the_h100_row_at_bf3981c_and_its_folders_readme_are_its_files() -> None:
     assert f"({cpu:,.0f} CPU-s against {bcpu:,.0f})" in page and f"({cpu:,.0f} CPU-s against {bcpu:,.0f})" in folder
     assert (f"this run made {100 * (t['run_per_hour'] / b['run_per_hour'] - 1):.0f}% more runs at "
             f"{100 * (1 - (cpu / t['run']) / (bcpu / b['run'])):.0f}% less CPU a run") in folder
-    assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in flat(ROOT / "README.md")
 
 
 def test_the_gc_paragraph_quotes_the_gc_bench() -> None:
@@ -588,7 +584,10 @@ def test_the_h100_row_at_b9ef5a9_and_its_folders_readme_are_its_files() -> None:
             f"{btools['nvdisasm static']['cpu_s'] / btools['nvdisasm static']['calls']:.2f}") in folder
     assert (f"the workers' Python a judgement was {split['worker'] / t['programs']:.4f} CPU-s against "
             f"{bsplit['worker'] / b['programs']:.4f}") in folder
-    assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in flat(ROOT / "README.md")
+    readme = flat(ROOT / "README.md")
+    assert f"{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s a run" in readme
+    assert (f"at b9ef5a9 on the H100 {harness['cpu_s'] / t['run']:.3f}, {static / t['run']:.3f} and "
+            f"{split['worker'] / t['run']:.3f}") in readme
 
 
 def test_the_collectors_ab_on_one_gpu_machine_is_its_files() -> None:
