@@ -174,7 +174,8 @@ def machine(folder: Path) -> str | None:
     if not f.is_file():
         return None
     lines = f.read_text(errors="replace").splitlines()
-    return ", ".join(" ".join(x.split()) for x in lines[1:2] + lines[:1] if x.strip()).encode("ascii", "replace").decode()
+    text = ", ".join(" ".join(x.split()) for x in lines[1:2] + lines[:1] if x.strip())
+    return "".join(ch if ch.isprintable() and ch.isascii() else "?" for ch in text)  # a file's text, shown: no escapes
 
 
 def main(argv: Iterable[str] | None = None) -> int:

@@ -767,3 +767,14 @@ def test_docs_fuzzing_quotes_the_gpu_ab() -> None:
             f"{100 * t['campaign']['gc_clock']['gc_share']:.0f}% at these, their CPU a judgement "
             f"{100 * (1 - w['campaign'] / w['python-default']):.0f}% lower")
     assert said in flat(ROOT / "docs" / "fuzzing.md")
+
+
+def test_gpu_time_shows_a_machine_txt_without_its_control_characters(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu_time
+
+    (tmp_path / "machine.txt").write_text("Sun Dec  6\x1b[31m\nNVIDIA H100\x07 80GB\n16\n")
+    assert gpu_time.machine(tmp_path) == "NVIDIA H100? 80GB, Sun Dec 6?[31m"
+    assert gpu_time.machine(tmp_path / "none") is None
