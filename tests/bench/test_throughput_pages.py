@@ -591,10 +591,11 @@ def test_the_h100_row_at_b9ef5a9_and_its_folders_readme_are_its_files() -> None:
 
 
 def test_the_collectors_ab_on_one_gpu_machine_is_its_files() -> None:
-    """gc/h100-180s-ab-b9ef5a9: each side ran at the thresholds it is named for (the collector's clock says under
-    which thresholds each collection ran), and the folder's table, the throughput page and the README quote its files."""
+    """gc/h100-180s-ab-b9ef5a9 (the first pair, repeated since: gc/h100-90s-ab-2665391): each side ran at the thresholds it
+    is named for (the collector's clock says under which thresholds each collection ran), and the folder's table and
+    earlier.md (where the throughput page's paragraph on it moved) quote its files."""
     ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-180s-ab-b9ef5a9"
-    folder, page, readme = flat(ab / "README.md"), flat(ROOT / "bench" / "results" / "throughput" / "README.md"), flat(ROOT / "README.md")
+    folder, page = flat(ab / "README.md"), flat(ROOT / "bench" / "results" / "throughput" / "earlier.md")
     sides = {}
     for name in ("campaign", "python-default"):
         t = json.loads((ab / name / "throughput.json").read_text())
@@ -626,8 +627,7 @@ def test_the_collectors_ab_on_one_gpu_machine_is_its_files() -> None:
     cut = f"{ms(default)} -> {ms(ours)} ms"
     assert f"workers' Python a judgement {cut}." in folder and f"the workers' Python a judgement {cut}, the collector's share of it {share(default)} -> {share(ours)}" in page
     runs = f"{default[0]['run_per_hour']:,} -> {ours[0]['run_per_hour']:,}"
-    assert f"not different in this pair, {runs}**" in page and f"not different in that one pair ({runs})" in readme
-    assert f"the workers' Python a judgement {cut} (the collector {share(default)} -> {share(ours)} of it)" in readme
+    assert f"not different in this pair, {runs}**" in page
     def clock(s: tuple[dict, float, dict], part: str) -> str:
         g, n = s[0]["gc_clock"], s[0]["programs"]
         cpu = {"all": g["process_cpu_s"], "gc": g["gc_cpu_s"], "rest": g["process_cpu_s"] - g["gc_cpu_s"]}[part]
@@ -759,14 +759,148 @@ def test_gc_ab_sides_the_runs_by_the_thresholds_their_clock_saw(tmp_path: Path, 
     assert capsys.readouterr().err.strip().endswith("no gc_clock in throughput.json (run with GCCLOCK=1)")
 
 
-def test_docs_fuzzing_quotes_the_gpu_ab() -> None:
-    ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-180s-ab-b9ef5a9"
-    t = {k: json.loads((ab / k / "throughput.json").read_text()) for k in ("campaign", "python-default")}
-    w = {k: json.loads((ab / k / "cpu-split.json").read_text())["cpu_s"]["worker"] / t[k]["programs"] for k in t}
-    said = (f"{100 * t['python-default']['gc_clock']['gc_share']:.0f}% of their CPU at Python's thresholds and "
-            f"{100 * t['campaign']['gc_clock']['gc_share']:.0f}% at these, their CPU a judgement "
-            f"{100 * (1 - w['campaign'] / w['python-default']):.0f}% lower")
-    assert said in flat(ROOT / "docs" / "fuzzing.md")
+def test_the_repeated_gc_ab_is_its_runs(tmp_path: Path) -> None:
+    """gc/h100-90s-ab-2665391 (two pairs in alternating order, bench/h200.sh gcab): bench/gc_ab.py on its runs, unpacked
+    from runs.tar.gz, gives the committed table (each run sided by the thresholds its clock saw, as its name says);
+    its README, the throughput page, docs/fuzzing.md and the README quote the sides' means as they are."""
+    import sys
+    import tarfile
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gc_ab
+
+    ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391"
+    with tarfile.open(ab / "runs.tar.gz") as tf:
+        tf.extractall(tmp_path / "runs", filter="data")
+    runs = sorted(str(d) for d in (tmp_path / "runs").iterdir() if d.is_dir())
+    assert [Path(r).name for r in runs] == ["1-campaign", "1-python-default", "2-campaign", "2-python-default"]
+    assert gc_ab.main([*runs, "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "gc-ab.json").read_text())
+    committed = json.loads((ab / "gc-ab.json").read_text())
+    assert doc["sides"] == committed["sides"]
+    assert gc_ab.table(gc_ab.sides(doc["runs"])) in (ab / "gc-ab.md").read_text()
+    assert {Path(r["folder"]).name: r["thresholds"] for r in doc["runs"]} == {
+        "1-campaign": "2000,20,100", "2-campaign": "2000,20,100", "1-python-default": "700,10,10", "2-python-default": "700,10,10"}
+    ours, default = (doc["sides"][k] for k in ("2000,20,100", "700,10,10"))
+    mine = [r for r in doc["runs"] if r["thresholds"] == "2000,20,100"]
+    theirs = [r for r in doc["runs"] if r["thresholds"] == "700,10,10"]
+    assert min(r["run_per_hour"] for r in mine) > max(r["run_per_hour"] for r in theirs)  # "no run of one side overlaps"
+    assert max(r["cpu_s_per_run"] for r in mine) < min(r["cpu_s_per_run"] for r in theirs)
+    folder = flat(ab / "README.md")
+    assert (f"the workers' Python cost {ours['worker_ms_per_judgement']:.1f} ms a judgement against "
+            f"{default['worker_ms_per_judgement']:.1f}") in folder
+    assert (f"{ours['gc_ms_per_judgement']:.1f} ms against {default['gc_ms_per_judgement']:.1f} ({100 * ours['gc_share']:.1f}% of their CPU "
+            f"against {100 * default['gc_share']:.1f}%)") in folder
+    gain = f"{100 * (ours['run_per_hour'] / default['run_per_hour'] - 1):.1f}%"
+    assert f"(means {ours['run_per_hour']:,.0f} and {default['run_per_hour']:,.0f}, +{gain})" in folder
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert (f"**the workers' Python a judgement {default['worker_ms_per_judgement']:.1f} -> {ours['worker_ms_per_judgement']:.1f} ms "
+            f"(means of two), the collector's part {default['gc_ms_per_judgement']:.1f} -> {ours['gc_ms_per_judgement']:.1f} ms "
+            f"({100 * default['gc_share']:.1f}% -> {100 * ours['gc_share']:.1f}% of it)") in page
+    assert (f"the programs run per hour {default['run_per_hour']:,.0f} -> {ours['run_per_hour']:,.0f} (+{gain}), "
+            f"{default['cpu_s_per_run']} -> {ours['cpu_s_per_run']} CPU-s a run**") in page
+    cut = f"{100 * (1 - ours['worker_ms_per_judgement'] / default['worker_ms_per_judgement']):.0f}%"
+    assert f"they cut it by {cut}, two pairs in alternating order" in page
+    docs = flat(ROOT / "docs" / "fuzzing.md")
+    assert (f"{100 * default['gc_share']:.0f}% of their CPU at Python's thresholds and {100 * ours['gc_share']:.0f}% at these, "
+            f"their CPU a judgement {cut} lower and the programs run per hour "
+            f"{100 * (ours['run_per_hour'] / default['run_per_hour'] - 1):.0f}% higher") in docs
+    assert (f"the workers' Python a judgement {default['worker_ms_per_judgement']:.1f} -> {ours['worker_ms_per_judgement']:.1f} ms "
+            f"(the collector {100 * default['gc_share']:.1f}% -> {100 * ours['gc_share']:.1f}% of it), the programs run per "
+            f"hour {default['run_per_hour']:,.0f} -> {ours['run_per_hour']:,.0f}") in flat(ROOT / "README.md")
+
+
+def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
+    """The newest row (600 s, one H100 on a fast host): the page's table row and lead, its folder's README (the CPU by
+    process and tool, the collector, the seven known classes, the comparison with b9ef5a9's row of the same campaign
+    code on a slower host), the gpu-time page's reading of its corpus, and the README's figures are its files'."""
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    run = ROOT / "bench" / "results" / "throughput" / "h100-600s-2665391-w20"
+    t, cpu, folder = assert_row_and_folder(run, page, ("12", "13"))
+    split = json.loads((run / "cpu-split.json").read_text())
+    tools = json.loads((run / "tools.json").read_text())
+    harness, sn, sd = tools["nvcc harness"], tools["nvcc static"], tools["nvdisasm static"]
+    static = sn["cpu_s"] + sd["cpu_s"]
+    w = split["cpu_s"]
+    assert (f"**{t['run_per_hour']:,} programs run per hour ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), "
+            f"{cpu / t['run']:.3f} CPU-s per program run**; the workers' Python {w['worker'] / t['run']:.3f}, the harness's nvcc "
+            f"{harness['cpu_s'] / t['run']:.3f}, the static check {static / t['run']:.3f}, the backends' Python "
+            f"{w['backend'] / t['run']:.3f}; the workers' collector {100 * t['gc_clock']['gc_share']:.1f}% of their CPU; the CPU "
+            f"{100 * cpu / (16 * t['wall_s']):.1f}% busy, a kernel resident {100 * t['gpu_util_nvml_mean']:.1f}% of the time "
+            f"(NVML; CUDA events {t['gpu_busy_share']:.2f})") in page
+    goal = (f"{100 * t['gpu_programs_1e7_per_hour'] / 225_000:.0f}% of the goal's figure at >= 1e7 instances "
+            f"({100 * t['run_per_hour'] / 225_000:.0f}% counting every run)")  # the goal counts runs of >= 1e7 instances
+    assert goal in page
+    assert f"{100 * t['gpu_programs_1e7_per_hour'] / 225_000:.0f}% of it at >= 1e7 instances on the fastest H100 host" in flat(ROOT / "README.md")
+    gc = t["gc_clock"]
+    assert (f"the workers' collector {gc['gc_cpu_s']} CPU-s of their {gc['process_cpu_s']:,} ({100 * gc['gc_share']:.1f}%)**, "
+            f"{gc['collections'][2]} collections of the oldest generation ({gc['gc_cpu_s_by_generation'][2]} CPU-s)") in folder
+    assert (f"the harness's nvcc {harness['calls']:,} calls, {harness['cpu_s']:,.0f} CPU-s (**{harness['cpu_s'] / t['run']:.3f} a run**; "
+            f"{harness['programs_per_call_mean']} programs a call, mean, {harness['kernels_per_program']} kernels a program)") in folder
+    assert (f"nvdisasm {sd['calls']:,} calls, {sd['cpu_s']:,.0f} CPU-s (**{static / t['run']:.3f} a run**; nvdisasm "
+            f"{sd['cpu_s'] / sd['calls']:.2f} CPU-s a call)") in folder
+    before = ROOT / "bench" / "results" / "throughput" / "h100-300s-b9ef5a9-w20"
+    b, bcpu, _ = campaign_row(before)
+    bt = json.loads((before / "tools.json").read_text())
+    bw = json.loads((before / "cpu-split.json").read_text())["cpu_s"]
+    assert (f"this run made {100 * (t['run_per_hour'] / b['run_per_hour'] - 1):.0f}% more runs an hour at "
+            f"{100 * (1 - (cpu / t['run']) / (bcpu / b['run'])):.0f}% less CPU a run") in folder
+    unit = (harness["cpu_s_per_size_unit"], bt["nvcc harness"]["cpu_s_per_size_unit"])
+    call = (sd["cpu_s"] / sd["calls"], bt["nvdisasm static"]["cpu_s"] / bt["nvdisasm static"]["calls"])
+    med = (sn["cpu_s_per_call_median"], bt["nvcc static"]["cpu_s_per_call_median"])
+    assert (f"the harness's nvcc {unit[0]:.3f} CPU-s a unit of size against {unit[1]:.3f} ({100 * (unit[0] / unit[1] - 1):.0f}%), "
+            f"nvdisasm {call[0]:.2f} CPU-s a call against {call[1]:.2f} ({100 * (call[0] / call[1] - 1):.0f}%), the static check's "
+            f"nvcc {med[0]:.3f} CPU-s a call (median) against {med[1]:.3f}") in folder
+    faster = sorted([unit[1] / unit[0], call[1] / call[0], med[1] / med[0]])
+    assert f"{faster[0]:.1f}-{faster[-1]:.1f} times faster" in folder and f"{faster[0]:.1f}-{faster[-1]:.1f} times faster" in page
+    assert (f"the workers' Python a judgement was {w['worker'] / t['programs']:.4f} CPU-s against {bw['worker'] / b['programs']:.4f} "
+            f"({100 * ((w['worker'] / t['programs']) / (bw['worker'] / b['programs']) - 1):.0f}%)") in folder
+    short = [r["run_per_hour"] for r in json.loads((ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" /
+                                                    "gc-ab.json").read_text())["runs"]]
+    prof = json.loads((ROOT / "bench" / "results" / "throughput" / "h100-150s-profiled-2665391" / "throughput.json").read_text())
+    spread = f"{min(short):,}-{max(short):,} runs/h and a 150 s one (its worker w0 profiled) {prof['run_per_hour']:,}"
+    assert spread in folder
+    assert f"90 s and 150 s campaigns made {min(short):,}-{max(short + [prof['run_per_hour']]):,} runs/h" in page
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())["corpora"]
+    g = doc["bench/results/throughput/h100-600s-2665391-w20/corpus.tar.gz"]
+    pdl = g["splits"]["two grids, PDL (the primary spins pdl_delay_ns)"]["us_per_launch_median"]
+    assert (f"{g['all']['gpu_ms_mean']:.2f} GPU ms a run by CUDA events, so one GPU doing nothing else would make "
+            f"{g['all']['gpu_bound_runs_per_hour']:,} runs/h by the events, "
+            f"~{round(t['run_per_hour'] / t['gpu_util_nvml_mean'], -3):,.0f} by NVML's share") in folder
+    assert f"two-grid runs {pdl} us a launch, median" in folder
+    assert (f"the CUDA events had a kernel of the campaign's on the GPU {100 * t['gpu_busy_share']:.0f}% of the time, NVML "
+            f"{100 * t['gpu_util_nvml_mean']:.0f}%") in page
+    readme = flat(ROOT / "README.md")
+    assert (f"**{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s "
+            f"a run**, the CPU {100 * cpu / (16 * t['wall_s']):.0f}% busy") in readme
+    assert (f"at 2665391 on the faster host {harness['cpu_s'] / t['run']:.3f}, {static / t['run']:.3f} and "
+            f"{w['worker'] / t['run']:.3f}") in readme
+
+
+def test_the_profiled_150s_run_is_its_files() -> None:
+    """h100-150s-profiled-2665391: the README's campaign line and the worker's and backend's tables are its
+    throughput.json, cpu.json and worker-split.json."""
+    run = ROOT / "bench" / "results" / "throughput" / "h100-150s-profiled-2665391"
+    t = json.loads((run / "throughput.json").read_text())
+    c = json.loads((run / "cpu.json").read_text())
+    w = json.loads((run / "worker-split.json").read_text())
+    cpu = c["user_s"] + c["sys_s"]
+    folder = flat(run / "README.md")
+    assert (f"{t['programs']:,} programs judged, {t['run']:,} run on the GPU ({t['run_per_hour']:,}/h; "
+            f"{t['gpu_programs_1e7_per_hour']:,}/h at >= 1e7 instances; shrink share {t['shrink_share']:.2f}), {cpu:,.0f} CPU-s of "
+            f"the {16 * t['wall_s']:,.0f} core-s ({100 * cpu / (16 * t['wall_s']):.0f}%): {cpu / t['run']:.3f} CPU-s per program run; "
+            f"CUDA events {t['gpu_busy_share']:.2f}, NVML {t['gpu_util_nvml_mean']:.2f}") in folder
+    cw, bw = w["campaign"], w["backend0"]
+    assert f"| worker 0, wall s of {cw['total_s']:.1f} | |" in folder
+    assert f"a batch's `prepare` ({cw['wait_prepare']['calls']} batches) | {cw['wait_prepare']['s']:.1f} |" in folder
+    assert f"runs ({cw['wait_run']['calls']}) | {cw['wait_run']['s']:.1f} |" in folder
+    assert f"| {cw['draw_and_engine_s']:.1f} |" in folder and f"| {cw['tune']['s']:.1f} |" in folder
+    assert (f"its {cw['record_finding']['calls']} findings' entries, {cw['fix_search']['s']:.1f} s of it their fix searches | "
+            f"{cw['record_finding']['s']:.1f} |") in folder
+    assert f"| its backend process, wall s of {bw['total_s']:.1f} | |" in folder
+    n = bw["cuda_prepare"]["calls"]
+    assert f"| of it, the harness's nvcc (`cuda.prepare`) | {bw['cuda_prepare']['s']:.1f} ({bw['cuda_prepare']['s'] / n:.2f} a batch) |" in folder
+    assert f"`cuda.run`: {bw['cuda_run']['calls']} runs, their launches and syncs | {bw['cuda_run']['s']:.1f} |" in folder
 
 
 def test_gpu_time_shows_a_machine_txt_without_its_control_characters(tmp_path: Path) -> None:
