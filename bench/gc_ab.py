@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The collector's thresholds in GPU campaigns, side by side (issue 29): each campaign folder that
-``bench/h200.sh throughput`` wrote with ``GCCLOCK=1`` (its ``throughput.json`` with ``gc_clock``, ``cpu.json``,
-``cpu-split.json``), put on the side of the thresholds most of its workers' collections ran under -- read from
-the clock, not from the folder's name --, then each side's runs and their mean.
+"""GPU campaigns of two settings, side by side (issue 29): each campaign folder that ``bench/h200.sh throughput``
+wrote with ``GCCLOCK=1`` (its ``throughput.json`` with ``gc_clock``, ``cpu.json``, ``cpu-split.json``), put on the
+side of what the run itself recorded -- by default the collector's thresholds most of its workers' collections ran
+under (the clock), with ``--by KEY`` the value of ``KEY`` in its ``throughput.json`` (a dotted path:
+``static_pool.window_s``, ``workers``) -- never by the folder's name; then each side's runs and their mean.
 
     python3 bench/gc_ab.py bench/results/throughput/gc/h100-180s-ab-b9ef5a9/{campaign,python-default}
     python3 bench/gc_ab.py DIR/[0-9]*-*/ --out DIR             # the folders bench/h200.sh gcab wrote: DIR/gc-ab.json, .md
+    python3 bench/gc_ab.py DIR/[0-9]*-*/ --by static_pool.window_s --label ab --out DIR   # bench/h200.sh ab's
 
 Per run: programs judged and run per hour, the workers' Python CPU ms a judgement (and by the clock: the
 collector's and the rest's), the collector's share, all the campaign's CPU-s a program run, the GPU ms a run
@@ -29,10 +31,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compile_phases import header, write_results  # noqa: E402
 
 TOOLS = "backend's tools"
+#: ``--by``'s default: the collector's thresholds most collections of the run's workers ran under
+GC = "gc-thresholds"
 
 
-def run_figures(folder: Path) -> dict[str, Any]:
-    """One campaign's figures (ValueError when a file or the collector's clock is missing)."""
+def recorded(t: dict[str, Any], key: str) -> str:
+    """The value at the dotted ``key`` of a run's throughput.json, as text (ValueError when it has none)."""
+    value: Any = t
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise ValueError(f"no {key} in throughput.json")
+        value = value[part]
+    if isinstance(value, (dict, list)) or value is None:
+        raise ValueError(f"{key} in throughput.json is no single value")
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def run_figures(folder: Path, by: str = GC) -> dict[str, Any]:
+    """One campaign's figures, its side ``by`` what it recorded (ValueError when a file, the collector's clock or
+    the key is missing)."""
     try:
         t = json.loads((folder / "throughput.json").read_text())
         c = json.loads((folder / "cpu.json").read_text())
@@ -42,11 +59,17 @@ def run_figures(folder: Path) -> dict[str, Any]:
     g = t.get("gc_clock")
     if not g:
         raise ValueError(f"{folder}: no gc_clock in throughput.json (run with GCCLOCK=1)")
-    by = g["collections_by_thresholds"]
+    counts = g["collections_by_thresholds"]
+    thresholds = max(counts, key=counts.get)
+    try:
+        side = thresholds if by == GC else recorded(t, by)
+    except ValueError as exc:
+        raise ValueError(f"{folder}: {exc}") from None
     n, cpu, worker = t["programs"], c["user_s"] + c["sys_s"], split["cpu_s"]["worker"]
     return {
         "folder": str(folder),
-        "thresholds": max(by, key=by.get),
+        "side": side,
+        "thresholds": thresholds,
         "programs": n,
         "run": t["run"],
         "run_per_hour": t["run_per_hour"],
@@ -66,10 +89,10 @@ def run_figures(folder: Path) -> dict[str, Any]:
 
 
 def sides(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per thresholds: the runs (in the order given) and the mean of each figure."""
+    """Per side: the runs (in the order given) and the mean of each figure."""
     out: dict[str, dict[str, Any]] = {}
     for r in runs:
-        out.setdefault(r["thresholds"], {"runs": []})["runs"].append(r)
+        out.setdefault(r["side"], {"runs": []})["runs"].append(r)
     for side in out.values():
         keys = [k for k, v in side["runs"][0].items() if isinstance(v, (int, float))]
         side["mean"] = {k: round(statistics.fmean(r[k] for r in side["runs"]), 3) for k in keys}
@@ -90,8 +113,8 @@ def _cells(r: dict[str, Any]) -> str:
     return " | ".join(out)
 
 
-def table(by: dict[str, dict[str, Any]]) -> str:
-    lines = ["| thresholds | run | " + " | ".join(c for c, _, _ in COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
+def table(by: dict[str, dict[str, Any]], name: str = "thresholds") -> str:
+    lines = [f"| {name} | run | " + " | ".join(c for c, _, _ in COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
     for th, side in sorted(by.items()):
         for r in side["runs"]:
             lines.append(f"| {th} | `{Path(r['folder']).name}` | {_cells(r)} |")
@@ -105,21 +128,25 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("folders", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, help="write LABEL.json and LABEL.md here")
     ap.add_argument("--label", default="gc-ab")
+    ap.add_argument("--by", default=GC, help=f"side the runs by this key of throughput.json (dotted; default {GC}: the clock's)")
     argv = list(argv) if argv is not None else sys.argv[1:]
     args = ap.parse_args(argv)
     try:
-        runs = [run_figures(f) for f in args.folders]
+        runs = [run_figures(f, args.by) for f in args.folders]
     except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
         print(f"gc_ab: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     by = sides(runs)
+    name = "thresholds" if args.by == GC else f"`{args.by}`"
     if args.out is None:
-        print(table(by))
+        print(table(by, name))
         return 0
-    doc = header("gc_ab.py", argv) | {"runs": runs, "sides": {k: v["mean"] for k, v in by.items()}}
-    md = [f"# The collector's thresholds in GPU campaigns (`{doc['command']}`)", "",
-          f"{doc['machine']}, {doc['date']}: each run sided by the thresholds most of its workers' collections ran under.", "",
-          table(by)]
+    doc = header("gc_ab.py", argv) | {"by": args.by, "runs": runs, "sides": {k: v["mean"] for k, v in by.items()}}
+    what = ("the thresholds most of its workers' collections ran under" if args.by == GC else
+            f"its throughput.json's `{args.by}`")
+    title = "The collector's thresholds in GPU campaigns" if args.by == GC else f"GPU campaigns side by side by `{args.by}`"
+    md = [f"# {title} (`{doc['command']}`)", "", f"{doc['machine']}, {doc['date']}: each run sided by {what}.", "",
+          table(by, name)]
     try:
         write_results(args.out, args.label, doc, md)
     except OSError as exc:

@@ -59,6 +59,13 @@
 #                            thresholds and at Python's (700, 10, 10), the order alternating pair by pair, each with
 #                            its own compile cache; bench/gc_ab.py sides them by the thresholds the clock saw
 #                            (gc-ab.json, gc-ab.md; each run's files in runs.tar.gz)   -> throughput/gc/ PAIRS*2*(AB_TIME+20) s
+#   bench/h200.sh ab         two settings of the throughput part side by side: A and B, each a list of VAR=value
+#                            for it (of W, WINDOW, POOL, CTX, GCTHRESH: e.g. A="WINDOW=0.5" B="WINDOW=0.25"),
+#                            PAIRS (default 2) pairs of AB_TIME s campaigns (default 100), W workers (default 20)
+#                            unless A/B set it, the order alternating pair by pair, each with its own compile cache
+#                            and the collector's clock; bench/gc_ab.py sides each run by BY, the key of its
+#                            throughput.json the setting shows in (static_pool.window_s, workers; default: the
+#                            collector's thresholds) -> ab.json, ab.md; runs.tar.gz  -> throughput/ PAIRS*2*(AB_TIME+25) s
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
 #                            100,000 and SHORT_BUDGET (GPU s, timeouts, what a race shows); the harness
 #                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
@@ -92,7 +99,7 @@
 # when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
 set -u
 export PYTHONUNBUFFERED=1
-part=${1:?usage: bench/h200.sh tests|plugin|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|gcab|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
+part=${1:?usage: bench/h200.sh tests|plugin|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|gcab|ab|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
 x=${X:-$OUT/$part}
 if [ -n "${X:-}" ] && [ -n "$(ls -A "$x" 2>/dev/null)" ]; then
   # a device's /tmp outlives a call: a folder of an earlier run would mix its files with this run's
@@ -103,6 +110,14 @@ if [ -n "${GCTHRESH:-}" ] && { [ -z "${GCCLOCK:-}" ] || ! [[ "$GCTHRESH" =~ ^[0-
   # the throughput part's thresholds reach the workers through the clock's sitecustomize, which records them:
   # without it, or malformed, the workers would run at the campaign's own and an A/B would be void
   echo "bench/h200.sh: GCTHRESH=$GCTHRESH needs GCCLOCK=1 and three integers A,B,C" >&2; exit 2
+fi
+if [ "$part" = ab ]; then  # each side's settings reach the throughput part as its own variables: refuse anything else
+  for v in ${A:-} ${B:-}; do
+    [[ "$v" =~ ^(W|WINDOW|POOL|CTX|GCTHRESH)=[0-9A-Za-z.,_-]+$ ]] || { echo "bench/h200.sh ab: $v: A and B take W, WINDOW, POOL, CTX or GCTHRESH=value" >&2; exit 2; }
+  done
+  if [ -z "${A:-}" ] || [ -z "${B:-}" ] || [ "$A" = "$B" ]; then
+    echo "bench/h200.sh ab: needs two different settings, A=... and B=..." >&2; exit 2
+  fi
 fi
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
@@ -367,6 +382,22 @@ gcab)
     done
   done
   python3 bench/gc_ab.py "$x"/[0-9]*-*/ --out "$x"; echo "exit $?"
+  (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
+  ;;
+ab)
+  TIME=${AB_TIME:-100}
+  echo "== A ($A) against B ($B): ${PAIRS:-2} pairs of $TIME s campaigns, the order alternating; sided by ${BY:-gc-thresholds}"
+  for i in $(seq 1 "${PAIRS:-2}"); do
+    order="a b"; [ $((i % 2)) = 0 ] && order="b a"
+    for side in $order; do
+      set=$A; [ "$side" = b ] && set=$B
+      # shellcheck disable=SC2086  # $set is a checked list of VAR=value words
+      env W="${W:-20}" $set XDG_CACHE_HOME=/tmp/ab-cache-$i-$side X="$x/$i-$side" GCCLOCK=1 STAGES=0 TIME=$TIME \
+        bash bench/h200.sh throughput > "$x/$i-$side.log" 2>&1
+      echo "$i $side ($set) exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
+    done
+  done
+  python3 bench/gc_ab.py "$x"/[0-9]*-*/ ${BY:+--by "$BY"} --label ab --out "$x"; echo "exit $?"
   (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
   ;;
 mayhang)

@@ -33,3 +33,21 @@ def test_gc_thresholds_are_refused_without_the_clock_or_malformed(tmp_path: Path
         assert r.returncode == 2, r.stderr
         assert r.stderr.strip().splitlines() == [f"bench/h200.sh: GCTHRESH={env['GCTHRESH']} needs GCCLOCK=1 and three integers A,B,C"]
         assert not out.exists()
+
+
+def test_ab_refuses_settings_it_would_not_pass_on(tmp_path: Path) -> None:
+    """bench/h200.sh ab passes each side's VAR=value words to the throughput part as its variables: a missing side,
+    two equal sides, a variable the part does not take (it would run both sides alike and void the A/B) or a value
+    with a shell character is refused before anything is written."""
+    cases = [({"A": "WINDOW=0.5"}, "needs two different settings, A=... and B=..."),
+             ({"A": "WINDOW=0.5", "B": "WINDOW=0.5"}, "needs two different settings, A=... and B=..."),
+             ({"A": "WINDOW=0.5", "B": "WINDOWS=0.25"}, "WINDOWS=0.25: A and B take W, WINDOW, POOL, CTX or GCTHRESH=value"),
+             ({"A": "W=20", "B": "W=24;rm"}, "W=24;rm: A and B take W, WINDOW, POOL, CTX or GCTHRESH=value")]
+    for env, said in cases:
+        out = tmp_path / "out"
+        r = subprocess.run(["bash", str(ROOT / "bench" / "h200.sh"), "ab"], cwd=ROOT, capture_output=True, text=True,
+                           env={**{k: v for k, v in os.environ.items() if k not in ("A", "B")}, "OUT": str(out), **env},
+                           timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip().splitlines() == [f"bench/h200.sh ab: {said}"]
+        assert not out.exists()

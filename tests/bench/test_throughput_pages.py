@@ -810,6 +810,33 @@ def test_the_repeated_gc_ab_is_its_runs(tmp_path: Path) -> None:
             f"hour {default['run_per_hour']:,.0f} -> {ours['run_per_hour']:,.0f}") in flat(ROOT / "README.md")
 
 
+def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/gc_ab.py --by KEY (bench/h200.sh ab's summary): the runs of the repeated A/B sided by a key of their
+    throughput.json -- the static-check pool's window, the same in all four, puts them on one side; the shrink share,
+    different in each, on four --, and a key a run lacks is refused with one line naming the folder."""
+    import sys
+    import tarfile
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gc_ab
+
+    with tarfile.open(ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" / "runs.tar.gz") as tf:
+        tf.extractall(tmp_path / "runs", filter="data")
+    runs = sorted(str(d) for d in (tmp_path / "runs").iterdir() if d.is_dir())
+    assert gc_ab.main([*runs, "--by", "static_pool.window_s", "--label", "ab", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "ab.json").read_text())
+    assert doc["by"] == "static_pool.window_s" and set(doc["sides"]) == {"0.5"}
+    assert "| `static_pool.window_s` | run |" in (tmp_path / "ab.md").read_text()
+    assert gc_ab.main([*runs, "--by", "shrink_share"]) == 0
+    printed = capsys.readouterr().out
+    assert all(f"| {json.loads(Path(r, 'throughput.json').read_text())['shrink_share']:g} | `{Path(r).name}` |" in printed
+               for r in runs)
+    assert gc_ab.main([runs[0], "--by", "static_pool.nothing"]) == 2
+    assert capsys.readouterr().err.strip() == f"gc_ab: {runs[0]}: no static_pool.nothing in throughput.json"
+    assert gc_ab.main([runs[0], "--by", "static_pool"]) == 2
+    assert capsys.readouterr().err.strip() == f"gc_ab: {runs[0]}: static_pool in throughput.json is no single value"
+
+
 def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
     """The newest row (600 s, one H100 on a fast host): the page's table row and lead, its folder's README (the CPU by
     process and tool, the collector, the seven known classes, the comparison with b9ef5a9's row of the same campaign
