@@ -32,7 +32,7 @@
 #                            every saved entry's SASS finding re-checked by `fuzzgpu sass --details`;
 #                            the shipped corpus replayed on the GPU with JUnit XML  -> campaigns/ TIME+2 min
 #                            (X=DIR, a new or empty folder, writes there instead of $OUT/all-race: a campaign longer than one
-#                            call runs under setsid and a second call collects DIR)
+#                            call runs under setsid and a second call collects DIR once DIR.done exists: see the end)
 #   bench/h200.sh necessity  `fuzzgpu necessity --backend cuda` over examples/necessity (the eleven programs
 #                            shaped after issue 32's field bugs): every annotation dropped or weakened
 #                            alone, each changed program run 1e8 times (barrier, spin 1000), .txt and
@@ -106,6 +106,10 @@ if [ -n "${X:-}" ] && [ -n "$(ls -A "$x" 2>/dev/null)" ]; then
   echo "bench/h200.sh: X=$x is not empty (an earlier run's files would mix with this one's): name a new folder" >&2
   exit 2
 fi
+if [ -n "${X:-}" ] && [ -e "${x%/}.done" ]; then
+  echo "bench/h200.sh: ${x%/}.done exists (an earlier run's: a wait for this run would end at once): name a new folder" >&2
+  exit 2
+fi
 if [ -n "${GCTHRESH:-}" ] && { [ -z "${GCCLOCK:-}" ] || ! [[ "$GCTHRESH" =~ ^[0-9]+,[0-9]+,[0-9]+$ ]]; }; then
   # the throughput part's thresholds reach the workers through the clock's sitecustomize, which records them:
   # without it, or malformed, the workers would run at the campaign's own and an A/B would be void
@@ -119,6 +123,10 @@ if [ "$part" = ab ]; then  # each side's settings reach the throughput part as i
     echo "bench/h200.sh ab: needs two different settings, A=... and B=..." >&2; exit 2
   fi
 fi
+# a part run with X=DIR under setsid is collected by a later call once DIR.done exists, written when this script
+# ends however it ends, beside DIR (whose files come back):  until [ -e DIR.done ]; do sleep 5; done; cp -r DIR/. "$OUT"/
+# (a wait on `pgrep -f "h200.sh throughput"` finds the waiting call's own shell and never ends: 2026-12-06)
+if [ -n "${X:-}" ]; then trap 'date -u > "${x%/}.done"' EXIT; fi
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3

@@ -51,3 +51,18 @@ def test_ab_refuses_settings_it_would_not_pass_on(tmp_path: Path) -> None:
         assert r.returncode == 2, r.stderr
         assert r.stderr.strip().splitlines() == [f"bench/h200.sh ab: {said}"]
         assert not out.exists()
+
+
+def test_a_stale_end_mark_beside_the_x_folder_is_refused(tmp_path: Path) -> None:
+    """A part run with X=DIR (under setsid, collected by a later call) writes DIR.done when it ends, whatever its exit
+    (an EXIT trap), beside DIR (whose files come back); a DIR.done left by an earlier run would end the collector's
+    wait at once: refused before anything is written."""
+    x = tmp_path / "t600"
+    env = {**os.environ, "X": str(x), "OUT": str(tmp_path / "out")}
+    (tmp_path / "t600.done").write_text("an earlier run's\n")
+    r = subprocess.run(["bash", str(ROOT / "bench" / "h200.sh"), "throughput"], cwd=ROOT, capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [f"bench/h200.sh: {x}.done exists (an earlier run's: a wait for this run would "
+                                             "end at once): name a new folder"]
+    assert not x.exists() and not (tmp_path / "out").exists()
