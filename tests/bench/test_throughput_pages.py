@@ -894,7 +894,7 @@ def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
     assert (f"{g['all']['gpu_ms_mean']:.2f} GPU ms a run by CUDA events, so one GPU doing nothing else would make "
             f"{g['all']['gpu_bound_runs_per_hour']:,} runs/h by the events, "
             f"~{round(t['run_per_hour'] / t['gpu_util_nvml_mean'], -3):,.0f} by NVML's share") in folder
-    assert f"two-grid runs {pdl} us a launch, median" in folder
+    assert f"two-grid runs took {pdl} us a launch, median" in folder
     assert (f"the CUDA events had a kernel of the campaign's on the GPU {100 * t['gpu_busy_share']:.0f}% of the time, NVML "
             f"{100 * t['gpu_util_nvml_mean']:.0f}%") in page
     readme = flat(ROOT / "README.md")
@@ -904,7 +904,7 @@ def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
             f"{w['worker'] / t['run']:.3f}") in readme
 
 
-def test_the_profiled_150s_run_is_its_files() -> None:
+def test_the_profiled_150s_run_is_its_files(tmp_path: Path) -> None:
     """h100-150s-profiled-2665391: the README's campaign line and the worker's and backend's tables are its
     throughput.json, cpu.json and worker-split.json."""
     run = ROOT / "bench" / "results" / "throughput" / "h100-150s-profiled-2665391"
@@ -918,12 +918,29 @@ def test_the_profiled_150s_run_is_its_files() -> None:
             f"the {16 * t['wall_s']:,.0f} core-s ({100 * cpu / (16 * t['wall_s']):.0f}%): {cpu / t['run']:.3f} CPU-s per program run; "
             f"CUDA events {t['gpu_busy_share']:.2f}, NVML {t['gpu_util_nvml_mean']:.2f}") in folder
     cw, bw = w["campaign"], w["backend0"]
-    assert f"| worker 0, wall s of {cw['total_s']:.1f} | |" in folder
-    assert f"a batch's `prepare` ({cw['wait_prepare']['calls']} batches) | {cw['wait_prepare']['s']:.1f} |" in folder
-    assert f"runs ({cw['wait_run']['calls']}) | {cw['wait_run']['s']:.1f} |" in folder
-    assert f"| {cw['draw_and_engine_s']:.1f} |" in folder and f"| {cw['tune']['s']:.1f} |" in folder
+    assert f"| worker 0, wall s of {cw['total_s']:.1f} (cProfile's clock; the rows do not overlap) | |" in folder
+    assert f"a batch's `prepare` ({cw['wait_prepare']['calls']} batches: " in folder and f"| {cw['wait_prepare']['s']:.1f} |" in folder
+    import io
+    import pstats
+    import tarfile
+
+    with tarfile.open(run / "corpus.tar.gz") as outer:
+        inner = outer.extractfile("prof.tar.gz")
+        assert inner is not None
+        with tarfile.open(fileobj=io.BytesIO(inner.read())) as prof:
+            member = next(m for m in prof.getmembers() if m.name.endswith("cprofile-w0.pstats"))
+            raw = prof.extractfile(member)
+            assert raw is not None
+            (tmp_path / "w0.pstats").write_bytes(raw.read())
+    stats = pstats.Stats(str(tmp_path / "w0.pstats")).stats  # type: ignore[attr-defined]
+    tuning_runs = sum(n for (f, _, fn), v in stats.items() if fn == "run" and f.endswith("workers/supervised.py")
+                      for (cf, _, cfn), (n, *_rest) in v[4].items() if cf.endswith("stress/campaign.py") and cfn == "measure")
+    assert (f"runs ({cw['wait_run']['calls']}; {tuning_runs} of them the tuning of {cw['tune']['calls']} families, {cw['tune']['s']:.1f} s) | "
+            f"{cw['wait_run']['s']:.1f} |") in folder
     assert (f"its {cw['record_finding']['calls']} findings' entries, {cw['fix_search']['s']:.1f} s of it their fix searches | "
             f"{cw['record_finding']['s']:.1f} |") in folder
+    rest = cw["total_s"] - cw["wait_prepare"]["s"] - cw["wait_run"]["s"] - cw["record_finding"]["s"]
+    assert f"the oracle's verdicts, the start | {rest:.1f} |" in folder
     assert f"| its backend process, wall s of {bw['total_s']:.1f} | |" in folder
     n = bw["cuda_prepare"]["calls"]
     assert f"| of it, the harness's nvcc (`cuda.prepare`) | {bw['cuda_prepare']['s']:.1f} ({bw['cuda_prepare']['s'] / n:.2f} a batch) |" in folder
