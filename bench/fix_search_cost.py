@@ -41,6 +41,24 @@ def entries(corpus: Path) -> list[Path]:
     return sorted(corpus.glob("*.json"))
 
 
+BOUNDS = (30.0, 20.0, 15.0, 10.0, 5.0)
+
+
+def by_bound(searched: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per bound of :data:`BOUNDS`, for the searches of shrunk entries and of the others apart: how many, their CPU
+    seconds each stopped at the bound, the fixes found here and how many of them within the bound."""
+    out = []
+    for bound in BOUNDS:
+        row: dict[str, Any] = {"bound_s": bound}
+        for name, shrunk in (("shrunk", True), ("unshrunk", False)):
+            rs = [r for r in searched if r.get("shrunk") == shrunk]
+            fixes = [r for r in rs if r["found"] == "fix"]
+            row[name] = {"searches": len(rs), "cpu_s": round(sum(min(r["cpu_s"], bound) for r in rs), 1),
+                         "fixes": len(fixes), "fixes_within": sum(1 for r in fixes if r["cpu_s"] <= bound)}
+        out.append(row)
+    return out
+
+
 def campaign_outcome(fix: str) -> str:
     """What the campaign wrote in an entry's ``fix``: ``fix``, ``no fix``, ``bound``, ``deadline`` or ``none``."""
     if not fix:
@@ -104,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             doc, program = entry.data, entry.program
             offending = doc["verdict"].get("offending", [])
             row: dict[str, Any] = {"entry": path.name, "class": doc.get("class", {}).get("key", ""),
-                                   "campaign": campaign_outcome(doc["verdict"].get("fix") or ""),
+                                   "campaign": campaign_outcome(doc["verdict"].get("fix") or ""), "shrunk": bool(doc.get("shrunk")),
                                    "threads": len(program.threads), "instructions": sum(len(t.code) for t in program.threads)}
             outs = [o["outcome"] for o in offending if o["verdict"] in fixes.FIXABLE]
             if outs and any(o["verdict"] == "racy" for o in offending):  # what fixes.attach searches for
@@ -124,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         "campaign": {k: sum(1 for r in rows if r["campaign"] == k) for k in ("fix", "no fix", "bound", "deadline", "none")},
         "candidates_total": sum(r["candidates"] for r in searched),
     }
+    summary["by_bound"] = by_bound(searched)
     doc = {**header("fix_search_cost.py", argv), "corpus": str(args.corpus), "summary": summary, "rows": rows}
     s = summary
     md = [f"# What a campaign's fix searches cost (`{doc['command']}`)", "",
@@ -137,6 +156,14 @@ def main(argv: list[str] | None = None) -> int:
           f"- What the campaign wrote: {s['campaign']['fix']} fixes, {s['campaign']['no fix']} no fix, "
           f"{s['campaign']['bound']} stopped at its bound, {s['campaign']['deadline']} at the deadline, "
           f"{s['campaign']['none']} without a search (no racy outcome).", "",
+          "By bound and by the entry's shrink (a campaign saves a finding not fully shrunk when its shrink is cut: the "
+          "profile's `shrink_seconds`, the deadline): the CPU the searches would take stopped there, and the fixes "
+          "found here within it.", "",
+          "| bound, CPU s | shrunk: searches, CPU s, fixes within | not fully shrunk: searches, CPU s, fixes within |",
+          "|---|---|---|",
+          *[f"| {b['bound_s']:g} | {b['shrunk']['searches']}, {b['shrunk']['cpu_s']}, {b['shrunk']['fixes_within']} of "
+            f"{b['shrunk']['fixes']} | {b['unshrunk']['searches']}, {b['unshrunk']['cpu_s']}, {b['unshrunk']['fixes_within']} of "
+            f"{b['unshrunk']['fixes']} |" for b in s["by_bound"]], "",
           "| entry | class | threads | instructions | CPU s | candidates | found here | the campaign |", "|---|---|---|---|---|---|---|---|"]
     md += [f"| {r['entry']} | {r['class'].replace('|', chr(92) + '|')} | {r['threads']} | {r['instructions']} | {r.get('cpu_s', '-')} | "
            f"{r.get('candidates', '-')} | {r.get('found', 'no search')} | {r['campaign']} |"

@@ -469,6 +469,33 @@ def test_the_fix_search_figures_are_its_json() -> None:
     assert f"{s['cpu_s_total_at_bound']:.0f} VM CPU-s at this bound, {at[15]:.0f} at 15 s" in limits
 
 
+def test_the_fix_search_of_the_600s_row_is_its_json() -> None:
+    """The page's sentences on the 600 s row's fix searches quote bench/fix_search_cost.py's results file: the totals,
+    the split by the entries' shrink at the campaign's bound, and what a bound of 20 or 15 s would have kept."""
+    doc = json.loads((ROOT / "bench" / "results" / "throughput" / "fix-search" / "h100-600s-2665391" / "fix-search.json").read_text())
+    s = doc["summary"]
+    at = {b["bound_s"]: b for b in s["by_bound"]}
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert f"{s['entries']} saved findings, {s['searched']} searched, **{s['cpu_s_total_at_bound']} CPU-s with each search stopped at 30 CPU-s** ({s['cpu_s_total']} unbounded)" in page
+    un, sh = at[30.0]["unshrunk"], at[30.0]["shrunk"]
+    assert abs(un["cpu_s"] + sh["cpu_s"] - s["cpu_s_total_at_bound"]) < 0.15  # each rounded to 0.1 apart
+    assert f"**{un['cpu_s']} of it on the {un['searches']} entries saved not fully shrunk**" in page
+    assert f"and {sh['cpu_s']} on the {sh['searches']} shrunk ones" in page
+    unfixed = sum(1 for r in doc["rows"] if "cpu_s" in r and not r["shrunk"] and r["found"] == "past the limit")
+    assert f"{unfixed} of them found no fix within {s['limit_s']:g} CPU-s" in page
+    run = ROOT / "bench" / "results" / "throughput" / "h100-600s-2665391-w20"
+    c = json.loads((run / "cpu.json").read_text())
+    assert f"Against the run's {c['user_s'] + c['sys_s']:,.0f} CPU-s" in page
+
+    def kept(b: float) -> tuple[float, int]:
+        return round(at[b]["shrunk"]["cpu_s"] + at[b]["unshrunk"]["cpu_s"], 1), at[b]["shrunk"]["fixes_within"] + at[b]["unshrunk"]["fixes_within"]
+
+    (c20, f20), (c15, f15), (c30, f30) = kept(20.0), kept(15.0), kept(30.0)
+    assert f"the saving, about {100 * (c30 - c20) / (c['user_s'] + c['sys_s']):.0f}% of a run's CPU" in page
+    assert (f"A bound of 20 s would have cost {c20} CPU-s and found {f20} of the {f30} fixes found within 30, one of 15 s "
+            f"{c15} and {f15}") in page
+
+
 def test_the_h100_row_at_bf3981c_and_its_folders_readme_are_its_files() -> None:
     """The row of code bf3981c (one H100; its tools.json did not come back): the page's table row, what earlier.md
     says of it, the folder's README (programs, the pool, the CPU by process, the seven known classes) are its files';
