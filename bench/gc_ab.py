@@ -13,7 +13,7 @@ Per run: programs judged and run per hour, the workers' Python CPU ms a judgemen
 collector's and the rest's), the collector's share, all the campaign's CPU-s a program run, the GPU ms a run
 (CUDA events) and NVML's kernel-resident share.  Prints a markdown table; ``--out DIR`` writes it as
 ``DIR/LABEL.md`` beside the figures, ``DIR/LABEL.json``.  Exit 0; 2 for a folder without those files or without
-the clock; 3 when the results cannot be written.
+the clock, or when the runs are not on two sides at least; 3 when the results cannot be written.
 """
 
 from __future__ import annotations
@@ -137,6 +137,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         print(f"gc_ab: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     by = sides(runs)
+    if len(by) < 2:  # an A/B whose runs all recorded one value: the setting did not reach them, or A and B were alike
+        print(f"gc_ab: all {len(runs)} runs on one side ({args.by} = {next(iter(by))}): no A/B", file=sys.stderr)
+        return 2
     name = "thresholds" if args.by == GC else f"`{args.by}`"
     if args.out is None:
         print(table(by, name))

@@ -59,13 +59,13 @@
 #                            thresholds and at Python's (700, 10, 10), the order alternating pair by pair, each with
 #                            its own compile cache; bench/gc_ab.py sides them by the thresholds the clock saw
 #                            (gc-ab.json, gc-ab.md; each run's files in runs.tar.gz)   -> throughput/gc/ PAIRS*2*(AB_TIME+20) s
-#   bench/h200.sh ab         two settings of the throughput part side by side: A and B, each a list of VAR=value
-#                            for it (of W, WINDOW, POOL, CTX, GCTHRESH: e.g. A="WINDOW=0.5" B="WINDOW=0.25"),
-#                            PAIRS (default 2) pairs of AB_TIME s campaigns (default 100), W workers (default 20)
-#                            unless A/B set it, the order alternating pair by pair, each with its own compile cache
-#                            and the collector's clock; bench/gc_ab.py sides each run by BY, the key of its
-#                            throughput.json the setting shows in (static_pool.window_s, workers; default: the
-#                            collector's thresholds) -> ab.json, ab.md; runs.tar.gz  -> throughput/ PAIRS*2*(AB_TIME+25) s
+#   bench/h200.sh ab         two values of one setting of the throughput part side by side: A and B, each VAR=value
+#                            of the same VAR, W, WINDOW or GCTHRESH (e.g. A="WINDOW=0.5" B="WINDOW=0.25"); PAIRS
+#                            (default 2) pairs of AB_TIME s campaigns (default 100), W workers (default 20) unless
+#                            VAR is W, the order alternating pair by pair, each from an empty compile cache, with the
+#                            collector's clock; bench/gc_ab.py sides each run by what its throughput.json recorded
+#                            (workers, static_pool.window_s, the clock's thresholds) and refuses one side
+#                            -> ab.json, ab.md; runs.tar.gz                           -> throughput/ PAIRS*2*(AB_TIME+25) s
 #   bench/h200.sh mayhang    bench/may_hang_budget.py: the may-hang programs of a campaign's draws at the spin budgets
 #                            100,000 and SHORT_BUDGET (GPU s, timeouts, what a race shows); the harness
 #                            throughput; the stress knobs' GPU tests                  -> throughput/ ~5 min
@@ -115,18 +115,21 @@ if [ -n "${GCTHRESH:-}" ] && { [ -z "${GCCLOCK:-}" ] || ! [[ "$GCTHRESH" =~ ^[0-
   # without it, or malformed, the workers would run at the campaign's own and an A/B would be void
   echo "bench/h200.sh: GCTHRESH=$GCTHRESH needs GCCLOCK=1 and three integers A,B,C" >&2; exit 2
 fi
-if [ "$part" = ab ]; then  # each side's settings reach the throughput part as its own variables: refuse anything else
-  for v in ${A:-} ${B:-}; do
-    [[ "$v" =~ ^(W|WINDOW|POOL|CTX|GCTHRESH)=[0-9A-Za-z.,_-]+$ ]] || { echo "bench/h200.sh ab: $v: A and B take W, WINDOW, POOL, CTX or GCTHRESH=value" >&2; exit 2; }
+if [ "$part" = ab ]; then  # one setting, two values; each reaches the throughput part as its own variable, and each
+  # run is sided by what its throughput.json recorded of it (so a value that did not reach the campaign shows)
+  for v in "${A:-}" "${B:-}"; do
+    [[ "$v" =~ ^(W|WINDOW|GCTHRESH)=[0-9A-Za-z.,_-]+$ ]] || { echo "bench/h200.sh ab: '$v': A and B are each one W, WINDOW or GCTHRESH=value" >&2; exit 2; }
   done
-  if [ -z "${A:-}" ] || [ -z "${B:-}" ] || [ "$A" = "$B" ]; then
-    echo "bench/h200.sh ab: needs two different settings, A=... and B=..." >&2; exit 2
+  if [ "${A%%=*}" != "${B%%=*}" ] || [ "$A" = "$B" ]; then
+    echo "bench/h200.sh ab: A=$A B=$B: two values of one setting, please" >&2; exit 2
   fi
+  case "${A%%=*}" in W) BY=workers ;; WINDOW) BY=static_pool.window_s ;; *) BY= ;; esac
 fi
 # a part run with X=DIR under setsid is collected by a later call once DIR.done exists, written when this script
-# ends however it ends, beside DIR (whose files come back):  until [ -e DIR.done ]; do sleep 5; done; cp -r DIR/. "$OUT"/
+# ends however it ends (its exit status in it), beside DIR (whose files come back):
+#   timeout 580 sh -c 'until [ -e DIR.done ]; do sleep 5; done'; cat DIR.done; cp -r DIR/. "$OUT"/
 # (a wait on `pgrep -f "h200.sh throughput"` finds the waiting call's own shell and never ends: 2026-12-06)
-if [ -n "${X:-}" ]; then trap 'date -u > "${x%/}.done"' EXIT; fi
+if [ -n "${X:-}" ]; then trap 'echo "exit $? $(date -u)" > "${x%/}.done"' EXIT; fi
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3
@@ -137,6 +140,7 @@ PYTEST_GPU="python3 -m pytest -p fuzzgpu.pytest_plugin -m gpu -q -p no:xdist -p 
 TUNED=strategies/stress/tma-store-tuned.toml
 TIME=${TIME:-270}
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; lscpu 2>/dev/null | grep -m1 "Model name" || true; nvcc --version | tail -2
+  echo "host $(hostname 2>/dev/null) boot $(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"  # which machine: rows of two differ
   git log -1 --format='%H %s' 2>/dev/null
   echo "files of the tree that differ from that commit (a device copy: the tree copied over its base): $(git status --porcelain 2>/dev/null | wc -l)"
 } > "$x/machine.txt" 2>&1
@@ -380,6 +384,7 @@ tensormap)
 gcab)
   TIME=${AB_TIME:-100}
   echo "== the collector's thresholds: ${PAIRS:-2} pairs of $TIME s campaigns, ${W:-20} workers, the order alternating"
+  rm -rf /tmp/gcab-cache-*  # a warm device keeps /tmp: every run starts from an empty compile cache
   for i in $(seq 1 "${PAIRS:-2}"); do
     order="campaign python-default"; [ $((i % 2)) = 0 ] && order="python-default campaign"
     for side in $order; do
@@ -395,17 +400,17 @@ gcab)
 ab)
   TIME=${AB_TIME:-100}
   echo "== A ($A) against B ($B): ${PAIRS:-2} pairs of $TIME s campaigns, the order alternating; sided by ${BY:-gc-thresholds}"
+  rm -rf /tmp/ab-cache-*  # a warm device keeps /tmp: every run starts from an empty compile cache
   for i in $(seq 1 "${PAIRS:-2}"); do
     order="a b"; [ $((i % 2)) = 0 ] && order="b a"
     for side in $order; do
       set=$A; [ "$side" = b ] && set=$B
-      # shellcheck disable=SC2086  # $set is a checked list of VAR=value words
-      env W="${W:-20}" $set XDG_CACHE_HOME=/tmp/ab-cache-$i-$side X="$x/$i-$side" GCCLOCK=1 STAGES=0 TIME=$TIME \
+      env W="${W:-20}" "$set" XDG_CACHE_HOME=/tmp/ab-cache-$i-$side X="$x/$i-$side" GCCLOCK=1 STAGES=0 TIME=$TIME \
         bash bench/h200.sh throughput > "$x/$i-$side.log" 2>&1
       echo "$i $side ($set) exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
     done
   done
-  python3 bench/gc_ab.py "$x"/[0-9]*-*/ ${BY:+--by "$BY"} --label ab --out "$x"; echo "exit $?"
+  python3 bench/gc_ab.py "$x"/[0-9]*-*/ ${BY:+--by "$BY"} --label ab --out "$x"; echo "exit $?"  # exit 2: one side
   (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
   ;;
 mayhang)

@@ -24,7 +24,7 @@ BATCH = {"static": 64, "cuda": 64, "auto": 64}
 #: 60 race findings of a 300 s empty-corpus H100 campaign (``bench/fix_search_cost.py``): 400 VM CPU-s
 #: at this bound, 250 at 15 s with the same 48 fixes, 190 at 10 s with 44 -- of the order of a fifth of
 #: the workers' Python while findings are many (``bench/results/throughput/README.md``).  On the 116 of a 600 s one
-#: (``fix-search/h100-600s-2665391/``): 930 VM CPU-s at this bound, 89% of it on entries not fully shrunk, 731 at
+#: (``bench/results/throughput/fix-search/h100-600s-2665391/``): 930 VM CPU-s at this bound, 89% of it on entries not fully shrunk, 731 at
 #: 20 s with one fix of 94 fewer, 616 at 15 s with five fewer.
 FIX_SECONDS = 30.0
 

@@ -36,13 +36,18 @@ def test_gc_thresholds_are_refused_without_the_clock_or_malformed(tmp_path: Path
 
 
 def test_ab_refuses_settings_it_would_not_pass_on(tmp_path: Path) -> None:
-    """bench/h200.sh ab passes each side's VAR=value words to the throughput part as its variables: a missing side,
-    two equal sides, a variable the part does not take (it would run both sides alike and void the A/B) or a value
-    with a shell character is refused before anything is written."""
-    cases = [({"A": "WINDOW=0.5"}, "needs two different settings, A=... and B=..."),
-             ({"A": "WINDOW=0.5", "B": "WINDOW=0.5"}, "needs two different settings, A=... and B=..."),
-             ({"A": "WINDOW=0.5", "B": "WINDOWS=0.25"}, "WINDOWS=0.25: A and B take W, WINDOW, POOL, CTX or GCTHRESH=value"),
-             ({"A": "W=20", "B": "W=24;rm"}, "W=24;rm: A and B take W, WINDOW, POOL, CTX or GCTHRESH=value")]
+    """bench/h200.sh ab passes each side's VAR=value to the throughput part as its variable and sides the runs by what
+    they recorded of it: a missing side, two equal sides, two settings at once, a variable the part does not take or
+    whose value no run records (it would run both sides alike, or side them all together, and void the A/B), or a
+    value with a shell character is refused before anything is written."""
+    each = "A and B are each one W, WINDOW or GCTHRESH=value"
+    cases = [({"A": "WINDOW=0.5"}, f"'': {each}"),
+             ({"A": "WINDOW=0.5", "B": "WINDOW=0.5"}, "A=WINDOW=0.5 B=WINDOW=0.5: two values of one setting, please"),
+             ({"A": "WINDOW=0.5", "B": "W=24"}, "A=WINDOW=0.5 B=W=24: two values of one setting, please"),
+             ({"A": "WINDOW=0.5 W=24", "B": "WINDOW=0.25"}, f"'WINDOW=0.5 W=24': {each}"),
+             ({"A": "WINDOW=0.5", "B": "WINDOWS=0.25"}, f"'WINDOWS=0.25': {each}"),
+             ({"A": "POOL=0", "B": "POOL=1"}, f"'POOL=0': {each}"),
+             ({"A": "W=20", "B": "W=24;rm"}, f"'W=24;rm': {each}")]
     for env, said in cases:
         out = tmp_path / "out"
         r = subprocess.run(["bash", str(ROOT / "bench" / "h200.sh"), "ab"], cwd=ROOT, capture_output=True, text=True,

@@ -476,7 +476,7 @@ def test_the_fix_search_of_the_600s_row_is_its_json() -> None:
     s = doc["summary"]
     at = {b["bound_s"]: b for b in s["by_bound"]}
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
-    assert f"{s['entries']} saved findings, {s['searched']} searched, **{s['cpu_s_total_at_bound']} CPU-s with each search stopped at 30 CPU-s** ({s['cpu_s_total']} unbounded)" in page
+    assert f"{s['entries']} saved findings, {s['searched']} searched, **{s['cpu_s_total_at_bound']} CPU-s with each search stopped at 30 CPU-s** ({s['cpu_s_total']} with each stopped at the script's {s['limit_s']:g} s limit)" in page
     un, sh = at[30.0]["unshrunk"], at[30.0]["shrunk"]
     assert abs(un["cpu_s"] + sh["cpu_s"] - s["cpu_s_total_at_bound"]) < 0.15  # each rounded to 0.1 apart
     assert f"**{un['cpu_s']} of it on the {un['searches']} entries saved not fully shrunk**" in page
@@ -819,7 +819,7 @@ def test_the_repeated_gc_ab_is_its_runs(tmp_path: Path) -> None:
     assert (f"{ours['gc_ms_per_judgement']:.1f} ms against {default['gc_ms_per_judgement']:.1f} ({100 * ours['gc_share']:.1f}% of their CPU "
             f"against {100 * default['gc_share']:.1f}%)") in folder
     gain = f"{100 * (ours['run_per_hour'] / default['run_per_hour'] - 1):.1f}%"
-    assert f"(means {ours['run_per_hour']:,.0f} and {default['run_per_hour']:,.0f}, +{gain})" in folder
+    assert f"(means {ours['run_per_hour']:,.0f} and {default['run_per_hour']:,.0f}, +{gain}; pair by pair" in folder
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
     assert (f"**the workers' Python a judgement {default['worker_ms_per_judgement']:.1f} -> {ours['worker_ms_per_judgement']:.1f} ms "
             f"(means of two), the collector's part {default['gc_ms_per_judgement']:.1f} -> {ours['gc_ms_per_judgement']:.1f} ms "
@@ -828,10 +828,13 @@ def test_the_repeated_gc_ab_is_its_runs(tmp_path: Path) -> None:
             f"{default['cpu_s_per_run']} -> {ours['cpu_s_per_run']} CPU-s a run**") in page
     cut = f"{100 * (1 - ours['worker_ms_per_judgement'] / default['worker_ms_per_judgement']):.0f}%"
     assert f"they cut it by {cut}, two pairs in alternating order" in page
+    by_name = {Path(r["folder"]).name: r["run_per_hour"] for r in doc["runs"]}
+    pairs = [100 * (by_name[f"{i}-campaign"] / by_name[f"{i}-python-default"] - 1) for i in (1, 2)]
+    assert f"(pair by pair +{pairs[0]:.1f}% and +{pairs[1]:.1f}%: two pairs,\nnot tested beyond that)".replace("\n", " ") in page
+    assert f"pair by pair +{pairs[0]:.1f}% and +{pairs[1]:.1f}%)" in folder
     docs = flat(ROOT / "docs" / "fuzzing.md")
     assert (f"{100 * default['gc_share']:.0f}% of their CPU at Python's thresholds and {100 * ours['gc_share']:.0f}% at these, "
-            f"their CPU a judgement {cut} lower and the programs run per hour "
-            f"{100 * (ours['run_per_hour'] / default['run_per_hour'] - 1):.0f}% higher") in docs
+            f"their CPU a judgement {cut} lower and the programs run per hour {pairs[0]:.0f}% and {pairs[1]:.0f}% higher, in two pairs") in docs
     assert (f"the workers' Python a judgement {default['worker_ms_per_judgement']:.1f} -> {ours['worker_ms_per_judgement']:.1f} ms "
             f"(the collector {100 * default['gc_share']:.1f}% -> {100 * ours['gc_share']:.1f}% of it), the programs run per "
             f"hour {default['run_per_hour']:,.0f} -> {ours['run_per_hour']:,.0f}") in flat(ROOT / "README.md")
@@ -839,8 +842,9 @@ def test_the_repeated_gc_ab_is_its_runs(tmp_path: Path) -> None:
 
 def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """bench/gc_ab.py --by KEY (bench/h200.sh ab's summary): the runs of the repeated A/B sided by a key of their
-    throughput.json -- the static-check pool's window, the same in all four, puts them on one side; the shrink share,
-    different in each, on four --, and a key a run lacks is refused with one line naming the folder."""
+    throughput.json -- the shrink share, different in each, on four sides --; the static-check pool's window, the same
+    in all four, would put them on one side: no A/B, refused; a key a run lacks is refused with one line naming the
+    folder."""
     import sys
     import tarfile
 
@@ -850,10 +854,13 @@ def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.
     with tarfile.open(ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" / "runs.tar.gz") as tf:
         tf.extractall(tmp_path / "runs", filter="data")
     runs = sorted(str(d) for d in (tmp_path / "runs").iterdir() if d.is_dir())
-    assert gc_ab.main([*runs, "--by", "static_pool.window_s", "--label", "ab", "--out", str(tmp_path)]) == 0
+    assert gc_ab.main([*runs, "--by", "static_pool.window_s", "--label", "ab", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == "gc_ab: all 4 runs on one side (static_pool.window_s = 0.5): no A/B"
+    assert not (tmp_path / "ab.json").exists()
+    assert gc_ab.main([*runs, "--by", "shrink_share", "--label", "ab", "--out", str(tmp_path)]) == 0
     doc = json.loads((tmp_path / "ab.json").read_text())
-    assert doc["by"] == "static_pool.window_s" and set(doc["sides"]) == {"0.5"}
-    assert "| `static_pool.window_s` | run |" in (tmp_path / "ab.md").read_text()
+    assert doc["by"] == "shrink_share" and len(doc["sides"]) == 4
+    assert "| `shrink_share` | run |" in (tmp_path / "ab.md").read_text()
     assert gc_ab.main([*runs, "--by", "shrink_share"]) == 0
     printed = capsys.readouterr().out
     assert all(f"| {json.loads(Path(r, 'throughput.json').read_text())['shrink_share']:g} | `{Path(r).name}` |" in printed
@@ -903,18 +910,27 @@ def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
     call = (sd["cpu_s"] / sd["calls"], bt["nvdisasm static"]["cpu_s"] / bt["nvdisasm static"]["calls"])
     med = (sn["cpu_s_per_call_median"], bt["nvcc static"]["cpu_s_per_call_median"])
     assert (f"the harness's nvcc {unit[0]:.3f} CPU-s a unit of size against {unit[1]:.3f} ({100 * (unit[0] / unit[1] - 1):.0f}%), "
-            f"nvdisasm {call[0]:.2f} CPU-s a call against {call[1]:.2f} ({100 * (call[0] / call[1] - 1):.0f}%), the static check's "
+            f"nvdisasm {call[0]:.2f} CPU-s a call (mean) against {call[1]:.2f} ({100 * (call[0] / call[1] - 1):.0f}%), the static check's "
             f"nvcc {med[0]:.3f} CPU-s a call (median) against {med[1]:.3f}") in folder
     faster = sorted([unit[1] / unit[0], call[1] / call[0], med[1] / med[0]])
-    assert f"{faster[0]:.1f}-{faster[-1]:.1f} times faster" in folder and f"{faster[0]:.1f}-{faster[-1]:.1f} times faster" in page
+    other = ROOT / "bench" / "results" / "throughput" / "h100-300s-dee376c-w20"
+    dt = json.loads((other / "tools.json").read_text())
+    vs_dee = sorted([dt["nvcc harness"]["cpu_s_per_size_unit"] / unit[0],
+                     dt["nvdisasm static"]["cpu_s"] / dt["nvdisasm static"]["calls"] / call[0],
+                     dt["nvcc static"]["cpu_s_per_call_median"] / med[0]])
+    said = f"{faster[0]:.1f}-{faster[-1]:.1f} times faster than b9ef5a9's host"
+    assert said in page and f"{said} (1.3-1.4 times dee376c's)" in folder
+    assert f"and {vs_dee[0]:.1f}-{vs_dee[-1]:.1f} times faster than dee376c's" in page
+    assert f"nvcc and nvdisasm {vs_dee[0]:.1f}-{faster[-1]:.1f} times faster than the H100 hosts" in flat(ROOT / "README.md")
     assert (f"the workers' Python a judgement was {w['worker'] / t['programs']:.4f} CPU-s against {bw['worker'] / b['programs']:.4f} "
             f"({100 * ((w['worker'] / t['programs']) / (bw['worker'] / b['programs']) - 1):.0f}%)") in folder
-    short = [r["run_per_hour"] for r in json.loads((ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" /
-                                                    "gc-ab.json").read_text())["runs"]]
+    ab = json.loads((ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" / "gc-ab.json").read_text())["runs"]
+    ours = sorted(r["run_per_hour"] for r in ab if r["thresholds"] == "2000,20,100")
+    pythons = sorted(r["run_per_hour"] for r in ab if r["thresholds"] == "700,10,10")
     prof = json.loads((ROOT / "bench" / "results" / "throughput" / "h100-150s-profiled-2665391" / "throughput.json").read_text())
-    spread = f"{min(short):,}-{max(short):,} runs/h and a 150 s one (its worker w0 profiled) {prof['run_per_hour']:,}"
-    assert spread in folder
-    assert f"90 s and 150 s campaigns made {min(short):,}-{max(short + [prof['run_per_hour']]):,} runs/h" in page
+    assert (f"90 s campaigns made {ours[0]:,} and {ours[1]:,} runs/h at the campaign's thresholds ({pythons[0]:,} and "
+            f"{pythons[1]:,} at Python's), and a 150 s one (its worker w0 profiled) {prof['run_per_hour']:,}") in folder
+    assert (f"90 s and 150 s campaigns at the defaults made {ours[0]:,}-{max(ours + [prof['run_per_hour']]):,} runs/h" in page)
     doc = json.loads((ROOT / "bench" / "results" / "throughput" / "gpu-time" / "gpu-time.json").read_text())["corpora"]
     g = doc["bench/results/throughput/h100-600s-2665391-w20/corpus.tar.gz"]
     pdl = g["splits"]["two grids, PDL (the primary spins pdl_delay_ns)"]["us_per_launch_median"]
@@ -922,8 +938,8 @@ def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
             f"{g['all']['gpu_bound_runs_per_hour']:,} runs/h by the events, "
             f"~{round(t['run_per_hour'] / t['gpu_util_nvml_mean'], -3):,.0f} by NVML's share") in folder
     assert f"two-grid runs took {pdl} us a launch, median" in folder
-    assert (f"the CUDA events had a kernel of the campaign's on the GPU {100 * t['gpu_busy_share']:.0f}% of the time, NVML "
-            f"{100 * t['gpu_util_nvml_mean']:.0f}%") in page
+    assert (f"the runs' CUDA-event GPU time summed to {t['gpu_busy_share']:.2f} of the wall time (they overstate it), and NVML had "
+            f"a kernel resident {100 * t['gpu_util_nvml_mean']:.0f}% of it") in page
     readme = flat(ROOT / "README.md")
     assert (f"**{t['run_per_hour']:,} runs/h ({t['gpu_programs_1e7_per_hour']:,} at >= 1e7 instances), {cpu / t['run']:.3f} CPU-s "
             f"a run**, the CPU {100 * cpu / (16 * t['wall_s']):.0f}% busy") in readme
