@@ -871,6 +871,33 @@ def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.
     assert capsys.readouterr().err.strip() == f"gc_ab: {runs[0]}: static_pool in throughput.json is no single value"
 
 
+def test_the_ab_smoke_run_is_its_files(tmp_path: Path) -> None:
+    """throughput/ab/h100-55s-w20-w24-468a2bc: each run recorded the workers its side set, the committed table is
+    bench/gc_ab.py's reading of the runs in runs.tar.gz, both end marks say exit 0, and the README quotes them."""
+    import sys
+    import tarfile
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gc_ab
+
+    ab = ROOT / "bench" / "results" / "throughput" / "ab" / "h100-55s-w20-w24-468a2bc"
+    with tarfile.open(ab / "runs.tar.gz") as tf:
+        tf.extractall(tmp_path, filter="data")
+    assert [(tmp_path / f"1-{s}.done").read_text().split()[:2] for s in "ab"] == [["exit", "0"], ["exit", "0"]]
+    runs = [str(tmp_path / "1-a"), str(tmp_path / "1-b")]
+    assert [json.loads(Path(r, "throughput.json").read_text())["workers"] for r in runs] == [20, 24]
+    assert gc_ab.main([*runs, "--by", "workers", "--label", "ab", "--out", str(tmp_path / "out")]) == 0
+    doc = json.loads((tmp_path / "out" / "ab.json").read_text())
+    assert doc["sides"] == json.loads((ab / "ab.json").read_text())["sides"]
+    assert gc_ab.table(gc_ab.sides(doc["runs"]), "`workers`") in (ab / "ab.md").read_text()
+    r20, r24 = doc["sides"]["20"], doc["sides"]["24"]
+    busy = [100 * (lambda c: c["user_s"] + c["sys_s"])(json.loads(Path(r, "cpu.json").read_text())) /
+            (16 * json.loads(Path(r, "throughput.json").read_text())["wall_s"]) for r in runs]
+    folder = flat(ab / "README.md")
+    assert (f"24 workers made {r24['run_per_hour']:,.0f} runs/h against {r20['run_per_hour']:,.0f} ({r24['cpu_s_per_run']:.3f} "
+            f"against {r20['cpu_s_per_run']:.3f} CPU-s a run), with the CPU {busy[1]:.0f}% and {busy[0]:.0f}% busy") in folder
+
+
 def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
     """The newest row (600 s, one H100 on a fast host): the page's table row and lead, its folder's README (the CPU by
     process and tool, the collector, the seven known classes, the comparison with b9ef5a9's row of the same campaign
