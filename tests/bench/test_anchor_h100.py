@@ -78,6 +78,8 @@ def test_the_unshown_105_on_an_h100_is_its_file() -> None:
     said = f"the other {len(rest)} nothing in {min(rest) / 1e9:.1f}-{max(rest) / 1e9:.1f}e9 instances each"
     assert said.replace("the other", "The other").replace(" nothing", " showed nothing") in text
     assert f"**fuzzgpu showed {len(shown)} of the {len(rows)}**" in flat(ROOT / "bench" / "results" / "anchor" / "README.md")
+    # the list the next H200 run includes (h100-shown-5.txt) is exactly the variants this run showed
+    assert sorted((ROOT / "bench" / "results" / "anchor" / "h100-shown-5.txt").read_text().split()) == sorted(r["variant"] for r in shown)
     assert said in flat(ROOT / "bench" / "results" / "anchor" / "README.md")
 
 
