@@ -113,6 +113,32 @@ def stages_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
     return rows
 
 
+#: the instructions of each mechanism :func:`concentration` splits the oracle's CPU by
+MECHANISMS = {"mbarrier": ("MbarrierInit", "MbarrierArrive", "MbarrierExpectTx", "MbarrierCompleteTx", "MbarrierWait"),
+              "bulk copy": ("CpAsyncBulk",), "cp.async": ("CpAsync",)}
+
+
+def features(p: Program) -> dict[str, Any]:
+    """A program's size and which of :data:`MECHANISMS` it uses (by instruction class name)."""
+    names = {type(ins).__name__ for t in p.threads for ins in t.code}
+    return {"instructions": sum(len(t.code) for t in p.threads),
+            "uses": sorted(m for m, kinds in MECHANISMS.items() if names & set(kinds))}
+
+
+def concentration(rows: list[dict[str, Any]], key: str = "new_ms") -> dict[str, Any]:
+    """How the CPU ``key`` of the rows is spread: the share the dearest 1%, 5% and 10% of the programs take, and per
+    mechanism the programs that use it, their share of the CPU and how many of the dearest 5% use it."""
+    ms = sorted(rows, key=lambda r: -r[key])
+    total = sum(r[key] for r in rows) or 1.0
+    top = {f: sum(r[key] for r in ms[: max(1, int(len(ms) * f))]) / total for f in (0.01, 0.05, 0.1)}
+    dear = ms[: max(1, int(len(ms) * 0.05))]
+    by = {m: {"programs": sum(m in r["uses"] for r in rows), "cpu_share": round(sum(r[key] for r in rows if m in r["uses"]) / total, 3),
+              "of_the_dearest_5pc": sum(m in r["uses"] for r in dear)} for m in MECHANISMS}
+    median = sorted(r["instructions"] for r in rows)
+    return {"top_share": {f"{int(100 * f)}%": round(v, 3) for f, v in top.items()}, "dearest_5pc": len(dear), "by_mechanism": by,
+            "instructions_median": {"dearest 5%": sorted(r["instructions"] for r in dear)[len(dear) // 2], "all": median[len(median) // 2]}}
+
+
 def questions_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
     """Campaign draws, each asked a race campaign's two questions the old way and the new, each from
     cold caches; the answers' digests must agree."""
@@ -147,7 +173,7 @@ def questions_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any
             except Unsupported:
                 continue
             rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "same": old == new, "old": h(repr(old)),
-                         "new": h(repr(new)), "old_ms": 1000 * old_s, "new_ms": 1000 * new_s})
+                         "new": h(repr(new)), "old_ms": 1000 * old_s, "new_ms": 1000 * new_s, **features(p)})
     return rows
 
 
@@ -271,13 +297,21 @@ def main() -> int:
         res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
                "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
                "programs": len(rows), "same": sum(r["same"] for r in rows), "old_ms": {"mean": round(om, 2), "p90": round(o90, 2)},
-               "new_ms": {"mean": round(nm, 2), "p90": round(n90, 2)}, "rows": rows}
+               "new_ms": {"mean": round(nm, 2), "p90": round(n90, 2)}, "concentration": concentration(rows), "rows": rows}
+        con = res["concentration"]
         md = [f"# A race campaign's two questions of each program (`{res['command']}`)", "",
               f"{res['machine']}, {res['date']}: {len(rows)} campaign draws of profile `{args.profile}` the oracle covers, each "
               "from cold caches; the same answers for " f"{res['same']} of {len(rows)}.", "",
               "| questions | CPU ms per program, mean | p90 |", "|---|---|---|",
               f"| `model.analyse`, then `analyse_races` (until 2026-12-04) | {om:.2f} | {o90:.2f} |",
-              f"| `Analyses(with_races=True).get` (one enumeration), then `analyse_races` (now) | {nm:.2f} | {n90:.2f} |"]
+              f"| `Analyses(with_races=True).get` (one enumeration), then `analyse_races` (now) | {nm:.2f} | {n90:.2f} |", "",
+              f"Where the CPU of the questions asked now goes: the dearest 1% of the programs take "
+              f"{100 * con['top_share']['1%']:.0f}% of it, the dearest 5% ({con['dearest_5pc']}) "
+              f"{100 * con['top_share']['5%']:.0f}%, the dearest 10% {100 * con['top_share']['10%']:.0f}%; their size "
+              f"(instructions, median) {con['instructions_median']['dearest 5%']} against {con['instructions_median']['all']} "
+              "for all.", "", "| programs that use | programs | their share of the CPU | of the dearest 5% |", "|---|---|---|---|",
+              *[f"| {m} | {b['programs']} of {len(rows)} | {100 * b['cpu_share']:.0f}% | {b['of_the_dearest_5pc']} of "
+                f"{con['dearest_5pc']} |" for m, b in con["by_mechanism"].items()]]
         print("\n".join(md))
         if args.out:
             args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -315,10 +349,10 @@ def main() -> int:
     race_s = model_s = 0.0
     for p in programs:
         forget_races()
-        (rd, r_s), (md, m_s) = timed(p, race_digest, model_digest)
+        (rd, r_s), (mdig, m_s) = timed(p, race_digest, model_digest)
         race_s += r_s
         model_s += m_s
-        rows.append({"program": h(repr(p)), "race": h(rd), "model": h(md)})
+        rows.append({"program": h(repr(p)), "race": h(rd), "model": h(mdig)})
     res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.node(),
            "command": " ".join(sys.argv), "n": len(programs), "seed": args.seed, "profile": args.profile,
            "race_cpu_s": race_s, "model_cpu_s": model_s, "programs": rows}

@@ -469,6 +469,49 @@ def test_the_fix_search_figures_are_its_json() -> None:
     assert f"{s['cpu_s_total_at_bound']:.0f} VM CPU-s at this bound, {at[15]:.0f} at 15 s" in limits
 
 
+def test_the_oracles_concentration_is_its_json(tmp_path: Path) -> None:
+    """The page's paragraph on where the oracle's CPU goes quotes bench/oracle_speed.py --questions' file, and its
+    concentration figures are what the rows give (recomputed)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import oracle_speed
+
+    doc = json.loads((ROOT / "bench" / "results" / "oracle_speed" / "campaign-questions-78a10a2.json").read_text())
+    con = oracle_speed.concentration(doc["rows"])
+    assert con == doc["concentration"] and doc["same"] == doc["programs"] == len(doc["rows"])
+    mb, bulk = con["by_mechanism"]["mbarrier"], con["by_mechanism"]["bulk copy"]
+    page = flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert (f"a race campaign's questions of {doc['programs']} campaign draws of profile `all`, each from cold caches): "
+            f"{doc['new_ms']['mean']} CPU ms a program (mean), but **the dearest 1% of the programs take "
+            f"{100 * con['top_share']['1%']:.0f}% of it and the dearest 5% ({con['dearest_5pc']}) {100 * con['top_share']['5%']:.0f}%; "
+            f"all {mb['of_the_dearest_5pc']} use an mbarrier and {bulk['of_the_dearest_5pc']} a bulk copy, and the {mb['programs']} "
+            f"programs with an mbarrier take {100 * mb['cpu_share']:.0f}% of the oracle's CPU**") in page
+    assert mb["of_the_dearest_5pc"] == con["dearest_5pc"]  # "all 30"
+    fx = json.loads((ROOT / "bench" / "results" / "throughput" / "fix-search" / "h100-600s-2665391" / "fix-search.json").read_text())
+    one = next(r for r in fx["rows"] if r["entry"] == "27d72a0860c81f70.json")
+    assert one["found"] == "past the limit" and (f"`27d72a0860c81f70`, one of the dearest fix searches of the 600 s row: "
+                                                  f"{one['candidates']} candidates in {one['cpu_s']:.0f} CPU-s") in page
+    import tarfile
+
+    from fuzzgpu.corpus.entry import load_entry
+    from fuzzgpu.model import events, values
+
+    with tarfile.open(ROOT / "bench" / "results" / "throughput" / "h100-600s-2665391-w20" / "corpus.tar.gz") as tf:
+        tf.extract("corpus/27d72a0860c81f70.json", tmp_path, filter="data")
+    p = load_entry(tmp_path / "corpus" / "27d72a0860c81f70.json").program
+    counts = [len(ts) for ts in events.program_traces(p).traces]
+    big = p.threads[counts.index(max(counts))]
+    bars = [loc.name for loc in p.locations if loc.kind == "mbarrier"]
+    domain = dict(values.domains(p)[1])[bars[0]]
+    reads = [ins for ins in big.code if bars[0] in (getattr(ins, "bar", None),) and type(ins).__name__ != "MbarrierInit"]
+    assert len(bars) == 1 and (max(counts), len(domain), len(reads)) == (32_928, 13, 3)
+    assert (f"one thread has {max(counts):,} traces: its path enumeration forks at each read over the values the read may "
+            f"return, and the mbarrier's domain holds {len(domain)}, read three times") in page
+    md = flat((ROOT / "bench" / "results" / "oracle_speed" / "campaign-questions-78a10a2.md"))
+    assert f"| mbarrier | {mb['programs']} of {doc['programs']} | {100 * mb['cpu_share']:.0f}% |" in md
+
+
 def test_the_fix_search_of_the_600s_row_is_its_json() -> None:
     """The page's sentences on the 600 s row's fix searches quote bench/fix_search_cost.py's results file: the totals,
     the split by the entries' shrink at the campaign's bound, and what a bound of 20 or 15 s would have kept."""
