@@ -58,6 +58,22 @@ def write_results(out: Path, stem: str, doc: dict[str, Any], md: list[str]) -> N
     print("\n".join(md))
 
 
+def publish(script: str, out: Path, stem: str, doc: dict[str, Any], md: list[str]) -> int:
+    """:func:`write_results`, as a bench's ``main`` ends with it: 0, or 3 with one line on stderr when ``out`` cannot
+    be written."""
+    try:
+        write_results(out, stem, doc, md)
+    except OSError as exc:
+        print(f"{script}: {out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def shown(text: str) -> str:
+    """A file's text as a terminal or a page may show it: printable ASCII, anything else ``?`` (no escapes)."""
+    return "".join(ch if ch.isprintable() and ch.isascii() else "?" for ch in text)
+
+
 def children_cpu() -> float:
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
     return c.ru_utime + c.ru_stime

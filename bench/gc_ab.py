@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from compile_phases import header, write_results  # noqa: E402
+from compile_phases import header, publish, shown  # noqa: E402
 
 TOOLS = "backend's tools"
 #: ``--by``'s default: the collector's thresholds most collections of the run's workers ran under
@@ -44,7 +44,7 @@ def recorded(t: dict[str, Any], key: str) -> str:
         value = value[part]
     if isinstance(value, (dict, list)) or value is None:
         raise ValueError(f"{key} in throughput.json is no single value")
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return shown(f"{value:g}" if isinstance(value, float) else str(value))  # a file's value: it reaches pages and stderr
 
 
 def run_figures(folder: Path, by: str = GC) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def run_figures(folder: Path, by: str = GC) -> dict[str, Any]:
     if not g:
         raise ValueError(f"{folder}: no gc_clock in throughput.json (run with GCCLOCK=1)")
     counts = g["collections_by_thresholds"]
-    thresholds = max(counts, key=counts.get)
+    thresholds = shown(max(counts, key=counts.get))
     try:
         side = thresholds if by == GC else recorded(t, by)
     except ValueError as exc:
@@ -134,7 +134,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     try:
         runs = [run_figures(f, args.by) for f in args.folders]
     except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
-        print(f"gc_ab: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"gc_ab: {shown(' '.join(str(exc).split()))}", file=sys.stderr)
         return 2
     by = sides(runs)
     if len(by) < 2:  # an A/B whose runs all recorded one value: the setting did not reach them, or A and B were alike
@@ -150,12 +150,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     title = "The collector's thresholds in GPU campaigns" if args.by == GC else f"GPU campaigns side by side by `{args.by}`"
     md = [f"# {title} (`{doc['command']}`)", "", f"{doc['machine']}, {doc['date']}: each run sided by {what}.", "",
           table(by, name)]
-    try:
-        write_results(args.out, args.label, doc, md)
-    except OSError as exc:
-        print(f"gc_ab: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-        return 3
-    return 0
+    return publish("gc_ab", args.out, args.label, doc, md)
 
 
 if __name__ == "__main__":

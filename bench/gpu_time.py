@@ -34,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from compile_phases import header, write_results  # noqa: E402
+from compile_phases import header, publish, shown  # noqa: E402
 
 from fuzzgpu.evidence import Evidence  # noqa: E402
 
@@ -175,7 +175,7 @@ def machine(folder: Path) -> str | None:
         return None
     lines = f.read_text(errors="replace").splitlines()
     text = ", ".join(" ".join(x.split()) for x in lines[1:2] + lines[:1] if x.strip())
-    return "".join(ch if ch.isprintable() and ch.isascii() else "?" for ch in text)  # a file's text, shown: no escapes
+    return shown(text)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -213,12 +213,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     md = [f"# Where a GPU campaign's GPU time goes, run by run (`{doc['command']}`)", "",
           f"{doc['machine']}, {doc['date']}: read from the corpora's evidence records, nothing run on a GPU.  {INTRO}", "",
           *tables]
-    try:
-        write_results(args.out, args.label, doc, md)
-    except OSError as exc:
-        print(f"gpu_time: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-        return 3
-    return 0
+    return publish("gpu_time", args.out, args.label, doc, md)
 
 
 if __name__ == "__main__":

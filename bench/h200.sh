@@ -54,11 +54,9 @@
 #                            bench/worker_split.py -> worker-split.json; GCCLOCK=1 clocks each worker's garbage
 #                            collector -> throughput.json's gc_clock;
 #                            with GCTHRESH=A,B,C the workers run at those thresholds instead of the campaign's)
-#   bench/h200.sh gcab       the collector's thresholds in GPU campaigns: PAIRS (default 2) pairs of throughput
-#                            campaigns of AB_TIME s (default 100), W workers (default 20), the workers at the campaign's
-#                            thresholds and at Python's (700, 10, 10), the order alternating pair by pair, each with
-#                            its own compile cache; bench/gc_ab.py sides them by the thresholds the clock saw
-#                            (gc-ab.json, gc-ab.md; each run's files in runs.tar.gz)   -> throughput/gc/ PAIRS*2*(AB_TIME+20) s
+#   bench/h200.sh gcab       the collector's thresholds in GPU campaigns: the ab part below with A the campaign's
+#                            thresholds (fuzzgpu.campaign.limits.GC_THRESHOLDS) and B Python's (700, 10, 10), sided by
+#                            the thresholds the clock saw (gc-ab.json, gc-ab.md; runs.tar.gz) -> throughput/gc/
 #   bench/h200.sh ab         two values of one setting of the throughput part side by side: A and B, each VAR=value
 #                            of the same VAR, W, WINDOW or GCTHRESH (e.g. A="WINDOW=0.5" B="WINDOW=0.25"); PAIRS
 #                            (default 2) pairs of AB_TIME s campaigns (default 100), W workers (default 20) unless
@@ -381,7 +379,11 @@ tensormap)
   FUZZGPU_REQUIRE_GPU=1 timeout 420 $PYTEST_GPU -s tests/gpu/test_gpu_tensormap.py tests/gpu/test_gpu_tensor.py > "$x/pytest-gpu-tensormap.txt" 2>&1
   echo "exit $?"; grep -E "condition seen|passed|failed|^(FAILED|ERROR|XPASS)" "$x/pytest-gpu-tensormap.txt" | tail -30
   ;;
-gcab)
+gcab)  # the collector's A/B: the ab part with the campaign's thresholds (fuzzgpu.campaign.limits) against Python's
+  A=GCTHRESH=$(python3 -c 'from fuzzgpu.campaign.limits import GC_THRESHOLDS as t; print(*t, sep=",")') || exit 3
+  B=GCTHRESH=700,10,10 BY= LABEL=gc-ab
+  ;&
+ab)
   TIME=${AB_TIME:-100}
   echo "== the collector's thresholds: ${PAIRS:-2} pairs of $TIME s campaigns, ${W:-20} workers, the order alternating"
   rm -rf /tmp/gcab-cache-*  # a warm device keeps /tmp: every run starts from an empty compile cache
@@ -410,7 +412,7 @@ ab)
       echo "$i $side ($set) exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
     done
   done
-  python3 bench/gc_ab.py "$x"/[0-9]*-*/ ${BY:+--by "$BY"} --label ab --out "$x"; echo "exit $?"  # exit 2: one side
+  python3 bench/gc_ab.py "$x"/[0-9]*-*/ ${BY:+--by "$BY"} --label "${LABEL:-ab}" --out "$x"; echo "exit $?"  # exit 2: one side
   (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
   ;;
 mayhang)

@@ -175,6 +175,22 @@ def assert_folder_readme(run: Path, page: str) -> None:
             f"{100 * sh['backend']:.1f}% ({split['cpu_s']['backend'] / t['run']:.3f})") in page
 
 
+def assert_gc_clock(t: dict, folder: str) -> None:
+    """A campaign row's folder README says its workers' collector clock (throughput.json's ``gc_clock``) as it is."""
+    gc = t["gc_clock"]
+    assert (f"the workers' collector {gc['gc_cpu_s']} CPU-s of their {gc['process_cpu_s']:,} ({100 * gc['gc_share']:.1f}%)**, "
+            f"{gc['collections'][2]} collections of the oldest generation ({gc['gc_cpu_s_by_generation'][2]} CPU-s)") in folder
+
+
+def unpack_runs(tarball: Path, dest: Path) -> list[str]:
+    """The run folders of an A/B's ``runs.tar.gz`` (bench/h200.sh gcab and ab), unpacked into ``dest``, in name order."""
+    import tarfile
+
+    with tarfile.open(tarball) as tf:
+        tf.extractall(dest, filter="data")
+    return sorted(str(d) for d in dest.iterdir() if d.is_dir())
+
+
 def assert_row_and_folder(run: Path, page: str, not_found: tuple[str, ...]) -> tuple[dict, float, str]:
     """A 300 s H100 row of the defaults: the page's table row is its files', its folder's README says them
     (:func:`assert_folder_readme`), the seven known classes were found, first at the times the README gives,
@@ -639,10 +655,7 @@ def test_the_h100_row_at_b9ef5a9_and_its_folders_readme_are_its_files() -> None:
             f"{cpu / t['run']:.3f} CPU-s per program run**; the workers' Python {split['worker'] / t['run']:.3f}, the harness's "
             f"nvcc {harness['cpu_s'] / t['run']:.3f}, the static check {static / t['run']:.3f}, the backends' Python "
             f"{split['backend'] / t['run']:.3f}; the workers' collector {100 * t['gc_clock']['gc_share']:.1f}% of their CPU") in page
-    gc = t["gc_clock"]
-    assert (f"the workers' collector {gc['gc_cpu_s']} CPU-s of their {gc['process_cpu_s']:,} "
-            f"({100 * gc['gc_share']:.1f}%)**, {gc['collections'][2]} collections of the oldest generation "
-            f"({gc['gc_cpu_s_by_generation'][2]} CPU-s)") in folder
+    assert_gc_clock(t, folder)
     before = ROOT / "bench" / "results" / "throughput" / "h100-300s-dee376c-w20"
     b, bcpu, _ = campaign_row(before)
     btools = json.loads((before / "tools.json").read_text())
@@ -834,15 +847,12 @@ def test_the_repeated_gc_ab_is_its_runs(tmp_path: Path) -> None:
     from runs.tar.gz, gives the committed table (each run sided by the thresholds its clock saw, as its name says);
     its README, the throughput page, docs/fuzzing.md and the README quote the sides' means as they are."""
     import sys
-    import tarfile
 
     sys.path.insert(0, str(ROOT / "bench"))
     import gc_ab
 
     ab = ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391"
-    with tarfile.open(ab / "runs.tar.gz") as tf:
-        tf.extractall(tmp_path / "runs", filter="data")
-    runs = sorted(str(d) for d in (tmp_path / "runs").iterdir() if d.is_dir())
+    runs = unpack_runs(ab / "runs.tar.gz", tmp_path / "runs")
     assert [Path(r).name for r in runs] == ["1-campaign", "1-python-default", "2-campaign", "2-python-default"]
     assert gc_ab.main([*runs, "--out", str(tmp_path)]) == 0
     doc = json.loads((tmp_path / "gc-ab.json").read_text())
@@ -889,14 +899,11 @@ def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.
     in all four, would put them on one side: no A/B, refused; a key a run lacks is refused with one line naming the
     folder."""
     import sys
-    import tarfile
 
     sys.path.insert(0, str(ROOT / "bench"))
     import gc_ab
 
-    with tarfile.open(ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" / "runs.tar.gz") as tf:
-        tf.extractall(tmp_path / "runs", filter="data")
-    runs = sorted(str(d) for d in (tmp_path / "runs").iterdir() if d.is_dir())
+    runs = unpack_runs(ROOT / "bench" / "results" / "throughput" / "gc" / "h100-90s-ab-2665391" / "runs.tar.gz", tmp_path / "runs")
     assert gc_ab.main([*runs, "--by", "static_pool.window_s", "--label", "ab", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == "gc_ab: all 4 runs on one side (static_pool.window_s = 0.5): no A/B"
     assert not (tmp_path / "ab.json").exists()
@@ -910,6 +917,11 @@ def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.
                for r in runs)
     assert gc_ab.main([runs[0], "--by", "static_pool.nothing"]) == 2
     assert capsys.readouterr().err.strip() == f"gc_ab: {runs[0]}: no static_pool.nothing in throughput.json"
+    for i, r in enumerate(runs[:2]):  # a value from a file reaches the page and stderr without its control characters
+        t = json.loads(Path(r, "throughput.json").read_text())
+        Path(r, "throughput.json").write_text(json.dumps({**t, "label": f"run\x1b[31m{i}\x07"}))
+    assert gc_ab.main([*runs[:2], "--by", "label"]) == 0
+    assert "| run?[31m0? | `1-campaign` |" in capsys.readouterr().out
     assert gc_ab.main([runs[0], "--by", "static_pool"]) == 2
     assert capsys.readouterr().err.strip() == f"gc_ab: {runs[0]}: static_pool in throughput.json is no single value"
 
@@ -918,16 +930,14 @@ def test_the_ab_smoke_run_is_its_files(tmp_path: Path) -> None:
     """throughput/ab/h100-55s-w20-w24-468a2bc: each run recorded the workers its side set, the committed table is
     bench/gc_ab.py's reading of the runs in runs.tar.gz, both end marks say exit 0, and the README quotes them."""
     import sys
-    import tarfile
 
     sys.path.insert(0, str(ROOT / "bench"))
     import gc_ab
 
     ab = ROOT / "bench" / "results" / "throughput" / "ab" / "h100-55s-w20-w24-468a2bc"
-    with tarfile.open(ab / "runs.tar.gz") as tf:
-        tf.extractall(tmp_path, filter="data")
+    runs = unpack_runs(ab / "runs.tar.gz", tmp_path)
+    assert [Path(r).name for r in runs] == ["1-a", "1-b"]
     assert [(tmp_path / f"1-{s}.done").read_text().split()[:2] for s in "ab"] == [["exit", "0"], ["exit", "0"]]
-    runs = [str(tmp_path / "1-a"), str(tmp_path / "1-b")]
     assert [json.loads(Path(r, "throughput.json").read_text())["workers"] for r in runs] == [20, 24]
     assert gc_ab.main([*runs, "--by", "workers", "--label", "ab", "--out", str(tmp_path / "out")]) == 0
     doc = json.loads((tmp_path / "out" / "ab.json").read_text())
@@ -967,9 +977,7 @@ def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
             f"({100 * t['run_per_hour'] / 225_000:.0f}% counting every run)")  # the goal counts runs of >= 1e7 instances
     assert goal in page
     assert f"{100 * t['gpu_programs_1e7_per_hour'] / 225_000:.0f}% of it at >= 1e7 instances on the fastest H100 host" in flat(ROOT / "README.md")
-    gc = t["gc_clock"]
-    assert (f"the workers' collector {gc['gc_cpu_s']} CPU-s of their {gc['process_cpu_s']:,} ({100 * gc['gc_share']:.1f}%)**, "
-            f"{gc['collections'][2]} collections of the oldest generation ({gc['gc_cpu_s_by_generation'][2]} CPU-s)") in folder
+    assert_gc_clock(t, folder)
     assert (f"the harness's nvcc {harness['calls']:,} calls, {harness['cpu_s']:,.0f} CPU-s (**{harness['cpu_s'] / t['run']:.3f} a run**; "
             f"{harness['programs_per_call_mean']} programs a call, mean, {harness['kernels_per_program']} kernels a program)") in folder
     assert (f"nvdisasm {sd['calls']:,} calls, {sd['cpu_s']:,.0f} CPU-s (**{static / t['run']:.3f} a run**; nvdisasm "
