@@ -385,22 +385,6 @@ gcab)  # the collector's A/B: the ab part with the campaign's thresholds (fuzzgp
   ;&
 ab)
   TIME=${AB_TIME:-100}
-  echo "== the collector's thresholds: ${PAIRS:-2} pairs of $TIME s campaigns, ${W:-20} workers, the order alternating"
-  rm -rf /tmp/gcab-cache-*  # a warm device keeps /tmp: every run starts from an empty compile cache
-  for i in $(seq 1 "${PAIRS:-2}"); do
-    order="campaign python-default"; [ $((i % 2)) = 0 ] && order="python-default campaign"
-    for side in $order; do
-      th=; [ "$side" = python-default ] && th=700,10,10
-      XDG_CACHE_HOME=/tmp/gcab-cache-$i-$side X="$x/$i-$side" GCCLOCK=1 GCTHRESH=$th STAGES=0 TIME=$TIME W=${W:-20} \
-        bash bench/h200.sh throughput > "$x/$i-$side.log" 2>&1
-      echo "$i $side exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
-    done
-  done
-  python3 bench/gc_ab.py "$x"/[0-9]*-*/ --out "$x"; echo "exit $?"
-  (cd "$x" && tar -czf runs.tar.gz [0-9]*-* && rm -rf [0-9]*-*)
-  ;;
-ab)
-  TIME=${AB_TIME:-100}
   echo "== A ($A) against B ($B): ${PAIRS:-2} pairs of $TIME s campaigns, the order alternating; sided by ${BY:-gc-thresholds}"
   rm -rf /tmp/ab-cache-*  # a warm device keeps /tmp: every run starts from an empty compile cache
   for i in $(seq 1 "${PAIRS:-2}"); do

@@ -71,3 +71,17 @@ def test_a_stale_end_mark_beside_the_x_folder_is_refused(tmp_path: Path) -> None
     assert r.stderr.strip().splitlines() == [f"bench/h200.sh: {x}.done exists (an earlier run's: a wait for this run would "
                                              "end at once): name a new folder"]
     assert not x.exists() and not (tmp_path / "out").exists()
+
+
+def test_each_part_has_one_branch_and_the_usage_names_them_all() -> None:
+    """bash runs the first branch of a ``case`` that matches: a second ``ab)`` branch left behind by an edit (2026-12-06,
+    6bd7431) made ``ab`` run the collector's old A/B, silently.  Each part has exactly one branch, and the usage line
+    names exactly the parts there are."""
+    import re
+
+    text = (ROOT / "bench" / "h200.sh").read_text()
+    body = text[text.index('case "$part" in'):]
+    labels = re.findall(r"^([a-z][a-z-]*)\)", body, flags=re.M)
+    assert len(labels) == len(set(labels)), sorted(lab for lab in set(labels) if labels.count(lab) > 1)
+    usage = re.search(r"usage: bench/h200.sh ([a-z|-]+)\}", text)
+    assert usage is not None and sorted(usage.group(1).split("|")) == sorted(labels)
