@@ -926,15 +926,16 @@ def test_gc_ab_sides_runs_by_a_key_they_recorded(tmp_path: Path, capsys: pytest.
     assert capsys.readouterr().err.strip() == f"gc_ab: {runs[0]}: static_pool in throughput.json is no single value"
 
 
-def test_the_ab_smoke_run_is_its_files(tmp_path: Path) -> None:
-    """throughput/ab/h100-55s-w20-w24-468a2bc: each run recorded the workers its side set, the committed table is
-    bench/gc_ab.py's reading of the runs in runs.tar.gz, both end marks say exit 0, and the README quotes them."""
+@pytest.mark.parametrize("name", ["h100-55s-w20-w24-468a2bc", "h100-240s-w20-w24-d4e9b23"])
+def test_an_ab_of_workers_is_its_files(tmp_path: Path, name: str) -> None:
+    """throughput/ab/<name> (20 workers against 24, one pair): each run recorded the workers its side set, the committed
+    table is bench/gc_ab.py's reading of the runs in runs.tar.gz, both end marks say exit 0, and the README quotes them."""
     import sys
 
     sys.path.insert(0, str(ROOT / "bench"))
     import gc_ab
 
-    ab = ROOT / "bench" / "results" / "throughput" / "ab" / "h100-55s-w20-w24-468a2bc"
+    ab = ROOT / "bench" / "results" / "throughput" / "ab" / name
     runs = unpack_runs(ab / "runs.tar.gz", tmp_path)
     assert [Path(r).name for r in runs] == ["1-a", "1-b"]
     assert [(tmp_path / f"1-{s}.done").read_text().split()[:2] for s in "ab"] == [["exit", "0"], ["exit", "0"]]
@@ -949,6 +950,14 @@ def test_the_ab_smoke_run_is_its_files(tmp_path: Path) -> None:
     folder = flat(ab / "README.md")
     assert (f"24 workers made {r24['run_per_hour']:,.0f} runs/h against {r20['run_per_hour']:,.0f} ({r24['cpu_s_per_run']:.3f} "
             f"against {r20['cpu_s_per_run']:.3f} CPU-s a run), with the CPU {busy[1]:.0f}% and {busy[0]:.0f}% busy") in folder
+    if name.endswith("d4e9b23"):  # the host against the 600 s row's, the same code: the workers' Python and the tools
+        row = ROOT / "bench" / "results" / "throughput" / "h100-600s-2665391-w20"
+        here = [json.loads(Path(r, "cpu-split.json").read_text())["cpu_s"] for r in runs][0]
+        there = json.loads((row / "cpu-split.json").read_text())["cpu_s"]
+        n20, n600 = json.loads(Path(runs[0], "throughput.json").read_text())["run"], json.loads((row / "throughput.json").read_text())["run"]
+        tools = "backend's tools"
+        assert (f"the workers' Python {here['worker'] / n20:.3f} and the backends' tools {here[tools] / n20:.3f} a run here against "
+                f"{there['worker'] / n600:.3f} and {there[tools] / n600:.3f} there") in folder
 
 
 def test_the_600s_h100_row_at_2665391_is_its_files() -> None:
