@@ -189,7 +189,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "local workers or more on a compiling backend, else off")
     parser.add_argument("--static-pool-window", type=_seconds(10.0), default=None, metavar="SECONDS",
                         help="with the static-check pool: how long it gathers the workers' batches after the first arrived "
-                             "before it checks them together (default 0.5; longer: fewer, larger checks, a longer wait)")
+                             "before it checks them together (default 0.25; longer: fewer, larger checks, a longer wait)")
     parser.add_argument("--gpu-fault", default=None, metavar="FAULT",
                         help="with --backend cuda: inject GPU faults into some programs to test the campaign's handling "
                              "of them, comma-separated: trap, illegal-address, hang (NAME:RATE hits that fraction of programs)")

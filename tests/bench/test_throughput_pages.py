@@ -1090,3 +1090,70 @@ def test_gpu_time_shows_a_machine_txt_without_its_control_characters(tmp_path: P
     (tmp_path / "machine.txt").write_text("Sun Dec  6\x1b[31m\nNVIDIA H100\x07 80GB\n16\n")
     assert gpu_time.machine(tmp_path) == "NVIDIA H100? 80GB, Sun Dec 6?[31m"
     assert gpu_time.machine(tmp_path / "none") is None
+
+
+def test_the_pool_window_ab_is_its_files_and_the_default(tmp_path: Path) -> None:
+    """throughput/ab/h100-window-0343c89: three calls on one machine.  Each call's table is bench/gc_ab.py's reading of
+    its runs (sided by the window each run recorded); the first two calls' eight runs read together are the committed
+    four-pair table; every pair and both means the README and the throughput page quote are the runs'; and the default
+    window is the one the A/B chose, with the measurement named beside it."""
+    import shutil
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gc_ab
+
+    from fuzzgpu.workers import static_pool
+
+    ab = ROOT / "bench" / "results" / "throughput" / "ab" / "h100-window-0343c89"
+    calls = ["1-window-0.5-0.25", "2-window-0.25-0.5", "3-window-0.25-0.125"]
+    boots = {next(line for line in (ab / c / "machine.txt").read_text().splitlines() if line.startswith("host ")) for c in calls}
+    assert len(boots) == 1  # one machine
+    runs: dict[str, list[str]] = {}
+    for c in calls:
+        runs[c] = unpack_runs(ab / c / "runs.tar.gz", tmp_path / c)
+        assert [Path(r).name for r in runs[c]] == ["1-a", "1-b", "2-a", "2-b"]
+        assert all((tmp_path / c / f"{Path(r).name}.done").read_text().split()[:2] == ["exit", "0"] for r in runs[c])
+        assert gc_ab.main([*runs[c], "--by", "static_pool.window_s", "--label", "ab", "--out", str(tmp_path / c / "out")]) == 0
+        assert json.loads((tmp_path / c / "out" / "ab.json").read_text())["sides"] == json.loads((ab / c / "ab.json").read_text())["sides"]
+    both = tmp_path / "all"
+    both.mkdir()
+    for c, tag in zip(calls[:2], ("c1", "c2")):
+        for r in runs[c]:
+            shutil.copytree(r, both / f"{tag}-{Path(r).name}")
+    assert gc_ab.main([*sorted(str(d) for d in both.iterdir()), "--by", "static_pool.window_s", "--label", "w", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "w.json").read_text())
+    assert doc["sides"] == json.loads((ab / "window-4-pairs.json").read_text())["sides"]
+    assert gc_ab.table(gc_ab.sides(doc["runs"]), "`static_pool.window_s`") in (ab / "window-4-pairs.md").read_text()
+
+    def per_hour(r: Path) -> int:
+        return int(json.loads((r / "throughput.json").read_text())["run_per_hour"])
+
+    pairs = [(per_hour(both / f"{tag}-{i}-{short}"), per_hour(both / f"{tag}-{i}-{long}"))
+             for tag, short, long in (("c1", "b", "a"), ("c2", "a", "b")) for i in (1, 2)]  # (0.25 s, 0.5 s)
+    folder, page = flat(ab / "README.md"), flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert "In each of the four pairs the 0.25 s window made more runs an hour: " + ", ".join(
+        f"{a:,} against {b:,}" for a, b in pairs) in folder
+    gains = [100 * (a / b - 1) for a, b in pairs]
+    assert "(" + ", ".join(f"+{g:.1f}%" for g in gains) + ", in" in folder and min(gains) > 0
+    s25, s50 = doc["sides"]["0.25"], doc["sides"]["0.5"]
+    means = (f"{s25['run_per_hour']:,.0f} against {s50['run_per_hour']:,.0f} runs/h "
+             f"(+{100 * (s25['run_per_hour'] / s50['run_per_hour'] - 1):.1f}%), at the same {s25['cpu_s_per_run']:.3f} CPU-s a run")
+    assert f"the means {means}" in folder and s25["cpu_s_per_run"] == s50["cpu_s_per_run"]
+    assert (f"0.25 s made {s25['run_per_hour']:,.0f} runs/h against 0.5 s's {s50['run_per_hour']:,.0f} (means of 4; "
+            f"+{100 * (s25['run_per_hour'] / s50['run_per_hour'] - 1):.1f}%, every pair +{min(gains):.1f} to +{max(gains):.1f}%)") in page
+
+    def busy(r: Path) -> float:
+        c, t = json.loads((r / "cpu.json").read_text()), json.loads((r / "throughput.json").read_text())
+        return 100 * (c["user_s"] + c["sys_s"]) / (16 * t["wall_s"])
+
+    side = {w: [r for r in both.iterdir() if json.loads((r / "throughput.json").read_text())["static_pool"]["window_s"] == w]
+            for w in (0.25, 0.5)}
+    b25, b50 = [sorted(busy(r) for r in side[w]) for w in (0.25, 0.5)]
+    assert f"was {b25[0]:.0f}-{b25[-1]:.0f}% busy with 0.25 s and {b50[0]:.0f}-{b50[-1]:.0f}% with 0.5 s" in folder
+    k25, k50 = [sorted(json.loads((r / "throughput.json").read_text())["static_pool"]["checks"] for r in side[w]) for w in (0.25, 0.5)]
+    assert f"({k25[0]}-{k25[-1]} checks a run against {k50[0]}-{k50[-1]})" in folder
+    third = {Path(r).name: per_hour(Path(r)) for r in runs[calls[2]]}  # a = 0.25 s, b = 0.125 s; pair 2 ran b first
+    assert (f"{third['1-b']:,} against {third['1-a']:,} and {third['2-b']:,} against {third['2-a']:,} runs/h") in folder
+    assert static_pool.WINDOW_S == 0.25
+    assert "bench/results/throughput/ab/h100-window-0343c89/" in (ROOT / "fuzzgpu" / "workers" / "static_pool.py").read_text()
