@@ -35,6 +35,14 @@ the program) to compare two trees with ``--compare``::
 
     python3 bench/oracle_speed.py --values --seeds 1 2 3 --n 200 --out /tmp/values-NAME.json
 
+The fix search's question of a candidate (``--bars``): per campaign draw, from cold caches, the race
+analysis with the outcomes it can produce asked as delivered (``analyse_races(delivered=...)``), over
+every path and as the fix search asks it now, over fewer paths of a program with an mbarrier
+(``prune_bars``: :func:`fuzzgpu.model.events.compute_traces`) -- the answers checked equal, CPU ms per
+program, mean and p90, for all and for the programs with an mbarrier, JSON and a table::
+
+    python3 bench/oracle_speed.py --bars --seeds 1 2 3 --n 200 --out bench/results/oracle_speed/bars-NAME.json
+
 To time another checkout's ``fuzzgpu`` with this script, copy it into that checkout's ``bench/``
 (the script imports the ``fuzzgpu`` beside its own folder).
 """
@@ -206,6 +214,39 @@ def values_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
     return rows
 
 
+def bars_rows(profile: str, n: int, seeds: list[int]) -> list[dict[str, Any]]:
+    """Campaign draws, each asked the fix search's question of a candidate (its race analysis, the
+    outcomes it can produce asked as delivered) over every path and with ``prune_bars``, each from cold
+    caches; the answers must be equal."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from stages import draw as campaign_draw  # noqa: PLC0415 -- bench/stages.py, a script beside this one
+
+    from fuzzgpu.model import Unsupported, events
+    from fuzzgpu.model import race
+
+    def answer(p: Program, prune: bool) -> tuple[str, float]:
+        events._TRACES.clear()
+        events._THREADS.clear()
+        race.clear_cache()
+        t0 = time.process_time()
+        ra = race.analyse_races(p, prune_bars=prune)
+        d = race.analyse_races(p, delivered=ra.possible, prune_bars=prune).delivered
+        ms = 1000 * (time.process_time() - t0)
+        return h(repr((ra.keys, sorted(map(repr, ra.possible)), sorted(map(repr, ra.clean)), sorted(map(repr, ra.racy.items())),
+                       sorted(map(repr, ra.races)), ra.beyond_bound, sorted(map(repr, d))))), ms
+
+    rows: list[dict[str, Any]] = []
+    for at in seeds:
+        for i, p in enumerate(campaign_draw(profile, n, at)):
+            try:
+                (full, full_ms), (pruned, pruned_ms) = answer(p, False), answer(p, True)
+            except Unsupported:
+                continue
+            rows.append({"program": f"{profile}:{at}:{i}:{h(repr(p))}", "same": full == pruned, "full": full, "pruned": pruned,
+                         "full_ms": full_ms, "pruned_ms": pruned_ms, **features(p)})
+    return rows
+
+
 def forget_races() -> None:
     """Empty the race analyses' cache (``model.race.clear_cache``; an ``lru_cache`` in trees before it)."""
     from fuzzgpu.model import race
@@ -254,6 +295,49 @@ def h(s: str) -> str:
     return hashlib.sha256(s.encode()).hexdigest()[:16]
 
 
+def bars_main(args: argparse.Namespace) -> int:
+    """``--bars``: the rows, a table of all, with and without an mbarrier; exit 1 where an answer differs."""
+    rows = bars_rows(args.profile, args.n, args.seeds or [args.seed])
+    mb = [r for r in rows if "mbarrier" in r["uses"]]
+    res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
+           "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
+           "programs": len(rows), "same": sum(r["same"] for r in rows), "mbarrier_programs": len(mb), "rows": rows}
+    md = [f"# The fix search's race analysis over every path and with `prune_bars` (`{res['command']}`)", "",
+          f"{res['machine']}, {res['date']}: {len(rows)} campaign draws of profile `{args.profile}` the oracle covers, "
+          f"each asked twice from cold caches; the same answers for {res['same']} of {len(rows)}.", "",
+          "| programs | count | every path: CPU ms, mean | p90 | sum, s | `prune_bars`: CPU ms, mean | p90 | sum, s |",
+          "|---|---|---|---|---|---|---|---|"]
+    for name, part in (("all", rows), ("with an mbarrier", mb), ("without", [r for r in rows if "mbarrier" not in r["uses"]])):
+        if part:
+            (fm, f90), (pm, p90) = summary(part, "full_ms"), summary(part, "pruned_ms")
+            res[name] = {"programs": len(part), "full_ms": {"mean": round(fm, 2), "p90": round(f90, 2)},
+                         "pruned_ms": {"mean": round(pm, 2), "p90": round(p90, 2)},
+                         "full_s": round(sum(r["full_ms"] for r in part) / 1000, 2), "pruned_s": round(sum(r["pruned_ms"] for r in part) / 1000, 2)}
+            x = res[name]
+            md.append(f"| {name} | {len(part)} | {fm:.2f} | {f90:.2f} | {x['full_s']} | {pm:.2f} | {p90:.2f} | {x['pruned_s']} |")
+    print("\n".join(md))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(res, indent=1) + "\n")
+        args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    return 0 if res["same"] == len(rows) else 1
+
+
+def values_main(args: argparse.Namespace) -> int:
+    """``--values``: the rows and their mean and p90."""
+    rows = values_rows(args.profile, args.n, args.seeds or [args.seed])
+    mean, p90 = summary(rows, "ms")
+    res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
+           "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
+           "programs": len(rows), "covered": sum(r["covered"] for r in rows), "ms": {"mean": round(mean, 2), "p90": round(p90, 2)},
+           "rows": rows}
+    print(f"{len(rows)} programs ({res['covered']} covered): harness_domains CPU ms mean {mean:.2f}, p90 {p90:.2f}")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(res, indent=1) + "\n")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=200)
@@ -264,7 +348,9 @@ def main() -> int:
     ap.add_argument("--stages", action="store_true", help="campaign draws (bench/stages.py), model first, per-program ms")
     ap.add_argument("--questions", action="store_true", help="campaign draws: a race campaign's two questions, the old way and now")
     ap.add_argument("--values", action="store_true", help="campaign draws: the value domains a worker computes, per-program ms")
-    ap.add_argument("--seeds", type=int, nargs="+", help="with --stages, --questions, --values: the seeds (default: --seed)")
+    ap.add_argument("--bars", action="store_true", help="campaign draws: the fix search's race analysis over every path and "
+                    "with prune_bars, per-program ms")
+    ap.add_argument("--seeds", type=int, nargs="+", help="with --stages, --questions, --values, --bars: the seeds (default: --seed)")
     ap.add_argument("--md", type=Path, help="with --compare: write the comparison as a markdown table")
     args = ap.parse_args()
     if args.compare:
@@ -318,18 +404,10 @@ def main() -> int:
             args.out.write_text(json.dumps(res, indent=1) + "\n")
             args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
         return 0 if res["same"] == len(rows) else 1
+    if args.bars:
+        return bars_main(args)
     if args.values:
-        rows = values_rows(args.profile, args.n, args.seeds or [args.seed])
-        mean, p90 = summary(rows, "ms")
-        res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
-               "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
-               "programs": len(rows), "covered": sum(r["covered"] for r in rows), "ms": {"mean": round(mean, 2), "p90": round(p90, 2)},
-               "rows": rows}
-        print(f"{len(rows)} programs ({res['covered']} covered): harness_domains CPU ms mean {mean:.2f}, p90 {p90:.2f}")
-        if args.out:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(res, indent=1) + "\n")
-        return 0
+        return values_main(args)
     if args.stages:
         seeds = args.seeds or [args.seed]
         rows = stages_rows(args.profile, args.n, seeds)

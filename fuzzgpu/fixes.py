@@ -479,7 +479,8 @@ def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, 
 
     try:
         validate(p)
-        ra = race.analyse_races(p, delivered=outcomes)
+        # a candidate's race analysis only (its consistent executions): fewer paths of an mbarrier program
+        ra = race.analyse_races(p, delivered=outcomes, prune_bars=True)
     except (ProgramError, model.Unsupported):
         return _Judged("", outcomes, judged=False)
     if p.outcome_keys() != orig.keys or not ra.possible:

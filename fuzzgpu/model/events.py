@@ -176,7 +176,7 @@ def _thread_paths(p: ir.Program, tid: int, r: _Round, work: Budget | None, previ
         dropped: list[tuple[str, int, tuple[int, ...]]] = []
         cut: set[tuple[int, int]] = set()
         read: set[str] = set()
-        traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut, read)
+        traces = thread_traces(p, tid, r.values, r.physical, r.virtual, r.loop_bound, dropped, counted, cut, read, r.writers)
         paths = _Paths(tuple(traces), tuple(dropped), frozenset(cut), counted.used - before,
                        tuple((loc, r.frozen[loc]) for loc in sorted(read)))
         _THREADS.put(key, (paths,) + known[: _VARIANTS - 1])
@@ -197,6 +197,7 @@ def thread_traces(
     budget: Budget | None = None,
     cut: set[tuple[int, int]] | None = None,
     read: set[str] | None = None,
+    writers: Mapping[str, Mapping[int, frozenset[int]]] | None = None,
 ) -> list[Trace]:
     """Every path of thread ``tid`` whose reads return values from ``values`` (per physical
     location), with at most ``loop_bound`` traversals of each backward jump.  The writes of paths
@@ -204,14 +205,17 @@ def thread_traces(
     may read them before this one spins forever.  The (thread, pc) of a re-entered loop's jump
     (:func:`_back_limits`: a body that writes or computes) that cut a path is added to ``cut``: a
     longer path may reach an outcome this enumeration does not (a spin loop's cut loses none).  The
-    locations whose values the enumeration asks for are added to ``read``."""
+    locations whose values the enumeration asks for are added to ``read``.  With ``writers`` (per
+    mbarrier, per value, the threads whose paths write it: :attr:`.trace._Round.writers`) a read of an
+    mbarrier forks only on the values it can read from (:func:`_bar_options`)."""
     thread = p.threads[tid]
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, ir.Label)}
     loc_index = {loc: i for i, loc in enumerate(sorted(values))}
     sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
     ctx = _Ctx(tid, labels, values if read is None else _Reading(values, read), physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
-               len(loc_index) + len(sites), frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap"))
+               len(loc_index) + len(sites), frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap"),
+               readable=_readable(thread.code, tid, physical, virtual, writers or {}))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]
@@ -444,6 +448,43 @@ def _extension_step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
     raise Unsupported(f"the oracle does not model {type(ins).__name__} instructions yet")
 
 
+#: the instructions that access an mbarrier object (their ``bar``): each of its accesses is a generic-proxy
+#: read or write (the events below)
+_BAR_OPS = (ir.MbarrierInit, ir.MbarrierArrive, ir.MbarrierExpectTx, ir.MbarrierCompleteTx, ir.MbarrierWait,
+            ir.CpAsyncBulk, ir.CpAsyncMbarrierArrive)
+
+
+def _readable(code: tuple[ir.Instruction, ...], tid: int, physical: Mapping[str, str], virtual: Mapping[str, str],
+              writers: Mapping[str, Mapping[int, frozenset[int]]]) -> dict[str, frozenset[int]]:
+    """Per mbarrier (physical) that thread ``tid`` accesses through one virtual address only, the values
+    its initial value or another thread's paths give it (``writers``): the values a read of it by
+    this thread may return, with those of the thread's own earlier operations -- not one only its
+    own later operations write (:func:`fuzzgpu.semantics.reads_no_later_own_write`: generic-proxy
+    accesses of one virtual address).  An mbarrier accessed through two addresses is left out
+    (every value of its domain stays readable)."""
+    virtuals: dict[str, set[str]] = {}
+    for ins in code:
+        bar = getattr(ins, "bar", None) if isinstance(ins, _BAR_OPS) else None
+        if bar is not None:
+            virtuals.setdefault(physical[bar], set()).add(virtual[bar])
+    return {loc: frozenset(v for v, by in writers[loc].items() if by - {tid}) for loc, vs in virtuals.items()
+            if loc in writers and semantics.reads_no_later_own_write(ir.Proxy.GENERIC, ir.Proxy.GENERIC, len(vs) == 1)}
+
+
+def _bar_options(st: _State, ctx: _Ctx, loc: str) -> list[tuple[int, tuple[int, ...]]]:
+    """The values (and costs) a read of the mbarrier ``loc`` by a thread's own (not asynchronous)
+    operation may return on the path ``st``: of the round's values, those another thread or its
+    initial value gives it (:attr:`.trace._Ctx.readable`) and those the path's own earlier operations
+    wrote to it; every value where the thread's accesses of it are not all of one virtual address.
+    Never empty: the initial value is always readable."""
+    options = sorted(ctx.values[loc].items())
+    ok = ctx.readable.get(loc)
+    if ok is None:
+        return options
+    own = {e.value for e in st.events if e.kind == "W" and e.loc == loc}
+    return [(v, cost) for v, cost in options if v in ok or v in own]
+
+
 def _read(st: _State, ctx: _Ctx, name: str, sem: ir.Sem, scope: ir.Scope | None, proxy: ir.Proxy, dst: str,
           nc: bool = False, width: int = 32) -> list[_State]:
     """A read of ``name`` into ``dst``: one state per value the location can hold (a narrow read's
@@ -487,7 +528,8 @@ def _mbarrier_rmw(
     events have happened), as for ``cp.async.mbarrier.arrive``, whose write is marked
     ``action="cp_async_arrive"``: what it publishes is the relation :func:`.ptx.async_release`."""
     loc, vloc, pc = ctx.physical[bar], ctx.virtual[bar], st.pc
-    options = sorted(ctx.values[loc].items())
+    # an asynchronous arrival is ordered before none of the thread's later operations: it may read any value
+    options = _bar_options(st, ctx, loc) if unit_after is None else sorted(ctx.values[loc].items())
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
         new = mech.mbarrier_update(v, op, n, tx)
@@ -515,7 +557,7 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     default: "the memory operations of the threads that arrived are visible" -- ISA
     "mbarrier.test_wait/try_wait"); a wait that returns 0 orders nothing."""
     loc, vloc, pc = ctx.physical[ins.bar], ctx.virtual[ins.bar], st.pc
-    options = sorted(ctx.values[loc].items())
+    options = _bar_options(st, ctx, loc)
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
         ev = ctx.reads.get((pc, v))
@@ -722,20 +764,20 @@ def _label_index(code: tuple[ir.Instruction, ...], name: str) -> int:
 #: each; with the work they cost.  Kept: the last 160 programs (a campaign's batch is 64) while their
 #: work is at most 4e6 units in all (~4 bytes of pickled traces a unit; a drawn program's median is
 #: ~500 units, a rare large one ~10^6)
-_TRACES: Recent[tuple[ir.Program, int], tuple[ProgramTraces, int]] = Recent(160, weight=lambda hit: hit[1], limit=4_000_000)
+_TRACES: Recent[tuple[ir.Program, int, bool], tuple[ProgramTraces, int]] = Recent(160, weight=lambda hit: hit[1], limit=4_000_000)
 
 
-def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
+def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None, prune_bars: bool = False) -> ProgramTraces:
     """:func:`compute_traces`, computed once for the questions asked of one program (a campaign asks
     the race analysis, the model, the class and the fix search of each): the traces of the programs
     asked about most recently are kept (:data:`_TRACES`), and a repeated question charges ``work`` the units the
     computation spent, so a budget runs out exactly where it did when every question computed them."""
-    key = (p, loop_bound)
+    key = (p, loop_bound, prune_bars)
     hit = _TRACES.get(key)
     if hit is None:  # computed under the caller's budget (never unbounded where it was bounded)
         counted = work if work is not None else Budget(sys.maxsize)
         before = counted.used
-        pt = compute_traces(p, loop_bound, counted)
+        pt = compute_traces(p, loop_bound, counted, prune_bars)
         _TRACES.put(key, (pt, counted.used - before))
         return pt
     if work is not None:
@@ -743,8 +785,17 @@ def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     return hit[0]
 
 
-def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None) -> ProgramTraces:
+def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None, prune_bars: bool = False) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
+
+    With ``prune_bars`` a read of an mbarrier by a thread's own operation forks only on the values its
+    initial value, another thread or the thread's own earlier operations give it, never on one only its
+    own later operations write (:func:`_bar_options`; :func:`fuzzgpu.semantics.reads_no_later_own_write`):
+    every consistent execution's traces, but fewer of the inconsistent candidates' -- for questions about
+    consistent executions alone (the fix search's race analyses: ``model.race.analyse_races``).  Not for
+    the value domains (``model.values``: a value outside them is "written by no store"), ``explain``
+    or liveness, which read every candidate.  The fixpoint then also keeps, per mbarrier value, the
+    threads that write it.
 
     Each value carries a cost vector: how many writes to each location, and how many executions of
     each ``atom``/``red`` (:func:`rmw_sites`), the chain of writes that produced it needs at least.
@@ -767,22 +818,30 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
     sites = tuple(rmw_sites(p))
     layout = (tuple(sorted(physical.items())), tuple(sorted(virtual.items())), len(sites), maps, loop_bound)
+    bars = sorted({physical[loc.name] for loc in p.locations if loc.kind == "mbarrier"}) if prune_bars else []
+    writers: dict[str, dict[int, frozenset[int]]] = {loc: {init[loc]: frozenset({-1})} for loc in bars}
     paths: list[_Paths] = []
     while True:
-        frozen = tuple(sorted((loc, tuple(sorted(vs.items()))) for loc, vs in values.items()))
-        r = _Round(values, physical, virtual, loop_bound, layout, sites, dict(frozen))
+        frozen: dict[str, tuple[object, ...]] = {loc: tuple(sorted(vs.items())) for loc, vs in values.items()}
+        for loc in bars:  # an mbarrier's reads fork on who writes each value too (_bar_options)
+            frozen[loc] = (frozen[loc], tuple(sorted((v, tuple(sorted(by))) for v, by in writers[loc].items())))
+        r = _Round(values, physical, virtual, loop_bound, layout, sites, frozen, writers)
         paths = [_thread_paths(p, tid, r, work, paths[tid] if paths else None) for tid in range(len(p.threads))]
         traces = tuple(ps.traces for ps in paths)
         cut = {c for ps in paths for c in ps.cut}
         grown = {loc: dict(vs) for loc, vs in values.items()}
-        for loc, value, cost in frozenset().union(*(ps.writes for ps in paths)):  # the same write of many traces counts once: min is order-free
-            if any(c > lim for c, lim in zip(cost, limit)):
-                continue
-            old = grown[loc].get(value)
-            grown[loc][value] = cost if old is None else tuple(min(a, b) for a, b in zip(old, cost))
-        if grown == values:
+        known = {loc: dict(by) for loc, by in writers.items()}
+        for tid, ps in enumerate(paths):
+            for loc, value, cost in ps.writes:  # the same write of many traces counts once: min is order-free
+                if any(c > lim for c, lim in zip(cost, limit)):
+                    continue
+                old = grown[loc].get(value)
+                grown[loc][value] = cost if old is None else tuple(min(a, b) for a, b in zip(old, cost))
+                if loc in known:
+                    known[loc][value] = known[loc].get(value, frozenset()) | {tid}
+        if grown == values and known == writers:
             break
         if any(len(v) > MAX_VALUES_PER_LOCATION for v in grown.values()):
             raise Unsupported(f"more than {MAX_VALUES_PER_LOCATION} values written to one location")
-        values = grown
+        values, writers = grown, known
     return ProgramTraces(physical, virtual, init, traces, frozenset(cut))

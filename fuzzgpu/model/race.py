@@ -424,7 +424,7 @@ RACE_BUDGET = 10 * ORACLE_BUDGET
 
 
 def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome] = frozenset(), sc: bool = False,
-                  budget: int = RACE_BUDGET) -> RaceAnalysis:
+                  budget: int = RACE_BUDGET, prune_bars: bool = False) -> RaceAnalysis:
     """Every racing pair of the program's consistent executions, and which outcomes only an
     execution with a missed read (see the module text) produces; and which of the outcomes
     ``delivered`` asks about an execution with no stale read produces (:attr:`RaceAnalysis.delivered`:
@@ -436,18 +436,20 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
     Raises :class:`~fuzzgpu.model.TooLarge` (an ``Unsupported``) past ``budget`` units of work
     (:data:`RACE_BUDGET` unless given), charged for the enumeration exactly as
     :func:`fuzzgpu.model.analyse` (``sc``: with the SC set) charges it -- the same paths, candidates
-    and coherence orders -- so under ``ORACLE_BUDGET`` it runs out where the model's analysis does."""
+    and coherence orders -- so under ``ORACLE_BUDGET`` it runs out where the model's analysis does.
+    ``prune_bars`` (the fix search's candidates): the same answer from fewer paths of the programs with
+    an mbarrier (``events.compute_traces``), so a budget runs out later there."""
     if not sc:
-        with_sc = _RACES.get((p, loop_bound, delivered, True, budget))
+        with_sc = _RACES.get((p, loop_bound, delivered, True, budget, prune_bars))
         if with_sc is not None:
             return with_sc
-    key = (p, loop_bound, delivered, sc, budget)
+    key = (p, loop_bound, delivered, sc, budget, prune_bars)
     hit = _RACES.get(key)
-    return hit if hit is not None else _RACES.put(key, _analyse_races(p, loop_bound, delivered, sc, Budget(budget)))
+    return hit if hit is not None else _RACES.put(key, _analyse_races(p, loop_bound, delivered, sc, Budget(budget), prune_bars))
 
 
-#: the race analyses asked about most recently (by program, loop bound, delivered, sc, budget)
-_RACES: Recent[tuple[Program, int, frozenset[Outcome], bool, int], RaceAnalysis] = Recent(1024)
+#: the race analyses asked about most recently (by program, loop bound, delivered, sc, budget, prune_bars)
+_RACES: Recent[tuple[Program, int, frozenset[Outcome], bool, int, bool], RaceAnalysis] = Recent(1024)
 
 
 def clear_cache() -> None:
@@ -455,12 +457,13 @@ def clear_cache() -> None:
     _RACES.clear()
 
 
-def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], with_sc: bool, work: Budget) -> RaceAnalysis:
+def _analyse_races(p: Program, loop_bound: int, delivered: frozenset[Outcome], with_sc: bool, work: Budget,
+                   prune_bars: bool = False) -> RaceAnalysis:
     """:func:`analyse_races`, charging ``work`` what :func:`fuzzgpu.model.analyse` charges for the
     same enumeration (its classification of races is not charged: a few relations per consistent
     execution)."""
     t0 = time.perf_counter()
-    pt = program_traces(p, loop_bound, work)
+    pt = program_traces(p, loop_bound, work, prune_bars)
     keys = p.outcome_keys()
     finals = _final_locs(pt, keys)
     races: dict[tuple, RacingPair] = {}

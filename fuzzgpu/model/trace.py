@@ -205,8 +205,9 @@ class _Reading(Mapping[str, Mapping[int, tuple[int, ...]]]):
         return len(self._values)
 
 
-#: one location's values and their costs, in order (the hashable form of ``Values[loc]``)
-_Frozen = tuple[tuple[int, tuple[int, ...]], ...]
+#: one location's values and their costs, in order (the hashable form of ``Values[loc]``; an mbarrier's also
+#: with the threads that write each value: :attr:`_Round.writers`)
+_Frozen = tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,10 @@ class _Round:
     layout: tuple[object, ...]
     sites: tuple[tuple[int, int], ...]
     frozen: Mapping[str, _Frozen]  # ``values`` per location in hashable form
+    #: per mbarrier (physical), per value, the threads whose paths write it (-1: its initial value): an
+    #: mbarrier's read forks only on the values another thread, its initial value or its own earlier
+    #: operations give it (:func:`.events.thread_traces`)
+    writers: Mapping[str, Mapping[int, frozenset[int]]] = field(default_factory=dict)
 
     def layout_of(self, p: ir.Program, tid: int) -> tuple[object, ...]:
         """What thread ``tid``'s enumeration reads of the program but its values (:func:`.events.thread_traces`):
@@ -273,6 +278,11 @@ class _Ctx:
     reads: dict[tuple[int, int], Event] = field(default_factory=dict)
     #: what the mbarrier wait at ``pc`` tells its thread when it reads that value (``mechanisms.mbarrier_wait_result``)
     waits: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: per mbarrier (physical) whose every access by this thread is one generic-proxy virtual address, the
+    #: values its initial value or another thread's paths give it: a read of it returns one of these or a
+    #: value the thread's own earlier operations wrote, never one only its later ones write
+    #: (:func:`fuzzgpu.semantics.reads_no_later_own_write`; :func:`.events._bar_options`)
+    readable: Mapping[str, frozenset[int]] = field(default_factory=dict)
 
 @dataclass(frozen=True)
 class ProgramTraces:

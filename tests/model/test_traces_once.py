@@ -48,4 +48,4 @@ def test_a_batch_of_programs_keeps_its_traces_and_large_ones_make_room(monkeypat
     assert all(events.program_traces(p) is t for p, t in zip(batch, first))
     monkeypatch.setattr(events._TRACES, "limit", 1)  # every program's work is over it: only the newest is kept
     events.program_traces(dataclasses.replace(MP, name="last"))
-    assert [p.name for p, _ in events._TRACES] == ["last"]
+    assert [p.name for p, *_ in events._TRACES] == ["last"]
