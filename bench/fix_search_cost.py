@@ -70,9 +70,10 @@ def campaign_outcome(fix: str) -> str:
     return "no fix" if fix.startswith("no ") else "fix"
 
 
-def search(program: Any, outcomes: list[dict[str, int]], limit: float) -> dict[str, Any]:
+def search(program: Any, outcomes: list[dict[str, int]], limit: float, prune_bars: bool = True) -> dict[str, Any]:
     """``fixes.find_fix`` of one finding's fixable offending ``outcomes`` (what ``fixes.fix_for`` asks) on the CPU
-    clock: its CPU s, candidates, result; past ``limit`` stopped."""
+    clock: its CPU s, candidates, result and the fix's text; past ``limit`` stopped.  ``prune_bars`` False: each
+    candidate's race analysis over every path (``--every-path``)."""
     from fuzzgpu import fixes
     from fuzzgpu.deadline import Deadline, DeadlinePassed, Watch
     from fuzzgpu.model import events, race, values
@@ -90,11 +91,11 @@ def search(program: Any, outcomes: list[dict[str, int]], limit: float) -> dict[s
     watch = Watch(Deadline.after(limit, time.process_time), "fix search", step)
     t0 = time.process_time()
     try:
-        f = fixes.find_fix(program, outcomes, watch=watch)
-        found = "fix" if f is not None else "no fix"
+        f = fixes.find_fix(program, outcomes, watch=watch, prune_bars=prune_bars)
+        found, text = ("fix", f.text) if f is not None else ("no fix", "")
     except DeadlinePassed:
-        found = "past the limit"
-    return {"cpu_s": round(time.process_time() - t0, 3), "candidates": ticks[0], "found": found}
+        found, text = "past the limit", ""
+    return {"cpu_s": round(time.process_time() - t0, 3), "candidates": ticks[0], "found": found, "fix_text": text}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bound", type=float, default=None, help="the campaign's bound per finding, CPU s (default FIX_SECONDS)")
     ap.add_argument("--limit", type=float, default=120.0, help="stop a search past this many CPU s (default 120)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "throughput" / "fix-search")
+    ap.add_argument("--every-path", action="store_true",
+                    help="each candidate's race analysis over every path (the fix search prunes an mbarrier's paths: the same fixes)")
+    ap.add_argument("--only", nargs="+", metavar="ENTRY", help="search these entries' findings only (their file names)")
     args = ap.parse_args(argv)
 
     from fuzzgpu import fixes
@@ -118,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             folder = Path(tmp) / "corpus"
         rows = []
         for path in entries(folder):
+            if args.only and path.name not in args.only:
+                continue
             entry = load_entry(path)
             doc, program = entry.data, entry.program
             offending = doc["verdict"].get("offending", [])
@@ -126,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                                    "threads": len(program.threads), "instructions": sum(len(t.code) for t in program.threads)}
             outs = [o["outcome"] for o in offending if o["verdict"] in fixes.FIXABLE]
             if outs and any(o["verdict"] == "racy" for o in offending):  # what fixes.attach searches for
-                row.update(search(program, outs, args.limit))
+                row.update(search(program, outs, args.limit, prune_bars=not args.every_path))
             rows.append(row)
             print(f"{path.name}: {row.get('cpu_s', '-')} CPU-s, {row.get('candidates', '-')} candidates, "
                   f"{row.get('found', 'no search')} (the campaign: {row['campaign']})", file=sys.stderr, flush=True)

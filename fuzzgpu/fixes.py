@@ -468,19 +468,19 @@ def _unrunnable(p: Program, runnable: bool) -> bool:
 
 
 def _judge(orig: RaceAnalysis, c: Change | Sequence[Change] | None, p: Program, outcomes: frozenset[Any],
-           runnable: bool) -> _Judged:
+           runnable: bool, prune_bars: bool = True) -> _Judged:
     """``p`` (the change ``c``, or the changes ``c``, made on the original; None: unknown) judged by
     the oracle: the acceptance check of every fix, single, pair or greedy.  A fix leaves none of the
     offending ``outcomes`` possible, some execution of it completes, it cannot hang where the original
     could not (:func:`_new_hang`), and the harness can run it where it ran the original
-    (:func:`_unrunnable`)."""
+    (:func:`_unrunnable`).  ``prune_bars``: its race analysis over fewer paths of a program with an
+    mbarrier, the same answer (``model.race.analyse_races``; False: every path, to check that)."""
     from . import model
     from .model import race
 
     try:
         validate(p)
-        # a candidate's race analysis only (its consistent executions): fewer paths of an mbarrier program
-        ra = race.analyse_races(p, delivered=outcomes, prune_bars=True)
+        ra = race.analyse_races(p, delivered=outcomes, prune_bars=prune_bars)
     except (ProgramError, model.Unsupported):
         return _Judged("", outcomes, judged=False)
     if p.outcome_keys() != orig.keys or not ra.possible:
@@ -565,12 +565,14 @@ def _key(cs: Sequence[Change]) -> frozenset[tuple[int, int, str, str]]:
 
 
 def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATES, arch: str | None = None,
-             watch: Watch = UNWATCHED) -> Fix | None:
+             watch: Watch = UNWATCHED, prune_bars: bool = True) -> Fix | None:
     """The weakest single change (else pair of changes) after which ``p`` is race-free or produces
     none of ``outcomes``; else a fix of up to :data:`MAX_GREEDY` changes found greedily
     (:func:`greedy_fix`); None when none within ``budget`` changed programs.  ``arch``: the target
     (:func:`fence_sems`).  ``watch`` is ticked before each changed program is judged: it shows
-    progress, and raises :class:`~fuzzgpu.deadline.DeadlinePassed` at its deadline (no fix claimed)."""
+    progress, and raises :class:`~fuzzgpu.deadline.DeadlinePassed` at its deadline (no fix claimed).
+    ``prune_bars``: each candidate's race analysis over fewer paths of a program with an mbarrier
+    (:func:`_judge`; False: every path -- the same fixes, slower: ``bench/fix_search_cost.py --every-path``)."""
     from . import model
     from .model import race
 
@@ -601,7 +603,7 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
         if tried > budget:
             return None
         watch.tick(tried)
-        j = _judge(orig, c, c.program, want, runnable)
+        j = _judge(orig, c, c.program, want, runnable, prune_bars)
         if j.why:
             return Fix((c,), c.program, j.why)
         judged.append(j)
@@ -613,17 +615,17 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
             return None
         watch.tick(tried)
         prog, made = described(p, (a, b))
-        j = _judge(orig, (a, b), prog, want, runnable)
+        j = _judge(orig, (a, b), prog, want, runnable, prune_bars)
         if j.why:
             return Fix(made, prog, j.why)
         memo[_key((a, b))] = j
-    return greedy_fix(p, orig, want, runnable, singles, pair_list, memo, budget - tried, watch, tried)
+    return greedy_fix(p, orig, want, runnable, singles, pair_list, memo, budget - tried, watch, tried, prune_bars)
 
 
 def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: bool, singles: Sequence[Change],
                pair_list: Sequence[tuple[Change, Change]],
                memo: dict[frozenset[tuple[int, int, str, str]], _Judged], budget: int, watch: Watch = UNWATCHED,
-               before: int = 0) -> Fix | None:
+               before: int = 0, prune_bars: bool = True) -> Fix | None:
     """A fix of up to :data:`MAX_GREEDY` changes, found greedily where no single change or pair is one
     (issue 15: ``race:A+B`` findings, each race needing its own changes).  From the original, each
     step makes the first of its single changes, else of its pairs (:func:`pairs`), else of its
@@ -646,7 +648,7 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
             if used > budget:
                 return None
             watch.tick(before + used)
-            memo[k] = _judge(orig, cs, apply_all(p, cs), want, runnable)
+            memo[k] = _judge(orig, cs, apply_all(p, cs), want, runnable, prune_bars)
         return memo[k]
 
     steps: list[tuple[Change, ...]] = [(c,) for c in singles]
@@ -684,7 +686,7 @@ def greedy_fix(p: Program, orig: RaceAnalysis, want: frozenset[Any], runnable: b
         if j is not None and j.why:
             state = rest
     prog, made = described(p, state)  # the texts name what the fixed program has (fresh labels)
-    final = _judge(orig, state, prog, want, runnable)  # the oracle's word on what is printed
+    final = _judge(orig, state, prog, want, runnable, prune_bars)  # the oracle's word on what is printed
     if not final.why:
         return None
     return Fix(tuple(sorted(made, key=lambda c: (c.thread, c.index, c.op != "insert"))), prog, final.why,
