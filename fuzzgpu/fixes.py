@@ -572,7 +572,8 @@ def find_fix(p: Program, outcomes: Iterable[Any], *, budget: int = MAX_CANDIDATE
     (:func:`fence_sems`).  ``watch`` is ticked before each changed program is judged: it shows
     progress, and raises :class:`~fuzzgpu.deadline.DeadlinePassed` at its deadline (no fix claimed).
     ``prune_bars``: each candidate's race analysis over fewer paths of a program with an mbarrier
-    (:func:`_judge`; False: every path -- the same fixes, slower: ``bench/fix_search_cost.py --every-path``)."""
+    (:func:`_judge`; False: every path -- the same answers, slower, so a candidate too large for the race
+    analysis's budget over every path may be judged pruned: ``bench/fix_search_cost.py --every-path``)."""
     from . import model
     from .model import race
 

@@ -746,19 +746,6 @@ def keeps_location_order(first: Instruction, second: Instruction) -> bool:
     return generic and not (swappable_access(first) and swappable_access(second))
 
 
-def reads_no_later_own_write(read: Proxy, write: Proxy, same_virtual: bool) -> bool:
-    """Whether no consistent execution has a read take its value from a write of its own thread that
-    follows it in program order.  PTX ISA 9.x, 8.10 "Axioms", Causality: a read does not read from a write
-    that it precedes in causality order (``irreflexive(rf ; cause)``); "Base causality order" includes program order;
-    causality order is *proxy-preserved* base causality (8.x "Proxy-preserved base causality order"),
-    which keeps a program-order pair whatever else only between two generic-proxy accesses of the same
-    virtual address.  So for those the read precedes the later write in causality order and cannot read
-    it (:func:`.model.ptx.causality_rf`); across proxies or aliases nothing on the path need preserve it.
-    The path enumeration reads it so (:func:`.model.events.thread_traces`: an mbarrier's read does not fork
-    on a value only its own thread's later operations on the mbarrier would write)."""
-    return read is Proxy.GENERIC and write is Proxy.GENERIC and same_virtual
-
-
 def access_extent(width: int) -> tuple[int, int]:
     """The bytes an ``ld``/``st`` of ``width`` bits covers in its location's word: (offset, size).
     Every access is at offset 0 (``ir.Load.width``), so two accesses of one address overlap
@@ -804,7 +791,7 @@ def remote_cta_scope(program: Program) -> bool:
     return False
 
 
-__all__ = ["ACQUIRE_FENCE_SEMS", "access_extent", "reads_no_later_own_write", "remote_cta_scope", "wgmma_register_window", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
+__all__ = ["ACQUIRE_FENCE_SEMS", "access_extent", "remote_cta_scope", "wgmma_register_window", "ACQUIRE_SEMS", "FENCE_KEYS", "RELEASE_FENCE_SEMS", "checked", "unknown_fence",
            "unknown_instructions", "wrong_parity", "DRAWN", "MECHANISMS", "Mechanism", "FUZZGPU", "ISA", "Instr", "MEMORY_FENCE_SEMS", "ONE_WAY_FENCE_SEMS", "NO_MEMORY_EFFECT", "PER_SEM",
            "PROXY_FENCE_PROXY", "RELEASE_SEMS", "STRENGTHS", "Strength", "TABLE", "BY_IR_CLASS", "directions", "entry", "is_strong",
            "key_of", "of", "proxy_fence_covers", "proxy_fence_proxy"]

@@ -20,6 +20,8 @@ from typing import Mapping
 from .. import ir
 
 from .. import semantics
+
+from .bar_reads import bar_options, frozen_round, initial_writers, readable
 from .event import Budget, Event, Unsupported
 from . import mechanisms as mech
 from . import wgmma
@@ -205,9 +207,7 @@ def thread_traces(
     may read them before this one spins forever.  The (thread, pc) of a re-entered loop's jump
     (:func:`_back_limits`: a body that writes or computes) that cut a path is added to ``cut``: a
     longer path may reach an outcome this enumeration does not (a spin loop's cut loses none).  The
-    locations whose values the enumeration asks for are added to ``read``.  With ``writers`` (per
-    mbarrier, per value, the threads whose paths write it: :attr:`.trace._Round.writers`) a read of an
-    mbarrier forks only on the values it can read from (:func:`_bar_options`)."""
+    locations whose values the enumeration asks for are added to ``read``.  ``writers``: :mod:`.bar_reads`."""
     thread = p.threads[tid]
     code = thread.code
     labels = {ins.name: i for i, ins in enumerate(code) if isinstance(ins, ir.Label)}
@@ -215,7 +215,7 @@ def thread_traces(
     sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
     ctx = _Ctx(tid, labels, values if read is None else _Reading(values, read), physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
                len(loc_index) + len(sites), frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap"),
-               readable=_readable(thread.code, tid, physical, virtual, writers or {}))
+               readable=readable(thread.code, tid, physical, virtual, writers or {}))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]
@@ -448,43 +448,6 @@ def _extension_step(st: _State, ins: ir.Instruction, ctx: _Ctx) -> list[_State]:
     raise Unsupported(f"the oracle does not model {type(ins).__name__} instructions yet")
 
 
-#: the instructions that access an mbarrier object (their ``bar``): each of its accesses is a generic-proxy
-#: read or write (the events below)
-_BAR_OPS = (ir.MbarrierInit, ir.MbarrierArrive, ir.MbarrierExpectTx, ir.MbarrierCompleteTx, ir.MbarrierWait,
-            ir.CpAsyncBulk, ir.CpAsyncMbarrierArrive)
-
-
-def _readable(code: tuple[ir.Instruction, ...], tid: int, physical: Mapping[str, str], virtual: Mapping[str, str],
-              writers: Mapping[str, Mapping[int, frozenset[int]]]) -> dict[str, frozenset[int]]:
-    """Per mbarrier (physical) that thread ``tid`` accesses through one virtual address only, the values
-    its initial value or another thread's paths give it (``writers``): the values a read of it by
-    this thread may return, with those of the thread's own earlier operations -- not one only its
-    own later operations write (:func:`fuzzgpu.semantics.reads_no_later_own_write`: generic-proxy
-    accesses of one virtual address).  An mbarrier accessed through two addresses is left out
-    (every value of its domain stays readable)."""
-    virtuals: dict[str, set[str]] = {}
-    for ins in code:
-        bar = getattr(ins, "bar", None) if isinstance(ins, _BAR_OPS) else None
-        if bar is not None:
-            virtuals.setdefault(physical[bar], set()).add(virtual[bar])
-    return {loc: frozenset(v for v, by in writers[loc].items() if by - {tid}) for loc, vs in virtuals.items()
-            if loc in writers and semantics.reads_no_later_own_write(ir.Proxy.GENERIC, ir.Proxy.GENERIC, len(vs) == 1)}
-
-
-def _bar_options(st: _State, ctx: _Ctx, loc: str) -> list[tuple[int, tuple[int, ...]]]:
-    """The values (and costs) a read of the mbarrier ``loc`` by a thread's own (not asynchronous)
-    operation may return on the path ``st``: of the round's values, those another thread or its
-    initial value gives it (:attr:`.trace._Ctx.readable`) and those the path's own earlier operations
-    wrote to it; every value where the thread's accesses of it are not all of one virtual address.
-    Never empty: the initial value is always readable."""
-    options = sorted(ctx.values[loc].items())
-    ok = ctx.readable.get(loc)
-    if ok is None:
-        return options
-    own = {e.value for e in st.events if e.kind == "W" and e.loc == loc}
-    return [(v, cost) for v, cost in options if v in ok or v in own]
-
-
 def _read(st: _State, ctx: _Ctx, name: str, sem: ir.Sem, scope: ir.Scope | None, proxy: ir.Proxy, dst: str,
           nc: bool = False, width: int = 32) -> list[_State]:
     """A read of ``name`` into ``dst``: one state per value the location can hold (a narrow read's
@@ -528,8 +491,7 @@ def _mbarrier_rmw(
     events have happened), as for ``cp.async.mbarrier.arrive``, whose write is marked
     ``action="cp_async_arrive"``: what it publishes is the relation :func:`.ptx.async_release`."""
     loc, vloc, pc = ctx.physical[bar], ctx.virtual[bar], st.pc
-    # an asynchronous arrival is ordered before none of the thread's later operations: it may read any value
-    options = _bar_options(st, ctx, loc) if unit_after is None else sorted(ctx.values[loc].items())
+    options = bar_options(st, ctx, loc) if unit_after is None else sorted(ctx.values[loc].items())  # async: any
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
         new = mech.mbarrier_update(v, op, n, tx)
@@ -557,7 +519,7 @@ def _mbarrier_wait(st: _State, ctx: _Ctx, ins: ir.MbarrierWait) -> list[_State]:
     default: "the memory operations of the threads that arrived are visible" -- ISA
     "mbarrier.test_wait/try_wait"); a wait that returns 0 orders nothing."""
     loc, vloc, pc = ctx.physical[ins.bar], ctx.virtual[ins.bar], st.pc
-    options = _bar_options(st, ctx, loc)
+    options = bar_options(st, ctx, loc)
     forks = []
     for s2, (v, cost) in zip(st.split(len(options)), options):
         ev = ctx.reads.get((pc, v))
@@ -657,8 +619,6 @@ def _issue_copy(s2, ctx, ins, src, dst, v, cost, old, old_cost, bv, bcost, throu
     del wi
     s2.pc += 1
     return s2
-
-
 
 
 def _rmw(st: _State, ins: ir.Atom | ir.Red, ctx: _Ctx) -> list[_State]:
@@ -788,14 +748,10 @@ def program_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
 def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = None, prune_bars: bool = False) -> ProgramTraces:
     """Each thread's traces, reading values from a fixpoint of the values the program can write.
 
-    With ``prune_bars`` a read of an mbarrier by a thread's own operation forks only on the values its
-    initial value, another thread or the thread's own earlier operations give it, never on one only its
-    own later operations write (:func:`_bar_options`; :func:`fuzzgpu.semantics.reads_no_later_own_write`):
-    every consistent execution's traces, but fewer of the inconsistent candidates' -- for questions about
-    consistent executions alone (the fix search's race analyses: ``model.race.analyse_races``).  Not for
-    the value domains (``model.values``: a value outside them is "written by no store"), ``explain``
-    or liveness, which read every candidate.  The fixpoint then also keeps, per mbarrier value, the
-    threads that write it.
+    With ``prune_bars`` an mbarrier's reads fork on fewer values (:mod:`.bar_reads`): every consistent
+    execution's traces, fewer of the others' (and fewer loops cut) -- for questions about consistent executions
+    alone (the fix search's race analyses); not for the value domains, ``explain`` or liveness, which read
+    every candidate.
 
     Each value carries a cost vector: how many writes to each location, and how many executions of
     each ``atom``/``red`` (:func:`rmw_sites`), the chain of writes that produced it needs at least.
@@ -818,14 +774,10 @@ def compute_traces(p: ir.Program, loop_bound: int = 1, work: Budget | None = Non
     maps = frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap")
     sites = tuple(rmw_sites(p))
     layout = (tuple(sorted(physical.items())), tuple(sorted(virtual.items())), len(sites), maps, loop_bound)
-    bars = sorted({physical[loc.name] for loc in p.locations if loc.kind == "mbarrier"}) if prune_bars else []
-    writers: dict[str, dict[int, frozenset[int]]] = {loc: {init[loc]: frozenset({-1})} for loc in bars}
+    writers = initial_writers(p, physical, init) if prune_bars else {}
     paths: list[_Paths] = []
     while True:
-        frozen: dict[str, tuple[object, ...]] = {loc: tuple(sorted(vs.items())) for loc, vs in values.items()}
-        for loc in bars:  # an mbarrier's reads fork on who writes each value too (_bar_options)
-            frozen[loc] = (frozen[loc], tuple(sorted((v, tuple(sorted(by))) for v, by in writers[loc].items())))
-        r = _Round(values, physical, virtual, loop_bound, layout, sites, frozen, writers)
+        r = _Round(values, physical, virtual, loop_bound, layout, sites, frozen_round(values, writers), writers)
         paths = [_thread_paths(p, tid, r, work, paths[tid] if paths else None) for tid in range(len(p.threads))]
         traces = tuple(ps.traces for ps in paths)
         cut = {c for ps in paths for c in ps.cut}

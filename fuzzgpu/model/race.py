@@ -438,7 +438,9 @@ def analyse_races(p: Program, loop_bound: int = 1, delivered: frozenset[Outcome]
     :func:`fuzzgpu.model.analyse` (``sc``: with the SC set) charges it -- the same paths, candidates
     and coherence orders -- so under ``ORACLE_BUDGET`` it runs out where the model's analysis does.
     ``prune_bars`` (the fix search's candidates): the same answer from fewer paths of the programs with
-    an mbarrier (``events.compute_traces``), so a budget runs out later there."""
+    an mbarrier (``events.compute_traces``), so a budget runs out later there -- but ``beyond_bound``, which
+    may be empty where every path's enumeration was cut by the loop bound only in paths no consistent
+    execution takes."""
     if not sc:
         with_sc = _RACES.get((p, loop_bound, delivered, True, budget, prune_bars))
         if with_sc is not None:

@@ -341,7 +341,7 @@ def nvdisasm_per_call(run: Path) -> float:
 def test_the_h100_rows_at_a464825_and_their_folders_readmes_are_their_files() -> None:
     """The four runs of one sitting (nvdisasm without its dataflow analysis; the pool's window 0.5, again, 0.25, 1.5 s):
     the page's rows, each folder's README and what earlier.md says of them are their files'; what the window's
-    default (0.5 s) and the nvdisasm change rest on holds in them."""
+    default then (0.5 s; 0.25 s since b2dea86: ab/h100-window-0343c89) and the nvdisasm change rest on holds in them."""
     page = flat(ROOT / "bench" / "results" / "throughput" / "README.md") + " " + flat(EARLIER)
     first, again, short, long_ = A464825
     t1, cpu1, _, _, folder, _ = assert_campaign_run(first, page, absent=("12", "13"))

@@ -57,9 +57,9 @@ def df3():
     judged = []
     real = fixes._judge
 
-    def spy(orig, c, prog, outcomes, runnable):
+    def spy(orig, c, prog, *rest):
         judged.append(prog)
-        return real(orig, c, prog, outcomes, runnable)
+        return real(orig, c, prog, *rest)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fixes, "_judge", spy)
