@@ -55,15 +55,16 @@ import json
 import platform
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
+from compile_phases import header, publish  # noqa: E402 -- bench/compile_phases.py, beside this script
 from fuzzgpu import strategies as fst  # noqa: E402
 from fuzzgpu.ir import Program  # noqa: E402
 from fuzzgpu.model import analyse  # noqa: E402
@@ -295,13 +296,29 @@ def h(s: str) -> str:
     return hashlib.sha256(s.encode()).hexdigest()[:16]
 
 
+def run_doc(args: argparse.Namespace, **figures: Any) -> dict[str, Any]:
+    """A results file's document: the command, date and machine (``compile_phases.header``), the profile, ``figures``."""
+    return {**header("oracle_speed.py", None), "profile": args.profile, **figures}
+
+
+def emit(out: Path | None, doc: dict[str, Any], md: list[str] | None = None) -> int:
+    """The table printed (``md``); with ``out`` (``NAME.json``) the document written there and the table beside it
+    (``NAME.md``, ``compile_phases.publish``): 0, or 3 where it cannot be written."""
+    if md is not None and out is not None:
+        return publish("oracle_speed.py", out.parent, out.stem, doc, md)
+    if md is not None:
+        print("\n".join(md))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
 def bars_main(args: argparse.Namespace) -> int:
     """``--bars``: the rows, a table of all, with and without an mbarrier; exit 1 where an answer differs."""
     rows = bars_rows(args.profile, args.n, args.seeds or [args.seed])
     mb = [r for r in rows if "mbarrier" in r["uses"]]
-    res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
-           "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
-           "programs": len(rows), "same": sum(r["same"] for r in rows), "mbarrier_programs": len(mb), "rows": rows}
+    res = run_doc(args, programs=len(rows), same=sum(r["same"] for r in rows), mbarrier_programs=len(mb), rows=rows)
     md = [f"# The fix search's race analysis over every path and with `prune_bars` (`{res['command']}`)", "",
           f"{res['machine']}, {res['date']}: {len(rows)} campaign draws of profile `{args.profile}` the oracle covers, "
           f"each asked twice from cold caches; the same answers for {res['same']} of {len(rows)}.", "",
@@ -315,27 +332,16 @@ def bars_main(args: argparse.Namespace) -> int:
                          "full_s": round(sum(r["full_ms"] for r in part) / 1000, 2), "pruned_s": round(sum(r["pruned_ms"] for r in part) / 1000, 2)}
             x = res[name]
             md.append(f"| {name} | {len(part)} | {fm:.2f} | {f90:.2f} | {x['full_s']} | {pm:.2f} | {p90:.2f} | {x['pruned_s']} |")
-    print("\n".join(md))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(res, indent=1) + "\n")
-        args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
-    return 0 if res["same"] == len(rows) else 1
+    return emit(args.out, res, md) or (0 if res["same"] == len(rows) else 1)
 
 
 def values_main(args: argparse.Namespace) -> int:
     """``--values``: the rows and their mean and p90."""
     rows = values_rows(args.profile, args.n, args.seeds or [args.seed])
     mean, p90 = summary(rows, "ms")
-    res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
-           "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
-           "programs": len(rows), "covered": sum(r["covered"] for r in rows), "ms": {"mean": round(mean, 2), "p90": round(p90, 2)},
-           "rows": rows}
-    print(f"{len(rows)} programs ({res['covered']} covered): harness_domains CPU ms mean {mean:.2f}, p90 {p90:.2f}")
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(res, indent=1) + "\n")
-    return 0
+    res = run_doc(args, programs=len(rows), covered=sum(r["covered"] for r in rows),
+                  ms={"mean": round(mean, 2), "p90": round(p90, 2)}, rows=rows)
+    return emit(args.out, res, [f"{len(rows)} programs ({res['covered']} covered): harness_domains CPU ms mean {mean:.2f}, p90 {p90:.2f}"])
 
 
 def main() -> int:
@@ -380,10 +386,8 @@ def main() -> int:
     if args.questions:
         rows = questions_rows(args.profile, args.n, args.seeds or [args.seed])
         (om, o90), (nm, n90) = summary(rows, "old_ms"), summary(rows, "new_ms")
-        res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": f"{platform.node()} ({platform.machine()})",
-               "command": " ".join(["python3", "bench/oracle_speed.py", *sys.argv[1:]]), "profile": args.profile,
-               "programs": len(rows), "same": sum(r["same"] for r in rows), "old_ms": {"mean": round(om, 2), "p90": round(o90, 2)},
-               "new_ms": {"mean": round(nm, 2), "p90": round(n90, 2)}, "concentration": concentration(rows), "rows": rows}
+        res = run_doc(args, programs=len(rows), same=sum(r["same"] for r in rows), old_ms={"mean": round(om, 2), "p90": round(o90, 2)},
+                      new_ms={"mean": round(nm, 2), "p90": round(n90, 2)}, concentration=concentration(rows), rows=rows)
         con = res["concentration"]
         md = [f"# A race campaign's two questions of each program (`{res['command']}`)", "",
               f"{res['machine']}, {res['date']}: {len(rows)} campaign draws of profile `{args.profile}` the oracle covers, each "
@@ -398,12 +402,7 @@ def main() -> int:
               "for all.", "", "| programs that use | programs | their share of the CPU | of the dearest 5% |", "|---|---|---|---|",
               *[f"| {m} | {b['programs']} of {len(rows)} | {100 * b['cpu_share']:.0f}% | {b['of_the_dearest_5pc']} of "
                 f"{con['dearest_5pc']} |" for m, b in con["by_mechanism"].items()]]
-        print("\n".join(md))
-        if args.out:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(res, indent=1) + "\n")
-            args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
-        return 0 if res["same"] == len(rows) else 1
+        return emit(args.out, res, md) or (0 if res["same"] == len(rows) else 1)
     if args.bars:
         return bars_main(args)
     if args.values:
@@ -411,17 +410,11 @@ def main() -> int:
     if args.stages:
         seeds = args.seeds or [args.seed]
         rows = stages_rows(args.profile, args.n, seeds)
-        res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.node(),
-               "python": platform.python_version(), "command": " ".join(sys.argv), "n": len(rows), "seeds": seeds,
-               "profile": args.profile, "race_cpu_s": sum(float(r["race_ms"]) for r in rows) / 1000,
-               "model_cpu_s": sum(float(r["model_ms"]) for r in rows) / 1000, "programs": rows}
-        for key in ("model_ms", "race_ms"):
-            mean, p90 = summary(rows, key)
-            print(f"{len(rows)} programs: {key} mean {mean:.1f}, p90 {p90:.1f}")
-        if args.out:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(res, indent=1) + "\n")
-        return 0
+        res = run_doc(args, python=platform.python_version(), n=len(rows), seeds=seeds,
+                      race_cpu_s=sum(float(r["race_ms"]) for r in rows) / 1000,
+                      model_cpu_s=sum(float(r["model_ms"]) for r in rows) / 1000, programs=rows)
+        return emit(args.out, res, [f"{len(rows)} programs: {key} mean {mean:.1f}, p90 {p90:.1f}"
+                                    for key, (mean, p90) in ((k, summary(rows, k)) for k in ("model_ms", "race_ms"))])
     programs = draw(args.n, args.seed, args.profile)
     rows = []
     race_s = model_s = 0.0
@@ -431,14 +424,8 @@ def main() -> int:
         race_s += r_s
         model_s += m_s
         rows.append({"program": h(repr(p)), "race": h(rd), "model": h(mdig)})
-    res = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.node(),
-           "command": " ".join(sys.argv), "n": len(programs), "seed": args.seed, "profile": args.profile,
-           "race_cpu_s": race_s, "model_cpu_s": model_s, "programs": rows}
-    print(f"{len(programs)} programs: analyse_races {race_s:.2f} CPU s, analyse {model_s:.2f} CPU s")
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(res, indent=1) + "\n")
-    return 0
+    res = run_doc(args, n=len(programs), seed=args.seed, race_cpu_s=race_s, model_cpu_s=model_s, programs=rows)
+    return emit(args.out, res, [f"{len(programs)} programs: analyse_races {race_s:.2f} CPU s, analyse {model_s:.2f} CPU s"])
 
 
 if __name__ == "__main__":

@@ -215,7 +215,7 @@ def thread_traces(
     sites = {site: len(loc_index) + j for j, site in enumerate(rmw_sites(p))}
     ctx = _Ctx(tid, labels, values if read is None else _Reading(values, read), physical, virtual, loc_index, _back_limits(code, labels, loop_bound), sites,
                len(loc_index) + len(sites), frozenset(physical[loc.name] for loc in p.locations if loc.kind == "tensormap"),
-               readable=readable(thread.code, tid, physical, virtual, writers or {}))
+               readable=readable(thread.code, tid, physical, writers or {}))
     start = _State(0, dict(thread.init), {}, frozenset(), [], [], [], [], {})
     out: list[Trace] = []
     stack = [start]

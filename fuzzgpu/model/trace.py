@@ -281,7 +281,7 @@ class _Ctx:
     #: per mbarrier (physical) whose every access by this thread is one generic-proxy virtual address, the
     #: values its initial value or another thread's paths give it: a read of it returns one of these or a
     #: value the thread's own earlier operations wrote, never one only its later ones write
-    #: (:func:`.bar_reads.reads_no_later_own_write`; :func:`.bar_reads.bar_options`)
+    #: (:func:`.bar_reads.later_writes_unreadable`; :func:`.bar_reads.bar_options`)
     readable: Mapping[str, frozenset[int]] = field(default_factory=dict)
 
 @dataclass(frozen=True)

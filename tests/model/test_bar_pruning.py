@@ -3,7 +3,7 @@
 only on the values its initial value, another thread or the thread's own earlier operations give it,
 never on one only the thread's later operations on it write.
 
-Why the answers cannot change (``model.bar_reads.reads_no_later_own_write``): PTX ISA 9.x, 8.10 "Axioms",
+Why the answers cannot change (``model.bar_reads.later_writes_unreadable``): PTX ISA 9.x, 8.10 "Axioms",
 Causality -- a read does not read from a write it precedes in causality order; base causality order
 includes program order, and proxy-preserved base causality keeps a program-order pair of two
 generic-proxy accesses of one virtual address.  An mbarrier operation's accesses are generic-proxy,
