@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from compile_phases import header, write_results  # noqa: E402
+from compile_phases import header, shown, write_results  # noqa: E402
 
 
 def entries(corpus: Path) -> list[Path]:
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             if outs and any(o["verdict"] == "racy" for o in offending):  # what fixes.attach searches for
                 row.update(search(program, outs, args.limit, prune_bars=not args.every_path))
             rows.append(row)
-            print(f"{path.name}: {row.get('cpu_s', '-')} CPU-s, {row.get('candidates', '-')} candidates, "
+            print(f"{shown(path.name)}: {row.get('cpu_s', '-')} CPU-s, {row.get('candidates', '-')} candidates, "
                   f"{row.get('found', 'no search')} (the campaign: {row['campaign']})", file=sys.stderr, flush=True)
     searched = [r for r in rows if "cpu_s" in r]
     cpu = [r["cpu_s"] for r in searched]
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{b['shrunk']['fixes']} | {b['unshrunk']['searches']}, {b['unshrunk']['cpu_s']}, {b['unshrunk']['fixes_within']} of "
             f"{b['unshrunk']['fixes']} |" for b in s["by_bound"]], "",
           "| entry | class | threads | instructions | CPU s | candidates | found here | the campaign |", "|---|---|---|---|---|---|---|---|"]
-    md += [f"| {r['entry']} | {r['class'].replace('|', chr(92) + '|')} | {r['threads']} | {r['instructions']} | {r.get('cpu_s', '-')} | "
+    md += [f"| {shown(r['entry'])} | {shown(r['class']).replace('|', chr(92) + '|')} | {r['threads']} | {r['instructions']} | {r.get('cpu_s', '-')} | "
            f"{r.get('candidates', '-')} | {r.get('found', 'no search')} | {r['campaign']} |"
            for r in sorted(rows, key=lambda r: -r.get("cpu_s", -1))]
     write_results(args.out, "fix-search", doc, md)

@@ -1157,3 +1157,22 @@ def test_the_pool_window_ab_is_its_files_and_the_default(tmp_path: Path) -> None
     assert (f"{third['1-b']:,} against {third['1-a']:,} and {third['2-b']:,} against {third['2-a']:,} runs/h") in folder
     assert static_pool.WINDOW_S == 0.25
     assert "bench/results/throughput/ab/h100-window-0343c89/" in (ROOT / "fuzzgpu" / "workers" / "static_pool.py").read_text()
+
+
+def test_fix_search_cost_shows_a_files_names_without_their_control_characters(tmp_path: Path, capsys) -> None:
+    """bench/fix_search_cost.py prints each entry's file name and writes its class key into the table: both come from
+    the corpus it is given, and reach the terminal and the page through compile_phases.shown."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import fix_search_cost
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    doc = json.loads((ROOT / "corpus" / "73416467ed043580.json").read_text())  # a forbidden finding: no search
+    doc["class"]["key"] = "model|*|\x1b[31mred\x07"
+    (corpus / "e\x1b[2J.json").write_text(json.dumps(doc))
+    assert fix_search_cost.main([str(corpus), "--out", str(tmp_path / "out")]) == 0
+    err, md = capsys.readouterr().err, (tmp_path / "out" / "fix-search.md").read_text()
+    assert "e?[2J.json: - CPU-s" in err and "\x1b" not in err
+    assert "| e?[2J.json | model\\|*\\|?[31mred? |" in md and "\x1b" not in md and "\x07" not in md
