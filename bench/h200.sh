@@ -127,6 +127,14 @@ fi
 # ends however it ends (its exit status in it), beside DIR (whose files come back):
 #   timeout 580 sh -c 'until [ -e DIR.done ]; do sleep 5; done'; cat DIR.done; cp -r DIR/. "$OUT"/
 # (a wait on `pgrep -f "h200.sh throughput"` finds the waiting call's own shell and never ends: 2026-12-06)
+if [ -n "${X:-}" ] && [ -z "${FZ_OWN_TREE:-}" ]; then
+  # the device tool copies the working tree over this one at the start of every call: a run that outlives its call
+  # reads files while they are rewritten (a campaign worker's first import of fuzzgpu.fixes, 13 s in, as the
+  # collecting call began: "cannot import name 'fixes' from 'fuzzgpu'", 2026-12-06).  It runs from its own copy.
+  x=$(realpath -m "$x"); t="${x%/}.tree"
+  rm -rf "$t" && cp -a . "$t" || { echo "bench/h200.sh: cannot copy the tree to $t" >&2; exit 3; }
+  cd "$t" && X="$x" FZ_OWN_TREE=1 exec bash bench/h200.sh "$@"
+fi
 if [ -n "${X:-}" ]; then trap 'echo "exit $? $(date -u)" > "${x%/}.done"' EXIT; fi
 mkdir -p "$x"
 if [ ! -d /tmp/site/pycuda ]; then

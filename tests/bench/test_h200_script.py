@@ -85,3 +85,21 @@ def test_each_part_has_one_branch_and_the_usage_names_them_all() -> None:
     assert len(labels) == len(set(labels)), sorted(lab for lab in set(labels) if labels.count(lab) > 1)
     usage = re.search(r"usage: bench/h200.sh ([a-z|-]+)\}", text)
     assert usage is not None and sorted(usage.group(1).split("|")) == sorted(labels)
+
+
+def test_a_run_that_outlives_its_call_runs_from_its_own_copy_of_the_tree(tmp_path: Path) -> None:
+    """The device tool copies the working tree over the old one at the start of every call: a part run with X=DIR
+    under setsid, collected by a later call, read files while they were rewritten (a campaign worker's first import
+    of fuzzgpu.fixes failed as the collecting call began, 2026-12-06).  With X the script copies the tree beside DIR
+    (DIR.tree) and runs there; its end mark is still written.  (A part name no branch takes: the run ends at once, on
+    the missing wheels or on the usage.)"""
+    tree = tmp_path / "checkout"
+    (tree / "bench").mkdir(parents=True)
+    (tree / "bench" / "h200.sh").write_bytes((ROOT / "bench" / "h200.sh").read_bytes())
+    x = tmp_path / "run"
+    r = subprocess.run(["bash", "bench/h200.sh", "no-such-part"], cwd=tree, capture_output=True, text=True,
+                       env={**os.environ, "X": str(x), "OUT": str(tmp_path / "out")}, timeout=60)
+    assert r.returncode in (2, 3), r.stderr
+    assert (tmp_path / "run.tree" / "bench" / "h200.sh").read_bytes() == (ROOT / "bench" / "h200.sh").read_bytes()
+    assert (tmp_path / "run.done").read_text().startswith(f"exit {r.returncode} ")
+    assert sorted(p.name for p in tree.iterdir()) == ["bench"]  # nothing written into the checkout
