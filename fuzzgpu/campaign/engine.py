@@ -478,7 +478,7 @@ class Campaign:
                 self.quarantined.add(ph)
                 self.state.quarantined += 1
                 self.state.faults[e.kind] = self.state.faults.get(e.kind, 0) + 1
-                qpath = quarantine(self.root, program, e, self.inner.describe(), cfg)
+                qpath = quarantine(self.root, program, e, self.inner.describe(), cfg, worker=self.worker_id)
                 st["unsupported"] += 1
                 self._note_not_covered(program.name, f"quarantined: {e.kind}")
                 self.save_state(force=True)  # the count in the state never lags the quarantine folder

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, UserError
+from .stall import QUIET_S, STALLED, concurrent, quiet, hangs_since, set_aside, threshold
 from .supervised import MAX_RESTARTS, die_with_parent
 
 # --------------------------------------------------------------------------------------------
@@ -196,9 +197,24 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     restarts = {w: 0 for w in ids}
     failed: dict[str, str] = {}
     failed_rc: dict[str, int] = {}  # the exit status of each failed worker: 2 bad input, else the environment
-    t0 = time.monotonic()
+    t0, t0_wall = time.monotonic(), time.time()
     end = t0 + seconds
     stop = {"flag": False}
+    # the workers are asked to stop once (SIGINT: each ends its run and writes its report); one still there a run's
+    # deadline later is killed.  (Asked again every 0.2 s, a worker waiting for a run that had not returned was
+    # interrupted before it could end: every worker "failed: KeyboardInterrupt", exit 3, no report -- 2026-12-06.)
+    asked: list[float] = []
+    grace = watchdog + 60.0
+    stalled: list[tuple[str, float]] = []  # the device stopped answering: the line, and since when (fuzzgpu.workers.stall)
+    stopped: dict[str, str] = {}  # workers that ended, asked to, before writing their report
+    ran: list[tuple[float, int]] = []  # (wall-clock time, programs run by every worker) at each status line
+
+    def ask_stop(when: float) -> None:
+        if not asked:
+            asked.append(when)
+            for p in procs.values():
+                if p.poll() is None:
+                    p.send_signal(signal.SIGINT)
 
     progress: dict[str, int] = {}  # programs in the worker's state when it was (re)started
 
@@ -282,9 +298,13 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 if rc is None:
                     alive += 1
                     continue
-                if wid in failed:
+                if wid in failed or wid in stopped:
                     continue
                 finished = _finished(corpus, wid, started[wid])
+                if asked and not finished:  # asked to stop, it ended before its report: its state is kept
+                    stopped[wid] = f"exit status {rc}" if rc >= 0 else f"killed by signal {signal.Signals(-rc).name}"
+                    print(f"worker {wid} stopped ({stopped[wid]}) before its report: its state is kept", file=out, flush=True)
+                    continue
                 what = after_exit(rc, finished, _programs(corpus, wid) != progress[wid], restarts[wid], end - now)
                 last_line = _last_line(worker_dir(corpus, wid) / "log.txt")
                 if what == "done" and not finished and rc not in (0, 1):
@@ -305,16 +325,26 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                     print(f"worker {wid} given up: {failed[wid]}", file=out, flush=True)
             if now - last > status_every:
                 last = now
-                print(status_line(now - t0, alive, n, combine_states(_worker_states(corpus, ids)), len(gpus or ()),
-                                  gpu_processes if runners else per_gpu), file=out, flush=True)
+                combined = combine_states(_worker_states(corpus, ids))
+                print(status_line(now - t0, alive, n, combined, len(gpus or ()), gpu_processes if runners else per_gpu),
+                      file=out, flush=True)
+                ran.append((time.time(), int(combined.get("run", 0))))
+                if not stalled and not asked and combined["quarantined"] >= threshold(per_gpu if gpus else n):
+                    stalled.extend(_stall(corpus, t0_wall, per_gpu if gpus else n, "GPU" if gpus else "backend", ran))
+                    if stalled:
+                        print(stalled[0][0], file=out, flush=True)
+                        reason = f"the {'GPU' if gpus else 'backend'} stopped answering (stalled/)"
+                        ask_stop(now)
             if alive == 0:
                 if max_findings is not None:
                     reason = "found new finding(s) (--max-findings)"
                 break
             if now > end + 30:
+                ask_stop(now)
+            if asked and now > asked[0] + grace:
                 for p in procs.values():
                     if p.poll() is None:
-                        p.send_signal(signal.SIGINT)
+                        p.kill()
         for p in procs.values():
             try:
                 p.wait(timeout=60)
@@ -333,6 +363,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         if pool is not None:
             pool.stop()
         lock.close()
+    if stalled:  # the other runs that hung after the campaign last ran a program are not shown to hang either
+        later = [h for h in hangs_since(corpus / "quarantine", t0_wall) if h.end >= stalled[0][1]]
+        set_aside(later, "a run that hung after this campaign's workers last ran a program, when the device had stopped "
+                  "answering them; this program is not shown to hang", corpus / STALLED)
     if failed and len(failed) == len(ids):
         first = min(failed)
         # every worker refused bad input (2): the input; anything else (no usable GPU, a missing tool, a
@@ -347,8 +381,41 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                                                                 "gpu_context": gpu_context if gpus else None,
                                                                 "gpu_processes": gpu_processes if runners else None,
                                                                 "runner_restarts": {r.gpu_id: r.restarts for r in runners}})
+    if stalled:
+        raise EnvError(f"{stalled[0][0]} (report: {report_dir}/report.md)")
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
+
+
+def _stall(corpus: Path, since: float, workers: int, device: str, ran: list[tuple[float, int]]) -> list[tuple[str, float]]:
+    """When the runs of at least :func:`~fuzzgpu.workers.stall.threshold` workers hung at one instant since
+    ``since`` and the campaign ran almost nothing from that instant to :data:`~fuzzgpu.workers.stall.QUIET_S`
+    after their faults (:func:`~fuzzgpu.workers.stall.quiet`; ``ran``: the programs run by every worker at each
+    status line, with its wall-clock time): their records moved from ``quarantine/`` to ``stalled/``, and the
+    line that says so with the time of the status line that first counted the programs run at that instant
+    (the device answered no run after it); else nothing."""
+    if not ran:
+        return []
+    now, runs = ran[-1]
+    for group in concurrent(hangs_since(corpus / "quarantine", since), threshold(workers)):
+        if now < max(h.end for h in group) + QUIET_S:
+            return []  # too soon to say (and later sets are later still)
+        at = max(h.start for h in group)
+        at_runs = ([r for t, r in ran if t <= at] or [0])[-1]
+        if not quiet(at_runs, at, since, runs, now):
+            continue  # programs ran since: programs that hang, not the device
+        began = min((t for t, r in ran if r == at_runs), default=since)  # the campaign's last program run before it
+        hung = [h for h in hangs_since(corpus / "quarantine", since) if h.end >= began]
+        note = (f"one of the runs of {len({h.worker for h in hung})} workers that hung after this campaign last ran a program, "
+                f"{len({h.worker for h in group})} of them waiting at one instant: the {device} stopped answering them; this "
+                "program is not shown to hang")
+        moved = set_aside(hung, note, corpus / STALLED)
+        return [(f"the {device} stopped answering: the runs of {len({h.worker for h in hung})} workers hung after the campaign "
+                 f"last ran a program ({time.strftime('%H:%M:%S', time.gmtime(began))} UTC), {len({h.worker for h in group})} "
+                 f"of them waiting at one instant, and it ran {runs - at_runs} programs in the {now - at:.0f} s since, against "
+                 f"~{at_runs / max(1.0, at - since) * (now - at):.0f} at its rate before; their {len(moved)} programs are kept in "
+                 f"{corpus / STALLED}, not quarantined (none is shown to hang); the campaign stops", began)]
+    return []
 
 
 def start_runners(gpus: list[str] | None, backend: str, sim_fault: str | None, watchdog: float, corpus: Path,

@@ -1,0 +1,125 @@
+"""A device that stopped answering every worker at once, told apart from programs that hang
+(docs/reliability.md, "A GPU that stops answering").
+
+A worker's watchdog sees one run that did not return by its deadline and quarantines its program
+(:func:`fuzzgpu.workers.supervised.quarantine`): right for a program that hangs, wrong when the GPU
+itself stopped answering.  On one H100 (bench/results/throughput/h100-600s-7862a65-w20-stalled/) a
+campaign of 20 workers ran 231,000 programs an hour for 218 s; then no kernel of any worker
+returned again, NVML showed a kernel resident 100% of the time to the end, each worker's watchdog
+fired on whatever it was running -- 19 programs quarantined as "hang" within 21 s, one as a
+"gpu-fault" -- the killed backends stayed in the driver, and the restarted ones never ran a program.
+Twenty programs were accused of hanging for one event of the device.
+
+The parent of the workers tells them apart by the waits and by what ran since: when the runs of
+:func:`threshold` workers were all waiting at one instant, none of them returned, and the campaign ran
+almost nothing from that instant on (:func:`quiet`), the device stopped answering them, and none of
+those programs is shown to hang.  Their records leave ``quarantine/`` for ``stalled/`` (a
+program there is not skipped by later campaigns), and the campaign stops, exit 3.  Independent
+hangs are rare (a campaign's wait loops run at a short budget and stop early when they time out):
+several at one instant are not expected of programs, and are of a device that stopped.
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+#: the fewest workers whose runs must hang at one instant for a stall (and at least half of them)
+MIN_WORKERS = 3
+#: how long after those runs' faults the workers' programs run are counted (the workers whose runs hung restart
+#: their backends within seconds, and a worker's state counts its runs within seconds too) ...
+QUIET_S = 20.0
+#: ... and at most this share of what the campaign's rate before that instant would have run: a stall (programs that
+#: hang leave the device to the other workers' runs; the H100's stall let one restarted worker run 46 programs in
+#: 380 s, against 64 a second before it)
+STALL_SHARE = 0.1
+
+
+def quiet(runs_at: int, at: float, since: float, runs_now: int, now: float) -> bool:
+    """Whether the programs run from ``at`` to ``now`` (``runs_now - runs_at``) are at most :data:`STALL_SHARE`
+    of what the campaign's rate from ``since`` to ``at`` would have run in that time."""
+    expected = runs_at / max(1.0, at - since) * max(0.0, now - at)
+    return runs_now - runs_at <= STALL_SHARE * expected
+STALLED = "stalled"
+
+
+@dataclass(frozen=True)
+class Hang:
+    """A quarantined run that did not return: its record and the wall-clock span it waited."""
+
+    record: Path
+    start: float
+    end: float
+    #: the worker whose run it was (its record's ``worker``), else the record's name
+    worker: str
+
+
+def threshold(workers: int) -> int:
+    """How many runs hung at one instant make a stall for a campaign of ``workers`` workers on one device."""
+    return max(MIN_WORKERS, (workers + 1) // 2)
+
+
+def hangs_since(quarantine_dir: Path, since: float) -> list[Hang]:
+    """The quarantine records of kind ``hang`` written at or after ``since`` (wall-clock seconds);
+    a record that cannot be read is left out (it is a worker's, written atomically: a partial one
+    is not there)."""
+    out = []
+    for p in sorted(Path(quarantine_dir).glob("*.json")) if Path(quarantine_dir).is_dir() else ():
+        try:
+            rec = json.loads(p.read_text())
+            fault = rec["fault"]
+            # ``ended``: when the watchdog saw it; a record of an older fuzzgpu has only its time, in whole seconds
+            end = float(rec["ended"]) if isinstance(rec.get("ended"), (int, float)) else \
+                calendar.timegm(time.strptime(rec["time"], "%Y-%m-%dT%H:%M:%SZ")) + 1.0
+            waited = float(fault["seconds"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if fault.get("kind") == "hang" and end >= since:
+            out.append(Hang(p, end - waited, end, str(rec.get("worker") or p.stem)))
+    return out
+
+
+def concurrent(hangs: list[Hang], enough: int = 1) -> Iterator[list[Hang]]:
+    """Each set of ``hangs`` of at least ``enough`` workers whose waits share an instant, earliest first,
+    at most one per instant (checked at each wait's start: an instant all of a set's waits share may be
+    taken as the latest of their starts)."""
+    seen: set[frozenset[int]] = set()
+    for h in sorted(hangs, key=lambda g: g.start):
+        group = [g for g in hangs if g.start <= h.start <= g.end]
+        key = frozenset(id(g) for g in group)
+        if len({g.worker for g in group}) >= enough and key not in seen:
+            seen.add(key)
+            yield group
+
+
+def set_aside(group: list[Hang], note: str, stalled_dir: Path) -> list[Path]:
+    """Move each record of ``group`` (its ``.json``, ``.litmus`` and ``.sass``) to ``stalled_dir``,
+    the ``.json`` with ``note`` added under ``stall``; the paths of the moved records.  A record
+    gone meanwhile is skipped."""
+    stalled_dir.mkdir(parents=True, exist_ok=True)
+    moved = []
+    for h in group:
+        try:
+            rec = json.loads(h.record.read_text())
+        except (OSError, ValueError):
+            continue
+        rec["stall"] = note
+        dest = stalled_dir / h.record.name
+        tmp = dest.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, dest)
+        h.record.unlink(missing_ok=True)
+        for ext in (".litmus", ".sass"):
+            side = h.record.with_suffix(ext)
+            if side.exists():
+                os.replace(side, stalled_dir / side.name)
+        moved.append(dest)
+    return moved
+
+
+__all__ = ["MIN_WORKERS", "QUIET_S", "STALLED", "STALL_SHARE", "quiet", "Hang", "concurrent", "hangs_since", "set_aside", "threshold"]
