@@ -1176,3 +1176,30 @@ def test_fix_search_cost_shows_a_files_names_without_their_control_characters(tm
     err, md = capsys.readouterr().err, (tmp_path / "out" / "fix-search.md").read_text()
     assert "e?[2J.json: - CPU-s" in err and "\x1b" not in err
     assert "| e?[2J.json | model\\|*\\|?[31mred? |" in md and "\x1b" not in md and "\x07" not in md
+
+
+def test_the_stalled_600s_call_is_its_files() -> None:
+    """The H100 call whose GPU stopped answering at 218 s: its README's and the page's figures (the programs run an hour up
+    to then, the quarantine records, the programs run after it, the seven known classes' first times) are its files'."""
+    import re
+    import tarfile
+
+    run = ROOT / "bench" / "results" / "throughput" / "h100-600s-7862a65-w20-stalled"
+    with tarfile.open(run / "corpus.tar.gz") as tf:
+        status = tf.extractfile("campaign.txt").read().decode()  # type: ignore[union-attr]
+        faults = [json.loads(tf.extractfile(m).read())["fault"]["kind"]  # type: ignore[union-attr]
+                  for m in tf.getmembers() if re.fullmatch(r"corpus/quarantine/[0-9a-f]{16}\.json", m.name)]
+    ticks = {int(m[1]): (int(m[2]), int(m[3])) for m in re.finditer(r"^\[\s*(\d+) s\].*? programs (\d+) judged.*?, (\d+) run ",
+                                                                  status, re.M)}
+    judged, ran = ticks[218]
+    readme, page = flat(run / "README.md"), flat(ROOT / "bench" / "results" / "throughput" / "README.md")
+    assert f"| 0-218 s | 0 -> {ran:,} | **{ran * 3600 // 218:,} programs run an hour** ({judged * 3600 // 218:,} judged an hour) |" in readme
+    assert f"ran {ran * 3600 // 218:,} programs an hour for 218 s, then its GPU stopped answering every worker" in page
+    assert sorted(faults) == ["gpu-fault"] + ["hang"] * 19
+    after = max(ticks.items())[1][1] - ticks[220][1]
+    assert ticks[220][1] == ticks[262][1] and f"the restarted backends ran {after} programs in 380 s" in readme
+    classes = json.loads((run / "classes.json").read_text())
+    first = [classes[str(k)]["first_s"] for k in range(1, 8)]
+    assert f"the seven known classes, first at {min(first):.0f}-{max(first):.0f} s" in readme
+    t = json.loads((run / "throughput.json").read_text())
+    assert f"({t['run_per_hour']:,} runs/h, GPU busy {t['gpu_busy_share']})" in readme
