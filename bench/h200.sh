@@ -131,8 +131,15 @@ if [ -n "${X:-}" ] && [ -z "${FZ_OWN_TREE:-}" ]; then
   # the device tool copies the working tree over this one at the start of every call: a run that outlives its call
   # reads files while they are rewritten (a campaign worker's first import of fuzzgpu.fixes, 13 s in, as the
   # collecting call began: "cannot import name 'fixes' from 'fuzzgpu'", 2026-12-06).  It runs from its own copy.
+  # (A part's own nested runs -- ab's, gcab's -- run in its tree: FZ_OWN_TREE.)
   x=$(realpath -m "$x"); t="${x%/}.tree"
-  rm -rf "$t" && cp -a . "$t" || { echo "bench/h200.sh: cannot copy the tree to $t" >&2; exit 3; }
+  case "$t/" in "$(realpath .)"/*)
+    echo "bench/h200.sh: X=$x is inside the tree it would copy: name a folder outside it" >&2
+    mkdir -p "$(dirname "$x")" && echo "exit 2 $(date -u)" > "${x%/}.done"; exit 2 ;;
+  esac
+  if ! { mkdir -p "$(dirname "$t")" && rm -rf "$t" && cp -a . "$t"; }; then
+    echo "bench/h200.sh: cannot copy the tree to $t" >&2; { echo "exit 3 $(date -u)" > "${x%/}.done"; } 2>/dev/null; exit 3
+  fi
   cd "$t" && X="$x" FZ_OWN_TREE=1 exec bash bench/h200.sh "$@"
 fi
 if [ -n "${X:-}" ]; then trap 'echo "exit $? $(date -u)" > "${x%/}.done"' EXIT; fi
@@ -399,7 +406,7 @@ ab)
     order="a b"; [ $((i % 2)) = 0 ] && order="b a"
     for side in $order; do
       set=$A; [ "$side" = b ] && set=$B
-      env W="${W:-20}" "$set" XDG_CACHE_HOME=/tmp/ab-cache-$i-$side X="$x/$i-$side" GCCLOCK=1 STAGES=0 TIME=$TIME \
+      env W="${W:-20}" "$set" XDG_CACHE_HOME=/tmp/ab-cache-$i-$side X="$x/$i-$side" FZ_OWN_TREE=1 GCCLOCK=1 STAGES=0 TIME=$TIME \
         bash bench/h200.sh throughput > "$x/$i-$side.log" 2>&1
       echo "$i $side ($set) exit $?"; rm -f "$x/$i-$side/corpus.tar.gz" "$x/$i-$side/machine.txt"
     done

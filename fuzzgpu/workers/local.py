@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, UserError
-from .stall import QUIET_S, STALLED, concurrent, quiet, hangs_since, set_aside, threshold
-from .supervised import MAX_RESTARTS, die_with_parent
+from .stall import QUIET_S, SETTLE_S, STALLED, concurrent, hangs_since, quiet, set_aside, threshold
+from .supervised import MAX_RESTARTS, RUNNER_WAITS, die_with_parent
 
 # --------------------------------------------------------------------------------------------
 # Several campaign workers on one corpus
@@ -200,14 +200,18 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     t0, t0_wall = time.monotonic(), time.time()
     end = t0 + seconds
     stop = {"flag": False}
-    # the workers are asked to stop once (SIGINT: each ends its run and writes its report); one still there a run's
-    # deadline later is killed.  (Asked again every 0.2 s, a worker waiting for a run that had not returned was
-    # interrupted before it could end: every worker "failed: KeyboardInterrupt", exit 3, no report -- 2026-12-06.)
+    # the workers are asked to stop once (SIGINT: each ends its run and writes its report); one still there when a
+    # run of 1.5e9 instances would have passed its deadline is killed.  (Asked again every 0.2 s, a worker waiting for
+    # a run that had not returned was interrupted in the wait: every worker "failed: KeyboardInterrupt", exit 3, no
+    # report -- 2026-12-06.)
     asked: list[float] = []
-    grace = watchdog + 60.0
+    grace = (watchdog + 300.0) * (RUNNER_WAITS if gpu_context == "shared" else 1)
     stalled: list[tuple[str, float]] = []  # the device stopped answering: the line, and since when (fuzzgpu.workers.stall)
     stopped: dict[str, str] = {}  # workers that ended, asked to, before writing their report
-    ran: list[tuple[float, int]] = []  # (wall-clock time, programs run by every worker) at each status line
+    ran: list[tuple[float, int]] = []  # (wall-clock time, programs run by every worker this session) at each status line
+    # a stall is looked for where the workers' runs share one device and each run is a worker's (not with several GPUs,
+    # whose hangs and runs the states do not tell apart, nor with a GPU runner, which runs one program at a time)
+    look_for_stall = (not gpus or len(gpus) == 1) and not shared
 
     def ask_stop(when: float) -> None:
         if not asked:
@@ -271,6 +275,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                                   window=WINDOW_S if static_pool_window is None else static_pool_window)
             except EnvError as e:  # nothing depends on it (as when it cannot be restarted, below)
                 print(f"{e}; the workers check their batches alone", file=out, flush=True)
+        base = combine_states(_worker_states(corpus, ids))  # a resumed campaign's workers count earlier sessions too
         for i, wid in enumerate(ids):
             launch(i, wid)
         while True:
@@ -301,7 +306,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 if wid in failed or wid in stopped:
                     continue
                 finished = _finished(corpus, wid, started[wid])
-                if asked and not finished:  # asked to stop, it ended before its report: its state is kept
+                if asked and not finished and (rc in (0, 1, 130) or rc < 0):  # asked to stop, it ended before its report
                     stopped[wid] = f"exit status {rc}" if rc >= 0 else f"killed by signal {signal.Signals(-rc).name}"
                     print(f"worker {wid} stopped ({stopped[wid]}) before its report: its state is kept", file=out, flush=True)
                     continue
@@ -328,15 +333,16 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 combined = combine_states(_worker_states(corpus, ids))
                 print(status_line(now - t0, alive, n, combined, len(gpus or ()), gpu_processes if runners else per_gpu),
                       file=out, flush=True)
-                ran.append((time.time(), int(combined.get("run", 0))))
-                if not stalled and not asked and combined["quarantined"] >= threshold(per_gpu if gpus else n):
-                    stalled.extend(_stall(corpus, t0_wall, per_gpu if gpus else n, "GPU" if gpus else "backend", ran))
+                ran.append((time.time(), int(combined.get("run", 0)) - int(base.get("run", 0))))
+                if (look_for_stall and not stalled and not asked
+                        and combined["quarantined"] - base["quarantined"] >= threshold(n)):
+                    stalled.extend(_stall(corpus, t0_wall, n, "GPU" if gpus else "backend", ran))
                     if stalled:
                         print(stalled[0][0], file=out, flush=True)
                         reason = f"the {'GPU' if gpus else 'backend'} stopped answering (stalled/)"
                         ask_stop(now)
             if alive == 0:
-                if max_findings is not None:
+                if max_findings is not None and not stalled:
                     reason = "found new finding(s) (--max-findings)"
                 break
             if now > end + 30:
@@ -363,10 +369,10 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         if pool is not None:
             pool.stop()
         lock.close()
-    if stalled:  # the other runs that hung after the campaign last ran a program are not shown to hang either
+    if stalled:  # the runs that hung since, as the workers stopped, are not shown to hang either
         later = [h for h in hangs_since(corpus / "quarantine", t0_wall) if h.end >= stalled[0][1]]
-        set_aside(later, "a run that hung after this campaign's workers last ran a program, when the device had stopped "
-                  "answering them; this program is not shown to hang", corpus / STALLED)
+        set_aside(later, "a run that hung while the device had stopped answering this campaign's workers; this program is "
+                  "not shown to hang", corpus / STALLED)
     if failed and len(failed) == len(ids):
         first = min(failed)
         # every worker refused bad input (2): the input; anything else (no usable GPU, a missing tool, a
@@ -377,7 +383,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
     report_dir = write_combined_report(corpus, states, reason, {"profile": profile, "backend": backend, "property": prop,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
                                                                 "workers_per_gpu": per_gpu if gpus else None,
-                                                                "restarts": restarts, "known": known,
+                                                                "restarts": restarts, "known": known, "stopped": stopped,
                                                                 "gpu_context": gpu_context if gpus else None,
                                                                 "gpu_processes": gpu_processes if runners else None,
                                                                 "runner_restarts": {r.gpu_id: r.restarts for r in runners}})
@@ -388,32 +394,36 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
 
 
 def _stall(corpus: Path, since: float, workers: int, device: str, ran: list[tuple[float, int]]) -> list[tuple[str, float]]:
-    """When the runs of at least :func:`~fuzzgpu.workers.stall.threshold` workers hung at one instant since
-    ``since`` and the campaign ran almost nothing from that instant to :data:`~fuzzgpu.workers.stall.QUIET_S`
-    after their faults (:func:`~fuzzgpu.workers.stall.quiet`; ``ran``: the programs run by every worker at each
-    status line, with its wall-clock time): their records moved from ``quarantine/`` to ``stalled/``, and the
-    line that says so with the time of the status line that first counted the programs run at that instant
-    (the device answered no run after it); else nothing."""
+    """When the runs of at least :func:`~fuzzgpu.workers.stall.threshold` of ``workers`` hung at one instant since
+    ``since`` and the campaign ran almost nothing in the :data:`~fuzzgpu.workers.stall.QUIET_S` after their faults
+    (:func:`~fuzzgpu.workers.stall.quiet`; ``ran``: the programs run by every worker this session at each status
+    line, with its wall-clock time): the records of the runs that hung from the first of those runs' start on,
+    moved from ``quarantine/`` to ``stalled/``, and the line that says so with that start; else nothing."""
     if not ran:
         return []
     now, runs = ran[-1]
-    for group in concurrent(hangs_since(corpus / "quarantine", since), threshold(workers)):
-        if now < max(h.end for h in group) + QUIET_S:
+    hangs = hangs_since(corpus / "quarantine", since)
+    for group in concurrent(hangs, threshold(workers)):
+        after = max(h.end for h in group) + SETTLE_S  # the workers' states count what they ran before their faults
+        counted = [(t, r) for t, r in ran if t >= after]
+        if not counted or now - counted[0][0] < QUIET_S - SETTLE_S:
             return []  # too soon to say (and later sets are later still)
         at = max(h.start for h in group)
-        at_runs = ([r for t, r in ran if t <= at] or [0])[-1]
-        if not quiet(at_runs, at, since, runs, now):
-            continue  # programs ran since: programs that hang, not the device
-        began = min((t for t, r in ran if r == at_runs), default=since)  # the campaign's last program run before it
-        hung = [h for h in hangs_since(corpus / "quarantine", since) if h.end >= began]
-        note = (f"one of the runs of {len({h.worker for h in hung})} workers that hung after this campaign last ran a program, "
-                f"{len({h.worker for h in group})} of them waiting at one instant: the {device} stopped answering them; this "
-                "program is not shown to hang")
+        before = ([r for t, r in ran if t <= at] or [0])[-1]
+        if not quiet(before, at - since, runs - counted[0][1], now - counted[0][0]):
+            continue  # the workers run programs again: programs that hang, not the device
+        began = min(h.start for h in group)
+        hung = [h for h in hangs if h.end >= began]
+        most = max(len({h.worker for h in g}) for g in concurrent(hung))
+        expected = before / max(1.0, at - since) * (now - counted[0][0])
+        note = (f"one of the runs that hung from {time.strftime('%H:%M:%S', time.gmtime(began))} UTC on, when the {device} "
+                f"stopped answering this campaign's workers ({most} of them waiting at one instant); this program is not shown "
+                "to hang")
         moved = set_aside(hung, note, corpus / STALLED)
-        return [(f"the {device} stopped answering: the runs of {len({h.worker for h in hung})} workers hung after the campaign "
-                 f"last ran a program ({time.strftime('%H:%M:%S', time.gmtime(began))} UTC), {len({h.worker for h in group})} "
-                 f"of them waiting at one instant, and it ran {runs - at_runs} programs in the {now - at:.0f} s since, against "
-                 f"~{at_runs / max(1.0, at - since) * (now - at):.0f} at its rate before; their {len(moved)} programs are kept in "
+        return [(f"the {device} stopped answering: the runs of {most} workers were all waiting at one instant and none "
+                 f"returned by its deadline, and in the {now - counted[0][0]:.0f} s after their faults the campaign ran "
+                 f"{runs - counted[0][1]} programs, against ~{expected:.0f} at its rate before; the {len(moved)} programs of "
+                 f"the runs that hung from {time.strftime('%H:%M:%S', time.gmtime(began))} UTC on are kept in "
                  f"{corpus / STALLED}, not quarantined (none is shown to hang); the campaign stops", began)]
     return []
 

@@ -7,16 +7,17 @@ itself stopped answering.  On one H100 (bench/results/throughput/h100-600s-7862a
 campaign of 20 workers ran 231,000 programs an hour for 218 s; then no kernel of any worker
 returned again, NVML showed a kernel resident 100% of the time to the end, each worker's watchdog
 fired on whatever it was running -- 19 programs quarantined as "hang" within 21 s, one as a
-"gpu-fault" -- the killed backends stayed in the driver, and the restarted ones never ran a program.
+"gpu-fault" -- the killed backends stayed in the driver, and the restarted ones ran no program.
 Twenty programs were accused of hanging for one event of the device.
 
-The parent of the workers tells them apart by the waits and by what ran since: when the runs of
-:func:`threshold` workers were all waiting at one instant, none of them returned, and the campaign ran
-almost nothing from that instant on (:func:`quiet`), the device stopped answering them, and none of
-those programs is shown to hang.  Their records leave ``quarantine/`` for ``stalled/`` (a
-program there is not skipped by later campaigns), and the campaign stops, exit 3.  Independent
-hangs are rare (a campaign's wait loops run at a short budget and stop early when they time out):
-several at one instant are not expected of programs, and are of a device that stopped.
+The parent of the workers tells them apart by the waits and by what ran after: when the runs of
+:func:`threshold` workers were all waiting at one instant, none of them returned, and the campaign
+ran almost nothing in the seconds after their faults (:func:`quiet`: programs that hang leave the
+device to the other workers, and their own workers run again once restarted), the device stopped
+answering them, and none of those programs is shown to hang.  Their records leave ``quarantine/``
+for ``stalled/`` (a program there is not skipped by later campaigns), and the campaign stops, exit 3.
+Looked for where one device runs every worker's programs, each run its worker's (not across several
+GPUs, nor with a GPU runner).
 """
 
 from __future__ import annotations
@@ -31,21 +32,22 @@ from pathlib import Path
 
 #: the fewest workers whose runs must hang at one instant for a stall (and at least half of them)
 MIN_WORKERS = 3
-#: how long after those runs' faults the workers' programs run are counted (the workers whose runs hung restart
-#: their backends within seconds, and a worker's state counts its runs within seconds too) ...
+#: the seconds after those runs' faults whose runs do not count: each worker's state counts, at its fault, what it ran
+#: before (the H100 campaign's count rose by 46 so, after its GPU had stopped, at its workers' faults) ...
+SETTLE_S = 5.0
+#: ... and how long after the faults the programs run are counted: the workers whose runs hung restart their backends
+#: within seconds, and the others run on ...
 QUIET_S = 20.0
-#: ... and at most this share of what the campaign's rate before that instant would have run: a stall (programs that
-#: hang leave the device to the other workers' runs; the H100's stall let one restarted worker run 46 programs in
-#: 380 s, against 64 a second before it)
+#: ... at most this share of what the campaign's rate before that instant would have run: a stall
 STALL_SHARE = 0.1
-
-
-def quiet(runs_at: int, at: float, since: float, runs_now: int, now: float) -> bool:
-    """Whether the programs run from ``at`` to ``now`` (``runs_now - runs_at``) are at most :data:`STALL_SHARE`
-    of what the campaign's rate from ``since`` to ``at`` would have run in that time."""
-    expected = runs_at / max(1.0, at - since) * max(0.0, now - at)
-    return runs_now - runs_at <= STALL_SHARE * expected
+#: the corpus folder of the programs whose runs hung when the device stopped answering
 STALLED = "stalled"
+
+
+def quiet(before: int, before_s: float, since: int, since_s: float) -> bool:
+    """Whether ``since`` programs run in ``since_s`` seconds are at most :data:`STALL_SHARE` of what the rate of
+    ``before`` programs in ``before_s`` seconds would have run in that time."""
+    return since <= STALL_SHARE * before / max(1.0, before_s) * max(0.0, since_s)
 
 
 @dataclass(frozen=True)
@@ -122,4 +124,4 @@ def set_aside(group: list[Hang], note: str, stalled_dir: Path) -> list[Path]:
     return moved
 
 
-__all__ = ["MIN_WORKERS", "QUIET_S", "STALLED", "STALL_SHARE", "quiet", "Hang", "concurrent", "hangs_since", "set_aside", "threshold"]
+__all__ = ["MIN_WORKERS", "QUIET_S", "SETTLE_S", "STALLED", "STALL_SHARE", "quiet", "Hang", "concurrent", "hangs_since", "set_aside", "threshold"]

@@ -103,3 +103,18 @@ def test_a_run_that_outlives_its_call_runs_from_its_own_copy_of_the_tree(tmp_pat
     assert (tmp_path / "run.tree" / "bench" / "h200.sh").read_bytes() == (ROOT / "bench" / "h200.sh").read_bytes()
     assert (tmp_path / "run.done").read_text().startswith(f"exit {r.returncode} ")
     assert sorted(p.name for p in tree.iterdir()) == ["bench"]  # nothing written into the checkout
+
+
+def test_an_x_inside_the_tree_is_refused_and_nested_runs_stay_in_the_tree(tmp_path: Path) -> None:
+    """The copy cannot hold itself: an X inside the tree is refused (exit 2), with its end mark written so that a
+    collecting call does not wait its limit out.  The ab part's (and gcab's) own runs each get an X of their own and
+    run in the part's tree (FZ_OWN_TREE): a copy each beside them would sit among the runs its glob reads."""
+    tree = tmp_path / "checkout"
+    (tree / "bench").mkdir(parents=True)
+    (tree / "bench" / "h200.sh").write_bytes((ROOT / "bench" / "h200.sh").read_bytes())
+    r = subprocess.run(["bash", "bench/h200.sh", "throughput"], cwd=tree, capture_output=True, text=True,
+                       env={**os.environ, "X": "runs/one", "OUT": str(tmp_path / "out")}, timeout=60)
+    assert r.returncode == 2 and "is inside the tree it would copy" in r.stderr, r.stderr
+    assert (tree / "runs" / "one.done").read_text().startswith("exit 2 ") and not (tree / "runs" / "one.tree").exists()
+    nested = [ln for ln in (ROOT / "bench" / "h200.sh").read_text().splitlines() if 'X="$x/$i-$side"' in ln]
+    assert nested and all("FZ_OWN_TREE=1" in ln for ln in nested)

@@ -1196,8 +1196,10 @@ def test_the_stalled_600s_call_is_its_files() -> None:
     assert f"| 0-218 s | 0 -> {ran:,} | **{ran * 3600 // 218:,} programs run an hour** ({judged * 3600 // 218:,} judged an hour) |" in readme
     assert f"ran {ran * 3600 // 218:,} programs an hour for 218 s, then its GPU stopped answering every worker" in page
     assert sorted(faults) == ["gpu-fault"] + ["hang"] * 19
-    after = max(ticks.items())[1][1] - ticks[220][1]
-    assert ticks[220][1] == ticks[262][1] and f"the restarted backends ran {after} programs in 380 s" in readme
+    assert ticks[220][1] == ticks[262][1] and f"| 220 s | {ticks[220][1]:,} |" in readme
+    assert f"| 13:15:54 UTC (264 s) | {ticks[262][1]:,} -> {ticks[264][1]:,} |" in readme
+    assert f"| 13:17:21-13:17:42 UTC | {ticks[264][1]:,} -> {max(ticks.items())[1][1]:,} |" in readme
+    assert ticks[353][1] - ticks[351][1] == 30 and ticks[355][1] == max(ticks.items())[1][1]  # the saves at the faults
     classes = json.loads((run / "classes.json").read_text())
     first = [classes[str(k)]["first_s"] for k in range(1, 8)]
     assert f"the seven known classes, first at {min(first):.0f}-{max(first):.0f} s" in readme

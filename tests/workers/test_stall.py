@@ -1,15 +1,17 @@
 """A device that stops answering every worker is told apart from programs that hang (fuzzgpu.workers.stall):
 the H100 campaign of 2026-12-06 (bench/results/throughput/h100-600s-7862a65-w20-stalled/), whose 19 workers'
-runs all hung at one instant while the campaign ran 46 programs in the next 380 s against 64 a second before,
-is a stall; programs that hang while the other workers' runs go on are not; a campaign asks its workers to
+runs all hung at one instant and whose workers ran no program after their faults (against 64 a second before), is
+a stall; programs that hang while the other workers' runs go on are not; a campaign asks its workers to
 stop once, and one that ends before its report is stopped, not failed."""
 
 from __future__ import annotations
 
 import calendar
 import json
+import re
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -42,9 +44,24 @@ H100 = (
     ("e81b2daf2b253c93", "2026-12-06T13:17:21Z", "hang", 122.1),
     ("f425db143a5776dd", "2026-12-06T13:17:23Z", "hang", 122.098),
 )
-#: its start (the parallel campaign's files, 13:11:30) and the programs its 20 workers had run (the status lines)
+#: its start (the parallel campaign's files, 13:11:30 UTC) and its status lines: the programs its 20 workers had run
 T0 = calendar.timegm((2026, 12, 6, 13, 11, 30, 0, 0, 0))
-RUNS = ((0, 0), (218, 14013), (220, 14026), (262, 14026), (264, 14040), (390, 14072), (392, 14072), (394, 14072), (609, 14072))
+RUN = Path(__file__).resolve().parents[2] / "bench" / "results" / "throughput" / "h100-600s-7862a65-w20-stalled"
+
+
+def status_lines() -> list[tuple[float, int]]:
+    with tarfile.open(RUN / "corpus.tar.gz") as tf:
+        text = tf.extractfile("campaign.txt").read().decode()  # type: ignore[union-attr]
+    return [(T0 + int(m[1]), int(m[2])) for m in re.finditer(r"^\[\s*(\d+) s\].*?, (\d+) run ", text, re.M)]
+
+
+def first_stall(corpus: Path, lines: list[tuple[float, int]], workers: int = 20) -> tuple[float, list[tuple[str, float]]] | None:
+    """The parent's look at each status line, until one finds a stall: that line's time and what it said."""
+    for k in range(len(lines)):
+        found = _stall(corpus, T0, workers, "GPU", lines[: k + 1])
+        if found:
+            return lines[k][0], found
+    return None
 
 
 def write_records(q: Path, records=H100, worker: bool = False) -> None:
@@ -65,29 +82,27 @@ def test_the_h100s_stall_is_one(tmp_path: Path) -> None:
     assert threshold(20) == 10
     assert max(len(g) for g in concurrent(hangs)) == 19  # every hang waited through 13:15:40-13:17:21
     assert len(next(concurrent(hangs, threshold(20)))) == 10  # the earliest ten at one instant: 13:15:22
-    ran = [(T0 + s, n) for s, n in RUNS]
-    # 20 s after the last fault (13:17:43): 46 programs since 13:15:40 (250 s in), against ~8,000 at the rate before
-    line = _stall(tmp_path, T0, 20, "GPU", [r for r in ran if r[0] <= T0 + 395])
-    assert line and line[0][0].startswith("the GPU stopped answering: the runs of 19 workers hung after the campaign last ran "
-                                          "a program (13:15:10 UTC), 10 of them waiting at one instant, and it ran 46 programs in "
-                                          "the 163 s since, against ~9907 at its rate before; their 19 programs are kept in "), line
-    assert not list((tmp_path / "quarantine").glob("*.json"))[1:]  # the gpu-fault alone stays quarantined
-    assert (tmp_path / "quarantine" / "9510668e463a62c7.json").exists()
+    # replayed over the campaign's status lines: the parent would have said so 375 s in, not stopped at 630 s
+    at, found = first_stall(tmp_path, status_lines()) or (0.0, [])
+    assert at == T0 + 375
+    assert found[0][0].startswith("the GPU stopped answering: the runs of 19 workers were all waiting at one instant and none "
+                                  "returned by its deadline, and in the 16 s after their faults the campaign ran 0 programs, "
+                                  "against ~972 at its rate before; the 19 programs of the runs that hung from 13:15:19 UTC "
+                                  "on are kept in "), found
+    assert [p.name for p in (tmp_path / "quarantine").glob("*.json")] == ["9510668e463a62c7.json"]  # the gpu-fault stays
     moved = sorted(p.stem for p in (tmp_path / STALLED).glob("*.json"))
     assert len(moved) == 19 and len(list((tmp_path / STALLED).glob("*.litmus"))) == 19
     assert "not shown to hang" in json.loads((tmp_path / STALLED / f"{moved[0]}.json").read_text())["stall"]
 
 
-def test_too_soon_or_with_the_campaign_running_on_it_is_no_stall(tmp_path: Path) -> None:
+def test_hangs_while_the_workers_run_again_or_too_few_are_no_stall(tmp_path: Path) -> None:
     write_records(tmp_path / "quarantine")
-    ran = [(T0 + s, n) for s, n in RUNS]
-    # at 13:17:50, 7 s after the last fault: too soon to say
-    assert _stall(tmp_path, T0, 20, "GPU", [r for r in ran if r[0] <= T0 + 380]) == []
-    # the same hangs while the campaign ran on at half its rate: programs that hang, not the device
-    going = [(T0 + s, n) for s, n in ((0, 0), (250, 14026), (395, 14026 + 64 * 145 // 2))]
-    assert _stall(tmp_path, T0, 20, "GPU", going) == []
-    # too few workers: 19 hangs of a campaign of 40 workers on one GPU
-    assert _stall(tmp_path, T0, 40, "GPU", [r for r in ran if r[0] <= T0 + 395]) == []
+    lines = status_lines()
+    # the same hangs, and the workers running again after their faults at half the campaign's rate before: no stall
+    going = [(t, n if t < T0 + 355 else n + int((t - T0 - 355) * 30)) for t, n in lines]
+    assert first_stall(tmp_path, going) is None
+    # 19 hangs at one instant of a campaign of 40 workers on one GPU: too few
+    assert first_stall(tmp_path, lines, workers=40) is None
     assert len(list((tmp_path / "quarantine").glob("*.json"))) == 20 and not (tmp_path / STALLED).exists()
 
 
@@ -98,8 +113,8 @@ def test_waits_share_an_instant_by_worker() -> None:
     # one worker's hangs back to back count once
     assert list(concurrent([a, Hang(Path("y.json"), 9.5, 19, "w0")], 2)) == []
     assert threshold(1) == 3 and threshold(8) == 4 and threshold(20) == 10
-    assert quiet(6400, 100, 0, 6400 + 64 * 10, 200) and not quiet(6400, 100, 0, 6400 + 64 * 10 + 1, 200)
-    assert quiet(0, 10, 0, 0, 30)  # nothing ran before nor since
+    assert quiet(6400, 100, 64, 10) and not quiet(6400, 100, 65, 10)  # a tenth of 64 a second for 10 s
+    assert quiet(0, 10, 0, 30) and not quiet(0, 10, 1, 30)  # nothing ran before: nothing may run since
 
 
 def test_records_of_this_fuzzgpu_give_their_worker_and_end(tmp_path: Path) -> None:
@@ -130,9 +145,11 @@ def test_a_backend_that_answers_no_worker_stops_the_campaign(tmp_path: Path) -> 
     assert r.returncode == 3, r.stdout[-2000:] + r.stderr[-2000:]
     assert time.time() - t0 < 100  # stopped, not run to its end
     err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and "the backend stopped answering: the runs of 3 workers hung after the campaign last ran a program" \
-        in err[0], r.stderr
-    assert not list((corpus / "quarantine").glob("*.json")) and len(list((corpus / STALLED).glob("*.json"))) >= 3
+    assert len(err) == 1 and "the backend stopped answering: the runs of 3 workers were all waiting at one instant and none " \
+        "returned by its deadline, and in the " in err[0] and " the campaign ran 0 programs, against ~0 at its rate before" in err[0]
+    stalled, left = hangs_since(corpus / STALLED, 0), hangs_since(corpus / "quarantine", 0)
+    assert len({h.worker for h in stalled}) == 3  # every worker's runs from the stall on ...
+    assert all(h.end < min(g.end for g in stalled) for h in left)  # ... and quarantined only what ended before it began
     assert "stopped answering" in (corpus / "report" / "report.txt").read_text()
 
 
