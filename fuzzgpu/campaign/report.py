@@ -278,7 +278,7 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
     lines += class_lines(comb["classes"], comb["findings"])
     lines += save_error_lines(comb["save_errors"])
     new = [f for st in states.values() for f in st.get("findings", []) if not f.get("saved_by_another")]
-    lines += ["", exit_status_line(new, comb["save_errors"])]
+    lines += ["", exit_status_line(new, comb["save_errors"], info.get("stalled"))]
     text = "\n".join(lines) + "\n"
     write_atomic(d / "report.txt", text)
     tl = merge([st.get("timeline") or [] for st in states.values()])
@@ -291,7 +291,7 @@ def write_combined_report(corpus: Path, states: Mapping[str, Mapping[str, Any]],
             ("quarantined", str(comb["quarantined"])), ("timeouts", timeouts_line(comb["timeouts"]).split(None, 1)[1])]
     write_documents(d, campaign_blocks(
         title=f"fuzzgpu parallel campaign report: profile {info.get('profile')}, {len(states)} workers, property {info.get('property')}",
-        exit_line=exit_status_line(new, comb["save_errors"]), head=head,
+        exit_line=exit_status_line(new, comb["save_errors"], info.get("stalled")), head=head,
         classes=comb["classes"], findings=comb["findings"], shapes=comb["shapes"], not_covered=comb["not_covered"],
         timeline=tl, corpus=Path(corpus), plots=plots))
     rep = {"schema": "fuzzgpu.campaign-report", "version": 1, "parallel": True, "ended": reason, **dict(info),

@@ -108,11 +108,11 @@ the backend in this process, without the worker and its watchdog: a GPU fault th
 context is lost, and there is no worker to restart) quarantines the program, saves the state, the
 corpus and the report, and stops the campaign with one line and exit status 3 (a hang is not caught
 at all); the --sim-fault faults that stop the process (hang, slow, crash, exit, gpu-fault, error)
-are refused with --in-process (exit 2).  When the runs of half the workers on one GPU (at least 3)
-hang at one instant and the campaign then runs almost nothing, the GPU stopped answering them: their
-programs go to DIR/stalled/ (not quarantined: none is shown to hang), and the campaign writes its
-report and stops, exit 3 (not looked for across several GPUs or with --gpu-context shared).  See
-docs/reliability.md.
+are refused with --in-process (exit 2).  When the runs of half the workers on one GPU (or of --workers
+N on one backend; at least 3) hang at one instant and the campaign then runs almost nothing, the device
+stopped answering them: their programs go to DIR/stalled/ (not quarantined: none is shown to hang), and
+the campaign writes its report and stops, exit 3 (not looked for across several GPUs, with
+--gpu-context shared or with --ray).  See docs/reliability.md.
 
 Report: DIR/report/report.md and report.html (read these first: what to act on, findings per class,
 findings and programs judged and run per second over time, the shapes; the HTML has the plots

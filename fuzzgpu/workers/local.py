@@ -306,12 +306,16 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 if wid in failed or wid in stopped:
                     continue
                 finished = _finished(corpus, wid, started[wid])
-                if asked and not finished and (rc in (0, 1, 130) or rc < 0):  # asked to stop, it ended before its report
-                    stopped[wid] = f"exit status {rc}" if rc >= 0 else f"killed by signal {signal.Signals(-rc).name}"
-                    print(f"worker {wid} stopped ({stopped[wid]}) before its report: its state is kept", file=out, flush=True)
+                last_line = _last_line(worker_dir(corpus, wid) / "log.txt")
+                if asked and not finished:  # asked to stop, it ended before its report: never restarted now
+                    if rc in (0, 1, 130) or -rc in (signal.SIGKILL, signal.SIGINT, signal.SIGTERM):
+                        stopped[wid] = f"exit status {rc}" if rc >= 0 else f"killed by {signal.Signals(-rc).name}"
+                        print(f"worker {wid} stopped ({stopped[wid]}) before its report: its state is kept", file=out, flush=True)
+                    else:
+                        failed[wid], failed_rc[wid] = f"exit status {rc} as it stopped: {last_line}", rc
+                        print(f"worker {wid} failed: {failed[wid]}", file=out, flush=True)
                     continue
                 what = after_exit(rc, finished, _programs(corpus, wid) != progress[wid], restarts[wid], end - now)
-                last_line = _last_line(worker_dir(corpus, wid) / "log.txt")
                 if what == "done" and not finished and rc not in (0, 1):
                     what = "refused"  # the time ran out while it failed: it ended on its error, not its session
                 if what in ("refused", "give-up"):
@@ -373,7 +377,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         later = [h for h in hangs_since(corpus / "quarantine", t0_wall) if h.end >= stalled[0][1]]
         set_aside(later, "a run that hung while the device had stopped answering this campaign's workers; this program is "
                   "not shown to hang", corpus / STALLED)
-    if failed and len(failed) == len(ids):
+    if failed and len(failed) == len(ids) and not stalled:
         first = min(failed)
         # every worker refused bad input (2): the input; anything else (no usable GPU, a missing tool, a
         # crash: 3, a signal) is the environment, as the same failure of a one-process campaign is
@@ -384,6 +388,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                                                                 "seed": base_seed, "workers": ids, "gpus": gpus or [],
                                                                 "workers_per_gpu": per_gpu if gpus else None,
                                                                 "restarts": restarts, "known": known, "stopped": stopped,
+                                                                "stalled": stalled[0][0] if stalled else None,
                                                                 "gpu_context": gpu_context if gpus else None,
                                                                 "gpu_processes": gpu_processes if runners else None,
                                                                 "runner_restarts": {r.gpu_id: r.restarts for r in runners}})
@@ -412,7 +417,7 @@ def _stall(corpus: Path, since: float, workers: int, device: str, ran: list[tupl
         before = ([r for t, r in ran if t <= at] or [0])[-1]
         if not quiet(before, at - since, runs - counted[0][1], now - counted[0][0]):
             continue  # the workers run programs again: programs that hang, not the device
-        began = min(h.start for h in group)
+        began = at  # (the group's earliest start may lie a long deadline back, before hangs of programs of their own)
         hung = [h for h in hangs if h.end >= began]
         most = max(len({h.worker for h in g}) for g in concurrent(hung))
         expected = before / max(1.0, at - since) * (now - counted[0][0])

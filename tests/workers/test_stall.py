@@ -20,8 +20,8 @@ import pytest
 from fuzzgpu.workers.local import _stall
 from fuzzgpu.workers.stall import STALLED, Hang, concurrent, hangs_since, quiet, set_aside, threshold
 
-#: the H100 campaign's quarantine records (name, time, fault kind, seconds waited): 19 hangs and the gpu-fault
-#: of the program whose launch began the stall (13:15:19, 35 s before its fault)
+#: the H100 campaign's quarantine records (name, time, fault kind, seconds waited): 19 hangs and a gpu-fault (a run
+#: launched at 13:15:19, 35 s before its fault)
 H100 = (
     ("04dee566b518a4c5", "2026-12-06T13:17:22Z", "hang", 122.034),
     ("169cb6622c211c28", "2026-12-06T13:17:22Z", "hang", 122.1),
@@ -87,7 +87,7 @@ def test_the_h100s_stall_is_one(tmp_path: Path) -> None:
     assert at == T0 + 375
     assert found[0][0].startswith("the GPU stopped answering: the runs of 19 workers were all waiting at one instant and none "
                                   "returned by its deadline, and in the 16 s after their faults the campaign ran 0 programs, "
-                                  "against ~972 at its rate before; the 19 programs of the runs that hung from 13:15:19 UTC "
+                                  "against ~972 at its rate before; the 19 programs of the runs that hung from 13:15:20 UTC "
                                   "on are kept in "), found
     assert [p.name for p in (tmp_path / "quarantine").glob("*.json")] == ["9510668e463a62c7.json"]  # the gpu-fault stays
     moved = sorted(p.stem for p in (tmp_path / STALLED).glob("*.json"))
@@ -150,7 +150,8 @@ def test_a_backend_that_answers_no_worker_stops_the_campaign(tmp_path: Path) -> 
     stalled, left = hangs_since(corpus / STALLED, 0), hangs_since(corpus / "quarantine", 0)
     assert len({h.worker for h in stalled}) == 3  # every worker's runs from the stall on ...
     assert all(h.end < min(g.end for g in stalled) for h in left)  # ... and quarantined only what ended before it began
-    assert "stopped answering" in (corpus / "report" / "report.txt").read_text()
+    report = (corpus / "report" / "report.txt").read_text()
+    assert "ended       the backend stopped answering (stalled/)" in report and "exit status 3: " in report
 
 
 @pytest.mark.slow  # ~45 s: two workers in a 40 s hang when their 3 s are up
