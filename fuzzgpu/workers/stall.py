@@ -115,11 +115,11 @@ def set_aside(group: list[Hang], note: str, stalled_dir: Path) -> list[Path]:
         tmp = dest.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
         os.replace(tmp, dest)
-        h.record.unlink(missing_ok=True)
-        for ext in (".litmus", ".sass"):
+        for ext in (".litmus", ".sass"):  # while its .json is there, a worker's quarantine of the program writes nothing
             side = h.record.with_suffix(ext)
             if side.exists():
                 os.replace(side, stalled_dir / side.name)
+        h.record.unlink(missing_ok=True)
         moved.append(dest)
     return moved
 
