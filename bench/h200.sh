@@ -94,7 +94,9 @@
 #
 # Run from the repository root on the GPU machine with wheelhouse/ (PyCUDA and jsonschema wheels for
 # cp312) carried, and $OUT set; each part writes straight into $OUT/<part>/ (what ran comes back even
-# when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.
+# when the call runs out of time), with machine.txt (date, GPU, driver, commit) first.  A part given X=DIR runs from
+# its own copy of the tree (DIR.tree); every part first waits up to GPU_IDLE_WAIT s (30) for the GPU to run no process
+# of an earlier run, and refuses (exit 3) one that stays.
 set -u
 export PYTHONUNBUFFERED=1
 part=${1:?usage: bench/h200.sh tests|plugin|harness|probe|cluster|wgmma|tensor|tensormap|draws|exposure|scaling|campaigns|faults|replay|all-race|necessity|throughput|gcab|ab|mayhang|runcost|mixed|fixed|ray|anchor|mechanisms|cta}
@@ -144,6 +146,20 @@ if [ -n "${X:-}" ] && [ -z "${FZ_OWN_TREE:-}" ]; then
 fi
 if [ -n "${X:-}" ]; then trap 'echo "exit $? $(date -u)" > "${x%/}.done"' EXIT; fi
 mkdir -p "$x"
+# processes an earlier run left on the GPU (a campaign whose GPU stopped answering left 20, stuck in the driver, and
+# the next part hung behind them for its whole call: 2026-12-06): a part measured beside them would mean nothing
+# (a campaign's processes just ended may take a moment to leave it: up to GPU_IDLE_WAIT seconds, default 30)
+left=
+for _ in $(seq "${GPU_IDLE_WAIT:-30}"); do
+  left=$(nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader 2>/dev/null || true)
+  [ -z "$left" ] && break
+  sleep 1
+done
+if [ -n "$left" ]; then
+  echo "bench/h200.sh: the GPU already runs $(printf '%s\n' "$left" | wc -l) process(es), an earlier run's (stuck in the" \
+       "driver?): $(printf '%s' "$left" | tr '\n' ';' | cut -c1-200); a fresh machine is needed" >&2
+  exit 3
+fi
 if [ ! -d /tmp/site/pycuda ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site wheelhouse/*.whl || exit 3
 fi
