@@ -402,8 +402,9 @@ def _stall(corpus: Path, since: float, workers: int, device: str, ran: list[tupl
     """When the runs of at least :func:`~fuzzgpu.workers.stall.threshold` of ``workers`` hung at one instant since
     ``since`` and the campaign ran almost nothing in the :data:`~fuzzgpu.workers.stall.QUIET_S` after their faults
     (:func:`~fuzzgpu.workers.stall.quiet`; ``ran``: the programs run by every worker this session at each status
-    line, with its wall-clock time): the records of the runs that hung from the first of those runs' start on,
-    moved from ``quarantine/`` to ``stalled/``, and the line that says so with that start; else nothing."""
+    line, with its wall-clock time): the records of the runs that hung from the instant they shared on (the latest
+    of their starts), moved from ``quarantine/`` to ``stalled/``, and the line that says so with that instant; else
+    nothing."""
     if not ran:
         return []
     now, runs = ran[-1]
