@@ -157,7 +157,7 @@ for _ in $(seq "${GPU_IDLE_WAIT:-30}"); do
 done
 if [ -n "$left" ]; then
   echo "bench/h200.sh: the GPU already runs $(printf '%s\n' "$left" | wc -l) process(es), an earlier run's (stuck in the" \
-       "driver?): $(printf '%s' "$left" | tr '\n' ';' | cut -c1-200); a fresh machine is needed" >&2
+       "driver?): $(printf '%s' "$left" | tr '\n' ';' | tr -cd '[:print:]' | cut -c1-200); a fresh machine is needed" >&2
   exit 3
 fi
 if [ ! -d /tmp/site/pycuda ]; then

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, EnvError, UserError
-from .stall import QUIET_S, SETTLE_S, STALLED, concurrent, hangs_since, quiet, set_aside, threshold
+from .stall import STALLED, detect, hangs_since, set_aside, threshold
 from .supervised import MAX_RESTARTS, RUNNER_WAITS, die_with_parent
 
 # --------------------------------------------------------------------------------------------
@@ -340,7 +340,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
                 ran.append((time.time(), int(combined.get("run", 0)) - int(base.get("run", 0))))
                 if (look_for_stall and not stalled and not asked
                         and combined["quarantined"] - base["quarantined"] >= threshold(n)):
-                    stalled.extend(_stall(corpus, t0_wall, n, "GPU" if gpus else "backend", ran))
+                    stalled.extend(detect(corpus, t0_wall, n, "GPU" if gpus else "backend", ran))
                     if stalled:
                         print(stalled[0][0], file=out, flush=True)
                         reason = f"the {'GPU' if gpus else 'backend'} stopped answering (stalled/)"
@@ -396,42 +396,6 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
         raise EnvError(f"{stalled[0][0]} (report: {report_dir}/report.md)")
     return {"report_dir": report_dir, "reason": reason, "states": states, "combined": combine_states(states),
             "codes": {w: p.returncode for w, p in procs.items()}}
-
-
-def _stall(corpus: Path, since: float, workers: int, device: str, ran: list[tuple[float, int]]) -> list[tuple[str, float]]:
-    """When the runs of at least :func:`~fuzzgpu.workers.stall.threshold` of ``workers`` hung at one instant since
-    ``since`` and the campaign ran almost nothing in the :data:`~fuzzgpu.workers.stall.QUIET_S` after their faults
-    (:func:`~fuzzgpu.workers.stall.quiet`; ``ran``: the programs run by every worker this session at each status
-    line, with its wall-clock time): the records of the runs that hung from the instant they shared on (the latest
-    of their starts), moved from ``quarantine/`` to ``stalled/``, and the line that says so with that instant; else
-    nothing."""
-    if not ran:
-        return []
-    now, runs = ran[-1]
-    hangs = hangs_since(corpus / "quarantine", since)
-    for group in concurrent(hangs, threshold(workers)):
-        after = max(h.end for h in group) + SETTLE_S  # the workers' states count what they ran before their faults
-        counted = [(t, r) for t, r in ran if t >= after]
-        if not counted or now - counted[0][0] < QUIET_S - SETTLE_S:
-            return []  # too soon to say (and later sets are later still)
-        at = max(h.start for h in group)
-        before = ([r for t, r in ran if t <= at] or [0])[-1]
-        if not quiet(before, at - since, runs - counted[0][1], now - counted[0][0]):
-            continue  # the workers run programs again: programs that hang, not the device
-        began = at  # (the group's earliest start may lie a long deadline back, before hangs of programs of their own)
-        hung = [h for h in hangs if h.end >= began]
-        most = max(len({h.worker for h in g}) for g in concurrent(hung))
-        expected = before / max(1.0, at - since) * (now - counted[0][0])
-        note = (f"one of the runs that hung from {time.strftime('%H:%M:%S', time.gmtime(began))} UTC on, when the {device} "
-                f"stopped answering this campaign's workers ({most} of them waiting at one instant); this program is not shown "
-                "to hang")
-        moved = set_aside(hung, note, corpus / STALLED)
-        return [(f"the {device} stopped answering: the runs of {most} workers were all waiting at one instant and none "
-                 f"returned by its deadline, and in the {now - counted[0][0]:.0f} s after their faults the campaign ran "
-                 f"{runs - counted[0][1]} programs, against ~{expected:.0f} at its rate before; the {len(moved)} programs of "
-                 f"the runs that hung from {time.strftime('%H:%M:%S', time.gmtime(began))} UTC on are kept in "
-                 f"{corpus / STALLED}, not quarantined (none is shown to hang); the campaign stops", began)]
-    return []
 
 
 def start_runners(gpus: list[str] | None, backend: str, sim_fault: str | None, watchdog: float, corpus: Path,

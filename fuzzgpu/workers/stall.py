@@ -124,4 +124,41 @@ def set_aside(group: list[Hang], note: str, stalled_dir: Path) -> list[Path]:
     return moved
 
 
-__all__ = ["MIN_WORKERS", "QUIET_S", "SETTLE_S", "STALLED", "STALL_SHARE", "quiet", "Hang", "concurrent", "hangs_since", "set_aside", "threshold"]
+
+def detect(corpus: Path, since: float, workers: int, device: str, ran: list[tuple[float, int]]) -> list[tuple[str, float]]:
+    """When the runs of at least :func:`threshold` of ``workers`` hung at one instant since
+    ``since`` and the campaign ran almost nothing in the :data:`QUIET_S` after their faults
+    (:func:`quiet`; ``ran``: the programs run by every worker this session at each status
+    line, with its wall-clock time): the records of the runs that hung from the instant they shared on (the latest
+    of their starts), moved from ``quarantine/`` to ``stalled/``, and the line that says so with that instant; else
+    nothing."""
+    if not ran:
+        return []
+    now, runs = ran[-1]
+    hangs = hangs_since(corpus / "quarantine", since)
+    for group in concurrent(hangs, threshold(workers)):
+        after = max(h.end for h in group) + SETTLE_S  # the workers' states count what they ran before their faults
+        counted = [(t, r) for t, r in ran if t >= after]
+        if not counted or now - counted[0][0] < QUIET_S - SETTLE_S:
+            return []  # too soon to say (and later sets are later still)
+        at = max(h.start for h in group)
+        before = ([r for t, r in ran if t <= at] or [0])[-1]
+        if not quiet(before, at - since, runs - counted[0][1], now - counted[0][0]):
+            continue  # the workers run programs again: programs that hang, not the device
+        began = at  # (the group's earliest start may lie a long deadline back, before hangs of programs of their own)
+        hung = [h for h in hangs if h.end >= began]
+        most = max(len({h.worker for h in g}) for g in concurrent(hung))
+        expected = before / max(1.0, at - since) * (now - counted[0][0])
+        note = (f"one of the runs that hung from {time.strftime('%H:%M:%S', time.gmtime(began))} UTC on, when the {device} "
+                f"stopped answering this campaign's workers ({most} of them waiting at one instant); this program is not shown "
+                "to hang")
+        moved = set_aside(hung, note, corpus / STALLED)
+        return [(f"the {device} stopped answering: the runs of {most} workers were all waiting at one instant and none "
+                 f"returned by its deadline, and in the {now - counted[0][0]:.0f} s after their faults the campaign ran "
+                 f"{runs - counted[0][1]} programs, against ~{expected:.0f} at its rate before; the {len(moved)} programs of "
+                 f"the runs that hung from {time.strftime('%H:%M:%S', time.gmtime(began))} UTC on are kept in "
+                 f"{corpus / STALLED}, not quarantined (none is shown to hang); the campaign stops", began)]
+    return []
+
+
+__all__ = ["MIN_WORKERS", "QUIET_S", "SETTLE_S", "STALLED", "STALL_SHARE", "quiet", "Hang", "concurrent", "detect", "hangs_since", "set_aside", "threshold"]

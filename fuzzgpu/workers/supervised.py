@@ -381,8 +381,8 @@ def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: st
     it, ``<hash>.sass``.  Atomic writes; a second fault on the same program keeps the first file.
     ``folder``: :data:`REFUSED` for a program the driver refused (:func:`keep_refused`); ``worker``: the
     campaign worker whose run it was (a parallel campaign's: :mod:`fuzzgpu.workers.stall` reads it, and
-    ``ended``, the wall-clock second the fault was seen, to tell a device that stopped answering every
-    worker from a program that hangs)."""
+    ``ended``, when the fault was seen in wall-clock seconds -- ``time`` in UTC -- to tell a device that
+    stopped answering every worker from a program that hangs)."""
     from ..corpus import litmus_text
     from ..evidence import program_hash
     from ..files import write_atomic
@@ -402,7 +402,7 @@ def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: st
            "fault": {"kind": fault.kind, "detail": fault.detail, "seconds": round(fault.seconds, 3), "deadline": round(fault.deadline, 3)},
            "backend": backend, "config": config.to_json() if hasattr(config, "to_json") else {},
            "shape": program.name, "program": program_to_json(program), "litmus": f"{h}.litmus",
-           "sass": f"{h}.sass" if sass else None, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "sass": f"{h}.sass" if sass else None, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ended)),
            "ended": round(ended, 3), "worker": worker}
     write_atomic(path, json.dumps(rec, indent=1, sort_keys=True) + "\n")
     return path

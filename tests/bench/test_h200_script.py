@@ -123,10 +123,10 @@ def test_an_x_inside_the_tree_is_refused_and_nested_runs_stay_in_the_tree(tmp_pa
 def test_a_gpu_with_an_earlier_runs_processes_is_refused(tmp_path: Path) -> None:
     """A campaign whose GPU stopped answering left its processes stuck in the driver, and the next part hung behind
     them for its whole call (2026-12-06): a part finds the GPU's compute processes first (nvidia-smi) and refuses to
-    measure beside them (exit 3, one line, its end mark written)."""
+    measure beside them (exit 3, one line -- a process name's control characters left out --, its end mark written)."""
     fake = tmp_path / "bin"
     fake.mkdir()
-    (fake / "nvidia-smi").write_text("#!/bin/sh\necho '806, [No data], 530 MiB'\necho '738, [No data], 530 MiB'\n")
+    (fake / "nvidia-smi").write_text("#!/bin/sh\necho '806, [No data], 530 MiB'\nprintf '738, py\\033[2J, 530 MiB\\n'\n")
     (fake / "nvidia-smi").chmod(0o755)
     x = tmp_path / "run"
     r = subprocess.run(["bash", str(ROOT / "bench" / "h200.sh"), "throughput"], cwd=ROOT, capture_output=True, text=True,
@@ -134,6 +134,6 @@ def test_a_gpu_with_an_earlier_runs_processes_is_refused(tmp_path: Path) -> None
                             "GPU_IDLE_WAIT": "2", "OUT": str(tmp_path / "out")}, timeout=60)
     assert r.returncode == 3, r.stderr
     assert r.stderr.strip().splitlines() == ["bench/h200.sh: the GPU already runs 2 process(es), an earlier run's (stuck in "
-                                             "the driver?): 806, [No data], 530 MiB;738, [No data], 530 MiB; a fresh machine "
+                                             "the driver?): 806, [No data], 530 MiB;738, py[2J, 530 MiB; a fresh machine "
                                              "is needed"]
     assert (tmp_path / "run.done").read_text().startswith("exit 3 ")

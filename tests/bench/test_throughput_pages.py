@@ -1187,8 +1187,9 @@ def test_the_stalled_600s_call_is_its_files() -> None:
     run = ROOT / "bench" / "results" / "throughput" / "h100-600s-7862a65-w20-stalled"
     with tarfile.open(run / "corpus.tar.gz") as tf:
         status = tf.extractfile("campaign.txt").read().decode()  # type: ignore[union-attr]
-        faults = [json.loads(tf.extractfile(m).read())["fault"]["kind"]  # type: ignore[union-attr]
-                  for m in tf.getmembers() if re.fullmatch(r"corpus/quarantine/[0-9a-f]{16}\.json", m.name)]
+        records = [json.loads(tf.extractfile(m).read())  # type: ignore[union-attr]
+                   for m in tf.getmembers() if re.fullmatch(r"corpus/quarantine/[0-9a-f]{16}\.json", m.name)]
+    faults = [r["fault"]["kind"] for r in records]
     ticks = {int(m[1]): (int(m[2]), int(m[3])) for m in re.finditer(r"^\[\s*(\d+) s\].*? programs (\d+) judged.*?, (\d+) run ",
                                                                   status, re.M)}
     judged, ran = ticks[218]
@@ -1196,6 +1197,10 @@ def test_the_stalled_600s_call_is_its_files() -> None:
     assert f"| 0-218 s | 0 -> {ran:,} | **{ran * 3600 // 218:,} programs run an hour** ({judged * 3600 // 218:,} judged an hour) |" in readme
     assert f"ran {ran * 3600 // 218:,} programs an hour for 218 s, then its GPU stopped answering every worker" in page
     assert sorted(faults) == ["gpu-fault"] + ["hang"] * 19
+    [gf] = [r for r in records if r["fault"]["kind"] == "gpu-fault"]
+    hangs = sorted(r["time"][11:19] for r in records if r["fault"]["kind"] == "hang")
+    assert f"that run fails: `{gf['fault']['detail'].split(';')[0]}` after {gf['fault']['seconds']:.1f} s" in readme
+    assert f"| {hangs[0]}-{hangs[-1]} UTC |" in readme and {r["fault"]["deadline"] for r in records} == {122.0}
     assert ticks[220][1] == ticks[262][1] and f"| 220 s | {ticks[220][1]:,} |" in readme
     assert f"| 13:15:54 UTC (264 s) | {ticks[262][1]:,} -> {ticks[264][1]:,} |" in readme
     assert f"| 13:17:21-13:17:42 UTC | {ticks[264][1]:,} -> {max(ticks.items())[1][1]:,} |" in readme

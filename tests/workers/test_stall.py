@@ -17,40 +17,27 @@ from pathlib import Path
 
 import pytest
 
-from fuzzgpu.workers.local import _stall
-from fuzzgpu.workers.stall import STALLED, Hang, concurrent, hangs_since, quiet, set_aside, threshold
+from fuzzgpu.backends.base import RunConfig
+from fuzzgpu.litmus import parse_file
+from fuzzgpu.workers.stall import STALLED, Hang, concurrent, detect, hangs_since, quiet, set_aside, threshold
+from fuzzgpu.workers.supervised import ProgramFault, quarantine
 
-#: the H100 campaign's quarantine records (name, time, fault kind, seconds waited): 19 hangs and a gpu-fault (a run
-#: launched at 13:15:19, 35 s before its fault)
-H100 = (
-    ("04dee566b518a4c5", "2026-12-06T13:17:22Z", "hang", 122.034),
-    ("169cb6622c211c28", "2026-12-06T13:17:22Z", "hang", 122.1),
-    ("2e392caeadc65623", "2026-12-06T13:17:22Z", "hang", 122.097),
-    ("4ef56bb2ce094f17", "2026-12-06T13:17:21Z", "hang", 122.099),
-    ("594aa0e113e7b043", "2026-12-06T13:17:23Z", "hang", 122.054),
-    ("84470b93b0c58b9b", "2026-12-06T13:17:24Z", "hang", 122.073),
-    ("8ca7c72f9221d3a9", "2026-12-06T13:17:21Z", "hang", 122.1),
-    ("9194599aa8540426", "2026-12-06T13:17:23Z", "hang", 122.097),
-    ("9510668e463a62c7", "2026-12-06T13:15:54Z", "gpu-fault", 35.194),
-    ("96976eb2f95c09c8", "2026-12-06T13:17:21Z", "hang", 122.1),
-    ("9bc385c734bab29d", "2026-12-06T13:17:42Z", "hang", 122.115),
-    ("a2bd33b3b59f211d", "2026-12-06T13:17:21Z", "hang", 122.098),
-    ("ab635344e97cd77f", "2026-12-06T13:17:28Z", "hang", 122.1),
-    ("b1fa472ce94d58fe", "2026-12-06T13:17:24Z", "hang", 122.1),
-    ("c3493f7ef1a9b25d", "2026-12-06T13:17:24Z", "hang", 122.097),
-    ("d8dc9660786c8f37", "2026-12-06T13:17:22Z", "hang", 122.1),
-    ("dc872d5e05c460de", "2026-12-06T13:17:21Z", "hang", 122.104),
-    ("e71956b194def835", "2026-12-06T13:17:21Z", "hang", 122.099),
-    ("e81b2daf2b253c93", "2026-12-06T13:17:21Z", "hang", 122.1),
-    ("f425db143a5776dd", "2026-12-06T13:17:23Z", "hang", 122.098),
-)
-#: its start (the parallel campaign's files, 13:11:30 UTC) and its status lines: the programs its 20 workers had run
-T0 = calendar.timegm((2026, 12, 6, 13, 11, 30, 0, 0, 0))
-RUN = Path(__file__).resolve().parents[2] / "bench" / "results" / "throughput" / "h100-600s-7862a65-w20-stalled"
+ROOT = Path(__file__).resolve().parents[2]
+#: the H100 campaign's files: its quarantine records (19 hangs and a gpu-fault of a run launched at 13:15:19, 35 s
+#: before its fault) and its status lines (the programs its 20 workers had run)
+RUN = ROOT / "bench" / "results" / "throughput" / "h100-600s-7862a65-w20-stalled"
+
+
+def _tarball() -> tarfile.TarFile:
+    return tarfile.open(RUN / "corpus.tar.gz")
+
+
+with _tarball() as _tf:  # the campaign's start: its parallel.json, written as the parent starts (13:11:30 UTC)
+    T0 = float(_tf.getmember("corpus/.fuzzgpu/parallel.json").mtime)
 
 
 def status_lines() -> list[tuple[float, int]]:
-    with tarfile.open(RUN / "corpus.tar.gz") as tf:
+    with _tarball() as tf:
         text = tf.extractfile("campaign.txt").read().decode()  # type: ignore[union-attr]
     return [(T0 + int(m[1]), int(m[2])) for m in re.finditer(r"^\[\s*(\d+) s\].*?, (\d+) run ", text, re.M)]
 
@@ -58,21 +45,19 @@ def status_lines() -> list[tuple[float, int]]:
 def first_stall(corpus: Path, lines: list[tuple[float, int]], workers: int = 20) -> tuple[float, list[tuple[str, float]]] | None:
     """The parent's look at each status line, until one finds a stall: that line's time and what it said."""
     for k in range(len(lines)):
-        found = _stall(corpus, T0, workers, "GPU", lines[: k + 1])
+        found = detect(corpus, T0, workers, "GPU", lines[: k + 1])
         if found:
             return lines[k][0], found
     return None
 
 
-def write_records(q: Path, records=H100, worker: bool = False) -> None:
+def write_records(q: Path) -> None:
+    """The campaign's quarantine folder, as it was."""
     q.mkdir(parents=True, exist_ok=True)
-    for name, when, kind, waited in records:
-        rec = {"schema": "fuzzgpu.quarantine", "version": 1, "time": when, "shape": "HANDOFF",
-               "fault": {"kind": kind, "detail": "...", "seconds": waited, "deadline": 122.0}}
-        if worker:
-            rec["worker"] = f"w{name[-1]}"
-        (q / f"{name}.json").write_text(json.dumps(rec))
-        (q / f"{name}.litmus").write_text("PTX HANDOFF\n")
+    with _tarball() as tf:
+        for m in tf.getmembers():
+            if re.fullmatch(r"corpus/quarantine/[0-9a-f]{16}\.(json|litmus|sass)", m.name):
+                (q / Path(m.name).name).write_bytes(tf.extractfile(m).read())  # type: ignore[union-attr]
 
 
 def test_the_h100s_stall_is_one(tmp_path: Path) -> None:
@@ -93,6 +78,14 @@ def test_the_h100s_stall_is_one(tmp_path: Path) -> None:
     moved = sorted(p.stem for p in (tmp_path / STALLED).glob("*.json"))
     assert len(moved) == 19 and len(list((tmp_path / STALLED).glob("*.litmus"))) == 19
     assert "not shown to hang" in json.loads((tmp_path / STALLED / f"{moved[0]}.json").read_text())["stall"]
+    # the run's page and docs/reliability.md quote this replay
+    m = re.search(r"the runs of (\d+) workers .* in the (\d+) s after their faults the campaign ran (\d+) programs, "
+                  r"against ~(\d+) at its rate before", found[0][0])
+    assert m is not None
+    page = " ".join((RUN / "README.md").read_text().split())
+    assert (f"the parent would have said so {at - T0:.0f} s in -- the runs of {m[1]} workers hung, {m[3]} programs run "
+            f"in the {m[2]} s after the faults against ~{m[4]} at the rate before -- and moved the {len(moved)}") in page
+    assert f"the parent would have said so {at - T0:.0f} s in" in " ".join((ROOT / "docs" / "reliability.md").read_text().split())
 
 
 def test_hangs_while_the_workers_run_again_or_too_few_are_no_stall(tmp_path: Path) -> None:
@@ -117,19 +110,28 @@ def test_waits_share_an_instant_by_worker() -> None:
     assert quiet(0, 10, 0, 30) and not quiet(0, 10, 1, 30)  # nothing ran before: nothing may run since
 
 
-def test_records_of_this_fuzzgpu_give_their_worker_and_end(tmp_path: Path) -> None:
+def test_a_quarantine_record_gives_its_worker_and_when_its_fault_was_seen(tmp_path: Path) -> None:
+    """What the stall's reader takes of a record is what ``quarantine`` writes: the worker, and ``ended`` (taken
+    before the record's SASS, the ``time`` its UTC second); a record of an older fuzzgpu, without them, is read
+    by its ``time``; a broken one is left out."""
     q = tmp_path / "quarantine"
-    write_records(q, H100[:3], worker=True)
-    rec = json.loads((q / "04dee566b518a4c5.json").read_text())
-    rec["ended"] = T0 + 100.5
-    (q / "04dee566b518a4c5.json").write_text(json.dumps(rec))
+    program = parse_file(ROOT / "tests" / "litmus" / "core" / "CoWW.litmus")
+    t0 = time.time()
+    quarantine(tmp_path, program, ProgramFault("hang", "no answer", 122.5, 122.0), "sim", RunConfig(), worker="w7")
     (q / "broken.json").write_text("{")
-    hs = {h.record.stem: h for h in hangs_since(q, T0)}
-    assert sorted(hs) == ["04dee566b518a4c5", "169cb6622c211c28", "2e392caeadc65623"]
-    assert hs["04dee566b518a4c5"].end == T0 + 100.5 and hs["04dee566b518a4c5"].worker == "w5"
-    assert hangs_since(q, T0 + 400) == [] and hangs_since(tmp_path / "none", 0) == []
-    moved = set_aside([hs["169cb6622c211c28"]], "a note", tmp_path / STALLED)
-    assert [p.name for p in moved] == ["169cb6622c211c28.json"] and not (q / "169cb6622c211c28.litmus").exists()
+    older = json.loads(next(q.glob("[0-9a-f]*.json")).read_text())
+    [h] = hangs_since(q, t0 - 1)
+    rec = json.loads(h.record.read_text())
+    assert h.worker == "w7" and t0 <= h.end <= time.time() and h.start == h.end - 122.5
+    assert rec["time"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(rec["ended"]))
+    del older["ended"], older["worker"]
+    h.record.write_text(json.dumps(older))
+    [old] = hangs_since(q, t0 - 1)
+    assert old.worker == h.record.stem and old.end == calendar.timegm(time.strptime(older["time"], "%Y-%m-%dT%H:%M:%SZ")) + 1
+    assert hangs_since(q, time.time() + 5) == [] and hangs_since(tmp_path / "none", 0) == []
+    moved = set_aside([old], "a note", tmp_path / STALLED)
+    assert [p.name for p in moved] == [h.record.name] and not h.record.with_suffix(".litmus").exists()
+    assert json.loads(moved[0].read_text())["stall"] == "a note" and moved[0].with_suffix(".litmus").exists()
 
 
 def campaign(corpus: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
