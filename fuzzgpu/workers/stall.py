@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import write_atomic
+
 #: the fewest workers whose runs must hang at one instant for a stall (and at least half of them)
 MIN_WORKERS = 3
 #: the seconds after those runs' faults whose runs do not count: each worker's state counts, at its fault, what it ran
@@ -103,7 +105,7 @@ def set_aside(group: list[Hang], note: str, stalled_dir: Path) -> list[Path]:
     """Move each record of ``group`` (its ``.json``, ``.litmus`` and ``.sass``) to ``stalled_dir``,
     the ``.json`` with ``note`` added under ``stall``; the paths of the moved records.  A record
     gone meanwhile is skipped."""
-    stalled_dir.mkdir(parents=True, exist_ok=True)
+    stalled_dir.mkdir(parents=True, exist_ok=True)  # (the side files' os.replace needs it)
     moved = []
     for h in group:
         try:
@@ -112,9 +114,7 @@ def set_aside(group: list[Hang], note: str, stalled_dir: Path) -> list[Path]:
             continue
         rec["stall"] = note
         dest = stalled_dir / h.record.name
-        tmp = dest.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, dest)
+        write_atomic(dest, json.dumps(rec, indent=1, sort_keys=True) + "\n")
         for ext in (".litmus", ".sass"):  # while its .json is there, a worker's quarantine of the program writes nothing
             side = h.record.with_suffix(ext)
             if side.exists():
