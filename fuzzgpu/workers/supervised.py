@@ -388,7 +388,7 @@ def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: st
     from ..files import write_atomic
     from ..ir import program_to_json
 
-    ended = time.time()  # before the SASS is compiled below
+    ended = round(time.time(), 3)  # before the SASS is compiled below; kept to the millisecond
     d = Path(corpus_root) / folder
     h = program_hash(program)[:16]
     path = d / f"{h}.json"
@@ -403,7 +403,7 @@ def quarantine(corpus_root: Path, program: Any, fault: ProgramFault, backend: st
            "backend": backend, "config": config.to_json() if hasattr(config, "to_json") else {},
            "shape": program.name, "program": program_to_json(program), "litmus": f"{h}.litmus",
            "sass": f"{h}.sass" if sass else None, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ended)),
-           "ended": round(ended, 3), "worker": worker}
+           "ended": ended, "worker": worker}
     write_atomic(path, json.dumps(rec, indent=1, sort_keys=True) + "\n")
     return path
 
