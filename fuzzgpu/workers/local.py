@@ -134,9 +134,12 @@ def open_parallel_corpus(corpus: Path, profile: str, backend: str, prop: str, se
     return lock, base_seed
 
 
-def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: int = 0, per_gpu: int = 1) -> str:
+def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: int = 0, per_gpu: int = 1,
+                base: dict[str, Any] | None = None) -> str:
     """The parent's live status line, from the combined state (:func:`fuzzgpu.campaign.combine_states`):
-    with ``gpus``, the GPUs' busy share (the workers' GPU seconds -- CUDA events around their harness
+    the counts are the corpus's, the rates and the busy share this session's (``base``: the combined
+    state when the session began -- a resumed campaign's workers count earlier sessions too).  With
+    ``gpus``, the GPUs' busy share (the workers' GPU seconds -- CUDA events around their harness
     launches -- over the wall time of that many GPUs).  With ``per_gpu`` > 1 workers on a GPU the
     GPU time-slices between their contexts, and one worker's span of launches also holds the other
     workers' kernels: the sum is then an upper bound, shown ``GPU busy ≤N%`` (at most 100%).  With
@@ -144,13 +147,15 @@ def status_line(elapsed: float, alive: int, n: int, st: dict[str, Any], gpus: in
     the share is exact."""
     from ..campaign import classes_phrase
 
+    b = base or {}
     busy = ""
     if gpus and elapsed > 0:
-        share = st.get("gpu_seconds", 0.0) / (elapsed * gpus)
+        share = (st.get("gpu_seconds", 0.0) - b.get("gpu_seconds", 0.0)) / (elapsed * gpus)
         busy = f"GPU busy {share:.0%}  " if per_gpu <= 1 else f"GPU busy ≤{min(1.0, share):.0%}  "
     el = max(elapsed, 1e-9)
-    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']} judged ({st['programs'] / el:.1f}/s), "
-            f"{st.get('run', 0)} run ({st.get('run', 0) / el:.1f}/s)  "
+    judged, run = st["programs"] - b.get("programs", 0), st.get("run", 0) - b.get("run", 0)
+    return (f"[{elapsed:6.0f} s] workers {alive}/{n}  programs {st['programs']} judged ({judged / el:.1f}/s), "
+            f"{st.get('run', 0)} run ({run / el:.1f}/s)  "
             f"instances {st['instances']:.3g}  {busy}"
             f"{classes_phrase(st['classes'])} ({len(st['findings'])} entries)  quarantined {st['quarantined']}"
             + (f"  NOT SAVED (kept raw) {len(st['save_errors'])}" if st["save_errors"] else ""))
@@ -335,7 +340,7 @@ def run_parallel(*, profile: str, backend: str, seconds: float, corpus_dir: str,
             if now - last > status_every:
                 last = now
                 combined = combine_states(_worker_states(corpus, ids))
-                print(status_line(now - t0, alive, n, combined, len(gpus or ()), gpu_processes if runners else per_gpu),
+                print(status_line(now - t0, alive, n, combined, len(gpus or ()), gpu_processes if runners else per_gpu, base),
                       file=out, flush=True)
                 ran.append((time.time(), int(combined.get("run", 0)) - int(base.get("run", 0))))
                 if (look_for_stall and not stalled and not asked

@@ -307,6 +307,7 @@ class _Driver:
         self.stop_flag = False  # SIGINT or SIGTERM
         self.reason = "time"
         self.last_status = 0.0
+        self.base: dict[str, Any] | None = None  # the combined state when the actors start: the rates are this session's
         #: the actor is being restarted (or briefly out of reach); a RayActorError, but not a new death
         self.unavailable = getattr(ray.exceptions, "ActorUnavailableError", ())
 
@@ -537,10 +538,15 @@ class _Driver:
         if now - self.last_status > self.status_every:
             self.last_status = now
             alive = sum(1 for s in self.slots if s.ended is None and s.started)
-            self.say(status_line(now - self.t0, alive, len(self.slots), combine_states(_worker_states(self.corpus, [s.wid for s in self.slots]))))
+            combined = combine_states(_worker_states(self.corpus, [s.wid for s in self.slots]))
+            self.say(status_line(now - self.t0, alive, len(self.slots), combined, base=self.base))
 
     def run(self) -> str:
         """Every actor started, then the loop until every one has ended; returns the campaign's reason."""
+        from ..campaign import combine_states
+        from .local import _worker_states
+
+        self.base = combine_states(_worker_states(self.corpus, [s.wid for s in self.slots]))  # a resumed campaign's workers count earlier sessions too
         for slot in self.slots:
             self.start(slot)
         while True:

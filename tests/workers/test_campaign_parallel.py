@@ -180,3 +180,16 @@ def test_status_line_says_the_busy_share_is_a_bound_with_several_workers_per_gpu
     assert "GPU busy ≤30%" in status_line(100.0, 8, 8, st, gpus=1, per_gpu=8)
     assert "GPU busy ≤100%" in status_line(100.0, 8, 8, dict(st, gpu_seconds=250.0), gpus=1, per_gpu=8)
     assert "GPU busy" not in status_line(100.0, 2, 2, st)  # no GPU (--workers N)
+
+
+def test_a_resumed_campaigns_status_line_gives_this_sessions_rates():
+    """The counts are the corpus's, the rates and the GPU's busy share this session's: a resumed campaign's workers
+    count earlier sessions too, and the first line of a resumed sim campaign said "2276 judged (9038.7/s)" 0 s in."""
+    from fuzzgpu.workers.local import status_line
+
+    st = {"programs": 2276, "run": 2186, "instances": 2.3e8, "gpu_seconds": 80.0, "classes": {}, "findings": [],
+          "quarantined": 0, "save_errors": []}
+    base = dict(st, programs=2176, run=2136, gpu_seconds=70.0)
+    line = status_line(10.0, 3, 3, st, gpus=1, base=base)
+    assert "programs 2276 judged (10.0/s), 2186 run (5.0/s)" in line and "GPU busy 100%" in line
+    assert "programs 2276 judged (0.0/s), 2186 run (0.0/s)" in status_line(10.0, 3, 3, st, base=st)

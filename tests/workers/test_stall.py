@@ -167,3 +167,24 @@ def test_a_worker_asked_to_stop_ends_its_run_and_writes_its_report(tmp_path: Pat
     for wid in ("w0", "w1"):
         assert (corpus / ".fuzzgpu" / "workers" / wid / "report" / "report.json").exists()
     assert (corpus / "report" / "report.json").exists()
+
+
+@pytest.mark.slow  # ~100 s: sessions of 60 s and 40 s (the stall is judged 20 s after the faults), three workers whose runs hang at a rate of 0.3 (2 s each)
+def test_a_resumed_campaign_counts_its_own_session_for_a_stall(tmp_path: Path) -> None:
+    """The counts of a resumed campaign's workers hold their earlier sessions: the stall's rate before the faults, and
+    the status line's rates, are this session's.  Here every session's workers hang on a third of their runs, all three
+    waiting at one instant again and again, and run again after each fault: no stall in either session.  Counted with the
+    first session's runs, the rate before the second's first hangs (a few seconds in) would be the first session's 60 s
+    of runs over those seconds, over ten times what ran after them (a mutation that drops the baseline fails here)."""
+    corpus = tmp_path / "c"
+    args = ("--sim-fault", "hang:0.3", "--workers", "3", "--watchdog", "2", "--time")
+    first = campaign(corpus, *args, "60")
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    t1 = time.time()
+    second = campaign(corpus, *args, "40")
+    assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-2000:]
+    assert "stopped answering" not in second.stdout + second.stderr and not (corpus / STALLED).exists()
+    hangs = hangs_since(corpus / "quarantine", t1)
+    assert any(concurrent(hangs, threshold(3))), "no three runs hung at one instant: the stall was never looked for"
+    rates = [float(m) for m in re.findall(r" run \(([0-9.]+)/s\)", second.stdout)]
+    assert rates and max(rates) < 30, rates  # a third of the runs hang for 2 s: a few a second, not the corpus's count
