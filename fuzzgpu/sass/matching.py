@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _mem_class, _ptx_dests, unmatched_sync
+from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _classify_ptx_mem, _classify_ptx_sync, _mem_class, _ptx_dests, unmatched_sync
 from .sass_parser import SassFunction, SassInstr, SassMemOp
 from .shared_layout import rebased, shared_layout
 
@@ -297,6 +297,12 @@ def _by_source(group: _Group, exact: list[SassMemOp], cover: list[SassMemOp]
              [m for m in cover if _line(m.instr.src) == s]) for s in lines]
 
 
+def _orders_between(instrs: Sequence[PtxInstr], a: int, b: int) -> bool:
+    """Whether a PTX statement between instruction indices ``a`` and ``b`` (in the listing) is a synchronisation point."""
+    lo, hi = sorted((a, b))
+    return any(_classify_ptx_sync(ins, _classify_ptx_mem(ins, {}))[0] is not None for ins in instrs[lo + 1:hi])
+
+
 def _map_offset_group(cls: str, off: int, group: _Group, exact: list[SassMemOp], cover: list[SassMemOp],
                       instrs: Sequence[PtxInstr], all_mems: Sequence[PtxMemOp], mapping: dict[int, SassMemOp],
                       merged: list, notes: list[str]) -> None:
@@ -325,6 +331,22 @@ def _map_offset_group(cls: str, off: int, group: _Group, exact: list[SassMemOp],
             st_op = _forwarding_store(e.mem, all_mems, instrs)  # type: ignore[arg-type]
             notes.append(f"PTX line {e.instr.line} `{e.instr.text}` has no SASS load: its value is forwarded from the store at PTX line {st_op.instr.line}")  # type: ignore[union-attr]
         return
+    if len(ss) == 1 and len(group) > 1:
+        # a merge across a synchronisation point is of one call site's copies: the line table gives the SASS load to one
+        # call site, and an inlined helper's copy at another, with a barrier between, is another load, whatever the
+        # innermost line they share (NCCL's prims_ll.h at three call sites, bench/results/sass/hostile5-2026-12-06/:
+        # two loads "merged" across barriers into the third copy's LDS.128, each merged in its own copy); with no such
+        # point between, a merge across call sites stands (CUB's radix sort: 29 in ggml's argsort.cu)
+        own = [(k, e) for k, e in group if not call_sites_differ(e.instr.src, ss[0].instr.src)]
+        other = [(k, e) for k, e in group if (k, e) not in own and own
+                 and any(_orders_between(instrs, e.instr.index, o.instr.index) for _, o in own)]
+        if other:
+            for _, e in other:
+                notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: the SASS {cls} at offset {off:#x} is another call "
+                             "site's, with a synchronisation point between: not mapped")
+            _map_offset_group(cls, off, [g for g in group if g not in other], exact, cover, instrs, all_mems, mapping,
+                              merged, notes)
+            return
     gm = [e.mem for _, e in group]
     if len(ss) == 1 and all(m.kind == "load" for m in gm) and all(_same_address(gm[0], m, instrs) for m in gm[1:]) and not any(  # type: ignore[union-attr,arg-type]
             _forwarding_store(m, all_mems, instrs) for m in gm[1:]):  # type: ignore[arg-type]
@@ -346,8 +368,9 @@ def _widened_candidates(e: PtxEvent, sass: Sequence[SassMemOp], voff: dict[int, 
     size = max(mem.width // 8, 1)
     wide = [w for w in sass if w.width > mem.width and w.kind == "load"
             and voff[id(w)] <= mem.offset and mem.offset + size <= voff[id(w)] + w.width // 8]
-    if e.instr.src:
-        return [w for w in wide if _line(w.instr.src) == _line(e.instr.src)]
+    if e.instr.src:  # its line, and the call sites it was inlined at as far as both name them: a helper inlined at
+        # three call sites with barriers between is three copies (NCCL's prims_ll.h, bench/results/sass/hostile5-2026-12-06/)
+        return [w for w in wide if _line(w.instr.src) == _line(e.instr.src) and not call_sites_differ(e.instr.src, w.instr.src)]
     partners = {id(mapping[k]) for k, o in evs if k in mapping and o.mem is not None and o.mem.root == mem.root and mem.root}
     return [w for w in wide if id(w) in partners]
 
@@ -453,14 +476,22 @@ def _map_combined_stores(events: Sequence[PtxEvent], mem_pos: dict[int, SassMemO
     store keeps the release's order for the others (a vector access is not one access in the PTX memory model)
     is not this checker's to say: such a store is left unpaired, not checked (a note says with what)."""
     stores = {k: e.mem for k, e in enumerate(events) if e.mem is not None and e.mem.kind == "store" and e.mem.root}
+    # each SASS store paired with stores, and those stores (kept up to date below): a scan of every store for every
+    # candidate of every unpaired store was cubic -- 95% of 225 CPU-s on ggml's argsort.cu (hostile5-2026-12-06)
+    wides: dict[int, SassMemOp] = {}
+    parts_of: dict[int, list[PtxMemOp]] = {}
+    for j, m in stores.items():
+        if j in mem_pos:
+            wides.setdefault(id(mem_pos[j]), mem_pos[j])
+            parts_of.setdefault(id(mem_pos[j]), []).append(m)
     for k, mem in stores.items():
         if k in mem_pos:
             continue
         family = (events[k].mem_class or "").split(".")[0]
         cands = []
-        for w in dict.fromkeys(mem_pos[j] for j in stores if j in mem_pos):
+        for wid, w in wides.items():
             size = w.width // 8
-            parts = [stores[j] for j in stores if mem_pos.get(j) is w]
+            parts = parts_of[wid]
             if w.kind != "store" or w.width <= mem.width or sass_family(w) != family or any(q.root != mem.root for q in parts):
                 continue
             lo = min([q.offset for q in parts] + [mem.offset])
@@ -473,6 +504,7 @@ def _map_combined_stores(events: Sequence[PtxEvent], mem_pos: dict[int, SassMemO
         where = f"PTX line {events[k].instr.line} `{events[k].instr.text}` is part of the wider {w.instr.full_opcode}@{w.instr.offset:04x}"
         if alike:
             mem_pos[k] = w
+            parts_of[id(w)].append(mem)
             notes.append(where + " (stores combined)")
         else:
             notes.append(where + ", combined with a store of another .sem or scope: not paired, its order not checked")

@@ -189,13 +189,65 @@ def review(ptx: str, arch: str, sources: Sequence[str | Path] = (),
         # the PTX (CUTLASS's kernel headers) and that calls the wait had the call compiled out
         named = sorted({p for p in _FILE_PATHS(ptx) if Path(p).is_file()})
         own = list(dict.fromkeys([*map(str, sources), *(p for p in named if p.endswith(".cu"))]))
-        hits = source_waits(own) + source_waits([p for p in named if p not in own], asm_too=False)
+        emitted = _loc_lines(ptx)
+        # a header's call counts only where the function around it has code in the PTX: a helper the translation unit
+        # never calls (ggml's ``ggml_cuda_pdl_sync`` in common.cuh, in every TU) compiled nothing out
+        hits = source_waits(own) + [h for h in source_waits([p for p in named if p not in own], asm_too=False)
+                                    if _in_emitted_function(h[0], h[1], emitted.get(os.path.normpath(h[0])))]
         if hits:
             file, line, text = hits[0]
             notes.append(PdlNote(COMPILED_OUT, arch, "", text, 0, file, line,
                                  f"the source waits for the primary grid ({Path(file).name}:{line}: {text[:80]}) but the PTX "
                                  f"for {arch} has no griddepcontrol.wait: PDL compiled out{_cutlass_hint(arch, text)}"))
     return tuple(notes)
+
+
+_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)", re.M)
+#: text before a ``{`` that opens no function body: a namespace, a class, an ``extern "C"`` block, an initialiser
+_NOT_A_BODY = re.compile(r'(\bnamespace\b[^;{}()]*|\b(?:struct|class|union|enum)\b[^;{}()]*|\bextern\s*"C"\s*|=\s*)$')
+
+
+def _loc_lines(ptx: str) -> dict[str, frozenset[int]]:
+    """The source lines the PTX's ``.loc`` directives give code to, per file (its ``.file`` path, normalised)."""
+    files = {m.group(1): os.path.normpath(ptx_file_name(m.group(2))) for m in _FILE.finditer(ptx)}
+    out: dict[str, set[int]] = {}
+    for m in _LOC.finditer(ptx):
+        if m.group(1) in files:
+            out.setdefault(files[m.group(1)], set()).add(int(m.group(2)))
+    return {f: frozenset(v) for f, v in out.items()}
+
+
+def function_lines(src: str, line: int) -> tuple[int, int] | None:
+    """The lines of the function body around ``line`` of C++ source ``src`` (its braces, comments
+    left out; the outermost brace block that no namespace, class or ``extern "C"`` opens), or None
+    when the line is in none."""
+    text = _strip_comments(src)
+    stack: list[tuple[int, bool]] = []  # (line of the "{", whether it opens a function body)
+    ln, found = 1, None
+    for k, ch in enumerate(text):
+        if ch == "\n":
+            ln += 1
+        elif ch == "{":
+            is_body = not any(b for _, b in stack) and not _NOT_A_BODY.search(text[max(0, k - 200):k].rstrip())
+            stack.append((ln, is_body))
+        elif ch == "}" and stack:
+            start, is_body = stack.pop()
+            if is_body and start <= line <= ln:
+                found = (start, ln)
+                break
+    return found
+
+
+def _in_emitted_function(path: str, line: int, emitted: frozenset[int] | None) -> bool:
+    """Whether the function around ``path:line`` has code in the PTX (a ``.loc`` line inside it); a call the
+    scan places in no function, or in a file the PTX gives no ``.loc`` line (``emitted`` None), counts."""
+    if emitted is None:
+        return True
+    try:
+        span = function_lines(Path(path).read_text(errors="replace"), line)
+    except OSError:
+        return True
+    return span is None or any(span[0] <= n <= span[1] for n in emitted)
 
 
 def _FILE_PATHS(ptx: str) -> list[str]:  # noqa: N802 -- reads as the directive it collects

@@ -607,13 +607,20 @@ def _shared_atomic_parts(mem: PtxMemOp) -> tuple[tuple[str, PtxMemOp], ...]:
     return (("ATOMS", mem), ("LDS", mem))
 
 
-def _apply_step(step: _Step, dests: tuple[str, ...], defs: dict[str, tuple[str, int]]) -> None:
-    """The addresses known (``defs``) after an instruction that writes ``dests`` with ``step``."""
+def _apply_step(step: _Step, dests: tuple[str, ...], defs: dict[str, tuple[str, int]], unstable: frozenset[str]) -> None:
+    """The addresses known (``defs``) after an instruction that writes ``dests`` with ``step``.  Only a
+    register defined once, unpredicated (not in ``unstable``), is followed, and only through another
+    such register: the listing's last definition of a register written on two paths that join (NVVM
+    writes a phi as two definitions of one PTX register) is not the one that reaches every use after
+    the join -- a load through it was taken for another load of the same address ("merged" across a
+    fence: a false "forbidden", NCCL's LL128 primitives, bench/results/sass/hostile5-2026-12-06/)."""
     for d in dests:
         defs.pop(d, None)
-    if step is None:
+    if step is None or dests[0] in unstable:
         return
     name, delta, follow = step
+    if follow and name in unstable:
+        return  # its value here is not the one a later redefinition gives it: ``dests[0]`` is its own root
     base = defs.get(name, (name, 0)) if follow else (name, 0)
     if base[0] != dests[0]:
         defs[dests[0]] = (base[0], base[1] + delta)
@@ -679,14 +686,21 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
         copies: list[tuple[int, str, tuple[AsyncAccess, ...]]] = []
         writes: dict[str, int] = {}
         may_be_event = _event_opcodes()
+        statics = []
+        for _, stmt, _, _ in stmts:
+            got = seen.get(stmt)
+            if got is None:
+                got = seen[stmt] = _static(stmt, may_be_event)
+            statics.append(got)
+            for d in got[5]:
+                writes[d] = writes.get(d, 0) + 1
+        # registers whose value at a use the listing does not tell: written more than once or under a predicate
+        unstable = frozenset(d for d, n in writes.items() if n > 1) | frozenset(d for got in statics if got[1] for d in got[5])
         for idx, (line, stmt, labels, _) in enumerate(stmts):
             if labels:
                 for lab, _ in labels:
                     label_at.setdefault(lab, idx)
-            got = seen.get(stmt)
-            if got is None:
-                got = seen[stmt] = _static(stmt, may_be_event)
-            text, pred, opcode, mods, operands, dests, step, maybe = got
+            text, pred, opcode, mods, operands, dests, step, maybe = statics[idx]
             # (PtxInstr's fields as its __init__ sets them, without the call)
             ins = _new(PtxInstr)
             _set_attr(ins, "__dict__", {"index": idx, "line": line, "text": text, "predicate": pred, "opcode": opcode,
@@ -696,10 +710,8 @@ def parse_ptx(text: str) -> tuple[PtxFunction, ...]:
                 ev = _event(ins, defs, copies)
                 if ev is not None:
                     events.append(ev)
-            if dests:  # counted, then the addresses followed (_apply_step), after the event read them
-                for d in dests:
-                    writes[d] = writes.get(d, 0) + 1
-                _apply_step(step, dests, defs)
+            if dests:  # the addresses followed (_apply_step), after the event read them
+                _apply_step(step, dests, defs, unstable)
         loops: list[PtxLoop] = []
         targets = _branch_targets(stmts, instrs)
         # a backward branch closes a loop when its target reaches it again; the loop is its natural loop on

@@ -93,7 +93,7 @@ RULE_UNGUARDED_WAIT = (
 )
 RULE_LOOP = (
     "a loop with no side effect has no observable behaviour in PTX (no timing or forward-progress "
-    "guarantee), so ptxas may delete or fold it; the delay the source asked for is gone"
+    "guarantee), so ptxas may delete, fold or fully unroll it; if the source meant it as a delay, the delay is gone"
 )
 
 

@@ -268,6 +268,14 @@ def test_review_compiled_out_in_a_library_header(tmp_path):
     assert (note.kind, Path(note.src_file).name, note.src_line) == (pdl.COMPILED_OUT, kernel.name, 3)
     assert "-DCUTLASS_ENABLE_GDC_FOR_SM90" in note.message
     assert pdl.review(ptx.replace(f'.file 1 "{kernel}"\n', ""), "sm_90a") == ()
+    # with line information: the call counts where its function has code in the PTX (a .loc line in it) ...
+    code_at = ptx.replace("\tret;", "\t.loc 1 2 3\n\tret;")
+    assert [n.src_line for n in pdl.review(code_at, "sm_90a")] == [3]
+    # ... not in a helper of the header that the translation unit never calls (ggml's ggml_cuda_pdl_sync in
+    # common.cuh, included by every TU: a false "compiled out" on allreduce.cu, hostile5-2026-12-06)
+    kernel.write_text(kernel.read_text() + "__device__ void helper() {\n  cudaGridDependencySynchronize();\n}\n")
+    assert [n.src_line for n in pdl.review(code_at, "sm_90a")] == [3]
+    assert [n.src_line for n in pdl.review(code_at.replace(".loc 1 2 3", ".loc 1 6 3"), "sm_90a")] == [6]
 
 
 @needs_toolchain

@@ -142,3 +142,21 @@ def test_the_rotated_nest_compiled_for_sm_100a():
     by = {fn.short_name: fn for fn in rep.functions}
     assert by["rotated"].findings == (), by["rotated"].findings
     assert [f.check for f in by["rotated_delay"].findings] == [sass.LOOP_DELETED]
+
+
+def test_the_loop_ptxas_deleted_is_the_one_whose_source_lines_no_sass_loop_has():
+    """Two register loops in the PTX, one in the SASS (``tests/data/sass/two_loops.sm_90a.ptx``: NCCL's
+    ``prims_simple.h:593`` shape, then ``unpack.h:165``'s): the finding names the first, whose lines (10) no
+    SASS loop has -- not the last by the listing's order, which the SASS keeps (lines 20; counting alone blamed
+    it in NCCL's ``ncclDevFunc_SendRecv``)."""
+    rep = sass.analyse((DATA / "two_loops.sm_90a.ptx").read_text(), (DATA / "two_loops_unrolled.sm_90a.sass").read_text(),
+                       "sm_90a", "two_loops.ptx")
+    (fn,) = rep.functions
+    (f,) = fn.findings
+    ptx = (DATA / "two_loops.sm_90a.ptx").read_text().splitlines()
+    assert f.check == sass.LOOP_DELETED and f.verdict == sass.HAZARD
+    assert ptx[f.op_ptx_line - 1].strip() == "@%p3 bra \t$L_peers;" and "if the source meant it as a delay" in f.reason
+    # the SASS as ptxas wrote it keeps both loops: nothing deleted
+    kept = (DATA / "two_loops_unrolled.sm_90a.sass").read_text().replace(
+        "NOP ;", "@P0 BRA P1, `(.L_x_0) ;", 1).replace("        /*0070*/", ".L_x_0:\n        /*0070*/", 1)
+    assert sass.analyse((DATA / "two_loops.sm_90a.ptx").read_text(), kept, "sm_90a", "two_loops.ptx").functions[0].findings == ()
