@@ -332,17 +332,19 @@ def _map_offset_group(cls: str, off: int, group: _Group, exact: list[SassMemOp],
             notes.append(f"PTX line {e.instr.line} `{e.instr.text}` has no SASS load: its value is forwarded from the store at PTX line {st_op.instr.line}")  # type: ignore[union-attr]
         return
     if len(ss) == 1 and len(group) > 1:
-        # a merge across a synchronisation point is of one call site's copies: the line table gives the SASS load to one
-        # call site, and an inlined helper's copy at another, with a barrier between, is another load, whatever the
-        # innermost line they share (NCCL's prims_ll.h at three call sites, bench/results/sass/hostile5-2026-12-06/:
-        # two loads "merged" across barriers into the third copy's LDS.128, each merged in its own copy); with no such
-        # point between, a merge across call sites stands (CUB's radix sort: 29 in ggml's argsort.cu)
+        # the line table gives the SASS load to one call site: an inlined helper's copy at an earlier call site, with a
+        # synchronisation point between, would have sunk below it into the later copy's load -- rather it is another
+        # load, whatever the innermost line they share (NCCL's prims_ll.h at three call sites, bench/results/sass/
+        # hostile5-2026-12-06/: two loads "merged" across barriers into the third copy's LDS.128, each merged in its
+        # own copy).  A later copy read by an earlier call site's load (FlashMLA's two __ldg at lines 1088 and 1089,
+        # TMA copies between), or copies with no such point between (CUB's radix sort: 29 in ggml's argsort.cu), merge.
         own = [(k, e) for k, e in group if not call_sites_differ(e.instr.src, ss[0].instr.src)]
-        other = [(k, e) for k, e in group if (k, e) not in own and own
-                 and any(_orders_between(instrs, e.instr.index, o.instr.index) for _, o in own)]
+        first_own = min((e.instr.index for _, e in own), default=-1)
+        other = [(k, e) for k, e in group if (k, e) not in own and own and e.instr.index < first_own
+                 and _orders_between(instrs, e.instr.index, first_own)]
         if other:
             for _, e in other:
-                notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: the SASS {cls} at offset {off:#x} is another call "
+                notes.append(f"PTX line {e.instr.line} `{e.instr.text}`: the SASS {cls} at offset {off:#x} is a later call "
                              "site's, with a synchronisation point between: not mapped")
             _map_offset_group(cls, off, [g for g in group if g not in other], exact, cover, instrs, all_mems, mapping,
                               merged, notes)
