@@ -92,9 +92,10 @@ def demangle_with_tools(name: str, tools: Sequence[str]) -> str | None:
 
 
 def _first_error(stderr: str, tool: str) -> str:
+    """The first line of a failed tool's output that says an error (ptxas says ``fatal``), else its first line."""
     lines = [l.strip() for l in stderr.splitlines() if l.strip()]
     for l in lines:
-        if "error" in l.lower():
+        if "error" in l.lower() or "fatal" in l.lower():
             return l
     return lines[0] if lines else f"{tool} failed"
 
@@ -173,6 +174,9 @@ _HINTS = (
      "-G (device debug) needs ptxas -O0: add -O 0 (fuzzgpu sass --nvcc-flag=-G -O 0 FILE.cu)"),
     ("is not allowed when compiling for multiple GPU code instances",
      "give one target per arch (-gencode=arch=compute_90a,code=sm_90a); fuzzgpu sass compiles each target alone"),
+    ("Unresolved extern",
+     "the PTX of a relocatable (-rdc) build, which ptxas assembles here as a whole program: check the cubin its build made "
+     "(ptxas -c) with --ptx FILE, or the .cu with its build line after --"),
 )
 
 
@@ -269,7 +273,7 @@ def assemble_ptx(ptx: Path, arch: str, outdir: Path, opt: int = DEFAULT_OPT, ptx
     outdir.mkdir(parents=True, exist_ok=True)
     cubin = outdir / (ptx.stem + f".{arch}.cubin")
     arg = arg_path(ptx)
-    _run([ptxas, f"-arch={arch}", f"-O{opt}", *ptxas_flags, "-o", str(cubin), arg], "ptxas", {arg: shown_path(ptx)})
+    _run([ptxas, f"-arch={arch}", f"-O{opt}", *ptxas_flags, "-o", str(cubin), arg], "ptxas", {arg: shown_path(ptx)}, hint)
     return cubin
 
 

@@ -128,6 +128,21 @@ def test_dash_G_alone_gets_a_hint(capsys):
 
 
 @needs_toolchain
+def test_the_ptx_of_a_relocatable_build_names_ptxas_fatal_line_and_a_way_out(tmp_path, capsys):
+    """ptxas assembles a .ptx as a whole program: the extern variables of a -rdc build are unresolved -- a warning for
+    a sized one, then a fatal error for an unsized one (NCCL's ``ncclShmem`` and ``ncclDevFuncTable``).  The error
+    quoted the warning (a hostile review, 2026-12-06); now the fatal line, and a hint of what to check instead."""
+    ptx = tmp_path / "rdc.ptx"
+    ptx.write_text(".version 8.5\n.target sm_90\n.address_size 64\n.extern .shared .align 16 .b8 shm[64];\n"
+                   ".extern .global .align 8 .b8 table[];\n.visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+                   "\t.reg .b64 %rd<3>;\n\tld.shared.u32 %r1, [shm];\n\tmov.u64 %rd1, table;\n"
+                   "\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n")
+    rc, _, err = sass_cli(capsys, "--arch", "sm_90", str(ptx))
+    assert rc == 2 and err.count("\n") == 1
+    assert "fatal" in err and "'table'" in err and "warning" not in err and "relocatable (-rdc)" in err and "--ptx" in err
+
+
+@needs_toolchain
 @pytest.mark.parametrize("form", ["object", "executable", "shared", "fatbin"])
 def test_binaries_give_the_verdict_of_the_cu(tmp_path, capsys, form):
     """A kernel compiled to a .o, an executable, a .so and a fatbin (PTX embedded), with -lineinfo as
