@@ -137,9 +137,7 @@ from .ptx_text import source_lines as ptx_source_lines  # a PTX line -> its sour
 def sync_of_text(text: str) -> PtxSync | None:
     """The synchronisation meaning of one PTX statement's text (as a finding's ``sync_ptx`` holds
     it), or None when it orders nothing."""
-    ins = ptx_parser._parse_ptx_instr(0, 0, text.strip().rstrip(";"))
-    sync, _ = ptx_parser._classify_ptx_sync(ins, ptx_parser._classify_ptx_mem(ins, {}))
-    return sync
+    return ptx_parser.sync_of(ptx_parser._parse_ptx_instr(0, 0, text.strip().rstrip(";")))
 
 
 def orders_weak_access(sync: PtxSync, direction: str, space: str = "global") -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _classify_ptx_mem, _classify_ptx_sync, _mem_class, _ptx_dests, unmatched_sync
+from .ptx_parser import PtxEvent, PtxInstr, PtxMemOp, _mem_class, _ptx_dests, sync_of, unmatched_sync
 from .sass_parser import SassFunction, SassInstr, SassMemOp
 from .shared_layout import rebased, shared_layout
 
@@ -300,7 +300,7 @@ def _by_source(group: _Group, exact: list[SassMemOp], cover: list[SassMemOp]
 def _orders_between(instrs: Sequence[PtxInstr], a: int, b: int) -> bool:
     """Whether a PTX statement between instruction indices ``a`` and ``b`` (in the listing) is a synchronisation point."""
     lo, hi = sorted((a, b))
-    return any(_classify_ptx_sync(ins, _classify_ptx_mem(ins, {}))[0] is not None for ins in instrs[lo + 1:hi])
+    return any(sync_of(ins) is not None for ins in instrs[lo + 1:hi])
 
 
 def _map_offset_group(cls: str, off: int, group: _Group, exact: list[SassMemOp], cover: list[SassMemOp],

@@ -511,6 +511,12 @@ def unmatched_sync(ins: PtxInstr, orders: bool) -> tuple[bool, str]:
                    f"memory operation of its thread ({what})")
 
 
+def sync_of(ins: PtxInstr) -> PtxSync | None:
+    """The synchronisation meaning of one PTX statement on its own (no addresses followed), or None when it
+    orders nothing."""
+    return _classify_ptx_sync(ins, _classify_ptx_mem(ins, {}))[0]
+
+
 def _classify_ptx_sync(ins: PtxInstr, mem: PtxMemOp | None) -> tuple[PtxSync | None, tuple[str, ...]]:
     """The synchronisation meaning of a PTX instruction and the SASS token classes it expands to
     (in SASS order), or ``(None, ())``.  A memory operation is one when its ``.sem`` orders (the

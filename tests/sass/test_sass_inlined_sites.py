@@ -3,7 +3,7 @@ one address and one source line at each site.  With barriers between the sites, 
 with the load of its own site, and the checker, grouping the loads by their innermost line alone, took all three
 for one merged load across the barriers -- a false "forbidden" (a hostile review, 2026-12-06; ``tests/data/sass/
 inlined_sites.cu``).  A merge across a synchronisation point is of one call site's copies: the others are not
-mapped (not checked, said so).  With nothing between the sites (``inlined_sites_nosync.cu``) ptxas loads once for
+mapped (not checked, said so).  With nothing between the sites (the same file with ``-DNO_SYNC``) ptxas loads once for
 all three, and those merges across call sites are still found (CUB's radix sort in ggml's argsort.cu: 29)."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ needs_toolchain = pytest.mark.skipif(sass.find_tool("nvcc") is None or sass.find
 
 
 def _captured(name: str) -> sass.FunctionReport:
-    rep = sass.analyse((DATA / f"{name}.sm_90a.ptx").read_text(), (DATA / f"{name}.sm_90a.sass").read_text(), "sm_90a", f"{name}.cu")
+    rep = sass.analyse((DATA / f"{name}.sm_90a.ptx").read_text(), (DATA / f"{name}.sm_90a.sass").read_text(), "sm_90a",
+                       "inlined_sites.cu")
     (fn,) = rep.functions
     return fn
 
@@ -43,3 +44,6 @@ def test_a_merge_across_call_sites_with_nothing_between_is_found():
 def test_the_three_call_sites_compiled():
     for rep in sass.check_path(DATA / "inlined_sites.cu", ("sm_90", "sm_90a", "sm_100a")):
         assert all(f.verdict != sass.FORBIDDEN for fn in rep.functions for f in fn.findings)
+    for rep in sass.check_path(DATA / "inlined_sites.cu", ("sm_90a",), nvcc_flags=("-DNO_SYNC",)):
+        (fn,) = rep.functions
+        assert fn.findings and all(f.check == sass.MERGED and f.verdict == sass.HAZARD for f in fn.findings)
